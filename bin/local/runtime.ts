@@ -1,0 +1,238 @@
+/**
+ * The embedded default: the service's own Lambda handlers and ASL state machines on one machine,
+ * with the real AWS SDK clients pointed at local stand-ins. This module is a composition root:
+ * it alone decides which adapters the handlers get.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ensureTable } from '../../lambdas/adapters/dynamodb/schema.js';
+import { container, provide } from '../../lambdas/platform/container.js';
+import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
+import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
+import { startApiGateway } from './api-gateway.js';
+import { startDnsServer, LocalDnsZones } from './dns-local.js';
+import { startDynamoDbLocal } from './dynamodb-local.js';
+import { LocalFunctions, loadCatalogue, projectRoot, type LambdaHandler, type ServiceCatalogue } from './functions.js';
+import { startS3Local } from './s3-local.js';
+import { startScheduler } from './scheduler.js';
+import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from './stepfunctions-local.js';
+
+export const DEFAULT_ORG_ID = 'default';
+const TABLE_NAME = 'assisted';
+const BUCKETS = { files: 'assisted-files', images: 'assisted-images', logs: 'assisted-logs' };
+const REGION = 'us-east-1';
+
+export interface RuntimeOptions {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  /** Port of the DNS stand-in; 0 picks a free one. */
+  dnsPort?: number;
+  /** Managed base domains served by the DNS stand-in. */
+  baseDomains?: string[];
+  /** Replaces the catalogue of functions, state machines and schedules (tests). */
+  catalogue?: ServiceCatalogue;
+  /** Extra in-process functions by name (tests). */
+  extraFunctions?: Record<string, LambdaHandler>;
+  /** Schedule periods in ms by schedule name, overriding their rate (tests, demos). */
+  scheduleOverrides?: Record<string, number>;
+  log?: (message: string) => void;
+}
+
+export interface Runtime {
+  url: string;
+  dataDir: string;
+  orgId: string;
+  /** The admin token, when this start created it; later starts read it from `adminTokenFile`. */
+  createdAdminToken?: string;
+  adminTokenFile: string;
+  endpoints: { dynamodb: string; s3: string; stepfunctions: string; dns: { host: string; port: number } };
+  dns: LocalDnsZones;
+  stepFunctions: StepFunctionsLocal;
+  functions: LocalFunctions;
+  health(): Promise<{ healthy: boolean; components: Record<string, string> }>;
+  stop(): Promise<void>;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function check(name: string, probe: () => Promise<unknown>, into: Record<string, string>): Promise<boolean> {
+  try {
+    await probe();
+    into[name] = 'up';
+    return true;
+  } catch (error) {
+    into[name] = `down: ${(error as Error).message}`;
+    return false;
+  }
+}
+
+export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const log = options.log ?? (() => undefined);
+  const host = options.host ?? '127.0.0.1';
+  const dataDir = path.resolve(options.dataDir ?? '.assisted');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const catalogue = options.catalogue ?? loadCatalogue();
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: Error) => log(`shutdown: ${error.message}`));
+    stops.length = 0;
+  };
+
+  try {
+    const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), dataDir: path.join(dataDir, 'dynamodb') });
+    stops.push(() => dynamo.stop());
+    const s3 = await startS3Local({
+      host: '127.0.0.1',
+      port: 0,
+      directory: path.join(dataDir, 's3'),
+      buckets: Object.values(BUCKETS),
+    });
+    stops.push(() => s3.stop());
+
+    const dns = new LocalDnsZones(path.join(dataDir, 'dns', 'zones.json'));
+    const dnsServer = await startDnsServer(dns, { host, port: options.dnsPort ?? 0 });
+    stops.push(() => dnsServer.stop());
+
+    const functions = new LocalFunctions(catalogue.functions, projectRoot, options.extraFunctions);
+    const definitions = Object.fromEntries(
+      catalogue.stateMachines.map((machine) => {
+        const substitutions = Object.fromEntries(
+          Object.entries(machine.substitutions).map(([key, fn]) => [key, localFunctionArn(fn)]),
+        );
+        const file = path.isAbsolute(machine.definition) ? machine.definition : path.join(projectRoot, machine.definition);
+        return [machine.name, substitute(readFileSync(file, 'utf8'), substitutions)];
+      }),
+    );
+    const stepFunctions = new StepFunctionsLocal({
+      host: '127.0.0.1',
+      port: 0,
+      directory: path.join(dataDir, 'stepfunctions'),
+      definitions,
+      invoke: (name, payload) => functions.invoke(name, payload),
+      log,
+    });
+
+    // The same variables the CDK stack gives each function, with local endpoints.
+    const baseDomains = options.baseDomains ?? (process.env.ASSISTED_BASE_DOMAINS ?? '').split(',').filter(Boolean);
+    Object.assign(process.env, {
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      S3_FORCE_PATH_STYLE: 'true',
+      TABLE_NAME,
+      FILES_BUCKET: BUCKETS.files,
+      IMAGES_BUCKET: BUCKETS.images,
+      LOGS_BUCKET: BUCKETS.logs,
+      STATE_MACHINES: JSON.stringify(Object.fromEntries(catalogue.stateMachines.map((m) => [m.name, stateMachineArn(m.name)]))),
+      HOSTED_ZONES: JSON.stringify(Object.fromEntries(baseDomains.map((domain) => [domain, `local-${domain}`]))),
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    });
+
+    const dynamoClient = new DynamoDBClient({ region: REGION, endpoint: dynamo.endpoint });
+    stops.push(async () => dynamoClient.destroy());
+    if ((await ensureTable(dynamoClient, TABLE_NAME)) === 'created') log(`created table ${TABLE_NAME}`);
+
+    await stepFunctions.start();
+    stops.push(() => stepFunctions.stop());
+    process.env.AWS_ENDPOINT_URL_SFN = stepFunctions.endpoint;
+    // Route53 has no SDK-reachable emulator; its stand-in is injected at the port.
+    provide({ dns });
+
+    const ports = container();
+    const { created } = await ensureOrganisation(ports, DEFAULT_ORG_ID, 'Default organisation');
+    if (created) log(`created organisation ${DEFAULT_ORG_ID}`);
+    const adminTokenFile = path.join(dataDir, 'admin-token');
+    let createdAdminToken: string | undefined;
+    if (!existsSync(adminTokenFile)) {
+      const { token } = await createApiToken(ports, { orgId: DEFAULT_ORG_ID, name: 'admin (created on first start)', role: 'admin' });
+      writeFileSync(adminTokenFile, `${token}\n`, { mode: 0o600 });
+      chmodSync(adminTokenFile, 0o600);
+      createdAdminToken = token;
+    }
+
+    const s3Client = new S3Client({ region: REGION, endpoint: s3.endpoint, forcePathStyle: true });
+    const sfnClient = new SFNClient({ region: REGION, endpoint: stepFunctions.endpoint });
+    stops.push(async () => {
+      s3Client.destroy();
+      sfnClient.destroy();
+    });
+    const health = async () => {
+      const components: Record<string, string> = {};
+      const results = await Promise.all([
+        check('dynamodb', () => dynamoClient.send(new DescribeTableCommand({ TableName: TABLE_NAME })), components),
+        check('s3', () => Promise.all(Object.values(BUCKETS).map((Bucket) => s3Client.send(new ListObjectsV2Command({ Bucket, MaxKeys: 1 })))), components),
+        check('stepfunctions', () => sfnClient.send(new ListExecutionsCommand({ stateMachineArn: stateMachineArn(catalogue.stateMachines[0]?.name ?? 'none') })), components),
+        check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
+      ]);
+      components.api = 'up';
+      return { healthy: results.every(Boolean), components };
+    };
+
+    const healthRoute = async (request: IncomingMessage, response: ServerResponse) => {
+      if (request.url !== '/healthz') return false;
+      const result = await health();
+      const body = JSON.stringify(result);
+      response.writeHead(result.healthy ? 200 : 503, { 'Content-Type': 'application/json' });
+      response.end(body);
+      return true;
+    };
+    const api = await startApiGateway({
+      host,
+      port: options.port ?? 8090,
+      invoke: (event: APIGatewayProxyEvent) => functions.invoke('Api', event) as Promise<APIGatewayProxyResult>,
+      localRoutes: [healthRoute],
+      log,
+    });
+    stops.push(() => api.close());
+
+    const scheduler = startScheduler(catalogue.schedules, (name, event) => functions.invoke(name, event), {
+      log,
+      overrideMs: options.scheduleOverrides,
+    });
+    stops.push(() => scheduler.stop());
+
+    const endpoints = {
+      dynamodb: dynamo.endpoint,
+      s3: s3.endpoint,
+      stepfunctions: stepFunctions.endpoint,
+      dns: { host, port: dnsServer.port },
+    };
+    writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ url: api.url, pid: process.pid, endpoints }, null, 2));
+
+    return {
+      url: api.url,
+      dataDir,
+      orgId: DEFAULT_ORG_ID,
+      createdAdminToken,
+      adminTokenFile,
+      endpoints,
+      dns,
+      stepFunctions,
+      functions,
+      health,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,507 @@
+/**
+ * The Step Functions stand-in: serves the Step Functions JSON API on loopback (so the real
+ * SFNClient drives it), interprets the same ASL files with aws-local-stepfunctions, maps Task
+ * states to local functions, supports the callback (task-token) pattern, and keeps executions
+ * durable: every top-level state entered is written to disk, and a restart resumes each running
+ * execution from the state it was in. Tasks are therefore at-least-once, as in AWS with retries.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { StateMachine } from 'aws-local-stepfunctions';
+
+if (!(Promise as unknown as { withResolvers?: unknown }).withResolvers) {
+  // aws-local-stepfunctions needs Promise.withResolvers, which Node 20 lacks.
+  (Promise as unknown as { withResolvers: () => unknown }).withResolvers = function withResolvers<T>() {
+    let resolve!: (value: T) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+export const ACCOUNT = '000000000000';
+export const REGION = 'us-east-1';
+export const stateMachineArn = (name: string) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${name}`;
+export const localFunctionArn = (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`;
+
+/** Placeholder the context object carries for `$$.Task.Token`; replaced with a real token per task. */
+const TOKEN_PLACEHOLDER = '__local_task_token__';
+/** AWS Task states have no default timeout; the interpreter's is 60 s. This is the longest a timer allows. */
+const NO_TIMEOUT_SECONDS = 2_147_483;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type StateDefinition = Record<string, Json> & { Type: string };
+interface Definition {
+  StartAt: string;
+  States: Record<string, StateDefinition>;
+  [key: string]: Json;
+}
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
+
+interface Cursor {
+  state: string;
+  input: Json;
+  enteredAt: number;
+  /** Wait states: when the wait ends, so a restart waits only for what is left. */
+  waitUntil?: number;
+  /** Callback tasks: the token handed out, and whether the task function has already been invoked. */
+  token?: string;
+  invoked?: boolean;
+  /** A SendTaskSuccess/Failure that arrived while no run was waiting for it. */
+  tokenResult?: { output?: Json; error?: string; cause?: string };
+}
+
+export interface ExecutionRecord {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  input: Json;
+  status: ExecutionStatus;
+  startDate: number;
+  stopDate?: number;
+  output?: Json;
+  error?: string;
+  cause?: string;
+  cursor?: Cursor;
+  /** Top-level states entered, in order: the execution's history. */
+  history: { state: string; enteredAt: number }[];
+}
+
+export type InvokeFunction = (functionName: string, payload: unknown) => Promise<unknown>;
+
+export interface StepFunctionsLocalOptions {
+  host: string;
+  port: number;
+  directory: string;
+  /** Workflow name → ASL definition with substitutions already applied. */
+  definitions: Record<string, Definition>;
+  invoke: InvokeFunction;
+  log?: (message: string) => void;
+}
+
+class ServiceError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Replaces `${Name}` placeholders as CloudFormation's DefinitionSubstitutions does. */
+export function substitute(definition: string, substitutions: Record<string, string>): Definition {
+  const text = definition.replace(/\$\{([A-Za-z0-9_]+)\}/g, (whole, name: string) => {
+    const value = substitutions[name];
+    if (value === undefined) throw new Error(`definition uses \${${name}} but no substitution is given`);
+    return value;
+  });
+  return JSON.parse(text) as Definition;
+}
+
+function withAwsTaskTimeouts(states: Record<string, StateDefinition>): void {
+  for (const state of Object.values(states)) {
+    if (state.Type === 'Task' && state.TimeoutSeconds === undefined && state.TimeoutSecondsPath === undefined) {
+      state.TimeoutSeconds = NO_TIMEOUT_SECONDS;
+    }
+    if (state.Type === 'Parallel') {
+      for (const branch of state.Branches as unknown as Definition[]) withAwsTaskTimeouts(branch.States);
+    }
+    if (state.Type === 'Map') {
+      const processor = (state.ItemProcessor ?? state.Iterator) as unknown as Definition;
+      withAwsTaskTimeouts(processor.States);
+    }
+  }
+}
+
+function collectTaskStates(states: Record<string, StateDefinition>, into: Map<string, StateDefinition>): void {
+  for (const [name, state] of Object.entries(states)) {
+    if (state.Type === 'Task') into.set(name, state);
+    if (state.Type === 'Parallel') for (const branch of state.Branches as unknown as Definition[]) collectTaskStates(branch.States, into);
+    if (state.Type === 'Map') collectTaskStates(((state.ItemProcessor ?? state.Iterator) as unknown as Definition).States, into);
+  }
+}
+
+function replaceDeep(value: unknown, from: string, to: string): unknown {
+  if (value === from) return to;
+  if (Array.isArray(value)) return value.map((item) => replaceDeep(item, from, to));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceDeep(v, from, to)]));
+  }
+  return value;
+}
+
+/** `$.a.b` style paths, enough for SecondsPath/TimestampPath. */
+function simplePath(input: Json, jsonPath: string): Json | undefined {
+  if (!jsonPath.startsWith('$')) return undefined;
+  let value: Json | undefined = input;
+  for (const part of jsonPath.slice(1).split('.').filter(Boolean)) {
+    value = value && typeof value === 'object' && !Array.isArray(value) ? value[part] : undefined;
+  }
+  return value;
+}
+
+function waitDeadline(state: StateDefinition, input: Json, enteredAt: number): number | undefined {
+  const seconds = state.Seconds ?? (typeof state.SecondsPath === 'string' ? simplePath(input, state.SecondsPath) : undefined);
+  if (typeof seconds === 'number') return enteredAt + seconds * 1000;
+  const timestamp = state.Timestamp ?? (typeof state.TimestampPath === 'string' ? simplePath(input, state.TimestampPath) : undefined);
+  if (typeof timestamp === 'string' && !Number.isNaN(Date.parse(timestamp))) return Date.parse(timestamp);
+  return undefined;
+}
+
+interface Waiter {
+  resolve(output: Json): void;
+  reject(error: Error): void;
+}
+
+class TaskFailed extends Error {
+  constructor(error: string, cause: string) {
+    super(cause);
+    this.name = error;
+  }
+}
+
+export class StepFunctionsLocal {
+  private readonly executions = new Map<string, ExecutionRecord>();
+  private readonly running = new Map<string, { abort(): void }>();
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly machines = new Map<string, Definition>();
+  private server?: http.Server;
+  private stopping = false;
+  endpoint = '';
+
+  constructor(private readonly options: StepFunctionsLocalOptions) {
+    for (const [name, definition] of Object.entries(options.definitions)) {
+      const copy = structuredClone(definition);
+      withAwsTaskTimeouts(copy.States);
+      this.machines.set(stateMachineArn(name), copy);
+    }
+    mkdirSync(options.directory, { recursive: true });
+  }
+
+  /** Starts serving and resumes every execution that was running when the runtime stopped. */
+  async start(): Promise<void> {
+    for (const file of readdirSync(this.options.directory).filter((f) => f.endsWith('.json'))) {
+      const record = JSON.parse(readFileSync(path.join(this.options.directory, file), 'utf8')) as ExecutionRecord;
+      this.executions.set(record.executionArn, record);
+    }
+    this.server = http.createServer((request, response) => void this.serve(request, response));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.options.port, this.options.host, () => resolve());
+    });
+    this.endpoint = `http://${this.options.host}:${(this.server.address() as AddressInfo).port}`;
+    for (const record of this.executions.values()) {
+      if (record.status === 'RUNNING') {
+        this.options.log?.(`resuming ${record.executionArn} at ${record.cursor?.state ?? 'its start'}`);
+        this.run(record);
+      }
+    }
+  }
+
+  /** Stops serving; running executions stay RUNNING on disk and resume on the next start. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const run of this.running.values()) run.abort();
+    this.running.clear();
+    await new Promise<void>((resolve) => {
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private persist(record: ExecutionRecord): void {
+    const file = path.join(this.options.directory, `${Buffer.from(record.executionArn).toString('base64url')}.json`);
+    const temporary = `${file}.tmp`;
+    writeFileSync(temporary, JSON.stringify(record));
+    renameSync(temporary, file);
+  }
+
+  // ---- the Step Functions JSON protocol ------------------------------------------------------
+
+  private async serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const target = String(request.headers['x-amz-target'] ?? '');
+    const action = target.replace(/^AWSStepFunctions\./, '');
+    let status = 200;
+    let body: unknown;
+    try {
+      const input = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+      body = await this.dispatch(action, input);
+    } catch (error) {
+      status = 400;
+      body =
+        error instanceof ServiceError
+          ? { __type: error.type, message: error.message }
+          : { __type: 'InvalidRequest', message: (error as Error).message };
+    }
+    const text = JSON.stringify(body ?? {});
+    response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(text) });
+    response.end(text);
+  }
+
+  private async dispatch(action: string, input: Record<string, unknown>): Promise<unknown> {
+    switch (action) {
+      case 'StartExecution':
+        return this.startExecution(String(input.stateMachineArn), input.name as string | undefined, String(input.input ?? '{}'));
+      case 'DescribeExecution':
+        return this.describe(String(input.executionArn));
+      case 'StopExecution':
+        return this.stopExecution(String(input.executionArn), input.error as string | undefined, input.cause as string | undefined);
+      case 'SendTaskSuccess':
+        return this.completeTask(String(input.taskToken), { output: JSON.parse(String(input.output ?? '{}')) as Json });
+      case 'SendTaskFailure':
+        return this.completeTask(String(input.taskToken), {
+          error: (input.error as string | undefined) ?? 'TaskFailed',
+          cause: (input.cause as string | undefined) ?? '',
+        });
+      case 'SendTaskHeartbeat':
+        this.recordForToken(String(input.taskToken));
+        return {};
+      case 'ListExecutions':
+        return {
+          executions: [...this.executions.values()]
+            .filter((r) => r.stateMachineArn === input.stateMachineArn && (!input.statusFilter || r.status === input.statusFilter))
+            .map((r) => ({ executionArn: r.executionArn, stateMachineArn: r.stateMachineArn, name: r.name, status: r.status, startDate: r.startDate / 1000, stopDate: r.stopDate && r.stopDate / 1000 })),
+        };
+      default:
+        throw new ServiceError('UnknownOperationException', `the local Step Functions stand-in does not implement ${action}`);
+    }
+  }
+
+  startExecution(machineArn: string, requestedName: string | undefined, inputText: string): { executionArn: string; startDate: number } {
+    if (!this.machines.has(machineArn)) throw new ServiceError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${machineArn}'`);
+    let input: Json;
+    try {
+      input = JSON.parse(inputText) as Json;
+    } catch {
+      throw new ServiceError('InvalidExecutionInput', 'Invalid execution input: not JSON');
+    }
+    const name = requestedName ?? randomBytes(16).toString('hex');
+    if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new ServiceError('InvalidName', `Invalid Name: '${name}'`);
+    const executionArn = `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const existing = this.executions.get(executionArn);
+    if (existing) {
+      // As in AWS: the same name with the same input while running is the same execution.
+      if (existing.status === 'RUNNING' && JSON.stringify(existing.input) === JSON.stringify(input)) {
+        return { executionArn, startDate: existing.startDate / 1000 };
+      }
+      throw new ServiceError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
+    }
+    const record: ExecutionRecord = {
+      executionArn,
+      stateMachineArn: machineArn,
+      name,
+      input,
+      status: 'RUNNING',
+      startDate: Date.now(),
+      history: [],
+    };
+    this.executions.set(executionArn, record);
+    this.persist(record);
+    this.run(record);
+    return { executionArn, startDate: record.startDate / 1000 };
+  }
+
+  describe(executionArn: string): Record<string, unknown> {
+    const record = this.executions.get(executionArn);
+    if (!record) throw new ServiceError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    return {
+      executionArn,
+      stateMachineArn: record.stateMachineArn,
+      name: record.name,
+      status: record.status,
+      startDate: record.startDate / 1000,
+      stopDate: record.stopDate === undefined ? undefined : record.stopDate / 1000,
+      input: JSON.stringify(record.input),
+      output: record.output === undefined ? undefined : JSON.stringify(record.output),
+      error: record.error,
+      cause: record.cause,
+    };
+  }
+
+  /** The execution's record as kept on disk, for tests and diagnostics. */
+  record(executionArn: string): ExecutionRecord | undefined {
+    return this.executions.get(executionArn);
+  }
+
+  private stopExecution(executionArn: string, error?: string, cause?: string): { stopDate: number } {
+    const record = this.executions.get(executionArn);
+    if (!record) throw new ServiceError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    if (record.status === 'RUNNING') {
+      this.finish(record, { status: 'ABORTED', error, cause });
+      this.running.get(executionArn)?.abort();
+      this.running.delete(executionArn);
+    }
+    return { stopDate: (record.stopDate ?? Date.now()) / 1000 };
+  }
+
+  private recordForToken(token: string): ExecutionRecord {
+    const arn = Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8');
+    const record = this.executions.get(arn);
+    if (!record || record.status !== 'RUNNING' || record.cursor?.token !== token) {
+      throw new ServiceError('TaskTimedOut', 'Task Timed Out: the token is unknown or its task has already ended');
+    }
+    return record;
+  }
+
+  private completeTask(token: string, result: NonNullable<Cursor['tokenResult']>): Record<string, never> {
+    const record = this.recordForToken(token);
+    const waiter = this.waiters.get(token);
+    if (waiter) {
+      this.waiters.delete(token);
+      if (result.error !== undefined) waiter.reject(new TaskFailed(result.error, result.cause ?? ''));
+      else waiter.resolve(result.output ?? {});
+    } else {
+      // No run is waiting yet (it is resuming): keep the answer for when it gets there.
+      record.cursor!.tokenResult = result;
+    }
+    this.persist(record);
+    return {};
+  }
+
+  private finish(record: ExecutionRecord, end: Pick<ExecutionRecord, 'status' | 'output' | 'error' | 'cause'>): void {
+    Object.assign(record, end, { stopDate: Date.now(), cursor: undefined });
+    for (const [token, waiter] of this.waiters) {
+      if (token.startsWith(`${Buffer.from(record.executionArn).toString('base64url')}.`)) {
+        this.waiters.delete(token);
+        waiter.reject(new TaskFailed('States.Aborted', 'execution ended'));
+      }
+    }
+    this.persist(record);
+    this.options.log?.(`${record.executionArn} ${record.status.toLowerCase()}`);
+  }
+
+  // ---- running an execution ------------------------------------------------------------------
+
+  private taskOverride(record: ExecutionRecord, stateName: string, state: StateDefinition) {
+    const resource = String(state.Resource);
+    const waitsForToken = resource.endsWith('.waitForTaskToken');
+    return async (input: unknown): Promise<Json> => {
+      let functionName: string;
+      let payload: unknown;
+      if (resource.startsWith('arn:aws:states:::lambda:invoke')) {
+        const parameters = (input ?? {}) as { FunctionName?: string; Payload?: unknown };
+        functionName = String(parameters.FunctionName ?? '');
+        payload = parameters.Payload ?? {};
+      } else if (resource.startsWith('arn:aws:lambda:')) {
+        functionName = resource;
+        payload = input;
+      } else {
+        throw new TaskFailed('States.Runtime', `the local runtime cannot run resource ${resource}`);
+      }
+      const name = functionName.split(':function:').pop()!.split(':')[0]!;
+
+      if (!waitsForToken) {
+        const output = (await this.options.invoke(name, payload)) as Json;
+        return resource.startsWith('arn:aws:states:::lambda:invoke') ? { Payload: output, StatusCode: 200 } : output;
+      }
+
+      // Let the event consumer record this state's entry first: the token belongs in that cursor.
+      await new Promise((resolve) => setImmediate(resolve));
+      const cursor = record.cursor!;
+      if (cursor.state !== stateName || !cursor.token) {
+        cursor.token = `${Buffer.from(record.executionArn).toString('base64url')}.${randomBytes(24).toString('base64url')}`;
+        cursor.invoked = false;
+        this.persist(record);
+      }
+      const token = cursor.token;
+      const result = new Promise<Json>((resolve, reject) => this.waiters.set(token, { resolve, reject }));
+      if (cursor.tokenResult) {
+        const early = cursor.tokenResult;
+        this.waiters.delete(token);
+        if (early.error !== undefined) throw new TaskFailed(early.error, early.cause ?? '');
+        return early.output ?? {};
+      }
+      if (!cursor.invoked) {
+        await this.options.invoke(name, replaceDeep(payload, TOKEN_PLACEHOLDER, token));
+        cursor.invoked = true;
+        this.persist(record);
+      }
+      return result;
+    };
+  }
+
+  private run(record: ExecutionRecord): void {
+    const definition = structuredClone(this.machines.get(record.stateMachineArn)!);
+    const cursor = record.cursor;
+    const waitTimeOverrides: Record<string, number> = {};
+    let input: Json = record.input;
+    if (cursor) {
+      definition.StartAt = cursor.state;
+      input = cursor.input;
+      if (cursor.waitUntil !== undefined) waitTimeOverrides[cursor.state] = Math.max(0, cursor.waitUntil - Date.now());
+    }
+    const tasks = new Map<string, StateDefinition>();
+    collectTaskStates(definition.States, tasks);
+    const taskResourceLocalHandlers = Object.fromEntries(
+      [...tasks].map(([name, state]) => [name, this.taskOverride(record, name, state)]),
+    );
+    const topLevel = new Set(Object.keys(definition.States));
+
+    const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: false, checkArn: false } });
+    const execution = machine.run(input as never, {
+      overrides: { taskResourceLocalHandlers: taskResourceLocalHandlers as never, waitTimeOverrides },
+      noThrowOnAbort: true,
+      context: {
+        Execution: { Id: record.executionArn, Input: record.input, Name: record.name, StartTime: new Date(record.startDate).toISOString() },
+        StateMachine: { Id: record.stateMachineArn },
+        Task: { Token: TOKEN_PLACEHOLDER },
+      },
+    });
+    this.running.set(record.executionArn, execution);
+    let resumedAt = cursor?.state;
+
+    void (async () => {
+      for await (const event of execution.eventLogs) {
+        if (this.stopping || record.status !== 'RUNNING') break;
+        if (event.type === 'StateEntered' && event.index === undefined && topLevel.has(event.state.name)) {
+          const name = event.state.name;
+          if (resumedAt === name) {
+            // Re-entering the state we resumed at: keep its wait deadline and task token.
+            resumedAt = undefined;
+            continue;
+          }
+          resumedAt = undefined;
+          const state = definition.States[name]!;
+          const enteredAt = event.timestamp;
+          record.cursor = {
+            state: name,
+            input: event.state.input as Json,
+            enteredAt,
+            ...(state.Type === 'Wait' ? { waitUntil: waitDeadline(state, event.state.input as Json, enteredAt) } : {}),
+          };
+          record.history.push({ state: name, enteredAt });
+          this.persist(record);
+        }
+      }
+    })();
+
+    execution.result.then(
+      (output) => {
+        if (this.stopping || record.status !== 'RUNNING') return;
+        this.running.delete(record.executionArn);
+        this.finish(record, { status: 'SUCCEEDED', output: output as Json });
+      },
+      (error: Error) => {
+        if (this.stopping || record.status !== 'RUNNING') return;
+        this.running.delete(record.executionArn);
+        const timedOut = error.name === 'ExecutionTimeoutError';
+        const failure = error as Error & { cause?: unknown; error?: string };
+        this.finish(record, {
+          status: timedOut ? 'TIMED_OUT' : 'FAILED',
+          error: failure.error ?? error.name,
+          cause: typeof failure.cause === 'string' ? failure.cause : error.message,
+        });
+      },
+    );
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Key layout of the single table. Every base-table partition key starts with the organisation,
+ * so a request can only ever address records of the organisation its credentials carry.
+ * docs/data-model.md explains the access patterns each key serves.
+ */
+import type { ServiceEvent } from '../../domain/entities.js';
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export type IndexAttributes = Partial<
+  Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk' | 'activePk' | 'activeSk', string>
+>;
+
+const org = (orgId: string) => `ORG#${orgId}`;
+const clusterPartition = (orgId: string, clusterId: string) => `${org(orgId)}#CLUSTER#${clusterId}`;
+const infraEnvPartition = (orgId: string, infraEnvId: string) => `${org(orgId)}#INFRAENV#${infraEnvId}`;
+const hostPartition = (orgId: string, infraEnvId: string, hostId: string) =>
+  `${infraEnvPartition(orgId, infraEnvId)}#HOST#${hostId}`;
+
+export const keys = {
+  organisation: ({ orgId }: { orgId: string }): ItemKey => ({ pk: org(orgId), sk: 'ORG' }),
+
+  apiToken: ({ orgId, tokenId }: { orgId: string; tokenId: string }): ItemKey => ({
+    pk: org(orgId),
+    sk: `TOKEN#${tokenId}`,
+  }),
+  apiTokensOf: (orgId: string) => ({ pk: org(orgId), skPrefix: 'TOKEN#' }),
+
+  cluster: ({ orgId, clusterId }: { orgId: string; clusterId: string }): ItemKey => ({
+    pk: clusterPartition(orgId, clusterId),
+    sk: 'CLUSTER',
+  }),
+  clusterIndexes: ({ orgId, clusterId }: { orgId: string; clusterId: string }): IndexAttributes => ({
+    gsi1pk: org(orgId),
+    gsi1sk: `CLUSTER#${clusterId}`,
+  }),
+  clustersOf: (orgId: string) => ({ index: 'gsi1', pk: org(orgId), skPrefix: 'CLUSTER#' }),
+
+  infraEnv: ({ orgId, infraEnvId }: { orgId: string; infraEnvId: string }): ItemKey => ({
+    pk: infraEnvPartition(orgId, infraEnvId),
+    sk: 'INFRAENV',
+  }),
+  infraEnvIndexes: (r: { orgId: string; infraEnvId: string; clusterId?: string }): IndexAttributes => ({
+    gsi1pk: org(r.orgId),
+    gsi1sk: `INFRAENV#${r.infraEnvId}`,
+    ...(r.clusterId ? { gsi2pk: clusterPartition(r.orgId, r.clusterId), gsi2sk: `INFRAENV#${r.infraEnvId}` } : {}),
+  }),
+  infraEnvsOf: (orgId: string) => ({ index: 'gsi1', pk: org(orgId), skPrefix: 'INFRAENV#' }),
+  infraEnvsOfCluster: (orgId: string, clusterId: string) => ({
+    index: 'gsi2',
+    pk: clusterPartition(orgId, clusterId),
+    skPrefix: 'INFRAENV#',
+  }),
+
+  host: ({ orgId, infraEnvId, hostId }: { orgId: string; infraEnvId: string; hostId: string }): ItemKey => ({
+    pk: hostPartition(orgId, infraEnvId, hostId),
+    sk: 'HOST',
+  }),
+  hostIndexes: (r: {
+    orgId: string;
+    infraEnvId: string;
+    hostId: string;
+    clusterId?: string;
+    monitorShard?: number;
+  }): IndexAttributes => ({
+    gsi1pk: infraEnvPartition(r.orgId, r.infraEnvId),
+    gsi1sk: `HOST#${r.hostId}`,
+    ...(r.clusterId ? { gsi2pk: clusterPartition(r.orgId, r.clusterId), gsi2sk: `HOST#${r.hostId}` } : {}),
+    ...(r.monitorShard !== undefined
+      ? { activePk: `ACTIVE#${r.monitorShard}`, activeSk: hostPartition(r.orgId, r.infraEnvId, r.hostId) }
+      : {}),
+  }),
+  hostsOfInfraEnv: (orgId: string, infraEnvId: string) => ({
+    index: 'gsi1',
+    pk: infraEnvPartition(orgId, infraEnvId),
+    skPrefix: 'HOST#',
+  }),
+  hostsOfCluster: (orgId: string, clusterId: string) => ({
+    index: 'gsi2',
+    pk: clusterPartition(orgId, clusterId),
+    skPrefix: 'HOST#',
+  }),
+  activeHosts: (shard: number) => ({ index: 'active', pk: `ACTIVE#${shard}` }),
+
+  event: (e: Pick<ServiceEvent, 'orgId' | 'eventId'>): ItemKey => ({ pk: `${org(e.orgId)}#EVENT#${e.eventId}`, sk: 'EVENT' }),
+  eventIndexes: (e: ServiceEvent): IndexAttributes => {
+    const sort = `EVENT#${e.eventTime}#${e.eventId}`;
+    return {
+      ...(e.infraEnvId ? { gsi1pk: infraEnvPartition(e.orgId, e.infraEnvId), gsi1sk: sort } : {}),
+      ...(e.clusterId ? { gsi2pk: clusterPartition(e.orgId, e.clusterId), gsi2sk: sort } : {}),
+      ...(e.hostId ? { gsi3pk: `${org(e.orgId)}#HOST#${e.hostId}`, gsi3sk: sort } : {}),
+    };
+  },
+  eventsOfHost: (orgId: string, hostId: string) => ({ index: 'gsi3', pk: `${org(orgId)}#HOST#${hostId}`, skPrefix: 'EVENT#' }),
+  eventsOfCluster: (orgId: string, clusterId: string) => ({
+    index: 'gsi2',
+    pk: clusterPartition(orgId, clusterId),
+    skPrefix: 'EVENT#',
+  }),
+  eventsOfInfraEnv: (orgId: string, infraEnvId: string) => ({
+    index: 'gsi1',
+    pk: infraEnvPartition(orgId, infraEnvId),
+    skPrefix: 'EVENT#',
+  }),
+
+  manifest: (m: { orgId: string; clusterId: string; folder: string; fileName: string }): ItemKey => ({
+    pk: clusterPartition(m.orgId, m.clusterId),
+    sk: `MANIFEST#${m.folder}/${m.fileName}`,
+  }),
+  manifestsOf: (orgId: string, clusterId: string) => ({ pk: clusterPartition(orgId, clusterId), skPrefix: 'MANIFEST#' }),
+
+  workflow: (w: { orgId: string; clusterId: string; workflow: string }): ItemKey => ({
+    pk: clusterPartition(w.orgId, w.clusterId),
+    sk: `WORKFLOW#${w.workflow}`,
+  }),
+  workflowsOf: (orgId: string, clusterId: string) => ({ pk: clusterPartition(orgId, clusterId), skPrefix: 'WORKFLOW#' }),
+};
+
+export const KEY_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi3pk',
+  'gsi3sk',
+  'activePk',
+  'activeSk',
+  'entity',
+  'expiresAt',
+] as const;

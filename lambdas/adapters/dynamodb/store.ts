@@ -1,0 +1,360 @@
+import { ConditionalCheckFailedException, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type {
+  ApiToken,
+  Cluster,
+  Host,
+  InfraEnv,
+  Manifest,
+  Organisation,
+  ServiceEvent,
+  Versioned,
+  WorkflowExecution,
+} from '../../domain/entities.js';
+import {
+  ConcurrentModificationError,
+  TooMuchContentionError,
+  type EntityRepository,
+  type Mutation,
+  type Page,
+  type PageRequest,
+  type ClusterKey,
+  type HostKey,
+  type InfraEnvKey,
+  type ManifestKey,
+  type OrgKey,
+  type Store,
+  type TokenKey,
+  type WorkflowKey,
+} from '../../ports/store.js';
+import { KEY_ATTRIBUTES, keys, type IndexAttributes, type ItemKey } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+export interface DynamoStoreOptions {
+  tableName: string;
+  client?: DynamoDBClient;
+  clientConfig?: DynamoDBClientConfig;
+  /** Shards of the active-hosts index: more shards spread monitor reads and writes. */
+  activeShards?: number;
+  /** Attempts `mutate` makes before reporting contention. */
+  maxMutateAttempts?: number;
+  /** Days events are kept before DynamoDB's TTL removes them. */
+  eventRetentionDays?: number;
+}
+
+const MAX_PAGES = 1_000;
+
+export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+}
+
+function stripKeys<T>(item: Item | undefined): T | undefined {
+  if (!item) return undefined;
+  const record: Item = { ...item };
+  for (const attribute of KEY_ATTRIBUTES) delete record[attribute];
+  return record as T;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Full-jitter exponential backoff: spreads retries of writers that collided on one item. */
+function backoffMs(attempt: number): number {
+  const cap = Math.min(250, 4 * 2 ** attempt);
+  return Math.random() * cap;
+}
+
+interface EntitySpec<T, K> {
+  name: string;
+  key(key: K): ItemKey;
+  keyOf(record: T | Omit<T, 'version'>): K;
+  indexes?(record: T | Omit<T, 'version'>): IndexAttributes;
+}
+
+class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
+  constructor(
+    protected readonly doc: DynamoDBDocumentClient,
+    protected readonly table: string,
+    protected readonly spec: EntitySpec<T, K>,
+    private readonly maxAttempts: number,
+  ) {}
+
+  private toItem(record: T | Omit<T, 'version'>, version: number): Item {
+    const key = this.spec.key(this.spec.keyOf(record));
+    return { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), entity: this.spec.name };
+  }
+
+  async get(key: K): Promise<T | undefined> {
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: this.spec.key(key), ConsistentRead: true }),
+    );
+    return stripKeys<T>(result.Item);
+  }
+
+  async create(record: Omit<T, 'version'>): Promise<T> {
+    const item = this.toItem(record, 1);
+    try {
+      await this.doc.send(
+        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
+      throw error;
+    }
+    return { ...record, version: 1 } as T;
+  }
+
+  async replace(record: T): Promise<T> {
+    const next = record.version + 1;
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.toItem(record, next),
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': record.version },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
+      throw error;
+    }
+    return { ...record, version: next };
+  }
+
+  async mutate(key: K, change: Mutation<T>): Promise<T | undefined> {
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      const current = await this.get(key);
+      if (!current) return undefined;
+      const changed = change(structuredClone(current));
+      if (changed === undefined) return current;
+      try {
+        return await this.replace({ ...changed, version: current.version });
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError)) throw error;
+        await sleep(backoffMs(attempt));
+      }
+    }
+    throw new TooMuchContentionError(this.spec.name, this.maxAttempts);
+  }
+
+  async remove(key: K, expectedVersion?: number): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: this.spec.key(key),
+          ...(expectedVersion === undefined
+            ? {}
+            : {
+                ConditionExpression: '#version = :expected',
+                ExpressionAttributeNames: { '#version': 'version' },
+                ExpressionAttributeValues: { ':expected': expectedVersion },
+              }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
+      throw error;
+    }
+  }
+
+  queryAll(query: IndexQuery): Promise<T[]> {
+    return queryAll<T>(this.doc, this.table, query);
+  }
+
+  queryPage(query: IndexQuery, page?: PageRequest): Promise<Page<T>> {
+    return queryPage<T>(this.doc, this.table, query, page);
+  }
+}
+
+interface IndexQuery {
+  index?: string;
+  pk: string;
+  skPrefix?: string;
+}
+
+/** Reads every page of a query; listings served this way are bounded per parent. */
+async function queryAll<T>(doc: DynamoDBDocumentClient, table: string, query: IndexQuery): Promise<T[]> {
+  const items: T[] = [];
+  let start: Item | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await doc.send(new QueryCommand({ ...queryInput(table, query), ExclusiveStartKey: start }));
+    for (const item of result.Items ?? []) items.push(stripKeys<T>(item)!);
+    start = result.LastEvaluatedKey;
+    if (!start) return items;
+  }
+  throw new Error(`query of ${query.pk} exceeded ${MAX_PAGES} pages`);
+}
+
+async function queryPage<T>(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  query: IndexQuery,
+  page: PageRequest = {},
+): Promise<Page<T>> {
+  const result = await doc.send(
+    new QueryCommand({
+      ...queryInput(table, query),
+      Limit: page.limit,
+      ScanIndexForward: !page.newestFirst,
+      ExclusiveStartKey: page.cursor ? decodeCursor(page.cursor) : undefined,
+    }),
+  );
+  return {
+    items: (result.Items ?? []).map((item) => stripKeys<T>(item)!),
+    next: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : undefined,
+  };
+}
+
+function queryInput(table: string, query: IndexQuery): QueryCommandInput {
+  const partitionAttribute = query.index ? (query.index === 'active' ? 'activePk' : `${query.index}pk`) : 'pk';
+  const sortAttribute = query.index ? (query.index === 'active' ? 'activeSk' : `${query.index}sk`) : 'sk';
+  return {
+    TableName: table,
+    IndexName: query.index,
+    KeyConditionExpression: query.skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+    ExpressionAttributeNames: query.skPrefix ? { '#pk': partitionAttribute, '#sk': sortAttribute } : { '#pk': partitionAttribute },
+    ExpressionAttributeValues: query.skPrefix ? { ':pk': query.pk, ':prefix': query.skPrefix } : { ':pk': query.pk },
+  };
+}
+
+function encodeCursor(key: Item): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Item {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Item;
+  } catch {
+    // fall through to the error below
+  }
+  throw new InvalidCursorError();
+}
+
+export class InvalidCursorError extends Error {
+  constructor() {
+    super('the page cursor is not one this service issued');
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** The Store port on one DynamoDB table. */
+export function createDynamoStore(options: DynamoStoreOptions): Store {
+  const client = options.client ?? new DynamoDBClient(options.clientConfig ?? {});
+  const doc = documentClient(client);
+  const table = options.tableName;
+  const attempts = options.maxMutateAttempts ?? 60;
+  const activeShards = options.activeShards ?? 16;
+  const retentionSeconds = (options.eventRetentionDays ?? 90) * 86_400;
+
+  const organisations = new DynamoEntity<Organisation, OrgKey>(doc, table, {
+    name: 'organisation',
+    key: keys.organisation,
+    keyOf: (r) => ({ orgId: r.orgId }),
+  }, attempts);
+
+  const apiTokens = new DynamoEntity<ApiToken, TokenKey>(doc, table, {
+    name: 'apiToken',
+    key: keys.apiToken,
+    keyOf: (r) => ({ orgId: r.orgId, tokenId: r.tokenId }),
+  }, attempts);
+
+  const clusters = new DynamoEntity<Cluster, ClusterKey>(doc, table, {
+    name: 'cluster',
+    key: keys.cluster,
+    keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId }),
+    indexes: keys.clusterIndexes,
+  }, attempts);
+
+  const infraEnvs = new DynamoEntity<InfraEnv, InfraEnvKey>(doc, table, {
+    name: 'infraEnv',
+    key: keys.infraEnv,
+    keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId }),
+    indexes: keys.infraEnvIndexes,
+  }, attempts);
+
+  const hosts = new DynamoEntity<Host, HostKey>(doc, table, {
+    name: 'host',
+    key: keys.host,
+    keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId, hostId: r.hostId }),
+    indexes: keys.hostIndexes,
+  }, attempts);
+
+  const manifests = new DynamoEntity<Manifest, ManifestKey>(doc, table, {
+    name: 'manifest',
+    key: keys.manifest,
+    keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId, folder: r.folder, fileName: r.fileName }),
+  }, attempts);
+
+  const workflows = new DynamoEntity<WorkflowExecution, WorkflowKey>(doc, table, {
+    name: 'workflowExecution',
+    key: keys.workflow,
+    keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId, workflow: r.workflow }),
+  }, attempts);
+
+  return {
+    activeShards,
+    organisations,
+    apiTokens: Object.assign(apiTokens, {
+      listByOrg: (orgId: string) => apiTokens.queryAll(keys.apiTokensOf(orgId)),
+    }),
+    clusters: Object.assign(clusters, {
+      listByOrg: (orgId: string) => clusters.queryAll(keys.clustersOf(orgId)),
+    }),
+    infraEnvs: Object.assign(infraEnvs, {
+      listByOrg: (orgId: string) => infraEnvs.queryAll(keys.infraEnvsOf(orgId)),
+      listByCluster: (k: { orgId: string; clusterId: string }) => infraEnvs.queryAll(keys.infraEnvsOfCluster(k.orgId, k.clusterId)),
+    }),
+    hosts: Object.assign(hosts, {
+      listByInfraEnv: (k: { orgId: string; infraEnvId: string }) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
+      listByCluster: (k: { orgId: string; clusterId: string }) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
+      listActive: (shard: number, page?: PageRequest) => hosts.queryPage(keys.activeHosts(shard), page),
+    }),
+    manifests: Object.assign(manifests, {
+      listByCluster: (k: { orgId: string; clusterId: string }) => manifests.queryAll(keys.manifestsOf(k.orgId, k.clusterId)),
+    }),
+    workflows: Object.assign(workflows, {
+      listByCluster: (k: { orgId: string; clusterId: string }) => workflows.queryAll(keys.workflowsOf(k.orgId, k.clusterId)),
+    }),
+    events: {
+      async append(event) {
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              ...event,
+              ...keys.event(event),
+              ...keys.eventIndexes(event),
+              entity: 'event',
+              expiresAt: Math.floor(Date.parse(event.eventTime) / 1000) + retentionSeconds,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      },
+      async list(filter, page) {
+        const query = filter.hostId
+          ? keys.eventsOfHost(filter.orgId, filter.hostId)
+          : filter.clusterId
+            ? keys.eventsOfCluster(filter.orgId, filter.clusterId)
+            : filter.infraEnvId
+              ? keys.eventsOfInfraEnv(filter.orgId, filter.infraEnvId)
+              : undefined;
+        if (!query) throw new Error('events are listed per cluster, host or infra-env');
+        return queryPage<ServiceEvent>(doc, table, query, page);
+      },
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The records the service keeps. Wire models (cluster, host, infra-env as the upstream API shows them)
+ * are built from these by the API layer; here they carry only what identity, ownership and
+ * concurrency control need, plus an open `attributes` bag that the API and lifecycle layers own.
+ */
+
+export type Role = 'admin' | 'user' | 'read-only';
+
+/** Every persisted record carries the optimistic-concurrency version it was read at. */
+export interface Versioned {
+  /** Incremented by every successful write; a write that expects another value is rejected. */
+  version: number;
+}
+
+export interface Organisation extends Versioned {
+  orgId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ApiToken extends Versioned {
+  orgId: string;
+  tokenId: string;
+  name: string;
+  role: Role;
+  /** SHA-256 of the secret part; the secret itself is shown once and never stored. */
+  secretHash: string;
+  createdAt: string;
+  expiresAt?: string;
+  revokedAt?: string;
+}
+
+export interface Cluster extends Versioned {
+  orgId: string;
+  clusterId: string;
+  name: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Upstream `cluster` fields owned by the API layer (networking, versions, …). */
+  attributes: Record<string, unknown>;
+}
+
+export interface InfraEnv extends Versioned {
+  orgId: string;
+  infraEnvId: string;
+  name: string;
+  clusterId?: string;
+  createdAt: string;
+  updatedAt: string;
+  attributes: Record<string, unknown>;
+}
+
+export interface Host extends Versioned {
+  orgId: string;
+  infraEnvId: string;
+  hostId: string;
+  clusterId?: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  /**
+   * Set while the host is in a state the monitors must watch; cleared otherwise so the
+   * sparse active-hosts index holds only those hosts.
+   */
+  monitorShard?: number;
+  attributes: Record<string, unknown>;
+}
+
+export type EventSeverity = 'info' | 'warning' | 'error' | 'critical';
+
+export interface ServiceEvent {
+  orgId: string;
+  eventId: string;
+  name: string;
+  severity: EventSeverity;
+  category: 'user' | 'metrics';
+  message: string;
+  eventTime: string;
+  clusterId?: string;
+  hostId?: string;
+  infraEnvId?: string;
+  props?: Record<string, unknown>;
+}
+
+export interface Manifest extends Versioned {
+  orgId: string;
+  clusterId: string;
+  folder: string;
+  fileName: string;
+  source: 'user' | 'system';
+  /** S3 key of the manifest's content. */
+  objectKey: string;
+  createdAt: string;
+}
+
+export interface WorkflowExecution extends Versioned {
+  orgId: string;
+  clusterId: string;
+  workflow: string;
+  executionArn: string;
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
+  startedAt: string;
+  stoppedAt?: string;
+}

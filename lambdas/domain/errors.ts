@@ -1,0 +1,30 @@
+/**
+ * Failures the domain and use cases report. Each maps to one HTTP status in the platform layer;
+ * the message is shown to the caller, so it must be something a person can act on and must
+ * never contain a secret.
+ */
+export type ProblemKind =
+  | 'bad-request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'conflict'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const badRequest = (message: string) => new DomainError('bad-request', message);
+export const notFound = (message: string) => new DomainError('not-found', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const unauthorized = (message: string) => new DomainError('unauthorized', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);

@@ -1,0 +1,91 @@
+import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
+import addFormats from 'ajv-formats';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { DomainError, unauthorized } from '../../domain/errors.js';
+import { container } from '../../platform/container.js';
+import { errorResponse } from '../../platform/http.js';
+import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
+import { authenticateUser } from '../../usecases/api-tokens.js';
+import type { Principal } from '../../usecases/principal.js';
+import { loadOpenApiDocument } from './openapi-document.js';
+import { operations } from './operations/index.js';
+
+export const API_ROOT = '/api/assisted-install';
+
+type Args = [ApiEvent, Context];
+
+function validationReason(c: OpenApiContext): string {
+  const errors = c.validation.errors ?? [];
+  return errors
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || e.schemaPath}: ${e.message ?? 'is invalid'}`.replace(/^\//, ''))
+    .join('; ');
+}
+
+function createRouter(): OpenAPIBackend {
+  const api = new OpenAPIBackend({
+    definition: loadOpenApiDocument() as Document,
+    apiRoot: API_ROOT,
+    quick: true,
+    validate: true,
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv as never);
+      return ajv;
+    },
+  });
+
+  api.registerSecurityHandler('userAuth', async (c: OpenApiContext, event: ApiEvent) =>
+    authenticateUser(container(), (c.request.headers.authorization as string | undefined) ?? event.headers.authorization),
+  );
+
+  const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult>> = {
+    notFound: async (c) => errorResponse(404, `No operation serves ${c.request.method.toUpperCase()} ${c.request.path}`),
+    methodNotAllowed: async (c) => errorResponse(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`),
+    validationFail: async (c) => errorResponse(400, `Invalid request: ${validationReason(c)}`),
+    unauthorizedHandler: async (c) => {
+      // openapi-backend keeps a rejected security handler's error as `{ error }`.
+      const failure = Object.values(c.security ?? {})
+        .map((result) => (result as { error?: unknown } | undefined)?.error)
+        .find((error) => error instanceof DomainError);
+      throw failure ?? unauthorized('Authentication is required: send "Authorization: Bearer <api token>"');
+    },
+  };
+  for (const [operationId, operation] of Object.entries(operations)) {
+    handlers[operationId] = async (c, event, lambda) => {
+      const principal = Object.values(c.security ?? {}).find(
+        (result): result is Principal => !!result && typeof result === 'object' && 'kind' in result,
+      );
+      if (!principal) throw unauthorized('Authentication is required');
+      return operation({ api: c, event, lambda, principal, ports: container() });
+    };
+  }
+  api.register(handlers as never);
+  api.init();
+  return api;
+}
+
+/** Repeated parameters become arrays, single ones stay strings, as openapi-backend expects. */
+function queryOf(event: ApiEvent): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values && values.length > 0) query[name] = values.length === 1 ? values[0]! : values;
+  }
+  return query;
+}
+
+let router: OpenAPIBackend | undefined;
+
+export const handler = apiHandler(async (event, lambda) => {
+  router ??= createRouter();
+  return (await router.handleRequest(
+    {
+      method: event.httpMethod,
+      path: event.path,
+      query: queryOf(event),
+      headers: event.headers as Record<string, string>,
+      body: event.body,
+    },
+    event,
+    lambda,
+  )) as APIGatewayProxyResult;
+});

@@ -1,0 +1,61 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDynamoStore } from '../adapters/dynamodb/store.js';
+import { createRoute53Zones } from '../adapters/route53/zones.js';
+import { createS3BlobStore } from '../adapters/s3/blobs.js';
+import { createStepFunctionsWorkflows } from '../adapters/stepfunctions/workflows.js';
+import type { BlobStore } from '../ports/blobs.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { DnsZones } from '../ports/dns.js';
+import type { Store } from '../ports/store.js';
+import type { Workflows } from '../ports/workflows.js';
+import { configFromEnvironment, type ServiceConfig } from './config.js';
+
+/** The ports a use case may need, built once per process (a Lambda container or the local runtime). */
+export interface Ports {
+  config: ServiceConfig;
+  store: Store;
+  blobs: BlobStore;
+  dns: DnsZones;
+  workflows: Workflows;
+  clock: Clock;
+}
+
+let ports: Ports | undefined;
+let provided: Partial<Ports> = {};
+
+/**
+ * SDK clients honour AWS_ENDPOINT_URL_<SERVICE>, so the same wiring reaches AWS or local
+ * emulators; only S3 needs path-style addressing when pointed at an emulator.
+ */
+function build(): Ports {
+  const config = provided.config ?? configFromEnvironment();
+  const region = config.region;
+  const pathStyle = process.env.S3_FORCE_PATH_STYLE === 'true';
+  return {
+    config,
+    store:
+      provided.store ??
+      createDynamoStore({ tableName: config.tableName, client: new DynamoDBClient({ region }) }),
+    blobs:
+      provided.blobs ?? createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),
+    dns: provided.dns ?? createRoute53Zones({ hostedZones: config.hostedZones, clientConfig: { region } }),
+    workflows:
+      provided.workflows ??
+      createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
+    clock: provided.clock ?? systemClock,
+  };
+}
+
+export function container(): Ports {
+  ports ??= build();
+  return ports;
+}
+
+/**
+ * For composition roots only (the embedded runtime, tests): replace ports whose stand-in is not
+ * reachable through an SDK endpoint. Must run before the first `container()` call.
+ */
+export function provide(overrides: Partial<Ports>): void {
+  provided = { ...provided, ...overrides };
+  ports = undefined;
+}

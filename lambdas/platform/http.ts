@@ -1,0 +1,55 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { DomainError, type ProblemKind } from '../domain/errors.js';
+import { ConcurrentModificationError, TooMuchContentionError } from '../ports/store.js';
+
+const STATUS: Record<ProblemKind, number> = {
+  'bad-request': 400,
+  unauthorized: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'payload-too-large': 413,
+  'unsupported-media-type': 415,
+  unavailable: 503,
+};
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+export function noContent(): APIGatewayProxyResult {
+  return { statusCode: 204, headers: {}, body: '' };
+}
+
+/**
+ * Upstream's two error shapes: `infra_error` for 401/403 and `error` for every other status.
+ * The reason goes to the caller as written, so it never carries internals or secrets.
+ */
+export function errorResponse(statusCode: number, reason: string): APIGatewayProxyResult {
+  if (statusCode === 401 || statusCode === 403) return json(statusCode, { code: statusCode, message: reason });
+  return json(statusCode, { kind: 'Error', id: statusCode, href: '', code: String(statusCode), reason });
+}
+
+export interface MappedError {
+  statusCode: number;
+  reason: string;
+  /** Whether the failure is ours (logged with its stack) rather than the caller's. */
+  internal: boolean;
+}
+
+/** Decides what a failure means to the caller. Anything unrecognised is an internal error with a generic reason. */
+export function mapError(error: unknown, requestId: string): MappedError {
+  if (error instanceof DomainError) return { statusCode: STATUS[error.kind], reason: error.message, internal: false };
+  if (error instanceof ConcurrentModificationError || error instanceof TooMuchContentionError) {
+    return { statusCode: 503, reason: `${error.message}; please retry`, internal: false };
+  }
+  const http = error as { statusCode?: number; expose?: boolean; message?: string };
+  if (typeof http?.statusCode === 'number' && http.statusCode >= 400 && http.statusCode < 500 && http.expose) {
+    // middy's body parser reports malformed JSON as 422; upstream answers 400 for any unparsable body.
+    const statusCode = http.statusCode === 422 ? 400 : http.statusCode;
+    return { statusCode, reason: http.message ?? 'bad request', internal: false };
+  }
+  return { statusCode: 500, reason: `internal error (request id ${requestId})`, internal: true };
+}

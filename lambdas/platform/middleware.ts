@@ -1,0 +1,68 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { badRequest } from '../domain/errors.js';
+import { errorResponse, mapError } from './http.js';
+import { logger, metrics } from './observability.js';
+
+/** An API event whose JSON body (when it has one) has been parsed. */
+export type ApiEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown; rawBody: string | null };
+export type ApiHandler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const JSON_TYPE = /^application\/(.+\+)?json\s*($|;)/i;
+
+/**
+ * Parses JSON bodies and leaves every other body as text, so an operation that takes a PEM or a
+ * multipart upload sees its bytes. Malformed JSON is the caller's mistake: a 400 that says where.
+ */
+function jsonBody(): MiddlewareObj<ApiEvent> {
+  return {
+    before: (request) => {
+      const event = request.event as ApiEvent & { body: string | null };
+      const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      event.rawBody = raw;
+      const contentType = event.headers?.['content-type'] ?? '';
+      if (!raw || !JSON_TYPE.test(contentType)) return;
+      try {
+        event.body = JSON.parse(raw);
+      } catch (error) {
+        throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+/** Turns every failure into upstream's error shapes; only our own failures are logged with a stack. */
+function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
+  return {
+    onError: (request) => {
+      const requestId = request.context.awsRequestId;
+      const mapped = mapError(request.error, requestId);
+      if (mapped.internal) logger.error('request failed', { error: request.error as Error });
+      else logger.info('request rejected', { statusCode: mapped.statusCode, reason: mapped.reason });
+      metrics.addMetric(mapped.internal ? 'InternalErrors' : 'RejectedRequests', 'Count', 1);
+      request.response = errorResponse(mapped.statusCode, mapped.reason);
+    },
+  };
+}
+
+/** The stack every API function shares: context-aware logging, metrics, header normalising, JSON, errors. */
+export function apiHandler(handler: ApiHandler) {
+  return middy<ApiEvent, APIGatewayProxyResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent>)
+    .use(jsonBody())
+    .use(errorMapper())
+    .handler(handler);
+}
+
+/** The stack for non-HTTP functions (monitors, workflow tasks): logging and metrics; errors propagate. */
+export function taskHandler<I, O>(handler: (input: I, context: Context) => Promise<O>) {
+  return middy<I, O>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .handler(handler);
+}

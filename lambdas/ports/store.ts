@@ -1,0 +1,105 @@
+import type {
+  ApiToken,
+  Cluster,
+  Host,
+  InfraEnv,
+  Manifest,
+  Organisation,
+  ServiceEvent,
+  WorkflowExecution,
+} from '../domain/entities.js';
+
+/** Raised when a conditional write finds another version (or an existing record on create). */
+export class ConcurrentModificationError extends Error {
+  constructor(readonly entity: string) {
+    super(`${entity} was changed by someone else; re-read and retry`);
+    this.name = 'ConcurrentModificationError';
+  }
+}
+
+/** Raised by `mutate` when it gave up after its bounded number of attempts. */
+export class TooMuchContentionError extends Error {
+  constructor(readonly entity: string, readonly attempts: number) {
+    super(`${entity} could not be updated after ${attempts} attempts under contention`);
+    this.name = 'TooMuchContentionError';
+  }
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor for the next page; absent on the last page. */
+  next?: string;
+}
+
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+  /** Time-ordered listings read oldest first unless this is set. */
+  newestFirst?: boolean;
+}
+
+/** What `mutate` callbacks return: the new record, or `undefined` to leave it unchanged. */
+export type Mutation<T> = (current: T) => T | undefined;
+
+export interface EntityRepository<T, K> {
+  get(key: K): Promise<T | undefined>;
+  /** Creates the record with version 1; fails with ConcurrentModificationError if it exists. */
+  create(record: Omit<T, 'version'>): Promise<T>;
+  /** Writes the record if its stored version is still `record.version`; returns it with the next version. */
+  replace(record: T): Promise<T>;
+  /**
+   * Read-modify-write with optimistic concurrency: re-reads and re-applies `change` when another
+   * writer got there first. Returns undefined when the record does not exist.
+   */
+  mutate(key: K, change: Mutation<T>): Promise<T | undefined>;
+  /** Deletes the record; with `expectedVersion`, only if it is still at that version. */
+  remove(key: K, expectedVersion?: number): Promise<void>;
+}
+
+export interface OrgKey { orgId: string }
+export interface TokenKey { orgId: string; tokenId: string }
+export interface ClusterKey { orgId: string; clusterId: string }
+export interface InfraEnvKey { orgId: string; infraEnvId: string }
+export interface HostKey { orgId: string; infraEnvId: string; hostId: string }
+export interface ManifestKey { orgId: string; clusterId: string; folder: string; fileName: string }
+export interface WorkflowKey { orgId: string; clusterId: string; workflow: string }
+
+export interface EventFilter {
+  orgId: string;
+  clusterId?: string;
+  hostId?: string;
+  infraEnvId?: string;
+}
+
+export interface Store {
+  organisations: EntityRepository<Organisation, OrgKey>;
+  apiTokens: EntityRepository<ApiToken, TokenKey> & {
+    listByOrg(orgId: string): Promise<ApiToken[]>;
+  };
+  clusters: EntityRepository<Cluster, ClusterKey> & {
+    listByOrg(orgId: string): Promise<Cluster[]>;
+  };
+  infraEnvs: EntityRepository<InfraEnv, InfraEnvKey> & {
+    listByOrg(orgId: string): Promise<InfraEnv[]>;
+    listByCluster(key: ClusterKey): Promise<InfraEnv[]>;
+  };
+  hosts: EntityRepository<Host, HostKey> & {
+    listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;
+    listByCluster(key: ClusterKey): Promise<Host[]>;
+    /** Hosts the monitors must watch, from one shard of the sparse active index. */
+    listActive(shard: number, page?: PageRequest): Promise<Page<Host>>;
+  };
+  events: {
+    append(event: ServiceEvent): Promise<void>;
+    /** Events of one cluster, host or infra-env (the most specific filter wins), in time order. */
+    list(filter: EventFilter, page?: PageRequest): Promise<Page<ServiceEvent>>;
+  };
+  manifests: EntityRepository<Manifest, ManifestKey> & {
+    listByCluster(key: ClusterKey): Promise<Manifest[]>;
+  };
+  workflows: EntityRepository<WorkflowExecution, WorkflowKey> & {
+    listByCluster(key: ClusterKey): Promise<WorkflowExecution[]>;
+  };
+  /** Number of shards of the active-hosts index; monitors visit each. */
+  readonly activeShards: number;
+}

@@ -1,0 +1,87 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/api-token.js';
+import type { ApiToken, Role } from '../domain/entities.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../domain/errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import type { Principal } from './principal.js';
+
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+export interface TokenDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** The token as listed: everything but the secret and its hash. */
+export type ApiTokenView = Omit<ApiToken, 'secretHash' | 'version'>;
+
+export function viewOf(token: ApiToken): ApiTokenView {
+  const { secretHash: _hash, version: _version, ...view } = token;
+  return view;
+}
+
+export async function createApiToken(
+  deps: TokenDeps,
+  request: { orgId: string; name: string; role: Role; expiresAt?: string },
+): Promise<{ token: string; record: ApiTokenView }> {
+  if (!request.name.trim()) throw badRequest('A token needs a name that says who or what uses it');
+  if (request.expiresAt !== undefined) {
+    const expiry = Date.parse(request.expiresAt);
+    if (Number.isNaN(expiry)) throw badRequest(`expires_at "${request.expiresAt}" is not an ISO 8601 date-time`);
+    if (expiry <= deps.clock.now().getTime()) throw badRequest('expires_at must be in the future');
+  }
+  const organisation = await deps.store.organisations.get({ orgId: request.orgId });
+  if (!organisation) throw notFound(`Organisation ${request.orgId} does not exist`);
+  const tokenId = randomUUID().replaceAll('-', '');
+  const secret = randomBytes(32).toString('base64url');
+  const record = await deps.store.apiTokens.create({
+    orgId: request.orgId,
+    tokenId,
+    name: request.name.trim(),
+    role: request.role,
+    secretHash: hashSecret(secret),
+    createdAt: deps.clock.now().toISOString(),
+    ...(request.expiresAt ? { expiresAt: new Date(request.expiresAt).toISOString() } : {}),
+  });
+  return { token: formatApiToken({ orgId: request.orgId, tokenId, secret }), record: viewOf(record) };
+}
+
+export async function listApiTokens(deps: TokenDeps, orgId: string): Promise<ApiTokenView[]> {
+  const tokens = await deps.store.apiTokens.listByOrg(orgId);
+  return tokens.map(viewOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export async function revokeApiToken(deps: TokenDeps, orgId: string, tokenId: string): Promise<ApiTokenView> {
+  const now = deps.clock.now().toISOString();
+  const revoked = await deps.store.apiTokens.mutate({ orgId, tokenId }, (token) =>
+    token.revokedAt ? undefined : { ...token, revokedAt: now },
+  );
+  if (!revoked) throw notFound(`API token ${tokenId} does not exist`);
+  return viewOf(revoked);
+}
+
+/**
+ * Establishes the caller from an `Authorization: Bearer` header. Every failure reads the same
+ * apart from revoked/expired, which the holder can act on; none says whether an organisation exists.
+ */
+export async function authenticateUser(deps: TokenDeps, authorization: string | undefined): Promise<Principal> {
+  const raw = bearerToken(authorization);
+  if (!raw) throw unauthorized('Authorization header must be "Bearer <api token>"');
+  const parts = parseApiToken(raw);
+  if (!parts) throw unauthorized('The API token is malformed or unknown');
+  const token = await deps.store.apiTokens.get({ orgId: parts.orgId, tokenId: parts.tokenId });
+  const presented = Buffer.from(hashSecret(parts.secret), 'hex');
+  if (!token || !timingSafeEqual(presented, Buffer.from(token.secretHash, 'hex'))) {
+    throw unauthorized('The API token is malformed or unknown');
+  }
+  const rejection = tokenRejection(token, deps.clock.now());
+  if (rejection) throw unauthorized(`The API token was ${rejection}; create a new one`);
+  return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, role: token.role };
+}
+
+export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
+  if (principal.kind !== 'user' || !roleAllows(principal.role, action)) {
+    throw forbidden(`This token's role may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
+  }
+}
