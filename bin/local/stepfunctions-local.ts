@@ -494,12 +494,12 @@ export class StepFunctionsLocal {
       (error: Error) => {
         if (this.stopping || record.status !== 'RUNNING') return;
         this.running.delete(record.executionArn);
-        const timedOut = error.name === 'ExecutionTimeoutError';
-        const failure = error as Error & { cause?: unknown; error?: string };
+        // The interpreter wraps what failed the execution (a Fail state, a task error) in ExecutionError.
+        const root = error.name === 'ExecutionError' && error.cause instanceof Error ? error.cause : error;
         this.finish(record, {
-          status: timedOut ? 'TIMED_OUT' : 'FAILED',
-          error: failure.error ?? error.name,
-          cause: typeof failure.cause === 'string' ? failure.cause : error.message,
+          status: root.name === 'StatesTimeoutError' || root.name === 'States.Timeout' ? 'TIMED_OUT' : 'FAILED',
+          error: root.name,
+          cause: root.message,
         });
       },
     );

@@ -67,9 +67,12 @@ function stripKeys<T>(item: Item | undefined): T | undefined {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Full-jitter exponential backoff: spreads retries of writers that collided on one item. */
+/**
+ * Full-jitter exponential backoff: spreads the retries of writers that collided on one item so
+ * the number of attempts stays near linear in the number of writers instead of quadratic.
+ */
 function backoffMs(attempt: number): number {
-  const cap = Math.min(250, 4 * 2 ** attempt);
+  const cap = Math.min(2_000, 10 * 2 ** attempt);
   return Math.random() * cap;
 }
 
@@ -255,7 +258,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const client = options.client ?? new DynamoDBClient(options.clientConfig ?? {});
   const doc = documentClient(client);
   const table = options.tableName;
-  const attempts = options.maxMutateAttempts ?? 60;
+  const attempts = options.maxMutateAttempts ?? 100;
   const activeShards = options.activeShards ?? 16;
   const retentionSeconds = (options.eventRetentionDays ?? 90) * 86_400;
 

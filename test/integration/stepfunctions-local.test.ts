@@ -1,0 +1,154 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DescribeExecutionCommand, SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { afterEach, describe, expect, it } from 'vitest';
+import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from '../../bin/local/stepfunctions-local.js';
+
+const definition = substitute(readFileSync(path.join(import.meta.dirname, '../fixtures/statemachines/approval.asl.json'), 'utf8'), {
+  CountFunction: localFunctionArn('Count'),
+  RequestApprovalFunction: localFunctionArn('RequestApproval'),
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
+
+describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  function harness(directory: string) {
+    const calls = { count: 0, approvals: [] as { token: string; count: number }[] };
+    const runtime = new StepFunctionsLocal({
+      host: '127.0.0.1',
+      port: 0,
+      directory,
+      definitions: { approval: definition },
+      invoke: async (name, payload) => {
+        if (name === 'Count') {
+          calls.count += 1;
+          const input = payload as { count?: number; pauseSeconds: number };
+          return { ...input, count: (input.count ?? 0) + 1 };
+        }
+        if (name === 'RequestApproval') {
+          calls.approvals.push(payload as { token: string; count: number });
+          return {};
+        }
+        throw new Error(`unknown function ${name}`);
+      },
+    });
+    return { runtime, calls };
+  }
+
+  async function start(directory: string) {
+    const h = harness(directory);
+    await h.runtime.start();
+    const client = new SFNClient({ endpoint: h.runtime.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    cleanups.push(async () => {
+      client.destroy();
+      await h.runtime.stop();
+    });
+    return { ...h, client };
+  }
+
+  function tempDir() {
+    const directory = mkdtempSync(path.join(tmpdir(), 'sfn-'));
+    cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+    return directory;
+  }
+
+  it('runs Task, Choice, Wait and a callback task to completion', async () => {
+    const { client, calls } = await start(tempDir());
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'run-1', input: JSON.stringify({ pauseSeconds: 0 }) }),
+    );
+    const approval = await until(() => calls.approvals[0]);
+    expect(calls.count).toBe(3);
+    expect(approval.count).toBe(3);
+    expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe('RUNNING');
+
+    await client.send(new SendTaskSuccessCommand({ taskToken: approval.token, output: JSON.stringify({ approvedBy: 'test' }) }));
+    const done = await until(async () => {
+      const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+      return d.status === 'RUNNING' ? undefined : d;
+    });
+    expect(done.status).toBe('SUCCEEDED');
+    expect(JSON.parse(done.output!)).toEqual({ pauseSeconds: 0, count: 3, approval: { approvedBy: 'test' } });
+  });
+
+  it('is idempotent on the execution name and rejects a reused name with other input', async () => {
+    const { client } = await start(tempDir());
+    const input = JSON.stringify({ pauseSeconds: 30 });
+    const first = await client.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'same', input }));
+    const second = await client.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'same', input }));
+    expect(second.executionArn).toBe(first.executionArn);
+    await expect(
+      client.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'same', input: '{"pauseSeconds":1}' })),
+    ).rejects.toMatchObject({ name: 'ExecutionAlreadyExists' });
+  });
+
+  it('fails the execution when the callback reports failure', async () => {
+    const { client, calls } = await start(tempDir());
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), input: JSON.stringify({ pauseSeconds: 0 }) }),
+    );
+    const approval = await until(() => calls.approvals[0]);
+    await client.send(new SendTaskFailureCommand({ taskToken: approval.token, error: 'Rejected', cause: 'not today' }));
+    const done = await until(async () => {
+      const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+      return d.status === 'RUNNING' ? undefined : d;
+    });
+    expect(done.status).toBe('FAILED');
+    expect(done.error).toBe('Rejected');
+  });
+
+  it('resumes after a restart mid-wait, waiting only for what is left, and keeps the callback token', async () => {
+    const directory = tempDir();
+    const first = await start(directory);
+    const startedAt = Date.now();
+    const { executionArn } = await first.client.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'durable', input: JSON.stringify({ pauseSeconds: 2 }) }),
+    );
+    await until(() => first.runtime.record(executionArn!)?.cursor?.state === 'Pause' || undefined);
+    await sleep(500);
+    await first.runtime.stop();
+    expect(first.calls.approvals).toHaveLength(0);
+
+    // A new process: everything it knows comes from the directory.
+    const second = await start(directory);
+    const approval = await until(() => second.calls.approvals[0]);
+    const waited = Date.now() - startedAt;
+    expect(waited).toBeGreaterThanOrEqual(2_000);
+    expect(waited).toBeLessThan(3_500);
+    // Completed Count tasks are not run again after the restart.
+    expect(second.calls.count).toBe(0);
+
+    // Restart while waiting for the callback: the task function is not invoked again and the token stays valid.
+    await second.runtime.stop();
+    const third = await start(directory);
+    await until(() => third.runtime.record(executionArn!)?.cursor?.invoked || undefined);
+    await sleep(200);
+    expect(third.calls.approvals).toHaveLength(0);
+    await third.client.send(new SendTaskSuccessCommand({ taskToken: approval.token, output: '{"ok":true}' }));
+    const done = await until(async () => {
+      const d = await third.client.send(new DescribeExecutionCommand({ executionArn }));
+      return d.status === 'RUNNING' ? undefined : d;
+    });
+    expect(done.status).toBe('SUCCEEDED');
+    expect(JSON.parse(done.output!).approval).toEqual({ ok: true });
+    expect(third.runtime.record(executionArn!)!.history.map((h) => h.state)).toEqual([
+      'Prepare', 'Enough', 'Prepare', 'Enough', 'Prepare', 'Enough', 'Pause', 'AwaitApproval', 'Done',
+    ]);
+  });
+});

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster, Host, ServiceEvent } from '../../lambdas/domain/entities.js';
+import { ConcurrentModificationError, type Store } from '../../lambdas/ports/store.js';
+import { freshStore } from '../support/dynamo.js';
+
+const now = '2026-11-22T00:00:00.000Z';
+
+function cluster(orgId: string, clusterId: string): Omit<Cluster, 'version'> {
+  return { orgId, clusterId, name: clusterId, status: 'pending-for-input', createdAt: now, updatedAt: now, attributes: { counter: 0 } };
+}
+
+function host(orgId: string, infraEnvId: string, hostId: string, extra: Partial<Host> = {}): Omit<Host, 'version'> {
+  return { orgId, infraEnvId, hostId, status: 'discovering', createdAt: now, updatedAt: now, attributes: {}, ...extra };
+}
+
+describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
+  let store: Store;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, drop } = await freshStore());
+  });
+  afterAll(async () => drop());
+
+  it('creates a record once; a second create of the same key is a conflict', async () => {
+    const created = await store.clusters.create(cluster('org-a', 'c1'));
+    expect(created.version).toBe(1);
+    await expect(store.clusters.create(cluster('org-a', 'c1'))).rejects.toBeInstanceOf(ConcurrentModificationError);
+    expect(await store.clusters.get({ orgId: 'org-a', clusterId: 'c1' })).toMatchObject({ name: 'c1', version: 1 });
+  });
+
+  it('detects a conditional-write conflict: a write based on a stale version is rejected and changes nothing', async () => {
+    const first = (await store.clusters.get({ orgId: 'org-a', clusterId: 'c1' }))!;
+    const stale = structuredClone(first);
+    const updated = await store.clusters.replace({ ...first, status: 'ready' });
+    expect(updated.version).toBe(first.version + 1);
+    await expect(store.clusters.replace({ ...stale, status: 'insufficient' })).rejects.toBeInstanceOf(
+      ConcurrentModificationError,
+    );
+    expect((await store.clusters.get({ orgId: 'org-a', clusterId: 'c1' }))!.status).toBe('ready');
+  });
+
+  it('loses no update when 200 writers change one item at once', async () => {
+    await store.clusters.create(cluster('org-a', 'hot'));
+    const key = { orgId: 'org-a', clusterId: 'hot' };
+    await Promise.all(
+      Array.from({ length: 200 }, (_, writer) =>
+        store.clusters.mutate(key, (c) => ({
+          ...c,
+          attributes: {
+            counter: (c.attributes.counter as number) + 1,
+            writers: [...((c.attributes.writers as number[]) ?? []), writer],
+          },
+        })),
+      ),
+    );
+    const final = (await store.clusters.get(key))!;
+    expect(final.attributes.counter).toBe(200);
+    expect(new Set(final.attributes.writers as number[]).size).toBe(200);
+    expect(final.version).toBe(201);
+  }, 120_000);
+
+  it('keeps organisations apart: the same ids in another organisation are other records', async () => {
+    await store.clusters.create(cluster('org-b', 'c1'));
+    expect((await store.clusters.listByOrg('org-a')).map((c) => c.clusterId).sort()).toEqual(['c1', 'hot']);
+    expect((await store.clusters.listByOrg('org-b')).map((c) => c.clusterId)).toEqual(['c1']);
+    expect(await store.clusters.get({ orgId: 'org-c', clusterId: 'c1' })).toBeUndefined();
+  });
+
+  it('lists hosts by infra-env and by cluster, and only active hosts in the sparse index', async () => {
+    await store.hosts.create(host('org-a', 'ie1', 'h1', { clusterId: 'c1', monitorShard: 3 }));
+    await store.hosts.create(host('org-a', 'ie1', 'h2', { clusterId: 'c1' }));
+    await store.hosts.create(host('org-a', 'ie2', 'h3', { monitorShard: 3 }));
+    await store.hosts.create(host('org-b', 'ie1', 'h1', { clusterId: 'c1', monitorShard: 3 }));
+
+    expect((await store.hosts.listByInfraEnv({ orgId: 'org-a', infraEnvId: 'ie1' })).map((h) => h.hostId).sort()).toEqual(['h1', 'h2']);
+    expect((await store.hosts.listByCluster({ orgId: 'org-a', clusterId: 'c1' })).map((h) => h.hostId).sort()).toEqual(['h1', 'h2']);
+    const active = await store.hosts.listActive(3);
+    expect(active.items.map((h) => `${h.orgId}/${h.infraEnvId}/${h.hostId}`).sort()).toEqual([
+      'org-a/ie1/h1',
+      'org-a/ie2/h3',
+      'org-b/ie1/h1',
+    ]);
+
+    // Leaving the monitored states removes the host from the sparse index.
+    await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie1', hostId: 'h1' }, (h) => ({ ...h, monitorShard: undefined, status: 'installed' }));
+    expect((await store.hosts.listActive(3)).items).toHaveLength(2);
+  });
+
+  it('binding a host to a cluster moves it into that cluster listing', async () => {
+    await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3' }, (h) => ({ ...h, clusterId: 'c1' }));
+    expect((await store.hosts.listByCluster({ orgId: 'org-a', clusterId: 'c1' })).map((h) => h.hostId).sort()).toEqual(['h1', 'h2', 'h3']);
+  });
+
+  it('reads events per cluster, host and infra-env in time order, page by page', async () => {
+    const base = Date.parse(now);
+    for (let i = 0; i < 5; i++) {
+      const event: ServiceEvent = {
+        orgId: 'org-a',
+        eventId: `e${i}`,
+        name: 'host_registration_succeeded',
+        severity: 'info',
+        category: 'user',
+        message: `event ${i}`,
+        eventTime: new Date(base + (5 - i) * 1000).toISOString(),
+        clusterId: 'c1',
+        infraEnvId: 'ie1',
+        hostId: i % 2 === 0 ? 'h1' : 'h2',
+      };
+      await store.events.append(event);
+    }
+    const first = await store.events.list({ orgId: 'org-a', clusterId: 'c1' }, { limit: 3 });
+    expect(first.items.map((e) => e.message)).toEqual(['event 4', 'event 3', 'event 2']);
+    const rest = await store.events.list({ orgId: 'org-a', clusterId: 'c1' }, { limit: 3, cursor: first.next });
+    expect(rest.items.map((e) => e.message)).toEqual(['event 1', 'event 0']);
+    const newest = await store.events.list({ orgId: 'org-a', hostId: 'h1' }, { newestFirst: true });
+    expect(newest.items.map((e) => e.message)).toEqual(['event 0', 'event 2', 'event 4']);
+    expect((await store.events.list({ orgId: 'org-b', clusterId: 'c1' })).items).toEqual([]);
+    expect((await store.events.list({ orgId: 'org-a', infraEnvId: 'ie1' })).items).toHaveLength(5);
+  });
+
+  it('removes only at the expected version', async () => {
+    const key = { orgId: 'org-b', clusterId: 'c1' };
+    await expect(store.clusters.remove(key, 7)).rejects.toBeInstanceOf(ConcurrentModificationError);
+    await store.clusters.remove(key, 1);
+    expect(await store.clusters.get(key)).toBeUndefined();
+  });
+
+  it('keeps manifests and workflow records in the cluster partition', async () => {
+    await store.manifests.create({ orgId: 'org-a', clusterId: 'c1', folder: 'openshift', fileName: 'a.yaml', source: 'user', objectKey: 'k', createdAt: now });
+    await store.workflows.create({ orgId: 'org-a', clusterId: 'c1', workflow: 'install', executionArn: 'arn', status: 'RUNNING', startedAt: now });
+    expect((await store.manifests.listByCluster({ orgId: 'org-a', clusterId: 'c1' })).map((m) => m.fileName)).toEqual(['a.yaml']);
+    expect((await store.workflows.listByCluster({ orgId: 'org-a', clusterId: 'c1' })).map((w) => w.status)).toEqual(['RUNNING']);
+  });
+});
