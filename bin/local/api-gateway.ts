@@ -15,20 +15,20 @@ const BINARY_TYPES = /^(application\/(octet-stream|gzip|x-gzip|x-tar|x-iso9660-i
 
 class BodyTooLarge extends Error {}
 
+/**
+ * Reads the body up to the limit. Past it, the rest is drained (so the client can read our 413)
+ * unless it goes on far beyond, when the connection is cut.
+ */
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyTooLarge());
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > 4 * MAX_BODY_BYTES) request.destroy();
+      else if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks))));
     request.on('error', reject);
   });
 }

@@ -32,6 +32,10 @@ export interface RuntimeOptions {
   host?: string;
   port?: number;
   dataDir?: string;
+  /** Use this DynamoDB endpoint instead of starting DynamoDB Local (tests share one per run). */
+  dynamodbEndpoint?: string;
+  /** Table name; tests sharing one DynamoDB give each runtime its own. */
+  tableName?: string;
   /** Port of the DNS stand-in; 0 picks a free one. */
   dnsPort?: number;
   /** Managed base domains served by the DNS stand-in. */
@@ -95,8 +99,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   };
 
   try {
-    const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), dataDir: path.join(dataDir, 'dynamodb') });
-    stops.push(() => dynamo.stop());
+    const tableName = options.tableName ?? TABLE_NAME;
+    let dynamoEndpoint = options.dynamodbEndpoint;
+    if (!dynamoEndpoint) {
+      const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), dataDir: path.join(dataDir, 'dynamodb') });
+      stops.push(() => dynamo.stop());
+      dynamoEndpoint = dynamo.endpoint;
+    }
     const s3 = await startS3Local({
       host: '127.0.0.1',
       port: 0,
@@ -132,12 +141,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const baseDomains = options.baseDomains ?? (process.env.ASSISTED_BASE_DOMAINS ?? '').split(',').filter(Boolean);
     Object.assign(process.env, {
       AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      // s3rver knows one key pair; DynamoDB Local and our stand-ins accept any.
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
-      TABLE_NAME,
+      TABLE_NAME: tableName,
       FILES_BUCKET: BUCKETS.files,
       IMAGES_BUCKET: BUCKETS.images,
       LOGS_BUCKET: BUCKETS.logs,
@@ -147,9 +157,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     });
 
-    const dynamoClient = new DynamoDBClient({ region: REGION, endpoint: dynamo.endpoint });
+    const dynamoClient = new DynamoDBClient({ region: REGION, endpoint: dynamoEndpoint });
     stops.push(async () => dynamoClient.destroy());
-    if ((await ensureTable(dynamoClient, TABLE_NAME)) === 'created') log(`created table ${TABLE_NAME}`);
+    if ((await ensureTable(dynamoClient, tableName)) === 'created') log(`created table ${tableName}`);
 
     await stepFunctions.start();
     stops.push(() => stepFunctions.stop());
@@ -178,7 +188,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const health = async () => {
       const components: Record<string, string> = {};
       const results = await Promise.all([
-        check('dynamodb', () => dynamoClient.send(new DescribeTableCommand({ TableName: TABLE_NAME })), components),
+        check('dynamodb', () => dynamoClient.send(new DescribeTableCommand({ TableName: tableName })), components),
         check('s3', () => Promise.all(Object.values(BUCKETS).map((Bucket) => s3Client.send(new ListObjectsV2Command({ Bucket, MaxKeys: 1 })))), components),
         check('stepfunctions', () => sfnClient.send(new ListExecutionsCommand({ stateMachineArn: stateMachineArn(catalogue.stateMachines[0]?.name ?? 'none') })), components),
         check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
@@ -211,7 +221,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => scheduler.stop());
 
     const endpoints = {
-      dynamodb: dynamo.endpoint,
+      dynamodb: dynamoEndpoint,
       s3: s3.endpoint,
       stepfunctions: stepFunctions.endpoint,
       dns: { host, port: dnsServer.port },

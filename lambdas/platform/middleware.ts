@@ -48,11 +48,17 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
   };
 }
 
+/** Counts every invocation, so each one publishes at least this metric. */
+function countInvocations<E, R>(): MiddlewareObj<E, R> {
+  return { before: () => void metrics.addMetric('Invocations', 'Count', 1) };
+}
+
 /** The stack every API function shares: context-aware logging, metrics, header normalising, JSON, errors. */
 export function apiHandler(handler: ApiHandler) {
   return middy<ApiEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
+    .use(countInvocations())
     .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent>)
     .use(jsonBody())
     .use(errorMapper())
@@ -64,5 +70,6 @@ export function taskHandler<I, O>(handler: (input: I, context: Context) => Promi
   return middy<I, O>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
+    .use(countInvocations())
     .handler(handler);
 }

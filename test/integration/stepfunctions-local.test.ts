@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DescribeExecutionCommand, SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sleep, until } from '../support/net.js';
 import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from '../../bin/local/stepfunctions-local.js';
 
 const definition = substitute(readFileSync(path.join(import.meta.dirname, '../fixtures/statemachines/approval.asl.json'), 'utf8'), {
@@ -10,17 +11,6 @@ const definition = substitute(readFileSync(path.join(import.meta.dirname, '../fi
   RequestApprovalFunction: localFunctionArn('RequestApproval'),
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
 
 describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
   const cleanups: (() => Promise<void> | void)[] = [];

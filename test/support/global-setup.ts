@@ -4,23 +4,12 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../bin/local/dynamodb-local.js';
-import net from 'node:net';
+import { freePort } from './net.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 let dynamo: DynamoDbLocal | undefined;

@@ -1,0 +1,98 @@
+/**
+ * What a person does on a fresh checkout: `npm start`, call the API with the printed token,
+ * Ctrl-C, start again and find the same data. Runs the real entry point as a child process.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDynamoStore } from '../../lambdas/adapters/dynamodb/store.js';
+import { freePort, until } from '../support/net.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-start-'));
+
+function javaProcessesFor(directory: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-af', `java.*${directory}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+async function npmStart(port: number, dnsPort: number): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['bin/local.ts'], {
+    cwd: root,
+    env: { ...process.env, ASSISTED_PORT: String(port), ASSISTED_DNS_PORT: String(dnsPort), ASSISTED_DATA_DIR: dataDir, NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGINT');
+  return Promise.race([exited, new Promise<null>((_, reject) => setTimeout(() => reject(new Error('did not stop in 20 s')), 20_000))]);
+}
+
+describe('npm start', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves /healthz, answers the token-authenticated API, stops cleanly, and keeps data across restarts', async () => {
+    const port = await freePort();
+    const dnsPort = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+
+    const first = await npmStart(port, dnsPort);
+    children.push(first.child);
+    const started = Date.now();
+    await until(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200, 60_000, '/healthz 200');
+    expect(Date.now() - started).toBeLessThan(60_000);
+
+    const health = (await (await fetch(`${base}/healthz`)).json()) as { components: Record<string, string> };
+    expect(health.components).toMatchObject({ dynamodb: 'up', s3: 'up', stepfunctions: 'up', dns: 'up', api: 'up' });
+
+    const tokenFile = path.join(dataDir, 'admin-token');
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(first.output()).toContain(token);
+    const auth = { Authorization: `Bearer ${token}` };
+
+    const list = await fetch(`${base}/api/assisted-install/v2/clusters`, { headers: auth });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual([]);
+    expect((await fetch(`${base}/api/assisted-install/v2/clusters`)).status).toBe(401);
+
+    // Put a cluster record in through the runtime's own DynamoDB, as the API issue's register will.
+    const runtimeInfo = JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { endpoints: { dynamodb: string } };
+    const client = new DynamoDBClient({ endpoint: runtimeInfo.endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    const store = createDynamoStore({ tableName: 'assisted', client });
+    const now = new Date().toISOString();
+    await store.clusters.create({ orgId: 'default', clusterId: '2c3f0a4e-8d7b-4c61-9a51-0f5e7b3d9a10', name: 'kept', status: 'pending-for-input', createdAt: now, updatedAt: now, attributes: {} });
+    client.destroy();
+
+    expect(javaProcessesFor(dataDir)).toHaveLength(1);
+    expect(await stop(first.child)).toBe(0);
+    expect(first.output()).toContain('SIGINT: stopping');
+    await until(() => javaProcessesFor(dataDir).length === 0, 10_000, 'DynamoDB Local to exit');
+
+    const second = await npmStart(port, dnsPort);
+    children.push(second.child);
+    await until(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200, 60_000, '/healthz 200 after restart');
+    expect(second.output()).not.toContain(token);
+    const again = await fetch(`${base}/api/assisted-install/v2/clusters`, { headers: auth });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { name: string }[]).map((c) => c.name)).toEqual(['kept']);
+    expect(await stop(second.child)).toBe(0);
+    await until(() => javaProcessesFor(dataDir).length === 0, 10_000, 'DynamoDB Local to exit');
+  }, 180_000);
+});
