@@ -131,5 +131,5 @@ export const KEY_ATTRIBUTES = [
   'activePk',
   'activeSk',
   'entity',
-  'expiresAt',
+  'ttl',
 ] as const;

@@ -341,7 +341,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
               ...keys.event(event),
               ...keys.eventIndexes(event),
               entity: 'event',
-              expiresAt: Math.floor(Date.parse(event.eventTime) / 1000) + retentionSeconds,
+              ttl: Math.floor(Date.parse(event.eventTime) / 1000) + retentionSeconds,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),

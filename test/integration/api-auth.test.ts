@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { container } from '../../lambdas/platform/container.js';
+import { createApiToken, revokeApiToken } from '../../lambdas/usecases/api-tokens.js';
+import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
+import { testRuntime } from '../support/runtime.js';
+
+describe('API authentication and organisations', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let url: string;
+  const get = (token: string | undefined, path = '/api/assisted-install/v2/clusters') =>
+    fetch(`${url}${path}`, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
+
+  beforeAll(async () => {
+    env = await testRuntime();
+    url = env.runtime.url;
+    const ports = container();
+    await ensureOrganisation(ports, 'org-b', 'Organisation B');
+    const now = new Date().toISOString();
+    await ports.store.clusters.create({ orgId: 'default', clusterId: '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01', name: 'a-cluster', status: 'ready', createdAt: now, updatedAt: now, attributes: { openshift_version: '4.17' } });
+    await ports.store.clusters.create({ orgId: 'org-b', clusterId: '0f9a1c52-2222-4e7a-9d3c-5b8e2f6a7c01', name: 'b-cluster', status: 'ready', createdAt: now, updatedAt: now, attributes: {} });
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  it('lists only the caller organisation\'s clusters, in the upstream cluster shape', async () => {
+    const response = await get(env.adminToken);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const clusters = (await response.json()) as Record<string, unknown>[];
+    expect(clusters).toHaveLength(1);
+    expect(clusters[0]).toMatchObject({
+      kind: 'Cluster',
+      id: '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01',
+      href: '/api/assisted-install/v2/clusters/0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01',
+      name: 'a-cluster',
+      status: 'ready',
+      openshift_version: '4.17',
+    });
+
+    const { token: orgB } = await createApiToken(container(), { orgId: 'org-b', name: 'b', role: 'user' });
+    const listB = (await (await get(orgB)).json()) as { name: string }[];
+    expect(listB.map((c) => c.name)).toEqual(['b-cluster']);
+  });
+
+  it('answers 401 in the infra_error shape for missing, malformed, unknown and forged tokens', async () => {
+    const [, org, id] = env.adminToken.split('.');
+    for (const token of [undefined, 'nonsense', `ac1.${org}.${id}.wrongsecret`, `ac1.org-b.${id}.x`, 'ac1.nope.nope.nope']) {
+      const response = await get(token);
+      expect(response.status).toBe(401);
+      const body = (await response.json()) as { code: number; message: string };
+      expect(body.code).toBe(401);
+      expect(body.message.length).toBeGreaterThan(10);
+      expect(JSON.stringify(body)).not.toContain(env.adminToken.split('.')[3]);
+    }
+  });
+
+  it('refuses revoked and expired tokens with a reason the holder can act on', async () => {
+    const ports = container();
+    const { token, record } = await createApiToken(ports, { orgId: 'default', name: 'short-lived', role: 'read-only' });
+    expect((await get(token)).status).toBe(200);
+    await revokeApiToken(ports, 'default', record.tokenId);
+    const revoked = await get(token);
+    expect(revoked.status).toBe(401);
+    expect(((await revoked.json()) as { message: string }).message).toMatch(/revoked/);
+
+    const soon = new Date(Date.now() + 1_000).toISOString();
+    const { token: expiring } = await createApiToken(ports, { orgId: 'default', name: 'expiring', role: 'user', expiresAt: soon });
+    expect((await get(expiring)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const expired = await get(expiring);
+    expect(expired.status).toBe(401);
+    expect(((await expired.json()) as { message: string }).message).toMatch(/expired/);
+  });
+
+  it('answers unknown paths, wrong methods and invalid parameters with upstream error bodies', async () => {
+    const notFound = await get(env.adminToken, '/api/assisted-install/v2/nothing-here');
+    expect(notFound.status).toBe(404);
+    expect(await notFound.json()).toMatchObject({ kind: 'Error', id: 404, code: '404' });
+
+    const wrongMethod = await fetch(`${url}/api/assisted-install/v2/clusters`, { method: 'PUT', headers: { Authorization: `Bearer ${env.adminToken}` } });
+    expect(wrongMethod.status).toBe(405);
+
+    const badUuid = await get(env.adminToken, '/api/assisted-install/v2/clusters?openshift_cluster_id=not-a-uuid');
+    expect(badUuid.status).toBe(400);
+    expect(((await badUuid.json()) as { reason: string }).reason).toMatch(/openshift_cluster_id/);
+  });
+});

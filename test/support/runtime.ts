@@ -1,0 +1,27 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../bin/local/runtime.js';
+
+/** An embedded runtime on loopback using the run's shared DynamoDB Local and its own table. */
+export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runtime: Runtime; adminToken: string; close(): Promise<void> }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-test-'));
+  const runtime = await startRuntime({
+    port: 0,
+    dnsPort: 0,
+    dataDir,
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    tableName: `t-${randomUUID()}`,
+    ...options,
+  });
+  return {
+    runtime,
+    adminToken: readFileSync(runtime.adminTokenFile, 'utf8').trim(),
+    close: async () => {
+      await runtime.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
