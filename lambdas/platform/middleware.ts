@@ -48,17 +48,29 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
   };
 }
 
-/** Counts every invocation, so each one publishes at least this metric. */
-function countInvocations<E, R>(): MiddlewareObj<E, R> {
-  return { before: () => void metrics.addMetric('Invocations', 'Count', 1) };
+/**
+ * Counts every invocation and publishes the metrics at the end of it. With metrics switched off
+ * (POWERTOOLS_METRICS_DISABLED, as the embedded runtime does) nothing is published, and nothing
+ * warns about an empty publication on every call.
+ */
+function withMetrics<E, R>(): MiddlewareObj<E, R> {
+  if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return {};
+  const publish = logMetrics(metrics) as MiddlewareObj<E, R>;
+  return {
+    before: async (request) => {
+      await publish.before?.(request);
+      metrics.addMetric('Invocations', 'Count', 1);
+    },
+    after: publish.after,
+    onError: publish.onError,
+  };
 }
 
 /** The stack every API function shares: context-aware logging, metrics, header normalising, JSON, errors. */
 export function apiHandler(handler: ApiHandler) {
   return middy<ApiEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-    .use(countInvocations())
+    .use(withMetrics())
     .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent>)
     .use(jsonBody())
     .use(errorMapper())
@@ -69,7 +81,6 @@ export function apiHandler(handler: ApiHandler) {
 export function taskHandler<I, O>(handler: (input: I, context: Context) => Promise<O>) {
   return middy<I, O>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-    .use(countInvocations())
+    .use(withMetrics())
     .handler(handler);
 }
