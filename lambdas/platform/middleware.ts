@@ -53,17 +53,11 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
  * (POWERTOOLS_METRICS_DISABLED, as the embedded runtime does) nothing is published, and nothing
  * warns about an empty publication on every call.
  */
-function withMetrics<E, R>(): MiddlewareObj<E, R> {
-  if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return {};
+function withMetrics<E, R>(): MiddlewareObj<E, R>[] {
+  if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return [];
   const publish = logMetrics(metrics) as MiddlewareObj<E, R>;
-  return {
-    before: async (request) => {
-      await publish.before?.(request);
-      metrics.addMetric('Invocations', 'Count', 1);
-    },
-    after: publish.after,
-    onError: publish.onError,
-  };
+  const count: MiddlewareObj<E, R> = { before: () => void metrics.addMetric('Invocations', 'Count', 1) };
+  return [publish, count];
 }
 
 /** The stack every API function shares: context-aware logging, metrics, header normalising, JSON, errors. */
