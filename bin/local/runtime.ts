@@ -4,7 +4,6 @@
  * it alone decides which adapters the handlers get.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -19,6 +18,7 @@ import { startApiGateway } from './api-gateway.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LocalFunctions, loadCatalogue, projectRoot, type LambdaHandler, type ServiceCatalogue } from './functions.js';
+import { freePort } from './net.js';
 import { startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
 import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from './stepfunctions-local.js';
@@ -62,17 +62,6 @@ export interface Runtime {
   functions: LocalFunctions;
   health(): Promise<{ healthy: boolean; components: Record<string, string> }>;
   stop(): Promise<void>;
-}
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function check(name: string, probe: () => Promise<unknown>, into: Record<string, string>): Promise<boolean> {
