@@ -22,6 +22,22 @@ function jarDirectory(): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Runs java under a small shell guard that ends it when our process goes away, however it goes
+ * (a crash or SIGKILL included): the guard's stdin is a pipe from us, and its closing is the signal.
+ * A TERM or INT to the guard stops java too.
+ */
+const GUARD = [
+  // A background job's stdin is /dev/null in sh, so the pipe is kept on fd 3 for the watcher.
+  'exec 3<&0',
+  'java "$@" <&- 3<&- & child=$!',
+  'cat <&3 >/dev/null & watcher=$!',
+  'trap \'kill $child $watcher 2>/dev/null\' TERM INT',
+  'wait $watcher',
+  'kill $child 2>/dev/null',
+  'wait $child',
+].join('\n');
+
+/**
  * Starts DynamoDB Local on loopback port `port`, persisted under `dataDir` (in memory without one),
  * and waits until it answers. Needs Java 17+ on PATH.
  */
@@ -49,7 +65,7 @@ export async function startDynamoDbLocal(options: {
   } else {
     args.push('-inMemory');
   }
-  const child = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', GUARD, 'dynamodb-local', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let exited: string | undefined;
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
@@ -60,8 +76,10 @@ export async function startDynamoDbLocal(options: {
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  child.once('error', (error) => (exited = `could not start java: ${error.message} (install a Java 17 runtime)`));
-  child.once('exit', (code, signal) => (exited ??= `exited with ${signal ?? code}`));
+  child.once('error', (error) => (exited = `could not be started: ${error.message}`));
+  child.once('exit', (code, signal) => {
+    exited ??= code === 127 ? 'could not start: java was not found (install a Java 17 runtime)' : `exited with ${signal ?? code}`;
+  });
 
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = new DynamoDBClient({

@@ -16,7 +16,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-start-'));
 
 function javaProcessesFor(directory: string): string[] {
   try {
-    return execFileSync('pgrep', ['-af', `java.*${directory}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${directory}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
   } catch {
     return [];
   }
@@ -27,6 +27,8 @@ async function npmStart(port: number, dnsPort: number): Promise<{ child: ChildPr
     cwd: root,
     env: { ...process.env, ASSISTED_PORT: String(port), ASSISTED_DNS_PORT: String(dnsPort), ASSISTED_DATA_DIR: dataDir, NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so signals reach npm start's whole tree as Ctrl-C in a terminal does.
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -34,16 +36,16 @@ async function npmStart(port: number, dnsPort: number): Promise<{ child: ChildPr
   return { child, output: () => output };
 }
 
-async function stop(child: ChildProcess): Promise<number | null> {
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGINT');
+  process.kill(-child.pid!, signal);
   return Promise.race([exited, new Promise<null>((_, reject) => setTimeout(() => reject(new Error('did not stop in 20 s')), 20_000))]);
 }
 
 describe('npm start', () => {
   const children: ChildProcess[] = [];
   afterAll(() => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const child of children) if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -95,4 +97,14 @@ describe('npm start', () => {
     expect(await stop(second.child)).toBe(0);
     await until(() => javaProcessesFor(dataDir).length === 0, 10_000, 'DynamoDB Local to exit');
   }, 180_000);
+
+  it('leaves no DynamoDB Local behind when it is killed outright', async () => {
+    const port = await freePort();
+    const third = await npmStart(port, await freePort());
+    children.push(third.child);
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, 60_000, '/healthz 200');
+    expect(javaProcessesFor(dataDir)).toHaveLength(1);
+    await stop(third.child, 'SIGKILL');
+    await until(() => javaProcessesFor(dataDir).length === 0, 10_000, 'DynamoDB Local to exit after SIGKILL');
+  }, 120_000);
 });
