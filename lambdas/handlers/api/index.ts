@@ -30,6 +30,9 @@ function createRouter(): OpenAPIBackend {
     validate: true,
     customizeAjv: (ajv) => {
       addFormats.default(ajv as never);
+      // Formats upstream's swagger uses that ajv-formats does not define.
+      ajv.addFormat('mac', /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/);
+      ajv.addFormat('string', true);
       return ajv;
     },
   });
@@ -39,6 +42,8 @@ function createRouter(): OpenAPIBackend {
   );
 
   const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult>> = {
+    notImplemented: async (c) =>
+      errorResponse(501, `assisted-cloud does not implement ${c.operation?.operationId ?? 'this operation'} yet`),
     notFound: async (c) => errorResponse(404, `No operation serves ${c.request.method.toUpperCase()} ${c.request.path}`),
     methodNotAllowed: async (c) => errorResponse(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`),
     validationFail: async (c) => errorResponse(400, `Invalid request: ${validationReason(c)}`),
