@@ -3,6 +3,7 @@
  * with the real AWS SDK clients pointed at local stand-ins. This module is a composition root:
  * it alone decides which adapters the handlers get.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   dnsPort?: number;
   /** Managed base domains served by the DNS stand-in. */
   baseDomains?: string[];
+  /** URL clients reach the API at, when it is not the listening address (a proxy in front). */
+  publicUrl?: string;
   /** Replaces the catalogue of functions, state machines and schedules (tests). */
   catalogue?: ServiceCatalogue;
   /** Extra in-process functions by name (tests). */
@@ -62,6 +65,17 @@ export interface Runtime {
   functions: LocalFunctions;
   health(): Promise<{ healthy: boolean; components: Record<string, string> }>;
   stop(): Promise<void>;
+}
+
+/** The ES256 key for agent tokens, made on first start and kept (0600) with the data. */
+function agentSigningKey(dataDir: string): string {
+  const file = path.join(dataDir, 'keys', 'agent-signing-key.pem');
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8');
 }
 
 async function check(name: string, probe: () => Promise<unknown>, into: Record<string, string>): Promise<boolean> {
@@ -126,6 +140,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       log,
     });
 
+    const signingKeyPem = agentSigningKey(dataDir);
+
     // The same variables the CDK stack gives each function, with local endpoints.
     const baseDomains = options.baseDomains ?? (process.env.ASSISTED_BASE_DOMAINS ?? '').split(',').filter(Boolean);
     Object.assign(process.env, {
@@ -142,6 +158,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       LOGS_BUCKET: BUCKETS.logs,
       STATE_MACHINES: JSON.stringify(Object.fromEntries(catalogue.stateMachines.map((m) => [m.name, stateMachineArn(m.name)]))),
       HOSTED_ZONES: JSON.stringify(Object.fromEntries(baseDomains.map((domain) => [domain, `local-${domain}`]))),
+      EC_PRIVATE_KEY_PEM: signingKeyPem,
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     });
@@ -202,6 +219,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       log,
     });
     stops.push(() => api.close());
+    // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
+    process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
+    provide({ dns });
 
     const scheduler = startScheduler(catalogue.schedules, (name, event) => functions.invoke(name, event), {
       log,

@@ -37,6 +37,8 @@ export interface Cluster extends Versioned {
   status: string;
   createdAt: string;
   updatedAt: string;
+  /** Never part of any response, log or event; `pull_secret_set` says whether there is one. */
+  pullSecret?: string;
   /** Upstream `cluster` fields owned by the API layer (networking, versions, …). */
   attributes: Record<string, unknown>;
 }
@@ -48,6 +50,10 @@ export interface InfraEnv extends Versioned {
   clusterId?: string;
   createdAt: string;
   updatedAt: string;
+  /** Never part of any response, log or event. */
+  pullSecret: string;
+  /** Per-infra-env HMAC key signing image URLs; replacing it invalidates every URL issued before. */
+  imageTokenKey: string;
   attributes: Record<string, unknown>;
 }
 

@@ -10,6 +10,15 @@ export interface ServiceConfig {
   /** Managed base domain → Route53 hosted zone id. */
   hostedZones: Record<string, string>;
   region: string;
+  /** Base URL clients reach the API at (for the URLs the API hands out). */
+  publicUrl: string;
+  /**
+   * PEM of the ES256 key signing agent and pre-signed URL tokens (upstream's EC_PRIVATE_KEY_PEM).
+   * Only operations that issue or check agent tokens need it.
+   */
+  agentSigningKeyPem?: string;
+  /** Lifetime of image download URLs, as upstream's IMAGE_EXPIRATION_TIME (default 4 h). */
+  imageUrlTtlSeconds: number;
 }
 
 function jsonMap(name: string, raw: string | undefined): Record<string, string> {
@@ -37,5 +46,8 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     stateMachines: jsonMap('STATE_MACHINES', env.STATE_MACHINES),
     hostedZones: jsonMap('HOSTED_ZONES', env.HOSTED_ZONES),
     region: env.AWS_REGION ?? 'us-east-1',
+    publicUrl: (env.PUBLIC_URL ?? 'http://127.0.0.1:8090').replace(/\/$/, ''),
+    agentSigningKeyPem: env.EC_PRIVATE_KEY_PEM,
+    imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
   };
 }

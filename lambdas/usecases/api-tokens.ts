@@ -47,6 +47,19 @@ export async function createApiToken(
   return { token: formatApiToken({ orgId: request.orgId, tokenId, secret }), record: viewOf(record) };
 }
 
+/** The `api-token` wire shape. */
+export function tokenView(token: ApiTokenView): Record<string, unknown> {
+  return {
+    id: token.tokenId,
+    name: token.name,
+    role: token.role,
+    org_id: token.orgId,
+    created_at: token.createdAt,
+    ...(token.expiresAt ? { expires_at: token.expiresAt } : {}),
+    ...(token.revokedAt ? { revoked_at: token.revokedAt } : {}),
+  };
+}
+
 export async function listApiTokens(deps: TokenDeps, orgId: string): Promise<ApiTokenView[]> {
   const tokens = await deps.store.apiTokens.listByOrg(orgId);
   return tokens.map(viewOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -80,8 +93,13 @@ export async function authenticateUser(deps: TokenDeps, authorization: string | 
   return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, role: token.role };
 }
 
+/**
+ * Users act within their token's role. Agents reach only the operations whose security admits
+ * agentAuth, scoped to their infra-env by the lookups; among those they may read.
+ */
 export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
-  if (principal.kind !== 'user' || !roleAllows(principal.role, action)) {
+  const allowed = principal.kind === 'agent' ? action === 'read' : roleAllows(principal.role, action);
+  if (!allowed) {
     throw forbidden(`This token's role may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
   }
 }

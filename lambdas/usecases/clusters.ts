@@ -1,25 +1,106 @@
-import type { Cluster } from '../domain/entities.js';
+import { randomUUID } from 'node:crypto';
+import { resolveOpenshiftVersion } from '../domain/catalogues.js';
+import { applyClusterUpdate, BUSY_STATES, clusterView, createClusterRecord, type Params, type ResolvedRelease } from '../domain/cluster.js';
+import type { Cluster, Host } from '../domain/entities.js';
+import { badRequest, conflict } from '../domain/errors.js';
+import { hostView } from '../domain/host.js';
+import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import { findCluster, stillThere } from './access.js';
 import type { Principal } from './principal.js';
 
-/** The upstream `cluster` document as the API returns it. */
-export function clusterView(cluster: Cluster): Record<string, unknown> {
+export interface ClusterDeps {
+  store: Store;
+  clock: Clock;
+}
+
+export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
+  const release = resolveOpenshiftVersion(version, cpuArchitecture);
+  if (!release) {
+    throw badRequest(`OpenShift ${version} for ${cpuArchitecture} is not offered; GET /v2/openshift-versions lists what is`);
+  }
+  return release;
+}
+
+function hostCounts(hosts: Host[]) {
   return {
-    ...cluster.attributes,
-    kind: (cluster.attributes.kind as string | undefined) ?? 'Cluster',
-    id: cluster.clusterId,
-    href: `/api/assisted-install/v2/clusters/${cluster.clusterId}`,
-    name: cluster.name,
-    org_id: cluster.orgId,
-    status: cluster.status,
-    status_info: (cluster.attributes.status_info as string | undefined) ?? '',
-    image_info: (cluster.attributes.image_info as object | undefined) ?? {},
-    created_at: cluster.createdAt,
-    updated_at: cluster.updatedAt,
+    total: hosts.length,
+    enabled: hosts.length,
+    ready: hosts.filter((h) => h.status === 'known').length,
   };
 }
 
-export async function listClusters(deps: { store: Store }, principal: Principal): Promise<Record<string, unknown>[]> {
-  const clusters = await deps.store.clusters.listByOrg(principal.orgId);
-  return clusters.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(clusterView);
+export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean }): Promise<Record<string, unknown>> {
+  const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+  return clusterView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] });
+}
+
+export async function registerCluster(deps: ClusterDeps, principal: Principal, params: Params): Promise<Record<string, unknown>> {
+  const release = resolveRelease(params.openshift_version as string, (params.cpu_architecture as string | undefined) ?? 'x86_64');
+  const record = createClusterRecord(params, {
+    orgId: principal.orgId,
+    clusterId: randomUUID(),
+    now: deps.clock.now().toISOString(),
+    release,
+    userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+  });
+  const cluster = await deps.store.clusters.create(record);
+  return clusterView(cluster);
+}
+
+export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  return describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts });
+}
+
+export async function listClusters(
+  deps: ClusterDeps,
+  principal: Principal,
+  query: { withHosts?: boolean; openshiftClusterId?: string } = {},
+): Promise<Record<string, unknown>[]> {
+  const clusters = (await deps.store.clusters.listByOrg(principal.orgId))
+    .filter((c) => !query.openshiftClusterId || c.attributes.openshift_cluster_id === query.openshiftClusterId)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return Promise.all(clusters.map((cluster) => describeCluster(deps.store, cluster, { withHosts: !!query.withHosts })));
+}
+
+export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: Params) {
+  await findCluster(deps.store, principal, clusterId);
+  const now = deps.clock.now().toISOString();
+  const updated = await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => applyClusterUpdate(cluster, params, now));
+  return describeCluster(deps.store, stillThere(updated, `Cluster ${clusterId}`), { withHosts: true });
+}
+
+/**
+ * Deletes the cluster. Infra-envs created for it go with it (with their hosts); hosts that joined
+ * it by late binding return to their infra-env's pool.
+ */
+export async function deregisterCluster(deps: ClusterDeps, principal: Principal, clusterId: string): Promise<void> {
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  if (BUSY_STATES.has(cluster.status)) {
+    throw conflict(`Cluster ${clusterId} is ${cluster.status}; cancel the installation before deleting the cluster`);
+  }
+  const key = { orgId: principal.orgId, clusterId };
+  const now = deps.clock.now().toISOString();
+  const ownedInfraEnvs = await deps.store.infraEnvs.listByCluster(key);
+  const owned = new Set(ownedInfraEnvs.map((i) => i.infraEnvId));
+  for (const host of await deps.store.hosts.listByCluster(key)) {
+    const hostKey = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
+    if (owned.has(host.infraEnvId)) {
+      await deps.store.hosts.remove(hostKey);
+    } else {
+      await deps.store.hosts.mutate(hostKey, (h) => {
+        const next = { ...h, status: 'unbinding-pending-user-action', updatedAt: now };
+        delete next.clusterId;
+        return next;
+      });
+    }
+  }
+  for (const infraEnv of ownedInfraEnvs) {
+    for (const host of await deps.store.hosts.listByInfraEnv({ orgId: principal.orgId, infraEnvId: infraEnv.infraEnvId })) {
+      await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });
+    }
+    await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId: infraEnv.infraEnvId });
+  }
+  await deps.store.clusters.remove(key);
 }

@@ -26,7 +26,7 @@ function fakeRoute53(): Route53Client {
   mock.on(ChangeResourceRecordSetsCommand).callsFake((input) => {
     const sets = zones.get(input.HostedZoneId) ?? [];
     for (const change of input.ChangeBatch.Changes) {
-      const set = change.ResourceRecordSet as ResourceRecordSet;
+      const set = change.ResourceRecordSet as ResourceRecordSet & { Name: string };
       if (!set.Name.endsWith('.')) throw new InvalidChangeBatch({ message: 'names must be fully qualified', $metadata: {} });
       const stored = { ...set, Name: set.Name.replace(/^\*/, '\\052') };
       const index = sets.findIndex((s) => s.Name === stored.Name && s.Type === stored.Type);

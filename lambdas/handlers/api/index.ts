@@ -6,6 +6,7 @@ import { container } from '../../platform/container.js';
 import { errorResponse } from '../../platform/http.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import { authenticateUser } from '../../usecases/api-tokens.js';
+import { authenticateAgent } from '../../usecases/agent-tokens.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import { operations } from './operations/index.js';
@@ -41,7 +42,19 @@ function createRouter(): OpenAPIBackend {
     authenticateUser(container(), (c.request.headers.authorization as string | undefined) ?? event.headers.authorization),
   );
 
-  const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult>> = {
+  api.registerSecurityHandler('agentAuth', async (c: OpenApiContext) =>
+    authenticateAgent(container(), c.request.headers['x-secret-key'] as string | undefined),
+  );
+
+  const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult | void>> = {
+    // Before security and validation: a body in a type the operation does not take is a 415.
+    postRoutingHandler: async (c, event) => {
+      const accepted = Object.keys((c.operation?.requestBody as { content?: object } | undefined)?.content ?? {});
+      const contentType = String(event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (event.rawBody && accepted.length > 0 && !accepted.some((type) => type === contentType || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))))) {
+        throw new DomainError('unsupported-media-type', `Content-Type ${contentType || '(none)'} is not accepted here; send ${accepted.join(' or ')}`);
+      }
+    },
     notImplemented: async (c) =>
       errorResponse(501, `assisted-cloud does not implement ${c.operation?.operationId ?? 'this operation'} yet`),
     notFound: async (c) => errorResponse(404, `No operation serves ${c.request.method.toUpperCase()} ${c.request.path}`),

@@ -1,0 +1,281 @@
+/**
+ * The cluster as the upstream API shows it: defaults, derived fields and the rules for creating
+ * and updating one. Pure: callers pass ids, time and the resolved release.
+ */
+import { CLUSTER_DEFAULTS } from './catalogues.js';
+import { badRequest, conflict } from './errors.js';
+import type { Cluster } from './entities.js';
+import {
+  baseDomainProblem,
+  cidrProblem,
+  clusterNameProblem,
+  contains,
+  hostPrefixProblem,
+  ipFamily,
+  noProxyProblem,
+  overlaps,
+  parseCidr,
+  proxyUrlProblem,
+  pullSecretProblem,
+  sshPublicKeyProblem,
+} from './validation.js';
+
+export type Params = Record<string, unknown>;
+export type ClusterAttributes = Record<string, unknown>;
+
+export interface ResolvedRelease {
+  openshiftVersion: string;
+  releaseImage: string;
+  cpuArchitecture: string;
+}
+
+/** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
+export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
+/** States during which a cluster cannot be deleted: the installation must be cancelled first. */
+export const BUSY_STATES = new Set(['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action']);
+
+const BUILTIN_OPERATORS = [
+  { name: 'console', operator_type: 'builtin', timeout_seconds: 3600 },
+  { name: 'cvo', operator_type: 'builtin', timeout_seconds: 3600 },
+];
+
+interface Network {
+  cidr: string;
+  host_prefix?: number;
+}
+
+function check(reason: string | undefined): void {
+  if (reason) throw badRequest(reason);
+}
+
+function list<T>(value: unknown): T[] | undefined {
+  return Array.isArray(value) ? (value as T[]) : undefined;
+}
+
+/** control_plane_count wins; the deprecated high_availability_mode still works as upstream. */
+function controlPlane(params: Params, current?: ClusterAttributes): { count: number; mode: 'Full' | 'None' } {
+  const requested = params.control_plane_count as number | undefined;
+  const mode = params.high_availability_mode as 'Full' | 'None' | undefined;
+  if (requested !== undefined && mode !== undefined && (requested === 1) !== (mode === 'None')) {
+    throw badRequest(`control_plane_count ${requested} contradicts high_availability_mode ${mode}; send only control_plane_count`);
+  }
+  const count = requested ?? (mode === 'None' ? 1 : mode === 'Full' ? 3 : ((current?.control_plane_count as number | undefined) ?? 3));
+  if (![1, 2, 3, 4, 5].includes(count)) throw badRequest(`control_plane_count must be 1 (single node), 2, 3, 4 or 5, not ${count}`);
+  return { count, mode: count === 1 ? 'None' : 'Full' };
+}
+
+/**
+ * Networking as upstream models it: the legacy singular fields mirror the first entry of the
+ * plural lists. Validates CIDRs, host prefixes, overlaps and VIP placement.
+ */
+function networking(params: Params, clusterId: string, current: ClusterAttributes, singleNode: boolean): ClusterAttributes {
+  const clusterNetworks: Network[] =
+    list<Network>(params.cluster_networks) ??
+    (params.cluster_network_cidr !== undefined || params.cluster_network_host_prefix !== undefined
+      ? [{
+          cidr: (params.cluster_network_cidr as string | undefined) ?? (current.cluster_network_cidr as string | undefined) ?? CLUSTER_DEFAULTS.clusterNetworkCidr,
+          host_prefix: (params.cluster_network_host_prefix as number | undefined) ?? (current.cluster_network_host_prefix as number | undefined) ?? CLUSTER_DEFAULTS.clusterNetworkHostPrefix,
+        }]
+      : undefined) ??
+    list<Network>(current.cluster_networks) ?? [{ cidr: CLUSTER_DEFAULTS.clusterNetworkCidr, host_prefix: CLUSTER_DEFAULTS.clusterNetworkHostPrefix }];
+  const serviceNetworks: Network[] =
+    list<Network>(params.service_networks) ??
+    (params.service_network_cidr !== undefined ? [{ cidr: params.service_network_cidr as string }] : undefined) ??
+    list<Network>(current.service_networks) ?? [{ cidr: CLUSTER_DEFAULTS.serviceNetworkCidr }];
+  const machineNetworks: Network[] =
+    list<Network>(params.machine_networks) ??
+    (params.machine_network_cidr ? [{ cidr: params.machine_network_cidr as string }] : undefined) ??
+    list<Network>(current.machine_networks) ?? [];
+
+  const named: [string, Network][] = [
+    ...clusterNetworks.map((n) => ['cluster network', n] as [string, Network]),
+    ...serviceNetworks.map((n) => ['service network', n] as [string, Network]),
+    ...machineNetworks.map((n) => ['machine network', n] as [string, Network]),
+  ];
+  for (const [kind, network] of named) check(cidrProblem(kind, network.cidr));
+  for (const network of clusterNetworks) {
+    if (network.host_prefix === undefined) throw badRequest(`cluster network ${network.cidr} needs a host_prefix`);
+    check(hostPrefixProblem(network.cidr, network.host_prefix));
+  }
+  for (let i = 0; i < named.length; i++) {
+    for (let j = i + 1; j < named.length; j++) {
+      const [kindA, a] = named[i]!;
+      const [kindB, b] = named[j]!;
+      if (overlaps(parseCidr(a.cidr)!, parseCidr(b.cidr)!)) throw badRequest(`${kindA} ${a.cidr} overlaps ${kindB} ${b.cidr}`);
+    }
+  }
+  if (clusterNetworks.length > 2 || serviceNetworks.length > 2) {
+    throw badRequest('at most two cluster and two service networks (one per IP family, for dual-stack)');
+  }
+
+  const apiVips = list<{ ip: string }>(params.api_vips) ?? list<{ ip: string }>(current.api_vips) ?? [];
+  const ingressVips = list<{ ip: string }>(params.ingress_vips) ?? list<{ ip: string }>(current.ingress_vips) ?? [];
+  const userManaged = (params.user_managed_networking as boolean | undefined) ?? (current.user_managed_networking as boolean | undefined) ?? singleNode;
+  if (singleNode && userManaged === false) {
+    throw badRequest('single-node clusters use user-managed networking: leave user_managed_networking unset or true');
+  }
+  const dhcp = (params.vip_dhcp_allocation as boolean | undefined) ?? (current.vip_dhcp_allocation as boolean | undefined) ?? false;
+  if ((userManaged || dhcp) && (apiVips.length > 0 || ingressVips.length > 0) && (params.api_vips || params.ingress_vips)) {
+    throw badRequest(
+      userManaged
+        ? 'api_vips and ingress_vips cannot be set with user-managed networking (or for a single-node cluster): the load balancer is yours'
+        : 'api_vips and ingress_vips are allocated by DHCP when vip_dhcp_allocation is true: do not set them',
+    );
+  }
+  for (const [field, vips] of [['api_vips', apiVips], ['ingress_vips', ingressVips]] as const) {
+    if (vips.length > 2) throw badRequest(`${field} takes at most two addresses, one per IP family`);
+    for (const vip of vips) {
+      if (!ipFamily(vip.ip)) throw badRequest(`${field}: "${vip.ip}" is not an IP address`);
+      if (machineNetworks.length > 0 && !machineNetworks.some((n) => contains(parseCidr(n.cidr)!, vip.ip))) {
+        throw badRequest(`${field}: ${vip.ip} is not inside any machine network (${machineNetworks.map((n) => n.cidr).join(', ')})`);
+      }
+    }
+  }
+  for (const api of apiVips) {
+    if (ingressVips.some((ingress) => ingress.ip === api.ip)) throw badRequest(`the API VIP and the ingress VIP must differ (both are ${api.ip})`);
+  }
+
+  return {
+    cluster_networks: clusterNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr, host_prefix: n.host_prefix })),
+    service_networks: serviceNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
+    machine_networks: machineNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
+    cluster_network_cidr: clusterNetworks[0]?.cidr,
+    cluster_network_host_prefix: clusterNetworks[0]?.host_prefix,
+    service_network_cidr: serviceNetworks[0]?.cidr,
+    machine_network_cidr: machineNetworks[0]?.cidr,
+    api_vips: apiVips.map((v) => ({ cluster_id: clusterId, ip: v.ip, verification: 'unverified' })),
+    ingress_vips: ingressVips.map((v) => ({ cluster_id: clusterId, ip: v.ip, verification: 'unverified' })),
+    user_managed_networking: userManaged,
+    vip_dhcp_allocation: dhcp,
+  };
+}
+
+/** Fields copied as given after their own checks. */
+function simpleFields(params: Params): ClusterAttributes {
+  const out: ClusterAttributes = {};
+  if (typeof params.base_dns_domain === 'string' && params.base_dns_domain !== '') check(baseDomainProblem(params.base_dns_domain));
+  if (typeof params.ssh_public_key === 'string' && params.ssh_public_key.trim() !== '') check(sshPublicKeyProblem(params.ssh_public_key));
+  if (typeof params.http_proxy === 'string' && params.http_proxy !== '') check(proxyUrlProblem('http_proxy', params.http_proxy));
+  if (typeof params.https_proxy === 'string' && params.https_proxy !== '') check(proxyUrlProblem('https_proxy', params.https_proxy));
+  if (typeof params.no_proxy === 'string' && params.no_proxy !== '') check(noProxyProblem(params.no_proxy));
+  for (const field of [
+    'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'additional_ntp_source', 'ntp_sources',
+    'hyperthreading', 'network_type', 'schedulable_masters', 'disk_encryption', 'ignition_endpoint', 'tags', 'load_balancer',
+    'api_vip_dns_name',
+  ]) {
+    if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
+  }
+  if (Array.isArray(params.olm_operators)) {
+    out.monitored_operators = [
+      ...BUILTIN_OPERATORS,
+      ...(params.olm_operators as { name: string; properties?: string }[]).map((operator) => ({
+        name: operator.name,
+        operator_type: 'olm',
+        properties: operator.properties,
+      })),
+    ];
+  }
+  return out;
+}
+
+export function createClusterRecord(
+  params: Params,
+  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string },
+): Omit<Cluster, 'version'> {
+  const name = params.name as string;
+  check(clusterNameProblem(name));
+  check(pullSecretProblem(params.pull_secret as string));
+  const { count, mode } = controlPlane(params);
+  const singleNode = count === 1;
+  const attributes: ClusterAttributes = {
+    kind: 'Cluster',
+    openshift_version: context.release.openshiftVersion,
+    ocp_release_image: context.release.releaseImage,
+    cpu_architecture: context.release.cpuArchitecture,
+    control_plane_count: count,
+    high_availability_mode: mode,
+    hyperthreading: 'all',
+    network_type: 'OVNKubernetes',
+    schedulable_masters: false,
+    schedulable_masters_forced_true: !singleNode,
+    disk_encryption: { enable_on: 'none', mode: 'tpmv2' },
+    load_balancer: { type: 'cluster-managed' },
+    monitored_operators: BUILTIN_OPERATORS,
+    image_info: { created_at: context.now },
+    status_info: 'Cluster is not ready for install',
+    user_name: context.userName,
+    ...simpleFields(params),
+  };
+  Object.assign(attributes, networking(params, context.clusterId, attributes, singleNode));
+  attributes.platform = (params.platform as object | undefined) ?? { type: attributes.user_managed_networking ? 'none' : 'baremetal' };
+  checkPlatform(attributes);
+  return {
+    orgId: context.orgId,
+    clusterId: context.clusterId,
+    name,
+    status: 'insufficient',
+    createdAt: context.now,
+    updatedAt: context.now,
+    pullSecret: params.pull_secret as string,
+    attributes,
+  };
+}
+
+function checkPlatform(attributes: ClusterAttributes): void {
+  const platform = (attributes.platform as { type?: string } | undefined)?.type;
+  if (platform === 'baremetal' && attributes.user_managed_networking) {
+    throw badRequest('platform baremetal needs cluster-managed networking: use platform "none" with user-managed networking');
+  }
+}
+
+/** Applies a `v2-cluster-update-params` document; only in the states upstream allows. */
+export function applyClusterUpdate(cluster: Cluster, params: Params, now: string): Cluster {
+  if (!UPDATABLE_STATES.has(cluster.status)) {
+    throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
+  }
+  const next = structuredClone(cluster);
+  if (typeof params.name === 'string') {
+    check(clusterNameProblem(params.name));
+    next.name = params.name;
+  }
+  if (typeof params.pull_secret === 'string') {
+    check(pullSecretProblem(params.pull_secret));
+    next.pullSecret = params.pull_secret;
+  }
+  const current = next.attributes;
+  const singleNode = (current.control_plane_count as number) === 1;
+  if (params.control_plane_count !== undefined && params.control_plane_count !== null) {
+    const { count, mode } = controlPlane(params, current);
+    if ((count === 1) !== singleNode) throw badRequest('a cluster cannot change between single-node and multi-node; create a new cluster');
+    Object.assign(current, { control_plane_count: count, high_availability_mode: mode });
+  }
+  Object.assign(current, simpleFields(params));
+  Object.assign(current, networking(params, cluster.clusterId, current, singleNode));
+  if (params.platform) current.platform = params.platform;
+  checkPlatform(current);
+  next.updatedAt = now;
+  return next;
+}
+
+/** The upstream `cluster` document. Secrets stay out: only `pull_secret_set` tells there is one. */
+export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {}): Record<string, unknown> {
+  return {
+    ...cluster.attributes,
+    kind: (cluster.attributes.kind as string | undefined) ?? 'Cluster',
+    id: cluster.clusterId,
+    href: `/api/assisted-install/v2/clusters/${cluster.clusterId}`,
+    name: cluster.name,
+    org_id: cluster.orgId,
+    status: cluster.status,
+    status_info: (cluster.attributes.status_info as string | undefined) ?? '',
+    status_updated_at: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.createdAt,
+    image_info: (cluster.attributes.image_info as object | undefined) ?? {},
+    pull_secret_set: !!cluster.pullSecret,
+    created_at: cluster.createdAt,
+    updated_at: cluster.updatedAt,
+    hosts: extras.hosts ?? [],
+    total_host_count: extras.counts?.total ?? 0,
+    enabled_host_count: extras.counts?.enabled ?? 0,
+    ready_host_count: extras.counts?.ready ?? 0,
+  };
+}

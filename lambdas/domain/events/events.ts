@@ -1,0 +1,200 @@
+/**
+ * Service events: the upstream catalogue (catalogue.json, converted from upstream docs/events.yaml)
+ * and the two pure functions around it — building an event from a catalogue entry, and showing an
+ * event in the upstream `event` wire shape. No I/O: ids and time are passed in.
+ */
+import type { EventSeverity, ServiceEvent } from '../entities.js';
+import catalogueData from './catalogue.json' with { type: 'json' };
+
+/** How a catalogue property is typed; `optional-uuid` is upstream's UUID_PTR (e.g. a host's cluster). */
+export type PropertyType = 'uuid' | 'optional-uuid' | 'string' | 'integer' | 'boolean';
+export type EventType = 'cluster' | 'host' | 'infra-env';
+
+export interface EventDefinition {
+  name: string;
+  /** Upstream template: `{property}` is replaced by the property's value. */
+  message: string;
+  eventType: EventType;
+  severity: EventSeverity;
+  properties: Readonly<Record<string, PropertyType>>;
+}
+
+/** What an event is about. Which ids an event carries is fixed by its catalogue entry. */
+export interface EventSubject {
+  orgId: string;
+  clusterId?: string;
+  hostId?: string;
+  infraEnvId?: string;
+}
+
+export type EventPropertyValue = string | number | boolean;
+export type EventProps = Readonly<Record<string, EventPropertyValue>>;
+
+/** A caller asked for an event the catalogue does not allow; always a programming error, never the user's. */
+export class InvalidEventError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidEventError';
+  }
+}
+
+const SEVERITIES: readonly EventSeverity[] = ['info', 'warning', 'error', 'critical'];
+const PROPERTY_TYPES: readonly PropertyType[] = ['uuid', 'optional-uuid', 'string', 'integer', 'boolean'];
+const EVENT_TYPES: readonly EventType[] = ['cluster', 'host', 'infra-env'];
+
+/** Catalogue properties that are the event's own ids; they come from the subject, not from props. */
+const ID_PROPERTIES = { cluster_id: 'clusterId', host_id: 'hostId', infra_env_id: 'infraEnvId' } as const;
+type IdProperty = keyof typeof ID_PROPERTIES;
+const isIdProperty = (name: string): name is IdProperty => Object.hasOwn(ID_PROPERTIES, name);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Event messages are shown to every user of the cluster and kept for months, so a property whose
+ * name suggests a secret is refused outright rather than trusted to be harmless.
+ */
+const SECRET_NAME = /secret|passw|pwd|token|kubeadmin|credential|private_?key|api_?key|kubeconfig|bearer|auths?$/i;
+export const looksLikeSecret = (propertyName: string): boolean => SECRET_NAME.test(propertyName);
+
+function catalogueProblem(entry: EventDefinition, seen: ReadonlyMap<string, EventDefinition>): string | undefined {
+  if (seen.has(entry.name)) return 'is defined twice';
+  if (!SEVERITIES.includes(entry.severity)) return `has unknown severity ${entry.severity}`;
+  if (!EVENT_TYPES.includes(entry.eventType)) return `has unknown event type ${entry.eventType}`;
+  for (const [name, type] of Object.entries(entry.properties)) {
+    if (looksLikeSecret(name)) return `has property ${name}, which looks like a secret`;
+    if (!PROPERTY_TYPES.includes(type)) return `has property ${name} of unknown type ${type}`;
+  }
+  return undefined;
+}
+
+function loadCatalogue(): ReadonlyMap<string, EventDefinition> {
+  const byName = new Map<string, EventDefinition>();
+  // Checked once at load so a bad edit of the data file fails every test, not one event at run time.
+  // JSON imports are typed structurally (plain strings); catalogueProblem checks what the cast claims.
+  for (const entry of catalogueData.events as unknown as EventDefinition[]) {
+    const problem = catalogueProblem(entry, byName);
+    if (problem) throw new InvalidEventError(`Event catalogue entry ${entry.name} ${problem}`);
+    byName.set(entry.name, Object.freeze({ ...entry, properties: Object.freeze({ ...entry.properties }) }));
+  }
+  return byName;
+}
+
+export const EVENT_CATALOGUE: ReadonlyMap<string, EventDefinition> = loadCatalogue();
+
+export function eventDefinition(name: string): EventDefinition {
+  const definition = EVENT_CATALOGUE.get(name);
+  if (!definition) throw new InvalidEventError(`Unknown event ${JSON.stringify(name)}: it is not in the event catalogue`);
+  return definition;
+}
+
+const referencedProperties = (template: string): Set<string> =>
+  new Set([...template.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!));
+
+function checkType(event: string, name: string, type: PropertyType, value: unknown): EventPropertyValue {
+  const ok =
+    type === 'uuid' || type === 'optional-uuid' ? typeof value === 'string' && UUID.test(value)
+    : type === 'string' ? typeof value === 'string'
+    : type === 'integer' ? Number.isSafeInteger(value)
+    : typeof value === 'boolean';
+  if (!ok) throw new InvalidEventError(`Event ${event}: property ${name} must be of type ${type}, got ${JSON.stringify(value)}`);
+  return value as EventPropertyValue;
+}
+
+/**
+ * Builds the event `name` about `subject`, rendering the catalogue's message with `props`.
+ *
+ * Every property the catalogue declares is required, except an `optional-uuid` the message does not
+ * mention (upstream's UUID_PTR, e.g. the cluster of a host that is not bound yet). The ids are taken
+ * from `subject`: giving an id the event does not carry, a property the catalogue does not declare,
+ * or a secret-looking property throws. The severity is the catalogue's, or the `severity` property
+ * for the one event that declares it. As upstream, the template's properties are not kept on the
+ * event: only the rendered message is.
+ */
+export function buildEvent(name: string, props: EventProps, subject: EventSubject, at: Date, eventId: string): ServiceEvent {
+  const definition = eventDefinition(name);
+  if (!subject.orgId) throw new InvalidEventError(`Event ${name}: the subject has no organisation`);
+  if (Number.isNaN(at.getTime())) throw new InvalidEventError(`Event ${name}: the event time is not a valid date`);
+
+  for (const property of Object.keys(props)) {
+    if (looksLikeSecret(property)) {
+      throw new InvalidEventError(`Event ${name}: refusing property ${property}; it looks like a secret and events are shown to users`);
+    }
+    if (isIdProperty(property)) throw new InvalidEventError(`Event ${name}: pass ${property} as the subject's ${ID_PROPERTIES[property]}, not as a property`);
+    if (!Object.hasOwn(definition.properties, property)) throw new InvalidEventError(`Event ${name} has no property ${property}`);
+  }
+
+  const referenced = referencedProperties(definition.message);
+  const values = new Map<string, EventPropertyValue>();
+  for (const [property, type] of Object.entries(definition.properties)) {
+    const value: unknown = isIdProperty(property) ? subject[ID_PROPERTIES[property]] : props[property];
+    if (value === undefined) {
+      if (type === 'optional-uuid' && !referenced.has(property)) continue;
+      throw new InvalidEventError(`Event ${name} needs property ${property}`);
+    }
+    values.set(property, checkType(name, property, type, value));
+  }
+  for (const [property, field] of Object.entries(ID_PROPERTIES)) {
+    if (subject[field] !== undefined && !values.has(property)) {
+      throw new InvalidEventError(`Event ${name} is a ${definition.eventType} event and does not carry ${property}`);
+    }
+  }
+
+  // Upstream's generator lets an event that declares a `severity` property (host_status_updated)
+  // take its severity from it; every other event has the catalogue's.
+  let severity = definition.severity;
+  if (values.has('severity')) {
+    const declared = values.get('severity') as EventSeverity;
+    if (!SEVERITIES.includes(declared)) throw new InvalidEventError(`Event ${name}: severity must be one of ${SEVERITIES.join(', ')}, got ${declared}`);
+    severity = declared;
+  }
+
+  // One pass over the template, as upstream's strings.Replacer: substituted text is not re-scanned.
+  const message = definition.message.replace(/\{([^{}]+)\}/g, (placeholder, property: string) =>
+    values.has(property) ? String(values.get(property)) : placeholder,
+  );
+  const id = (property: IdProperty) => values.get(property) as string | undefined;
+  return {
+    orgId: subject.orgId,
+    eventId,
+    name,
+    severity,
+    category: 'user',
+    message,
+    eventTime: at.toISOString(),
+    ...(id('cluster_id') ? { clusterId: id('cluster_id') } : {}),
+    ...(id('host_id') ? { hostId: id('host_id') } : {}),
+    ...(id('infra_env_id') ? { infraEnvId: id('infra_env_id') } : {}),
+  };
+}
+
+/** The upstream `event` document. Absent ids and props are omitted, as upstream's `omitempty` does. */
+export interface EventView {
+  name: string;
+  cluster_id?: string;
+  host_id?: string;
+  infra_env_id?: string;
+  severity: EventSeverity;
+  category: ServiceEvent['category'];
+  message: string;
+  event_time: string;
+  /** Upstream's list omits it too; ServiceEvent does not record the request yet. */
+  request_id?: string;
+  /** Additional properties as a JSON string. */
+  props?: string;
+}
+
+export function eventView(event: ServiceEvent): EventView {
+  // Events built here carry no props; this guards props that reach the store another way.
+  const props = Object.entries(event.props ?? {}).filter(([name]) => !looksLikeSecret(name));
+  return {
+    name: event.name,
+    ...(event.clusterId ? { cluster_id: event.clusterId } : {}),
+    ...(event.hostId ? { host_id: event.hostId } : {}),
+    ...(event.infraEnvId ? { infra_env_id: event.infraEnvId } : {}),
+    severity: event.severity,
+    category: event.category,
+    message: event.message,
+    event_time: event.eventTime,
+    ...(props.length > 0 ? { props: JSON.stringify(Object.fromEntries(props)) } : {}),
+  };
+}

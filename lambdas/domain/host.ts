@@ -1,0 +1,172 @@
+/**
+ * The host as the upstream API shows it, and what a user may change on it. Agents create and
+ * drive hosts (the lifecycle work); here are the user-side rules. Pure.
+ */
+import { badRequest, conflict } from './errors.js';
+import type { Cluster, Host } from './entities.js';
+import { hostnameProblem } from './validation.js';
+import type { Params } from './cluster.js';
+
+/** States in which a user may change a host's name, role, disks or labels. */
+export const HOST_UPDATABLE_STATES = new Set([
+  'discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected',
+  'discovering-unbound', 'known-unbound', 'insufficient-unbound', 'disconnected-unbound',
+]);
+/** States a host cannot be deleted in: it is being written to disk. */
+export const HOST_BUSY_STATES = new Set(['preparing-for-installation', 'preparing-successful', 'installing', 'installing-in-progress']);
+const BINDABLE_STATES = new Set(['known-unbound', 'insufficient-unbound', 'discovering-unbound', 'disconnected-unbound']);
+const UNBINDABLE_STATES = new Set(['known', 'insufficient', 'discovering', 'pending-for-input', 'disconnected', 'binding']);
+const UNBINDABLE_AFTER_INSTALL = new Set(['installed', 'error', 'cancelled', 'added-to-existing-cluster']);
+export const CLUSTER_ACCEPTING_HOSTS = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
+
+/** Validation results a user may reset, and the host data they were computed from. */
+export const RESETTABLE_VALIDATIONS: Record<string, string> = {
+  'sufficient-installation-disk-speed': 'disk_speed',
+  'container-images-available': 'images_status',
+};
+
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
+const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function labelProblem(key: string, value: string): string | undefined {
+  const [prefix, name] = key.includes('/') ? (key.split('/', 2) as [string, string]) : [undefined, key];
+  if (!LABEL_NAME.test(name) || (prefix !== undefined && (!LABEL_PREFIX.test(prefix) || prefix.length > 253))) {
+    return `node label key "${key}" is not a valid Kubernetes label key`;
+  }
+  if (value !== '' && !LABEL_NAME.test(value)) return `node label value "${value}" for "${key}" is not a valid Kubernetes label value`;
+  return undefined;
+}
+
+interface InventoryDisk {
+  id?: string;
+  path?: string;
+  name?: string;
+  installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] };
+}
+
+function inventoryDisks(host: Host): InventoryDisk[] {
+  try {
+    const inventory = JSON.parse((host.attributes.inventory as string | undefined) ?? '{}') as { disks?: InventoryDisk[] };
+    return inventory.disks ?? [];
+  } catch {
+    return [];
+  }
+}
+
+/** Applies a `host-update-params` document. */
+export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | undefined, now: string): Host {
+  if (!HOST_UPDATABLE_STATES.has(host.status)) {
+    throw conflict(`Host ${host.hostId} is in status ${host.status} and cannot be updated now`);
+  }
+  const next = structuredClone(host);
+  const attributes = next.attributes;
+
+  if (typeof params.host_name === 'string') {
+    const problem = hostnameProblem(params.host_name);
+    if (problem) throw badRequest(problem);
+    attributes.requested_hostname = params.host_name;
+  }
+  if (typeof params.host_role === 'string') {
+    if (!host.clusterId || !cluster) throw badRequest('a host gets a role only once it is bound to a cluster');
+    if ((cluster.attributes.control_plane_count as number) === 1 && !['master', 'auto-assign'].includes(params.host_role)) {
+      throw badRequest(`a single-node cluster's host is its control plane: role ${params.host_role} is not possible`);
+    }
+    if (params.host_role === 'arbiter' && (cluster.attributes.control_plane_count as number) !== 2) {
+      throw badRequest('the arbiter role exists only for clusters with two control-plane nodes');
+    }
+    attributes.role = params.host_role;
+    if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
+  }
+  if (Array.isArray(params.disks_selected_config)) {
+    const disks = inventoryDisks(host);
+    const selected = params.disks_selected_config as { id: string; role?: string }[];
+    const installs = selected.filter((d) => d.role === 'install');
+    if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
+    for (const choice of selected) {
+      const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
+      if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
+      if (choice.role === 'install' && disk.installation_eligibility?.eligible === false) {
+        const reasons = disk.installation_eligibility.not_eligible_reasons?.join('; ') ?? 'not eligible';
+        throw badRequest(`disk ${choice.id} cannot be the installation disk: ${reasons}`);
+      }
+    }
+    const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
+    if (install) {
+      attributes.installation_disk_id = install.id;
+      attributes.installation_disk_path = install.path;
+    }
+  }
+  if (Array.isArray(params.node_labels)) {
+    const labels = params.node_labels as { key: string; value: string }[];
+    for (const label of labels) {
+      const problem = labelProblem(label.key, label.value);
+      if (problem) throw badRequest(problem);
+    }
+    attributes.node_labels = JSON.stringify(Object.fromEntries(labels.map((l) => [l.key, l.value])));
+  }
+  if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = (params.disks_skip_formatting as { disk_id: string; skip_formatting: boolean }[]).filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
+  if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
+  next.updatedAt = now;
+  return next;
+}
+
+export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string | undefined, now: string): Host {
+  if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be bound elsewhere`);
+  if (host.clusterId) throw conflict(`host ${host.hostId} is already bound to cluster ${host.clusterId}`);
+  if (!BINDABLE_STATES.has(host.status)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be bound now`);
+  if (!CLUSTER_ACCEPTING_HOSTS.has(cluster.status)) throw conflict(`cluster ${cluster.clusterId} is in status ${cluster.status} and accepts no hosts`);
+  const hostArch = host.attributes.cpu_architecture as string | undefined;
+  const clusterArch = cluster.attributes.cpu_architecture as string | undefined;
+  if (hostArch && clusterArch && clusterArch !== 'multi' && hostArch !== clusterArch) {
+    throw badRequest(`host ${host.hostId} is ${hostArch} but cluster ${cluster.clusterId} is ${clusterArch}`);
+  }
+  return {
+    ...structuredClone(host),
+    clusterId: cluster.clusterId,
+    status: 'binding',
+    updatedAt: now,
+    attributes: { ...structuredClone(host.attributes), status_info: 'Host is waiting to be bound to the cluster', role: 'auto-assign' },
+  };
+}
+
+export function unbindHost(host: Host, infraEnvClusterId: string | undefined, now: string): Host {
+  if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be unbound`);
+  if (!host.clusterId) throw conflict(`host ${host.hostId} is not bound to a cluster`);
+  const afterInstall = UNBINDABLE_AFTER_INSTALL.has(host.status);
+  if (!afterInstall && !UNBINDABLE_STATES.has(host.status)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be unbound now`);
+  const next = structuredClone(host);
+  delete next.clusterId;
+  next.status = afterInstall ? 'unbinding-pending-user-action' : 'unbinding';
+  next.attributes.status_info = afterInstall ? 'Host is unbound from the cluster: reboot it from the discovery image' : 'Host is being unbound from the cluster';
+  delete next.attributes.role;
+  next.updatedAt = now;
+  return next;
+}
+
+export function resetValidation(host: Host, validationId: string, now: string): Host {
+  const data = RESETTABLE_VALIDATIONS[validationId];
+  if (!data) {
+    throw badRequest(`validation ${validationId} cannot be reset; only ${Object.keys(RESETTABLE_VALIDATIONS).join(' and ')} can`);
+  }
+  const next = structuredClone(host);
+  if (data === 'images_status') delete next.attributes.images_status;
+  else delete next.attributes.disk_speed;
+  next.updatedAt = now;
+  return next;
+}
+
+/** The upstream `host` document. */
+export function hostView(host: Host): Record<string, unknown> {
+  return {
+    ...host.attributes,
+    kind: (host.attributes.kind as string | undefined) ?? 'Host',
+    id: host.hostId,
+    href: `/api/assisted-install/v2/infra-envs/${host.infraEnvId}/hosts/${host.hostId}`,
+    infra_env_id: host.infraEnvId,
+    ...(host.clusterId ? { cluster_id: host.clusterId } : {}),
+    status: host.status,
+    status_info: (host.attributes.status_info as string | undefined) ?? '',
+    created_at: host.createdAt,
+    updated_at: host.updatedAt,
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Checks of user input that JSON Schema cannot express. Each returns `undefined` when the value is
+ * acceptable, otherwise a reason a person can act on. No reason ever quotes a secret.
+ */
+import { Address4, Address6 } from 'ip-address';
+
+type Reason = string | undefined;
+
+// ---- pull secret ------------------------------------------------------------------------------
+
+export function pullSecretProblem(pullSecret: string): Reason {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(pullSecret);
+  } catch {
+    return 'pull_secret is not valid JSON: paste the whole pull secret from console.redhat.com/openshift/install/pull-secret';
+  }
+  const auths = (parsed as { auths?: unknown })?.auths;
+  if (!auths || typeof auths !== 'object' || Array.isArray(auths) || Object.keys(auths).length === 0) {
+    return 'pull_secret must be an object with a non-empty "auths" map of registries';
+  }
+  for (const [registry, entry] of Object.entries(auths as Record<string, unknown>)) {
+    const auth = (entry as { auth?: unknown })?.auth;
+    if (typeof auth !== 'string' || auth.length === 0) return `pull_secret: the entry for registry "${registry}" has no "auth" field`;
+    const decoded = Buffer.from(auth, 'base64').toString('utf8');
+    if (!/^[A-Za-z0-9+/=\s]+$/.test(auth) || !decoded.includes(':')) {
+      return `pull_secret: the "auth" of registry "${registry}" must be base64 of "user:password"`;
+    }
+  }
+  return undefined;
+}
+
+// ---- SSH keys ---------------------------------------------------------------------------------
+
+const SSH_KEY_TYPES = new Set([
+  'ssh-rsa',
+  'ssh-dss',
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'sk-ssh-ed25519@openssh.com',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
+]);
+
+/** One or more public keys in authorized_keys format; each key's blob must name its own type. */
+export function sshPublicKeyProblem(keys: string): Reason {
+  const lines = keys.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  if (lines.length === 0) return 'ssh_public_key is empty';
+  for (const [index, line] of lines.entries()) {
+    const [type, data] = line.split(/\s+/);
+    const where = lines.length > 1 ? ` (key ${index + 1})` : '';
+    if (!type || !SSH_KEY_TYPES.has(type) || !data) {
+      return `ssh_public_key${where} must be an OpenSSH public key such as "ssh-ed25519 AAAA… comment"`;
+    }
+    const blob = Buffer.from(data, 'base64');
+    const declared = blob.length >= 4 ? blob.subarray(4, 4 + blob.readUInt32BE(0)).toString('latin1') : '';
+    if (declared !== type) return `ssh_public_key${where} is malformed: its key data is not a ${type} key`;
+  }
+  return undefined;
+}
+
+// ---- names ------------------------------------------------------------------------------------
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export function clusterNameProblem(name: string): Reason {
+  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 54) {
+    return `cluster name "${name}" must be 1–54 lowercase letters, digits or '-', start with a letter and end with a letter or digit`;
+  }
+  return undefined;
+}
+
+export function baseDomainProblem(domain: string): Reason {
+  const labels = domain.split('.');
+  if (domain.length > 181 || labels.length < 2 || !labels.every((label) => DNS_LABEL.test(label))) {
+    return `base_dns_domain "${domain}" must be a DNS domain of at least two lowercase labels, such as example.com`;
+  }
+  return undefined;
+}
+
+export function hostnameProblem(hostname: string): Reason {
+  const labels = hostname.split('.');
+  if (hostname.length > 253 || !labels.every((label) => DNS_LABEL.test(label))) {
+    return `hostname "${hostname}" must be lowercase letters, digits, '-' and '.', each label 1–63 characters`;
+  }
+  if (hostname === 'localhost' || hostname.startsWith('localhost.')) return `hostname "${hostname}" is not allowed`;
+  return undefined;
+}
+
+// ---- proxy ------------------------------------------------------------------------------------
+
+export function proxyUrlProblem(field: 'http_proxy' | 'https_proxy', value: string): Reason {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${field} must be a URL such as http://proxy.example.com:3128`;
+  }
+  const allowed = field === 'http_proxy' ? ['http:'] : ['http:', 'https:'];
+  if (!allowed.includes(url.protocol)) return `${field} must use ${allowed.map((p) => p.slice(0, -1)).join(' or ')}`;
+  if (!url.hostname) return `${field} must name a proxy host`;
+  return undefined;
+}
+
+export function noProxyProblem(value: string): Reason {
+  if (value.trim() === '*') return undefined;
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    if (!entry) return 'no_proxy has an empty entry: separate domains, IPs and CIDRs with single commas';
+    const domain = entry.replace(/^\./, '');
+    if (parseCidr(entry) || isIp(entry) || domain.split('.').every((label) => DNS_LABEL.test(label.toLowerCase()))) continue;
+    return `no_proxy entry "${entry}" is not a domain, an IP address or a CIDR`;
+  }
+  return undefined;
+}
+
+// ---- addresses and networks -------------------------------------------------------------------
+
+export interface Cidr {
+  text: string;
+  family: 4 | 6;
+  prefix: number;
+  /** First and last address as big integers, for containment and overlap tests. */
+  start: bigint;
+  end: bigint;
+}
+
+export function isIp(value: string): boolean {
+  return Address4.isValid(value) || Address6.isValid(value);
+}
+
+function ipValue(value: string): { family: 4 | 6; value: bigint } | undefined {
+  if (Address4.isValid(value) && !value.includes('/')) return { family: 4, value: new Address4(value).bigInt() };
+  if (Address6.isValid(value) && !value.includes('/')) return { family: 6, value: new Address6(value).bigInt() };
+  return undefined;
+}
+
+export function parseCidr(text: string): Cidr | undefined {
+  if (!text.includes('/')) return undefined;
+  const [address, prefixText] = text.split('/') as [string, string];
+  const prefix = Number(prefixText);
+  const ip = ipValue(address);
+  if (!ip || !/^\d{1,3}$/.test(prefixText) || prefix > (ip.family === 4 ? 32 : 128)) return undefined;
+  const bits = BigInt(ip.family === 4 ? 32 : 128);
+  const size = 1n << (bits - BigInt(prefix));
+  const start = (ip.value / size) * size;
+  return { text, family: ip.family, prefix, start, end: start + size - 1n };
+}
+
+export function cidrProblem(field: string, text: string): Reason {
+  const cidr = parseCidr(text);
+  if (!cidr) return `${field} "${text}" is not a CIDR such as 10.128.0.0/14 or fd01::/48`;
+  const ip = ipValue(text.split('/')[0]!)!;
+  if (ip.value !== cidr.start) return `${field} "${text}" has host bits set: did you mean the network address of that block?`;
+  return undefined;
+}
+
+export function overlaps(a: Cidr, b: Cidr): boolean {
+  return a.family === b.family && a.start <= b.end && b.start <= a.end;
+}
+
+export function contains(cidr: Cidr, address: string): boolean {
+  const ip = ipValue(address);
+  return !!ip && ip.family === cidr.family && ip.value >= cidr.start && ip.value <= cidr.end;
+}
+
+export function ipFamily(address: string): 4 | 6 | undefined {
+  return ipValue(address)?.family;
+}
+
+/** Upstream's rule: each node gets a /hostPrefix out of the cluster network. */
+export function hostPrefixProblem(clusterNetwork: string, hostPrefix: number): Reason {
+  const cidr = parseCidr(clusterNetwork);
+  if (!cidr) return undefined;
+  if (cidr.family === 6) {
+    return hostPrefix === 64 ? undefined : `host_prefix for the IPv6 cluster network ${clusterNetwork} must be 64`;
+  }
+  if (hostPrefix <= cidr.prefix || hostPrefix > 25) {
+    return `host_prefix ${hostPrefix} must be larger than the cluster network prefix (/${cidr.prefix}) and at most 25, so that every node gets at least 128 pod addresses`;
+  }
+  return undefined;
+}

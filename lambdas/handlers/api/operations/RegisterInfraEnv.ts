@@ -1,0 +1,9 @@
+import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { registerInfraEnv } from '../../../usecases/infra-envs.js';
+import type { Operation } from '../context.js';
+
+export const RegisterInfraEnv: Operation = async ({ event, principal, ports }) => {
+  requireRole(principal, 'write');
+  return json(201, await registerInfraEnv(ports, principal, event.body as Record<string, unknown>));
+};

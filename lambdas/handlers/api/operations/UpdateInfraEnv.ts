@@ -1,0 +1,11 @@
+import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { updateInfraEnv } from '../../../usecases/infra-envs.js';
+import type { Operation } from '../context.js';
+import { pathParam } from '../params.js';
+
+/** Upstream answers an infra-env update with 201. */
+export const UpdateInfraEnv: Operation = async ({ api, event, principal, ports }) => {
+  requireRole(principal, 'write');
+  return json(201, await updateInfraEnv(ports, principal, pathParam(api, 'infra_env_id'), event.body as Record<string, unknown>));
+};

@@ -1,0 +1,9 @@
+import { componentVersions } from '../../../domain/catalogues.js';
+import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import type { Operation } from '../context.js';
+
+export const v2ListComponentVersions: Operation = async ({ principal }) => {
+  requireRole(principal, 'read');
+  return json(200, componentVersions());
+};

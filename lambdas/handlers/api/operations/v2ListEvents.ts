@@ -1,0 +1,67 @@
+import { badRequest } from '../../../domain/errors.js';
+import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { listEvents, type EventQuery } from '../../../usecases/events.js';
+import type { Operation } from '../context.js';
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+/** A scalar parameter; validation has already refused repeated ones. */
+function text(query: RawQuery, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Upstream's array parameters are comma-separated (`style: form, explode: false`). The router
+ * splits a single value but leaves a repeated parameter (`host_ids=a&host_ids=b`) as given and a
+ * lone value may still arrive as a string, so accept every form.
+ */
+function list(query: RawQuery, name: string): string[] | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  const items = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).filter((item) => item !== '');
+  return items.length > 0 ? items : undefined;
+}
+
+/** Query values are still strings here (the router validates with coercion but hands over the originals). */
+function integer(query: RawQuery, name: string): number | undefined {
+  const value = text(query, name);
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value.trim())) throw badRequest(`${name} must be an integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function boolean(query: RawQuery, name: string): boolean | undefined {
+  const value = text(query, name);
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw badRequest(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value === 'true';
+}
+
+export const v2ListEvents: Operation = async ({ api, principal, ports }) => {
+  requireRole(principal, 'read');
+  const query = api.request.query as RawQuery;
+  const eventQuery: EventQuery = {
+    clusterId: text(query, 'cluster_id'),
+    hostId: text(query, 'host_id'),
+    hostIds: list(query, 'host_ids'),
+    infraEnvId: text(query, 'infra_env_id'),
+    limit: integer(query, 'limit'),
+    offset: integer(query, 'offset'),
+    order: text(query, 'order') as EventQuery['order'],
+    severities: list(query, 'severities'),
+    message: text(query, 'message'),
+    deletedHosts: boolean(query, 'deleted_hosts'),
+    clusterLevel: boolean(query, 'cluster_level'),
+    categories: list(query, 'categories'),
+  };
+  const result = await listEvents(ports, principal, eventQuery);
+  return json(200, result.events, {
+    'Severity-Count-Info': String(result.severityCounts.info),
+    'Severity-Count-Warning': String(result.severityCounts.warning),
+    'Severity-Count-Error': String(result.severityCounts.error),
+    'Severity-Count-Critical': String(result.severityCounts.critical),
+    'Event-Count': String(result.eventCount),
+  });
+};

@@ -1,0 +1,22 @@
+import type { Context as OpenApiContext } from 'openapi-backend';
+
+/** Path parameters openapi-backend matched (validated against openapi.yaml before we run). */
+export function pathParam(api: OpenApiContext, name: string): string {
+  return String(api.request.params[name]);
+}
+
+export function queryString(api: OpenApiContext, name: string): string | undefined {
+  const value = api.request.query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Query booleans arrive as text; openapi-backend validated them as booleans. */
+export function queryFlag(api: OpenApiContext, name: string): boolean | undefined {
+  const value = queryString(api, name);
+  return value === undefined ? undefined : value === 'true';
+}
+
+export function header(api: OpenApiContext, name: string): string | undefined {
+  const value = api.request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,57 @@
+/**
+ * Agent credentials as upstream's local auth mode issues them: an ES256 JWT naming one infra-env,
+ * embedded in that infra-env's discovery image and sent by the agent as X-Secret-Key. Our token
+ * also names the organisation, so verifying it is one read on an organisation-first key.
+ */
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { unauthorized } from '../domain/errors.js';
+import type { Store } from '../ports/store.js';
+import type { Principal } from './principal.js';
+
+const ISSUER = 'assisted-cloud';
+
+interface Keys {
+  signing: KeyObject;
+  verifying: KeyObject;
+}
+
+const cache = new Map<string, Keys>();
+
+function keysFrom(pem: string | undefined): Keys {
+  if (!pem) throw new Error('EC_PRIVATE_KEY_PEM is not configured: agent tokens can be neither issued nor checked');
+  let keys = cache.get(pem);
+  if (!keys) {
+    const signing = createPrivateKey(pem);
+    keys = { signing, verifying: createPublicKey(signing) };
+    cache.set(pem, keys);
+  }
+  return keys;
+}
+
+export async function issueAgentToken(signingKeyPem: string | undefined, claims: { orgId: string; infraEnvId: string }): Promise<string> {
+  return new SignJWT({ infra_env_id: claims.infraEnvId, org_id: claims.orgId })
+    .setProtectedHeader({ alg: 'ES256' })
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .sign(keysFrom(signingKeyPem).signing);
+}
+
+/** Accepts only ES256 tokens we signed whose infra-env still exists in their organisation. */
+export async function authenticateAgent(
+  deps: { store: Store; config: { agentSigningKeyPem?: string } },
+  secretKey: string | undefined,
+): Promise<Principal> {
+  if (!secretKey) throw unauthorized('X-Secret-Key header is required for agent requests');
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(secretKey, keysFrom(deps.config.agentSigningKeyPem).verifying, { algorithms: ['ES256'], issuer: ISSUER }));
+  } catch {
+    throw unauthorized('The agent token is not valid');
+  }
+  const orgId = payload.org_id;
+  const infraEnvId = payload.infra_env_id;
+  if (typeof orgId !== 'string' || typeof infraEnvId !== 'string') throw unauthorized('The agent token is not valid');
+  if (!(await deps.store.infraEnvs.get({ orgId, infraEnvId }))) throw unauthorized('The agent token names an infra-env that no longer exists');
+  return { kind: 'agent', orgId, infraEnvId };
+}

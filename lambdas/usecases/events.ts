@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import type { EventSeverity, ServiceEvent } from '../domain/entities.js';
+import { badRequest } from '../domain/errors.js';
+import { buildEvent, eventView, type EventProps, type EventSubject, type EventView } from '../domain/events/events.js';
+import type { Clock } from '../ports/clock.js';
+import type { EventFilter, Store } from '../ports/store.js';
+import type { Principal } from './principal.js';
+
+export interface RecordEventRequest {
+  /** A catalogue event name, e.g. `cluster_status_updated`. */
+  name: string;
+  subject: EventSubject;
+  props?: EventProps;
+  /** When it happened; defaults to now (upstream's Send…EventAtTime lets callers back-date too). */
+  at?: Date;
+}
+
+/** Builds a catalogue event and appends it; throws InvalidEventError for anything the catalogue forbids. */
+export async function recordEvent(deps: { store: Store; clock: Clock }, request: RecordEventRequest): Promise<ServiceEvent> {
+  const event = buildEvent(request.name, request.props ?? {}, request.subject, request.at ?? deps.clock.now(), randomUUID());
+  await deps.store.events.append(event);
+  return event;
+}
+
+/** The v2ListEvents query, already parsed into types; names follow the upstream parameters. */
+export interface EventQuery {
+  clusterId?: string;
+  /** Deprecated upstream; merged into hostIds. */
+  hostId?: string;
+  hostIds?: string[];
+  infraEnvId?: string;
+  limit?: number;
+  offset?: number;
+  order?: 'ascending' | 'descending';
+  severities?: string[];
+  /** Case-insensitive substring of the message. */
+  message?: string;
+  deletedHosts?: boolean;
+  clusterLevel?: boolean;
+  categories?: string[];
+}
+
+export type SeverityCounts = Record<EventSeverity, number>;
+
+export interface EventList {
+  events: EventView[];
+  /** Per severity, over every page; see listEvents for what they count. */
+  severityCounts: SeverityCounts;
+  /** Events matching every filter, over every page. */
+  eventCount: number;
+}
+
+const SEVERITIES: readonly EventSeverity[] = ['info', 'warning', 'error', 'critical'];
+/** Upstream's page size when `limit` is not given. */
+const DEFAULT_LIMIT = 5_000;
+/** Upstream lists only `user` events unless categories are asked for (the other one is `metrics`). */
+const DEFAULT_CATEGORIES = ['user'];
+/**
+ * The store lists one cluster's, host's or infra-env's events in time order with a cursor, but has
+ * no server-side filters or counts. We read every page up to this many events and filter, count
+ * and page in memory; beyond it the oldest (or, for `descending`, the newest) events are the ones
+ * kept, and the counts cover only what was read.
+ */
+export const MAX_EVENTS_READ = 10_000;
+const STORE_PAGE_SIZE = 1_000;
+/** Host look-ups for `deleted_hosts` in flight at once. */
+const HOST_LOOKUP_CONCURRENCY = 16;
+
+/**
+ * GET /v2/events, with upstream's semantics (internal/events/event.go):
+ * - scope: `cluster_id` wins; otherwise `host_ids` (with the deprecated `host_id` merged in), the
+ *   union of those hosts' events; otherwise `infra_env_id`. With none of them upstream lists every
+ *   event to service admins only and an empty list to everyone else; an organisation's admin here
+ *   is not a service admin, so the answer is empty.
+ * - with `cluster_id`, `message` filters by substring and `host_ids` / `cluster_level` /
+ *   `deleted_hosts` select events of those hosts OR cluster-level events OR events of deleted
+ *   hosts. Upstream applies `message` only in this scope, and so do we.
+ * - severity counts are computed in the `cluster_id` scope only (zero otherwise), after every filter
+ *   but `severities`; `eventCount` is after every filter; both are before paging.
+ * - `limit`: absent → 5000, negative → no limit, 0 → no events (counts still given); a negative or
+ *   absent `offset` is 0.
+ * Another organisation's ids, and unknown ones, simply have no events (keys are org-scoped); as
+ * upstream, that is an empty 200, not a 404.
+ */
+export async function listEvents(deps: { store: Store }, principal: Principal, query: EventQuery): Promise<EventList> {
+  const { limit, offset, descending, severities } = validate(query);
+  const orgId = principal.orgId;
+  const categories = query.categories?.length ? query.categories : DEFAULT_CATEGORIES;
+  const hostIds = [...new Set([...(query.hostIds ?? []), ...(query.hostId ? [query.hostId] : [])])];
+  const inCategory = (event: ServiceEvent) => categories.includes(event.category);
+
+  let scoped: ServiceEvent[];
+  let severityCounts = zeroCounts();
+  if (query.clusterId) {
+    const events = (await readEvents(deps.store, { orgId, clusterId: query.clusterId }, descending)).filter(inCategory);
+    scoped = await filterClusterEvents(deps.store, orgId, events, { ...query, hostIds });
+    severityCounts = countBySeverity(scoped);
+  } else if (hostIds.length > 0) {
+    scoped = (await readEventsOfHosts(deps.store, orgId, hostIds, descending)).filter(inCategory);
+  } else if (query.infraEnvId) {
+    scoped = (await readEvents(deps.store, { orgId, infraEnvId: query.infraEnvId }, descending)).filter(inCategory);
+  } else {
+    scoped = [];
+  }
+
+  const matching = severities ? scoped.filter((event) => severities.includes(event.severity)) : scoped;
+  matching.sort((a, b) => compareEvents(a, b) * (descending ? -1 : 1));
+  const page = limit === undefined ? matching.slice(offset) : matching.slice(offset, offset + limit);
+  return { events: page.map(eventView), severityCounts, eventCount: matching.length };
+}
+
+/** Upstream's lenient paging (negative values mean "no limit" / "from the start"); anything not an integer is a 400. */
+function validate(query: EventQuery) {
+  for (const [name, value] of [['limit', query.limit], ['offset', query.offset]] as const) {
+    if (value !== undefined && !Number.isSafeInteger(value)) throw badRequest(`${name} must be an integer, got ${value}`);
+  }
+  if (query.order !== undefined && query.order !== 'ascending' && query.order !== 'descending') {
+    throw badRequest(`order must be ascending or descending, got ${String(query.order)}`);
+  }
+  const unknown = query.severities?.find((severity) => !SEVERITIES.includes(severity as EventSeverity));
+  if (unknown !== undefined) throw badRequest(`severities must be among ${SEVERITIES.join(', ')}, got ${unknown}`);
+  const requested = query.limit ?? DEFAULT_LIMIT;
+  return {
+    limit: requested < 0 ? undefined : requested,
+    offset: Math.max(query.offset ?? 0, 0),
+    descending: query.order === 'descending',
+    severities: query.severities?.length ? (query.severities as EventSeverity[]) : undefined,
+  };
+}
+
+async function filterClusterEvents(
+  store: Store,
+  orgId: string,
+  events: ServiceEvent[],
+  query: EventQuery & { hostIds: string[] },
+): Promise<ServiceEvent[]> {
+  const needle = query.message?.toLowerCase();
+  let selected = needle === undefined ? events : events.filter((event) => event.message.toLowerCase().includes(needle));
+  if (query.hostIds.length === 0 && !query.clusterLevel && !query.deletedHosts) return selected;
+
+  const wanted = new Set(query.hostIds);
+  const deleted = query.deletedHosts ? await deletedHostsOf(store, orgId, selected) : new Set<string>();
+  selected = selected.filter((event) =>
+    event.hostId === undefined ? !!query.clusterLevel : wanted.has(event.hostId) || deleted.has(event.hostId),
+  );
+  return selected;
+}
+
+/**
+ * Upstream keeps deleted hosts as soft-deleted rows; our hosts are removed, so a host that has
+ * events but no record any more (looked up in the infra-env its events name) counts as deleted.
+ */
+async function deletedHostsOf(store: Store, orgId: string, events: ServiceEvent[]): Promise<Set<string>> {
+  const infraEnvOfHost = new Map<string, string>();
+  for (const event of events) {
+    if (event.hostId && event.infraEnvId && !infraEnvOfHost.has(event.hostId)) infraEnvOfHost.set(event.hostId, event.infraEnvId);
+  }
+  const deleted = new Set<string>();
+  const hosts = [...infraEnvOfHost];
+  for (let start = 0; start < hosts.length; start += HOST_LOOKUP_CONCURRENCY) {
+    await Promise.all(
+      hosts.slice(start, start + HOST_LOOKUP_CONCURRENCY).map(async ([hostId, infraEnvId]) => {
+        if (!(await store.hosts.get({ orgId, infraEnvId, hostId }))) deleted.add(hostId);
+      }),
+    );
+  }
+  return deleted;
+}
+
+/** Every page of one listing, up to `budget` events, read from the end the caller will show first. */
+async function readEvents(store: Store, filter: EventFilter, newestFirst: boolean, budget = MAX_EVENTS_READ): Promise<ServiceEvent[]> {
+  const events: ServiceEvent[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.events.list(filter, { limit: Math.min(STORE_PAGE_SIZE, budget - events.length), cursor, newestFirst });
+    events.push(...page.items);
+    cursor = page.next;
+  } while (cursor && events.length < budget);
+  return events.slice(0, budget);
+}
+
+/** The union of several hosts' events; the read budget is shared so many hosts cannot multiply it. */
+async function readEventsOfHosts(store: Store, orgId: string, hostIds: string[], newestFirst: boolean): Promise<ServiceEvent[]> {
+  const events: ServiceEvent[] = [];
+  for (const hostId of hostIds) {
+    const budget = MAX_EVENTS_READ - events.length;
+    if (budget <= 0) break;
+    events.push(...(await readEvents(store, { orgId, hostId }, newestFirst, budget)));
+  }
+  return events;
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Time order (ISO 8601 UTC strings sort as times); the event id breaks ties so equal times list the same way every time. */
+function compareEvents(a: ServiceEvent, b: ServiceEvent): number {
+  return compareText(a.eventTime, b.eventTime) || compareText(a.eventId, b.eventId);
+}
+
+function zeroCounts(): SeverityCounts {
+  return { info: 0, warning: 0, error: 0, critical: 0 };
+}
+
+function countBySeverity(events: ServiceEvent[]): SeverityCounts {
+  const counts = zeroCounts();
+  for (const event of events) counts[event.severity] += 1;
+  return counts;
+}

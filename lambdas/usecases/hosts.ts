@@ -1,0 +1,79 @@
+import type { Params } from '../domain/cluster.js';
+import { conflict } from '../domain/errors.js';
+import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostView, resetValidation, unbindHost } from '../domain/host.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
+import type { Principal } from './principal.js';
+
+export interface HostDeps {
+  store: Store;
+  clock: Clock;
+}
+
+export interface HostListFilter {
+  role?: string;
+  status?: string;
+}
+
+function filterHosts<T extends { status: string; attributes: Record<string, unknown> }>(hosts: T[], filter: HostListFilter): T[] {
+  return hosts.filter((h) => (!filter.status || h.status === filter.status) && (!filter.role || h.attributes.role === filter.role));
+}
+
+export async function listInfraEnvHosts(deps: HostDeps, principal: Principal, infraEnvId: string) {
+  await findInfraEnv(deps.store, principal, infraEnvId);
+  const hosts = await deps.store.hosts.listByInfraEnv({ orgId: principal.orgId, infraEnvId });
+  return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(hostView);
+}
+
+export async function listClusterHosts(deps: HostDeps, principal: Principal, clusterId: string, filter: HostListFilter & { withInventory?: boolean }) {
+  await findCluster(deps.store, principal, clusterId);
+  const hosts = filterHosts(await deps.store.hosts.listByCluster({ orgId: principal.orgId, clusterId }), filter);
+  return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => {
+    const view = hostView(host);
+    if (!filter.withInventory) delete view.inventory;
+    return view;
+  });
+}
+
+export async function getHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string) {
+  return hostView(await findHost(deps.store, principal, infraEnvId, hostId));
+}
+
+export async function updateHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, params: Params) {
+  const host = await findHost(deps.store, principal, infraEnvId, hostId);
+  const cluster = host.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
+  const now = deps.clock.now().toISOString();
+  const updated = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => applyHostUpdate(current, params, cluster, now));
+  return hostView(stillThere(updated, `Host ${hostId}`));
+}
+
+export async function deregisterHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string): Promise<void> {
+  const host = await findHost(deps.store, principal, infraEnvId, hostId);
+  if (HOST_BUSY_STATES.has(host.status)) throw conflict(`Host ${hostId} is ${host.status}; it cannot be deleted while it installs`);
+  await deps.store.hosts.remove({ orgId: principal.orgId, infraEnvId, hostId }, host.version);
+}
+
+export async function bindHostToCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, clusterId: string) {
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  await findHost(deps.store, principal, infraEnvId, hostId);
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  const now = deps.clock.now().toISOString();
+  const bound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => bindHost(host, cluster, infraEnv.clusterId, now));
+  return hostView(stillThere(bound, `Host ${hostId}`));
+}
+
+export async function unbindHostFromCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string) {
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  await findHost(deps.store, principal, infraEnvId, hostId);
+  const now = deps.clock.now().toISOString();
+  const unbound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => unbindHost(host, infraEnv.clusterId, now));
+  return hostView(stillThere(unbound, `Host ${hostId}`));
+}
+
+export async function resetHostValidation(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, validationId: string) {
+  await findHost(deps.store, principal, infraEnvId, hostId);
+  const now = deps.clock.now().toISOString();
+  const reset = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => resetValidation(host, validationId, now));
+  return hostView(stillThere(reset, `Host ${hostId}`));
+}

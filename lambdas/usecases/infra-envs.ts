@@ -1,0 +1,121 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { InfraEnv } from '../domain/entities.js';
+import { badRequest, conflict } from '../domain/errors.js';
+import { HOST_BUSY_STATES } from '../domain/host.js';
+import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView } from '../domain/infra-env.js';
+import type { Params } from '../domain/cluster.js';
+import { defaultOpenshiftVersion } from '../domain/catalogues.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findCluster, findInfraEnv, stillThere } from './access.js';
+import { resolveRelease } from './clusters.js';
+import type { Principal } from './principal.js';
+
+export interface InfraEnvDeps {
+  store: Store;
+  clock: Clock;
+  config: { publicUrl: string; imageUrlTtlSeconds: number };
+}
+
+const newImageTokenKey = () => randomBytes(32).toString('base64url');
+
+export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, params: Params) {
+  const clusterId = params.cluster_id as string | undefined;
+  let release;
+  if (clusterId) {
+    const cluster = await findCluster(deps.store, principal, clusterId);
+    const clusterArch = cluster.attributes.cpu_architecture as string;
+    const requestedArch = params.cpu_architecture as string | undefined;
+    if (requestedArch && clusterArch !== 'multi' && requestedArch !== clusterArch) {
+      throw badRequest(`cpu_architecture ${requestedArch} does not match cluster ${clusterId}'s ${clusterArch}`);
+    }
+    release = resolveRelease(cluster.attributes.openshift_version as string, requestedArch ?? clusterArch);
+  } else {
+    release = resolveRelease((params.openshift_version as string | undefined) ?? defaultOpenshiftVersion(), (params.cpu_architecture as string | undefined) ?? 'x86_64');
+  }
+  const record = createInfraEnvRecord(params, {
+    orgId: principal.orgId,
+    infraEnvId: randomUUID(),
+    now: deps.clock.now().toISOString(),
+    release,
+    clusterId,
+    imageTokenKey: newImageTokenKey(),
+    userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+  });
+  return infraEnvView(await deps.store.infraEnvs.create(record));
+}
+
+export async function getInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
+  return infraEnvView(await findInfraEnv(deps.store, principal, infraEnvId));
+}
+
+export async function listInfraEnvs(deps: InfraEnvDeps, principal: Principal, query: { clusterId?: string }) {
+  const infraEnvs = query.clusterId
+    ? await deps.store.infraEnvs.listByCluster({ orgId: principal.orgId, clusterId: query.clusterId })
+    : await deps.store.infraEnvs.listByOrg(principal.orgId);
+  return infraEnvs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(infraEnvView);
+}
+
+export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string, params: Params) {
+  const current = await findInfraEnv(deps.store, principal, infraEnvId);
+  const release = typeof params.openshift_version === 'string'
+    ? resolveRelease(params.openshift_version, current.attributes.cpu_architecture as string)
+    : undefined;
+  const now = deps.clock.now().toISOString();
+  const updated = await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (infraEnv) => {
+    const next = applyInfraEnvUpdate(infraEnv, params, now, release);
+    // Any change makes earlier image URLs describe another image.
+    delete next.attributes.download_url;
+    delete next.attributes.expires_at;
+    return next;
+  });
+  return infraEnvView(stillThere(updated, `Infra-env ${infraEnvId}`));
+}
+
+export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {
+  await findInfraEnv(deps.store, principal, infraEnvId);
+  const hosts = await deps.store.hosts.listByInfraEnv({ orgId: principal.orgId, infraEnvId });
+  const busy = hosts.filter((h) => HOST_BUSY_STATES.has(h.status));
+  if (busy.length > 0) throw conflict(`Infra-env ${infraEnvId} has ${busy.length} host(s) installing; it can be deleted once they finish`);
+  for (const host of hosts) await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId, hostId: host.hostId });
+  await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId });
+}
+
+/** Signs an image URL valid for the configured lifetime and records it on the infra-env. */
+export async function imageDownloadUrl(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const now = deps.clock.now();
+  const expires = new Date(now.getTime() + deps.config.imageUrlTtlSeconds * 1000);
+  const url = await signedImageUrl(deps.config.publicUrl, infraEnv, expires);
+  await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => ({
+    ...current,
+    attributes: { ...current.attributes, download_url: url, expires_at: expires.toISOString() },
+  }));
+  return { url, expires_at: expires.toISOString() };
+}
+
+export async function signedImageUrl(publicUrl: string, infraEnv: InfraEnv, expires: Date): Promise<string> {
+  const token = await new SignJWT({ sub: infraEnv.infraEnvId })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(Math.floor(expires.getTime() / 1000))
+    .sign(Buffer.from(infraEnv.imageTokenKey, 'base64url'));
+  const query = new URLSearchParams({
+    arch: infraEnv.attributes.cpu_architecture as string,
+    image_token: token,
+    type: (infraEnv.attributes.type as string | undefined) ?? 'full-iso',
+    version: ((infraEnv.attributes.openshift_version as string | undefined) ?? '').split('.').slice(0, 2).join('.'),
+  });
+  return `${publicUrl}/api/assisted-images/images/${infraEnv.infraEnvId}?${query}`;
+}
+
+/** Replaces the signing key: every image URL issued before stops working. */
+export async function regenerateSigningKey(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {
+  await findInfraEnv(deps.store, principal, infraEnvId);
+  await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => {
+    const next = { ...current, imageTokenKey: newImageTokenKey(), attributes: { ...current.attributes } };
+    delete next.attributes.download_url;
+    delete next.attributes.expires_at;
+    return next;
+  });
+}

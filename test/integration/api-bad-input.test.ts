@@ -1,0 +1,117 @@
+/**
+ * Bad input for every implemented operation: each is refused with a 4xx in the upstream error
+ * shape and a reason, never a 5xx, and nothing is half-written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { container } from '../../lambdas/platform/container.js';
+import { PULL_SECRET } from '../support/fixtures.js';
+import { testRuntime } from '../support/runtime.js';
+
+type Case = { name: string; method: string; path: string; body?: string; contentType?: string; expected: number; reason?: RegExp };
+
+describe('bad input', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let clusterId: string;
+  let infraEnvId: string;
+  let version: string;
+
+  const send = async (c: Omit<Case, 'name' | 'expected'>) => {
+    const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${c.path}`, {
+      method: c.method,
+      headers: { Authorization: `Bearer ${env.adminToken}`, ...(c.body !== undefined ? { 'Content-Type': c.contentType ?? 'application/json' } : {}) },
+      body: c.body,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  beforeAll(async () => {
+    env = await testRuntime();
+    const versions = await (await fetch(`${env.runtime.url}/api/assisted-install/v2/openshift-versions`, { headers: { Authorization: `Bearer ${env.adminToken}` } })).json();
+    version = Object.keys(versions as object)[0]!;
+    clusterId = (await send({ method: 'POST', path: '/clusters', body: JSON.stringify({ name: 'base', openshift_version: version, pull_secret: PULL_SECRET }) })).body.id;
+    infraEnvId = (await send({ method: 'POST', path: '/infra-envs', body: JSON.stringify({ name: 'base', pull_secret: PULL_SECRET, cluster_id: clusterId }) })).body.id;
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  const cluster = (extra: object) => JSON.stringify({ name: 'bad', openshift_version: version, pull_secret: PULL_SECRET, ...extra });
+  const infra = (extra: object) => JSON.stringify({ name: 'bad', pull_secret: PULL_SECRET, ...extra });
+  const missing = '6f1c2f0e-0000-4000-8000-000000000000';
+
+  const cases = (): Case[] => [
+    // register cluster
+    { name: 'malformed JSON', method: 'POST', path: '/clusters', body: '{"name": "x",', expected: 400, reason: /not valid JSON/ },
+    { name: 'body is not an object', method: 'POST', path: '/clusters', body: '[1,2]', expected: 400 },
+    { name: 'missing required fields', method: 'POST', path: '/clusters', body: '{}', expected: 400, reason: /name|openshift_version|pull_secret/ },
+    { name: 'wrong type', method: 'POST', path: '/clusters', body: cluster({ name: 42 }), expected: 400, reason: /name/ },
+    { name: 'unknown enum value', method: 'POST', path: '/clusters', body: cluster({ high_availability_mode: 'Partial' }), expected: 400, reason: /high_availability_mode/ },
+    { name: 'bad cluster name', method: 'POST', path: '/clusters', body: cluster({ name: 'Bad_Name' }), expected: 400, reason: /lowercase/ },
+    { name: 'unknown version', method: 'POST', path: '/clusters', body: cluster({ openshift_version: '3.11' }), expected: 400, reason: /not offered/ },
+    { name: 'pull secret not JSON', method: 'POST', path: '/clusters', body: cluster({ pull_secret: 'hunter2' }), expected: 400, reason: /pull_secret/ },
+    { name: 'pull secret without auths', method: 'POST', path: '/clusters', body: cluster({ pull_secret: '{"x":1}' }), expected: 400, reason: /auths/ },
+    { name: 'bad CIDR', method: 'POST', path: '/clusters', body: cluster({ cluster_network_cidr: '10.128.0.0/33' }), expected: 400 },
+    { name: 'CIDR with host bits', method: 'POST', path: '/clusters', body: cluster({ service_network_cidr: '172.30.0.1/16' }), expected: 400, reason: /host bits/ },
+    { name: 'overlapping networks', method: 'POST', path: '/clusters', body: cluster({ service_network_cidr: '10.128.0.0/16' }), expected: 400, reason: /overlaps/ },
+    { name: 'host prefix too small', method: 'POST', path: '/clusters', body: cluster({ cluster_network_host_prefix: 12 }), expected: 400, reason: /host_prefix/ },
+    { name: 'bad VIP', method: 'POST', path: '/clusters', body: cluster({ api_vips: [{ ip: '999.1.1.1' }] }), expected: 400 },
+    { name: 'same API and ingress VIP', method: 'POST', path: '/clusters', body: cluster({ api_vips: [{ ip: '192.168.1.5' }], ingress_vips: [{ ip: '192.168.1.5' }] }), expected: 400, reason: /differ/ },
+    { name: 'VIPs for single node', method: 'POST', path: '/clusters', body: cluster({ control_plane_count: 1, api_vips: [{ ip: '192.168.1.5' }] }), expected: 400, reason: /user-managed/ },
+    { name: 'bad base domain', method: 'POST', path: '/clusters', body: cluster({ base_dns_domain: 'no_underscores.com' }), expected: 400, reason: /base_dns_domain/ },
+    { name: 'bad SSH key', method: 'POST', path: '/clusters', body: cluster({ ssh_public_key: 'ssh-rsa notbase64!!' }), expected: 400, reason: /ssh_public_key/ },
+    { name: 'bad proxy URL', method: 'POST', path: '/clusters', body: cluster({ http_proxy: 'ftp://proxy' }), expected: 400, reason: /http_proxy/ },
+    { name: 'bad no_proxy', method: 'POST', path: '/clusters', body: cluster({ no_proxy: 'a,,b' }), expected: 400, reason: /no_proxy/ },
+    { name: 'wrong content type', method: 'POST', path: '/clusters', body: cluster({}), contentType: 'text/plain', expected: 415, reason: /application\/json/ },
+    // get / update / delete cluster
+    { name: 'bad cluster UUID', method: 'GET', path: '/clusters/not-a-uuid', expected: 400, reason: /cluster_id/ },
+    { name: 'unknown cluster', method: 'GET', path: `/clusters/${missing}`, expected: 404 },
+    { name: 'update with wrong type', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ base_dns_domain: 7 }), expected: 400 },
+    { name: 'update with overlapping machine network', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ machine_networks: [{ cidr: '172.30.0.0/24' }] }), expected: 400, reason: /overlaps/ },
+    { name: 'update bad pull secret', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ pull_secret: '{"auths":{"r":{"auth":"bm9jb2xvbg=="}}}' }), expected: 400, reason: /user:password/ },
+    { name: 'update to single node', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ control_plane_count: 1 }), expected: 400 },
+    { name: 'delete bad UUID', method: 'DELETE', path: '/clusters/123', expected: 400 },
+    { name: 'cluster hosts bad role filter', method: 'GET', path: `/clusters/${clusterId}/hosts?role=captain`, expected: 400 },
+    // infra-envs
+    { name: 'infra-env missing pull secret', method: 'POST', path: '/infra-envs', body: JSON.stringify({ name: 'x' }), expected: 400, reason: /pull_secret/ },
+    { name: 'infra-env unknown cluster', method: 'POST', path: '/infra-envs', body: infra({ cluster_id: missing }), expected: 404 },
+    { name: 'infra-env bad image type', method: 'POST', path: '/infra-envs', body: infra({ image_type: 'floppy' }), expected: 400 },
+    { name: 'infra-env bad proxy', method: 'POST', path: '/infra-envs', body: infra({ proxy: { https_proxy: 'socks5://x' } }), expected: 400, reason: /https_proxy/ },
+    { name: 'infra-env bad trust bundle', method: 'POST', path: '/infra-envs', body: infra({ additional_trust_bundle: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }), expected: 400, reason: /certificate/ },
+    { name: 'infra-env bad ignition override', method: 'POST', path: '/infra-envs', body: infra({ ignition_config_override: '{"ignition":{"version":"2.2.0"}}' }), expected: 400, reason: /Ignition/ },
+    { name: 'infra-env bad static network YAML', method: 'POST', path: '/infra-envs', body: infra({ static_network_config: [{ network_yaml: 'interfaces: [', mac_interface_map: [{ mac_address: '52:54:00:00:00:01', logical_nic_name: 'eth0' }] }] }), expected: 400, reason: /YAML/ },
+    { name: 'infra-env bad MAC', method: 'POST', path: '/infra-envs', body: infra({ static_network_config: [{ network_yaml: 'interfaces: []', mac_interface_map: [{ mac_address: 'zz:zz', logical_nic_name: 'eth0' }] }] }), expected: 400 },
+    { name: 'infra-env wrong arch for cluster', method: 'POST', path: '/infra-envs', body: infra({ cluster_id: clusterId, cpu_architecture: 'ppc64le' }), expected: 400, reason: /does not match/ },
+    { name: 'infra-env bad kernel argument', method: 'POST', path: '/infra-envs', body: infra({ kernel_arguments: [{ operation: 'append', value: 'a b; rm -rf /' }] }), expected: 400, reason: /kernel_arguments/ },
+    { name: 'infra-env update unknown field type', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ image_type: 3 }), expected: 400 },
+    { name: 'infra-env bad UUID', method: 'GET', path: '/infra-envs/xyz', expected: 400 },
+    { name: 'image URL of unknown infra-env', method: 'GET', path: `/infra-envs/${missing}/downloads/image-url`, expected: 404 },
+    // hosts
+    { name: 'host bad UUID', method: 'GET', path: `/infra-envs/${infraEnvId}/hosts/nope`, expected: 400 },
+    { name: 'unknown host', method: 'GET', path: `/infra-envs/${infraEnvId}/hosts/${missing}`, expected: 404 },
+    { name: 'host update unknown role', method: 'PATCH', path: `/infra-envs/${infraEnvId}/hosts/${missing}`, body: JSON.stringify({ host_role: 'captain' }), expected: 400 },
+    { name: 'bind without cluster', method: 'POST', path: `/infra-envs/${infraEnvId}/hosts/${missing}/actions/bind`, body: '{}', expected: 400 },
+    // tokens
+    { name: 'token without name', method: 'POST', path: '/api-tokens', body: '{}', expected: 400, reason: /name/ },
+    { name: 'token with unknown role', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'x', role: 'root' }), expected: 400 },
+    { name: 'token expiring in the past', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'x', expires_at: '2001-01-01T00:00:00Z' }), expected: 400, reason: /future/ },
+    { name: 'revoke malformed id', method: 'DELETE', path: '/api-tokens/not-a-token-id', expected: 400 },
+  ];
+
+  it('refuses each with the documented 4xx, an upstream error body and a reason', async () => {
+    const clustersBefore = (await container().store.clusters.listByOrg('default')).length;
+    const infraEnvsBefore = (await container().store.infraEnvs.listByOrg('default')).length;
+    const failures: string[] = [];
+    for (const c of cases()) {
+      const { status, body } = await send(c);
+      const problems: string[] = [];
+      if (status !== c.expected) problems.push(`status ${status}, expected ${c.expected}`);
+      if (status >= 500) problems.push('5xx');
+      if (!(body && body.kind === 'Error' && body.id === status && body.code === String(status) && typeof body.reason === 'string' && body.reason.length > 5)) problems.push(`body ${JSON.stringify(body)}`);
+      if (c.reason && !c.reason.test(body?.reason ?? '')) problems.push(`reason "${body?.reason}" does not match ${c.reason}`);
+      if (JSON.stringify(body ?? '').includes('not-a-real-password')) problems.push('reason leaks the pull secret');
+      if (problems.length) failures.push(`${c.name}: ${problems.join('; ')}`);
+    }
+    expect(failures).toEqual([]);
+    expect((await container().store.clusters.listByOrg('default')).length).toBe(clustersBefore);
+    expect((await container().store.infraEnvs.listByOrg('default')).length).toBe(infraEnvsBefore);
+  });
+});

@@ -1,0 +1,295 @@
+/**
+ * Clusters, infra-envs, hosts and API tokens through the local HTTP server with the real
+ * DynamoDB Local, each response checked against the upstream response schema.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
+import { inventory, PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { expectMatchesSchema } from '../support/response-schema.js';
+import { testRuntime } from '../support/runtime.js';
+
+type Json = Record<string, any>;
+
+describe('REST API v2 resources', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let call: (method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>) => Promise<{ status: number; body: any; headers: Headers }>;
+
+  beforeAll(async () => {
+    env = await testRuntime();
+    call = async (method, path, body, token = env.adminToken, headers = {}) => {
+      const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${path}`, {
+        method,
+        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    };
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  const version = async () => {
+    const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
+    return Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
+  };
+
+  async function newCluster(extra: Json = {}): Promise<Json> {
+    const created = await call('POST', '/clusters', { name: 'demo', openshift_version: await version(), pull_secret: PULL_SECRET, ...extra });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body;
+  }
+
+  it('registers a cluster with upstream defaults and never returns its pull secret', async () => {
+    const cluster = await newCluster({ base_dns_domain: 'example.com' });
+    expectMatchesSchema('v2RegisterCluster', 201, cluster);
+    expect(cluster).toMatchObject({
+      kind: 'Cluster',
+      name: 'demo',
+      status: 'insufficient',
+      pull_secret_set: true,
+      control_plane_count: 3,
+      high_availability_mode: 'Full',
+      cpu_architecture: 'x86_64',
+      network_type: 'OVNKubernetes',
+      cluster_network_cidr: '10.128.0.0/14',
+      cluster_network_host_prefix: 23,
+      service_network_cidr: '172.30.0.0/16',
+      platform: { type: 'baremetal' },
+      user_managed_networking: false,
+    });
+    expect(JSON.stringify(cluster)).not.toContain('not-a-real-password');
+    expect(JSON.stringify(cluster)).not.toContain(Buffer.from('tester:not-a-real-password').toString('base64'));
+
+    const fetched = await call('GET', `/clusters/${cluster.id}`);
+    expect(fetched.status).toBe(200);
+    expectMatchesSchema('v2GetCluster', 200, fetched.body);
+    const listed = await call('GET', '/clusters');
+    expectMatchesSchema('v2ListClusters', 200, listed.body);
+    expect(listed.body.map((c: Json) => c.id)).toContain(cluster.id);
+  });
+
+  it('registers a single-node cluster with user-managed networking', async () => {
+    const sno = await newCluster({ name: 'sno', control_plane_count: 1 });
+    expect(sno).toMatchObject({ control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, platform: { type: 'none' } });
+  });
+
+  it('updates a cluster (201), validating networking, and refuses updates once installing (409)', async () => {
+    const cluster = await newCluster();
+    const key = sshPublicKey();
+    const updated = await call('PATCH', `/clusters/${cluster.id}`, {
+      name: 'renamed',
+      base_dns_domain: 'lab.example.com',
+      ssh_public_key: key,
+      machine_networks: [{ cidr: '192.168.127.0/24' }],
+      api_vips: [{ ip: '192.168.127.100' }],
+      ingress_vips: [{ ip: '192.168.127.101' }],
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(201);
+    expectMatchesSchema('V2UpdateCluster', 201, updated.body);
+    expect(updated.body).toMatchObject({ name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key, machine_network_cidr: '192.168.127.0/24', api_vips: [{ ip: '192.168.127.100' }] });
+
+    const outside = await call('PATCH', `/clusters/${cluster.id}`, { api_vips: [{ ip: '10.0.0.5' }] });
+    expect(outside.status).toBe(400);
+    expect(outside.body.reason).toMatch(/not inside any machine network/);
+
+    await container().store.clusters.mutate({ orgId: 'default', clusterId: cluster.id }, (c) => ({ ...c, status: 'installing' }));
+    const refused = await call('PATCH', `/clusters/${cluster.id}`, { name: 'late' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ kind: 'Error', id: 409, code: '409' });
+    const deleteRefused = await call('DELETE', `/clusters/${cluster.id}`);
+    expect(deleteRefused.status).toBe(409);
+  });
+
+  it('creates infra-envs, signs expiring image URLs and invalidates them on key regeneration', async () => {
+    const cluster = await newCluster();
+    const created = await call('POST', '/infra-envs', { name: 'demo-infra', pull_secret: PULL_SECRET, cluster_id: cluster.id, proxy: { http_proxy: 'http://proxy.example.com:3128', no_proxy: '.example.com,10.0.0.0/8' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expectMatchesSchema('RegisterInfraEnv', 201, created.body);
+    const infraEnv = created.body;
+    expect(infraEnv).toMatchObject({ kind: 'InfraEnv', cluster_id: cluster.id, openshift_version: cluster.openshift_version, cpu_architecture: 'x86_64', pull_secret_set: true });
+
+    expectMatchesSchema('GetInfraEnv', 200, (await call('GET', `/infra-envs/${infraEnv.id}`)).body);
+    const byCluster = await call('GET', `/infra-envs?cluster_id=${cluster.id}`);
+    expectMatchesSchema('ListInfraEnvs', 200, byCluster.body);
+    expect(byCluster.body.map((i: Json) => i.id)).toEqual([infraEnv.id]);
+
+    const image = await call('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+    expect(image.status).toBe(200);
+    expectMatchesSchema('GetInfraEnvDownloadURL', 200, image.body);
+    const url = new URL(image.body.url);
+    expect(url.searchParams.get('image_token')).toMatch(/^ey/);
+    const ttl = Date.parse(image.body.expires_at) - Date.now();
+    expect(ttl).toBeGreaterThan(3.9 * 3600_000);
+    expect(ttl).toBeLessThanOrEqual(4 * 3600_000);
+
+    const update = await call('PATCH', `/infra-envs/${infraEnv.id}`, { ssh_authorized_key: sshPublicKey() });
+    expect(update.status).toBe(201);
+    expectMatchesSchema('UpdateInfraEnv', 201, update.body);
+
+    const again = await call('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+    expect((await call('POST', `/infra-envs/${infraEnv.id}/regenerate-signing-key`)).status).toBe(204);
+    const { imageTokenKey } = (await container().store.infraEnvs.get({ orgId: 'default', infraEnvId: infraEnv.id }))!;
+    const { jwtVerify } = await import('jose');
+    await expect(jwtVerify(new URL(again.body.url).searchParams.get('image_token')!, Buffer.from(imageTokenKey, 'base64url'))).rejects.toThrow();
+
+    expect((await call('DELETE', `/infra-envs/${infraEnv.id}`)).status).toBe(204);
+    expect((await call('GET', `/infra-envs/${infraEnv.id}`)).status).toBe(404);
+  });
+
+  async function seedHost(infraEnvId: string, status: string, clusterId?: string): Promise<string> {
+    const hostId = randomUUID();
+    const now = new Date().toISOString();
+    await container().store.hosts.create({
+      orgId: 'default', infraEnvId, hostId, status, createdAt: now, updatedAt: now,
+      ...(clusterId ? { clusterId } : {}),
+      attributes: { inventory: inventory(`host-${hostId.slice(0, 4)}`), role: 'auto-assign', cpu_architecture: 'x86_64', status_info: 'Host is ready to be installed' },
+    });
+    return hostId;
+  }
+
+  it('lists, updates and deletes hosts on the user side', async () => {
+    const cluster = await newCluster();
+    const infraEnv = (await call('POST', '/infra-envs', { name: 'ie', pull_secret: PULL_SECRET, cluster_id: cluster.id })).body;
+    const hostId = await seedHost(infraEnv.id, 'known', cluster.id);
+
+    const list = await call('GET', `/infra-envs/${infraEnv.id}/hosts`);
+    expectMatchesSchema('v2ListHosts', 200, list.body);
+    expect(list.body.map((h: Json) => h.id)).toEqual([hostId]);
+    const clusterHosts = await call('GET', `/clusters/${cluster.id}/hosts`);
+    expectMatchesSchema('ListClusterHosts', 200, clusterHosts.body);
+    expect((await call('GET', `/clusters/${cluster.id}`)).body.total_host_count).toBe(1);
+
+    const updated = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}`, {
+      host_name: 'master-0.lab',
+      host_role: 'master',
+      disks_selected_config: [{ id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4', role: 'install' }],
+      node_labels: [{ key: 'topology.kubernetes.io/zone', value: 'rack-1' }],
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(201);
+    expectMatchesSchema('v2UpdateHost', 201, updated.body);
+    expect(updated.body).toMatchObject({ requested_hostname: 'master-0.lab', role: 'master', installation_disk_id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4', installation_disk_path: '/dev/sda' });
+
+    const small = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}`, { disks_selected_config: [{ id: '/dev/disk/by-id/usb-boot', role: 'install' }] });
+    expect(small.status).toBe(400);
+    expect(small.body.reason).toMatch(/too small/);
+
+    const reset = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/reset-validation/container-images-available`);
+    expect(reset.status).toBe(200);
+    expectMatchesSchema('v2ResetHostValidation', 200, reset.body);
+    expect((await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/reset-validation/connected`)).status).toBe(400);
+
+    expectMatchesSchema('v2GetHost', 200, (await call('GET', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).body);
+    expect((await call('DELETE', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).status).toBe(204);
+    expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).status).toBe(404);
+  });
+
+  it('binds a late-binding host to a cluster and unbinds it', async () => {
+    const cluster = await newCluster();
+    const pool = (await call('POST', '/infra-envs', { name: 'pool', pull_secret: PULL_SECRET })).body;
+    const hostId = await seedHost(pool.id, 'known-unbound');
+    const bound = await call('POST', `/infra-envs/${pool.id}/hosts/${hostId}/actions/bind`, { cluster_id: cluster.id });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    expectMatchesSchema('BindHost', 200, bound.body);
+    expect(bound.body).toMatchObject({ cluster_id: cluster.id, status: 'binding' });
+    expect((await call('POST', `/infra-envs/${pool.id}/hosts/${hostId}/actions/bind`, { cluster_id: cluster.id })).status).toBe(409);
+    const unbound = await call('POST', `/infra-envs/${pool.id}/hosts/${hostId}/actions/unbind`);
+    expect(unbound.status).toBe(200);
+    expectMatchesSchema('UnbindHost', 200, unbound.body);
+    expect(unbound.body.status).toBe('unbinding');
+    expect(unbound.body.cluster_id).toBeUndefined();
+  });
+
+  it('deregisters a cluster with the infra-envs and hosts created for it', async () => {
+    const cluster = await newCluster();
+    const infraEnv = (await call('POST', '/infra-envs', { name: 'ie', pull_secret: PULL_SECRET, cluster_id: cluster.id })).body;
+    await seedHost(infraEnv.id, 'known', cluster.id);
+    expect((await call('DELETE', `/clusters/${cluster.id}`)).status).toBe(204);
+    expect((await call('GET', `/clusters/${cluster.id}`)).status).toBe(404);
+    expect((await call('GET', `/infra-envs/${infraEnv.id}`)).status).toBe(404);
+    expect(await container().store.hosts.listByInfraEnv({ orgId: 'default', infraEnvId: infraEnv.id })).toEqual([]);
+  });
+
+  it('manages API tokens by role: created once, listed without secrets, revoked for good', async () => {
+    const created = await call('POST', '/api-tokens', { name: 'ci', role: 'read-only' });
+    expect(created.status).toBe(201);
+    expectMatchesSchema('CreateApiToken', 201, created.body);
+    const readOnly = created.body.token as string;
+    const listed = await call('GET', '/api-tokens');
+    expectMatchesSchema('ListApiTokens', 200, listed.body);
+    expect(JSON.stringify(listed.body)).not.toContain(readOnly.split('.')[3]);
+
+    expect((await call('GET', '/clusters', undefined, readOnly)).status).toBe(200);
+    const forbidden = await call('POST', '/clusters', { name: 'x', openshift_version: await version(), pull_secret: PULL_SECRET }, readOnly);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toMatchObject({ code: 403 });
+    const user = (await call('POST', '/api-tokens', { name: 'dev', role: 'user' })).body.token as string;
+    expect((await call('GET', '/api-tokens', undefined, user)).status).toBe(403);
+
+    expect((await call('DELETE', `/api-tokens/${created.body.id}`)).status).toBe(204);
+    expect((await call('GET', '/clusters', undefined, readOnly)).status).toBe(401);
+    expect((await call('DELETE', `/api-tokens/${'0'.repeat(32)}`)).status).toBe(404);
+  });
+
+  it('lets an agent token read its own infra-env and cluster only', async () => {
+    const cluster = await newCluster();
+    const own = (await call('POST', '/infra-envs', { name: 'own', pull_secret: PULL_SECRET, cluster_id: cluster.id })).body;
+    const other = (await call('POST', '/infra-envs', { name: 'other', pull_secret: PULL_SECRET })).body;
+    const agent = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: own.id });
+    const asAgent = { 'X-Secret-Key': agent };
+    expect((await call('GET', `/infra-envs/${own.id}`, undefined, '', asAgent)).status).toBe(200);
+    expect((await call('GET', `/infra-envs/${other.id}`, undefined, '', asAgent)).status).toBe(404);
+    expect((await call('GET', `/clusters/${cluster.id}`, undefined, '', asAgent)).status).toBe(200);
+    expect((await call('GET', `/infra-envs/${own.id}/hosts`, undefined, '', asAgent)).status).toBe(200);
+    // Operations that admit only users refuse the agent token.
+    expect((await call('DELETE', `/clusters/${cluster.id}`, undefined, '', asAgent)).status).toBe(401);
+    expect((await call('GET', '/clusters', undefined, '', asAgent)).status).toBe(401);
+    // A forged or foreign token is refused.
+    expect((await call('GET', `/infra-envs/${own.id}`, undefined, '', { 'X-Secret-Key': `${agent.slice(0, -4)}AAAA` })).status).toBe(401);
+  });
+
+  it('answers every operation on another organisation\'s resources with 404', async () => {
+    const cluster = await newCluster();
+    const infraEnv = (await call('POST', '/infra-envs', { name: 'a', pull_secret: PULL_SECRET, cluster_id: cluster.id })).body;
+    const pool = (await call('POST', '/infra-envs', { name: 'a-pool', pull_secret: PULL_SECRET })).body;
+    const hostId = await seedHost(infraEnv.id, 'known', cluster.id);
+    const poolHost = await seedHost(pool.id, 'known-unbound');
+    const { ensureOrganisation } = await import('../../lambdas/usecases/organisations.js');
+    await ensureOrganisation(container(), 'org-b', 'B');
+    const orgB = (await createApiToken(container(), { orgId: 'org-b', name: 'b-admin', role: 'admin' })).token;
+    const orgBCluster = (await call('POST', '/clusters', { name: 'b', openshift_version: await version(), pull_secret: PULL_SECRET }, orgB)).body;
+
+    const attempts: [string, string, unknown?][] = [
+      ['GET', `/clusters/${cluster.id}`],
+      ['PATCH', `/clusters/${cluster.id}`, { name: 'stolen' }],
+      ['DELETE', `/clusters/${cluster.id}`],
+      ['GET', `/clusters/${cluster.id}/hosts`],
+      ['GET', `/infra-envs/${infraEnv.id}`],
+      ['PATCH', `/infra-envs/${infraEnv.id}`, { additional_ntp_sources: 'ntp.example.com' }],
+      ['DELETE', `/infra-envs/${infraEnv.id}`],
+      ['GET', `/infra-envs/${infraEnv.id}/downloads/image-url`],
+      ['POST', `/infra-envs/${infraEnv.id}/regenerate-signing-key`],
+      ['GET', `/infra-envs/${infraEnv.id}/hosts`],
+      ['GET', `/infra-envs/${infraEnv.id}/hosts/${hostId}`],
+      ['PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}`, { host_name: 'stolen' }],
+      ['DELETE', `/infra-envs/${infraEnv.id}/hosts/${hostId}`],
+      ['PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/reset-validation/container-images-available`],
+      ['POST', `/infra-envs/${pool.id}/hosts/${poolHost}/actions/bind`, { cluster_id: orgBCluster.id }],
+      ['POST', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/unbind`],
+      ['POST', '/infra-envs', { name: 'b', pull_secret: PULL_SECRET, cluster_id: cluster.id }],
+      ['DELETE', `/api-tokens/${env.adminToken.split('.')[2]}`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const response = await call(method, path, body, orgB);
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.body).toMatchObject({ kind: 'Error', id: 404 });
+    }
+    expect((await call('GET', '/clusters', undefined, orgB)).body.map((c: Json) => c.id)).toEqual([orgBCluster.id]);
+    expect((await call('GET', '/infra-envs', undefined, orgB)).body).toEqual([]);
+    // Nothing changed on org A's side.
+    expect((await call('GET', `/clusters/${cluster.id}`)).body.name).toBe('demo');
+    expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).status).toBe(200);
+  });
+});

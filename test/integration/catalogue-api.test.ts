@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultOpenshiftVersion } from '../../lambdas/domain/catalogues.js';
+import { expectMatchesSchema } from '../support/response-schema.js';
+import { testRuntime } from '../support/runtime.js';
+
+const API = '/api/assisted-install/v2';
+
+describe('catalogue API', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  const get = async (path: string, token: string | undefined = env.adminToken) => {
+    const response = await fetch(`${env.runtime.url}${API}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+
+  beforeAll(async () => {
+    env = await testRuntime({ baseDomains: ['example.test', 'another.test'] });
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  it.each([
+    ['v2ListSupportedOpenshiftVersions', '/openshift-versions'],
+    ['v2ListSupportedOpenshiftVersions', '/openshift-versions?only_latest=true&version=4.1'],
+    ['v2ListComponentVersions', '/component-versions'],
+    ['v2ListReleaseSources', '/release-sources'],
+    ['V2ListOperatorProperties', '/supported-operators/odf'],
+    ['GetSupportedFeatures', '/support-levels/features?openshift_version=4.18'],
+    ['GetSupportedFeatures', '/support-levels/features?openshift_version=4.20&cpu_architecture=arm64&platform_type=external&external_platform_name=oci'],
+    ['GetSupportedFeatures', '/support-levels/features?openshift_version=4.11&cpu_architecture=ppc64le'],
+    ['GetDetailedSupportedFeatures', '/support-levels/features/detailed?openshift_version=4.18&cpu_architecture=x86_64'],
+    ['GetDetailedSupportedFeatures', '/support-levels/features/detailed?openshift_version=4.22&cpu_architecture=multi&platform_type=none'],
+    ['GetSupportedArchitectures', '/support-levels/architectures?openshift_version=4.18'],
+    ['V2ListManagedDomains', '/domains'],
+    ['V2GetClusterDefaultConfig', '/clusters/default-config'],
+  ])('%s answers GET %s in the upstream shape', async (operationId, path) => {
+    const { status, body } = await get(path);
+    expect(status, JSON.stringify(body)).toBe(200);
+    expectMatchesSchema(operationId, 200, body);
+  });
+
+  it('lists the supported operators in the upstream shape', async () => {
+    const { status, body } = await get('/supported-operators');
+    expect(status).toBe(200);
+    const names = body as string[];
+    expect(names).toEqual(expect.arrayContaining(['lso', 'odf', 'cnv', 'lvm', 'mce', 'mtv', 'nmstate', 'openshift-ai', 'numaresources']));
+    // Upstream's server and UI say "numaresources"; its swagger enum says "numa-resources".
+    expectMatchesSchema('V2ListSupportedOperators', 200, names.map((name) => (name === 'numaresources' ? 'numa-resources' : name)));
+  });
+
+  it('lists versions with the default flagged and honours the filters', async () => {
+    const all = (await get('/openshift-versions')).body as Record<string, { default?: boolean; cpu_architectures: string[] }>;
+    const latest = defaultOpenshiftVersion();
+    expect(all[latest]).toMatchObject({ default: true });
+    expect(all[`${latest}-multi`]?.cpu_architectures).toEqual(['x86_64', 'arm64', 'ppc64le', 's390x']);
+    const filtered = (await get('/openshift-versions?version=4.18')).body as Record<string, unknown>;
+    expect(Object.keys(filtered).every((key) => key.includes('4.18'))).toBe(true);
+    expect((await get('/openshift-versions?only_latest=true')).status).toBe(200);
+  });
+
+  it('gives support levels a person can read', async () => {
+    const features = (await get('/support-levels/features?openshift_version=4.18&cpu_architecture=s390x')).body as { features: Record<string, string> };
+    expect(features.features).toMatchObject({ SNO: 'supported', LVM: 'unavailable', MINIMAL_ISO: 'unavailable' });
+    const architectures = (await get('/support-levels/architectures?openshift_version=4.12')).body as { architectures: Record<string, string> };
+    expect(architectures.architectures).toMatchObject({ X86_64_ARCHITECTURE: 'supported', PPC64LE_ARCHITECTURE: 'tech-preview' });
+  });
+
+  it('lists the configured hosted zones as managed domains', async () => {
+    expect((await get('/domains')).body).toEqual([
+      { domain: 'another.test', provider: 'route53' },
+      { domain: 'example.test', provider: 'route53' },
+    ]);
+  });
+
+  it.each([
+    ['/supported-operators/not-an-operator', 404, /not-an-operator is not supported/],
+    ['/support-levels/features?openshift_version=banana', 400, /openshift_version "banana"/],
+    ['/support-levels/features/detailed?openshift_version=4.11&cpu_architecture=ppc64le', 400, /ppc64le is not supported for openshift version 4.11/],
+    ['/support-levels/features/detailed?openshift_version=4.18&cpu_architecture=arm64&platform_type=nutanix', 400, /platform nutanix is not supported/],
+    ['/support-levels/architectures?openshift_version=v', 400, /openshift_version "v"/],
+    ['/support-levels/architectures', 400, /openshift_version/],
+    ['/openshift-versions?only_latest=perhaps', 400, /only_latest/],
+  ])('refuses GET %s with %i and a reason', async (path, status, reason) => {
+    const response = await get(path);
+    expect(response.status).toBe(status);
+    expect(response.body).toMatchObject({ kind: 'Error', code: String(status) });
+    expect((response.body as { reason: string }).reason).toMatch(reason);
+  });
+
+  it('requires a token', async () => {
+    expect((await get('/openshift-versions', '')).status).toBe(401);
+  });
+});

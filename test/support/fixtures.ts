@@ -1,0 +1,35 @@
+import { generateKeyPairSync } from 'node:crypto';
+
+export const PULL_SECRET = JSON.stringify({
+  auths: {
+    'cloud.openshift.com': { auth: Buffer.from('tester:not-a-real-password').toString('base64'), email: 'tester@example.com' },
+    'quay.io': { auth: Buffer.from('tester:also-not-real').toString('base64'), email: 'tester@example.com' },
+  },
+});
+
+/** A real OpenSSH ed25519 public key line. */
+export function sshPublicKey(comment = 'tester@example.com'): string {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  const withLength = (data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    return Buffer.concat([length, data]);
+  };
+  const blob = Buffer.concat([withLength(Buffer.from('ssh-ed25519')), withLength(raw)]);
+  return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
+}
+
+/** An inventory as an agent reports it: two disks, one eligible. */
+export function inventory(hostname: string): string {
+  return JSON.stringify({
+    hostname,
+    cpu: { count: 8, architecture: 'x86_64' },
+    memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
+    disks: [
+      { id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4', path: '/dev/sda', name: 'sda', size_bytes: 240057409536, drive_type: 'SSD', installation_eligibility: { eligible: true, not_eligible_reasons: [] } },
+      { id: '/dev/disk/by-id/usb-boot', path: '/dev/sdb', name: 'sdb', size_bytes: 8000000000, drive_type: 'HDD', installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is too small (disk only has 8.0 GB, but 100 GB are required)'] } },
+    ],
+    interfaces: [{ name: 'eth0', mac_address: '52:54:00:aa:bb:01', ipv4_addresses: ['192.168.127.10/24'] }],
+  });
+}
