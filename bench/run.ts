@@ -1,8 +1,10 @@
 /** `npm run bench`: every benchmark, each printing ratios measured side by side in one run. */
+import { apiOverhead } from './api-overhead.js';
 import { apiVsGetItem } from './api-vs-getitem.js';
 
 const benches: Record<string, () => Promise<unknown>> = {
   'api-vs-getitem': () => apiVsGetItem(),
+  'api-overhead': () => apiOverhead(),
 };
 
 const only = process.argv.slice(2);

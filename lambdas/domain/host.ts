@@ -155,6 +155,19 @@ export function resetValidation(host: Host, validationId: string, now: string): 
   return next;
 }
 
+/** The name people know a host by: the one they gave it, else the one it reported. */
+export function hostDisplayName(host: Host): string {
+  const requested = host.attributes.requested_hostname as string | undefined;
+  if (requested) return requested;
+  try {
+    const reported = (JSON.parse((host.attributes.inventory as string | undefined) ?? '{}') as { hostname?: string }).hostname;
+    if (reported) return reported;
+  } catch {
+    // an unreadable inventory names nothing
+  }
+  return host.hostId;
+}
+
 /** The upstream `host` document. */
 export function hostView(host: Host): Record<string, unknown> {
   return {

@@ -37,7 +37,30 @@ export async function issueAgentToken(signingKeyPem: string | undefined, claims:
     .sign(keysFrom(signingKeyPem).signing);
 }
 
-/** Accepts only ES256 tokens we signed whose infra-env still exists in their organisation. */
+/**
+ * Infra-envs seen to exist, by org/id, with when that was seen. Agents poll every few seconds;
+ * re-reading the infra-env on each poll would double the reads on the hottest path. A deleted
+ * infra-env's token keeps authenticating for at most this long, and finds nothing to act on.
+ */
+const EXISTENCE_TTL_MS = 60_000;
+const MAX_REMEMBERED = 10_000;
+const seenInfraEnvs = new Map<string, number>();
+
+async function infraEnvExists(store: Store, orgId: string, infraEnvId: string): Promise<boolean> {
+  const key = `${orgId}/${infraEnvId}`;
+  const seenAt = seenInfraEnvs.get(key);
+  if (seenAt !== undefined && Date.now() - seenAt < EXISTENCE_TTL_MS) return true;
+  const exists = !!(await store.infraEnvs.get({ orgId, infraEnvId }));
+  if (exists) {
+    if (seenInfraEnvs.size >= MAX_REMEMBERED) seenInfraEnvs.delete(seenInfraEnvs.keys().next().value!);
+    seenInfraEnvs.set(key, Date.now());
+  } else {
+    seenInfraEnvs.delete(key);
+  }
+  return exists;
+}
+
+/** Accepts only ES256 tokens we signed whose infra-env exists in their organisation. */
 export async function authenticateAgent(
   deps: { store: Store; config: { agentSigningKeyPem?: string } },
   secretKey: string | undefined,
@@ -52,6 +75,6 @@ export async function authenticateAgent(
   const orgId = payload.org_id;
   const infraEnvId = payload.infra_env_id;
   if (typeof orgId !== 'string' || typeof infraEnvId !== 'string') throw unauthorized('The agent token is not valid');
-  if (!(await deps.store.infraEnvs.get({ orgId, infraEnvId }))) throw unauthorized('The agent token names an infra-env that no longer exists');
+  if (!(await infraEnvExists(deps.store, orgId, infraEnvId))) throw unauthorized('The agent token names an infra-env that no longer exists');
   return { kind: 'agent', orgId, infraEnvId };
 }

@@ -7,6 +7,7 @@ import { hostView } from '../domain/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
+import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
 export interface ClusterDeps {
@@ -45,6 +46,7 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
     userName: principal.kind === 'user' ? principal.tokenId : 'agent',
   });
   const cluster = await deps.store.clusters.create(record);
+  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: { cluster_kind: 'Cluster' } });
   return clusterView(cluster);
 }
 
@@ -103,4 +105,5 @@ export async function deregisterCluster(deps: ClusterDeps, principal: Principal,
     await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId: infraEnv.infraEnvId });
   }
   await deps.store.clusters.remove(key);
+  await recordEvent(deps, { name: 'cluster_deregistered', subject: { orgId: principal.orgId, clusterId } });
 }

@@ -1,9 +1,10 @@
 import type { Params } from '../domain/cluster.js';
 import { conflict } from '../domain/errors.js';
-import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostView, resetValidation, unbindHost } from '../domain/host.js';
+import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
+import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
 export interface HostDeps {
@@ -52,6 +53,11 @@ export async function deregisterHost(deps: HostDeps, principal: Principal, infra
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   if (HOST_BUSY_STATES.has(host.status)) throw conflict(`Host ${hostId} is ${host.status}; it cannot be deleted while it installs`);
   await deps.store.hosts.remove({ orgId: principal.orgId, infraEnvId, hostId }, host.version);
+  await recordEvent(deps, {
+    name: 'host_deregistered',
+    subject: { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
+    props: { host_name: hostDisplayName(host) },
+  });
 }
 
 export async function bindHostToCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, clusterId: string) {
@@ -60,7 +66,9 @@ export async function bindHostToCluster(deps: HostDeps, principal: Principal, in
   const cluster = await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   const bound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => bindHost(host, cluster, infraEnv.clusterId, now));
-  return hostView(stillThere(bound, `Host ${hostId}`));
+  const host = stillThere(bound, `Host ${hostId}`);
+  await recordEvent(deps, { name: 'host_bind_succeeded', subject: { orgId: principal.orgId, infraEnvId, hostId, clusterId }, props: { host_name: hostDisplayName(host) } });
+  return hostView(host);
 }
 
 export async function unbindHostFromCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string) {
@@ -68,7 +76,9 @@ export async function unbindHostFromCluster(deps: HostDeps, principal: Principal
   await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now().toISOString();
   const unbound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => unbindHost(host, infraEnv.clusterId, now));
-  return hostView(stillThere(unbound, `Host ${hostId}`));
+  const host = stillThere(unbound, `Host ${hostId}`);
+  await recordEvent(deps, { name: 'host_unbind_succeeded', subject: { orgId: principal.orgId, infraEnvId, hostId }, props: { host_name: hostDisplayName(host) } });
+  return hostView(host);
 }
 
 export async function resetHostValidation(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, validationId: string) {

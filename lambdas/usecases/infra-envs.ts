@@ -9,6 +9,7 @@ import { defaultOpenshiftVersion } from '../domain/catalogues.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findInfraEnv, stillThere } from './access.js';
+import { recordEvent } from './events.js';
 import { resolveRelease } from './clusters.js';
 import type { Principal } from './principal.js';
 
@@ -43,7 +44,9 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
     imageTokenKey: newImageTokenKey(),
     userName: principal.kind === 'user' ? principal.tokenId : 'agent',
   });
-  return infraEnvView(await deps.store.infraEnvs.create(record));
+  const infraEnv = await deps.store.infraEnvs.create(record);
+  await recordEvent(deps, { name: 'infra_env_registered', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId } });
+  return infraEnvView(infraEnv);
 }
 
 export async function getInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
@@ -80,6 +83,7 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
   if (busy.length > 0) throw conflict(`Infra-env ${infraEnvId} has ${busy.length} host(s) installing; it can be deleted once they finish`);
   for (const host of hosts) await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId, hostId: host.hostId });
   await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId });
+  await recordEvent(deps, { name: 'infra_env_deregistered', subject: { orgId: principal.orgId, infraEnvId } });
 }
 
 /** Signs an image URL valid for the configured lifetime and records it on the infra-env. */

@@ -184,6 +184,8 @@ describe('REST API v2 resources', () => {
     expectMatchesSchema('v2GetHost', 200, (await call('GET', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).body);
     expect((await call('DELETE', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).status).toBe(204);
     expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts/${hostId}`)).status).toBe(404);
+    const events = (await call('GET', `/events?cluster_id=${cluster.id}`)).body as Json[];
+    expect(events.map((e) => e.message)).toEqual(['Successfully registered cluster', 'Host master-0.lab deregistered']);
   });
 
   it('binds a late-binding host to a cluster and unbinds it', async () => {
@@ -200,6 +202,10 @@ describe('REST API v2 resources', () => {
     expectMatchesSchema('UnbindHost', 200, unbound.body);
     expect(unbound.body.status).toBe('unbinding');
     expect(unbound.body.cluster_id).toBeUndefined();
+    const hostEvents = (await call('GET', `/events?host_ids=${hostId}&infra_env_id=${pool.id}`)).body as Json[];
+    expect(hostEvents.map((e) => e.name)).toEqual(['host_bind_succeeded', 'host_unbind_succeeded']);
+    const poolEvents = (await call('GET', `/events?infra_env_id=${pool.id}`)).body as Json[];
+    expect(poolEvents.map((e) => e.name)).toContain('infra_env_registered');
   });
 
   it('deregisters a cluster with the infra-envs and hosts created for it', async () => {

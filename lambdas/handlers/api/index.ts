@@ -9,6 +9,7 @@ import { authenticateUser } from '../../usecases/api-tokens.js';
 import { authenticateAgent } from '../../usecases/agent-tokens.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
+import { precompileOperationMatching } from './operation-matcher.js';
 import { operations } from './operations/index.js';
 
 export const API_ROOT = '/api/assisted-install';
@@ -79,6 +80,7 @@ function createRouter(): OpenAPIBackend {
   }
   api.register(handlers as never);
   api.init();
+  precompileOperationMatching(api);
   return api;
 }
 
