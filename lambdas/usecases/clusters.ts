@@ -6,6 +6,8 @@ import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import type { Workflows } from '../ports/workflows.js';
+import { clusterObjectPrefix } from '../domain/object-keys.js';
 import { findCluster, stillThere } from './access.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
@@ -13,6 +15,7 @@ import type { Principal } from './principal.js';
 export interface ClusterDeps {
   store: Store;
   clock: Clock;
+  workflows: Workflows;
 }
 
 export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
@@ -104,6 +107,11 @@ export async function deregisterCluster(deps: ClusterDeps, principal: Principal,
     }
     await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId: infraEnv.infraEnvId });
   }
+  for (const manifest of await deps.store.manifests.listByCluster(key)) {
+    await deps.store.manifests.remove({ orgId: principal.orgId, clusterId, folder: manifest.folder, fileName: manifest.fileName });
+  }
   await deps.store.clusters.remove(key);
+  // The cluster's files (manifests now; ignition, logs later) go in the background, batch by batch.
+  await deps.workflows.start('purge-objects', `purge-${clusterId}`, { bucket: 'files', prefix: clusterObjectPrefix(principal.orgId, clusterId) });
   await recordEvent(deps, { name: 'cluster_deregistered', subject: { orgId: principal.orgId, clusterId } });
 }

@@ -9,6 +9,7 @@ import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { inventory, PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
+import { until } from '../support/net.js';
 import { testRuntime } from '../support/runtime.js';
 
 type Json = Record<string, any>;
@@ -212,7 +213,13 @@ describe('REST API v2 resources', () => {
     const cluster = await newCluster();
     const infraEnv = (await call('POST', '/infra-envs', { name: 'ie', pull_secret: PULL_SECRET, cluster_id: cluster.id })).body;
     await seedHost(infraEnv.id, 'known', cluster.id);
+    const manifest = Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n').toString('base64');
+    expect((await call('POST', `/clusters/${cluster.id}/manifests`, { file_name: 'cm.yaml', content: manifest })).status).toBe(201);
+    const prefix = `orgs/default/clusters/${cluster.id}/`;
+    expect(await container().blobs.list('files', prefix)).toHaveLength(1);
     expect((await call('DELETE', `/clusters/${cluster.id}`)).status).toBe(204);
+    await until(async () => (await container().blobs.list('files', prefix)).length === 0, 15_000, 'cluster objects purged');
+    expect(await container().store.manifests.listByCluster({ orgId: 'default', clusterId: cluster.id })).toEqual([]);
     expect((await call('GET', `/clusters/${cluster.id}`)).status).toBe(404);
     expect((await call('GET', `/infra-envs/${infraEnv.id}`)).status).toBe(404);
     expect(await container().store.hosts.listByInfraEnv({ orgId: 'default', infraEnvId: infraEnv.id })).toEqual([]);

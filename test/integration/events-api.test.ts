@@ -4,6 +4,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { recordEvent } from '../../lambdas/usecases/events.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
+import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 
 const CLUSTER = '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01';
@@ -24,6 +25,8 @@ describe('GET /v2/events', () => {
       headers: { Authorization: `Bearer ${token}` },
     });
     const body = (await response.json()) as unknown;
+    // Every successful listing in this file is held to upstream's `event-list` schema.
+    if (response.status === 200) expectMatchesSchema('v2ListEvents', 200, body);
     const header = (name: string) => Number(response.headers.get(name));
     return {
       status: response.status,

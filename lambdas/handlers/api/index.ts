@@ -103,7 +103,8 @@ export const handler = apiHandler(async (event, lambda) => {
       path: event.path,
       query: queryOf(event),
       headers: event.headers as Record<string, string>,
-      body: event.body,
+      // The text as sent: openapi-backend parses it itself, and a body that is a JSON string must stay one.
+      body: event.rawBody ?? undefined,
     },
     event,
     lambda,

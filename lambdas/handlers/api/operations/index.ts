@@ -23,7 +23,9 @@ import { v2RegisterCluster } from './v2RegisterCluster.js';
 import { v2ResetHostValidation } from './v2ResetHostValidation.js';
 import { v2UpdateHost } from './v2UpdateHost.js';
 import { catalogueOperations } from './catalogue-operations.js';
+import { clusterSettingsOperations } from './cluster-settings-operations.js';
 import { eventOperations } from './event-operations.js';
+import { manifestOperations } from './manifest-operations.js';
 
 /** operationId → implementation; each lives in a file named after its operationId. */
 export const operations: Record<string, Operation> = {
@@ -37,4 +39,6 @@ export const operations: Record<string, Operation> = {
   ListApiTokens, CreateApiToken, RevokeApiToken,
   ...eventOperations,
   ...catalogueOperations,
+  ...manifestOperations,
+  ...clusterSettingsOperations,
 };

@@ -1,0 +1,11 @@
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { updateInstallConfig } from '../../../usecases/install-config.js';
+import type { Operation } from '../context.js';
+import { pathParam } from '../params.js';
+
+/** The body is a JSON string holding the overrides (openapi.yaml validated its type); upstream answers 201 with no body. */
+export const v2UpdateClusterInstallConfig: Operation = async ({ api, event, principal, ports }) => {
+  requireRole(principal, 'write');
+  await updateInstallConfig(ports, principal, pathParam(api, 'cluster_id'), event.body as string);
+  return { statusCode: 201, headers: {}, body: '' };
+};

@@ -1,0 +1,54 @@
+/** Per-cluster settings beside the cluster document: ignored validations and preflight requirements. */
+import { UPDATABLE_STATES } from '../domain/cluster.js';
+import { badRequest } from '../domain/errors.js';
+import { ignoredValidationsProblem, ignoredValidationsView, type IgnoredValidations } from '../domain/ignored-validations.js';
+import { preflightClusterOf, preflightRequirements, type PreflightHardwareRequirements } from '../domain/preflight.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findCluster, stillThere } from './access.js';
+import type { Principal } from './principal.js';
+
+export interface ClusterSettingsDeps {
+  store: Store;
+  clock: Clock;
+}
+
+export async function getIgnoredValidations(deps: ClusterSettingsDeps, principal: Principal, clusterId: string): Promise<IgnoredValidations> {
+  return ignoredValidationsView((await findCluster(deps.store, principal, clusterId)).attributes);
+}
+
+/**
+ * PUT /v2/clusters/{id}/ignored-validations: replaces both lists (an absent one becomes empty).
+ * Upstream answers 400, not 409, when the cluster is past the states that allow changes.
+ */
+export async function setIgnoredValidations(
+  deps: ClusterSettingsDeps,
+  principal: Principal,
+  clusterId: string,
+  body: IgnoredValidations,
+): Promise<IgnoredValidations> {
+  await findCluster(deps.store, principal, clusterId);
+  const now = deps.clock.now().toISOString();
+  const updated = await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => {
+    if (!UPDATABLE_STATES.has(cluster.status)) {
+      throw badRequest(`Cluster ${clusterId} is in status ${cluster.status}; its ignored validations can be changed only in ${[...UPDATABLE_STATES].join(', ')}`);
+    }
+    const problem = ignoredValidationsProblem(body);
+    if (problem) throw badRequest(problem);
+    const attributes = { ...cluster.attributes };
+    for (const [attribute, value] of [
+      ['ignored_cluster_validations', body['cluster-validation-ids'] ?? ''],
+      ['ignored_host_validations', body['host-validation-ids'] ?? ''],
+    ] as const) {
+      if (value === '') delete attributes[attribute];
+      else attributes[attribute] = value;
+    }
+    return { ...cluster, attributes, updatedAt: now };
+  });
+  return ignoredValidationsView(stillThere(updated, `Cluster ${clusterId}`).attributes);
+}
+
+export async function getPreflightRequirements(deps: ClusterSettingsDeps, principal: Principal, clusterId: string): Promise<PreflightHardwareRequirements> {
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  return preflightRequirements(preflightClusterOf(cluster.attributes));
+}

@@ -1,0 +1,78 @@
+/**
+ * The cluster's install-config as the API shows it, and the user's overrides of it. The document
+ * holds the pull secret: it goes to the caller who owns the cluster and nowhere else (no logs,
+ * no events).
+ */
+import { UPDATABLE_STATES } from '../domain/cluster.js';
+import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
+import { builtinOperators } from '../domain/catalogues.js';
+import { badRequest, conflict } from '../domain/errors.js';
+import { consoleEnabled, installConfigJson, installConfigOverridesProblem, renderInstallConfig } from '../domain/install-config.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findCluster, stillThere } from './access.js';
+import { recordEvent } from './events.js';
+import type { Principal } from './principal.js';
+
+export interface InstallConfigDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** The infra-envs that feed the install-config: those created for the cluster and those its hosts booted from. */
+async function infraEnvsOf(store: Store, cluster: Cluster, hosts: Host[]): Promise<InfraEnv[]> {
+  const owned = await store.infraEnvs.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+  const known = new Set(owned.map((i) => i.infraEnvId));
+  const others = [...new Set(hosts.map((h) => h.infraEnvId).filter((id) => !known.has(id)))];
+  const fetched = await Promise.all(others.map((infraEnvId) => store.infraEnvs.get({ orgId: cluster.orgId, infraEnvId })));
+  return [...owned, ...fetched.filter((i): i is InfraEnv => i !== undefined)];
+}
+
+async function inputsOf(store: Store, cluster: Cluster): Promise<{ hosts: Host[]; infraEnvs: InfraEnv[] }> {
+  const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+  return { hosts, infraEnvs: await infraEnvsOf(store, cluster, hosts) };
+}
+
+/** The monitored operators with the console added or removed, as the overrides' capabilities decide. */
+function withConsole(monitored: unknown, enabled: boolean): unknown[] {
+  const operators = Array.isArray(monitored) ? (monitored as { name?: string }[]) : [];
+  const others = operators.filter((operator) => operator.name !== 'console');
+  if (!enabled) return others;
+  if (others.length < operators.length) return operators;
+  return [builtinOperators().find((operator) => operator.name === 'console')!, ...others];
+}
+
+/** GET /v2/clusters/{id}/install-config: the document as upstream serialises it. */
+export async function getInstallConfig(deps: InstallConfigDeps, principal: Principal, clusterId: string): Promise<string> {
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  if (cluster.attributes.kind === 'AddHostsCluster') {
+    throw badRequest(`Cluster ${clusterId} only adds hosts to an existing cluster, so it has no install config`);
+  }
+  const { hosts, infraEnvs } = await inputsOf(deps.store, cluster);
+  return installConfigJson(renderInstallConfig(cluster, hosts, { infraEnvs }));
+}
+
+/**
+ * PATCH /v2/clusters/{id}/install-config: stores the overrides (a JSON object as text) after
+ * checking that they decode over the generated document as upstream's installer model would;
+ * "" clears them. Only while the cluster can still be changed.
+ */
+export async function updateInstallConfig(deps: InstallConfigDeps, principal: Principal, clusterId: string, overrides: string): Promise<void> {
+  const current = await findCluster(deps.store, principal, clusterId);
+  const { hosts, infraEnvs } = await inputsOf(deps.store, current);
+  const now = deps.clock.now().toISOString();
+  const updated = await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => {
+    if (!UPDATABLE_STATES.has(cluster.status)) {
+      throw conflict(`Cluster ${clusterId} is in status ${cluster.status}; its install config can be changed only in ${[...UPDATABLE_STATES].join(', ')}`);
+    }
+    const problem = installConfigOverridesProblem(cluster, hosts, overrides, { infraEnvs });
+    if (problem) throw badRequest(problem);
+    const attributes: Record<string, unknown> = { ...cluster.attributes, install_config_overrides: overrides };
+    // Upstream leaves an empty value out of the cluster document.
+    if (overrides === '') delete attributes.install_config_overrides;
+    attributes.monitored_operators = withConsole(attributes.monitored_operators, consoleEnabled(String(attributes.openshift_version ?? ''), overrides));
+    return { ...cluster, attributes, updatedAt: now };
+  });
+  stillThere(updated, `Cluster ${clusterId}`);
+  await recordEvent(deps, { name: 'install_config_applied', subject: { orgId: principal.orgId, clusterId } });
+}
