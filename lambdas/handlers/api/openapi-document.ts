@@ -10,6 +10,9 @@ export function openApiDocumentPath(): string {
   return process.env.OPENAPI_DOCUMENT ?? fileURLToPath(new URL('../../../openapi.yaml', import.meta.url));
 }
 
+/** A deployed bundle carries the document as JSON (converted at build time), which parses ~50× faster. */
 export function loadOpenApiDocument(): Record<string, unknown> {
-  return parse(readFileSync(openApiDocumentPath(), 'utf8')) as Record<string, unknown>;
+  const file = openApiDocumentPath();
+  const text = readFileSync(file, 'utf8');
+  return (file.endsWith('.json') ? JSON.parse(text) : parse(text)) as Record<string, unknown>;
 }

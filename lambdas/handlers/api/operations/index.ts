@@ -1,4 +1,4 @@
-import type { Operation } from '../context.js';
+import type { Operation, PublicOperation } from '../context.js';
 import { BindHost } from './BindHost.js';
 import { CreateApiToken } from './CreateApiToken.js';
 import { DeregisterInfraEnv } from './DeregisterInfraEnv.js';
@@ -17,6 +17,7 @@ import { v2DeregisterCluster } from './v2DeregisterCluster.js';
 import { v2DeregisterHost } from './v2DeregisterHost.js';
 import { v2GetCluster } from './v2GetCluster.js';
 import { v2GetHost } from './v2GetHost.js';
+import { v2GetOpenApiDocument } from './v2GetOpenApiDocument.js';
 import { v2ListClusters } from './v2ListClusters.js';
 import { v2ListHosts } from './v2ListHosts.js';
 import { v2RegisterCluster } from './v2RegisterCluster.js';
@@ -41,4 +42,9 @@ export const operations: Record<string, Operation> = {
   ...catalogueOperations,
   ...manifestOperations,
   ...clusterSettingsOperations,
+};
+
+/** Operations openapi.yaml marks with empty security: served to anyone. */
+export const publicOperations: Record<string, PublicOperation> = {
+  v2GetOpenApiDocument,
 };
