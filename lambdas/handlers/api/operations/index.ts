@@ -23,6 +23,7 @@ import { v2ListHosts } from './v2ListHosts.js';
 import { v2RegisterCluster } from './v2RegisterCluster.js';
 import { v2ResetHostValidation } from './v2ResetHostValidation.js';
 import { v2UpdateHost } from './v2UpdateHost.js';
+import { agentOperations } from './agent-operations.js';
 import { catalogueOperations } from './catalogue-operations.js';
 import { clusterSettingsOperations } from './cluster-settings-operations.js';
 import { eventOperations } from './event-operations.js';
@@ -38,6 +39,7 @@ export const operations: Record<string, Operation> = {
   v2ListHosts, v2GetHost, v2UpdateHost, v2DeregisterHost, BindHost, UnbindHost, v2ResetHostValidation,
   // API tokens (assisted-cloud)
   ListApiTokens, CreateApiToken, RevokeApiToken,
+  ...agentOperations,
   ...eventOperations,
   ...catalogueOperations,
   ...manifestOperations,

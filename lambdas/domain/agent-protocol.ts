@@ -1,0 +1,367 @@
+/**
+ * The agent ⇄ service protocol (upstream hostcommands and step-reply handling): which steps a host
+ * is asked to run, with which arguments, and what each reply changes on the host. Pure.
+ */
+import instructions from './catalogues/host-instructions.json' with { type: 'json' };
+import { badRequest, conflict } from './errors.js';
+import type { Cluster, Host, InfraEnv } from './entities.js';
+import { CLUSTER_ACCEPTING_HOSTS } from './host.js';
+
+export type StepType =
+  | 'inventory' | 'connectivity-check' | 'free-network-addresses' | 'dhcp-lease-allocate' | 'ntp-synchronizer'
+  | 'installation-disk-speed-check' | 'container-image-availability' | 'domain-resolution' | 'api-vip-connectivity-check'
+  | 'tang-connectivity-check' | 'verify-vips' | 'install' | 'logs-gather' | 'stop-installation' | 'upgrade-agent'
+  | 'download-boot-artifacts' | 'reboot-for-reclaim';
+
+export interface Step {
+  step_type: StepType;
+  step_id: string;
+  args: string[];
+}
+
+export interface Steps {
+  next_instruction_seconds: number;
+  post_step_action: 'continue' | 'exit';
+  instructions: Step[];
+}
+
+export interface StepReply {
+  step_type: StepType;
+  step_id?: string;
+  exit_code?: number;
+  output?: string;
+  error?: string;
+}
+
+interface InstructionRule {
+  steps: string[];
+  backedOff?: boolean;
+  nextInstructionSeconds?: number;
+  postStepAction?: 'continue' | 'exit';
+}
+const RULES = instructions as unknown as Record<'day1' | 'day2' | 'unbound', Record<string, InstructionRule>> & {
+  defaultNextInstructionSeconds: number;
+  backedOffNextInstructionSeconds: number;
+};
+
+/** The installation itself (the `install` step) is driven by the install workflow, not by polling here. */
+const WORKFLOW_STEPS = new Set(['install']);
+/** Connectivity reports are refreshed at most this often: each check lists the host's peers. */
+export const CONNECTIVITY_REFRESH_MS = 120_000;
+/** Liveness is written at most this often; a host is disconnected after 3 minutes without a poll. */
+export const CHECK_IN_WRITE_INTERVAL_MS = 30_000;
+/** DynamoDB items hold 400 KB; an inventory larger than this is refused rather than half-stored. */
+export const MAX_INVENTORY_BYTES = 300_000;
+export const MEDIA_DISCONNECTED_EXIT_CODE = 256;
+const INSTALLING_STATES = new Set(['installing', 'installing-in-progress', 'installing-pending-user-action', 'preparing-for-installation', 'preparing-successful']);
+
+// ---- registration ------------------------------------------------------------------------------
+
+/** Upstream's AcceptRegistration: a cluster takes hosts only before installation, or while adding hosts. */
+export function registrationProblem(cluster: Cluster | undefined): void {
+  if (!cluster) return;
+  if (CLUSTER_ACCEPTING_HOSTS.has(cluster.status)) return;
+  if (cluster.status === 'installed') {
+    throw conflict(`Cluster ${cluster.clusterId} is installed: boot new hosts from the discovery ISO of its "Add hosts" infra-env to add them`);
+  }
+  throw conflict(`Cluster ${cluster.clusterId} is ${cluster.status} and accepts new hosts only in ${[...CLUSTER_ACCEPTING_HOSTS].join(', ')}`);
+}
+
+export function newHost(context: {
+  orgId: string;
+  infraEnv: InfraEnv;
+  cluster?: Cluster;
+  hostId: string;
+  agentVersion?: string;
+  now: string;
+}): Omit<Host, 'version'> {
+  const bound = !!context.cluster;
+  return {
+    orgId: context.orgId,
+    infraEnvId: context.infraEnv.infraEnvId,
+    hostId: context.hostId,
+    ...(context.cluster ? { clusterId: context.cluster.clusterId } : {}),
+    status: bound ? 'discovering' : 'discovering-unbound',
+    createdAt: context.now,
+    updatedAt: context.now,
+    attributes: {
+      kind: context.cluster?.status === 'adding-hosts' ? 'AddToExistingClusterHost' : 'Host',
+      status_info: 'Waiting for host to send hardware details',
+      ...(bound ? { role: 'auto-assign', suggested_role: 'auto-assign' } : {}),
+      registered_at: context.now,
+      checked_in_at: context.now,
+      discovery_agent_version: context.agentVersion,
+      cpu_architecture: context.infraEnv.attributes.cpu_architecture,
+    },
+  };
+}
+
+/** A host that registers again restarted its agent: rediscover it, unless it was being installed. */
+export function reRegister(host: Host, agentVersion: string | undefined, now: string): Host {
+  const next = structuredClone(host);
+  next.updatedAt = now;
+  Object.assign(next.attributes, { checked_in_at: now, registered_at: now, discovery_agent_version: agentVersion ?? host.attributes.discovery_agent_version });
+  if (INSTALLING_STATES.has(host.status)) {
+    next.status = 'error';
+    next.attributes.status_info = 'The host unexpectedly restarted during the installation';
+  } else {
+    next.status = host.clusterId ? 'discovering' : 'discovering-unbound';
+    next.attributes.status_info = 'Waiting for host to send hardware details';
+  }
+  return next;
+}
+
+export function nextStepRunnerCommand(host: Pick<Host, 'hostId' | 'infraEnvId'>, agentVersion: string) {
+  return {
+    command: '',
+    args: [JSON.stringify({ infra_env_id: host.infraEnvId, host_id: host.hostId, agent_version: agentVersion })],
+    retry_seconds: RULES.defaultNextInstructionSeconds,
+  };
+}
+
+// ---- instructions ------------------------------------------------------------------------------
+
+export interface StepContext {
+  host: Host;
+  cluster?: Cluster;
+  /** Other hosts of the cluster with their NICs; only needed when a connectivity check is due. */
+  peers?: () => { host_id: string; nics: { name: string; mac: string; ip_addresses: string[] }[] }[];
+  now: Date;
+  /** 8 hex characters, as upstream's step ids end with. */
+  stepIdSuffix: () => string;
+}
+
+interface Inventory {
+  hostname?: string;
+  interfaces?: { name: string; mac_address: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
+  disks?: { id?: string; path?: string; name?: string; size_bytes?: number; drive_type?: string; removable?: boolean; is_installation_media?: boolean; installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] } }[];
+  cpu?: { architecture?: string };
+}
+
+export function parseInventory(host: Host): Inventory | undefined {
+  const text = host.attributes.inventory as string | undefined;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as Inventory;
+  } catch {
+    return undefined;
+  }
+}
+
+export function hostNics(host: Host): { name: string; mac: string; ip_addresses: string[] }[] {
+  return (parseInventory(host)?.interfaces ?? []).map((nic) => ({
+    name: nic.name,
+    mac: nic.mac_address,
+    ip_addresses: [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])].map((cidr) => cidr.split('/')[0]!),
+  }));
+}
+
+function ruleFor(host: Host, cluster: Cluster | undefined): InstructionRule | undefined {
+  const book = !host.clusterId ? RULES.unbound : cluster?.status === 'adding-hosts' || host.attributes.kind === 'AddToExistingClusterHost' ? RULES.day2 : RULES.day1;
+  return book[host.status];
+}
+
+/** The step's arguments, or undefined when the step has nothing to do for this host now. */
+function stepArgs(type: StepType, context: StepContext): string[] | undefined {
+  const { host, cluster } = context;
+  const attributes = cluster?.attributes ?? {};
+  switch (type) {
+    case 'inventory':
+      return [host.hostId];
+    case 'ntp-synchronizer':
+      return [JSON.stringify({ ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' })];
+    case 'connectivity-check':
+      return context.peers && connectivityDue(host, context.now) ? [JSON.stringify(context.peers())] : undefined;
+    case 'free-network-addresses': {
+      const networks = (parseInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []);
+      if (networks.length === 0 || attributes.user_managed_networking) return undefined;
+      return [JSON.stringify([...new Set(networks.map(networkOf))])];
+    }
+    case 'domain-resolution': {
+      const domains = [{ domain_name: 'quay.io' }];
+      if (cluster && attributes.base_dns_domain) {
+        const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
+        domains.push({ domain_name: `api.${base}` }, { domain_name: `api-int.${base}` }, { domain_name: `console-openshift-console.apps.${base}` });
+      }
+      return [JSON.stringify({ domains })];
+    }
+    case 'verify-vips': {
+      const vips = [
+        ...((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'api' })),
+        ...((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'ingress' })),
+      ];
+      return vips.length ? [JSON.stringify(vips)] : undefined;
+    }
+    case 'tang-connectivity-check': {
+      const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string } | undefined;
+      return encryption?.mode === 'tang' && encryption.tang_servers ? [JSON.stringify({ tang_servers: encryption.tang_servers })] : undefined;
+    }
+    case 'dhcp-lease-allocate':
+      // VIPs by DHCP need the machine network's interface; the lifecycle work adds it with the VIP monitor.
+      return undefined;
+    case 'installation-disk-speed-check': {
+      const path = host.attributes.installation_disk_path as string | undefined;
+      return path ? [JSON.stringify({ path })] : undefined;
+    }
+    case 'container-image-availability': {
+      const image = attributes.ocp_release_image as string | undefined;
+      return image ? [JSON.stringify({ images: [image], timeout: 960 })] : undefined;
+    }
+    case 'api-vip-connectivity-check': {
+      const name = attributes.api_vip_dns_name as string | undefined;
+      return name ? [JSON.stringify({ url: `http://${name}:22624/config/worker` })] : undefined;
+    }
+    case 'logs-gather':
+      return [JSON.stringify({ cluster_id: host.clusterId, infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] })];
+    case 'stop-installation':
+      return [];
+    default:
+      return undefined;
+  }
+}
+
+function networkOf(cidr: string): string {
+  const [address, prefixText] = cidr.split('/') as [string, string];
+  const prefix = Number(prefixText);
+  const value = address.split('.').reduce((acc, octet) => (acc << 8) + Number(octet), 0) >>> 0;
+  const masked = prefix === 0 ? 0 : (value & (~0 << (32 - prefix))) >>> 0;
+  return `${[24, 16, 8, 0].map((shift) => (masked >>> shift) & 255).join('.')}/${prefix}`;
+}
+
+function connectivityDue(host: Host, now: Date): boolean {
+  const last = Date.parse((host.attributes.connectivity_checked_at as string | undefined) ?? '');
+  return Number.isNaN(last) || now.getTime() - last >= CONNECTIVITY_REFRESH_MS;
+}
+
+/** Whether this poll will ask for a connectivity check, so the caller lists the peers only then. */
+export function wantsConnectivityCheck(host: Host, cluster: Cluster | undefined, now: Date): boolean {
+  return !!host.clusterId && !!ruleFor(host, cluster)?.steps.includes('connectivity-check') && connectivityDue(host, now);
+}
+
+export function nextSteps(context: StepContext): Steps {
+  const rule = ruleFor(context.host, context.cluster);
+  const seconds = rule?.nextInstructionSeconds ?? (rule?.backedOff ? RULES.backedOffNextInstructionSeconds : RULES.defaultNextInstructionSeconds);
+  const steps: Step[] = [];
+  for (const type of (rule?.steps ?? []) as StepType[]) {
+    if (WORKFLOW_STEPS.has(type)) continue;
+    const args = stepArgs(type, context);
+    if (args) steps.push({ step_type: type, step_id: `${type}-${context.stepIdSuffix()}`, args });
+  }
+  return { next_instruction_seconds: seconds, post_step_action: rule?.postStepAction ?? 'continue', instructions: steps };
+}
+
+/** Liveness is written only when it is getting stale, so a poll is usually a read. */
+export function checkInDue(host: Host, now: Date, agentVersion: string | undefined): boolean {
+  const last = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
+  return Number.isNaN(last) || now.getTime() - last >= CHECK_IN_WRITE_INTERVAL_MS || (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version);
+}
+
+// ---- replies -----------------------------------------------------------------------------------
+
+function parseOutput<T>(reply: StepReply): T {
+  try {
+    return JSON.parse(reply.output ?? '') as T;
+  } catch {
+    throw badRequest(`the ${reply.step_type} reply's output is not the JSON document the step produces`);
+  }
+}
+
+/** The service decides installation eligibility on top of what the agent says. */
+export function withServiceEligibility(inventory: Inventory, minDiskBytes: number): Inventory {
+  for (const disk of inventory.disks ?? []) {
+    const reasons = [...(disk.installation_eligibility?.not_eligible_reasons ?? [])];
+    if ((disk.size_bytes ?? 0) < minDiskBytes) {
+      reasons.push(`Disk is too small (disk only has ${((disk.size_bytes ?? 0) / 1e9).toFixed(1)} GB, but ${(minDiskBytes / 1e9).toFixed(0)} GB are required)`);
+    }
+    if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
+    if (['FDD', 'ODD', 'LVM'].includes(disk.drive_type ?? '')) reasons.push(`Drive type is ${disk.drive_type}, it must be one of HDD, SSD, Multipath, iSCSI, FC, RAID, ECKD, FBA, virtual`);
+    const unique = [...new Set(reasons)];
+    disk.installation_eligibility = { eligible: unique.length === 0, not_eligible_reasons: unique };
+  }
+  return inventory;
+}
+
+/**
+ * What a step reply changes on the host; undefined when it changes nothing (the same reply twice,
+ * or a check already running that answered with no output).
+ */
+export function applyStepReply(host: Host, reply: StepReply, context: { now: string; minDiskBytes: number }): Host | undefined {
+  const next = structuredClone(host);
+  const attributes = next.attributes;
+  const exitCode = reply.exit_code ?? 0;
+  if (exitCode === MEDIA_DISCONNECTED_EXIT_CODE) {
+    attributes.media_status = 'disconnected';
+  } else if (exitCode !== 0) {
+    const errors = { ...((attributes.step_errors as Record<string, string> | undefined) ?? {}) };
+    errors[reply.step_type] = (reply.error ?? `exit code ${exitCode}`).slice(0, 500);
+    attributes.step_errors = errors;
+  } else if (reply.output) {
+    if (attributes.media_status === 'disconnected') attributes.media_status = 'connected';
+    const errors = attributes.step_errors as Record<string, string> | undefined;
+    if (errors?.[reply.step_type]) {
+      const rest = { ...errors };
+      delete rest[reply.step_type];
+      attributes.step_errors = rest;
+    }
+    applyOutput(attributes, reply, context);
+  }
+  if (JSON.stringify(next.attributes) === JSON.stringify(host.attributes)) return undefined;
+  next.updatedAt = context.now;
+  return next;
+}
+
+function applyOutput(attributes: Record<string, unknown>, reply: StepReply, context: { now: string; minDiskBytes: number }): void {
+  switch (reply.step_type) {
+    case 'inventory': {
+      if ((reply.output ?? '').length > MAX_INVENTORY_BYTES) throw badRequest(`the inventory is larger than ${MAX_INVENTORY_BYTES} bytes`);
+      const parsed = parseOutput<Inventory>(reply);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('the inventory must be a JSON object');
+      const inventory = withServiceEligibility(parsed, context.minDiskBytes);
+      attributes.inventory = JSON.stringify(inventory);
+      if (inventory.cpu?.architecture) attributes.cpu_architecture = inventory.cpu.architecture === 'aarch64' ? 'arm64' : inventory.cpu.architecture;
+      break;
+    }
+    case 'connectivity-check':
+      parseOutput(reply);
+      attributes.connectivity = reply.output;
+      attributes.connectivity_checked_at = context.now;
+      break;
+    case 'free-network-addresses':
+      parseOutput(reply);
+      attributes.free_addresses = reply.output;
+      break;
+    case 'ntp-synchronizer':
+      attributes.ntp_sources = JSON.stringify(parseOutput<{ ntp_sources?: unknown[] }>(reply).ntp_sources ?? []);
+      break;
+    case 'domain-resolution':
+      parseOutput(reply);
+      attributes.domain_name_resolutions = reply.output;
+      break;
+    case 'tang-connectivity-check':
+      parseOutput(reply);
+      attributes.tang_connectivity = reply.output;
+      break;
+    case 'api-vip-connectivity-check':
+      parseOutput(reply);
+      attributes.api_vip_connectivity = reply.output;
+      break;
+    case 'container-image-availability': {
+      const images = parseOutput<{ images?: { name: string }[] }>(reply).images ?? [];
+      const current = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, unknown>;
+      for (const image of images) current[image.name] = image;
+      attributes.images_status = JSON.stringify(current);
+      break;
+    }
+    case 'installation-disk-speed-check': {
+      const result = parseOutput<{ path?: string; io_sync_duration?: number }>(reply);
+      if (!result.path) throw badRequest('the disk speed reply names no disk path');
+      const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, unknown>;
+      disks[result.path] = { disk_speed: { tested: true, exit_code: 0, speed_ms: result.io_sync_duration } };
+      attributes.disks_info = JSON.stringify(disks);
+      break;
+    }
+    default:
+      // Replies of steps whose results live elsewhere (logs, stop, VIPs) change nothing on the host here.
+      break;
+  }
+}

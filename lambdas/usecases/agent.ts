@@ -1,0 +1,115 @@
+/**
+ * What the discovery agent calls: register, ask for steps, reply. Built for many agents polling
+ * at once: a poll is a read of the host (and its cluster), written only when liveness is getting
+ * stale; a reply writes only what changed, conditionally on the version it read.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  applyStepReply,
+  checkInDue,
+  hostNics,
+  newHost,
+  nextStepRunnerCommand,
+  nextSteps,
+  registrationProblem,
+  reRegister,
+  wantsConnectivityCheck,
+  type StepReply,
+  type Steps,
+} from '../domain/agent-protocol.js';
+import { componentVersions } from '../domain/catalogues.js';
+import type { Cluster } from '../domain/entities.js';
+import { hostDisplayName, hostView } from '../domain/host.js';
+import { hardwareMinimums } from '../domain/preflight.js';
+import type { Clock } from '../ports/clock.js';
+import { ConcurrentModificationError, type Store } from '../ports/store.js';
+import { findHost, findInfraEnv, stillThere } from './access.js';
+import { recordEvent } from './events.js';
+import type { Principal } from './principal.js';
+
+export interface AgentDeps {
+  store: Store;
+  clock: Clock;
+}
+
+const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
+
+async function clusterOf(store: Store, orgId: string, clusterId: string | undefined): Promise<Cluster | undefined> {
+  return clusterId ? store.clusters.get({ orgId, clusterId }) : undefined;
+}
+
+export async function registerHost(
+  deps: AgentDeps,
+  principal: Principal,
+  infraEnvId: string,
+  request: { host_id: string; discovery_agent_version?: string },
+  headerAgentVersion?: string,
+) {
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const agentVersion = request.discovery_agent_version ?? headerAgentVersion;
+  const now = deps.clock.now().toISOString();
+  const key = { orgId: principal.orgId, infraEnvId, hostId: request.host_id };
+  const existing = await deps.store.hosts.get(key);
+  const cluster = await clusterOf(deps.store, principal.orgId, existing?.clusterId ?? infraEnv.clusterId);
+  if (!existing) registrationProblem(cluster);
+
+  let host;
+  if (existing) {
+    host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now)), `Host ${request.host_id}`);
+  } else {
+    try {
+      host = await deps.store.hosts.create(newHost({ orgId: principal.orgId, infraEnv, cluster, hostId: request.host_id, agentVersion, now }));
+    } catch (error) {
+      // Two registrations of one host raced: the other created it; this one re-registers it.
+      if (!(error instanceof ConcurrentModificationError)) throw error;
+      host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now)), `Host ${request.host_id}`);
+    }
+  }
+  await recordEvent(deps, {
+    name: 'host_registration_succeeded',
+    subject: { orgId: principal.orgId, infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
+    props: { host_name: hostDisplayName(host) },
+  });
+  return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentVersion || agentImage()) };
+}
+
+export async function getNextSteps(
+  deps: AgentDeps,
+  principal: Principal,
+  infraEnvId: string,
+  hostId: string,
+  poll: { timestamp?: number; agentVersion?: string },
+): Promise<Steps> {
+  const host = await findHost(deps.store, principal, infraEnvId, hostId);
+  const now = deps.clock.now();
+  const cluster = await clusterOf(deps.store, principal.orgId, host.clusterId);
+  if (checkInDue(host, now, poll.agentVersion)) {
+    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
+      ...current,
+      attributes: {
+        ...current.attributes,
+        checked_in_at: now.toISOString(),
+        ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}),
+        ...(poll.agentVersion ? { discovery_agent_version: poll.agentVersion } : {}),
+      },
+    }));
+  }
+  let peers: { host_id: string; nics: ReturnType<typeof hostNics> }[] = [];
+  if (host.clusterId && wantsConnectivityCheck(host, cluster, now)) {
+    peers = (await deps.store.hosts.listByCluster({ orgId: principal.orgId, clusterId: host.clusterId }))
+      .filter((peer) => peer.hostId !== hostId && peer.attributes.inventory)
+      .map((peer) => ({ host_id: peer.hostId, nics: hostNics(peer) }));
+  }
+  return nextSteps({ host, cluster, now, peers: host.clusterId ? () => peers : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+}
+
+export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+  const host = await findHost(deps.store, principal, infraEnvId, hostId);
+  const cluster = await clusterOf(deps.store, principal.orgId, host.clusterId);
+  const version = (cluster?.attributes.openshift_version as string | undefined) ?? '';
+  const minimums = hardwareMinimums(version);
+  const role = (cluster?.attributes.control_plane_count as number | undefined) === 1 ? 'sno' : 'worker';
+  const minDiskBytes = (minimums[role]?.disk_size_gb ?? 100) * 1e9;
+  const now = deps.clock.now().toISOString();
+  await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => applyStepReply(current, reply, { now, minDiskBytes }));
+}

@@ -1,0 +1,126 @@
+/**
+ * The agent-facing endpoints as the upstream agent uses them: register, poll for steps, reply.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { inventory, PULL_SECRET } from '../support/fixtures.js';
+import { expectMatchesSchema } from '../support/response-schema.js';
+import { testRuntime } from '../support/runtime.js';
+
+type Json = Record<string, any>;
+
+describe('agent endpoints', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let clusterId: string;
+  let infraEnvId: string;
+  let agentToken: string;
+
+  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const asAgent = (token = agentToken) => ({ 'X-Secret-Key': token, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' });
+  const asUser = () => ({ Authorization: `Bearer ${env.adminToken}` });
+
+  beforeAll(async () => {
+    env = await testRuntime();
+    const versions = (await request('GET', '/openshift-versions', undefined, asUser())).body;
+    const version = Object.keys(versions)[0]!;
+    clusterId = (await request('POST', '/clusters', { name: 'agents', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, asUser())).body.id;
+    infraEnvId = (await request('POST', '/infra-envs', { name: 'agents', pull_secret: PULL_SECRET, cluster_id: clusterId }, asUser())).body.id;
+    agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  it('registers a host (201) with the next step runner command the agent expects', async () => {
+    const hostId = randomUUID();
+    const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' }, asAgent());
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    expectMatchesSchema('v2RegisterHost', 201, registered.body);
+    expect(registered.body).toMatchObject({ id: hostId, infra_env_id: infraEnvId, cluster_id: clusterId, status: 'discovering', role: 'auto-assign' });
+    const runner = registered.body.next_step_runner_command;
+    expect(JSON.parse(runner.args[0])).toEqual({ infra_env_id: infraEnvId, host_id: hostId, agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' });
+
+    const steps = await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent());
+    expect(steps.status).toBe(200);
+    expectMatchesSchema('v2GetNextSteps', 200, steps.body);
+    expect(steps.body).toMatchObject({ next_instruction_seconds: 60, post_step_action: 'continue' });
+    expect(steps.body.instructions).toEqual([{ step_type: 'inventory', step_id: expect.stringMatching(/^inventory-[0-9a-f]{8}$/), args: [hostId] }]);
+  });
+
+  it('stores an inventory reply, deciding disk eligibility itself; the same reply twice changes nothing', async () => {
+    const hostId = randomUUID();
+    await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    const reply = { step_type: 'inventory', step_id: 'inventory-0000abcd', output: inventory('worker-7') };
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, reply, asAgent())).status).toBe(204);
+    const key = { orgId: 'default', infraEnvId, hostId };
+    const stored = (await container().store.hosts.get(key))!;
+    const disks = JSON.parse(stored.attributes.inventory as string).disks as Json[];
+    expect(disks.map((d) => d.installation_eligibility.eligible)).toEqual([true, false]);
+    expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body.inventory).toBe(stored.attributes.inventory);
+
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, reply, asAgent())).status).toBe(204);
+    expect((await container().store.hosts.get(key))!.version).toBe(stored.version);
+
+    const bad = await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: 'not json' }, asAgent());
+    expect(bad.status).toBe(400);
+    expect(bad.body.reason).toMatch(/inventory/);
+  });
+
+  it('keeps liveness from polls without a write per poll', async () => {
+    const hostId = randomUUID();
+    await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    const key = { orgId: 'default', infraEnvId, hostId };
+    const before = (await container().store.hosts.get(key))!;
+    for (let i = 0; i < 5; i++) await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, undefined, asAgent());
+    expect((await container().store.hosts.get(key))!.version).toBe(before.version);
+  });
+
+  it('answers the codes that park an agent only when meant, and keeps agents to their infra-env', async () => {
+    const hostId = randomUUID();
+    const other = (await request('POST', '/infra-envs', { name: 'other', pull_secret: PULL_SECRET }, asUser())).body.id;
+    expect((await request('POST', `/infra-envs/${other}/hosts`, { host_id: hostId }, asAgent())).status).toBe(404);
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asUser())).status).toBe(401);
+    expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${randomUUID()}/instructions`, undefined, asAgent())).status).toBe(404);
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: 'not-a-uuid' }, asAgent())).status).toBe(400);
+
+    await container().store.clusters.mutate({ orgId: 'default', clusterId }, (c) => ({ ...c, status: 'installed' }));
+    const refused = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: randomUUID() }, asAgent());
+    expect(refused.status).toBe(409);
+    expect(refused.body.reason).toMatch(/Add hosts/);
+    await container().store.clusters.mutate({ orgId: 'default', clusterId }, (c) => ({ ...c, status: 'insufficient' }));
+  });
+
+  it('moves a host that re-registers during installation to error', async () => {
+    const hostId = randomUUID();
+    await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId }, (h) => ({ ...h, status: 'installing-in-progress' }));
+    const again = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ status: 'error', status_info: 'The host unexpectedly restarted during the installation' });
+  });
+
+  it('loses no update when 500 agents register and reply at once against one cluster', async () => {
+    const hostIds = Array.from({ length: 500 }, () => randomUUID());
+    const results = await Promise.all(
+      hostIds.map(async (hostId, index) => {
+        const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+        const replied = await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-1', output: inventory(`node-${index}`) }, asAgent());
+        return [registered.status, replied.status];
+      }),
+    );
+    expect(results.filter(([r, p]) => r !== 201 || p !== 204)).toEqual([]);
+    const hosts = await container().store.hosts.listByCluster({ orgId: 'default', clusterId });
+    const ours = hosts.filter((h) => hostIds.includes(h.hostId));
+    expect(ours).toHaveLength(500);
+    expect(ours.filter((h) => !h.attributes.inventory)).toEqual([]);
+    expect(new Set(ours.map((h) => JSON.parse(h.attributes.inventory as string).hostname)).size).toBe(500);
+  }, 180_000);
+});
