@@ -3,8 +3,8 @@
  * and updating one. Pure: callers pass ids, time, keys and the resolved release.
  */
 import { X509Certificate } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
 import { badRequest } from './errors.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from './static-network.js';
 import type { InfraEnv } from './entities.js';
 import { isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from './validation.js';
 import type { Params, ResolvedRelease } from './cluster.js';
@@ -48,35 +48,9 @@ export function ignitionOverrideProblem(override: string): string | undefined {
     return 'ignition_config_override is not valid JSON';
   }
   const version = (parsed as { ignition?: { version?: unknown } })?.ignition?.version;
-  if (typeof version !== 'string' || !/^3\.[0-9]+\.[0-9]+$/.test(version)) {
-    return 'ignition_config_override must be an Ignition config with "ignition": {"version": "3.x.y"}';
-  }
-  return undefined;
-}
-
-interface StaticNetworkEntry {
-  network_yaml: string;
-  mac_interface_map?: { mac_address: string; logical_nic_name?: string }[];
-}
-
-/** Parses each entry's nmstate YAML; the discovery-image work converts it to NetworkManager files. */
-export function staticNetworkProblem(entries: StaticNetworkEntry[]): string | undefined {
-  const macs = new Set<string>();
-  for (const [index, entry] of entries.entries()) {
-    let document: unknown;
-    try {
-      document = parseYaml(entry.network_yaml);
-    } catch (error) {
-      return `static_network_config[${index}].network_yaml is not valid YAML: ${(error as Error).message.split('\n')[0]}`;
-    }
-    if (!document || typeof document !== 'object' || !Array.isArray((document as { interfaces?: unknown }).interfaces)) {
-      return `static_network_config[${index}].network_yaml must be an nmstate document with an "interfaces" list`;
-    }
-    for (const mapping of entry.mac_interface_map ?? []) {
-      const mac = mapping.mac_address.toLowerCase();
-      if (macs.has(mac)) return `static_network_config: MAC address ${mapping.mac_address} is mapped more than once`;
-      macs.add(mac);
-    }
+  // The versions the discovery ignition can merge, as upstream.
+  if (version !== '3.1.0' && version !== '3.2.0') {
+    return 'ignition_config_override must be an Ignition config with "ignition": {"version": "3.1.0"} or "3.2.0"';
   }
   return undefined;
 }
@@ -106,7 +80,7 @@ function attributesFrom(params: Params): Record<string, unknown> {
     check(ignitionOverrideProblem(params.ignition_config_override));
   }
   if (Array.isArray(params.static_network_config)) {
-    check(staticNetworkProblem(params.static_network_config as StaticNetworkEntry[]));
+    check(staticNetworkConfigProblem(params.static_network_config as StaticNetworkEntry[]));
     out.static_network_config = params.static_network_config.length ? JSON.stringify(params.static_network_config) : '';
   }
   if (Array.isArray(params.kernel_arguments)) {

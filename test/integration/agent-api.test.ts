@@ -108,7 +108,7 @@ describe('agent endpoints', () => {
   });
 
   it('loses no update when 500 agents register and reply at once against one cluster', async () => {
-    const hostIds = Array.from({ length: 500 }, () => randomUUID());
+    const hostIds: string[] = Array.from({ length: 500 }, () => randomUUID());
     const results = await Promise.all(
       hostIds.map(async (hostId, index) => {
         const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());

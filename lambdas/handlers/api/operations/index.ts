@@ -27,6 +27,7 @@ import { agentOperations } from './agent-operations.js';
 import { catalogueOperations } from './catalogue-operations.js';
 import { clusterSettingsOperations } from './cluster-settings-operations.js';
 import { eventOperations } from './event-operations.js';
+import { infraEnvFileOperations } from './infra-env-file-operations.js';
 import { manifestOperations } from './manifest-operations.js';
 
 /** operationId → implementation; each lives in a file named after its operationId. */
@@ -41,6 +42,7 @@ export const operations: Record<string, Operation> = {
   ListApiTokens, CreateApiToken, RevokeApiToken,
   ...agentOperations,
   ...eventOperations,
+  ...infraEnvFileOperations,
   ...catalogueOperations,
   ...manifestOperations,
   ...clusterSettingsOperations,

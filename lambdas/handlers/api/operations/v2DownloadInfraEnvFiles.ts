@@ -1,0 +1,29 @@
+import { contentDisposition } from '../../../domain/manifests.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { downloadInfraEnvFile } from '../../../usecases/infra-env-files.js';
+import type { Operation } from '../context.js';
+import { pathParam, queryString } from '../params.js';
+
+/**
+ * The file as upstream's file responder sends it: octet-stream, an attachment name and the
+ * infra-env's modification time (the image service dates the images it builds with it).
+ */
+export const v2DownloadInfraEnvFiles: Operation = async ({ api, principal, ports }) => {
+  requireRole(principal, 'read');
+  const file = await downloadInfraEnvFile(ports, principal, pathParam(api, 'infra_env_id'), {
+    fileName: queryString(api, 'file_name') ?? '',
+    mac: queryString(api, 'mac'),
+    ipxeScriptType: queryString(api, 'ipxe_script_type'),
+    discoveryIsoType: queryString(api, 'discovery_iso_type'),
+  });
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'application/octet-stream',
+      'Content-Disposition': contentDisposition(file.fileName),
+      'Last-Modified': new Date(file.lastModified).toUTCString(),
+    },
+    body: file.content.toString('base64'),
+    isBase64Encoded: true,
+  };
+};

@@ -1,0 +1,122 @@
+/**
+ * GET /v2/infra-envs/{id}/downloads/files: the discovery ignition, the iPXE script and the static
+ * network files of an infra-env, generated on each request from its current settings.
+ */
+import { SignJWT } from 'jose';
+import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
+import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
+import type { InfraEnv } from '../domain/entities.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../domain/ipxe-script.js';
+import { majorMinor } from '../domain/ocp-version.js';
+import { STATIC_NETWORK_DIR } from '../domain/static-network.js';
+import { tarArchive } from '../domain/tar-archive.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findInfraEnv } from './access.js';
+import { issueAgentToken } from './agent-tokens.js';
+import type { Principal } from './principal.js';
+
+export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'] as const;
+
+export interface InfraEnvFilesDeps {
+  store: Store;
+  clock: Clock;
+  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string };
+}
+
+export interface InfraEnvFileQuery {
+  fileName: string;
+  mac?: string;
+  ipxeScriptType?: string;
+  discoveryIsoType?: string;
+}
+
+export interface InfraEnvFile {
+  /** The attachment name upstream gives the file; empty when there is nothing to download. */
+  fileName: string;
+  content: Buffer;
+  lastModified: string;
+}
+
+const imageServiceBaseUrl = (publicUrl: string) => `${publicUrl}/api/assisted-images`;
+
+/** The same image token image URLs carry: HS256 over the infra-env's own key, expiring. */
+async function imageToken(deps: InfraEnvFilesDeps, infraEnv: InfraEnv): Promise<string> {
+  const expires = deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000;
+  return new SignJWT({ sub: infraEnv.infraEnvId })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(Math.floor(expires / 1000))
+    .sign(Buffer.from(infraEnv.imageTokenKey, 'base64url'));
+}
+
+async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, isoType?: string): Promise<string> {
+  return discoveryIgnitionText({
+    infraEnv,
+    serviceBaseUrl: deps.config.publicUrl,
+    agentImage: componentVersions().versions['discovery-agent']!,
+    agentToken: await issueAgentToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }),
+    ...(isoType ? { isoType: isoType as DiscoveryIsoType } : {}),
+  });
+}
+
+/**
+ * Upstream's order: a MAC means the firmware chained back to us, so the host decides (404 once it
+ * is past writing its disk); without one, boot-order-control hands out the chaining script.
+ */
+async function ipxeScriptFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, query: InfraEnvFileQuery): Promise<string> {
+  if (query.mac) {
+    const hosts = hostsWithMac(await deps.store.hosts.listByInfraEnv({ orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }), query.mac);
+    if (hosts.length > 1) {
+      throw conflict(`${hosts.length} hosts of infra-env ${infraEnv.infraEnvId} report MAC ${query.mac}; delete the stale ones to PXE boot it`);
+    }
+    const refusal = hosts[0] && ipxeBootRefusal(hosts[0]);
+    if (refusal) throw notFound(`iPXE boot skipped: ${refusal}`);
+  } else if (query.ipxeScriptType === 'boot-order-control') {
+    return ipxeRedirectScript({ serviceBaseUrl: deps.config.publicUrl, infraEnvId: infraEnv.infraEnvId, imageToken: await imageToken(deps, infraEnv) });
+  }
+  const openshiftVersion = (infraEnv.attributes.openshift_version as string | undefined) ?? defaultOpenshiftVersion();
+  return ipxeBootScript({
+    imageServiceBaseUrl: imageServiceBaseUrl(deps.config.publicUrl),
+    infraEnvId: infraEnv.infraEnvId,
+    openshiftVersion: majorMinor(openshiftVersion) ?? openshiftVersion,
+    cpuArchitecture: infraEnv.attributes.cpu_architecture as string,
+    imageToken: await imageToken(deps, infraEnv),
+    kernelArguments: infraEnv.attributes.kernel_arguments,
+  });
+}
+
+/**
+ * The per-host files as a tar of their /etc/assisted/network paths (upstream's archive holds
+ * those, not the boot script), or nothing when the infra-env has no static network config.
+ */
+function staticNetworkArchive(infraEnv: InfraEnv): Buffer | undefined {
+  const entries = staticNetworkEntries(infraEnv.attributes);
+  if (entries.length === 0) return undefined;
+  const hostFiles = generatedStaticNetworkFiles(entries).filter((file) => file.path.startsWith(`${STATIC_NETWORK_DIR}/`));
+  return tarArchive(hostFiles);
+}
+
+export async function downloadInfraEnvFile(deps: InfraEnvFilesDeps, principal: Principal, infraEnvId: string, query: InfraEnvFileQuery): Promise<InfraEnvFile> {
+  if (query.ipxeScriptType !== undefined && query.fileName !== 'ipxe-script') {
+    throw badRequest('ipxe_script_type can be set only for file_name=ipxe-script');
+  }
+  if (!(INFRA_ENV_FILE_NAMES as readonly string[]).includes(query.fileName)) {
+    throw badRequest(`unknown file type for download: ${query.fileName}; use one of ${INFRA_ENV_FILE_NAMES.join(', ')}`);
+  }
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const lastModified = infraEnv.updatedAt;
+  switch (query.fileName) {
+    case 'discovery.ign':
+      return { fileName: 'discovery.ign', content: Buffer.from(await discoveryIgnitionFile(deps, infraEnv, query.discoveryIsoType)), lastModified };
+    case 'ipxe-script':
+      return { fileName: `${infraEnvId}-ipxe-script`, content: Buffer.from(await ipxeScriptFile(deps, infraEnv, query)), lastModified };
+    default: {
+      // Upstream answers 200 with an empty body when the infra-env has no static network config.
+      const archive = staticNetworkArchive(infraEnv);
+      return archive
+        ? { fileName: `${infraEnvId}-static-network-config.tar`, content: archive, lastModified }
+        : { fileName: '', content: Buffer.alloc(0), lastModified };
+    }
+  }
+}
