@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSeverity, ServiceEvent } from '../domain/entities.js';
-import { badRequest } from '../domain/errors.js';
+import { badRequest, notFound } from '../domain/errors.js';
 import { buildEvent, eventView, type EventProps, type EventSubject, type EventView } from '../domain/events/events.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventFilter, Store } from '../ports/store.js';
@@ -79,8 +79,9 @@ const HOST_LOOKUP_CONCURRENCY = 16;
  *   but `severities`; `eventCount` is after every filter; both are before paging.
  * - `limit`: absent → 5000, negative → no limit, 0 → no events (counts still given); a negative or
  *   absent `offset` is 0.
- * Another organisation's ids, and unknown ones, simply have no events (keys are org-scoped); as
- * upstream, that is an empty 200, not a 404.
+ * Another organisation's cluster or infra-env, like an unknown one, is a 404 (upstream answers an
+ * empty 200 there; our rule is that a resource outside the caller's organisation is not found).
+ * A deleted cluster or infra-env of the caller's own keeps its events, which are still listed.
  */
 export async function listEvents(deps: { store: Store }, principal: Principal, query: EventQuery): Promise<EventList> {
   const { limit, offset, descending, severities } = validate(query);
@@ -92,13 +93,17 @@ export async function listEvents(deps: { store: Store }, principal: Principal, q
   let scoped: ServiceEvent[];
   let severityCounts = zeroCounts();
   if (query.clusterId) {
-    const events = (await readEvents(deps.store, { orgId, clusterId: query.clusterId }, descending)).filter(inCategory);
+    const all = await readEvents(deps.store, { orgId, clusterId: query.clusterId }, descending);
+    if (all.length === 0 && !(await deps.store.clusters.get({ orgId, clusterId: query.clusterId }))) throw notFound(`Cluster ${query.clusterId} not found`);
+    const events = all.filter(inCategory);
     scoped = await filterClusterEvents(deps.store, orgId, events, { ...query, hostIds });
     severityCounts = countBySeverity(scoped);
   } else if (hostIds.length > 0) {
     scoped = (await readEventsOfHosts(deps.store, orgId, hostIds, descending)).filter(inCategory);
   } else if (query.infraEnvId) {
-    scoped = (await readEvents(deps.store, { orgId, infraEnvId: query.infraEnvId }, descending)).filter(inCategory);
+    const all = await readEvents(deps.store, { orgId, infraEnvId: query.infraEnvId }, descending);
+    if (all.length === 0 && !(await deps.store.infraEnvs.get({ orgId, infraEnvId: query.infraEnvId }))) throw notFound(`Infra-env ${query.infraEnvId} not found`);
+    scoped = all.filter(inCategory);
   } else {
     scoped = [];
   }

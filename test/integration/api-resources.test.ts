@@ -293,8 +293,22 @@ describe('REST API v2 resources', () => {
       ['POST', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/unbind`],
       ['POST', '/infra-envs', { name: 'b', pull_secret: PULL_SECRET, cluster_id: cluster.id }],
       ['DELETE', `/api-tokens/${env.adminToken.split('.')[2]}`],
+      ['GET', `/events?cluster_id=${cluster.id}`],
+      ['GET', `/events?infra_env_id=${infraEnv.id}`],
+      ['GET', `/clusters/${cluster.id}/install-config`],
+      ['PATCH', `/clusters/${cluster.id}/install-config`, JSON.stringify(JSON.stringify({ fips: true }))],
+      ['GET', `/clusters/${cluster.id}/ignored-validations`],
+      ['PUT', `/clusters/${cluster.id}/ignored-validations`, { 'host-validation-ids': '["has-cpu-cores-for-role"]' }],
+      ['GET', `/clusters/${cluster.id}/preflight-requirements`],
+      ['GET', `/clusters/${cluster.id}/manifests`],
+      ['POST', `/clusters/${cluster.id}/manifests`, { file_name: 'x.yaml', content: Buffer.from('a: 1\n').toString('base64') }],
+      ['PATCH', `/clusters/${cluster.id}/manifests`, { folder: 'manifests', file_name: 'x.yaml', updated_content: Buffer.from('a: 2\n').toString('base64') }],
+      ['DELETE', `/clusters/${cluster.id}/manifests?file_name=x.yaml`],
+      ['GET', `/clusters/${cluster.id}/manifests/files?file_name=x.yaml`],
+      ['GET', `/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`],
     ];
     for (const [method, path, body] of attempts) {
+      // A body given as a string is sent as is (install-config takes a JSON string).
       const response = await call(method, path, body, orgB);
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(response.body).toMatchObject({ kind: 'Error', id: 404 });

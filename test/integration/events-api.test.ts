@@ -154,17 +154,19 @@ describe('GET /v2/events', () => {
     expect(infraEnv.events.map((e) => e.name)).toEqual(['host_media_disconnected', 'host_status_updated', 'host_registration_succeeded', 'infra_env_registered']);
   });
 
-  it("never shows another organisation's events, and answers an empty 200 for ids it does not know", async () => {
+  it("never shows another organisation's events: its clusters and infra-envs, like unknown ones, are 404", async () => {
     const mine = await get(`cluster_id=${CLUSTER}`, orgBToken);
     expect(mine.messages).toEqual(['Failed to deregister cluster. Error: org-b only']);
     expect((await get(`cluster_id=${CLUSTER_B}`, orgBToken)).messages).toEqual(['Successfully registered cluster']);
 
-    for (const query of [`cluster_id=${CLUSTER_B}`, `cluster_id=0f9a1c52-9999-4e7a-9d3c-5b8e2f6a7c01`, '']) {
+    for (const query of [`cluster_id=${CLUSTER_B}`, 'cluster_id=0f9a1c52-9999-4e7a-9d3c-5b8e2f6a7c01', 'infra_env_id=0f9a1c52-9999-4e7a-9d3c-5b8e2f6a7c01']) {
       const result = await get(query);
-      expect(result.status).toBe(200);
-      expect(result.events).toEqual([]);
-      expect(result.eventCount).toBe(0);
+      expect(result.status, query).toBe(404);
+      expect(result.body).toMatchObject({ kind: 'Error', id: 404 });
     }
+    const unscoped = await get('');
+    expect(unscoped.status).toBe(200);
+    expect(unscoped.events).toEqual([]);
   });
 
   it('lets read-only tokens read and refuses requests without a token', async () => {

@@ -190,7 +190,9 @@ function fakeStore(events: ServiceEvent[], hosts: Pick<Host, 'orgId' | 'infraEnv
   };
   const get = async (key: { orgId: string; infraEnvId: string; hostId: string }) =>
     hosts.find((h) => h.orgId === key.orgId && h.infraEnvId === key.infraEnvId && h.hostId === key.hostId) as Host | undefined;
-  return { events: { list, append: async () => {} }, hosts: { get } } as unknown as Store;
+  // No cluster or infra-env records: scopes are known here only through their events.
+  const none = async () => undefined;
+  return { events: { list, append: async () => {} }, hosts: { get }, clusters: { get: none }, infraEnvs: { get: none } } as unknown as Store;
 }
 
 describe('listEvents (upstream filtering and counting, on a fake store)', () => {
@@ -257,9 +259,9 @@ describe('listEvents (upstream filtering and counting, on a fake store)', () => 
     expect(none.eventCount).toBe(9);
   });
 
-  it('answers an empty list without a scope or for another organisation, and 400s bad paging', async () => {
+  it('answers an empty list without a scope, 404 for another organisation\'s cluster, and 400s bad paging', async () => {
     expect((await list({})).events).toEqual([]);
-    expect((await listEvents({ store }, { ...principal, orgId: 'other' }, { clusterId: CLUSTER })).events).toEqual([]);
+    await expect(listEvents({ store }, { ...principal, orgId: 'other' }, { clusterId: CLUSTER })).rejects.toMatchObject({ kind: 'not-found' });
     await expect(list({ clusterId: CLUSTER, limit: 1.5 })).rejects.toMatchObject({ kind: 'bad-request' });
     await expect(list({ clusterId: CLUSTER, offset: Number.NaN })).rejects.toMatchObject({ kind: 'bad-request' });
     await expect(list({ clusterId: CLUSTER, severities: ['loud'] })).rejects.toMatchObject({ kind: 'bad-request' });
