@@ -1,0 +1,244 @@
+/**
+ * What the cluster validations look at: the ids and their categories, the input a caller gives
+ * (the cluster as the API shows it, its hosts, the clock) and the context derived from it once per
+ * evaluation (parsed inventories, networks, the selected operators). Pure.
+ */
+import type { ClusterHostSummary } from './cluster-hosts.js';
+import type { ValidationStatus } from './host-facts.js';
+
+export type ClusterValidationCategory = 'network' | 'hosts-data' | 'configuration' | 'operators';
+
+/**
+ * Every id of the `cluster-validation-id` enum with upstream's category
+ * (internal/cluster/validation_id.go); the unit tests check the keys against openapi.yaml.
+ */
+export const CLUSTER_VALIDATION_CATEGORIES = {
+  'machine-cidr-defined': 'network',
+  'cluster-cidr-defined': 'network',
+  'service-cidr-defined': 'network',
+  'no-cidrs-overlapping': 'network',
+  'networks-same-address-families': 'network',
+  'network-prefix-valid': 'network',
+  'machine-cidr-equals-to-calculated-cidr': 'network',
+  'api-vips-defined': 'network',
+  'api-vips-valid': 'network',
+  'ingress-vips-defined': 'network',
+  'ingress-vips-valid': 'network',
+  'all-hosts-are-ready-to-install': 'hosts-data',
+  'sufficient-masters-count': 'hosts-data',
+  'dns-domain-defined': 'network',
+  'pull-secret-set': 'configuration',
+  'ntp-server-configured': 'network',
+  'lso-requirements-satisfied': 'operators',
+  'ocs-requirements-satisfied': 'operators',
+  'odf-requirements-satisfied': 'operators',
+  'cnv-requirements-satisfied': 'operators',
+  'lvm-requirements-satisfied': 'operators',
+  'mce-requirements-satisfied': 'operators',
+  'mtv-requirements-satisfied': 'operators',
+  'osc-requirements-satisfied': 'operators',
+  'network-type-valid': 'network',
+  'custom-manifests-requirements-satisfied': 'network',
+  'platform-requirements-satisfied': 'configuration',
+  'node-feature-discovery-requirements-satisfied': 'operators',
+  'nvidia-gpu-requirements-satisfied': 'operators',
+  'pipelines-requirements-satisfied': 'operators',
+  'servicemesh-requirements-satisfied': 'operators',
+  'serverless-requirements-satisfied': 'operators',
+  'openshift-ai-requirements-satisfied': 'operators',
+  'openshift-ai-gpu-requirements-satisfied': 'operators',
+  'authorino-requirements-satisfied': 'operators',
+  'nmstate-requirements-satisfied': 'operators',
+  'amd-gpu-requirements-satisfied': 'operators',
+  'kmm-requirements-satisfied': 'operators',
+  'node-healthcheck-requirements-satisfied': 'operators',
+  'self-node-remediation-requirements-satisfied': 'operators',
+  'fence-agents-remediation-requirements-satisfied': 'operators',
+  'node-maintenance-requirements-satisfied': 'operators',
+  'kube-descheduler-requirements-satisfied': 'operators',
+  'cluster-observability-requirements-satisfied': 'operators',
+  'numa-resources-requirements-satisfied': 'operators',
+  'oadp-requirements-satisfied': 'operators',
+  'metallb-requirements-satisfied': 'operators',
+  'loki-requirements-satisfied': 'operators',
+  'openshift-logging-requirements-satisfied': 'operators',
+} as const satisfies Record<string, ClusterValidationCategory>;
+
+export type ClusterValidationId = keyof typeof CLUSTER_VALIDATION_CATEGORIES;
+
+/** One entry of a cluster's validations_info, with its category. */
+export interface ClusterValidationResult {
+  id: ClusterValidationId;
+  category: ClusterValidationCategory;
+  status: ValidationStatus;
+  message: string;
+}
+
+/** What one check concludes. */
+export interface Verdict {
+  status: ValidationStatus;
+  message: string;
+}
+
+export const success = (message: string): Verdict => ({ status: 'success', message });
+export const failure = (message: string): Verdict => ({ status: 'failure', message });
+export const pending = (message: string): Verdict => ({ status: 'pending', message });
+export const error = (message: string): Verdict => ({ status: 'error', message });
+
+// ---------------------------------------------------------------- input
+
+export type VipVerification = 'unverified' | 'succeeded' | 'failed';
+export interface VipInput {
+  ip: string;
+  /** Set from the agents' verify-vips replies; absent or unverified falls back to the free-address lists. */
+  verification?: VipVerification;
+}
+export interface NetworkInput {
+  cidr: string;
+  host_prefix?: number;
+}
+
+/** The cluster fields the validations read, spelled as the `cluster` schema (clusterView's output fits). */
+export interface ClusterValidationSubject {
+  kind?: string;
+  openshift_version?: string;
+  cpu_architecture?: string;
+  control_plane_count?: number;
+  platform?: { type?: string; external?: { platform_name?: string } };
+  base_dns_domain?: string;
+  pull_secret_set?: boolean;
+  cluster_networks?: readonly NetworkInput[];
+  service_networks?: readonly NetworkInput[];
+  machine_networks?: readonly NetworkInput[];
+  api_vips?: readonly VipInput[];
+  ingress_vips?: readonly VipInput[];
+  user_managed_networking?: boolean;
+  vip_dhcp_allocation?: boolean;
+  /** When the machine network was last set: the DHCP lease allocation is timed from it. */
+  machine_network_cidr_updated_at?: string;
+  network_type?: string;
+  load_balancer?: { type?: string };
+  install_config_overrides?: string;
+  monitored_operators?: readonly { name: string; operator_type?: string }[];
+  schedulable_masters?: boolean;
+  ignored_cluster_validations?: string;
+}
+
+/** A host of the cluster, as the validations need it. */
+export interface ValidationHostInput extends ClusterHostSummary {
+  id?: string;
+  /** The agent's inventory, as stored (JSON text). */
+  inventory?: string;
+  /** The free-network-addresses reply, as stored (JSON text). */
+  freeAddresses?: string;
+  /** The agent's clock at its last poll, in Unix seconds. */
+  timestamp?: number;
+  installationDiskId?: string;
+}
+
+export interface ClusterValidationInput {
+  cluster: ClusterValidationSubject;
+  hosts: readonly ValidationHostInput[];
+  now: Date;
+  /** The user uploaded at least one custom manifest (upstream's "Custom manifest" feature usage). */
+  customManifestsUploaded?: boolean;
+  /**
+   * Service configuration (upstream's DISABLED_CLUSTER_VALIDATIONS): ids reported as disabled
+   * instead of evaluated, unless the cluster has its own ignored-validations list.
+   */
+  disabledValidations?: readonly string[];
+}
+
+// ---------------------------------------------------------------- inventory
+
+/** The parts of the agent's `inventory` model the cluster validations read. */
+export interface HostInventory {
+  cpu?: { count?: number; architecture?: string };
+  memory?: { physical_bytes?: number; usable_bytes?: number };
+  interfaces?: { name?: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
+  disks?: { id?: string; drive_type?: string; size_bytes?: number }[];
+  gpus?: { vendor_id?: string; device_id?: string; name?: string }[];
+}
+
+export interface ValidationHost extends ValidationHostInput {
+  /** Undefined when the host has none or it does not parse. */
+  parsedInventory?: HostInventory;
+}
+
+export function parseHostInventory(text: string | undefined): HostInventory | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as HostInventory) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------- context
+
+export interface ValidationContext {
+  readonly input: ClusterValidationInput;
+  readonly cluster: ClusterValidationSubject;
+  readonly hosts: readonly ValidationHost[];
+  readonly now: Date;
+  readonly controlPlaneCount: number;
+  readonly singleNode: boolean;
+  readonly userManagedNetworking: boolean;
+  readonly dhcp: boolean;
+  readonly userManagedLoadBalancer: boolean;
+  /** Upstream's test: some host sent an inventory (even one that does not parse). */
+  readonly hasHostsWithInventories: boolean;
+  readonly clusterNetworks: readonly NetworkInput[];
+  readonly serviceNetworks: readonly NetworkInput[];
+  readonly machineNetworks: readonly string[];
+  readonly apiVips: readonly VipInput[];
+  readonly ingressVips: readonly VipInput[];
+  /** Names of the selected OLM operators. */
+  readonly olmOperators: ReadonlySet<string>;
+  readonly openshiftVersion: string;
+  readonly cpuArchitecture: string;
+}
+
+export function validationContext(input: ClusterValidationInput): ValidationContext {
+  const cluster = input.cluster;
+  const controlPlaneCount = cluster.control_plane_count ?? 3;
+  return {
+    input,
+    cluster,
+    // A host without a role is one whose role is still to be chosen, as upstream's default.
+    hosts: input.hosts.map((host) => ({ ...host, role: host.role ?? 'auto-assign', parsedInventory: parseHostInventory(host.inventory) })),
+    now: input.now,
+    controlPlaneCount,
+    singleNode: controlPlaneCount === 1,
+    userManagedNetworking: cluster.user_managed_networking === true,
+    dhcp: cluster.vip_dhcp_allocation === true,
+    userManagedLoadBalancer: cluster.load_balancer?.type === 'user-managed',
+    hasHostsWithInventories: input.hosts.some((host) => !!host.inventory),
+    clusterNetworks: cluster.cluster_networks ?? [],
+    serviceNetworks: cluster.service_networks ?? [],
+    machineNetworks: (cluster.machine_networks ?? []).map((network) => network.cidr),
+    apiVips: cluster.api_vips ?? [],
+    ingressVips: cluster.ingress_vips ?? [],
+    olmOperators: new Set((cluster.monitored_operators ?? []).filter((operator) => operator.operator_type === 'olm').map((operator) => operator.name)),
+    openshiftVersion: cluster.openshift_version ?? '',
+    cpuArchitecture: cluster.cpu_architecture ?? 'x86_64',
+  };
+}
+
+/** Without user-managed networking, or on a single node, the machine network must be known (IsMachineNetworkRequired). */
+export const isMachineNetworkRequired = (ctx: ValidationContext): boolean => !ctx.userManagedNetworking || ctx.singleNode;
+
+/** The network type in force: install_config_overrides may replace the cluster's own. */
+export function effectiveNetworkType(cluster: ClusterValidationSubject): string {
+  if (cluster.install_config_overrides) {
+    try {
+      const overrides = JSON.parse(cluster.install_config_overrides) as { networking?: { networkType?: unknown } };
+      const fromOverrides = overrides?.networking?.networkType;
+      if (typeof fromOverrides === 'string' && fromOverrides !== '') return fromOverrides;
+    } catch {
+      // Unreadable overrides change nothing here; the install-config module reports them.
+    }
+  }
+  return cluster.network_type ?? '';
+}
