@@ -178,10 +178,20 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
       return [JSON.stringify([...new Set(networks.map(networkOf))])];
     }
     case 'domain-resolution': {
-      const domains = [{ domain_name: 'quay.io' }];
+      // The names the DNS validations read back: the release registry, the cluster's API, internal
+      // API and ingress names, and a probe that only a wildcard record would answer (as FQDN and relative).
+      const image = (attributes.ocp_release_image as string | undefined) ?? '';
+      const registry = image.split('/')[0]?.replace(/:\d+$/, '') || 'quay.io';
+      const domains = [{ domain_name: registry }];
       if (cluster && attributes.base_dns_domain) {
         const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
-        domains.push({ domain_name: `api.${base}` }, { domain_name: `api-int.${base}` }, { domain_name: `console-openshift-console.apps.${base}` });
+        domains.push(
+          { domain_name: `api.${base}` },
+          { domain_name: `api-int.${base}` },
+          { domain_name: `console-openshift-console.apps.${base}` },
+          { domain_name: `validateNoWildcardDNS.${base}` },
+          { domain_name: `validateNoWildcardDNS.${base}.` },
+        );
       }
       return [JSON.stringify({ domains })];
     }

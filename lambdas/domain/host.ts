@@ -21,7 +21,7 @@ export const CLUSTER_ACCEPTING_HOSTS = new Set(['insufficient', 'ready', 'pendin
 
 /** Validation results a user may reset, and the host data they were computed from. */
 export const RESETTABLE_VALIDATIONS: Record<string, string> = {
-  'sufficient-installation-disk-speed': 'disk_speed',
+  'sufficient-installation-disk-speed': 'disks_info',
   'container-images-available': 'images_status',
 };
 
@@ -149,8 +149,8 @@ export function resetValidation(host: Host, validationId: string, now: string): 
     throw badRequest(`validation ${validationId} cannot be reset; only ${Object.keys(RESETTABLE_VALIDATIONS).join(' and ')} can`);
   }
   const next = structuredClone(host);
-  if (data === 'images_status') delete next.attributes.images_status;
-  else delete next.attributes.disk_speed;
+  // Disk speeds are kept per disk in disks_info (see the installation-disk-speed-check reply).
+  delete next.attributes[data];
   next.updatedAt = now;
   return next;
 }

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { applyStepReply, checkInDue, nextSteps, reRegister, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
+import type { Cluster, Host } from '../../lambdas/domain/entities.js';
+
+const now = new Date('2026-11-22T10:00:00Z');
+const host = (status: string, attributes: Record<string, unknown> = {}, clusterId: string | null = 'c1'): Host => ({
+  orgId: 'o', infraEnvId: 'i', hostId: 'h1', status, createdAt: '', updatedAt: '', version: 1,
+  ...(clusterId ? { clusterId } : {}), attributes,
+});
+const cluster: Cluster = {
+  orgId: 'o', clusterId: 'c1', name: 'demo', status: 'insufficient', createdAt: '', updatedAt: '', version: 1,
+  attributes: { base_dns_domain: 'example.com', ocp_release_image: 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', additional_ntp_source: 'ntp.example.com', api_vips: [{ ip: '192.168.1.5' }], ingress_vips: [{ ip: '192.168.1.6' }] },
+};
+const types = (steps: { instructions: { step_type: string }[] }) => steps.instructions.map((s) => s.step_type);
+const suffix = () => 'deadbeef';
+
+describe('instructions per host status', () => {
+  it('asks a discovering host for its inventory only', () => {
+    const steps = nextSteps({ host: host('discovering'), cluster, now, stepIdSuffix: suffix });
+    expect(steps).toEqual({ next_instruction_seconds: 60, post_step_action: 'continue', instructions: [{ step_type: 'inventory', step_id: 'inventory-deadbeef', args: ['h1'] }] });
+  });
+
+  it('asks a known host for the checks its validations read, with their arguments', () => {
+    const inventory = JSON.stringify({ interfaces: [{ name: 'eth0', mac_address: 'aa', ipv4_addresses: ['192.168.1.10/24'] }] });
+    const steps = nextSteps({ host: host('known', { inventory }), cluster, now, stepIdSuffix: suffix, peers: () => [{ host_id: 'h2', nics: [] }] });
+    expect(types(steps)).toEqual(['inventory', 'connectivity-check', 'free-network-addresses', 'ntp-synchronizer', 'domain-resolution', 'verify-vips']);
+    const args = Object.fromEntries(steps.instructions.filter((s) => s.step_type !== 'inventory').map((s) => [s.step_type, JSON.parse(s.args[0]!)]));
+    expect(args['free-network-addresses']).toEqual(['192.168.1.0/24']);
+    expect(args['ntp-synchronizer']).toEqual({ ntp_source: 'ntp.example.com' });
+    expect(args['connectivity-check']).toEqual([{ host_id: 'h2', nics: [] }]);
+    expect(args['domain-resolution'].domains.map((d: { domain_name: string }) => d.domain_name)).toEqual([
+      'quay.io', 'api.demo.example.com', 'api-int.demo.example.com', 'console-openshift-console.apps.demo.example.com',
+      'validateNoWildcardDNS.demo.example.com', 'validateNoWildcardDNS.demo.example.com.',
+    ]);
+    expect(args['verify-vips']).toEqual([{ vip: '192.168.1.5', vip_type: 'api' }, { vip: '192.168.1.6', vip_type: 'ingress' }]);
+  });
+
+  it('checks connectivity at most every two minutes', () => {
+    const recent = host('known', { connectivity_checked_at: new Date(now.getTime() - 60_000).toISOString() });
+    const stale = host('known', { connectivity_checked_at: new Date(now.getTime() - 180_000).toISOString() });
+    expect(wantsConnectivityCheck(recent, cluster, now)).toBe(false);
+    expect(wantsConnectivityCheck(stale, cluster, now)).toBe(true);
+    expect(wantsConnectivityCheck(host('discovering'), cluster, now)).toBe(false);
+  });
+
+  it('backs off for disconnected hosts, exits the runner when binding, and gives pool hosts inventory and NTP', () => {
+    expect(nextSteps({ host: host('disconnected'), cluster, now, stepIdSuffix: suffix }).next_instruction_seconds).toBe(120);
+    expect(nextSteps({ host: host('binding'), cluster, now, stepIdSuffix: suffix })).toEqual({ next_instruction_seconds: 0, post_step_action: 'exit', instructions: [] });
+    expect(types(nextSteps({ host: host('known-unbound', {}, null), now, stepIdSuffix: suffix }))).toEqual(['inventory', 'ntp-synchronizer']);
+  });
+});
+
+describe('liveness', () => {
+  it('writes a check-in only when it is getting stale or the agent changed', () => {
+    const fresh = host('known', { checked_in_at: new Date(now.getTime() - 10_000).toISOString(), discovery_agent_version: 'a:1' });
+    expect(checkInDue(fresh, now, 'a:1')).toBe(false);
+    expect(checkInDue(fresh, now, 'a:2')).toBe(true);
+    expect(checkInDue(host('known', { checked_in_at: new Date(now.getTime() - 31_000).toISOString() }), now, undefined)).toBe(true);
+  });
+
+  it('sends a host that re-registers mid-installation to error, others back to discovery', () => {
+    expect(reRegister(host('installing-in-progress'), 'a', now.toISOString()).status).toBe('error');
+    expect(reRegister(host('known'), 'a', now.toISOString()).status).toBe('discovering');
+    expect(reRegister(host('known-unbound', {}, null), 'a', now.toISOString()).status).toBe('discovering-unbound');
+  });
+});
+
+describe('step replies', () => {
+  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+
+  it('decides disk eligibility on the service side', () => {
+    const inventory = withServiceEligibility({ disks: [
+      { id: 'a', size_bytes: 120e9, drive_type: 'SSD' },
+      { id: 'b', size_bytes: 50e9, drive_type: 'HDD' },
+      { id: 'c', size_bytes: 500e9, drive_type: 'ODD' },
+      { id: 'd', size_bytes: 500e9, drive_type: 'SSD', is_installation_media: true },
+    ] }, 100e9);
+    expect(inventory.disks!.map((d) => d.installation_eligibility!.eligible)).toEqual([true, false, false, false]);
+    expect(inventory.disks![1]!.installation_eligibility!.not_eligible_reasons![0]).toMatch(/too small/);
+  });
+
+  it('changes nothing for a repeated reply or an empty output of a running check', () => {
+    const reply = { step_type: 'ntp-synchronizer' as const, output: JSON.stringify({ ntp_sources: [{ source_name: 'a', source_state: 'synced' }] }) };
+    const once = applyStepReply(host('known'), reply, context)!;
+    expect(JSON.parse(once.attributes.ntp_sources as string)).toEqual([{ source_name: 'a', source_state: 'synced' }]);
+    expect(applyStepReply(once, reply, context)).toBeUndefined();
+    expect(applyStepReply(once, { step_type: 'container-image-availability', output: '' }, context)).toBeUndefined();
+  });
+
+  it('records step failures and media disconnection, and clears them when the step succeeds again', () => {
+    const failed = applyStepReply(host('known'), { step_type: 'domain-resolution', exit_code: 1, error: 'no resolver' }, context)!;
+    expect(failed.attributes.step_errors).toEqual({ 'domain-resolution': 'no resolver' });
+    const ok = applyStepReply(failed, { step_type: 'domain-resolution', output: JSON.stringify({ resolutions: [] }) }, context)!;
+    expect(ok.attributes.step_errors).toEqual({});
+    expect(applyStepReply(host('known'), { step_type: 'inventory', exit_code: 256 }, context)!.attributes.media_status).toBe('disconnected');
+  });
+
+  it('refuses outputs that are not the step\'s JSON', () => {
+    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: '[1]' }, context)).toThrow(/JSON object/);
+    expect(() => applyStepReply(host('known'), { step_type: 'connectivity-check', output: '{' }, context)).toThrow(/not the JSON/);
+  });
+});
