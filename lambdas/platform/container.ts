@@ -31,11 +31,13 @@ function build(): Ports {
   const config = provided.config ?? configFromEnvironment();
   const region = config.region;
   const pathStyle = process.env.S3_FORCE_PATH_STYLE === 'true';
+  // A Lambda serves one request at a time; the embedded runtime serves many agents in one process.
+  const pooled = { maxSockets: 256, keepAlive: true };
   return {
     config,
     store:
       provided.store ??
-      createDynamoStore({ tableName: config.tableName, client: new DynamoDBClient({ region }) }),
+      createDynamoStore({ tableName: config.tableName, client: new DynamoDBClient({ region, requestHandler: { httpAgent: pooled, httpsAgent: pooled } }) }),
     blobs:
       provided.blobs ?? createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),
     dns: provided.dns ?? createRoute53Zones({ hostedZones: config.hostedZones, clientConfig: { region } }),

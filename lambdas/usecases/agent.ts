@@ -25,6 +25,7 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
+import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {
@@ -65,6 +66,7 @@ export async function registerHost(
       host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now)), `Host ${request.host_id}`);
     }
   }
+  host = (await refreshHost(deps, key)) ?? host;
   await recordEvent(deps, {
     name: 'host_registration_succeeded',
     subject: { orgId: principal.orgId, infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
@@ -111,5 +113,9 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const role = (cluster?.attributes.control_plane_count as number | undefined) === 1 ? 'sno' : 'worker';
   const minDiskBytes = (minimums[role]?.disk_size_gb ?? 100) * 1e9;
   const now = deps.clock.now().toISOString();
-  await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => applyStepReply(current, reply, { now, minDiskBytes }));
+  const key = { orgId: principal.orgId, infraEnvId, hostId };
+  const before = host.version;
+  const after = await deps.store.hosts.mutate(key, (current) => applyStepReply(current, reply, { now, minDiskBytes }));
+  // Only news can change the verdict: an unchanged reply leaves the host as it was.
+  if (after && after.version !== before) await refreshHost(deps, key);
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
+import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface HostDeps {
@@ -45,8 +46,9 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   const cluster = host.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();
-  const updated = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => applyHostUpdate(current, params, cluster, now));
-  return hostView(stillThere(updated, `Host ${hostId}`));
+  const key = { orgId: principal.orgId, infraEnvId, hostId };
+  stillThere(await deps.store.hosts.mutate(key, (current) => applyHostUpdate(current, params, cluster, now)), `Host ${hostId}`);
+  return hostView(stillThere(await refreshHost(deps, key), `Host ${hostId}`));
 }
 
 export async function deregisterHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string): Promise<void> {

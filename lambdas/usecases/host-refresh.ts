@@ -1,0 +1,143 @@
+/**
+ * Re-validates a host and moves it through its state machine. Called when something that can
+ * change the verdict arrives (registration, a step reply that changed the host, a user's update),
+ * so a host advances when the event that justifies it arrives rather than on a monitor tick.
+ */
+import { createHash } from 'node:crypto';
+import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
+import { hostDisplayName } from '../domain/host.js';
+import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransitionContext } from '../domain/host-state-machine.js';
+import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
+import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { recordEvent } from './events.js';
+
+export interface RefreshDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** Statuses after which nothing about a host changes without a user's action: the monitors skip them. */
+const SETTLED = new Set(['installed', 'error', 'cancelled', 'added-to-existing-cluster']);
+
+/** The monitor shard of a host while it is watched; hosts spread evenly and stay on one shard. */
+export function monitorShardOf(hostId: string, shards: number): number {
+  return createHash('sha256').update(hostId).digest().readUInt32BE(0) % shards;
+}
+
+function transitionContext(host: Host, cluster: Cluster | undefined, now: Date, validations: ReturnType<typeof summarizeHostValidations>): HostTransitionContext {
+  const attributes = host.attributes;
+  const progress = attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string } | undefined;
+  return {
+    now,
+    hostName: hostDisplayName(host),
+    statusInfo: attributes.status_info as string | undefined,
+    statusUpdatedAt: (attributes.status_updated_at as string | undefined) ?? host.updatedAt,
+    bound: !!host.clusterId,
+    day2: attributes.kind === 'AddToExistingClusterHost',
+    role: ((attributes.role === 'auto-assign' ? attributes.suggested_role : attributes.role) as HostRole | undefined) ?? 'auto-assign',
+    bootstrap: !!attributes.bootstrap,
+    checkedInAt: attributes.checked_in_at as string | undefined,
+    mediaConnected: attributes.media_status !== 'disconnected',
+    ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
+    ...(cluster ? { cluster: { status: cluster.status, singleNode: cluster.attributes.control_plane_count === 1 } } : {}),
+    validations,
+  };
+}
+
+/** What a refresh reads besides the host; the monitor loads it once per cluster for all its hosts. */
+export interface RefreshSurroundings {
+  cluster?: Cluster;
+  clusterHosts: Host[];
+  infraEnv?: InfraEnv;
+}
+
+/**
+ * Peer listings shared by the refreshes of one process for a few seconds, one read in flight per
+ * cluster: when hundreds of agents report at once, each refresh listing the whole cluster would
+ * make the work quadratic (upstream's trouble). Only peer-based checks (unique hostnames, the
+ * connectivity majority, role suggestion) read it, and they converge on the next refresh.
+ */
+const PEER_LISTING_TTL_MS = 5_000;
+const peerListings = new Map<string, { at: number; hosts: Promise<Host[]> }>();
+
+function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: number): Promise<Host[]> {
+  const key = `${orgId}/${clusterId}`;
+  const cached = peerListings.get(key);
+  if (cached && now - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
+  const hosts = store.hosts.listByCluster({ orgId, clusterId });
+  peerListings.set(key, { at: now, hosts });
+  hosts.catch(() => peerListings.delete(key));
+  if (peerListings.size > 1_000) peerListings.delete(peerListings.keys().next().value!);
+  return hosts;
+}
+
+export async function loadSurroundings(store: Store, host: Host, options: { freshPeers?: boolean } = {}): Promise<RefreshSurroundings> {
+  const cluster = host.clusterId ? await store.clusters.get({ orgId: host.orgId, clusterId: host.clusterId }) : undefined;
+  // Before its inventory arrives nothing about a host depends on its peers.
+  const needsPeers = !!cluster && !!host.attributes.inventory;
+  const clusterHosts = !needsPeers
+    ? []
+    : options.freshPeers
+      ? await store.hosts.listByCluster({ orgId: host.orgId, clusterId: cluster!.clusterId })
+      : await clusterHostsOf(store, host.orgId, cluster!.clusterId, Date.now());
+  const infraEnv = await store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId });
+  return { cluster, clusterHosts, infraEnv };
+}
+
+/** Returns the host as it is after the refresh (unchanged when nothing moved). */
+export async function refreshHost(deps: RefreshDeps, key: { orgId: string; infraEnvId: string; hostId: string }): Promise<Host | undefined> {
+  const host = await deps.store.hosts.get(key);
+  if (!host) return undefined;
+  return refreshLoadedHost(deps, host, await loadSurroundings(deps.store, host));
+}
+
+export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings): Promise<Host | undefined> {
+  const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
+  const { cluster, clusterHosts, infraEnv } = surroundings;
+  const now = deps.clock.now();
+
+  const results = validateHost({ host, cluster, clusterHosts, infraEnv, now });
+  const info = validationsInfo(results);
+  const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
+  const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, now, summary));
+  const moved = !isNotAllowed(transition) && transition.changed;
+  const infoChanged = validationsInfoChanged(host.attributes.validations_info as string | undefined, info);
+  const shard = SETTLED.has(moved ? transition.status : host.status) ? undefined : monitorShardOf(host.hostId, deps.store.activeShards);
+  if (!moved && !infoChanged && shard === host.monitorShard) return host;
+
+  const changes = validationChanges(host.attributes.validations_info as string | undefined, info);
+  const updated = await deps.store.hosts.mutate(key, (current) => {
+    // Another writer got here first with a different status: its refresh decides; ours would be stale.
+    if (current.status !== host.status) return undefined;
+    const next = structuredClone(current);
+    next.attributes.validations_info = info;
+    if (moved) {
+      next.status = transition.status;
+      next.attributes.status_info = transition.statusInfo;
+      if (transition.status !== host.status) next.attributes.status_updated_at = now.toISOString();
+    }
+    if (shard === undefined) delete next.monitorShard;
+    else next.monitorShard = shard;
+    next.updatedAt = now.toISOString();
+    return next;
+  });
+  if (!updated || updated.status !== (moved ? transition.status : host.status)) return updated;
+
+  const subject = { orgId: key.orgId, infraEnvId: key.infraEnvId, hostId: key.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
+  const hostName = hostDisplayName(host);
+  for (const change of changes) {
+    if (change.kind === 'failed') {
+      await recordEvent(deps, { name: 'host_validation_failed', subject, props: { host_name: hostName, validation_id: change.id, failure_message: change.failureMessage ?? 'failed' } });
+    } else if (change.kind === 'fixed') {
+      await recordEvent(deps, { name: 'host_validation_fixed', subject, props: { host_name: hostName, validation_id: change.id } });
+    }
+  }
+  if (moved) {
+    for (const event of transition.events) {
+      await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
+    }
+  }
+  return updated;
+}
