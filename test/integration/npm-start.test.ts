@@ -23,7 +23,8 @@ function javaProcessesFor(directory: string): string[] {
 }
 
 async function npmStart(port: number, dnsPort: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['bin/local.ts'], {
+  // As `npm start` runs it: one node process with tsx as a loader, so Ctrl-C reaches our handler directly.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: root,
     env: { ...process.env, ASSISTED_PORT: String(port), ASSISTED_DNS_PORT: String(dnsPort), ASSISTED_DATA_DIR: dataDir, NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
