@@ -1,8 +1,9 @@
 /**
  * What routing (openapi-backend), request validation and agent authentication (ES256 JWT) cost
- * on the agent path: the Api function handling `GET /v2/infra-envs/{id}` with X-Secret-Key,
- * against a bare handler that calls the same use case directly. Both in this process, sequential,
- * on the same DynamoDB Local, so the ratio is the pipeline's overhead per request.
+ * on the hot agent path: the Api function handling an agent's poll,
+ * `GET /v2/infra-envs/{id}/hosts/{host_id}/instructions` with X-Secret-Key, against a bare handler
+ * that calls the same use case directly. Both in this process, sequential, on the same DynamoDB
+ * Local, so the ratio is the pipeline's overhead per request.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,9 @@ import { lambdaContext } from '../bin/local/functions.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
-import { getInfraEnv, registerInfraEnv } from '../lambdas/usecases/infra-envs.js';
+import { getNextSteps, registerHost } from '../lambdas/usecases/agent.js';
+import { registerInfraEnv } from '../lambdas/usecases/infra-envs.js';
+import { randomUUID } from 'node:crypto';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 
@@ -40,12 +43,14 @@ export async function apiOverhead(options: { durationMs?: number } = {}): Promis
     const infraEnvId = infraEnv.id as string;
     const agentToken = await issueAgentToken(ports.config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
     const agent = { kind: 'agent' as const, orgId: runtime.orgId, infraEnvId };
+    const hostId = randomUUID();
+    await registerHost(ports, agent, infraEnvId, { host_id: hostId, discovery_agent_version: 'bench' });
 
     const event = {
       resource: '/{proxy+}',
-      path: `/api/assisted-install/v2/infra-envs/${infraEnvId}`,
+      path: `/api/assisted-install/v2/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
       httpMethod: 'GET',
-      headers: { 'X-Secret-Key': agentToken, Accept: 'application/json' },
+      headers: { 'X-Secret-Key': agentToken, Accept: 'application/json', discovery_agent_version: 'bench' },
       multiValueHeaders: {},
       queryStringParameters: null,
       multiValueQueryStringParameters: null,
@@ -62,9 +67,9 @@ export async function apiOverhead(options: { durationMs?: number } = {}): Promis
       const result = await apiHandler(structuredClone(event) as never, lambdaContext('Api'));
       if (result.statusCode !== 200) throw new Error(`unexpected ${result.statusCode}: ${result.body}`);
     }, durationMs);
-    const bare = await timePerRequest(async () => JSON.stringify(await getInfraEnv(ports, agent, infraEnvId)), durationMs);
+    const bare = await timePerRequest(async () => JSON.stringify(await getNextSteps(ports, agent, infraEnvId, hostId, { agentVersion: 'bench' })), durationMs);
 
-    console.log(`Api function, agent GET /v2/infra-envs/{id}    ${full.perRequestMs.toFixed(2)} ms/request (${full.requests} requests)`);
+    console.log(`Api function, agent poll GET .../instructions  ${full.perRequestMs.toFixed(2)} ms/request (${full.requests} requests)`);
     console.log(`bare handler, same use case                     ${bare.perRequestMs.toFixed(2)} ms/request (${bare.requests} requests)`);
     console.log(`ratio full / bare                               ${(full.perRequestMs / bare.perRequestMs).toFixed(2)}`);
     console.log(`overhead (routing + validation + auth)          ${(full.perRequestMs - bare.perRequestMs).toFixed(2)} ms/request`);
