@@ -9,6 +9,7 @@ import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/object-keys.js';
 import { findCluster, stillThere } from './access.js';
+import { refreshCluster } from './cluster-refresh.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
@@ -48,8 +49,10 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
     release,
     userName: principal.kind === 'user' ? principal.tokenId : 'agent',
   });
-  const cluster = await deps.store.clusters.create(record);
-  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: { cluster_kind: 'Cluster' } });
+  const created = await deps.store.clusters.create(record);
+  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
+  // Judged at once, so the answer already says what input is missing (upstream waits for its monitor).
+  const cluster = (await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, [])) ?? created;
   return clusterView(cluster);
 }
 
@@ -72,8 +75,9 @@ export async function listClusters(
 export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: Params) {
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
-  const updated = await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => applyClusterUpdate(cluster, params, now));
-  return describeCluster(deps.store, stillThere(updated, `Cluster ${clusterId}`), { withHosts: true });
+  stillThere(await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => applyClusterUpdate(cluster, params, now)), `Cluster ${clusterId}`);
+  const refreshed = await refreshCluster(deps, { orgId: principal.orgId, clusterId });
+  return describeCluster(deps.store, stillThere(refreshed, `Cluster ${clusterId}`), { withHosts: true });
 }
 
 /**

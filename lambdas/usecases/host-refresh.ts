@@ -11,6 +11,7 @@ import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import { refreshCluster } from './cluster-refresh.js';
 import { recordEvent } from './events.js';
 
 export interface RefreshDeps {
@@ -138,6 +139,12 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
     for (const event of transition.events) {
       await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
     }
+  }
+  // The cluster's verdict depends on its hosts': re-judge it with this host as it now is.
+  if (cluster && (moved || infoChanged)) {
+    const peers = clusterHosts.filter((h) => h.hostId !== updated.hostId || h.infraEnvId !== updated.infraEnvId);
+    const hosts = clusterHosts.length > 0 ? [...peers, updated] : undefined;
+    await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, hosts);
   }
   return updated;
 }

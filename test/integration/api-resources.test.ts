@@ -49,7 +49,8 @@ describe('REST API v2 resources', () => {
     expect(cluster).toMatchObject({
       kind: 'Cluster',
       name: 'demo',
-      status: 'insufficient',
+      // Judged at registration: VIPs and a machine network are still missing.
+      status: 'pending-for-input',
       pull_secret_set: true,
       control_plane_count: 3,
       high_availability_mode: 'Full',
@@ -61,6 +62,10 @@ describe('REST API v2 resources', () => {
       platform: { type: 'baremetal' },
       user_managed_networking: false,
     });
+    expect(cluster.status_info).toMatch(/^User input required/);
+    const validations = JSON.parse(cluster.validations_info) as Record<string, { id: string; status: string }[]>;
+    expect(validations.network!.find((v) => v.id === 'api-vips-defined')!.status).toBe('failure');
+    expect(validations.configuration!.find((v) => v.id === 'pull-secret-set')!.status).toBe('success');
     expect(JSON.stringify(cluster)).not.toContain('not-a-real-password');
     expect(JSON.stringify(cluster)).not.toContain(Buffer.from('tester:not-a-real-password').toString('base64'));
 

@@ -1,0 +1,113 @@
+/**
+ * Re-validates a cluster and moves it through its state machine: after a host changed status or
+ * validations, after a user's update, and on the monitor's pass. Computes the machine network
+ * from the API VIP and the hosts' interfaces when the user has not set one, as upstream does.
+ */
+import { clusterView } from '../domain/cluster.js';
+import { summarizeClusterValidations } from '../domain/cluster-facts.js';
+import type { ClusterHostSummary } from '../domain/cluster-hosts.js';
+import { isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
+import type { ClusterStatus } from '../domain/cluster-state-machine.js';
+import type { ValidationHostInput } from '../domain/cluster-validation-context.js';
+import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster-validations.js';
+import type { Cluster, Host } from '../domain/entities.js';
+import type { HostRole, HostStage } from '../domain/host-states.js';
+import { calculateMachineNetworkCidr } from '../domain/machine-network.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { recordEvent } from './events.js';
+
+export interface ClusterRefreshDeps {
+  store: Store;
+  clock: Clock;
+}
+
+function summaryOf(host: Host): ClusterHostSummary {
+  const progress = host.attributes.progress as { current_stage?: HostStage } | undefined;
+  return {
+    status: host.status,
+    role: (host.attributes.role as HostRole | undefined) ?? 'auto-assign',
+    suggestedRole: host.attributes.suggested_role as HostRole | undefined,
+    bootstrap: !!host.attributes.bootstrap,
+    ...(progress?.current_stage ? { currentStage: progress.current_stage } : {}),
+  };
+}
+
+function validationInput(host: Host): ValidationHostInput {
+  return {
+    ...summaryOf(host),
+    id: host.hostId,
+    inventory: host.attributes.inventory as string | undefined,
+    freeAddresses: host.attributes.free_addresses as string | undefined,
+    timestamp: host.attributes.timestamp as number | undefined,
+    installationDiskId: host.attributes.installation_disk_id as string | undefined,
+  };
+}
+
+/** The machine network upstream derives when VIPs are set and the user gave none. */
+function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string | undefined {
+  const attributes = cluster.attributes;
+  if (attributes.user_managed_networking || ((attributes.machine_networks as unknown[] | undefined) ?? []).length > 0) return undefined;
+  const apiVip = (attributes.api_vips as { ip: string }[] | undefined)?.[0]?.ip;
+  const ingressVip = (attributes.ingress_vips as { ip: string }[] | undefined)?.[0]?.ip;
+  if (!apiVip) return undefined;
+  const candidates = hosts.map((h) => ({ inventory: h.attributes.inventory as string | undefined }));
+  return calculateMachineNetworkCidr(candidates, apiVip, ingressVip);
+}
+
+export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, preloadedHosts?: Host[]): Promise<Cluster | undefined> {
+  const cluster = await deps.store.clusters.get(key);
+  if (!cluster) return undefined;
+  const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
+  const now = deps.clock.now();
+
+  const machineNetwork = derivedMachineNetwork(cluster, hosts);
+  const subject = { ...cluster, attributes: { ...cluster.attributes } };
+  if (machineNetwork) {
+    subject.attributes.machine_networks = [{ cluster_id: cluster.clusterId, cidr: machineNetwork }];
+    subject.attributes.machine_network_cidr = machineNetwork;
+  }
+  const view = clusterView(subject);
+  const ignored = cluster.attributes.ignored_cluster_validations as string | undefined;
+  const results = validateCluster({ cluster: view as never, hosts: hosts.map(validationInput), now });
+  const info = clusterValidationsInfo(results, ignored);
+  const transition = transitionCluster({ status: cluster.status as ClusterStatus }, 'RefreshStatus', {
+    now,
+    statusInfo: cluster.attributes.status_info as string | undefined,
+    statusUpdatedAt: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.updatedAt,
+    installStartedAt: cluster.attributes.install_started_at as string | undefined,
+    controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
+    hosts: hosts.map(summaryOf),
+    validations: summarizeClusterValidations(results, ignored),
+    vipDhcpAllocation: !!cluster.attributes.vip_dhcp_allocation,
+  });
+  const moved = !isNotAllowed(transition) && transition.changed;
+  const infoChanged = info !== cluster.attributes.validations_info;
+  if (!moved && !infoChanged && !machineNetwork) return cluster;
+
+  const events = validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results);
+  const updated = await deps.store.clusters.mutate(key, (current) => {
+    // Another refresh or a user's action changed the status meanwhile: theirs stands.
+    if (current.status !== cluster.status) return undefined;
+    const next = structuredClone(current);
+    next.attributes.validations_info = info;
+    if (machineNetwork) {
+      next.attributes.machine_networks = subject.attributes.machine_networks;
+      next.attributes.machine_network_cidr = machineNetwork;
+      next.attributes.machine_network_cidr_updated_at = now.toISOString();
+    }
+    if (moved) {
+      next.status = transition.status;
+      next.attributes.status_info = transition.statusInfo;
+      if (transition.status !== cluster.status) next.attributes.status_updated_at = now.toISOString();
+    }
+    next.updatedAt = now.toISOString();
+    return next;
+  });
+  if (!updated || updated.status !== (moved ? transition.status : cluster.status)) return updated;
+
+  const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
+  for (const event of events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props });
+  if (moved) for (const event of transition.events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props as Record<string, string> });
+  return updated;
+}
