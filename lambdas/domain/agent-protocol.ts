@@ -260,10 +260,18 @@ export function nextSteps(context: StepContext): Steps {
   return { next_instruction_seconds: seconds, post_step_action: rule?.postStepAction ?? 'continue', instructions: steps };
 }
 
-/** Liveness is written only when it is getting stale, so a poll is usually a read. */
-export function checkInDue(host: Host, now: Date, agentVersion: string | undefined): boolean {
+/**
+ * Liveness is written only when it is getting stale, so a poll is usually a read. The host's
+ * clock (the poll's `timestamp`) is written when it was never known, for the time-sync check.
+ */
+export function checkInDue(host: Host, now: Date, agentVersion: string | undefined, hostTimestamp?: number): boolean {
   const last = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
-  return Number.isNaN(last) || now.getTime() - last >= CHECK_IN_WRITE_INTERVAL_MS || (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version);
+  return (
+    Number.isNaN(last) ||
+    now.getTime() - last >= CHECK_IN_WRITE_INTERVAL_MS ||
+    (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version) ||
+    (hostTimestamp !== undefined && host.attributes.timestamp === undefined)
+  );
 }
 
 // ---- replies -----------------------------------------------------------------------------------

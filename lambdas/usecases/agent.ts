@@ -85,7 +85,7 @@ export async function getNextSteps(
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now();
   const cluster = await clusterOf(deps.store, principal.orgId, host.clusterId);
-  if (checkInDue(host, now, poll.agentVersion)) {
+  if (checkInDue(host, now, poll.agentVersion, poll.timestamp)) {
     await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,
       attributes: {

@@ -140,11 +140,10 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
       await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
     }
   }
-  // The cluster's verdict depends on its hosts': re-judge it with this host as it now is.
-  if (cluster && (moved || infoChanged)) {
-    const peers = clusterHosts.filter((h) => h.hostId !== updated.hostId || h.infraEnvId !== updated.infraEnvId);
-    const hosts = clusterHosts.length > 0 ? [...peers, updated] : undefined;
-    await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, hosts);
+  // The cluster's verdict follows its hosts' statuses: re-judge it, from a fresh listing (the
+  // shared peer listing may predate other hosts' changes), whenever this host's status moved.
+  if (cluster && moved && transition.status !== host.status) {
+    await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
   }
   return updated;
 }

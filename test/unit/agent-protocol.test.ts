@@ -56,6 +56,9 @@ describe('liveness', () => {
     expect(checkInDue(fresh, now, 'a:1')).toBe(false);
     expect(checkInDue(fresh, now, 'a:2')).toBe(true);
     expect(checkInDue(host('known', { checked_in_at: new Date(now.getTime() - 31_000).toISOString() }), now, undefined)).toBe(true);
+    // The host's clock is recorded once it is first known, for the time-sync validation.
+    expect(checkInDue(fresh, now, 'a:1', 1_795_000_000)).toBe(true);
+    expect(checkInDue({ ...fresh, attributes: { ...fresh.attributes, timestamp: 1_795_000_000 } }, now, 'a:1', 1_795_000_010)).toBe(false);
   });
 
   it('sends a host that re-registers mid-installation to error, others back to discovery', () => {
