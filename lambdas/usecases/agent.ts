@@ -25,7 +25,7 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
-import { refreshHost } from './host-refresh.js';
+import { forgetPeers, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {
@@ -117,5 +117,8 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const before = host.version;
   const after = await deps.store.hosts.mutate(key, (current) => applyStepReply(current, reply, { now, minDiskBytes }));
   // Only news can change the verdict: an unchanged reply leaves the host as it was.
-  if (after && after.version !== before) await refreshHost(deps, key);
+  if (after && after.version !== before) {
+    if (after.clusterId) forgetPeers(principal.orgId, after.clusterId);
+    await refreshHost(deps, key);
+  }
 }

@@ -111,3 +111,31 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   if (moved) for (const event of transition.events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props as Record<string, string> });
   return updated;
 }
+
+/**
+ * A refresh that starts after the caller's change, shared: at most one refresh of a cluster runs
+ * in this process and at most one waits behind it, which every caller arriving meanwhile joins.
+ * When hundreds of hosts change at once, the cluster is re-judged a few times, not once per host.
+ */
+const runningRefresh = new Map<string, Promise<void>>();
+const queuedRefresh = new Map<string, Promise<void>>();
+
+export function refreshClusterCoalesced(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }): Promise<void> {
+  const id = `${key.orgId}/${key.clusterId}`;
+  const queued = queuedRefresh.get(id);
+  if (queued) return queued;
+  const previous = runningRefresh.get(id) ?? Promise.resolve();
+  const next: Promise<void> = previous
+    .catch(() => undefined)
+    .then(async () => {
+      queuedRefresh.delete(id);
+      runningRefresh.set(id, next);
+      try {
+        await refreshCluster(deps, key);
+      } finally {
+        if (runningRefresh.get(id) === next) runningRefresh.delete(id);
+      }
+    });
+  queuedRefresh.set(id, next);
+  return next;
+}

@@ -11,7 +11,7 @@ import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { refreshCluster } from './cluster-refresh.js';
+import { refreshClusterCoalesced } from './cluster-refresh.js';
 import { recordEvent } from './events.js';
 
 export interface RefreshDeps {
@@ -62,6 +62,15 @@ export interface RefreshSurroundings {
  */
 const PEER_LISTING_TTL_MS = 5_000;
 const peerListings = new Map<string, { at: number; hosts: Promise<Host[]> }>();
+
+/**
+ * A host of the cluster changed here: the next refresh lists the peers anew (and shares that
+ * listing with the refreshes running alongside it). Changes made by other processes are seen
+ * within the listing's lifetime, and by the monitor's pass at the latest.
+ */
+export function forgetPeers(orgId: string, clusterId: string): void {
+  peerListings.delete(`${orgId}/${clusterId}`);
+}
 
 function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: number): Promise<Host[]> {
   const key = `${orgId}/${clusterId}`;
@@ -143,7 +152,7 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   // The cluster's verdict follows its hosts' statuses: re-judge it, from a fresh listing (the
   // shared peer listing may predate other hosts' changes), whenever this host's status moved.
   if (cluster && moved && transition.status !== host.status) {
-    await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
+    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
   }
   return updated;
 }
