@@ -16,6 +16,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 
@@ -36,9 +37,17 @@ export interface StateMachineSpec {
   /** ASL placeholder → name of a function in the catalogue (substituted with its ARN). */
   substitutions?: Record<string, string>;
 }
+export interface ScheduleSpec {
+  name: string;
+  /** Name of a function in the catalogue. */
+  function: string;
+  /** EventBridge Scheduler expression, e.g. rate(1 minute). */
+  expression: string;
+}
 export interface Catalogue {
   functions: FunctionSpec[];
   stateMachines: StateMachineSpec[];
+  schedules?: ScheduleSpec[];
 }
 export interface TableDesign {
   partitionKey: string;
@@ -243,6 +252,23 @@ export class AssistedStack extends Stack {
         );
       }
       this.stateMachines[spec.name] = machine;
+    }
+
+    // The monitors: EventBridge Scheduler invokes the same handlers the local timers do.
+    const schedules = catalogue.schedules ?? [];
+    if (schedules.length > 0) {
+      const schedulerRole = new iam.Role(this, 'SchedulerRole', { assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com') });
+      for (const schedule of schedules) {
+        const target = this.functions[schedule.function];
+        if (!target) throw new Error(`schedule ${schedule.name} names unknown function ${schedule.function}`);
+        target.grantInvoke(schedulerRole);
+        new scheduler.CfnSchedule(this, `Schedule-${schedule.name}`, {
+          name: `${this.stackName}-${schedule.name}`,
+          scheduleExpression: schedule.expression,
+          flexibleTimeWindow: { mode: 'OFF' },
+          target: { arn: target.functionArn, roleArn: schedulerRole.roleArn, retryPolicy: { maximumRetryAttempts: 0 } },
+        });
+      }
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url });

@@ -156,6 +156,20 @@ describe('AssistedStack (dev, bundled with local esbuild)', { timeout: 120_000 }
     template.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('^Table') } });
   });
 
+  it('schedules every monitor of the catalogue with EventBridge Scheduler, invoking its function', () => {
+    const schedules = catalogue.schedules ?? [];
+    expect(schedules.length).toBeGreaterThan(0);
+    const resources = template.findResources('AWS::Scheduler::Schedule');
+    expect(Object.keys(resources)).toHaveLength(schedules.length);
+    for (const schedule of schedules) {
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: schedule.expression,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${schedule.function}Function`), 'Arn'] } }),
+      });
+    }
+  });
+
   it('lets dev stacks be deleted', () => {
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Delete',
