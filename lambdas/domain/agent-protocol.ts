@@ -6,6 +6,7 @@ import instructions from './catalogues/host-instructions.json' with { type: 'jso
 import { badRequest, conflict } from './errors.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
 import { CLUSTER_ACCEPTING_HOSTS } from './host.js';
+import { hostInventory, type Inventory } from './inventory.js';
 
 export type StepType =
   | 'inventory' | 'connectivity-check' | 'free-network-addresses' | 'dhcp-lease-allocate' | 'ntp-synchronizer'
@@ -131,25 +132,8 @@ export interface StepContext {
   stepIdSuffix: () => string;
 }
 
-interface Inventory {
-  hostname?: string;
-  interfaces?: { name: string; mac_address: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
-  disks?: { id?: string; path?: string; name?: string; size_bytes?: number; drive_type?: string; removable?: boolean; is_installation_media?: boolean; installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] } }[];
-  cpu?: { architecture?: string };
-}
-
-export function parseInventory(host: Host): Inventory | undefined {
-  const text = host.attributes.inventory as string | undefined;
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text) as Inventory;
-  } catch {
-    return undefined;
-  }
-}
-
 export function hostNics(host: Host): { name: string; mac: string; ip_addresses: string[] }[] {
-  return (parseInventory(host)?.interfaces ?? []).map((nic) => ({
+  return (hostInventory(host)?.interfaces ?? []).map((nic) => ({
     name: nic.name,
     mac: nic.mac_address,
     ip_addresses: [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])].map((cidr) => cidr.split('/')[0]!),
@@ -173,7 +157,7 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
     case 'connectivity-check':
       return context.peers && connectivityDue(host, context.now) ? [JSON.stringify(context.peers())] : undefined;
     case 'free-network-addresses': {
-      const networks = (parseInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []);
+      const networks = (hostInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []);
       if (networks.length === 0 || attributes.user_managed_networking) return undefined;
       return [JSON.stringify([...new Set(networks.map(networkOf))])];
     }

@@ -4,6 +4,7 @@
  */
 import { badRequest, conflict } from './errors.js';
 import type { Cluster, Host } from './entities.js';
+import { hostInventory } from './inventory.js';
 import { hostnameProblem } from './validation.js';
 import type { Params } from './cluster.js';
 
@@ -37,22 +38,6 @@ function labelProblem(key: string, value: string): string | undefined {
   return undefined;
 }
 
-interface InventoryDisk {
-  id?: string;
-  path?: string;
-  name?: string;
-  installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] };
-}
-
-function inventoryDisks(host: Host): InventoryDisk[] {
-  try {
-    const inventory = JSON.parse((host.attributes.inventory as string | undefined) ?? '{}') as { disks?: InventoryDisk[] };
-    return inventory.disks ?? [];
-  } catch {
-    return [];
-  }
-}
-
 /** Applies a `host-update-params` document. */
 export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | undefined, now: string): Host {
   if (!HOST_UPDATABLE_STATES.has(host.status)) {
@@ -78,7 +63,7 @@ export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | u
     if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
   }
   if (Array.isArray(params.disks_selected_config)) {
-    const disks = inventoryDisks(host);
+    const disks = hostInventory(host)?.disks ?? [];
     const selected = params.disks_selected_config as { id: string; role?: string }[];
     const installs = selected.filter((d) => d.role === 'install');
     if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
@@ -159,13 +144,7 @@ export function resetValidation(host: Host, validationId: string, now: string): 
 export function hostDisplayName(host: Host): string {
   const requested = host.attributes.requested_hostname as string | undefined;
   if (requested) return requested;
-  try {
-    const reported = (JSON.parse((host.attributes.inventory as string | undefined) ?? '{}') as { hostname?: string }).hostname;
-    if (reported) return reported;
-  } catch {
-    // an unreadable inventory names nothing
-  }
-  return host.hostId;
+  return hostInventory(host)?.hostname || host.hostId;
 }
 
 /** The upstream `host` document. */

@@ -6,6 +6,7 @@
  * that is already installed can be sent to its disk instead. Pure.
  */
 import type { Host } from './entities.js';
+import { hostInventory } from './inventory.js';
 import { badRequest } from './errors.js';
 
 export const IPXE_SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'] as const;
@@ -81,15 +82,9 @@ const normalizeMac = (mac: string) => mac.trim().toLowerCase().replace(/-/g, ':'
 /** Hosts whose inventory lists a NIC with this MAC. */
 export function hostsWithMac(hosts: Host[], mac: string): Host[] {
   const wanted = normalizeMac(mac);
-  return hosts.filter((host) => {
-    try {
-      const inventory = JSON.parse((host.attributes.inventory as string | undefined) ?? '{}') as { interfaces?: { mac_address?: string }[] };
-      return (inventory.interfaces ?? []).some((nic) => typeof nic.mac_address === 'string' && normalizeMac(nic.mac_address) === wanted);
-    } catch {
-      // An unreadable inventory names no MAC.
-      return false;
-    }
-  });
+  return hosts.filter((host) =>
+    (hostInventory(host)?.interfaces ?? []).some((nic) => typeof nic.mac_address === 'string' && normalizeMac(nic.mac_address) === wanted),
+  );
 }
 
 /** Installation stages after which the host must boot from its disk, not from the network again. */

@@ -1,0 +1,35 @@
+/**
+ * The parts of the agent's `inventory` report that the protocol and user-side rules read, and the
+ * one lenient way of reading it from a host: an absent or unreadable inventory reads as none.
+ * (The validations read it stricter, in host-validations-model.ts: they need memory and CPU.)
+ */
+import type { Host } from './entities.js';
+
+export interface InventoryDisk {
+  id?: string;
+  path?: string;
+  name?: string;
+  size_bytes?: number;
+  drive_type?: string;
+  removable?: boolean;
+  is_installation_media?: boolean;
+  installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] };
+}
+
+export interface Inventory {
+  hostname?: string;
+  interfaces?: { name: string; mac_address: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
+  disks?: InventoryDisk[];
+  cpu?: { architecture?: string };
+}
+
+export function hostInventory(host: Host): Inventory | undefined {
+  const text = host.attributes.inventory as string | undefined;
+  if (!text) return undefined;
+  try {
+    const inventory: unknown = JSON.parse(text);
+    return inventory && typeof inventory === 'object' && !Array.isArray(inventory) ? (inventory as Inventory) : undefined;
+  } catch {
+    return undefined;
+  }
+}
