@@ -13,7 +13,7 @@ const NO_TIMEOUT_SECONDS = 2_147_483;
 
 /** Replaces `${Name}` placeholders as CloudFormation's DefinitionSubstitutions does. */
 export function substitute(definition: string, substitutions: Record<string, string>): Definition {
-  const text = definition.replace(/\$\{([A-Za-z0-9_]+)\}/g, (whole, name: string) => {
+  const text = definition.replace(/\$\{([A-Za-z0-9_]+)\}/g, (_whole, name: string) => {
     const value = substitutions[name];
     if (value === undefined) throw new Error(`definition uses \${${name}} but no substitution is given`);
     return value;

@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Host } from '../../lambdas/domain/entities.js';
 import { summarizeHostValidations, type ValidationStatus } from '../../lambdas/domain/host-facts.js';
 import { connectivityMajorityGroups, ipCollisions } from '../../lambdas/domain/host-validations-connectivity.js';
 import {
-  HOST_VALIDATION_CATEGORIES, suggestRoles, validateHost, validationChanges, validationsInfo, validationsInfoChanged,
-  type HostValidationConfig, type HostValidationId, type HostValidationResult,
+  HOST_VALIDATION_CATEGORIES, suggestRoles, validationChanges, validationsInfo, validationsInfoChanged,
+  type HostValidationConfig, type HostValidationId,
 } from '../../lambdas/domain/host-validations.js';
 import { clusterFacts, type PeerHost } from '../../lambdas/domain/host-validations-model.js';
 import { hardwareMinimums } from '../../lambdas/domain/preflight.js';
