@@ -9,3 +9,17 @@ export function clusterObjectPrefix(orgId: string, clusterId: string): string {
 export function manifestObjectKey(orgId: string, clusterId: string, folder: string, fileName: string): string {
   return `${clusterObjectPrefix(orgId, clusterId)}manifests/${folder}/${fileName}`;
 }
+
+/**
+ * What preparing an installation writes: install-config.yaml, the installer's outputs
+ * (bootstrap/master/worker.ign, metadata.json, kubeconfig-noingress, kubeadmin-password) and,
+ * once the ingress CA arrives, the final kubeconfig. Flat names: they are the names users download.
+ */
+export function installationObjectKey(orgId: string, clusterId: string, fileName: string): string {
+  return `${clusterObjectPrefix(orgId, clusterId)}installation/${fileName}`;
+}
+
+/** The ignition one host boots with (its role's, plus the host's own overrides and hostname). */
+export function hostIgnitionObjectKey(orgId: string, clusterId: string, hostId: string): string {
+  return `${clusterObjectPrefix(orgId, clusterId)}installation/hosts/${hostId}.ign`;
+}
