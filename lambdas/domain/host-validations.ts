@@ -212,6 +212,14 @@ export const VALIDATION_DISABLED_MESSAGE = 'Validation disabled by configuration
  * Results that upstream leaves out of validations_info carry `hidden`; they still count for
  * `summarizeHostValidations`, so a check that does not apply never blocks the host.
  */
+/**
+ * The role the validations judge the host as: its own, or for auto-assign the suggestion over the
+ * cluster's hosts. Installing with it installs what the user saw validated.
+ */
+export function judgedRole(input: HostValidationInput): HostRole {
+  return buildContext(input).self.role;
+}
+
 export function validateHost(input: HostValidationInput): HostValidationResult[] {
   const ctx = buildContext(input);
   // A cluster with its own ignore list overrides the service-wide disabled list, as upstream.

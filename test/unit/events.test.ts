@@ -12,6 +12,7 @@ import {
   type PropertyType,
 } from '../../lambdas/domain/events/events.js';
 import catalogue from '../../lambdas/domain/events/catalogue.json' with { type: 'json' };
+import serviceCatalogue from '../../lambdas/domain/events/service-catalogue.json' with { type: 'json' };
 import type { EventFilter, PageRequest, Store } from '../../lambdas/ports/store.js';
 import { listEvents, MAX_EVENTS_READ, type EventQuery } from '../../lambdas/usecases/events.js';
 
@@ -43,8 +44,10 @@ function sampleFor(definition: EventDefinition): { props: EventProps; subject: E
 }
 
 describe('the event catalogue', () => {
-  it('holds every upstream event with its attribution', () => {
-    expect(EVENT_CATALOGUE.size).toBe(80);
+  it('holds every upstream event with its attribution, and our own after them', () => {
+    expect(catalogue.events).toHaveLength(80);
+    expect(EVENT_CATALOGUE.size).toBe(80 + serviceCatalogue.events.length);
+    for (const entry of catalogue.events) expect(EVENT_CATALOGUE.get(entry.name)?.message).toBe(entry.message);
     expect(catalogue.source.repository).toBe('https://github.com/openshift/assisted-service');
     expect(catalogue.source.license).toMatch(/^Apache-2\.0/);
   });

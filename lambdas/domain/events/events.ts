@@ -5,6 +5,7 @@
  */
 import type { EventSeverity, ServiceEvent } from '../entities.js';
 import catalogueData from './catalogue.json' with { type: 'json' };
+import serviceCatalogueData from './service-catalogue.json' with { type: 'json' };
 
 /** How a catalogue property is typed; `optional-uuid` is upstream's UUID_PTR (e.g. a host's cluster). */
 export type PropertyType = 'uuid' | 'optional-uuid' | 'string' | 'integer' | 'boolean';
@@ -71,7 +72,7 @@ function loadCatalogue(): ReadonlyMap<string, EventDefinition> {
   const byName = new Map<string, EventDefinition>();
   // Checked once at load so a bad edit of the data file fails every test, not one event at run time.
   // JSON imports are typed structurally (plain strings); catalogueProblem checks what the cast claims.
-  for (const entry of catalogueData.events as unknown as EventDefinition[]) {
+  for (const entry of [...catalogueData.events, ...serviceCatalogueData.events] as unknown as EventDefinition[]) {
     const problem = catalogueProblem(entry, byName);
     if (problem) throw new InvalidEventError(`Event catalogue entry ${entry.name} ${problem}`);
     byName.set(entry.name, Object.freeze({ ...entry, properties: Object.freeze({ ...entry.properties }) }));
