@@ -25,8 +25,16 @@ export interface ScheduleSpec {
   expression: string;
 }
 
+/** A container task (ECS Fargate in AWS): a program run to completion with its environment. */
+export interface ContainerSpec {
+  name: string;
+  entry: string;
+  description?: string;
+}
+
 export interface ServiceCatalogue {
   functions: FunctionSpec[];
+  containers?: ContainerSpec[];
   stateMachines: StateMachineSpec[];
   schedules: ScheduleSpec[];
 }

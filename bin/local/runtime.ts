@@ -3,6 +3,7 @@
  * with the real AWS SDK clients pointed at local stand-ins. This module is a composition root:
  * it alone decides which adapters the handlers get.
  */
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway } from './api-gateway.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
-import { LocalFunctions, loadCatalogue, projectRoot, type LambdaHandler, type ServiceCatalogue } from './functions.js';
+import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type LambdaHandler, type ServiceCatalogue } from './functions.js';
 import { freePort } from './net.js';
 import { startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
@@ -65,6 +66,43 @@ export interface Runtime {
   functions: LocalFunctions;
   health(): Promise<{ healthy: boolean; components: Record<string, string> }>;
   stop(): Promise<void>;
+}
+
+/**
+ * What a state machine placeholder stands for locally: a function's ARN, or for container tasks
+ * the names the local ECS stand-in understands (no cluster or subnets exist on one machine).
+ */
+function localSubstitution(target: string): string {
+  if (target.startsWith('container:')) return `arn:aws:ecs:${REGION}:000000000000:task-definition/${target.slice('container:'.length)}`;
+  if (target.startsWith('containerCluster:')) return `arn:aws:ecs:${REGION}:000000000000:cluster/local`;
+  if (target.startsWith('containerSubnets:')) return '[]';
+  return localFunctionArn(target);
+}
+
+/**
+ * Runs a container task as a child process of this machine, with the service's environment (the
+ * local endpoints) plus the task's overrides, as Fargate would run the image. Its output goes to
+ * the runtime's log with the task's name, like a CloudWatch log stream.
+ */
+function runContainerTask(specs: ContainerSpec[], name: string, environment: Record<string, string>, log: (message: string) => void) {
+  const spec = specs.find((candidate) => candidate.name === name);
+  if (!spec) return Promise.resolve({ exitCode: 127, outputTail: `no container task named ${name} in lambdas/functions.json` });
+  return new Promise<{ exitCode: number; outputTail: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, spec.entry)], {
+      env: { ...process.env, ...environment },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let tail = '';
+    const take = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      tail = (tail + text).slice(-2_000);
+      for (const line of text.split('\n').filter(Boolean)) log(`[${name}] ${line}`);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('error', (error) => resolve({ exitCode: 127, outputTail: error.message }));
+    child.on('close', (code) => resolve({ exitCode: code ?? 1, outputTail: tail.trim().split('\n').slice(-5).join(' / ') }));
+  });
 }
 
 /** The ES256 key for agent tokens, made on first start and kept (0600) with the data. */
@@ -125,7 +163,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const definitions = Object.fromEntries(
       catalogue.stateMachines.map((machine) => {
         const substitutions = Object.fromEntries(
-          Object.entries(machine.substitutions).map(([key, fn]) => [key, localFunctionArn(fn)]),
+          Object.entries(machine.substitutions).map(([key, target]) => [key, localSubstitution(target)]),
         );
         const file = path.isAbsolute(machine.definition) ? machine.definition : path.join(projectRoot, machine.definition);
         return [machine.name, substitute(readFileSync(file, 'utf8'), substitutions)];
@@ -137,6 +175,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       directory: path.join(dataDir, 'stepfunctions'),
       definitions,
       invoke: (name, payload) => functions.invoke(name, payload),
+      runContainer: (name, environment) => runContainerTask(catalogue.containers ?? [], name, environment, log),
       log,
     });
 
@@ -159,6 +198,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       STATE_MACHINES: JSON.stringify(Object.fromEntries(catalogue.stateMachines.map((m) => [m.name, stateMachineArn(m.name)]))),
       HOSTED_ZONES: JSON.stringify(Object.fromEntries(baseDomains.map((domain) => [domain, `local-${domain}`]))),
       EC_PRIVATE_KEY_PEM: signingKeyPem,
+      // No openshift-install here is the usual case on one machine: the simulated installer stands in,
+      // named in the log, the task output and the cluster's events. ASSISTED_SIMULATED_INSTALLER=false refuses it.
+      ALLOW_SIMULATED_INSTALLER: process.env.ASSISTED_SIMULATED_INSTALLER === 'false' ? 'false' : 'true',
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     });

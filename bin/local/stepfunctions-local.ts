@@ -69,6 +69,9 @@ export interface ExecutionRecord {
 
 export type InvokeFunction = (functionName: string, payload: unknown) => Promise<unknown>;
 
+/** Runs a container task to completion (ECS runTask.sync in AWS): its exit code, and the tail of its output for failures. */
+export type RunContainer = (taskName: string, environment: Record<string, string>) => Promise<{ exitCode: number; outputTail: string }>;
+
 export interface StepFunctionsLocalOptions {
   host: string;
   port: number;
@@ -76,6 +79,7 @@ export interface StepFunctionsLocalOptions {
   /** Workflow name → ASL definition with substitutions already applied. */
   definitions: Record<string, Definition>;
   invoke: InvokeFunction;
+  runContainer?: RunContainer;
   log?: (message: string) => void;
 }
 
@@ -319,6 +323,7 @@ export class StepFunctionsLocal {
     const resource = String(state.Resource);
     const waitsForToken = resource.endsWith('.waitForTaskToken');
     return async (input: unknown): Promise<Json> => {
+      if (resource.startsWith('arn:aws:states:::ecs:runTask')) return this.runContainerTask(resource, input);
       let functionName: string;
       let payload: unknown;
       if (resource.startsWith('arn:aws:states:::lambda:invoke')) {
@@ -361,6 +366,24 @@ export class StepFunctionsLocal {
       }
       return result;
     };
+  }
+
+  /** ECS runTask(.sync): the task definition names a container task of the catalogue, run here as a process. */
+  private async runContainerTask(resource: string, input: unknown): Promise<Json> {
+    if (!resource.endsWith('.sync')) throw new TaskFailed('States.Runtime', 'the local runtime runs container tasks only to completion (runTask.sync)');
+    if (!this.options.runContainer) throw new TaskFailed('States.Runtime', 'no container runner is configured');
+    const parameters = (input ?? {}) as { TaskDefinition?: string; Overrides?: { ContainerOverrides?: { Environment?: { Name: string; Value: string }[] }[] } };
+    const taskName = String(parameters.TaskDefinition ?? '').split('task-definition/').pop()!.split(':')[0]!;
+    const environment = Object.fromEntries(
+      (parameters.Overrides?.ContainerOverrides ?? []).flatMap((override) => override.Environment ?? []).map((entry) => [entry.Name, entry.Value]),
+    );
+    const result = await this.options.runContainer(taskName, environment);
+    const task = { TaskDefinitionArn: parameters.TaskDefinition ?? '', LastStatus: 'STOPPED', Containers: [{ Name: taskName, ExitCode: result.exitCode }] };
+    // As Step Functions does for .sync: a task whose essential container exits non-zero fails the state.
+    if (result.exitCode !== 0) {
+      throw new TaskFailed('States.TaskFailed', JSON.stringify({ ...task, StoppedReason: `Essential container in task exited (${result.exitCode}): ${result.outputTail}` }));
+    }
+    return { Tasks: [task] } as unknown as Json;
   }
 
   private run(record: ExecutionRecord): void {

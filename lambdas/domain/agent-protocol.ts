@@ -6,6 +6,8 @@ import instructions from './catalogues/host-instructions.json' with { type: 'jso
 import { badRequest, conflict } from './errors.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
 import { CLUSTER_ACCEPTING_HOSTS } from './host.js';
+import { componentVersions } from './catalogues.js';
+import { installCommandRequest } from './installation.js';
 import { hostInventory, type Inventory } from './inventory.js';
 
 export type StepType =
@@ -45,8 +47,12 @@ const RULES = instructions as unknown as Record<'day1' | 'day2' | 'unbound', Rec
   backedOffNextInstructionSeconds: number;
 };
 
-/** The installation itself (the `install` step) is driven by the install workflow, not by polling here. */
-const WORKFLOW_STEPS = new Set(['install']);
+/**
+ * The agent runs `install` in the foreground until the disk is written; asking again while it runs
+ * would start a second installer. It is re-sent only if no progress arrived for this long (the
+ * reply or the first stage report was lost).
+ */
+export const INSTALL_STEP_RESEND_MS = 10 * 60_000;
 /** Connectivity reports are refreshed at most this often: each check lists the host's peers. */
 export const CONNECTIVITY_REFRESH_MS = 120_000;
 /** Liveness is written at most this often; a host is disconnected after 3 minutes without a poll. */
@@ -209,6 +215,17 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
       return [JSON.stringify({ cluster_id: host.clusterId, infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] })];
     case 'stop-installation':
       return [];
+    case 'install': {
+      const sent = Date.parse((host.attributes.install_step_sent_at as string | undefined) ?? '');
+      if (!cluster || (!Number.isNaN(sent) && context.now.getTime() - sent < INSTALL_STEP_RESEND_MS)) return undefined;
+      const versions = componentVersions().versions;
+      const request = installCommandRequest(cluster, host, {
+        installer: versions['assisted-installer'] ?? '',
+        controller: versions['assisted-installer-controller'] ?? '',
+        agent: (host.attributes.discovery_agent_version as string | undefined) || (versions['discovery-agent'] ?? ''),
+      });
+      return request ? [JSON.stringify(request)] : undefined;
+    }
     default:
       return undefined;
   }
@@ -237,7 +254,6 @@ export function nextSteps(context: StepContext): Steps {
   const seconds = rule?.nextInstructionSeconds ?? (rule?.backedOff ? RULES.backedOffNextInstructionSeconds : RULES.defaultNextInstructionSeconds);
   const steps: Step[] = [];
   for (const type of (rule?.steps ?? []) as StepType[]) {
-    if (WORKFLOW_STEPS.has(type)) continue;
     const args = stepArgs(type, context);
     if (args) steps.push({ step_type: type, step_id: `${type}-${context.stepIdSuffix()}`, args });
   }

@@ -23,3 +23,19 @@ export function installationObjectKey(orgId: string, clusterId: string, fileName
 export function hostIgnitionObjectKey(orgId: string, clusterId: string, hostId: string): string {
   return `${clusterObjectPrefix(orgId, clusterId)}installation/hosts/${hostId}.ign`;
 }
+
+/** Every log uploaded for a cluster sits under this prefix, so the `all` bundle is one listing. */
+export function clusterLogsPrefix(orgId: string, clusterId: string): string {
+  return `${clusterObjectPrefix(orgId, clusterId)}logs/`;
+}
+
+/** One object per host, replaced by each upload, as upstream keeps `<cluster>/logs/<host>/logs.tar.gz`. */
+export function hostLogsObjectKey(orgId: string, clusterId: string, hostId: string): string {
+  return `${clusterLogsPrefix(orgId, clusterId)}${hostId}/logs.tar.gz`;
+}
+
+export const CONTROLLER_LOGS_FOLDER = 'controller';
+
+export function controllerLogsObjectKey(orgId: string, clusterId: string): string {
+  return `${clusterLogsPrefix(orgId, clusterId)}${CONTROLLER_LOGS_FOLDER}/logs.tar.gz`;
+}

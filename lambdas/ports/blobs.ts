@@ -10,13 +10,21 @@ export interface BlobStore {
   size(bucket: BlobBucket, key: string): Promise<number | undefined>;
   remove(bucket: BlobBucket, key: string): Promise<void>;
   list(bucket: BlobBucket, prefix: string): Promise<string[]>;
-  /** A time-limited GET URL a client can download from directly. */
-  presignGet(bucket: BlobBucket, key: string, expiresInSeconds: number): Promise<string>;
+  /**
+   * A time-limited GET URL a client can download from directly; `contentDisposition` is the
+   * Content-Disposition the download answers with (S3's response-content-disposition), so the file
+   * arrives under its own name as upstream's presigned URLs do.
+   */
+  presignGet(bucket: BlobBucket, key: string, expiresInSeconds: number, options?: PresignOptions): Promise<string>;
   /**
    * Builds `key` server-side from byte ranges of existing objects and small inline pieces,
    * without the bytes passing through the caller (S3 UploadPartCopy).
    */
   compose(bucket: BlobBucket, key: string, parts: ComposePart[], contentType?: string): Promise<void>;
+}
+
+export interface PresignOptions {
+  contentDisposition?: string;
 }
 
 export type ComposePart =

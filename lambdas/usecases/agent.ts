@@ -102,7 +102,18 @@ export async function getNextSteps(
       .filter((peer) => peer.hostId !== hostId && peer.attributes.inventory)
       .map((peer) => ({ host_id: peer.hostId, nics: hostNics(peer) }));
   }
-  return nextSteps({ host, cluster, now, peers: host.clusterId ? () => peers : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  const steps = nextSteps({ host, cluster, now, peers: host.clusterId ? () => peers : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  if (steps.instructions.some((step) => step.step_type === 'install')) {
+    // Only the poll that wins this conditional write hands out the install step.
+    const claimed = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
+      if (current.status !== host.status || current.attributes.install_step_sent_at !== host.attributes.install_step_sent_at) return undefined;
+      return { ...current, attributes: { ...current.attributes, install_step_sent_at: now.toISOString() }, updatedAt: now.toISOString() };
+    });
+    if (!claimed || claimed.attributes.install_step_sent_at !== now.toISOString()) {
+      return { ...steps, instructions: steps.instructions.filter((step) => step.step_type !== 'install') };
+    }
+  }
+  return steps;
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {

@@ -6,8 +6,10 @@
 import { clusterView } from '../domain/cluster.js';
 import { summarizeClusterValidations } from '../domain/cluster-facts.js';
 import type { ClusterHostSummary } from '../domain/cluster-hosts.js';
-import { isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
-import type { ClusterStatus } from '../domain/cluster-state-machine.js';
+import { applyClusterEffects } from '../domain/cluster-effects.js';
+import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
+import type { ClusterStatus, ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster-state-machine.js';
+import { installationTransitionContext } from '../domain/installation-progress.js';
 import type { ValidationHostInput } from '../domain/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster-validations.js';
 import type { Cluster, Host } from '../domain/entities.js';
@@ -16,13 +18,15 @@ import { calculateMachineNetworkCidr } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { recordEvent } from './events.js';
+// host-refresh imports this module too; the functions are only called after both loaded.
+import { refreshHost } from './host-refresh.js';
 
 export interface ClusterRefreshDeps {
   store: Store;
   clock: Clock;
 }
 
-function summaryOf(host: Host): ClusterHostSummary {
+export function summaryOf(host: Host): ClusterHostSummary {
   const progress = host.attributes.progress as { current_stage?: HostStage } | undefined;
   return {
     status: host.status,
@@ -41,6 +45,21 @@ function validationInput(host: Host): ValidationHostInput {
     freeAddresses: host.attributes.free_addresses as string | undefined,
     timestamp: host.attributes.timestamp as number | undefined,
     installationDiskId: host.attributes.installation_disk_id as string | undefined,
+  };
+}
+
+/** What the installation has recorded on the cluster, as the state machine reads it. */
+export function installationContext(cluster: Cluster): Partial<ClusterTransitionContext> {
+  const attributes = cluster.attributes;
+  const preparation = (attributes.last_installation_preparation as { status?: InstallationPreparationStatus } | undefined)?.status;
+  return {
+    ...(preparation ? { lastInstallationPreparation: preparation } : {}),
+    ...installationTransitionContext(cluster),
+    logs: {
+      ...(attributes.logs_info ? { info: attributes.logs_info as NonNullable<ClusterTransitionContext['logs']>['info'] } : {}),
+      ...(attributes.controller_logs_started_at ? { startedAt: attributes.controller_logs_started_at as string } : {}),
+      ...(attributes.controller_logs_collected_at ? { collectedAt: attributes.controller_logs_collected_at as string } : {}),
+    },
   };
 }
 
@@ -80,10 +99,13 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     hosts: hosts.map(summaryOf),
     validations: summarizeClusterValidations(results, ignored),
     vipDhcpAllocation: !!cluster.attributes.vip_dhcp_allocation,
+    ...installationContext(cluster),
   });
   const moved = !isNotAllowed(transition) && transition.changed;
   const infoChanged = info !== cluster.attributes.validations_info;
-  if (!moved && !infoChanged && !machineNetwork) return cluster;
+  const progress = progressOf(moved ? transition.status : cluster.status, cluster, hosts);
+  const progressChanged = !!progress && JSON.stringify(progress) !== JSON.stringify(pickPercentages(cluster.attributes.progress));
+  if (!moved && !infoChanged && !machineNetwork && !progressChanged) return cluster;
 
   const events = validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results);
   const updated = await deps.store.clusters.mutate(key, (current) => {
@@ -100,7 +122,9 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
       next.status = transition.status;
       next.attributes.status_info = transition.statusInfo;
       if (transition.status !== cluster.status) next.attributes.status_updated_at = now.toISOString();
+      applyClusterEffects(next, transition.effects, now.toISOString());
     }
+    if (progress) next.attributes.progress = { ...((next.attributes.progress as object | undefined) ?? {}), ...progress };
     next.updatedAt = now.toISOString();
     return next;
   });
@@ -109,7 +133,31 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
   for (const event of events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props });
   if (moved) for (const event of transition.events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props as Record<string, string> });
+  if (moved && transition.status === 'installing' && cluster.status === 'preparing-for-installation') {
+    // Upstream's InstallCluster step: the prepared hosts start installing with the cluster.
+    for (const host of hosts) await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });
+  }
   return updated;
+}
+
+const PERCENTAGES = ['preparing_for_installation_stage_percentage', 'installing_stage_percentage', 'finalizing_stage_percentage', 'total_percentage'] as const;
+
+function pickPercentages(progress: unknown): Record<string, number> {
+  const source = (progress as Record<string, number> | undefined) ?? {};
+  return Object.fromEntries(PERCENTAGES.filter((key) => source[key] !== undefined).map((key) => [key, source[key]!]));
+}
+
+/** The progress bar once an installation started; before that there is nothing to show. */
+function progressOf(status: string, cluster: Cluster, hosts: Host[]): Record<string, number> | undefined {
+  if (!cluster.attributes.install_started_at || ['ready', 'insufficient', 'pending-for-input'].includes(status)) return undefined;
+  const summary = installationContext(cluster);
+  return { ...clusterProgress({
+    status,
+    hosts: hosts.map(summaryOf),
+    singleNode: cluster.attributes.control_plane_count === 1,
+    monitoredOperators: summary.monitoredOperators ?? [],
+    previous: pickPercentages(cluster.attributes.progress),
+  }) };
 }
 
 /**

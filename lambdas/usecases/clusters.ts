@@ -5,18 +5,21 @@ import type { Cluster, Host } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';
 import type { Clock } from '../ports/clock.js';
+import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/object-keys.js';
 import { findCluster, stillThere } from './access.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { recordEvent } from './events.js';
+import { removeDnsRecords } from './installation-workflow.js';
 import type { Principal } from './principal.js';
 
 export interface ClusterDeps {
   store: Store;
   clock: Clock;
   workflows: Workflows;
+  dns: DnsZones;
 }
 
 export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
@@ -114,8 +117,10 @@ export async function deregisterCluster(deps: ClusterDeps, principal: Principal,
   for (const manifest of await deps.store.manifests.listByCluster(key)) {
     await deps.store.manifests.remove({ orgId: principal.orgId, clusterId, folder: manifest.folder, fileName: manifest.fileName });
   }
+  await removeDnsRecords(deps, cluster);
   await deps.store.clusters.remove(key);
-  // The cluster's files (manifests now; ignition, logs later) go in the background, batch by batch.
+  // The cluster's files (manifests, installation files, logs) go in the background, batch by batch.
   await deps.workflows.start('purge-objects', `purge-${clusterId}`, { bucket: 'files', prefix: clusterObjectPrefix(principal.orgId, clusterId) });
+  await deps.workflows.start('purge-objects', `purge-logs-${clusterId}`, { bucket: 'logs', prefix: clusterObjectPrefix(principal.orgId, clusterId) });
   await recordEvent(deps, { name: 'cluster_deregistered', subject: { orgId: principal.orgId, clusterId } });
 }

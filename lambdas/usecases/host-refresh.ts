@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { hostDisplayName } from '../domain/host.js';
-import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransitionContext } from '../domain/host-state-machine.js';
+import { isNotAllowed, summarizeHostValidations, transitionHost, type HostEffect, type HostTransitionContext } from '../domain/host-state-machine.js';
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
@@ -43,8 +43,78 @@ function transitionContext(host: Host, cluster: Cluster | undefined, now: Date, 
     mediaConnected: attributes.media_status !== 'disconnected',
     ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
     ...(cluster ? { cluster: { status: cluster.status, singleNode: cluster.attributes.control_plane_count === 1 } } : {}),
+    preparation: preparationResults(host, cluster),
     validations,
   };
+}
+
+/**
+ * Whether the preparation checks of this attempt came back good: the installation disk's fdatasync
+ * measured, and the release image pulled. Results of an earlier attempt are cleared on entering
+ * preparation (images-status-cleared), so a stale success cannot pass for a new one.
+ */
+function preparationResults(host: Host, cluster: Cluster | undefined): { diskSpeedCheckSucceeded: boolean; containerImagesAvailable: boolean } {
+  const attributes = host.attributes;
+  const path = attributes.installation_disk_path as string | undefined;
+  let diskSpeedCheckSucceeded = false;
+  try {
+    const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, { disk_speed?: { tested?: boolean; exit_code?: number } }>;
+    const speed = path ? disks[path]?.disk_speed : undefined;
+    diskSpeedCheckSucceeded = !!speed?.tested && (speed.exit_code ?? 0) === 0;
+  } catch {
+    diskSpeedCheckSucceeded = false;
+  }
+  const image = cluster?.attributes.ocp_release_image as string | undefined;
+  let containerImagesAvailable = !image;
+  try {
+    const images = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, { result?: string }>;
+    if (image) containerImagesAvailable = images[image]?.result === 'success';
+  } catch {
+    containerImagesAvailable = false;
+  }
+  return { diskSpeedCheckSucceeded, containerImagesAvailable };
+}
+
+/** What a host transition's effects write besides status and status_info. */
+function applyHostEffects(next: Host, effects: readonly HostEffect[], now: string): void {
+  const attributes = next.attributes;
+  for (const effect of effects) {
+    switch (effect) {
+      case 'images-status-cleared':
+        delete attributes.images_status;
+        break;
+      case 'logs-reset':
+        delete attributes.logs_info;
+        delete attributes.logs_started_at;
+        delete attributes.logs_collected_at;
+        break;
+      case 'connection-timed-out':
+        attributes.connection_timed_out = true;
+        break;
+      case 'connection-restored':
+        attributes.connection_timed_out = false;
+        break;
+      case 'stage-timed-out':
+        attributes.progress = { ...((attributes.progress as object | undefined) ?? {}), stage_timed_out: true };
+        break;
+      case 'stage-updated-at-refreshed':
+        attributes.progress = { ...((attributes.progress as object | undefined) ?? {}), stage_updated_at: now };
+        break;
+      case 'logs-timed-out':
+        attributes.logs_info = 'timeout';
+        break;
+      case 'media-disconnected':
+        attributes.media_status = 'disconnected';
+        break;
+      case 'cluster-unbound':
+        delete next.clusterId;
+        for (const field of ['role', 'suggested_role', 'bootstrap', 'progress', 'installation_disk_id', 'installation_disk_path', 'connectivity', 'free_addresses', 'domain_name_resolutions', 'images_status', 'disks_info']) delete attributes[field];
+        break;
+      default:
+        // rediscover, cluster-bound and cluster-preparation-reset belong to requests, never to a refresh.
+        break;
+    }
+  }
 }
 
 /** What a refresh reads besides the host; the monitor loads it once per cluster for all its hosts. */
@@ -61,26 +131,58 @@ export interface RefreshSurroundings {
  * connectivity majority, role suggestion) read it, and they converge on the next refresh.
  */
 const PEER_LISTING_TTL_MS = 5_000;
-const peerListings = new Map<string, { at: number; hosts: Promise<Host[]> }>();
+const MAX_CLUSTERS_REMEMBERED = 1_000;
+interface PeerListing {
+  at: number;
+  /** The cluster's change count when the listing started: it shows every change up to there. */
+  generation: number;
+  hosts: Promise<Host[]>;
+  done: boolean;
+}
+const peerListings = new Map<string, PeerListing>();
+const queuedListings = new Map<string, Promise<Host[]>>();
+const changeCounts = new Map<string, number>();
 
 /**
- * A host of the cluster changed here: the next refresh lists the peers anew (and shares that
- * listing with the refreshes running alongside it). Changes made by other processes are seen
- * within the listing's lifetime, and by the monitor's pass at the latest.
+ * A host of the cluster changed here: the next refresh lists the peers anew. Refreshes that
+ * follow changes while a listing is being read share one listing queued behind it, so under a
+ * burst of replies a cluster is listed a few times, not once per reply. Changes made by other
+ * processes are seen within the listing's lifetime, and by the monitor's pass at the latest.
  */
 export function forgetPeers(orgId: string, clusterId: string): void {
-  peerListings.delete(`${orgId}/${clusterId}`);
+  const key = `${orgId}/${clusterId}`;
+  const count = (changeCounts.get(key) ?? 0) + 1;
+  changeCounts.delete(key);
+  changeCounts.set(key, count);
+  if (changeCounts.size > MAX_CLUSTERS_REMEMBERED) changeCounts.delete(changeCounts.keys().next().value!);
 }
 
 function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: number): Promise<Host[]> {
   const key = `${orgId}/${clusterId}`;
+  const wanted = changeCounts.get(key) ?? 0;
   const cached = peerListings.get(key);
-  if (cached && now - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
-  const hosts = store.hosts.listByCluster({ orgId, clusterId });
-  peerListings.set(key, { at: now, hosts });
-  hosts.catch(() => peerListings.delete(key));
-  if (peerListings.size > 1_000) peerListings.delete(peerListings.keys().next().value!);
-  return hosts;
+  if (cached && cached.generation >= wanted && now - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
+  const start = () => {
+    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false };
+    peerListings.set(key, listing);
+    listing.hosts.then(
+      () => (listing.done = true),
+      () => peerListings.get(key) === listing && peerListings.delete(key),
+    );
+    if (peerListings.size > MAX_CLUSTERS_REMEMBERED) peerListings.delete(peerListings.keys().next().value!);
+    return listing.hosts;
+  };
+  if (!cached || cached.done) return start();
+  // The listing being read started before this caller's change: wait for the one after it.
+  let queued = queuedListings.get(key);
+  if (!queued) {
+    queued = cached.hosts.catch(() => undefined).then(() => {
+      queuedListings.delete(key);
+      return start();
+    });
+    queuedListings.set(key, queued);
+  }
+  return queued;
 }
 
 export async function loadSurroundings(store: Store, host: Host, options: { freshPeers?: boolean } = {}): Promise<RefreshSurroundings> {
@@ -98,12 +200,16 @@ export async function loadSurroundings(store: Store, host: Host, options: { fres
 
 /** Returns the host as it is after the refresh (unchanged when nothing moved). */
 export async function refreshHost(deps: RefreshDeps, key: { orgId: string; infraEnvId: string; hostId: string }): Promise<Host | undefined> {
-  const host = await deps.store.hosts.get(key);
-  if (!host) return undefined;
-  return refreshLoadedHost(deps, host, await loadSurroundings(deps.store, host));
+  const read = await deps.store.hosts.get(key);
+  if (!read) return undefined;
+  const surroundings = await loadSurroundings(deps.store, read);
+  // The listing's copy, when it is this very version, lets the validation share its peer work with the other hosts of that listing.
+  const listed = surroundings.clusterHosts.find((peer) => peer.hostId === read.hostId && peer.infraEnvId === read.infraEnvId && peer.version === read.version);
+  return refreshLoadedHost(deps, listed ?? read, surroundings);
 }
 
-export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings): Promise<Host | undefined> {
+/** `refreshCluster: false` leaves re-judging the cluster to the caller (the monitor does it once per cluster and pass). */
+export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
   const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
   const { cluster, clusterHosts, infraEnv } = surroundings;
   const now = deps.clock.now();
@@ -127,6 +233,7 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
       next.status = transition.status;
       next.attributes.status_info = transition.statusInfo;
       if (transition.status !== host.status) next.attributes.status_updated_at = now.toISOString();
+      applyHostEffects(next, transition.effects, now.toISOString());
     }
     if (shard === undefined) delete next.monitorShard;
     else next.monitorShard = shard;
@@ -151,7 +258,7 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   }
   // The cluster's verdict follows its hosts' statuses: re-judge it, from a fresh listing (the
   // shared peer listing may predate other hosts' changes), whenever this host's status moved.
-  if (cluster && moved && transition.status !== host.status) {
+  if (options.refreshCluster !== false && cluster && moved && transition.status !== host.status) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
   }
   return updated;

@@ -7,7 +7,7 @@ import { UPDATABLE_STATES } from '../domain/cluster.js';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { builtinOperators } from '../domain/catalogues.js';
 import { badRequest, conflict } from '../domain/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, renderInstallConfig } from '../domain/install-config.js';
+import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../domain/install-config.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
@@ -40,6 +40,12 @@ function withConsole(monitored: unknown, enabled: boolean): unknown[] {
   if (!enabled) return others;
   if (others.length < operators.length) return operators;
   return [builtinOperators().find((operator) => operator.name === 'console')!, ...others];
+}
+
+/** The install-config.yaml the installation is prepared from (it holds the pull secret: S3 only, never logs). */
+export async function renderClusterInstallConfigYaml(store: Store, cluster: Cluster): Promise<string> {
+  const { hosts, infraEnvs } = await inputsOf(store, cluster);
+  return installConfigYaml(renderInstallConfig(cluster, hosts, { infraEnvs }));
 }
 
 /** GET /v2/clusters/{id}/install-config: the document as upstream serialises it. */

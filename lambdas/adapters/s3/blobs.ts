@@ -104,10 +104,12 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
       throw new Error(`listing ${prefix} exceeded ${MAX_LIST_PAGES} pages`);
     },
 
-    presignGet(bucket, key, expiresInSeconds) {
-      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucketName(bucket), Key: key }), {
-        expiresIn: expiresInSeconds,
-      });
+    presignGet(bucket, key, expiresInSeconds, options) {
+      return getSignedUrl(
+        client,
+        new GetObjectCommand({ Bucket: bucketName(bucket), Key: key, ResponseContentDisposition: options?.contentDisposition }),
+        { expiresIn: expiresInSeconds },
+      );
     },
 
     async compose(bucket, key, parts: ComposePart[], contentType) {

@@ -23,11 +23,14 @@ import { v2ListHosts } from './v2ListHosts.js';
 import { v2RegisterCluster } from './v2RegisterCluster.js';
 import { v2ResetHostValidation } from './v2ResetHostValidation.js';
 import { v2UpdateHost } from './v2UpdateHost.js';
+import { actionOperations } from './action-operations.js';
 import { agentOperations } from './agent-operations.js';
 import { catalogueOperations } from './catalogue-operations.js';
 import { clusterSettingsOperations } from './cluster-settings-operations.js';
 import { eventOperations } from './event-operations.js';
 import { infraEnvFileOperations } from './infra-env-file-operations.js';
+import { installationOperations } from './installation-operations.js';
+import { logOperations } from './log-operations.js';
 import { manifestOperations } from './manifest-operations.js';
 
 /** operationId → implementation; each lives in a file named after its operationId. */
@@ -46,6 +49,9 @@ export const operations: Record<string, Operation> = {
   ...catalogueOperations,
   ...manifestOperations,
   ...clusterSettingsOperations,
+  ...actionOperations,
+  ...installationOperations,
+  ...logOperations,
 };
 
 /** Operations openapi.yaml marks with empty security: served to anyone. */

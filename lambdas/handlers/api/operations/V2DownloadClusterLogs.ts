@@ -1,0 +1,21 @@
+import { parseDownloadLogsType } from '../../../domain/logs.js';
+import { contentDisposition } from '../../../domain/manifests.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { downloadClusterLogs } from '../../../usecases/logs.js';
+import type { Operation } from '../context.js';
+import { pathParam, queryString } from '../params.js';
+
+/** The archive as upstream's file responder sends it: octet-stream under an attachment name. */
+export const V2DownloadClusterLogs: Operation = async ({ api, principal, ports }) => {
+  requireRole(principal, 'read');
+  const file = await downloadClusterLogs(ports, principal, pathParam(api, 'cluster_id'), {
+    logsType: parseDownloadLogsType(queryString(api, 'logs_type')),
+    hostId: queryString(api, 'host_id'),
+  });
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': contentDisposition(file.fileName) },
+    body: Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength).toString('base64'),
+    isBase64Encoded: true,
+  };
+};

@@ -1,0 +1,14 @@
+import { parseLogsState } from '../../../domain/logs.js';
+import { noContent } from '../../../platform/http.js';
+import { updateClusterLogsProgress } from '../../../usecases/logs.js';
+import { requireAgent } from '../../../usecases/principal.js';
+import type { Operation } from '../context.js';
+import { pathParam } from '../params.js';
+
+/** The installer controller reports its own log collection for the cluster. */
+export const v2UpdateClusterLogsProgress: Operation = async ({ api, event, principal, ports }) => {
+  requireAgent(principal);
+  const state = parseLogsState((event.body as { logs_state?: unknown } | null)?.logs_state);
+  await updateClusterLogsProgress(ports, principal, pathParam(api, 'cluster_id'), state);
+  return noContent();
+};

@@ -1,0 +1,12 @@
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { updateHostIgnition } from '../../../usecases/installation-files.js';
+import type { Operation } from '../context.js';
+import { pathParam } from '../params.js';
+
+/** Upstream answers 201 without a body. */
+export const v2UpdateHostIgnition: Operation = async ({ api, event, principal, ports }) => {
+  requireRole(principal, 'write');
+  const body = (event.body ?? {}) as { config?: string };
+  await updateHostIgnition(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body.config);
+  return { statusCode: 201, headers: {}, body: '' };
+};

@@ -1,0 +1,14 @@
+import { parseLogsState } from '../../../domain/logs.js';
+import { noContent } from '../../../platform/http.js';
+import { updateHostLogsProgress } from '../../../usecases/logs.js';
+import { requireAgent } from '../../../usecases/principal.js';
+import type { Operation } from '../context.js';
+import { pathParam } from '../params.js';
+
+/** logs_sender reports `requested`, `collecting`, `completed` as it gathers and uploads a host's logs. */
+export const v2UpdateHostLogsProgress: Operation = async ({ api, event, principal, ports }) => {
+  requireAgent(principal);
+  const state = parseLogsState((event.body as { logs_state?: unknown } | null)?.logs_state);
+  await updateHostLogsProgress(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), state);
+  return noContent();
+};

@@ -1,0 +1,199 @@
+/**
+ * The install workflow's tasks (statemachines/install-cluster.asl.json): prepare the inputs, take
+ * in what the installer produced, publish DNS, and re-judge the cluster until the installation
+ * ends. Each task is idempotent and checks that its attempt is still the cluster's current one, so
+ * a retried or late task of a cancelled attempt changes nothing.
+ */
+import type { Cluster } from '../domain/entities.js';
+import { mergeIgnitionOverride } from '../domain/ignition-merge.js';
+import { clusterDnsRecords, installRoleOf } from '../domain/installation.js';
+import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/object-keys.js';
+import type { BlobStore } from '../ports/blobs.js';
+import type { Clock } from '../ports/clock.js';
+import type { DnsZones } from '../ports/dns.js';
+import type { Store } from '../ports/store.js';
+import { refreshCluster } from './cluster-refresh.js';
+import { recordEvent } from './events.js';
+import { renderClusterInstallConfigYaml } from './install-config.js';
+import type { InstallWorkflowInput } from './installation.js';
+
+export interface InstallWorkflowDeps {
+  store: Store;
+  clock: Clock;
+  blobs: BlobStore;
+  dns: DnsZones;
+  config: { hostedZones: Record<string, string> };
+}
+
+/** What the installer container leaves next to its outputs: who made them and how long it took. */
+export const INSTALLER_REPORT = 'installer-report.json';
+export const INSTALLER_OUTPUTS = ['bootstrap.ign', 'master.ign', 'worker.ign', 'metadata.json', 'kubeconfig-noingress', 'kubeadmin-password'] as const;
+
+export interface InstallerReport {
+  installer: 'openshift-install' | 'simulated';
+  installerVersion?: string;
+  seconds: number;
+  files: string[];
+}
+
+/** Statuses in which the workflow has nothing more to follow. */
+const ENDED = new Set(['installed', 'error', 'cancelled', 'ready', 'insufficient', 'pending-for-input']);
+
+async function currentAttempt(deps: InstallWorkflowDeps, input: InstallWorkflowInput): Promise<Cluster | undefined> {
+  const cluster = await deps.store.clusters.get({ orgId: input.orgId, clusterId: input.clusterId });
+  if (!cluster || cluster.attributes.install_attempt !== input.attempt) return undefined;
+  return cluster;
+}
+
+const subjectOf = (input: InstallWorkflowInput) => ({ orgId: input.orgId, clusterId: input.clusterId });
+
+/** Writes install-config.yaml for the installer; manifests are read by it from where the API keeps them. */
+export async function prepareInstallation(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
+  const cluster = await currentAttempt(deps, input);
+  if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
+  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), props: { step: 'rendering install-config.yaml and collecting the custom manifests' } });
+  const yaml = await renderClusterInstallConfigYaml(deps.store, cluster);
+  await deps.blobs.put('files', installationObjectKey(input.orgId, input.clusterId, 'install-config.yaml'), yaml, 'application/yaml');
+  // Outputs of an earlier attempt must not pass for this one's.
+  await Promise.all([...INSTALLER_OUTPUTS, INSTALLER_REPORT, 'kubeconfig'].map((name) => deps.blobs.remove('files', installationObjectKey(input.orgId, input.clusterId, name))));
+  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), props: { step: 'generating the ignition files with openshift-install' } });
+  return {
+    ...input,
+    proceed: true,
+    openshiftVersion: String(cluster.attributes.openshift_version ?? ''),
+    releaseImage: String(cluster.attributes.ocp_release_image ?? ''),
+    inputPrefix: clusterObjectPrefix(input.orgId, input.clusterId),
+  };
+}
+
+function hostIgnition(base: string, host: { attributes: Record<string, unknown> }): string {
+  let ignition = JSON.parse(base) as Record<string, unknown>;
+  const hostname = (host.attributes.requested_hostname as string | undefined) || undefined;
+  if (hostname) {
+    const storage = (ignition.storage as { files?: unknown[] } | undefined) ?? {};
+    ignition = {
+      ...ignition,
+      storage: { ...storage, files: [...(storage.files ?? []), { path: '/etc/hostname', mode: 0o644, overwrite: true, contents: { source: `data:,${encodeURIComponent(hostname)}` } }] },
+    };
+  }
+  const override = host.attributes.ignition_config_overrides as string | undefined;
+  if (override) ignition = mergeIgnitionOverride(ignition, override);
+  return JSON.stringify(ignition);
+}
+
+/**
+ * After the installer ran: check its outputs, make each host's ignition (its role's plus its
+ * hostname and overrides), and record the preparation as done — the cluster refresh then moves the
+ * cluster to installing once every host passed its preparation checks.
+ */
+export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
+  const cluster = await currentAttempt(deps, input);
+  if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
+  const reportBytes = await deps.blobs.get('files', installationObjectKey(input.orgId, input.clusterId, INSTALLER_REPORT));
+  if (!reportBytes) throw new Error('the installer finished without leaving its report: the installation files are incomplete');
+  const report = JSON.parse(Buffer.from(reportBytes).toString('utf8')) as InstallerReport;
+  const outputs = new Map<string, string>();
+  for (const name of ['bootstrap.ign', 'master.ign', 'worker.ign'] as const) {
+    const bytes = await deps.blobs.get('files', installationObjectKey(input.orgId, input.clusterId, name));
+    if (!bytes) throw new Error(`the installer did not produce ${name}`);
+    outputs.set(name, Buffer.from(bytes).toString('utf8'));
+  }
+  const version = String(cluster.attributes.openshift_version ?? '');
+  if (report.installer === 'simulated') {
+    await recordEvent(deps, { name: 'installation_files_simulated', subject: subjectOf(input), props: { openshift_version: version } });
+  }
+  await recordEvent(deps, {
+    name: 'installation_files_generated',
+    subject: subjectOf(input),
+    props: {
+      installer: report.installer === 'simulated' ? 'The SIMULATED installer' : `openshift-install ${report.installerVersion ?? ''}`.trim(),
+      files: report.files.join(', '),
+      openshift_version: version,
+      seconds: Math.round(report.seconds),
+    },
+  });
+
+  const hosts = await deps.store.hosts.listByCluster(subjectOf(input));
+  for (const host of hosts) {
+    const role = installRoleOf(host);
+    // The bootstrap host boots as a control-plane node once the bootstrap control plane is up.
+    const base = outputs.get(role === 'worker' ? 'worker.ign' : 'master.ign')!;
+    await deps.blobs.put('files', hostIgnitionObjectKey(input.orgId, input.clusterId, host.hostId), hostIgnition(base, host), 'application/json');
+  }
+
+  const now = deps.clock.now().toISOString();
+  await deps.store.clusters.mutate(subjectOf(input), (current) => {
+    if (current.attributes.install_attempt !== input.attempt) return undefined;
+    return {
+      ...current,
+      attributes: { ...current.attributes, last_installation_preparation: { status: 'success', reason: '' }, installer_simulated: report.installer === 'simulated' },
+      updatedAt: now,
+    };
+  });
+  await refreshCluster(deps, subjectOf(input));
+  return { ...input, proceed: true };
+}
+
+/** The installer or a task failed: the attempt is over, the user may try again from ready. */
+export async function recordPreparationFailure(deps: InstallWorkflowDeps, input: InstallWorkflowInput & { failure?: { Error?: string; Cause?: string } }) {
+  const cluster = await currentAttempt(deps, input);
+  if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
+  const reason = summarizeFailure(input.failure);
+  const now = deps.clock.now().toISOString();
+  await deps.store.clusters.mutate(subjectOf(input), (current) => {
+    if (current.attributes.install_attempt !== input.attempt) return undefined;
+    return { ...current, attributes: { ...current.attributes, last_installation_preparation: { status: 'failed', reason } }, updatedAt: now };
+  });
+  await recordEvent(deps, { name: 'prepare_installation_failed', subject: subjectOf(input), props: { error: reason } });
+  await refreshCluster(deps, subjectOf(input));
+  return { ...input, proceed: false };
+}
+
+/** Step Functions hands over `{Error, Cause}`; the cause may be JSON (ECS task descriptions) or text. */
+function summarizeFailure(failure: { Error?: string; Cause?: string } | undefined): string {
+  const cause = failure?.Cause ?? '';
+  let text = cause;
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: string; StoppedReason?: string };
+    text = parsed.errorMessage ?? parsed.StoppedReason ?? cause;
+  } catch {
+    // Plain text already.
+  }
+  return (text || failure?.Error || 'the installation files could not be generated').slice(0, 400);
+}
+
+/** The managed domain a cluster's base domain falls in, if any. */
+function managedZoneOf(baseDomain: string, zones: Record<string, string>): string | undefined {
+  return Object.keys(zones)
+    .filter((zone) => baseDomain === zone || baseDomain.endsWith(`.${zone}`))
+    .sort((a, b) => b.length - a.length)[0];
+}
+
+export async function publishDnsRecords(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
+  const cluster = await currentAttempt(deps, input);
+  if (!cluster) return { ...input, proceed: false };
+  const zone = managedZoneOf(String(cluster.attributes.base_dns_domain ?? ''), deps.config.hostedZones);
+  if (!zone) return { ...input, proceed: true, dns: 'unmanaged' };
+  const records = clusterDnsRecords(cluster, await deps.store.hosts.listByCluster(subjectOf(input)));
+  await deps.dns.upsert(zone, records);
+  await deps.store.clusters.mutate(subjectOf(input), (current) => ({ ...current, attributes: { ...current.attributes, dns_zone: zone, dns_records: records.map((r) => ({ name: r.name, type: r.type })) } }));
+  await recordEvent(deps, { name: 'cluster_dns_records_created', subject: subjectOf(input), props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
+  return { ...input, proceed: true, dns: zone };
+}
+
+/** Removes what publishDnsRecords created (deregistering the cluster). */
+export async function removeDnsRecords(deps: Pick<InstallWorkflowDeps, 'dns' | 'store' | 'clock'>, cluster: Cluster): Promise<void> {
+  const zone = cluster.attributes.dns_zone as string | undefined;
+  const records = cluster.attributes.dns_records as { name: string; type: 'A' | 'AAAA' }[] | undefined;
+  if (!zone || !records?.length) return;
+  await deps.dns.remove(zone, records);
+  await recordEvent(deps, { name: 'cluster_dns_records_deleted', subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
+}
+
+/** One look at the installation: re-judges the cluster (time-based transitions) and says whether it ended. */
+export async function followInstallation(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
+  const cluster = await currentAttempt(deps, input);
+  if (!cluster) return { ...input, done: true, status: 'superseded' };
+  const refreshed = (await refreshCluster(deps, subjectOf(input))) ?? cluster;
+  return { ...input, done: ENDED.has(refreshed.status), status: refreshed.status };
+}
