@@ -1,0 +1,151 @@
+/**
+ * The user's installation actions through REST: cancel while preparing (back to ready), cancel while
+ * installing (cancelled), reset (hosts wait for a reboot into discovery, then rediscover), install
+ * again; and day-2: an installed cluster takes a new worker, installed on its own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectMatchesSchema } from '../support/response-schema.js';
+import { testRuntime } from '../support/runtime.js';
+import { apiClient, eventually, inventoryFixture, readyCluster, type ApiClient, type Json, type LabCluster } from '../support/cluster-lab.js';
+import { randomUUID } from 'node:crypto';
+
+describe('cancel, reset and install again', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let api: ApiClient;
+  let lab: LabCluster;
+  const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+  const hosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+  const prepareHosts = async () => {
+    const image = (await cluster()).ocp_release_image as string;
+    for (const [i] of lab.hostIds.entries()) {
+      const steps = await lab.poll(i);
+      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
+      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    }
+  };
+
+  beforeAll(async () => {
+    process.env.INSTALL_POLL_SECONDS = '1';
+    env = await testRuntime();
+    api = apiClient(env.runtime.url, env.adminToken);
+    lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'] });
+  }, 120_000);
+  afterAll(async () => {
+    delete process.env.INSTALL_POLL_SECONDS;
+    await env?.close();
+  });
+
+  it('cancels a preparation back to ready, then an installation to cancelled, resets it and installs again', async () => {
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    const cancelled = await api.call('POST', `/clusters/${lab.clusterId}/actions/cancel`, undefined, api.user());
+    expect(cancelled.status, cancelled.text).toBe(202);
+    expectMatchesSchema('V2CancelInstallation', 202, cancelled.body);
+    expect(cancelled.body.status).toBe('ready');
+    expect((cancelled.body.hosts as Json[]).map((h) => h.status)).toEqual(['known', 'known', 'known']);
+
+    // Second attempt: through preparation into installing, then cancelled mid-install.
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    await prepareHosts();
+    const installing = await eventually(cluster, (c) => c.status === 'installing', 60_000, 250);
+    expect(installing.status, installing.status_info).toBe('installing');
+    await eventually(hosts, (list) => list.every((h) => h.status === 'installing'), 10_000);
+    const midway = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}/progress`, { current_stage: 'Starting installation', progress_info: 'master' }, lab.agent);
+    expect(midway.status, midway.text).toBe(200);
+    const stopped = await api.call('POST', `/clusters/${lab.clusterId}/actions/cancel`, undefined, api.user());
+    expect(stopped.status, stopped.text).toBe(202);
+    expect(stopped.body.status).toBe('cancelled');
+    expect((stopped.body.hosts as Json[]).map((h) => h.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    // The cancelled host is told to stop its installer (and to send its logs).
+    const steps = (await lab.poll(0)).instructions as Json[];
+    expect(steps.map((s) => s.step_type)).toEqual(expect.arrayContaining(['stop-installation']));
+
+    const reset = await api.call('POST', `/clusters/${lab.clusterId}/actions/reset`, undefined, api.user());
+    expect(reset.status, reset.text).toBe(202);
+    expectMatchesSchema('v2ResetCluster', 202, reset.body);
+    expect(reset.body.status).toBe('insufficient');
+    expect((reset.body.hosts as Json[]).map((h) => h.status)).toEqual(Array(3).fill('resetting-pending-user-action'));
+    expect((await api.call('GET', `/clusters/${lab.clusterId}/downloads/files?file_name=master.ign`, undefined, api.user())).status).not.toBe(200);
+
+    // The user boots the hosts from the discovery image: they register and are rediscovered.
+    for (const id of lab.hostIds) expect((await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts`, { host_id: id }, lab.agent)).status).toBe(201);
+    // Rediscovered from what they report; the recorded inventory stands until a new one arrives.
+    for (const status of (await hosts()).map((h) => h.status)) expect(['discovering', 'known']).toContain(status);
+    const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
+    expect(events).toEqual(expect.arrayContaining(['Canceled cluster installation', 'Reset cluster installation']));
+    expect(events.filter((m) => /Installation reset for host/.test(m))).toHaveLength(3);
+  }, 150_000);
+});
+
+describe('day-2: adding a worker to an installed cluster', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    env = await testRuntime();
+    api = apiClient(env.runtime.url, env.adminToken);
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  it('installs a new worker on its own until it is added to the existing cluster', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'day2' });
+    // Refused before the cluster is installed.
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/allow-add-workers`, undefined, api.user())).status).toBe(409);
+    // The cluster's installation is not this test's subject: it is marked installed in the store.
+    const { container } = await import('../../lambdas/platform/container.js');
+    await container().store.clusters.mutate({ orgId: 'default', clusterId: lab.clusterId }, (c) => ({ ...c, status: 'installed' }));
+    const opened = await api.call('POST', `/clusters/${lab.clusterId}/actions/allow-add-workers`, undefined, api.user());
+    expect(opened.status, opened.text).toBe(202);
+    expectMatchesSchema('TransformClusterToDay2', 202, opened.body);
+    expect(opened.body.status).toBe('adding-hosts');
+
+    const hostId = randomUUID();
+    const register = await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts`, { host_id: hostId }, lab.agent);
+    expect(register.status, register.text).toBe(201);
+    expect(register.body.kind).toBe('AddToExistingClusterHost');
+    const reply = (type: string, output: unknown) =>
+      api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions`, { step_type: type, step_id: `${type}-1`, output: JSON.stringify(output) }, lab.agent);
+    expect((await reply('inventory', inventoryFixture('worker-0'))).status).toBe(204);
+    const steps = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, lab.agent)).body as Json;
+    expect((steps.instructions as Json[]).map((s) => s.step_type)).toEqual(expect.arrayContaining(['api-vip-connectivity-check']));
+    await reply('api-vip-connectivity-check', { is_success: true, url: 'http://api.day2.example.com:22624/config/worker', ignition: '{"ignition":{"version":"3.2.0"}}' });
+    await reply('ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }] });
+    await reply('domain-resolution', {
+      resolutions: [
+        { domain_name: 'quay.io', ipv4_addresses: ['203.0.113.10'], ipv6_addresses: [], cnames: [] },
+        { domain_name: 'api.day2.example.com', ipv4_addresses: ['192.168.111.5'], ipv6_addresses: [], cnames: [] },
+        { domain_name: 'api-int.day2.example.com', ipv4_addresses: ['192.168.111.5'], ipv6_addresses: [], cnames: [] },
+        { domain_name: 'console-openshift-console.apps.day2.example.com', ipv4_addresses: ['192.168.111.4'], ipv6_addresses: [], cnames: [] },
+        { domain_name: 'validateNoWildcardDNS.day2.example.com', ipv4_addresses: [], ipv6_addresses: [], cnames: [] },
+        { domain_name: 'validateNoWildcardDNS.day2.example.com.', ipv4_addresses: [], ipv6_addresses: [], cnames: [] },
+      ],
+    });
+    const host = async () => (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}`, undefined, api.user())).body as Json;
+    const known = await eventually(host, (h) => h.status === 'known', 5_000);
+    const info = JSON.parse(known.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
+    expect(known.status, Object.values(info).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}: ${v.message}`).join('; ')).toBe('known');
+
+    const install = await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/actions/install`, undefined, api.user());
+    expect(install.status, install.text).toBe(202);
+    expectMatchesSchema('v2InstallHost', 202, install.body);
+    expect(install.body.status).toBe('installing');
+    const installSteps = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions`, undefined, lab.agent)).body as Json;
+    const installStep = (installSteps.instructions as Json[]).find((s) => s.step_type === 'install');
+    expect(installStep, JSON.stringify(installSteps)).toBeDefined();
+    expect(JSON.parse(installStep!.args[0]).role).toBe('worker');
+    for (const stage of ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting', 'Done']) {
+      const put = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/progress`, { current_stage: stage }, lab.agent);
+      expect(put.status, `${stage}: ${put.text}`).toBe(200);
+    }
+    expect((await host()).status).toBe('added-to-existing-cluster');
+
+    // A reset of a day-2 host that is done is refused; one that failed can be reset.
+    const second = randomUUID();
+    expect((await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts`, { host_id: second }, lab.agent)).status).toBe(201);
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: second }, (h) => ({ ...h, status: 'error' }));
+    const reset = await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts/${second}/actions/reset`, undefined, api.user());
+    expect(reset.status, reset.text).toBe(200);
+    expectMatchesSchema('v2ResetHost', 200, reset.body);
+    expect(reset.body.status).toBe('resetting-pending-user-action');
+  }, 150_000);
+});
