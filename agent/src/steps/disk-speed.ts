@@ -1,0 +1,48 @@
+/**
+ * installation-disk-speed-check: etcd's question of a disk — how long does fdatasync take at the 99th
+ * percentile — answered by two concurrent fio runs writing small blocks to the device, the worst
+ * result counting. (It writes to the raw device, as upstream does: the service asks only for the
+ * disk it will install to.)
+ */
+import type { StepContext, StepRequest, StepResult } from '../contracts.js';
+import { parseFio } from './parsers/fio.js';
+import { fail, guarded, jsonArgument, requireObject, requireString, run, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
+
+const RUNS = 2;
+const DEFAULT_TIMEOUT_SECONDS = 300;
+
+const checks = new SingleFlight();
+
+/** fio splits --filename on ':', so colons in the path (by-path names) are escaped. */
+export const fioFilename = (path: string) => path.replaceAll(':', '\\:');
+
+export function fioArguments(path: string): string[] {
+  return ['--filename', fioFilename(path), '--name=test', '--rw=write', '--ioengine=sync', '--size=22m', '-bs=2300', '--fdatasync=1', '--output-format=json'];
+}
+
+export async function installationDiskSpeedCheck(request: StepRequest, context: StepContext): Promise<StepResult> {
+  return guarded(request, context, async () => {
+    const path = requireString(requireObject(jsonArgument(request), 'installation-disk-speed-check args[0]'), 'path', 'installation-disk-speed-check');
+    const timeoutArgument = request.args?.[1];
+    const timeoutSeconds = timeoutArgument === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeoutArgument);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new StepArgumentError(`installation-disk-speed-check args[1] must be a timeout in seconds, not ${JSON.stringify(timeoutArgument)}`);
+    return checks.run(path, async () => {
+      const results = await Promise.all(Array.from({ length: RUNS }, () => run(context, 'fio', fioArguments(path), { timeoutMs: timeoutSeconds * 1000 })));
+      if (results.some((result) => result.missing)) return toolMissing('fio', 'installation-disk-speed-check', 'measure fdatasync latency');
+      const errors: string[] = [];
+      const latencies: number[] = [];
+      for (const result of results) {
+        if (result.timedOut) {
+          errors.push(`fio did not finish within ${timeoutSeconds} s`);
+          continue;
+        }
+        const parsed = parseFio(result.stdout);
+        if (parsed.ok && result.exitCode === 0) latencies.push(parsed.syncP99Ns);
+        else errors.push(parsed.ok ? `fio exited ${result.exitCode}: ${result.stderr.trim()}` : `${parsed.error}${result.stderr.trim() ? `: ${result.stderr.trim()}` : ''}`);
+      }
+      if (latencies.length === 0) return fail(`disk speed check of ${path} failed: ${errors.join('; ')}`);
+      if (errors.length > 0) context.log.warn('one disk speed run failed; the other counts', { path, errors });
+      return succeed({ io_sync_duration: Math.floor(Math.max(...latencies) / 1_000_000), path });
+    });
+  });
+}
