@@ -24,15 +24,46 @@ export interface ConnectivityGroups {
   l3_connected_addresses: Record<string, string[]>;
 }
 
-const reportOf = (host: ConnectivityHost): ConnectivityReport | undefined => readJson<ConnectivityReport>(host.connectivity) ?? undefined;
+/** Parsed once per host object: the groups of each network and the L3 addresses all read the same reports. */
+const parsedReports = new WeakMap<ConnectivityHost, ConnectivityReport | undefined>();
+function reportOf(host: ConnectivityHost): ConnectivityReport | undefined {
+  if (parsedReports.has(host)) return parsedReports.get(host);
+  const report = readJson<ConnectivityReport>(host.connectivity) ?? undefined;
+  parsedReports.set(host, report);
+  return report;
+}
 
 // ---------------------------------------------------------------- sets of host indexes
 
 /** Sorted, distinct host indexes. */
 type IndexSet = readonly number[];
 const toSet = (values: Iterable<number>): IndexSet => [...new Set(values)].sort((a, b) => a - b);
-const intersect = (a: IndexSet, b: IndexSet): IndexSet => a.filter((x) => b.includes(x));
-const union = (a: IndexSet, b: IndexSet): IndexSet => toSet([...a, ...b]);
+/** Both sorted and distinct: one merge walk rather than a search per element. */
+function intersect(a: IndexSet, b: IndexSet): IndexSet {
+  const out: number[] = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i]! < b[j]!) i++;
+    else if (a[i]! > b[j]!) j++;
+    else {
+      out.push(a[i]!);
+      i++;
+      j++;
+    }
+  }
+  return out;
+}
+function union(a: IndexSet, b: IndexSet): IndexSet {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i]! : b[j]!;
+    if (i < a.length && a[i] === next) i++;
+    if (j < b.length && b[j] === next) j++;
+    out.push(next);
+  }
+  return out;
+}
 const sameSet = (a: IndexSet, b: IndexSet) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Upstream's groupId ordering: bigger groups first, then the lexicographically smaller member list. */
@@ -124,15 +155,16 @@ function fullMeshGroup(views: { set: IndexSet; me: number }[], minSize: number):
 /** Who each host reaches; a pair counts only when both ends report the other. */
 function majorityGroup(hosts: readonly ConnectivityHost[], reaches: (from: ConnectivityHost) => string[], minSize: number): string[] {
   const index = new Map(hosts.map((host, i) => [host.id, i]));
-  const directed = new Set<string>();
-  hosts.forEach((host, from) => {
+  const reached = hosts.map((host, from) => {
+    const targets = new Set<number>();
     for (const id of reaches(host)) {
       const to = index.get(id);
-      if (to !== undefined && to !== from) directed.add(`${from}>${to}`);
+      if (to !== undefined && to !== from) targets.add(to);
     }
+    return targets;
   });
   const views = hosts
-    .map((_, me) => ({ me, set: toSet([me, ...hosts.map((__, other) => other).filter((other) => directed.has(`${me}>${other}`) && directed.has(`${other}>${me}`))]) }))
+    .map((_, me) => ({ me, set: toSet([me, ...[...reached[me]!].filter((other) => reached[other]!.has(me))]) }))
     .filter((view) => view.set.length >= minSize);
   return fullMeshGroup(views, minSize).map((i) => hosts[i]!.id);
 }

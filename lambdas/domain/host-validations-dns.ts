@@ -27,7 +27,8 @@ function userProvidesDns(ctx: ValidationContext, printable: string): { validate:
   const notRequired = success(`Domain name resolution for the ${printable} domain was successful or not required`);
   let managed = !cluster.userManagedNetworking;
   if (cluster.imported) {
-    const ignitions = ctx.clusterHosts
+    // The host's own ignition first, then the others'.
+    const ignitions = [ctx.self, ...ctx.clusterHosts.filter((peer) => peer !== ctx.self)]
       .map((peer) => readJson<{ is_success?: boolean; ignition?: string }>(peer.host.attributes.api_vip_connectivity))
       .filter((response) => response?.is_success);
     if (ignitions.length === 0) return skip(pending(`DNS validation for the ${printable} domain cannot be completed at the moment. This could be due to other validations`));

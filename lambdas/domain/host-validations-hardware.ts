@@ -7,7 +7,7 @@ import { CLUSTER_DEFAULTS } from './catalogues.js';
 import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';
 import {
   disksOf, error, failure, notApplicable, outcomeOf, pending, readJson, success,
-  type Check, type HostValidationId, type Inventory, type ValidationContext,
+  type Check, type HostValidationId, type Inventory, type PeerHost, type ValidationContext,
 } from './host-validations-model.js';
 
 const MIB = 1024 ** 2;
@@ -121,11 +121,28 @@ const memoryForRole: Check = (ctx) => {
   return failure(`Require at least ${bytesToString(needed)} RAM for role ${roleName(ctx)}, found only ${bytesToString(physicalBytes(ctx.inventory))}`);
 };
 
+/** Ids of the hosts with an inventory, by hostname; once per peer list, not once per host. */
+const hostnamesByPeers = new WeakMap<readonly PeerHost[], Map<string, string[]>>();
+function hostnamesOf(peers: readonly PeerHost[]): Map<string, string[]> {
+  let byName = hostnamesByPeers.get(peers);
+  if (!byName) {
+    byName = new Map();
+    for (const peer of peers) {
+      if (!peer.inventory) continue;
+      const ids = byName.get(peer.hostname);
+      if (ids) ids.push(peer.id);
+      else byName.set(peer.hostname, [peer.id]);
+    }
+    hostnamesByPeers.set(peers, byName);
+  }
+  return byName;
+}
+
 const hostnameUnique: Check = (ctx) => {
   if (isUnbound(ctx)) return notApplicable();
   if (!ctx.inventory) return pending('Missing inventory');
   const name = ctx.self.hostname;
-  const clash = ctx.clusterHosts.some((peer) => peer.id !== ctx.self.id && peer.inventory && peer.hostname === name);
+  const clash = (hostnamesOf(ctx.clusterHosts).get(name) ?? []).some((id) => id !== ctx.self.id);
   return clash
     ? failure(`Hostname ${name} is not unique in cluster: set a different host name on one of the hosts`)
     : success(`Hostname ${name} is unique in cluster`);

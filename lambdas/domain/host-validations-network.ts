@@ -86,6 +86,41 @@ const ignitionDownloadable: Check = (ctx) => {
 const connectivityHosts = (ctx: ValidationContext): ConnectivityHost[] =>
   ctx.clusterHosts.map((peer) => ({ id: peer.id, connectivity: peer.host.attributes.connectivity, inventory: peer.inventory }));
 
+/**
+ * What depends on the cluster's hosts alone (connectivity groups, IP collisions, peers by id),
+ * computed once per peer list: the hosts of one listing share theirs, so a pass over n hosts
+ * does the cluster-wide work once instead of n times.
+ */
+interface PeerListFacts {
+  groups: Map<string, ReturnType<typeof connectivityMajorityGroups>>;
+  collisions?: ReturnType<typeof ipCollisions>;
+  byId?: Map<string, PeerHost>;
+}
+const factsByPeers = new WeakMap<readonly PeerHost[], PeerListFacts>();
+function peerListFacts(ctx: ValidationContext): PeerListFacts {
+  let facts = factsByPeers.get(ctx.clusterHosts);
+  if (!facts) factsByPeers.set(ctx.clusterHosts, (facts = { groups: new Map() }));
+  return facts;
+}
+
+function majorityGroupsOf(ctx: ValidationContext, minGroupSize: number, networks: readonly string[]) {
+  const groups = peerListFacts(ctx).groups;
+  const key = `${minGroupSize}|${networks.join(',')}`;
+  let found = groups.get(key);
+  if (!found) groups.set(key, (found = connectivityMajorityGroups(connectivityHosts(ctx), minGroupSize, { networks })));
+  return found;
+}
+
+function ipCollisionsOf(ctx: ValidationContext) {
+  const facts = peerListFacts(ctx);
+  return (facts.collisions ??= ipCollisions(connectivityHosts(ctx)));
+}
+
+function peersById(ctx: ValidationContext): Map<string, PeerHost> {
+  const facts = peerListFacts(ctx);
+  return (facts.byId ??= new Map<string, PeerHost>(ctx.clusterHosts.map((peer) => [peer.id, peer])));
+}
+
 /** Two masters with fencing credentials and no arbiter: the majority is 2 there. */
 function twoNodesWithFencing(ctx: ValidationContext): boolean {
   if (ctx.cluster?.controlPlaneCount !== 2 || ctx.clusterHosts.some((peer) => peer.role === 'arbiter')) return false;
@@ -104,7 +139,7 @@ const belongsToMajorityGroup: Check = (ctx) => {
   if (ctx.day2Host) return success('Day2 host is not required to be connected to other hosts in the cluster');
   if (cluster.singleNode) return success('Host has connectivity to the majority of hosts in the cluster');
   const fencing = twoNodesWithFencing(ctx);
-  const groups = connectivityMajorityGroups(connectivityHosts(ctx), fencing ? 2 : 3, { networks: cluster.machineNetworks });
+  const groups = majorityGroupsOf(ctx, fencing ? 2 : 3, cluster.machineNetworks);
   let passed: boolean | 'pending';
   if (cluster.userManagedNetworking || cluster.loadBalancerUserManaged) {
     // Without a shared L2 network, L3 reachability of each configured family is what counts.
@@ -127,7 +162,7 @@ type ThresholdKind = 'latency' | 'packet-loss';
 
 /** L3 results to same-role peers above the role's threshold, one per remote address. */
 function exceeded(ctx: ValidationContext, report: ConnectivityReport, kind: ThresholdKind, threshold: number) {
-  const peers = new Map<string, PeerHost>(ctx.clusterHosts.map((peer) => [peer.id, peer]));
+  const peers = peersById(ctx);
   const seen = new Set<string>();
   const found: { name: string; value: number; nic?: string; address: string }[] = [];
   for (const remote of report.remote_hosts ?? []) {
@@ -207,7 +242,7 @@ const noIpCollisions: Check = (ctx) => {
   if (!ctx.inventory) return success('Host inventory has not yet been defined, skipping validation.');
   if (ctx.cluster.day2) return success(`Skipping validation for day 2 host ${ctx.self.id}`);
   const own = new Set((ctx.inventory.interfaces ?? []).flatMap((nic) => [...interfaceIps(nic, 4), ...interfaceIps(nic, 6)]).map((ip) => ip.text));
-  const found = Object.entries(ipCollisions(connectivityHosts(ctx)))
+  const found = Object.entries(ipCollisionsOf(ctx))
     .filter(([ip]) => own.has(parseIp(ip)?.text ?? ip))
     .map(([ip, macs]) => `Collisions detected for host ID ${ctx.self.id}, IP address: ${ip} Mac addresses: ${macs.join(',')}`);
   return found.length > 0 ? failure(found.join('\n')) : success(`No IP collisions were detected by host ${ctx.self.id}`);

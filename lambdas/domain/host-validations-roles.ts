@@ -104,7 +104,20 @@ const registrationOrder = (a: PeerHost, b: PeerHost) =>
  */
 export function suggestRoles(input: RoleSuggestionInput): Map<string, HostRole> {
   const working: PeerHost[] = input.hosts.map((host) => ({ ...host, role: host.assignedRole }));
-  const countOthers = (host: PeerHost, roles: HostRole[]) => working.filter((peer) => peer.id !== host.id && roles.includes(peer.role)).length;
+  // Role counts kept as roles are decided, so each host's question costs O(1), not a scan of the cluster.
+  const roleCounts = new Map<HostRole, number>();
+  const positions = new Map<string, number[]>();
+  working.forEach((peer, position) => {
+    roleCounts.set(peer.role, (roleCounts.get(peer.role) ?? 0) + 1);
+    const same = positions.get(peer.id);
+    if (same) same.push(position);
+    else positions.set(peer.id, [position]);
+  });
+  const countOthers = (host: PeerHost, roles: HostRole[]) => {
+    let count = roles.reduce((sum, role) => sum + (roleCounts.get(role) ?? 0), 0);
+    for (const position of positions.get(host.id) ?? []) if (roles.includes(working[position]!.role)) count -= 1;
+    return count;
+  };
   const suggestions = new Map<string, HostRole>();
   for (const host of [...working].sort(registrationOrder)) {
     if (host.assignedRole !== 'auto-assign' || !host.inventory) continue;
@@ -118,7 +131,10 @@ export function suggestRoles(input: RoleSuggestionInput): Map<string, HostRole> 
       role = 'arbiter';
     }
     suggestions.set(host.id, role);
-    working[working.findIndex((peer) => peer.id === host.id)] = { ...host, role };
+    const position = positions.get(host.id)![0]!;
+    roleCounts.set(working[position]!.role, roleCounts.get(working[position]!.role)! - 1);
+    roleCounts.set(role, (roleCounts.get(role) ?? 0) + 1);
+    working[position] = { ...host, role };
   }
   return suggestions;
 }

@@ -115,14 +115,48 @@ function installationDiskOf(peer: PeerHost, eligible: readonly InventoryDisk[]):
   return findDisk(peer.inventory?.disks ?? [], reference) ?? eligible[0];
 }
 
+interface SharedPeers {
+  cluster: Cluster;
+  config: HostValidationConfig | undefined;
+  peers: PeerHost[];
+  indexOf: Map<Host, number>;
+}
+
+/**
+ * The cluster's hosts as the validation of each of them reads them (inventories parsed, roles
+ * suggested), computed once per listing of the cluster and shared by every host of that listing:
+ * building them per host would make a pass over n hosts parse n² inventories. Shared only when
+ * the host validated is the listing's own copy (so the peers are exactly what the per-host
+ * computation builds) and no host appears twice; otherwise undefined.
+ */
+const peersByListing = new WeakMap<readonly Host[], SharedPeers | null>();
+
+function sharedPeers(input: HostValidationInput, clusterPeers: (hosts: readonly Host[]) => PeerHost[]): { peers: PeerHost[]; self: PeerHost } | undefined {
+  const listing = input.clusterHosts;
+  if (!listing || !input.cluster) return undefined;
+  let shared = peersByListing.get(listing);
+  if (shared === undefined || (shared && (shared.cluster !== input.cluster || shared.config !== input.config))) {
+    if (!listing.includes(input.host)) return undefined;
+    const indexOf = new Map(listing.map((host, index) => [host, index]));
+    const distinct = new Set(listing.map((host) => host.hostId)).size === listing.length;
+    shared = distinct ? { cluster: input.cluster, config: input.config, peers: clusterPeers(listing), indexOf } : null;
+    peersByListing.set(listing, shared);
+  }
+  const index = shared?.indexOf.get(input.host);
+  return shared && index !== undefined ? { peers: shared.peers, self: shared.peers[index]! } : undefined;
+}
+
 function buildContext(input: HostValidationInput): ValidationContext {
   const config = resolveConfig(input.config);
   const cluster: ClusterFacts | undefined = input.cluster ? clusterFacts(input.cluster) : undefined;
   const version = cluster?.openshiftVersion ?? String(input.infraEnv?.attributes.openshift_version ?? '');
   const minimums = hardwareMinimums(version, input.config?.hardwareRequirements);
 
-  const others = (input.clusterHosts ?? []).filter((peer) => peer.hostId !== input.host.hostId);
-  const peers = cluster ? [input.host, ...others].map(peerOf) : [peerOf(input.host)];
+  const clusterPeers = (hosts: readonly Host[]): PeerHost[] => {
+    const peers = hosts.map(peerOf);
+    applySuggestedRoles(peers);
+    return peers;
+  };
 
   // Disk eligibility depends on the role's disk size, which for auto-assign is the worker's.
   const diskSize = (peer: PeerHost, role: HostRole) =>
@@ -130,7 +164,8 @@ function buildContext(input: HostValidationInput): ValidationContext {
   const eligibleFor = (peer: PeerHost, role: HostRole): InventoryDisk[] =>
     peer.inventory ? eligibleDisks({ inventory: peer.inventory, minDiskSizeGb: diskSize(peer, role), openshiftVersion: version }) : [];
 
-  if (cluster) {
+  function applySuggestedRoles(peers: PeerHost[]): void {
+    if (!cluster) return;
     const needsSuggestion = peers.some((peer) => peer.assignedRole === 'auto-assign');
     const suggestions = needsSuggestion
       ? suggestRoles({
@@ -145,7 +180,16 @@ function buildContext(input: HostValidationInput): ValidationContext {
     }
   }
 
-  const self = peers[0]!;
+  const shared = cluster && input.suggestedRole === undefined ? sharedPeers(input, clusterPeers) : undefined;
+  let peers: PeerHost[];
+  let self: PeerHost;
+  if (shared) {
+    ({ peers, self } = shared);
+  } else {
+    const others = (input.clusterHosts ?? []).filter((peer) => peer.hostId !== input.host.hostId);
+    peers = cluster ? clusterPeers([input.host, ...others]) : [peerOf(input.host)];
+    self = peers[0]!;
+  }
   const inventory: Inventory | undefined = self.inventory;
   const eligible = eligibleFor(self, self.role);
   const installationDisk = installationDiskOf(self, eligible);

@@ -1,0 +1,248 @@
+/**
+ * Issue #4's lifecycle numbers against the local stack, with the load settings of
+ * upstream-performance.md (1,000 hosts in one cluster, concurrency 16, closed loop):
+ *
+ * 1. registrations/s of new hosts in one cluster (the 1,000 hosts of the next steps);
+ * 2. agent polls/s for those hosts once past discovery (inventory and the usual replies posted
+ *    through the agent endpoints), beside DynamoDB Local's GetItem rate measured in the same run;
+ * 3. one host-monitor pass over 1,000 and over 10,000 hosts of one cluster (those seeded straight
+ *    through the Store port, each cluster in a table of its own), and their ratio;
+ * 4. hosts falsely marked disconnected while every host polls on time and monitor passes run
+ *    back to back: the service's clock (the Clock port) runs LIFECYCLE_TIME_FACTOR times faster,
+ *    and the simulated agents poll at the service's `next_instruction_seconds` of that clock, so
+ *    minutes of polling and the 3-minute disconnection timeout fit in seconds.
+ *
+ * Settings (env): LIFECYCLE_HOSTS (1000), LIFECYCLE_BIG_HOSTS (10000), BENCH_DURATION_MS (each
+ * closed-loop measurement, 20000 as upstream), LIFECYCLE_CONCURRENCY (16), LIFECYCLE_CONNECTIVITY_PEERS
+ * (peers in each connectivity report, 8), LIFECYCLE_TIME_FACTOR (10), LIFECYCLE_SIMULATED_MINUTES (6),
+ * LIFECYCLE_SKIP (comma-separated: polls, scaling, disconnects).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { startRuntime } from '../bin/local/runtime.js';
+import type { Host } from '../lambdas/domain/entities.js';
+import { systemClock } from '../lambdas/ports/clock.js';
+import type { Store } from '../lambdas/ports/store.js';
+import { container, provide } from '../lambdas/platform/container.js';
+import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
+import { monitorHosts, type MonitorPass } from '../lambdas/usecases/host-monitor.js';
+import { agentClient, CompressibleClock, eachBounded, type AgentClient } from './lifecycle/agents.js';
+import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
+import { seedCluster } from './lifecycle/seed.js';
+import { closedLoop, describe } from './load.js';
+
+const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
+const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const pad = (label: string) => label.padEnd(58);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+function countBy(hosts: readonly Host[]): string {
+  const counts = new Map<string, number>();
+  for (const host of hosts) counts.set(host.status, (counts.get(host.status) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${status} ${n}`).join(', ');
+}
+
+async function timedPass(store: Store, clock: CompressibleClock): Promise<{ ms: number; pass: MonitorPass }> {
+  const started = performance.now();
+  const pass = await monitorHosts({ store, clock });
+  return { ms: performance.now() - started, pass };
+}
+
+const describePass = ({ ms, pass }: { ms: number; pass: MonitorPass }) =>
+  `${seconds(ms)} (visited ${pass.visited}, moved ${pass.moved}, failed ${pass.failed})`;
+
+export async function lifecycle(): Promise<Record<string, number>> {
+  const hostCount = setting('LIFECYCLE_HOSTS', 1_000);
+  const bigHostCount = setting('LIFECYCLE_BIG_HOSTS', 10_000);
+  const durationMs = setting('BENCH_DURATION_MS', 20_000);
+  const concurrency = setting('LIFECYCLE_CONCURRENCY', 16);
+  const neighbours = setting('LIFECYCLE_CONNECTIVITY_PEERS', 8);
+  const factor = setting('LIFECYCLE_TIME_FACTOR', 10);
+  const simulatedMinutes = setting('LIFECYCLE_SIMULATED_MINUTES', 6);
+  const skip = new Set((process.env.LIFECYCLE_SKIP ?? '').split(',').filter(Boolean));
+  const results: Record<string, number> = {};
+
+  const clock = new CompressibleClock();
+  provide({ clock });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-bench-'));
+  // The bench runs the monitor itself; the runtime's own timer would only add noise.
+  const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir, scheduleOverrides: { 'host-monitor': 2_000_000_000 } });
+  const clients: AgentClient[] = [];
+  try {
+    const ports = container();
+    const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
+    const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 4);
+    clients.push(user);
+    const versions = JSON.parse((await user.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
+    const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
+    const clusterName = 'bench';
+    const created = await user.call('POST', '/clusters', {
+      name: clusterName, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: BASE_DOMAIN,
+      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], additional_ntp_source: 'clock.example.com',
+    });
+    if (created.status !== 201) throw new Error(`cluster: ${created.status} ${created.body}`);
+    const clusterId = (JSON.parse(created.body) as { id: string }).id;
+    const infraEnvCreated = await user.call('POST', '/infra-envs', { name: clusterName, pull_secret: PULL_SECRET, cluster_id: clusterId });
+    if (infraEnvCreated.status !== 201) throw new Error(`infra-env: ${infraEnvCreated.status} ${infraEnvCreated.body}`);
+    const infraEnvId = (JSON.parse(infraEnvCreated.body) as { id: string }).id;
+    const agentToken = await issueAgentToken(ports.config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
+    const agents = agentClient(runtime.url, { 'X-Secret-Key': agentToken }, Math.max(concurrency, 64));
+    clients.push(agents);
+    const hostsRoute = `/infra-envs/${infraEnvId}/hosts`;
+    const ids = Array.from({ length: hostCount }, () => crypto.randomUUID());
+    const hostTime = () => Math.floor(clock.now().getTime() / 1000);
+    const poll = async (hostId: string) => (await agents.call('GET', `${hostsRoute}/${hostId}/instructions?timestamp=${hostTime()}`)).status === 200;
+    const reply = async (hostId: string, step_type: string, output: unknown) =>
+      (await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, { step_type, step_id: `${step_type}-bench`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
+
+    // ---- 1. registrations
+    const registrations = await eachBounded(ids, concurrency, async (host_id) => (await agents.call('POST', hostsRoute, { host_id, discovery_agent_version: 'bench' })).status === 201);
+    console.log(`${pad(`host registrations, ${hostCount} new hosts in one cluster`)}${describe(registrations)}`);
+    results.registrationsPerSecond = registrations.perSecond;
+
+    // ---- seeding through the agent endpoints: a first poll, the inventory, the usual replies
+    const firstPolls = await eachBounded(ids, concurrency, poll);
+    console.log(`${pad('agent polls, hosts before inventory (discovering)')}${describe(firstPolls)}`);
+    const inventories = await eachBounded(ids, concurrency, (hostId, i) => reply(hostId, 'inventory', inventoryOf(i)));
+    console.log(`${pad('inventory step replies')}${describe(inventories)}`);
+    const others = await eachBounded(ids, concurrency, async (hostId, i) => {
+      let ok = true;
+      for (const r of repliesAfterInventory(i, ids, clusterName, neighbours)) ok = (await reply(hostId, r.step_type, r.output)) && ok;
+      return ok;
+    });
+    console.log(`${pad(`other step replies (4 per host, ${neighbours} peers each)`)}${describe({ ...others, perSecond: others.perSecond * 4 })}`);
+    if (registrations.errors + firstPolls.errors + inventories.errors + others.errors > 0) throw new Error('seeding through the agent endpoints failed');
+    const clusterKey = { orgId: runtime.orgId, clusterId };
+    console.log(`${pad('hosts after seeding')}${countBy(await ports.store.hosts.listByCluster(clusterKey))}`);
+
+    // ---- 2. polls after inventory, beside the GetItem floor
+    if (!skip.has('polls')) {
+      const dynamo = new DynamoDBClient({ endpoint: runtime.endpoints.dynamodb, region: 'us-east-1' });
+      const [, orgId, tokenId] = adminToken.split('.');
+      const key = { pk: { S: `ORG#${orgId}` }, sk: { S: `TOKEN#${tokenId}` } };
+      const floor = await closedLoop(
+        async () => !!(await dynamo.send(new GetItemCommand({ TableName: 'assisted', Key: key, ConsistentRead: true }))).Item,
+        { concurrency, durationMs, warmupMs: 2_000 },
+      );
+      dynamo.destroy();
+      let turn = 0;
+      const polls = await closedLoop(() => poll(ids[turn++ % ids.length]!), { concurrency, durationMs, warmupMs: 2_000 });
+      console.log(`${pad('DynamoDB Local GetItem (floor)')}${describe(floor)}`);
+      console.log(`${pad(`agent polls, ${hostCount} hosts after inventory, c=${concurrency}`)}${describe(polls)}`);
+      console.log(`${pad('ratio polls / GetItem floor')}${(polls.perSecond / floor.perSecond).toFixed(2)}`);
+      console.log(`${pad('upstream: ~120/s (113 / 119 / 145); aim')}≥ 600/s`);
+      Object.assign(results, { pollsPerSecond: polls.perSecond, getItemPerSecond: floor.perSecond, pollRatio: polls.perSecond / floor.perSecond });
+    }
+
+    // ---- 3. monitor passes
+    const apiPass = await timedPass(ports.store, clock);
+    console.log(`${pad(`monitor pass, the ${hostCount} hosts above`)}${describePass(apiPass)}`);
+    results.monitorPassApiMs = apiPass.ms;
+    if (!skip.has('scaling')) {
+      const dynamo = new DynamoDBClient({ endpoint: runtime.endpoints.dynamodb, region: 'us-east-1' });
+      const cluster = (await ports.store.clusters.get(clusterKey))!;
+      const infraEnv = (await ports.store.infraEnvs.get({ orgId: runtime.orgId, infraEnvId }))!;
+      const steady: Record<number, number> = {};
+      for (const count of [hostCount, bigHostCount]) {
+        const seeded = await seedCluster({ client: dynamo, tableName: `bench-monitor-${count}`, cluster, infraEnv, count, neighbours, clock });
+        console.log(`${pad(`seeded ${count} hosts through the Store port`)}${seconds(seeded.seconds * 1000)} (${(count / seeded.seconds).toFixed(0)} hosts/s)`);
+        const first = await timedPass(seeded.store, clock);
+        console.log(`${pad(`monitor pass, ${count} new hosts (judges and writes each)`)}${describePass(first)}`);
+        const passes = [await timedPass(seeded.store, clock), await timedPass(seeded.store, clock)];
+        const best = passes.reduce((a, b) => (a.ms <= b.ms ? a : b));
+        console.log(`${pad(`monitor pass, ${count} hosts, steady (best of 2)`)}${describePass(best)}`);
+        console.log(`${pad('')}${countBy(await seeded.store.hosts.listByCluster(clusterKey))}`);
+        steady[count] = best.ms;
+      }
+      dynamo.destroy();
+      const ratio = steady[bigHostCount]! / steady[hostCount]!;
+      console.log(`${pad(`ratio pass ${bigHostCount} / pass ${hostCount} hosts`)}${ratio.toFixed(2)} (linear: ${(bigHostCount / hostCount).toFixed(0)})`);
+      console.log(`${pad('upstream: 72–101 s for 1,000 hosts; aim')}≤ 2 s, linear`);
+      Object.assign(results, { monitorPassMs: steady[hostCount]!, monitorPassBigMs: steady[bigHostCount]!, monitorRatio: ratio });
+    }
+
+    // ---- 4. false disconnects while every host polls on time
+    if (!skip.has('disconnects')) {
+      const outcome = await pollOnTime({ ids, poll: (hostId) => agents.call('GET', `${hostsRoute}/${hostId}/instructions?timestamp=${hostTime()}`), clock, factor, simulatedMinutes, concurrency: 64, store: ports.store });
+      const after = await ports.store.hosts.listByCluster(clusterKey);
+      const disconnectedAtEnd = after.filter((h) => h.status === 'disconnected').length;
+      console.log(`${pad(`polling on time, ${simulatedMinutes} simulated min at ×${factor}`)}${outcome.polls} polls, ${outcome.passes.length} monitor passes (longest ${seconds(Math.max(0, ...outcome.passes))} real), latest poll ${(outcome.maxLateMs / 1000).toFixed(1)} s (simulated) behind schedule, poll errors ${outcome.errors}`);
+      console.log(`${pad('hosts marked disconnected by the monitor / at the end')}${outcome.disconnected} / ${disconnectedAtEnd} of ${hostCount} (upstream: 435 / 366; must be 0)`);
+      Object.assign(results, { falseDisconnects: outcome.disconnected, disconnectedAtEnd, maxPollLateMs: outcome.maxLateMs });
+    }
+    return results;
+  } finally {
+    for (const client of clients) client.close();
+    await runtime.stop();
+    provide({ clock: systemClock });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every host polls when the service told it to (next_instruction_seconds of the service clock),
+ * first polls spread over one interval; monitor passes run back to back meanwhile. Returns how
+ * many hosts the passes moved to disconnected and how late the latest poll was.
+ */
+async function pollOnTime(options: {
+  ids: readonly string[];
+  poll: (hostId: string) => Promise<{ status: number; body: string }>;
+  clock: CompressibleClock;
+  factor: number;
+  simulatedMinutes: number;
+  concurrency: number;
+  store: Store;
+}): Promise<{ polls: number; errors: number; maxLateMs: number; disconnected: number; passes: number[] }> {
+  const { clock } = options;
+  clock.speedUp(options.factor);
+  const start = clock.now().getTime();
+  const end = start + options.simulatedMinutes * 60_000;
+  const intervalMs = 60_000;
+  const due = options.ids.map((_, i) => start + (i / options.ids.length) * intervalMs);
+  const busy = new Array<boolean>(options.ids.length).fill(false);
+  let polls = 0;
+  let errors = 0;
+  let maxLateMs = 0;
+  let disconnected = 0;
+  const passes: number[] = [];
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(ms, 50))));
+
+  const pollers = Array.from({ length: options.concurrency }, async () => {
+    while (clock.now().getTime() < end) {
+      const now = clock.now().getTime();
+      let next = -1;
+      for (let i = 0; i < due.length; i++) if (!busy[i] && (next < 0 || due[i]! < due[next]!)) next = i;
+      if (next < 0 || due[next]! > now) {
+        await sleep(next < 0 ? 5 : clock.realMs(due[next]! - now));
+        continue;
+      }
+      busy[next] = true;
+      maxLateMs = Math.max(maxLateMs, now - due[next]!);
+      try {
+        const response = await options.poll(options.ids[next]!);
+        polls += 1;
+        if (response.status !== 200) errors += 1;
+        const seconds = response.status === 200 ? (JSON.parse(response.body) as { next_instruction_seconds?: number }).next_instruction_seconds ?? 60 : 60;
+        due[next] = clock.now().getTime() + seconds * 1000;
+      } catch {
+        errors += 1;
+        due[next] = clock.now().getTime() + intervalMs;
+      } finally {
+        busy[next] = false;
+      }
+    }
+  });
+  const monitor = (async () => {
+    while (clock.now().getTime() < end) {
+      const started = performance.now();
+      const pass = await monitorHosts({ store: options.store, clock });
+      passes.push(performance.now() - started);
+      disconnected += pass.disconnected;
+    }
+  })();
+  await Promise.all([...pollers, monitor]);
+  clock.speedUp(1);
+  return { polls, errors, maxLateMs, disconnected, passes };
+}
