@@ -239,9 +239,17 @@ function networkOf(cidr: string): string {
   return `${[24, 16, 8, 0].map((shift) => (masked >>> shift) & 255).join('.')}/${prefix}`;
 }
 
+/**
+ * A host still short of `known` may be waiting only for peers that reported after its last check:
+ * it is checked again sooner, so a cluster whose hosts boot together converges in seconds.
+ */
+export const CONNECTIVITY_RETRY_MS = 15_000;
+const CONVERGING = new Set(['insufficient', 'pending-for-input']);
+
 function connectivityDue(host: Host, now: Date): boolean {
   const last = Date.parse((host.attributes.connectivity_checked_at as string | undefined) ?? '');
-  return Number.isNaN(last) || now.getTime() - last >= CONNECTIVITY_REFRESH_MS;
+  const interval = CONVERGING.has(host.status) ? CONNECTIVITY_RETRY_MS : CONNECTIVITY_REFRESH_MS;
+  return Number.isNaN(last) || now.getTime() - last >= interval;
 }
 
 /** Whether this poll will ask for a connectivity check, so the caller lists the peers only then. */

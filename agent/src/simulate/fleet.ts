@@ -91,7 +91,8 @@ export class Fleet {
 
   constructor(private readonly options: FleetOptions) {
     // Every host listens for the fleet's stop: hundreds of listeners are the design, not a leak.
-    setMaxListeners(0, this.stopAll.signal);
+    // (Not 0 for "unlimited": Node 20's getMaxListeners then throws inside undici's fetch.)
+    setMaxListeners(1_000_000, this.stopAll.signal);
     this.network = new FleetNetwork(options.network ?? '192.168.111.0/24', options.firstHostOffset ?? 10);
     if (options.profiles.length > this.network.capacity) {
       throw new Error(`${options.profiles.length} hosts do not fit in ${this.network.cidr} from offset ${options.firstHostOffset ?? 10} (room for ${this.network.capacity}); pass a larger --network`);
