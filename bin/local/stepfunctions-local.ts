@@ -124,6 +124,14 @@ export class StepFunctionsLocal {
 
   /** Starts serving and resumes every execution that was running when the runtime stopped. */
   async start(): Promise<void> {
+    // Every definition is checked whole once, so a bad edit fails at start and resumed runs can skip it.
+    for (const [name, definition] of Object.entries(this.options.definitions)) {
+      try {
+        new StateMachine(structuredClone(definition) as never, { validationOptions: { checkPaths: false, checkArn: false } });
+      } catch (error) {
+        throw new Error(`state machine ${name}: ${(error as Error).message}`);
+      }
+    }
     for (const file of readdirSync(this.options.directory).filter((f) => f.endsWith('.json'))) {
       const record = JSON.parse(readFileSync(path.join(this.options.directory, file), 'utf8')) as ExecutionRecord;
       this.executions.set(record.executionArn, record);
@@ -403,7 +411,9 @@ export class StepFunctionsLocal {
     );
     const topLevel = new Set(Object.keys(definition.States));
 
-    const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: false, checkArn: false } });
+    // A resumed run starts mid-definition, where earlier states look unreachable to the validator;
+    // the definition was validated whole when the runtime started (see start()).
+    const machine = new StateMachine(definition as never, { validationOptions: cursor ? { noValidate: true } : { checkPaths: false, checkArn: false } });
     const execution = machine.run(input as never, {
       overrides: { taskResourceLocalHandlers: taskResourceLocalHandlers as never, waitTimeOverrides },
       noThrowOnAbort: true,

@@ -42,12 +42,12 @@ async function startLab(dataDir: string, tableName: string): Promise<Lab> {
   return { runtime, api: apiClient(runtime.url, adminToken), dataDir, tableName };
 }
 
-async function createCluster(api: ApiClient, name: string, singleNode: boolean) {
+async function createCluster(api: ApiClient, name: string, singleNode: boolean, machineNetwork = '192.168.111.0/24') {
   const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
   const version = Object.entries(versions).find(([, v]) => v.default)![0];
   const cluster = await api.call('POST', '/clusters', {
     name, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
-    ...(singleNode ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true } : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
+    ...(singleNode ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: machineNetwork }] } : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
   }, api.user());
   expect(cluster.status, cluster.text).toBe(201);
   const infraEnv = await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user());
@@ -154,7 +154,7 @@ describe('installing clusters with fleets of simulated agents', () => {
   }, 300_000);
 
   it('installs a single-node cluster', async () => {
-    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'sno', true);
+    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'sno', true, '192.168.112.0/24');
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.112.0/24' });
     try {
       await installWhenReady(lab.api, clusterId);
@@ -170,7 +170,7 @@ describe('installing clusters with fleets of simulated agents', () => {
   }, 240_000);
 
   it('fails the cluster when a host fails writing its image', async () => {
-    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'failing', true);
+    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'failing', true, '192.168.113.0/24');
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.113.0/24', installFailAt: 'Writing image to disk' });
     try {
       await installWhenReady(lab.api, clusterId);
@@ -192,7 +192,7 @@ describe('a restart of the local runtime mid-install', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-restart-'));
     const tableName = `t-${randomUUID()}`;
     let lab = await startLab(dataDir, tableName);
-    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'restart', true);
+    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'restart', true, '192.168.114.0/24');
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.114.0/24' });
     const port = new URL(lab.runtime.url).port;
     try {
