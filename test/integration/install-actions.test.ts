@@ -149,3 +149,55 @@ describe('day-2: adding a worker to an installed cluster', () => {
     expect(reset.body.status).toBe('resetting-pending-user-action');
   }, 150_000);
 });
+
+describe('a host stuck in Rebooting', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    process.env.INSTALL_POLL_SECONDS = '1';
+    env = await testRuntime();
+    api = apiClient(env.runtime.url, env.adminToken);
+  }, 60_000);
+  afterAll(async () => {
+    delete process.env.INSTALL_POLL_SECONDS;
+    await env?.close();
+  });
+
+  it('waits for the user (wrong boot order) after the Rebooting timeout, and resumes when the host reports again', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'stuck' });
+    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    const image = (await cluster()).ocp_release_image as string;
+    for (const [i] of lab.hostIds.entries()) {
+      const steps = await lab.poll(i);
+      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
+      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    }
+    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    const members = (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    const stuck = members.find((h) => !h.bootstrap)!.id as string;
+    for (const stage of ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting']) {
+      const put = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}/progress`, { current_stage: stage }, lab.agent);
+      expect(put.status, `${stage}: ${put.text}`).toBe(200);
+    }
+    // Time passes: the stage started 45 minutes ago (Rebooting allows 40).
+    const { container } = await import('../../lambdas/platform/container.js');
+    const { monitorHosts } = await import('../../lambdas/usecases/host-monitor.js');
+    const ports = container();
+    const longAgo = new Date(Date.now() - 45 * 60_000).toISOString();
+    await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: stuck }, (h) => ({
+      ...h, attributes: { ...h.attributes, progress: { ...(h.attributes.progress as object), stage_updated_at: longAgo, stage_started_at: longAgo } },
+    }));
+    await monitorHosts(ports);
+    const host = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}`, undefined, api.user())).body as Json;
+    expect(host.status).toBe('installing-pending-user-action');
+    expect(host.status_info).toMatch(/boot/i);
+    expect((await eventually(cluster, (c) => c.status === 'installing-pending-user-action', 10_000)).status).toBe('installing-pending-user-action');
+
+    // The user fixes the boot order: the host boots from disk and goes on.
+    expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}/progress`, { current_stage: 'Configuring' }, lab.agent)).status).toBe(200);
+    expect((await eventually(cluster, (c) => c.status === 'installing', 10_000)).status).toBe('installing');
+  }, 150_000);
+});
