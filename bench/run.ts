@@ -1,12 +1,18 @@
 /** `npm run bench`: every benchmark, each printing ratios measured side by side in one run. */
+import { agentFleet } from './agent-fleet.js';
 import { apiOverhead } from './api-overhead.js';
+import { installOverhead } from './install-overhead.js';
 import { apiVsGetItem } from './api-vs-getitem.js';
+import { discoveryImage } from './discovery-image.js';
 import { lifecycle } from './lifecycle.js';
 
 const benches: Record<string, () => Promise<unknown>> = {
   'api-vs-getitem': () => apiVsGetItem(),
   'api-overhead': () => apiOverhead(),
+  'install-overhead': () => installOverhead(),
+  'agent-fleet': () => agentFleet(),
   lifecycle: () => lifecycle(),
+  'discovery-image': () => discoveryImage(),
 };
 
 const only = process.argv.slice(2);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorResponse } from '../../lambdas/platform/http.js';
 
@@ -82,18 +84,93 @@ export function toProxyEvent(request: IncomingMessage, body: Buffer): APIGateway
   };
 }
 
-function writeResult(response: ServerResponse, result: APIGatewayProxyResult): void {
+function writeResult(response: ServerResponse, result: APIGatewayProxyResult, method = 'GET'): void {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
-  headers['Content-Length'] = String(body.length);
+  // A HEAD answer states the length of what a GET would send (the image service's HEAD does).
+  if (!(method === 'HEAD' && headers['Content-Length'] !== undefined)) headers['Content-Length'] = String(body.length);
   response.writeHead(result.statusCode, headers);
   response.end(body);
 }
 
 function sendError(response: ServerResponse, status: number, reason: string): void {
   writeResult(response, errorResponse(status, reason));
+}
+
+/** The console build only holds these kinds of files. */
+const STATIC_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+function fileAt(file: string): { size: number } | undefined {
+  try {
+    const stats = statSync(file);
+    return stats.isFile() ? stats : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves the console's static build (what CloudFront serves from S3 in AWS) for every GET outside
+ * the API and /healthz. Paths without a file are the single-page app's own routes and get
+ * index.html; a missing asset (it has an extension) is a 404, so a stale page fails loudly.
+ */
+export function staticSiteRoute(root: string): LocalRoute {
+  const base = path.resolve(root);
+  return (request, response) => {
+    const method = request.method ?? 'GET';
+    const pathname = new URL(request.url ?? '/', 'http://local').pathname;
+    if (pathname === '/api' || pathname.startsWith('/api/') || pathname === '/healthz') return false;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    let requested: string;
+    try {
+      requested = path.resolve(base, `.${decodeURIComponent(pathname)}`);
+    } catch {
+      return false;
+    }
+    if (requested !== base && !requested.startsWith(base + path.sep)) return false;
+    let file = requested;
+    let stats = fileAt(file);
+    if (!stats && path.extname(pathname) === '') {
+      file = path.join(base, 'index.html');
+      stats = fileAt(file);
+      if (!stats) {
+        response.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' });
+        response.end('The console is not built: run `npm run build:console`.\n');
+        return true;
+      }
+    }
+    if (!stats) {
+      response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+      response.end('Not found\n');
+      return true;
+    }
+    const hashedAsset = pathname.startsWith('/assets/');
+    response.writeHead(200, {
+      'Content-Type': STATIC_TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'Content-Length': String(stats.size),
+      // Built asset names carry a content hash; index.html must always be re-read to pick up new ones.
+      'Cache-Control': hashedAsset ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    if (method === 'HEAD') response.end();
+    else createReadStream(file).pipe(response);
+    return true;
+  };
 }
 
 export interface ApiGatewayOptions {
@@ -109,7 +186,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
     try {
       for (const route of options.localRoutes ?? []) if (await route(request, response)) return;
       const body = await readBody(request);
-      writeResult(response, await options.invoke(toProxyEvent(request, body)));
+      writeResult(response, await options.invoke(toProxyEvent(request, body)), request.method);
     } catch (error) {
       if (response.headersSent) return response.destroy();
       if (error instanceof BodyTooLarge) return sendError(response, 413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);

@@ -16,7 +16,7 @@ import { ensureTable } from '../../lambdas/adapters/dynamodb/schema.js';
 import { container, provide } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
-import { startApiGateway } from './api-gateway.js';
+import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type LambdaHandler, type ServiceCatalogue } from './functions.js';
@@ -256,8 +256,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,
-      invoke: (event: APIGatewayProxyEvent) => functions.invoke('Api', event) as Promise<APIGatewayProxyResult>,
-      localRoutes: [healthRoute],
+      // Two API Gateway routes, as in AWS: the image service's paths go to its own function.
+      invoke: (event: APIGatewayProxyEvent) =>
+        functions.invoke(event.path.startsWith('/api/assisted-images/') && functions.has('Images') ? 'Images' : 'Api', event) as Promise<APIGatewayProxyResult>,
+      localRoutes: [healthRoute, staticSiteRoute(path.join(projectRoot, 'console', 'dist'))],
       log,
     });
     stops.push(() => api.close());

@@ -39,3 +39,38 @@ export const CONTROLLER_LOGS_FOLDER = 'controller';
 export function controllerLogsObjectKey(orgId: string, clusterId: string): string {
   return `${clusterLogsPrefix(orgId, clusterId)}${CONTROLLER_LOGS_FOLDER}/logs.tar.gz`;
 }
+
+/**
+ * Base images are the same for every organisation, so they sit outside `orgs/`: per OpenShift
+ * minor version and CPU architecture, the live ISO of each type with its description (`.json`:
+ * embed-area layout, provenance, whether it is SYNTHETIC), and the PXE boot artifacts.
+ */
+export function baseImagePrefix(version: string, arch: string): string {
+  return `base-images/${version}/${arch}/`;
+}
+
+export function baseIsoObjectKey(version: string, arch: string, type: string): string {
+  return `${baseImagePrefix(version, arch)}${type}.iso`;
+}
+
+export function baseIsoInfoObjectKey(version: string, arch: string, type: string): string {
+  return `${baseImagePrefix(version, arch)}${type}.json`;
+}
+
+/** `kernel`, `initrd` or `rootfs` of the version's live image, as iPXE and minimal ISOs fetch them. */
+export function bootArtifactObjectKey(version: string, arch: string, artifact: string): string {
+  return `${baseImagePrefix(version, arch)}pxe/${artifact}`;
+}
+
+export function infraEnvObjectPrefix(orgId: string, infraEnvId: string): string {
+  return `orgs/${orgId}/infra-envs/${infraEnvId}/`;
+}
+
+/** Discovery images composed for an infra-env, named by a hash of what went into them. */
+export function infraEnvImagesPrefix(orgId: string, infraEnvId: string): string {
+  return `${infraEnvObjectPrefix(orgId, infraEnvId)}images/`;
+}
+
+export function discoveryImageObjectKey(orgId: string, infraEnvId: string, fileName: string): string {
+  return `${infraEnvImagesPrefix(orgId, infraEnvId)}${fileName}`;
+}

@@ -2,7 +2,6 @@
  * GET /v2/infra-envs/{id}/downloads/files: the discovery ignition, the iPXE script and the static
  * network files of an infra-env, generated on each request from its current settings.
  */
-import { SignJWT } from 'jose';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
 import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
 import type { InfraEnv } from '../domain/entities.js';
@@ -15,6 +14,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findInfraEnv } from './access.js';
 import { issueAgentToken } from './agent-tokens.js';
+import { signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 
 export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'] as const;
@@ -43,11 +43,7 @@ const imageServiceBaseUrl = (publicUrl: string) => `${publicUrl}/api/assisted-im
 
 /** The same image token image URLs carry: HS256 over the infra-env's own key, expiring. */
 async function imageToken(deps: InfraEnvFilesDeps, infraEnv: InfraEnv): Promise<string> {
-  const expires = deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000;
-  return new SignJWT({ sub: infraEnv.infraEnvId })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime(Math.floor(expires / 1000))
-    .sign(Buffer.from(infraEnv.imageTokenKey, 'base64url'));
+  return signImageToken(infraEnv, new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000));
 }
 
 async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, isoType?: string): Promise<string> {

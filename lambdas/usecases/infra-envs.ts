@@ -1,22 +1,24 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { InfraEnv } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host.js';
 import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView } from '../domain/infra-env.js';
 import type { Params } from '../domain/cluster.js';
 import { defaultOpenshiftVersion } from '../domain/catalogues.js';
+import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
 import { resolveRelease } from './clusters.js';
+import { prepareDiscoveryImage, removeDiscoveryImages, signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 
 export interface InfraEnvDeps {
   store: Store;
   clock: Clock;
-  config: { publicUrl: string; imageUrlTtlSeconds: number };
+  blobs: BlobStore;
+  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string };
 }
 
 const newImageTokenKey = () => randomBytes(32).toString('base64url');
@@ -83,12 +85,17 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
   if (busy.length > 0) throw conflict(`Infra-env ${infraEnvId} has ${busy.length} host(s) installing; it can be deleted once they finish`);
   for (const host of hosts) await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId, hostId: host.hostId });
   await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId });
+  await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
   await recordEvent(deps, { name: 'infra_env_deregistered', subject: { orgId: principal.orgId, infraEnvId } });
 }
 
-/** Signs an image URL valid for the configured lifetime and records it on the infra-env. */
+/**
+ * Signs an image URL valid for the configured lifetime and records it on the infra-env. The image
+ * itself is composed now when its base ISO is imported, so the URL answers at once.
+ */
 export async function imageDownloadUrl(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  await prepareDiscoveryImage(deps, infraEnv);
   const now = deps.clock.now();
   const expires = new Date(now.getTime() + deps.config.imageUrlTtlSeconds * 1000);
   const url = await signedImageUrl(deps.config.publicUrl, infraEnv, expires);
@@ -100,10 +107,7 @@ export async function imageDownloadUrl(deps: InfraEnvDeps, principal: Principal,
 }
 
 export async function signedImageUrl(publicUrl: string, infraEnv: InfraEnv, expires: Date): Promise<string> {
-  const token = await new SignJWT({ sub: infraEnv.infraEnvId })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime(Math.floor(expires.getTime() / 1000))
-    .sign(Buffer.from(infraEnv.imageTokenKey, 'base64url'));
+  const token = await signImageToken(infraEnv, expires);
   const query = new URLSearchParams({
     arch: infraEnv.attributes.cpu_architecture as string,
     image_token: token,

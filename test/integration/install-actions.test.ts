@@ -98,6 +98,9 @@ describe('day-2: adding a worker to an installed cluster', () => {
     expect(opened.status, opened.text).toBe(202);
     expectMatchesSchema('TransformClusterToDay2', 202, opened.body);
     expect(opened.body.status).toBe('adding-hosts');
+    const again = await api.call('POST', `/clusters/${lab.clusterId}/actions/allow-add-hosts`, undefined, api.user());
+    expect(again.status, again.text).toBe(202);
+    expectMatchesSchema('TransformClusterToAddingHosts', 202, again.body);
 
     const hostId = randomUUID();
     const register = await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts`, { host_id: hostId }, lab.agent);

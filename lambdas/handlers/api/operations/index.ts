@@ -28,6 +28,7 @@ import { agentOperations } from './agent-operations.js';
 import { catalogueOperations } from './catalogue-operations.js';
 import { clusterSettingsOperations } from './cluster-settings-operations.js';
 import { eventOperations } from './event-operations.js';
+import { imageOperations } from './image-operations.js';
 import { infraEnvFileOperations } from './infra-env-file-operations.js';
 import { installationOperations } from './installation-operations.js';
 import { logOperations } from './log-operations.js';
@@ -52,6 +53,7 @@ export const operations: Record<string, Operation> = {
   ...actionOperations,
   ...installationOperations,
   ...logOperations,
+  ...imageOperations,
 };
 
 /** Operations openapi.yaml marks with empty security: served to anyone. */

@@ -1,0 +1,403 @@
+/**
+ * Discovery images composed in S3. An infra-env's ISO is its base ISO (per OpenShift minor
+ * version, CPU architecture and type, imported into the images bucket) with the Ignition embed
+ * area, the kernel-argument areas and, on minimal ISOs, the extra ramdisk area rewritten. The
+ * object is built server-side by a multipart upload whose parts are byte-range copies of the
+ * base plus the few MiB window around the rewritten areas, so building one costs the same for a
+ * 100 MiB or a 1 GiB base. Objects are named by a hash of what went into them and reused.
+ */
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { SignJWT, decodeJwt, jwtVerify } from 'jose';
+import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
+import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
+import type { InfraEnv } from '../domain/entities.js';
+import { badRequest, conflict, notFound, unauthorized } from '../domain/errors.js';
+import {
+  MIN_PART,
+  applyKernelArguments,
+  applyPatches,
+  kargsAreaBytes,
+  planComposition,
+  quoteKernelArgument,
+  type ByteRangeReader,
+  type IsoLayout,
+  type KernelArgument,
+  type Patch,
+} from '../domain/iso-image.js';
+import { fillArea, ignitionArchive, initrdArchive, minimalRamdisk, minimalRamdiskFiles, type CpioFile } from '../domain/iso-initrd.js';
+import { readIsoLayout } from '../domain/iso-image.js';
+import {
+  baseIsoInfoObjectKey,
+  baseIsoObjectKey,
+  bootArtifactObjectKey,
+  discoveryImageObjectKey,
+  infraEnvImagesPrefix,
+} from '../domain/object-keys.js';
+import { majorMinor } from '../domain/ocp-version.js';
+import type { BlobStore, ComposePart } from '../ports/blobs.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findInfraEnv } from './access.js';
+import { issueAgentToken } from './agent-tokens.js';
+import { recordEvent } from './events.js';
+import type { Principal } from './principal.js';
+
+export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
+export type ImageType = (typeof IMAGE_TYPES)[number];
+export const BOOT_ARTIFACTS = ['kernel', 'initrd', 'rootfs'] as const;
+export type BootArtifact = (typeof BOOT_ARTIFACTS)[number];
+
+export const IMAGE_SERVICE_PATH = '/api/assisted-images';
+const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+const MIN_PRESIGN_SECONDS = 60;
+/** Stands in for the agent token when hashing: tokens differ per signing, the image's meaning does not. */
+const TOKEN_PLACEHOLDER = 'agent-token';
+
+export interface DiscoveryImageDeps {
+  store: Store;
+  blobs: BlobStore;
+  clock: Clock;
+  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string };
+}
+
+/** What one base image is, written next to it at import. */
+export interface BaseImageInfo {
+  version: string;
+  arch: string;
+  type: ImageType;
+  /** True for the synthetic stand-in built with xorriso: never RHCOS, never bootable. */
+  synthetic: boolean;
+  /** Where it was imported from (a path or URL, or "synthetic"). */
+  source: string;
+  size: number;
+  sha256: string;
+  importedAt: string;
+  layout: IsoLayout;
+}
+
+/** Bytes that passed through us while making an image; `copied` stayed inside S3. */
+export interface TransferMeter {
+  read: number;
+  written: number;
+  copied: number;
+}
+
+export const newMeter = (): TransferMeter => ({ read: 0, written: 0, copied: 0 });
+
+export function isImageType(value: string): value is ImageType {
+  return (IMAGE_TYPES as readonly string[]).includes(value);
+}
+
+export function importHint(version: string, arch: string, type: ImageType): string {
+  return `no base ISO imported for version ${version} arch ${arch} (${type}): run npm run import-iso -- --version ${version} --arch ${arch} --type ${type} --file <live ISO>` +
+    ` (or --synthetic for a SYNTHETIC, non-booting stand-in)`;
+}
+
+// ---- image tokens
+
+/** The image token: HS256 over the infra-env's own key, naming it and its organisation, expiring. */
+export async function signImageToken(infraEnv: Pick<InfraEnv, 'infraEnvId' | 'orgId' | 'imageTokenKey'>, expires: Date): Promise<string> {
+  return new SignJWT({ sub: infraEnv.infraEnvId, org_id: infraEnv.orgId })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(Math.floor(expires.getTime() / 1000))
+    .sign(Buffer.from(infraEnv.imageTokenKey, 'base64url'));
+}
+
+/**
+ * The infra-env an image token opens, with when the token expires. The organisation is read from
+ * the token before it is verified (to find the key), then the signature and expiry are checked
+ * against that infra-env's key; a token for another infra-env is a 404 for this one.
+ */
+export async function authorizeImageToken(deps: { store: Store }, infraEnvId: string, token: string | undefined): Promise<{ infraEnv: InfraEnv; expiresAt: Date }> {
+  if (!token) throw unauthorized('image_token is required: request an image URL with GET .../downloads/image-url');
+  let claims: Record<string, unknown>;
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    throw unauthorized('The image token is not valid');
+  }
+  if (claims.sub !== infraEnvId) throw notFound(`Infra-env ${infraEnvId} not found`);
+  if (typeof claims.org_id !== 'string') throw unauthorized('The image token is not valid; request a new image URL');
+  const infraEnv = await deps.store.infraEnvs.get({ orgId: claims.org_id, infraEnvId });
+  if (!infraEnv) throw notFound(`Infra-env ${infraEnvId} not found`);
+  try {
+    const { payload } = await jwtVerify(token, Buffer.from(infraEnv.imageTokenKey, 'base64url'), { algorithms: ['HS256'] });
+    return { infraEnv, expiresAt: new Date((payload.exp ?? 0) * 1000) };
+  } catch (error) {
+    const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
+    throw unauthorized(expired ? 'The image token has expired; request a new image URL' : 'The image token is not valid');
+  }
+}
+
+export function presignSeconds(expiresAt: Date, now: Date): number {
+  return Math.min(MAX_PRESIGN_SECONDS, Math.max(MIN_PRESIGN_SECONDS, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)));
+}
+
+// ---- base images
+
+async function readJson<T>(blobs: BlobStore, key: string, meter?: TransferMeter): Promise<T | undefined> {
+  const bytes = await blobs.get('images', key);
+  if (!bytes) return undefined;
+  if (meter) meter.read += bytes.length;
+  return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+}
+
+export function loadBaseImage(blobs: BlobStore, version: string, arch: string, type: ImageType, meter?: TransferMeter): Promise<BaseImageInfo | undefined> {
+  return readJson<BaseImageInfo>(blobs, baseIsoInfoObjectKey(version, arch, type), meter);
+}
+
+/**
+ * Records a base ISO already uploaded to its key: finds its embed areas through ranged reads and
+ * writes its description. Refuses (IsoFormatError) an image that is not a CoreOS live ISO.
+ */
+export async function recordBaseImage(
+  deps: { blobs: BlobStore; clock: Clock },
+  input: { version: string; arch: string; type: ImageType; size: number; sha256: string; synthetic: boolean; source: string; read: ByteRangeReader },
+): Promise<BaseImageInfo> {
+  const { layout } = await readIsoLayout(input.read);
+  if (input.type === 'minimal-iso' && !layout.kargs) {
+    throw badRequest('this ISO has no kernel argument embed areas (coreos/kargs.json): a minimal ISO needs them to be told where its rootfs is');
+  }
+  const info: BaseImageInfo = {
+    version: input.version,
+    arch: input.arch,
+    type: input.type,
+    synthetic: input.synthetic,
+    source: input.source,
+    size: input.size,
+    sha256: input.sha256,
+    importedAt: deps.clock.now().toISOString(),
+    layout,
+  };
+  await deps.blobs.put('images', baseIsoInfoObjectKey(input.version, input.arch, input.type), JSON.stringify(info, null, 2), 'application/json');
+  return info;
+}
+
+/** Reads a byte range of an object fully (ranges here are a few MiB at most). */
+async function readRange(blobs: BlobStore, key: string, start: number, length: number, meter?: TransferMeter): Promise<Buffer> {
+  if (length <= 0) return Buffer.alloc(0);
+  const stream: Readable | undefined = await blobs.stream('images', key, { start, end: start + length - 1 });
+  if (!stream) throw conflict(`${key} disappeared from the images bucket; import it again`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  const bytes = Buffer.concat(chunks);
+  if (meter) meter.read += bytes.length;
+  return bytes;
+}
+
+/** A ByteRangeReader over an object of the images bucket. */
+export function objectRangeReader(blobs: BlobStore, key: string, size: number, meter?: TransferMeter): ByteRangeReader {
+  return (start, length) => readRange(blobs, key, start, Math.max(0, Math.min(length, size - start)), meter);
+}
+
+// ---- what goes into an image
+
+/** The minor version and architecture an infra-env's images are built for. */
+export function imageReleaseOf(infraEnv: InfraEnv): { version: string; arch: string } {
+  const full = (infraEnv.attributes.openshift_version as string | undefined) ?? defaultOpenshiftVersion();
+  return { version: majorMinor(full) ?? full, arch: infraEnv.attributes.cpu_architecture as string };
+}
+
+export function bootArtifactUrl(publicUrl: string, artifact: BootArtifact, version: string, arch: string): string {
+  return `${publicUrl}${IMAGE_SERVICE_PATH}/boot-artifacts/${artifact}?${new URLSearchParams({ arch, version })}`;
+}
+
+function kernelArgumentsOf(infraEnv: InfraEnv): KernelArgument[] {
+  const raw = infraEnv.attributes.kernel_arguments;
+  return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as KernelArgument[]) : [];
+}
+
+/** The kernel command line the image boots with, or undefined when the base's is kept. */
+function imageKernelArguments(deps: DiscoveryImageDeps, infraEnv: InfraEnv, base: BaseImageInfo): string | undefined {
+  const changes = kernelArgumentsOf(infraEnv);
+  const kargs = base.layout.kargs;
+  if (base.type === 'full-iso' && changes.length === 0) return undefined;
+  if (!kargs) {
+    throw conflict(`the base ISO for ${base.version}/${base.arch} (${base.type}) has no kernel argument areas, so kernel_arguments cannot be applied; import a newer live ISO`);
+  }
+  let args = kargs.defaultArgs.split(/\s+/).filter(Boolean);
+  if (base.type === 'minimal-iso') {
+    // No rootfs on the medium: the initramfs fetches it from us instead.
+    args = args.filter((arg) => !arg.startsWith('coreos.liveiso=') && !arg.startsWith('coreos.live.rootfs_url='));
+    args.push(quoteKernelArgument(`coreos.live.rootfs_url=${bootArtifactUrl(deps.config.publicUrl, 'rootfs', base.version, base.arch)}`));
+  }
+  return applyKernelArguments(args, changes).join(' ');
+}
+
+async function ignitionText(deps: DiscoveryImageDeps, infraEnv: InfraEnv, isoType: DiscoveryIsoType, agentToken: string): Promise<string> {
+  return discoveryIgnitionText({
+    infraEnv,
+    serviceBaseUrl: deps.config.publicUrl,
+    agentImage: componentVersions().versions['discovery-agent']!,
+    agentToken,
+    isoType,
+  });
+}
+
+const realAgentToken = (deps: DiscoveryImageDeps, infraEnv: InfraEnv) =>
+  issueAgentToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId });
+
+function digest(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
+}
+
+export interface ComposedImage {
+  key: string;
+  size: number;
+  /** The name the download arrives under. */
+  fileName: string;
+  /** False when an identical image existed and was reused. */
+  created: boolean;
+  synthetic: boolean;
+}
+
+const downloadName = (infraEnv: InfraEnv, suffix: string) => `${infraEnv.name.replace(/[^A-Za-z0-9._-]/g, '_') || infraEnv.infraEnvId}-${suffix}`;
+
+/** Deletes the infra-env's other objects of one kind, once a newer one replaces them. */
+async function removeSuperseded(blobs: BlobStore, infraEnv: InfraEnv, prefix: string, keep: string): Promise<void> {
+  const base = infraEnvImagesPrefix(infraEnv.orgId, infraEnv.infraEnvId);
+  for (const key of await blobs.list('images', `${base}${prefix}`)) if (key !== keep) await blobs.remove('images', key);
+}
+
+/** Rebuilds `size` bytes of `sourceKey` with the patches applied, as S3 parts. */
+async function composeParts(blobs: BlobStore, sourceKey: string, size: number, patches: Patch[], meter?: TransferMeter): Promise<ComposePart[]> {
+  const parts: ComposePart[] = [];
+  for (const part of planComposition(size, patches)) {
+    if (part.kind === 'copy') {
+      parts.push({ kind: 'copy', sourceKey, start: part.start, end: part.end });
+      if (meter) meter.copied += part.end - part.start + 1;
+    } else {
+      const window = applyPatches(part.start, await readRange(blobs, sourceKey, part.start, part.end - part.start, meter), patches);
+      parts.push({ kind: 'inline', body: window });
+      if (meter) meter.written += window.length;
+    }
+  }
+  return parts;
+}
+
+/**
+ * The infra-env's discovery ISO of `type` for a version and architecture: reused when one with
+ * the same inputs exists, else composed. 409 when the base ISO was never imported.
+ */
+export async function ensureDiscoveryImage(
+  deps: DiscoveryImageDeps,
+  infraEnv: InfraEnv,
+  request: { type: ImageType; version: string; arch: string },
+  meter?: TransferMeter,
+): Promise<ComposedImage> {
+  const base = await loadBaseImage(deps.blobs, request.version, request.arch, request.type, meter);
+  if (!base) throw conflict(importHint(request.version, request.arch, request.type));
+  const kernelArguments = imageKernelArguments(deps, infraEnv, base);
+  const ramdiskFiles: CpioFile[] = request.type === 'minimal-iso' ? minimalRamdiskFiles(infraEnv) : [];
+  // Without upstream's extra ramdisk area the files ride in the Ignition area's archive, as coreos-installer's own network embedding does.
+  const ramdiskInArea = ramdiskFiles.length > 0 && base.layout.customRamdisk !== undefined;
+  const extraIgnitionFiles = ramdiskInArea ? [] : ramdiskFiles;
+
+  const fingerprint = digest({
+    base: base.sha256,
+    type: request.type,
+    ignition: await ignitionText(deps, infraEnv, request.type, TOKEN_PLACEHOLDER),
+    kernelArguments,
+    ramdisk: ramdiskFiles,
+  });
+  const fileStem = `${request.type}-`;
+  const key = discoveryImageObjectKey(infraEnv.orgId, infraEnv.infraEnvId, `${fileStem}${fingerprint}.iso`);
+  const fileName = downloadName(infraEnv, `${request.type}.iso`);
+  const existing = await deps.blobs.size('images', key);
+  if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: base.synthetic };
+
+  const ignition = await ignitionText(deps, infraEnv, request.type, await realAgentToken(deps, infraEnv));
+  const patches: Patch[] = [{ offset: base.layout.ignition.offset, bytes: fillArea(ignitionArchive(ignition, extraIgnitionFiles), base.layout.ignition.length, 'discovery ignition') }];
+  if (kernelArguments !== undefined) {
+    for (const area of base.layout.kargs!.areas) patches.push({ offset: area.offset, bytes: kargsAreaBytes(kernelArguments, area) });
+  }
+  if (ramdiskInArea) {
+    const area = base.layout.customRamdisk!;
+    patches.push({ offset: area.offset, bytes: fillArea(initrdArchive(ramdiskFiles), area.length, 'static network ramdisk') });
+  }
+  const baseKey = baseIsoObjectKey(request.version, request.arch, request.type);
+  await deps.blobs.compose('images', key, await composeParts(deps.blobs, baseKey, base.size, patches, meter), 'application/x-iso9660-image');
+  await removeSuperseded(deps.blobs, infraEnv, fileStem, key);
+
+  const sshKey = typeof infraEnv.attributes.ssh_authorized_key === 'string' && infraEnv.attributes.ssh_authorized_key.trim() !== '';
+  const details = [
+    `image type is ${request.type}`,
+    `OpenShift ${request.version} ${request.arch}`,
+    `SSH public key is ${sshKey ? 'set' : 'not set'}`,
+    ...(ramdiskFiles.length > 0 ? ['static network or proxy configuration embedded'] : []),
+    ...(base.synthetic ? ['SYNTHETIC base ISO (not RHCOS, does not boot)'] : []),
+  ].join(', ');
+  await recordEvent(deps, { name: 'ignition_config_image_generated', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }, props: { details } });
+  return { key, size: base.size, fileName, created: true, synthetic: base.synthetic };
+}
+
+/**
+ * The iPXE initrd of an infra-env: the version's initrd with the discovery ignition and the
+ * static network ramdisk appended as further archives (the kernel unpacks them in turn).
+ */
+export async function ensurePxeInitrd(deps: DiscoveryImageDeps, infraEnv: InfraEnv, request: { version: string; arch: string }, meter?: TransferMeter): Promise<ComposedImage> {
+  const initrdKey = bootArtifactObjectKey(request.version, request.arch, 'initrd');
+  const initrdSize = await deps.blobs.size('images', initrdKey);
+  if (initrdSize === undefined) throw conflict(bootArtifactHint(request.version, request.arch));
+  const ramdisk = minimalRamdisk(infraEnv);
+  const fingerprint = digest({
+    initrd: initrdSize,
+    base: (await loadBaseImage(deps.blobs, request.version, request.arch, 'full-iso', meter))?.sha256,
+    ignition: await ignitionText(deps, infraEnv, 'minimal-iso', TOKEN_PLACEHOLDER),
+    ramdisk: ramdisk?.toString('base64'),
+  });
+  const stem = 'pxe-initrd-';
+  const key = discoveryImageObjectKey(infraEnv.orgId, infraEnv.infraEnvId, `${stem}${fingerprint}.img`);
+  const fileName = downloadName(infraEnv, 'initrd.img');
+  const existing = await deps.blobs.size('images', key);
+  if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: false };
+
+  const tail = Buffer.concat([ignitionArchive(await ignitionText(deps, infraEnv, 'minimal-iso', await realAgentToken(deps, infraEnv))), ramdisk ?? Buffer.alloc(0)]);
+  const parts: ComposePart[] = [];
+  if (initrdSize >= MIN_PART) {
+    parts.push(...(await composeParts(deps.blobs, initrdKey, initrdSize, [])));
+    if (meter) meter.copied += initrdSize;
+    parts.push({ kind: 'inline', body: tail });
+  } else {
+    // Too small to be a part of its own: read it and send it with the tail.
+    parts.push({ kind: 'inline', body: Buffer.concat([await readRange(deps.blobs, initrdKey, 0, initrdSize, meter), tail]) });
+  }
+  if (meter) meter.written += parts.reduce((total, part) => total + (part.kind === 'inline' ? part.body.length : 0), 0);
+  await deps.blobs.compose('images', key, parts, 'application/octet-stream');
+  await removeSuperseded(deps.blobs, infraEnv, stem, key);
+  return { key, size: initrdSize + tail.length, fileName, created: true, synthetic: false };
+}
+
+export function bootArtifactHint(version: string, arch: string): string {
+  return `no boot artifacts imported for version ${version} arch ${arch}: importing the full live ISO (npm run import-iso -- --version ${version} --arch ${arch} --type full-iso --file <live ISO>) extracts its kernel, initrd and rootfs`;
+}
+
+/** Where a version's kernel, initrd or rootfs lives; 409 when it was never imported. */
+export async function bootArtifact(deps: { blobs: BlobStore }, artifact: BootArtifact, version: string, arch: string): Promise<{ key: string; size: number }> {
+  const key = bootArtifactObjectKey(version, arch, artifact);
+  const size = await deps.blobs.size('images', key);
+  if (size === undefined) throw conflict(bootArtifactHint(version, arch));
+  return { key, size };
+}
+
+/**
+ * Composes the infra-env's image ahead of its download when its base ISO is there (GetInfraEnvDownloadURL);
+ * without one nothing happens here and the image URL itself answers the 409 that says what to import.
+ */
+export async function prepareDiscoveryImage(deps: DiscoveryImageDeps, infraEnv: InfraEnv): Promise<ComposedImage | undefined> {
+  const { version, arch } = imageReleaseOf(infraEnv);
+  const type = ((infraEnv.attributes.type as string | undefined) ?? 'full-iso') as ImageType;
+  if (!isImageType(type) || !(await deps.blobs.size('images', baseIsoInfoObjectKey(version, arch, type)))) return undefined;
+  return ensureDiscoveryImage(deps, infraEnv, { type, version, arch });
+}
+
+/** Every composed image of an infra-env goes with it. */
+export async function removeDiscoveryImages(deps: { blobs: BlobStore }, orgId: string, infraEnvId: string): Promise<void> {
+  for (const key of await deps.blobs.list('images', infraEnvImagesPrefix(orgId, infraEnvId))) await deps.blobs.remove('images', key);
+}
+
+/** DownloadMinimalInitrd: the minimal ISO's extra ramdisk, or undefined (204) when it would be empty. */
+export async function minimalInitrd(deps: { store: Store }, principal: Principal, infraEnvId: string): Promise<Buffer | undefined> {
+  return minimalRamdisk(await findInfraEnv(deps.store, principal, infraEnvId));
+}
