@@ -1,5 +1,14 @@
 /** `npm start`: the whole service on this machine. See README.md for the settings. */
+import { spawnSync } from 'node:child_process';
 import { startRuntime } from './local/runtime.js';
+
+/** Which installer the install workflow's container task will find (it runs with this environment). */
+function installerMode(): string {
+  const probe = spawnSync(process.env.OPENSHIFT_INSTALL || 'openshift-install', ['version'], { encoding: 'utf8', timeout: 30_000 });
+  if (!probe.error && probe.status === 0) return probe.stdout.split('\n')[0] ?? 'openshift-install';
+  if (process.env.ASSISTED_SIMULATED_INSTALLER === 'false') return 'none: no openshift-install on PATH and the simulated installer is refused (installs will fail)';
+  return 'SIMULATED (no openshift-install on PATH or in OPENSHIFT_INSTALL): clusters install with simulated ignition files';
+}
 
 const port = Number(process.env.ASSISTED_PORT ?? 8090);
 const dnsPort = Number(process.env.ASSISTED_DNS_PORT ?? 8053);
@@ -20,7 +29,8 @@ console.log(`[assisted] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   API          ${runtime.url}/api/assisted-install/v2
   health       ${runtime.url}/healthz
   DNS          ${runtime.endpoints.dns.host}:${runtime.endpoints.dns.port} (udp+tcp)
-  data         ${runtime.dataDir}`);
+  data         ${runtime.dataDir}
+  installer    ${installerMode()}`);
 if (runtime.createdAdminToken) {
   console.log(`  admin token  ${runtime.createdAdminToken}
                (shown once; also saved to ${runtime.adminTokenFile}, mode 0600)`);

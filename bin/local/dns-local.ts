@@ -17,6 +17,7 @@ interface DnsPacket {
 }
 interface DnsServer {
   on(event: 'request', handler: (request: DnsPacket, send: (response: DnsPacket) => void) => void): void;
+  on(event: 'error', handler: (error: NodeJS.ErrnoException) => void): void;
   listen(options: object): Promise<{ udp?: { port: number }; tcp?: { port: number } }>;
   close(): Promise<void>;
 }
@@ -115,9 +116,19 @@ export async function startDnsServer(zones: LocalDnsZones, options: { host: stri
     }
     send(response);
   });
-  const addresses = await server.listen({
-    udp: { port: options.port, address: options.host },
-    tcp: { port: options.port, address: options.host },
+  // A taken port is a start-up error to report, not an unhandled 'error' event that kills the process.
+  const failed = new Promise<never>((_resolve, reject) => {
+    server.on('error', (error) => {
+      reject(new Error(error.code === 'EADDRINUSE' ? `DNS port ${options.port} on ${options.host} is in use (set ASSISTED_DNS_PORT)` : `DNS server: ${error.message}`));
+    });
   });
+  failed.catch(() => undefined);
+  const addresses = await Promise.race([
+    server.listen({
+      udp: { port: options.port, address: options.host },
+      tcp: { port: options.port, address: options.host },
+    }),
+    failed,
+  ]);
   return { port: addresses.udp?.port ?? options.port, stop: () => server.close() };
 }
