@@ -1,20 +1,20 @@
-/** CDK app: `npx cdk synth -c stage=prod`. Environment-agnostic; the stage defaults to "dev". */
+/**
+ * CDK app: `npx cdk synth -c stage=staging`. Environment-agnostic (no account lookups), so synth
+ * works offline; context keys are listed in docs/deploy.md. The stage defaults to "dev".
+ */
 import { App } from 'aws-cdk-lib';
 import { AssistedStack } from '../lib/assisted-stack.js';
+import { addComplianceChecks } from '../lib/compliance.js';
+import { stageConfigFromContext } from '../lib/stage-config.js';
 
 const app = new App();
+const config = stageConfigFromContext((key) => app.node.tryGetContext(key));
 
-const stage = String(app.node.tryGetContext('stage') ?? 'dev');
-if (!/^[A-Za-z0-9-]+$/.test(stage)) throw new Error(`invalid stage "${stage}": use letters, digits and dashes`);
-
-// `-c hostedZones='{"example.com":"Z123"}'` (a JSON map) or an object in cdk.json.
-const rawZones: unknown = app.node.tryGetContext('hostedZones');
-const hostedZones = (typeof rawZones === 'string' ? JSON.parse(rawZones) : rawZones ?? {}) as Record<string, string>;
-
-new AssistedStack(app, `AssistedCloud-${stage}`, {
-  stage,
-  hostedZones,
-  description: `OpenShift Assisted Installer as a serverless service (${stage})`,
+new AssistedStack(app, `AssistedCloud-${config.stage}`, {
+  config,
+  description: `OpenShift Assisted Installer as a serverless service (${config.stage})`,
+  tags: { project: 'assisted-cloud', stage: config.stage },
 });
+addComplianceChecks(app);
 
 app.synth();

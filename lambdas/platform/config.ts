@@ -21,6 +21,28 @@ export interface ServiceConfig {
   imageUrlTtlSeconds: number;
 }
 
+/**
+ * In AWS the agent signing key stays in Secrets Manager and the function gets its ARN
+ * (EC_PRIVATE_KEY_SECRET_ARN): it is read once per cold start, here at module load, so that
+ * configFromEnvironment and container() stay synchronous. EC_PRIVATE_KEY_PEM, as the embedded runtime
+ * sets it, wins; the SDK client is loaded only when the secret is actually needed.
+ */
+async function signingKeyFromSecretsManager(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const secretId = env.EC_PRIVATE_KEY_SECRET_ARN;
+  if (!secretId || env.EC_PRIVATE_KEY_PEM) return undefined;
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const client = new SecretsManagerClient({ region: env.AWS_REGION });
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    if (!SecretString) throw new Error(`secret ${secretId} holds no string`);
+    return SecretString;
+  } finally {
+    client.destroy();
+  }
+}
+
+const signingKeyFromSecret = { arn: process.env.EC_PRIVATE_KEY_SECRET_ARN, pem: await signingKeyFromSecretsManager(process.env) };
+
 function jsonMap(name: string, raw: string | undefined): Record<string, string> {
   if (!raw) return {};
   const parsed: unknown = JSON.parse(raw);
@@ -47,7 +69,9 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     hostedZones: jsonMap('HOSTED_ZONES', env.HOSTED_ZONES),
     region: env.AWS_REGION ?? 'us-east-1',
     publicUrl: (env.PUBLIC_URL ?? 'http://127.0.0.1:8090').replace(/\/$/, ''),
-    agentSigningKeyPem: env.EC_PRIVATE_KEY_PEM,
+    agentSigningKeyPem:
+      env.EC_PRIVATE_KEY_PEM ??
+      (env.EC_PRIVATE_KEY_SECRET_ARN && env.EC_PRIVATE_KEY_SECRET_ARN === signingKeyFromSecret.arn ? signingKeyFromSecret.pem : undefined),
     imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
   };
 }

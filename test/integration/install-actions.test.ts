@@ -71,6 +71,15 @@ describe('cancel, reset and install again', () => {
     for (const id of lab.hostIds) expect((await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts`, { host_id: id }, lab.agent)).status).toBe(201);
     // Rediscovered from what they report; the recorded inventory stands until a new one arrives.
     for (const status of (await hosts()).map((h) => h.status)) expect(['discovering', 'known']).toContain(status);
+    // They report again; the cluster is ready and installs from scratch (a new attempt, new files).
+    for (const [i] of lab.hostIds.entries()) await lab.rediscover(i);
+    for (const [i] of lab.hostIds.entries()) await lab.rediscover(i);
+    expect((await eventually(cluster, (c) => c.status === 'ready', 15_000)).status).toBe('ready');
+    const again = await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user());
+    expect(again.status, again.text).toBe(202);
+    await prepareHosts();
+    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    expect((await api.call('GET', `/clusters/${lab.clusterId}/downloads/files?file_name=master.ign`, undefined, api.user())).status).toBe(200);
     const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
     expect(events).toEqual(expect.arrayContaining(['Canceled cluster installation', 'Reset cluster installation']));
     expect(events.filter((m) => /Installation reset for host/.test(m))).toHaveLength(3);

@@ -54,6 +54,8 @@ export interface LabCluster {
   /** Posts one step reply for host `i`. */
   reply(i: number, stepType: string, output: unknown): Promise<{ status: number }>;
   poll(i: number): Promise<Json>;
+  /** Sends host `i`'s recorded inventory and the replies a healthy lab gives (again, after a reset). */
+  rediscover(i: number): Promise<void>;
 }
 
 /** A cluster named `name` in example.com with the given recorded hosts, all `known`, the cluster `ready`. */
@@ -129,7 +131,12 @@ export async function readyCluster(api: ApiClient, options: { name?: string; hos
   const clusterInfo = JSON.parse(ready.validations_info) as Record<string, { id: string; status: string; message: string }[]>;
   expect({ status: ready.status, failing: Object.values(clusterInfo).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`) })
     .toEqual({ status: 'ready', failing: [] });
-  return { clusterId, infraEnvId, agent, hostIds, names, reply, poll };
+  const rediscover = async (i: number) => {
+    await poll(i);
+    await reply(i, 'inventory', inventories[i]);
+    await healthyReplies(i);
+  };
+  return { clusterId, infraEnvId, agent, hostIds, names, reply, poll, rediscover };
 }
 
 /** Polls `read` until `done` holds or `timeoutMs` passes; returns the last value read. */

@@ -1,0 +1,606 @@
+/**
+ * ZTP manifests → the REST API's create parameters, as upstream's agent-based installer client does
+ * (seed 002): a ClusterDeployment with its AgentClusterInstall and ClusterImageSet becomes one
+ * cluster-create-params; each InfraEnv becomes an infra-env-create-params carrying the static
+ * network config of the NMStateConfigs its label selector picks. Every reference is checked before
+ * anything is planned, and every problem names file, document and field. Pure: no I/O.
+ */
+import YAML from 'yaml';
+import type { ClusterCreateParams, InfraEnvCreateParams } from '../api.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/static-network.js';
+import {
+  baseDomainProblem,
+  cidrProblem,
+  clusterNameProblem,
+  hostPrefixProblem,
+  isIp,
+  noProxyProblem,
+  parseCidr,
+  proxyUrlProblem,
+  pullSecretProblem,
+  sshPublicKeyProblem,
+} from '../../lambdas/domain/validation.js';
+import type { ManifestDocument, ManifestError, ManifestKind } from './manifests.js';
+
+export const INSTALL_CONFIG_OVERRIDES_ANNOTATION = 'agent-install.openshift.io/install-config-overrides';
+
+export interface InfraEnvPlan {
+  document: ManifestDocument;
+  /** Everything but cluster_id, which is known only once the cluster exists. */
+  params: Omit<InfraEnvCreateParams, 'cluster_id'>;
+  /** Names of the NMStateConfigs whose config went into params.static_network_config, in order. */
+  nmStateConfigs: string[];
+}
+
+export interface ClusterPlan {
+  clusterDeployment: ManifestDocument;
+  agentClusterInstall: ManifestDocument;
+  clusterImageSet: ManifestDocument;
+  params: ClusterCreateParams;
+  /** The install-config overrides annotation, as JSON text, to PATCH after the cluster exists. */
+  installConfigOverrides?: string;
+  expectedAgents: { controlPlane: number; workers: number };
+  infraEnvs: InfraEnvPlan[];
+}
+
+export interface ZtpPlan {
+  clusters: ClusterPlan[];
+  /** InfraEnvs without a clusterRef (late binding): registered on their own. */
+  unboundInfraEnvs: InfraEnvPlan[];
+  /** Things worth knowing that do not stop the apply (an NMStateConfig nobody selects...). */
+  warnings: string[];
+}
+
+type Json = Record<string, unknown>;
+const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Reads fields of one document, recording a ManifestError per problem. */
+class FieldReader {
+  constructor(
+    readonly document: ManifestDocument,
+    private readonly errors: ManifestError[],
+  ) {}
+
+  problem(field: string, message: string): void {
+    const { file, index, kind, name } = this.document;
+    this.errors.push({ file, document: index, kind, name, field, message });
+  }
+
+  get(field: string): unknown {
+    let value: unknown = this.document.body;
+    for (const part of field.split('.')) value = isRecord(value) ? value[part] : undefined;
+    return value;
+  }
+
+  string(field: string, options: { required?: boolean } = {}): string | undefined {
+    const value = this.get(field);
+    if (value === undefined || value === null || value === '') {
+      if (options.required) this.problem(field, 'is required');
+      return undefined;
+    }
+    if (typeof value !== 'string') {
+      this.problem(field, `must be a string, not ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  boolean(field: string): boolean | undefined {
+    const value = this.get(field);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'boolean') {
+      this.problem(field, `must be true or false, not ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  integer(field: string, options: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
+    const value = this.get(field);
+    if (value === undefined || value === null) {
+      if (options.required) this.problem(field, 'is required');
+      return undefined;
+    }
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      this.problem(field, `must be an integer, not ${JSON.stringify(value)}`);
+      return undefined;
+    }
+    if ((options.min !== undefined && value < options.min) || (options.max !== undefined && value > options.max)) {
+      this.problem(field, `must be between ${options.min ?? '-∞'} and ${options.max ?? '∞'}, not ${value}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  list(field: string): unknown[] {
+    const value = this.get(field);
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value)) {
+      this.problem(field, 'must be a list');
+      return [];
+    }
+    return value;
+  }
+
+  stringList(field: string): string[] {
+    return this.list(field).flatMap((item, index) => {
+      if (typeof item === 'string' && item !== '') return [item];
+      this.problem(`${field}[${index}]`, `must be a non-empty string, not ${JSON.stringify(item)}`);
+      return [];
+    });
+  }
+
+  check(field: string, reason: string | undefined): void {
+    if (reason) this.problem(field, reason);
+  }
+}
+
+const key = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/** OpenShift version and CPU architecture from a release image tag such as ocp-release:4.18.52-x86_64. */
+export function releaseFromImage(image: string): { version: string; cpuArchitecture: string } | undefined {
+  const tag = /:(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)-(x86_64|aarch64|arm64|ppc64le|s390x|multi)$/.exec(image);
+  if (!tag) return undefined;
+  const arch = tag[2] === 'aarch64' ? 'arm64' : tag[2]!;
+  return { version: arch === 'multi' ? `${tag[1]}-multi` : tag[1]!, cpuArchitecture: arch };
+}
+
+const PLATFORM_TYPES: Record<string, NonNullable<ClusterCreateParams['platform']>['type']> = {
+  BareMetal: 'baremetal',
+  None: 'none',
+  VSphere: 'vsphere',
+  Nutanix: 'nutanix',
+  External: 'external',
+};
+
+function pullSecretOf(reader: FieldReader, secrets: Map<string, ManifestDocument>, errors: ManifestError[], field: string): string | undefined {
+  const name = reader.string(`${field}.name`, { required: true });
+  if (!name) return undefined;
+  const secret = secrets.get(key(reader.document.namespace, name));
+  if (!secret) {
+    reader.problem(`${field}.name`, `Secret "${name}" is not among the manifests${reader.document.namespace ? ` in namespace "${reader.document.namespace}"` : ''}`);
+    return undefined;
+  }
+  const secretReader = new FieldReader(secret, errors);
+  const type = secretReader.string('type');
+  if (type !== undefined && type !== 'kubernetes.io/dockerconfigjson') {
+    secretReader.problem('type', `must be kubernetes.io/dockerconfigjson for a pull secret, not "${type}"`);
+    return undefined;
+  }
+  // `.dockerconfigjson` starts with a dot, which a dotted field path cannot express: read the maps directly.
+  let value: string;
+  const stringData = secretReader.get('stringData');
+  const data = secretReader.get('data');
+  if (isRecord(stringData) && typeof stringData['.dockerconfigjson'] === 'string') {
+    value = stringData['.dockerconfigjson'];
+  } else if (isRecord(data) && typeof data['.dockerconfigjson'] === 'string') {
+    const encoded = data['.dockerconfigjson'].replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
+      secretReader.problem('data[.dockerconfigjson]', 'is not base64 (use stringData for plain text)');
+      return undefined;
+    }
+    value = Buffer.from(encoded, 'base64').toString('utf8');
+  } else {
+    secretReader.problem('stringData[.dockerconfigjson]', 'is required (or data[.dockerconfigjson], base64): the pull secret JSON');
+    return undefined;
+  }
+  const problem = pullSecretProblem(value);
+  if (problem) {
+    secretReader.problem(isRecord(stringData) && '.dockerconfigjson' in stringData ? 'stringData[.dockerconfigjson]' : 'data[.dockerconfigjson]', problem);
+    return undefined;
+  }
+  return value;
+}
+
+function proxyOf(reader: FieldReader): { http_proxy?: string; https_proxy?: string; no_proxy?: string } | undefined {
+  if (reader.get('spec.proxy') === undefined) return undefined;
+  const http = reader.string('spec.proxy.httpProxy');
+  const https = reader.string('spec.proxy.httpsProxy');
+  const no = reader.string('spec.proxy.noProxy');
+  if (http) reader.check('spec.proxy.httpProxy', proxyUrlProblem('http_proxy', http));
+  if (https) reader.check('spec.proxy.httpsProxy', proxyUrlProblem('https_proxy', https));
+  if (no) reader.check('spec.proxy.noProxy', noProxyProblem(no));
+  return { ...(http ? { http_proxy: http } : {}), ...(https ? { https_proxy: https } : {}), ...(no ? { no_proxy: no } : {}) };
+}
+
+function cidrList(reader: FieldReader, field: string, itemField?: string): string[] {
+  return reader.list(field).flatMap((item, index) => {
+    const where = itemField ? `${field}[${index}].${itemField}` : `${field}[${index}]`;
+    const cidr = itemField ? (isRecord(item) ? item[itemField] : undefined) : item;
+    if (typeof cidr !== 'string' || cidr === '') {
+      reader.problem(where, 'is required (a CIDR such as 192.168.111.0/24)');
+      return [];
+    }
+    const problem = cidrProblem(where, cidr);
+    if (problem) {
+      reader.problem(where, problem.replace(`${where} `, ''));
+      return [];
+    }
+    return [cidr];
+  });
+}
+
+function vips(reader: FieldReader, plural: string, singular: string): { ip: string }[] | undefined {
+  const many = reader.stringList(`spec.${plural}`);
+  const one = reader.string(`spec.${singular}`);
+  if (one && many.length > 0 && !many.includes(one)) reader.problem(`spec.${singular}`, `${one} is not among spec.${plural}; give one or the other`);
+  const all = many.length > 0 ? many : one ? [one] : [];
+  all.forEach((ip, index) => {
+    if (!isIp(ip)) reader.problem(many.length > 0 ? `spec.${plural}[${index}]` : `spec.${singular}`, `"${ip}" is not an IP address`);
+  });
+  return all.length > 0 ? all.map((ip) => ({ ip })) : undefined;
+}
+
+function hyperthreadingOf(reader: FieldReader): ClusterCreateParams['hyperthreading'] {
+  const modeOf = (field: string) => {
+    const value = reader.string(field);
+    if (value === undefined) return undefined;
+    if (value !== 'Enabled' && value !== 'Disabled') {
+      reader.problem(field, `must be Enabled or Disabled, not "${value}"`);
+      return undefined;
+    }
+    return value;
+  };
+  const masters = modeOf('spec.controlPlane.hyperthreading');
+  const workers = reader
+    .list('spec.compute')
+    .map((pool, index) => {
+      const value = isRecord(pool) ? pool.hyperthreading : undefined;
+      if (value === undefined || value === 'Enabled' || value === 'Disabled') return value;
+      reader.problem(`spec.compute[${index}].hyperthreading`, `must be Enabled or Disabled, not ${JSON.stringify(value)}`);
+      return undefined;
+    })
+    .find((mode) => mode !== undefined);
+  if (masters === undefined && workers === undefined) return undefined;
+  const onMasters = masters !== 'Disabled';
+  const onWorkers = workers !== 'Disabled';
+  return onMasters && onWorkers ? 'all' : onMasters ? 'masters' : onWorkers ? 'workers' : 'none';
+}
+
+function clusterParams(
+  cd: FieldReader,
+  aci: FieldReader,
+  imageSet: FieldReader,
+  pullSecret: string | undefined,
+): { params: ClusterCreateParams; overrides?: string; expected: { controlPlane: number; workers: number } } {
+  const name = cd.string('spec.clusterName', { required: true }) ?? '';
+  if (name) cd.check('spec.clusterName', clusterNameProblem(name));
+  const baseDomain = cd.string('spec.baseDomain', { required: true }) ?? '';
+  if (baseDomain) cd.check('spec.baseDomain', baseDomainProblem(baseDomain));
+
+  const releaseImage = imageSet.string('spec.releaseImage', { required: true });
+  const release = releaseImage ? releaseFromImage(releaseImage) : undefined;
+  if (releaseImage && !release) {
+    imageSet.problem('spec.releaseImage', `cannot tell the OpenShift version from "${releaseImage}": use a tagged release image such as quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64`);
+  }
+
+  const controlPlane = aci.integer('spec.provisionRequirements.controlPlaneAgents', { required: true, min: 1, max: 5 }) ?? 0;
+  if (controlPlane === 2) aci.problem('spec.provisionRequirements.controlPlaneAgents', 'must be 1 (single node) or 3 to 5 (highly available), not 2');
+  const workers = aci.integer('spec.provisionRequirements.workerAgents', { min: 0 }) ?? 0;
+  const singleNode = controlPlane === 1;
+
+  const clusterNetworks = aci.list('spec.networking.clusterNetwork').flatMap((item, index) => {
+    const field = `spec.networking.clusterNetwork[${index}]`;
+    if (!isRecord(item)) {
+      aci.problem(field, 'must be {cidr, hostPrefix}');
+      return [];
+    }
+    const cidr = item.cidr;
+    if (typeof cidr !== 'string' || cidr === '') {
+      aci.problem(`${field}.cidr`, 'is required (a CIDR such as 10.128.0.0/14)');
+      return [];
+    }
+    const cidrIssue = cidrProblem(`${field}.cidr`, cidr);
+    if (cidrIssue) {
+      aci.problem(`${field}.cidr`, cidrIssue.replace(`${field}.cidr `, ''));
+      return [];
+    }
+    const hostPrefix = item.hostPrefix;
+    if (hostPrefix !== undefined && (typeof hostPrefix !== 'number' || !Number.isInteger(hostPrefix))) {
+      aci.problem(`${field}.hostPrefix`, `must be an integer, not ${JSON.stringify(hostPrefix)}`);
+      return [];
+    }
+    const prefix = (hostPrefix as number | undefined) ?? (parseCidr(cidr)?.family === 6 ? 64 : 23);
+    const problem = hostPrefixProblem(cidr, prefix);
+    if (problem) aci.problem(`${field}.hostPrefix`, problem);
+    return [{ cidr, host_prefix: prefix }];
+  });
+  const serviceNetworks = cidrList(aci, 'spec.networking.serviceNetwork');
+  const machineNetworks = cidrList(aci, 'spec.networking.machineNetwork', 'cidr');
+  const networkType = aci.string('spec.networking.networkType');
+  if (networkType && networkType !== 'OVNKubernetes' && networkType !== 'OpenShiftSDN') {
+    aci.problem('spec.networking.networkType', `must be OVNKubernetes or OpenShiftSDN, not "${networkType}"`);
+  }
+
+  const platformName = aci.string('spec.platformType');
+  let platformType = platformName === undefined ? undefined : PLATFORM_TYPES[platformName];
+  if (platformName !== undefined && !platformType) aci.problem('spec.platformType', `must be one of ${Object.keys(PLATFORM_TYPES).join(', ')}, not "${platformName}"`);
+  const userManaged = aci.boolean('spec.networking.userManagedNetworking');
+  if (!platformType && (userManaged || singleNode)) platformType = 'none';
+
+  const sshKey = aci.string('spec.sshPublicKey');
+  if (sshKey) aci.check('spec.sshPublicKey', sshPublicKeyProblem(sshKey));
+  const proxy = proxyOf(aci);
+  const apiVips = vips(aci, 'apiVIPs', 'apiVIP');
+  const ingressVips = vips(aci, 'ingressVIPs', 'ingressVIP');
+  const schedulable = aci.boolean('spec.mastersSchedulable');
+  const hyperthreading = hyperthreadingOf(aci);
+
+  let diskEncryption: ClusterCreateParams['disk_encryption'];
+  if (aci.get('spec.diskEncryption') !== undefined) {
+    const enableOn = aci.string('spec.diskEncryption.enableOn');
+    const mode = aci.string('spec.diskEncryption.mode');
+    const tang = aci.string('spec.diskEncryption.tangServers');
+    if (enableOn && !['none', 'all', 'masters', 'workers'].includes(enableOn)) aci.problem('spec.diskEncryption.enableOn', `must be none, all, masters or workers, not "${enableOn}"`);
+    if (mode && mode !== 'tpmv2' && mode !== 'tang') aci.problem('spec.diskEncryption.mode', `must be tpmv2 or tang, not "${mode}"`);
+    diskEncryption = {
+      ...(enableOn ? { enable_on: enableOn as 'none' } : {}),
+      ...(mode ? { mode: mode as 'tpmv2' } : {}),
+      ...(tang ? { tang_servers: tang } : {}),
+    };
+  }
+
+  let overrides: string | undefined;
+  const annotation = aci.document.annotations[INSTALL_CONFIG_OVERRIDES_ANNOTATION];
+  if (annotation !== undefined) {
+    const field = `metadata.annotations[${INSTALL_CONFIG_OVERRIDES_ANNOTATION}]`;
+    try {
+      const parsed: unknown = JSON.parse(annotation);
+      if (!isRecord(parsed)) aci.problem(field, 'must be a JSON object of install-config fields');
+      else overrides = JSON.stringify(parsed);
+    } catch (error) {
+      aci.problem(field, `is not JSON: ${(error as Error).message}`);
+    }
+  }
+
+  let external: NonNullable<ClusterCreateParams['platform']>['external'];
+  if (platformType === 'external') {
+    const externalName = aci.string('spec.external.platformName');
+    const ccm = aci.string('spec.external.cloudControllerManager');
+    external = { ...(externalName ? { platform_name: externalName } : {}), ...(ccm !== undefined ? { cloud_controller_manager: ccm === 'External' ? 'External' : '' } : {}) };
+  }
+
+  const params: ClusterCreateParams = {
+    name,
+    base_dns_domain: baseDomain,
+    openshift_version: release?.version ?? '',
+    ...(releaseImage ? { ocp_release_image: releaseImage } : {}),
+    ...(release ? { cpu_architecture: release.cpuArchitecture as ClusterCreateParams['cpu_architecture'] } : {}),
+    pull_secret: pullSecret ?? '',
+    control_plane_count: controlPlane,
+    high_availability_mode: singleNode ? 'None' : 'Full',
+    ...(clusterNetworks.length ? { cluster_networks: clusterNetworks } : {}),
+    ...(serviceNetworks.length ? { service_networks: serviceNetworks.map((cidr) => ({ cidr })) } : {}),
+    ...(machineNetworks.length ? { machine_networks: machineNetworks.map((cidr) => ({ cidr })) } : {}),
+    ...(networkType ? { network_type: networkType as ClusterCreateParams['network_type'] } : {}),
+    ...(userManaged !== undefined ? { user_managed_networking: userManaged } : singleNode ? { user_managed_networking: true } : {}),
+    ...(platformType ? { platform: { type: platformType, ...(external ? { external } : {}) } } : {}),
+    ...(apiVips ? { api_vips: apiVips } : {}),
+    ...(ingressVips ? { ingress_vips: ingressVips } : {}),
+    ...(sshKey ? { ssh_public_key: sshKey } : {}),
+    ...(proxy ?? {}),
+    ...(schedulable !== undefined ? { schedulable_masters: schedulable } : {}),
+    ...(hyperthreading ? { hyperthreading } : {}),
+    ...(diskEncryption ? { disk_encryption: diskEncryption } : {}),
+  };
+  return { params, ...(overrides ? { overrides } : {}), expected: { controlPlane, workers } };
+}
+
+/** nmstate config + interface list of one NMStateConfig as a static_network_config entry. */
+function staticNetworkEntry(reader: FieldReader): StaticNetworkEntry | undefined {
+  const config = reader.get('spec.config');
+  if (!isRecord(config)) {
+    reader.problem('spec.config', 'is required: the host network in nmstate format');
+    return undefined;
+  }
+  const interfaces = reader.list('spec.interfaces');
+  if (interfaces.length === 0) {
+    reader.problem('spec.interfaces', 'must list at least one {name, macAddress}: without a MAC the host this config is for cannot be recognised');
+    return undefined;
+  }
+  const map = interfaces.flatMap((item, index) => {
+    if (!isRecord(item) || typeof item.name !== 'string' || typeof item.macAddress !== 'string') {
+      reader.problem(`spec.interfaces[${index}]`, 'must be {name, macAddress} strings');
+      return [];
+    }
+    return [{ mac_address: item.macAddress, logical_nic_name: item.name }];
+  });
+  if (map.length !== interfaces.length) return undefined;
+  const entry: StaticNetworkEntry = { network_yaml: YAML.stringify(config), mac_interface_map: map };
+  const problem = staticNetworkConfigProblem([entry]);
+  if (problem) {
+    reader.problem(
+      problem.startsWith('static_network_config[0].network_yaml') ? 'spec.config' : problem.startsWith('static_network_config[0].mac_interface_map') ? 'spec.interfaces' : 'spec',
+      problem
+        .replace(/^static_network_config\[0\]\.network_yaml: /, '')
+        .replace(/static_network_config\[0\]\.mac_interface_map\[(\d+)\]\.mac_address/g, 'spec.interfaces[$1].macAddress')
+        .replace(/static_network_config\[0\]\.mac_interface_map\[(\d+)\]\.logical_nic_name/g, 'spec.interfaces[$1].name')
+        .replace(/static_network_config\[0\]\.mac_interface_map/g, 'spec.interfaces')
+        .replace(/network_yaml/g, 'spec.config'),
+    );
+    return undefined;
+  }
+  return entry;
+}
+
+function infraEnvPlan(
+  reader: FieldReader,
+  secrets: Map<string, ManifestDocument>,
+  nmStateConfigs: ManifestDocument[],
+  entries: Map<ManifestDocument, StaticNetworkEntry | undefined>,
+  selected: Set<ManifestDocument>,
+  errors: ManifestError[],
+  cluster: { openshiftVersion?: string; cpuArchitecture?: string } | undefined,
+): InfraEnvPlan {
+  const pullSecret = pullSecretOf(reader, secrets, errors, 'spec.pullSecretRef');
+  const sshKey = reader.string('spec.sshAuthorizedKey');
+  if (sshKey) reader.check('spec.sshAuthorizedKey', sshPublicKeyProblem(sshKey));
+  const proxy = proxyOf(reader);
+  const ntp = reader.stringList('spec.additionalNTPSources');
+  const ignitionOverride = reader.string('spec.ignitionConfigOverride');
+  if (ignitionOverride) {
+    try {
+      if (!isRecord(JSON.parse(ignitionOverride))) reader.problem('spec.ignitionConfigOverride', 'must be a JSON object (an Ignition config)');
+    } catch (error) {
+      reader.problem('spec.ignitionConfigOverride', `is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const cpuArchitecture = reader.string('spec.cpuArchitecture') ?? cluster?.cpuArchitecture;
+  const trustBundle = reader.string('spec.additionalTrustBundle');
+  const kernelArguments = reader.list('spec.kernelArguments').flatMap((item, index) => {
+    const field = `spec.kernelArguments[${index}]`;
+    if (!isRecord(item) || typeof item.value !== 'string' || !['append', 'replace', 'delete'].includes(item.operation as string)) {
+      reader.problem(field, 'must be {operation: append|replace|delete, value: string}');
+      return [];
+    }
+    return [{ operation: item.operation as 'append', value: item.value }];
+  });
+
+  const chosen: ManifestDocument[] = [];
+  const selector = reader.get('spec.nmStateConfigLabelSelector');
+  if (selector !== undefined && selector !== null) {
+    if (!isRecord(selector)) reader.problem('spec.nmStateConfigLabelSelector', 'must be a label selector ({matchLabels: {...}})');
+    else {
+      if (selector.matchExpressions !== undefined) reader.problem('spec.nmStateConfigLabelSelector.matchExpressions', 'is not supported; use matchLabels');
+      const matchLabels = selector.matchLabels;
+      if (!isRecord(matchLabels) || Object.keys(matchLabels).length === 0) {
+        reader.problem('spec.nmStateConfigLabelSelector.matchLabels', 'must give at least one label');
+      } else {
+        const wanted = Object.entries(matchLabels);
+        chosen.push(
+          ...nmStateConfigs
+            .filter((config) => config.namespace === reader.document.namespace && wanted.every(([label, value]) => config.labels[label] === String(value)))
+            .sort((a, b) => a.name.localeCompare(b.name)),
+        );
+        if (chosen.length === 0) {
+          reader.problem(
+            'spec.nmStateConfigLabelSelector.matchLabels',
+            `selects no NMStateConfig${reader.document.namespace ? ` in namespace "${reader.document.namespace}"` : ''} (looked for ${wanted.map(([label, value]) => `${label}=${String(value)}`).join(', ')})`,
+          );
+        }
+      }
+    }
+  }
+  for (const config of chosen) selected.add(config);
+  const staticEntries = chosen.map((config) => entries.get(config)).filter((entry): entry is StaticNetworkEntry => entry !== undefined);
+  if (staticEntries.length === chosen.length && staticEntries.length > 1) {
+    // Each NMStateConfig passed alone; together a MAC may still be claimed twice.
+    const problem = staticNetworkConfigProblem(staticEntries);
+    if (problem) {
+      reader.problem(
+        'spec.nmStateConfigLabelSelector',
+        problem.replace(/static_network_config\[(\d+)\]/g, (_, index: string) => `NMStateConfig "${chosen[Number(index)]!.name}"`),
+      );
+    }
+  }
+
+  const params: Omit<InfraEnvCreateParams, 'cluster_id'> = {
+    name: reader.document.name,
+    pull_secret: pullSecret ?? '',
+    ...(sshKey ? { ssh_authorized_key: sshKey } : {}),
+    ...(proxy ? { proxy } : {}),
+    ...(ntp.length ? { additional_ntp_sources: ntp.join(',') } : {}),
+    ...(ignitionOverride ? { ignition_config_override: ignitionOverride } : {}),
+    ...(cpuArchitecture ? { cpu_architecture: cpuArchitecture as InfraEnvCreateParams['cpu_architecture'] } : {}),
+    ...(cluster?.openshiftVersion ? { openshift_version: cluster.openshiftVersion } : {}),
+    ...(trustBundle ? { additional_trust_bundle: trustBundle } : {}),
+    ...(kernelArguments.length ? { kernel_arguments: kernelArguments } : {}),
+    ...(staticEntries.length ? { static_network_config: staticEntries } : {}),
+  };
+  return { document: reader.document, params, nmStateConfigs: chosen.map((config) => config.name) };
+}
+
+/** Validates the manifests as a whole and plans what to register; a plan is only usable when `errors` is empty. */
+export function planFromManifests(documents: readonly ManifestDocument[]): { plan: ZtpPlan; errors: ManifestError[] } {
+  const errors: ManifestError[] = [];
+  const warnings: string[] = [];
+  const byKind = (kind: ManifestKind) => documents.filter((document) => document.kind === kind);
+  const index = (kind: ManifestKind, clusterScoped = false) => {
+    const map = new Map<string, ManifestDocument>();
+    for (const document of byKind(kind)) {
+      const id = key(clusterScoped ? '' : document.namespace, document.name);
+      const earlier = map.get(id);
+      if (earlier) new FieldReader(document, errors).problem('metadata.name', `another ${kind} has this name (${earlier.file} document ${earlier.index})`);
+      else map.set(id, document);
+    }
+    return map;
+  };
+  const clusterDeployments = index('ClusterDeployment');
+  const agentClusterInstalls = index('AgentClusterInstall');
+  // ClusterImageSets are cluster-scoped in Kubernetes: referenced by name alone.
+  const imageSets = index('ClusterImageSet', true);
+  const secrets = index('Secret');
+  const infraEnvsByKey = index('InfraEnv');
+  const nmStateConfigs = [...index('NMStateConfig').values()];
+  const entries = new Map(nmStateConfigs.map((config) => [config, staticNetworkEntry(new FieldReader(config, errors))] as const));
+  const selected = new Set<ManifestDocument>();
+
+  const clusters: ClusterPlan[] = [];
+  const usedAcis = new Set<ManifestDocument>();
+  const planByDeployment = new Map<ManifestDocument, ClusterPlan>();
+  for (const cd of clusterDeployments.values()) {
+    const cdReader = new FieldReader(cd, errors);
+    const refKind = cdReader.string('spec.clusterInstallRef.kind', { required: true });
+    if (refKind && refKind !== 'AgentClusterInstall') cdReader.problem('spec.clusterInstallRef.kind', `must be AgentClusterInstall, not "${refKind}"`);
+    const group = cdReader.string('spec.clusterInstallRef.group');
+    if (group && group !== 'extensions.hive.openshift.io') cdReader.problem('spec.clusterInstallRef.group', `must be extensions.hive.openshift.io, not "${group}"`);
+    const aciName = cdReader.string('spec.clusterInstallRef.name', { required: true });
+    const aci = aciName ? agentClusterInstalls.get(key(cd.namespace, aciName)) : undefined;
+    if (aciName && !aci) cdReader.problem('spec.clusterInstallRef.name', `AgentClusterInstall "${aciName}" is not among the manifests${cd.namespace ? ` in namespace "${cd.namespace}"` : ''}`);
+    const pullSecret = pullSecretOf(cdReader, secrets, errors, 'spec.pullSecretRef');
+    if (!aci) continue;
+    usedAcis.add(aci);
+    const aciReader = new FieldReader(aci, errors);
+    const backRef = aciReader.string('spec.clusterDeploymentRef.name', { required: true });
+    if (backRef && backRef !== cd.name) aciReader.problem('spec.clusterDeploymentRef.name', `names "${backRef}" but ClusterDeployment "${cd.name}" refers to this AgentClusterInstall`);
+    const imageSetName = aciReader.string('spec.imageSetRef.name', { required: true });
+    const imageSet = imageSetName ? imageSets.get(key('', imageSetName)) : undefined;
+    if (imageSetName && !imageSet) aciReader.problem('spec.imageSetRef.name', `ClusterImageSet "${imageSetName}" is not among the manifests`);
+    if (!imageSet) continue;
+    const { params, overrides, expected } = clusterParams(cdReader, aciReader, new FieldReader(imageSet, errors), pullSecret);
+    const plan: ClusterPlan = {
+      clusterDeployment: cd,
+      agentClusterInstall: aci,
+      clusterImageSet: imageSet,
+      params,
+      ...(overrides ? { installConfigOverrides: overrides } : {}),
+      expectedAgents: expected,
+      infraEnvs: [],
+    };
+    clusters.push(plan);
+    planByDeployment.set(cd, plan);
+  }
+  for (const aci of agentClusterInstalls.values()) {
+    if (usedAcis.has(aci)) continue;
+    const reader = new FieldReader(aci, errors);
+    const cdName = reader.string('spec.clusterDeploymentRef.name', { required: true });
+    if (cdName && !clusterDeployments.has(key(aci.namespace, cdName))) reader.problem('spec.clusterDeploymentRef.name', `ClusterDeployment "${cdName}" is not among the manifests${aci.namespace ? ` in namespace "${aci.namespace}"` : ''}`);
+    else if (cdName) reader.problem('metadata.name', `ClusterDeployment "${cdName}" does not refer to this AgentClusterInstall in spec.clusterInstallRef`);
+  }
+  if (clusterDeployments.size === 0 && byKind('InfraEnv').length === 0 && errors.length === 0) {
+    errors.push({ file: '(directory)', message: 'holds no ClusterDeployment and no InfraEnv: nothing to apply' });
+  }
+
+  const unboundInfraEnvs: InfraEnvPlan[] = [];
+  for (const infraEnv of infraEnvsByKey.values()) {
+    const reader = new FieldReader(infraEnv, errors);
+    const clusterName = reader.string('spec.clusterRef.name');
+    let plan: ClusterPlan | undefined;
+    if (clusterName) {
+      const namespace = reader.string('spec.clusterRef.namespace') ?? infraEnv.namespace;
+      const cd = clusterDeployments.get(key(namespace, clusterName));
+      if (!cd) reader.problem('spec.clusterRef.name', `ClusterDeployment "${clusterName}" is not among the manifests${namespace ? ` in namespace "${namespace}"` : ''}`);
+      else plan = planByDeployment.get(cd);
+    }
+    const infraPlan = infraEnvPlan(reader, secrets, nmStateConfigs, entries, selected, errors, plan ? { openshiftVersion: plan.params.openshift_version, cpuArchitecture: plan.params.cpu_architecture } : undefined);
+    if (plan) plan.infraEnvs.push(infraPlan);
+    else if (!clusterName) unboundInfraEnvs.push(infraPlan);
+  }
+  for (const config of nmStateConfigs) {
+    if (!selected.has(config)) warnings.push(`${config.file}: document ${config.index} (NMStateConfig "${config.name}"): no InfraEnv selects it; it is not applied`);
+  }
+  for (const plan of clusters) {
+    if (plan.infraEnvs.length === 0) warnings.push(`${plan.clusterDeployment.file}: ClusterDeployment "${plan.clusterDeployment.name}": no InfraEnv refers to it, so no discovery image will carry its hosts`);
+  }
+  return { plan: { clusters, unboundInfraEnvs, warnings }, errors };
+}

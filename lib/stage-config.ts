@@ -1,0 +1,141 @@
+/**
+ * What differs between deployments, read from CDK context (`-c key=value` or cdk.json). Every key is
+ * optional; docs/deploy.md lists them. Values given on the command line arrive as strings, values
+ * from cdk.json as JSON, so lists and maps accept both forms.
+ */
+export interface ImportedVpc {
+  vpcId: string;
+  /** Private subnets with a route to the internet (NAT): the installer task downloads openshift-install. */
+  privateSubnetIds: string[];
+  /** The subnets' zones, in the same order. */
+  availabilityZones: string[];
+}
+
+export interface StageConfig {
+  stage: string;
+  /** dev stacks may be deleted with their data; every other stage keeps and protects it. */
+  ephemeral: boolean;
+  /** Existing Route53 zones: managed base domain → hosted zone id. */
+  hostedZones: Record<string, string>;
+  /** Managed base domains the stack creates a public hosted zone for. */
+  baseDomains: string[];
+  /** Console and API domain (CloudFront alias) and its ACM certificate in us-east-1. */
+  domainName?: string;
+  certificateArn?: string;
+  /** Use this VPC for the installer task instead of creating one. */
+  vpc?: ImportedVpc;
+  /** A pre-built installer image (registry/repo:tag); without it the image is built from lib/containers/installer at deploy. */
+  installerImage?: string;
+  alarmEmail?: string;
+  /** API Gateway stage throttling (requests per second, burst). */
+  apiRateLimit: number;
+  apiBurstLimit: number;
+  logRetentionDays: number;
+  /** Discovery images under orgs/ older than this are deleted; they are rebuilt on the next download. */
+  imageRetentionDays: number;
+  /** Uploaded host and controller logs older than this are deleted. */
+  clusterLogRetentionDays: number;
+  /**
+   * API Gateway needs an account-wide CloudWatch role for access and execution logs. The stack sets
+   * it unless the account's baseline already does (`-c apiGatewayAccountRole=existing`).
+   */
+  manageApiGatewayAccountRole: boolean;
+}
+
+type Context = (key: string) => unknown;
+
+const STAGE = /^[A-Za-z0-9-]+$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+function parsed(key: string, raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  const text = raw.trim();
+  if (text.startsWith('{') || text.startsWith('[')) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new Error(`context ${key}: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  return raw;
+}
+
+function stringList(key: string, raw: unknown): string[] {
+  const value = parsed(key, raw);
+  if (value === undefined || value === null || value === '') return [];
+  if (typeof value === 'string') return value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  throw new Error(`context ${key}: expected a comma-separated list or a JSON array of strings`);
+}
+
+function stringMap(key: string, raw: unknown): Record<string, string> {
+  const value = parsed(key, raw);
+  if (value === undefined || value === null || value === '') return {};
+  if (typeof value === 'object' && !Array.isArray(value) && Object.values(value as object).every((item) => typeof item === 'string')) {
+    return value as Record<string, string>;
+  }
+  throw new Error(`context ${key}: expected a JSON object of strings`);
+}
+
+function optionalString(key: string, raw: unknown, pattern?: RegExp): string | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string' || (pattern && !pattern.test(raw))) throw new Error(`context ${key}: "${String(raw)}" is not valid`);
+  return raw;
+}
+
+function positiveNumber(key: string, raw: unknown, fallback: number): number {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`context ${key}: expected a positive number, got "${String(raw)}"`);
+  return value;
+}
+
+function importedVpc(raw: unknown): ImportedVpc | undefined {
+  const value = parsed('vpc', raw);
+  if (value === undefined || value === null || value === '') return undefined;
+  const vpc = value as Partial<ImportedVpc>;
+  const ok =
+    typeof vpc === 'object' &&
+    typeof vpc.vpcId === 'string' &&
+    Array.isArray(vpc.privateSubnetIds) &&
+    vpc.privateSubnetIds.length > 0 &&
+    Array.isArray(vpc.availabilityZones) &&
+    vpc.availabilityZones.length === vpc.privateSubnetIds.length;
+  if (!ok) throw new Error('context vpc: expected {"vpcId":"vpc-…","privateSubnetIds":["subnet-…"],"availabilityZones":["…"]} with one zone per subnet');
+  return { vpcId: vpc.vpcId!, privateSubnetIds: vpc.privateSubnetIds!, availabilityZones: vpc.availabilityZones! };
+}
+
+export function stageConfigFromContext(context: Context): StageConfig {
+  const stage = String(context('stage') ?? 'dev');
+  if (!STAGE.test(stage)) throw new Error(`invalid stage "${stage}": use letters, digits and dashes`);
+  const domainName = optionalString('domainName', context('domainName'), DOMAIN);
+  const certificateArn = optionalString('certificateArn', context('certificateArn'), /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[A-Za-z0-9-]+$/);
+  if (!!domainName !== !!certificateArn) {
+    throw new Error('context domainName and certificateArn go together: CloudFront serves a custom domain only with an ACM certificate from us-east-1');
+  }
+  const hostedZones = stringMap('hostedZones', context('hostedZones'));
+  const baseDomains = stringList('baseDomains', context('baseDomains'));
+  for (const domain of [...baseDomains, ...Object.keys(hostedZones)]) {
+    if (!DOMAIN.test(domain)) throw new Error(`managed base domain "${domain}" is not a domain name`);
+  }
+  const both = baseDomains.filter((domain) => domain in hostedZones);
+  if (both.length > 0) throw new Error(`base domain(s) ${both.join(', ')} given both as existing hostedZones and as baseDomains to create`);
+  const accountRole = optionalString('apiGatewayAccountRole', context('apiGatewayAccountRole'), /^(managed|existing)$/) ?? 'managed';
+  return {
+    stage,
+    ephemeral: stage === 'dev',
+    hostedZones,
+    baseDomains,
+    domainName,
+    certificateArn,
+    vpc: importedVpc(context('vpc')),
+    installerImage: optionalString('installerImage', context('installerImage'), /^[^\s]+$/),
+    alarmEmail: optionalString('alarmEmail', context('alarmEmail'), /^[^@\s]+@[^@\s]+$/),
+    apiRateLimit: positiveNumber('apiRateLimit', context('apiRateLimit'), 100),
+    apiBurstLimit: positiveNumber('apiBurstLimit', context('apiBurstLimit'), 200),
+    logRetentionDays: positiveNumber('logRetentionDays', context('logRetentionDays'), 30),
+    imageRetentionDays: positiveNumber('imageRetentionDays', context('imageRetentionDays'), 14),
+    clusterLogRetentionDays: positiveNumber('clusterLogRetentionDays', context('clusterLogRetentionDays'), 90),
+    manageApiGatewayAccountRole: accountRole === 'managed',
+  };
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { stageConfigFromContext } from '../../lib/stage-config.js';
+
+const from = (context: Record<string, unknown>) => stageConfigFromContext((key) => context[key]);
+
+describe('stage configuration from CDK context', () => {
+  it('defaults to a deletable dev stage with staging-sized limits', () => {
+    expect(from({})).toMatchObject({
+      stage: 'dev',
+      ephemeral: true,
+      hostedZones: {},
+      baseDomains: [],
+      apiRateLimit: 100,
+      apiBurstLimit: 200,
+      logRetentionDays: 30,
+      manageApiGatewayAccountRole: true,
+    });
+    expect(from({ stage: 'staging' }).ephemeral).toBe(false);
+  });
+
+  it('reads lists and maps from the command line (strings) and from cdk.json (JSON)', () => {
+    expect(from({ baseDomains: 'a.example.com, b.example.com' }).baseDomains).toEqual(['a.example.com', 'b.example.com']);
+    expect(from({ baseDomains: ['a.example.com'] }).baseDomains).toEqual(['a.example.com']);
+    expect(from({ hostedZones: '{"a.example.com":"Z1"}' }).hostedZones).toEqual({ 'a.example.com': 'Z1' });
+    expect(from({ hostedZones: { 'a.example.com': 'Z1' } }).hostedZones).toEqual({ 'a.example.com': 'Z1' });
+    expect(from({ apiRateLimit: '25' }).apiRateLimit).toBe(25);
+  });
+
+  it('refuses what would fail at deploy time, saying which key', () => {
+    expect(() => from({ stage: 'my stage' })).toThrow(/invalid stage/);
+    expect(() => from({ domainName: 'assisted.example.com' })).toThrow(/domainName and certificateArn go together/);
+    expect(() => from({ domainName: 'assisted.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' })).toThrow(/certificateArn/);
+    expect(() => from({ baseDomains: 'not a domain' })).toThrow(/not a domain name/);
+    expect(() => from({ baseDomains: 'a.example.com', hostedZones: { 'a.example.com': 'Z1' } })).toThrow(/both/);
+    expect(() => from({ vpc: '{"vpcId":"vpc-1","privateSubnetIds":["subnet-1"],"availabilityZones":[]}' })).toThrow(/one zone per subnet/);
+    expect(() => from({ hostedZones: '{oops' })).toThrow(/hostedZones: not valid JSON/);
+    expect(() => from({ apiRateLimit: '-1' })).toThrow(/apiRateLimit/);
+    expect(() => from({ apiGatewayAccountRole: 'mine' })).toThrow(/apiGatewayAccountRole/);
+  });
+});
