@@ -122,5 +122,5 @@ describe('agent endpoints', () => {
     expect(ours).toHaveLength(500);
     expect(ours.filter((h) => !h.attributes.inventory)).toEqual([]);
     expect(new Set(ours.map((h) => JSON.parse(h.attributes.inventory as string).hostname)).size).toBe(500);
-  }, 180_000);
+  }, 360_000); // ~85 s alone; shares 2 cores with another suite in CI
 });
