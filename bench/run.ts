@@ -3,6 +3,7 @@ import { agentFleet } from './agent-fleet.js';
 import { apiOverhead } from './api-overhead.js';
 import { installOverhead } from './install-overhead.js';
 import { apiVsGetItem } from './api-vs-getitem.js';
+import { bundles } from './bundles.js';
 import { discoveryImage } from './discovery-image.js';
 import { lifecycle } from './lifecycle.js';
 
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'install-overhead': () => installOverhead(),
   'agent-fleet': () => agentFleet(),
   lifecycle: () => lifecycle(),
+  bundles: () => bundles(),
   'discovery-image': () => discoveryImage(),
 };
 
