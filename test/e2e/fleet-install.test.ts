@@ -184,6 +184,33 @@ describe('installing clusters with fleets of simulated agents', () => {
     }
     await expectStory(lab.api, clusterId, [/installing/, /Failed installing cluster/]);
   }, 240_000);
+  it('cancels mid-install: the agents are told to stop their installers', async () => {
+    const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'cancel', true, '192.168.115.0/24');
+    // Slow stages, so the cancel lands while the installer writes the disk.
+    const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], {
+      network: '192.168.115.0/24',
+      installDurationsMs: { 'Starting installation': 500, Installing: 500, 'Writing image to disk': 20_000, 'Waiting for bootkube': 500, Rebooting: 500, Done: 500 },
+    });
+    try {
+      await installWhenReady(lab.api, clusterId);
+      const writing = await eventually(() => statusOf(lab.api, clusterId), (c) => (c.hosts as Json[])?.[0]?.progress?.current_stage === 'Writing image to disk', 90_000, 250);
+      expect((writing.hosts as Json[])[0]!.progress.current_stage).toBe('Writing image to disk');
+      const cancelled = await lab.api.call('POST', `/clusters/${clusterId}/actions/cancel`, undefined, lab.api.user());
+      expect(cancelled.status, cancelled.text).toBe(202);
+      expect(cancelled.body.status).toBe('cancelled');
+      // The agent's next poll carries stop-installation; its installer stops reporting.
+      await eventually(async () => fleet.lines.some((line) => /stop-installation/.test(line)), (seen) => seen, 15_000, 250);
+      const before = JSON.stringify(((await statusOf(lab.api, clusterId)).hosts as Json[])[0]!.progress);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const after = await statusOf(lab.api, clusterId);
+      expect(after.status).toBe('cancelled');
+      expect((after.hosts as Json[])[0]!.status).toBe('cancelled');
+      expect(JSON.stringify((after.hosts as Json[])[0]!.progress)).toBe(before);
+    } finally {
+      await fleet.stop();
+    }
+    await expectStory(lab.api, clusterId, [/installing/, /Canceled cluster installation/]);
+  }, 240_000);
 });
 
 describe('a restart of the local runtime mid-install', () => {
