@@ -184,7 +184,7 @@ describe('installing clusters with fleets of simulated agents', () => {
     }
     await expectStory(lab.api, clusterId, [/installing/, /Failed installing cluster/]);
   }, 240_000);
-  it('cancels mid-install: the agents are told to stop their installers', async () => {
+  it('cancels mid-install (the agents stop their installers), resets, and installs again once the host is rebooted into discovery', async () => {
     const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'cancel', true, '192.168.115.0/24');
     // Slow stages, so the cancel lands while the installer writes the disk.
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], {
@@ -209,8 +209,22 @@ describe('installing clusters with fleets of simulated agents', () => {
     } finally {
       await fleet.stop();
     }
-    await expectStory(lab.api, clusterId, [/installing/, /Canceled cluster installation/]);
-  }, 240_000);
+
+    // Reset, then the user boots the host from the discovery image again (a new fleet process with
+    // the same identities), and the cluster installs from scratch.
+    const reset = await lab.api.call('POST', `/clusters/${clusterId}/actions/reset`, undefined, lab.api.user());
+    expect(reset.status, reset.text).toBe(202);
+    expect((reset.body.hosts as Json[])[0]!.status).toBe('resetting-pending-user-action');
+    const rebooted = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.115.0/24' });
+    try {
+      await installWhenReady(lab.api, clusterId);
+      const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
+      expect(installed.status, installed.status_info).toBe('installed');
+    } finally {
+      await rebooted.stop();
+    }
+    await expectStory(lab.api, clusterId, [/installing/, /Canceled cluster installation/, /Reset cluster installation/, /preparing-for-installation/, /Updated status of the cluster to installed|Successfully completed installing cluster/]);
+  }, 360_000);
 });
 
 describe('a restart of the local runtime mid-install', () => {

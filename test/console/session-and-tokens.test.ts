@@ -1,0 +1,221 @@
+/**
+ * The console's own pages in Debian's Chromium against a local stack: signing in with an API token
+ * (and being refused with the server's reason for a wrong or revoked one), managing API tokens,
+ * the about box and the OpenAPI link, an API refusal shown with its reason, signing out.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleBuilt, openBrowser, resultsDir, signIn, type BrowserSession } from './browser.js';
+import { testRuntime } from '../support/runtime.js';
+
+describe('console: sign-in and API tokens (Chromium)', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let session: BrowserSession;
+
+  const api = async (method: string, route: string, token: string, body?: unknown) => {
+    const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    env = await testRuntime();
+  }, 600_000);
+  afterAll(async () => {
+    await session?.close();
+    await env?.close();
+  });
+
+  it('serves the console at / with SPA fallback, without shadowing the API or /healthz', async () => {
+    const root = await fetch(`${env.runtime.url}/`);
+    expect(root.status).toBe(200);
+    expect(root.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await root.text();
+    expect(html).toContain('<div id="root"></div>');
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${env.runtime.url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    await asset.arrayBuffer();
+
+    const deepLink = await fetch(`${env.runtime.url}/assisted-installer/clusters/6e2a1d2c-0000-4000-8000-000000000000`);
+    expect(deepLink.status).toBe(200);
+    expect(await deepLink.text()).toBe(html);
+    const missingAsset = await fetch(`${env.runtime.url}/assets/no-such-file.js`);
+    expect(missingAsset.status).toBe(404);
+    await missingAsset.text();
+    // A path climbing out of console/dist is not served from disk (the API answers it, with a 404).
+    const escape = await fetch(`${env.runtime.url}/..%2f..%2fpackage.json`);
+    expect(escape.status).toBe(404);
+    expect(await escape.text()).not.toContain('"name": "assisted-cloud"');
+
+    const unauthenticated = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters`);
+    expect(unauthenticated.status).toBe(401);
+    expect(((await unauthenticated.json()) as { message: string }).message).toMatch(/Bearer/);
+    const health = await fetch(`${env.runtime.url}/healthz`);
+    expect(health.headers.get('content-type')).toBe('application/json');
+    await health.json();
+  });
+
+  it('records the first load: size and time to a usable sign-in page, cold cache', async () => {
+    session = await openBrowser(env.runtime.url, 'session-and-tokens');
+    const { page } = session;
+    const assets: { path: string; bytes: number; gzipBytes: number }[] = [];
+    const collecting = (response: import('playwright-core').Response) =>
+      response.body().then(
+        (body) => void assets.push({ path: new URL(response.url()).pathname, bytes: body.length, gzipBytes: gzipSync(body).length }),
+        () => undefined,
+      );
+    const pending: Promise<void>[] = [];
+    const onResponse = (response: import('playwright-core').Response) => void pending.push(collecting(response));
+    page.on('response', onResponse);
+    const started = performance.now();
+    await page.goto('/');
+    await page.getByLabel('API token').waitFor();
+    const usableMs = Math.round(performance.now() - started);
+    const timing = (await page.evaluate(
+      "(() => { const n = performance.getEntriesByType('navigation')[0]; return { domContentLoadedMs: Math.round(n.domContentLoadedEventEnd), loadMs: Math.round(n.loadEventEnd) }; })()",
+    )) as { domContentLoadedMs: number; loadMs: number };
+    page.off('response', onResponse);
+    await Promise.all(pending);
+    const record = {
+      url: '/',
+      usableMs,
+      ...timing,
+      requests: assets.length,
+      bytes: assets.reduce((sum, asset) => sum + asset.bytes, 0),
+      gzipBytes: assets.reduce((sum, asset) => sum + asset.gzipBytes, 0),
+      assets: assets.sort((a, b) => b.bytes - a.bytes),
+    };
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(path.join(resultsDir, 'first-load.json'), `${JSON.stringify(record, null, 2)}\n`);
+    console.log(`console first load: ${record.requests} requests, ${(record.bytes / 1e6).toFixed(2)} MB (${(record.gzipBytes / 1e6).toFixed(2)} MB gzip), usable after ${usableMs} ms, load event ${timing.loadMs} ms`);
+    // Self-contained: everything the first page needs comes from the console's own origin.
+    expect(assets.every((asset) => asset.path === '/' || asset.path.startsWith('/assets/') || asset.path === '/logo.svg')).toBe(true);
+    expect(record.bytes).toBeGreaterThan(0);
+  });
+
+  it('refuses a wrong token with the server reason, then signs in with the admin token', async () => {
+    const { page } = session;
+    await page.goto('/');
+    await session.screenshot('sign-in');
+    await page.getByLabel('API token').fill('ai.default.0123456789abcdef0123456789abcdef.not-the-secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toContain('The API token is malformed or unknown');
+    await session.screenshot('wrong-token');
+    expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
+
+    await signIn(session, env.adminToken);
+    await page.getByText('Create new assisted cluster').waitFor();
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([env.adminToken]);
+    await session.screenshot('signed-in');
+  });
+
+  let createdToken = '';
+  it('creates a token (shown once), lists it, and shows the organisation', async () => {
+    const { page } = session;
+    await page.getByRole('link', { name: 'Organisation and API tokens' }).click();
+    await page.getByRole('heading', { name: 'Organisation and API tokens' }).waitFor();
+    await expect.poll(() => page.getByTestId('organisation').textContent()).toBe(env.runtime.orgId);
+    await page.getByLabel('Name').fill('ci read-only');
+    await page.getByLabel('Role').selectOption('read-only');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('created-token').locator('input');
+    await shown.waitFor();
+    createdToken = await shown.inputValue();
+    expect(createdToken).toMatch(/^\S{40,}$/);
+    await session.screenshot('token-created');
+
+    const listed = (await api('GET', '/api-tokens', env.adminToken)).body as { id: string; name: string; role: string }[];
+    const entry = listed.find((token) => token.name === 'ci read-only');
+    expect(entry?.role).toBe('read-only');
+    await page.getByTestId(`token-row-${entry!.id}`).getByText('Active').waitFor();
+    // Shown once: a fresh visit lists the token but never its secret.
+    await page.reload();
+    await page.getByTestId(`token-row-${entry!.id}`).waitFor();
+    expect(await page.content()).not.toContain(createdToken);
+  });
+
+  it('shows the component versions in the about box and links the OpenAPI document', async () => {
+    const { page } = session;
+    await page.getByRole('button', { name: 'About' }).click();
+    const about = page.getByRole('dialog');
+    await about.getByText('Assisted Installer UI library').waitFor();
+    const versions = (await api('GET', '/component-versions', env.adminToken)).body as { versions?: Record<string, string> };
+    for (const [name, version] of Object.entries(versions.versions ?? {})) {
+      await about.getByText(name, { exact: true }).waitFor();
+      await about.getByText(version, { exact: true }).first().waitFor();
+    }
+    await session.screenshot('about');
+    await about.getByRole('button', { name: /close/i }).click();
+
+    const href = await page.getByRole('link', { name: 'API (OpenAPI)' }).getAttribute('href');
+    expect(href).toBe('/api/assisted-install/v2/openapi.yaml');
+    const document = await page.request.get(href!);
+    expect(document.status()).toBe(200);
+    expect(await document.text()).toMatch(/^openapi: 3\./m);
+  });
+
+  it('had no console errors and no failed API calls on the happy path', () => {
+    expect(session.consoleErrors).toEqual([]);
+    expect(session.failedRequests).toEqual([]);
+    // The one refusal is the deliberate wrong token at sign-in.
+    expect(session.failedApiCalls().map((call) => `${call.method} ${call.path} ${call.status}`)).toEqual([
+      'GET /api/assisted-install/v2/component-versions 401',
+    ]);
+  });
+
+  it('shows the server reason when the API refuses (read-only token managing tokens)', async () => {
+    const { page } = session;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').waitFor();
+    expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
+
+    await signIn(session, createdToken);
+    await page.getByRole('link', { name: 'Organisation and API tokens' }).click();
+    await expect.poll(() => page.getByTestId('token-list-error').textContent()).toContain("This token's role may not manage API tokens");
+    await session.screenshot('read-only-refused');
+  });
+
+  it('ends the session with the reason once the token is revoked', async () => {
+    const { page } = session;
+    const listed = (await api('GET', '/api-tokens', env.adminToken)).body as { id: string; name: string }[];
+    const readOnly = listed.find((token) => token.name === 'ci read-only')!;
+    expect((await api('DELETE', `/api-tokens/${readOnly.id}`, env.adminToken)).status).toBe(204);
+
+    // The clusters list polls; its next request with the revoked token ends the session.
+    await page.getByRole('link', { name: 'Clusters' }).click();
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent(), { timeout: 30_000 }).toContain('The API token was revoked');
+    await page.getByText('Your session ended').waitFor();
+    await session.screenshot('revoked');
+    expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
+
+    // Signing in again with it is refused with the same reason.
+    await page.getByLabel('API token').fill(createdToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toContain('This token was not accepted: The API token was revoked');
+  });
+
+  it('revokes a token from the tokens page', async () => {
+    const { page } = session;
+    const created = (await api('POST', '/api-tokens', env.adminToken, { name: 'to revoke', role: 'user' })).body as { id: string };
+    await signIn(session, env.adminToken);
+    await page.getByRole('link', { name: 'Organisation and API tokens' }).click();
+    const row = page.getByTestId(`token-row-${created.id}`);
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText('Revoked').waitFor();
+    await session.screenshot('token-revoked');
+    const listed = (await api('GET', '/api-tokens', env.adminToken)).body as { id: string; revoked_at?: string }[];
+    expect(listed.find((token) => token.id === created.id)?.revoked_at).toBeTruthy();
+  });
+});
