@@ -270,6 +270,8 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     status_info: (cluster.attributes.status_info as string | undefined) ?? '',
     status_updated_at: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.createdAt,
     image_info: (cluster.attributes.image_info as object | undefined) ?? {},
+    // Upstream reports feature usage to its telemetry from this field; nothing is tracked here.
+    feature_usage: (cluster.attributes.feature_usage as string | undefined) ?? '{}',
     pull_secret_set: !!cluster.pullSecret,
     created_at: cluster.createdAt,
     updated_at: cluster.updatedAt,

@@ -4,6 +4,7 @@ import { applyClusterUpdate, BUSY_STATES, clusterView, createClusterRecord, type
 import type { Cluster, Host } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';
+import { hostNetworks } from '../domain/host-networks.js';
 import type { Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
@@ -40,7 +41,10 @@ function hostCounts(hosts: Host[]) {
 
 export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean }): Promise<Record<string, unknown>> {
   const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
-  return clusterView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] });
+  return {
+    ...clusterView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
+    host_networks: hostNetworks(hosts),
+  };
 }
 
 export async function registerCluster(deps: ClusterDeps, principal: Principal, params: Params): Promise<Record<string, unknown>> {

@@ -103,7 +103,8 @@ export const handler = apiHandler(async (event, lambda) => {
   return (await router.handleRequest(
     {
       method: event.httpMethod,
-      path: event.path,
+      // Upstream's router cleans `//` (the UI library asks for /v2/clusters//default-config).
+      path: event.path.replace(/\/{2,}/g, '/'),
       query: queryOf(event),
       headers: event.headers as Record<string, string>,
       // The text as sent: openapi-backend parses it itself, and a body that is a JSON string must stay one.

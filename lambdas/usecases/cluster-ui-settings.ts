@@ -1,0 +1,35 @@
+/**
+ * The UI's own per-cluster settings (upstream ui-settings): an opaque JSON document the console
+ * stores and reads back. The service never interprets it; it only bounds its size and form.
+ */
+import { badRequest } from '../domain/errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { findCluster, stillThere } from './access.js';
+import type { Principal } from './principal.js';
+
+const MAX_UI_SETTINGS_BYTES = 64 * 1024;
+
+export async function getClusterUiSettings(deps: { store: Store }, principal: Principal, clusterId: string): Promise<string> {
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  return (cluster.attributes.ui_settings as string | undefined) ?? '';
+}
+
+export async function updateClusterUiSettings(deps: { store: Store; clock: Clock }, principal: Principal, clusterId: string, settings: unknown): Promise<string> {
+  if (typeof settings !== 'string') throw badRequest('ui settings must be a JSON document sent as a string');
+  if (Buffer.byteLength(settings) > MAX_UI_SETTINGS_BYTES) throw badRequest(`ui settings are limited to ${MAX_UI_SETTINGS_BYTES} bytes`);
+  if (settings !== '') {
+    try {
+      JSON.parse(settings);
+    } catch {
+      throw badRequest('ui settings must be valid JSON');
+    }
+  }
+  await findCluster(deps.store, principal, clusterId);
+  const now = deps.clock.now().toISOString();
+  stillThere(
+    await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => ({ ...cluster, attributes: { ...cluster.attributes, ui_settings: settings }, updatedAt: now })),
+    `Cluster ${clusterId}`,
+  );
+  return settings;
+}
