@@ -16,7 +16,9 @@ export async function getClusterUiSettings(deps: { store: Store }, principal: Pr
 }
 
 export async function updateClusterUiSettings(deps: { store: Store; clock: Clock }, principal: Principal, clusterId: string, settings: unknown): Promise<string> {
-  if (typeof settings !== 'string') throw badRequest('ui settings must be a JSON document sent as a string');
+  // Upstream declares a JSON string; its UI sends the document itself. Both are stored as text.
+  if (settings !== null && typeof settings === 'object') settings = JSON.stringify(settings);
+  if (typeof settings !== 'string') throw badRequest('ui settings must be a JSON document (an object, or a JSON string holding one)');
   if (Buffer.byteLength(settings) > MAX_UI_SETTINGS_BYTES) throw badRequest(`ui settings are limited to ${MAX_UI_SETTINGS_BYTES} bytes`);
   if (settings !== '') {
     try {

@@ -30,6 +30,10 @@ describe('console support endpoints', () => {
     expect(put.status, put.text).toBe(200);
     expectMatchesSchema('V2UpdateClusterUISettings', 200, put.body);
     expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe(settings);
+    // The UI library sends the document itself rather than a string holding it.
+    const object = await api.call('PUT', `/clusters/${lab.clusterId}/ui-settings`, { addCustomManifests: false }, api.user());
+    expect(object.status, object.text).toBe(200);
+    expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe('{"addCustomManifests":false}');
     const bad = await api.call('PUT', `/clusters/${lab.clusterId}/ui-settings`, '{not json', api.user());
     expect(bad.status).toBe(400);
     expect(bad.body.reason).toMatch(/valid JSON/);
