@@ -25,7 +25,7 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
-import { forgetPeers, refreshHost } from './host-refresh.js';
+import { forgetPeers, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {
@@ -98,7 +98,7 @@ export async function getNextSteps(
   }
   let peers: { host_id: string; nics: ReturnType<typeof hostNics> }[] = [];
   if (host.clusterId && wantsConnectivityCheck(host, cluster, now)) {
-    peers = (await deps.store.hosts.listByCluster({ orgId: principal.orgId, clusterId: host.clusterId }))
+    peers = (await recentClusterHosts(deps.store, principal.orgId, host.clusterId))
       .filter((peer) => peer.hostId !== hostId && peer.attributes.inventory)
       .map((peer) => ({ host_id: peer.hostId, nics: hostNics(peer) }));
   }

@@ -185,6 +185,17 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
   return queued;
 }
 
+/**
+ * The cluster's hosts as listed within the last few seconds, whatever changed since: for handing
+ * out connectivity checks, where a peer list a few seconds old is as good as a fresh one and a
+ * listing per poll would make polling cost grow with the cluster.
+ */
+export function recentClusterHosts(store: Store, orgId: string, clusterId: string): Promise<Host[]> {
+  const cached = peerListings.get(`${orgId}/${clusterId}`);
+  if (cached && Date.now() - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
+  return clusterHostsOf(store, orgId, clusterId, Date.now());
+}
+
 export async function loadSurroundings(store: Store, host: Host, options: { freshPeers?: boolean } = {}): Promise<RefreshSurroundings> {
   const cluster = host.clusterId ? await store.clusters.get({ orgId: host.orgId, clusterId: host.clusterId }) : undefined;
   // Before its inventory arrives nothing about a host depends on its peers.

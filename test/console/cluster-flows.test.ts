@@ -27,7 +27,7 @@ const missingOperations = WIZARD_OPERATIONS.filter((operationId) => !(operationI
 type Json = Record<string, any>;
 const API_VIP = '192.168.111.5';
 const INGRESS_VIP = '192.168.111.4';
-const INSTALL_TIMEOUT_MS = 240_000;
+const INSTALL_TIMEOUT_MS = 300_000;
 
 interface FlowContext {
   env: Awaited<ReturnType<typeof testRuntime>>;
@@ -36,6 +36,8 @@ interface FlowContext {
 }
 
 async function startFlow(testName: string): Promise<FlowContext> {
+  // The install workflow re-judges the cluster every second instead of every 30 s.
+  process.env.INSTALL_POLL_SECONDS = '1';
   const env = await testRuntime();
   const session = await openBrowser(env.runtime.url, testName);
   const api = async (method: string, route: string, body?: unknown) => {
@@ -104,6 +106,8 @@ function startFleet(flow: FlowContext, infraEnvId: string, token: string, profil
     staggerMs: 20,
     // The service's own poll interval is 60 s; 3 s keeps the test short.
     timing: { maxPollIntervalMs: 3_000 },
+    // SIMULATED installer and controller stages of 150 ms: the test is about the console, not waiting.
+    installDurationsMs: Object.fromEntries(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'].map((stage) => [stage, 150])),
     log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
   });
   const stop = new AbortController();
