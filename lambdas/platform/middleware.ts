@@ -12,6 +12,11 @@ export type ApiEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown; raw
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 const JSON_TYPE = /^application\/(.+\+)?json\s*($|;)/i;
+/**
+ * Bodies stored as opaque text although labelled JSON: upstream's UI library sends its ui-settings
+ * as `AI_UI:{...}` with Content-Type application/json, and upstream stores whatever arrives.
+ */
+const OPAQUE_TEXT_PATHS = [/\/v2\/clusters\/[^/]*\/ui-settings$/];
 
 /**
  * Parses JSON bodies and leaves every other body as text, so an operation that takes a PEM or a
@@ -25,6 +30,16 @@ function jsonBody(): MiddlewareObj<ApiEvent> {
       event.rawBody = raw;
       const contentType = event.headers?.['content-type'] ?? '';
       if (!raw || !JSON_TYPE.test(contentType)) return;
+      if (OPAQUE_TEXT_PATHS.some((pattern) => pattern.test(event.path ?? ''))) {
+        try {
+          event.body = JSON.parse(raw);
+        } catch {
+          event.body = raw;
+          // The router validates JSON: hand it the text as the JSON string it stands for.
+          event.rawBody = JSON.stringify(raw);
+        }
+        return;
+      }
       try {
         event.body = JSON.parse(raw);
       } catch (error) {

@@ -1,6 +1,7 @@
 /**
- * The UI's own per-cluster settings (upstream ui-settings): an opaque JSON document the console
- * stores and reads back. The service never interprets it; it only bounds its size and form.
+ * The UI's own per-cluster settings (upstream ui-settings): opaque text the console stores and
+ * reads back (upstream's UI writes `AI_UI:` followed by JSON). The service never interprets it; it
+ * only bounds its size.
  */
 import { badRequest } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -20,13 +21,6 @@ export async function updateClusterUiSettings(deps: { store: Store; clock: Clock
   if (settings !== null && typeof settings === 'object') settings = JSON.stringify(settings);
   if (typeof settings !== 'string') throw badRequest('ui settings must be a JSON document (an object, or a JSON string holding one)');
   if (Buffer.byteLength(settings) > MAX_UI_SETTINGS_BYTES) throw badRequest(`ui settings are limited to ${MAX_UI_SETTINGS_BYTES} bytes`);
-  if (settings !== '') {
-    try {
-      JSON.parse(settings);
-    } catch {
-      throw badRequest('ui settings must be valid JSON');
-    }
-  }
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   stillThere(
