@@ -34,7 +34,16 @@ export interface DiscoveryIgnitionInput {
   isoType?: DiscoveryIsoType;
   /** Upstream's SKIP_CERT_VERIFICATION: whether the agent skips TLS verification of the service. */
   skipCertVerification?: boolean;
+  /**
+   * The service's mirror registries (upstream's mirror-registry ConfigMap): a containers
+   * registries.conf and the CA that signs the mirrors, so disconnected hosts pull from them.
+   */
+  mirrorRegistries?: { registriesConf: string; caBundle?: string };
 }
+
+/** Where upstream's discovery image puts the mirror settings. */
+export const REGISTRIES_CONF_PATH = '/etc/containers/registries.conf';
+export const MIRROR_CA_PATH = '/etc/pki/ca-trust/source/anchors/domain.crt';
 
 export interface IgnitionFile {
   path: string;
@@ -347,6 +356,10 @@ export function discoveryIgnition(input: DiscoveryIgnitionInput): IgnitionConfig
   const trustBundle = typeof attributes.additional_trust_bundle === 'string' ? attributes.additional_trust_bundle : '';
   // RHCOS refreshes the system trust store from the anchors directory at boot.
   if (trustBundle) files.push(file(TRUST_BUNDLE_PATH, 0o644, trustBundle));
+  if (input.mirrorRegistries?.registriesConf) {
+    files.push(file(REGISTRIES_CONF_PATH, 0o644, input.mirrorRegistries.registriesConf));
+    if (input.mirrorRegistries.caBundle) files.push(file(MIRROR_CA_PATH, 0o644, input.mirrorRegistries.caBundle));
+  }
   files.push(...staticNetwork.map((generated) => file(generated.path, generated.mode, generated.contents)));
   if (hasProxy) files.push(file('/etc/profile.d/proxy.sh', 0o644, profileProxy(proxy)));
   if (ntp.sources.length) files.push(file(NTP_SCRIPT, 0o755, ntpScript(ntp.sources, ntp.replace)));

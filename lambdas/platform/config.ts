@@ -19,6 +19,8 @@ export interface ServiceConfig {
   agentSigningKeyPem?: string;
   /** Lifetime of image download URLs, as upstream's IMAGE_EXPIRATION_TIME (default 4 h). */
   imageUrlTtlSeconds: number;
+  /** Mirror registries every discovery image carries (MIRROR_REGISTRIES_CONF, MIRROR_REGISTRIES_CA_BUNDLE). */
+  mirrorRegistries?: { registriesConf: string; caBundle?: string };
 }
 
 /**
@@ -73,5 +75,8 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
       env.EC_PRIVATE_KEY_PEM ??
       (env.EC_PRIVATE_KEY_SECRET_ARN && env.EC_PRIVATE_KEY_SECRET_ARN === signingKeyFromSecret.arn ? signingKeyFromSecret.pem : undefined),
     imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
+    ...(env.MIRROR_REGISTRIES_CONF
+      ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }
+      : {}),
   };
 }

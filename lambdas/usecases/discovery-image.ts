@@ -6,6 +6,7 @@
  * base plus the few MiB window around the rewritten areas, so building one costs the same for a
  * 100 MiB or a 1 GiB base. Objects are named by a hash of what went into them and reused.
  */
+import type { ServiceConfig } from '../platform/config.js';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { SignJWT, decodeJwt, jwtVerify } from 'jose';
@@ -58,7 +59,7 @@ export interface DiscoveryImageDeps {
   store: Store;
   blobs: BlobStore;
   clock: Clock;
-  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string };
+  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'>;
 }
 
 /** What one base image is, written next to it at import. */
@@ -232,6 +233,7 @@ async function ignitionText(deps: DiscoveryImageDeps, infraEnv: InfraEnv, isoTyp
     agentImage: componentVersions().versions['discovery-agent']!,
     agentToken,
     isoType,
+    ...(deps.config.mirrorRegistries ? { mirrorRegistries: deps.config.mirrorRegistries } : {}),
   });
 }
 

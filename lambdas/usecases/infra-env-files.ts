@@ -2,6 +2,7 @@
  * GET /v2/infra-envs/{id}/downloads/files: the discovery ignition, the iPXE script and the static
  * network files of an infra-env, generated on each request from its current settings.
  */
+import type { ServiceConfig } from '../platform/config.js';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
 import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
 import type { InfraEnv } from '../domain/entities.js';
@@ -22,7 +23,7 @@ export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-net
 export interface InfraEnvFilesDeps {
   store: Store;
   clock: Clock;
-  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string };
+  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'>;
 }
 
 export interface InfraEnvFileQuery {
@@ -53,6 +54,7 @@ async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv
     agentImage: componentVersions().versions['discovery-agent']!,
     agentToken: await issueAgentToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }),
     ...(isoType ? { isoType: isoType as DiscoveryIsoType } : {}),
+    ...(deps.config.mirrorRegistries ? { mirrorRegistries: deps.config.mirrorRegistries } : {}),
   });
 }
 

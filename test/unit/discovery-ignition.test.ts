@@ -105,6 +105,12 @@ describe('discovery ignition', () => {
     ['NTP sources added', input({ additional_ntp_sources: 'ntp1.example.com, 10.1.2.3' })],
     ['NTP sources replaced', input({ ntp_sources: 'ntp.example.com' })],
     ['ignition override 3.1.0', input({ ignition_config_override: JSON.stringify({ ignition: { version: '3.1.0' }, storage: { files: [{ path: '/etc/extra.conf', mode: 420, contents: { source: 'data:,hello' } }] } }) })],
+    ['mirror registries', input({}, {
+      mirrorRegistries: {
+        registriesConf: 'unqualified-search-registries = ["registry.access.redhat.com"]\n\n[[registry]]\nprefix = ""\nlocation = "quay.io/openshift-release-dev/ocp-release"\nmirror-by-digest-only = true\n\n[[registry.mirror]]\nlocation = "mirror.example.com:5000/ocp/release"\n',
+        get caBundle() { return caBundle; },
+      },
+    })],
     ['ignition override 3.2.0', input({ ignition_config_override: JSON.stringify({ ignition: { version: '3.2.0' }, systemd: { units: [{ name: 'extra.service', enabled: true, contents: '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n' }] } }) })],
   ];
 
@@ -112,6 +118,15 @@ describe('discovery ignition', () => {
     const result = ignitionValidate(discoveryIgnitionText(variantInput));
     expect(result.output).toBe('');
     expect(result.status).toBe(0);
+  });
+
+  it('carries the mirror registries of the service and their CA where containers and the trust store read them', () => {
+    const text = discoveryIgnitionText(input({}, { mirrorRegistries: { registriesConf: '[[registry]]\nlocation = "quay.io"\n', caBundle } }));
+    const files = (JSON.parse(text) as { storage: { files: { path: string; contents: { source: string } }[] } }).storage.files;
+    const read = (p: string) => Buffer.from(files.find((f) => f.path === p)!.contents.source.split(',')[1]!, 'base64').toString('utf8');
+    expect(read('/etc/containers/registries.conf')).toContain('location = "quay.io"');
+    expect(read('/etc/pki/ca-trust/source/anchors/domain.crt')).toBe(caBundle);
+    expect(files.some((f) => f.path === '/etc/containers/registries.conf')).toBe(true);
   });
 
   it('passes ignition-validate with every option at once', () => {
