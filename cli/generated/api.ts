@@ -9625,7 +9625,7 @@ export interface operations {
         /** @description Settings for the installer UI. */
         requestBody: {
             content: {
-                "application/json": string;
+                "application/json": unknown;
             };
         };
         responses: {

@@ -43,10 +43,10 @@ describe('embedded runtime', () => {
         Api: async (event) => {
           const e = event as APIGatewayProxyEvent;
           echoed.push(e);
-          if (e.path === '/binary') {
+          if (e.path === '/api/binary') {
             return { statusCode: 200, isBase64Encoded: true, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2, 255]).toString('base64') };
           }
-          if (e.path === '/redirect') return { statusCode: 302, headers: { Location: 'https://example.test/image.iso' }, body: '' };
+          if (e.path === '/api/redirect') return { statusCode: 302, headers: { Location: 'https://example.test/image.iso' }, body: '' };
           return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ok: true }) };
         },
         Tick: async () => {
@@ -141,15 +141,15 @@ describe('embedded runtime', () => {
     expect(event.body).toBe('{"k":1}');
     expect(event.isBase64Encoded).toBe(false);
 
-    const upload = await fetch(`${runtime.url}/upload`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([9, 8, 7]) });
+    const upload = await fetch(`${runtime.url}/api/upload`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([9, 8, 7]) });
     expect(upload.status).toBe(200);
     expect(echoed.at(-1)!.isBase64Encoded).toBe(true);
     expect(Buffer.from(echoed.at(-1)!.body!, 'base64')).toEqual(Buffer.from([9, 8, 7]));
 
-    const binary = await fetch(`${runtime.url}/binary`);
+    const binary = await fetch(`${runtime.url}/api/binary`);
     expect(Buffer.from(await binary.arrayBuffer())).toEqual(Buffer.from([0, 1, 2, 255]));
 
-    const redirect = await fetch(`${runtime.url}/redirect`, { redirect: 'manual' });
+    const redirect = await fetch(`${runtime.url}/api/redirect`, { redirect: 'manual' });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get('location')).toBe('https://example.test/image.iso');
   });
