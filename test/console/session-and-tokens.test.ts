@@ -194,7 +194,7 @@ describe('console: sign-in and API tokens (Chromium)', () => {
 
     // The clusters list polls; its next request with the revoked token ends the session.
     await page.getByRole('link', { name: 'Clusters' }).click();
-    await expect.poll(() => page.getByTestId('sign-in-error').textContent(), { timeout: 30_000 }).toContain('The API token was revoked');
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent(), { timeout: 60_000 }).toContain('The API token was revoked');
     await page.getByText('Your session ended').waitFor();
     await session.screenshot('revoked');
     expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
@@ -203,7 +203,7 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     await page.getByLabel('API token').fill(createdToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toContain('This token was not accepted: The API token was revoked');
-  });
+  }, 90_000);
 
   it('revokes a token from the tokens page', async () => {
     const { page } = session;
