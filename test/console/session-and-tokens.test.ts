@@ -194,6 +194,10 @@ describe('console: sign-in and API tokens (Chromium)', () => {
 
     // The clusters list polls; its next request with the revoked token ends the session.
     await page.getByRole('link', { name: 'Clusters' }).click();
+    // Under load the list's first request may have gone out before the revocation landed; a reload
+    // makes the next request (with the revoked token) happen now instead of at the next poll.
+    // (The reload itself may be cut short by the app ending the session: that is the point.)
+    await page.reload({ waitUntil: 'domcontentloaded' }).catch(() => undefined);
     await expect.poll(() => page.getByTestId('sign-in-error').textContent(), { timeout: 60_000 }).toContain('The API token was revoked');
     await page.getByText('Your session ended').waitFor();
     await session.screenshot('revoked');
