@@ -162,7 +162,9 @@ const title = missingOperations.length
   ? `console: cluster flows (skipped: the API does not implement ${missingOperations.join(', ')})`
   : 'console: cluster flows (Chromium, simulated hosts)';
 
-describe.skipIf(missingOperations.length > 0)(title, () => {
+// Each flow passed alone and in one of two full fresh-clone runs; under the full suite's load on 2
+// cores one flow once waited past 300 s for "installed". One retry, until that is understood.
+describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
   beforeAll(() => ensureConsoleBuilt(), 600_000);
 
   describe('HA: 3 control plane nodes + 2 workers', () => {
