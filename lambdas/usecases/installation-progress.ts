@@ -4,8 +4,8 @@
  * endpoints, V2UploadClusterIngressCert and V2CompleteInstallation). Each change is a conditional
  * write on the record as read; the host and cluster machines then follow from what was written.
  */
-import { clusterProgress, type ClusterHostSummary } from '../domain/cluster-hosts.js';
-import type { Cluster, Host } from '../domain/entities.js';
+import { clusterProgress } from '../domain/cluster-hosts.js';
+import type { Cluster } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import {
   applyFinalizingStage,
@@ -22,15 +22,14 @@ import {
   type HostProgressOutcome,
   type OperatorReport,
   type StoredClusterProgress,
-  type StoredHostProgress,
 } from '../domain/installation-progress.js';
-import type { HostRole, HostStage } from '../domain/host-states.js';
+import type { HostStage } from '../domain/host-states.js';
 import { installationObjectKey } from '../domain/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { refreshClusterCoalesced } from './cluster-refresh.js';
+import { refreshClusterCoalesced, summaryOf } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
 import { recordEvent } from './events.js';
 import { forgetPeers } from './host-refresh.js';
@@ -86,17 +85,6 @@ export async function updateHostInstallProgress(deps: InstallationDeps, principa
   if (transition && transition.status !== transition.from) await refreshClusterCoalesced(deps, clusterKey);
 }
 
-function hostSummary(host: Host): ClusterHostSummary {
-  const progress = host.attributes.progress as StoredHostProgress | undefined;
-  return {
-    status: host.status,
-    role: (host.attributes.role as HostRole | undefined) ?? 'auto-assign',
-    suggestedRole: host.attributes.suggested_role as HostRole | undefined,
-    bootstrap: !!host.attributes.bootstrap,
-    ...(progress?.current_stage ? { currentStage: progress.current_stage } : {}),
-  };
-}
-
 const PERCENTAGE_FIELDS = ['preparing_for_installation_stage_percentage', 'installing_stage_percentage', 'finalizing_stage_percentage', 'total_percentage'] as const;
 
 /**
@@ -107,7 +95,7 @@ const PERCENTAGE_FIELDS = ['preparing_for_installation_stage_percentage', 'insta
 export async function updateClusterProgress(deps: InstallationDeps, key: ClusterKey): Promise<void> {
   const cluster = await deps.store.clusters.get(key);
   if (!cluster || cluster.attributes.kind === 'AddHostsCluster') return;
-  const hosts = (await deps.store.hosts.listByCluster(key)).map(hostSummary);
+  const hosts = (await deps.store.hosts.listByCluster(key)).map(summaryOf);
   await deps.store.clusters.mutate(key, (current) => {
     const previous = (current.attributes.progress as StoredClusterProgress | undefined) ?? {};
     const percentages = clusterProgress({
