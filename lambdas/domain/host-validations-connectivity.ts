@@ -15,6 +15,8 @@ export interface ConnectivityHost {
   id: string;
   /** The stored connectivity report (JSON text), if the host sent one. */
   connectivity?: unknown;
+  /** The same report already read (readStoredJson): preferred over parsing `connectivity`. */
+  report?: Readonly<ConnectivityReport> | null;
   inventory?: Inventory;
 }
 
@@ -28,7 +30,7 @@ export interface ConnectivityGroups {
 const parsedReports = new WeakMap<ConnectivityHost, ConnectivityReport | undefined>();
 function reportOf(host: ConnectivityHost): ConnectivityReport | undefined {
   if (parsedReports.has(host)) return parsedReports.get(host);
-  const report = readJson<ConnectivityReport>(host.connectivity) ?? undefined;
+  const report = ('report' in host ? host.report : readJson<ConnectivityReport>(host.connectivity)) ?? undefined;
   parsedReports.set(host, report);
   return report;
 }

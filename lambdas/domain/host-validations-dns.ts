@@ -5,7 +5,7 @@
  * (and a single node serving its own names) the cluster provides these names, so they pass. Pure.
  */
 import {
-  error, failure, interfaceIps, notApplicable, parseIp, pending, readJson, success,
+  error, failure, interfaceIps, notApplicable, parseIp, pending, readStoredJson, success,
   type Check, type DomainResolution, type HostValidationId, type Outcome, type ValidationContext,
 } from './host-validations-model.js';
 
@@ -13,7 +13,7 @@ const domainName = (ctx: ValidationContext, sub: string) => `${sub}.${ctx.cluste
 
 /** The first resolution of a name that returned anything. */
 function resolution(ctx: ValidationContext, name: string): DomainResolution | undefined | null {
-  const response = readJson<{ resolutions?: DomainResolution[] }>(ctx.attributes.domain_name_resolutions);
+  const response = readStoredJson<{ resolutions?: DomainResolution[] }>(ctx.attributes, 'domain_name_resolutions');
   if (!response) return response;
   return (response.resolutions ?? []).find(
     (r) => r.domain_name === name && ((r.ipv4_addresses ?? []).length > 0 || (r.ipv6_addresses ?? []).length > 0 || (r.cnames ?? []).length > 0),
@@ -29,7 +29,7 @@ function userProvidesDns(ctx: ValidationContext, printable: string): { validate:
   if (cluster.imported) {
     // The host's own ignition first, then the others'.
     const ignitions = [ctx.self, ...ctx.clusterHosts.filter((peer) => peer !== ctx.self)]
-      .map((peer) => readJson<{ is_success?: boolean; ignition?: string }>(peer.host.attributes.api_vip_connectivity))
+      .map((peer) => readStoredJson<{ is_success?: boolean; ignition?: string }>(peer.host.attributes, 'api_vip_connectivity'))
       .filter((response) => response?.is_success);
     if (ignitions.length === 0) return skip(pending(`DNS validation for the ${printable} domain cannot be completed at the moment. This could be due to other validations`));
     // coredns/keepalived static pods in the worker ignition mean the cluster serves its own DNS.
@@ -99,7 +99,7 @@ const dnsWildcardNotConfigured: Check = (ctx) => {
   const cluster = ctx.cluster;
   if (!cluster) return notApplicable();
   if (ctx.day2Host) return success('DNS wildcard check is not required for day2');
-  const response = readJson<{ resolutions?: DomainResolution[] }>(ctx.attributes.domain_name_resolutions);
+  const response = readStoredJson<{ resolutions?: DomainResolution[] }>(ctx.attributes, 'domain_name_resolutions');
   if (response === undefined) return pending('DNS wildcard check cannot be performed yet because the host has not yet performed DNS resolution');
   if (response === null) return error('Error while parsing DNS resolution response');
   const probes: [string, string][] = [

@@ -6,7 +6,7 @@
 import { CLUSTER_DEFAULTS } from './catalogues.js';
 import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';
 import {
-  disksOf, error, failure, notApplicable, outcomeOf, pending, readJson, success,
+  disksOf, error, failure, notApplicable, outcomeOf, pending, readJson, readStoredJson, success,
   type Check, type HostValidationId, type Inventory, type PeerHost, type ValidationContext,
 } from './host-validations-model.js';
 
@@ -85,7 +85,7 @@ const minValidDisks: Check = (ctx) => {
 
 /** disks_info entries are keyed by the path the disk speed check was run on. */
 function measuredSpeed(ctx: ValidationContext): { tested?: boolean; exit_code?: number; speed_ms?: number } | undefined {
-  const info = readJson<Record<string, { disk_speed?: { tested?: boolean; exit_code?: number; speed_ms?: number } }>>(ctx.attributes.disks_info);
+  const info = readStoredJson<Record<string, { disk_speed?: { tested?: boolean; exit_code?: number; speed_ms?: number } }>>(ctx.attributes, 'disks_info');
   if (!info) return undefined;
   const keys = [ctx.attributes.installation_disk_id, ctx.attributes.installation_disk_path, ctx.installationDisk?.id, ctx.installationDisk?.path];
   for (const key of keys) if (typeof key === 'string' && info[key]?.disk_speed) return info[key]!.disk_speed;
@@ -205,7 +205,7 @@ function tangReachable(ctx: ValidationContext): { status: 'success' | 'failure' 
 
 /** The LUKS settings of a cluster a day-2 host joins, from the ignition it downloaded. */
 function day2Luks(ctx: ValidationContext): { tpm2?: boolean; tang?: unknown[] } | undefined | null {
-  const response = readJson<{ ignition?: string }>(ctx.attributes.api_vip_connectivity);
+  const response = readStoredJson<{ ignition?: string }>(ctx.attributes, 'api_vip_connectivity');
   const ignition = readJson<{ storage?: { luks?: { clevis?: { tpm2?: boolean; tang?: unknown[] } }[] } }>(response?.ignition);
   if (!ignition) return null;
   const luks = ignition.storage?.luks ?? [];

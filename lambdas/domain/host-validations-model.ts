@@ -5,6 +5,7 @@
  */
 import { Address4, Address6 } from 'ip-address';
 import { findOperator } from './catalogues.js';
+import { parseStoredJson } from './stored-json.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
 import type { ValidationResult, ValidationStatus } from './host-facts.js';
 import type { HostRole, HostStage } from './host-states.js';
@@ -133,20 +134,23 @@ export interface Inventory {
 
 /**
  * The host's inventory as upstream's loadInventory accepts it: parseable, with memory and CPU.
- * Anything else counts as no inventory at all.
+ * Anything else counts as no inventory at all. Parsed once per stored record (see stored-json.ts).
  */
-export function readInventory(text: unknown): Inventory | undefined {
-  if (typeof text !== 'string' || text === '') return undefined;
+export function readInventory(attributes: Readonly<Record<string, unknown>>): Inventory | undefined {
+  const inventory = readStoredJson<Inventory>(attributes, 'inventory');
+  return inventory && typeof inventory === 'object' && inventory.memory && inventory.cpu ? inventory : undefined;
+}
+
+/** A JSON reply stored on a host, shared and frozen; undefined when absent, `null` when present but unreadable. */
+export function readStoredJson<T>(attributes: Readonly<Record<string, unknown>>, field: string): Readonly<T> | undefined | null {
   try {
-    const inventory = JSON.parse(text) as Inventory;
-    if (!inventory || typeof inventory !== 'object' || !inventory.memory || !inventory.cpu) return undefined;
-    return inventory;
+    return parseStoredJson(attributes, field) as T | undefined;
   } catch {
-    return undefined;
+    return null;
   }
 }
 
-/** A stored JSON reply; undefined when absent, `null` when present but unreadable. */
+/** A JSON text that is not a stored field (nested in one); undefined when absent, `null` when unreadable. */
 export function readJson<T>(text: unknown): T | undefined | null {
   if (typeof text !== 'string' || text === '') return undefined;
   try {

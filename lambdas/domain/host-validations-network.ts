@@ -11,7 +11,7 @@ import { connectivityMajorityGroups, ipCollisions, type ConnectivityHost } from 
 import { findDisk } from './host-validations-disks.js';
 import {
   cidrContains, cidrsOverlap, defaultRoute, error, failure, interfaceInNetwork, interfaceIps, notApplicable, outcomeOf, parseCidr, parseIp,
-  parsedNetworks, pending, readJson, success,
+  parsedNetworks, pending, readStoredJson, success,
   type Check, type ConnectivityReport, type HostValidationId, type Inventory, type Outcome, type ParsedCidr,
   type PeerHost, type ValidationContext,
 } from './host-validations-model.js';
@@ -73,7 +73,7 @@ const belongsToMachineCidr: Check = (ctx) => {
 
 const ignitionDownloadable: Check = (ctx) => {
   if (!ctx.cluster || !ctx.day2Host) return notApplicable();
-  const response = readJson<{ is_success?: boolean; url?: string; download_error?: string }>(ctx.attributes.api_vip_connectivity);
+  const response = readStoredJson<{ is_success?: boolean; url?: string; download_error?: string }>(ctx.attributes, 'api_vip_connectivity');
   if (response === undefined) return pending('Ignition is not yet available, pending API connectivity');
   if (response === null) return error('Internal error - failed to parse agent API connectivity response');
   if (response.is_success) return success('Ignition is downloadable');
@@ -84,7 +84,7 @@ const ignitionDownloadable: Check = (ctx) => {
 // ---------------------------------------------------------------- connectivity between hosts
 
 const connectivityHosts = (ctx: ValidationContext): ConnectivityHost[] =>
-  ctx.clusterHosts.map((peer) => ({ id: peer.id, connectivity: peer.host.attributes.connectivity, inventory: peer.inventory }));
+  ctx.clusterHosts.map((peer) => ({ id: peer.id, report: readStoredJson<ConnectivityReport>(peer.host.attributes, 'connectivity'), ...(peer.inventory ? { inventory: peer.inventory } : {}) }));
 
 /**
  * What depends on the cluster's hosts alone (connectivity groups, IP collisions, peers by id),
@@ -202,7 +202,7 @@ function thresholdCheck(kind: ThresholdKind): Check {
     if (ctx.clusterHosts.length === 1 || threshold === undefined || ctx.self.role === 'auto-assign' || ctx.day2Host) {
       return success(`${label} requirement has been satisfied.`);
     }
-    const report = readJson<ConnectivityReport>(ctx.attributes.connectivity);
+    const report = readStoredJson<ConnectivityReport>(ctx.attributes, 'connectivity');
     if (report === undefined) return pending(kind === 'latency' ? 'Missing network latency information.' : 'Missing packet loss information.');
     if (report === null) return error('Parse error while attempting to process the connectivity report');
     const found = exceeded(ctx, report, kind, threshold);
@@ -216,7 +216,7 @@ const mtuValid: Check = (ctx) => {
   if (!ctx.inventory) return pending('Missing host inventory');
   if (ctx.day2Host) return success('Day2 host is not required to be connected to other hosts in the cluster');
   if (cluster.singleNode) return notApplicable('The validation is not applicable to SNO');
-  const report = readJson<ConnectivityReport>(ctx.attributes.connectivity);
+  const report = readStoredJson<ConnectivityReport>(ctx.attributes, 'connectivity');
   if (report === undefined) return pending('Missing MTU report information');
   if (report === null) return error('Internal error - failed to parse host connectivity report');
   const networks = machineNetworks(ctx);
@@ -257,7 +257,7 @@ const ntpSynced: Check = (ctx) => {
   const noSourceWanted = (): Outcome | undefined =>
     UNBOUND_STATUSES.includes(ctx.self.host.status) && !ctx.infraEnv?.attributes.additional_ntp_sources ? notApplicable() : undefined;
   const unsynced = failure("Host couldn't synchronize with any NTP server: configure a reachable NTP source on the cluster (additional_ntp_source) or on the host's network");
-  const sources = readJson<{ source_state?: string }[]>(ctx.attributes.ntp_sources);
+  const sources = readStoredJson<{ source_state?: string }[]>(ctx.attributes, 'ntp_sources');
   if (sources === null) return error('Parse error for NTP sources');
   if ((sources ?? []).some((source) => source.source_state === 'synced')) return success('Host NTP is synced');
   return noSourceWanted() ?? unsynced;
@@ -282,7 +282,7 @@ const timeSynced: Check = (ctx) => {
 // ---------------------------------------------------------------- images, routes, platform, subnets
 
 const containerImages: Check = (ctx) => {
-  const statuses = readJson<Record<string, { name?: string; result?: string; size_bytes?: number; download_rate?: number }>>(ctx.attributes.images_status);
+  const statuses = readStoredJson<Record<string, { name?: string; result?: string; size_bytes?: number; download_rate?: number }>>(ctx.attributes, 'images_status');
   if (statuses === null) return error('Validation error: the stored image availability results are unreadable');
   const failed = Object.values(statuses ?? {}).filter(
     (image) => image.result === 'failure' || ((image.size_bytes ?? 0) > 0 && (image.download_rate ?? 0) < ctx.config.imageDownloadRateThreshold),

@@ -95,7 +95,7 @@ const ROLES: readonly HostRole[] = ['auto-assign', 'master', 'arbiter', 'worker'
 const roleOf = (value: unknown): HostRole => (ROLES.includes(value as HostRole) ? (value as HostRole) : 'auto-assign');
 
 function peerOf(host: Host): PeerHost {
-  const inventory = readInventory(host.attributes.inventory);
+  const inventory = readInventory(host.attributes);
   const requested = host.attributes.requested_hostname;
   const assignedRole = roleOf(host.attributes.role);
   return {

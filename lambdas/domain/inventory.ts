@@ -4,6 +4,7 @@
  * (The validations read it stricter, in host-validations-model.ts: they need memory and CPU.)
  */
 import type { Host } from './entities.js';
+import { parseStoredJson } from './stored-json.js';
 
 export interface InventoryDisk {
   id?: string;
@@ -24,10 +25,8 @@ export interface Inventory {
 }
 
 export function hostInventory(host: Host): Inventory | undefined {
-  const text = host.attributes.inventory as string | undefined;
-  if (!text) return undefined;
   try {
-    const inventory: unknown = JSON.parse(text);
+    const inventory = parseStoredJson(host.attributes, 'inventory');
     return inventory && typeof inventory === 'object' && !Array.isArray(inventory) ? (inventory as Inventory) : undefined;
   } catch {
     return undefined;
