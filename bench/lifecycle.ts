@@ -51,7 +51,7 @@ async function timedPass(store: Store, clock: CompressibleClock): Promise<{ ms: 
 }
 
 const describePass = ({ ms, pass }: { ms: number; pass: MonitorPass }) =>
-  `${seconds(ms)} (visited ${pass.visited}, moved ${pass.moved}, failed ${pass.failed})`;
+  `${seconds(ms)} (watched ${pass.visited}, judged ${pass.judged}${pass.judgedWhole ? ` in ${pass.judgedWhole} whole judgement(s)` : ' (due by time)'}, moved ${pass.moved}, failed ${pass.failed})`;
 
 export async function lifecycle(): Promise<Record<string, number>> {
   const hostCount = setting('LIFECYCLE_HOSTS', 1_000);

@@ -54,6 +54,15 @@ export interface HostProgressOutcome {
 export const SETTLED_HOST_STATUSES: readonly string[] = ['installed', 'error', 'cancelled', 'added-to-existing-cluster'];
 
 /**
+ * Whether the monitors watch a host in this status: until it settles, and after an error or a
+ * cancellation while its logs are still awaited (their collection times out).
+ */
+export function isWatchedHost(status: string, attributes: Readonly<Record<string, unknown>>): boolean {
+  if (!SETTLED_HOST_STATUSES.includes(status)) return true;
+  return (status === 'error' || status === 'cancelled') && !['completed', 'timeout'].includes(String(attributes.logs_info ?? ''));
+}
+
+/**
  * Upstream stores the float percentage in an integer column; PostgreSQL's float-to-bigint cast
  * rounds to the nearest integer, ties to even (62.5 → 62), which is what its clients see.
  */
@@ -131,7 +140,7 @@ export function applyHostProgress(host: Host, cluster: ProgressCluster, report: 
     next.status = transition.status;
     next.attributes.status_info = transition.statusInfo;
     if (transition.status !== host.status) next.attributes.status_updated_at = at;
-    if (SETTLED_HOST_STATUSES.includes(transition.status)) delete next.monitorShard;
+    if (!isWatchedHost(transition.status, next.attributes)) delete next.monitorShard;
   }
   return { host: next, changed: true, stageChanged: true, transition, progressEvent };
 }

@@ -8,6 +8,12 @@ import type {
   ServiceEvent,
   WorkflowExecution,
 } from '../domain/entities.js';
+import type { WatchAttribute } from '../domain/host-watch.js';
+
+/** A watched host as the active index lists it: keys, status, version, updatedAt and WATCH_ATTRIBUTES. */
+export type WatchedHostRecord = Pick<Host, 'orgId' | 'infraEnvId' | 'hostId' | 'clusterId' | 'status' | 'version' | 'updatedAt' | 'monitorShard'> & {
+  attributes: Partial<Record<WatchAttribute, unknown>>;
+};
 
 /** Raised when a conditional write finds another version (or an existing record on create). */
 export class ConcurrentModificationError extends Error {
@@ -49,9 +55,11 @@ export interface EntityRepository<T, K> {
   replace(record: T): Promise<T>;
   /**
    * Read-modify-write with optimistic concurrency: re-reads and re-applies `change` when another
-   * writer got there first. Returns undefined when the record does not exist.
+   * writer got there first. Returns undefined when the record does not exist. `justRead`, a copy
+   * the caller read a moment ago, saves the first read: if it is stale, the conditional write
+   * fails and the next attempt reads the record as usual.
    */
-  mutate(key: K, change: Mutation<T>): Promise<T | undefined>;
+  mutate(key: K, change: Mutation<T>, justRead?: T): Promise<T | undefined>;
   /** Deletes the record; with `expectedVersion`, only if it is still at that version. */
   remove(key: K, expectedVersion?: number): Promise<void>;
 }
@@ -86,8 +94,11 @@ export interface Store {
   hosts: EntityRepository<Host, HostKey> & {
     listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;
     listByCluster(key: ClusterKey): Promise<Host[]>;
-    /** Hosts the monitors must watch, from one shard of the sparse active index. */
-    listActive(shard: number, page?: PageRequest): Promise<Page<Host>>;
+    /**
+     * Hosts the monitors must watch, from one shard of the sparse active index: only what the
+     * monitor's time judgement reads (WatchedHostRecord), not the whole record.
+     */
+    listActive(shard: number, page?: PageRequest): Promise<Page<WatchedHostRecord>>;
   };
   events: {
     append(event: ServiceEvent): Promise<void>;

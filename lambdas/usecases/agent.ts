@@ -18,6 +18,7 @@ import {
   type Steps,
 } from '../domain/agent-protocol.js';
 import { componentVersions } from '../domain/catalogues.js';
+import { reconnectsOnPoll } from '../domain/host-watch.js';
 import type { Cluster } from '../domain/entities.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
 import { hardwareMinimums } from '../domain/preflight.js';
@@ -82,11 +83,11 @@ export async function getNextSteps(
   hostId: string,
   poll: { timestamp?: number; agentVersion?: string },
 ): Promise<Steps> {
-  const host = await findHost(deps.store, principal, infraEnvId, hostId);
+  let host = await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now();
   const cluster = await clusterOf(deps.store, principal.orgId, host.clusterId);
   if (checkInDue(host, now, poll.agentVersion, poll.timestamp)) {
-    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
+    const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,
       attributes: {
         ...current.attributes,
@@ -94,7 +95,8 @@ export async function getNextSteps(
         ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}),
         ...(poll.agentVersion ? { discovery_agent_version: poll.agentVersion } : {}),
       },
-    }));
+    }), host);
+    if (checkedIn && reconnectsOnPoll(checkedIn.status)) host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn;
   }
   let peers: { host_id: string; nics: ReturnType<typeof hostNics> }[] = [];
   if (host.clusterId && wantsConnectivityCheck(host, cluster, now)) {
@@ -126,10 +128,10 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
   const before = host.version;
-  const after = await deps.store.hosts.mutate(key, (current) => applyStepReply(current, reply, { now, minDiskBytes }));
+  const after = await deps.store.hosts.mutate(key, (current) => applyStepReply(current, reply, { now, minDiskBytes }), host);
   // Only news can change the verdict: an unchanged reply leaves the host as it was.
   if (after && after.version !== before) {
     if (after.clusterId) forgetPeers(principal.orgId, after.clusterId);
-    await refreshHost(deps, key);
+    await refreshHost(deps, key, after);
   }
 }

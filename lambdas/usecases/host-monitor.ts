@@ -1,24 +1,37 @@
 /**
- * The periodic pass over watched hosts: what only time can change (a host that stopped polling,
- * a stage that timed out). It reads the sparse active index shard by shard, then visits it cluster
- * by cluster: each cluster and its hosts are loaded once per pass, the peer work of the
- * validations is shared by all the hosts of that listing, and the cluster is re-judged once after
- * its hosts. So its cost grows linearly with the number of watched hosts, not with every host
- * ever registered nor with the square of a cluster (upstream's 72–101 s for 1,000 hosts).
+ * The periodic pass over watched hosts. Writes re-judge what they touch at once (a reply its host,
+ * a status change its cluster), so what is left to the monitor is (1) what only time changes (a
+ * host that stopped polling, a deadline passed) and (2) what a change to one host means for its
+ * peers (majority groups, unique hostnames), or a change to a cluster for its hosts. A pass reads
+ * the sparse active index (a small projection per host), then per cluster either judges every
+ * watched host whole — when the cluster or one of its hosts changed since its last whole
+ * judgement, or that is older than FULL_JUDGEMENT_EVERY_MS — or only those whose deadlines may
+ * have passed (dueByTime). A whole judgement loads the cluster and its hosts once and shares the
+ * peer work between them. So a quiet pass costs a small read per watched host, and a busy one
+ * grows linearly with the cluster, never with its square (upstream: 72–101 s for 1,000 hosts).
  */
-import type { Host, InfraEnv } from '../domain/entities.js';
+import type { InfraEnv } from '../domain/entities.js';
+import { dueByTime } from '../domain/host-watch.js';
 import type { Clock } from '../ports/clock.js';
-import type { HostKey, Store } from '../ports/store.js';
+import type { Store, WatchedHostRecord } from '../ports/store.js';
 import { refreshClusterCoalesced } from './cluster-refresh.js';
 import { refreshLoadedHost, type RefreshSurroundings } from './host-refresh.js';
 
-const PAGE = 500;
+const PAGE = 1_000;
 const MAX_PAGES_PER_SHARD = 1_000;
 /** Hosts of one cluster refreshed at a time: their reads and writes overlap, their CPU work is shared. */
 const REFRESHES_IN_FLIGHT = 8;
+/** Even a quiet cluster is judged whole this often: a safety net for changes no write announced. */
+export const FULL_JUDGEMENT_EVERY_MS = 5 * 60_000;
+const MAX_GROUPS_REMEMBERED = 10_000;
 
 export interface MonitorPass {
+  /** Watched hosts the pass considered. */
   visited: number;
+  /** Of those, how many it loaded and judged (all of a cluster judged whole, else the ones due by time). */
+  judged: number;
+  /** Clusters (or unbound infra-envs) judged whole. */
+  judgedWhole: number;
   moved: number;
   /** Of those moved, how many to disconnected: with hosts polling on time this must stay 0. */
   disconnected: number;
@@ -26,15 +39,20 @@ export interface MonitorPass {
 }
 
 interface WatchedGroup {
+  id: string;
   orgId: string;
   clusterId?: string;
-  infraEnvId: string;
-  /** Unbound hosts are refreshed from their index copy; a cluster's from the cluster's listing. */
-  hosts: (HostKey & { indexed?: Host })[];
+  hosts: WatchedHostRecord[];
 }
 
+/**
+ * When each group was last judged whole (the service time the judgement started), in this
+ * process. A process that does not remember a group (a cold start) judges it whole.
+ */
+const judgedWholeAt = new Map<string, string>();
+
 export async function monitorHosts(deps: { store: Store; clock: Clock }): Promise<MonitorPass> {
-  const pass: MonitorPass = { visited: 0, moved: 0, disconnected: 0, failed: 0 };
+  const pass: MonitorPass = { visited: 0, judged: 0, judgedWhole: 0, moved: 0, disconnected: 0, failed: 0 };
   const groups = await watchedGroups(deps.store);
   for (const group of groups.values()) {
     try {
@@ -42,12 +60,13 @@ export async function monitorHosts(deps: { store: Store; clock: Clock }): Promis
     } catch {
       // One cluster's trouble must not stop the pass; its hosts are visited again on the next one.
       pass.failed += group.hosts.length;
+      judgedWholeAt.delete(group.id);
     }
   }
   return pass;
 }
 
-/** Every watched host's key, by cluster (or by infra-env when unbound), from all shards. */
+/** Every watched host, by cluster (or by infra-env when unbound), from all shards. */
 async function watchedGroups(store: Store): Promise<Map<string, WatchedGroup>> {
   const groups = new Map<string, WatchedGroup>();
   for (let shard = 0; shard < store.activeShards; shard++) {
@@ -57,8 +76,8 @@ async function watchedGroups(store: Store): Promise<Map<string, WatchedGroup>> {
       for (const host of result.items) {
         const id = `${host.orgId}/${host.clusterId ?? `infra-env:${host.infraEnvId}`}`;
         let group = groups.get(id);
-        if (!group) groups.set(id, (group = { orgId: host.orgId, ...(host.clusterId ? { clusterId: host.clusterId } : {}), infraEnvId: host.infraEnvId, hosts: [] }));
-        group.hosts.push({ orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId, ...(host.clusterId ? {} : { indexed: host }) });
+        if (!group) groups.set(id, (group = { id, orgId: host.orgId, ...(host.clusterId ? { clusterId: host.clusterId } : {}), hosts: [] }));
+        group.hosts.push(host);
       }
       cursor = result.next;
       if (!cursor) break;
@@ -69,22 +88,36 @@ async function watchedGroups(store: Store): Promise<Map<string, WatchedGroup>> {
 
 async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGroup, pass: MonitorPass): Promise<void> {
   const { store } = deps;
+  const startedAt = deps.clock.now();
+  pass.visited += group.hosts.length;
   const cluster = group.clusterId ? await store.clusters.get({ orgId: group.orgId, clusterId: group.clusterId }) : undefined;
-  const clusterHosts = cluster ? await store.hosts.listByCluster({ orgId: group.orgId, clusterId: cluster.clusterId }) : [];
-  // The index copy may lag the table: a cluster's hosts are refreshed as its listing read them.
-  const listed = new Map(clusterHosts.map((host) => [`${host.infraEnvId}/${host.hostId}`, host]));
   const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
   const infraEnvOf = (infraEnvId: string) => {
     let infraEnv = infraEnvs.get(infraEnvId);
     if (!infraEnv) infraEnvs.set(infraEnvId, (infraEnv = store.infraEnvs.get({ orgId: group.orgId, infraEnvId })));
     return infraEnv;
   };
+  const lastWhole = judgedWholeAt.get(group.id);
+  let whole = lastWhole === undefined || startedAt.getTime() - Date.parse(lastWhole) >= FULL_JUDGEMENT_EVERY_MS;
+  if (!whole) {
+    const changedSince = (updatedAt: string | undefined) => !!updatedAt && updatedAt >= lastWhole!;
+    const infraEnvIds = [...new Set(group.hosts.map((host) => host.infraEnvId))];
+    const infraEnvsChanged = (await Promise.all(infraEnvIds.map(infraEnvOf))).some((infraEnv) => changedSince(infraEnv?.updatedAt));
+    whole = infraEnvsChanged || changedSince(cluster?.updatedAt) || group.hosts.some((host) => changedSince(host.updatedAt));
+  }
+  const targets = whole ? group.hosts : group.hosts.filter((host) => dueByTime(host, startedAt));
+  if (targets.length === 0) return;
+
+  const clusterHosts = cluster ? await store.hosts.listByCluster({ orgId: group.orgId, clusterId: cluster.clusterId }) : [];
+  // The index copy is a projection: a cluster's hosts are judged as its listing read them, others read whole.
+  const listed = new Map(clusterHosts.map((host) => [`${host.infraEnvId}/${host.hostId}`, host]));
   let statusMoved = false;
+  let failures = 0;
   let next = 0;
-  const visit = async (key: WatchedGroup['hosts'][number]) => {
-    pass.visited += 1;
+  const visit = async (key: WatchedHostRecord) => {
+    pass.judged += 1;
     try {
-      const host = listed.get(`${key.infraEnvId}/${key.hostId}`) ?? key.indexed ?? (await store.hosts.get(key));
+      const host = listed.get(`${key.infraEnvId}/${key.hostId}`) ?? (await store.hosts.get(key));
       if (!host) return;
       const surroundings: RefreshSurroundings = { cluster, clusterHosts, infraEnv: await infraEnvOf(host.infraEnvId) };
       const after = await refreshLoadedHost(deps, host, surroundings, { refreshCluster: false });
@@ -95,18 +128,30 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
       }
     } catch {
       // One host's trouble must not stop the pass; it is visited again on the next one.
-      pass.failed += 1;
+      failures += 1;
     }
   };
   await Promise.all(
-    Array.from({ length: Math.min(REFRESHES_IN_FLIGHT, group.hosts.length) }, async () => {
-      while (next < group.hosts.length) await visit(group.hosts[next++]!);
+    Array.from({ length: Math.min(REFRESHES_IN_FLIGHT, targets.length) }, async () => {
+      while (next < targets.length) await visit(targets[next++]!);
     }),
   );
+  pass.failed += failures;
+  if (whole) {
+    pass.judgedWhole += 1;
+    if (failures === 0) remember(group.id, startedAt.toISOString());
+    else judgedWholeAt.delete(group.id);
+  }
   // The cluster's verdict follows its hosts' statuses: re-judged once, after all of them.
   if (cluster && statusMoved) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }).catch(() => {
       pass.failed += 1;
     });
   }
+}
+
+function remember(groupId: string, at: string): void {
+  judgedWholeAt.delete(groupId);
+  judgedWholeAt.set(groupId, at);
+  if (judgedWholeAt.size > MAX_GROUPS_REMEMBERED) judgedWholeAt.delete(judgedWholeAt.keys().next().value!);
 }

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { hostDisplayName } from '../domain/host.js';
-import { isNotAllowed, summarizeHostValidations, transitionHost, type HostEffect, type HostTransitionContext } from '../domain/host-state-machine.js';
+import { isNotAllowed, summarizeHostValidations, transitionHost, type HostEffect, type HostTransition, type HostTransitionContext } from '../domain/host-state-machine.js';
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
+import { isWatchedHost } from '../domain/installation-progress.js';
 import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
@@ -19,8 +20,6 @@ export interface RefreshDeps {
   clock: Clock;
 }
 
-/** Statuses after which nothing about a host changes without a user's action: the monitors skip them. */
-const SETTLED = new Set(['installed', 'error', 'cancelled', 'added-to-existing-cluster']);
 
 /** The monitor shard of a host while it is watched; hosts spread evenly and stay on one shard. */
 export function monitorShardOf(hostId: string, shards: number): number {
@@ -209,9 +208,12 @@ export async function loadSurroundings(store: Store, host: Host, options: { fres
   return { cluster, clusterHosts, infraEnv };
 }
 
-/** Returns the host as it is after the refresh (unchanged when nothing moved). */
-export async function refreshHost(deps: RefreshDeps, key: { orgId: string; infraEnvId: string; hostId: string }): Promise<Host | undefined> {
-  const read = await deps.store.hosts.get(key);
+/**
+ * Returns the host as it is after the refresh (unchanged when nothing moved). `justWritten`, the
+ * record as the caller just wrote it, saves reading it again.
+ */
+export async function refreshHost(deps: RefreshDeps, key: { orgId: string; infraEnvId: string; hostId: string }, justWritten?: Host): Promise<Host | undefined> {
+  const read = justWritten ?? (await deps.store.hosts.get(key));
   if (!read) return undefined;
   const surroundings = await loadSurroundings(deps.store, read);
   // The listing's copy, when it is this very version, lets the validation share its peer work with the other hosts of that listing.
@@ -219,57 +221,90 @@ export async function refreshHost(deps: RefreshDeps, key: { orgId: string; infra
   return refreshLoadedHost(deps, listed ?? read, surroundings);
 }
 
-/** `refreshCluster: false` leaves re-judging the cluster to the caller (the monitor does it once per cluster and pass). */
-export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
-  const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
-  const { cluster, clusterHosts, infraEnv } = surroundings;
-  const now = deps.clock.now();
+interface Judgement {
+  /** The version judged: a write applies this judgement only over that very version. */
+  version: number;
+  info: string;
+  /** The transition to write, when the host moves. */
+  move: HostTransition | undefined;
+  shard: number | undefined;
+  changes: ReturnType<typeof validationChanges>;
+  unchanged: boolean;
+}
 
+function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeShards: number): Judgement {
+  const { cluster, clusterHosts, infraEnv } = surroundings;
   const results = validateHost({ host, cluster, clusterHosts, infraEnv, now });
   const info = validationsInfo(results);
   const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
   const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, now, summary));
-  const moved = !isNotAllowed(transition) && transition.changed;
+  const move = !isNotAllowed(transition) && transition.changed ? transition : undefined;
   const infoChanged = validationsInfoChanged(host.attributes.validations_info as string | undefined, info);
-  const shard = SETTLED.has(moved ? transition.status : host.status) ? undefined : monitorShardOf(host.hostId, deps.store.activeShards);
-  if (!moved && !infoChanged && shard === host.monitorShard) return host;
+  const shard = isWatchedHost(move ? move.status : host.status, host.attributes) ? monitorShardOf(host.hostId, activeShards) : undefined;
+  return {
+    version: host.version,
+    info,
+    move,
+    shard,
+    changes: validationChanges(host.attributes.validations_info as string | undefined, info),
+    unchanged: !move && !infoChanged && shard === host.monitorShard,
+  };
+}
 
-  const changes = validationChanges(host.attributes.validations_info as string | undefined, info);
+/**
+ * `refreshCluster: false` leaves re-judging the cluster to the caller (the monitor does it once per
+ * cluster and pass). The judgement written is always that of the version it overwrites: when the
+ * host changed after it was read (a poll's check-in, a reply), it is judged again as it now is,
+ * so a verdict reached on a stale copy (a host polling meanwhile looking disconnected) is never written.
+ */
+export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
+  const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
+  const { cluster } = surroundings;
+  let judged = judge(host, surroundings, deps.clock.now(), deps.store.activeShards);
+  if (judged.unchanged) return host;
+  let before = host;
   const updated = await deps.store.hosts.mutate(key, (current) => {
-    // Another writer got here first with a different status: its refresh decides; ours would be stale.
-    if (current.status !== host.status) return undefined;
-    const next = structuredClone(current);
-    next.attributes.validations_info = info;
-    if (moved) {
-      next.status = transition.status;
-      next.attributes.status_info = transition.statusInfo;
-      if (transition.status !== host.status) next.attributes.status_updated_at = now.toISOString();
-      applyHostEffects(next, transition.effects, now.toISOString());
+    if (current.version !== judged.version) {
+      before = current;
+      judged = judge(current, surroundings, deps.clock.now(), deps.store.activeShards);
     }
-    if (shard === undefined) delete next.monitorShard;
-    else next.monitorShard = shard;
-    next.updatedAt = now.toISOString();
+    if (judged.unchanged) return undefined;
+    const { move } = judged;
+    const now = deps.clock.now().toISOString();
+    const next = structuredClone(current);
+    next.attributes.validations_info = judged.info;
+    if (move) {
+      next.status = move.status;
+      next.attributes.status_info = move.statusInfo;
+      if (move.status !== current.status) next.attributes.status_updated_at = now;
+      applyHostEffects(next, move.effects, now);
+    }
+    // Watched or not as the host is after the effects (a log timeout ends the watch of a failed host).
+    if (isWatchedHost(next.status, next.attributes)) next.monitorShard = monitorShardOf(next.hostId, deps.store.activeShards);
+    else delete next.monitorShard;
+    next.updatedAt = now;
     return next;
-  });
-  if (!updated || updated.status !== (moved ? transition.status : host.status)) return updated;
+  }, host);
+  if (!updated || updated.version === before.version) return updated;
 
-  const subject = { orgId: key.orgId, infraEnvId: key.infraEnvId, hostId: key.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
-  const hostName = hostDisplayName(host);
-  for (const change of changes) {
+  const { move } = judged;
+  const subject = { orgId: key.orgId, infraEnvId: key.infraEnvId, hostId: key.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
+  const hostName = hostDisplayName(before);
+  for (const change of judged.changes) {
     if (change.kind === 'failed') {
       await recordEvent(deps, { name: 'host_validation_failed', subject, props: { host_name: hostName, validation_id: change.id, failure_message: change.failureMessage ?? 'failed' } });
     } else if (change.kind === 'fixed') {
       await recordEvent(deps, { name: 'host_validation_fixed', subject, props: { host_name: hostName, validation_id: change.id } });
     }
   }
-  if (moved) {
-    for (const event of transition.events) {
+  if (move) {
+    for (const event of move.events) {
       await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
     }
   }
   // The cluster's verdict follows its hosts' statuses: re-judge it, from a fresh listing (the
   // shared peer listing may predate other hosts' changes), whenever this host's status moved.
-  if (options.refreshCluster !== false && cluster && moved && transition.status !== host.status) {
+  if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
   }
   return updated;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { refreshLoadedHost, loadSurroundings } from '../../lambdas/usecases/host-refresh.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
 import { inventory, PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
@@ -52,5 +53,72 @@ describe('host monitor', () => {
 
     const events = (await call('GET', `/events?host_ids=${silent}&infra_env_id=${infraEnvId}`, undefined, { Authorization: `Bearer ${env.adminToken}` })).body as { message: string }[];
     expect(events.some((e) => /to disconnected/.test(e.message))).toBe(true);
+  });
+
+  const key = (hostId: string) => ({ orgId: 'default', infraEnvId, hostId });
+  const register = async (name: string) => {
+    const hostId = randomUUID();
+    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
+    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory(name) }, agent)).status).toBe(204);
+    return hostId;
+  };
+  const setCheckedIn = (hostId: string, msAgo: number) =>
+    container().store.hosts.mutate(key(hostId), (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - msAgo).toISOString() } }));
+  /** Passes until one judges nothing whole (the cluster settled), at most five. */
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) if ((await monitorHosts(container())).judgedWhole === 0) return;
+    throw new Error('the cluster never settled in 5 monitor passes');
+  };
+
+  it('on a quiet cluster loads only hosts whose deadlines may have passed; a change has the cluster judged whole once', async () => {
+    const hostId = await register('quiet-node');
+    await settle();
+    const quiet = await monitorHosts(container());
+    expect(quiet.judgedWhole).toBe(0);
+    expect(quiet.judged).toBe(0);
+    expect(quiet.visited).toBeGreaterThanOrEqual(1);
+
+    // Only time changed: this host's silence passed the limit, so it alone is loaded and judged.
+    await setCheckedIn(hostId, 4 * 60_000);
+    const timed = await monitorHosts(container());
+    expect(timed).toMatchObject({ judged: 1, judgedWhole: 0, disconnected: 1 });
+
+    // A reply changed one host: its peers' verdicts may follow, so the next pass judges the cluster whole.
+    const other = await register('changed-node');
+    const changed = await monitorHosts(container());
+    expect(changed.judgedWhole).toBe(1);
+    expect(changed.judged).toBe(changed.visited);
+    expect((await container().store.hosts.get(key(other)))!.status).not.toBe('disconnected');
+  });
+
+  it('brings a disconnected host back as soon as it polls, without waiting for a pass', async () => {
+    const hostId = await register('returning-node');
+    await setCheckedIn(hostId, 4 * 60_000);
+    await monitorHosts(container());
+    expect((await container().store.hosts.get(key(hostId)))!.status).toBe('disconnected');
+    expect((await call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, undefined, agent)).status).toBe(200);
+    expect((await container().store.hosts.get(key(hostId)))!.status).not.toBe('disconnected');
+  });
+
+  it('never writes a verdict reached on a stale copy: a host that polled after it was read stays connected', async () => {
+    const hostId = await register('busy-node');
+    await setCheckedIn(hostId, 4 * 60_000);
+    const stale = (await container().store.hosts.get(key(hostId)))!;
+    // The host polls between the monitor's read and its write.
+    expect((await call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, undefined, agent)).status).toBe(200);
+    const after = await refreshLoadedHost(container(), stale, await loadSurroundings(container().store, stale), { refreshCluster: false });
+    expect(after!.status).not.toBe('disconnected');
+    expect((await container().store.hosts.get(key(hostId)))!.status).not.toBe('disconnected');
+  });
+
+  it('times out the log collection of a failed host (it stays watched until then), then stops watching it', async () => {
+    const hostId = await register('failed-node');
+    const threeMinutesAgo = new Date(Date.now() - 3 * 60_000).toISOString();
+    await container().store.hosts.mutate(key(hostId), (h) => ({ ...h, status: 'error', attributes: { ...h.attributes, status_updated_at: threeMinutesAgo, logs_info: '' } }));
+    const pass = await monitorHosts(container());
+    expect(pass.failed).toBe(0);
+    const after = (await container().store.hosts.get(key(hostId)))!;
+    expect(after.attributes.logs_info).toBe('timeout');
+    expect(after.monitorShard).toBeUndefined();
   });
 });

@@ -32,11 +32,19 @@ import {
   type OrgKey,
   type Store,
   type TokenKey,
+  type WatchedHostRecord,
   type WorkflowKey,
 } from '../../ports/store.js';
+import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
 import { KEY_ATTRIBUTES, keys, type IndexAttributes, type ItemKey } from './keys.js';
 
 type Item = Record<string, unknown>;
+
+/** What the active index is read for: a few hundred bytes per host instead of its inventory and replies. */
+const WATCHED_HOST_PROJECTION: readonly string[] = [
+  'orgId', 'infraEnvId', 'hostId', 'clusterId', 'status', 'version', 'updatedAt', 'monitorShard',
+  ...WATCH_ATTRIBUTES.map((name) => `attributes.${name}`),
+];
 
 export interface DynamoStoreOptions {
   tableName: string;
@@ -135,9 +143,9 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
     return { ...record, version: next };
   }
 
-  async mutate(key: K, change: Mutation<T>): Promise<T | undefined> {
+  async mutate(key: K, change: Mutation<T>, justRead?: T): Promise<T | undefined> {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const current = await this.get(key);
+      const current = attempt === 0 && justRead ? justRead : await this.get(key);
       if (!current) return undefined;
       const changed = change(structuredClone(current));
       if (changed === undefined) return current;
@@ -185,6 +193,8 @@ interface IndexQuery {
   index?: string;
   pk: string;
   skPrefix?: string;
+  /** Attribute paths to read (top-level names, or `parent.child`), instead of whole items. */
+  projection?: readonly string[];
 }
 
 /** Reads every page of a query; listings served this way are bounded per parent. */
@@ -223,12 +233,25 @@ async function queryPage<T>(
 function queryInput(table: string, query: IndexQuery): QueryCommandInput {
   const partitionAttribute = query.index ? (query.index === 'active' ? 'activePk' : `${query.index}pk`) : 'pk';
   const sortAttribute = query.index ? (query.index === 'active' ? 'activeSk' : `${query.index}sk`) : 'sk';
+  const names: Record<string, string> = query.skPrefix ? { '#pk': partitionAttribute, '#sk': sortAttribute } : { '#pk': partitionAttribute };
+  let projection: string | undefined;
+  if (query.projection) {
+    const placeholders = new Map<string, string>();
+    const placeholder = (name: string) => {
+      let found = placeholders.get(name);
+      if (!found) placeholders.set(name, (found = `#p${placeholders.size}`));
+      names[found] = name;
+      return found;
+    };
+    projection = query.projection.map((path) => path.split('.').map(placeholder).join('.')).join(', ');
+  }
   return {
     TableName: table,
     IndexName: query.index,
     KeyConditionExpression: query.skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-    ExpressionAttributeNames: query.skPrefix ? { '#pk': partitionAttribute, '#sk': sortAttribute } : { '#pk': partitionAttribute },
+    ExpressionAttributeNames: names,
     ExpressionAttributeValues: query.skPrefix ? { ':pk': query.pk, ':prefix': query.skPrefix } : { ':pk': query.pk },
+    ...(projection ? { ProjectionExpression: projection } : {}),
   };
 }
 
@@ -323,7 +346,11 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     hosts: Object.assign(hosts, {
       listByInfraEnv: (k: { orgId: string; infraEnvId: string }) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
       listByCluster: (k: { orgId: string; clusterId: string }) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
-      listActive: (shard: number, page?: PageRequest) => hosts.queryPage(keys.activeHosts(shard), page),
+      listActive: async (shard: number, page?: PageRequest) => {
+        const listed = await hosts.queryPage({ ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page);
+        // A watched host always has attributes in the port's shape, even when none of them is set yet.
+        return { ...listed, items: listed.items.map((host) => ({ ...host, attributes: host.attributes ?? {} }) as WatchedHostRecord) };
+      },
     }),
     manifests: Object.assign(manifests, {
       listByCluster: (k: { orgId: string; clusterId: string }) => manifests.queryAll(keys.manifestsOf(k.orgId, k.clusterId)),
