@@ -284,6 +284,13 @@ export function checkInDue(host: Host, now: Date, agentVersion: string | undefin
 
 // ---- replies -----------------------------------------------------------------------------------
 
+/**
+ * Replies whose stored result the validations of other hosts read (hostnames and interfaces,
+ * connectivity reports, the API VIP's ignition): after one of these, peers must be listed anew.
+ */
+const READ_BY_PEERS: ReadonlySet<string> = new Set(['inventory', 'connectivity-check', 'api-vip-connectivity-check']);
+export const isReadByPeers = (stepType: string): boolean => READ_BY_PEERS.has(stepType);
+
 function parseOutput<T>(reply: StepReply): T {
   try {
     return JSON.parse(reply.output ?? '') as T;

@@ -8,12 +8,18 @@ import { SignJWT, jwtVerify } from 'jose';
 import { unauthorized } from '../domain/errors.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
+import { RecentReads } from './recent-reads.js';
 
 const ISSUER = 'assisted-cloud';
 
 interface Keys {
   signing: KeyObject;
   verifying: KeyObject;
+  /**
+   * Payloads whose signature these keys already verified, by token: an ES256 verification per
+   * poll is most of a poll's CPU. A signature does not change; the expiry is checked on every use.
+   */
+  verified: RecentReads<Record<string, unknown>>;
 }
 
 const cache = new Map<string, Keys>();
@@ -23,7 +29,7 @@ function keysFrom(pem: string | undefined): Keys {
   let keys = cache.get(pem);
   if (!keys) {
     const signing = createPrivateKey(pem);
-    keys = { signing, verifying: createPublicKey(signing) };
+    keys = { signing, verifying: createPublicKey(signing), verified: new RecentReads(10 * 60_000) };
     cache.set(pem, keys);
   }
   return keys;
@@ -43,20 +49,13 @@ export async function issueAgentToken(signingKeyPem: string | undefined, claims:
  * infra-env's token keeps authenticating for at most this long, and finds nothing to act on.
  */
 const EXISTENCE_TTL_MS = 60_000;
-const MAX_REMEMBERED = 10_000;
-const seenInfraEnvs = new Map<string, number>();
+const seenInfraEnvs = new RecentReads<boolean>(EXISTENCE_TTL_MS);
 
 async function infraEnvExists(store: Store, orgId: string, infraEnvId: string): Promise<boolean> {
   const key = `${orgId}/${infraEnvId}`;
-  const seenAt = seenInfraEnvs.get(key);
-  if (seenAt !== undefined && Date.now() - seenAt < EXISTENCE_TTL_MS) return true;
-  const exists = !!(await store.infraEnvs.get({ orgId, infraEnvId }));
-  if (exists) {
-    if (seenInfraEnvs.size >= MAX_REMEMBERED) seenInfraEnvs.delete(seenInfraEnvs.keys().next().value!);
-    seenInfraEnvs.set(key, Date.now());
-  } else {
-    seenInfraEnvs.delete(key);
-  }
+  const exists = await seenInfraEnvs.get(key, async () => !!(await store.infraEnvs.get({ orgId, infraEnvId })));
+  // Only existence is remembered: an infra-env not found is looked up again next time.
+  if (!exists) seenInfraEnvs.forget(key);
   return exists;
 }
 
@@ -68,7 +67,9 @@ export async function authenticateAgent(
   if (!secretKey) throw unauthorized('X-Secret-Key header is required for agent requests');
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(secretKey, keysFrom(deps.config.agentSigningKeyPem).verifying, { algorithms: ['ES256'], issuer: ISSUER }));
+    const keys = keysFrom(deps.config.agentSigningKeyPem);
+    payload = await keys.verified.get(secretKey, async () => (await jwtVerify(secretKey, keys.verifying, { algorithms: ['ES256'], issuer: ISSUER })).payload);
+    if (typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now()) throw new Error('expired');
   } catch {
     throw unauthorized('The agent token is not valid');
   }

@@ -8,6 +8,7 @@ import {
   applyStepReply,
   checkInDue,
   hostNics,
+  isReadByPeers,
   newHost,
   nextStepRunnerCommand,
   nextSteps,
@@ -33,6 +34,8 @@ export interface AgentDeps {
   store: Store;
   clock: Clock;
 }
+
+const POLL_CLUSTER_MAX_AGE_MS = 1_000;
 
 const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
 
@@ -85,7 +88,8 @@ export async function getNextSteps(
 ): Promise<Steps> {
   let host = await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now();
-  const cluster = await clusterOf(deps.store, principal.orgId, host.clusterId);
+  // A second-old cluster decides the steps as well as a fresh one: the fleet shares one read.
+  const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }, POLL_CLUSTER_MAX_AGE_MS) : undefined;
   if (checkInDue(host, now, poll.agentVersion, poll.timestamp)) {
     const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,
@@ -129,9 +133,11 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const key = { orgId: principal.orgId, infraEnvId, hostId };
   const before = host.version;
   const after = await deps.store.hosts.mutate(key, (current) => applyStepReply(current, reply, { now, minDiskBytes }), host);
-  // Only news can change the verdict: an unchanged reply leaves the host as it was.
+  // Only news can change the verdict: an unchanged reply leaves the host as it was. A reply its
+  // peers' validations read makes the next refresh in this process list the cluster anew; the
+  // others are judged against the peers as listed within the last few seconds.
   if (after && after.version !== before) {
-    if (after.clusterId) forgetPeers(principal.orgId, after.clusterId);
+    if (after.clusterId && isReadByPeers(reply.step_type)) forgetPeers(principal.orgId, after.clusterId);
     await refreshHost(deps, key, after);
   }
 }

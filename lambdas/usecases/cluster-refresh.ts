@@ -168,10 +168,13 @@ function progressOf(status: string, cluster: Cluster, hosts: Host[]): Record<str
 const runningRefresh = new Map<string, Promise<void>>();
 const queuedRefresh = new Map<string, Promise<void>>();
 
-export function refreshClusterCoalesced(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }): Promise<void> {
+export function refreshClusterCoalesced(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, options: { joinWithoutWaiting?: boolean } = {}): Promise<void> {
   const id = `${key.orgId}/${key.clusterId}`;
   const queued = queuedRefresh.get(id);
-  if (queued) return queued;
+  // A queued refresh starts after this caller's change and is awaited by the caller that queued
+  // it, so a caller with nothing to read from it can leave at once. (A Lambda container serves
+  // one request at a time: there, nothing is ever queued by another request.)
+  if (queued) return options.joinWithoutWaiting ? Promise.resolve() : queued;
   const previous = runningRefresh.get(id) ?? Promise.resolve();
   const next: Promise<void> = previous
     .catch(() => undefined)

@@ -305,7 +305,7 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   // The cluster's verdict follows its hosts' statuses: re-judge it, from a fresh listing (the
   // shared peer listing may predate other hosts' changes), whenever this host's status moved.
   if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
-    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
+    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, { joinWithoutWaiting: true });
   }
   return updated;
 }

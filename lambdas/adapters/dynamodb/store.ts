@@ -89,7 +89,11 @@ interface EntitySpec<T, K> {
   key(key: K): ItemKey;
   keyOf(record: T | Omit<T, 'version'>): K;
   indexes?(record: T | Omit<T, 'version'>): IndexAttributes;
+  /** Keep the latest copy this process read or wrote, for getRecent (small, hot records only). */
+  remember?: boolean;
 }
+
+const MAX_REMEMBERED_RECORDS = 10_000;
 
 class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   constructor(
@@ -99,16 +103,44 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
     private readonly maxAttempts: number,
   ) {}
 
+  /** The latest copy this process read or wrote, by item key, and when (spec.remember only). */
+  private readonly remembered = new Map<string, { at: number; record: Promise<T | undefined> }>();
+
+  private remember(key: ItemKey, record: Promise<T | undefined>): void {
+    if (!this.spec.remember) return;
+    const id = `${key.pk}|${key.sk}`;
+    const entry = { at: Date.now(), record };
+    this.remembered.delete(id);
+    this.remembered.set(id, entry);
+    if (this.remembered.size > MAX_REMEMBERED_RECORDS) this.remembered.delete(this.remembered.keys().next().value!);
+    record.catch(() => this.remembered.get(id) === entry && this.remembered.delete(id));
+  }
+
+  private forget(key: ItemKey): void {
+    this.remembered.delete(`${key.pk}|${key.sk}`);
+  }
+
+  /**
+   * A copy read or written by this process at most `maxAgeMs` ago, else a fresh read. Writes of
+   * this process replace the copy at once; other processes' writes show within `maxAgeMs`.
+   */
+  getRecent(key: K, maxAgeMs: number): Promise<T | undefined> {
+    const itemKey = this.spec.key(key);
+    const known = this.remembered.get(`${itemKey.pk}|${itemKey.sk}`);
+    if (known && Date.now() - known.at < maxAgeMs) return known.record.then((record) => (record ? structuredClone(record) : undefined));
+    return this.get(key);
+  }
+
   private toItem(record: T | Omit<T, 'version'>, version: number): Item {
     const key = this.spec.key(this.spec.keyOf(record));
     return { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), entity: this.spec.name };
   }
 
   async get(key: K): Promise<T | undefined> {
-    const result = await this.doc.send(
-      new GetCommand({ TableName: this.table, Key: this.spec.key(key), ConsistentRead: true }),
-    );
-    return stripKeys<T>(result.Item);
+    const itemKey = this.spec.key(key);
+    const read = this.doc.send(new GetCommand({ TableName: this.table, Key: itemKey, ConsistentRead: true })).then((result) => stripKeys<T>(result.Item));
+    this.remember(itemKey, read.then((record) => (record ? structuredClone(record) : undefined)));
+    return read;
   }
 
   async create(record: Omit<T, 'version'>): Promise<T> {
@@ -121,7 +153,9 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
       if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
       throw error;
     }
-    return { ...record, version: 1 } as T;
+    const created = { ...record, version: 1 } as T;
+    this.remember(this.spec.key(this.spec.keyOf(record)), Promise.resolve(structuredClone(created)));
+    return created;
   }
 
   async replace(record: T): Promise<T> {
@@ -137,10 +171,14 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
         }),
       );
     } catch (error) {
+      // Whatever this process remembered is older than what another writer stored.
+      this.forget(this.spec.key(this.spec.keyOf(record)));
       if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
       throw error;
     }
-    return { ...record, version: next };
+    const written = { ...record, version: next };
+    this.remember(this.spec.key(this.spec.keyOf(record)), Promise.resolve(structuredClone(written)));
+    return written;
   }
 
   async mutate(key: K, change: Mutation<T>, justRead?: T): Promise<T | undefined> {
@@ -160,6 +198,7 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   }
 
   async remove(key: K, expectedVersion?: number): Promise<void> {
+    this.forget(this.spec.key(key));
     try {
       await this.doc.send(
         new DeleteCommand({
@@ -302,6 +341,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     key: keys.cluster,
     keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId }),
     indexes: keys.clusterIndexes,
+    remember: true,
   }, attempts);
 
   const infraEnvs = new DynamoEntity<InfraEnv, InfraEnvKey>(doc, table, {
