@@ -36,6 +36,8 @@ export interface AgentDeps {
 }
 
 const POLL_CLUSTER_MAX_AGE_MS = 1_000;
+/** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
+const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
 
 const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
 
@@ -50,17 +52,17 @@ export async function registerHost(
   request: { host_id: string; discovery_agent_version?: string },
   headerAgentVersion?: string,
 ) {
-  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const key = { orgId: principal.orgId, infraEnvId, hostId: request.host_id };
+  // Both reads at once: the host's is used only once the infra-env was found for this caller.
+  const [infraEnv, existing] = await Promise.all([findInfraEnv(deps.store, principal, infraEnvId), deps.store.hosts.get(key)]);
   const agentVersion = request.discovery_agent_version ?? headerAgentVersion;
   const now = deps.clock.now().toISOString();
-  const key = { orgId: principal.orgId, infraEnvId, hostId: request.host_id };
-  const existing = await deps.store.hosts.get(key);
   const cluster = await clusterOf(deps.store, principal.orgId, existing?.clusterId ?? infraEnv.clusterId);
   if (!existing) registrationProblem(cluster);
 
   let host;
   if (existing) {
-    host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now)), `Host ${request.host_id}`);
+    host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now), existing), `Host ${request.host_id}`);
   } else {
     try {
       host = await deps.store.hosts.create(newHost({ orgId: principal.orgId, infraEnv, cluster, hostId: request.host_id, agentVersion, now }));
@@ -70,7 +72,7 @@ export async function registerHost(
       host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now)), `Host ${request.host_id}`);
     }
   }
-  host = (await refreshHost(deps, key)) ?? host;
+  host = (await refreshHost(deps, key, host, { cluster, infraEnv })) ?? host;
   await recordEvent(deps, {
     name: 'host_registration_succeeded',
     subject: { orgId: principal.orgId, infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
@@ -138,6 +140,10 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   // others are judged against the peers as listed within the last few seconds.
   if (after && after.version !== before) {
     if (after.clusterId && isReadByPeers(reply.step_type)) forgetPeers(principal.orgId, after.clusterId);
-    await refreshHost(deps, key, after);
+    await refreshHost(deps, key, after, { cluster });
+  } else if (after && reply.step_type === 'connectivity-check' && WAITING_ON_PEERS.has(after.status)) {
+    // The same report again, but the peers it is judged with may have changed since: a host
+    // waiting on them is judged anew at each of its periodic checks.
+    await refreshHost(deps, key, after, { cluster });
   }
 }

@@ -142,8 +142,9 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
     if (failures === 0) remember(group.id, startedAt.toISOString());
     else judgedWholeAt.delete(group.id);
   }
-  // The cluster's verdict follows its hosts' statuses: re-judged once, after all of them.
-  if (cluster && statusMoved) {
+  // The cluster's verdict follows its hosts' statuses: re-judged once, after all of them (and
+  // whenever it was judged whole, in case a refresh elsewhere read its hosts before the last change).
+  if (cluster && (statusMoved || whole)) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }).catch(() => {
       pass.failed += 1;
     });

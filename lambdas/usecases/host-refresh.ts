@@ -195,8 +195,12 @@ export function recentClusterHosts(store: Store, orgId: string, clusterId: strin
   return clusterHostsOf(store, orgId, clusterId, Date.now());
 }
 
-export async function loadSurroundings(store: Store, host: Host, options: { freshPeers?: boolean } = {}): Promise<RefreshSurroundings> {
-  const cluster = host.clusterId ? await store.clusters.get({ orgId: host.orgId, clusterId: host.clusterId }) : undefined;
+/** `justRead` records (the host's cluster and infra-env as the caller just read them) save reading them again. */
+export async function loadSurroundings(store: Store, host: Host, options: { freshPeers?: boolean; cluster?: Cluster; infraEnv?: InfraEnv } = {}): Promise<RefreshSurroundings> {
+  const knownCluster = options.cluster && options.cluster.clusterId === host.clusterId ? options.cluster : undefined;
+  const knownInfraEnv = options.infraEnv && options.infraEnv.infraEnvId === host.infraEnvId ? options.infraEnv : undefined;
+  const infraEnvRead = knownInfraEnv ? Promise.resolve(knownInfraEnv) : store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId });
+  const cluster = !host.clusterId ? undefined : (knownCluster ?? (await store.clusters.get({ orgId: host.orgId, clusterId: host.clusterId })));
   // Before its inventory arrives nothing about a host depends on its peers.
   const needsPeers = !!cluster && !!host.attributes.inventory;
   const clusterHosts = !needsPeers
@@ -204,18 +208,22 @@ export async function loadSurroundings(store: Store, host: Host, options: { fres
     : options.freshPeers
       ? await store.hosts.listByCluster({ orgId: host.orgId, clusterId: cluster!.clusterId })
       : await clusterHostsOf(store, host.orgId, cluster!.clusterId, Date.now());
-  const infraEnv = await store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId });
-  return { cluster, clusterHosts, infraEnv };
+  return { cluster, clusterHosts, infraEnv: await infraEnvRead };
 }
 
 /**
  * Returns the host as it is after the refresh (unchanged when nothing moved). `justWritten`, the
  * record as the caller just wrote it, saves reading it again.
  */
-export async function refreshHost(deps: RefreshDeps, key: { orgId: string; infraEnvId: string; hostId: string }, justWritten?: Host): Promise<Host | undefined> {
+export async function refreshHost(
+  deps: RefreshDeps,
+  key: { orgId: string; infraEnvId: string; hostId: string },
+  justWritten?: Host,
+  justRead: { cluster?: Cluster; infraEnv?: InfraEnv } = {},
+): Promise<Host | undefined> {
   const read = justWritten ?? (await deps.store.hosts.get(key));
   if (!read) return undefined;
-  const surroundings = await loadSurroundings(deps.store, read);
+  const surroundings = await loadSurroundings(deps.store, read, justRead);
   // The listing's copy, when it is this very version, lets the validation share its peer work with the other hosts of that listing.
   const listed = surroundings.clusterHosts.find((peer) => peer.hostId === read.hostId && peer.infraEnvId === read.infraEnvId && peer.version === read.version);
   return refreshLoadedHost(deps, listed ?? read, surroundings);

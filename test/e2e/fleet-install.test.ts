@@ -77,7 +77,11 @@ const statusOf = async (api: ApiClient, clusterId: string) => (await api.call('G
 
 async function installWhenReady(api: ApiClient, clusterId: string) {
   const ready = await eventually(() => statusOf(api, clusterId), (c) => c.status === 'ready', 90_000, 500);
-  expect(ready.status, `${ready.status}: ${ready.status_info} ${ready.validations_info}`).toBe('ready');
+  if (ready.status !== 'ready') {
+    const hosts = (await api.call('GET', `/clusters/${clusterId}/hosts`, undefined, api.user())).body as Json[];
+    const notReady = hosts.map((h) => `${h.id} ${h.status}: ${Object.values(JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.message}`).join('; ')}`);
+    expect.fail(`cluster ${ready.status}: ${ready.status_info}; hosts: ${notReady.join(' | ')}`);
+  }
   const started = await api.call('POST', `/clusters/${clusterId}/actions/install`, undefined, api.user());
   expect(started.status, started.text).toBe(202);
 }
