@@ -20,14 +20,14 @@ import {
 } from '../domain/agent-protocol.js';
 import { componentVersions } from '../domain/catalogues.js';
 import { reconnectsOnPoll } from '../domain/host-watch.js';
-import type { Cluster } from '../domain/entities.js';
+import type { Cluster, Host } from '../domain/entities.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
 import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
-import { forgetPeers, recentClusterHosts, refreshHost } from './host-refresh.js';
+import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {
@@ -60,19 +60,26 @@ export async function registerHost(
   const cluster = await clusterOf(deps.store, principal.orgId, existing?.clusterId ?? infraEnv.clusterId);
   if (!existing) registrationProblem(cluster);
 
-  let host;
+  const reRegistered = async (justRead?: Host) => {
+    const written = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now), justRead), `Host ${request.host_id}`);
+    return (await refreshHost(deps, key, written, { cluster, infraEnv })) ?? written;
+  };
+  let host: Host;
   if (existing) {
-    host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now), existing), `Host ${request.host_id}`);
+    host = await reRegistered(existing);
   } else {
+    // A new host is created already judged: one write, and never stored without its verdict.
+    const fresh: Host = { ...newHost({ orgId: principal.orgId, infraEnv, cluster, hostId: request.host_id, agentVersion, now }), version: 0 };
+    const write = judgedWrite(deps, await loadSurroundings(deps.store, fresh, { cluster, infraEnv }));
     try {
-      host = await deps.store.hosts.create(newHost({ orgId: principal.orgId, infraEnv, cluster, hostId: request.host_id, agentVersion, now }));
+      host = await deps.store.hosts.create(write.judgeInto(fresh));
+      await write.announce(host);
     } catch (error) {
       // Two registrations of one host raced: the other created it; this one re-registers it.
       if (!(error instanceof ConcurrentModificationError)) throw error;
-      host = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now)), `Host ${request.host_id}`);
+      host = await reRegistered();
     }
   }
-  host = (await refreshHost(deps, key, host, { cluster, infraEnv })) ?? host;
   await recordEvent(deps, {
     name: 'host_registration_succeeded',
     subject: { orgId: principal.orgId, infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
@@ -133,17 +140,31 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const minDiskBytes = (minimums[role]?.disk_size_gb ?? 100) * 1e9;
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
-  const before = host.version;
-  const after = await deps.store.hosts.mutate(key, (current) => applyStepReply(current, reply, { now, minDiskBytes }), host);
-  // Only news can change the verdict: an unchanged reply leaves the host as it was. A reply its
-  // peers' validations read makes the next refresh in this process list the cluster anew; the
-  // others are judged against the peers as listed within the last few seconds.
-  if (after && after.version !== before) {
-    if (after.clusterId && isReadByPeers(reply.step_type)) forgetPeers(principal.orgId, after.clusterId);
-    await refreshHost(deps, key, after, { cluster });
-  } else if (after && reply.step_type === 'connectivity-check' && WAITING_ON_PEERS.has(after.status)) {
-    // The same report again, but the peers it is judged with may have changed since: a host
-    // waiting on them is judged anew at each of its periodic checks.
-    await refreshHost(deps, key, after, { cluster });
+  const context = { now, minDiskBytes };
+  // Pure: a reply whose output is malformed is refused here, before anything is read or written.
+  const preview = applyStepReply(host, reply, context);
+  // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
+  // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
+  // it is judged with may have changed since).
+  const rejudge = reply.step_type === 'connectivity-check' && WAITING_ON_PEERS.has(host.status);
+  if (!preview && !rejudge) return;
+  // A reply its peers' validations read is judged against a listing started now (it shows every
+  // peer's last word), and once written makes the next refresh in this process list the cluster
+  // anew; the others are judged against the peers as listed within the last few seconds.
+  const readByPeers = !!preview && !!host.clusterId && isReadByPeers(reply.step_type);
+  if (readByPeers) forgetPeers(principal.orgId, host.clusterId!);
+  const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster });
+  // The reply and the verdict it leads to are one conditional write.
+  const write = judgedWrite(deps, surroundings);
+  const after = await deps.store.hosts.mutate(key, (current) => {
+    write.reset();
+    const changed = applyStepReply(current, reply, context);
+    if (!changed && !(reply.step_type === 'connectivity-check' && WAITING_ON_PEERS.has(current.status))) return undefined;
+    const judged = write.judgeInto(changed ?? current);
+    return judged === current ? undefined : judged;
+  }, host);
+  if (after && after.version !== host.version) {
+    if (readByPeers) forgetPeers(principal.orgId, host.clusterId!);
+    await write.announce(after);
   }
 }

@@ -260,43 +260,57 @@ function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeS
 }
 
 /**
- * `refreshCluster: false` leaves re-judging the cluster to the caller (the monitor does it once per
- * cluster and pass). The judgement written is always that of the version it overwrites: when the
- * host changed after it was read (a poll's check-in, a reply), it is judged again as it now is,
- * so a verdict reached on a stale copy (a host polling meanwhile looking disconnected) is never written.
+ * The host as the judgement leaves it (validations, status, effects, watch), or undefined when
+ * the judgement changes nothing stored. Pure apart from the clock read by the caller.
  */
-export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
-  const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
-  const { cluster } = surroundings;
-  let judged = judge(host, surroundings, deps.clock.now(), deps.store.activeShards);
-  if (judged.unchanged) return host;
-  let before = host;
-  const updated = await deps.store.hosts.mutate(key, (current) => {
-    if (current.version !== judged.version) {
-      before = current;
-      judged = judge(current, surroundings, deps.clock.now(), deps.store.activeShards);
-    }
-    if (judged.unchanged) return undefined;
-    const { move } = judged;
-    const now = deps.clock.now().toISOString();
-    const next = structuredClone(current);
-    next.attributes.validations_info = judged.info;
-    if (move) {
-      next.status = move.status;
-      next.attributes.status_info = move.statusInfo;
-      if (move.status !== current.status) next.attributes.status_updated_at = now;
-      applyHostEffects(next, move.effects, now);
-    }
-    // Watched or not as the host is after the effects (a log timeout ends the watch of a failed host).
-    if (isWatchedHost(next.status, next.attributes)) next.monitorShard = monitorShardOf(next.hostId, deps.store.activeShards);
-    else delete next.monitorShard;
-    next.updatedAt = now;
-    return next;
-  }, host);
-  if (!updated || updated.version === before.version) return updated;
-
+function applyJudgement(current: Host, judged: Judgement, now: string, activeShards: number): Host | undefined {
+  if (judged.unchanged) return undefined;
   const { move } = judged;
-  const subject = { orgId: key.orgId, infraEnvId: key.infraEnvId, hostId: key.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
+  const next = structuredClone(current);
+  next.attributes.validations_info = judged.info;
+  if (move) {
+    next.status = move.status;
+    next.attributes.status_info = move.statusInfo;
+    if (move.status !== current.status) next.attributes.status_updated_at = now;
+    applyHostEffects(next, move.effects, now);
+  }
+  // Watched or not as the host is after the effects (a log timeout ends the watch of a failed host).
+  if (isWatchedHost(next.status, next.attributes)) next.monitorShard = monitorShardOf(next.hostId, activeShards);
+  else delete next.monitorShard;
+  next.updatedAt = now;
+  return next;
+}
+
+/**
+ * For callers that change a host and judge it in one conditional write (registration, step
+ * replies): `judgeInto(changed)` judges the changed record against `surroundings` and returns it
+ * as it must be written; `announce(written)` then emits the judgement's events and re-judges the
+ * cluster if the status moved. One write instead of a change followed by a refresh, and never
+ * a stored change whose verdict was not written with it.
+ */
+export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings) {
+  let judged: Judgement | undefined;
+  let before: Host | undefined;
+  return {
+    /** Call at the start of each attempt of the write: only the attempt that wrote is announced. */
+    reset(): void {
+      judged = undefined;
+      before = undefined;
+    },
+    judgeInto(changed: Host): Host {
+      before = changed;
+      judged = judge(changed, surroundings, deps.clock.now(), deps.store.activeShards);
+      return applyJudgement(changed, judged, deps.clock.now().toISOString(), deps.store.activeShards) ?? changed;
+    },
+    async announce(written: Host | undefined): Promise<void> {
+      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, surroundings.cluster, {});
+    },
+  };
+}
+
+async function announceJudgement(deps: RefreshDeps, before: Host, judged: Judgement, cluster: Cluster | undefined, options: { refreshCluster?: boolean }): Promise<void> {
+  const { move } = judged;
+  const subject = { orgId: before.orgId, infraEnvId: before.infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
   const hostName = hostDisplayName(before);
   for (const change of judged.changes) {
     if (change.kind === 'failed') {
@@ -310,10 +324,31 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
       await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
     }
   }
-  // The cluster's verdict follows its hosts' statuses: re-judge it, from a fresh listing (the
-  // shared peer listing may predate other hosts' changes), whenever this host's status moved.
+  // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
   if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, { joinWithoutWaiting: true });
   }
+}
+
+/**
+ * `refreshCluster: false` leaves re-judging the cluster to the caller (the monitor does it once per
+ * cluster and pass). The judgement written is always that of the version it overwrites: when the
+ * host changed after it was read (a poll's check-in, a reply), it is judged again as it now is,
+ * so a verdict reached on a stale copy (a host polling meanwhile looking disconnected) is never written.
+ */
+export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
+  const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
+  let judged = judge(host, surroundings, deps.clock.now(), deps.store.activeShards);
+  if (judged.unchanged) return host;
+  let before = host;
+  const updated = await deps.store.hosts.mutate(key, (current) => {
+    if (current.version !== judged.version) {
+      before = current;
+      judged = judge(current, surroundings, deps.clock.now(), deps.store.activeShards);
+    }
+    return applyJudgement(current, judged, deps.clock.now().toISOString(), deps.store.activeShards);
+  }, host);
+  if (!updated || updated.version === before.version) return updated;
+  await announceJudgement(deps, before, judged, surroundings.cluster, options);
   return updated;
 }
