@@ -9626,6 +9626,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": unknown;
+                "text/plain": string;
             };
         };
         responses: {

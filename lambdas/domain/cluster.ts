@@ -3,6 +3,7 @@
  * and updating one. Pure: callers pass ids, time and the resolved release.
  */
 import { CLUSTER_DEFAULTS } from './catalogues.js';
+import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from './errors.js';
 import type { Cluster } from './entities.js';
 import {
@@ -257,9 +258,17 @@ export function applyClusterUpdate(cluster: Cluster, params: Params, now: string
   return next;
 }
 
-/** The upstream `cluster` document. Secrets stay out: only `pull_secret_set` tells there is one. */
+/** The properties of openapi.yaml's `cluster` definition (test/unit/cluster-view.test.ts keeps them equal). */
+export const CLUSTER_FIELDS: readonly string[] = clusterFieldsData;
+const VIEW_FIELDS = new Set(CLUSTER_FIELDS);
+
+/**
+ * The upstream `cluster` document: only the fields openapi.yaml's `cluster` declares; the service's
+ * own attributes (install attempt, workflow, DNS records, UI settings...) stay out of it, and so do
+ * secrets: `pull_secret_set` only tells whether there is a pull secret.
+ */
 export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {}): Record<string, unknown> {
-  return {
+  const view: Record<string, unknown> = {
     ...cluster.attributes,
     kind: (cluster.attributes.kind as string | undefined) ?? 'Cluster',
     id: cluster.clusterId,
@@ -280,4 +289,5 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     enabled_host_count: extras.counts?.enabled ?? 0,
     ready_host_count: extras.counts?.ready ?? 0,
   };
+  return Object.fromEntries(Object.entries(view).filter(([field]) => VIEW_FIELDS.has(field)));
 }

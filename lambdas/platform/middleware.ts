@@ -12,17 +12,22 @@ export type ApiEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: unknown; raw
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 const JSON_TYPE = /^application\/(.+\+)?json\s*($|;)/i;
-/**
- * Bodies stored as opaque text although labelled JSON: upstream's UI library sends its ui-settings
- * as `AI_UI:{...}` with Content-Type application/json, and upstream stores whatever arrives.
- */
-const OPAQUE_TEXT_PATHS = [/\/v2\/clusters\/[^/]*\/ui-settings$/];
+
+export interface ApiHandlerOptions {
+  /**
+   * Whether the operation the request is for takes opaque text (the router knows, from its OpenAPI
+   * document). Such a body that is labelled JSON but does not parse is kept as the text it is:
+   * upstream's UI library sends `AI_UI:{...}` as application/json, and upstream stores what arrives.
+   */
+  takesText?: (event: ApiEvent) => boolean;
+}
 
 /**
  * Parses JSON bodies and leaves every other body as text, so an operation that takes a PEM or a
- * multipart upload sees its bytes. Malformed JSON is the caller's mistake: a 400 that says where.
+ * multipart upload sees its bytes. Malformed JSON is the caller's mistake (a 400 that says where),
+ * unless the operation takes text.
  */
-function jsonBody(): MiddlewareObj<ApiEvent> {
+function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
   return {
     before: (request) => {
       const event = request.event as ApiEvent & { body: string | null };
@@ -30,19 +35,13 @@ function jsonBody(): MiddlewareObj<ApiEvent> {
       event.rawBody = raw;
       const contentType = event.headers?.['content-type'] ?? '';
       if (!raw || !JSON_TYPE.test(contentType)) return;
-      if (OPAQUE_TEXT_PATHS.some((pattern) => pattern.test(event.path ?? ''))) {
-        try {
-          event.body = JSON.parse(raw);
-        } catch {
-          event.body = raw;
-          // The router validates JSON: hand it the text as the JSON string it stands for.
-          event.rawBody = JSON.stringify(raw);
-        }
-        return;
-      }
       try {
         event.body = JSON.parse(raw);
       } catch (error) {
+        if (options.takesText?.(event)) {
+          event.body = raw;
+          return;
+        }
         throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
       }
     },
@@ -76,12 +75,12 @@ function withMetrics<E, R>(): MiddlewareObj<E, R>[] {
 }
 
 /** The stack every API function shares: context-aware logging, metrics, header normalising, JSON, errors. */
-export function apiHandler(handler: ApiHandler) {
+export function apiHandler(handler: ApiHandler, options: ApiHandlerOptions = {}) {
   return middy<ApiEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(withMetrics())
     .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent>)
-    .use(jsonBody())
+    .use(jsonBody(options))
     .use(errorMapper())
     .handler(handler);
 }

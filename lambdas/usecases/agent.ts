@@ -152,7 +152,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.
   const readByPeers = !!preview && !!host.clusterId && isReadByPeers(reply.step_type);
-  if (readByPeers) forgetPeers(principal.orgId, host.clusterId!);
+  if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
@@ -164,7 +164,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
     return judged === current ? undefined : judged;
   }, host);
   if (after && after.version !== host.version) {
-    if (readByPeers) forgetPeers(principal.orgId, host.clusterId!);
+    if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
     await write.announce(after);
   }
 }

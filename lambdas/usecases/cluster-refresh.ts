@@ -86,7 +86,8 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     subject.attributes.machine_networks = [{ cluster_id: cluster.clusterId, cidr: machineNetwork }];
     subject.attributes.machine_network_cidr = machineNetwork;
   }
-  const view = clusterView(subject);
+  // The DHCP lease validation times the lease from when the machine network was set: not an API field.
+  const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
   const ignored = cluster.attributes.ignored_cluster_validations as string | undefined;
   const results = validateCluster({ cluster: view as never, hosts: hosts.map(validationInput), now });
   const info = clusterValidationsInfo(results, ignored);

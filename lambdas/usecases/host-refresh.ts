@@ -137,7 +137,11 @@ interface PeerListing {
   generation: number;
   hosts: Promise<Host[]>;
   done: boolean;
+  /** How many hosts it listed, once done. */
+  size: number;
 }
+/** Clusters up to this size are listed anew after every change peers read (see forgetPeers). */
+export const FRESH_PEER_LISTINGS_UP_TO = 100;
 const peerListings = new Map<string, PeerListing>();
 const queuedListings = new Map<string, Promise<Host[]>>();
 const changeCounts = new Map<string, number>();
@@ -148,8 +152,13 @@ const changeCounts = new Map<string, number>();
  * burst of replies a cluster is listed a few times, not once per reply. Changes made by other
  * processes are seen within the listing's lifetime, and by the monitor's pass at the latest.
  */
-export function forgetPeers(orgId: string, clusterId: string): void {
+export function forgetPeers(orgId: string, clusterId: string, options: { unlessLarge?: boolean } = {}): void {
   const key = `${orgId}/${clusterId}`;
+  const known = peerListings.get(key);
+  // In a large cluster a listing per change would make a burst of n replies cost n listings of n
+  // hosts: there the listing lives its few seconds, and verdicts that depend on peers converge at
+  // the hosts' next periodic reports and the monitor's whole judgement of the changed cluster.
+  if (options.unlessLarge && known?.done && known.size > FRESH_PEER_LISTINGS_UP_TO) return;
   const count = (changeCounts.get(key) ?? 0) + 1;
   changeCounts.delete(key);
   changeCounts.set(key, count);
@@ -162,10 +171,13 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
   const cached = peerListings.get(key);
   if (cached && cached.generation >= wanted && now - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
   const start = () => {
-    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false };
+    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, size: 0 };
     peerListings.set(key, listing);
     listing.hosts.then(
-      () => (listing.done = true),
+      (hosts) => {
+        listing.done = true;
+        listing.size = hosts.length;
+      },
       () => peerListings.get(key) === listing && peerListings.delete(key),
     );
     if (peerListings.size > MAX_CLUSTERS_REMEMBERED) peerListings.delete(peerListings.keys().next().value!);

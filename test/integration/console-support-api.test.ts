@@ -40,6 +40,12 @@ describe('console support endpoints', () => {
     });
     expect(raw.status, await raw.text()).toBe(200);
     expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe('AI_UI:{"addCustomManifests":true}');
+    // The operation declares a text/plain body too: that is where the opaque text is allowed from.
+    const text = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${lab.clusterId}/ui-settings`, {
+      method: 'PUT', headers: { ...api.user(), 'Content-Type': 'text/plain' }, body: 'AI_UI:{"addCustomManifests":false}',
+    });
+    expect(text.status, await text.text()).toBe(200);
+    expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe('AI_UI:{"addCustomManifests":false}');
     const tooLarge = await api.call('PUT', `/clusters/${lab.clusterId}/ui-settings`, 'x'.repeat(70_000), api.user());
     expect(tooLarge.status).toBe(400);
     expect(tooLarge.body.reason).toMatch(/limited to/);

@@ -1,8 +1,8 @@
 /**
- * Checks response bodies against the schemas openapi.yaml gives for an operation and status, so
- * a test fails as soon as we drift from upstream's wire format. The whole document is added to
- * ajv once and each response schema is compiled by JSON pointer, so its `#/components/...` refs
- * resolve against the document as they do for clients.
+ * Checks response bodies against the schemas openapi.yaml gives for an operation and status, and
+ * other wire data (agent step outputs) against its models, so a test fails as soon as we drift from
+ * upstream's wire format. The whole document is added to ajv once and each schema is compiled by
+ * JSON pointer, so its `#/components/...` refs resolve against the document as they do for clients.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -69,18 +69,22 @@ function locateByRoute(method: string, path: string): Operation {
   return operation;
 }
 
-function compile(path: string, method: string, operation: Operation, status: number): ValidateFunction {
-  const key = `${method} ${path} ${status}`;
-  const cached = validators.get(key);
+/** The validator of the schema at a place in the document, compiled once. */
+function compileAt(segments: string[]): ValidateFunction {
+  const pointer = segments.map(pointerSegment).join('/');
+  const cached = validators.get(pointer);
   if (cached) return cached;
+  const validate = validatorFactory().compile({ $ref: `${DOCUMENT_ID}#/${pointer}` });
+  validators.set(pointer, validate);
+  return validate;
+}
+
+function compile(path: string, method: string, operation: Operation, status: number): ValidateFunction {
   const statusKey = operation.responses?.[String(status)] ? String(status) : 'default';
   if (!operation.responses?.[statusKey]?.content?.['application/json']?.schema) {
     throw new Error(`openapi.yaml defines no application/json schema for ${method.toUpperCase()} ${path} ${status}`);
   }
-  const pointer = ['paths', path, method, 'responses', statusKey, 'content', 'application/json', 'schema'].map(pointerSegment).join('/');
-  const validate = validatorFactory().compile({ $ref: `${DOCUMENT_ID}#/${pointer}` });
-  validators.set(key, validate);
-  return validate;
+  return compileAt(['paths', path, method, 'responses', statusKey, 'content', 'application/json', 'schema']);
 }
 
 /** The validator for a response, found by operationId or by method and path template. */
@@ -99,6 +103,16 @@ const describeError = (error: ErrorObject) =>
 export function schemaViolations(operation: string | { method: string; path: string }, status: number, body: unknown): string[] {
   const validate = responseValidator(operation, status);
   return validate(body) ? [] : (validate.errors ?? []).map(describeError);
+}
+
+/**
+ * Readable violations of a model in components/schemas (upstream's swagger definitions), for what
+ * no operation returns, such as agent step outputs (inventory, connectivity-report...); empty when
+ * `value` conforms.
+ */
+export function modelViolations(schemaName: string, value: unknown): string[] {
+  const validate = compileAt(['components', 'schemas', schemaName]);
+  return validate(value) ? [] : (validate.errors ?? []).map(describeError);
 }
 
 /** Fails the test, listing every violation, unless `body` matches the operation's response schema. */

@@ -96,21 +96,35 @@ function queryOf(event: ApiEvent): Record<string, string | string[]> {
   return query;
 }
 
+/** Upstream's router cleans `//` (the UI library asks for /v2/clusters//default-config). */
+const pathOf = (event: ApiEvent) => event.path.replace(/\/{2,}/g, '/');
+
 let router: OpenAPIBackend | undefined;
 
-export const handler = apiHandler(async (event, lambda) => {
+/** Whether openapi.yaml lets the operation this request is for take its body as text/plain. */
+function takesText(event: ApiEvent): boolean {
   router ??= createRouter();
-  return (await router.handleRequest(
-    {
-      method: event.httpMethod,
-      // Upstream's router cleans `//` (the UI library asks for /v2/clusters//default-config).
-      path: event.path.replace(/\/{2,}/g, '/'),
-      query: queryOf(event),
-      headers: event.headers as Record<string, string>,
-      // The text as sent: openapi-backend parses it itself, and a body that is a JSON string must stay one.
-      body: event.rawBody ?? undefined,
-    },
-    event,
-    lambda,
-  )) as APIGatewayProxyResult;
-});
+  const operation = router.router.matchOperation({ method: event.httpMethod, path: pathOf(event), headers: {} });
+  return 'text/plain' in ((operation?.requestBody as { content?: object } | undefined)?.content ?? {});
+}
+
+export const handler = apiHandler(
+  async (event, lambda) => {
+    router ??= createRouter();
+    // openapi-backend validates only JSON bodies: a text body is handed to it as the JSON string it stands for.
+    const text = typeof event.body === 'string' && takesText(event);
+    return (await router.handleRequest(
+      {
+        method: event.httpMethod,
+        path: pathOf(event),
+        query: queryOf(event),
+        headers: text ? { ...(event.headers as Record<string, string>), 'content-type': 'application/json' } : (event.headers as Record<string, string>),
+        // The text as sent: openapi-backend parses it itself, and a body that is a JSON string must stay one.
+        body: text ? JSON.stringify(event.body) : (event.rawBody ?? undefined),
+      },
+      event,
+      lambda,
+    )) as APIGatewayProxyResult;
+  },
+  { takesText },
+);

@@ -8,7 +8,7 @@ import { runCommand, type CommandRunner } from '../../../agent/src/exec.js';
 import type { ConnectivityRemoteHost } from '../../../agent/src/steps/connectivity-check.js';
 import { createProbeSteps } from '../../../agent/src/steps/index.js';
 import { request, stepContext } from './step-context.js';
-import { modelViolations } from './wire-schema.js';
+import { modelViolations } from '../../support/response-schema.js';
 
 const isRoot = process.getuid?.() === 0;
 const netnsWorks = isRoot && spawnSync('ip', ['netns', 'list']).status === 0;

@@ -12,7 +12,7 @@ import type { Host } from '../../../lambdas/domain/entities.js';
 import { readInventory } from '../../../lambdas/domain/host-validations-model.js';
 import { hostInventory } from '../../../lambdas/domain/inventory.js';
 import { exited, fixture, FIXTURES, nothingInstalled, ok, recordingLog, scriptedRunner } from './fixtures.js';
-import { modelViolations } from './wire-schema.js';
+import { modelViolations } from '../../support/response-schema.js';
 
 interface Disk {
   name: string;

@@ -4,7 +4,7 @@ import { createProbeSteps } from '../../../agent/src/steps/index.js';
 import { EXIT_TOOL_MISSING } from '../../../agent/src/steps/support.js';
 import { nothingInstalled } from './fixtures.js';
 import { request, stepContext } from './step-context.js';
-import { modelViolations } from './wire-schema.js';
+import { modelViolations } from '../../support/response-schema.js';
 
 const steps = createProbeSteps({
   resolver: () => {

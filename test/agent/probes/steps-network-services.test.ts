@@ -10,7 +10,7 @@ import { resolverFor } from '../../../agent/src/steps/dns.js';
 import { createProbeSteps } from '../../../agent/src/steps/index.js';
 import { nothingInstalled } from './fixtures.js';
 import { request, stepContext } from './step-context.js';
-import { modelViolations } from './wire-schema.js';
+import { modelViolations } from '../../support/response-schema.js';
 
 const advertisement = { payload: 'eyJrZXlzIjpbXX0', signatures: [{ protected: 'eyJhbGciOiJFUzUxMiJ9', signature: 'c2lnbmF0dXJl' }] };
 const workerIgnition = {

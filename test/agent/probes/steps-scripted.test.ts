@@ -11,7 +11,7 @@ import { createProbeSteps } from '../../../agent/src/steps/index.js';
 import { FREE_ADDRESS_LIMIT } from '../../../agent/src/steps/nmap-steps.js';
 import { exited, fixture, ok, scriptedRunner } from './fixtures.js';
 import { request, stepContext } from './step-context.js';
-import { modelViolations } from './wire-schema.js';
+import { modelViolations } from '../../support/response-schema.js';
 
 const fioInstalled = spawnSync('fio', ['--version']).error === undefined;
 

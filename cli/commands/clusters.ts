@@ -1,0 +1,182 @@
+/** `assisted clusters …`, `wait` and `kubeconfig`: the commands about one cluster or all of them. */
+import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Command } from 'commander';
+import { call, resolveClusterId, type ClusterCreateParams } from '../api.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { note, print } from '../output.js';
+import { clusterRow, failingValidations, parseDuration, readParams, readText, type Cli } from './shared.js';
+
+/** `clusters list|create|show|delete|install|cancel|reset` */
+export function registerClusters(program: Command, cli: Cli): void {
+  const clusters = program.command('clusters').description('list, create, show, delete, install, cancel and reset clusters');
+
+  clusters
+    .command('list')
+    .description('list clusters')
+    .action(async () => {
+      const list = await call('listing clusters', () => cli.client().GET('/v2/clusters'));
+      print(cli.format(), list, (rows) => ({ header: ['ID', 'NAME', 'VERSION', 'STATUS', 'HOSTS', 'INFO'], rows: rows.map(clusterRow) }));
+    });
+
+  clusters
+    .command('create')
+    .description('register a cluster')
+    .requiredOption('--name <name>', 'cluster name')
+    .requiredOption('--base-domain <domain>', 'base DNS domain')
+    .option('--openshift-version <version>', 'OpenShift version (default: the service default)')
+    .requiredOption('--pull-secret-file <file>', 'pull secret JSON file ("-" for stdin)')
+    .option('--ssh-key-file <file>', 'SSH public key file for the hosts')
+    .option('--sno', 'single node (control plane count 1, user-managed networking)')
+    .option('--control-plane-count <n>', 'control plane nodes (1, 3, 4 or 5)')
+    .option('--api-vip <ip...>', 'API VIP(s)')
+    .option('--ingress-vip <ip...>', 'ingress VIP(s)')
+    .option('--machine-network <cidr...>', 'machine network CIDR(s)')
+    .option('--cpu-architecture <arch>', 'x86_64, arm64, ppc64le, s390x or multi')
+    .option('--params <file>', 'JSON/YAML file of further cluster-create-params (merged; flags win)')
+    .action(async (options: Record<string, string | string[] | boolean | undefined>) => {
+      const api = cli.client();
+      let version = options.openshiftVersion as string | undefined;
+      if (!version) {
+        const versions = await call('listing OpenShift versions', () => api.GET('/v2/openshift-versions'));
+        version = Object.entries(versions).find(([, v]) => v.default)?.[0];
+        if (!version) throw new CliError('the service names no default OpenShift version: give --openshift-version', EXIT.usage);
+      }
+      const controlPlane = options.sno ? 1 : options.controlPlaneCount ? Number(options.controlPlaneCount) : undefined;
+      if (controlPlane !== undefined && !Number.isInteger(controlPlane)) throw new CliError('--control-plane-count must be an integer', EXIT.usage);
+      const body = {
+        ...readParams(options.params as string | undefined),
+        name: options.name as string,
+        base_dns_domain: options.baseDomain as string,
+        openshift_version: version,
+        pull_secret: readText(options.pullSecretFile as string, 'pull secret file').trim(),
+        ...(options.sshKeyFile ? { ssh_public_key: readText(options.sshKeyFile as string, 'SSH key file').trim() } : {}),
+        ...(controlPlane !== undefined ? { control_plane_count: controlPlane, high_availability_mode: controlPlane === 1 ? 'None' : 'Full' } : {}),
+        ...(controlPlane === 1 ? { user_managed_networking: true } : {}),
+        ...(options.apiVip ? { api_vips: (options.apiVip as string[]).map((ip) => ({ ip })) } : {}),
+        ...(options.ingressVip ? { ingress_vips: (options.ingressVip as string[]).map((ip) => ({ ip })) } : {}),
+        ...(options.machineNetwork ? { machine_networks: (options.machineNetwork as string[]).map((cidr) => ({ cidr })) } : {}),
+        ...(options.cpuArchitecture ? { cpu_architecture: options.cpuArchitecture } : {}),
+      } as ClusterCreateParams;
+      const cluster = await call(`registering cluster ${body.name}`, () => api.POST('/v2/clusters', { body }));
+      print(cli.format(), cluster, (c) => ({ header: ['ID', 'NAME', 'VERSION', 'STATUS', 'HOSTS', 'INFO'], rows: [clusterRow(c)] }));
+    });
+
+  clusters
+    .command('show <cluster>')
+    .description('show a cluster (id or name), its hosts and failing validations')
+    .action(async (idOrName: string) => {
+      const api = cli.client();
+      const id = await resolveClusterId(api, idOrName);
+      const cluster = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
+      print(cli.format(), cluster, (c) => {
+        const lines = [
+          `id:          ${c.id}`,
+          `name:        ${c.name ?? ''}.${c.base_dns_domain ?? ''}`,
+          `version:     ${c.openshift_version ?? ''} (${c.cpu_architecture ?? ''})`,
+          `status:      ${c.status} ${c.progress?.total_percentage !== undefined ? `(${c.progress.total_percentage}%)` : ''}`.trimEnd(),
+          `info:        ${c.status_info}`,
+          `api vips:    ${(c.api_vips ?? []).map((v) => v.ip).join(', ')}`,
+          `ingress vips: ${(c.ingress_vips ?? []).map((v) => v.ip).join(', ')}`,
+          `hosts:       ${c.total_host_count ?? c.hosts?.length ?? 0}`,
+        ];
+        const failing = failingValidations(c.validations_info);
+        if (failing.length) lines.push(`failing:     ${failing.join(', ')}`);
+        return lines.join('\n');
+      });
+    });
+
+  for (const [verb, description] of [
+    ['delete', 'deregister a cluster'],
+    ['install', 'start the installation'],
+    ['cancel', 'cancel the installation'],
+    ['reset', 'reset a cancelled or failed installation'],
+  ] as const) {
+    clusters
+      .command(`${verb} <cluster>`)
+      .description(description)
+      .action(async (idOrName: string) => {
+        const api = cli.client();
+        const id = await resolveClusterId(api, idOrName);
+        const path = { params: { path: { cluster_id: id } } };
+        if (verb === 'delete') {
+          await call(`deleting cluster ${idOrName}`, () => api.DELETE('/v2/clusters/{cluster_id}', path));
+          note(`cluster ${id} deleted`);
+          return;
+        }
+        const cluster =
+          verb === 'install'
+            ? await call(`installing cluster ${idOrName}`, () => api.POST('/v2/clusters/{cluster_id}/actions/install', path))
+            : verb === 'cancel'
+              ? await call(`cancelling cluster ${idOrName}`, () => api.POST('/v2/clusters/{cluster_id}/actions/cancel', path))
+              : await call(`resetting cluster ${idOrName}`, () => api.POST('/v2/clusters/{cluster_id}/actions/reset', path));
+        print(cli.format(), cluster, (c) => ({ header: ['ID', 'NAME', 'VERSION', 'STATUS', 'HOSTS', 'INFO'], rows: [clusterRow(c)] }));
+      });
+  }
+}
+
+const SETTLED = new Set(['installed', 'error', 'cancelled']);
+
+/** `wait` */
+export function registerWait(program: Command, cli: Cli): void {
+  program
+    .command('wait <cluster>')
+    .description('wait until a cluster reaches a state (exit 4 on timeout, 7 if it settles elsewhere)')
+    .option('--for <status>', 'the state to wait for', 'installed')
+    .option('--timeout <duration>', 'give up after this long', '90m')
+    .option('--interval <duration>', 'poll interval', '10s')
+    .action(async (idOrName: string, options: { for: string; timeout: string; interval: string }) => {
+      const api = cli.client();
+      const id = await resolveClusterId(api, idOrName);
+      const timeout = parseDuration(options.timeout);
+      const interval = parseDuration(options.interval);
+      const deadline = Date.now() + timeout;
+      let last = '';
+      const tty = process.stderr.isTTY;
+      for (;;) {
+        const cluster = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
+        const percentage = cluster.progress?.total_percentage;
+        const line = `${cluster.status}${percentage !== undefined ? ` ${percentage}%` : ''}: ${cluster.status_info}`;
+        if (line !== last) {
+          process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+          last = line;
+        }
+        if (cluster.status === options.for) {
+          if (tty) process.stderr.write('\n');
+          print(cli.format(), cluster, (c) => `${c.id} ${c.status}`);
+          return;
+        }
+        // A settled cluster will not move on by itself: waiting longer could only time out.
+        if (SETTLED.has(cluster.status)) {
+          if (tty) process.stderr.write('\n');
+          throw new CliError(`cluster ${id} is ${cluster.status}, not ${options.for}: ${cluster.status_info}`, EXIT.unexpectedState);
+        }
+        if (Date.now() >= deadline) {
+          if (tty) process.stderr.write('\n');
+          throw new CliError(`cluster ${id} is still ${cluster.status} after ${options.timeout}, not ${options.for}`, EXIT.timeout);
+        }
+        await sleep(Math.min(interval, Math.max(deadline - Date.now(), 0)));
+      }
+    });
+}
+
+/** `kubeconfig` */
+export function registerKubeconfig(program: Command, cli: Cli): void {
+  program
+    .command('kubeconfig <cluster>')
+    .description('download the kubeconfig of an installed cluster')
+    .option('-f, --file <file>', 'write it there (mode 0600) instead of standard output')
+    .action(async (idOrName: string, options: { file?: string }) => {
+      const api = cli.client();
+      const id = await resolveClusterId(api, idOrName);
+      const text = await call(`downloading the kubeconfig of ${idOrName}`, () =>
+        api.GET('/v2/clusters/{cluster_id}/downloads/credentials', { params: { path: { cluster_id: id }, query: { file_name: 'kubeconfig' } }, parseAs: 'text' }),
+      );
+      if (options.file) {
+        writeFileSync(options.file, text, { mode: 0o600 });
+        note(`kubeconfig written to ${options.file}`);
+      } else {
+        process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      }
+    });
+}

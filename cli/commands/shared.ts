@@ -1,0 +1,67 @@
+/** What the command groups share: the global options, the client they make, and input helpers. */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import YAML from 'yaml';
+import { apiClient, type ApiClient, type Cluster } from '../api.js';
+import { resolveCredentials } from '../config.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { outputFormat, type OutputFormat } from '../output.js';
+
+export interface GlobalOptions {
+  output?: string;
+  url?: string;
+  token?: string;
+}
+
+/** The program's global options, read when a command runs (after parsing). */
+export interface Cli {
+  globals(): GlobalOptions;
+  format(): OutputFormat;
+  client(): ApiClient;
+}
+
+export function cliOf(program: Command): Cli {
+  const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+  return {
+    globals,
+    format: () => outputFormat(globals().output),
+    client: () => apiClient(resolveCredentials(globals())),
+  };
+}
+
+export function readText(file: string, what: string): string {
+  try {
+    return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${what} ${file}: ${(error as Error).message}`, EXIT.usage);
+  }
+}
+
+export function readParams(file: string | undefined): Record<string, unknown> {
+  if (!file) return {};
+  const parsed: unknown = YAML.parse(readText(file, 'params file'));
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError(`${file} must hold a JSON or YAML object of API parameters`, EXIT.invalidInput);
+  return parsed as Record<string, unknown>;
+}
+
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new CliError(`"${text}" is not a duration such as 90s, 30m or 2h`, EXIT.usage);
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * factor;
+}
+
+type ValidationsInfo = Record<string, { id: string; status: string; message: string }[]>;
+export function failingValidations(validationsInfo: string | undefined | null): string[] {
+  if (!validationsInfo) return [];
+  try {
+    return Object.values(JSON.parse(validationsInfo) as ValidationsInfo)
+      .flat()
+      .filter((v) => v.status === 'failure')
+      .map((v) => v.id);
+  } catch {
+    return [];
+  }
+}
+
+export const clusterRow = (c: Cluster) => [c.id, c.name ?? '', c.openshift_version ?? '', c.status, String(c.total_host_count ?? c.hosts?.length ?? 0), c.status_info];
