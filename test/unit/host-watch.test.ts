@@ -1,0 +1,45 @@
+/** What the monitor's quiet pass loads: a host only when time alone may have changed its verdict. */
+import { describe, expect, it } from 'vitest';
+import { dueByTime, reconnectsOnPoll } from '../../lambdas/domain/host-watch.js';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
+const host = (status: string, checkedInMsAgo?: number) => ({ status, attributes: checkedInMsAgo === undefined ? {} : { checked_in_at: ago(checkedInMsAgo) } });
+
+describe('dueByTime', () => {
+  it.each([
+    ['known', 60_000, false],
+    ['known', 3 * 60_000, false],
+    ['known', 3 * 60_000 + 1, true],
+    ['insufficient', 10 * 60_000, true],
+    ['discovering-unbound', 4 * 60_000, true],
+    ['preparing-successful', 4 * 60_000, true],
+    ['disconnected', 4 * 60_000, false],
+    ['disconnected', 10_000, true],
+    ['disconnected-unbound', 10_000, true],
+    ['installed', 60 * 60_000, false],
+    ['added-to-existing-cluster', 60 * 60_000, false],
+  ])('%s, last poll %d ms ago → %s', (status, msAgo, due) => {
+    expect(dueByTime(host(status, msAgo), NOW)).toBe(due);
+  });
+
+  it('always loads hosts in statuses with deadlines of their own', () => {
+    for (const status of ['preparing-for-installation', 'installing', 'installing-in-progress', 'installing-pending-user-action', 'reclaiming', 'error', 'cancelled']) {
+      expect(dueByTime(host(status, 1_000), NOW), status).toBe(true);
+    }
+  });
+
+  it('never times out a host that has not polled yet', () => {
+    expect(dueByTime(host('discovering'), NOW)).toBe(false);
+  });
+
+  it('honours a configured disconnection limit', () => {
+    expect(dueByTime(host('known', 90_000), NOW, { maxDisconnectionMs: 60_000 })).toBe(true);
+  });
+
+  it('brings back only disconnected hosts on a poll', () => {
+    expect(reconnectsOnPoll('disconnected')).toBe(true);
+    expect(reconnectsOnPoll('disconnected-unbound')).toBe(true);
+    expect(reconnectsOnPoll('known')).toBe(false);
+  });
+});
