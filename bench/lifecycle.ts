@@ -105,6 +105,9 @@ export async function lifecycle(): Promise<Record<string, number>> {
     // ---- seeding through the agent endpoints: a first poll, the inventory, the usual replies
     const firstPolls = await eachBounded(ids, concurrency, poll);
     console.log(`${pad('agent polls, hosts before inventory (discovering)')}${describe(firstPolls)}`);
+    // Agents keep polling while they reply (each host every minute, as the service asks): without
+    // it, hosts whose replies come more than 3 minutes after their last poll are rightly disconnected.
+    const keepAlive = keepPolling(ids, poll, 60_000);
     const inventories = await eachBounded(ids, concurrency, (hostId, i) => reply(hostId, 'inventory', inventoryOf(i)));
     console.log(`${pad('inventory step replies')}${describe(inventories)}`);
     const others = await eachBounded(ids, concurrency, async (hostId, i) => {
@@ -113,6 +116,8 @@ export async function lifecycle(): Promise<Record<string, number>> {
       return ok;
     });
     console.log(`${pad(`other step replies (4 per host, ${neighbours} peers each)`)}${describe({ ...others, perSecond: others.perSecond * 4 })}`);
+    await keepAlive.stop();
+    console.log(`${pad('keep-alive polls meanwhile (each host every 60 s)')}${keepAlive.polls()} polls, ${keepAlive.errors()} errors`);
     if (registrations.errors + firstPolls.errors + inventories.errors + others.errors > 0) throw new Error('seeding through the agent endpoints failed');
     const clusterKey = { orgId: runtime.orgId, clusterId };
     console.log(`${pad('hosts after seeding')}${countBy(await ports.store.hosts.listByCluster(clusterKey))}`);
@@ -179,6 +184,43 @@ export async function lifecycle(): Promise<Record<string, number>> {
     provide({ clock: systemClock });
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Polls every host once per `intervalMs`, spread evenly (at most 8 polls in flight), until stopped. */
+function keepPolling(ids: readonly string[], poll: (hostId: string) => Promise<boolean>, intervalMs: number) {
+  const MAX_IN_FLIGHT = 8;
+  let stopped = false;
+  let polls = 0;
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const gapMs = intervalMs / Math.max(1, ids.length);
+  const started = performance.now();
+  const loop = (async () => {
+    for (let n = 0; !stopped; n++) {
+      // Poll n is due at n × gap: late polls go out at once, early ones wait for their time.
+      const wait = started + n * gapMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      while (inFlight.size >= MAX_IN_FLIGHT && !stopped) await Promise.race(inFlight);
+      if (stopped) break;
+      const one: Promise<void> = poll(ids[n % ids.length]!)
+        .catch(() => false)
+        .then((ok) => {
+          polls += 1;
+          if (!ok) errors += 1;
+          inFlight.delete(one);
+        });
+      inFlight.add(one);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      await Promise.all(inFlight);
+    },
+    polls: () => polls,
+    errors: () => errors,
+  };
 }
 
 /**

@@ -133,6 +133,8 @@ export interface StepContext {
   cluster?: Cluster;
   /** Other hosts of the cluster with their NICs; only needed when a connectivity check is due. */
   peers?: () => { host_id: string; nics: { name: string; mac: string; ip_addresses: string[] }[] }[];
+  /** The same list already serialised (a JSON array of those objects), preferred when given. */
+  peersJson?: () => string;
   now: Date;
   /** 8 hex characters, as upstream's step ids end with. */
   stepIdSuffix: () => string;
@@ -161,7 +163,9 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
     case 'ntp-synchronizer':
       return [JSON.stringify({ ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' })];
     case 'connectivity-check':
-      return context.peers && connectivityDue(host, context.now) ? [JSON.stringify(context.peers())] : undefined;
+      if (!connectivityDue(host, context.now)) return undefined;
+      if (context.peersJson) return [context.peersJson()];
+      return context.peers ? [JSON.stringify(context.peers())] : undefined;
     case 'free-network-addresses': {
       const networks = (hostInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []);
       if (networks.length === 0 || attributes.user_managed_networking) return undefined;

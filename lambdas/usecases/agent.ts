@@ -36,6 +36,22 @@ export interface AgentDeps {
 }
 
 const POLL_CLUSTER_MAX_AGE_MS = 1_000;
+
+/**
+ * Each peer's part of a connectivity check, serialised once per listing: every poll of the
+ * listing's lifetime that hands out a check joins them (all but the host's own) instead of
+ * rebuilding and serialising the whole peer list.
+ */
+const peerFragments = new WeakMap<readonly Host[], { hostId: string; json: string }[]>();
+
+function connectivityPeersJson(listing: readonly Host[], hostId: string): string {
+  let fragments = peerFragments.get(listing);
+  if (!fragments) {
+    fragments = listing.filter((peer) => peer.attributes.inventory).map((peer) => ({ hostId: peer.hostId, json: JSON.stringify({ host_id: peer.hostId, nics: hostNics(peer) }) }));
+    peerFragments.set(listing, fragments);
+  }
+  return `[${fragments.filter((fragment) => fragment.hostId !== hostId).map((fragment) => fragment.json).join(',')}]`;
+}
 /** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
 const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
 
@@ -111,13 +127,11 @@ export async function getNextSteps(
     }), host);
     if (checkedIn && reconnectsOnPoll(checkedIn.status)) host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn;
   }
-  let peers: { host_id: string; nics: ReturnType<typeof hostNics> }[] = [];
+  let peersJson = '[]';
   if (host.clusterId && wantsConnectivityCheck(host, cluster, now)) {
-    peers = (await recentClusterHosts(deps.store, principal.orgId, host.clusterId))
-      .filter((peer) => peer.hostId !== hostId && peer.attributes.inventory)
-      .map((peer) => ({ host_id: peer.hostId, nics: hostNics(peer) }));
+    peersJson = connectivityPeersJson(await recentClusterHosts(deps.store, principal.orgId, host.clusterId), hostId);
   }
-  const steps = nextSteps({ host, cluster, now, peers: host.clusterId ? () => peers : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  const steps = nextSteps({ host, cluster, now, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
   if (steps.instructions.some((step) => step.step_type === 'install')) {
     // Only the poll that wins this conditional write hands out the install step.
     const claimed = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {

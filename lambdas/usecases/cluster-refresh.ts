@@ -78,6 +78,8 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   const cluster = await deps.store.clusters.get(key);
   if (!cluster) return undefined;
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
+  clusterSizes.set(`${key.orgId}/${key.clusterId}`, hosts.length);
+  if (clusterSizes.size > 10_000) clusterSizes.delete(clusterSizes.keys().next().value!);
   const now = deps.clock.now();
 
   const machineNetwork = derivedMachineNetwork(cluster, hosts);
@@ -168,9 +170,38 @@ function progressOf(status: string, cluster: Cluster, hosts: Host[]): Record<str
  */
 const runningRefresh = new Map<string, Promise<void>>();
 const queuedRefresh = new Map<string, Promise<void>>();
+/** How many hosts each cluster had at its last refresh in this process, and when that refresh ran. */
+const clusterSizes = new Map<string, number>();
+const lastRefresh = new Map<string, { startedAt: number; tookMs: number }>();
 
-export function refreshClusterCoalesced(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, options: { joinWithoutWaiting?: boolean } = {}): Promise<void> {
+/** Clusters up to this size are re-judged after every host status change (see refreshClusterCoalesced). */
+export const CLUSTER_REFRESH_PER_CHANGE_UP_TO = 100;
+/**
+ * A larger cluster is re-judged on a host's change at most this often in one process, or for a
+ * cluster slow to re-judge, once per four times what its last re-judgement took.
+ */
+export const LARGE_CLUSTER_REFRESH_EVERY_MS = 5_000;
+
+export function refreshClusterCoalesced(
+  deps: ClusterRefreshDeps,
+  key: { orgId: string; clusterId: string },
+  options: {
+    joinWithoutWaiting?: boolean;
+    throttleLarge?: boolean;
+    /** For a large cluster: its hosts as listed recently, shared with the hosts' own judgements, instead of a listing of its own. */
+    recentHosts?: () => Promise<Host[]>;
+  } = {},
+): Promise<void> {
   const id = `${key.orgId}/${key.clusterId}`;
+  // Re-judging a cluster lists all its hosts: in a large cluster, one re-judgement per host change
+  // would make a burst of n changes cost n listings of n hosts. There a change re-judges the cluster
+  // only when the last re-judgement started long enough ago; a change left out is picked up by the
+  // next one, or by the monitor's whole judgement of the changed cluster.
+  const last = lastRefresh.get(id);
+  const large = (clusterSizes.get(id) ?? 0) > CLUSTER_REFRESH_PER_CHANGE_UP_TO;
+  if (options.throttleLarge && large && last && Date.now() - last.startedAt < Math.max(LARGE_CLUSTER_REFRESH_EVERY_MS, 4 * last.tookMs)) {
+    return Promise.resolve();
+  }
   const queued = queuedRefresh.get(id);
   // A queued refresh starts after this caller's change and is awaited by the caller that queued
   // it, so a caller with nothing to read from it can leave at once. (A Lambda container serves
@@ -182,9 +213,14 @@ export function refreshClusterCoalesced(deps: ClusterRefreshDeps, key: { orgId: 
     .then(async () => {
       queuedRefresh.delete(id);
       runningRefresh.set(id, next);
+      const startedAt = Date.now();
+      lastRefresh.delete(id);
+      lastRefresh.set(id, { startedAt, tookMs: 0 });
+      if (lastRefresh.size > 10_000) lastRefresh.delete(lastRefresh.keys().next().value!);
       try {
-        await refreshCluster(deps, key);
+        await refreshCluster(deps, key, large && options.recentHosts ? await options.recentHosts() : undefined);
       } finally {
+        lastRefresh.set(id, { startedAt, tookMs: Date.now() - startedAt });
         if (runningRefresh.get(id) === next) runningRefresh.delete(id);
       }
     });

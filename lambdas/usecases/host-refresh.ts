@@ -137,9 +137,16 @@ interface PeerListing {
   generation: number;
   hosts: Promise<Host[]>;
   done: boolean;
-  /** How many hosts it listed, once done. */
+  /** How many hosts it listed, and how long that took, once done. */
   size: number;
+  tookMs: number;
 }
+
+/**
+ * How long a listing serves: a few seconds, and for a cluster slow to list, a few times what
+ * listing it took, so that listing never becomes most of what the store does.
+ */
+const listingLifetimeMs = (listing: PeerListing) => Math.max(PEER_LISTING_TTL_MS, 4 * listing.tookMs);
 /** Clusters up to this size are listed anew after every change peers read (see forgetPeers). */
 export const FRESH_PEER_LISTINGS_UP_TO = 100;
 const peerListings = new Map<string, PeerListing>();
@@ -169,14 +176,15 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
   const key = `${orgId}/${clusterId}`;
   const wanted = changeCounts.get(key) ?? 0;
   const cached = peerListings.get(key);
-  if (cached && cached.generation >= wanted && now - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
+  if (cached && cached.generation >= wanted && (!cached.done || now - cached.at < listingLifetimeMs(cached))) return cached.hosts;
   const start = () => {
-    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, size: 0 };
+    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, size: 0, tookMs: 0 };
     peerListings.set(key, listing);
     listing.hosts.then(
       (hosts) => {
         listing.done = true;
         listing.size = hosts.length;
+        listing.tookMs = Date.now() - listing.at;
       },
       () => peerListings.get(key) === listing && peerListings.delete(key),
     );
@@ -203,7 +211,7 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
  */
 export function recentClusterHosts(store: Store, orgId: string, clusterId: string): Promise<Host[]> {
   const cached = peerListings.get(`${orgId}/${clusterId}`);
-  if (cached && Date.now() - cached.at < PEER_LISTING_TTL_MS) return cached.hosts;
+  if (cached && (!cached.done || Date.now() - cached.at < listingLifetimeMs(cached))) return cached.hosts;
   return clusterHostsOf(store, orgId, clusterId, Date.now());
 }
 
@@ -338,7 +346,11 @@ async function announceJudgement(deps: RefreshDeps, before: Host, judged: Judgem
   }
   // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
   if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
-    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, { joinWithoutWaiting: true });
+    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, {
+      joinWithoutWaiting: true,
+      throttleLarge: true,
+      recentHosts: () => recentClusterHosts(deps.store, cluster.orgId, cluster.clusterId),
+    });
   }
 }
 

@@ -188,7 +188,9 @@ describe('a host stuck in Rebooting', () => {
       await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
     }
     expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
-    const members = (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    // The hosts follow the cluster a moment later; an agent reports stages only once its host is installing.
+    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
     const stuck = members.find((h) => !h.bootstrap)!.id as string;
     for (const stage of ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting']) {
       const put = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}/progress`, { current_stage: stage }, lab.agent);

@@ -1,0 +1,162 @@
+/**
+ * Host transitions driven through the REST endpoints with recorded inventories, beyond the healthy
+ * path of lifecycle.test.ts: hosts that cannot be used (too small, no eligible disk, IPv6-only in an
+ * IPv4 network), a host waiting for input, a user's change moving a known host out of known and
+ * back, and a pool host through binding and unbinding. Each status is what upstream would show, with
+ * the validation that explains it.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
+import { apiClient, API_VIP, eventually, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
+import { PULL_SECRET } from '../support/fixtures.js';
+import { testRuntime } from '../support/runtime.js';
+
+type Validation = { id: string; status: string; message: string };
+const validationsOf = (host: Json): Map<string, Validation> =>
+  new Map(Object.values(JSON.parse(host.validations_info ?? '{}') as Record<string, Validation[]>).flat().map((v) => [v.id, v]));
+
+describe('host transitions through the REST endpoints', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let api: ApiClient;
+  let version: string;
+
+  beforeAll(async () => {
+    env = await testRuntime();
+    api = apiClient(env.runtime.url, env.adminToken);
+    const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
+    version = Object.entries(versions).find(([, v]) => v.default)![0];
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  /** An infra-env (bound to a new cluster unless `cluster` is null) and an agent for it. */
+  async function lab(cluster: Json | null) {
+    let clusterId: string | undefined;
+    if (cluster) {
+      const created = await api.call('POST', '/clusters', { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster }, api.user());
+      expect(created.status, created.text).toBe(201);
+      clusterId = created.body.id;
+    }
+    const infraEnv = await api.call('POST', '/infra-envs', { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) }, api.user());
+    expect(infraEnv.status, infraEnv.text).toBe(201);
+    const infraEnvId = infraEnv.body.id as string;
+    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+    const hostRoute = (hostId: string) => `/infra-envs/${infraEnvId}/hosts/${hostId}`;
+    return {
+      clusterId,
+      infraEnvId,
+      async discover(fixture: string) {
+        const hostId = randomUUID();
+        expect((await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
+        expect((await api.call('GET', `${hostRoute(hostId)}/instructions`, undefined, agent)).status).toBe(200);
+        const reply = await api.call('POST', `${hostRoute(hostId)}/instructions`, { step_type: 'inventory', step_id: 'inventory-1', output: JSON.stringify(inventoryFixture(fixture)) }, agent);
+        expect(reply.status, reply.text).toBe(204);
+        return hostId;
+      },
+      register: async (hostId: string) => (await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status,
+      host: async (hostId: string) => (await api.call('GET', hostRoute(hostId), undefined, api.user())).body as Json,
+      hostRoute,
+    };
+  }
+
+  it('keeps an undersized host, one with no eligible disk and an IPv6-only one in an IPv4 network insufficient, each saying why', async () => {
+    const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    // A healthy master puts the cluster's machine network at 192.168.111.0/24.
+    await cluster.discover('master-0');
+    const undersized = await cluster.host(await cluster.discover('undersized'));
+    const noDisk = await cluster.host(await cluster.discover('no-eligible-disk'));
+    const ipv6 = await cluster.host(await cluster.discover('ipv6-only'));
+
+    expect(undersized.status).toBe('insufficient');
+    expect(validationsOf(undersized).get('has-min-cpu-cores')).toMatchObject({ status: 'failure', message: expect.stringMatching(/minimum required CPU cores for any role is 2, found only 1/) });
+    expect(validationsOf(undersized).get('has-min-memory')).toMatchObject({ status: 'failure' });
+
+    expect(noDisk.status).toBe('insufficient');
+    expect(validationsOf(noDisk).get('has-min-valid-disks')).toMatchObject({ status: 'failure', message: expect.stringMatching(/No eligible disks/) });
+
+    expect(ipv6.status).toBe('insufficient');
+    expect(validationsOf(ipv6).get('belongs-to-machine-cidr')).toMatchObject({ status: 'failure', message: expect.stringMatching(/does not belong to machine network/) });
+  });
+
+  it('waits for input while the cluster lacks its network, and goes on once the user gives it (the monitor re-judges the changed cluster)', async () => {
+    const cluster = await lab({});
+    const hostId = await cluster.discover('master-0');
+    const waiting = await cluster.host(hostId);
+    expect(waiting.status).toBe('pending-for-input');
+    expect(validationsOf(waiting).get('machine-cidr-defined')?.status).not.toBe('success');
+
+    const patched = await api.call('PATCH', `/clusters/${cluster.clusterId}`, { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], machine_networks: [{ cidr: '192.168.111.0/24' }] }, api.user());
+    expect(patched.status, patched.text).toBe(201);
+    await monitorHosts(container());
+    const moved = await cluster.host(hostId);
+    expect(validationsOf(moved).get('machine-cidr-defined')?.status).toBe('success');
+    expect(moved.status).not.toBe('pending-for-input');
+  });
+
+  it('moves a known host to insufficient when the user gives it a hostname another host has, and back to known when it is fixed', async () => {
+    const ready = await readyCluster(api, { name: 'renamed' });
+    const hostId = ready.hostIds[3]!;
+    const route = `/infra-envs/${ready.infraEnvId}/hosts/${hostId}`;
+    const taken = inventoryFixture('master-0').hostname as string;
+    const renamed = await api.call('PATCH', route, { host_name: taken }, api.user());
+    expect(renamed.status, renamed.text).toBe(201);
+    expect(renamed.body.status).toBe('insufficient');
+    expect(validationsOf(renamed.body).get('hostname-unique')?.status).toBe('failure');
+    expect((await api.call('GET', `/clusters/${ready.clusterId}`, undefined, api.user())).body.status).toBe('insufficient');
+
+    const fixed = await api.call('PATCH', route, { host_name: 'worker-0-renamed' }, api.user());
+    expect(fixed.status, fixed.text).toBe(201);
+    expect(fixed.body.status).toBe('known');
+    expect((await api.call('GET', `/clusters/${ready.clusterId}`, undefined, api.user())).body.status).toBe('ready');
+  });
+
+  it('takes a pool host from discovery to known-unbound, binds it to a cluster (binding, then a host of that cluster once it registers again) and unbinds it (unbinding, then back in the pool)', async () => {
+    const pool = await lab(null);
+    const hostId = await pool.discover('master-1');
+    const pooled = await pool.host(hostId);
+    expect(pooled.status).toBe('known-unbound');
+    expect(pooled.cluster_id ?? undefined).toBeUndefined();
+
+    const target = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    const bound = await api.call('POST', `${pool.hostRoute(hostId)}/actions/bind`, { cluster_id: target.clusterId }, api.user());
+    expect(bound.status, bound.text).toBe(200);
+    expect(bound.body).toMatchObject({ status: 'binding', cluster_id: target.clusterId });
+
+    // The agent restarts against the cluster: the host is judged again, now as that cluster's
+    // (its inventory kept: without a machine network yet, it waits for input there).
+    expect(await pool.register(hostId)).toBe(201);
+    const rejoined = await pool.host(hostId);
+    expect(rejoined).toMatchObject({ cluster_id: target.clusterId, status: 'pending-for-input' });
+
+    const unbound = await api.call('POST', `${pool.hostRoute(hostId)}/actions/unbind`, undefined, api.user());
+    expect(unbound.status, unbound.text).toBe(200);
+    expect(unbound.body.status).toBe('unbinding');
+    expect(unbound.body.cluster_id ?? undefined).toBeUndefined();
+    // Back in the pool when it registers again, and judged at once on the inventory it kept.
+    expect(await pool.register(hostId)).toBe(201);
+    const back = await pool.host(hostId);
+    expect(back.status).toBe('known-unbound');
+    expect(back.cluster_id ?? undefined).toBeUndefined();
+  });
+
+  it("hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself", async () => {
+    const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    const a = await cluster.discover('master-0');
+    const b = await cluster.discover('master-1');
+    const c = await cluster.discover('master-2');
+    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }) };
+    type Peer = { host_id: string; nics: { mac: string; ip_addresses: string[] }[] };
+    const peersOfCheck = async (): Promise<Peer[]> => {
+      const steps = (await api.call('GET', `${cluster.hostRoute(a)}/instructions`, undefined, agent)).body as Json;
+      const check = (steps.instructions as Json[]).find((step) => step.step_type === 'connectivity-check');
+      return check ? (JSON.parse(check.args[0]) as Peer[]) : [];
+    };
+    // Checks name the peers as listed within the last few seconds: the newest host joins them shortly.
+    const peers = await eventually(peersOfCheck, (list) => list.length === 2, 15_000, 500);
+    expect(peers.map((peer) => peer.host_id).sort()).toEqual([b, c].sort());
+    const master1 = inventoryFixture('master-1');
+    expect(peers.find((peer) => peer.host_id === b)!.nics[0]).toMatchObject({ mac: master1.interfaces[0].mac_address, ip_addresses: expect.arrayContaining([master1.interfaces[0].ipv4_addresses[0].split('/')[0]]) });
+  });
+});
