@@ -49,7 +49,12 @@ interface WatchedGroup {
  * When each group was last judged whole (the service time the judgement started), in this
  * process. A process that does not remember a group (a cold start) judges it whole.
  */
-const judgedWholeAt = new Map<string, string>();
+interface WholeJudgement {
+  at: string;
+  /** The versions this judgement itself wrote (hosts by key, and the cluster): its own writes are no news. */
+  wrote: Map<string, number>;
+}
+const judgedWholeAt = new Map<string, WholeJudgement>();
 
 export async function monitorHosts(deps: { store: Store; clock: Clock }): Promise<MonitorPass> {
   const pass: MonitorPass = { visited: 0, judged: 0, judgedWhole: 0, moved: 0, disconnected: 0, failed: 0 };
@@ -98,12 +103,14 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
     return infraEnv;
   };
   const lastWhole = judgedWholeAt.get(group.id);
-  let whole = lastWhole === undefined || startedAt.getTime() - Date.parse(lastWhole) >= FULL_JUDGEMENT_EVERY_MS;
+  let whole = lastWhole === undefined || startedAt.getTime() - Date.parse(lastWhole.at) >= FULL_JUDGEMENT_EVERY_MS;
   if (!whole) {
-    const changedSince = (updatedAt: string | undefined) => !!updatedAt && updatedAt >= lastWhole!;
+    const changedSince = (updatedAt: string | undefined, key?: string, version?: number) =>
+      !!updatedAt && updatedAt >= lastWhole!.at && (key === undefined || lastWhole!.wrote.get(key) !== version);
     const infraEnvIds = [...new Set(group.hosts.map((host) => host.infraEnvId))];
     const infraEnvsChanged = (await Promise.all(infraEnvIds.map(infraEnvOf))).some((infraEnv) => changedSince(infraEnv?.updatedAt));
-    whole = infraEnvsChanged || changedSince(cluster?.updatedAt) || group.hosts.some((host) => changedSince(host.updatedAt));
+    whole = infraEnvsChanged || changedSince(cluster?.updatedAt, CLUSTER_KEY, cluster?.version) ||
+      group.hosts.some((host) => changedSince(host.updatedAt, `${host.infraEnvId}/${host.hostId}`, host.version));
   }
   const targets = whole ? group.hosts : group.hosts.filter((host) => dueByTime(host, startedAt));
   if (targets.length === 0) return;
@@ -113,6 +120,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   const listed = new Map(clusterHosts.map((host) => [`${host.infraEnvId}/${host.hostId}`, host]));
   let statusMoved = false;
   let failures = 0;
+  const wrote = new Map<string, number>();
   let next = 0;
   const visit = async (key: WatchedHostRecord) => {
     pass.judged += 1;
@@ -121,6 +129,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
       if (!host) return;
       const surroundings: RefreshSurroundings = { cluster, clusterHosts, infraEnv: await infraEnvOf(host.infraEnvId) };
       const after = await refreshLoadedHost(deps, host, surroundings, { refreshCluster: false });
+      if (after && after.version !== host.version) wrote.set(`${key.infraEnvId}/${key.hostId}`, after.version);
       if (after && after.status !== host.status) {
         pass.moved += 1;
         statusMoved = true;
@@ -137,22 +146,29 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
     }),
   );
   pass.failed += failures;
-  if (whole) {
-    pass.judgedWhole += 1;
-    if (failures === 0) remember(group.id, startedAt.toISOString());
-    else judgedWholeAt.delete(group.id);
-  }
   // The cluster's verdict follows its hosts' statuses: re-judged once, after all of them (and
   // whenever it was judged whole, in case a refresh elsewhere read its hosts before the last change).
   if (cluster && (statusMoved || whole)) {
-    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }).catch(() => {
+    try {
+      await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
+      const judged = await store.clusters.get({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+      if (judged && judged.version !== cluster.version) wrote.set(CLUSTER_KEY, judged.version);
+    } catch {
       pass.failed += 1;
-    });
+      failures += 1;
+    }
+  }
+  if (whole) {
+    pass.judgedWhole += 1;
+    if (failures === 0) remember(group.id, { at: startedAt.toISOString(), wrote });
+    else judgedWholeAt.delete(group.id);
   }
 }
 
-function remember(groupId: string, at: string): void {
+const CLUSTER_KEY = 'cluster';
+
+function remember(groupId: string, judgement: WholeJudgement): void {
   judgedWholeAt.delete(groupId);
-  judgedWholeAt.set(groupId, at);
+  judgedWholeAt.set(groupId, judgement);
   if (judgedWholeAt.size > MAX_GROUPS_REMEMBERED) judgedWholeAt.delete(judgedWholeAt.keys().next().value!);
 }
