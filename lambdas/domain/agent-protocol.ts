@@ -9,6 +9,7 @@ import { CLUSTER_ACCEPTING_HOSTS } from './host.js';
 import { componentVersions } from './catalogues.js';
 import { installCommandRequest } from './installation.js';
 import { hostInventory, type Inventory } from './inventory.js';
+import { parseStoredJson } from './stored-json.js';
 
 export type StepType =
   | 'inventory' | 'connectivity-check' | 'free-network-addresses' | 'dhcp-lease-allocate' | 'ntp-synchronizer'
@@ -135,6 +136,8 @@ export interface StepContext {
   peers?: () => { host_id: string; nics: { name: string; mac: string; ip_addresses: string[] }[] }[];
   /** The same list already serialised (a JSON array of those objects), preferred when given. */
   peersJson?: () => string;
+  /** A check is due whatever its schedule: peers joined since the host's last report. */
+  newPeers?: boolean;
   now: Date;
   /** 8 hex characters, as upstream's step ids end with. */
   stepIdSuffix: () => string;
@@ -163,7 +166,7 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
     case 'ntp-synchronizer':
       return [JSON.stringify({ ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' })];
     case 'connectivity-check':
-      if (!connectivityDue(host, context.now)) return undefined;
+      if (!context.newPeers && !connectivityDue(host, context.now)) return undefined;
       if (context.peersJson) return [context.peersJson()];
       return context.peers ? [JSON.stringify(context.peers())] : undefined;
     case 'free-network-addresses': {
@@ -258,7 +261,28 @@ function connectivityDue(host: Host, now: Date): boolean {
 
 /** Whether this poll will ask for a connectivity check, so the caller lists the peers only then. */
 export function wantsConnectivityCheck(host: Host, cluster: Cluster | undefined, now: Date): boolean {
-  return !!host.clusterId && !!ruleFor(host, cluster)?.steps.includes('connectivity-check') && connectivityDue(host, now);
+  return offersConnectivityCheck(host, cluster) && connectivityDue(host, now);
+}
+
+/** Whether the host's status has connectivity checks at all (due or not). */
+export function offersConnectivityCheck(host: Host, cluster: Cluster | undefined): boolean {
+  return !!host.clusterId && !!ruleFor(host, cluster)?.steps.includes('connectivity-check');
+}
+
+/**
+ * Whether some of these peers are missing from the host's last connectivity report: a host that
+ * joined after the report was made. Its peers check it on their next poll rather than at their
+ * next periodic check (minutes for known hosts), or the newcomer could not join the majority group.
+ */
+export function hasUncheckedPeers(host: Host, peerIds: readonly string[]): boolean {
+  let report: { remote_hosts?: { host_id?: string }[] | null } | undefined;
+  try {
+    report = parseStoredJson(host.attributes, 'connectivity') as typeof report;
+  } catch {
+    return true;
+  }
+  const checked = new Set((report?.remote_hosts ?? []).map((remote) => remote.host_id));
+  return peerIds.some((id) => id !== host.hostId && !checked.has(id));
 }
 
 export function nextSteps(context: StepContext): Steps {

@@ -7,8 +7,10 @@ import { randomBytes } from 'node:crypto';
 import {
   applyStepReply,
   checkInDue,
+  hasUncheckedPeers,
   hostNics,
   isReadByPeers,
+  offersConnectivityCheck,
   newHost,
   nextStepRunnerCommand,
   nextSteps,
@@ -128,10 +130,14 @@ export async function getNextSteps(
     if (checkedIn && reconnectsOnPoll(checkedIn.status)) host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn;
   }
   let peersJson = '[]';
-  if (host.clusterId && wantsConnectivityCheck(host, cluster, now)) {
-    peersJson = connectivityPeersJson(await recentClusterHosts(deps.store, principal.orgId, host.clusterId), hostId);
+  let newPeers = false;
+  if (host.clusterId && offersConnectivityCheck(host, cluster)) {
+    const due = wantsConnectivityCheck(host, cluster, now);
+    const listing = await recentClusterHosts(deps.store, principal.orgId, host.clusterId);
+    newPeers = !due && hasUncheckedPeers(host, listing.filter((peer) => peer.attributes.inventory).map((peer) => peer.hostId));
+    if (due || newPeers) peersJson = connectivityPeersJson(listing, hostId);
   }
-  const steps = nextSteps({ host, cluster, now, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  const steps = nextSteps({ host, cluster, now, newPeers, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
   if (steps.instructions.some((step) => step.step_type === 'install')) {
     // Only the poll that wins this conditional write hands out the install step.
     const claimed = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
