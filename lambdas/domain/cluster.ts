@@ -289,5 +289,9 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     enabled_host_count: extras.counts?.enabled ?? 0,
     ready_host_count: extras.counts?.ready ?? 0,
   };
-  return Object.fromEntries(Object.entries(view).filter(([field]) => VIEW_FIELDS.has(field)));
+  // Filtering to VIEW_FIELDS (the schema's fields) made the HA fleet install take ~80 s instead of
+  // ~30 s: something reads an attribute the schema does not declare. Until that reader is found,
+  // the view keeps the stored attributes (session 3 note).
+  void VIEW_FIELDS;
+  return view;
 }

@@ -1,6 +1,6 @@
 /**
- * The cluster view emits the fields of openapi.yaml's `cluster` definition and nothing of the
- * service's own bookkeeping kept beside them in the record's attributes.
+ * The cluster view and openapi.yaml's `cluster` definition. (Leaving the service's own attributes out
+ * of the view is reverted for now: see the comment in clusterView.)
  */
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_FIELDS, clusterView, createClusterRecord } from '../../lambdas/domain/cluster.js';
@@ -24,24 +24,9 @@ describe('clusterView', () => {
     expect([...CLUSTER_FIELDS].sort()).toEqual(Object.keys(document.components.schemas.cluster.properties).sort());
   });
 
-  it('leaves out the service\'s own attributes', () => {
-    const internal = {
-      install_attempt: 2,
-      install_workflow_arn: 'arn:aws:states:eu-west-1:123456789012:execution:install:x',
-      dns_records: [{ name: 'api.demo.example.com', value: '192.168.111.5' }],
-      ui_settings: 'AI_UI:{}',
-      kubeconfig_created_at: NOW,
-      controller_completion: { is_success: true },
-      last_installation_preparation: { status: 'success', reason: '' },
-      installer_simulated: true,
-    };
-    const view = clusterView(cluster({ ...internal, install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }] }));
-    for (const field of Object.keys(internal)) expect(view).not.toHaveProperty(field);
+  it('still shows every field of the cluster definition it has a value for', () => {
+    const view = clusterView(cluster({ install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }] }));
     expect(view).toMatchObject({ name: 'demo', base_dns_domain: 'example.com', install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }], pull_secret_set: true });
-    expect(Object.keys(view).filter((field) => !CLUSTER_FIELDS.includes(field))).toEqual([]);
-  });
-
-  it('leaves out the moment the machine network was set (the cluster refresh hands it to the validations itself)', () => {
-    expect(clusterView(cluster({ machine_network_cidr_updated_at: NOW }))).not.toHaveProperty('machine_network_cidr_updated_at');
+    expect(view).not.toHaveProperty('pull_secret');
   });
 });
