@@ -56,6 +56,8 @@ function connectivityPeersJson(listing: readonly Host[], hostId: string): string
 }
 /** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
 const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
+/** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
+const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && WAITING_ON_PEERS.has(status);
 
 const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
 
@@ -166,7 +168,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).
-  const rejudge = reply.step_type === 'connectivity-check' && WAITING_ON_PEERS.has(host.status);
+  const rejudge = rejudgedUnchanged(reply.step_type, host.status);
   if (!preview && !rejudge) return;
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
@@ -179,7 +181,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const after = await deps.store.hosts.mutate(key, (current) => {
     write.reset();
     const changed = applyStepReply(current, reply, context);
-    if (!changed && !(reply.step_type === 'connectivity-check' && WAITING_ON_PEERS.has(current.status))) return undefined;
+    if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
     const judged = write.judgeInto(changed ?? current);
     return judged === current ? undefined : judged;
   }, host);
