@@ -28,7 +28,7 @@ function userProvidesDns(ctx: ValidationContext, printable: string): { validate:
   let managed = !cluster.userManagedNetworking;
   if (cluster.imported) {
     // The host's own ignition first, then the others'.
-    const ignitions = [ctx.self, ...ctx.clusterHosts.filter((peer) => peer !== ctx.self)]
+    const ignitions = [ctx.self, ...ctx.clusterHosts.filter((peer) => peer.id !== ctx.self.id)]
       .map((peer) => readStoredJson<{ is_success?: boolean; ignition?: string }>(peer.host.attributes, 'api_vip_connectivity'))
       .filter((response) => response?.is_success);
     if (ignitions.length === 0) return skip(pending(`DNS validation for the ${printable} domain cannot be completed at the moment. This could be due to other validations`));

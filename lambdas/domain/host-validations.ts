@@ -70,6 +70,15 @@ export interface HostValidationInput {
    * `suggestRoles` over the cluster's hosts (registration order), as the lead persists it.
    */
   suggestedRole?: HostRole;
+  /**
+   * Judge against the peers as `clusterHosts` lists them even when this host changed since that
+   * listing: what depends on the whole cluster (connectivity groups, IP collisions, suggested
+   * roles, hostnames of the others) is then shared with every judgement of that listing, and only
+   * this host's own facts are read anew. For large clusters, where recomputing the cluster-wide
+   * facts per judgement made each step reply cost O(hosts); they converge when the host is next
+   * judged against a newer listing.
+   */
+  peersAsListed?: boolean;
 }
 
 const MINUTE_MS = 60_000;
@@ -120,6 +129,7 @@ interface SharedPeers {
   config: HostValidationConfig | undefined;
   peers: PeerHost[];
   indexOf: Map<Host, number>;
+  indexById: Map<string, number>;
 }
 
 /**
@@ -136,14 +146,22 @@ function sharedPeers(input: HostValidationInput, clusterPeers: (hosts: readonly 
   if (!listing || !input.cluster) return undefined;
   let shared = peersByListing.get(listing);
   if (shared === undefined || (shared && (shared.cluster !== input.cluster || shared.config !== input.config))) {
-    if (!listing.includes(input.host)) return undefined;
+    if (!input.peersAsListed && !listing.includes(input.host)) return undefined;
     const indexOf = new Map(listing.map((host, index) => [host, index]));
-    const distinct = new Set(listing.map((host) => host.hostId)).size === listing.length;
-    shared = distinct ? { cluster: input.cluster, config: input.config, peers: clusterPeers(listing), indexOf } : null;
+    const indexById = new Map(listing.map((host, index) => [host.hostId, index]));
+    shared = indexById.size === listing.length ? { cluster: input.cluster, config: input.config, peers: clusterPeers(listing), indexOf, indexById } : null;
     peersByListing.set(listing, shared);
   }
-  const index = shared?.indexOf.get(input.host);
-  return shared && index !== undefined ? { peers: shared.peers, self: shared.peers[index]! } : undefined;
+  if (!shared) return undefined;
+  const index = shared.indexOf.get(input.host);
+  if (index !== undefined) return { peers: shared.peers, self: shared.peers[index]! };
+  const listedIndex = input.peersAsListed ? shared.indexById.get(input.host.hostId) : undefined;
+  if (listedIndex === undefined) return undefined;
+  // This host as it is now, with the role the listing's judgement suggested for it.
+  const listed = shared.peers[listedIndex]!;
+  const self = peerOf(input.host);
+  if (self.assignedRole === 'auto-assign' && listed.assignedRole === 'auto-assign') self.role = listed.role;
+  return { peers: shared.peers, self };
 }
 
 function buildContext(input: HostValidationInput): ValidationContext {

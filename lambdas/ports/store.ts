@@ -96,6 +96,8 @@ export interface Store {
   infraEnvs: EntityRepository<InfraEnv, InfraEnvKey> & {
     listByOrg(orgId: string): Promise<InfraEnv[]>;
     listByCluster(key: ClusterKey): Promise<InfraEnv[]>;
+    /** As clusters.getRecent: for step replies, which judge hosts against their infra-env. */
+    getRecent(key: InfraEnvKey, maxAgeMs: number): Promise<InfraEnv | undefined>;
   };
   hosts: EntityRepository<Host, HostKey> & {
     listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;
@@ -108,6 +110,8 @@ export interface Store {
   };
   events: {
     append(event: ServiceEvent): Promise<void>;
+    /** Several events in as few requests as the store allows; all are written or it throws. */
+    appendAll(events: readonly ServiceEvent[]): Promise<void>;
     /** Events of one cluster, host or infra-env (the most specific filter wins), in time order. */
     list(filter: EventFilter, page?: PageRequest): Promise<Page<ServiceEvent>>;
   };

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import {
   applyStepReply,
   checkInDue,
+  CONNECTIVITY_RETRY_MS,
   hasUncheckedPeers,
   hostNics,
   isReadByPeers,
@@ -31,13 +32,20 @@ import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
 import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
+import { RecentMarks } from './recent-reads.js';
 
 export interface AgentDeps {
   store: Store;
   clock: Clock;
 }
 
-const POLL_CLUSTER_MAX_AGE_MS = 1_000;
+const RECENT_READ_MAX_AGE_MS = 1_000;
+/**
+ * Connectivity checks handed out and not yet answered: the agent is pinging every peer, and
+ * handing it the same check (the whole peer list) at each poll meanwhile would only make it do that
+ * again. Its reply clears the mark; a check not answered within the retry interval is handed again.
+ */
+const connectivityChecksHanded = new RecentMarks(CONNECTIVITY_RETRY_MS);
 
 /**
  * Each peer's part of a connectivity check, serialised once per listing: every poll of the
@@ -118,7 +126,7 @@ export async function getNextSteps(
   let host = await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now();
   // A second-old cluster decides the steps as well as a fresh one: the fleet shares one read.
-  const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }, POLL_CLUSTER_MAX_AGE_MS) : undefined;
+  const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }, RECENT_READ_MAX_AGE_MS) : undefined;
   if (checkInDue(host, now, poll.agentVersion, poll.timestamp)) {
     const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,
@@ -133,13 +141,17 @@ export async function getNextSteps(
   }
   let peersJson = '[]';
   let newPeers = false;
-  if (host.clusterId && offersConnectivityCheck(host, cluster)) {
+  const checkKey = `${principal.orgId}/${infraEnvId}/${hostId}`;
+  const awaitingCheck = connectivityChecksHanded.has(checkKey, now.getTime());
+  if (host.clusterId && offersConnectivityCheck(host, cluster) && !awaitingCheck) {
     const due = wantsConnectivityCheck(host, cluster, now);
     const listing = await recentClusterHosts(deps.store, principal.orgId, host.clusterId);
     newPeers = !due && hasUncheckedPeers(host, listing.filter((peer) => peer.attributes.inventory).map((peer) => peer.hostId));
     if (due || newPeers) peersJson = connectivityPeersJson(listing, hostId);
   }
-  const steps = nextSteps({ host, cluster, now, newPeers, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  let steps = nextSteps({ host, cluster, now, newPeers, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  if (awaitingCheck) steps = { ...steps, instructions: steps.instructions.filter((step) => step.step_type !== 'connectivity-check') };
+  else if (steps.instructions.some((step) => step.step_type === 'connectivity-check')) connectivityChecksHanded.mark(checkKey, now.getTime());
   if (steps.instructions.some((step) => step.step_type === 'install')) {
     // Only the poll that wins this conditional write hands out the install step.
     const claimed = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
@@ -155,7 +167,12 @@ export async function getNextSteps(
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
-  const cluster = await clusterOf(deps.store, principal.orgId, host.clusterId);
+  // As for polls, a second-old cluster and infra-env judge a reply as well as fresh ones; the
+  // reply itself is written conditionally on the host's version.
+  const [cluster, infraEnv] = await Promise.all([
+    host.clusterId ? deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }, RECENT_READ_MAX_AGE_MS) : undefined,
+    deps.store.infraEnvs.getRecent({ orgId: principal.orgId, infraEnvId }, RECENT_READ_MAX_AGE_MS),
+  ]);
   const version = (cluster?.attributes.openshift_version as string | undefined) ?? '';
   const minimums = hardwareMinimums(version);
   const role = (cluster?.attributes.control_plane_count as number | undefined) === 1 ? 'sno' : 'worker';
@@ -165,6 +182,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const context = { now, minDiskBytes };
   // Pure: a reply whose output is malformed is refused here, before anything is read or written.
   const preview = applyStepReply(host, reply, context);
+  if (reply.step_type === 'connectivity-check') connectivityChecksHanded.forget(`${principal.orgId}/${infraEnvId}/${hostId}`);
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).
@@ -175,7 +193,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   // anew; the others are judged against the peers as listed within the last few seconds.
   const readByPeers = !!preview && !!host.clusterId && isReadByPeers(reply.step_type);
   if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
-  const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster });
+  const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
   const after = await deps.store.hosts.mutate(key, (current) => {

@@ -17,7 +17,7 @@ import type { HostRole, HostStage } from '../domain/host-states.js';
 import { calculateMachineNetworkCidr } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { recordEvent } from './events.js';
+import { recordEvents } from './events.js';
 // host-refresh imports this module too; the functions are only called after both loaded.
 import { refreshHost } from './host-refresh.js';
 
@@ -134,8 +134,10 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   if (!updated || updated.status !== (moved ? transition.status : cluster.status)) return updated;
 
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
-  for (const event of events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props });
-  if (moved) for (const event of transition.events) await recordEvent(deps, { name: event.name, subject: eventSubject, props: event.props as Record<string, string> });
+  await recordEvents(deps, [
+    ...events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })),
+    ...(moved ? transition.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props as Record<string, string> })) : []),
+  ]);
   if (moved && transition.status === 'installing' && cluster.status === 'preparing-for-installation') {
     // Upstream's InstallCluster step: the prepared hosts start installing with the cluster.
     for (const host of hosts) await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });

@@ -22,6 +22,20 @@ export async function recordEvent(deps: { store: Store; clock: Clock }, request:
   return event;
 }
 
+/**
+ * Several events that happened together, appended in one store request where the store allows.
+ * They share one time, and events are listed by time then id: the ids, sorted, are handed out in
+ * the order given, so the list shows them in that order.
+ */
+export async function recordEvents(deps: { store: Store; clock: Clock }, requests: readonly RecordEventRequest[]): Promise<ServiceEvent[]> {
+  if (requests.length === 0) return [];
+  const now = deps.clock.now();
+  const ids = requests.map(() => randomUUID()).sort();
+  const events = requests.map((request, index) => buildEvent(request.name, request.props ?? {}, request.subject, request.at ?? now, ids[index]!));
+  await deps.store.events.appendAll(events);
+  return events;
+}
+
 /** The v2ListEvents query, already parsed into types; names follow the upstream parameters. */
 export interface EventQuery {
   clusterId?: string;

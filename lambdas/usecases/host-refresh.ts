@@ -13,7 +13,7 @@ import { validateHost, validationChanges, validationsInfo, validationsInfoChange
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { refreshClusterCoalesced } from './cluster-refresh.js';
-import { recordEvent } from './events.js';
+import { recordEvents, type RecordEventRequest } from './events.js';
 
 export interface RefreshDeps {
   store: Store;
@@ -121,6 +121,8 @@ export interface RefreshSurroundings {
   cluster?: Cluster;
   clusterHosts: Host[];
   infraEnv?: InfraEnv;
+  /** Judge against the listing's peer facts even for a host changed since (see HostValidationInput). */
+  peersAsListed?: boolean;
 }
 
 /**
@@ -137,8 +139,7 @@ interface PeerListing {
   generation: number;
   hosts: Promise<Host[]>;
   done: boolean;
-  /** How many hosts it listed, and how long that took, once done. */
-  size: number;
+  /** How long listing took, once done. */
   tookMs: number;
 }
 
@@ -152,6 +153,8 @@ export const FRESH_PEER_LISTINGS_UP_TO = 100;
 const peerListings = new Map<string, PeerListing>();
 const queuedListings = new Map<string, Promise<Host[]>>();
 const changeCounts = new Map<string, number>();
+/** How many hosts each cluster's last finished listing held. */
+const listedSizes = new Map<string, number>();
 
 /**
  * A host of the cluster changed here: the next refresh lists the peers anew. Refreshes that
@@ -161,11 +164,12 @@ const changeCounts = new Map<string, number>();
  */
 export function forgetPeers(orgId: string, clusterId: string, options: { unlessLarge?: boolean } = {}): void {
   const key = `${orgId}/${clusterId}`;
-  const known = peerListings.get(key);
   // In a large cluster a listing per change would make a burst of n replies cost n listings of n
   // hosts: there the listing lives its few seconds, and verdicts that depend on peers converge at
   // the hosts' next periodic reports and the monitor's whole judgement of the changed cluster.
-  if (options.unlessLarge && known?.done && known.size > FRESH_PEER_LISTINGS_UP_TO) return;
+  // The size is the last finished listing's: a change made while the next one is being read
+  // must not queue yet another behind it (that made listing continuous under a burst).
+  if (options.unlessLarge && (listedSizes.get(key) ?? 0) > FRESH_PEER_LISTINGS_UP_TO) return;
   const count = (changeCounts.get(key) ?? 0) + 1;
   changeCounts.delete(key);
   changeCounts.set(key, count);
@@ -178,13 +182,15 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
   const cached = peerListings.get(key);
   if (cached && cached.generation >= wanted && (!cached.done || now - cached.at < listingLifetimeMs(cached))) return cached.hosts;
   const start = () => {
-    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, size: 0, tookMs: 0 };
+    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, tookMs: 0 };
     peerListings.set(key, listing);
     listing.hosts.then(
       (hosts) => {
         listing.done = true;
-        listing.size = hosts.length;
         listing.tookMs = Date.now() - listing.at;
+        listedSizes.delete(key);
+        listedSizes.set(key, hosts.length);
+        if (listedSizes.size > MAX_CLUSTERS_REMEMBERED) listedSizes.delete(listedSizes.keys().next().value!);
       },
       () => peerListings.get(key) === listing && peerListings.delete(key),
     );
@@ -228,7 +234,10 @@ export async function loadSurroundings(store: Store, host: Host, options: { fres
     : options.freshPeers
       ? await store.hosts.listByCluster({ orgId: host.orgId, clusterId: cluster!.clusterId })
       : await clusterHostsOf(store, host.orgId, cluster!.clusterId, Date.now());
-  return { cluster, clusterHosts, infraEnv: await infraEnvRead };
+  // A shared listing of a large cluster is a few seconds old anyway: its cluster-wide facts serve
+  // every judgement made from it, as with forgetPeers' unlessLarge.
+  const peersAsListed = !options.freshPeers && clusterHosts.length > FRESH_PEER_LISTINGS_UP_TO;
+  return { cluster, clusterHosts, infraEnv: await infraEnvRead, ...(peersAsListed ? { peersAsListed } : {}) };
 }
 
 /**
@@ -261,8 +270,8 @@ interface Judgement {
 }
 
 function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeShards: number): Judgement {
-  const { cluster, clusterHosts, infraEnv } = surroundings;
-  const results = validateHost({ host, cluster, clusterHosts, infraEnv, now });
+  const { cluster, clusterHosts, infraEnv, peersAsListed } = surroundings;
+  const results = validateHost({ host, cluster, clusterHosts, infraEnv, now, ...(peersAsListed ? { peersAsListed } : {}) });
   const info = validationsInfo(results);
   const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
   const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, now, summary));
@@ -332,18 +341,16 @@ async function announceJudgement(deps: RefreshDeps, before: Host, judged: Judgem
   const { move } = judged;
   const subject = { orgId: before.orgId, infraEnvId: before.infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
   const hostName = hostDisplayName(before);
+  const events: RecordEventRequest[] = [];
   for (const change of judged.changes) {
     if (change.kind === 'failed') {
-      await recordEvent(deps, { name: 'host_validation_failed', subject, props: { host_name: hostName, validation_id: change.id, failure_message: change.failureMessage ?? 'failed' } });
+      events.push({ name: 'host_validation_failed', subject, props: { host_name: hostName, validation_id: change.id, failure_message: change.failureMessage ?? 'failed' } });
     } else if (change.kind === 'fixed') {
-      await recordEvent(deps, { name: 'host_validation_fixed', subject, props: { host_name: hostName, validation_id: change.id } });
+      events.push({ name: 'host_validation_fixed', subject, props: { host_name: hostName, validation_id: change.id } });
     }
   }
-  if (move) {
-    for (const event of move.events) {
-      await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
-    }
-  }
+  for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
+  await recordEvents(deps, events);
   // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
   if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, {

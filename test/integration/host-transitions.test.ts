@@ -141,7 +141,7 @@ describe('host transitions through the REST endpoints', () => {
     expect(back.cluster_id ?? undefined).toBeUndefined();
   });
 
-  it("hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself", async () => {
+  it("hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself, and not again until answered", async () => {
     const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
     const a = await cluster.discover('master-0');
     const b = await cluster.discover('master-1');
@@ -153,10 +153,24 @@ describe('host transitions through the REST endpoints', () => {
       const check = (steps.instructions as Json[]).find((step) => step.step_type === 'connectivity-check');
       return check ? (JSON.parse(check.args[0]) as Peer[]) : [];
     };
+    // A report that reached no peer yet: the host still has peers to check.
+    const answer = async () => {
+      const reply = await api.call('POST', `${cluster.hostRoute(a)}/instructions`, { step_type: 'connectivity-check', step_id: 'connectivity-check-1', output: JSON.stringify({ remote_hosts: [] }) }, agent);
+      expect(reply.status, reply.text).toBe(204);
+    };
     // Checks name the peers as listed within the last few seconds: the newest host joins them shortly.
-    const peers = await eventually(peersOfCheck, (list) => list.length === 2, 15_000, 500);
+    const peers = await eventually(async () => {
+      const named = await peersOfCheck();
+      if (named.length > 0 && named.length < 2) await answer();
+      return named;
+    }, (list) => list.length === 2, 15_000, 500);
     expect(peers.map((peer) => peer.host_id).sort()).toEqual([b, c].sort());
     const master1 = inventoryFixture('master-1');
     expect(peers.find((peer) => peer.host_id === b)!.nics[0]).toMatchObject({ mac: master1.interfaces[0].mac_address, ip_addresses: expect.arrayContaining([master1.interfaces[0].ipv4_addresses[0].split('/')[0]]) });
+    // While the agent runs that check, its polls do not hand it the whole peer list again...
+    expect(await peersOfCheck()).toEqual([]);
+    // ...and once it answered, the next poll does.
+    await answer();
+    expect((await peersOfCheck()).map((peer) => peer.host_id).sort()).toEqual([b, c].sort());
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, Host, ServiceEvent } from '../../lambdas/domain/entities.js';
 import { ConcurrentModificationError, type Store } from '../../lambdas/ports/store.js';
+import { recordEvents } from '../../lambdas/usecases/events.js';
 import { freshStore } from '../support/dynamo.js';
 
 const now = '2026-11-22T00:00:00.000Z';
@@ -117,6 +118,21 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     expect(newest.items.map((e) => e.message)).toEqual(['event 0', 'event 2', 'event 4']);
     expect((await store.events.list({ orgId: 'org-b', clusterId: 'c1' })).items).toEqual([]);
     expect((await store.events.list({ orgId: 'org-a', infraEnvId: 'ie1' })).items).toHaveLength(5);
+  });
+
+  it('appends events that happened together in batches, and lists them in the order given', async () => {
+    const at = new Date(Date.parse(now) + 60_000);
+    const clock = { now: () => at };
+    const requests = Array.from({ length: 60 }, (_, i) => ({
+      name: 'host_validation_fixed',
+      subject: { orgId: 'org-a', clusterId: '5b0e2a4c-1f3d-4e6a-9c8b-7a6f5e4d3c2b', infraEnvId: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', hostId: '9a1b4c52-7d1e-4f6a-8b2c-3d4e5f607182' },
+      props: { host_name: 'h1', validation_id: `check-${String(i).padStart(2, '0')}` },
+    }));
+    const recorded = await recordEvents({ store, clock }, requests);
+    expect(new Set(recorded.map((event) => event.eventTime))).toEqual(new Set([at.toISOString()]));
+    const listed = await store.events.list({ orgId: 'org-a', clusterId: '5b0e2a4c-1f3d-4e6a-9c8b-7a6f5e4d3c2b' }, { limit: 100 });
+    expect(listed.items.map((event) => event.message)).toEqual(recorded.map((event) => event.message));
+    expect(listed.items[59]!.message).toContain('check-59');
   });
 
   it('removes only at the expected version', async () => {

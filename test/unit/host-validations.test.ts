@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { summarizeHostValidations, type ValidationStatus } from '../../lambdas/domain/host-facts.js';
 import { connectivityMajorityGroups, ipCollisions } from '../../lambdas/domain/host-validations-connectivity.js';
 import {
-  HOST_VALIDATION_CATEGORIES, suggestRoles, validationChanges, validationsInfo, validationsInfoChanged,
+  HOST_VALIDATION_CATEGORIES, suggestRoles, validateHost, validationChanges, validationsInfo, validationsInfoChanged,
   type HostValidationConfig, type HostValidationId,
 } from '../../lambdas/domain/host-validations.js';
 import { clusterFacts, type PeerHost } from '../../lambdas/domain/host-validations-model.js';
@@ -410,6 +410,39 @@ describe('validationChanges', () => {
     expect(validationsInfoChanged(stored, validationsInfo(results))).toBe(true);
     expect(validationsInfoChanged(stored, stored)).toBe(false);
     expect(validationsInfoChanged(stored, '{}')).toBe(false);
+  });
+});
+
+describe('judging a host changed since the listing of its peers (peersAsListed)', () => {
+  const listed = () => {
+    const w = world();
+    const names = Object.keys(w.attributes) as MachineName[];
+    return { w, listing: names.map((name, index) => hostRecord(w, name, index)), index: names.indexOf('master-1') };
+  };
+  const judge = (peersAsListed: boolean, change: (host: ReturnType<typeof hostRecord>) => void) => {
+    const { w, listing, index } = listed();
+    const changed = structuredClone(listing[index]!);
+    change(changed);
+    return validateHost({ host: changed, cluster: w.cluster!, clusterHosts: listing, infraEnv: w.infraEnv, now: NOW, ...(peersAsListed ? { peersAsListed } : {}) });
+  };
+
+  it('reads the host\'s own facts anew: a hostname taken since the listing clashes, its old name does not', () => {
+    const rename = (name: string) => (host: ReturnType<typeof hostRecord>) => void (host.attributes.requested_hostname = name);
+    expect(find(judge(true, rename('master-0.ocp.example.com')), 'hostname-unique').status).toBe('failure');
+    // The listing still holds this host under its old name: that copy is itself, not a clash.
+    expect(find(judge(true, rename('renamed.ocp.example.com')), 'hostname-unique').status).toBe('success');
+  });
+
+  it('takes what depends on the whole cluster from the listing: a report sent since counts when the host is next judged against a newer listing', () => {
+    const dropPeers = (host: ReturnType<typeof hostRecord>) => void (host.attributes.connectivity = JSON.stringify({ remote_hosts: [] }));
+    expect(find(judge(false, dropPeers), 'belongs-to-majority-group').status).toBe('failure');
+    expect(find(judge(true, dropPeers), 'belongs-to-majority-group').status).toBe('success');
+  });
+
+  it('judges exactly as without it when the host validated is the listing\'s own copy', () => {
+    const { w, listing, index } = listed();
+    const input = { host: listing[index]!, cluster: w.cluster!, clusterHosts: listing, infraEnv: w.infraEnv, now: NOW };
+    expect(validateHost({ ...input, peersAsListed: true })).toEqual(validateHost(input));
   });
 });
 
