@@ -80,7 +80,9 @@ const MASTER_GATING_OPERATORS = ['lso', 'odf', 'cnv', 'lvm'];
 function fitsRole(input: RoleSuggestionInput, working: PeerHost[], host: PeerHost, role: HostRole, checkOperators: boolean): boolean {
   const inventory = host.inventory!;
   const candidate: PeerHost = { ...host, assignedRole: role, role };
-  const peers = working.map((peer) => (peer.id === host.id ? candidate : peer));
+  // Only operators read the other hosts: without any, no copy of the cluster per host asked about
+  // (in a cluster of hosts too small for the control plane, every host is asked).
+  const peers = input.cluster.olmOperators.length > 0 ? working.map((peer) => (peer.id === host.id ? candidate : peer)) : working;
   const operatorContext = { cluster: input.cluster, host: candidate, inventory, clusterHosts: peers, installationDisk: input.installationDiskOf(host) };
   const ocp = ocpRoleRequirements(input.minimums, role, input.cluster.singleNode, isEdgeWorker(inventory, input.edgeWorkerProductNames));
   const needs = withOperators(ocp, operatorsHostRequirements(operatorContext));

@@ -145,7 +145,9 @@ function sharedPeers(input: HostValidationInput, clusterPeers: (hosts: readonly 
   const listing = input.clusterHosts;
   if (!listing || !input.cluster) return undefined;
   let shared = peersByListing.get(listing);
-  if (shared === undefined || (shared && (shared.cluster !== input.cluster || shared.config !== input.config))) {
+  // The same version of the cluster is the same cluster, whichever read brought it.
+  const sameCluster = (cluster: Cluster) => cluster === input.cluster || (cluster.clusterId === input.cluster!.clusterId && cluster.version === input.cluster!.version);
+  if (shared === undefined || (shared && (!sameCluster(shared.cluster) || shared.config !== input.config))) {
     if (!input.peersAsListed && !listing.includes(input.host)) return undefined;
     const indexOf = new Map(listing.map((host, index) => [host, index]));
     const indexById = new Map(listing.map((host, index) => [host.hostId, index]));

@@ -153,8 +153,9 @@ export const FRESH_PEER_LISTINGS_UP_TO = 100;
 const peerListings = new Map<string, PeerListing>();
 const queuedListings = new Map<string, Promise<Host[]>>();
 const changeCounts = new Map<string, number>();
-/** How many hosts each cluster's last finished listing held. */
-const listedSizes = new Map<string, number>();
+/** Each cluster's last finished listing: served while the next one of a large cluster is read. */
+const lastListed = new Map<string, Host[]>();
+const isLarge = (key: string) => (lastListed.get(key)?.length ?? 0) > FRESH_PEER_LISTINGS_UP_TO;
 
 /**
  * A host of the cluster changed here: the next refresh lists the peers anew. Refreshes that
@@ -169,7 +170,7 @@ export function forgetPeers(orgId: string, clusterId: string, options: { unlessL
   // the hosts' next periodic reports and the monitor's whole judgement of the changed cluster.
   // The size is the last finished listing's: a change made while the next one is being read
   // must not queue yet another behind it (that made listing continuous under a burst).
-  if (options.unlessLarge && (listedSizes.get(key) ?? 0) > FRESH_PEER_LISTINGS_UP_TO) return;
+  if (options.unlessLarge && isLarge(key)) return;
   const count = (changeCounts.get(key) ?? 0) + 1;
   changeCounts.delete(key);
   changeCounts.set(key, count);
@@ -188,16 +189,22 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
       (hosts) => {
         listing.done = true;
         listing.tookMs = Date.now() - listing.at;
-        listedSizes.delete(key);
-        listedSizes.set(key, hosts.length);
-        if (listedSizes.size > MAX_CLUSTERS_REMEMBERED) listedSizes.delete(listedSizes.keys().next().value!);
+        lastListed.delete(key);
+        lastListed.set(key, hosts);
+        if (lastListed.size > MAX_CLUSTERS_REMEMBERED) lastListed.delete(lastListed.keys().next().value!);
       },
       () => peerListings.get(key) === listing && peerListings.delete(key),
     );
     if (peerListings.size > MAX_CLUSTERS_REMEMBERED) peerListings.delete(peerListings.keys().next().value!);
     return listing.hosts;
   };
-  if (!cached || cached.done) return start();
+  // A large cluster takes seconds to list: its judgements go on with the last listing meanwhile.
+  const previous = isLarge(key) ? lastListed.get(key) : undefined;
+  if (!cached || cached.done) {
+    const next = start();
+    return previous ? Promise.resolve(previous) : next;
+  }
+  if (previous) return Promise.resolve(previous);
   // The listing being read started before this caller's change: wait for the one after it.
   let queued = queuedListings.get(key);
   if (!queued) {
@@ -213,12 +220,18 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
 /**
  * The cluster's hosts as listed within the last few seconds, whatever changed since: for handing
  * out connectivity checks, where a peer list a few seconds old is as good as a fresh one and a
- * listing per poll would make polling cost grow with the cluster.
+ * listing per poll would make polling cost grow with the cluster. While the next listing is read,
+ * the last one serves: a poll never waits for a listing once there is one.
  */
 export function recentClusterHosts(store: Store, orgId: string, clusterId: string): Promise<Host[]> {
-  const cached = peerListings.get(`${orgId}/${clusterId}`);
-  if (cached && (!cached.done || Date.now() - cached.at < listingLifetimeMs(cached))) return cached.hosts;
-  return clusterHostsOf(store, orgId, clusterId, Date.now());
+  const key = `${orgId}/${clusterId}`;
+  const cached = peerListings.get(key);
+  if (cached?.done && Date.now() - cached.at < listingLifetimeMs(cached)) return cached.hosts;
+  const previous = lastListed.get(key);
+  const next = cached && !cached.done ? cached.hosts : clusterHostsOf(store, orgId, clusterId, Date.now());
+  if (!previous) return next;
+  next.catch(() => undefined);
+  return Promise.resolve(previous);
 }
 
 /** `justRead` records (the host's cluster and infra-env as the caller just read them) save reading them again. */
