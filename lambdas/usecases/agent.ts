@@ -23,7 +23,7 @@ import {
 } from '../domain/agent-protocol.js';
 import { componentVersions } from '../domain/catalogues.js';
 import { reconnectsOnPoll } from '../domain/host-watch.js';
-import type { Cluster, Host } from '../domain/entities.js';
+import type { Host } from '../domain/entities.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
 import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
@@ -69,10 +69,6 @@ const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'co
 
 const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
 
-async function clusterOf(store: Store, orgId: string, clusterId: string | undefined): Promise<Cluster | undefined> {
-  return clusterId ? store.clusters.get({ orgId, clusterId }) : undefined;
-}
-
 export async function registerHost(
   deps: AgentDeps,
   principal: Principal,
@@ -81,38 +77,43 @@ export async function registerHost(
   headerAgentVersion?: string,
 ) {
   const key = { orgId: principal.orgId, infraEnvId, hostId: request.host_id };
-  // Both reads at once: the host's is used only once the infra-env was found for this caller.
-  const [infraEnv, existing] = await Promise.all([findInfraEnv(deps.store, principal, infraEnvId), deps.store.hosts.get(key)]);
+  // Both reads at once: the host's is used only once the infra-env was found for this caller. A
+  // fleet booting registers hundreds of hosts of one infra-env and cluster: as for polls, their
+  // second-old copies serve.
+  const [infraEnv, existing] = await Promise.all([findInfraEnv(deps.store, principal, infraEnvId, RECENT_READ_MAX_AGE_MS), deps.store.hosts.get(key)]);
   const agentVersion = request.discovery_agent_version ?? headerAgentVersion;
   const now = deps.clock.now().toISOString();
-  const cluster = await clusterOf(deps.store, principal.orgId, existing?.clusterId ?? infraEnv.clusterId);
+  const clusterId = existing?.clusterId ?? infraEnv.clusterId;
+  const cluster = clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId }, RECENT_READ_MAX_AGE_MS) : undefined;
   if (!existing) registrationProblem(cluster);
 
   const reRegistered = async (justRead?: Host) => {
     const written = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now), justRead), `Host ${request.host_id}`);
     return (await refreshHost(deps, key, written, { cluster, infraEnv })) ?? written;
   };
-  let host: Host;
-  if (existing) {
-    host = await reRegistered(existing);
-  } else {
+  const registered = (host: Host) => ({
+    name: 'host_registration_succeeded',
+    subject: { orgId: principal.orgId, infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
+    props: { host_name: hostDisplayName(host) },
+  });
+  let host: Host | undefined;
+  if (!existing) {
     // A new host is created already judged: one write, and never stored without its verdict.
     const fresh: Host = { ...newHost({ orgId: principal.orgId, infraEnv, cluster, hostId: request.host_id, agentVersion, now }), version: 0 };
     const write = judgedWrite(deps, await loadSurroundings(deps.store, fresh, { cluster, infraEnv }));
     try {
       host = await deps.store.hosts.create(write.judgeInto(fresh));
-      await write.announce(host);
     } catch (error) {
       // Two registrations of one host raced: the other created it; this one re-registers it.
       if (!(error instanceof ConcurrentModificationError)) throw error;
-      host = await reRegistered();
     }
+    // The judgement's events and the registration's, in one batch.
+    if (host) await write.announce(host, [registered(host)]);
   }
-  await recordEvent(deps, {
-    name: 'host_registration_succeeded',
-    subject: { orgId: principal.orgId, infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
-    props: { host_name: hostDisplayName(host) },
-  });
+  if (!host) {
+    host = await reRegistered(existing);
+    await recordEvent(deps, registered(host));
+  }
   return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentVersion || agentImage()) };
 }
 

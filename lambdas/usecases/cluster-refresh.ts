@@ -192,6 +192,8 @@ export function refreshClusterCoalesced(
     throttleLarge?: boolean;
     /** For a large cluster: its hosts as listed recently, shared with the hosts' own judgements, instead of a listing of its own. */
     recentHosts?: () => Promise<Host[]>;
+    /** Its hosts as the caller just read and wrote them (the monitor after a pass), for any size. */
+    hosts?: Host[];
   } = {},
 ): Promise<void> {
   const id = `${key.orgId}/${key.clusterId}`;
@@ -220,7 +222,7 @@ export function refreshClusterCoalesced(
       lastRefresh.set(id, { startedAt, tookMs: 0 });
       if (lastRefresh.size > 10_000) lastRefresh.delete(lastRefresh.keys().next().value!);
       try {
-        await refreshCluster(deps, key, large && options.recentHosts ? await options.recentHosts() : undefined);
+        await refreshCluster(deps, key, options.hosts ?? (large && options.recentHosts ? await options.recentHosts() : undefined));
       } finally {
         lastRefresh.set(id, { startedAt, tookMs: Date.now() - startedAt });
         if (runningRefresh.get(id) === next) runningRefresh.delete(id);

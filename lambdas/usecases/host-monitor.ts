@@ -10,7 +10,7 @@
  * peer work between them. So a quiet pass costs a small read per watched host, and a busy one
  * grows linearly with the cluster, never with its square (upstream: 72–101 s for 1,000 hosts).
  */
-import type { InfraEnv } from '../domain/entities.js';
+import type { Host, InfraEnv } from '../domain/entities.js';
 import { dueByTime } from '../domain/host-watch.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
@@ -121,6 +121,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   let statusMoved = false;
   let failures = 0;
   const wrote = new Map<string, number>();
+  const written = new Map<string, Host>();
   let next = 0;
   const visit = async (key: WatchedHostRecord) => {
     pass.judged += 1;
@@ -129,7 +130,10 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
       if (!host) return;
       const surroundings: RefreshSurroundings = { cluster, clusterHosts, infraEnv: await infraEnvOf(host.infraEnvId) };
       const after = await refreshLoadedHost(deps, host, surroundings, { refreshCluster: false });
-      if (after && after.version !== host.version) wrote.set(`${key.infraEnvId}/${key.hostId}`, after.version);
+      if (after && after.version !== host.version) {
+        wrote.set(`${key.infraEnvId}/${key.hostId}`, after.version);
+        written.set(`${key.infraEnvId}/${key.hostId}`, after);
+      }
       if (after && after.status !== host.status) {
         pass.moved += 1;
         statusMoved = true;
@@ -150,7 +154,9 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   // whenever it was judged whole, in case a refresh elsewhere read its hosts before the last change).
   if (cluster && (statusMoved || whole)) {
     try {
-      await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
+      // Judged from the listing this pass read, with what the pass wrote: not a second listing.
+      const hosts = clusterHosts.map((host) => written.get(`${host.infraEnvId}/${host.hostId}`) ?? host);
+      await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, { hosts });
       const judged = await store.clusters.get({ orgId: cluster.orgId, clusterId: cluster.clusterId });
       if (judged && judged.version !== cluster.version) wrote.set(CLUSTER_KEY, judged.version);
     } catch {

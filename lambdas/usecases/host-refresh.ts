@@ -344,13 +344,22 @@ export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings
       judged = judge(changed, surroundings, deps.clock.now(), deps.store.activeShards);
       return applyJudgement(changed, judged, deps.clock.now().toISOString(), deps.store.activeShards) ?? changed;
     },
-    async announce(written: Host | undefined): Promise<void> {
-      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, surroundings.cluster, {});
+    /** `alsoRecord`: the caller's own events, written in the same batch after the judgement's. */
+    async announce(written: Host | undefined, alsoRecord: readonly RecordEventRequest[] = []): Promise<void> {
+      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, surroundings.cluster, {}, alsoRecord);
+      else await recordEvents(deps, alsoRecord);
     },
   };
 }
 
-async function announceJudgement(deps: RefreshDeps, before: Host, judged: Judgement, cluster: Cluster | undefined, options: { refreshCluster?: boolean }): Promise<void> {
+async function announceJudgement(
+  deps: RefreshDeps,
+  before: Host,
+  judged: Judgement,
+  cluster: Cluster | undefined,
+  options: { refreshCluster?: boolean },
+  alsoRecord: readonly RecordEventRequest[] = [],
+): Promise<void> {
   const { move } = judged;
   const subject = { orgId: before.orgId, infraEnvId: before.infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
   const hostName = hostDisplayName(before);
@@ -363,7 +372,7 @@ async function announceJudgement(deps: RefreshDeps, before: Host, judged: Judgem
     }
   }
   for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
-  await recordEvents(deps, events);
+  await recordEvents(deps, [...events, ...alsoRecord]);
   // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
   if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, {
