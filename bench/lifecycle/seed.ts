@@ -19,11 +19,16 @@ import { inventoryOf, repliesAfterInventory } from './fleet.js';
 
 export interface SeededCluster {
   store: Store;
+  /** The copy's key: its ids are new, so the service's per-process memory never mixes it with the original. */
+  clusterKey: { orgId: string; clusterId: string };
   seconds: number;
   hosts: number;
 }
 
-/** A copy of `cluster` and `infraEnv` (a real cluster made through the API) with `count` hosts, in table `tableName`. */
+/**
+ * A copy of `cluster` and `infraEnv` (a real cluster made through the API) with `count` hosts, in
+ * table `tableName`, under new ids.
+ */
 export async function seedCluster(options: {
   client: DynamoDBClient;
   tableName: string;
@@ -36,8 +41,9 @@ export async function seedCluster(options: {
 }): Promise<SeededCluster> {
   await ensureTable(options.client, options.tableName);
   const store = createDynamoStore({ tableName: options.tableName, client: options.client });
-  const { version: _clusterVersion, ...cluster } = options.cluster;
-  const { version: _infraEnvVersion, ...infraEnv } = options.infraEnv;
+  const clusterId = randomUUID();
+  const { version: _clusterVersion, ...cluster } = { ...options.cluster, clusterId };
+  const { version: _infraEnvVersion, ...infraEnv } = { ...options.infraEnv, infraEnvId: randomUUID(), clusterId };
   await store.clusters.create(cluster);
   await store.infraEnvs.create(infraEnv);
 
@@ -45,7 +51,7 @@ export async function seedCluster(options: {
   const started = performance.now();
   const result = await eachBounded(ids, options.concurrency ?? 32, async (hostId, index) => {
     const now = options.clock.now().toISOString();
-    let host: Host = { ...newHost({ orgId: cluster.orgId, infraEnv: options.infraEnv, cluster: options.cluster, hostId, agentVersion: 'bench', now }), version: 1 };
+    let host: Host = { ...newHost({ orgId: cluster.orgId, infraEnv: { ...infraEnv, version: 0 }, cluster: { ...cluster, version: 0 }, hostId, agentVersion: 'bench', now }), version: 1 };
     const replies: StepReply[] = [
       { step_type: 'inventory', output: JSON.stringify(inventoryOf(index)) },
       ...repliesAfterInventory(index, ids, cluster.name, options.neighbours).map((r) => ({ step_type: r.step_type as StepReply['step_type'], output: JSON.stringify(r.output) })),
@@ -57,5 +63,5 @@ export async function seedCluster(options: {
     return true;
   });
   if (result.errors > 0) throw new Error(`seeding ${options.tableName}: ${result.errors} of ${options.count} hosts failed`);
-  return { store, seconds: (performance.now() - started) / 1000, hosts: options.count };
+  return { store, clusterKey: { orgId: cluster.orgId, clusterId }, seconds: (performance.now() - started) / 1000, hosts: options.count };
 }
