@@ -46,7 +46,8 @@ export interface TableDesign {
   partitionKey: string;
   sortKey: string;
   timeToLiveAttribute: string;
-  globalSecondaryIndexes: { indexName: string; partitionKey: string; sortKey: string }[];
+  /** An index with `nonKeyAttributes` projects only those (INCLUDE); the others project ALL. */
+  globalSecondaryIndexes: { indexName: string; partitionKey: string; sortKey: string; nonKeyAttributes?: string[] }[];
 }
 
 function readJson<T>(relativePath: string): T {

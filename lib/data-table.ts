@@ -24,7 +24,9 @@ export function addDataTable(stack: Stack, design: TableDesign, options: { ephem
       indexName: gsi.indexName,
       partitionKey: str(gsi.partitionKey),
       sortKey: str(gsi.sortKey),
-      projectionType: dynamodb.ProjectionType.ALL,
+      ...(gsi.nonKeyAttributes
+        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: gsi.nonKeyAttributes }
+        : { projectionType: dynamodb.ProjectionType.ALL }),
     });
   }
   Validations.of(table).acknowledge({

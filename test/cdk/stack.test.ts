@@ -112,7 +112,7 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
             { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
             { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: gsi.nonKeyAttributes ? { ProjectionType: 'INCLUDE', NonKeyAttributes: gsi.nonKeyAttributes } : { ProjectionType: 'ALL' },
         })),
       },
     });

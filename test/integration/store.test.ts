@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, Host, ServiceEvent } from '../../lambdas/domain/entities.js';
 import { ConcurrentModificationError, type Store } from '../../lambdas/ports/store.js';
 import { recordEvents } from '../../lambdas/usecases/events.js';
+import { WATCHED_HOST_PROJECTION } from '../../lambdas/adapters/dynamodb/store.js';
+import { tableDesign } from '../../lambdas/adapters/dynamodb/schema.js';
 import { freshStore } from '../support/dynamo.js';
 
 const now = '2026-11-22T00:00:00.000Z';
@@ -83,9 +85,22 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
       'org-b/ie1/h1',
     ]);
 
+    // The index holds what the monitor reads, not whole records: a check-in shows, an inventory does not.
+    await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3' }, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: now, inventory: '{"cpu":{}}' } }));
+    const watched = (await store.hosts.listActive(3)).items.find((h) => h.hostId === 'h3')!;
+    expect(watched).toMatchObject({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3', status: expect.any(String), version: 2, monitorShard: 3 });
+    expect(watched.attributes).toEqual({ checked_in_at: now });
+    expect((await store.hosts.get({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3' }))!.attributes).not.toHaveProperty('watch_checked_in_at');
+    expect(await store.hosts.get({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3' })).not.toHaveProperty('watch_checked_in_at');
+
     // Leaving the monitored states removes the host from the sparse index.
     await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie1', hostId: 'h1' }, (h) => ({ ...h, monitorShard: undefined, status: 'installed' }));
     expect((await store.hosts.listActive(3)).items).toHaveLength(2);
+  });
+
+  it('declares in the table design exactly what the active index must hold for the monitor', () => {
+    const active = tableDesign.globalSecondaryIndexes.find((index) => index.indexName === 'active')!;
+    expect('nonKeyAttributes' in active && [...active.nonKeyAttributes].sort()).toEqual([...WATCHED_HOST_PROJECTION].sort());
   });
 
   it('binding a host to a cluster moves it into that cluster listing', async () => {

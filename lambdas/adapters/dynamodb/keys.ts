@@ -3,6 +3,7 @@
  * so a request can only ever address records of the organisation its credentials carry.
  * docs/data-model.md explains the access patterns each key serves.
  */
+import { WATCH_ATTRIBUTES, type WatchAttribute } from '../../domain/host-watch.js';
 import type { ServiceEvent } from '../../domain/entities.js';
 
 export interface ItemKey {
@@ -11,8 +12,15 @@ export interface ItemKey {
 }
 
 export type IndexAttributes = Partial<
-  Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk' | 'activePk' | 'activeSk', string>
+  Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk' | 'activePk' | 'activeSk' | WatchCopy, string>
 >;
+
+/**
+ * A watched host's copy of an attribute the monitor reads, at the top level of the item: an index
+ * can project only top-level attributes, and the active index projects just these.
+ */
+type WatchCopy = `watch_${WatchAttribute}`;
+export const watchCopyOf = (name: WatchAttribute): WatchCopy => `watch_${name}`;
 
 const org = (orgId: string) => `ORG#${orgId}`;
 const clusterPartition = (orgId: string, clusterId: string) => `${org(orgId)}#CLUSTER#${clusterId}`;
@@ -65,12 +73,20 @@ export const keys = {
     hostId: string;
     clusterId?: string;
     monitorShard?: number;
+    attributes?: Record<string, unknown>;
   }): IndexAttributes => ({
     gsi1pk: infraEnvPartition(r.orgId, r.infraEnvId),
     gsi1sk: `HOST#${r.hostId}`,
     ...(r.clusterId ? { gsi2pk: clusterPartition(r.orgId, r.clusterId), gsi2sk: `HOST#${r.hostId}` } : {}),
     ...(r.monitorShard !== undefined
-      ? { activePk: `ACTIVE#${r.monitorShard}`, activeSk: hostPartition(r.orgId, r.infraEnvId, r.hostId) }
+      ? {
+          activePk: `ACTIVE#${r.monitorShard}`,
+          activeSk: hostPartition(r.orgId, r.infraEnvId, r.hostId),
+          ...Object.fromEntries(WATCH_ATTRIBUTES.flatMap((name) => {
+            const value = r.attributes?.[name];
+            return typeof value === 'string' ? [[watchCopyOf(name), value]] : [];
+          })),
+        }
       : {}),
   }),
   hostsOfInfraEnv: (orgId: string, infraEnvId: string) => ({
@@ -130,6 +146,7 @@ export const KEY_ATTRIBUTES = [
   'gsi3sk',
   'activePk',
   'activeSk',
+  ...WATCH_ATTRIBUTES.map(watchCopyOf),
   'entity',
   'ttl',
 ] as const;

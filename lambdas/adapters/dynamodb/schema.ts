@@ -40,7 +40,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: 'nonKeyAttributes' in index ? { ProjectionType: 'INCLUDE', NonKeyAttributes: index.nonKeyAttributes } : { ProjectionType: 'ALL' },
       })),
     }),
   );

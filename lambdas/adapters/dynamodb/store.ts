@@ -37,15 +37,21 @@ import {
   type WorkflowKey,
 } from '../../ports/store.js';
 import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
-import { KEY_ATTRIBUTES, keys, type IndexAttributes, type ItemKey } from './keys.js';
+import { KEY_ATTRIBUTES, keys, watchCopyOf, type IndexAttributes, type ItemKey } from './keys.js';
 
 type Item = Record<string, unknown>;
 
 /** What the active index is read for: a few hundred bytes per host instead of its inventory and replies. */
-const WATCHED_HOST_PROJECTION: readonly string[] = [
+export const WATCHED_HOST_PROJECTION: readonly string[] = [
   'orgId', 'infraEnvId', 'hostId', 'clusterId', 'status', 'version', 'updatedAt', 'monitorShard',
-  ...WATCH_ATTRIBUTES.map((name) => `attributes.${name}`),
+  ...WATCH_ATTRIBUTES.map(watchCopyOf),
 ];
+
+/** A watched host as the active index holds it: its watched attributes back in their place. */
+function watchedHostOf(item: Item): WatchedHostRecord {
+  const attributes = Object.fromEntries(WATCH_ATTRIBUTES.flatMap((name) => (item[watchCopyOf(name)] === undefined ? [] : [[name, item[watchCopyOf(name)]]])));
+  return { ...stripKeys<WatchedHostRecord>(item)!, attributes };
+}
 
 export interface DynamoStoreOptions {
   tableName: string;
@@ -255,6 +261,7 @@ async function queryPage<T>(
   table: string,
   query: IndexQuery,
   page: PageRequest = {},
+  fromItem: (item: Item) => T = (item) => stripKeys<T>(item)!,
 ): Promise<Page<T>> {
   const result = await doc.send(
     new QueryCommand({
@@ -265,7 +272,7 @@ async function queryPage<T>(
     }),
   );
   return {
-    items: (result.Items ?? []).map((item) => stripKeys<T>(item)!),
+    items: (result.Items ?? []).map(fromItem),
     next: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : undefined,
   };
 }
@@ -400,9 +407,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
       listByInfraEnv: (k: { orgId: string; infraEnvId: string }) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
       listByCluster: (k: { orgId: string; clusterId: string }) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
       listActive: async (shard: number, page?: PageRequest) => {
-        const listed = await hosts.queryPage({ ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page);
-        // A watched host always has attributes in the port's shape, even when none of them is set yet.
-        return { ...listed, items: listed.items.map((host) => ({ ...host, attributes: host.attributes ?? {} }) as WatchedHostRecord) };
+        return queryPage(doc, table, { ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page, watchedHostOf);
       },
     }),
     manifests: Object.assign(manifests, {
