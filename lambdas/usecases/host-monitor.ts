@@ -71,22 +71,26 @@ export async function monitorHosts(deps: { store: Store; clock: Clock }): Promis
   return pass;
 }
 
-/** Every watched host, by cluster (or by infra-env when unbound), from all shards. */
+/** Every watched host, by cluster (or by infra-env when unbound), from all shards, read side by side. */
 async function watchedGroups(store: Store): Promise<Map<string, WatchedGroup>> {
-  const groups = new Map<string, WatchedGroup>();
-  for (let shard = 0; shard < store.activeShards; shard++) {
+  const readShard = async (shard: number) => {
+    const hosts: WatchedHostRecord[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES_PER_SHARD; page++) {
       const result = await store.hosts.listActive(shard, { limit: PAGE, cursor });
-      for (const host of result.items) {
-        const id = `${host.orgId}/${host.clusterId ?? `infra-env:${host.infraEnvId}`}`;
-        let group = groups.get(id);
-        if (!group) groups.set(id, (group = { id, orgId: host.orgId, ...(host.clusterId ? { clusterId: host.clusterId } : {}), hosts: [] }));
-        group.hosts.push(host);
-      }
+      hosts.push(...result.items);
       cursor = result.next;
       if (!cursor) break;
     }
+    return hosts;
+  };
+  const shards = await Promise.all(Array.from({ length: store.activeShards }, (_, shard) => readShard(shard)));
+  const groups = new Map<string, WatchedGroup>();
+  for (const host of shards.flat()) {
+    const id = `${host.orgId}/${host.clusterId ?? `infra-env:${host.infraEnvId}`}`;
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = { id, orgId: host.orgId, ...(host.clusterId ? { clusterId: host.clusterId } : {}), hosts: [] }));
+    group.hosts.push(host);
   }
   return groups;
 }

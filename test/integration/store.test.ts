@@ -99,8 +99,8 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
   });
 
   it('declares in the table design exactly what the active index must hold for the monitor', () => {
-    const active = tableDesign.globalSecondaryIndexes.find((index) => index.indexName === 'active')!;
-    expect('nonKeyAttributes' in active && [...active.nonKeyAttributes].sort()).toEqual([...WATCHED_HOST_PROJECTION].sort());
+    const active = tableDesign.globalSecondaryIndexes.find((index) => index.indexName === 'active') as { nonKeyAttributes?: string[] };
+    expect([...(active.nonKeyAttributes ?? [])].sort()).toEqual([...WATCHED_HOST_PROJECTION].sort());
   });
 
   it('binding a host to a cluster moves it into that cluster listing', async () => {
