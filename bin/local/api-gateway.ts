@@ -6,6 +6,9 @@ import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorResponse } from '../../lambdas/platform/http.js';
 
+/** How long stopping waits for requests in flight before cutting their connections. */
+const GRACEFUL_CLOSE_MS = 5_000;
+
 /** API Gateway's own payload limit; the local stand-in enforces the same one. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -206,8 +209,15 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
     url: `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        // Requests in flight get their answers first (a lost answer can be a lost install step:
+        // the service handed it out, the agent never saw it); only connections still busy after a
+        // few seconds are cut.
+        const cut = setTimeout(() => server.closeAllConnections(), GRACEFUL_CLOSE_MS);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
       }),
   };
 }
