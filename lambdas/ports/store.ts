@@ -96,8 +96,6 @@ export interface Store {
   infraEnvs: EntityRepository<InfraEnv, InfraEnvKey> & {
     listByOrg(orgId: string): Promise<InfraEnv[]>;
     listByCluster(key: ClusterKey): Promise<InfraEnv[]>;
-    /** As clusters.getRecent: for step replies, which judge hosts against their infra-env. */
-    getRecent(key: InfraEnvKey, maxAgeMs: number): Promise<InfraEnv | undefined>;
   };
   hosts: EntityRepository<Host, HostKey> & {
     listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;

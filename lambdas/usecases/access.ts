@@ -18,11 +18,9 @@ export async function findCluster(store: Store, principal: Principal, clusterId:
   return cluster;
 }
 
-/** `maxAgeMs`: a copy this process read or wrote that recently serves (see infraEnvs.getRecent). */
-export async function findInfraEnv(store: Store, principal: Principal, infraEnvId: string, maxAgeMs?: number): Promise<InfraEnv> {
+export async function findInfraEnv(store: Store, principal: Principal, infraEnvId: string): Promise<InfraEnv> {
   if (principal.kind === 'agent' && principal.infraEnvId !== infraEnvId) throw notFound(`Infra-env ${infraEnvId} not found`);
-  const key = { orgId: principal.orgId, infraEnvId };
-  const infraEnv = await (maxAgeMs === undefined ? store.infraEnvs.get(key) : store.infraEnvs.getRecent(key, maxAgeMs));
+  const infraEnv = await store.infraEnvs.get({ orgId: principal.orgId, infraEnvId });
   if (!infraEnv) throw notFound(`Infra-env ${infraEnvId} not found`);
   return infraEnv;
 }

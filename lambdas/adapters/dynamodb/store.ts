@@ -368,7 +368,6 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     key: keys.infraEnv,
     keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId }),
     indexes: keys.infraEnvIndexes,
-    remember: true,
   }, attempts);
 
   const hosts = new DynamoEntity<Host, HostKey>(doc, table, {
