@@ -30,7 +30,7 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
-import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
+import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers, WAITING_ON_PEERS } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
 
@@ -62,8 +62,6 @@ function connectivityPeersJson(listing: readonly Host[], hostId: string): string
   }
   return `[${fragments.filter((fragment) => fragment.hostId !== hostId).map((fragment) => fragment.json).join(',')}]`;
 }
-/** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
-const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
 /** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
 const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && WAITING_ON_PEERS.has(status);
 
@@ -206,5 +204,6 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
     await write.announce(after);
+    if (readByPeers) await rejudgeWaitingPeers(deps, after, surroundings);
   }
 }

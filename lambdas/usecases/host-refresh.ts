@@ -405,3 +405,46 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   await announceJudgement(deps, before, judged, surroundings.cluster, options);
   return updated;
 }
+
+/** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
+export const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
+const PEER_REJUDGEMENTS_IN_FLIGHT = 8;
+
+/**
+ * `written` just stored a report its peers' validations read (an inventory, a connectivity
+ * report): the peers waiting on their peers are judged again now with it. Agents do not resend an
+ * unchanged report, so a host that reported before its peers did would otherwise wait for the
+ * monitor's next whole judgement of the cluster, a minute later. Only clusters whose listing is
+ * fresh after every change (FRESH_PEER_LISTINGS_UP_TO): in larger ones a burst of n reports would
+ * cost n² judgements, and there the monitor's whole judgement converges them.
+ */
+export async function rejudgeWaitingPeers(deps: RefreshDeps, written: Host, surroundings: RefreshSurroundings): Promise<void> {
+  const listing = surroundings.clusterHosts;
+  if (!written.clusterId || surroundings.peersAsListed || listing.length === 0 || listing.length > FRESH_PEER_LISTINGS_UP_TO) return;
+  const peers = listing.some((peer) => peer.hostId === written.hostId)
+    ? listing.map((peer) => (peer.hostId === written.hostId ? written : peer))
+    : [...listing, written];
+  const waiting = peers.filter((peer) => peer.hostId !== written.hostId && WAITING_ON_PEERS.has(peer.status));
+  if (waiting.length === 0) return;
+  const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
+  if (surroundings.infraEnv) infraEnvs.set(surroundings.infraEnv.infraEnvId, Promise.resolve(surroundings.infraEnv));
+  const infraEnvOf = (peer: Host) => {
+    let found = infraEnvs.get(peer.infraEnvId);
+    if (!found) infraEnvs.set(peer.infraEnvId, (found = deps.store.infraEnvs.get({ orgId: peer.orgId, infraEnvId: peer.infraEnvId })));
+    return found;
+  };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(PEER_REJUDGEMENTS_IN_FLIGHT, waiting.length) }, async () => {
+      while (next < waiting.length) {
+        const peer = waiting[next++]!;
+        try {
+          await refreshLoadedHost(deps, peer, { cluster: surroundings.cluster, clusterHosts: peers, infraEnv: await infraEnvOf(peer) });
+        } catch {
+          // The report is stored; a peer not judged now is judged at its own next report or by the monitor.
+        }
+      }
+    }),
+  );
+}
+

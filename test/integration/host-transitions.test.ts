@@ -141,6 +141,38 @@ describe('host transitions through the REST endpoints', () => {
     expect(back.cluster_id ?? undefined).toBeUndefined();
   });
 
+  it('lifts a host that reported its connectivity before its peers did as soon as they report, without the monitor and without it reporting again', async () => {
+    const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    const names = ['master-0', 'master-1', 'master-2'];
+    const ids: string[] = [];
+    for (const name of names) ids.push(await cluster.discover(name));
+    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }) };
+    const inventories = names.map((name) => inventoryFixture(name));
+    const ips = inventories.map((inventory) => (inventory.interfaces[0].ipv4_addresses[0] as string).split('/')[0]!);
+    const majority = async (i: number) => validationsOf(await cluster.host(ids[i]!)).get('belongs-to-majority-group')?.status;
+    const report = async (i: number) => {
+      const remote_hosts = ids.flatMap((id, j) => (j === i ? [] : [{
+        host_id: id,
+        l2_connectivity: [{ outgoing_nic: 'enp1s0', outgoing_ip_address: ips[i], remote_ip_address: ips[j], remote_mac: inventories[j]!.interfaces[0].mac_address, successful: true }],
+        l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }],
+      }]));
+      const reply = await api.call('POST', `${cluster.hostRoute(ids[i]!)}/instructions`, { step_type: 'connectivity-check', step_id: `connectivity-check-${i}`, output: JSON.stringify({ remote_hosts }) }, agent);
+      expect(reply.status, reply.text).toBe(204);
+    };
+    // The cluster derives its machine network from the VIPs once the hosts' inventories are in.
+    await eventually(() => api.call('GET', `/clusters/${cluster.clusterId}`, undefined, api.user()).then((r) => r.body as Json), (c) => (c.machine_networks ?? []).length > 0, 15_000, 200);
+    await report(0);
+    // Nobody reached master-0 yet: it is alone, and stays so until its peers report.
+    expect(await majority(0)).toBe('failure');
+    await report(1);
+    await report(2);
+    // master-0's own report did not change (an agent does not send it again), and no monitor ran:
+    // the peers' reports alone lift it into the majority group.
+    expect(await majority(0)).toBe('success');
+    expect(await majority(1)).toBe('success');
+    expect(await majority(2)).toBe('success');
+  });
+
   it("hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself, and not again until answered", async () => {
     const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
     const a = await cluster.discover('master-0');

@@ -76,7 +76,9 @@ describe('simulated fleet against the local stack', () => {
       while (Date.now() < deadline) {
         hosts = (await call('GET', `/clusters/${clusterId}/hosts`)).body as Json[];
         cluster = (await call('GET', `/clusters/${clusterId}`)).body as Json;
-        if (hosts.length === 5 && hosts.every((h) => h.status === 'known') && cluster.status === 'ready') break;
+        // A host's status may be judged before its newest peer reached it: wait for the reports to agree too.
+        const agreed = hosts.every((h) => ((JSON.parse(h.connectivity ?? '{}') as Json).remote_hosts ?? []).length === hosts.length - 1);
+        if (hosts.length === 5 && hosts.every((h) => h.status === 'known') && cluster.status === 'ready' && agreed) break;
         await sleep(500);
       }
     } finally {
