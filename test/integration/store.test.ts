@@ -4,6 +4,8 @@ import { ConcurrentModificationError, type Store } from '../../lambdas/ports/sto
 import { recordEvents } from '../../lambdas/usecases/events.js';
 import { WATCHED_HOST_PROJECTION } from '../../lambdas/adapters/dynamodb/store.js';
 import { tableDesign } from '../../lambdas/adapters/dynamodb/schema.js';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { keys } from '../../lambdas/adapters/dynamodb/keys.js';
 import { freshStore } from '../support/dynamo.js';
 
 const now = '2026-11-22T00:00:00.000Z';
@@ -19,9 +21,11 @@ function host(orgId: string, infraEnvId: string, hostId: string, extra: Partial<
 describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
   let store: Store;
   let drop: () => Promise<void>;
+  let client: DynamoDBClient;
+  let tableName: string;
 
   beforeAll(async () => {
-    ({ store, drop } = await freshStore());
+    ({ store, drop, client, tableName } = await freshStore());
   });
   afterAll(async () => drop());
 
@@ -96,6 +100,29 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     // Leaving the monitored states removes the host from the sparse index.
     await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie1', hostId: 'h1' }, (h) => ({ ...h, monitorShard: undefined, status: 'installed' }));
     expect((await store.hosts.listActive(3)).items).toHaveLength(2);
+  });
+
+  it('stores a host of a 1,000-host cluster (its connectivity report alone over 400 KB of JSON) deflated, and reads back exactly what was written', async () => {
+    const peer = (i: number) => ({
+      host_id: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
+      l2_connectivity: [{ outgoing_nic: 'ens3', outgoing_ip_address: '10.0.0.1', remote_ip_address: `10.0.${i >> 8}.${i & 255}`, remote_mac: `52:54:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`, successful: true }],
+      l3_connectivity: [{ outgoing_nic: 'ens3', remote_ip_address: `10.0.${i >> 8}.${i & 255}`, successful: true, average_rtt_ms: 0.3 + (i % 7) / 10, packet_loss_percentage: 0 }],
+      mtu_report: [{ outgoing_nic: 'ens3', remote_ip_address: `10.0.${i >> 8}.${i & 255}`, mtu_successful: true }],
+    });
+    const connectivity = JSON.stringify({ remote_hosts: Array.from({ length: 999 }, (_, i) => peer(i + 2)) });
+    expect(connectivity.length).toBeGreaterThan(400 * 1024);
+    const attributes = { connectivity, inventory: JSON.stringify({ hostname: 'big', disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: 1e12 })) }), role: 'worker' };
+    const key = { orgId: 'org-a', infraEnvId: 'ie-big', hostId: 'h-big' };
+    await store.hosts.create(host('org-a', 'ie-big', 'h-big', { clusterId: 'c-big', attributes }));
+    expect((await store.hosts.get(key))!.attributes).toEqual(attributes);
+    expect((await store.hosts.listByCluster({ orgId: 'org-a', clusterId: 'c-big' }))[0]!.attributes).toEqual(attributes);
+    // A liveness write keeps it whole; short texts stay readable in the item as they are.
+    await store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: now } }));
+    expect((await store.hosts.get(key))!.attributes).toEqual({ ...attributes, checked_in_at: now });
+    const raw = (await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: keys.host(key).sk } } }))).Item!;
+    expect(raw.attributes!.M!.role).toEqual({ S: 'worker' });
+    expect(raw.attributes!.M!.connectivity).toBeUndefined();
+    expect(raw.packedAttributes!.M!.connectivity!.B!.byteLength).toBeLessThan(connectivity.length / 5);
   });
 
   it('declares in the table design exactly what the active index must hold for the monitor', () => {

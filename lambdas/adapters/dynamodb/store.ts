@@ -38,6 +38,7 @@ import {
 } from '../../ports/store.js';
 import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
 import { KEY_ATTRIBUTES, keys, watchCopyOf, type IndexAttributes, type ItemKey } from './keys.js';
+import { packItem, unpackItem } from './packing.js';
 
 type Item = Record<string, unknown>;
 
@@ -98,6 +99,8 @@ interface EntitySpec<T, K> {
   indexes?(record: T | Omit<T, 'version'>): IndexAttributes;
   /** Keep the latest copy this process read or wrote, for getRecent (small, hot records only). */
   remember?: boolean;
+  /** Store long text attributes deflated (see packing.ts). */
+  packed?: boolean;
 }
 
 const MAX_REMEMBERED_RECORDS = 10_000;
@@ -140,12 +143,15 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
 
   private toItem(record: T | Omit<T, 'version'>, version: number): Item {
     const key = this.spec.key(this.spec.keyOf(record));
-    return { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), entity: this.spec.name };
+    const item = { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), entity: this.spec.name };
+    return this.spec.packed ? packItem(item) : item;
   }
+
+  private readonly fromItem = (item: Item): T => stripKeys<T>(this.spec.packed ? unpackItem(item) : item)!;
 
   async get(key: K): Promise<T | undefined> {
     const itemKey = this.spec.key(key);
-    const read = this.doc.send(new GetCommand({ TableName: this.table, Key: itemKey, ConsistentRead: true })).then((result) => stripKeys<T>(result.Item));
+    const read = this.doc.send(new GetCommand({ TableName: this.table, Key: itemKey, ConsistentRead: true })).then((result) => (result.Item ? this.fromItem(result.Item) : undefined));
     this.remember(itemKey, read.then((record) => (record ? structuredClone(record) : undefined)));
     return read;
   }
@@ -227,11 +233,11 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   }
 
   queryAll(query: IndexQuery): Promise<T[]> {
-    return queryAll<T>(this.doc, this.table, query);
+    return queryAll<T>(this.doc, this.table, query, this.fromItem);
   }
 
   queryPage(query: IndexQuery, page?: PageRequest): Promise<Page<T>> {
-    return queryPage<T>(this.doc, this.table, query, page);
+    return queryPage<T>(this.doc, this.table, query, page, this.fromItem);
   }
 }
 
@@ -244,12 +250,12 @@ interface IndexQuery {
 }
 
 /** Reads every page of a query; listings served this way are bounded per parent. */
-async function queryAll<T>(doc: DynamoDBDocumentClient, table: string, query: IndexQuery): Promise<T[]> {
+async function queryAll<T>(doc: DynamoDBDocumentClient, table: string, query: IndexQuery, fromItem: (item: Item) => T): Promise<T[]> {
   const items: T[] = [];
   let start: Item | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await doc.send(new QueryCommand({ ...queryInput(table, query), ExclusiveStartKey: start }));
-    for (const item of result.Items ?? []) items.push(stripKeys<T>(item)!);
+    for (const item of result.Items ?? []) items.push(fromItem(item));
     start = result.LastEvaluatedKey;
     if (!start) return items;
   }
@@ -361,6 +367,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId }),
     indexes: keys.clusterIndexes,
     remember: true,
+    packed: true,
   }, attempts);
 
   const infraEnvs = new DynamoEntity<InfraEnv, InfraEnvKey>(doc, table, {
@@ -375,6 +382,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     key: keys.host,
     keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId, hostId: r.hostId }),
     indexes: keys.hostIndexes,
+    packed: true,
   }, attempts);
 
   const manifests = new DynamoEntity<Manifest, ManifestKey>(doc, table, {

@@ -1,0 +1,72 @@
+/**
+ * Large text attributes (a host's inventory, connectivity report and validations, a cluster's
+ * majority groups) are stored deflated. DynamoDB bills a write by the whole item's size in 1 KB
+ * units, and every liveness write rewrites the host: a typical host item shrinks from ~18 KB to
+ * ~6 KB. It also keeps a 1,000-peer connectivity report (~450 KB of JSON) under DynamoDB's 400 KB
+ * item limit. The domain never sees it: records are packed on the way in and unpacked on the way out.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/** The item attribute holding the deflated ones, by name; they are absent from `attributes` then. */
+export const PACKED_ATTRIBUTE = 'packedAttributes';
+/** Shorter texts are stored as they are: deflating them saves less than a billing unit. */
+export const PACK_AT_BYTES = 1_024;
+
+/**
+ * Deflating the same text again (a liveness write of an unchanged host) is skipped: texts read or
+ * written recently keep their deflated form, up to a bounded total.
+ */
+const RECENT_TEXT_BUDGET = 32 * 1024 * 1024;
+const recent = new Map<string, Uint8Array>();
+let recentSize = 0;
+
+function remember(text: string, packed: Uint8Array): void {
+  if (text.length > RECENT_TEXT_BUDGET / 8 || recent.has(text)) return;
+  recent.set(text, packed);
+  recentSize += text.length + packed.byteLength;
+  while (recentSize > RECENT_TEXT_BUDGET) {
+    const [oldest, bytes] = recent.entries().next().value!;
+    recent.delete(oldest);
+    recentSize -= oldest.length + bytes.byteLength;
+  }
+}
+
+function deflated(text: string): Uint8Array {
+  let packed = recent.get(text);
+  if (!packed) {
+    packed = deflateRawSync(text);
+    remember(text, packed);
+  }
+  return packed;
+}
+
+/** The item with its long string `attributes` moved, deflated, to PACKED_ATTRIBUTE. */
+export function packItem<T extends Record<string, unknown>>(item: T): T {
+  const attributes = item.attributes as Record<string, unknown> | undefined;
+  if (!attributes || typeof attributes !== 'object') return item;
+  let packed: Record<string, Uint8Array> | undefined;
+  let kept: Record<string, unknown> | undefined;
+  for (const [name, value] of Object.entries(attributes)) {
+    if (typeof value !== 'string' || value.length < PACK_AT_BYTES) continue;
+    packed ??= {};
+    kept ??= { ...attributes };
+    packed[name] = deflated(value);
+    delete kept[name];
+  }
+  return packed ? { ...item, attributes: kept, [PACKED_ATTRIBUTE]: packed } : item;
+}
+
+/** The item as it was before packItem. Items stored before packing existed come back unchanged. */
+export function unpackItem<T extends Record<string, unknown>>(item: T): T {
+  const packed = item[PACKED_ATTRIBUTE] as Record<string, Uint8Array> | undefined;
+  if (!packed) return item;
+  const attributes = { ...((item.attributes as Record<string, unknown> | undefined) ?? {}) };
+  for (const [name, bytes] of Object.entries(packed)) {
+    const text = inflateRawSync(bytes).toString('utf8');
+    remember(text, bytes);
+    attributes[name] = text;
+  }
+  const unpacked: Record<string, unknown> = { ...item, attributes };
+  delete unpacked[PACKED_ATTRIBUTE];
+  return unpacked as T;
+}
