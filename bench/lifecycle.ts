@@ -113,7 +113,8 @@ export async function lifecycle(): Promise<Record<string, number>> {
 
     // ---- seeding through the agent endpoints: a first poll, the inventory, the usual replies
     const firstPolls = await eachBounded(ids, concurrency, poll);
-    console.log(`${pad('agent polls, hosts before inventory (discovering)')}${describe(firstPolls)}`);
+    // Each host's first poll writes its check-in: not upstream's repeated polls of discovering hosts (2,784/s).
+    console.log(`${pad('first poll of each new host (check-in written)')}${describe(firstPolls)}`);
     // Agents keep polling while they reply (each host every minute, as the service asks): without
     // it, hosts whose replies come more than 3 minutes after their last poll are rightly disconnected.
     const keepAlive = keepPolling(ids, poll, 60_000);
