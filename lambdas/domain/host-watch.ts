@@ -40,6 +40,10 @@ export type WatchedHost = Pick<Host, 'status'> & { attributes: Partial<Record<(t
 /** A poll from a host in this status brings it back online: it is judged at once, not on the next pass. */
 export const reconnectsOnPoll = (status: string): boolean => RECONNECTABLE.has(status);
 
+/** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
+const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
+export const waitsOnPeers = (status: string): boolean => WAITING_ON_PEERS.has(status);
+
 /** Whether time alone may have changed this host's verdict by `now`. */
 export function dueByTime(host: WatchedHost, now: Date, timeouts: Partial<HostTimeouts> = {}): boolean {
   if (TIMED.has(host.status)) return true;

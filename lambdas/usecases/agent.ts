@@ -22,7 +22,7 @@ import {
   type Steps,
 } from '../domain/agent-protocol.js';
 import { componentVersions } from '../domain/catalogues.js';
-import { reconnectsOnPoll } from '../domain/host-watch.js';
+import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
 import type { Host } from '../domain/entities.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
 import { hardwareMinimums } from '../domain/preflight.js';
@@ -30,7 +30,7 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
-import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers, WAITING_ON_PEERS } from './host-refresh.js';
+import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
 
@@ -63,7 +63,7 @@ function connectivityPeersJson(listing: readonly Host[], hostId: string): string
   return `[${fragments.filter((fragment) => fragment.hostId !== hostId).map((fragment) => fragment.json).join(',')}]`;
 }
 /** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
-const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && WAITING_ON_PEERS.has(status);
+const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && waitsOnPeers(status);
 
 const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
 

@@ -8,6 +8,7 @@ import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { hostDisplayName } from '../domain/host.js';
 import { isNotAllowed, summarizeHostValidations, transitionHost, type HostEffect, type HostTransition, type HostTransitionContext } from '../domain/host-state-machine.js';
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
+import { waitsOnPeers } from '../domain/host-watch.js';
 import { isWatchedHost } from '../domain/installation-progress.js';
 import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
@@ -405,9 +406,6 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   await announceJudgement(deps, before, judged, surroundings.cluster, options);
   return updated;
 }
-
-/** Statuses a peer's change can lift a host out of (a majority group joined, a hostname made unique). */
-export const WAITING_ON_PEERS: ReadonlySet<string> = new Set(['insufficient', 'pending-for-input']);
 const PEER_REJUDGEMENTS_IN_FLIGHT = 8;
 
 /**
@@ -424,7 +422,7 @@ export async function rejudgeWaitingPeers(deps: RefreshDeps, written: Host, surr
   const peers = listing.some((peer) => peer.hostId === written.hostId)
     ? listing.map((peer) => (peer.hostId === written.hostId ? written : peer))
     : [...listing, written];
-  const waiting = peers.filter((peer) => peer.hostId !== written.hostId && WAITING_ON_PEERS.has(peer.status));
+  const waiting = peers.filter((peer) => peer.hostId !== written.hostId && waitsOnPeers(peer.status));
   if (waiting.length === 0) return;
   const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
   if (surroundings.infraEnv) infraEnvs.set(surroundings.infraEnv.infraEnvId, Promise.resolve(surroundings.infraEnv));
