@@ -3,12 +3,16 @@
  * is asked to run, with which arguments, and what each reply changes on the host. Pure.
  */
 import instructions from './catalogues/host-instructions.json' with { type: 'json' };
-import { badRequest, conflict } from './errors.js';
+import { badRequest, conflict, forbidden } from './errors.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
-import { CLUSTER_ACCEPTING_HOSTS } from './host.js';
+import { CLUSTER_ACCEPTING_HOSTS, hostDisplayName } from './host.js';
+import { applyHostEffects } from './host-effects.js';
+import type { InstallationDisk } from './host-facts.js';
+import { isNotAllowed, transitionHost, type HostTransition } from './host-state-machine.js';
+import type { HostStage, HostStatus } from './host-states.js';
 import { componentVersions } from './catalogues.js';
-import { installCommandRequest } from './installation.js';
-import { hostInventory, type Inventory } from './inventory.js';
+import { installationDisk, installCommandRequest } from './installation.js';
+import { hostInventory, type Inventory, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
 
 export type StepType =
@@ -61,7 +65,6 @@ export const CHECK_IN_WRITE_INTERVAL_MS = 30_000;
 /** DynamoDB items hold 400 KB; an inventory larger than this is refused rather than half-stored. */
 export const MAX_INVENTORY_BYTES = 300_000;
 export const MEDIA_DISCONNECTED_EXIT_CODE = 256;
-const INSTALLING_STATES = new Set(['installing', 'installing-in-progress', 'installing-pending-user-action', 'preparing-for-installation', 'preparing-successful']);
 
 // ---- registration ------------------------------------------------------------------------------
 
@@ -104,19 +107,41 @@ export function newHost(context: {
   };
 }
 
-/** A host that registers again restarted its agent: rediscover it, unless it was being installed. */
-export function reRegister(host: Host, agentVersion: string | undefined, now: string): Host {
+/** The host's installation disk as the table's messages name it (wrong boot order). */
+function installationDiskOf(host: Host): InstallationDisk | undefined {
+  const disk = installationDisk(host) as (InventoryDisk & { model?: string; serial?: string }) | undefined;
+  const path = (host.attributes.installation_disk_path as string | undefined) ?? disk?.path;
+  if (!disk && !path) return undefined;
+  return { name: disk?.name ?? path ?? '', path, identifier: disk?.id ?? path ?? '', model: disk?.model, serial: disk?.serial };
+}
+
+/**
+ * A host registering again restarted its agent; the RegisterHost rules of the host table decide
+ * what that means: rebooted while preparing (back to known), booted the discovery image again
+ * after writing its disk (the boot order is wrong: installing-pending-user-action), restarted
+ * mid-installation (error), already installed (refused: the agent must stop), otherwise
+ * discovered anew. Refusals carry the rule's status (403 or 409), which parks the agent.
+ */
+export function reRegister(host: Host, agentVersion: string | undefined, now: string): { host: Host; transition: HostTransition } {
+  const progress = host.attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string } | undefined;
+  const transition = transitionHost({ status: host.status as HostStatus }, 'RegisterHost', {
+    now: new Date(now),
+    hostName: hostDisplayName(host),
+    statusInfo: host.attributes.status_info as string | undefined,
+    bound: !!host.clusterId,
+    day2: host.attributes.kind === 'AddToExistingClusterHost',
+    ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
+    installationDisk: installationDiskOf(host),
+  });
+  if (isNotAllowed(transition)) throw transition.httpStatus === 403 ? forbidden(transition.reason) : conflict(transition.reason);
   const next = structuredClone(host);
   next.updatedAt = now;
   Object.assign(next.attributes, { checked_in_at: now, registered_at: now, discovery_agent_version: agentVersion ?? host.attributes.discovery_agent_version });
-  if (INSTALLING_STATES.has(host.status)) {
-    next.status = 'error';
-    next.attributes.status_info = 'The host unexpectedly restarted during the installation';
-  } else {
-    next.status = host.clusterId ? 'discovering' : 'discovering-unbound';
-    next.attributes.status_info = 'Waiting for host to send hardware details';
-  }
-  return next;
+  if (transition.status !== host.status) next.attributes.status_updated_at = now;
+  next.status = transition.status;
+  next.attributes.status_info = transition.statusInfo;
+  applyHostEffects(next, transition.effects, now);
+  return { host: next, transition };
 }
 
 export function nextStepRunnerCommand(host: Pick<Host, 'hostId' | 'infraEnvId'>, agentVersion: string) {

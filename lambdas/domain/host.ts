@@ -5,6 +5,9 @@
 import { badRequest, conflict } from './errors.js';
 import type { Cluster, Host } from './entities.js';
 import { hostInventory } from './inventory.js';
+import { applyHostEffects } from './host-effects.js';
+import { isNotAllowed, transitionHost, type HostTransition } from './host-state-machine.js';
+import type { HostStatus } from './host-states.js';
 import { hostnameProblem } from './validation.js';
 import type { Params } from './cluster.js';
 
@@ -15,9 +18,6 @@ export const HOST_UPDATABLE_STATES = new Set([
 ]);
 /** States a host cannot be deleted in: it is being written to disk. */
 export const HOST_BUSY_STATES = new Set(['preparing-for-installation', 'preparing-successful', 'installing', 'installing-in-progress']);
-const BINDABLE_STATES = new Set(['known-unbound', 'insufficient-unbound', 'discovering-unbound', 'disconnected-unbound']);
-const UNBINDABLE_STATES = new Set(['known', 'insufficient', 'discovering', 'pending-for-input', 'disconnected', 'binding']);
-const UNBINDABLE_AFTER_INSTALL = new Set(['installed', 'error', 'cancelled', 'added-to-existing-cluster']);
 export const CLUSTER_ACCEPTING_HOSTS = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
 
 /** Validation results a user may reset, and the host data they were computed from. */
@@ -95,37 +95,50 @@ export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | u
   return next;
 }
 
-export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string | undefined, now: string): Host {
+/** Runs a bind or unbind through the host table: a refusal is a 409 naming the host's status. */
+function requestTransition(host: Host, trigger: 'BindHost' | 'UnbindHost', now: string): HostTransition {
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, {
+    now: new Date(now),
+    hostName: hostDisplayName(host),
+    statusInfo: host.attributes.status_info as string | undefined,
+    bound: !!host.clusterId,
+    day2: host.attributes.kind === 'AddToExistingClusterHost',
+  });
+  const action = trigger === 'BindHost' ? 'bound' : 'unbound';
+  if (isNotAllowed(transition)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`);
+  return transition;
+}
+
+function applyTransition(host: Host, transition: HostTransition, now: string, clusterId?: string): Host {
+  const next = structuredClone(host);
+  if (transition.status !== host.status) next.attributes.status_updated_at = now;
+  next.status = transition.status;
+  next.attributes.status_info = transition.statusInfo;
+  applyHostEffects(next, transition.effects, now, { clusterId });
+  next.updatedAt = now;
+  return next;
+}
+
+export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string | undefined, now: string): { host: Host; transition: HostTransition } {
   if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be bound elsewhere`);
   if (host.clusterId) throw conflict(`host ${host.hostId} is already bound to cluster ${host.clusterId}`);
-  if (!BINDABLE_STATES.has(host.status)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be bound now`);
+  const transition = requestTransition(host, 'BindHost', now);
   if (!CLUSTER_ACCEPTING_HOSTS.has(cluster.status)) throw conflict(`cluster ${cluster.clusterId} is in status ${cluster.status} and accepts no hosts`);
   const hostArch = host.attributes.cpu_architecture as string | undefined;
   const clusterArch = cluster.attributes.cpu_architecture as string | undefined;
   if (hostArch && clusterArch && clusterArch !== 'multi' && hostArch !== clusterArch) {
     throw badRequest(`host ${host.hostId} is ${hostArch} but cluster ${cluster.clusterId} is ${clusterArch}`);
   }
-  return {
-    ...structuredClone(host),
-    clusterId: cluster.clusterId,
-    status: 'binding',
-    updatedAt: now,
-    attributes: { ...structuredClone(host.attributes), status_info: 'Host is waiting to be bound to the cluster', role: 'auto-assign' },
-  };
+  const next = applyTransition(host, transition, now, cluster.clusterId);
+  next.attributes.role = 'auto-assign';
+  return { host: next, transition };
 }
 
-export function unbindHost(host: Host, infraEnvClusterId: string | undefined, now: string): Host {
+export function unbindHost(host: Host, infraEnvClusterId: string | undefined, now: string): { host: Host; transition: HostTransition } {
   if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be unbound`);
   if (!host.clusterId) throw conflict(`host ${host.hostId} is not bound to a cluster`);
-  const afterInstall = UNBINDABLE_AFTER_INSTALL.has(host.status);
-  if (!afterInstall && !UNBINDABLE_STATES.has(host.status)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be unbound now`);
-  const next = structuredClone(host);
-  delete next.clusterId;
-  next.status = afterInstall ? 'unbinding-pending-user-action' : 'unbinding';
-  next.attributes.status_info = afterInstall ? 'Host is unbound from the cluster: reboot it from the discovery image' : 'Host is being unbound from the cluster';
-  delete next.attributes.role;
-  next.updatedAt = now;
-  return next;
+  const transition = requestTransition(host, 'UnbindHost', now);
+  return { host: applyTransition(host, transition, now), transition };
 }
 
 export function resetValidation(host: Host, validationId: string, now: string): Host {

@@ -29,7 +29,9 @@ import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
-import { recordEvent } from './events.js';
+import { recordEvent, recordEvents } from './events.js';
+import { applyClusterEffects } from '../domain/cluster-effects.js';
+import type { HostTransition } from '../domain/host-state-machine.js';
 import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
@@ -84,7 +86,25 @@ export async function registerHost(
   if (!existing) registrationProblem(cluster);
 
   const reRegistered = async (justRead?: Host) => {
-    const written = stillThere(await deps.store.hosts.mutate(key, (current) => reRegister(current, agentVersion, now), justRead), `Host ${request.host_id}`);
+    let moved: { before: Host; transition: HostTransition } | undefined;
+    const written = stillThere(await deps.store.hosts.mutate(key, (current) => {
+      const registered = reRegister(current, agentVersion, now);
+      moved = { before: current, transition: registered.transition };
+      return registered.host;
+    }, justRead), `Host ${request.host_id}`);
+    if (moved) {
+      const { before, transition } = moved;
+      const subject = { orgId: principal.orgId, infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
+      await recordEvents(deps, transition.events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+      // Rebooted while preparing: the cluster's preparation starts over (the workflow's result no longer holds).
+      if (transition.effects.includes('cluster-preparation-reset') && before.clusterId) {
+        await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId: before.clusterId }, (current) => {
+          if (current.status !== 'preparing-for-installation') return undefined;
+          applyClusterEffects(current, ['preparation-reset'], now);
+          return { ...current, updatedAt: now };
+        });
+      }
+    }
     return (await refreshHost(deps, key, written, { cluster, infraEnv })) ?? written;
   };
   const registered = (host: Host) => ({

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { hostDisplayName } from '../domain/host.js';
-import { isNotAllowed, summarizeHostValidations, transitionHost, type HostEffect, type HostTransition, type HostTransitionContext } from '../domain/host-state-machine.js';
+import { applyHostEffects } from '../domain/host-effects.js';
+import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext } from '../domain/host-state-machine.js';
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { waitsOnPeers } from '../domain/host-watch.js';
 import { isWatchedHost } from '../domain/installation-progress.js';
@@ -73,48 +74,6 @@ function preparationResults(host: Host, cluster: Cluster | undefined): { diskSpe
     containerImagesAvailable = false;
   }
   return { diskSpeedCheckSucceeded, containerImagesAvailable };
-}
-
-/** What a host transition's effects write besides status and status_info. */
-function applyHostEffects(next: Host, effects: readonly HostEffect[], now: string): void {
-  const attributes = next.attributes;
-  for (const effect of effects) {
-    switch (effect) {
-      case 'images-status-cleared':
-        delete attributes.images_status;
-        break;
-      case 'logs-reset':
-        delete attributes.logs_info;
-        delete attributes.logs_started_at;
-        delete attributes.logs_collected_at;
-        break;
-      case 'connection-timed-out':
-        attributes.connection_timed_out = true;
-        break;
-      case 'connection-restored':
-        attributes.connection_timed_out = false;
-        break;
-      case 'stage-timed-out':
-        attributes.progress = { ...((attributes.progress as object | undefined) ?? {}), stage_timed_out: true };
-        break;
-      case 'stage-updated-at-refreshed':
-        attributes.progress = { ...((attributes.progress as object | undefined) ?? {}), stage_updated_at: now };
-        break;
-      case 'logs-timed-out':
-        attributes.logs_info = 'timeout';
-        break;
-      case 'media-disconnected':
-        attributes.media_status = 'disconnected';
-        break;
-      case 'cluster-unbound':
-        delete next.clusterId;
-        for (const field of ['role', 'suggested_role', 'bootstrap', 'progress', 'installation_disk_id', 'installation_disk_path', 'connectivity', 'free_addresses', 'domain_name_resolutions', 'images_status', 'disks_info']) delete attributes[field];
-        break;
-      default:
-        // rediscover, cluster-bound and cluster-preparation-reset belong to requests, never to a refresh.
-        break;
-    }
-  }
 }
 
 /** What a refresh reads besides the host; the monitor loads it once per cluster for all its hosts. */

@@ -4,7 +4,8 @@ import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView,
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
-import { recordEvent } from './events.js';
+import { recordEvent, recordEvents } from './events.js';
+import type { EventIntent } from '../domain/state-rules.js';
 import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
@@ -62,14 +63,24 @@ export async function deregisterHost(deps: HostDeps, principal: Principal, infra
   });
 }
 
+/** The events of a host transition (its status change and the rule's own event), in order. */
+function recordTransitionEvents(deps: HostDeps, subject: { orgId: string; infraEnvId: string; hostId: string; clusterId?: string }, events: readonly EventIntent[]) {
+  return recordEvents(deps, events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+}
+
 export async function bindHostToCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, clusterId: string) {
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   await findHost(deps.store, principal, infraEnvId, hostId);
   const cluster = await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
-  const bound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => bindHost(host, cluster, infraEnv.clusterId, now));
+  let events: readonly EventIntent[] = [];
+  const bound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => {
+    const result = bindHost(host, cluster, infraEnv.clusterId, now);
+    events = result.transition.events;
+    return result.host;
+  });
   const host = stillThere(bound, `Host ${hostId}`);
-  await recordEvent(deps, { name: 'host_bind_succeeded', subject: { orgId: principal.orgId, infraEnvId, hostId, clusterId }, props: { host_name: hostDisplayName(host) } });
+  await recordTransitionEvents(deps, { orgId: principal.orgId, infraEnvId, hostId, clusterId }, events);
   return hostView(host);
 }
 
@@ -77,9 +88,14 @@ export async function unbindHostFromCluster(deps: HostDeps, principal: Principal
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now().toISOString();
-  const unbound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => unbindHost(host, infraEnv.clusterId, now));
+  let events: readonly EventIntent[] = [];
+  const unbound = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => {
+    const result = unbindHost(host, infraEnv.clusterId, now);
+    events = result.transition.events;
+    return result.host;
+  });
   const host = stillThere(unbound, `Host ${hostId}`);
-  await recordEvent(deps, { name: 'host_unbind_succeeded', subject: { orgId: principal.orgId, infraEnvId, hostId }, props: { host_name: hostDisplayName(host) } });
+  await recordTransitionEvents(deps, { orgId: principal.orgId, infraEnvId, hostId }, events);
   return hostView(host);
 }
 

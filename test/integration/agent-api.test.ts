@@ -107,6 +107,35 @@ describe('agent endpoints', () => {
     expect(again.body).toMatchObject({ status: 'error', status_info: 'The host unexpectedly restarted during the installation' });
   });
 
+  it('registers a host again as the host table says: wrong boot order waits for the user (then 403), installed is refused (409), rebooted while preparing is known again', async () => {
+    const register = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    const seeded = async (status: string, attributes: Record<string, unknown>) => {
+      const hostId = randomUUID();
+      expect((await register(hostId)).status).toBe(201);
+      await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId }, (h) => ({ ...h, status, attributes: { ...h.attributes, ...attributes } }));
+      return hostId;
+    };
+    // Booted the discovery image again after the installer wrote the disk and rebooted.
+    const rebooted = await seeded('installing-in-progress', { progress: { current_stage: 'Rebooting' }, installation_disk_path: '/dev/vda' });
+    const wrongBootOrder = await register(rebooted);
+    expect(wrongBootOrder.status).toBe(201);
+    expect(wrongBootOrder.body).toMatchObject({ status: 'installing-pending-user-action' });
+    expect(wrongBootOrder.body.status_info).toContain('fix boot order');
+    const again = await register(rebooted);
+    expect(again.status).toBe(403);
+    expect(again.body.message).toContain('/dev/vda');
+
+    const installed = await seeded('installed', {});
+    const refused = await register(installed);
+    expect(refused.status).toBe(409);
+    expect((await container().store.hosts.get({ orgId: 'default', infraEnvId, hostId: installed }))!.status).toBe('installed');
+
+    const preparing = await seeded('preparing-successful', {});
+    const back = await register(preparing);
+    expect(back.status).toBe(201);
+    expect(back.body.status).not.toMatch(/^preparing|^discovering/);
+  });
+
   it('loses no update when 500 agents register and reply at once against one cluster', async () => {
     const hostIds: string[] = Array.from({ length: 500 }, () => randomUUID());
     const results = await Promise.all(

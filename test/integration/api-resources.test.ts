@@ -207,13 +207,18 @@ describe('REST API v2 resources', () => {
     expectMatchesSchema('BindHost', 200, bound.body);
     expect(bound.body).toMatchObject({ cluster_id: cluster.id, status: 'binding' });
     expect((await call('POST', `/infra-envs/${pool.id}/hosts/${hostId}/actions/bind`, { cluster_id: cluster.id })).status).toBe(409);
+    // As upstream's host table: a binding host is unbound once it registered with its cluster.
+    const early = await call('POST', `/infra-envs/${pool.id}/hosts/${hostId}/actions/unbind`);
+    expect(early.status).toBe(409);
+    expect(early.body.reason).toContain('binding');
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId: pool.id, hostId }, (h) => ({ ...h, status: 'known' }));
     const unbound = await call('POST', `/infra-envs/${pool.id}/hosts/${hostId}/actions/unbind`);
     expect(unbound.status).toBe(200);
     expectMatchesSchema('UnbindHost', 200, unbound.body);
     expect(unbound.body.status).toBe('unbinding');
     expect(unbound.body.cluster_id).toBeUndefined();
     const hostEvents = (await call('GET', `/events?host_ids=${hostId}&infra_env_id=${pool.id}`)).body as Json[];
-    expect(hostEvents.map((e) => e.name)).toEqual(['host_bind_succeeded', 'host_unbind_succeeded']);
+    expect(hostEvents.map((e) => e.name)).toEqual(['host_status_updated', 'host_bind_succeeded', 'host_status_updated', 'host_unbind_succeeded']);
     const poolEvents = (await call('GET', `/events?infra_env_id=${pool.id}`)).body as Json[];
     expect(poolEvents.map((e) => e.name)).toContain('infra_env_registered');
   });

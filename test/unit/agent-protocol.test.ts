@@ -61,10 +61,34 @@ describe('liveness', () => {
     expect(checkInDue({ ...fresh, attributes: { ...fresh.attributes, timestamp: 1_795_000_000 } }, now, 'a:1', 1_795_000_010)).toBe(false);
   });
 
-  it('sends a host that re-registers mid-installation to error, others back to discovery', () => {
-    expect(reRegister(host('installing-in-progress'), 'a', now.toISOString()).status).toBe('error');
-    expect(reRegister(host('known'), 'a', now.toISOString()).status).toBe('discovering');
-    expect(reRegister(host('known-unbound', {}, null), 'a', now.toISOString()).status).toBe('discovering-unbound');
+  it.each([
+    ['installing-in-progress', 'error', { progress: { current_stage: 'Writing image to disk' } }, 'c1'],
+    ['installing', 'error', {}, 'c1'],
+    // Booted the discovery image again after writing the disk: the boot order is wrong.
+    ['installing-in-progress', 'installing-pending-user-action', { progress: { current_stage: 'Rebooting' } }, 'c1'],
+    ['added-to-existing-cluster', 'installing-pending-user-action', { kind: 'AddToExistingClusterHost', progress: { current_stage: 'Done' } }, 'c1'],
+    // Rebooted while preparing: it keeps its inventory and prepares again from known.
+    ['preparing-for-installation', 'known', {}, 'c1'],
+    ['preparing-successful', 'known', {}, 'c1'],
+    ['error', 'error', {}, 'c1'],
+    ['resetting', 'resetting', { progress: { current_stage: 'Rebooting' } }, 'c1'],
+    ['resetting-pending-user-action', 'discovering', { progress: { current_stage: 'Done' } }, 'c1'],
+    ['known', 'discovering', {}, 'c1'],
+    ['known-unbound', 'discovering-unbound', {}, null],
+    ['unbinding', 'discovering-unbound', {}, null],
+  ] as const)('registers a host in %s again as the host table says: %s (%j)', (status, expected, attributes, clusterId) => {
+    const { host: next, transition } = reRegister(host(status, { ...attributes }, clusterId), 'a', now.toISOString());
+    expect(next.status).toBe(expected);
+    expect(transition.status).toBe(expected);
+    expect(next.attributes).toMatchObject({ checked_in_at: now.toISOString(), registered_at: now.toISOString(), discovery_agent_version: 'a' });
+    if (expected === 'discovering' || expected === 'discovering-unbound') expect(next.attributes.progress).toBeUndefined();
+    if (status !== expected) expect(transition.events.map((event) => event.name)).toContain('host_status_updated');
+  });
+
+  it('refuses a registration the table refuses: an installed host (409), a host already waiting for its boot order to be fixed (403)', () => {
+    expect(() => reRegister(host('installed'), 'a', now.toISOString())).toThrow(expect.objectContaining({ kind: 'conflict' }));
+    expect(() => reRegister(host('installing-pending-user-action', { progress: { current_stage: 'Rebooting' }, installation_disk_path: '/dev/sda' }), 'a', now.toISOString()))
+      .toThrow(expect.objectContaining({ kind: 'forbidden', message: expect.stringContaining('/dev/sda') }));
   });
 });
 
