@@ -368,6 +368,32 @@ export function withServiceEligibility(inventory: Inventory, minDiskBytes: numbe
 }
 
 /**
+ * A step reply with exit code 256 says the discovery media is gone (the virtual media was
+ * ejected): the host table's MediaDisconnect decides what follows. A host that was not installing
+ * yet is disconnected; one preparing or installing has lost what it was installing from, and fails.
+ * Undefined when the reply is not that, or the host already knew.
+ */
+export function mediaDisconnection(host: Host, reply: StepReply, now: string): { host: Host; transition: HostTransition } | undefined {
+  if ((reply.exit_code ?? 0) !== MEDIA_DISCONNECTED_EXIT_CODE) return undefined;
+  const transition = transitionHost({ status: host.status as HostStatus }, 'MediaDisconnect', {
+    now: new Date(now),
+    hostName: hostDisplayName(host),
+    statusInfo: host.attributes.status_info as string | undefined,
+    bound: !!host.clusterId,
+    day2: host.attributes.kind === 'AddToExistingClusterHost',
+    mediaConnected: host.attributes.media_status !== 'disconnected',
+  });
+  if (isNotAllowed(transition) || !transition.changed) return undefined;
+  const next = structuredClone(host);
+  if (transition.status !== host.status) next.attributes.status_updated_at = now;
+  next.status = transition.status;
+  next.attributes.status_info = transition.statusInfo;
+  applyHostEffects(next, transition.effects, now);
+  next.updatedAt = now;
+  return { host: next, transition };
+}
+
+/**
  * What a step reply changes on the host; undefined when it changes nothing (the same reply twice,
  * or a check already running that answered with no output).
  */

@@ -10,6 +10,7 @@ import {
   CONNECTIVITY_RETRY_MS,
   hasUncheckedPeers,
   hostNics,
+  mediaDisconnection,
   isReadByPeers,
   offersConnectivityCheck,
   newHost,
@@ -29,6 +30,7 @@ import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
+import { refreshClusterCoalesced } from './cluster-refresh.js';
 import { recordEvent, recordEvents } from './events.js';
 import { applyClusterEffects } from '../domain/cluster-effects.js';
 import type { HostTransition } from '../domain/host-state-machine.js';
@@ -214,16 +216,24 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
+  let media: ReturnType<typeof mediaDisconnection>;
   const after = await deps.store.hosts.mutate(key, (current) => {
     write.reset();
-    const changed = applyStepReply(current, reply, context);
+    media = mediaDisconnection(current, reply, now);
+    const base = media?.host ?? current;
+    const changed = applyStepReply(base, reply, context) ?? (media ? base : undefined);
     if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
     const judged = write.judgeInto(changed ?? current);
     return judged === current ? undefined : judged;
   }, host);
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
-    await write.announce(after);
+    const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
+    await write.announce(after, (media?.transition.events ?? []).map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+    // The cluster follows its hosts' statuses: a host failed by losing its media moves it too.
+    if (media && media.transition.status !== media.transition.from && host.clusterId) {
+      await refreshClusterCoalesced(deps, { orgId: principal.orgId, clusterId: host.clusterId }, { joinWithoutWaiting: true, throttleLarge: true, recentHosts: () => recentClusterHosts(deps.store, principal.orgId, host.clusterId!) });
+    }
     if (readByPeers) await rejudgeWaitingPeers(deps, after, surroundings);
   }
 }

@@ -136,6 +136,25 @@ describe('agent endpoints', () => {
     expect(back.body.status).not.toMatch(/^preparing|^discovering/);
   });
 
+  it('fails an installing host whose step says the discovery media is gone (exit code 256), and only disconnects one not installing yet', async () => {
+    const register = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    const lostMedia = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-256', exit_code: 256, error: 'media disconnected' }, asAgent());
+    const installing = randomUUID();
+    expect((await register(installing)).status).toBe(201);
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId: installing }, (h) => ({ ...h, status: 'installing-in-progress', attributes: { ...h.attributes, progress: { current_stage: 'Writing image to disk' } } }));
+    expect((await lostMedia(installing)).status).toBe(204);
+    const failed = (await container().store.hosts.get({ orgId: 'default', infraEnvId, hostId: installing }))!;
+    expect(failed.status).toBe('error');
+    expect(failed.attributes.media_status).toBe('disconnected');
+    const events = (await request('GET', `/events?host_ids=${installing}&infra_env_id=${infraEnvId}`, undefined, asUser())).body as { name: string }[];
+    expect(events.map((event) => event.name)).toEqual(expect.arrayContaining(['host_status_updated', 'host_media_disconnected']));
+
+    const discovering = randomUUID();
+    expect((await register(discovering)).status).toBe(201);
+    expect((await lostMedia(discovering)).status).toBe(204);
+    expect((await container().store.hosts.get({ orgId: 'default', infraEnvId, hostId: discovering }))!.status).toBe('disconnected');
+  });
+
   it('loses no update when 500 agents register and reply at once against one cluster', async () => {
     const hostIds: string[] = Array.from({ length: 500 }, () => randomUUID());
     const results = await Promise.all(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyStepReply, checkInDue, nextSteps, reRegister, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
+import { applyStepReply, checkInDue, mediaDisconnection, nextSteps, reRegister, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
@@ -83,6 +83,21 @@ describe('liveness', () => {
     expect(next.attributes).toMatchObject({ checked_in_at: now.toISOString(), registered_at: now.toISOString(), discovery_agent_version: 'a' });
     if (expected === 'discovering' || expected === 'discovering-unbound') expect(next.attributes.progress).toBeUndefined();
     if (status !== expected) expect(transition.events.map((event) => event.name)).toContain('host_status_updated');
+  });
+
+  it.each([
+    ['known', 'c1', 'disconnected'],
+    ['preparing-successful', 'c1', 'error'],
+    ['installing-in-progress', 'c1', 'error'],
+    ['known-unbound', null, 'disconnected-unbound'],
+  ] as const)('takes a host in %s whose step says its media is gone (exit code 256) where the host table says', (status, clusterId, expected) => {
+    const lost = mediaDisconnection(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 256 }, now.toISOString())!;
+    expect(lost.host.status).toBe(expected);
+    expect(lost.host.attributes.media_status).toBe('disconnected');
+    expect(lost.transition.events.map((event) => event.name)).toEqual(['host_status_updated', 'host_media_disconnected']);
+    // Said once: the same news again changes nothing, and other exit codes are not this.
+    expect(mediaDisconnection(lost.host, { step_type: 'inventory', step_id: 'x', exit_code: 256 }, now.toISOString())).toBeUndefined();
+    expect(mediaDisconnection(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 1 }, now.toISOString())).toBeUndefined();
   });
 
   it('refuses a registration the table refuses: an installed host (409), a host already waiting for its boot order to be fixed (403)', () => {
