@@ -162,7 +162,7 @@ describe('day-2: adding a worker to an installed cluster', () => {
   }, 150_000);
 });
 
-describe('a host stuck in Rebooting', () => {
+describe('hosts that stall or go silent mid-install', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let api: ApiClient;
 
@@ -213,5 +213,46 @@ describe('a host stuck in Rebooting', () => {
     // The user fixes the boot order: the host boots from disk and goes on.
     expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}/progress`, { current_stage: 'Configuring' }, lab.agent)).status).toBe(200);
     expect((await eventually(cluster, (c) => c.status === 'installing', 10_000)).status).toBe('installing');
+  }, 150_000);
+
+  it('fails a master whose agent went silent mid-install, then the cluster, then the hosts still installing', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'silent' });
+    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    const image = (await cluster()).ocp_release_image as string;
+    for (const [i] of lab.hostIds.entries()) {
+      const steps = await lab.poll(i);
+      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
+      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    }
+    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    for (const member of members) {
+      expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${member.id}/progress`, { current_stage: 'Starting installation' }, lab.agent)).status).toBe(200);
+    }
+    const silent = members.find((h) => !h.bootstrap)!.id as string;
+    // Its agent's last poll was four minutes ago (the limit is three); the others keep polling.
+    const { container } = await import('../../lambdas/platform/container.js');
+    const { monitorHosts } = await import('../../lambdas/usecases/host-monitor.js');
+    const ports = container();
+    await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: silent }, (h) => ({
+      ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() },
+    }));
+    for (const [i, id] of lab.hostIds.entries()) if (id !== silent) await lab.poll(i);
+    await monitorHosts(ports);
+    const failed = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${silent}`, undefined, api.user())).body as Json;
+    expect(failed.status).toBe('error');
+    expect(failed.status_info).toMatch(/timeout while connecting to host/);
+    // Two masters cannot make the cluster: it fails, and its hosts still installing are stopped.
+    expect((await eventually(cluster, (c) => c.status === 'error', 10_000, 200)).status).toBe('error');
+    const after = await eventually(async () => {
+      await monitorHosts(ports);
+      return listHosts();
+    }, (list) => list.every((h) => h.status === 'error'), 20_000, 500);
+    expect(after.map((h) => h.status)).toEqual(['error', 'error', 'error']);
+    const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
+    expect(events.some((m) => /to error/.test(m))).toBe(true);
   }, 150_000);
 });
