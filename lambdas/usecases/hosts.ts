@@ -102,6 +102,8 @@ export async function unbindHostFromCluster(deps: HostDeps, principal: Principal
 export async function resetHostValidation(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, validationId: string) {
   await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now().toISOString();
-  const reset = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (host) => resetValidation(host, validationId, now));
-  return hostView(stillThere(reset, `Host ${hostId}`));
+  const key = { orgId: principal.orgId, infraEnvId, hostId };
+  const reset = stillThere(await deps.store.hosts.mutate(key, (host) => resetValidation(host, validationId, now)), `Host ${hostId}`);
+  // Judged at once: the reset is what the host (and its cluster) was waiting for.
+  return hostView((await refreshHost(deps, key, reset)) ?? reset);
 }

@@ -215,6 +215,39 @@ describe('hosts that stall or go silent mid-install', () => {
     expect((await eventually(cluster, (c) => c.status === 'installing', 10_000)).status).toBe('installing');
   }, 150_000);
 
+  it('stops preparing when a host cannot pull the release image, and installs again once the user resets the failed check', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'nopull' });
+    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    const image = (await cluster()).ocp_release_image as string;
+    for (const [i] of lab.hostIds.entries()) {
+      const steps = await lab.poll(i);
+      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
+      // The first host's registry is unreachable.
+      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: i === 0 ? 'failure' : 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    }
+    const events = async () => ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
+    await eventually(events, (messages) => messages.some((m) => m.includes('to preparing-failed')), 30_000, 250);
+    const story = await events();
+    const failedAt = story.findIndex((m) => m.includes('to preparing-failed'));
+    expect(story[failedAt], story.join('\n')).toContain(image);
+    // The cluster stops preparing (ready again, saying why) and releases its hosts; the one that
+    // could not pull keeps its failed check, so the cluster waits for the user.
+    expect(story.slice(failedAt).some((m) => m === 'Updated status of the cluster to ready'), story.join('\n')).toBe(true);
+    const blocked = await eventually(cluster, (c) => c.status === 'insufficient', 20_000, 250);
+    expect(blocked.status).toBe('insufficient');
+    const failedHost = lab.hostIds[0]!;
+    const checkOf = async () => Object.values(JSON.parse(((await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${failedHost}`, undefined, api.user())).body as Json).validations_info) as Record<string, Json[]>)
+      .flat().find((v) => v.id === 'container-images-available')!;
+    expect((await checkOf()).status).toBe('failure');
+    // The user fixed the registry and resets the check: the host is known at once and the cluster ready to retry.
+    const reset = await api.call('PATCH', `/infra-envs/${lab.infraEnvId}/hosts/${failedHost}/actions/reset-validation/container-images-available`, undefined, api.user());
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body.status).toBe('known');
+    expect((await eventually(cluster, (c) => c.status === 'ready', 10_000, 100)).status).toBe('ready');
+  }, 150_000);
+
   it('fails a master whose agent went silent mid-install, then the cluster, then the hosts still installing', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'silent' });
     const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
