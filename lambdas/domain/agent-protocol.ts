@@ -368,14 +368,20 @@ export function withServiceEligibility(inventory: Inventory, minDiskBytes: numbe
 }
 
 /**
- * A step reply with exit code 256 says the discovery media is gone (the virtual media was
- * ejected): the host table's MediaDisconnect decides what follows. A host that was not installing
- * yet is disconnected; one preparing or installing has lost what it was installing from, and fails.
- * Undefined when the reply is not that, or the host already knew.
+ * Replies that move a host by the host table, beyond what they store:
+ * - any step answering exit code 256 says the discovery media is gone (the virtual media was
+ *   ejected): MediaDisconnect. A host not installing yet is disconnected; one preparing or
+ *   installing has lost what it was installing from, and fails;
+ * - the install step failing to start the installer: HostInstallationFailed, the host fails
+ *   ("installation command failed"; the agent's own words stay in step_errors, out of status_info,
+ *   since an installer's output may echo its command line).
+ * Undefined when the reply is neither, or the host already knew.
  */
-export function mediaDisconnection(host: Host, reply: StepReply, now: string): { host: Host; transition: HostTransition } | undefined {
-  if ((reply.exit_code ?? 0) !== MEDIA_DISCONNECTED_EXIT_CODE) return undefined;
-  const transition = transitionHost({ status: host.status as HostStatus }, 'MediaDisconnect', {
+export function replyTransition(host: Host, reply: StepReply, now: string): { host: Host; transition: HostTransition } | undefined {
+  const exitCode = reply.exit_code ?? 0;
+  const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' ? 'HostInstallationFailed' : undefined;
+  if (!trigger) return undefined;
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, {
     now: new Date(now),
     hostName: hostDisplayName(host),
     statusInfo: host.attributes.status_info as string | undefined,

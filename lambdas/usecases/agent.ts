@@ -10,7 +10,7 @@ import {
   CONNECTIVITY_RETRY_MS,
   hasUncheckedPeers,
   hostNics,
-  mediaDisconnection,
+  replyTransition,
   isReadByPeers,
   offersConnectivityCheck,
   newHost,
@@ -216,12 +216,12 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
-  let media: ReturnType<typeof mediaDisconnection>;
+  let moved: ReturnType<typeof replyTransition>;
   const after = await deps.store.hosts.mutate(key, (current) => {
     write.reset();
-    media = mediaDisconnection(current, reply, now);
-    const base = media?.host ?? current;
-    const changed = applyStepReply(base, reply, context) ?? (media ? base : undefined);
+    moved = replyTransition(current, reply, now);
+    const base = moved?.host ?? current;
+    const changed = applyStepReply(base, reply, context) ?? (moved ? base : undefined);
     if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
     const judged = write.judgeInto(changed ?? current);
     return judged === current ? undefined : judged;
@@ -229,9 +229,9 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
     const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
-    await write.announce(after, (media?.transition.events ?? []).map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
-    // The cluster follows its hosts' statuses: a host failed by losing its media moves it too.
-    if (media && media.transition.status !== media.transition.from && host.clusterId) {
+    await write.announce(after, (moved?.transition.events ?? []).map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+    // The cluster follows its hosts' statuses: a host failed by its reply moves it too.
+    if (moved && moved.transition.status !== moved.transition.from && host.clusterId) {
       await refreshClusterCoalesced(deps, { orgId: principal.orgId, clusterId: host.clusterId }, { joinWithoutWaiting: true, throttleLarge: true, recentHosts: () => recentClusterHosts(deps.store, principal.orgId, host.clusterId!) });
     }
     if (readByPeers) await rejudgeWaitingPeers(deps, after, surroundings);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyStepReply, checkInDue, mediaDisconnection, nextSteps, reRegister, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
+import { applyStepReply, checkInDue, replyTransition, nextSteps, reRegister, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
@@ -91,13 +91,22 @@ describe('liveness', () => {
     ['installing-in-progress', 'c1', 'error'],
     ['known-unbound', null, 'disconnected-unbound'],
   ] as const)('takes a host in %s whose step says its media is gone (exit code 256) where the host table says', (status, clusterId, expected) => {
-    const lost = mediaDisconnection(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 256 }, now.toISOString())!;
+    const lost = replyTransition(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 256 }, now.toISOString())!;
     expect(lost.host.status).toBe(expected);
     expect(lost.host.attributes.media_status).toBe('disconnected');
     expect(lost.transition.events.map((event) => event.name)).toEqual(['host_status_updated', 'host_media_disconnected']);
     // Said once: the same news again changes nothing, and other exit codes are not this.
-    expect(mediaDisconnection(lost.host, { step_type: 'inventory', step_id: 'x', exit_code: 256 }, now.toISOString())).toBeUndefined();
-    expect(mediaDisconnection(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 1 }, now.toISOString())).toBeUndefined();
+    expect(replyTransition(lost.host, { step_type: 'inventory', step_id: 'x', exit_code: 256 }, now.toISOString())).toBeUndefined();
+    expect(replyTransition(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 1 }, now.toISOString())).toBeUndefined();
+  });
+
+  it('fails a host whose install step could not start the installer, with the table\'s words, and nothing else', () => {
+    const failed = replyTransition(host('installing'), { step_type: 'install', step_id: 'install-1', exit_code: 1, error: 'podman: token=abc' }, now.toISOString())!;
+    expect(failed.host.status).toBe('error');
+    expect(failed.host.attributes.status_info).toBe('installation command failed');
+    expect(JSON.stringify(failed)).not.toContain('token=abc');
+    expect(replyTransition(host('installing'), { step_type: 'install', step_id: 'install-1', exit_code: 0, output: 'ok' }, now.toISOString())).toBeUndefined();
+    expect(replyTransition(host('known'), { step_type: 'ntp-synchronizer', step_id: 'n', exit_code: 1 }, now.toISOString())).toBeUndefined();
   });
 
   it('refuses a registration the table refuses: an installed host (409), a host already waiting for its boot order to be fixed (403)', () => {
