@@ -219,6 +219,13 @@ describe('REST API v2 resources', () => {
     expect(unbound.body.cluster_id).toBeUndefined();
     const hostEvents = (await call('GET', `/events?host_ids=${hostId}&infra_env_id=${pool.id}`)).body as Json[];
     expect(hostEvents.map((e) => e.name)).toEqual(['host_status_updated', 'host_bind_succeeded', 'host_status_updated', 'host_unbind_succeeded']);
+    // A host unbound after its installation started may hold an installed OS: the user boots it again.
+    const installed = await seedHost(pool.id, 'known-unbound');
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId: pool.id, hostId: installed }, (h) => ({ ...h, clusterId: cluster.id, status: 'installed' }));
+    const afterInstall = await call('POST', `/infra-envs/${pool.id}/hosts/${installed}/actions/unbind`);
+    expect(afterInstall.status).toBe(200);
+    expect(afterInstall.body.status).toBe('unbinding-pending-user-action');
+    expect(afterInstall.body.cluster_id).toBeUndefined();
     const poolEvents = (await call('GET', `/events?infra_env_id=${pool.id}`)).body as Json[];
     expect(poolEvents.map((e) => e.name)).toContain('infra_env_registered');
   });

@@ -248,7 +248,7 @@ describe('hosts that stall or go silent mid-install', () => {
     expect((await eventually(cluster, (c) => c.status === 'ready', 10_000, 100)).status).toBe('ready');
   }, 150_000);
 
-  it('fails a master whose agent went silent mid-install, then the cluster, then the hosts still installing', async () => {
+  it('fails a master whose agent went silent mid-install, then the cluster, then the hosts still installing; a reset brings them back to discovery', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'silent' });
     const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
@@ -287,5 +287,14 @@ describe('hosts that stall or go silent mid-install', () => {
     expect(after.map((h) => h.status)).toEqual(['error', 'error', 'error']);
     const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
     expect(events.some((m) => /to error/.test(m))).toBe(true);
+
+    // The user resets the failed installation: the hosts wait to be booted from the discovery
+    // image again, and each registration brings one back to discovery.
+    const reset = await api.call('POST', `/clusters/${lab.clusterId}/actions/reset`, undefined, api.user());
+    expect(reset.status, reset.text).toBe(202);
+    expect((await listHosts()).map((h) => h.status)).toEqual(Array(3).fill('resetting-pending-user-action'));
+    const again = await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts`, { host_id: silent }, lab.agent);
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.status).toMatch(/^(discovering|known|insufficient|pending-for-input)$/);
   }, 150_000);
 });
