@@ -166,6 +166,20 @@ describe('hosts that stall or go silent mid-install', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let api: ApiClient;
 
+  /** Starts the installation and answers each host's preparation checks well: the cluster is installing. */
+  async function installPrepared(lab: Awaited<ReturnType<typeof readyCluster>>) {
+    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    const image = (await cluster()).ocp_release_image as string;
+    for (const [i] of lab.hostIds.entries()) {
+      const steps = await lab.poll(i);
+      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
+      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    }
+    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+  }
+
   beforeAll(async () => {
     process.env.INSTALL_POLL_SECONDS = '1';
     env = await testRuntime();
@@ -179,15 +193,7 @@ describe('hosts that stall or go silent mid-install', () => {
   it('waits for the user (wrong boot order) after the Rebooting timeout, and resumes when the host reports again', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'stuck' });
     const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
-    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
-    const image = (await cluster()).ocp_release_image as string;
-    for (const [i] of lab.hostIds.entries()) {
-      const steps = await lab.poll(i);
-      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
-      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
-      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
-    }
-    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    await installPrepared(lab);
     // The hosts follow the cluster a moment later; an agent reports stages only once its host is installing.
     const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
     const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
@@ -213,6 +219,34 @@ describe('hosts that stall or go silent mid-install', () => {
     // The user fixes the boot order: the host boots from disk and goes on.
     expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}/progress`, { current_stage: 'Configuring' }, lab.agent)).status).toBe(200);
     expect((await eventually(cluster, (c) => c.status === 'installing', 10_000)).status).toBe('installing');
+  }, 150_000);
+
+  it('fails a host whose image write stopped progressing past the stage limit (30 minutes)', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowdisk' });
+    await installPrepared(lab);
+    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const slow = members.find((h) => !h.bootstrap)!.id as string;
+    for (const stage of ['Starting installation', 'Installing', 'Writing image to disk']) {
+      expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${slow}/progress`, { current_stage: stage, progress_info: stage === 'Writing image to disk' ? '12%' : undefined }, lab.agent)).status).toBe(200);
+    }
+    const { container } = await import('../../lambdas/platform/container.js');
+    const { monitorHosts } = await import('../../lambdas/usecases/host-monitor.js');
+    const ports = container();
+    // 29 minutes at 12%: still within the limit.
+    const aged = (minutes: number) => ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: slow }, (h) => {
+      const at = new Date(Date.now() - minutes * 60_000).toISOString();
+      return { ...h, attributes: { ...h.attributes, progress: { ...(h.attributes.progress as object), stage_updated_at: at, stage_started_at: at } } };
+    });
+    const statusOf = async () => ((await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${slow}`, undefined, api.user())).body as Json);
+    await aged(29);
+    await monitorHosts(ports);
+    expect((await statusOf()).status).toBe('installing-in-progress');
+    await aged(31);
+    await monitorHosts(ports);
+    const failed = await statusOf();
+    expect(failed.status).toBe('error');
+    expect(failed.status_info).toContain('Writing image to disk did not sufficiently progress');
   }, 150_000);
 
   it('stops preparing when a host cannot pull the release image, and installs again once the user resets the failed check', async () => {
@@ -251,15 +285,7 @@ describe('hosts that stall or go silent mid-install', () => {
   it('fails a master whose agent went silent mid-install, then the cluster, then the hosts still installing; a reset brings them back to discovery', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'silent' });
     const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
-    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
-    const image = (await cluster()).ocp_release_image as string;
-    for (const [i] of lab.hostIds.entries()) {
-      const steps = await lab.poll(i);
-      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
-      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
-      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
-    }
-    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    await installPrepared(lab);
     const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
     const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
     for (const member of members) {
