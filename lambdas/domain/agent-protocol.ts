@@ -379,7 +379,9 @@ export function withServiceEligibility(inventory: Inventory, minDiskBytes: numbe
  */
 export function replyTransition(host: Host, reply: StepReply, now: string): { host: Host; transition: HostTransition } | undefined {
   const exitCode = reply.exit_code ?? 0;
-  const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' ? 'HostInstallationFailed' : undefined;
+  // The installer container already running (the install step handed twice) is no failure: upstream ignores it too.
+  const alreadyInstalling = exitCode === 125 && (reply.error ?? '').includes('already in use');
+  const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' && !alreadyInstalling ? 'HostInstallationFailed' : undefined;
   if (!trigger) return undefined;
   const transition = transitionHost({ status: host.status as HostStatus }, trigger, {
     now: new Date(now),

@@ -38,7 +38,7 @@ export function applyHostEffects(next: Host, effects: readonly HostEffect[], now
         break;
       case 'rediscover':
         // A new boot: what the last one reported about an installation or its logs no longer holds.
-        for (const field of ['progress', 'install_step_sent_at', 'logs_info', 'logs_started_at', 'logs_collected_at']) delete attributes[field];
+        for (const field of ['progress', 'install_step_sent_at', 'step_errors', 'logs_info', 'logs_started_at', 'logs_collected_at']) delete attributes[field];
         break;
       case 'cluster-bound':
         if (options.clusterId) next.clusterId = options.clusterId;

@@ -159,12 +159,10 @@ export const HOST_REQUEST_RULES: readonly HostRule[] = [
     event: 'host_bind_succeeded', effects: effects('cluster-bound') },
   { id: 'unbind-pre-install', trigger: 'UnbindHost', from: PRE_INSTALL, to: 'unbinding', statusInfo: fixed(INFO.unbinding),
     event: 'host_unbind_succeeded', effects: effects('cluster-unbound', 'logs-reset') },
-  // The disk may hold an installed OS: the user must boot the discovery image again.
+  // The disk may hold an installed OS: the user must boot the discovery image again. A host still
+  // preparing or installing cannot be taken out of its installation (upstream's statemachine.go).
   { id: 'unbind-after-install-started', trigger: 'UnbindHost',
-    from: [
-      'preparing-for-installation', 'preparing-successful', 'preparing-failed', 'installing', 'installing-in-progress',
-      'installing-pending-user-action', 'installed', 'added-to-existing-cluster', 'error', 'cancelled',
-    ],
+    from: ['installed', 'added-to-existing-cluster', 'error', 'cancelled'],
     to: 'unbinding-pending-user-action', statusInfo: fixed(INFO.unbinding), event: 'host_unbind_succeeded',
     effects: effects('cluster-unbound', 'logs-reset') },
   // An installed host is rebooted into the discovery image by the service (kube-api reclaim).

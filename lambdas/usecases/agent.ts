@@ -32,7 +32,6 @@ import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { refreshClusterCoalesced } from './cluster-refresh.js';
 import { recordEvent, recordEvents } from './events.js';
-import { applyClusterEffects } from '../domain/cluster-effects.js';
 import type { HostTransition } from '../domain/host-state-machine.js';
 import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
@@ -69,6 +68,9 @@ function connectivityPeersJson(listing: readonly Host[], hostId: string): string
 /** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
 const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && waitsOnPeers(status);
 
+/** The stored result each peer-read reply writes (see isReadByPeers). */
+const PEER_READ_FIELDS: Readonly<Record<string, string>> = { inventory: 'inventory', 'connectivity-check': 'connectivity', 'api-vip-connectivity-check': 'api_vip_connectivity' };
+
 const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
 
 export async function registerHost(
@@ -98,14 +100,9 @@ export async function registerHost(
       const { before, transition } = moved;
       const subject = { orgId: principal.orgId, infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
       await recordEvents(deps, transition.events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
-      // Rebooted while preparing: the cluster's preparation starts over (the workflow's result no longer holds).
-      if (transition.effects.includes('cluster-preparation-reset') && before.clusterId) {
-        await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId: before.clusterId }, (current) => {
-          if (current.status !== 'preparing-for-installation') return undefined;
-          applyClusterEffects(current, ['preparation-reset'], now);
-          return { ...current, updatedAt: now };
-        });
-      }
+      // A host rebooted while preparing is known again and prepares anew while its cluster still
+      // prepares. The table's cluster-preparation-reset is not applied: the installation workflow
+      // writes its result once, and resetting it would leave the cluster preparing until it times out.
     }
     return (await refreshHost(deps, key, written, { cluster, infraEnv })) ?? written;
   };
@@ -207,7 +204,9 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).
   const rejudge = rejudgedUnchanged(reply.step_type, host.status);
-  if (!preview && !rejudge) return;
+  // A reply that moves the host by the table (a failed install step, lost media) is news even
+  // when its text is the same as last time's.
+  if (!preview && !rejudge && !replyTransition(host, reply, now)) return;
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.
@@ -229,11 +228,15 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
     const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
-    await write.announce(after, (moved?.transition.events ?? []).map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+    // The reply's own transition happened first: its events lead.
+    await write.announce(after, [], (moved?.transition.events ?? []).map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
     // The cluster follows its hosts' statuses: a host failed by its reply moves it too.
     if (moved && moved.transition.status !== moved.transition.from && host.clusterId) {
       await refreshClusterCoalesced(deps, { orgId: principal.orgId, clusterId: host.clusterId }, { joinWithoutWaiting: true, throttleLarge: true, recentHosts: () => recentClusterHosts(deps.store, principal.orgId, host.clusterId!) });
     }
-    if (readByPeers) await rejudgeWaitingPeers(deps, after, surroundings);
+    // Peers are judged again only for news they read: a periodic report that found the same peers
+    // (only its time changed) tells them nothing.
+    const peerField = PEER_READ_FIELDS[reply.step_type];
+    if (readByPeers && peerField && after.attributes[peerField] !== host.attributes[peerField]) await rejudgeWaitingPeers(deps, after, surroundings);
   }
 }

@@ -304,10 +304,10 @@ export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings
       judged = judge(changed, surroundings, deps.clock.now(), deps.store.activeShards);
       return applyJudgement(changed, judged, deps.clock.now().toISOString(), deps.store.activeShards) ?? changed;
     },
-    /** `alsoRecord`: the caller's own events, written in the same batch after the judgement's. */
-    async announce(written: Host | undefined, alsoRecord: readonly RecordEventRequest[] = []): Promise<void> {
-      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, surroundings.cluster, {}, alsoRecord);
-      else await recordEvents(deps, alsoRecord);
+    /** `alsoRecord` and `leading`: the caller's own events, written in the same batch after and before the judgement's. */
+    async announce(written: Host | undefined, alsoRecord: readonly RecordEventRequest[] = [], leading: readonly RecordEventRequest[] = []): Promise<void> {
+      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, surroundings.cluster, {}, alsoRecord, leading);
+      else await recordEvents(deps, [...leading, ...alsoRecord]);
     },
   };
 }
@@ -319,6 +319,7 @@ async function announceJudgement(
   cluster: Cluster | undefined,
   options: { refreshCluster?: boolean },
   alsoRecord: readonly RecordEventRequest[] = [],
+  leading: readonly RecordEventRequest[] = [],
 ): Promise<void> {
   const { move } = judged;
   const subject = { orgId: before.orgId, infraEnvId: before.infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
@@ -332,7 +333,7 @@ async function announceJudgement(
     }
   }
   for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
-  await recordEvents(deps, [...events, ...alsoRecord]);
+  await recordEvents(deps, [...leading, ...events, ...alsoRecord]);
   // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
   if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
     await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, {

@@ -136,7 +136,7 @@ describe('agent endpoints', () => {
     expect(back.body.status).not.toMatch(/^preparing|^discovering/);
   });
 
-  it('fails an installing host whose step says the discovery media is gone (exit code 256), and only disconnects one not installing yet', async () => {
+  it('fails an installing host whose step says the discovery media is gone (exit code 256) or whose install step failed, and only disconnects one not installing yet', async () => {
     const register = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
     const lostMedia = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-256', exit_code: 256, error: 'media disconnected' }, asAgent());
     const installing = randomUUID();
@@ -148,6 +148,14 @@ describe('agent endpoints', () => {
     expect(failed.attributes.media_status).toBe('disconnected');
     const events = (await request('GET', `/events?host_ids=${installing}&infra_env_id=${infraEnvId}`, undefined, asUser())).body as { name: string }[];
     expect(events.map((event) => event.name)).toEqual(expect.arrayContaining(['host_status_updated', 'host_media_disconnected']));
+
+    // An install step failing with the same words as a failure of an earlier attempt still fails the host.
+    const again = randomUUID();
+    expect((await register(again)).status).toBe(201);
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId: again }, (h) => ({ ...h, status: 'installing', attributes: { ...h.attributes, step_errors: { install: 'exit code 1' } } }));
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${again}/instructions`, { step_type: 'install', step_id: 'install-2', exit_code: 1 }, asAgent())).status).toBe(204);
+    const stillFailed = (await container().store.hosts.get({ orgId: 'default', infraEnvId, hostId: again }))!;
+    expect([stillFailed.status, stillFailed.attributes.status_info]).toEqual(['error', 'installation command failed']);
 
     const discovering = randomUUID();
     expect((await register(discovering)).status).toBe(201);

@@ -72,7 +72,7 @@ describe('liveness', () => {
     ['preparing-successful', 'known', {}, 'c1'],
     ['error', 'error', {}, 'c1'],
     ['resetting', 'resetting', { progress: { current_stage: 'Rebooting' } }, 'c1'],
-    ['resetting-pending-user-action', 'discovering', { progress: { current_stage: 'Done' } }, 'c1'],
+    ['resetting-pending-user-action', 'discovering', { progress: { current_stage: 'Done' }, step_errors: { install: 'exit code 1' } }, 'c1'],
     ['known', 'discovering', {}, 'c1'],
     ['known-unbound', 'discovering-unbound', {}, null],
     ['unbinding', 'discovering-unbound', {}, null],
@@ -81,7 +81,10 @@ describe('liveness', () => {
     expect(next.status).toBe(expected);
     expect(transition.status).toBe(expected);
     expect(next.attributes).toMatchObject({ checked_in_at: now.toISOString(), registered_at: now.toISOString(), discovery_agent_version: 'a' });
-    if (expected === 'discovering' || expected === 'discovering-unbound') expect(next.attributes.progress).toBeUndefined();
+    if (expected === 'discovering' || expected === 'discovering-unbound') {
+      expect(next.attributes.progress).toBeUndefined();
+      expect(next.attributes.step_errors).toBeUndefined();
+    }
     if (status !== expected) expect(transition.events.map((event) => event.name)).toContain('host_status_updated');
   });
 
@@ -107,6 +110,8 @@ describe('liveness', () => {
     expect(JSON.stringify(failed)).not.toContain('token=abc');
     expect(replyTransition(host('installing'), { step_type: 'install', step_id: 'install-1', exit_code: 0, output: 'ok' }, now.toISOString())).toBeUndefined();
     expect(replyTransition(host('known'), { step_type: 'ntp-synchronizer', step_id: 'n', exit_code: 1 }, now.toISOString())).toBeUndefined();
+    // The install step handed twice finds its installer already running: no failure (as upstream).
+    expect(replyTransition(host('installing'), { step_type: 'install', step_id: 'install-2', exit_code: 125, error: 'the container name "assisted-installer" is already in use' }, now.toISOString())).toBeUndefined();
   });
 
   it('refuses a registration the table refuses: an installed host (409), a host already waiting for its boot order to be fixed (403)', () => {

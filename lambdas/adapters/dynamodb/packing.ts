@@ -20,8 +20,11 @@ const RECENT_TEXT_BUDGET = 32 * 1024 * 1024;
 const recent = new Map<string, Uint8Array>();
 let recentSize = 0;
 
-function remember(text: string, packed: Uint8Array): void {
+function remember(text: string, bytes: Uint8Array): void {
   if (text.length > RECENT_TEXT_BUDGET / 8 || recent.has(text)) return;
+  // A copy of exactly its bytes: zlib's and the SDK's buffers are views into larger ones, which the
+  // budget would not count.
+  const packed = new Uint8Array(bytes);
   recent.set(text, packed);
   recentSize += text.length + packed.byteLength;
   while (recentSize > RECENT_TEXT_BUDGET) {
