@@ -182,6 +182,17 @@ export async function getNextSteps(
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+  if (reply.step_type !== 'connectivity-check') return processStepReply(deps, principal, infraEnvId, hostId, reply);
+  try {
+    return await processStepReply(deps, principal, infraEnvId, hostId, reply);
+  } finally {
+    // Answered only once this reply is done: the agent starts no check while its last one is still
+    // replying, so a check handed out meanwhile would be dropped and only handed again 15 s later.
+    connectivityChecksHanded.forget(`${principal.orgId}/${infraEnvId}/${hostId}`);
+  }
+}
+
+async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   // The cluster and infra-env are read fresh: other functions (the install workflow) change them,
   // and a copy remembered here would not show their writes (with second-old copies an HA fleet
@@ -199,7 +210,6 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   const context = { now, minDiskBytes };
   // Pure: a reply whose output is malformed is refused here, before anything is read or written.
   const preview = applyStepReply(host, reply, context);
-  if (reply.step_type === 'connectivity-check') connectivityChecksHanded.forget(`${principal.orgId}/${infraEnvId}/${hostId}`);
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).

@@ -377,8 +377,11 @@ const PEER_REJUDGEMENTS_IN_FLIGHT = 8;
  * cost n² judgements, and there the monitor's whole judgement converges them.
  */
 export async function rejudgeWaitingPeers(deps: RefreshDeps, written: Host, surroundings: RefreshSurroundings): Promise<void> {
-  const listing = surroundings.clusterHosts;
-  if (!written.clusterId || surroundings.peersAsListed || listing.length === 0 || listing.length > FRESH_PEER_LISTINGS_UP_TO) return;
+  const judgedWith = surroundings.clusterHosts;
+  if (!written.clusterId || surroundings.peersAsListed || judgedWith.length === 0 || judgedWith.length > FRESH_PEER_LISTINGS_UP_TO) return;
+  // Listed after the write: peers reporting at the same moment were each judged with a listing
+  // that missed the other's report; the later of these listings shows both.
+  const listing = await deps.store.hosts.listByCluster({ orgId: written.orgId, clusterId: written.clusterId });
   const peers = listing.some((peer) => peer.hostId === written.hostId)
     ? listing.map((peer) => (peer.hostId === written.hostId ? written : peer))
     : [...listing, written];
