@@ -111,6 +111,55 @@ describe('host monitor', () => {
     expect((await container().store.hosts.get(key(hostId)))!.status).not.toBe('disconnected');
   });
 
+  it('fails a host left in installing for more than 20 minutes (its installer never started), not before', async () => {
+    const hostId = await register('never-started');
+    const seed = (minutesAgo: number) => container().store.hosts.mutate(key(hostId), (h) => ({
+      ...h, status: 'installing', attributes: { ...h.attributes, status_updated_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(), checked_in_at: new Date().toISOString() },
+    }));
+    await seed(19);
+    await monitorHosts(container());
+    expect((await container().store.hosts.get(key(hostId)))!.status).toBe('installing');
+    await seed(21);
+    await monitorHosts(container());
+    const failed = (await container().store.hosts.get(key(hostId)))!;
+    expect([failed.status, failed.attributes.status_info]).toEqual(['error', 'Host failed to install due to timeout while starting installation']);
+  });
+
+  it('disconnects a pool host that stopped polling (disconnected-unbound) and brings it back when it polls', async () => {
+    const user = { Authorization: `Bearer ${env.adminToken}` };
+    const pool = (await call('POST', '/infra-envs', { name: 'pool', pull_secret: PULL_SECRET }, user)).body.id as string;
+    const poolAgent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: pool }) };
+    const hostId = randomUUID();
+    expect((await call('POST', `/infra-envs/${pool}/hosts`, { host_id: hostId }, poolAgent)).status).toBe(201);
+    expect((await call('POST', `/infra-envs/${pool}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('pool-node') }, poolAgent)).status).toBe(204);
+    const poolKey = { orgId: 'default', infraEnvId: pool, hostId };
+    expect((await container().store.hosts.get(poolKey))!.status).toMatch(/-unbound$/);
+    await container().store.hosts.mutate(poolKey, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() } }));
+    await monitorHosts(container());
+    expect((await container().store.hosts.get(poolKey))!.status).toBe('disconnected-unbound');
+    expect((await call('GET', `/infra-envs/${pool}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, poolAgent)).status).toBe(200);
+    expect((await container().store.hosts.get(poolKey))!.status).not.toBe('disconnected-unbound');
+  });
+
+  it('registers a host being reset by the host table: while it reboots it stays resetting, otherwise it is discovered anew', async () => {
+    for (const [stage, expected] of [['Rebooting', 'resetting'], ['Installing', 'discovering']] as const) {
+      const hostId = await register(`resetting-${stage}`);
+      await container().store.hosts.mutate(key(hostId), (h) => ({ ...h, status: 'resetting', attributes: { ...h.attributes, progress: { current_stage: stage } } }));
+      const registered = await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent);
+      expect(registered.status).toBe(201);
+      const events = (await call('GET', `/events?host_ids=${hostId}&infra_env_id=${infraEnvId}`, undefined, { Authorization: `Bearer ${env.adminToken}` })).body as { message: string }[];
+      const reset = events.filter((e) => e.message.includes('from resetting to'));
+      if (expected === 'resetting') {
+        expect(registered.body.status).toBe('resetting');
+        expect(reset).toEqual([]);
+      } else {
+        // Discovered anew, then judged at once with the inventory it still has.
+        expect(reset.map((e) => e.message)).toEqual([expect.stringContaining('from resetting to discovering')]);
+        expect(registered.body.status).not.toBe('resetting');
+      }
+    }
+  });
+
   it('times out the log collection of a failed host (it stays watched until then), then stops watching it', async () => {
     const hostId = await register('failed-node');
     const threeMinutesAgo = new Date(Date.now() - 3 * 60_000).toISOString();
