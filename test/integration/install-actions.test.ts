@@ -221,6 +221,23 @@ describe('hosts that stall or go silent mid-install', () => {
     expect((await eventually(cluster, (c) => c.status === 'installing', 10_000)).status).toBe('installing');
   }, 150_000);
 
+  it('cancels an installation waiting for the user, whatever its hosts are doing: failed, waiting or still installing', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'cancelwait' });
+    await installPrepared(lab);
+    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { container } = await import('../../lambdas/platform/container.js');
+    const ports = container();
+    for (const [i, status] of (['error', 'installing-pending-user-action', 'installing-in-progress'] as const).entries()) {
+      await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[i]! }, (h) => ({ ...h, status }));
+    }
+    await ports.store.clusters.mutate({ orgId: 'default', clusterId: lab.clusterId }, (c) => ({ ...c, status: 'installing-pending-user-action' }));
+    const cancelled = await api.call('POST', `/clusters/${lab.clusterId}/actions/cancel`, undefined, api.user());
+    expect(cancelled.status, cancelled.text).toBe(202);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect((await listHosts()).map((h) => h.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  }, 150_000);
+
   it('fails a host whose image write stopped progressing past the stage limit (30 minutes)', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowdisk' });
     await installPrepared(lab);
