@@ -266,6 +266,27 @@ describe('hosts that stall or go silent mid-install', () => {
     expect(failed.status_info).toContain('Writing image to disk did not sufficiently progress');
   }, 150_000);
 
+  it('stops preparing when a host\'s installation disk is too slow: the host is insufficient and the cluster stops preparing', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowsync' });
+    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
+    const image = (await cluster()).ocp_release_image as string;
+    for (const [i] of lab.hostIds.entries()) {
+      const steps = await lab.poll(i);
+      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+      // The first host's disk takes 50 ms per fdatasync: etcd needs under 10 ms.
+      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: i === 0 ? 50 : 2 });
+      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    }
+    const slow = await eventually(async () => (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}`, undefined, api.user())).body as Json,
+      (h) => h.status === 'insufficient', 30_000, 250);
+    expect(slow.status).toBe('insufficient');
+    const speedCheck = Object.values(JSON.parse(slow.validations_info) as Record<string, Json[]>).flat().find((v) => v.id === 'sufficient-installation-disk-speed')!;
+    expect(speedCheck.status).toBe('failure');
+    const left = await eventually(cluster, (c) => c.status !== 'preparing-for-installation', 30_000, 250);
+    expect(left.status).toBe('insufficient');
+  }, 150_000);
+
   it('stops preparing when a host cannot pull the release image, and installs again once the user resets the failed check', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'nopull' });
     const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
