@@ -10,13 +10,13 @@ import {
   CONNECTIVITY_RETRY_MS,
   hasUncheckedPeers,
   hostNics,
-  replyTransition,
   isReadByPeers,
   offersConnectivityCheck,
   newHost,
   nextStepRunnerCommand,
   nextSteps,
   registrationProblem,
+  replyTransition,
   reRegister,
   wantsConnectivityCheck,
   type StepReply,
@@ -25,14 +25,14 @@ import {
 import { componentVersions } from '../domain/catalogues.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
 import type { Host } from '../domain/entities.js';
+import type { HostTransition } from '../domain/host-state-machine.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
 import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { refreshClusterCoalesced } from './cluster-refresh.js';
-import { recordEvent, recordEvents } from './events.js';
-import type { HostTransition } from '../domain/host-state-machine.js';
+import { eventRequests, recordEvent, recordEvents } from './events.js';
 import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
@@ -99,7 +99,7 @@ export async function registerHost(
     if (moved) {
       const { before, transition } = moved;
       const subject = { orgId: principal.orgId, infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
-      await recordEvents(deps, transition.events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+      await recordEvents(deps, eventRequests(subject, transition.events));
       // A host rebooted while preparing is known again and prepares anew while its cluster still
       // prepares. The table's cluster-preparation-reset is not applied: the installation workflow
       // writes its result once, and resetting it would leave the cluster preparing until it times out.
@@ -239,7 +239,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
     const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
     // The reply's own transition happened first: its events lead.
-    await write.announce(after, [], (moved?.transition.events ?? []).map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
+    await write.announce(after, [], eventRequests(subject, moved?.transition.events ?? []));
     // The cluster follows its hosts' statuses: a host failed by its reply moves it too.
     if (moved && moved.transition.status !== moved.transition.from && host.clusterId) {
       await refreshClusterCoalesced(deps, { orgId: principal.orgId, clusterId: host.clusterId }, { joinWithoutWaiting: true, throttleLarge: true, recentHosts: () => recentClusterHosts(deps.store, principal.orgId, host.clusterId!) });

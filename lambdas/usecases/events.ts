@@ -15,6 +15,11 @@ export interface RecordEventRequest {
   at?: Date;
 }
 
+/** A state machine's event intents, about one subject, as requests to record. */
+export function eventRequests(subject: EventSubject, intents: readonly { name: string; props: Record<string, unknown> }[]): RecordEventRequest[] {
+  return intents.map((intent) => ({ name: intent.name, subject, props: intent.props as EventProps }));
+}
+
 /** Builds a catalogue event and appends it; throws InvalidEventError for anything the catalogue forbids. */
 export async function recordEvent(deps: { store: Store; clock: Clock }, request: RecordEventRequest): Promise<ServiceEvent> {
   const event = buildEvent(request.name, request.props ?? {}, request.subject, request.at ?? deps.clock.now(), randomUUID());

@@ -4,7 +4,7 @@ import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView,
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
-import { recordEvent, recordEvents } from './events.js';
+import { eventRequests, recordEvent, recordEvents } from './events.js';
 import type { EventIntent } from '../domain/state-rules.js';
 import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
@@ -63,11 +63,6 @@ export async function deregisterHost(deps: HostDeps, principal: Principal, infra
   });
 }
 
-/** The events of a host transition (its status change and the rule's own event), in order. */
-function recordTransitionEvents(deps: HostDeps, subject: { orgId: string; infraEnvId: string; hostId: string; clusterId?: string }, events: readonly EventIntent[]) {
-  return recordEvents(deps, events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> })));
-}
-
 export async function bindHostToCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, clusterId: string) {
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   await findHost(deps.store, principal, infraEnvId, hostId);
@@ -80,7 +75,7 @@ export async function bindHostToCluster(deps: HostDeps, principal: Principal, in
     return result.host;
   });
   const host = stillThere(bound, `Host ${hostId}`);
-  await recordTransitionEvents(deps, { orgId: principal.orgId, infraEnvId, hostId, clusterId }, events);
+  await recordEvents(deps, eventRequests({ orgId: principal.orgId, infraEnvId, hostId, clusterId }, events));
   return hostView(host);
 }
 
@@ -95,7 +90,7 @@ export async function unbindHostFromCluster(deps: HostDeps, principal: Principal
     return result.host;
   });
   const host = stillThere(unbound, `Host ${hostId}`);
-  await recordTransitionEvents(deps, { orgId: principal.orgId, infraEnvId, hostId }, events);
+  await recordEvents(deps, eventRequests({ orgId: principal.orgId, infraEnvId, hostId }, events));
   return hostView(host);
 }
 
