@@ -137,10 +137,11 @@ export async function openBrowser(baseUrl: string, testName: string): Promise<Br
 /** Signs in through the sign-in page and waits for the clusters list. */
 export async function signIn(session: BrowserSession, token: string): Promise<void> {
   const { page } = session;
-  // A navigation the page itself starts (a redirect after the previous test's state) can abort
-  // this one: then the page has settled on its own, and the sign-in page is asked for once more.
+  // A navigation the page itself starts (a redirect after the previous test's state) can abort or
+  // interrupt this one (Chromium reports either): then the page has settled on its own, and the
+  // sign-in page is asked for once more.
   await page.goto('/').catch(async (error: Error) => {
-    if (!error.message.includes('ERR_ABORTED')) throw error;
+    if (!/ERR_ABORTED|interrupted by another navigation/.test(error.message)) throw error;
     await page.waitForLoadState();
     await page.goto('/');
   });
