@@ -5,8 +5,7 @@
 import instructions from './catalogues/host-instructions.json' with { type: 'json' };
 import { badRequest, conflict, forbidden } from './errors.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
-import { CLUSTER_ACCEPTING_HOSTS, hostDisplayName } from './host.js';
-import { applyHostEffects } from './host-effects.js';
+import { CLUSTER_ACCEPTING_HOSTS, requestContext, withTransition } from './host.js';
 import type { InstallationDisk } from './host-facts.js';
 import { isNotAllowed, transitionHost, type HostTransition } from './host-state-machine.js';
 import type { HostStage, HostStatus } from './host-states.js';
@@ -124,23 +123,13 @@ function installationDiskOf(host: Host): InstallationDisk | undefined {
  */
 export function reRegister(host: Host, agentVersion: string | undefined, now: string): { host: Host; transition: HostTransition } {
   const progress = host.attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string } | undefined;
-  const transition = transitionHost({ status: host.status as HostStatus }, 'RegisterHost', {
-    now: new Date(now),
-    hostName: hostDisplayName(host),
-    statusInfo: host.attributes.status_info as string | undefined,
-    bound: !!host.clusterId,
-    day2: host.attributes.kind === 'AddToExistingClusterHost',
+  const transition = transitionHost({ status: host.status as HostStatus }, 'RegisterHost', requestContext(host, now, {
     ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
     installationDisk: installationDiskOf(host),
-  });
+  }));
   if (isNotAllowed(transition)) throw transition.httpStatus === 403 ? forbidden(transition.reason) : conflict(transition.reason);
-  const next = structuredClone(host);
-  next.updatedAt = now;
+  const next = withTransition(host, transition, now);
   Object.assign(next.attributes, { checked_in_at: now, registered_at: now, discovery_agent_version: agentVersion ?? host.attributes.discovery_agent_version });
-  if (transition.status !== host.status) next.attributes.status_updated_at = now;
-  next.status = transition.status;
-  next.attributes.status_info = transition.statusInfo;
-  applyHostEffects(next, transition.effects, now);
   return { host: next, transition };
 }
 
@@ -383,22 +372,9 @@ export function replyTransition(host: Host, reply: StepReply, now: string): { ho
   const alreadyInstalling = exitCode === 125 && (reply.error ?? '').includes('already in use');
   const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' && !alreadyInstalling ? 'HostInstallationFailed' : undefined;
   if (!trigger) return undefined;
-  const transition = transitionHost({ status: host.status as HostStatus }, trigger, {
-    now: new Date(now),
-    hostName: hostDisplayName(host),
-    statusInfo: host.attributes.status_info as string | undefined,
-    bound: !!host.clusterId,
-    day2: host.attributes.kind === 'AddToExistingClusterHost',
-    mediaConnected: host.attributes.media_status !== 'disconnected',
-  });
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now, { mediaConnected: host.attributes.media_status !== 'disconnected' }));
   if (isNotAllowed(transition) || !transition.changed) return undefined;
-  const next = structuredClone(host);
-  if (transition.status !== host.status) next.attributes.status_updated_at = now;
-  next.status = transition.status;
-  next.attributes.status_info = transition.statusInfo;
-  applyHostEffects(next, transition.effects, now);
-  next.updatedAt = now;
-  return { host: next, transition };
+  return { host: withTransition(host, transition, now), transition };
 }
 
 /**

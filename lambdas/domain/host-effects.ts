@@ -5,7 +5,6 @@
 import type { Host } from './entities.js';
 import type { HostEffect } from './host-state-machine.js';
 
-/** What a host transition's effects write besides status and status_info. */
 export function applyHostEffects(next: Host, effects: readonly HostEffect[], now: string, options: { clusterId?: string } = {}): void {
   const attributes = next.attributes;
   for (const effect of effects) {
@@ -48,7 +47,8 @@ export function applyHostEffects(next: Host, effects: readonly HostEffect[], now
         for (const field of ['role', 'suggested_role', 'bootstrap', 'progress', 'installation_disk_id', 'installation_disk_path', 'connectivity', 'free_addresses', 'domain_name_resolutions', 'images_status', 'disks_info']) delete attributes[field];
         break;
       default:
-        // cluster-preparation-reset writes the cluster, not the host: the registration does it.
+        // cluster-preparation-reset concerns the cluster, and is deliberately not applied: the
+        // installation workflow writes its preparation result once (see registerHost).
         break;
     }
   }

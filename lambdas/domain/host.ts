@@ -6,7 +6,7 @@ import { badRequest, conflict } from './errors.js';
 import type { Cluster, Host } from './entities.js';
 import { hostInventory } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
-import { isNotAllowed, transitionHost, type HostTransition } from './host-state-machine.js';
+import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import type { HostStatus } from './host-states.js';
 import { hostnameProblem } from './validation.js';
 import type { Params } from './cluster.js';
@@ -95,28 +95,35 @@ export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | u
   return next;
 }
 
-/** Runs a bind or unbind through the host table: a refusal is a 409 naming the host's status. */
-function requestTransition(host: Host, trigger: 'BindHost' | 'UnbindHost', now: string): HostTransition {
-  const transition = transitionHost({ status: host.status as HostStatus }, trigger, {
-    now: new Date(now),
+/** What the host table reads of a host for a request's trigger (a registration, a bind, a reply). */
+export function requestContext(host: Host, now: string | Date, extra: Partial<HostTransitionContext> = {}): HostTransitionContext {
+  return {
+    now: typeof now === 'string' ? new Date(now) : now,
     hostName: hostDisplayName(host),
     statusInfo: host.attributes.status_info as string | undefined,
     bound: !!host.clusterId,
     day2: host.attributes.kind === 'AddToExistingClusterHost',
-  });
-  const action = trigger === 'BindHost' ? 'bound' : 'unbound';
-  if (isNotAllowed(transition)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`);
-  return transition;
+    ...extra,
+  };
 }
 
-function applyTransition(host: Host, transition: HostTransition, now: string, clusterId?: string): Host {
+/** The host as a transition leaves it: its status and status_info (and when the status moved), and the rule's effects. */
+export function withTransition(host: Host, transition: HostTransition, now: string, options: { clusterId?: string } = {}): Host {
   const next = structuredClone(host);
   if (transition.status !== host.status) next.attributes.status_updated_at = now;
   next.status = transition.status;
   next.attributes.status_info = transition.statusInfo;
-  applyHostEffects(next, transition.effects, now, { clusterId });
+  applyHostEffects(next, transition.effects, now, options);
   next.updatedAt = now;
   return next;
+}
+
+/** Runs a bind or unbind through the host table: a refusal is a 409 naming the host's status. */
+function requestTransition(host: Host, trigger: 'BindHost' | 'UnbindHost', now: string): HostTransition {
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now));
+  const action = trigger === 'BindHost' ? 'bound' : 'unbound';
+  if (isNotAllowed(transition)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`);
+  return transition;
 }
 
 export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string | undefined, now: string): { host: Host; transition: HostTransition } {
@@ -129,7 +136,7 @@ export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string
   if (hostArch && clusterArch && clusterArch !== 'multi' && hostArch !== clusterArch) {
     throw badRequest(`host ${host.hostId} is ${hostArch} but cluster ${cluster.clusterId} is ${clusterArch}`);
   }
-  const next = applyTransition(host, transition, now, cluster.clusterId);
+  const next = withTransition(host, transition, now, { clusterId: cluster.clusterId });
   next.attributes.role = 'auto-assign';
   return { host: next, transition };
 }
@@ -138,7 +145,7 @@ export function unbindHost(host: Host, infraEnvClusterId: string | undefined, no
   if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be unbound`);
   if (!host.clusterId) throw conflict(`host ${host.hostId} is not bound to a cluster`);
   const transition = requestTransition(host, 'UnbindHost', now);
-  return { host: applyTransition(host, transition, now), transition };
+  return { host: withTransition(host, transition, now), transition };
 }
 
 export function resetValidation(host: Host, validationId: string, now: string): Host {

@@ -31,9 +31,8 @@ import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
-import { refreshClusterCoalesced } from './cluster-refresh.js';
 import { eventRequests, recordEvent, recordEvents } from './events.js';
-import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
+import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshClusterOfMovedHost, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
 
@@ -241,9 +240,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     // The reply's own transition happened first: its events lead.
     await write.announce(after, [], eventRequests(subject, moved?.transition.events ?? []));
     // The cluster follows its hosts' statuses: a host failed by its reply moves it too.
-    if (moved && moved.transition.status !== moved.transition.from && host.clusterId) {
-      await refreshClusterCoalesced(deps, { orgId: principal.orgId, clusterId: host.clusterId }, { joinWithoutWaiting: true, throttleLarge: true, recentHosts: () => recentClusterHosts(deps.store, principal.orgId, host.clusterId!) });
-    }
+    if (moved && moved.transition.status !== moved.transition.from && host.clusterId) await refreshClusterOfMovedHost(deps, principal.orgId, host.clusterId);
     // Peers are judged again only for news they read: a periodic report that found the same peers
     // (only its time changed) tells them nothing.
     const peerField = PEER_READ_FIELDS[reply.step_type];

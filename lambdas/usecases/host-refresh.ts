@@ -335,13 +335,16 @@ async function announceJudgement(
   for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
   await recordEvents(deps, [...leading, ...events, ...alsoRecord]);
   // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
-  if (options.refreshCluster !== false && cluster && move && move.status !== before.status) {
-    await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, {
-      joinWithoutWaiting: true,
-      throttleLarge: true,
-      recentHosts: () => recentClusterHosts(deps.store, cluster.orgId, cluster.clusterId),
-    });
-  }
+  if (options.refreshCluster !== false && cluster && move && move.status !== before.status) await refreshClusterOfMovedHost(deps, cluster.orgId, cluster.clusterId);
+}
+
+/** The cluster's verdict follows its hosts' statuses: re-judged (coalesced) once one of them moved. */
+export function refreshClusterOfMovedHost(deps: RefreshDeps, orgId: string, clusterId: string): Promise<unknown> {
+  return refreshClusterCoalesced(deps, { orgId, clusterId }, {
+    joinWithoutWaiting: true,
+    throttleLarge: true,
+    recentHosts: () => recentClusterHosts(deps.store, orgId, clusterId),
+  });
 }
 
 /**

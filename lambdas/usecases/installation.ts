@@ -9,7 +9,7 @@ import { isNotAllowed, transitionCluster } from '../domain/cluster-state-machine
 import { applyClusterEffects } from '../domain/cluster-effects.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import { conflict } from '../domain/errors.js';
-import { hostDisplayName } from '../domain/host.js';
+import { hostDisplayName, requestContext } from '../domain/host.js';
 import { transitionHost, type HostStatus, type HostTrigger } from '../domain/host-state-machine.js';
 import type { HostRole } from '../domain/host-states.js';
 import { judgedRole } from '../domain/host-validations.js';
@@ -72,16 +72,11 @@ async function transitionHostRecord(
   extra?: (next: Host) => void,
 ): Promise<Host | undefined> {
   const now = deps.clock.now();
-  const transition = transitionHost({ status: host.status as HostStatus }, trigger, {
-    now,
-    hostName: hostDisplayName(host),
-    statusInfo: host.attributes.status_info as string | undefined,
-    bound: !!host.clusterId,
-    day2: host.attributes.kind === 'AddToExistingClusterHost',
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now, {
     role: ((host.attributes.role as HostRole | undefined) ?? 'auto-assign'),
     bootstrap: !!host.attributes.bootstrap,
     ...context,
-  });
+  }));
   if (isNotAllowed(transition)) return undefined;
   const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
   const updated = await deps.store.hosts.mutate(key, (current) => {
