@@ -93,6 +93,7 @@ export class AssistedStack extends Stack {
       POWERTOOLS_SERVICE_NAME: 'assisted-cloud',
       POWERTOOLS_METRICS_NAMESPACE: 'AssistedCloud',
       NODE_OPTIONS: '--enable-source-maps',
+      ENABLE_SOFT_TIMEOUTS: String(config.softTimeouts),
     };
 
     // ---- Agent signing key -------------------------------------------------------------------

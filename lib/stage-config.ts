@@ -40,6 +40,8 @@ export interface StageConfig {
    * it unless the account's baseline already does (`-c apiGatewayAccountRole=existing`).
    */
   manageApiGatewayAccountRole: boolean;
+  /** ENABLE_SOFT_TIMEOUTS for the functions: new clusters warn about overdue hosts instead of failing them. */
+  softTimeouts: boolean;
 }
 
 type Context = (key: string) => unknown;
@@ -81,6 +83,12 @@ function optionalString(key: string, raw: unknown, pattern?: RegExp): string | u
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string' || (pattern && !pattern.test(raw))) throw new Error(`context ${key}: "${String(raw)}" is not valid`);
   return raw;
+}
+
+function flag(key: string, raw: unknown): boolean {
+  if (raw === undefined || raw === null || raw === '' || raw === false || raw === 'false') return false;
+  if (raw === true || raw === 'true') return true;
+  throw new Error(`context ${key}: expected true or false, got "${String(raw)}"`);
 }
 
 function positiveNumber(key: string, raw: unknown, fallback: number): number {
@@ -137,5 +145,6 @@ export function stageConfigFromContext(context: Context): StageConfig {
     imageRetentionDays: positiveNumber('imageRetentionDays', context('imageRetentionDays'), 14),
     clusterLogRetentionDays: positiveNumber('clusterLogRetentionDays', context('clusterLogRetentionDays'), 90),
     manageApiGatewayAccountRole: accountRole === 'managed',
+    softTimeouts: flag('softTimeouts', context('softTimeouts')),
   };
 }

@@ -86,17 +86,21 @@ export function newHost(context: {
   now: string;
 }): Omit<Host, 'version'> {
   const bound = !!context.cluster;
+  // The table's first registration rules decide where a new host starts (bound or in the pool).
+  const transition = transitionHost({ status: '' }, 'RegisterHost', { now: new Date(context.now), hostName: context.hostId, bound });
+  if (isNotAllowed(transition)) throw conflict(transition.reason);
   return {
     orgId: context.orgId,
     infraEnvId: context.infraEnv.infraEnvId,
     hostId: context.hostId,
     ...(context.cluster ? { clusterId: context.cluster.clusterId } : {}),
-    status: bound ? 'discovering' : 'discovering-unbound',
+    status: transition.status,
     createdAt: context.now,
     updatedAt: context.now,
     attributes: {
       kind: context.cluster?.status === 'adding-hosts' ? 'AddToExistingClusterHost' : 'Host',
-      status_info: 'Waiting for host to send hardware details',
+      status_info: transition.statusInfo,
+      status_updated_at: context.now,
       ...(bound ? { role: 'auto-assign', suggested_role: 'auto-assign' } : {}),
       registered_at: context.now,
       checked_in_at: context.now,

@@ -151,6 +151,11 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
   };
 }
 
+/** Soft timeouts were on for the cluster's organisation when it was created (org_soft_timeouts_enabled). */
+export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
+  return cluster?.attributes.org_soft_timeouts_enabled === true;
+}
+
 /** Fields copied as given after their own checks. */
 function simpleFields(params: Params): ClusterAttributes {
   const out: ClusterAttributes = {};
@@ -181,7 +186,7 @@ function simpleFields(params: Params): ClusterAttributes {
 
 export function createClusterRecord(
   params: Params,
-  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string },
+  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean },
 ): Omit<Cluster, 'version'> {
   const name = params.name as string;
   check(clusterNameProblem(name));
@@ -205,6 +210,7 @@ export function createClusterRecord(
     image_info: { created_at: context.now },
     status_info: 'Cluster is not ready for install',
     user_name: context.userName,
+    org_soft_timeouts_enabled: context.softTimeouts ?? false,
     ...simpleFields(params),
   };
   Object.assign(attributes, networking(params, context.clusterId, attributes, singleNode));

@@ -36,8 +36,10 @@ export function applyHostEffects(next: Host, effects: readonly HostEffect[], now
         attributes.media_status = 'disconnected';
         break;
       case 'rediscover':
-        // A new boot: what the last one reported about an installation or its logs no longer holds.
-        for (const field of ['progress', 'install_step_sent_at', 'step_errors', 'logs_info', 'logs_started_at', 'logs_collected_at']) delete attributes[field];
+        // A new boot, maybe on changed hardware (upstream resets the inventory too): what the last
+        // one reported about the host, an installation or its logs no longer holds. The agent's
+        // first step sends the inventory again.
+        for (const field of ['inventory', 'bootstrap', 'progress', 'install_step_sent_at', 'step_errors', 'logs_info', 'logs_started_at', 'logs_collected_at']) delete attributes[field];
         break;
       case 'cluster-bound':
         if (options.clusterId) next.clusterId = options.clusterId;

@@ -21,6 +21,11 @@ export interface ServiceConfig {
   imageUrlTtlSeconds: number;
   /** Mirror registries every discovery image carries (MIRROR_REGISTRIES_CONF, MIRROR_REGISTRIES_CA_BUNDLE). */
   mirrorRegistries?: { registriesConf: string; caBundle?: string };
+  /**
+   * Upstream's ENABLE_SOFT_TIMEOUTS: clusters created while it is on have org_soft_timeouts_enabled,
+   * and their overdue hosts and stages are warned about instead of failed (default off, as upstream).
+   */
+  softTimeouts: boolean;
 }
 
 /**
@@ -75,6 +80,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
       env.EC_PRIVATE_KEY_PEM ??
       (env.EC_PRIVATE_KEY_SECRET_ARN && env.EC_PRIVATE_KEY_SECRET_ARN === signingKeyFromSecret.arn ? signingKeyFromSecret.pem : undefined),
     imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
+    softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
     ...(env.MIRROR_REGISTRIES_CONF
       ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }
       : {}),

@@ -3,7 +3,7 @@
  * validations, after a user's update, and on the monitor's pass. Computes the machine network
  * from the API VIP and the hosts' interfaces when the user has not set one, as upstream does.
  */
-import { clusterView } from '../domain/cluster.js';
+import { clusterView, softTimeoutsEnabled } from '../domain/cluster.js';
 import { summarizeClusterValidations } from '../domain/cluster-facts.js';
 import type { ClusterHostSummary } from '../domain/cluster-hosts.js';
 import { applyClusterEffects } from '../domain/cluster-effects.js';
@@ -102,6 +102,7 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     hosts: hosts.map(summaryOf),
     validations: summarizeClusterValidations(results, ignored),
     vipDhcpAllocation: !!cluster.attributes.vip_dhcp_allocation,
+    softTimeoutsEnabled: softTimeoutsEnabled(cluster),
     ...installationContext(cluster),
   });
   const moved = !isNotAllowed(transition) && transition.changed;
@@ -138,9 +139,14 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     ...events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })),
     ...(moved ? transition.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props as Record<string, string> })) : []),
   ]);
-  if (moved && transition.status === 'installing' && cluster.status === 'preparing-for-installation') {
-    // Upstream's InstallCluster step: the prepared hosts start installing with the cluster.
-    for (const host of hosts) await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });
+  if (moved && transition.status !== cluster.status) {
+    // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. On any
+    // other move, the hosts the monitor no longer watches (installed ones) are judged against the
+    // cluster's new status: a failed cluster fails them too, as upstream's monitor does.
+    const startsInstalling = transition.status === 'installing' && cluster.status === 'preparing-for-installation';
+    for (const host of hosts.filter((candidate) => startsInstalling || candidate.status === 'installed')) {
+      await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });
+    }
   }
   return updated;
 }

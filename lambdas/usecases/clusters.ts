@@ -21,6 +21,8 @@ export interface ClusterDeps {
   clock: Clock;
   workflows: Workflows;
   dns: DnsZones;
+  /** Service settings stamped on new clusters; absent in callers that never create one. */
+  config?: { softTimeouts: boolean };
 }
 
 export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
@@ -55,6 +57,7 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
     now: deps.clock.now().toISOString(),
     release,
     userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+    softTimeouts: deps.config?.softTimeouts ?? false,
   });
   const created = await deps.store.clusters.create(record);
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });

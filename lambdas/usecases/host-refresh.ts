@@ -4,6 +4,8 @@
  * so a host advances when the event that justifies it arrives rather than on a monitor tick.
  */
 import { createHash } from 'node:crypto';
+import { softTimeoutsEnabled } from '../domain/cluster.js';
+import { hasEnoughMastersAndWorkers } from '../domain/cluster-hosts.js';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { hostDisplayName } from '../domain/host.js';
 import { applyHostEffects } from '../domain/host-effects.js';
@@ -14,7 +16,7 @@ import { isWatchedHost } from '../domain/installation-progress.js';
 import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { refreshClusterCoalesced } from './cluster-refresh.js';
+import { refreshClusterCoalesced, summaryOf } from './cluster-refresh.js';
 import { recordEvents, type RecordEventRequest } from './events.js';
 
 export interface RefreshDeps {
@@ -28,9 +30,24 @@ export function monitorShardOf(hostId: string, shards: number): number {
   return createHash('sha256').update(hostId).digest().readUInt32BE(0) % shards;
 }
 
-function transitionContext(host: Host, cluster: Cluster | undefined, now: Date, validations: ReturnType<typeof summarizeHostValidations>): HostTransitionContext {
+/**
+ * Whether the cluster reaches its success rule with its other hosts installed: a host waiting on
+ * its user for that long is then given up on (upstream's pending-user-action timeout).
+ */
+function wouldSucceedWithoutHost(host: Host, cluster: Cluster, clusterHosts: readonly Host[]): boolean {
+  const others = clusterHosts.filter((peer) => peer.hostId !== host.hostId || peer.infraEnvId !== host.infraEnvId).map(summaryOf);
+  return hasEnoughMastersAndWorkers(others, (cluster.attributes.control_plane_count as number | undefined) ?? 3, ['installed']);
+}
+
+function transitionContext(
+  host: Host,
+  cluster: Cluster | undefined,
+  clusterHosts: readonly Host[],
+  now: Date,
+  validations: ReturnType<typeof summarizeHostValidations>,
+): HostTransitionContext {
   const attributes = host.attributes;
-  const progress = attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string } | undefined;
+  const progress = attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string; stage_timed_out?: boolean } | undefined;
   return {
     now,
     hostName: hostDisplayName(host),
@@ -42,8 +59,22 @@ function transitionContext(host: Host, cluster: Cluster | undefined, now: Date, 
     bootstrap: !!attributes.bootstrap,
     checkedInAt: attributes.checked_in_at as string | undefined,
     mediaConnected: attributes.media_status !== 'disconnected',
-    ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
-    ...(cluster ? { cluster: { status: cluster.status, singleNode: cluster.attributes.control_plane_count === 1 } } : {}),
+    // Soft timeouts warn once: these flags say the warning was given.
+    connectionTimedOut: attributes.connection_timed_out === true,
+    ...(progress
+      ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at, stageTimedOut: progress.stage_timed_out === true } }
+      : {}),
+    ...(cluster
+      ? {
+          cluster: {
+            status: cluster.status,
+            singleNode: cluster.attributes.control_plane_count === 1,
+            softTimeoutsEnabled: softTimeoutsEnabled(cluster),
+            // Only the pending-user-action timeout reads it: no peer listing walked for the others.
+            ...(host.status === 'installing-pending-user-action' ? { wouldSucceedWithoutHost: wouldSucceedWithoutHost(host, cluster, clusterHosts) } : {}),
+          },
+        }
+      : {}),
     preparation: preparationResults(host, cluster),
     validations,
   };
@@ -247,7 +278,7 @@ function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeS
   const results = validateHost({ host, cluster, clusterHosts, infraEnv, now, ...(peersAsListed ? { peersAsListed } : {}) });
   const info = validationsInfo(results);
   const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
-  const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, now, summary));
+  const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, clusterHosts, now, summary));
   const move = !isNotAllowed(transition) && transition.changed ? transition : undefined;
   const infoChanged = validationsInfoChanged(host.attributes.validations_info as string | undefined, info);
   const shard = isWatchedHost(move ? move.status : host.status, host.attributes) ? monitorShardOf(host.hostId, activeShards) : undefined;

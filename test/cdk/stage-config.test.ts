@@ -14,8 +14,11 @@ describe('stage configuration from CDK context', () => {
       apiBurstLimit: 200,
       logRetentionDays: 30,
       manageApiGatewayAccountRole: true,
+      softTimeouts: false,
     });
     expect(from({ stage: 'staging' }).ephemeral).toBe(false);
+    expect([from({ softTimeouts: 'true' }).softTimeouts, from({ softTimeouts: true }).softTimeouts]).toEqual([true, true]);
+    expect(() => from({ softTimeouts: 'yes' })).toThrow(/softTimeouts/);
   });
 
   it('reads lists and maps from the command line (strings) and from cdk.json (JSON)', () => {

@@ -50,10 +50,13 @@ describe('host transitions through the REST endpoints', () => {
       async discover(fixture: string) {
         const hostId = randomUUID();
         expect((await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
-        expect((await api.call('GET', `${hostRoute(hostId)}/instructions`, undefined, agent)).status).toBe(200);
-        const reply = await api.call('POST', `${hostRoute(hostId)}/instructions`, { step_type: 'inventory', step_id: 'inventory-1', output: JSON.stringify(inventoryFixture(fixture)) }, agent);
-        expect(reply.status, reply.text).toBe(204);
+        await this.sendInventory(hostId, fixture);
         return hostId;
+      },
+      async sendInventory(hostId: string, fixture: string) {
+        expect((await api.call('GET', `${hostRoute(hostId)}/instructions`, undefined, agent)).status).toBe(200);
+        const reply = await api.call('POST', `${hostRoute(hostId)}/instructions`, { step_type: 'inventory', step_id: `inventory-${randomUUID().slice(0, 6)}`, output: JSON.stringify(inventoryFixture(fixture)) }, agent);
+        expect(reply.status, reply.text).toBe(204);
       },
       register: async (hostId: string) => (await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status,
       host: async (hostId: string) => (await api.call('GET', hostRoute(hostId), undefined, api.user())).body as Json,
@@ -124,9 +127,12 @@ describe('host transitions through the REST endpoints', () => {
     expect(bound.status, bound.text).toBe(200);
     expect(bound.body).toMatchObject({ status: 'binding', cluster_id: target.clusterId });
 
-    // The agent restarts against the cluster: the host is judged again, now as that cluster's
-    // (its inventory kept: without a machine network yet, it waits for input there).
+    // The agent restarts against the cluster: discovered anew (upstream forgets the inventory of a
+    // host registering again, the hardware may have changed), then judged as that cluster's host once
+    // its inventory is in again (without a machine network yet, it waits for input there).
     expect(await pool.register(hostId)).toBe(201);
+    expect(await pool.host(hostId)).toMatchObject({ cluster_id: target.clusterId, status: 'discovering' });
+    await pool.sendInventory(hostId, 'master-1');
     const rejoined = await pool.host(hostId);
     expect(rejoined).toMatchObject({ cluster_id: target.clusterId, status: 'pending-for-input' });
 
@@ -134,8 +140,10 @@ describe('host transitions through the REST endpoints', () => {
     expect(unbound.status, unbound.text).toBe(200);
     expect(unbound.body.status).toBe('unbinding');
     expect(unbound.body.cluster_id ?? undefined).toBeUndefined();
-    // Back in the pool when it registers again, and judged at once on the inventory it kept.
+    // Back in the pool when it registers again, and known-unbound once its inventory is in again.
     expect(await pool.register(hostId)).toBe(201);
+    expect((await pool.host(hostId)).status).toBe('discovering-unbound');
+    await pool.sendInventory(hostId, 'master-1');
     const back = await pool.host(hostId);
     expect(back.status).toBe('known-unbound');
     expect(back.cluster_id ?? undefined).toBeUndefined();

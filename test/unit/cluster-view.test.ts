@@ -3,7 +3,8 @@
  * of the view is reverted for now: see the comment in clusterView.)
  */
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_FIELDS, clusterView, createClusterRecord } from '../../lambdas/domain/cluster.js';
+import { CLUSTER_FIELDS, clusterView, createClusterRecord, softTimeoutsEnabled } from '../../lambdas/domain/cluster.js';
+import { configFromEnvironment } from '../../lambdas/platform/config.js';
 import type { Cluster } from '../../lambdas/domain/entities.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { PULL_SECRET } from '../support/fixtures.js';
@@ -28,5 +29,20 @@ describe('clusterView', () => {
     const view = clusterView(cluster({ install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }] }));
     expect(view).toMatchObject({ name: 'demo', base_dns_domain: 'example.com', install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }], pull_secret_set: true });
     expect(view).not.toHaveProperty('pull_secret');
+  });
+
+  it('stamps org_soft_timeouts_enabled from the service setting (ENABLE_SOFT_TIMEOUTS, off by default) on new clusters', () => {
+    const env = { TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l' };
+    expect(configFromEnvironment(env).softTimeouts).toBe(false);
+    expect(configFromEnvironment({ ...env, ENABLE_SOFT_TIMEOUTS: 'true' }).softTimeouts).toBe(true);
+    const release = { openshiftVersion: '4.18.5', releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' };
+    const params = { name: 'demo', openshift_version: '4.18.5', pull_secret: PULL_SECRET };
+    const context = { orgId: 'org', clusterId: '11111111-1111-4111-8111-111111111111', now: NOW, release, userName: 'u' };
+    const soft = { ...createClusterRecord(params, { ...context, softTimeouts: true }), version: 1 };
+    const hard = { ...createClusterRecord(params, context), version: 1 };
+    expect([clusterView(soft).org_soft_timeouts_enabled, softTimeoutsEnabled(soft)]).toEqual([true, true]);
+    expect([clusterView(hard).org_soft_timeouts_enabled, softTimeoutsEnabled(hard)]).toEqual([false, false]);
+    // Not something a user sets: the create parameters do not carry it.
+    expect(createClusterRecord({ ...params, org_soft_timeouts_enabled: true }, context).attributes.org_soft_timeouts_enabled).toBe(false);
   });
 });
