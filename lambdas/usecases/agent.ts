@@ -32,7 +32,7 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { eventRequests, recordEvent, recordEvents } from './events.js';
-import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshClusterOfMovedHost, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
+import { confirmPeerVerdict, forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshClusterOfMovedHost, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
 
@@ -245,5 +245,6 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     // (only its time changed) tells them nothing.
     const peerField = PEER_READ_FIELDS[reply.step_type];
     if (readByPeers && peerField && after.attributes[peerField] !== host.attributes[peerField]) await rejudgeWaitingPeers(deps, after, surroundings);
+    else if (!readByPeers) await confirmPeerVerdict(deps, host, after, surroundings);
   }
 }

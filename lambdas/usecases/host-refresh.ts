@@ -13,7 +13,7 @@ import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransi
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { waitsOnPeers } from '../domain/host-watch.js';
 import { isWatchedHost } from '../domain/installation-progress.js';
-import { validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
+import { peerValidationLost, validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { refreshClusterCoalesced, summaryOf } from './cluster-refresh.js';
@@ -376,6 +376,20 @@ export function refreshClusterOfMovedHost(deps: RefreshDeps, orgId: string, clus
     throttleLarge: true,
     recentHosts: () => recentClusterHosts(deps.store, orgId, clusterId),
   });
+}
+
+/**
+ * A verdict that a peer-dependent validation now fails, reached on a shared listing, is checked
+ * again against a listing read now: the shared one may have started before a peer's report was
+ * written, and agents never resend an unchanged report, so a wrong "no majority" would otherwise
+ * hold until the monitor's next whole judgement (seen as a minute-long stall of an HA install).
+ * Only small clusters list anew; large ones converge at the monitor.
+ */
+export async function confirmPeerVerdict(deps: RefreshDeps, before: Host, written: Host, surroundings: RefreshSurroundings): Promise<Host | undefined> {
+  if (!written.clusterId || surroundings.clusterHosts.length > FRESH_PEER_LISTINGS_UP_TO) return written;
+  if (!peerValidationLost(before.attributes.validations_info as string | undefined, written.attributes.validations_info as string | undefined)) return written;
+  const fresh = await loadSurroundings(deps.store, written, { freshPeers: true, ...(surroundings.cluster ? { cluster: surroundings.cluster } : {}), ...(surroundings.infraEnv ? { infraEnv: surroundings.infraEnv } : {}) });
+  return refreshLoadedHost(deps, written, fresh);
 }
 
 /**

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
+import { forgetPeers } from '../../lambdas/usecases/host-refresh.js';
 import { apiClient, API_VIP, eventually, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
@@ -212,5 +213,29 @@ describe('host transitions through the REST endpoints', () => {
     // ...and once it answered, the next poll does.
     await answer();
     expect((await peersOfCheck()).map((peer) => peer.host_id).sort()).toEqual([b, c].sort());
+  });
+
+  it('does not leave a host out of its majority group on a peer listing older than its peers\' reports (written by another process)', async () => {
+    const ready = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'stale-peers' });
+    const [x, p, q] = ready.hostIds as [string, string, string];
+    const key = (hostId: string) => ({ orgId: 'default', infraEnvId: ready.infraEnvId, hostId });
+    const withoutX = (connectivity: string) => {
+      const report = JSON.parse(connectivity) as { remote_hosts: { host_id: string }[] };
+      return JSON.stringify({ ...report, remote_hosts: report.remote_hosts.filter((remote) => remote.host_id !== x) });
+    };
+    const reports = new Map<string, string>();
+    for (const peer of [p, q]) reports.set(peer, (await container().store.hosts.get(key(peer)))!.attributes.connectivity as string);
+    // The peers' reports as they were before they reached x...
+    for (const peer of [p, q]) await container().store.hosts.mutate(key(peer), (h) => ({ ...h, attributes: { ...h.attributes, connectivity: withoutX(reports.get(peer)!) } }));
+    forgetPeers('default', ready.clusterId);
+    // ...are what this process lists when q's NTP report is judged (the listing is then shared for a few seconds)...
+    expect((await ready.reply(2, 'ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }, { source_name: 'q.example.com', source_state: 'unreachable' }] })).status).toBe(204);
+    // ...while another process writes their reports as they are now.
+    for (const peer of [p, q]) await container().store.hosts.mutate(key(peer), (h) => ({ ...h, attributes: { ...h.attributes, connectivity: reports.get(peer) } }));
+    // x's NTP report, judged on the shared listing, would find x alone: the verdict is checked anew before it stands.
+    expect((await ready.reply(0, 'ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }, { source_name: 'x.example.com', source_state: 'unreachable' }] })).status).toBe(204);
+    const host = (await api.call('GET', `/infra-envs/${ready.infraEnvId}/hosts/${x}`, undefined, api.user())).body as Json;
+    expect(validationsOf(host).get('belongs-to-majority-group')?.status).toBe('success');
+    expect(host.status).toBe('known');
   });
 });

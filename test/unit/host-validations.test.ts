@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { summarizeHostValidations, type ValidationStatus } from '../../lambdas/domain/host-facts.js';
 import { connectivityMajorityGroups, ipCollisions } from '../../lambdas/domain/host-validations-connectivity.js';
 import {
-  HOST_VALIDATION_CATEGORIES, suggestRoles, validateHost, validationChanges, validationsInfo, validationsInfoChanged,
+  HOST_VALIDATION_CATEGORIES, peerValidationLost, suggestRoles, validateHost, validationChanges, validationsInfo, validationsInfoChanged,
   type HostValidationConfig, type HostValidationId,
 } from '../../lambdas/domain/host-validations.js';
 import { clusterFacts, type PeerHost } from '../../lambdas/domain/host-validations-model.js';
@@ -410,6 +410,16 @@ describe('validationChanges', () => {
     expect(validationsInfoChanged(stored, validationsInfo(results))).toBe(true);
     expect(validationsInfoChanged(stored, stored)).toBe(false);
     expect(validationsInfoChanged(stored, '{}')).toBe(false);
+  });
+
+  it('tells when a validation that reads the peers went from success to failure (the verdict is then checked on a fresh listing)', () => {
+    const good = info({ 'belongs-to-majority-group': 'success', 'hostname-unique': 'success', 'ntp-synced': 'failure' });
+    expect(peerValidationLost(good, info({ 'belongs-to-majority-group': 'failure', 'hostname-unique': 'success', 'ntp-synced': 'success' }))).toBe(true);
+    expect(peerValidationLost(good, info({ 'belongs-to-majority-group': 'success', 'hostname-unique': 'failure', 'ntp-synced': 'failure' }))).toBe(true);
+    // Not a peer validation, or not a loss: nothing to confirm.
+    expect(peerValidationLost(info({ 'ntp-synced': 'success' }), info({ 'ntp-synced': 'failure' }))).toBe(false);
+    expect(peerValidationLost(info({ 'belongs-to-majority-group': 'pending' }), info({ 'belongs-to-majority-group': 'failure' }))).toBe(false);
+    expect(peerValidationLost(good, good)).toBe(false);
   });
 });
 
