@@ -225,8 +225,11 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
   let moved: ReturnType<typeof replyTransition>;
+  // The version the write replaced: what it knew may be newer than the peers this reply was judged with.
+  let replaced = host;
   const after = await deps.store.hosts.mutate(key, (current) => {
     write.reset();
+    replaced = current;
     moved = replyTransition(current, reply, now);
     const base = moved?.host ?? current;
     const changed = applyStepReply(base, reply, context) ?? (moved ? base : undefined);
@@ -245,6 +248,6 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     // (only its time changed) tells them nothing.
     const peerField = PEER_READ_FIELDS[reply.step_type];
     if (readByPeers && peerField && after.attributes[peerField] !== host.attributes[peerField]) await rejudgeWaitingPeers(deps, after, surroundings);
-    else if (!readByPeers) await confirmPeerVerdict(deps, host, after, surroundings);
+    else if (!readByPeers) await confirmPeerVerdict(deps, replaced, after, surroundings);
   }
 }
