@@ -117,7 +117,7 @@ export interface ClusterTransitionContext {
   monitoredOperators?: readonly MonitoredOperatorSummary[];
   /** The kubeconfig object exists: written once the controller uploaded the ingress CA. */
   kubeconfigExists?: boolean;
-  /** Service-level ENABLE_SOFT_TIMEOUTS and the cluster's org_soft_timeouts_enabled, combined. */
+  /** The cluster's org_soft_timeouts_enabled: ENABLE_SOFT_TIMEOUTS as it was when the cluster was created. */
   softTimeoutsEnabled?: boolean;
   logs?: LogsProgress;
   /** Why (CancelInstallation, ResetCluster): becomes status_info. */

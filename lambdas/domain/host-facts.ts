@@ -187,9 +187,9 @@ export interface HostTransitionContext {
   cluster?: {
     status?: string;
     singleNode?: boolean;
-    /** Service-level ENABLE_SOFT_TIMEOUTS and the cluster's org_soft_timeouts_enabled, combined. */
+    /** The cluster's org_soft_timeouts_enabled: ENABLE_SOFT_TIMEOUTS as it was when the cluster was created. */
     softTimeoutsEnabled?: boolean;
-    /** hasEnoughMastersAndWorkers(hosts, …, ['installed']) without counting on this host. */
+    /** hasEnoughMastersAndWorkers(all hosts, …, ['installed']): the success rule is met without this host being installed. */
     wouldSucceedWithoutHost?: boolean;
   };
   validations?: HostValidationSummary;

@@ -374,15 +374,18 @@ export function validationChanges(before: string | undefined, after: string | re
   return changes;
 }
 
-/** Whether the new document should be stored: it differs and is not empty (upstream's didValidationChanged). */
-/** Validations whose verdict depends on what the cluster's other hosts reported. */
-export const PEER_VALIDATIONS: readonly string[] = ['belongs-to-majority-group', 'hostname-unique', 'no-ip-collisions-in-network'];
+/** Validations whose verdict depends on what the cluster's other hosts reported (or which roles they have). */
+export const PEER_VALIDATIONS: readonly string[] = [
+  'belongs-to-majority-group', 'hostname-unique', 'no-ip-collisions-in-network',
+  'sufficient-network-latency-requirement-for-role', 'sufficient-packet-loss-requirement-for-role',
+];
 
 /** Whether a peer-dependent validation went from success to failure between two validations_info texts. */
 export function peerValidationLost(before: string | undefined, after: string | undefined): boolean {
   return validationChanges(before, after ?? '{}').some((change) => change.from === 'success' && change.to === 'failure' && PEER_VALIDATIONS.includes(change.id));
 }
 
+/** Whether the new document should be stored: it differs and is not empty (upstream's didValidationChanged). */
 export function validationsInfoChanged(before: string | undefined, after: string): boolean {
   const next = parseValidationsInfo(after);
   if (Object.keys(next).length === 0) return false;

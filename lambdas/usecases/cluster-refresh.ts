@@ -139,13 +139,17 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     ...events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })),
     ...(moved ? transition.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props as Record<string, string> })) : []),
   ]);
-  if (moved && transition.status !== cluster.status) {
-    // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. On any
-    // other move, the hosts the monitor no longer watches (installed ones) are judged against the
-    // cluster's new status: a failed cluster fails them too, as upstream's monitor does.
-    const startsInstalling = transition.status === 'installing' && cluster.status === 'preparing-for-installation';
-    for (const host of hosts.filter((candidate) => startsInstalling || candidate.status === 'installed')) {
-      await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });
+  // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. A failed
+  // cluster fails its installed hosts too, as upstream's monitor does: the monitor here no longer
+  // watches them, so they are judged now (listed after the write, so a host that finished meanwhile
+  // is not missed). The cluster is not re-judged from here: this judgement is that re-judgement,
+  // and waiting on another one of the same cluster would wait on itself.
+  const startsInstalling = moved && transition.status === 'installing' && cluster.status === 'preparing-for-installation';
+  const failed = moved && transition.status === 'error' && cluster.status !== 'error';
+  if (startsInstalling || failed) {
+    const targets = startsInstalling ? hosts : (await deps.store.hosts.listByCluster(key)).filter((host) => host.status === 'installed');
+    for (const host of targets) {
+      await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId }, undefined, { cluster: updated }, { refreshCluster: false });
     }
   }
   return updated;

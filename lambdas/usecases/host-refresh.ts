@@ -31,12 +31,14 @@ export function monitorShardOf(hostId: string, shards: number): number {
 }
 
 /**
- * Whether the cluster reaches its success rule with its other hosts installed: a host waiting on
- * its user for that long is then given up on (upstream's pending-user-action timeout).
+ * Whether the cluster already meets its success rule with the hosts installed so far, this host
+ * still counted as expected (upstream's ClusterWouldSucceedWithoutHost): a host waiting on its
+ * user for that long is then given up on (the pending-user-action timeout).
  */
 function wouldSucceedWithoutHost(host: Host, cluster: Cluster, clusterHosts: readonly Host[]): boolean {
-  const others = clusterHosts.filter((peer) => peer.hostId !== host.hostId || peer.infraEnvId !== host.infraEnvId).map(summaryOf);
-  return hasEnoughMastersAndWorkers(others, (cluster.attributes.control_plane_count as number | undefined) ?? 3, ['installed']);
+  const isSelf = (peer: Host) => peer.hostId === host.hostId && peer.infraEnvId === host.infraEnvId;
+  const all = [...clusterHosts.filter((peer) => !isSelf(peer)), host].map(summaryOf);
+  return hasEnoughMastersAndWorkers(all, (cluster.attributes.control_plane_count as number | undefined) ?? 3, ['installed']);
 }
 
 function transitionContext(
@@ -253,13 +255,14 @@ export async function refreshHost(
   key: { orgId: string; infraEnvId: string; hostId: string },
   justWritten?: Host,
   justRead: { cluster?: Cluster; infraEnv?: InfraEnv } = {},
+  options: { refreshCluster?: boolean } = {},
 ): Promise<Host | undefined> {
   const read = justWritten ?? (await deps.store.hosts.get(key));
   if (!read) return undefined;
   const surroundings = await loadSurroundings(deps.store, read, justRead);
   // The listing's copy, when it is this very version, lets the validation share its peer work with the other hosts of that listing.
   const listed = surroundings.clusterHosts.find((peer) => peer.hostId === read.hostId && peer.infraEnvId === read.infraEnvId && peer.version === read.version);
-  return refreshLoadedHost(deps, listed ?? read, surroundings);
+  return refreshLoadedHost(deps, listed ?? read, surroundings, options);
 }
 
 interface Judgement {
@@ -388,8 +391,13 @@ export function refreshClusterOfMovedHost(deps: RefreshDeps, orgId: string, clus
 export async function confirmPeerVerdict(deps: RefreshDeps, before: Host, written: Host, surroundings: RefreshSurroundings): Promise<Host | undefined> {
   if (!written.clusterId || surroundings.clusterHosts.length > FRESH_PEER_LISTINGS_UP_TO) return written;
   if (!peerValidationLost(before.attributes.validations_info as string | undefined, written.attributes.validations_info as string | undefined)) return written;
-  const fresh = await loadSurroundings(deps.store, written, { freshPeers: true, ...(surroundings.cluster ? { cluster: surroundings.cluster } : {}), ...(surroundings.infraEnv ? { infraEnv: surroundings.infraEnv } : {}) });
-  return refreshLoadedHost(deps, written, fresh);
+  try {
+    const fresh = await loadSurroundings(deps.store, written, { freshPeers: true, ...(surroundings.cluster ? { cluster: surroundings.cluster } : {}), ...(surroundings.infraEnv ? { infraEnv: surroundings.infraEnv } : {}) });
+    return await refreshLoadedHost(deps, written, fresh);
+  } catch {
+    // The reply is stored; the monitor's whole judgement of the changed cluster checks the verdict.
+    return written;
+  }
 }
 
 /**

@@ -62,7 +62,6 @@ const NEVER_RAISED: Record<string, string> = {
   'host:reclaim-failed': 'ReclaimHostFailed: kube-api only',
   'host:progress-ignored': 'the progress endpoint refuses reports from installed and resetting-pending-user-action hosts (409) before the machine runs, as upstream\'s checkHostProgress',
   'host:progress-day2-rebooting': 'kube-api only: through the REST API a day-2 host\'s Rebooting is recorded as Done (nothing is heard from it after the reboot), as upstream',
-  'host:refresh-added-unchanged': 'a host added to an existing cluster is settled: neither the monitor (as upstream\'s) nor any request judges it again',
   'cluster:refresh-ams-console-url': 'SaaS AMS subscriptions: this service has no AMS to update',
 };
 
@@ -287,7 +286,7 @@ describe('every transition of the host and cluster tables, through the REST API 
         const pool = await lab(null);
         const ids = await hostsIn(pool, froms, 'master-0');
         for (const hostId of ids.values()) expect((await register(pool, hostId)).status).toBe(201);
-        // Judged at once on the inventory each kept... which rediscovery forgets: discovering again.
+        // Rediscovery forgets the inventory (the agent sends it again): discovering, whatever the host was.
         expect(await statusesOf(pool, ids)).toEqual(all(ids, 'discovering-unbound'));
       });
       expectAnswered(seen, pairs('host:register-unbound-rediscover', froms));
@@ -683,8 +682,10 @@ describe('every transition of the host and cluster tables, through the REST API 
         const finishing = await masters(['installed', 'installed', 'installed']);
         expect((await judgeCluster(finishing.cluster))?.status).toBe('finalizing');
         expect((await hostOf(finishing.cluster, finishing.ids[0]!)).status).toBe('installed');
+        // Through the monitor's coalesced cluster refresh: the hosts it fails must not wait on a refresh of their cluster.
         const failing = await masters(['installed', 'installed', 'error']);
-        expect((await judgeCluster(failing.cluster))?.status).toBe('error');
+        await monitor();
+        expect((await clusterOf(failing.cluster)).status).toBe('error');
         const aborted = await hostOf(failing.cluster, failing.ids[0]!);
         expect([aborted.status, aborted.status_info]).toEqual(['error', expect.stringMatching(/cluster/i)]);
       });
@@ -693,7 +694,7 @@ describe('every transition of the host and cluster tables, through the REST API 
         ...pairs('host:refresh-disconnected-installing', ['installing', 'installing-in-progress']),
         'host:refresh-stage-timeout@installing-in-progress', 'host:refresh-writing-image-timeout@installing-in-progress',
         'host:refresh-copying-registry-timeout@installing-in-progress', 'host:refresh-reboot-timeout@installing-in-progress',
-        ...pairs('host:refresh-installing-unchanged', ['installing', 'installing-in-progress', 'installed', 'installing-pending-user-action', 'resetting-pending-user-action']),
+        ...pairs('host:refresh-installing-unchanged', ['installing', 'installing-in-progress', 'installing-pending-user-action', 'resetting-pending-user-action']),
         ...pairs('host:refresh-cluster-error', ['installing', 'installing-in-progress', 'installed', 'resetting-pending-user-action', 'installing-pending-user-action']),
       ]);
     }, 90_000);
@@ -747,13 +748,19 @@ describe('every transition of the host and cluster tables, through the REST API 
           ['master-0', 'master', 'installed'], ['master-1', 'master', 'installed'], ['master-2', 'master', 'installing-pending-user-action', anHourAgo],
           ['worker-0', 'worker', 'installing-in-progress', { progress: { current_stage: 'Waiting for control plane', stage_updated_at: minutesAgo(2), stage_started_at: minutesAgo(2) } }],
         ]);
-        // A third worker the cluster can do without is given up on.
+        // With 2 workers expected and 1 installed, the cluster still needs this one: it keeps waiting.
+        const needed = await waitingCluster([
+          ['master-0', 'master', 'installed'], ['master-1', 'master', 'installed'], ['master-2', 'master', 'installed'],
+          ['worker-0', 'worker', 'installed'], ['worker-1', 'worker', 'installing-pending-user-action', anHourAgo],
+        ]);
+        // A third worker the cluster can do without (2 of 3 installed) is given up on.
         const spare = await waitingCluster([
           ['master-0', 'master', 'installed'], ['master-1', 'master', 'installed'], ['master-2', 'master', 'installed'],
           ['worker-0', 'worker', 'installed'], ['worker-1', 'worker', 'installed'], ['undersized', 'worker', 'installing-pending-user-action', anHourAgo],
         ]);
         await monitor();
         expect((await hostOf(short.l, short.ids[2]!)).status).toBe('installing-pending-user-action');
+        expect((await hostOf(needed.l, needed.ids[4]!)).status).toBe('installing-pending-user-action');
         expect(Date.parse((await hostOf(short.l, short.ids[3]!)).progress.stage_updated_at)).toBeGreaterThan(Date.now() - 60_000);
         const givenUp = await hostOf(spare.l, spare.ids[5]!);
         expect([givenUp.status, givenUp.status_info]).toEqual(['error', 'Host failed to boot from the installation disk within the expected time.']);
@@ -775,12 +782,27 @@ describe('every transition of the host and cluster tables, through the REST API 
         expect(await statusesOf(l, reclaiming)).toEqual({ reclaiming: 'reclaiming', 'reclaiming-rebooting': 'reclaiming-rebooting' });
         expect(await statusesOf(l, reclaimTimedOut)).toEqual(all(reclaimTimedOut, 'unbinding-pending-user-action'));
 
+        // Hosts the monitor no longer watches are judged when a request asks, here a validation reset.
+        const finishing = await lab();
+        const installed = await addHost(finishing, 'master-0');
+        await seedHost(finishing, installed, 'installed', { role: 'master' });
+        await seedCluster(finishing, 'installing');
+        const day2 = await lab();
+        await seedCluster(day2, 'adding-hosts', { kind: 'AddHostsCluster' });
+        const joined = await addHost(day2, 'worker-0');
+        await seedHost(day2, joined, 'added-to-existing-cluster');
+        for (const [at, hostId, status] of [[finishing, installed, 'installed'], [day2, joined, 'added-to-existing-cluster']] as const) {
+          const reset = await api.call('PATCH', `${hostRoute(at, hostId)}/actions/reset-validation/container-images-available`, undefined, api.user());
+          expect([reset.status, reset.body.status]).toEqual([200, status]);
+        }
+
       });
       expectAnswered(seen, [
         ...pairs('host:refresh-unchanged', ['error', 'cancelled', 'resetting']),
         ...pairs('host:refresh-logs-timeout', ['error', 'cancelled']),
         ...pairs('host:refresh-reclaiming', ['reclaiming', 'reclaiming-rebooting']),
         ...pairs('host:refresh-reclaim-timeout', ['reclaiming', 'reclaiming-rebooting']),
+        'host:refresh-installing-unchanged@installed', 'host:refresh-added-unchanged@added-to-existing-cluster',
       ]);
     });
 
@@ -966,7 +988,7 @@ describe('every transition of the host and cluster tables, through the REST API 
     });
   });
 
-  it('cannot raise what it lists as never raised: progress from a settled host is refused first, an added host is not watched', async () => {
+  it('cannot raise what it lists as never raised: progress from a settled host is refused first; and the monitor leaves added hosts alone', async () => {
     const l = await lab();
     const ids = await hostsIn(l, ['installed', 'resetting-pending-user-action', 'added-to-existing-cluster'], 'master-0', () => ({ role: 'master', progress: { current_stage: 'Joined' } }));
     for (const status of ['installed', 'resetting-pending-user-action']) {
