@@ -1,0 +1,181 @@
+/**
+ * The harness of the transition-coverage suites (test/integration/transitions-*.test.ts): labs
+ * made through the REST API, hosts and clusters seeded into a source status in the store, and the
+ * bookkeeping that proves every (rule, source status) pair of the host and cluster tables was
+ * driven. Each suite owns a part of the tables (see OWNERS) and checks that part at its end.
+ * Module state (the API client, the pairs answered) is per test file: vitest isolates files.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { CLUSTER_RULES } from '../../lambdas/domain/cluster-state-machine.js';
+import { HOST_RULES } from '../../lambdas/domain/host-state-machine.js';
+import { isWatchedHost } from '../../lambdas/domain/installation-progress.js';
+import type { Cluster, Host } from '../../lambdas/domain/entities.js';
+import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { refreshCluster } from '../../lambdas/usecases/cluster-refresh.js';
+import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
+import { monitorShardOf } from '../../lambdas/usecases/host-refresh.js';
+import { API_VIP, INGRESS_VIP, inventoryFixture, type ApiClient, type Json, type LabCluster } from './cluster-lab.js';
+import { PULL_SECRET } from './fixtures.js';
+
+/**
+ * Pairs no request or timer of this service raises, and why. Everything else must be driven below.
+ */
+export const NEVER_RAISED: Record<string, string> = {
+  'host:reclaim-installed': 'ReclaimHost is raised by upstream\'s kube-api controllers only (an Agent CR unbound from an installed cluster); the REST API unbinds instead',
+  'host:reclaim-pre-install': 'ReclaimHost: kube-api only',
+  'host:reclaim-after-failure': 'ReclaimHost: kube-api only',
+  'host:reclaim-rebooting': 'RebootingForReclaim: kube-api only (the reclaim agent reports it)',
+  'host:reclaim-failed': 'ReclaimHostFailed: kube-api only',
+  'host:progress-ignored': 'the progress endpoint refuses reports from installed and resetting-pending-user-action hosts (409) before the machine runs, as upstream\'s checkHostProgress',
+  'host:progress-day2-rebooting': 'kube-api only: through the REST API a day-2 host\'s Rebooting is recorded as Done (nothing is heard from it after the reboot), as upstream',
+  'cluster:refresh-ams-console-url': 'SaaS AMS subscriptions: this service has no AMS to update',
+};
+
+const ruleOf = (pair: string) => pair.slice(0, pair.lastIndexOf('@'));
+const ALL_PAIRS = [
+  ...HOST_RULES.flatMap((rule) => rule.from.map((from) => `host:${rule.id}@${from}`)),
+  ...CLUSTER_RULES.flatMap((rule) => rule.from.map((from) => `cluster:${rule.id}@${from}`)),
+];
+
+
+export const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+/** Which suite drives which rules: requests (agent and user), the host monitor, the cluster refresh. */
+export const OWNERS = {
+  requests: (pair: string) => (pair.startsWith('host:') && !HOST_REFRESH_IDS.has(ruleOf(pair))) || (pair.startsWith('cluster:') && !CLUSTER_REFRESH_IDS.has(ruleOf(pair))),
+  hostMonitor: (pair: string) => pair.startsWith('host:') && HOST_REFRESH_IDS.has(ruleOf(pair)),
+  clusterRefresh: (pair: string) => pair.startsWith('cluster:') && CLUSTER_REFRESH_IDS.has(ruleOf(pair)),
+} as const;
+const HOST_REFRESH_IDS = new Set(HOST_RULES.filter((rule) => rule.trigger === 'RefreshHost').map((rule) => `host:${rule.id}`));
+const CLUSTER_REFRESH_IDS = new Set(CLUSTER_RULES.filter((rule) => rule.trigger === 'RefreshStatus').map((rule) => `cluster:${rule.id}`));
+
+let api: ApiClient;
+let version: string;
+let answered: readonly string[] = [];
+const driven = new Set<string>();
+
+/** Call in beforeAll: the API the helpers use, and the list the wrapped machines record into. */
+export async function bindTransitionLab(client: ApiClient, recorded: readonly string[]): Promise<void> {
+  api = client;
+  answered = recorded;
+  const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
+  version = Object.entries(versions).find(([, v]) => v.default)![0];
+}
+
+/** Runs a scene and returns the pairs the machines answered during it; all of them count as driven. */
+export async function scene(body: () => Promise<void>): Promise<Set<string>> {
+  const start = answered.length;
+  await body();
+  const seen = new Set(answered.slice(start));
+  for (const pair of seen) driven.add(pair);
+  return seen;
+}
+export const expectAnswered = (seen: Set<string>, pairs: string[]) => expect(pairs.filter((pair) => !seen.has(pair)), `answered: ${[...seen].join(', ')}`).toEqual([]);
+
+/** The owner's pairs not driven (exclusions aside), and exclusions of the owner driven after all (stale). */
+export function coverage(owner: keyof typeof OWNERS): { missing: string[]; staleExclusions: string[] } {
+  const owned = OWNERS[owner];
+  const excluded = (pair: string) => Object.hasOwn(NEVER_RAISED, ruleOf(pair));
+  return {
+    missing: ALL_PAIRS.filter((pair) => owned(pair) && !excluded(pair) && !driven.has(pair)),
+    staleExclusions: [...driven].filter((pair) => owned(pair) && excluded(pair)),
+  };
+}
+
+// ---------------------------------------------------------------- labs and seeding
+
+export interface Lab {
+  clusterId?: string;
+  infraEnvId: string;
+  agent: Record<string, string>;
+}
+
+/** A cluster (unless `cluster` is null: a pool infra-env) with its infra-env and an agent token. */
+export async function lab(cluster: Json | null = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }): Promise<Lab> {
+  let clusterId: string | undefined;
+  if (cluster) {
+    const created = await api.call('POST', '/clusters', { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster }, api.user());
+    expect(created.status, created.text).toBe(201);
+    clusterId = created.body.id;
+  }
+  const infraEnv = await api.call('POST', '/infra-envs', { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) }, api.user());
+  expect(infraEnv.status, infraEnv.text).toBe(201);
+  const infraEnvId = infraEnv.body.id as string;
+  const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+  return { ...(clusterId ? { clusterId } : {}), infraEnvId, agent };
+}
+export const asLab = (ready: LabCluster): Lab => ({ clusterId: ready.clusterId, infraEnvId: ready.infraEnvId, agent: ready.agent });
+
+export const hostRoute = (l: Lab, hostId: string) => `/infra-envs/${l.infraEnvId}/hosts/${hostId}`;
+export const register = (l: Lab, hostId: string) => api.call('POST', `/infra-envs/${l.infraEnvId}/hosts`, { host_id: hostId }, l.agent);
+export const poll = (l: Lab, hostId: string) => api.call('GET', `${hostRoute(l, hostId)}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, l.agent);
+export const reply = (l: Lab, hostId: string, stepType: string, fields: Json) =>
+  api.call('POST', `${hostRoute(l, hostId)}/instructions`, { step_type: stepType, step_id: `${stepType}-${randomUUID().slice(0, 6)}`, exit_code: 0, ...fields }, l.agent);
+export const progress = (l: Lab, hostId: string, stage: string, info?: string) =>
+  api.call('PUT', `${hostRoute(l, hostId)}/progress`, { current_stage: stage, ...(info ? { progress_info: info } : {}) }, l.agent);
+export const hostOf = async (l: Lab, hostId: string) => (await api.call('GET', hostRoute(l, hostId), undefined, api.user())).body as Json;
+export const clusterOf = async (l: Lab) => (await api.call('GET', `/clusters/${l.clusterId}`, undefined, api.user())).body as Json;
+export const eventNames = async (l: Lab, hostId?: string) => {
+  const query = l.clusterId ? `cluster_id=${l.clusterId}${hostId ? `&host_ids=${hostId}` : ''}` : `infra_env_id=${l.infraEnvId}&host_ids=${hostId}`;
+  return ((await api.call('GET', `/events?${query}`, undefined, api.user())).body as { name: string }[]).map((event) => event.name);
+};
+
+/** A host registered (and, with a fixture, inventoried) through the agent API. */
+export async function addHost(l: Lab, fixture?: string): Promise<string> {
+  const hostId = randomUUID();
+  const registered = await register(l, hostId);
+  expect(registered.status, registered.text).toBe(201);
+  if (fixture) {
+    expect((await poll(l, hostId)).status).toBe(200);
+    const inventory = await reply(l, hostId, 'inventory', { output: JSON.stringify(inventoryFixture(fixture)) });
+    expect(inventory.status, inventory.text).toBe(204);
+  }
+  return hostId;
+}
+
+export const hostKey = (l: Lab, hostId: string) => ({ orgId: 'default', infraEnvId: l.infraEnvId, hostId });
+/**
+ * Puts a host into `status` as if it had got there: polling now, entered just now, watched by
+ * the monitor as such a host is; `attributes` overrides (undefined removes) stored fields.
+ */
+export async function seedHost(l: Lab, hostId: string, status: string, attributes: Json = {}): Promise<Host> {
+  const now = new Date().toISOString();
+  return (await container().store.hosts.mutate(hostKey(l, hostId), (host) => {
+    const next = structuredClone(host);
+    next.status = status;
+    next.attributes = { ...next.attributes, status_updated_at: now, checked_in_at: now, ...attributes };
+    for (const [field, value] of Object.entries(attributes)) if (value === undefined) delete next.attributes[field];
+    if (isWatchedHost(status, next.attributes)) next.monitorShard = monitorShardOf(hostId, container().store.activeShards);
+    else delete next.monitorShard;
+    next.updatedAt = now;
+    return next;
+  }))!;
+}
+export async function seedCluster(l: Lab, status: string, attributes: Json = {}): Promise<Cluster> {
+  const now = new Date().toISOString();
+  return (await container().store.clusters.mutate({ orgId: 'default', clusterId: l.clusterId! }, (cluster) => {
+    const next = structuredClone(cluster);
+    next.status = status;
+    next.attributes = { ...next.attributes, status_updated_at: now, ...attributes };
+    for (const [field, value] of Object.entries(attributes)) if (value === undefined) delete next.attributes[field];
+    next.updatedAt = now;
+    return next;
+  }))!;
+}
+export const monitor = async () => expect((await monitorHosts(container())).failed).toBe(0);
+export const judgeCluster = (l: Lab) => refreshCluster(container(), { orgId: 'default', clusterId: l.clusterId! });
+
+/** A host seeded into each status, one per status: returns status → host id. */
+export async function hostsIn(l: Lab, statuses: readonly string[], fixture: string | undefined, attributes: (status: string) => Json = () => ({})) {
+  const ids = new Map<string, string>();
+  // All registered before any is seeded: a later host's inventory re-judges peers waiting on it.
+  for (const status of statuses) ids.set(status, await addHost(l, fixture));
+  for (const [status, hostId] of ids) await seedHost(l, hostId, status, attributes(status));
+  return ids;
+}
+export const statusesOf = async (l: Lab, ids: Map<string, string>) =>
+  Object.fromEntries(await Promise.all([...ids].map(async ([from, hostId]) => [from, (await hostOf(l, hostId)).status as string])));
+export const all = (ids: Map<string, string>, status: string) => Object.fromEntries([...ids.keys()].map((from) => [from, status]));
+export const pairs = (rule: string, froms: Iterable<string>) => [...froms].map((from) => `${rule}@${from}`);
