@@ -5,7 +5,7 @@
 import instructions from './catalogues/host-instructions.json' with { type: 'json' };
 import { badRequest, conflict, forbidden } from './errors.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
-import { CLUSTER_ACCEPTING_HOSTS, requestContext, withTransition } from './host.js';
+import { CLUSTER_ACCEPTING_HOSTS, hostDisplayName, requestContext, withTransition } from './host.js';
 import type { InstallationDisk } from './host-facts.js';
 import { isNotAllowed, transitionHost, type HostTransition } from './host-state-machine.js';
 import type { HostStage, HostStatus } from './host-states.js';
@@ -13,6 +13,7 @@ import { componentVersions } from './catalogues.js';
 import { installationDisk, installCommandRequest } from './installation.js';
 import { hostInventory, type Inventory, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
+import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
 
 export type StepType =
   | 'inventory' | 'connectivity-check' | 'free-network-addresses' | 'dhcp-lease-allocate' | 'ntp-synchronizer'
@@ -159,6 +160,12 @@ export interface StepContext {
   now: Date;
   /** 8 hex characters, as upstream's step ids end with. */
   stepIdSuffix: () => string;
+  /** The images the service's settings name; the catalogue's when absent. */
+  images?: AgentImages;
+  /** Whether agents other than images.agent are told to upgrade (upstream's ENABLE_UPGRADE_AGENT, default on). */
+  upgradeAgent?: boolean;
+  /** A cap on how long agents wait between polls (labs and tests); upstream's 60/120 s otherwise. */
+  maxNextInstructionSeconds?: number;
 }
 
 export function hostNics(host: Host): { name: string; mac: string; ip_addresses: string[] }[] {
@@ -174,94 +181,153 @@ function ruleFor(host: Host, cluster: Cluster | undefined): InstructionRule | un
   return book[host.status];
 }
 
+export interface AgentSettings {
+  /**
+   * The agent image discovery images start and hosts are upgraded to (upstream's AGENT_DOCKER_IMAGE).
+   */
+  image: string;
+  /** Upstream's ENABLE_UPGRADE_AGENT (default on): hosts reporting another agent version are told to upgrade, and are not known until they do. */
+  upgrade: boolean;
+  /** AGENT_MAX_NEXT_INSTRUCTION_SECONDS: a cap on how long agents wait between polls (labs, tests); upstream's 60/120 s when unset. */
+  maxNextInstructionSeconds?: number;
+}
+
+/** What the service's own catalogue and settings say the hosts run. */
+export interface AgentImages {
+  /** The agent image hosts must run (upstream's AGENT_DOCKER_IMAGE). */
+  agent: string;
+  installer: string;
+  controller: string;
+}
+
+export function catalogueAgentImages(): AgentImages {
+  const versions = componentVersions().versions;
+  return { agent: versions['discovery-agent'] ?? '', installer: versions['assisted-installer'] ?? '', controller: versions['assisted-installer-controller'] ?? '' };
+}
+
+/**
+ * The device the disk speed check measures and its result is stored under: the installation disk's
+ * id, else its path (upstream's GetBootDevice).
+ */
+export function diskSpeedCheckDevice(host: Host): string | undefined {
+  return (host.attributes.installation_disk_id as string | undefined) || (host.attributes.installation_disk_path as string | undefined) || undefined;
+}
+
+export interface StoredDiskSpeed {
+  tested?: boolean;
+  exit_code?: number;
+  speed_ms?: number;
+}
+
+/** The stored disk speed result of the host's installation disk, if it was measured. */
+export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: readonly (string | undefined)[] = []): StoredDiskSpeed | undefined {
+  let disks: Record<string, { disk_speed?: StoredDiskSpeed }> | null | undefined;
+  try {
+    disks = parseStoredJson(attributes, 'disks_info') as typeof disks;
+  } catch {
+    return undefined;
+  }
+  for (const key of [attributes.installation_disk_id, attributes.installation_disk_path, ...alsoUnder]) {
+    if (typeof key === 'string' && disks?.[key]?.disk_speed) return disks[key]!.disk_speed;
+  }
+  return undefined;
+}
+
+/** Images the agent checks before installing: the release image and the installer (upstream's list, less what needs the release payload). */
+function imagesToCheck(cluster: Cluster | undefined, host: Host, images: AgentImages): string[] {
+  const wanted = [cluster?.attributes.ocp_release_image as string | undefined, images.installer].filter((image): image is string => !!image);
+  let known: Record<string, unknown> = {};
+  try {
+    known = (parseStoredJson(host.attributes, 'images_status') as Record<string, unknown> | null) ?? {};
+  } catch {
+    known = {};
+  }
+  // An image with any result (success or failure) is not asked about again in this attempt.
+  return [...new Set(wanted)].filter((image) => !(image in known));
+}
+
+/** The registry host of an image reference, unless it is an IP address (upstream's GetReleaseImageHost). */
+function registryHost(image: string): string | undefined {
+  if (!image.includes('/')) return undefined;
+  const host = image.split('/')[0]!.replace(/:\d+$/, '');
+  if (!host || /^[\d.]+$/.test(host) || host.includes(':') || host.startsWith('[')) return undefined;
+  return host;
+}
+
 /** The step's arguments, or undefined when the step has nothing to do for this host now. */
 function stepArgs(type: StepType, context: StepContext): string[] | undefined {
   const { host, cluster } = context;
   const attributes = cluster?.attributes ?? {};
+  const images = context.images ?? catalogueAgentImages();
   switch (type) {
     case 'inventory':
-      return [host.hostId];
+      return encodeStepArgs('inventory', { host_id: host.hostId });
     case 'ntp-synchronizer':
-      return [JSON.stringify({ ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' })];
+      return encodeStepArgs('ntp-synchronizer', { ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' });
     case 'connectivity-check':
       if (!context.newPeers && !connectivityDue(host, context.now)) return undefined;
       if (context.peersJson) return [context.peersJson()];
-      return context.peers ? [JSON.stringify(context.peers())] : undefined;
+      return context.peers ? encodeStepArgs('connectivity-check', context.peers()) : undefined;
     case 'free-network-addresses': {
-      const networks = (hostInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []);
-      if (networks.length === 0 || attributes.user_managed_networking) return undefined;
-      return [JSON.stringify([...new Set(networks.map(networkOf))])];
+      if (attributes.user_managed_networking) return undefined;
+      const networks = freeAddressesNetworks((hostInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []));
+      return networks.length ? encodeStepArgs('free-network-addresses', networks) : undefined;
     }
     case 'domain-resolution': {
-      // The names the DNS validations read back: the release registry, the cluster's API, internal
-      // API and ingress names, and a probe that only a wildcard record would answer (as FQDN and relative).
-      const image = (attributes.ocp_release_image as string | undefined) ?? '';
-      const registry = image.split('/')[0]?.replace(/:\d+$/, '') || 'quay.io';
-      const domains = [{ domain_name: registry }];
-      if (cluster && attributes.base_dns_domain) {
-        const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
-        domains.push(
-          { domain_name: `api.${base}` },
-          { domain_name: `api-int.${base}` },
-          { domain_name: `console-openshift-console.apps.${base}` },
-          { domain_name: `validateNoWildcardDNS.${base}` },
-          { domain_name: `validateNoWildcardDNS.${base}.` },
-        );
-      }
-      return [JSON.stringify({ domains })];
+      // The names the DNS validations read back, in upstream's order: the cluster's API, internal API
+      // and ingress names, a probe only a wildcard record would answer (as FQDN and relative), and the
+      // release registry (day 1 only).
+      if (!cluster || !attributes.base_dns_domain) return undefined;
+      const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
+      const domains = [`api.${base}`, `api-int.${base}`, `console-openshift-console.apps.${base}`, `validateNoWildcardDNS.${base}.`, `validateNoWildcardDNS.${base}`];
+      const registry = registryHost((attributes.ocp_release_image as string | undefined) ?? '');
+      if (registry && host.attributes.kind !== 'AddToExistingClusterHost') domains.push(registry);
+      return encodeStepArgs('domain-resolution', { domains: domains.map((domain_name) => ({ domain_name })) });
     }
     case 'verify-vips': {
+      if (!hostInventory(host)) return undefined;
       const vips = [
-        ...((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'api' })),
-        ...((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'ingress' })),
+        ...((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'api' as const })),
+        ...((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'ingress' as const })),
       ];
-      return vips.length ? [JSON.stringify(vips)] : undefined;
+      return vips.length ? encodeStepArgs('verify-vips', vips) : undefined;
     }
     case 'tang-connectivity-check': {
       const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string } | undefined;
-      return encryption?.mode === 'tang' && encryption.tang_servers ? [JSON.stringify({ tang_servers: encryption.tang_servers })] : undefined;
+      return encryption?.mode === 'tang' && encryption.tang_servers ? encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers }) : undefined;
     }
     case 'dhcp-lease-allocate':
       // VIPs by DHCP need the machine network's interface; the lifecycle work adds it with the VIP monitor.
       return undefined;
     case 'installation-disk-speed-check': {
-      const path = host.attributes.installation_disk_path as string | undefined;
-      return path ? [JSON.stringify({ path })] : undefined;
+      const path = diskSpeedCheckDevice(host);
+      // Measured once per attempt (entering preparation clears it); a disk booted as is needs none.
+      if (!path || storedDiskSpeed(host.attributes, [path])?.tested || hostInventory(host)?.boot?.device_type === 'persistent') return undefined;
+      return encodeStepArgs('installation-disk-speed-check', { path, timeout_seconds: DISK_SPEED_CHECK_TIMEOUT_SECONDS });
     }
     case 'container-image-availability': {
-      const image = attributes.ocp_release_image as string | undefined;
-      return image ? [JSON.stringify({ images: [image], timeout: 960 })] : undefined;
+      const wanted = imagesToCheck(cluster, host, images);
+      return wanted.length ? encodeStepArgs('container-image-availability', { images: wanted, timeout: IMAGE_AVAILABILITY_TIMEOUT_SECONDS }) : undefined;
     }
     case 'api-vip-connectivity-check': {
       const name = attributes.api_vip_dns_name as string | undefined;
-      return name ? [JSON.stringify({ url: `http://${name}:22624/config/worker` })] : undefined;
+      return name ? encodeStepArgs('api-vip-connectivity-check', { url: `http://${name}:22624/config/worker` }) : undefined;
     }
     case 'logs-gather':
-      return [JSON.stringify({ cluster_id: host.clusterId, infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] })];
+      return encodeStepArgs('logs-gather', { cluster_id: host.clusterId ?? '', infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] });
     case 'stop-installation':
-      return [];
+      return encodeStepArgs('stop-installation', {});
+    case 'upgrade-agent':
+      return encodeStepArgs('upgrade-agent', { agent_image: images.agent });
     case 'install': {
       const sent = Date.parse((host.attributes.install_step_sent_at as string | undefined) ?? '');
       if (!cluster || (!Number.isNaN(sent) && context.now.getTime() - sent < INSTALL_STEP_RESEND_MS)) return undefined;
-      const versions = componentVersions().versions;
-      const request = installCommandRequest(cluster, host, {
-        installer: versions['assisted-installer'] ?? '',
-        controller: versions['assisted-installer-controller'] ?? '',
-        agent: (host.attributes.discovery_agent_version as string | undefined) || (versions['discovery-agent'] ?? ''),
-      });
+      const request = installCommandRequest(cluster, host, images);
       return request ? [JSON.stringify(request)] : undefined;
     }
     default:
       return undefined;
   }
-}
-
-function networkOf(cidr: string): string {
-  const [address, prefixText] = cidr.split('/') as [string, string];
-  const prefix = Number(prefixText);
-  const value = address.split('.').reduce((acc, octet) => (acc << 8) + Number(octet), 0) >>> 0;
-  const masked = prefix === 0 ? 0 : (value & (~0 << (32 - prefix))) >>> 0;
-  return `${[24, 16, 8, 0].map((shift) => (masked >>> shift) & 255).join('.')}/${prefix}`;
 }
 
 /**
@@ -303,9 +369,28 @@ export function hasUncheckedPeers(host: Host, peerIds: readonly string[]): boole
   return peerIds.some((id) => id !== host.hostId && !checked.has(id));
 }
 
+/**
+ * Statuses in which a host whose agent is not the service's is told to upgrade it (upstream's
+ * isAgentUpgradeAllowed): before installation, never once it prepares or installs.
+ */
+const UPGRADABLE_STATUSES: ReadonlySet<string> = new Set(['binding', 'discovering', 'discovering-unbound', 'insufficient', 'insufficient-unbound', 'known', 'pending-for-input', 'known-unbound']);
+
+/** Whether the host's agent reported a version other than the one the service's hosts must run. */
+export function agentNeedsUpgrade(host: Host, agentImage: string): boolean {
+  const reported = host.attributes.discovery_agent_version as string | undefined;
+  return !!reported && !!agentImage && reported !== agentImage;
+}
+
 export function nextSteps(context: StepContext): Steps {
   const rule = ruleFor(context.host, context.cluster);
-  const seconds = rule?.nextInstructionSeconds ?? (rule?.backedOff ? RULES.backedOffNextInstructionSeconds : RULES.defaultNextInstructionSeconds);
+  const ruleSeconds = rule?.nextInstructionSeconds ?? (rule?.backedOff ? RULES.backedOffNextInstructionSeconds : RULES.defaultNextInstructionSeconds);
+  const seconds = context.maxNextInstructionSeconds !== undefined ? Math.min(ruleSeconds, context.maxNextInstructionSeconds) : ruleSeconds;
+  const images = context.images ?? catalogueAgentImages();
+  if (context.upgradeAgent !== false && UPGRADABLE_STATUSES.has(context.host.status) && agentNeedsUpgrade(context.host, images.agent)) {
+    // The upgrade replaces every other step: the agent restarts with the new image and is asked again.
+    const step: Step = { step_type: 'upgrade-agent', step_id: `upgrade-agent-${context.stepIdSuffix()}`, args: stepArgs('upgrade-agent', context)! };
+    return { next_instruction_seconds: Math.min(RULES.defaultNextInstructionSeconds, seconds || RULES.defaultNextInstructionSeconds), post_step_action: 'continue', instructions: [step] };
+  }
   const steps: Step[] = [];
   for (const type of (rule?.steps ?? []) as StepType[]) {
     const args = stepArgs(type, context);
@@ -382,6 +467,13 @@ export function replyTransition(host: Host, reply: StepReply, now: string): { ho
 }
 
 /**
+ * Failed replies whose output upstream still reads: the image check exits 2 listing the images that
+ * failed, and a disk speed check that could not measure exits non-zero naming its disk; a failed
+ * tang check stores the agent's words. Other failed replies store only the error.
+ */
+const OUTPUT_KEPT_ON_FAILURE: ReadonlySet<string> = new Set(['container-image-availability', 'installation-disk-speed-check', 'tang-connectivity-check']);
+
+/**
  * What a step reply changes on the host; undefined when it changes nothing (the same reply twice,
  * or a check already running that answered with no output).
  */
@@ -395,6 +487,7 @@ export function applyStepReply(host: Host, reply: StepReply, context: { now: str
     const errors = { ...((attributes.step_errors as Record<string, string> | undefined) ?? {}) };
     errors[reply.step_type] = (reply.error ?? `exit code ${exitCode}`).slice(0, 500);
     attributes.step_errors = errors;
+    if (OUTPUT_KEPT_ON_FAILURE.has(reply.step_type)) applyFailedOutput(attributes, reply, exitCode);
   } else if (reply.output) {
     if (attributes.media_status === 'disconnected') attributes.media_status = 'connected';
     const errors = attributes.step_errors as Record<string, string> | undefined;
@@ -408,6 +501,53 @@ export function applyStepReply(host: Host, reply: StepReply, context: { now: str
   if (JSON.stringify(next.attributes) === JSON.stringify(host.attributes)) return undefined;
   next.updatedAt = context.now;
   return next;
+}
+
+interface ImageStatus {
+  name: string;
+  result?: string;
+  size_bytes?: number;
+  time?: number;
+  download_rate?: number;
+}
+
+/** Upstream's UpdateImageStatus: a new image is stored whole, a known one only gets its new result. */
+function mergeImageStatuses(attributes: Record<string, unknown>, images: readonly ImageStatus[]): void {
+  const current = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, ImageStatus>;
+  for (const image of images) {
+    if (!image?.name) continue;
+    const known = current[image.name];
+    current[image.name] = known ? { ...known, ...(image.result !== undefined ? { result: image.result } : {}) } : image;
+  }
+  attributes.images_status = JSON.stringify(current);
+}
+
+function setDiskSpeed(attributes: Record<string, unknown>, path: string, exitCode: number, speedMs?: number): void {
+  const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, unknown>;
+  disks[path] = { path, disk_speed: { tested: true, ...(exitCode !== 0 ? { exit_code: exitCode } : { speed_ms: speedMs ?? 0 }) } };
+  attributes.disks_info = JSON.stringify(disks);
+}
+
+/** Output of a failed reply that is still stored; output that cannot be read is dropped, as upstream only logs it. */
+function applyFailedOutput(attributes: Record<string, unknown>, reply: StepReply, exitCode: number): void {
+  if (reply.step_type === 'tang-connectivity-check') {
+    attributes.tang_connectivity = (reply.error ?? '').slice(0, 2_000);
+    return;
+  }
+  let output: unknown;
+  try {
+    output = JSON.parse(reply.output ?? '');
+  } catch {
+    return;
+  }
+  if (!output || typeof output !== 'object') return;
+  if (reply.step_type === 'container-image-availability') {
+    const images = (output as { images?: unknown }).images;
+    if (Array.isArray(images)) mergeImageStatuses(attributes, images as ImageStatus[]);
+  } else if (reply.step_type === 'installation-disk-speed-check') {
+    const path = (output as { path?: unknown }).path;
+    if (typeof path === 'string' && path) setDiskSpeed(attributes, path, exitCode);
+  }
 }
 
 function applyOutput(attributes: Record<string, unknown>, reply: StepReply, context: { now: string; minDiskBytes: number }): void {
@@ -426,10 +566,12 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       attributes.connectivity = reply.output;
       attributes.connectivity_checked_at = context.now;
       break;
-    case 'free-network-addresses':
-      parseOutput(reply);
+    case 'free-network-addresses': {
+      const networks = parseOutput<unknown>(reply);
+      if (!Array.isArray(networks) || networks.length === 0) throw badRequest('the free-network-addresses reply lists no network');
       attributes.free_addresses = reply.output;
       break;
+    }
     case 'ntp-synchronizer':
       attributes.ntp_sources = JSON.stringify(parseOutput<{ ntp_sources?: unknown[] }>(reply).ntp_sources ?? []);
       break;
@@ -446,22 +588,91 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       attributes.api_vip_connectivity = reply.output;
       break;
     case 'container-image-availability': {
-      const images = parseOutput<{ images?: { name: string }[] }>(reply).images ?? [];
-      const current = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, unknown>;
-      for (const image of images) current[image.name] = image;
-      attributes.images_status = JSON.stringify(current);
+      const images = parseOutput<{ images?: ImageStatus[] }>(reply).images;
+      if (!Array.isArray(images)) throw badRequest('the container-image-availability reply lists no images');
+      mergeImageStatuses(attributes, images);
       break;
     }
     case 'installation-disk-speed-check': {
       const result = parseOutput<{ path?: string; io_sync_duration?: number }>(reply);
       if (!result.path) throw badRequest('the disk speed reply names no disk path');
-      const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, unknown>;
-      disks[result.path] = { disk_speed: { tested: true, exit_code: 0, speed_ms: result.io_sync_duration } };
-      attributes.disks_info = JSON.stringify(disks);
+      setDiskSpeed(attributes, result.path, 0, result.io_sync_duration);
       break;
     }
+    case 'verify-vips':
+    case 'upgrade-agent':
+      // Checked here, acted on by the caller: VIP verdicts belong to the cluster, the upgrade's result is an event.
+      parseOutput(reply);
+      break;
     default:
-      // Replies of steps whose results live elsewhere (logs, stop, VIPs) change nothing on the host here.
+      // Replies of steps whose results live elsewhere (logs, stop) change nothing on the host here.
       break;
   }
+}
+
+export type VipVerification = 'succeeded' | 'failed' | 'unverified';
+
+/**
+ * The cluster's VIPs with the verdicts of a verify-vips reply applied (upstream's
+ * HandleVerifyVipsResponse): undefined when the reply changes none of them. Verdicts for addresses
+ * the cluster no longer has are ignored.
+ */
+export function applyVipVerifications(cluster: Cluster, reply: StepReply): Pick<Cluster['attributes'], 'api_vips' | 'ingress_vips'> | undefined {
+  if ((reply.exit_code ?? 0) !== 0 || !reply.output) return undefined;
+  let verdicts: { vip?: string; vip_type?: string; verification?: string }[];
+  try {
+    verdicts = JSON.parse(reply.output) as typeof verdicts;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(verdicts)) return undefined;
+  let changed = false;
+  const update = (field: 'api_vips' | 'ingress_vips', type: string) =>
+    ((cluster.attributes[field] as { ip: string; verification?: string }[] | undefined) ?? []).map((vip) => {
+      const verdict = verdicts.find((entry) => entry?.vip === vip.ip && entry.vip_type === type && ['succeeded', 'failed', 'unverified'].includes(entry.verification ?? ''));
+      if (!verdict || verdict.verification === vip.verification) return vip;
+      changed = true;
+      return { ...vip, verification: verdict.verification as VipVerification };
+    });
+  const result = { api_vips: update('api_vips', 'api'), ingress_vips: update('ingress_vips', 'ingress') };
+  return changed ? result : undefined;
+}
+
+/** The events a reply is worth on its own, beyond the host's judgement (upstream's reply handlers). */
+export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: Record<string, unknown> }[] {
+  const hostName = hostDisplayName(after);
+  const events: { name: string; props: Record<string, unknown> }[] = [];
+  if ((reply.exit_code ?? 0) !== 0) return events;
+  if (reply.step_type === 'upgrade-agent') {
+    let result: { agent_image?: string; result?: string } = {};
+    try {
+      result = JSON.parse(reply.output ?? '{}') as typeof result;
+    } catch {
+      return events;
+    }
+    if (result.result === 'success') events.push({ name: 'upgrade_agent_finished', props: { host_name: hostName, agent_image: result.agent_image ?? '' } });
+    else if (result.result === 'failure') events.push({ name: 'upgrade_agent_failed', props: { host_name: hostName, agent_image: result.agent_image ?? '' } });
+  } else if (reply.step_type === 'container-image-availability') {
+    const known = (parseStoredJson(before.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
+    const now = (parseStoredJson(after.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
+    for (const image of Object.values(now)) {
+      if (known[image.name]) continue;
+      const info = (image.size_bytes ?? 0) > 0
+        ? `time: ${(image.time ?? 0).toFixed(2)} seconds; size: ${((image.size_bytes ?? 0) / 1e6).toFixed(2)} Megabytes; download rate: ${(image.download_rate ?? 0).toFixed(2)} MBps`
+        : '';
+      events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: image.result ?? '', info } });
+    }
+  } else if (reply.step_type === 'installation-disk-speed-check') {
+    let result: { path?: string; io_sync_duration?: number } = {};
+    try {
+      result = JSON.parse(reply.output ?? '{}') as typeof result;
+    } catch {
+      return events;
+    }
+    // Upstream warns about a slow disk rather than refusing it: etcd runs, only slower.
+    if (diskSpeedThresholdMs > 0 && (result.io_sync_duration ?? 0) > diskSpeedThresholdMs) {
+      events.push({ name: 'disk_speed_slower_than_supported', props: { host_disk: result.path ?? '', fdatasync_duration: result.io_sync_duration ?? 0 } });
+    }
+  }
+  return events;
 }

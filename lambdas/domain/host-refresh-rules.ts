@@ -51,7 +51,7 @@ export const HOST_REFRESH_RULES: readonly HostRule[] = [
   // ---------------------------------------------------------------- preparing for installation
   { id: 'refresh-start-preparing', trigger: 'RefreshHost', from: ['known'],
     when: (f) => f.validRole && online(f) && f.clusterPreparing, to: 'preparing-for-installation',
-    statusInfo: info(INFO.preparationSuccessful),
+    statusInfo: info(INFO.preparing),
     effects: (f) => (v(f).containerImagesOk ? ['logs-reset'] : ['images-status-cleared', 'logs-reset']) },
   { id: 'refresh-prepared', trigger: 'RefreshHost', from: ['preparing-for-installation'],
     when: (f) => online(f) && f.diskSpeedCheckSucceeded && f.containerImagesAvailable && f.clusterPreparing,

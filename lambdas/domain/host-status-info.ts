@@ -20,7 +20,9 @@ export const HOST_STATUS_INFO = {
   known: 'Host is ready to be installed',
   installing: 'Installation is in progress',
   resettingPendingUserAction: 'Host requires booting into the discovery image to complete resetting the installation',
-  // Upstream shows this text on entering preparing-for-installation as well, not "Host is preparing for installation".
+  // Upstream writes the "finished" text on entering preparation too (its PostPreparingForInstallationHost),
+  // which tells a user waiting on a slow disk check that it is done; its own unused constant says what is true.
+  preparing: 'Host is preparing for installation',
   preparationSuccessful: 'Host finished successfully to prepare for installation',
   preparationFailure: 'Host failed to prepare for installation due to following failing validation(s): $FAILING_VALIDATIONS',
   abortingDueClusterErrors: 'Host is part of a cluster that failed to install',

@@ -23,6 +23,7 @@ import {
 } from './host-validations-model.js';
 import { NETWORK_CHECKS } from './host-validations-network.js';
 import { operatorOutcomes, operatorsHostRequirements } from './host-validations-operators.js';
+import { catalogueAgentImages } from './agent-protocol.js';
 import { anyRoleMinimum, isEdgeWorker, ocpRoleRequirements, suggestRoles, unboundRequirements, withOperators } from './host-validations-roles.js';
 import { hardwareMinimums, type HardwareRequirementsEntry } from './preflight.js';
 
@@ -90,8 +91,8 @@ function resolveConfig(config: HostValidationConfig = {}): ResolvedValidationCon
     maxServiceAheadOfHostMs: config.maxServiceAheadOfHostMs ?? 20 * MINUTE_MS,
     maxHostAheadOfServiceMs: config.maxHostAheadOfServiceMs ?? 60 * MINUTE_MS,
     disabledValidations: config.disabledValidations ?? [],
-    enableUpgradeAgent: config.enableUpgradeAgent ?? false,
-    ...(config.agentImage !== undefined ? { agentImage: config.agentImage } : {}),
+    enableUpgradeAgent: config.enableUpgradeAgent ?? true,
+    agentImage: config.agentImage ?? catalogueAgentImages().agent,
     edgeWorkerProductNames: config.edgeWorkerProductNames ?? ['BlueField SoC'],
     enableSingleNodeDnsmasq: config.enableSingleNodeDnsmasq ?? true,
     imageDownloadRateThreshold: config.imageDownloadRateThreshold ?? 0.001,
@@ -285,6 +286,11 @@ export function judgedRole(input: HostValidationInput): HostRole {
 }
 
 export function validateHost(input: HostValidationInput): HostValidationResult[] {
+  return judgeHostValidations(input).results;
+}
+
+/** The validations and the role they judged the host as (its suggested role when auto-assign), from one reading of the cluster. */
+export function judgeHostValidations(input: HostValidationInput): { results: HostValidationResult[]; role: HostRole } {
   const ctx = buildContext(input);
   // A cluster with its own ignore list overrides the service-wide disabled list, as upstream.
   const disabled = ctx.cluster?.ignoredHostValidations ? [] : ctx.config.disabledValidations;
@@ -307,7 +313,7 @@ export function validateHost(input: HostValidationInput): HostValidationResult[]
     // check can be switched off like any other.
     results.push(result(id, disabled.includes(id) ? { status: 'disabled', message: VALIDATION_DISABLED_MESSAGE } : operators.get(id)!));
   }
-  return results;
+  return { results, role: ctx.self.role };
 }
 
 // ---------------------------------------------------------------- validations_info and changes

@@ -22,6 +22,7 @@ export interface Inventory {
   interfaces?: { name: string; mac_address: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
   disks?: InventoryDisk[];
   cpu?: { architecture?: string };
+  boot?: { current_boot_mode?: string; device_type?: string };
 }
 
 export function hostInventory(host: Host): Inventory | undefined {

@@ -2,6 +2,8 @@
  * Settings every function reads from its environment. The CDK stack sets them in AWS; the
  * embedded runtime sets the same variables (with local endpoints) before it loads a handler.
  */
+import { catalogueAgentImages, type AgentSettings } from '../domain/agent-protocol.js';
+
 export interface ServiceConfig {
   tableName: string;
   buckets: { files: string; images: string; logs: string };
@@ -26,6 +28,20 @@ export interface ServiceConfig {
    * and their overdue hosts and stages are warned about instead of failed (default off, as upstream).
    */
   softTimeouts: boolean;
+  /** The discovery agent hosts must run, and what happens to hosts running another. */
+  agent: AgentSettings;
+}
+
+export function agentSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env): AgentSettings {
+  const cap = env.AGENT_MAX_NEXT_INSTRUCTION_SECONDS;
+  if (cap !== undefined && !(Number.isInteger(Number(cap)) && Number(cap) >= 0)) {
+    throw new Error(`AGENT_MAX_NEXT_INSTRUCTION_SECONDS must be a whole number of seconds, not ${JSON.stringify(cap)}`);
+  }
+  return {
+    image: env.AGENT_DOCKER_IMAGE || catalogueAgentImages().agent,
+    upgrade: env.ENABLE_UPGRADE_AGENT !== 'false',
+    ...(cap !== undefined ? { maxNextInstructionSeconds: Number(cap) } : {}),
+  };
 }
 
 /**
@@ -81,6 +97,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
       (env.EC_PRIVATE_KEY_SECRET_ARN && env.EC_PRIVATE_KEY_SECRET_ARN === signingKeyFromSecret.arn ? signingKeyFromSecret.pem : undefined),
     imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
     softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
+    agent: agentSettingsFromEnvironment(env),
     ...(env.MIRROR_REGISTRIES_CONF
       ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }
       : {}),

@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import {
   applyStepReply,
+  applyVipVerifications,
+  stepReplyEvents,
   checkInDue,
   CONNECTIVITY_RETRY_MS,
   hasUncheckedPeers,
@@ -21,10 +23,11 @@ import {
   wantsConnectivityCheck,
   type StepReply,
   type Steps,
+  catalogueAgentImages,
+  type AgentSettings,
 } from '../domain/agent-protocol.js';
-import { componentVersions } from '../domain/catalogues.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
-import type { Host } from '../domain/entities.js';
+import type { Cluster, Host } from '../domain/entities.js';
 import type { HostTransition } from '../domain/host-state-machine.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
 import { hardwareMinimums } from '../domain/preflight.js';
@@ -39,7 +42,11 @@ import { RecentMarks } from './recent-reads.js';
 export interface AgentDeps {
   store: Store;
   clock: Clock;
+  /** The agent settings; upstream's defaults (the catalogue's image, upgrades on) when absent. */
+  config?: { agent: AgentSettings };
 }
+
+const agentSettings = (deps: AgentDeps): AgentSettings => deps.config?.agent ?? { image: catalogueAgentImages().agent, upgrade: true };
 
 const RECENT_READ_MAX_AGE_MS = 1_000;
 /**
@@ -70,7 +77,15 @@ const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'co
 /** The stored result each peer-read reply writes (see isReadByPeers). */
 const PEER_READ_FIELDS: Readonly<Record<string, string>> = { inventory: 'inventory', 'connectivity-check': 'connectivity', 'api-vip-connectivity-check': 'api_vip_connectivity' };
 
-const agentImage = () => componentVersions().versions['discovery-agent'] ?? '';
+/**
+ * Long checks handed out and not yet answered: the agent runs each for minutes (an address scan,
+ * fio, image pulls), and upstream's agent guards against a second run only inside its containers.
+ * Handing the same check at every poll meanwhile would start it again; the reply clears the mark,
+ * and a check not answered within the window is handed again. Process-local: it only saves work.
+ */
+const LONG_CHECK_WINDOW_MS = 60_000;
+const LONG_CHECKS: ReadonlySet<string> = new Set(['free-network-addresses', 'installation-disk-speed-check', 'container-image-availability']);
+const longChecksHanded = new RecentMarks(LONG_CHECK_WINDOW_MS);
 
 export async function registerHost(
   deps: AgentDeps,
@@ -128,7 +143,7 @@ export async function registerHost(
     host = await reRegistered(existing);
     await recordEvent(deps, registered(host));
   }
-  return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentVersion || agentImage()) };
+  return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
 }
 
 export async function getNextSteps(
@@ -164,9 +179,25 @@ export async function getNextSteps(
     newPeers = !due && hasUncheckedPeers(host, listing.filter((peer) => peer.attributes.inventory).map((peer) => peer.hostId));
     if (due || newPeers) peersJson = connectivityPeersJson(listing, hostId);
   }
-  let steps = nextSteps({ host, cluster, now, newPeers, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex') });
+  const settings = agentSettings(deps);
+  let steps = nextSteps({
+    host, cluster, now, newPeers, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex'),
+    images: { ...catalogueAgentImages(), agent: settings.image }, upgradeAgent: settings.upgrade,
+    ...(settings.maxNextInstructionSeconds !== undefined ? { maxNextInstructionSeconds: settings.maxNextInstructionSeconds } : {}),
+  });
   if (awaitingCheck) steps = { ...steps, instructions: steps.instructions.filter((step) => step.step_type !== 'connectivity-check') };
   else if (steps.instructions.some((step) => step.step_type === 'connectivity-check')) connectivityChecksHanded.mark(checkKey, now.getTime());
+  const running = (type: string) => LONG_CHECKS.has(type) && longChecksHanded.has(`${checkKey}/${type}`, now.getTime());
+  steps = { ...steps, instructions: steps.instructions.filter((step) => !running(step.step_type)) };
+  for (const step of steps.instructions) if (LONG_CHECKS.has(step.step_type)) longChecksHanded.mark(`${checkKey}/${step.step_type}`, now.getTime());
+  const upgrade = steps.instructions.find((step) => step.step_type === 'upgrade-agent');
+  if (upgrade) {
+    await recordEvent(deps, {
+      name: 'upgrade_agent_started',
+      subject: { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) },
+      props: { host_name: hostDisplayName(host), agent_image: settings.image },
+    });
+  }
   if (steps.instructions.some((step) => step.step_type === 'install')) {
     // Only the poll that wins this conditional write hands out the install step.
     const claimed = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
@@ -181,6 +212,7 @@ export async function getNextSteps(
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+  if (LONG_CHECKS.has(reply.step_type)) longChecksHanded.forget(`${principal.orgId}/${infraEnvId}/${hostId}/${reply.step_type}`);
   if (reply.step_type !== 'connectivity-check') return processStepReply(deps, principal, infraEnvId, hostId, reply);
   try {
     return await processStepReply(deps, principal, infraEnvId, hostId, reply);
@@ -207,6 +239,12 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
   const context = { now, minDiskBytes };
+  const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
+  if (reply.step_type === 'verify-vips' && cluster) await recordVipVerifications(deps, cluster, reply);
+  if (reply.step_type === 'upgrade-agent') {
+    await recordEvents(deps, eventRequests(subject, stepReplyEvents(host, host, reply, 0)));
+    return;
+  }
   // Pure: a reply whose output is malformed is refused here, before anything is read or written.
   const preview = applyStepReply(host, reply, context);
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
@@ -239,9 +277,10 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   }, host);
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
-    const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
+    const effective = (after.attributes.role === 'auto-assign' ? after.attributes.suggested_role : after.attributes.role) as string | undefined;
+    const thresholdMs = minimums[role === 'sno' ? 'sno' : effective === 'master' || effective === 'bootstrap' ? 'master' : 'worker']?.installation_disk_speed_threshold_ms ?? 0;
     // The reply's own transition happened first: its events lead.
-    await write.announce(after, [], eventRequests(subject, moved?.transition.events ?? []));
+    await write.announce(after, eventRequests(subject, stepReplyEvents(replaced, after, reply, thresholdMs)), eventRequests(subject, moved?.transition.events ?? []));
     // The cluster follows its hosts' statuses: a host failed by its reply moves it too.
     if (moved && moved.transition.status !== moved.transition.from && host.clusterId) await refreshClusterOfMovedHost(deps, principal.orgId, host.clusterId);
     // Peers are judged again only for news they read: a periodic report that found the same peers
@@ -250,4 +289,19 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     if (readByPeers && peerField && after.attributes[peerField] !== host.attributes[peerField]) await rejudgeWaitingPeers(deps, after, surroundings);
     else if (!readByPeers) await confirmPeerVerdict(deps, replaced, after, surroundings);
   }
+}
+
+/**
+ * A verify-vips reply's verdicts on the cluster's VIPs, written on the version read (upstream's
+ * HandleVerifyVipsResponse); the cluster is judged again when one changed, since the VIP
+ * validations read them.
+ */
+async function recordVipVerifications(deps: AgentDeps, cluster: Cluster, reply: StepReply): Promise<void> {
+  let changed = false;
+  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => {
+    const vips = applyVipVerifications(current, reply);
+    changed = !!vips;
+    return vips ? { ...current, attributes: { ...current.attributes, ...vips }, updatedAt: deps.clock.now().toISOString() } : undefined;
+  }, cluster);
+  if (changed) await refreshClusterOfMovedHost(deps, cluster.orgId, cluster.clusterId);
 }

@@ -59,7 +59,7 @@ export interface DiscoveryImageDeps {
   store: Store;
   blobs: BlobStore;
   clock: Clock;
-  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'>;
+  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
 
 /** What one base image is, written next to it at import. */
@@ -230,7 +230,7 @@ async function ignitionText(deps: DiscoveryImageDeps, infraEnv: InfraEnv, isoTyp
   return discoveryIgnitionText({
     infraEnv,
     serviceBaseUrl: deps.config.publicUrl,
-    agentImage: componentVersions().versions['discovery-agent']!,
+    agentImage: deps.config.agent?.image ?? componentVersions().versions['discovery-agent']!,
     agentToken,
     isoType,
     ...(deps.config.mirrorRegistries ? { mirrorRegistries: deps.config.mirrorRegistries } : {}),

@@ -13,7 +13,9 @@ import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransi
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { waitsOnPeers } from '../domain/host-watch.js';
 import { isWatchedHost } from '../domain/installation-progress.js';
-import { peerValidationLost, validateHost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
+import { judgeHostValidations, peerValidationLost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
+import { storedDiskSpeed, type AgentSettings } from '../domain/agent-protocol.js';
+import { hostInventory } from '../domain/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { refreshClusterCoalesced, summaryOf } from './cluster-refresh.js';
@@ -22,8 +24,16 @@ import { recordEvents, type RecordEventRequest } from './events.js';
 export interface RefreshDeps {
   store: Store;
   clock: Clock;
+  /** The agent settings (the image hosts must run); upstream's defaults when absent. */
+  config?: { agent: AgentSettings };
 }
 
+
+/**
+ * Statuses in which an auto-assign host's suggested role follows its cluster (upstream's monitor
+ * re-selects roles until installation starts); from preparation on, the installation's own choice stands.
+ */
+const SUGGESTING_STATUSES: ReadonlySet<string> = new Set(['discovering', 'pending-for-input', 'insufficient', 'known']);
 
 /** The monitor shard of a host while it is watched; hosts spread evenly and stay on one shard. */
 export function monitorShardOf(hostId: string, shards: number): number {
@@ -89,20 +99,17 @@ function transitionContext(
  */
 function preparationResults(host: Host, cluster: Cluster | undefined): { diskSpeedCheckSucceeded: boolean; containerImagesAvailable: boolean } {
   const attributes = host.attributes;
-  const path = attributes.installation_disk_path as string | undefined;
-  let diskSpeedCheckSucceeded = false;
-  try {
-    const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, { disk_speed?: { tested?: boolean; exit_code?: number } }>;
-    const speed = path ? disks[path]?.disk_speed : undefined;
-    diskSpeedCheckSucceeded = !!speed?.tested && (speed.exit_code ?? 0) === 0;
-  } catch {
-    diskSpeedCheckSucceeded = false;
-  }
+  const speed = storedDiskSpeed(attributes);
+  // A disk booted as is is not measured (upstream's persistent boot device).
+  const persistentBoot = hostInventory(host)?.boot?.device_type === 'persistent';
+  const diskSpeedCheckSucceeded = persistentBoot || (!!speed?.tested && (speed.exit_code ?? 0) === 0);
   const image = cluster?.attributes.ocp_release_image as string | undefined;
   let containerImagesAvailable = !image;
   try {
     const images = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, { result?: string }>;
-    if (image) containerImagesAvailable = images[image]?.result === 'success';
+    // Every image checked pulled (upstream's successful-container-image-availability), the release image among them.
+    const results = Object.values(images);
+    if (image) containerImagesAvailable = images[image]?.result === 'success' && results.every((status) => status.result === 'success');
   } catch {
     containerImagesAvailable = false;
   }
@@ -268,6 +275,8 @@ export async function refreshHost(
 interface Judgement {
   /** The version judged: a write applies this judgement only over that very version. */
   version: number;
+  /** The role an auto-assign host was judged as, when it differs from the one stored (upstream's RefreshRole). */
+  suggestedRole: HostRole | undefined;
   info: string;
   /** The transition to write, when the host moves. */
   move: HostTransition | undefined;
@@ -276,9 +285,11 @@ interface Judgement {
   unchanged: boolean;
 }
 
-function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeShards: number): Judgement {
+function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeShards: number, agent?: AgentSettings): Judgement {
   const { cluster, clusterHosts, infraEnv, peersAsListed } = surroundings;
-  const results = validateHost({ host, cluster, clusterHosts, infraEnv, now, ...(peersAsListed ? { peersAsListed } : {}) });
+  const config = agent ? { agentImage: agent.image, enableUpgradeAgent: agent.upgrade } : undefined;
+  const { results, role } = judgeHostValidations({ host, cluster, clusterHosts, infraEnv, now, ...(peersAsListed ? { peersAsListed } : {}), ...(config ? { config } : {}) });
+  const suggestedRole = cluster && host.attributes.role === 'auto-assign' && SUGGESTING_STATUSES.has(host.status) && role !== host.attributes.suggested_role ? role : undefined;
   const info = validationsInfo(results);
   const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
   const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, clusterHosts, now, summary));
@@ -287,11 +298,12 @@ function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeS
   const shard = isWatchedHost(move ? move.status : host.status, host.attributes) ? monitorShardOf(host.hostId, activeShards) : undefined;
   return {
     version: host.version,
+    suggestedRole,
     info,
     move,
     shard,
     changes: validationChanges(host.attributes.validations_info as string | undefined, info),
-    unchanged: !move && !infoChanged && shard === host.monitorShard,
+    unchanged: !move && !infoChanged && !suggestedRole && shard === host.monitorShard,
   };
 }
 
@@ -304,6 +316,7 @@ function applyJudgement(current: Host, judged: Judgement, now: string, activeSha
   const { move } = judged;
   const next = structuredClone(current);
   next.attributes.validations_info = judged.info;
+  if (judged.suggestedRole) next.attributes.suggested_role = judged.suggestedRole;
   if (move) {
     next.status = move.status;
     next.attributes.status_info = move.statusInfo;
@@ -335,7 +348,7 @@ export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings
     },
     judgeInto(changed: Host): Host {
       before = changed;
-      judged = judge(changed, surroundings, deps.clock.now(), deps.store.activeShards);
+      judged = judge(changed, surroundings, deps.clock.now(), deps.store.activeShards, deps.config?.agent);
       return applyJudgement(changed, judged, deps.clock.now().toISOString(), deps.store.activeShards) ?? changed;
     },
     /** `alsoRecord` and `leading`: the caller's own events, written in the same batch after and before the judgement's. */
@@ -367,9 +380,11 @@ async function announceJudgement(
     }
   }
   for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
+  if (judged.suggestedRole) events.push({ name: 'host_role_updated', subject, props: { host_name: hostName, suggested_role: judged.suggestedRole } });
   await recordEvents(deps, [...leading, ...events, ...alsoRecord]);
-  // The cluster's verdict follows its hosts' statuses: re-judge it whenever this host's status moved.
-  if (options.refreshCluster !== false && cluster && move && move.status !== before.status) await refreshClusterOfMovedHost(deps, cluster.orgId, cluster.clusterId);
+  // The cluster's verdict follows its hosts' statuses and roles: re-judge it whenever this host's status or suggested role moved.
+  const moved = (move && move.status !== before.status) || !!judged.suggestedRole;
+  if (options.refreshCluster !== false && cluster && moved) await refreshClusterOfMovedHost(deps, cluster.orgId, cluster.clusterId);
 }
 
 /** The cluster's verdict follows its hosts' statuses: re-judged (coalesced) once one of them moved. */
@@ -408,13 +423,13 @@ export async function confirmPeerVerdict(deps: RefreshDeps, before: Host, writte
  */
 export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
   const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
-  let judged = judge(host, surroundings, deps.clock.now(), deps.store.activeShards);
+  let judged = judge(host, surroundings, deps.clock.now(), deps.store.activeShards, deps.config?.agent);
   if (judged.unchanged) return host;
   let before = host;
   const updated = await deps.store.hosts.mutate(key, (current) => {
     if (current.version !== judged.version) {
       before = current;
-      judged = judge(current, surroundings, deps.clock.now(), deps.store.activeShards);
+      judged = judge(current, surroundings, deps.clock.now(), deps.store.activeShards, deps.config?.agent);
     }
     return applyJudgement(current, judged, deps.clock.now().toISOString(), deps.store.activeShards);
   }, host);

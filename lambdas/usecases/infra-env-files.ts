@@ -23,7 +23,7 @@ export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-net
 export interface InfraEnvFilesDeps {
   store: Store;
   clock: Clock;
-  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'>;
+  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
 
 export interface InfraEnvFileQuery {
@@ -51,7 +51,7 @@ async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv
   return discoveryIgnitionText({
     infraEnv,
     serviceBaseUrl: deps.config.publicUrl,
-    agentImage: componentVersions().versions['discovery-agent']!,
+    agentImage: deps.config.agent?.image ?? componentVersions().versions['discovery-agent']!,
     agentToken: await issueAgentToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }),
     ...(isoType ? { isoType: isoType as DiscoveryIsoType } : {}),
     ...(deps.config.mirrorRegistries ? { mirrorRegistries: deps.config.mirrorRegistries } : {}),

@@ -29,8 +29,8 @@ describe('instructions per host status', () => {
     expect(args['ntp-synchronizer']).toEqual({ ntp_source: 'ntp.example.com' });
     expect(args['connectivity-check']).toEqual([{ host_id: 'h2', nics: [] }]);
     expect(args['domain-resolution'].domains.map((d: { domain_name: string }) => d.domain_name)).toEqual([
-      'quay.io', 'api.demo.example.com', 'api-int.demo.example.com', 'console-openshift-console.apps.demo.example.com',
-      'validateNoWildcardDNS.demo.example.com', 'validateNoWildcardDNS.demo.example.com.',
+      'api.demo.example.com', 'api-int.demo.example.com', 'console-openshift-console.apps.demo.example.com',
+      'validateNoWildcardDNS.demo.example.com.', 'validateNoWildcardDNS.demo.example.com', 'quay.io',
     ]);
     expect(args['verify-vips']).toEqual([{ vip: '192.168.1.5', vip_type: 'api' }, { vip: '192.168.1.6', vip_type: 'ingress' }]);
   });

@@ -118,7 +118,7 @@ const CASES: Case[] = [
 
   // RefreshHost: preparing
   { name: 'reclaim that never came back', from: 'reclaiming', trigger: 'RefreshHost', ctx: { statusUpdatedAt: ago(61) }, rule: 'refresh-reclaim-timeout', to: 'unbinding-pending-user-action', info: I.unbinding },
-  { name: 'the cluster starts preparing', from: 'known', trigger: 'RefreshHost', ctx: cluster('preparing-for-installation'), rule: 'refresh-start-preparing', to: 'preparing-for-installation', info: I.preparationSuccessful, effects: ['logs-reset'] },
+  { name: 'the cluster starts preparing', from: 'known', trigger: 'RefreshHost', ctx: cluster('preparing-for-installation'), rule: 'refresh-start-preparing', to: 'preparing-for-installation', info: I.preparing, effects: ['logs-reset'] },
   { name: 'preparing retries a failed image pull', from: 'known', trigger: 'RefreshHost', ctx: { ...cluster('preparing-for-installation'), ...failing({ containerImagesOk: false }) }, rule: 'refresh-start-preparing', to: 'preparing-for-installation', effects: ['images-status-cleared', 'logs-reset'] },
   { name: 'both preparation checks passed', from: 'preparing-for-installation', trigger: 'RefreshHost', ctx: { ...cluster('preparing-for-installation'), preparation: { diskSpeedCheckSucceeded: true, containerImagesAvailable: true } }, rule: 'refresh-prepared', to: 'preparing-successful', info: I.preparationSuccessful },
   { name: 'prepared, waiting for the others', from: 'preparing-successful', trigger: 'RefreshHost', ctx: cluster('preparing-for-installation'), rule: 'refresh-prepared-waiting', to: 'preparing-successful', changed: false },
