@@ -11,18 +11,26 @@ import net from 'node:net';
 /** The port the agent uses inside the namespace; nothing else listens there. */
 export const INSIDE_PORT = 8090;
 
-const FORWARDER = `
+/**
+ * A node script that listens on 127.0.0.1:`port` and pipes each connection to the Unix socket in
+ * $BRIDGE_SOCKET. It ends when its parent does (checked twice a second).
+ */
+export function forwarderScript(port: number): string {
+  return `
 const net = require('node:net');
 net.createServer((client) => {
   const upstream = net.connect(process.env.BRIDGE_SOCKET);
   client.pipe(upstream).pipe(client);
   client.on('error', () => upstream.destroy());
   upstream.on('error', () => client.destroy());
-}).listen(${INSIDE_PORT}, '127.0.0.1');
-// Its parent becomes the agent (sh execs it); when the agent is gone, so is the forwarder.
+}).listen(${port}, '127.0.0.1');
 const parent = process.ppid;
 setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 500);
 `;
+}
+
+// Its parent becomes the agent (sh execs it); when the agent is gone, so is the forwarder.
+const FORWARDER = forwarderScript(INSIDE_PORT);
 
 /** Pipes connections on the socket file to the service's TCP port on loopback. */
 export async function startBridge(socketPath: string, serviceUrl: string): Promise<net.Server> {
