@@ -642,7 +642,8 @@ export function applyVipVerifications(cluster: Cluster, reply: StepReply): Pick<
 export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: Record<string, unknown> }[] {
   const hostName = hostDisplayName(after);
   const events: { name: string; props: Record<string, unknown> }[] = [];
-  if ((reply.exit_code ?? 0) !== 0) return events;
+  // Only the image check is read when it fails (exit code 2 lists the images that did not pull).
+  if ((reply.exit_code ?? 0) !== 0 && reply.step_type !== 'container-image-availability') return events;
   if (reply.step_type === 'upgrade-agent') {
     let result: { agent_image?: string; result?: string } = {};
     try {

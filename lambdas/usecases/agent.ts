@@ -167,7 +167,8 @@ export async function getNextSteps(
         ...(poll.agentVersion ? { discovery_agent_version: poll.agentVersion } : {}),
       },
     }), host);
-    if (checkedIn && reconnectsOnPoll(checkedIn.status)) host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn;
+    // The steps follow what the agent just said of itself (its version decides an upgrade), as upstream.
+    if (checkedIn) host = reconnectsOnPoll(checkedIn.status) ? ((await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn) : checkedIn;
   }
   let peersJson = '[]';
   let newPeers = false;

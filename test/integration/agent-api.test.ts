@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogueAgentImages } from '../../lambdas/domain/agent-protocol.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { inventory, PULL_SECRET } from '../support/fixtures.js';
@@ -26,7 +27,9 @@ describe('agent endpoints', () => {
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
-  const asAgent = (token = agentToken) => ({ 'X-Secret-Key': token, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' });
+  // The agent the service's hosts run (an agent reporting another version is told to upgrade).
+  const AGENT_IMAGE = catalogueAgentImages().agent;
+  const asAgent = (token = agentToken) => ({ 'X-Secret-Key': token, discovery_agent_version: AGENT_IMAGE });
   const asUser = () => ({ Authorization: `Bearer ${env.adminToken}` });
 
   beforeAll(async () => {
@@ -41,12 +44,13 @@ describe('agent endpoints', () => {
 
   it('registers a host (201) with the next step runner command the agent expects', async () => {
     const hostId = randomUUID();
+    // An agent booted from an older image registers: its step runner is started from the service's image, as upstream.
     const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' }, asAgent());
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     expectMatchesSchema('v2RegisterHost', 201, registered.body);
     expect(registered.body).toMatchObject({ id: hostId, infra_env_id: infraEnvId, cluster_id: clusterId, status: 'discovering', role: 'auto-assign' });
     const runner = registered.body.next_step_runner_command;
-    expect(JSON.parse(runner.args[0])).toEqual({ infra_env_id: infraEnvId, host_id: hostId, agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' });
+    expect(JSON.parse(runner.args[0])).toEqual({ infra_env_id: infraEnvId, host_id: hostId, agent_version: AGENT_IMAGE });
 
     const steps = await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent());
     expect(steps.status).toBe(200);

@@ -104,9 +104,9 @@ describe('host transitions driven by the host monitor', () => {
         await seedCluster(l, 'preparing-for-installation');
         await monitor();
         expect((await hostOf(l, c)).status).toBe('preparing-failed');
-        // A disk measured too slow, from preparing, from preparing-failed: insufficient.
-        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(0, 50), images_status: undefined });
-        await seedHost(l, c, 'preparing-failed', { disks_info: measured(0, 50) });
+        // A disk whose measurement failed, from preparing, from preparing-failed: insufficient.
+        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(-1), images_status: undefined });
+        await seedHost(l, c, 'preparing-failed', { disks_info: measured(-1) });
         await seedCluster(l, 'preparing-for-installation');
         await monitor();
         expect([(await hostOf(l, a)).status, (await hostOf(l, c)).status]).toEqual(['insufficient', 'insufficient']);
@@ -133,8 +133,8 @@ describe('host transitions driven by the host monitor', () => {
         await seedHost(l, c, 'preparing-failed', { disks_info: measured(0), images_status: pulled('success') });
         await monitor();
         expect([(await hostOf(l, a)).status, (await hostOf(l, b)).status, (await hostOf(l, c)).status]).toEqual(['known', 'known', 'known']);
-        // A known host whose disk is too slow, outside preparation.
-        await seedHost(l, a, 'known', { disks_info: measured(0, 50) });
+        // A known host whose last disk speed measurement failed, outside preparation.
+        await seedHost(l, a, 'known', { disks_info: measured(-1) });
         await monitor();
         expect((await hostOf(l, a)).status).toBe('insufficient');
 

@@ -72,7 +72,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     } catch (error) {
       const listed = await hosts().catch(() => []);
       const state = listed.map((host) => `${host.id} ${host.status} (${host.status_info}) role=${host.role}/${host.suggested_role} failing=${failing(host.validations_info).join(',')}`);
-      const current = clusterId ? await cluster().catch(() => ({})) : {};
+      const current: Json = clusterId ? await cluster().catch(() => ({})) : {};
       throw new Error(`${(error as Error).message}\ncluster: ${current.status} (${current.status_info}) failing=${current.validations_info ? failing(current.validations_info).join(',') : ''}\n${state.join('\n')}`);
     }
   };
@@ -212,8 +212,9 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
       expect(run).toMatch(/ --check-cluster-version/);
     }
     expect(installerRuns.filter((run) => / --role bootstrap /.test(run))).toHaveLength(1);
-    // Entering preparation says so, rather than upstream's "finished" before anything ran.
-    expect(statusChanges.some((message) => /Host is preparing for installation/.test(message) || /preparing-for-installation/.test(message))).toBe(true);
+    // Entering preparation says so, rather than upstream's "finished" before anything ran; finishing says finished.
+    expect(statusChanges.filter((message) => /updated status from known to preparing-for-installation \(Host is preparing for installation\)/.test(message))).toHaveLength(3);
+    expect(statusChanges.filter((message) => /to preparing-successful \(Host finished successfully to prepare for installation\)/.test(message))).toHaveLength(3);
   }, 240_000);
 
   it('tells a host whose agent is not the service\'s to upgrade, and its agent pulls the new image and restarts with it', async () => {

@@ -51,8 +51,8 @@ export interface LabCluster {
   agent: Record<string, string>;
   hostIds: string[];
   names: string[];
-  /** Posts one step reply for host `i`. */
-  reply(i: number, stepType: string, output: unknown): Promise<{ status: number }>;
+  /** Posts one step reply for host `i` (a failed one with `failure`'s exit code and error). */
+  reply(i: number, stepType: string, output: unknown, failure?: { exit_code: number; error: string }): Promise<{ status: number }>;
   poll(i: number): Promise<Json>;
   /** Sends host `i`'s recorded inventory and the replies a healthy lab gives (again, after a reset). */
   rediscover(i: number): Promise<void>;
@@ -84,8 +84,8 @@ export async function readyCluster(api: ApiClient, options: { name?: string; hos
   const apiIp = singleNode ? ips[0]! : API_VIP;
   const ingressIp = singleNode ? ips[0]! : INGRESS_VIP;
 
-  const reply = (i: number, step_type: string, output: unknown) =>
-    api.call('POST', `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions`, { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output) }, agent);
+  const reply = (i: number, step_type: string, output: unknown, failure?: { exit_code: number; error: string }) =>
+    api.call('POST', `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions`, { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output), ...failure }, agent);
   const poll = async (i: number) =>
     (await api.call('GET', `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent)).body as Json;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyStepReply, checkInDue, replyTransition, nextSteps, reRegister, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
+import { applyStepReply, applyVipVerifications, checkInDue, replyTransition, nextSteps, reRegister, stepReplyEvents, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
@@ -154,5 +154,98 @@ describe('step replies', () => {
   it('refuses outputs that are not the step\'s JSON', () => {
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: '[1]' }, context)).toThrow(/JSON object/);
     expect(() => applyStepReply(host('known'), { step_type: 'connectivity-check', output: '{' }, context)).toThrow(/not the JSON/);
+  });
+});
+
+describe('preparation steps and upgrades, with upstream\'s arguments', () => {
+  const vdb = JSON.stringify({ interfaces: [{ name: 'lo', mac_address: '', ipv4_addresses: ['127.0.0.1/8'] }], disks: [{ id: '/dev/vdb', path: '/dev/vdb', name: 'vdb' }] });
+  const preparing = (attributes: Record<string, unknown> = {}) => host('preparing-for-installation', { inventory: vdb, installation_disk_path: '/dev/vdb', installation_disk_id: '/dev/disk/by-id/wwn-1', ...attributes });
+  const images = { agent: 'quay.io/x/agent:1', installer: 'quay.io/x/installer:1', controller: 'quay.io/x/controller:1' };
+  const stepOf = (steps: ReturnType<typeof nextSteps>, type: string) => steps.instructions.find((s) => s.step_type === type);
+
+  it('measures the installation disk by its id, with the timeout as a second argument, once per attempt', () => {
+    const steps = nextSteps({ host: preparing(), cluster, now, stepIdSuffix: suffix, images });
+    expect(stepOf(steps, 'installation-disk-speed-check')!.args).toEqual(['{"path":"/dev/disk/by-id/wwn-1"}', '480.00']);
+    const measured = preparing({ disks_info: JSON.stringify({ '/dev/disk/by-id/wwn-1': { path: '/dev/disk/by-id/wwn-1', disk_speed: { tested: true, speed_ms: 3 } } }) });
+    expect(stepOf(nextSteps({ host: measured, cluster, now, stepIdSuffix: suffix, images }), 'installation-disk-speed-check')).toBeUndefined();
+    const persistent = preparing({ inventory: JSON.stringify({ ...JSON.parse(vdb), boot: { device_type: 'persistent' } }) });
+    expect(stepOf(nextSteps({ host: persistent, cluster, now, stepIdSuffix: suffix, images }), 'installation-disk-speed-check')).toBeUndefined();
+  });
+
+  it('checks the release and installer images, each only until it has a result', () => {
+    const steps = nextSteps({ host: preparing(), cluster, now, stepIdSuffix: suffix, images });
+    expect(JSON.parse(stepOf(steps, 'container-image-availability')!.args[0]!)).toEqual({ images: ['quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', 'quay.io/x/installer:1'], timeout: 960 });
+    const pulled = preparing({ images_status: JSON.stringify({ 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64': { name: 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', result: 'failure' } }) });
+    expect(JSON.parse(stepOf(nextSteps({ host: pulled, cluster, now, stepIdSuffix: suffix, images }), 'container-image-availability')!.args[0]!).images).toEqual(['quay.io/x/installer:1']);
+  });
+
+  it('asks no free-addresses scan of a network wider than /22, and verifies VIPs only once the host has an inventory', () => {
+    const wide = nextSteps({ host: host('known', { inventory: vdb }), cluster, now, stepIdSuffix: suffix });
+    expect(stepOf(wide, 'free-network-addresses')).toBeUndefined();
+    expect(stepOf(nextSteps({ host: host('known'), cluster, now, stepIdSuffix: suffix }), 'verify-vips')).toBeUndefined();
+  });
+
+  it('replaces every step with upgrade-agent for a host reporting another agent, before installation only', () => {
+    const old = (status: string) => host(status, { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:0' });
+    const steps = nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images });
+    expect(steps).toEqual({ next_instruction_seconds: 60, post_step_action: 'continue', instructions: [{ step_type: 'upgrade-agent', step_id: 'upgrade-agent-deadbeef', args: ['{"agent_image":"quay.io/x/agent:1"}'] }] });
+    expect(types(nextSteps({ host: old('known-unbound'), now, stepIdSuffix: suffix, images }))).toEqual(['upgrade-agent']);
+    expect(types(nextSteps({ host: old('preparing-for-installation'), cluster, now, stepIdSuffix: suffix, images }))).not.toContain('upgrade-agent');
+    expect(types(nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images, upgradeAgent: false }))).not.toContain('upgrade-agent');
+    expect(types(nextSteps({ host: host('known', { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:1' }), cluster, now, stepIdSuffix: suffix, images }))).not.toContain('upgrade-agent');
+    // A cap on the poll interval (a lab setting) applies to every answer.
+    expect(nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images, maxNextInstructionSeconds: 2 }).next_instruction_seconds).toBe(2);
+  });
+});
+
+describe('replies upstream reads even when they fail', () => {
+  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  const release = 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64';
+
+  it('stores the image check\'s results from its exit-2 reply, a known image getting only its new result', () => {
+    const failedPull = { step_type: 'container-image-availability' as const, exit_code: 2, error: 'pull failed', output: JSON.stringify({ images: [{ name: release, result: 'failure' }, { name: 'quay.io/x/installer:1', result: 'success', size_bytes: 5e8, time: 10, download_rate: 50 }] }) };
+    const after = applyStepReply(host('preparing-for-installation'), failedPull, context)!;
+    const stored = JSON.parse(after.attributes.images_status as string);
+    expect(stored[release]).toEqual({ name: release, result: 'failure' });
+    expect(stored['quay.io/x/installer:1'].download_rate).toBe(50);
+    const retried = applyStepReply(after, { step_type: 'container-image-availability', output: JSON.stringify({ images: [{ name: 'quay.io/x/installer:1', result: 'failure', size_bytes: 1, download_rate: 9 }] }) }, context)!;
+    expect(JSON.parse(retried.attributes.images_status as string)['quay.io/x/installer:1']).toEqual({ name: 'quay.io/x/installer:1', result: 'failure', size_bytes: 5e8, time: 10, download_rate: 50 });
+    const events = stepReplyEvents(host('preparing-for-installation'), after, failedPull, 10);
+    expect(events.map((e) => [e.name, e.props.image_status, e.props.result])).toEqual([['image_status_updated', release, 'failure'], ['image_status_updated', 'quay.io/x/installer:1', 'success']]);
+    expect(events[1]!.props.info).toBe('time: 10.00 seconds; size: 500.00 Megabytes; download rate: 50.00 MBps');
+  });
+
+  it('stores a failed disk speed measurement as tested with its exit code, and a slow one as measured with a warning', () => {
+    const failed = applyStepReply(host('preparing-for-installation'), { step_type: 'installation-disk-speed-check', exit_code: -1, output: '{"path":"/dev/vdb"}', error: 'fio failed' }, context)!;
+    expect(JSON.parse(failed.attributes.disks_info as string)).toEqual({ '/dev/vdb': { path: '/dev/vdb', disk_speed: { tested: true, exit_code: -1 } } });
+    const slowReply = { step_type: 'installation-disk-speed-check' as const, output: '{"path":"/dev/vdb","io_sync_duration":25}' };
+    const slow = applyStepReply(host('preparing-for-installation'), slowReply, context)!;
+    expect(JSON.parse(slow.attributes.disks_info as string)['/dev/vdb'].disk_speed).toEqual({ tested: true, speed_ms: 25 });
+    expect(stepReplyEvents(host('preparing-for-installation'), slow, slowReply, 10)).toEqual([{ name: 'disk_speed_slower_than_supported', props: { host_disk: '/dev/vdb', fdatasync_duration: 25 } }]);
+    expect(stepReplyEvents(host('preparing-for-installation'), slow, slowReply, 30)).toEqual([]);
+    // A failed reply whose output is not the step's JSON is only an error, as upstream only logs it.
+    const unreadable = applyStepReply(host('preparing-for-installation'), { step_type: 'installation-disk-speed-check', exit_code: -1, error: 'bad args' }, context)!;
+    expect(unreadable.attributes.disks_info).toBeUndefined();
+  });
+
+  it('stores a failed tang check\'s words and ignores other failed replies\' output', () => {
+    expect(applyStepReply(host('known'), { step_type: 'tang-connectivity-check', exit_code: -1, error: 'tang unreachable' }, context)!.attributes.tang_connectivity).toBe('tang unreachable');
+    expect(applyStepReply(host('known'), { step_type: 'free-network-addresses', exit_code: 1, output: '[{"network":"10.0.0.0/24"}]' }, context)!.attributes.free_addresses).toBeUndefined();
+  });
+
+  it('turns the agent\'s upgrade result into an event', () => {
+    const reply = (result: string) => ({ step_type: 'upgrade-agent' as const, output: JSON.stringify({ agent_image: 'quay.io/x/agent:2', result }) });
+    expect(stepReplyEvents(host('known'), host('known'), reply('success'), 0).map((e) => e.name)).toEqual(['upgrade_agent_finished']);
+    expect(stepReplyEvents(host('known'), host('known'), reply('failure'), 0).map((e) => e.name)).toEqual(['upgrade_agent_failed']);
+    expect(stepReplyEvents(host('known'), host('known'), reply(''), 0)).toEqual([]);
+  });
+
+  it('applies verify-vips verdicts to the cluster\'s VIPs, and only changes', () => {
+    const reply = { step_type: 'verify-vips' as const, output: JSON.stringify([{ vip: '192.168.1.5', vip_type: 'api', verification: 'succeeded' }, { vip: '192.168.1.6', vip_type: 'ingress', verification: 'failed' }, { vip: '10.9.9.9', vip_type: 'api', verification: 'failed' }]) };
+    const vips = applyVipVerifications(cluster, reply)!;
+    expect(vips).toEqual({ api_vips: [{ ip: '192.168.1.5', verification: 'succeeded' }], ingress_vips: [{ ip: '192.168.1.6', verification: 'failed' }] });
+    expect(applyVipVerifications({ ...cluster, attributes: { ...cluster.attributes, ...vips } }, reply)).toBeUndefined();
+    expect(applyVipVerifications(cluster, { ...reply, exit_code: -1 })).toBeUndefined();
+    expect(applyVipVerifications(cluster, { step_type: 'verify-vips', output: '[{"vip":"192.168.1.5","vip_type":"api","verification":"maybe"}]' })).toBeUndefined();
   });
 });
