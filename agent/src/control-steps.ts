@@ -7,6 +7,7 @@ import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 import type { StepContext, StepRequest, StepResult, StepRunner } from './contracts.js';
 import { EXIT_VALIDATION_ERROR } from './contracts.js';
+import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../lambdas/domain/step-requests.js';
 
 export interface LogFile {
   readonly name: string;
@@ -27,16 +28,18 @@ export type LogCollector = (request: LogsGatherRequest, context: StepContext) =>
 
 const failed = (error: string): StepResult => ({ exit_code: EXIT_VALIDATION_ERROR, error });
 
-function parseArg<T>(request: StepRequest): T | undefined {
+/** The step's request by the service's own definition of its args, or the reason it is not one. */
+function readRequest<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] | string {
   try {
-    return JSON.parse(request.args?.[0] ?? '') as T;
-  } catch {
-    return undefined;
+    return decodeStepArgs(stepType, request.args);
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 
 export const stopInstallationStep: StepRunner = async (request, context) => {
-  if ((request.args ?? []).length !== 0) return failed('stop-installation takes no arguments');
+  const refused = readRequest('stop-installation', request);
+  if (typeof refused === 'string') return failed(refused);
   const result = await context.exec('podman', ['stop', '-i', '-t', '5', 'assisted-installer'], { signal: context.signal, timeoutMs: 30_000 });
   if (result.missing) return failed('podman is not installed on this host: cannot stop the installer container');
   return result.exitCode === 0
@@ -53,8 +56,8 @@ export function upgradeAgentStep(pull?: (image: string, context: StepContext) =>
     return result.exitCode === 0 ? undefined : result.stderr.trim() || `podman pull exited with ${result.exitCode}`;
   };
   return async (request, context) => {
-    const body = parseArg<{ agent_image?: unknown }>(request);
-    if (typeof body?.agent_image !== 'string' || !body.agent_image) return failed('upgrade-agent needs {"agent_image": "<image>"}');
+    const body = readRequest('upgrade-agent', request);
+    if (typeof body === 'string') return failed(body);
     if (busy) return { exit_code: 0 };
     busy = true;
     try {
@@ -122,10 +125,8 @@ export async function tarGz(directory: string, files: readonly LogFile[]): Promi
 
 export function logsGatherStep(collect: LogCollector = collectHostLogs): StepRunner {
   return async (request, context) => {
-    const body = parseArg<LogsGatherRequest>(request);
-    if (!body || typeof body.cluster_id !== 'string' || typeof body.host_id !== 'string' || typeof body.infra_env_id !== 'string') {
-      return failed('logs-gather needs {"cluster_id", "host_id", "infra_env_id"}');
-    }
+    const body = readRequest('logs-gather', request);
+    if (typeof body === 'string') return failed(body);
     const progressPath = `/v2/infra-envs/${body.infra_env_id}/hosts/${body.host_id}/logs-progress`;
     const progress = async (state: 'requested' | 'collecting' | 'completed') => {
       try {

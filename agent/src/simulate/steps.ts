@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { StepRequest, StepResult, StepRunner } from '../contracts.js';
 import { EXIT_VALIDATION_ERROR } from '../contracts.js';
+import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../../lambdas/domain/step-requests.js';
 import { logsGatherStep, upgradeAgentStep, type LogFile } from '../control-steps.js';
 import type { ClusterView } from './cluster-view.js';
 import { simulatedInventory, type SimulatedIdentity } from './host.js';
@@ -14,11 +15,12 @@ import type { FleetNetwork } from './network.js';
 const ok = (output: unknown): StepResult => ({ exit_code: 0, output: JSON.stringify(output) });
 const invalid = (error: string): StepResult => ({ exit_code: EXIT_VALIDATION_ERROR, error });
 
-function arg<T>(request: StepRequest): T | undefined {
+/** The step's request by the service's own definition of its args (what upstream's agent accepts), or the reason it is not one. */
+function arg<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] | string {
   try {
-    return JSON.parse(request.args?.[0] ?? '') as T;
-  } catch {
-    return undefined;
+    return decodeStepArgs(stepType, request.args);
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 
@@ -43,8 +45,8 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   const rtt = behaviour.rtt_ms ?? 0.3;
 
   const connectivity: StepRunner = async (request) => {
-    const peers = arg<{ host_id: string; nics?: { name?: string; mac?: string; ip_addresses?: string[] }[] }[]>(request);
-    if (!Array.isArray(peers)) return invalid('connectivity-check needs a JSON list of hosts');
+    const peers = arg('connectivity-check', request);
+    if (typeof peers === 'string') return invalid(peers);
     const outgoingNic = identity.profile.inventory.interfaces[0]!.name;
     const remoteHosts = peers
       .map((peer) => {
@@ -71,8 +73,8 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   };
 
   const domainResolution: StepRunner = async (request) => {
-    const body = arg<{ domains?: { domain_name?: string }[] }>(request);
-    if (!Array.isArray(body?.domains)) return invalid('domain-resolution needs {"domains": [...]}');
+    const body = arg('domain-resolution', request);
+    if (typeof body === 'string') return invalid(body);
     const facts = await cluster.facts();
     const base = facts.name && facts.baseDnsDomain ? `${facts.name}.${facts.baseDnsDomain}`.toLowerCase() : undefined;
     const apiAddresses = facts.apiVips.length ? facts.apiVips : [options.firstHostAddress];
@@ -89,44 +91,45 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   };
 
   const freeAddresses: StepRunner = async (request) => {
-    const networks = arg<string[]>(request);
-    if (!Array.isArray(networks)) return invalid('free-network-addresses needs a JSON list of IPv4 CIDRs');
+    const networks = arg('free-network-addresses', request);
+    if (typeof networks === 'string') return invalid(networks);
     return ok(networks.map((cidr) => ({ network: cidr, free_addresses: network.freeAddresses(cidr) })));
   };
 
   const ntp: StepRunner = async (request) => {
-    const body = arg<{ ntp_source?: string }>(request);
-    if (!body) return invalid('ntp-synchronizer needs {"ntp_source": "..."}');
+    const body = arg('ntp-synchronizer', request);
+    if (typeof body === 'string') return invalid(body);
     const sources = (body.ntp_source ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const listed = sources.length ? sources : ['0.rhel.pool.ntp.org'];
     return ok({ ntp_sources: listed.map((source_name, i) => ({ source_name, source_state: i === 0 ? 'synced' : 'combined' })) });
   };
 
   const verifyVips: StepRunner = async (request) => {
-    const vips = arg<{ vip: string; vip_type: string }[]>(request);
-    if (!Array.isArray(vips)) return invalid('verify-vips needs a JSON list of VIPs');
+    const vips = arg('verify-vips', request);
+    if (typeof vips === 'string') return invalid(vips);
     return ok(vips.map(({ vip, vip_type }) => ({ vip, vip_type, verification: network.answers(vip) ? 'failed' : 'succeeded' })));
   };
 
   const diskSpeed: StepRunner = async (request) => {
-    const body = arg<{ path?: string }>(request);
-    if (!body?.path) return invalid('installation-disk-speed-check needs {"path": "/dev/..."}');
+    const body = arg('installation-disk-speed-check', request);
+    if (typeof body === 'string') return invalid(body);
     return ok({ path: body.path, io_sync_duration: Math.max(1, Math.round(behaviour.disk_sync_ms ?? 2)) });
   };
 
   const images: StepRunner = async (request) => {
-    const body = arg<{ images?: string[] }>(request);
-    if (!Array.isArray(body?.images)) return invalid('container-image-availability needs {"images": [...]}');
+    const body = arg('container-image-availability', request);
+    if (typeof body === 'string') return invalid(body);
     const seconds = behaviour.image_pull_seconds ?? 12;
     const sizeBytes = 1_350_000_000;
     return ok({ images: body.images.map((name) => ({ name, result: 'success', size_bytes: sizeBytes, time: seconds, download_rate: sizeBytes / 1e6 / seconds })) });
   };
 
   const tang: StepRunner = async (request) => {
-    const body = arg<{ tang_servers?: string }>(request);
+    const body = arg('tang-connectivity-check', request);
+    if (typeof body === 'string') return invalid(body);
     let servers: { url?: string; thumbprint?: string }[] = [];
     try {
-      servers = JSON.parse(body?.tang_servers ?? '[]') as typeof servers;
+      servers = JSON.parse(body.tang_servers) as typeof servers;
     } catch {
       return invalid('tang-connectivity-check: tang_servers is not a JSON list');
     }
@@ -138,14 +141,14 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   };
 
   const apiVip: StepRunner = async (request) => {
-    const body = arg<{ url?: string }>(request);
-    if (!body?.url) return invalid('api-vip-connectivity-check needs {"url": ...}');
+    const body = arg('api-vip-connectivity-check', request);
+    if (typeof body === 'string') return invalid(body);
     return ok({ is_success: true, url: body.url, ignition: JSON.stringify({ ignition: { version: '3.2.0' } }) });
   };
 
   const dhcp: StepRunner = async (request) => {
-    const body = arg<{ interface?: string; api_vip_mac?: string; ingress_vip_mac?: string }>(request);
-    if (!body?.interface || !body.api_vip_mac || !body.ingress_vip_mac) return invalid('dhcp-lease-allocate needs interface, api_vip_mac and ingress_vip_mac');
+    const body = arg('dhcp-lease-allocate', request);
+    if (typeof body === 'string') return invalid(body);
     const free = network.freeAddresses(network.cidr);
     const [apiAddress, ingressAddress] = [free.at(-1), free.at(-2)];
     if (!apiAddress || !ingressAddress) return { exit_code: 1, error: `no free address left in ${network.cidr} for the VIPs` };
@@ -159,7 +162,10 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   ];
 
   return {
-    inventory: async () => ({ exit_code: 0, output: inventory }),
+    inventory: async (request) => {
+      const body = arg('inventory', request);
+      return typeof body === 'string' ? invalid(body) : { exit_code: 0, output: inventory };
+    },
     'connectivity-check': connectivity,
     'free-network-addresses': freeAddresses,
     'ntp-synchronizer': ntp,

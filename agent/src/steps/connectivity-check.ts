@@ -9,7 +9,7 @@ import { bareAddress, familyOf, sameSubnet } from './ip-math.js';
 import { parseArping } from './parsers/arping.js';
 import { parseNmapXml, upHosts } from './parsers/nmap.js';
 import { parsePing } from './parsers/ping.js';
-import { guarded, jsonArgument, mapLimited, requireArray, run, succeed, toolMissing, StepArgumentError } from './support.js';
+import { guarded, mapLimited, run, stepRequest, succeed, toolMissing } from './support.js';
 
 interface RemoteHost {
   readonly hostId: string;
@@ -56,14 +56,9 @@ const IPV6_HEADERS = 48;
 const CONCURRENCY = 16;
 
 function readRequest(request: StepRequest): RemoteHost[] {
-  return requireArray(jsonArgument(request), 'connectivity-check args[0]').map((entry, index) => {
-    if (!entry || typeof entry !== 'object') throw new StepArgumentError(`connectivity-check host ${index} must be an object`);
-    const host = entry as { host_id?: unknown; nics?: unknown };
-    if (typeof host.host_id !== 'string' || host.host_id === '') throw new StepArgumentError(`connectivity-check host ${index} has no host_id`);
-    const nics = Array.isArray(host.nics) ? (host.nics as { mac?: unknown; ip_addresses?: unknown }[]) : [];
-    const macs = new Set(nics.flatMap((nic) => (typeof nic?.mac === 'string' ? [nic.mac.toLowerCase()] : [])));
-    const addresses = nics.flatMap((nic) => (Array.isArray(nic?.ip_addresses) ? nic.ip_addresses : []))
-      .flatMap((address) => (typeof address === 'string' && familyOf(address) ? [bareAddress(address)] : []));
+  return stepRequest('connectivity-check', request).map((host) => {
+    const macs = new Set(host.nics.flatMap((nic) => (nic.mac ? [nic.mac.toLowerCase()] : [])));
+    const addresses = host.nics.flatMap((nic) => nic.ip_addresses).flatMap((address) => (familyOf(address) ? [bareAddress(address)] : []));
     return { hostId: host.host_id, macs, addresses: [...new Set(addresses)] };
   });
 }

@@ -3,7 +3,7 @@
  * pulled one after another within the request's overall timeout.
  */
 import { EXIT_IMAGE_PULL_FAILED, type StepContext, type StepRequest, type StepResult } from '../contracts.js';
-import { guarded, jsonArgument, requireArray, requireObject, run, SingleFlight, StepArgumentError } from './support.js';
+import { guarded, run, SingleFlight, stepRequest } from './support.js';
 
 interface ImageResult {
   name: string;
@@ -13,17 +13,11 @@ interface ImageResult {
   download_rate?: number;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 3600;
 const pulls = new SingleFlight();
 
 export async function containerImageAvailability(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const body = requireObject(jsonArgument(request), 'container-image-availability args[0]');
-    const images = requireArray(body.images, 'container-image-availability "images"').map((image, index) => {
-      if (typeof image !== 'string' || image === '') throw new StepArgumentError(`container-image-availability image ${index} is not a name`);
-      return image;
-    });
-    const timeoutSeconds = typeof body.timeout === 'number' && body.timeout > 0 ? body.timeout : DEFAULT_TIMEOUT_SECONDS;
+    const { images, timeout: timeoutSeconds } = stepRequest('container-image-availability', request);
     return pulls.run('container-image-availability', async () => {
       const deadline = Date.now() + timeoutSeconds * 1000;
       const results: ImageResult[] = [];

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StepContext, StepRequest, StepResult } from '../contracts.js';
-import { fail, guarded, jsonArgument, requireObject, requireString, run, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
+import { fail, guarded, run, stepRequest, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
 
 const DHCLIENT_TIMEOUT_SECONDS = 28;
 const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
@@ -46,10 +46,8 @@ async function leaseOn(context: StepContext, parent: string, name: string, mac: 
 
 export async function dhcpLeaseAllocate(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const body = requireObject(jsonArgument(request), 'dhcp-lease-allocate args[0]');
-    const parent = requireString(body, 'interface', 'dhcp-lease-allocate');
-    const apiMac = requireString(body, 'api_vip_mac', 'dhcp-lease-allocate');
-    const ingressMac = requireString(body, 'ingress_vip_mac', 'dhcp-lease-allocate');
+    const body = stepRequest('dhcp-lease-allocate', request);
+    const { interface: parent, api_vip_mac: apiMac, ingress_vip_mac: ingressMac } = body;
     if (!/^[\w.-]{1,15}$/.test(parent)) throw new StepArgumentError(`dhcp-lease-allocate "interface" ${JSON.stringify(parent)} is not an interface name`);
     for (const mac of [apiMac, ingressMac]) if (!MAC.test(mac)) throw new StepArgumentError(`dhcp-lease-allocate: ${mac} is not a MAC address`);
 

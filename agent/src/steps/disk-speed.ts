@@ -6,10 +6,9 @@
  */
 import type { StepContext, StepRequest, StepResult } from '../contracts.js';
 import { parseFio } from './parsers/fio.js';
-import { fail, guarded, jsonArgument, requireObject, requireString, run, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
+import { fail, guarded, run, stepRequest, succeed, toolMissing, SingleFlight } from './support.js';
 
 const RUNS = 2;
-const DEFAULT_TIMEOUT_SECONDS = 300;
 
 const checks = new SingleFlight();
 
@@ -22,10 +21,7 @@ export function fioArguments(path: string): string[] {
 
 export async function installationDiskSpeedCheck(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const path = requireString(requireObject(jsonArgument(request), 'installation-disk-speed-check args[0]'), 'path', 'installation-disk-speed-check');
-    const timeoutArgument = request.args?.[1];
-    const timeoutSeconds = timeoutArgument === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeoutArgument);
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new StepArgumentError(`installation-disk-speed-check args[1] must be a timeout in seconds, not ${JSON.stringify(timeoutArgument)}`);
+    const { path, timeout_seconds: timeoutSeconds } = stepRequest('installation-disk-speed-check', request);
     return checks.run(path, async () => {
       const results = await Promise.all(Array.from({ length: RUNS }, () => run(context, 'fio', fioArguments(path), { timeoutMs: timeoutSeconds * 1000 })));
       if (results.some((result) => result.missing)) return toolMissing('fio', 'installation-disk-speed-check', 'measure fdatasync latency');

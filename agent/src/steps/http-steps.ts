@@ -1,7 +1,7 @@
 /** Steps that fetch over HTTP: tang-connectivity-check and api-vip-connectivity-check. */
 import type { StepContext, StepRequest, StepResult } from '../contracts.js';
 import { httpGet } from './http-get.js';
-import { fail, guarded, jsonArgument, requireObject, requireString, succeed, StepArgumentError } from './support.js';
+import { fail, guarded, stepRequest, succeed, StepArgumentError } from './support.js';
 
 const TANG_TIMEOUT_MS = 10_000;
 const IGNITION_TIMEOUT_MS = 60_000;
@@ -14,12 +14,11 @@ interface TangServerResponse {
 
 export async function tangConnectivityCheck(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const body = requireObject(jsonArgument(request), 'tang-connectivity-check args[0]');
+    const { tang_servers: text } = stepRequest('tang-connectivity-check', request);
     let servers: unknown;
     try {
-      servers = JSON.parse(requireString(body, 'tang_servers', 'tang-connectivity-check'));
-    } catch (error) {
-      if (error instanceof StepArgumentError) throw error;
+      servers = JSON.parse(text);
+    } catch {
       throw new StepArgumentError('tang-connectivity-check "tang_servers" is not a JSON list');
     }
     if (!Array.isArray(servers)) throw new StepArgumentError('tang-connectivity-check "tang_servers" is not a JSON list');
@@ -77,8 +76,8 @@ const IGNITION_ACCEPT = 'application/vnd.coreos.ignition+json; version=3.2.0';
 
 export async function apiVipConnectivityCheck(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const body = requireObject(jsonArgument(request), 'api-vip-connectivity-check args[0]');
-    const url = requireString(body, 'url', 'api-vip-connectivity-check');
+    const body = stepRequest('api-vip-connectivity-check', request) as ReturnType<typeof stepRequest<'api-vip-connectivity-check'>> & Record<string, unknown>;
+    const url = body.url;
     const headers: Record<string, string> = { Accept: IGNITION_ACCEPT };
     if (typeof body.ignition_endpoint_token === 'string' && body.ignition_endpoint_token !== '') headers.Authorization = `Bearer ${body.ignition_endpoint_token}`;
     for (const header of Array.isArray(body.request_headers) ? body.request_headers : []) {

@@ -9,7 +9,7 @@ import { systemResolver, type DnsResolver } from './dns.js';
 import { apiVipConnectivityCheck, tangConnectivityCheck } from './http-steps.js';
 import { domainResolution, ntpSynchronizer } from './name-steps.js';
 import { freeNetworkAddresses, verifyVips } from './nmap-steps.js';
-import { fail, guarded, succeed } from './support.js';
+import { guarded, stepRequest, succeed } from './support.js';
 
 export interface ProbeStepOptions {
   /** upstream's inventory `--gpu-config-file`. */
@@ -20,13 +20,11 @@ export interface ProbeStepOptions {
   readonly resolver?: () => DnsResolver;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function inventoryStep(options: ProbeStepOptions): StepRunner {
   return (request: StepRequest, context: StepContext): Promise<StepResult> =>
     guarded(request, context, async () => {
-      const hostId = request.args?.[0];
-      if (hostId !== undefined && !UUID.test(hostId)) return fail(`inventory args[0] must be the host id (a UUID), not ${JSON.stringify(hostId)}`);
+      stepRequest('inventory', request);
       return succeed(await collectInventory({ exec: context.exec, log: context.log, gpuConfigFile: options.gpuConfigFile, root: options.root }));
     });
 }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { StepContext, StepRequest, StepResult } from '../contracts.js';
 import { NO_ANSWER_CODES, type DnsResolver } from './dns.js';
 import { parseChronycSources } from './parsers/chronyc.js';
-import { fail, guarded, jsonArgument, requireArray, requireObject, requireString, run, succeed, toolMissing, StepArgumentError } from './support.js';
+import { fail, guarded, run, stepRequest, succeed, toolMissing } from './support.js';
 
 async function answers(lookup: Promise<string[]>): Promise<string[]> {
   try {
@@ -17,12 +17,7 @@ async function answers(lookup: Promise<string[]>): Promise<string[]> {
 export function domainResolution(resolver: () => DnsResolver) {
   return (request: StepRequest, context: StepContext): Promise<StepResult> =>
     guarded(request, context, async () => {
-      const body = requireObject(jsonArgument(request), 'domain-resolution args[0]');
-      const domains = requireArray(body.domains, 'domain-resolution "domains"').map((entry, index) => {
-        const domain = (entry as { domain_name?: unknown } | null)?.domain_name;
-        if (typeof domain !== 'string' || domain === '') throw new StepArgumentError(`domain-resolution domain ${index} has no domain_name`);
-        return domain;
-      });
+      const domains = stepRequest('domain-resolution', request).domains.map((entry) => entry.domain_name);
       const dns = resolver();
       const failures: string[] = [];
       const resolutions = await Promise.all(
@@ -51,12 +46,11 @@ const CHRONYC_TIMEOUT_MS = 30_000;
 export function ntpSynchronizer(resolver: () => DnsResolver) {
   return (request: StepRequest, context: StepContext): Promise<StepResult> =>
     guarded(request, context, async () => {
-      const body = requireObject(jsonArgument(request), 'ntp-synchronizer args[0]');
-      const sources = requireString(body, 'ntp_source', 'ntp-synchronizer')
+      // An empty ntp_source (a cluster with no sources of its own) only lists the host's, as upstream's agent does.
+      const sources = stepRequest('ntp-synchronizer', request).ntp_source
         .split(',')
         .map((source) => source.trim())
         .filter(Boolean);
-      if (sources.length === 0) throw new StepArgumentError('ntp-synchronizer "ntp_source" lists no source');
 
       const listSources = () => run(context, 'chronyc', ['-n', 'sources'], { timeoutMs: CHRONYC_TIMEOUT_MS });
       const first = await listSources();

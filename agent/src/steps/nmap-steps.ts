@@ -2,7 +2,7 @@
 import type { StepContext, StepRequest, StepResult } from '../contracts.js';
 import { familyOf, numberToIpv4, parseIpv4Network } from './ip-math.js';
 import { parseNmapXml, upHosts } from './parsers/nmap.js';
-import { fail, guarded, jsonArgument, requireArray, run, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
+import { fail, guarded, run, stepRequest, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
 
 /** Networks are scanned in /22 pieces so one nmap run stays short. */
 const CHUNK_PREFIX = 22;
@@ -13,8 +13,7 @@ const scans = new SingleFlight();
 
 export async function freeNetworkAddresses(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const networks = requireArray(jsonArgument(request), 'free-network-addresses args[0]').map((entry) => {
-      if (typeof entry !== 'string') throw new StepArgumentError('free-network-addresses expects a list of IPv4 CIDR strings');
+    const networks = stepRequest('free-network-addresses', request).map((entry) => {
       try {
         return { text: entry, ...parseIpv4Network(entry) };
       } catch (error) {
@@ -58,11 +57,9 @@ type Verification = 'succeeded' | 'failed' | 'unverified';
 
 export async function verifyVips(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
-    const vips = requireArray(jsonArgument(request), 'verify-vips args[0]').map((entry, index) => {
-      const vip = entry as { vip?: unknown; vip_type?: unknown } | null;
-      if (!vip || typeof vip.vip !== 'string' || !familyOf(vip.vip)) throw new StepArgumentError(`verify-vips entry ${index} has no valid "vip"`);
-      if (vip.vip_type !== 'api' && vip.vip_type !== 'ingress') throw new StepArgumentError(`verify-vips entry ${index} has vip_type ${JSON.stringify(vip.vip_type)}, not api or ingress`);
-      return { vip: vip.vip, vip_type: vip.vip_type };
+    const vips = stepRequest('verify-vips', request).map((vip, index) => {
+      if (!familyOf(vip.vip)) throw new StepArgumentError(`verify-vips entry ${index} has no valid "vip"`);
+      return vip;
     });
     const verified: { vip: string; vip_type: string; verification: Verification }[] = [];
     for (const vip of vips) {

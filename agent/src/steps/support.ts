@@ -1,6 +1,7 @@
 /** What the step runners share: reading `args`, shaping replies, running tools, guarding overlaps. */
 import { EXIT_VALIDATION_ERROR, type StepContext, type StepRequest, type StepResult } from '../contracts.js';
 import type { CommandOptions, CommandResult } from '../exec.js';
+import { decodeStepArgs, StepArgumentsError, type RequestStepType, type StepRequests } from '../../../lambdas/domain/step-requests.js';
 
 /** The shell's "command not found": the tool a step needs is not installed. */
 export const EXIT_TOOL_MISSING = 127;
@@ -15,6 +16,14 @@ export const toolMissing = (tool: string, stepType: string, purpose: string): St
   fail(`${tool} is not installed on this host; ${stepType} needs it to ${purpose}`, EXIT_TOOL_MISSING);
 
 export class StepArgumentError extends Error {}
+
+/**
+ * The request a step's args carry, read with the service's own definition of them
+ * (lambdas/domain/step-requests.ts): what upstream's agent accepts, nothing looser.
+ */
+export function stepRequest<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] {
+  return decodeStepArgs(stepType, request.args);
+}
 
 /** `args[index]` parsed as JSON; a StepArgumentError says which argument and why. */
 export function jsonArgument(request: StepRequest, index = 0): unknown {
@@ -48,7 +57,7 @@ export async function guarded(request: StepRequest, context: StepContext, body: 
   try {
     return await body();
   } catch (error) {
-    if (error instanceof StepArgumentError) return fail(error.message);
+    if (error instanceof StepArgumentError || error instanceof StepArgumentsError) return fail(error.message);
     const message = error instanceof Error ? error.message : String(error);
     context.log.error(`${request.step_type} failed unexpectedly`, { error: message });
     return fail(`${request.step_type} failed: ${message}`);

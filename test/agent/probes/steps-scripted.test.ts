@@ -116,7 +116,7 @@ describe('installation-disk-speed-check', () => {
 
   it('fails with fio\'s reason when every run fails', async () => {
     const exec = scriptedRunner({ fio: exited(1, fixture('fio-error.json'), fixture('fio-error.stderr')) });
-    const reply = await createProbeSteps()['installation-disk-speed-check']!(request('installation-disk-speed-check', { path: '/proc/version' }), stepContext(exec));
+    const reply = await createProbeSteps()['installation-disk-speed-check']!(request('installation-disk-speed-check', { path: '/proc/version' }, '480.00'), stepContext(exec));
     expect(reply).toMatchObject({ exit_code: -1, error: expect.stringContaining('Operation not permitted') });
   });
 

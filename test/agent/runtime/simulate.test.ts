@@ -129,7 +129,10 @@ describe('simulated hosts', () => {
     expect(await run(steps[0]!['installation-disk-speed-check'], [{ path: '/dev/sda' }, '480'])).toEqual({ path: '/dev/sda', io_sync_duration: 1 });
     expect((await run(steps[0]!['container-image-availability'], [{ images: ['quay.io/openshift-release-dev/ocp-release:4.18.0-x86_64'], timeout: 960 }])).images[0]).toMatchObject({ result: 'success' });
     const bad = await steps[0]!['connectivity-check']!({ step_type: 'connectivity-check', step_id: 'c', args: ['not json'] }, context());
-    expect(bad).toEqual({ exit_code: -1, error: 'connectivity-check needs a JSON list of hosts' });
+    expect(bad).toEqual({ exit_code: -1, error: 'connectivity-check args[0] is not a JSON document' });
+    // The disk speed check without its timeout argument is refused, as upstream's agent refuses it.
+    const oneArg = await steps[0]!['installation-disk-speed-check']!({ step_type: 'installation-disk-speed-check', step_id: 'd', args: ['{"path":"/dev/sda"}'] }, context());
+    expect(oneArg).toEqual({ exit_code: -1, error: 'installation-disk-speed-check takes 2 arguments in args, got 1' });
   });
 
   it('never runs a command on this machine', async () => {
