@@ -102,7 +102,8 @@ export function newHost(context: {
       kind: context.cluster?.status === 'adding-hosts' ? 'AddToExistingClusterHost' : 'Host',
       status_info: transition.statusInfo,
       status_updated_at: context.now,
-      ...(bound ? { role: 'auto-assign', suggested_role: 'auto-assign' } : {}),
+      // A single-node cluster's host can only be its control plane: upstream makes it master and bootstrap on registration.
+      ...(bound ? (context.cluster?.attributes.control_plane_count === 1 ? { role: 'master', suggested_role: 'master', bootstrap: true } : { role: 'auto-assign', suggested_role: 'auto-assign' }) : {}),
       registered_at: context.now,
       checked_in_at: context.now,
       discovery_agent_version: context.agentVersion,

@@ -66,13 +66,13 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
   const failing = (validationsInfo: string) => Object.values(JSON.parse(validationsInfo ?? '{}') as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => v.id);
   const events = async (query: string) => ((await call('GET', `/events?${query}`)).body as Json[]);
   /** until(), and on a timeout what the hosts and the cluster looked like. */
-  const waitFor = async <T>(probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string): Promise<T> => {
+  const waitFor = async <T>(probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string, of = { infraEnv: () => infraEnvId, cluster: () => clusterId }): Promise<T> => {
     try {
       return await until(probe, timeoutMs, what);
     } catch (error) {
-      const listed = await hosts().catch(() => []);
+      const listed = await hosts(of.infraEnv()).catch(() => []);
       const state = listed.map((host) => `${host.id} ${host.status} (${host.status_info}) role=${host.role}/${host.suggested_role} failing=${failing(host.validations_info).join(',')}`);
-      const current: Json = clusterId ? await cluster().catch(() => ({})) : {};
+      const current: Json = of.cluster() ? (await call('GET', `/clusters/${of.cluster()}`).catch(() => ({ body: {} }))).body : {};
       throw new Error(`${(error as Error).message}\ncluster: ${current.status} (${current.status_info}) failing=${current.validations_info ? failing(current.validations_info).join(',') : ''}\n${state.join('\n')}`);
     }
   };
@@ -215,6 +215,49 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     // Entering preparation says so, rather than upstream's "finished" before anything ran; finishing says finished.
     expect(statusChanges.filter((message) => /updated status from known to preparing-for-installation \(Host is preparing for installation\)/.test(message))).toHaveLength(3);
     expect(statusChanges.filter((message) => /to preparing-successful \(Host finished successfully to prepare for installation\)/.test(message))).toHaveLength(3);
+  }, 240_000);
+
+  it('stores the image check of a host whose registry is unreachable (exit code 2, its output listing the failures), and fails its preparation', async () => {
+    const sno = await call('POST', '/clusters', {
+      name: 'ua-sno', openshift_version: '4.18', pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
+      control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true,
+    });
+    expect(sno.status, JSON.stringify(sno.body)).toBe(201);
+    const snoId = sno.body.id as string;
+    const snoEnv = (await call('POST', '/infra-envs', { name: 'ua-sno', pull_secret: PULL_SECRET, cluster_id: snoId, openshift_version: '4.18' })).body.id as string;
+    const snoIgnition = await call('GET', `/infra-envs/${snoEnv}/downloads/files?file_name=discovery.ign`);
+    const snoUnit = agentUnitOf(typeof snoIgnition.body === 'string' ? snoIgnition.body : JSON.stringify(snoIgnition.body));
+    // The podman shim answers every pull of this host with a failure, as a host with no way to its registry.
+    const agent = startUpstreamAgent({ namespace, n: 5, infraEnvId: snoEnv, token: snoUnit.token, image: snoUnit.image, workDir, diskImage: disk(5), env: { SHIM_IMAGES: 'absent' } });
+    agents.push(agent);
+    try {
+      await waitFor(async () => (await hosts(snoEnv)).length === 1 && (await hosts(snoEnv))[0]!.inventory, 60_000, `the single node's inventory\n${diagnostics()}`);
+      // The machine network is the host's; a single node needs no VIPs (upstream's SNO rules).
+      expect((await call('PATCH', `/clusters/${snoId}`, { machine_networks: [{ cidr: '127.0.0.0/24' }] })).status).toBe(201);
+      // A single node needs 8 cores (this machine has 2) and, with no DNS here, its names cannot resolve: upstream fails those too.
+      const snoIgnored = [...SANDBOX_FAILURES, 'api-domain-name-resolved-correctly', 'api-int-domain-name-resolved-correctly', 'apps-domain-name-resolved-correctly'];
+      expect((await call('PUT', `/clusters/${snoId}/ignored-validations`, { 'host-validation-ids': JSON.stringify(snoIgnored), 'cluster-validation-ids': '[]' })).status).toBe(201);
+      const snoCluster = async () => (await call('GET', `/clusters/${snoId}`)).body as Json;
+      await waitFor(async () => (await snoCluster()).status === 'ready', 60_000, 'the single-node cluster to be ready', { infraEnv: () => snoEnv, cluster: () => snoId });
+      expect((await call('POST', `/clusters/${snoId}/actions/install`)).status).toBe(202);
+
+      const failed = await waitFor(async () => {
+        const [host] = await hosts(snoEnv);
+        return host?.status === 'preparing-failed' ? host : undefined;
+      }, 90_000, `the single node to fail its preparation\n${diagnostics()}`);
+      const reply = stepLines(agent.stepLog(), 'container-image-availability').replies.join('\n');
+      expect(reply).toMatch(/exit-code <2>/);
+      const images = Object.values(JSON.parse(failed.images_status) as Record<string, Json>);
+      expect(images.length).toBeGreaterThanOrEqual(2);
+      expect(images.every((image) => image.result === 'failure')).toBe(true);
+      expect(failed.status_info).toMatch(/^Host failed to prepare for installation due to following failing validation\(s\): .*Failed to fetch container images needed for installation from quay\.io\/openshift-release-dev\/ocp-release:[^,]+,quay\.io\/edge-infrastructure\/assisted-installer:latest\. /);
+      const messages = (await events(`host_id=${failed.id}`)).map((event) => event.message as string);
+      expect(messages.some((m) => /New image status .* result: failure/.test(m))).toBe(true);
+      // The cluster stops preparing and waits for the user.
+      await waitFor(async () => (await snoCluster()).status !== 'preparing-for-installation', 30_000, 'the single-node cluster to stop preparing');
+    } finally {
+      await agent.stop();
+    }
   }, 240_000);
 
   it('tells a host whose agent is not the service\'s to upgrade, and its agent pulls the new image and restarts with it', async () => {
