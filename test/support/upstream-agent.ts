@@ -37,15 +37,19 @@ export interface LoopbackNamespace {
 /**
  * A network namespace with loopback only, in which 127.0.0.1:`port` leads to the Unix socket
  * `socketPath`. `loopbackCidr` (e.g. 127.0.0.1/24) replaces lo's 127.0.0.1/8, so that the hosts'
- * network is one a free-addresses scan may be asked for.
+ * network is one a free-addresses scan may be asked for; `extraLoopbackCidrs` are more addresses on lo.
  */
-export async function startLoopbackNamespace(options: { socketPath: string; port: number; loopbackCidr?: string }): Promise<LoopbackNamespace> {
+export async function startLoopbackNamespace(options: { socketPath: string; port: number; loopbackCidr?: string; extraLoopbackCidrs?: readonly string[] }): Promise<LoopbackNamespace> {
   const cidr = options.loopbackCidr;
   if (cidr !== undefined && !/^127\.0\.0\.1\/(9|[12]\d|3[0-2])$/.test(cidr)) throw new Error(`lo keeps 127.0.0.1 in a narrower loopback network, not ${cidr}`);
+  for (const extra of options.extraLoopbackCidrs ?? []) {
+    if (!/^127\.\d+\.\d+\.\d+\/\d+$/.test(extra)) throw new Error(`only loopback addresses may be added to lo, not ${extra}`);
+  }
   const script = [
     'set -e',
     'ip link set lo up',
     ...(cidr ? [`ip addr add ${cidr} dev lo`, 'ip addr del 127.0.0.1/8 dev lo'] : []),
+    ...(options.extraLoopbackCidrs ?? []).map((extra) => `ip addr add ${extra} dev lo`),
     'exec node -e "$FORWARDER"',
   ].join('\n');
   const child: ChildProcess = spawn('unshare', ['-n', 'sh', '-c', script], {
