@@ -5,20 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  applyStepReply,
-  applyVipVerifications,
-  stepReplyEvents,
   checkInDue,
   CONNECTIVITY_RETRY_MS,
   hasUncheckedPeers,
   hostNics,
-  isReadByPeers,
   offersConnectivityCheck,
   newHost,
   nextStepRunnerCommand,
   nextSteps,
   registrationProblem,
-  replyTransition,
   reRegister,
   wantsConnectivityCheck,
   type StepReply,
@@ -26,6 +21,7 @@ import {
   catalogueAgentImages,
   type AgentSettings,
 } from '../domain/agent-protocol.js';
+import { applyStepReply, applyVipVerifications, isReadByPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import type { HostTransition } from '../domain/host-state-machine.js';

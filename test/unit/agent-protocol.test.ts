@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyStepReply, applyVipVerifications, checkInDue, replyTransition, nextSteps, reRegister, stepReplyEvents, wantsConnectivityCheck, withServiceEligibility } from '../../lambdas/domain/agent-protocol.js';
+import { checkInDue, nextSteps, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
+import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
 const now = new Date('2026-11-22T10:00:00Z');

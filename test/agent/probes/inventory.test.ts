@@ -7,7 +7,7 @@ import { runCommand } from '../../../agent/src/exec.js';
 import { collectInventory } from '../../../agent/src/inventory/index.js';
 import { REASON_ISO, REASON_LVM, mountedReason } from '../../../agent/src/inventory/disks.js';
 import { createProbeSteps } from '../../../agent/src/steps/index.js';
-import { applyStepReply } from '../../../lambdas/domain/agent-protocol.js';
+import { applyStepReply } from '../../../lambdas/domain/step-replies.js';
 import type { Host } from '../../../lambdas/domain/entities.js';
 import { readInventory } from '../../../lambdas/domain/host-validations-model.js';
 import { hostInventory } from '../../../lambdas/domain/inventory.js';
