@@ -94,6 +94,8 @@ export class AssistedStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: 'AssistedCloud',
       NODE_OPTIONS: '--enable-source-maps',
       ENABLE_SOFT_TIMEOUTS: String(config.softTimeouts),
+      ENABLE_UPGRADE_AGENT: String(config.upgradeAgent),
+      ...(config.agentImage ? { AGENT_DOCKER_IMAGE: config.agentImage } : {}),
     };
 
     // ---- Agent signing key -------------------------------------------------------------------

@@ -42,6 +42,10 @@ export interface StageConfig {
   manageApiGatewayAccountRole: boolean;
   /** ENABLE_SOFT_TIMEOUTS for the functions: new clusters warn about overdue hosts instead of failing them. */
   softTimeouts: boolean;
+  /** AGENT_DOCKER_IMAGE: the discovery agent hosts boot and are upgraded to (the catalogue's when unset). */
+  agentImage?: string;
+  /** ENABLE_UPGRADE_AGENT: hosts reporting another agent are told to upgrade (default on, as upstream). */
+  upgradeAgent: boolean;
 }
 
 type Context = (key: string) => unknown;
@@ -146,5 +150,7 @@ export function stageConfigFromContext(context: Context): StageConfig {
     clusterLogRetentionDays: positiveNumber('clusterLogRetentionDays', context('clusterLogRetentionDays'), 90),
     manageApiGatewayAccountRole: accountRole === 'managed',
     softTimeouts: flag('softTimeouts', context('softTimeouts')),
+    agentImage: optionalString('agentImage', context('agentImage'), /^[^\s]+$/),
+    upgradeAgent: context('upgradeAgent') === undefined ? true : flag('upgradeAgent', context('upgradeAgent')),
   };
 }

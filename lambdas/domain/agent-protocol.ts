@@ -12,6 +12,7 @@ import { isNotAllowed, transitionHost, type HostTransition } from './host-state-
 import type { HostStage, HostStatus } from './host-states.js';
 import { componentVersions } from './catalogues.js';
 import { installationDisk, installCommandRequest } from './installation.js';
+import { HOST_LOGS_COLLECTED_AT } from './logs.js';
 import { hostInventory, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
@@ -316,6 +317,8 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
       return name ? encodeStepArgs('api-vip-connectivity-check', { url: `http://${name}:22624/config/worker` }) : undefined;
     }
     case 'logs-gather':
+      // Gathered once per failure or cancellation: the upload stamps logs_collected_at (a reset clears it).
+      if (host.attributes[HOST_LOGS_COLLECTED_AT]) return undefined;
       return encodeStepArgs('logs-gather', { cluster_id: host.clusterId ?? '', infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] });
     case 'stop-installation':
       return encodeStepArgs('stop-installation', {});

@@ -80,7 +80,7 @@ const PEER_READ_FIELDS: Readonly<Record<string, string>> = { inventory: 'invento
  * and a check not answered within the window is handed again. Process-local: it only saves work.
  */
 const LONG_CHECK_WINDOW_MS = 60_000;
-const LONG_CHECKS: ReadonlySet<string> = new Set(['free-network-addresses', 'installation-disk-speed-check', 'container-image-availability']);
+const LONG_CHECKS: ReadonlySet<string> = new Set(['free-network-addresses', 'installation-disk-speed-check', 'container-image-availability', 'logs-gather']);
 const longChecksHanded = new RecentMarks(LONG_CHECK_WINDOW_MS);
 
 export async function registerHost(

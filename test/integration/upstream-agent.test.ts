@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provide } from '../../lambdas/platform/container.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
@@ -168,6 +169,19 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     expect(ready.api_vips.map((vip: Json) => [vip.ip, vip.verification])).toEqual([[API_VIP, 'succeeded']]);
     expect(ready.ingress_vips.map((vip: Json) => [vip.ip, vip.verification])).toEqual([[INGRESS_VIP, 'succeeded']]);
     for (const agent of agents) expect(stepLines(agent.stepLog(), 'verify-vips').replies.join('\n')).toMatch(/succeeded/);
+    // Each host's connectivity report names its two peers, reached over L3 (loopback has no L2 to check);
+    // a report made before a peer registered is made again once it has.
+    const ids = (await hosts()).map((h) => h.id);
+    const peersListed = (host: Json) => JSON.stringify((JSON.parse(host.connectivity ?? '{"remote_hosts":[]}').remote_hosts as Json[]).map((r) => r.host_id).sort()) === JSON.stringify(ids.filter((id) => id !== host.id).sort());
+    await waitFor(async () => (await hosts()).every(peersListed), 60_000, 'every connectivity report to name both peers');
+    for (const host of await hosts()) {
+      const report = JSON.parse(host.connectivity) as { remote_hosts: { host_id: string; l3_connectivity: { successful: boolean }[] }[] };
+      expect(report.remote_hosts.map((remote) => remote.host_id).sort()).toEqual((await hosts()).map((h) => h.id).filter((id) => id !== host.id).sort());
+      expect(report.remote_hosts.every((remote) => remote.l3_connectivity.some((l3) => l3.successful))).toBe(true);
+      // The names the DNS validations read, in upstream's order; nothing resolves without a DNS server here.
+      const resolutions = (JSON.parse(host.domain_name_resolutions) as { resolutions: { domain_name: string }[] }).resolutions.map((r) => r.domain_name);
+      expect(resolutions).toEqual(['api.ua.example.com', 'api-int.ua.example.com', 'console-openshift-console.apps.ua.example.com', 'validateNoWildcardDNS.ua.example.com.', 'validateNoWildcardDNS.ua.example.com', 'quay.io']);
+    }
     // Every validation but the sandbox's own failures passes, on every host.
     for (const host of await hosts()) {
       expect(host.status).toBe('known');
@@ -217,6 +231,31 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     expect(statusChanges.filter((message) => /updated status from known to preparing-for-installation \(Host is preparing for installation\)/.test(message))).toHaveLength(3);
     expect(statusChanges.filter((message) => /to preparing-successful \(Host finished successfully to prepare for installation\)/.test(message))).toHaveLength(3);
   }, 240_000);
+
+  it('on cancel, each host stops its installer and uploads its logs once, through upstream\'s logs_sender', async () => {
+    expect((await call('POST', `/clusters/${clusterId}/actions/cancel`)).status).toBe(202);
+    const collected = await waitFor(async () => {
+      const all = await hosts();
+      return all.every((host) => host.status === 'cancelled' && host.logs_info === 'completed') ? all : undefined;
+    }, 120_000, `every host cancelled with its logs uploaded\n${diagnostics()}`);
+    for (const agent of agents.slice(0, 3)) {
+      const calls = agent.podmanCalls();
+      expect(calls).toContain('stop -i -t 5 assisted-installer');
+      const senders = calls.filter((call) => call.startsWith('run ') && / logs_sender /.test(call));
+      // Once: the upload stamps logs_collected_at and the step is not handed again.
+      expect(senders).toHaveLength(1);
+      expect(senders[0]).toMatch(new RegExp(` logs_sender -url ${namespace.url} -cluster-id ${clusterId} -host-id [0-9a-f-]{36} -infra-env-id ${infraEnvId} `));
+    }
+    for (const host of collected) {
+      expect(host.logs_collected_at).toBeTruthy();
+      const download = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${clusterId}/logs?logs_type=host&host_id=${host.id}`, { headers: { Authorization: `Bearer ${env.adminToken}` } });
+      expect(download.status).toBe(200);
+      const bytes = new Uint8Array(await download.arrayBuffer());
+      // A gzip made by the agent's own tar of logs_host_<id>/.
+      expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+      expect(gunzipSync(bytes).toString('latin1')).toContain(`logs_host_${host.id}/`);
+    }
+  }, 180_000);
 
   it('stores the image check of a host whose registry is unreachable (exit code 2, its output listing the failures), and fails its preparation', async () => {
     const sno = await call('POST', '/clusters', {
