@@ -59,6 +59,30 @@ describe('agent endpoints', () => {
     expect(steps.body.instructions).toEqual([{ step_type: 'inventory', step_id: expect.stringMatching(/^inventory-[0-9a-f]{8}$/), args: [hostId] }]);
   });
 
+  it('writes the role a host\'s judgement suggests (upstream\'s role selection), and the agent\'s VIP verdicts on the cluster', async () => {
+    const hostId = randomUUID();
+    await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body.suggested_role).toBe('auto-assign');
+    // 8 cores and 32 GiB meet a control-plane node's needs, and the cluster has fewer than 3.
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory('master-9') }, asAgent())).status).toBe(204);
+    expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body.suggested_role).toBe('master');
+    const messages = ((await request('GET', `/events?host_id=${hostId}`, undefined, asUser())).body as Json[]).map((event) => event.message as string);
+    expect(messages.some((message) => /calculated role is master$/.test(message))).toBe(true);
+
+    const vips = await request('PATCH', `/clusters/${clusterId}`, { api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] }, asUser());
+    expect(vips.status, JSON.stringify(vips.body)).toBe(201);
+    expect(vips.body.api_vips[0].verification).toBe('unverified');
+    const verdicts = [{ vip: '192.168.127.100', vip_type: 'api', verification: 'succeeded' }, { vip: '192.168.127.101', vip_type: 'ingress', verification: 'failed' }];
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'verify-vips', step_id: 'verify-vips-00000001', output: JSON.stringify(verdicts) }, asAgent())).status).toBe(204);
+    const cluster = (await request('GET', `/clusters/${clusterId}`, undefined, asUser())).body;
+    expect([cluster.api_vips[0].verification, cluster.ingress_vips[0].verification]).toEqual(['succeeded', 'failed']);
+    const ingressValid = Object.values(JSON.parse(cluster.validations_info) as Record<string, Json[]>).flat().find((v) => v.id === 'ingress-vips-valid')!;
+    expect(ingressValid).toMatchObject({ status: 'failure', message: expect.stringContaining('127.101> is already in use') });
+    // Back as it was for the tests after this one.
+    expect((await request('PATCH', `/clusters/${clusterId}`, { api_vips: [], ingress_vips: [] }, asUser())).status).toBe(201);
+    expect((await request('DELETE', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).status).toBe(204);
+  });
+
   it('stores an inventory reply, deciding disk eligibility itself; the same reply twice changes nothing', async () => {
     const hostId = randomUUID();
     await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());

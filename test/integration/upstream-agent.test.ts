@@ -72,6 +72,8 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     try {
       return await until(probe, timeoutMs, what);
     } catch (error) {
+      // The agents' latest steps, as they were when the wait gave up.
+      if (process.env.UPSTREAM_AGENT_LOGS !== 'quiet') console.error(diagnostics());
       const listed = await hosts(of.infraEnv()).catch(() => []);
       const state = listed.map((host) => `${host.id} ${host.status} (${host.status_info}) role=${host.role}/${host.suggested_role} failing=${failing(host.validations_info).join(',')}`);
       const current: Json = of.cluster() ? (await call('GET', `/clusters/${of.cluster()}`).catch(() => ({ body: {} }))).body : {};
@@ -121,7 +123,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     const listed = await waitFor(async () => {
       const all = await hosts();
       return all.length === 3 && all.every((host) => host.inventory && host.suggested_role !== 'auto-assign') ? all : undefined;
-    }, 90_000, `three hosts with inventories and suggested roles\n${diagnostics()}`);
+    }, 90_000, `three hosts with inventories and suggested roles`);
     for (const host of listed) {
       const inventory = JSON.parse(host.inventory) as Json;
       // The sparse file is the agent's only disk: /dev/vdb, 130 GiB, eligible.
@@ -138,7 +140,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
   }, 120_000);
 
   it('asks for free addresses only on networks no wider than /22, and the real agent answers them', async () => {
-    await waitFor(() => agents.every((agent) => stepLines(agent.stepLog(), 'free-network-addresses').replies.length > 0), 60_000, `free-network-addresses replies\n${diagnostics()}`);
+    await waitFor(() => agents.every((agent) => stepLines(agent.stepLog(), 'free-network-addresses').replies.length > 0), 60_000, `free-network-addresses replies`);
     for (const agent of agents) {
       const { created } = stepLines(agent.stepLog(), 'free-network-addresses');
       for (const line of created) {
@@ -164,7 +166,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     const ready = await waitFor(async () => {
       const current = await cluster();
       return current.status === 'ready' ? current : undefined;
-    }, 90_000, `the cluster to be ready\n${diagnostics()}`);
+    }, 90_000, `the cluster to be ready`);
     // The verdicts came from verify-vips replies (nmap found nobody on the addresses), not from free addresses.
     expect(ready.api_vips.map((vip: Json) => [vip.ip, vip.verification])).toEqual([[API_VIP, 'succeeded']]);
     expect(ready.ingress_vips.map((vip: Json) => [vip.ip, vip.verification])).toEqual([[INGRESS_VIP, 'succeeded']]);
@@ -195,11 +197,11 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     await waitFor(async () => {
       const all = await hosts();
       return all.every((host) => host.status === 'installing') || undefined;
-    }, 120_000, `every host installing\n${diagnostics()}`);
+    }, 120_000, `every host installing`);
     const installerRuns = await waitFor(() => {
       const runs = agents.map((agent) => agent.podmanCalls().find((call) => /^run .*quay\.io\/edge-infrastructure\/assisted-installer:/.test(call)));
       return runs.every(Boolean) ? (runs as string[]) : undefined;
-    }, 60_000, `the installer started on every host\n${diagnostics()}`);
+    }, 60_000, `the installer started on every host`);
 
     const all = await hosts();
     const statusChanges = (await events(`cluster_id=${clusterId}`)).map((event) => event.message as string);
@@ -237,7 +239,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     const collected = await waitFor(async () => {
       const all = await hosts();
       return all.every((host) => host.status === 'cancelled' && host.logs_info === 'completed') ? all : undefined;
-    }, 120_000, `every host cancelled with its logs uploaded\n${diagnostics()}`);
+    }, 120_000, `every host cancelled with its logs uploaded`);
     for (const agent of agents.slice(0, 3)) {
       const calls = agent.podmanCalls();
       expect(calls).toContain('stop -i -t 5 assisted-installer');
@@ -271,7 +273,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     const agent = startUpstreamAgent({ namespace, n: 5, infraEnvId: snoEnv, token: snoUnit.token, image: snoUnit.image, workDir, diskImage: disk(5), env: { SHIM_IMAGES: 'absent' } });
     agents.push(agent);
     try {
-      await waitFor(async () => (await hosts(snoEnv)).length === 1 && (await hosts(snoEnv))[0]!.inventory, 60_000, `the single node's inventory\n${diagnostics()}`);
+      await waitFor(async () => (await hosts(snoEnv)).length === 1 && (await hosts(snoEnv))[0]!.inventory, 60_000, `the single node's inventory`);
       // The machine network is the host's; a single node needs no VIPs (upstream's SNO rules).
       expect((await call('PATCH', `/clusters/${snoId}`, { machine_networks: [{ cidr: '127.0.0.0/24' }] })).status).toBe(201);
       // A single node needs 8 cores (this machine has 2) and, with no DNS here, its names cannot resolve: upstream fails those too.
@@ -284,7 +286,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
       const failed = await waitFor(async () => {
         const [host] = await hosts(snoEnv);
         return host?.status === 'preparing-failed' ? host : undefined;
-      }, 90_000, `the single node to fail its preparation\n${diagnostics()}`);
+      }, 90_000, 'the single node to fail its preparation', { infraEnv: () => snoEnv, cluster: () => snoId });
       const reply = stepLines(agent.stepLog(), 'container-image-availability').replies.join('\n');
       expect(reply).toMatch(/exit-code <2>/);
       const images = Object.values(JSON.parse(failed.images_status) as Record<string, Json>);
@@ -310,7 +312,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     const [host] = await waitFor(async () => {
       const listed = await hosts(pool);
       return listed.length === 1 && listed[0]!.inventory ? listed : undefined;
-    }, 60_000, `the pool host's inventory\n${diagnostics()}`);
+    }, 60_000, `the pool host's inventory`);
     expect(failing(host!.validations_info)).not.toContain('compatible-agent');
 
     // The service is redeployed with a newer agent image (AGENT_DOCKER_IMAGE): the host now runs an old one.
@@ -318,7 +320,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     process.env.AGENT_DOCKER_IMAGE = newer;
     provide({});
     try {
-      await waitFor(() => stepLines(agent.stepLog(), 'upgrade-agent').replies.length > 0, 60_000, `an upgrade-agent reply\n${diagnostics()}`);
+      await waitFor(() => stepLines(agent.stepLog(), 'upgrade-agent').replies.length > 0, 60_000, `an upgrade-agent reply`);
       const upgrade = stepLines(agent.stepLog(), 'upgrade-agent');
       expect(upgrade.created[0]).toContain(`args <[{\\"agent_image\\":\\"${newer}\\"}]>`);
       expect(upgrade.replies[0]).toMatch(/\\"result\\":\\"success\\"/);

@@ -134,12 +134,21 @@ export function startUpstreamAgent(options: {
     stepLog: () => readOr(path.join(dir, 'varlog', 'agent_next_step_runner.log')),
     nmapLog: () => readOr(path.join(dir, 'nmap-guard.log')),
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      // run-agent.sh's own PID: its trap ends the agent's tree and detaches the loop device.
-      const runPid = readOr(path.join(dir, 'run.pid')).trim();
-      spawnSync(path.join(tool, 'stop.sh'), [runPid || String(child.pid)], { timeout: 30_000 });
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) {
+        // The agent's own tree first: run-agent.sh then returns and its exit trap detaches the loop
+        // device. (Signalling run-agent.sh itself again while that trap runs would cut it short.)
+        const agentPid = readOr(path.join(dir, 'agent.pid')).trim();
+        if (agentPid) spawnSync(path.join(tool, 'stop.sh'), [agentPid], { timeout: 30_000 });
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        if (child.exitCode === null && child.signalCode === null) {
+          const runPid = readOr(path.join(dir, 'run.pid')).trim();
+          spawnSync(path.join(tool, 'stop.sh'), [runPid || String(child.pid)], { timeout: 30_000 });
+          await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        }
+      }
+      // Whatever happened above, no loop device stays attached to this agent's disk.
+      const attached = spawnSync('losetup', ['-j', options.diskImage], { encoding: 'utf8' }).stdout ?? '';
+      for (const device of attached.split('\n').map((line) => line.split(':')[0]!).filter(Boolean)) spawnSync('losetup', ['-d', device]);
     },
   };
 }
