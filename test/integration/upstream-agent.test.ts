@@ -63,6 +63,12 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     }
     return { status: response.status, body: parsed };
   };
+  /** The agent token and image an infra-env's discovery ignition gives its hosts. */
+  const agentUnitFor = async (id: string) => {
+    const ignition = await call('GET', `/infra-envs/${id}/downloads/files?file_name=discovery.ign`);
+    expect(ignition.status).toBe(200);
+    return agentUnitOf(typeof ignition.body === 'string' ? ignition.body : JSON.stringify(ignition.body));
+  };
   const hosts = async (id = infraEnvId) => (await call('GET', `/infra-envs/${id}/hosts`)).body as Json[];
   const cluster = async () => (await call('GET', `/clusters/${clusterId}`)).body as Json;
   const failing = (validationsInfo: string) => Object.values(JSON.parse(validationsInfo ?? '{}') as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => v.id);
@@ -103,9 +109,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     clusterId = created.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'ua', pull_secret: PULL_SECRET, cluster_id: clusterId, openshift_version: '4.18' })).body.id;
-    const ignition = await call('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
-    expect(ignition.status).toBe(200);
-    unit = agentUnitOf(typeof ignition.body === 'string' ? ignition.body : JSON.stringify(ignition.body));
+    unit = await agentUnitFor(infraEnvId);
     for (const n of [1, 2, 3]) agents.push(startUpstreamAgent({ namespace, n, infraEnvId, token: unit.token, image: unit.image, workDir, diskImage: disk(n) }));
   }, 120_000);
 
@@ -267,8 +271,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     expect(sno.status, JSON.stringify(sno.body)).toBe(201);
     const snoId = sno.body.id as string;
     const snoEnv = (await call('POST', '/infra-envs', { name: 'ua-sno', pull_secret: PULL_SECRET, cluster_id: snoId, openshift_version: '4.18' })).body.id as string;
-    const snoIgnition = await call('GET', `/infra-envs/${snoEnv}/downloads/files?file_name=discovery.ign`);
-    const snoUnit = agentUnitOf(typeof snoIgnition.body === 'string' ? snoIgnition.body : JSON.stringify(snoIgnition.body));
+    const snoUnit = await agentUnitFor(snoEnv);
     // The podman shim answers every pull of this host with a failure, as a host with no way to its registry.
     const agent = startUpstreamAgent({ namespace, n: 5, infraEnvId: snoEnv, token: snoUnit.token, image: snoUnit.image, workDir, diskImage: disk(5), env: { SHIM_IMAGES: 'absent' } });
     agents.push(agent);
@@ -305,8 +308,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
   it('tells a host whose agent is not the service\'s to upgrade, and its agent pulls the new image and restarts with it', async () => {
     // A pool infra-env: hosts wait there with no cluster, in statuses where upgrades happen.
     const pool = (await call('POST', '/infra-envs', { name: 'ua-pool', pull_secret: PULL_SECRET, openshift_version: '4.18' })).body.id as string;
-    const poolIgnition = await call('GET', `/infra-envs/${pool}/downloads/files?file_name=discovery.ign`);
-    const poolUnit = agentUnitOf(typeof poolIgnition.body === 'string' ? poolIgnition.body : JSON.stringify(poolIgnition.body));
+    const poolUnit = await agentUnitFor(pool);
     const agent = startUpstreamAgent({ namespace, n: 4, infraEnvId: pool, token: poolUnit.token, image: poolUnit.image, workDir, diskImage: disk(4) });
     agents.push(agent);
     const [host] = await waitFor(async () => {
