@@ -13,6 +13,7 @@ import type { HostStage, HostStatus } from './host-states.js';
 import { componentVersions } from './catalogues.js';
 import { installationDisk, installCommandRequest } from './installation.js';
 import { HOST_LOGS_COLLECTED_AT } from './logs.js';
+import { diskEncryptionCovers } from './disk-encryption.js';
 import { hostInventory, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
@@ -296,8 +297,11 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
       return vips.length ? encodeStepArgs('verify-vips', vips) : undefined;
     }
     case 'tang-connectivity-check': {
-      const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string } | undefined;
-      return encryption?.mode === 'tang' && encryption.tang_servers ? encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers }) : undefined;
+      // Only hosts the encryption covers, by their effective role (upstream's tang command).
+      const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string; enable_on?: string } | undefined;
+      const role = (host.attributes.role === 'auto-assign' ? host.attributes.suggested_role : host.attributes.role) as string | undefined;
+      if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, role)) return undefined;
+      return encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers });
     }
     case 'dhcp-lease-allocate':
       // VIPs by DHCP need the machine network's interface; the lifecycle work adds it with the VIP monitor.

@@ -3,6 +3,7 @@
  * inventory presence, CPU, memory and disks against the role's minimums, installation disk
  * eligibility and speed, host names, platform and disk-encryption fit. Pure.
  */
+import { diskEncryptionCovers } from './disk-encryption.js';
 import { CLUSTER_DEFAULTS } from './catalogues.js';
 import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';
 import {
@@ -189,7 +190,6 @@ const vsphereDiskUuid: Check = (ctx) => {
     : success('VSphere disk.EnableUUID is enabled for this virtual machine');
 };
 
-const ENCRYPTION_GROUP: Readonly<Record<string, string>> = { master: 'masters', bootstrap: 'masters', arbiter: 'arbiters', worker: 'workers' };
 
 function tangReachable(ctx: ValidationContext): { status: 'success' | 'failure' | 'pending'; message: string } {
   const text = ctx.attributes.tang_connectivity;
@@ -232,8 +232,7 @@ const diskEncryption: Check = (ctx) => {
   }
   const role = ctx.self.role;
   if (role === 'auto-assign') return pending('Missing role assignment');
-  const groups = cluster.diskEncryption.enableOn.split(',');
-  if (cluster.diskEncryption.enableOn !== 'all' && !groups.includes(ENCRYPTION_GROUP[role] ?? '')) return notApplicable();
+  if (!diskEncryptionCovers(cluster.diskEncryption.enableOn, role)) return notApplicable();
   return cluster.diskEncryption.mode === 'tang' ? tang() : tpm();
 };
 

@@ -27,7 +27,7 @@ import { provide } from '../../lambdas/platform/container.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { freePort, until } from '../support/net.js';
 import { testRuntime } from '../support/runtime.js';
-import { agentUnitOf, startLoopbackNamespace, startUpstreamAgent, stepLines, type LoopbackNamespace, type UpstreamAgent } from '../support/upstream-agent.js';
+import { agentUnitOf, startLoopbackNamespace, startStandInTang, startUpstreamAgent, stepLines, type LoopbackNamespace, type UpstreamAgent } from '../support/upstream-agent.js';
 import { startBridge } from '../agent/runtime/netns-agent.js';
 
 type Json = Record<string, any>;
@@ -47,6 +47,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
   let clusterId: string;
   let infraEnvId: string;
   let unit: { token: string; image: string };
+  let tang: { url: string; stop(): void } | undefined;
 
   const call = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, {
@@ -115,6 +116,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
 
   afterAll(async () => {
     await Promise.all(agents.map((agent) => agent.stop()));
+    tang?.stop();
     await namespace?.stop();
     await new Promise<void>((resolve) => (bridge ? bridge.close(() => resolve()) : resolve()));
     await env?.close();
@@ -160,7 +162,13 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
   }, 90_000);
 
   it('takes the agents\' VIP verdicts: the VIPs verify and the cluster becomes ready with only the sandbox\'s failures ignored', async () => {
-    const patched = await call('PATCH', `/clusters/${clusterId}`, { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    // Masters' disks encrypted by tang: the agents check the (stand-in) tang server from the namespace.
+    tang = await startStandInTang(namespace, 7500);
+    const tangServers = JSON.stringify([{ url: tang.url, thumbprint: 'standInThumbprint' }]);
+    const patched = await call('PATCH', `/clusters/${clusterId}`, {
+      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }],
+      disk_encryption: { enable_on: 'masters', mode: 'tang', tang_servers: tangServers },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(201);
     expect((await call('PUT', `/clusters/${clusterId}/ignored-validations`, { 'host-validation-ids': JSON.stringify(SANDBOX_FAILURES), 'cluster-validation-ids': '[]' })).status).toBe(201);
     for (const host of await hosts()) {
@@ -175,10 +183,17 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     expect(ready.api_vips.map((vip: Json) => [vip.ip, vip.verification])).toEqual([[API_VIP, 'succeeded']]);
     expect(ready.ingress_vips.map((vip: Json) => [vip.ip, vip.verification])).toEqual([[INGRESS_VIP, 'succeeded']]);
     for (const agent of agents) expect(stepLines(agent.stepLog(), 'verify-vips').replies.join('\n')).toMatch(/succeeded/);
+    // The tang check was handed with the cluster's servers, and its success stored.
+    for (const agent of agents) expect(stepLines(agent.stepLog(), 'tang-connectivity-check').replies.join('\n')).toMatch(/\\"is_success\\":true/);
+    for (const host of await hosts()) {
+      expect(JSON.parse(host.tang_connectivity)).toMatchObject({ is_success: true, tang_server_response: [{ tang_url: `${tang.url}/adv/standInThumbprint` }] });
+      const encryption = Object.values(JSON.parse(host.validations_info) as Record<string, Json[]>).flat().find((v) => v.id === 'disk-encryption-requirements-satisfied')!;
+      expect(encryption).toMatchObject({ status: 'success', message: 'Installation disk can be encrypted using tang' });
+    }
     // Each host's connectivity report names its two peers, reached over L3 (loopback has no L2 to check);
-    // a report made before a peer registered is made again once it has.
+    // a report made before a peer registered (upstream's agent says "remote_hosts": null) is made again once it has.
     const ids = (await hosts()).map((h) => h.id);
-    const peersListed = (host: Json) => JSON.stringify((JSON.parse(host.connectivity ?? '{"remote_hosts":[]}').remote_hosts as Json[]).map((r) => r.host_id).sort()) === JSON.stringify(ids.filter((id) => id !== host.id).sort());
+    const peersListed = (host: Json) => JSON.stringify(((JSON.parse(host.connectivity ?? '{}').remote_hosts ?? []) as Json[]).map((r) => r.host_id).sort()) === JSON.stringify(ids.filter((id) => id !== host.id).sort());
     await waitFor(async () => (await hosts()).every(peersListed), 60_000, 'every connectivity report to name both peers');
     for (const host of await hosts()) {
       const report = JSON.parse(host.connectivity) as { remote_hosts: { host_id: string; l3_connectivity: { successful: boolean }[] }[] };

@@ -169,3 +169,33 @@ export function stepLines(log: string, stepType: string): { created: string[]; r
     replies: lines.filter((line) => new RegExp(`Sending step <${stepType}-[0-9a-f]{8}> reply`).test(line)),
   };
 }
+
+/**
+ * A STAND-IN tang server inside the namespace (no tang package here): GET /adv/<thumbprint> answers
+ * a JWS-shaped advertisement, as the agent's tang check reads it (200, JSON with payload and
+ * signatures). It proves the step's plumbing, not any cryptography.
+ */
+export async function startStandInTang(namespace: LoopbackNamespace, port: number): Promise<{ url: string; stop(): void }> {
+  const script = `
+const http = require('node:http');
+const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+http.createServer((request, response) => {
+  if (request.method !== 'GET' || !/^\\/adv\\/[^/]+$/.test(request.url)) { response.writeHead(404); response.end(); return; }
+  response.writeHead(200, { 'Content-Type': 'application/jose+json' });
+  response.end(JSON.stringify({ payload: b64({ keys: [{ alg: 'ES512', kty: 'EC', crv: 'P-521', key_ops: ['verify'] }] }), signatures: [{ protected: b64({ alg: 'ES512', cty: 'jwk-set+json' }), signature: 'stand-in' }] }));
+}).listen(${port}, '127.0.0.1');
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 500);
+`;
+  const child = spawn('nsenter', ['-t', String(namespace.pid), '-n', 'node', '-e', script], { stdio: 'ignore' });
+  for (let attempt = 0; ; attempt++) {
+    const probe = spawnSync('nsenter', ['-t', String(namespace.pid), '-n', 'node', '-e', `require('net').connect(${port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`], { timeout: 5_000 });
+    if (probe.status === 0) break;
+    if (attempt >= 50 || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error('the stand-in tang server did not start');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}

@@ -136,7 +136,7 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
     const payload = Buffer.from(JSON.stringify({ keys: [] })).toString('base64url');
     return ok({
       is_success: true,
-      tang_server_response: servers.map((server) => ({ tang_url: server.url, payload, signatures: [{ protected: Buffer.from('{"alg":"ES512"}').toString('base64url'), signature: 'c2ltdWxhdGVk' }] })),
+      tang_server_response: servers.map((server) => ({ tang_url: `${(server.url ?? '').replace(/\/+$/, '')}/adv/${server.thumbprint ?? ''}`, payload, signatures: [{ protected: Buffer.from('{"alg":"ES512"}').toString('base64url'), signature: 'c2ltdWxhdGVk' }] })),
     });
   };
 

@@ -43,7 +43,8 @@ export async function tangConnectivityCheck(request: StepRequest, context: StepC
           continue;
         }
         responses.push({
-          tang_url: url,
+          // The advertisement's own URL, as upstream's agent reports it.
+          tang_url: advertisement,
           payload: jws.payload,
           signatures: jws.signatures.map((signature: { protected?: unknown; signature?: unknown }) => ({
             protected: typeof signature?.protected === 'string' ? signature.protected : '',

@@ -58,7 +58,8 @@ describe('tang-connectivity-check', () => {
     expect(reply.exit_code).toBe(0);
     const output = JSON.parse(reply.output!);
     expect(modelViolations('tang_connectivity_response', output)).toEqual([]);
-    expect(output).toEqual({ is_success: true, tang_server_response: [{ tang_url: `${base}/`, ...advertisement }] });
+    // tang_url is the advertisement's URL, as upstream's agent reports it.
+    expect(output).toEqual({ is_success: true, tang_server_response: [{ tang_url: `${base}/adv/good-thumbprint`, ...advertisement }] });
   });
 
   it('fails, naming the server, when one does not answer an advertisement', async () => {
