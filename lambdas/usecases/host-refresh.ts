@@ -289,7 +289,8 @@ function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeS
   const { cluster, clusterHosts, infraEnv, peersAsListed } = surroundings;
   const config = agent ? { agentImage: agent.image, enableUpgradeAgent: agent.upgrade } : undefined;
   const { results, role } = judgeHostValidations({ host, cluster, clusterHosts, infraEnv, now, ...(peersAsListed ? { peersAsListed } : {}), ...(config ? { config } : {}) });
-  const suggestedRole = cluster && host.attributes.role === 'auto-assign' && SUGGESTING_STATUSES.has(host.status) && role !== host.attributes.suggested_role ? role : undefined;
+  const suggested = cluster && host.attributes.role === 'auto-assign' && SUGGESTING_STATUSES.has(host.status) && role !== 'auto-assign';
+  const suggestedRole = suggested && role !== host.attributes.suggested_role ? role : undefined;
   const info = validationsInfo(results);
   const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
   const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, clusterHosts, now, summary));
