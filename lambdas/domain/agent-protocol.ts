@@ -105,8 +105,9 @@ export function newHost(context: {
       kind: context.cluster?.status === 'adding-hosts' ? 'AddToExistingClusterHost' : 'Host',
       status_info: transition.statusInfo,
       status_updated_at: context.now,
-      // A single-node cluster's host can only be its control plane: upstream makes it master and bootstrap on registration.
-      ...(bound ? (context.cluster?.attributes.control_plane_count === 1 ? { role: 'master', suggested_role: 'master', bootstrap: true } : { role: 'auto-assign', suggested_role: 'auto-assign' }) : {}),
+      // A single-node cluster's own host can only be its control plane: upstream makes it master and
+      // bootstrap on registration. A host added to it once installed is a day-2 worker-to-be.
+      ...(bound ? (context.cluster?.attributes.control_plane_count === 1 && context.cluster.status !== 'adding-hosts' ? { role: 'master', suggested_role: 'master', bootstrap: true } : { role: 'auto-assign', suggested_role: 'auto-assign' }) : {}),
       registered_at: context.now,
       checked_in_at: context.now,
       discovery_agent_version: context.agentVersion,
@@ -308,7 +309,7 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
       return undefined;
     case 'installation-disk-speed-check': {
       const path = diskSpeedCheckDevice(host);
-      // Measured once per attempt (entering preparation clears it); a disk booted as is needs none.
+      // Measured once: the result stays for later attempts, as upstream (a validation reset clears it); a disk booted as is needs none.
       if (!path || storedDiskSpeed(host.attributes, [path])?.tested || hostInventory(host)?.boot?.device_type === 'persistent') return undefined;
       return encodeStepArgs('installation-disk-speed-check', { path, timeout_seconds: DISK_SPEED_CHECK_TIMEOUT_SECONDS });
     }

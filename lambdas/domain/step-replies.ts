@@ -27,6 +27,19 @@ function parseOutput<T>(reply: StepReply): T {
   }
 }
 
+/** The output as a JSON object (the shape every step's response model has), refused otherwise. */
+function parseObject(reply: StepReply): Record<string, unknown> {
+  const parsed = parseOutput<unknown>(reply);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`the ${reply.step_type} reply's output must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Image results as the agent lists them, entries without a name left out. */
+function imageStatuses(value: unknown): ImageStatus[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((image): image is ImageStatus => !!image && typeof image === 'object' && typeof (image as ImageStatus).name === 'string' && (image as ImageStatus).name !== '');
+}
+
 /** The service decides installation eligibility on top of what the agent says. */
 export function withServiceEligibility(inventory: Inventory, minDiskBytes: number): Inventory {
   for (const disk of inventory.disks ?? []) {
@@ -140,7 +153,7 @@ function applyFailedOutput(attributes: Record<string, unknown>, reply: StepReply
   if (!output || typeof output !== 'object') return;
   if (reply.step_type === 'container-image-availability') {
     const images = (output as { images?: unknown }).images;
-    if (Array.isArray(images)) mergeImageStatuses(attributes, images as ImageStatus[]);
+    if (Array.isArray(images)) mergeImageStatuses(attributes, imageStatuses(images));
   } else if (reply.step_type === 'installation-disk-speed-check') {
     const path = (output as { path?: unknown }).path;
     if (typeof path === 'string' && path) setDiskSpeed(attributes, path, exitCode);
@@ -159,7 +172,7 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       break;
     }
     case 'connectivity-check':
-      parseOutput(reply);
+      parseObject(reply);
       attributes.connectivity = reply.output;
       attributes.connectivity_checked_at = context.now;
       break;
@@ -169,37 +182,45 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       attributes.free_addresses = reply.output;
       break;
     }
-    case 'ntp-synchronizer':
-      attributes.ntp_sources = JSON.stringify(parseOutput<{ ntp_sources?: unknown[] }>(reply).ntp_sources ?? []);
+    case 'ntp-synchronizer': {
+      const sources = parseObject(reply).ntp_sources ?? [];
+      if (!Array.isArray(sources)) throw badRequest('the ntp-synchronizer reply\'s ntp_sources must be a list');
+      attributes.ntp_sources = JSON.stringify(sources);
       break;
+    }
     case 'domain-resolution':
-      parseOutput(reply);
+      parseObject(reply);
       attributes.domain_name_resolutions = reply.output;
       break;
     case 'tang-connectivity-check':
-      parseOutput(reply);
+      parseObject(reply);
       attributes.tang_connectivity = reply.output;
       break;
     case 'api-vip-connectivity-check':
-      parseOutput(reply);
+      parseObject(reply);
       attributes.api_vip_connectivity = reply.output;
       break;
     case 'container-image-availability': {
-      const images = parseOutput<{ images?: ImageStatus[] }>(reply).images;
+      const images = parseObject(reply).images;
       if (!Array.isArray(images)) throw badRequest('the container-image-availability reply lists no images');
-      mergeImageStatuses(attributes, images);
+      mergeImageStatuses(attributes, imageStatuses(images));
       break;
     }
     case 'installation-disk-speed-check': {
-      const result = parseOutput<{ path?: string; io_sync_duration?: number }>(reply);
-      if (!result.path) throw badRequest('the disk speed reply names no disk path');
-      setDiskSpeed(attributes, result.path, 0, result.io_sync_duration);
+      const result = parseObject(reply);
+      if (typeof result.path !== 'string' || !result.path) throw badRequest('the disk speed reply names no disk path');
+      const duration = result.io_sync_duration ?? 0;
+      if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0) throw badRequest('the disk speed reply\'s io_sync_duration must be a number of milliseconds');
+      setDiskSpeed(attributes, result.path, 0, Math.round(duration));
       break;
     }
     case 'verify-vips':
+      // Checked here, acted on by the caller: VIP verdicts belong to the cluster.
+      if (!Array.isArray(parseOutput<unknown>(reply))) throw badRequest('the verify-vips reply must list the VIPs');
+      break;
     case 'upgrade-agent':
-      // Checked here, acted on by the caller: VIP verdicts belong to the cluster, the upgrade's result is an event.
-      parseOutput(reply);
+      // Checked here, acted on by the caller: the upgrade's result is an event.
+      parseObject(reply);
       break;
     default:
       // Replies of steps whose results live elsewhere (logs, stop) change nothing on the host here.
@@ -235,6 +256,18 @@ export function applyVipVerifications(cluster: Cluster, reply: StepReply): Pick<
   return changed ? result : undefined;
 }
 
+/** A JSON object from a reply's output, or undefined: events are a courtesy and never fail a reply. */
+function outputObject(reply: StepReply): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(reply.output ?? '');
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
 /** The events a reply is worth on its own, beyond the host's judgement (upstream's reply handlers). */
 export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: Record<string, unknown> }[] {
   const hostName = hostDisplayName(after);
@@ -242,34 +275,27 @@ export function stepReplyEvents(before: Host, after: Host, reply: StepReply, dis
   // Only the image check is read when it fails (exit code 2 lists the images that did not pull).
   if ((reply.exit_code ?? 0) !== 0 && reply.step_type !== 'container-image-availability') return events;
   if (reply.step_type === 'upgrade-agent') {
-    let result: { agent_image?: string; result?: string } = {};
-    try {
-      result = JSON.parse(reply.output ?? '{}') as typeof result;
-    } catch {
-      return events;
-    }
-    if (result.result === 'success') events.push({ name: 'upgrade_agent_finished', props: { host_name: hostName, agent_image: result.agent_image ?? '' } });
-    else if (result.result === 'failure') events.push({ name: 'upgrade_agent_failed', props: { host_name: hostName, agent_image: result.agent_image ?? '' } });
+    const result = outputObject(reply);
+    const image = typeof result?.agent_image === 'string' ? result.agent_image : '';
+    if (result?.result === 'success') events.push({ name: 'upgrade_agent_finished', props: { host_name: hostName, agent_image: image } });
+    else if (result?.result === 'failure') events.push({ name: 'upgrade_agent_failed', props: { host_name: hostName, agent_image: image } });
   } else if (reply.step_type === 'container-image-availability') {
     const known = (parseStoredJson(before.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
     const now = (parseStoredJson(after.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
     for (const image of Object.values(now)) {
       if (known[image.name]) continue;
-      const info = (image.size_bytes ?? 0) > 0
-        ? `time: ${(image.time ?? 0).toFixed(2)} seconds; size: ${((image.size_bytes ?? 0) / 1e6).toFixed(2)} Megabytes; download rate: ${(image.download_rate ?? 0).toFixed(2)} MBps`
+      const size = finite(image.size_bytes);
+      const info = size > 0
+        ? `time: ${finite(image.time).toFixed(2)} seconds; size: ${(size / 1e6).toFixed(2)} Megabytes; download rate: ${finite(image.download_rate).toFixed(2)} MBps`
         : '';
-      events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: image.result ?? '', info } });
+      events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: typeof image.result === 'string' ? image.result : '', info } });
     }
   } else if (reply.step_type === 'installation-disk-speed-check') {
-    let result: { path?: string; io_sync_duration?: number } = {};
-    try {
-      result = JSON.parse(reply.output ?? '{}') as typeof result;
-    } catch {
-      return events;
-    }
+    const result = outputObject(reply);
+    const duration = Math.round(finite(result?.io_sync_duration));
     // Upstream warns about a slow disk rather than refusing it: etcd runs, only slower.
-    if (diskSpeedThresholdMs > 0 && (result.io_sync_duration ?? 0) > diskSpeedThresholdMs) {
-      events.push({ name: 'disk_speed_slower_than_supported', props: { host_disk: result.path ?? '', fdatasync_duration: result.io_sync_duration ?? 0 } });
+    if (diskSpeedThresholdMs > 0 && duration > diskSpeedThresholdMs) {
+      events.push({ name: 'disk_speed_slower_than_supported', props: { host_disk: typeof result?.path === 'string' ? result.path : '', fdatasync_duration: duration } });
     }
   }
   return events;

@@ -33,9 +33,10 @@ export interface ServiceConfig {
 }
 
 export function agentSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env): AgentSettings {
-  const cap = env.AGENT_MAX_NEXT_INSTRUCTION_SECONDS;
-  if (cap !== undefined && !(Number.isInteger(Number(cap)) && Number(cap) >= 0)) {
-    throw new Error(`AGENT_MAX_NEXT_INSTRUCTION_SECONDS must be a whole number of seconds, not ${JSON.stringify(cap)}`);
+  const cap = env.AGENT_MAX_NEXT_INSTRUCTION_SECONDS || undefined;
+  // At least a second: 0 would have every agent poll in a tight loop.
+  if (cap !== undefined && !(Number.isInteger(Number(cap)) && Number(cap) >= 1)) {
+    throw new Error(`AGENT_MAX_NEXT_INSTRUCTION_SECONDS must be a whole number of seconds, at least 1, not ${JSON.stringify(cap)}`);
   }
   return {
     image: env.AGENT_DOCKER_IMAGE || catalogueAgentImages().agent,

@@ -80,7 +80,7 @@ const PEER_READ_FIELDS: Readonly<Record<string, string>> = { inventory: 'invento
  * and a check not answered within the window is handed again. Process-local: it only saves work.
  */
 const LONG_CHECK_WINDOW_MS = 60_000;
-const LONG_CHECKS: ReadonlySet<string> = new Set(['free-network-addresses', 'installation-disk-speed-check', 'container-image-availability', 'logs-gather']);
+const LONG_CHECKS: ReadonlySet<string> = new Set(['free-network-addresses', 'installation-disk-speed-check', 'container-image-availability', 'logs-gather', 'upgrade-agent']);
 const longChecksHanded = new RecentMarks(LONG_CHECK_WINDOW_MS);
 
 export async function registerHost(
@@ -238,10 +238,8 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const context = { now, minDiskBytes };
   const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
   if (reply.step_type === 'verify-vips' && cluster) await recordVipVerifications(deps, cluster, reply);
-  if (reply.step_type === 'upgrade-agent') {
-    await recordEvents(deps, eventRequests(subject, stepReplyEvents(host, host, reply, 0)));
-    return;
-  }
+  // The upgrade's result is an event (nothing is stored); the reply then goes the usual way (lost media, errors).
+  if (reply.step_type === 'upgrade-agent') await recordEvents(deps, eventRequests(subject, stepReplyEvents(host, host, reply, 0)));
   // Pure: a reply whose output is malformed is refused here, before anything is read or written.
   const preview = applyStepReply(host, reply, context);
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that

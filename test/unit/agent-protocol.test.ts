@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInDue, nextSteps, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
+import { checkInDue, newHost, nextSteps, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
@@ -248,5 +248,44 @@ describe('replies upstream reads even when they fail', () => {
     expect(applyVipVerifications({ ...cluster, attributes: { ...cluster.attributes, ...vips } }, reply)).toBeUndefined();
     expect(applyVipVerifications(cluster, { ...reply, exit_code: -1 })).toBeUndefined();
     expect(applyVipVerifications(cluster, { step_type: 'verify-vips', output: '[{"vip":"192.168.1.5","vip_type":"api","verification":"maybe"}]' })).toBeUndefined();
+  });
+});
+
+describe('malformed replies are refused before anything is written, and events never fail a reply', () => {
+  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  it.each([
+    ['ntp-synchronizer', 'null'],
+    ['ntp-synchronizer', '{"ntp_sources":5}'],
+    ['container-image-availability', 'null'],
+    ['installation-disk-speed-check', '{"path":"/dev/vdb","io_sync_duration":"fast"}'],
+    ['installation-disk-speed-check', '{"path":7}'],
+    ['upgrade-agent', 'null'],
+    ['verify-vips', '{"vip":"1.2.3.4"}'],
+    ['connectivity-check', '[]'],
+    ['domain-resolution', '5'],
+  ] as const)('%s with output %s: 400', (stepType, output) => {
+    expect(() => applyStepReply(host('preparing-for-installation'), { step_type: stepType, output }, context)).toThrow(expect.objectContaining({ kind: 'bad-request' }));
+  });
+
+  it('keeps only named image results and builds well-typed events from odd values', () => {
+    const reply = { step_type: 'container-image-availability' as const, output: JSON.stringify({ images: [{ name: 'quay.io/a:1', result: 'success', size_bytes: 5, time: '1', download_rate: null }, { result: 'failure' }, 7] }) };
+    const after = applyStepReply(host('preparing-for-installation'), reply, context)!;
+    expect(Object.keys(JSON.parse(after.attributes.images_status as string))).toEqual(['quay.io/a:1']);
+    expect(stepReplyEvents(host('preparing-for-installation'), after, reply, 10)).toEqual([
+      { name: 'image_status_updated', props: { host_name: expect.any(String), image_status: 'quay.io/a:1', result: 'success', info: 'time: 0.00 seconds; size: 0.00 Megabytes; download rate: 0.00 MBps' } },
+    ]);
+    expect(stepReplyEvents(host('known'), host('known'), { step_type: 'upgrade-agent', output: '{"agent_image":5,"result":"success"}' }, 0)).toEqual([{ name: 'upgrade_agent_finished', props: { host_name: expect.any(String), agent_image: '' } }]);
+    expect(stepReplyEvents(host('known'), host('known'), { step_type: 'installation-disk-speed-check', output: '{"path":"/dev/vdb","io_sync_duration":12.6}' }, 10)[0]!.props.fdatasync_duration).toBe(13);
+  });
+});
+
+describe('registration of a single-node cluster\'s hosts', () => {
+  const sno = (status: string): Cluster => ({ ...cluster, status, attributes: { ...cluster.attributes, control_plane_count: 1 } });
+  const infraEnv = { orgId: 'o', infraEnvId: 'i', createdAt: '', updatedAt: '', version: 1, attributes: {} } as unknown as Parameters<typeof newHost>[0]['infraEnv'];
+  it('makes the single node master and bootstrap, but a host added after installation a day-2 host to be assigned', () => {
+    expect(newHost({ orgId: 'o', infraEnv, cluster: sno('pending-for-input'), hostId: 'h', now: now.toISOString() }).attributes).toMatchObject({ role: 'master', suggested_role: 'master', bootstrap: true, kind: 'Host' });
+    const added = newHost({ orgId: 'o', infraEnv, cluster: sno('adding-hosts'), hostId: 'h', now: now.toISOString() }).attributes;
+    expect(added).toMatchObject({ role: 'auto-assign', kind: 'AddToExistingClusterHost' });
+    expect(added.bootstrap).toBeUndefined();
   });
 });
