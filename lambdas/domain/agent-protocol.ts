@@ -14,6 +14,7 @@ import { componentVersions } from './catalogues.js';
 import { installationDisk, installCommandRequest } from './installation.js';
 import { HOST_LOGS_COLLECTED_AT } from './logs.js';
 import { diskEncryptionCovers } from './disk-encryption.js';
+import { hostEffectiveRole } from './cluster-hosts.js';
 import { hostInventory, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
@@ -300,8 +301,7 @@ function stepArgs(type: StepType, context: StepContext): string[] | undefined {
     case 'tang-connectivity-check': {
       // Only hosts the encryption covers, by their effective role (upstream's tang command).
       const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string; enable_on?: string } | undefined;
-      const role = (host.attributes.role === 'auto-assign' ? host.attributes.suggested_role : host.attributes.role) as string | undefined;
-      if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, role)) return undefined;
+      if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, hostEffectiveRole(host.attributes))) return undefined;
       return encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers });
     }
     case 'dhcp-lease-allocate':

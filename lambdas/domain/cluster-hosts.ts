@@ -31,6 +31,11 @@ export function effectiveRole(host: Pick<ClusterHostSummary, 'role' | 'suggested
   return host.role === 'auto-assign' && host.suggestedRole ? host.suggestedRole : host.role;
 }
 
+/** effectiveRole of a stored host's attributes. */
+export function hostEffectiveRole(attributes: Record<string, unknown>): HostRole | undefined {
+  return effectiveRole({ role: attributes.role as HostRole | undefined, suggestedRole: attributes.suggested_role as HostRole | undefined });
+}
+
 const isMasterRole = (role: HostRole | undefined) => role === 'master' || role === 'bootstrap';
 
 /** Counts, by effective role, the hosts whose status is in `statuses`. */

@@ -3,6 +3,7 @@
  * inventory presence, CPU, memory and disks against the role's minimums, installation disk
  * eligibility and speed, host names, platform and disk-encryption fit. Pure.
  */
+import { storedDiskSpeed } from './agent-protocol.js';
 import { diskEncryptionCovers } from './disk-encryption.js';
 import { CLUSTER_DEFAULTS } from './catalogues.js';
 import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';
@@ -84,14 +85,8 @@ const minValidDisks: Check = (ctx) => {
   return failure(`No eligible disks were found, please check specific disks to see why they are not eligible (${why.join('; ')}${disks.length > 3 ? '; …' : ''})`);
 };
 
-/** disks_info entries are keyed by the path the disk speed check was run on. */
-function measuredSpeed(ctx: ValidationContext): { tested?: boolean; exit_code?: number; speed_ms?: number } | undefined {
-  const info = readStoredJson<Record<string, { disk_speed?: { tested?: boolean; exit_code?: number; speed_ms?: number } }>>(ctx.attributes, 'disks_info');
-  if (!info) return undefined;
-  const keys = [ctx.attributes.installation_disk_id, ctx.attributes.installation_disk_path, ctx.installationDisk?.id, ctx.installationDisk?.path];
-  for (const key of keys) if (typeof key === 'string' && info[key]?.disk_speed) return info[key]!.disk_speed;
-  return undefined;
-}
+/** disks_info entries are keyed by the path the disk speed check was run on; the disk chosen by default counts too. */
+const measuredSpeed = (ctx: ValidationContext) => storedDiskSpeed(ctx.attributes, [ctx.installationDisk?.id, ctx.installationDisk?.path]);
 
 /**
  * Disk speed is measured only while preparing an installation, so before any attempt the check

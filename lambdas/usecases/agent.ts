@@ -22,6 +22,7 @@ import {
   type AgentSettings,
 } from '../domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, isReadByPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
+import { hostEffectiveRole } from '../domain/cluster-hosts.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import type { HostTransition } from '../domain/host-state-machine.js';
@@ -272,7 +273,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   }, host);
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
-    const effective = (after.attributes.role === 'auto-assign' ? after.attributes.suggested_role : after.attributes.role) as string | undefined;
+    const effective = hostEffectiveRole(after.attributes);
     const thresholdMs = minimums[role === 'sno' ? 'sno' : effective === 'master' || effective === 'bootstrap' ? 'master' : 'worker']?.installation_disk_speed_threshold_ms ?? 0;
     // The reply's own transition happened first: its events lead.
     await write.announce(after, eventRequests(subject, stepReplyEvents(replaced, after, reply, thresholdMs)), eventRequests(subject, moved?.transition.events ?? []));
