@@ -9,6 +9,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { NODE_NO_WARNINGS: '1', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    env: { NODE_NO_WARNINGS: '1', ASSISTED_API_INSTANCES: process.env.ASSISTED_API_INSTANCES ?? '3', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
   },
 });

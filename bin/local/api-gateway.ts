@@ -194,7 +194,10 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
       if (response.headersSent) return response.destroy();
       if (error instanceof BodyTooLarge) return sendError(response, 413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
       // The function itself maps its own failures; reaching here means the invocation crashed.
+      const name = (error as Error).name;
       options.log?.(`api invocation failed: ${(error as Error).stack ?? error}`);
+      if (name === 'FunctionUnavailable') return sendError(response, 503, 'The service cannot take this request right now; retry it shortly');
+      if (name === 'FunctionInstanceCrashed') return sendError(response, 502, 'The function instance answering this request stopped before it answered; retry it');
       sendError(response, 502, 'The API function failed to answer');
     }
   });

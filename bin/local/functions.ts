@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import type { DnsZones } from '../../lambdas/ports/dns.js';
+import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type ToInstance } from './instance/protocol.js';
 
 export interface FunctionSpec {
   name: string;
@@ -66,42 +69,262 @@ export function lambdaContext(functionName: string, timeoutMs = 900_000): Contex
   };
 }
 
-/** Invokes the same handler modules the Lambda bundles export, loading each on first use. */
+/** The instance an invocation was routed to stopped before answering (a crash, or it was killed). */
+export class FunctionInstanceCrashed extends Error {
+  override name = 'FunctionInstanceCrashed';
+}
+
+/** No instance of the function could be started to take the invocation. */
+export class FunctionUnavailable extends Error {
+  override name = 'FunctionUnavailable';
+}
+
+/** How many Api instances run when ASSISTED_API_INSTANCES is not set: the cores, at least two. */
+export function apiInstancesFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.ASSISTED_API_INSTANCES);
+  if (Number.isInteger(configured) && configured >= 1) return configured;
+  return Math.max(2, availableParallelism());
+}
+
+interface Invocation {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+interface Instance {
+  id: number;
+  worker: Worker;
+  ready: Promise<void>;
+  inFlight: Map<number, Invocation>;
+  /** Takes no new invocations (a redeploy): it ends once its last one is answered. */
+  retired: boolean;
+}
+
+const INSTANCE_BOOT = new URL('./instance/boot.mjs', import.meta.url);
+/** Lambda's longest timeout; the local runtime gives every invocation this long. */
+const INVOCATION_TIMEOUT_MS = 900_000;
+
+export interface InstanceCounts {
+  /** Instances started and not stopped (starting ones included). */
+  instances: number;
+  /** Invocations being answered. */
+  inFlight: number;
+  /** Instances that stopped unexpectedly since the runtime started (each was replaced). */
+  crashed: number;
+}
+
+/**
+ * The instances of one function. Each is a worker thread with its own module graph, so nothing
+ * in memory is shared between instances or functions, as between Lambda containers. An
+ * invocation goes to an idle instance; a pool below its size starts another; when every instance
+ * is busy, the least busy takes it: two cores cannot hold the hundreds of containers Lambda would
+ * start, so an instance here may answer several invocations at once (each still in its own memory
+ * apart from the other instances).
+ */
+class FunctionPool {
+  private readonly instances: Instance[] = [];
+  private nextInstanceId = 0;
+  private nextInvocationId = 0;
+  private crashed = 0;
+  private stopping = false;
+
+  constructor(
+    private readonly spec: FunctionSpec,
+    private readonly size: number,
+    private readonly hooks: { dns?: DnsZones; log: (message: string) => void },
+  ) {}
+
+  counts(): InstanceCounts {
+    const live = this.instances;
+    return { instances: live.length, inFlight: live.reduce((sum, instance) => sum + instance.inFlight.size, 0), crashed: this.crashed };
+  }
+
+  /** Starts instances up to the pool's size and waits until they all serve. */
+  async warm(): Promise<void> {
+    while (this.active().length < this.size) this.startInstance();
+    await Promise.all(this.active().map((instance) => instance.ready));
+  }
+
+  private active(): Instance[] {
+    return this.instances.filter((instance) => !instance.retired);
+  }
+
+  private startInstance(): Instance {
+    const spec: InstanceSpec = { functionName: this.spec.name, entry: this.spec.entry, handler: this.spec.handler, timeoutMs: INVOCATION_TIMEOUT_MS };
+    // The environment as it is now, as a deployment fixes a function's configuration.
+    const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env }, stdout: false, stderr: false });
+    let started: () => void = () => undefined;
+    let failed: (error: Error) => void = () => undefined;
+    const ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    ready.catch(() => undefined);
+    const instance: Instance = { id: this.nextInstanceId++, worker, ready, inFlight: new Map(), retired: false };
+    this.instances.push(instance);
+
+    worker.on('message', (message: FromInstance) => {
+      switch (message.type) {
+        case 'ready':
+          return started();
+        case 'failed-to-start':
+          failed(new FunctionUnavailable(`${this.spec.name} could not start: ${message.error.message}`));
+          void worker.terminate();
+          return;
+        case 'result':
+        case 'error': {
+          const invocation = instance.inFlight.get(message.id);
+          instance.inFlight.delete(message.id);
+          if (message.type === 'result') invocation?.resolve(message.value);
+          else invocation?.reject(deserializeError(message.error));
+          if (instance.retired && instance.inFlight.size === 0) void worker.terminate();
+          return;
+        }
+        case 'port-call':
+          return void this.answerPortCall(worker, message);
+      }
+    });
+    worker.on('error', (error) => this.hooks.log(`${this.spec.name} instance ${instance.id} crashed: ${error.stack ?? error.message}`));
+    worker.on('exit', (code) => {
+      const index = this.instances.indexOf(instance);
+      if (index >= 0) this.instances.splice(index, 1);
+      failed(new FunctionUnavailable(`${this.spec.name} instance ${instance.id} stopped while starting (exit ${code})`));
+      const unexpected = !this.stopping && !instance.retired;
+      if (unexpected) {
+        this.crashed += 1;
+        this.hooks.log(`${this.spec.name} instance ${instance.id} stopped (exit ${code}) with ${instance.inFlight.size} invocation(s) in flight; replacing it`);
+      }
+      for (const invocation of instance.inFlight.values()) {
+        invocation.reject(new FunctionInstanceCrashed(`the ${this.spec.name} function's instance stopped before answering`));
+      }
+      instance.inFlight.clear();
+      // A pool keeps its size: the replacement serves the next invocation, as Lambda starts a new container.
+      if (unexpected && this.size > 1) void this.warm().catch(() => undefined);
+    });
+    return instance;
+  }
+
+  private async answerPortCall(worker: Worker, message: Extract<FromInstance, { type: 'port-call' }>): Promise<void> {
+    let reply: ToInstance;
+    try {
+      const dns = this.hooks.dns;
+      if (!dns || !['upsert', 'remove', 'list'].includes(message.method)) throw new Error(`no local ${message.port}.${message.method}`);
+      const value = await (dns[message.method as keyof DnsZones] as (...args: unknown[]) => Promise<unknown>)(...message.args);
+      reply = { type: 'port-result', id: message.id, value };
+    } catch (error) {
+      reply = { type: 'port-result', id: message.id, error: serializeError(error) };
+    }
+    try {
+      worker.postMessage(reply);
+    } catch {
+      // The instance stopped meanwhile; its invocation is already answered as crashed.
+    }
+  }
+
+  private choose(): Instance {
+    const active = this.active();
+    const idle = active.find((instance) => instance.inFlight.size === 0);
+    if (idle) return idle;
+    if (active.length < this.size) return this.startInstance();
+    return active.reduce((least, instance) => (instance.inFlight.size < least.inFlight.size ? instance : least));
+  }
+
+  async invoke(event: unknown): Promise<unknown> {
+    if (this.stopping) throw new FunctionUnavailable(`${this.spec.name} is stopping`);
+    const instance = this.choose();
+    const id = this.nextInvocationId++;
+    const answer = new Promise<unknown>((resolve, reject) => instance.inFlight.set(id, { resolve, reject }));
+    try {
+      await instance.ready;
+    } catch (error) {
+      instance.inFlight.delete(id);
+      throw error;
+    }
+    if (!instance.inFlight.has(id)) return answer; // stopped while starting: already rejected
+    instance.worker.postMessage({ type: 'invoke', id, event } satisfies ToInstance);
+    return answer;
+  }
+
+  /** New invocations go to new instances (a new deployment's configuration); old ones finish theirs first. */
+  redeploy(): void {
+    for (const instance of this.active()) {
+      instance.retired = true;
+      if (instance.inFlight.size === 0) void instance.worker.terminate();
+    }
+  }
+
+  /** Stops one instance at once, as a crash would (tests). */
+  async kill(which = 0): Promise<void> {
+    const instance = this.active()[which];
+    if (instance) await instance.worker.terminate();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
+  }
+}
+
+export interface LocalFunctionsOptions {
+  /** Instances of the Api function (ASSISTED_API_INSTANCES); every other function has one at a time. */
+  apiInstances?: number;
+  /** The DNS stand-in, which instances reach through messages. */
+  dns?: DnsZones;
+  log?: (message: string) => void;
+}
+
+/**
+ * The functions of lambdas/functions.json, each in instances of its own (FunctionPool). Functions
+ * given in-process (`extra`, tests only) run in the caller's thread.
+ */
 export class LocalFunctions {
-  private readonly loaded = new Map<string, Promise<LambdaHandler>>();
-  private readonly specs: Map<string, FunctionSpec>;
+  private readonly pools: Map<string, FunctionPool>;
 
   constructor(
     specs: FunctionSpec[],
-    private readonly root = projectRoot,
     private readonly extra: Record<string, LambdaHandler> = {},
+    options: LocalFunctionsOptions = {},
   ) {
-    this.specs = new Map(specs.map((spec) => [spec.name, spec]));
+    const hooks = { ...(options.dns ? { dns: options.dns } : {}), log: options.log ?? (() => undefined) };
+    const apiInstances = options.apiInstances ?? apiInstancesFromEnvironment();
+    this.pools = new Map(
+      specs.filter((spec) => !(spec.name in extra)).map((spec) => [spec.name, new FunctionPool(spec, spec.name === 'Api' ? apiInstances : 1, hooks)]),
+    );
   }
 
   has(name: string): boolean {
-    return this.specs.has(name) || name in this.extra;
-  }
-
-  private load(name: string): Promise<LambdaHandler> {
-    const extra = this.extra[name];
-    if (extra) return Promise.resolve(extra);
-    let handler = this.loaded.get(name);
-    if (!handler) {
-      const spec = this.specs.get(name);
-      if (!spec) throw new Error(`no function named ${name}`);
-      handler = import(pathToFileURL(path.join(this.root, spec.entry)).href).then((module) => {
-        const exported = module[spec.handler] as LambdaHandler | undefined;
-        if (typeof exported !== 'function') throw new Error(`${spec.entry} does not export ${spec.handler}`);
-        return exported;
-      });
-      this.loaded.set(name, handler);
-    }
-    return handler;
+    return this.pools.has(name) || name in this.extra;
   }
 
   async invoke(name: string, event: unknown): Promise<unknown> {
-    const handler = await this.load(name);
-    return handler(event, lambdaContext(name));
+    const extra = this.extra[name];
+    if (extra) return extra(event, lambdaContext(name));
+    const pool = this.pools.get(name);
+    if (!pool) throw new Error(`no function named ${name}`);
+    return pool.invoke(event);
+  }
+
+  /** Starts a function's instances before its first invocation (the API's, so the first requests are not cold). */
+  async warm(name: string): Promise<void> {
+    await this.pools.get(name)?.warm();
+  }
+
+  /** Per function: instances running, invocations in flight, instances that crashed. */
+  counts(): Record<string, InstanceCounts> {
+    return Object.fromEntries([...this.pools].map(([name, pool]) => [name, pool.counts()]));
+  }
+
+  /** Every function takes the environment anew (a deployment): later invocations go to new instances. */
+  redeploy(): void {
+    for (const pool of this.pools.values()) pool.redeploy();
+  }
+
+  /** Stops one instance of a function as a crash would (tests). */
+  async kill(name: string, which = 0): Promise<void> {
+    await this.pools.get(name)?.kill(which);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.stop()));
   }
 }

@@ -19,7 +19,7 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
-import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type LambdaHandler, type ServiceCatalogue } from './functions.js';
+import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
 import { freePort } from './net.js';
 import { startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
@@ -48,6 +48,8 @@ export interface RuntimeOptions {
   catalogue?: ServiceCatalogue;
   /** Extra in-process functions by name (tests). */
   extraFunctions?: Record<string, LambdaHandler>;
+  /** Instances of the Api function; default ASSISTED_API_INSTANCES, else the cores (at least 2). */
+  apiInstances?: number;
   /** Schedule periods in ms by schedule name, overriding their rate (tests, demos). */
   scheduleOverrides?: Record<string, number>;
   log?: (message: string) => void;
@@ -64,7 +66,7 @@ export interface Runtime {
   dns: LocalDnsZones;
   stepFunctions: StepFunctionsLocal;
   functions: LocalFunctions;
-  health(): Promise<{ healthy: boolean; components: Record<string, string> }>;
+  health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts> }>;
   stop(): Promise<void>;
 }
 
@@ -159,7 +161,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const dnsServer = await startDnsServer(dns, { host, port: options.dnsPort ?? 0 });
     stops.push(() => dnsServer.stop());
 
-    const functions = new LocalFunctions(catalogue.functions, projectRoot, options.extraFunctions);
+    const functions = new LocalFunctions(catalogue.functions, options.extraFunctions, {
+      dns,
+      log,
+      ...(options.apiInstances ? { apiInstances: options.apiInstances } : {}),
+    });
+    stops.push(() => functions.stop());
     const definitions = Object.fromEntries(
       catalogue.stateMachines.map((machine) => {
         const substitutions = Object.fromEntries(
@@ -242,7 +249,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
       ]);
       components.api = 'up';
-      return { healthy: results.every(Boolean), components };
+      return { healthy: results.every(Boolean), components, functions: functions.counts() };
     };
 
     const healthRoute = async (request: IncomingMessage, response: ServerResponse) => {
@@ -266,6 +273,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
     provide({ dns });
+    // Instances take the environment as it is when they start: the API's start now, with PUBLIC_URL known.
+    await functions.warm('Api');
 
     const scheduler = startScheduler(catalogue.schedules, (name, event) => functions.invoke(name, event), {
       log,

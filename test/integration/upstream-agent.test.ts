@@ -23,7 +23,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { provide } from '../../lambdas/platform/container.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { freePort, until } from '../support/net.js';
 import { testRuntime } from '../support/runtime.js';
@@ -335,7 +334,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     // The service is redeployed with a newer agent image (AGENT_DOCKER_IMAGE): the host now runs an old one.
     const newer = 'quay.io/edge-infrastructure/assisted-installer-agent:v9.9.9-upgraded';
     process.env.AGENT_DOCKER_IMAGE = newer;
-    provide({});
+    env.runtime.functions.redeploy();
     try {
       await waitFor(() => stepLines(agent.stepLog(), 'upgrade-agent').replies.length > 0, 60_000, `an upgrade-agent reply`);
       const upgrade = stepLines(agent.stepLog(), 'upgrade-agent');
@@ -353,7 +352,7 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     } finally {
       await agent.stop();
       delete process.env.AGENT_DOCKER_IMAGE;
-      provide({});
+      env.runtime.functions.redeploy();
     }
   }, 180_000);
 });

@@ -1,0 +1,66 @@
+/**
+ * One function instance: a worker thread with a module graph of its own, as a Lambda container
+ * has. It loads one handler of lambdas/functions.json and serves the invocations the runtime
+ * routes to it. Nothing here is shared with the runtime or with other instances: every port is
+ * built in this thread from the environment, except the DNS zones, whose stand-in (a file and a
+ * DNS server) lives in the runtime and is reached through messages, as Route53 is reached over
+ * the network.
+ */
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { DnsRecord, DnsZones } from '../../../lambdas/ports/dns.js';
+import { provide } from '../../../lambdas/platform/container.js';
+import { lambdaContext, projectRoot, type LambdaHandler } from '../functions.js';
+import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type ToInstance } from './protocol.js';
+
+const spec = workerData as InstanceSpec;
+const port = parentPort!;
+const send = (message: FromInstance) => port.postMessage(message);
+
+let nextCall = 0;
+const pendingCalls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+
+function callRuntime(method: string, args: unknown[]): Promise<unknown> {
+  const id = nextCall++;
+  return new Promise((resolve, reject) => {
+    pendingCalls.set(id, { resolve, reject });
+    send({ type: 'port-call', id, port: 'dns', method, args });
+  });
+}
+
+const remoteDnsZones: DnsZones = {
+  upsert: (zone: string, records: DnsRecord[]) => callRuntime('upsert', [zone, records]) as Promise<void>,
+  remove: (zone: string, records: Pick<DnsRecord, 'name' | 'type'>[]) => callRuntime('remove', [zone, records]) as Promise<void>,
+  list: (zone: string) => callRuntime('list', [zone]) as Promise<DnsRecord[]>,
+};
+
+async function start(): Promise<LambdaHandler> {
+  provide({ dns: remoteDnsZones });
+  const module = (await import(pathToFileURL(path.join(projectRoot, spec.entry)).href)) as Record<string, unknown>;
+  const handler = module[spec.handler];
+  if (typeof handler !== 'function') throw new Error(`${spec.entry} does not export ${spec.handler}`);
+  return handler as LambdaHandler;
+}
+
+const ready = start();
+ready.then(
+  () => send({ type: 'ready' }),
+  (error: unknown) => send({ type: 'failed-to-start', error: serializeError(error) }),
+);
+
+port.on('message', (message: ToInstance) => {
+  if (message.type === 'port-result') {
+    const pending = pendingCalls.get(message.id);
+    pendingCalls.delete(message.id);
+    if (message.error) pending?.reject(deserializeError(message.error));
+    else pending?.resolve(message.value);
+    return;
+  }
+  void ready
+    .then((handler) => handler(message.event, lambdaContext(spec.functionName, spec.timeoutMs)))
+    .then(
+      (value) => send({ type: 'result', id: message.id, value }),
+      (error: unknown) => send({ type: 'error', id: message.id, error: serializeError(error) }),
+    );
+});
