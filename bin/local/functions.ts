@@ -5,13 +5,14 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 import type { DnsZones } from '../../lambdas/ports/dns.js';
+import type { StreamMappingSpec } from './streams-local.js';
 import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type ToInstance } from './instance/protocol.js';
 
 export interface FunctionSpec {
   name: string;
   entry: string;
   handler: string;
-  kind: 'api' | 'task' | 'monitor';
+  kind: 'api' | 'task' | 'monitor' | 'stream';
   description?: string;
 }
 
@@ -37,6 +38,8 @@ export interface ContainerSpec {
 
 export interface ServiceCatalogue {
   functions: FunctionSpec[];
+  /** Event source mappings of the table's stream. */
+  streams?: StreamMappingSpec[];
   containers?: ContainerSpec[];
   stateMachines: StateMachineSpec[];
   schedules: ScheduleSpec[];
@@ -131,7 +134,7 @@ class FunctionPool {
   constructor(
     private readonly spec: FunctionSpec,
     private readonly size: number,
-    private readonly hooks: { dns?: DnsZones; log: (message: string) => void },
+    private readonly hooks: { dns?: DnsZones; instrumentation?: string; log: (message: string) => void },
   ) {}
 
   counts(): InstanceCounts {
@@ -150,7 +153,7 @@ class FunctionPool {
   }
 
   private startInstance(): Instance {
-    const spec: InstanceSpec = { functionName: this.spec.name, entry: this.spec.entry, handler: this.spec.handler, timeoutMs: INVOCATION_TIMEOUT_MS };
+    const spec: InstanceSpec = { functionName: this.spec.name, entry: this.spec.entry, handler: this.spec.handler, timeoutMs: INVOCATION_TIMEOUT_MS, ...(this.hooks.instrumentation ? { instrumentation: this.hooks.instrumentation } : {}) };
     // The environment as it is now, as a deployment fixes a function's configuration.
     const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env }, stdout: false, stderr: false });
     let started: () => void = () => undefined;
@@ -195,7 +198,11 @@ class FunctionPool {
         this.hooks.log(`${this.spec.name} instance ${instance.id} stopped (exit ${code}) with ${instance.inFlight.size} invocation(s) in flight; replacing it`);
       }
       for (const invocation of instance.inFlight.values()) {
-        invocation.reject(new FunctionInstanceCrashed(`the ${this.spec.name} function's instance stopped before answering`));
+        invocation.reject(
+          this.stopping
+            ? new FunctionUnavailable(`${this.spec.name} stopped with the runtime before answering`)
+            : new FunctionInstanceCrashed(`the ${this.spec.name} function's instance stopped before answering`),
+        );
       }
       instance.inFlight.clear();
       // A pool keeps its size: the replacement serves the next invocation, as Lambda starts a new container.
@@ -238,6 +245,7 @@ class FunctionPool {
       await instance.ready;
     } catch (error) {
       instance.inFlight.delete(id);
+      answer.catch(() => undefined);
       throw error;
     }
     if (!instance.inFlight.has(id)) return answer; // stopped while starting: already rejected
@@ -270,6 +278,8 @@ export interface LocalFunctionsOptions {
   apiInstances?: number;
   /** The DNS stand-in, which instances reach through messages. */
   dns?: DnsZones;
+  /** Tests only: a module URL every instance imports before its handler (see InstanceSpec). */
+  instrumentation?: string;
   log?: (message: string) => void;
 }
 
@@ -285,7 +295,11 @@ export class LocalFunctions {
     private readonly extra: Record<string, LambdaHandler> = {},
     options: LocalFunctionsOptions = {},
   ) {
-    const hooks = { ...(options.dns ? { dns: options.dns } : {}), log: options.log ?? (() => undefined) };
+    const hooks = {
+      ...(options.dns ? { dns: options.dns } : {}),
+      ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
+      log: options.log ?? (() => undefined),
+    };
     const apiInstances = options.apiInstances ?? apiInstancesFromEnvironment();
     this.pools = new Map(
       specs.filter((spec) => !(spec.name in extra)).map((spec) => [spec.name, new FunctionPool(spec, spec.name === 'Api' ? apiInstances : 1, hooks)]),

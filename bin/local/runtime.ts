@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -23,6 +24,7 @@ import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type In
 import { freePort } from './net.js';
 import { startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
+import { startStreamPollers, type StreamMappingStats, type StreamPoller } from './streams-local.js';
 import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from './stepfunctions-local.js';
 
 export const DEFAULT_ORG_ID = 'default';
@@ -50,6 +52,14 @@ export interface RuntimeOptions {
   extraFunctions?: Record<string, LambdaHandler>;
   /** Instances of the Api function; default ASSISTED_API_INSTANCES, else the cores (at least 2). */
   apiInstances?: number;
+  /**
+   * Tests only: each API answer is held until the table's stream is drained, so a test reads the
+   * world after the request's follow-ups (cluster judgements); a request that finds the stream
+   * paused (a test wrote records past the service) first resumes it past those records.
+   */
+  settleFollowUps?: boolean;
+  /** Tests only: a module URL each function instance imports first, to register loader hooks that observe it. */
+  instrumentation?: string;
   /** Schedule periods in ms by schedule name, overriding their rate (tests, demos). */
   scheduleOverrides?: Record<string, number>;
   log?: (message: string) => void;
@@ -66,7 +76,9 @@ export interface Runtime {
   dns: LocalDnsZones;
   stepFunctions: StepFunctionsLocal;
   functions: LocalFunctions;
-  health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts> }>;
+  /** The event source mappings of the table's stream. */
+  streams: StreamPoller;
+  health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats> }>;
   stop(): Promise<void>;
 }
 
@@ -165,6 +177,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       dns,
       log,
       ...(options.apiInstances ? { apiInstances: options.apiInstances } : {}),
+      ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
     });
     stops.push(() => functions.stop());
     const definitions = Object.fromEntries(
@@ -240,6 +253,22 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       s3Client.destroy();
       sfnClient.destroy();
     });
+    // The table's stream feeds its mapped functions, as Lambda's event source mappings do.
+    const streamsClient = new DynamoDBStreamsClient({ region: REGION, endpoint: dynamoEndpoint });
+    const streams: StreamPoller = await startStreamPollers({
+      client: dynamoClient,
+      streams: streamsClient,
+      tableName,
+      mappings: catalogue.streams ?? [],
+      invoke: (name, event) => functions.invoke(name, event),
+      directory: path.join(dataDir, 'streams', tableName),
+      log,
+    });
+    stops.push(async () => {
+      await streams.stop();
+      streamsClient.destroy();
+    });
+
     const health = async () => {
       const components: Record<string, string> = {};
       const results = await Promise.all([
@@ -249,7 +278,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
       ]);
       components.api = 'up';
-      return { healthy: results.every(Boolean), components, functions: functions.counts() };
+      return { healthy: results.every(Boolean), components, functions: functions.counts(), streams: streams.stats() };
     };
 
     const healthRoute = async (request: IncomingMessage, response: ServerResponse) => {
@@ -264,8 +293,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       host,
       port: options.port ?? 8090,
       // Two API Gateway routes, as in AWS: the image service's paths go to its own function.
-      invoke: (event: APIGatewayProxyEvent) =>
-        functions.invoke(event.path.startsWith('/api/assisted-images/') && functions.has('Images') ? 'Images' : 'Api', event) as Promise<APIGatewayProxyResult>,
+      invoke: async (event: APIGatewayProxyEvent) => {
+        if (options.settleFollowUps) await streams.resume({ skipWritten: true });
+        const answer = (await functions.invoke(event.path.startsWith('/api/assisted-images/') && functions.has('Images') ? 'Images' : 'Api', event)) as APIGatewayProxyResult;
+        if (options.settleFollowUps) await streams.drained();
+        return answer;
+      },
       localRoutes: [healthRoute, staticSiteRoute(path.join(projectRoot, 'console', 'dist'))],
       log,
     });
@@ -300,6 +333,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       dns,
       stepFunctions,
       functions,
+      streams,
       health,
       stop: stopAll,
     };

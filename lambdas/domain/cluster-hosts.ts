@@ -3,6 +3,7 @@
  * the installation progress bar, and the finalizing-stage timeouts. Pure.
  */
 import type { HostRole, HostStage } from './host-states.js';
+import type { Host } from './entities.js';
 import { stagesFor } from './host-states.js';
 import { MINUTE_MS } from './state-rules.js';
 
@@ -193,4 +194,16 @@ export function finalizingStageTimeoutMs(stage: FinalizingStage, operators: read
   if (!OLM_FINALIZING_STAGES.includes(stage)) return base;
   const olmTimeoutsMs = operators.filter((operator) => operator.type === 'olm').map((operator) => (operator.timeoutSeconds ?? 0) * 1000);
   return Math.max(base, ...olmTimeoutsMs);
+}
+
+/** What the cluster's judgement reads of one of its hosts. */
+export function summaryOf(host: Host): ClusterHostSummary {
+  const progress = host.attributes.progress as { current_stage?: HostStage } | undefined;
+  return {
+    status: host.status,
+    role: (host.attributes.role as HostRole | undefined) ?? 'auto-assign',
+    suggestedRole: host.attributes.suggested_role as HostRole | undefined,
+    bootstrap: !!host.attributes.bootstrap,
+    ...(progress?.current_stage ? { currentStage: progress.current_stage } : {}),
+  };
 }

@@ -160,3 +160,12 @@ export function clusterDnsRecords(cluster: Cluster, hosts: readonly Host[]): { n
   };
   return [...record(`api.${base}`, api), ...record(`api-int.${base}`, api), ...record(`*.apps.${base}`, ingress)];
 }
+
+/** What the install-cluster state machine is started with and hands from task to task. */
+export interface InstallWorkflowInput {
+  orgId: string;
+  clusterId: string;
+  /** The installation attempt the execution belongs to: a task of an older attempt does nothing. */
+  attempt: number;
+  pollSeconds: number;
+}

@@ -32,7 +32,8 @@ import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { eventRequests, recordEvent, recordEvents } from './events.js';
-import { confirmPeerVerdict, forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshClusterOfMovedHost, refreshHost, rejudgeWaitingPeers } from './host-refresh.js';
+import { refreshCluster } from './cluster-refresh.js';
+import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 import { RecentMarks } from './recent-reads.js';
 
@@ -70,9 +71,6 @@ function connectivityPeersJson(listing: readonly Host[], hostId: string): string
 }
 /** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
 const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && waitsOnPeers(status);
-
-/** The stored result each peer-read reply writes (see isReadByPeers). */
-const PEER_READ_FIELDS: Readonly<Record<string, string>> = { inventory: 'inventory', 'connectivity-check': 'connectivity', 'api-vip-connectivity-check': 'api_vip_connectivity' };
 
 /**
  * Long checks handed out and not yet answered: the agent runs each for minutes (an address scan,
@@ -277,13 +275,8 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     const thresholdMs = minimums[role === 'sno' ? 'sno' : effective === 'master' || effective === 'bootstrap' ? 'master' : 'worker']?.installation_disk_speed_threshold_ms ?? 0;
     // The reply's own transition happened first: its events lead.
     await write.announce(after, eventRequests(subject, stepReplyEvents(replaced, after, reply, thresholdMs)), eventRequests(subject, moved?.transition.events ?? []));
-    // The cluster follows its hosts' statuses: a host failed by its reply moves it too.
-    if (moved && moved.transition.status !== moved.transition.from && host.clusterId) await refreshClusterOfMovedHost(deps, principal.orgId, host.clusterId);
-    // Peers are judged again only for news they read: a periodic report that found the same peers
-    // (only its time changed) tells them nothing.
-    const peerField = PEER_READ_FIELDS[reply.step_type];
-    if (readByPeers && peerField && after.attributes[peerField] !== host.attributes[peerField]) await rejudgeWaitingPeers(deps, after, surroundings);
-    else if (!readByPeers) await confirmPeerVerdict(deps, replaced, after, surroundings);
+    // The cluster, the peers waiting on this report, and a verdict that lost a peer-dependent
+    // validation on a shared listing all follow through the table's stream (host-changes).
   }
 }
 
@@ -299,5 +292,6 @@ async function recordVipVerifications(deps: AgentDeps, cluster: Cluster, reply: 
     changed = !!vips;
     return vips ? { ...current, attributes: { ...current.attributes, ...vips }, updatedAt: deps.clock.now().toISOString() } : undefined;
   }, cluster);
-  if (changed) await refreshClusterOfMovedHost(deps, cluster.orgId, cluster.clusterId);
+  // The cluster's own record changed: no host change carries this to its judgement.
+  if (changed) await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
 }

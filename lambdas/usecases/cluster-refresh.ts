@@ -5,7 +5,7 @@
  */
 import { clusterView, softTimeoutsEnabled } from '../domain/cluster.js';
 import { summarizeClusterValidations } from '../domain/cluster-facts.js';
-import type { ClusterHostSummary } from '../domain/cluster-hosts.js';
+import { summaryOf } from '../domain/cluster-hosts.js';
 import { applyClusterEffects } from '../domain/cluster-effects.js';
 import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
 import type { ClusterStatus, ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster-state-machine.js';
@@ -13,12 +13,10 @@ import { installationTransitionContext } from '../domain/installation-progress.j
 import type { ValidationHostInput } from '../domain/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster-validations.js';
 import type { Cluster, Host } from '../domain/entities.js';
-import type { HostRole, HostStage } from '../domain/host-states.js';
 import { calculateMachineNetworkCidr } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { recordEvents } from './events.js';
-// host-refresh imports this module too; the functions are only called after both loaded.
 import { refreshHost } from './host-refresh.js';
 
 export interface ClusterRefreshDeps {
@@ -26,16 +24,6 @@ export interface ClusterRefreshDeps {
   clock: Clock;
 }
 
-export function summaryOf(host: Host): ClusterHostSummary {
-  const progress = host.attributes.progress as { current_stage?: HostStage } | undefined;
-  return {
-    status: host.status,
-    role: (host.attributes.role as HostRole | undefined) ?? 'auto-assign',
-    suggestedRole: host.attributes.suggested_role as HostRole | undefined,
-    bootstrap: !!host.attributes.bootstrap,
-    ...(progress?.current_stage ? { currentStage: progress.current_stage } : {}),
-  };
-}
 
 function validationInput(host: Host): ValidationHostInput {
   return {
@@ -78,8 +66,6 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   const cluster = await deps.store.clusters.get(key);
   if (!cluster) return undefined;
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
-  clusterSizes.set(`${key.orgId}/${key.clusterId}`, hosts.length);
-  if (clusterSizes.size > 10_000) clusterSizes.delete(clusterSizes.keys().next().value!);
   const now = deps.clock.now();
 
   const machineNetwork = derivedMachineNetwork(cluster, hosts);
@@ -142,14 +128,13 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. A failed
   // cluster fails its installed hosts too, as upstream's monitor does: the monitor here no longer
   // watches them, so they are judged now (listed after the write, so a host that finished meanwhile
-  // is not missed). The cluster is not re-judged from here: this judgement is that re-judgement,
-  // and waiting on another one of the same cluster would wait on itself.
+  // is not missed). Their moves reach the cluster's next judgement through the table's stream.
   const startsInstalling = moved && transition.status === 'installing' && cluster.status === 'preparing-for-installation';
   const failed = moved && transition.status === 'error' && cluster.status !== 'error';
   if (startsInstalling || failed) {
     const targets = startsInstalling ? hosts : (await deps.store.hosts.listByCluster(key)).filter((host) => host.status === 'installed');
     for (const host of targets) {
-      await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId }, undefined, { cluster: updated }, { refreshCluster: false });
+      await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId }, undefined, { cluster: updated });
     }
   }
   return updated;
@@ -173,71 +158,4 @@ function progressOf(status: string, cluster: Cluster, hosts: Host[]): Record<str
     monitoredOperators: summary.monitoredOperators ?? [],
     previous: pickPercentages(cluster.attributes.progress),
   }) };
-}
-
-/**
- * A refresh that starts after the caller's change, shared: at most one refresh of a cluster runs
- * in this process and at most one waits behind it, which every caller arriving meanwhile joins.
- * When hundreds of hosts change at once, the cluster is re-judged a few times, not once per host.
- */
-const runningRefresh = new Map<string, Promise<void>>();
-const queuedRefresh = new Map<string, Promise<void>>();
-/** How many hosts each cluster had at its last refresh in this process, and when that refresh ran. */
-const clusterSizes = new Map<string, number>();
-const lastRefresh = new Map<string, { startedAt: number; tookMs: number }>();
-
-/** Clusters up to this size are re-judged after every host status change (see refreshClusterCoalesced). */
-export const CLUSTER_REFRESH_PER_CHANGE_UP_TO = 100;
-/**
- * A larger cluster is re-judged on a host's change at most this often in one process, or for a
- * cluster slow to re-judge, once per four times what its last re-judgement took.
- */
-export const LARGE_CLUSTER_REFRESH_EVERY_MS = 5_000;
-
-export function refreshClusterCoalesced(
-  deps: ClusterRefreshDeps,
-  key: { orgId: string; clusterId: string },
-  options: {
-    joinWithoutWaiting?: boolean;
-    throttleLarge?: boolean;
-    /** For a large cluster: its hosts as listed recently, shared with the hosts' own judgements, instead of a listing of its own. */
-    recentHosts?: () => Promise<Host[]>;
-    /** Its hosts as the caller just read and wrote them (the monitor after a pass), for any size. */
-    hosts?: Host[];
-  } = {},
-): Promise<void> {
-  const id = `${key.orgId}/${key.clusterId}`;
-  // Re-judging a cluster lists all its hosts: in a large cluster, one re-judgement per host change
-  // would make a burst of n changes cost n listings of n hosts. There a change re-judges the cluster
-  // only when the last re-judgement started long enough ago; a change left out is picked up by the
-  // next one, or by the monitor's whole judgement of the changed cluster.
-  const last = lastRefresh.get(id);
-  const large = (clusterSizes.get(id) ?? 0) > CLUSTER_REFRESH_PER_CHANGE_UP_TO;
-  if (options.throttleLarge && large && last && Date.now() - last.startedAt < Math.max(LARGE_CLUSTER_REFRESH_EVERY_MS, 4 * last.tookMs)) {
-    return Promise.resolve();
-  }
-  const queued = queuedRefresh.get(id);
-  // A queued refresh starts after this caller's change and is awaited by the caller that queued
-  // it, so a caller with nothing to read from it can leave at once. (A Lambda container serves
-  // one request at a time: there, nothing is ever queued by another request.)
-  if (queued) return options.joinWithoutWaiting ? Promise.resolve() : queued;
-  const previous = runningRefresh.get(id) ?? Promise.resolve();
-  const next: Promise<void> = previous
-    .catch(() => undefined)
-    .then(async () => {
-      queuedRefresh.delete(id);
-      runningRefresh.set(id, next);
-      const startedAt = Date.now();
-      lastRefresh.delete(id);
-      lastRefresh.set(id, { startedAt, tookMs: 0 });
-      if (lastRefresh.size > 10_000) lastRefresh.delete(lastRefresh.keys().next().value!);
-      try {
-        await refreshCluster(deps, key, options.hosts ?? (large && options.recentHosts ? await options.recentHosts() : undefined));
-      } finally {
-        lastRefresh.set(id, { startedAt, tookMs: Date.now() - startedAt });
-        if (runningRefresh.get(id) === next) runningRefresh.delete(id);
-      }
-    });
-  queuedRefresh.set(id, next);
-  return next;
 }

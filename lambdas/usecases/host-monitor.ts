@@ -14,7 +14,7 @@ import type { Host, InfraEnv } from '../domain/entities.js';
 import { dueByTime } from '../domain/host-watch.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
-import { refreshClusterCoalesced } from './cluster-refresh.js';
+import { refreshCluster } from './cluster-refresh.js';
 import { refreshLoadedHost, type RefreshSurroundings } from './host-refresh.js';
 
 const PAGE = 1_000;
@@ -133,7 +133,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
       const host = listed.get(`${key.infraEnvId}/${key.hostId}`) ?? (await store.hosts.get(key));
       if (!host) return;
       const surroundings: RefreshSurroundings = { cluster, clusterHosts, infraEnv: await infraEnvOf(host.infraEnvId) };
-      const after = await refreshLoadedHost(deps, host, surroundings, { refreshCluster: false });
+      const after = await refreshLoadedHost(deps, host, surroundings);
       if (after && after.version !== host.version) {
         wrote.set(`${key.infraEnvId}/${key.hostId}`, after.version);
         written.set(`${key.infraEnvId}/${key.hostId}`, after);
@@ -160,7 +160,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
     try {
       // Judged from the listing this pass read, with what the pass wrote: not a second listing.
       const hosts = clusterHosts.map((host) => written.get(`${host.infraEnvId}/${host.hostId}`) ?? host);
-      await refreshClusterCoalesced(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, { hosts });
+      await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId }, hosts);
       const judged = await store.clusters.get({ orgId: cluster.orgId, clusterId: cluster.clusterId });
       // The refresh's own write is no news to the hosts, unless it derived the machine network
       // they are judged against: then the next pass judges them whole again.

@@ -5,20 +5,18 @@
  */
 import { createHash } from 'node:crypto';
 import { softTimeoutsEnabled } from '../domain/cluster.js';
-import { hasEnoughMastersAndWorkers } from '../domain/cluster-hosts.js';
+import { hasEnoughMastersAndWorkers, summaryOf } from '../domain/cluster-hosts.js';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { hostDisplayName } from '../domain/host.js';
 import { applyHostEffects } from '../domain/host-effects.js';
 import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext } from '../domain/host-state-machine.js';
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
-import { waitsOnPeers } from '../domain/host-watch.js';
 import { isWatchedHost } from '../domain/installation-progress.js';
-import { judgeHostValidations, peerValidationLost, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
+import { judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
 import { storedDiskSpeed, type AgentSettings } from '../domain/agent-protocol.js';
 import { hostInventory } from '../domain/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { refreshClusterCoalesced, summaryOf } from './cluster-refresh.js';
 import { recordEvents, type RecordEventRequest } from './events.js';
 
 export interface RefreshDeps {
@@ -262,14 +260,13 @@ export async function refreshHost(
   key: { orgId: string; infraEnvId: string; hostId: string },
   justWritten?: Host,
   justRead: { cluster?: Cluster; infraEnv?: InfraEnv } = {},
-  options: { refreshCluster?: boolean } = {},
 ): Promise<Host | undefined> {
   const read = justWritten ?? (await deps.store.hosts.get(key));
   if (!read) return undefined;
   const surroundings = await loadSurroundings(deps.store, read, justRead);
   // The listing's copy, when it is this very version, lets the validation share its peer work with the other hosts of that listing.
   const listed = surroundings.clusterHosts.find((peer) => peer.hostId === read.hostId && peer.infraEnvId === read.infraEnvId && peer.version === read.version);
-  return refreshLoadedHost(deps, listed ?? read, surroundings, options);
+  return refreshLoadedHost(deps, listed ?? read, surroundings);
 }
 
 interface Judgement {
@@ -354,7 +351,7 @@ export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings
     },
     /** `alsoRecord` and `leading`: the caller's own events, written in the same batch after and before the judgement's. */
     async announce(written: Host | undefined, alsoRecord: readonly RecordEventRequest[] = [], leading: readonly RecordEventRequest[] = []): Promise<void> {
-      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, surroundings.cluster, {}, alsoRecord, leading);
+      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, alsoRecord, leading);
       else await recordEvents(deps, [...leading, ...alsoRecord]);
     },
   };
@@ -364,8 +361,6 @@ async function announceJudgement(
   deps: RefreshDeps,
   before: Host,
   judged: Judgement,
-  cluster: Cluster | undefined,
-  options: { refreshCluster?: boolean },
   alsoRecord: readonly RecordEventRequest[] = [],
   leading: readonly RecordEventRequest[] = [],
 ): Promise<void> {
@@ -382,47 +377,17 @@ async function announceJudgement(
   }
   for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
   if (judged.suggestedRole) events.push({ name: 'host_role_updated', subject, props: { host_name: hostName, suggested_role: judged.suggestedRole } });
+  // The cluster's verdict follows its hosts' statuses and roles: the write reaches its judgement
+  // through the table's stream (host-changes), so the request that wrote it does not wait for it.
   await recordEvents(deps, [...leading, ...events, ...alsoRecord]);
-  // The cluster's verdict follows its hosts' statuses and roles: re-judge it whenever this host's status or suggested role moved.
-  const moved = (move && move.status !== before.status) || !!judged.suggestedRole;
-  if (options.refreshCluster !== false && cluster && moved) await refreshClusterOfMovedHost(deps, cluster.orgId, cluster.clusterId);
-}
-
-/** The cluster's verdict follows its hosts' statuses: re-judged (coalesced) once one of them moved. */
-export function refreshClusterOfMovedHost(deps: RefreshDeps, orgId: string, clusterId: string): Promise<unknown> {
-  return refreshClusterCoalesced(deps, { orgId, clusterId }, {
-    joinWithoutWaiting: true,
-    throttleLarge: true,
-    recentHosts: () => recentClusterHosts(deps.store, orgId, clusterId),
-  });
 }
 
 /**
- * A verdict that a peer-dependent validation now fails, reached on a shared listing, is checked
- * again against a listing read now: the shared one may have started before a peer's report was
- * written, and agents never resend an unchanged report, so a wrong "no majority" would otherwise
- * hold until the monitor's next whole judgement (seen as a minute-long stall of an HA install).
- * Only small clusters list anew; large ones converge at the monitor.
- */
-export async function confirmPeerVerdict(deps: RefreshDeps, before: Host, written: Host, surroundings: RefreshSurroundings): Promise<Host | undefined> {
-  if (!written.clusterId || surroundings.clusterHosts.length > FRESH_PEER_LISTINGS_UP_TO) return written;
-  if (!peerValidationLost(before.attributes.validations_info as string | undefined, written.attributes.validations_info as string | undefined)) return written;
-  try {
-    const fresh = await loadSurroundings(deps.store, written, { freshPeers: true, ...(surroundings.cluster ? { cluster: surroundings.cluster } : {}), ...(surroundings.infraEnv ? { infraEnv: surroundings.infraEnv } : {}) });
-    return await refreshLoadedHost(deps, written, fresh);
-  } catch {
-    // The reply is stored; the monitor's whole judgement of the changed cluster checks the verdict.
-    return written;
-  }
-}
-
-/**
- * `refreshCluster: false` leaves re-judging the cluster to the caller (the monitor does it once per
- * cluster and pass). The judgement written is always that of the version it overwrites: when the
+ * The judgement written is always that of the version it overwrites: when the
  * host changed after it was read (a poll's check-in, a reply), it is judged again as it now is,
  * so a verdict reached on a stale copy (a host polling meanwhile looking disconnected) is never written.
  */
-export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings, options: { refreshCluster?: boolean } = {}): Promise<Host | undefined> {
+export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundings: RefreshSurroundings): Promise<Host | undefined> {
   const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
   let judged = judge(host, surroundings, deps.clock.now(), deps.store.activeShards, deps.config?.agent);
   if (judged.unchanged) return host;
@@ -435,49 +400,6 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
     return applyJudgement(current, judged, deps.clock.now().toISOString(), deps.store.activeShards);
   }, host);
   if (!updated || updated.version === before.version) return updated;
-  await announceJudgement(deps, before, judged, surroundings.cluster, options);
+  await announceJudgement(deps, before, judged);
   return updated;
 }
-const PEER_REJUDGEMENTS_IN_FLIGHT = 8;
-
-/**
- * `written` just stored a report its peers' validations read (an inventory, a connectivity
- * report): the peers waiting on their peers are judged again now with it. Agents do not resend an
- * unchanged report, so a host that reported before its peers did would otherwise wait for the
- * monitor's next whole judgement of the cluster, a minute later. Only clusters whose listing is
- * fresh after every change (FRESH_PEER_LISTINGS_UP_TO): in larger ones a burst of n reports would
- * cost n² judgements, and there the monitor's whole judgement converges them.
- */
-export async function rejudgeWaitingPeers(deps: RefreshDeps, written: Host, surroundings: RefreshSurroundings): Promise<void> {
-  const judgedWith = surroundings.clusterHosts;
-  if (!written.clusterId || surroundings.peersAsListed || judgedWith.length === 0 || judgedWith.length > FRESH_PEER_LISTINGS_UP_TO) return;
-  // Listed after the write: peers reporting at the same moment were each judged with a listing
-  // that missed the other's report; the later of these listings shows both.
-  const listing = await deps.store.hosts.listByCluster({ orgId: written.orgId, clusterId: written.clusterId });
-  const peers = listing.some((peer) => peer.hostId === written.hostId)
-    ? listing.map((peer) => (peer.hostId === written.hostId ? written : peer))
-    : [...listing, written];
-  const waiting = peers.filter((peer) => peer.hostId !== written.hostId && waitsOnPeers(peer.status));
-  if (waiting.length === 0) return;
-  const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
-  if (surroundings.infraEnv) infraEnvs.set(surroundings.infraEnv.infraEnvId, Promise.resolve(surroundings.infraEnv));
-  const infraEnvOf = (peer: Host) => {
-    let found = infraEnvs.get(peer.infraEnvId);
-    if (!found) infraEnvs.set(peer.infraEnvId, (found = deps.store.infraEnvs.get({ orgId: peer.orgId, infraEnvId: peer.infraEnvId })));
-    return found;
-  };
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(PEER_REJUDGEMENTS_IN_FLIGHT, waiting.length) }, async () => {
-      while (next < waiting.length) {
-        const peer = waiting[next++]!;
-        try {
-          await refreshLoadedHost(deps, peer, { cluster: surroundings.cluster, clusterHosts: peers, infraEnv: await infraEnvOf(peer) });
-        } catch {
-          // The report is stored; a peer not judged now is judged at its own next report or by the monitor.
-        }
-      }
-    }),
-  );
-}
-

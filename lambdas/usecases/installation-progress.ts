@@ -29,7 +29,8 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { refreshClusterCoalesced, summaryOf } from './cluster-refresh.js';
+import { summaryOf } from '../domain/cluster-hosts.js';
+import { refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
 import { recordEvent } from './events.js';
 import { forgetPeers } from './host-refresh.js';
@@ -80,9 +81,8 @@ export async function updateHostInstallProgress(deps: InstallationDeps, principa
   for (const event of outcome.transition?.events ?? []) await recordEvent(deps, { name: event.name, subject, props: event.props });
   if (outcome.progressEvent) await recordEvent(deps, { name: outcome.progressEvent.name, subject, props: outcome.progressEvent.props });
   forgetPeers(principal.orgId, host.clusterId);
-  if (outcome.stageChanged) await updateClusterProgressCoalesced(deps, clusterKey);
-  const transition = outcome.transition;
-  if (transition && transition.status !== transition.from) await refreshClusterCoalesced(deps, clusterKey);
+  // The cluster's progress bar and status follow the host's stage and status: the change reaches
+  // the cluster's judgement through the table's stream (host-changes), not inside this report.
 }
 
 const PERCENTAGE_FIELDS = ['preparing_for_installation_stage_percentage', 'installing_stage_percentage', 'finalizing_stage_percentage', 'total_percentage'] as const;
@@ -108,33 +108,6 @@ export async function updateClusterProgress(deps: InstallationDeps, key: Cluster
     if (PERCENTAGE_FIELDS.every((field) => previous[field] === percentages[field])) return undefined;
     return { ...current, attributes: { ...current.attributes, progress: { ...previous, ...percentages } } };
   });
-}
-
-/**
- * The progress bar is recomputed from a listing of the cluster's hosts: when hundreds of hosts
- * report at once, one recomputation running and one queued per cluster (which every report
- * arriving meanwhile joins) keep that from growing with the square of the hosts.
- */
-const runningProgress = new Map<string, Promise<void>>();
-const queuedProgress = new Map<string, Promise<void>>();
-
-export function updateClusterProgressCoalesced(deps: InstallationDeps, key: ClusterKey): Promise<void> {
-  const id = `${key.orgId}/${key.clusterId}`;
-  const queued = queuedProgress.get(id);
-  if (queued) return queued;
-  const next: Promise<void> = (runningProgress.get(id) ?? Promise.resolve())
-    .catch(() => undefined)
-    .then(async () => {
-      queuedProgress.delete(id);
-      runningProgress.set(id, next);
-      try {
-        await updateClusterProgress(deps, key);
-      } finally {
-        if (runningProgress.get(id) === next) runningProgress.delete(id);
-      }
-    });
-  queuedProgress.set(id, next);
-  return next;
 }
 
 // ---------------------------------------------------------------- controller reports
@@ -184,7 +157,7 @@ export async function reportMonitoredOperatorStatus(deps: InstallationDeps, prin
   });
   await updateClusterProgress(deps, key);
   // The last operator becoming available may be what the cluster waited for to be installed.
-  await refreshClusterCoalesced(deps, key);
+  await refreshCluster(deps, key);
 }
 
 const INGRESS_CERT_STATUSES = ['finalizing', 'installed'];
@@ -223,7 +196,7 @@ export async function uploadIngressCert(deps: InstallationDeps, principal: Princ
     ),
     `Cluster ${clusterId}`,
   );
-  await refreshClusterCoalesced(deps, key);
+  await refreshCluster(deps, key);
 }
 
 export interface CompletionParams {

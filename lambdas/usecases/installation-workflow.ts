@@ -15,7 +15,7 @@ import type { Store } from '../ports/store.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { recordEvent } from './events.js';
 import { renderClusterInstallConfigYaml } from './install-config.js';
-import type { InstallWorkflowInput } from './installation.js';
+import type { InstallWorkflowInput } from '../domain/installation.js';
 
 export interface InstallWorkflowDeps {
   store: Store;

@@ -13,14 +13,15 @@ import { hostDisplayName, requestContext } from '../domain/host.js';
 import { transitionHost, type HostStatus, type HostTrigger } from '../domain/host-state-machine.js';
 import type { HostRole } from '../domain/host-states.js';
 import { judgedRole } from '../domain/host-validations.js';
-import { installationDisk, INSTALLABLE_HOST_STATUS, planInstallation } from '../domain/installation.js';
+import { installationDisk, INSTALLABLE_HOST_STATUS, planInstallation, type InstallWorkflowInput } from '../domain/installation.js';
 import { withoutInstallationReports } from '../domain/installation-progress.js';
 import { clusterObjectPrefix } from '../domain/object-keys.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { installationContext, refreshCluster, summaryOf } from './cluster-refresh.js';
+import { summaryOf } from '../domain/cluster-hosts.js';
+import { installationContext, refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
 import { recordEvent } from './events.js';
 import { forgetPeers, refreshHost } from './host-refresh.js';
@@ -40,12 +41,6 @@ export function installPollSeconds(): number {
   return Number.isFinite(value) && value >= 1 ? Math.floor(value) : 30;
 }
 
-export interface InstallWorkflowInput {
-  orgId: string;
-  clusterId: string;
-  attempt: number;
-  pollSeconds: number;
-}
 
 function failingValidations(cluster: Cluster): string {
   try {

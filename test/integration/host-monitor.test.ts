@@ -106,7 +106,7 @@ describe('host monitor', () => {
     const stale = (await container().store.hosts.get(key(hostId)))!;
     // The host polls between the monitor's read and its write.
     expect((await call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, undefined, agent)).status).toBe(200);
-    const after = await refreshLoadedHost(container(), stale, await loadSurroundings(container().store, stale), { refreshCluster: false });
+    const after = await refreshLoadedHost(container(), stale, await loadSurroundings(container().store, stale));
     expect(after!.status).not.toBe('disconnected');
     expect((await container().store.hosts.get(key(hostId)))!.status).not.toBe('disconnected');
   });

@@ -11,6 +11,7 @@ import { KUBECONFIG_CREATED_AT } from '../../lambdas/domain/installation-progres
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
+import { collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from '../support/rule-recorder.js';
 import { bindTransitionLab, coverage, minutesAgo, scene, expectAnswered, lab, asLab, clusterOf, eventNames, addHost, seedHost, seedCluster, judgeCluster, hostsIn, pairs, type Lab } from '../support/transition-lab.js';
 
 const answered = vi.hoisted(() => [] as string[]);
@@ -21,14 +22,20 @@ vi.mock('../../lambdas/domain/cluster-state-machine.js', async (importOriginal) 
 
 describe('cluster transitions driven by the cluster refresh', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
+  // The rules answered in the runtime's function instances, reported across threads.
+  let reported: { close(): void } | undefined;
   let api: ApiClient;
 
   beforeAll(async () => {
-    env = await testRuntime();
+    env = await testRuntime({ instrumentation: RULE_RECORDING_INSTRUMENTATION });
+    reported = collectReportedRules(answered);
     api = apiClient(env.runtime.url, env.adminToken);
-    await bindTransitionLab(api, answered);
+    await bindTransitionLab(api, answered, env.runtime);
   }, 60_000);
-  afterAll(async () => env?.close());
+  afterAll(async () => {
+    reported?.close();
+    await env?.close();
+  });
 
   // ---------------------------------------------------------------- the cluster's own judgement
 

@@ -14,6 +14,8 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runti
     dataDir,
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     tableName: `t-${randomUUID()}`,
+    // Tests read the world after each request's follow-ups; a test of the asynchronous flow turns it off.
+    settleFollowUps: true,
     ...options,
   });
   return {

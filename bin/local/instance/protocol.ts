@@ -7,6 +7,8 @@ export interface InstanceSpec {
   handler: string;
   /** Milliseconds a single invocation may run, as the Lambda timeout. */
   timeoutMs: number;
+  /** Tests only: a module imported first in each instance, to register loader hooks that observe it. */
+  instrumentation?: string;
 }
 
 export interface SerializedError {

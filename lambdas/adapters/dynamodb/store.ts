@@ -81,6 +81,11 @@ function stripKeys<T>(item: Item | undefined): T | undefined {
   return record as T;
 }
 
+/** A host as the domain sees it, from its stored item (a read, or a stream record's image). */
+export function hostOfItem(item: Item): Host {
+  return stripKeys<Host>(unpackItem(item))!;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * Follows stored host changes (the table's stream): re-judges hosts waiting on their peers when a
+ * report they read changed, confirms verdicts that lost a peer-dependent validation on a fresh
+ * listing, and re-judges each changed cluster. Requests that change hosts return without waiting
+ * for any of this; it runs once per batch and cluster, however many of its hosts changed.
+ */
+import { followUps, type ClusterFollowUp, type HostChange } from '../domain/host-changes.js';
+import type { Host, InfraEnv } from '../domain/entities.js';
+import { waitsOnPeers } from '../domain/host-watch.js';
+import { refreshCluster } from './cluster-refresh.js';
+import { FRESH_PEER_LISTINGS_UP_TO, refreshLoadedHost, type RefreshDeps } from './host-refresh.js';
+
+/** Host judgements in flight at once for one cluster. */
+const PEER_REJUDGEMENTS_IN_FLIGHT = 8;
+
+export interface HostChangesOutcome {
+  clusters: number;
+  hostsRejudged: number;
+  /** For each cluster whose follow-up failed, the first change that asked for it: retried from there. */
+  failedChangeIds: string[];
+}
+
+export async function followHostChanges(
+  deps: RefreshDeps,
+  changes: readonly HostChange[],
+  onFailure: (cluster: ClusterFollowUp['cluster'], error: unknown) => void = () => undefined,
+): Promise<HostChangesOutcome> {
+  const outcome: HostChangesOutcome = { clusters: 0, hostsRejudged: 0, failedChangeIds: [] };
+  for (const followUp of followUps(changes)) {
+    try {
+      outcome.hostsRejudged += await followCluster(deps, followUp);
+      outcome.clusters += 1;
+    } catch (error) {
+      outcome.failedChangeIds.push(followUp.firstChangeId);
+      onFailure(followUp.cluster, error);
+    }
+  }
+  return outcome;
+}
+
+async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp): Promise<number> {
+  const cluster = await deps.store.clusters.get(followUp.cluster);
+  if (!cluster) return 0;
+  // Listed after the changes were written: it shows every one of them, and whatever came since.
+  let hosts = await deps.store.hosts.listByCluster(followUp.cluster);
+  const isLost = (host: Host) => followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
+  // In larger clusters a judgement per waiting host per batch would grow with the square of the
+  // cluster; there the monitor's whole judgement converges peer verdicts.
+  const targets = hosts.length > FRESH_PEER_LISTINGS_UP_TO ? [] : hosts.filter((host) => (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
+  if (targets.length > 0) {
+    const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
+    const infraEnvOf = (host: Host) => {
+      let found = infraEnvs.get(host.infraEnvId);
+      if (!found) infraEnvs.set(host.infraEnvId, (found = deps.store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId })));
+      return found;
+    };
+    const listing = hosts;
+    const written = new Map<Host, Host>();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(PEER_REJUDGEMENTS_IN_FLIGHT, targets.length) }, async () => {
+        while (next < targets.length) {
+          const host = targets[next++]!;
+          const judged = await refreshLoadedHost(deps, host, { cluster, clusterHosts: listing, infraEnv: await infraEnvOf(host) });
+          if (judged && judged.version !== host.version) written.set(host, judged);
+        }
+      }),
+    );
+    hosts = hosts.map((host) => written.get(host) ?? host);
+  }
+  await refreshCluster(deps, followUp.cluster, hosts);
+  return targets.length;
+}
