@@ -8,12 +8,15 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { ITERATOR_AGE_ALARM_MS, type TableStreamMapping } from './table-streams.js';
 
 export interface ServiceAlarmsProps {
   functions: Record<string, lambda.IFunction>;
   stateMachines: Record<string, sfn.IStateMachine>;
   api: apigateway.RestApi;
   table: dynamodb.ITable;
+  /** The stream's event source mappings: their lag and the records they gave up on. */
+  streams?: TableStreamMapping[];
   email?: string;
 }
 
@@ -53,6 +56,10 @@ export class ServiceAlarms extends Construct {
     for (const [name, machine] of Object.entries(props.stateMachines)) {
       alarm(`${name}Failed`, machine.metricFailed({ period: FIVE_MINUTES, statistic: 'Sum' }), `workflow ${name}: executions failed`);
       alarm(`${name}TimedOut`, machine.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' }), `workflow ${name}: executions timed out`);
+    }
+    for (const stream of props.streams ?? []) {
+      alarm(`${stream.name}IteratorAge`, stream.iteratorAge, `stream ${stream.name}: ${stream.function.node.id} is more than a minute behind the table's changes`, ITERATOR_AGE_ALARM_MS);
+      alarm(`${stream.name}Failures`, stream.failures.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }), `stream ${stream.name}: records given up on (see the failure queue)`);
     }
     alarm('Api5xx', props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }), 'API: 5xx answers', 5);
     for (const event of ['ReadThrottleEvents', 'WriteThrottleEvents']) {

@@ -16,6 +16,7 @@ import { InstallerNetwork, InstallerTask } from './installer-task.js';
 import { nagArn } from './nag-ids.js';
 import { addRestApi } from './rest-api.js';
 import { addServiceFunctions } from './service-functions.js';
+import { addTableStreams } from './table-streams.js';
 import { AgentSigningKey } from './signing-key/signing-key.js';
 import type { StageConfig } from './stage-config.js';
 import { addSchedules, addStateMachines, stateMachineNames } from './workflows.js';
@@ -115,6 +116,9 @@ export class AssistedStack extends Stack {
       removalPolicy,
     });
 
+    // ---- The table's stream: cluster judgements follow host changes --------------------------
+    const streams = addTableStreams(this, { table: this.table, streams: catalogue.streams ?? [], functions: this.functions, removalPolicy });
+
     // ---- API Gateway -------------------------------------------------------------------------
     this.api = addRestApi(this, { catalogue, functions: this.functions, config, logRetention, removalPolicy });
 
@@ -179,6 +183,7 @@ export class AssistedStack extends Stack {
       stateMachines: this.stateMachines,
       api: this.api,
       table: this.table,
+      streams,
       email: config.alarmEmail,
     });
 

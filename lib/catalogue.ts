@@ -36,8 +36,19 @@ export interface ContainerSpec {
   entry: string;
   description?: string;
 }
+/** An event source mapping of the table's stream (see lambdas/functions.json). */
+export interface StreamSpec {
+  name: string;
+  function: string;
+  batchSize: number;
+  maximumBatchingWindowSeconds?: number;
+  maximumRetryAttempts: number;
+  bisectBatchOnFunctionError: boolean;
+  filter?: Record<string, unknown>;
+}
 export interface Catalogue {
   functions: FunctionSpec[];
+  streams?: StreamSpec[];
   stateMachines: StateMachineSpec[];
   schedules?: ScheduleSpec[];
   containers?: ContainerSpec[];
@@ -46,6 +57,8 @@ export interface TableDesign {
   partitionKey: string;
   sortKey: string;
   timeToLiveAttribute: string;
+  /** What the table's stream carries of each change. */
+  streamViewType?: 'NEW_AND_OLD_IMAGES' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'KEYS_ONLY';
   /** An index with `nonKeyAttributes` projects only those (INCLUDE); the others project ALL. */
   globalSecondaryIndexes: { indexName: string; partitionKey: string; sortKey: string; nonKeyAttributes?: string[] }[];
 }

@@ -15,6 +15,7 @@ export function addDataTable(stack: Stack, design: TableDesign, options: { ephem
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: design.timeToLiveAttribute,
+    ...(design.streamViewType ? { stream: dynamodb.StreamViewType[design.streamViewType] } : {}),
     encryption: dynamodb.TableEncryption.AWS_MANAGED,
     deletionProtection: !options.ephemeral,
     removalPolicy: options.removalPolicy,

@@ -101,6 +101,10 @@ interface Instance {
   inFlight: Map<number, Invocation>;
   /** Takes no new invocations (a redeploy): it ends once its last one is answered. */
   retired: boolean;
+  /** When it last took an invocation: idle instances take turns, least recently used first. */
+  lastUsed: number;
+  /** Being stopped as a crash would stop it (tests): takes no new invocations. */
+  crashing: boolean;
 }
 
 const INSTANCE_BOOT = new URL('./instance/boot.mjs', import.meta.url);
@@ -149,7 +153,7 @@ class FunctionPool {
   }
 
   private active(): Instance[] {
-    return this.instances.filter((instance) => !instance.retired);
+    return this.instances.filter((instance) => !instance.retired && !instance.crashing);
   }
 
   private startInstance(): Instance {
@@ -163,7 +167,7 @@ class FunctionPool {
       failed = reject;
     });
     ready.catch(() => undefined);
-    const instance: Instance = { id: this.nextInstanceId++, worker, ready, inFlight: new Map(), retired: false };
+    const instance: Instance = { id: this.nextInstanceId++, worker, ready, inFlight: new Map(), retired: false, lastUsed: 0, crashing: false };
     this.instances.push(instance);
 
     worker.on('message', (message: FromInstance) => {
@@ -192,7 +196,7 @@ class FunctionPool {
       const index = this.instances.indexOf(instance);
       if (index >= 0) this.instances.splice(index, 1);
       failed(new FunctionUnavailable(`${this.spec.name} instance ${instance.id} stopped while starting (exit ${code})`));
-      const unexpected = !this.stopping && !instance.retired;
+      const unexpected = !this.stopping && (!instance.retired || instance.crashing);
       if (unexpected) {
         this.crashed += 1;
         this.hooks.log(`${this.spec.name} instance ${instance.id} stopped (exit ${code}) with ${instance.inFlight.size} invocation(s) in flight; replacing it`);
@@ -228,17 +232,24 @@ class FunctionPool {
     }
   }
 
+  /**
+   * An idle instance, the one idle longest: consecutive invocations land on different instances,
+   * so whatever one instance remembers is never what the next one sees (Lambda may reuse the same
+   * warm container; rotating makes cross-instance behaviour show in every test).
+   */
   private choose(): Instance {
     const active = this.active();
-    const idle = active.find((instance) => instance.inFlight.size === 0);
+    const idle = active.filter((instance) => instance.inFlight.size === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
     if (idle) return idle;
     if (active.length < this.size) return this.startInstance();
     return active.reduce((least, instance) => (instance.inFlight.size < least.inFlight.size ? instance : least));
   }
 
-  async invoke(event: unknown): Promise<unknown> {
+  async invoke(event: unknown, answeredBy?: (instanceId: number) => void): Promise<unknown> {
     if (this.stopping) throw new FunctionUnavailable(`${this.spec.name} is stopping`);
     const instance = this.choose();
+    instance.lastUsed = performance.now();
+    answeredBy?.(instance.id);
     const id = this.nextInvocationId++;
     const answer = new Promise<unknown>((resolve, reject) => instance.inFlight.set(id, { resolve, reject }));
     try {
@@ -261,10 +272,14 @@ class FunctionPool {
     }
   }
 
-  /** Stops one instance at once, as a crash would (tests). */
-  async kill(which = 0): Promise<void> {
-    const instance = this.active()[which];
-    if (instance) await instance.worker.terminate();
+  /** Stops the busiest instance at once, as a crash would (tests); returns how many invocations it had in flight. */
+  async killBusiest(): Promise<number> {
+    const instance = this.active().reduce<Instance | undefined>((busiest, candidate) => (!busiest || candidate.inFlight.size > busiest.inFlight.size ? candidate : busiest), undefined);
+    if (!instance) return 0;
+    instance.crashing = true;
+    const inFlight = instance.inFlight.size;
+    await instance.worker.terminate();
+    return inFlight;
   }
 
   async stop(): Promise<void> {
@@ -310,12 +325,13 @@ export class LocalFunctions {
     return this.pools.has(name) || name in this.extra;
   }
 
-  async invoke(name: string, event: unknown): Promise<unknown> {
+  /** `answeredBy` learns which instance took the invocation (the local gateway names it in a response header). */
+  async invoke(name: string, event: unknown, answeredBy?: (instance: string) => void): Promise<unknown> {
     const extra = this.extra[name];
     if (extra) return extra(event, lambdaContext(name));
     const pool = this.pools.get(name);
     if (!pool) throw new Error(`no function named ${name}`);
-    return pool.invoke(event);
+    return pool.invoke(event, answeredBy ? (id) => answeredBy(`${name}#${id}`) : undefined);
   }
 
   /** Starts a function's instances before its first invocation (the API's, so the first requests are not cold). */
@@ -333,9 +349,9 @@ export class LocalFunctions {
     for (const pool of this.pools.values()) pool.redeploy();
   }
 
-  /** Stops one instance of a function as a crash would (tests). */
-  async kill(name: string, which = 0): Promise<void> {
-    await this.pools.get(name)?.kill(which);
+  /** Stops a function's busiest instance as a crash would (tests); returns the invocations it had in flight. */
+  async killBusiest(name: string): Promise<number> {
+    return (await this.pools.get(name)?.killBusiest()) ?? 0;
   }
 
   async stop(): Promise<void> {

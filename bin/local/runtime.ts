@@ -78,6 +78,8 @@ export interface Runtime {
   functions: LocalFunctions;
   /** The event source mappings of the table's stream. */
   streams: StreamPoller;
+  /** Settings a test may change while the runtime runs (see RuntimeOptions.settleFollowUps). */
+  settings: { settleFollowUps: boolean };
   health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats> }>;
   stop(): Promise<void>;
 }
@@ -289,15 +291,19 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       response.end(body);
       return true;
     };
+    const settings = { settleFollowUps: options.settleFollowUps ?? false };
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,
       // Two API Gateway routes, as in AWS: the image service's paths go to its own function.
       invoke: async (event: APIGatewayProxyEvent) => {
-        if (options.settleFollowUps) await streams.resume({ skipWritten: true });
-        const answer = (await functions.invoke(event.path.startsWith('/api/assisted-images/') && functions.has('Images') ? 'Images' : 'Api', event)) as APIGatewayProxyResult;
-        if (options.settleFollowUps) await streams.drained();
-        return answer;
+        if (settings.settleFollowUps) await streams.resume({ skipWritten: true });
+        let instance: string | undefined;
+        const name = event.path.startsWith('/api/assisted-images/') && functions.has('Images') ? 'Images' : 'Api';
+        const answer = (await functions.invoke(name, event, (answeredBy) => (instance = answeredBy))) as APIGatewayProxyResult;
+        if (settings.settleFollowUps) await streams.drained();
+        // Which instance answered: for reading logs, and for tests of instance isolation.
+        return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
       localRoutes: [healthRoute, staticSiteRoute(path.join(projectRoot, 'console', 'dist'))],
       log,
@@ -334,6 +340,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       stepFunctions,
       functions,
       streams,
+      settings,
       health,
       stop: stopAll,
     };

@@ -58,6 +58,8 @@ export interface StreamMappingStats {
 const SHARD_REFRESH_MS = 2_000;
 const MAX_RETRY_DELAY_MS = 2_000;
 const RECORDS_PER_READ = 1_000;
+/** Rounds read to the stream's end after which a waiter counts the stream drained though others keep writing. */
+const DRAIN_ROUNDS = 3;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -109,8 +111,10 @@ class MappingPoller {
   private paused = false;
   /** The round being read now, and waiters for the first empty round that starts after they asked. */
   private round: Promise<number> | undefined;
-  private readonly drainWaiters: { since: number; resolve(): void }[] = [];
+  private readonly drainWaiters: { since: number; roundsToEnd: number; resolve(): void }[] = [];
   private roundsStarted = 0;
+  /** Whether the last round read every shard to its end (no shard had more than one read's worth). */
+  private lastRoundReachedEnd = true;
   /** Ends the idle wait early: someone waits for the stream to be drained. */
   private wake: (() => void) | undefined;
 
@@ -163,8 +167,13 @@ class MappingPoller {
       } finally {
         this.round = undefined;
       }
-      if (read === 0) {
+      // A round that found nothing, or a few that each read every shard to its end: under a steady
+      // stream of other writes, the changes made before the waiter asked (and what their follow-ups
+      // wrote) have been delivered.
+      if (read >= 0 && this.lastRoundReachedEnd) {
         for (const waiter of this.drainWaiters.filter((candidate) => candidate.since < number)) {
+          waiter.roundsToEnd -= 1;
+          if (read > 0 && waiter.roundsToEnd > 0) continue;
           this.drainWaiters.splice(this.drainWaiters.indexOf(waiter), 1);
           waiter.resolve();
         }
@@ -191,7 +200,7 @@ class MappingPoller {
   drained(): Promise<void> {
     // Paused, nothing is delivered: there is nothing to wait for.
     if (this.paused) return Promise.resolve();
-    const drained = new Promise<void>((resolve) => this.drainWaiters.push({ since: this.roundsStarted, resolve }));
+    const drained = new Promise<void>((resolve) => this.drainWaiters.push({ since: this.roundsStarted, roundsToEnd: DRAIN_ROUNDS, resolve }));
     this.wake?.();
     return drained;
   }
@@ -240,6 +249,7 @@ class MappingPoller {
     const finished = new Set(this.checkpoints.finished);
     const known = new Set(this.shards.map((shard) => shard.ShardId));
     let read = 0;
+    this.lastRoundReachedEnd = true;
     for (const shard of this.shards) {
       const shardId = shard.ShardId!;
       if (finished.has(shardId)) continue;
@@ -281,6 +291,7 @@ class MappingPoller {
       throw error;
     }
     const records = page.Records ?? [];
+    if (records.length >= RECORDS_PER_READ) this.lastRoundReachedEnd = false;
     if (records.length > 0) {
       await this.deliver(records);
       this.checkpoints.positions[shardId] = records.at(-1)!.dynamodb!.SequenceNumber!;

@@ -98,9 +98,15 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   if (!moved && !infoChanged && !machineNetwork && !progressChanged) return cluster;
 
   const events = validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results);
+  // Whether this judgement is the one written: judgements of one cluster run at once in several
+  // instances (the stream's follow-up, the install workflow, the monitor), and only the one whose
+  // conditional write won may announce the move, or "installed" would be announced twice.
+  let wrote = false;
   const updated = await deps.store.clusters.mutate(key, (current) => {
+    wrote = false;
     // Another refresh or a user's action changed the status meanwhile: theirs stands.
     if (current.status !== cluster.status) return undefined;
+    wrote = true;
     const next = structuredClone(current);
     next.attributes.validations_info = info;
     if (machineNetwork) {
@@ -118,7 +124,7 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     next.updatedAt = now.toISOString();
     return next;
   });
-  if (!updated || updated.status !== (moved ? transition.status : cluster.status)) return updated;
+  if (!updated || !wrote) return updated;
 
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
   await recordEvents(deps, [

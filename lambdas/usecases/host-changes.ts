@@ -39,35 +39,39 @@ export async function followHostChanges(
 }
 
 async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp): Promise<number> {
-  const cluster = await deps.store.clusters.get(followUp.cluster);
-  if (!cluster) return 0;
   // Listed after the changes were written: it shows every one of them, and whatever came since.
   let hosts = await deps.store.hosts.listByCluster(followUp.cluster);
+  // The cluster first: its judgement may derive the machine network its hosts are judged against.
+  const cluster = await refreshCluster(deps, followUp.cluster, hosts);
+  if (!cluster) return 0;
   const isLost = (host: Host) => followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
   // In larger clusters a judgement per waiting host per batch would grow with the square of the
   // cluster; there the monitor's whole judgement converges peer verdicts.
   const targets = hosts.length > FRESH_PEER_LISTINGS_UP_TO ? [] : hosts.filter((host) => (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
-  if (targets.length > 0) {
-    const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
-    const infraEnvOf = (host: Host) => {
-      let found = infraEnvs.get(host.infraEnvId);
-      if (!found) infraEnvs.set(host.infraEnvId, (found = deps.store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId })));
-      return found;
-    };
-    const listing = hosts;
-    const written = new Map<Host, Host>();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(PEER_REJUDGEMENTS_IN_FLIGHT, targets.length) }, async () => {
-        while (next < targets.length) {
-          const host = targets[next++]!;
-          const judged = await refreshLoadedHost(deps, host, { cluster, clusterHosts: listing, infraEnv: await infraEnvOf(host) });
-          if (judged && judged.version !== host.version) written.set(host, judged);
-        }
-      }),
-    );
+  if (targets.length === 0) return 0;
+  const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
+  const infraEnvOf = (host: Host) => {
+    let found = infraEnvs.get(host.infraEnvId);
+    if (!found) infraEnvs.set(host.infraEnvId, (found = deps.store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId })));
+    return found;
+  };
+  const listing = hosts;
+  const written = new Map<Host, Host>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(PEER_REJUDGEMENTS_IN_FLIGHT, targets.length) }, async () => {
+      while (next < targets.length) {
+        const host = targets[next++]!;
+        const judged = await refreshLoadedHost(deps, host, { cluster, clusterHosts: listing, infraEnv: await infraEnvOf(host) });
+        if (judged && judged.version !== host.version) written.set(host, judged);
+      }
+    }),
+  );
+  // Hosts that moved now move their cluster now, rather than one stream delivery later (their
+  // changes still arrive, and find nothing more to do).
+  if ([...written].some(([before, after]) => before.status !== after.status)) {
     hosts = hosts.map((host) => written.get(host) ?? host);
+    await refreshCluster(deps, followUp.cluster, hosts);
   }
-  await refreshCluster(deps, followUp.cluster, hosts);
   return targets.length;
 }

@@ -38,7 +38,8 @@ interface FlowContext {
 async function startFlow(testName: string): Promise<FlowContext> {
   // The install workflow re-judges the cluster every second instead of every 30 s.
   process.env.INSTALL_POLL_SECONDS = '1';
-  const env = await testRuntime();
+  // Real-time flows: requests answer before their follow-ups, as in AWS.
+  const env = await testRuntime({ settleFollowUps: false });
   const session = await openBrowser(env.runtime.url, testName);
   const api = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, {

@@ -26,7 +26,8 @@ describe('console: sign-in and API tokens (Chromium)', () => {
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    env = await testRuntime();
+    // Real-time flows: requests answer before their follow-ups, as in AWS.
+    env = await testRuntime({ settleFollowUps: false });
   }, 600_000);
   afterAll(async () => {
     await session?.close();

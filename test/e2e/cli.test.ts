@@ -51,7 +51,7 @@ const asAdmin = () => ['--url', stack.runtime.url, '--token', stack.adminToken];
 beforeAll(async () => {
   process.env.INSTALL_POLL_SECONDS = '1';
   await buildCli({ outfile: bundle });
-  stack = await testRuntime({ baseDomains: ['example.com'] });
+  stack = await testRuntime({ baseDomains: ['example.com'], settleFollowUps: false });
 }, 120_000);
 afterAll(async () => {
   delete process.env.INSTALL_POLL_SECONDS;

@@ -98,7 +98,8 @@ describe('upstream agent against the local stack (loopback-only namespace, spars
     workDir = mkdtempSync(path.join(tmpdir(), 'upstream-agent-'));
     // Upstream's 60 s between polls would make this suite take many minutes; the cap is a service setting.
     process.env.AGENT_MAX_NEXT_INSTRUCTION_SECONDS = '2';
-    env = await testRuntime();
+    // Real-time flows: requests answer before their follow-ups, as in AWS.
+    env = await testRuntime({ settleFollowUps: false });
     const socketPath = path.join(workDir, 'bridge.sock');
     bridge = await startBridge(socketPath, env.runtime.url);
     namespace = await startLoopbackNamespace({ socketPath, port: await freePort(), loopbackCidr: '127.0.0.1/24', extraLoopbackCidrs: ['127.1.0.1/16'] });

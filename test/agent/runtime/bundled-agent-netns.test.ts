@@ -46,7 +46,8 @@ describe.skipIf(!isRoot)('bundled agent, real mode, in a loopback-only network n
   beforeAll(async () => {
     workDir = mkdtempSync(path.join(tmpdir(), 'agent-netns-'));
     bundle = (await buildAgent({ outfile: path.join(workDir, 'agent.mjs') })).outfile;
-    env = await testRuntime();
+    // Real-time flows: requests answer before their follow-ups, as in AWS.
+    env = await testRuntime({ settleFollowUps: false });
     bridge = await startBridge(path.join(workDir, 'bridge.sock'), env.runtime.url);
 
     const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;

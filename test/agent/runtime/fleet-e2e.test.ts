@@ -36,7 +36,8 @@ describe('simulated fleet against the local stack', () => {
   };
 
   beforeAll(async () => {
-    env = await testRuntime();
+    // Real-time flows: requests answer before their follow-ups, as in AWS.
+    env = await testRuntime({ settleFollowUps: false });
     const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
     const cluster = await call('POST', '/clusters', {

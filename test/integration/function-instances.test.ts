@@ -1,0 +1,164 @@
+/**
+ * The embedded runtime behaves as Lambda does: each function in instances of its own (no memory
+ * shared), an instance's crash fails only its in-flight requests, and cluster judgement follows
+ * host writes through the table's DynamoDB stream, once per change however often it is delivered.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
+import { toLambdaRecord } from '../../bin/local/streams-local.js';
+import { container } from '../../lambdas/platform/container.js';
+import { apiClient, readyCluster, type ApiClient } from '../support/cluster-lab.js';
+import { testRuntime } from '../support/runtime.js';
+
+type Env = Awaited<ReturnType<typeof testRuntime>>;
+
+const instanceOf = (response: { headers: Headers }) => response.headers.get('x-local-function-instance');
+
+describe('function instances', () => {
+  let env: Env;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    env = await testRuntime({ apiInstances: 3 });
+    api = apiClient(env.runtime.url, env.adminToken);
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  it('runs the Api function as a pool of instances, counted by /healthz, and spreads consecutive requests over them', async () => {
+    const health = (await (await fetch(`${env.runtime.url}/healthz`)).json()) as { functions: Record<string, { instances: number }> };
+    expect(health.functions.Api!.instances).toBe(3);
+    expect(Object.keys(health.functions)).toEqual(expect.arrayContaining(['Api', 'Images', 'HostMonitor', 'HostChanges', 'InstallPrepare', 'InstallFollow']));
+    const answeredBy = new Set<string | null>();
+    for (let i = 0; i < 6; i++) answeredBy.add(instanceOf(await api.call('GET', '/clusters', undefined, api.user())));
+    expect([...answeredBy].sort()).toEqual(['Api#0', 'Api#1', 'Api#2']);
+  });
+
+  it('keeps what one instance remembers from the others, and each still answers right', async () => {
+    // An agent's first request makes the instance that answers it remember its infra-env exists
+    // (for up to a minute: agent-tokens EXISTENCE_TTL_MS). No other instance has seen it.
+    const infraEnv = (await api.call('POST', '/infra-envs', { name: 'cache-probe', pull_secret: '{"auths":{"x":{"auth":"eDp5"}}}' }, api.user())).body.id as string;
+    const { issueAgentToken } = await import('../../lambdas/usecases/agent-tokens.js');
+    const token = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv }) };
+    const first = await api.call('POST', `/infra-envs/${infraEnv}/hosts`, { host_id: randomUUID() }, token);
+    expect(first.status).toBe(201);
+    const remembering = instanceOf(first)!;
+
+    // The infra-env goes. Until every instance has answered the agent again: the one that
+    // remembers it exists still lets the token in, and finds nothing (404); the others look it up
+    // and refuse the token (401). No instance lets the agent act on it.
+    expect((await api.call('DELETE', `/infra-envs/${infraEnv}`, undefined, api.user())).status).toBe(204);
+    const answers = new Map<string, number>();
+    for (let i = 0; i < 12 && answers.size < 3; i++) {
+      const response = await api.call('POST', `/infra-envs/${infraEnv}/hosts`, { host_id: randomUUID() }, token);
+      answers.set(instanceOf(response)!, response.status);
+    }
+    expect(answers.size).toBe(3);
+    for (const [instance, status] of answers) expect([instance, status]).toEqual([instance, instance === remembering ? 404 : 401]);
+  });
+
+  it('fails only the requests in flight on an instance that crashes, in the upstream error shape, and replaces it', async () => {
+    const deadline = Date.now() + 20_000;
+    const statuses: number[] = [];
+    const bodies: unknown[] = [];
+    let stop = false;
+    const load = Array.from({ length: 12 }, async () => {
+      while (!stop && Date.now() < deadline) {
+        const response = await api.call('GET', '/clusters', undefined, api.user());
+        statuses.push(response.status);
+        if (response.status !== 200) bodies.push(response.body);
+      }
+    });
+    // Wait for load on every instance, then crash the busiest one.
+    let killedInFlight = 0;
+    while (Date.now() < deadline && killedInFlight === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (statuses.length > 30) killedInFlight = await env.runtime.functions.killBusiest('Api');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    stop = true;
+    await Promise.all(load);
+    expect(killedInFlight).toBeGreaterThan(0);
+    // Exactly the requests the instance had in flight failed, each with a clean 502 a client can act on.
+    expect(statuses.filter((status) => status !== 200)).toEqual(Array(killedInFlight).fill(502));
+    for (const body of bodies) expect(body).toMatchObject({ kind: 'Error', code: '502', reason: expect.stringMatching(/stopped before it answered; retry/) });
+    // The next request succeeds, and the pool is whole again.
+    expect((await api.call('GET', '/clusters', undefined, api.user())).status).toBe(200);
+    const health = (await (await fetch(`${env.runtime.url}/healthz`)).json()) as { functions: Record<string, { instances: number; crashed: number }> };
+    expect(health.functions.Api).toMatchObject({ instances: 3, crashed: 1 });
+  });
+});
+
+describe('cluster judgement through the table stream', () => {
+  let env: Env;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    env = await testRuntime({ apiInstances: 3 });
+    api = apiClient(env.runtime.url, env.adminToken);
+  }, 60_000);
+  afterAll(async () => env?.close());
+
+  const clusterOf = async (clusterId: string) => (await api.call('GET', `/clusters/${clusterId}`, undefined, api.user())).body as Record<string, any>;
+
+  it('answers the request that moved a host before its cluster is judged, and judges it from the stream within a second', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: `async-${randomUUID().slice(0, 6)}` });
+    // Requests answer before their follow-ups from here on, as in AWS. The write goes to the stream
+    // while delivery is paused: it is answered, and its cluster is not judged yet.
+    env.runtime.settings.settleFollowUps = false;
+    await env.runtime.streams.pause();
+    const moved = await api.call('PATCH', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}`, { host_role: 'worker' }, api.user());
+    expect(moved.status).toBe(201);
+    const before = await clusterOf(lab.clusterId);
+    expect(before.status).toBe('ready');
+    const resumedAt = Date.now();
+    await env.runtime.streams.resume();
+    let after = before;
+    while (after.status === 'ready' && Date.now() - resumedAt < 5_000) after = await clusterOf(lab.clusterId);
+    env.runtime.settings.settleFollowUps = true;
+    expect(after.status).toBe('insufficient');
+    expect(Date.now() - resumedAt).toBeLessThan(1_500);
+  }, 60_000);
+
+  it('changes nothing when stream records are delivered again, duplicated or out of order', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: `replay-${randomUUID().slice(0, 6)}` });
+    await env.runtime.streams.drained();
+    // Every record of the stream so far, read through the Streams API as the mapping reads them.
+    const streams = new DynamoDBStreamsClient({ region: 'us-east-1', endpoint: env.runtime.endpoints.dynamodb });
+    const records: _Record[] = [];
+    const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: env.runtime.streams.streamArn }))).StreamDescription!.Shards!;
+    for (const shard of shards) {
+      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: env.runtime.streams.streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      for (let page = 0; iterator && page < 100; page++) {
+        const read = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        records.push(...(read.Records ?? []));
+        if ((read.Records ?? []).length === 0) break;
+        iterator = read.NextShardIterator;
+      }
+    }
+    streams.destroy();
+    const hostRecords = records.map((record) => toLambdaRecord(record, env.runtime.streams.streamArn)).filter((record) => (record.dynamodb?.Keys as { sk?: { S?: string } })?.sk?.S === 'HOST');
+    const ofThisCluster = hostRecords.filter((record) => JSON.stringify(record.dynamodb?.NewImage ?? record.dynamodb?.OldImage).includes(lab.clusterId));
+    expect(ofThisCluster.length).toBeGreaterThan(10);
+
+    const snapshot = async () => {
+      const { store } = container();
+      const cluster = (await store.clusters.get({ orgId: 'default', clusterId: lab.clusterId }))!;
+      const hosts = await store.hosts.listByCluster({ orgId: 'default', clusterId: lab.clusterId });
+      const events = (await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as unknown[];
+      return { status: cluster.status, clusterVersion: cluster.version, hosts: hosts.map((host) => [host.hostId, host.status, host.version]).sort(), events: events.length };
+    };
+    const settled = await snapshot();
+    expect(settled.status).toBe('ready');
+    // Replayed whole, duplicated, and reversed, in batches as the mapping sends them.
+    const deliveries = [ofThisCluster, [...ofThisCluster, ...ofThisCluster], [...ofThisCluster].reverse()];
+    for (const delivery of deliveries) {
+      for (let start = 0; start < delivery.length; start += 100) {
+        const answer = (await env.runtime.functions.invoke('HostChanges', { Records: delivery.slice(start, start + 100) })) as { batchItemFailures: unknown[] };
+        expect(answer.batchItemFailures).toEqual([]);
+      }
+    }
+    await env.runtime.streams.drained();
+    expect(await snapshot()).toEqual(settled);
+  }, 90_000);
+});
