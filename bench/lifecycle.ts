@@ -1,5 +1,6 @@
 /**
- * Issue #4's lifecycle numbers against the local stack, with the load settings of
+ * Issue #4's lifecycle numbers against the local stack (phases 1 and 2 twice, side by side: one
+ * Api instance, then ASSISTED_API_INSTANCES; see `lifecycle()`), with the load settings of
  * upstream-performance.md (1,000 hosts in one cluster, concurrency 16, closed loop):
  *
  * 1. registrations/s of new hosts in one cluster (the 1,000 hosts of the next steps);
@@ -21,7 +22,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { apiInstancesFromEnvironment } from '../bin/local/functions.js';
 import { startRuntime } from '../bin/local/runtime.js';
+import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
 import type { Host } from '../lambdas/domain/entities.js';
 import { systemClock } from '../lambdas/ports/clock.js';
 import type { Store } from '../lambdas/ports/store.js';
@@ -31,7 +34,7 @@ import { monitorHosts, type MonitorPass } from '../lambdas/usecases/host-monitor
 import { agentClient, CompressibleClock, eachBounded, type AgentClient } from './lifecycle/agents.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import { seedCluster } from './lifecycle/seed.js';
-import { closedLoop, describe } from './load.js';
+import { closedLoop, describe, type LoadResult } from './load.js';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -53,7 +56,48 @@ async function timedPass(store: Store, clock: CompressibleClock): Promise<{ ms: 
 const describePass = ({ ms, pass }: { ms: number; pass: MonitorPass }) =>
   `${seconds(ms)} (watched ${pass.visited}, judged ${pass.judged}${pass.judgedWhole ? ` in ${pass.judgedWhole} whole judgement(s)` : ' (due by time)'}, moved ${pass.moved}, failed ${pass.failed})`;
 
-export async function lifecycle(): Promise<Record<string, number>> {
+interface Phase {
+  /** Api instances; ignored with `inProcessApi`. */
+  apiInstances: number;
+  /** The Api handler in this thread, so the service's clock can be compressed (the monitor phases). */
+  inProcessApi: boolean;
+  /** Measure polls (phase 2) or the monitor and disconnections (phases 3 and 4). */
+  monitorPhases: boolean;
+}
+
+/**
+ * Phases 1 and 2 side by side, with one Api instance and with ASSISTED_API_INSTANCES (each on a
+ * runtime of its own, the same 1,000 hosts seeded through the agent endpoints), then phases 3
+ * and 4 on a runtime whose Api handler runs in this thread (their clock is compressed).
+ */
+export async function lifecycle(): Promise<Record<string, unknown>> {
+  const many = Math.max(2, apiInstancesFromEnvironment());
+  const runs: Record<number, Record<string, unknown>> = {};
+  for (const apiInstances of [1, many]) {
+    console.log(`\n-- ${apiInstances} Api instance(s)`);
+    runs[apiInstances] = await runLifecycle({ apiInstances, inProcessApi: false, monitorPhases: false });
+  }
+  const rows: [string, string, string][] = [
+    ['registrations', 'registrations', '≥ 400/s (5× upstream 82/s)'],
+    ['inventory replies', 'inventories', '≥ 468/s (upstream), p99 ≤ 250 ms'],
+    ['other replies', 'others', ''],
+    ['polls', 'polls', '≥ 600/s (5× upstream), p99 ≤ 100 ms'],
+    ['DynamoDB Local GetItem (floor)', 'floor', ''],
+  ];
+  const cell = (result: LoadResult | undefined) => (result ? `${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(0)} p99 ${result.p99Ms.toFixed(0)} ms` : '-').padEnd(34);
+  console.log(`\n${'side by side'.padEnd(32)}${'1 instance'.padEnd(34)}${`${many} instances`.padEnd(34)}ratio  aim`);
+  for (const [label, key, aim] of rows) {
+    const one = runs[1]![key] as LoadResult | undefined;
+    const more = runs[many]![key] as LoadResult | undefined;
+    const ratio = one && more ? (more.perSecond / one.perSecond).toFixed(2) : '-';
+    console.log(`${label.padEnd(32)}${cell(one)}${cell(more)}${ratio.padEnd(7)}${aim}`);
+  }
+  console.log(`\n-- monitor passes and disconnections (Api handler in this thread: its clock is compressed)`);
+  const monitor = await runLifecycle({ apiInstances: 1, inProcessApi: true, monitorPhases: true });
+  return { oneInstance: runs[1], manyInstances: runs[many], monitor };
+}
+
+async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
   const hostCount = setting('LIFECYCLE_HOSTS', 1_000);
   const bigHostCount = setting('LIFECYCLE_BIG_HOSTS', 10_000);
   const durationMs = setting('BENCH_DURATION_MS', 20_000);
@@ -62,13 +106,20 @@ export async function lifecycle(): Promise<Record<string, number>> {
   const factor = setting('LIFECYCLE_TIME_FACTOR', 10);
   const simulatedMinutes = setting('LIFECYCLE_SIMULATED_MINUTES', 6);
   const skip = new Set((process.env.LIFECYCLE_SKIP ?? '').split(',').filter(Boolean));
-  const results: Record<string, number> = {};
+  const results: Record<string, unknown> = {};
 
   const clock = new CompressibleClock();
   provide({ clock });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-bench-'));
   // The bench runs the monitor itself; the runtime's own timer would only add noise.
-  const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir, scheduleOverrides: { 'host-monitor': 2_000_000_000 } });
+  const runtime = await startRuntime({
+    port: 0,
+    dnsPort: 0,
+    dataDir,
+    scheduleOverrides: { 'host-monitor': 2_000_000_000 },
+    apiInstances: phase.apiInstances,
+    ...(phase.inProcessApi ? { extraFunctions: { Api: apiHandler as never } } : {}),
+  });
   const clients: AgentClient[] = [];
   try {
     const ports = container();
@@ -109,7 +160,7 @@ export async function lifecycle(): Promise<Record<string, number>> {
     // ---- 1. registrations
     const registrations = await eachBounded(ids, concurrency, async (host_id) => (await agents.call('POST', hostsRoute, { host_id, discovery_agent_version: 'bench' })).status === 201);
     console.log(`${pad(`host registrations, ${hostCount} new hosts in one cluster`)}${describe(registrations)}`);
-    results.registrationsPerSecond = registrations.perSecond;
+    results.registrations = registrations;
 
     // ---- seeding through the agent endpoints: a first poll, the inventory, the usual replies
     const firstPolls = await eachBounded(ids, concurrency, poll);
@@ -120,12 +171,14 @@ export async function lifecycle(): Promise<Record<string, number>> {
     const keepAlive = keepPolling(ids, poll, 60_000);
     const inventories = await eachBounded(ids, concurrency, (hostId, i) => reply(hostId, 'inventory', inventoryOf(i)));
     console.log(`${pad('inventory step replies')}${describe(inventories)}`);
+    results.inventories = inventories;
     const others = await eachBounded(ids, concurrency, async (hostId, i) => {
       let ok = true;
       for (const r of repliesAfterInventory(i, ids, clusterName, neighbours)) ok = (await reply(hostId, r.step_type, r.output)) && ok;
       return ok;
     });
     console.log(`${pad(`other step replies (4 per host, ${neighbours} peers each)`)}${describe({ ...others, perSecond: others.perSecond * 4 })}`);
+    results.others = { ...others, perSecond: others.perSecond * 4 };
     await keepAlive.stop();
     console.log(`${pad('keep-alive polls meanwhile (each host every 60 s)')}${keepAlive.polls()} polls, ${keepAlive.errors()} errors`);
     if (registrations.errors + firstPolls.errors + inventories.errors + others.errors > 0) throw new Error('seeding through the agent endpoints failed');
@@ -133,7 +186,7 @@ export async function lifecycle(): Promise<Record<string, number>> {
     console.log(`${pad('hosts after seeding')}${countBy(await ports.store.hosts.listByCluster(clusterKey))}`);
 
     // ---- 2. polls after inventory, beside the GetItem floor
-    if (!skip.has('polls')) {
+    if (!phase.monitorPhases && !skip.has('polls')) {
       const dynamo = new DynamoDBClient({ endpoint: runtime.endpoints.dynamodb, region: 'us-east-1' });
       const [, orgId, tokenId] = adminToken.split('.');
       const key = { pk: { S: `ORG#${orgId}` }, sk: { S: `TOKEN#${tokenId}` } };
@@ -151,8 +204,9 @@ export async function lifecycle(): Promise<Record<string, number>> {
       console.log(`${pad('  of which handed a connectivity check (all peers)')}${handed}, warm-up included`);
       console.log(`${pad('ratio polls / GetItem floor')}${(polls.perSecond / floor.perSecond).toFixed(2)}`);
       console.log(`${pad('upstream: ~120/s (113 / 119 / 145); aim')}≥ 600/s`);
-      Object.assign(results, { pollsPerSecond: polls.perSecond, getItemPerSecond: floor.perSecond, pollRatio: polls.perSecond / floor.perSecond });
+      Object.assign(results, { polls, floor, pollRatio: polls.perSecond / floor.perSecond });
     }
+    if (!phase.monitorPhases) return results;
 
     // ---- 3. monitor passes
     const apiPass = await timedPass(ports.store, clock);

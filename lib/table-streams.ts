@@ -5,7 +5,7 @@
  * function, an SQS queue as the on-failure destination, and alarms on the iterator age (the
  * stream falling behind) and on records reaching that queue.
  */
-import { Duration, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -40,6 +40,10 @@ export function addTableStreams(stack: Stack, props: TableStreamsProps): TableSt
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       removalPolicy: props.removalPolicy,
+    });
+    Validations.of(failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is the on-failure destination of the stream mapping: it is the dead-letter queue; nothing consumes it but a person, alerted by its alarm.',
     });
     fn.addEventSource(
       new DynamoEventSource(props.table, {

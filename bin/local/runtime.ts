@@ -271,6 +271,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       streamsClient.destroy();
     });
 
+    let started = false;
     const health = async () => {
       const components: Record<string, string> = {};
       const results = await Promise.all([
@@ -280,7 +281,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
       ]);
       components.api = 'up';
-      return { healthy: results.every(Boolean), components, functions: functions.counts(), streams: streams.stats() };
+      // The Api instances start once the API listens (they take its URL): until then, not healthy.
+      components.functions = started ? 'up' : 'starting';
+      return { healthy: started && results.every(Boolean), components, functions: functions.counts(), streams: streams.stats() };
     };
 
     const healthRoute = async (request: IncomingMessage, response: ServerResponse) => {
@@ -301,7 +304,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         let instance: string | undefined;
         const name = event.path.startsWith('/api/assisted-images/') && functions.has('Images') ? 'Images' : 'Api';
         const answer = (await functions.invoke(name, event, (answeredBy) => (instance = answeredBy))) as APIGatewayProxyResult;
-        if (settings.settleFollowUps) await streams.drained();
+        // Best effort: under a load that keeps the stream busy the answer goes out after the wait.
+        if (settings.settleFollowUps) await streams.drained().catch((error: Error) => log(`settling follow-ups: ${error.message}`));
         // Which instance answered: for reading logs, and for tests of instance isolation.
         return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
@@ -328,6 +332,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       dns: { host, port: dnsServer.port },
     };
     writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ url: api.url, pid: process.pid, endpoints }, null, 2));
+    started = true;
 
     return {
       url: api.url,

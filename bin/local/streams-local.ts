@@ -42,7 +42,7 @@ export interface StreamPollerOptions {
   invoke: (functionName: string, event: unknown) => Promise<unknown>;
   /** Where positions and failed records are kept. */
   directory: string;
-  /** How long an idle poller waits before asking for records again. */
+  /** How long an idle poller waits before asking for records again (default: from 50 ms, growing to 250 ms while idle). */
   idlePollMs?: number;
   log?: (message: string) => void;
 }
@@ -55,7 +55,10 @@ export interface StreamMappingStats {
   iteratorAgeMs: number;
 }
 
-const SHARD_REFRESH_MS = 2_000;
+const SHARD_REFRESH_MS = 10_000;
+/** An idle stream is read again after this, then less often up to IDLE_POLL_MAX_MS (Lambda polls a shard 4 times a second). */
+const IDLE_POLL_MS = 50;
+const IDLE_POLL_MAX_MS = 250;
 const MAX_RETRY_DELAY_MS = 2_000;
 const RECORDS_PER_READ = 1_000;
 /** Rounds read to the stream's end after which a waiter counts the stream drained though others keep writing. */
@@ -113,8 +116,12 @@ class MappingPoller {
   private round: Promise<number> | undefined;
   private readonly drainWaiters: { since: number; roundsToEnd: number; resolve(): void }[] = [];
   private roundsStarted = 0;
+  /** Rounds in a row that found nothing: the idle wait grows with them. */
+  private idleRounds = 0;
   /** Whether the last round read every shard to its end (no shard had more than one read's worth). */
   private lastRoundReachedEnd = true;
+  /** Records the last round delivered (those the mapping's filter kept). */
+  private roundDelivered = 0;
   /** Ends the idle wait early: someone waits for the stream to be drained. */
   private wake: (() => void) | undefined;
 
@@ -167,17 +174,18 @@ class MappingPoller {
       } finally {
         this.round = undefined;
       }
-      // A round that found nothing, or a few that each read every shard to its end: under a steady
-      // stream of other writes, the changes made before the waiter asked (and what their follow-ups
-      // wrote) have been delivered.
+      // A round that delivered nothing (it read only records the mapping leaves out, or none), or a
+      // few that each read every shard to its end: under a steady stream of other writes, the
+      // changes made before the waiter asked (and what their follow-ups wrote) have been delivered.
       if (read >= 0 && this.lastRoundReachedEnd) {
         for (const waiter of this.drainWaiters.filter((candidate) => candidate.since < number)) {
           waiter.roundsToEnd -= 1;
-          if (read > 0 && waiter.roundsToEnd > 0) continue;
+          if (this.roundDelivered > 0 && waiter.roundsToEnd > 0) continue;
           this.drainWaiters.splice(this.drainWaiters.indexOf(waiter), 1);
           waiter.resolve();
         }
       }
+      this.idleRounds = read === 0 ? this.idleRounds + 1 : 0;
       if (read === 0 && !this.stopped && this.drainWaiters.length === 0) await this.idle();
     }
   }
@@ -187,7 +195,7 @@ class MappingPoller {
       const timer = setTimeout(() => {
         this.wake = undefined;
         resolve();
-      }, this.options.idlePollMs ?? 50);
+      }, this.options.idlePollMs ?? Math.min(IDLE_POLL_MAX_MS, IDLE_POLL_MS * 2 ** Math.max(0, this.idleRounds - 1)));
       this.wake = () => {
         clearTimeout(timer);
         this.wake = undefined;
@@ -250,6 +258,7 @@ class MappingPoller {
     const known = new Set(this.shards.map((shard) => shard.ShardId));
     let read = 0;
     this.lastRoundReachedEnd = true;
+    this.roundDelivered = 0;
     for (const shard of this.shards) {
       const shardId = shard.ShardId!;
       if (finished.has(shardId)) continue;
@@ -313,6 +322,7 @@ class MappingPoller {
 
   private async deliver(records: StreamRecord[]): Promise<void> {
     const wanted = records.map((record) => toLambdaRecord(record, this.streamArn)).filter((record) => !this.mapping.filter || matchesFilter(this.mapping.filter, record));
+    this.roundDelivered += wanted.length;
     for (let start = 0; start < wanted.length && !this.stopped; start += this.mapping.batchSize) {
       await this.deliverBatch(wanted.slice(start, start + this.mapping.batchSize));
     }

@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   checkInDue,
-  CONNECTIVITY_RETRY_MS,
+  awaitingAnswer,
+  claimLongChecks,
+  LONG_CHECKS,
+  LONG_CHECKS_HANDED_AT,
   hasUncheckedPeers,
   hostNics,
   offersConnectivityCheck,
@@ -35,7 +38,6 @@ import { eventRequests, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
-import { RecentMarks } from './recent-reads.js';
 
 export interface AgentDeps {
   store: Store;
@@ -47,12 +49,6 @@ export interface AgentDeps {
 const agentSettings = (deps: AgentDeps): AgentSettings => deps.config?.agent ?? { image: catalogueAgentImages().agent, upgrade: true };
 
 const RECENT_READ_MAX_AGE_MS = 1_000;
-/**
- * Connectivity checks handed out and not yet answered: the agent is pinging every peer, and
- * handing it the same check (the whole peer list) at each poll meanwhile would only make it do that
- * again. Its reply clears the mark; a check not answered within the retry interval is handed again.
- */
-const connectivityChecksHanded = new RecentMarks(CONNECTIVITY_RETRY_MS);
 
 /**
  * Each peer's part of a connectivity check, serialised once per listing: every poll of the
@@ -72,15 +68,6 @@ function connectivityPeersJson(listing: readonly Host[], hostId: string): string
 /** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
 const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && waitsOnPeers(status);
 
-/**
- * Long checks handed out and not yet answered: the agent runs each for minutes (an address scan,
- * fio, image pulls), and upstream's agent guards against a second run only inside its containers.
- * Handing the same check at every poll meanwhile would start it again; the reply clears the mark,
- * and a check not answered within the window is handed again. Process-local: it only saves work.
- */
-const LONG_CHECK_WINDOW_MS = 60_000;
-const LONG_CHECKS: ReadonlySet<string> = new Set(['free-network-addresses', 'installation-disk-speed-check', 'container-image-availability', 'logs-gather', 'upgrade-agent']);
-const longChecksHanded = new RecentMarks(LONG_CHECK_WINDOW_MS);
 
 export async function registerHost(
   deps: AgentDeps,
@@ -167,8 +154,9 @@ export async function getNextSteps(
   }
   let peersJson = '[]';
   let newPeers = false;
-  const checkKey = `${principal.orgId}/${infraEnvId}/${hostId}`;
-  const awaitingCheck = connectivityChecksHanded.has(checkKey, now.getTime());
+  // A connectivity check handed out and not yet answered (its stored mark): no peer listing is
+  // read for another, and none is handed.
+  const awaitingCheck = awaitingAnswer(host.attributes[LONG_CHECKS_HANDED_AT], 'connectivity-check', now);
   if (host.clusterId && offersConnectivityCheck(host, cluster) && !awaitingCheck) {
     const due = wantsConnectivityCheck(host, cluster, now);
     const listing = await recentClusterHosts(deps.store, principal.orgId, host.clusterId);
@@ -182,10 +170,18 @@ export async function getNextSteps(
     ...(settings.maxNextInstructionSeconds !== undefined ? { maxNextInstructionSeconds: settings.maxNextInstructionSeconds } : {}),
   });
   if (awaitingCheck) steps = { ...steps, instructions: steps.instructions.filter((step) => step.step_type !== 'connectivity-check') };
-  else if (steps.instructions.some((step) => step.step_type === 'connectivity-check')) connectivityChecksHanded.mark(checkKey, now.getTime());
-  const running = (type: string) => LONG_CHECKS.has(type) && longChecksHanded.has(`${checkKey}/${type}`, now.getTime());
-  steps = { ...steps, instructions: steps.instructions.filter((step) => !running(step.step_type)) };
-  for (const step of steps.instructions) if (LONG_CHECKS.has(step.step_type)) longChecksHanded.mark(`${checkKey}/${step.step_type}`, now.getTime());
+  const wantedLong = steps.instructions.map((step) => step.step_type).filter((type) => LONG_CHECKS.has(type));
+  if (wantedLong.length > 0) {
+    // Claimed by a conditional write on the host: a poll answered by another instance meanwhile
+    // sees the mark and does not hand the same check (claimLongChecks).
+    let claimed: string[] = [];
+    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
+      const claim = claimLongChecks(current.attributes[LONG_CHECKS_HANDED_AT], wantedLong, now);
+      claimed = claim.claimed;
+      return claimed.length === 0 ? undefined : { ...current, attributes: { ...current.attributes, [LONG_CHECKS_HANDED_AT]: claim.marks } };
+    }, host);
+    steps = { ...steps, instructions: steps.instructions.filter((step) => !LONG_CHECKS.has(step.step_type) || claimed.includes(step.step_type)) };
+  }
   const upgrade = steps.instructions.find((step) => step.step_type === 'upgrade-agent');
   if (upgrade) {
     await recordEvent(deps, {
@@ -208,15 +204,28 @@ export async function getNextSteps(
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
-  if (LONG_CHECKS.has(reply.step_type)) longChecksHanded.forget(`${principal.orgId}/${infraEnvId}/${hostId}/${reply.step_type}`);
-  if (reply.step_type !== 'connectivity-check') return processStepReply(deps, principal, infraEnvId, hostId, reply);
+  if (reply.step_type !== 'connectivity-check') {
+    if (LONG_CHECKS.has(reply.step_type)) await answerLongCheck(deps, principal, infraEnvId, hostId, reply.step_type);
+    return processStepReply(deps, principal, infraEnvId, hostId, reply);
+  }
   try {
     return await processStepReply(deps, principal, infraEnvId, hostId, reply);
   } finally {
     // Answered only once this reply is done: the agent starts no check while its last one is still
     // replying, so a check handed out meanwhile would be dropped and only handed again 15 s later.
-    connectivityChecksHanded.forget(`${principal.orgId}/${infraEnvId}/${hostId}`);
+    await answerLongCheck(deps, principal, infraEnvId, hostId, reply.step_type);
   }
+}
+
+/** A check answered may be handed again at once: its stored mark goes (a write only when there is one). */
+async function answerLongCheck(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, stepType: string): Promise<void> {
+  await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
+    const marks = current.attributes[LONG_CHECKS_HANDED_AT] as Record<string, string> | undefined;
+    if (!marks?.[stepType]) return undefined;
+    const rest = { ...marks };
+    delete rest[stepType];
+    return { ...current, attributes: { ...current.attributes, [LONG_CHECKS_HANDED_AT]: rest } };
+  });
 }
 
 async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {

@@ -31,31 +31,3 @@ export class RecentReads<V> {
     this.entries.delete(key);
   }
 }
-
-/**
- * Keys marked within the last `maxAgeMs` of the caller's clock, remembered by one process only.
- * Bounded like RecentReads: the oldest marks go first.
- */
-export class RecentMarks {
-  private readonly marks = new Map<string, number>();
-
-  constructor(
-    private readonly maxAgeMs: number,
-    private readonly maxEntries = 100_000,
-  ) {}
-
-  has(key: string, now: number): boolean {
-    const at = this.marks.get(key);
-    return at !== undefined && now - at < this.maxAgeMs;
-  }
-
-  mark(key: string, now: number): void {
-    this.marks.delete(key);
-    this.marks.set(key, now);
-    if (this.marks.size > this.maxEntries) this.marks.delete(this.marks.keys().next().value!);
-  }
-
-  forget(key: string): void {
-    this.marks.delete(key);
-  }
-}

@@ -200,7 +200,10 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
       const statements = statementsOfRole(roleId);
       for (const statement of statements) {
         expect(statement.Effect).toBe('Allow');
-        if (resourcesOf(statement).includes('*')) expect(actionsOf(statement).sort(), `${spec.name}: "*" only for X-Ray`).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+        // ListStreams has no resource-level permission: a stream consumer is granted it on "*" (the
+        // stream's own reads are granted on the stream's ARN).
+        const streamListing = spec.kind === 'stream' && JSON.stringify(actionsOf(statement)) === JSON.stringify(['dynamodb:ListStreams']);
+        if (resourcesOf(statement).includes('*') && !streamListing) expect(actionsOf(statement).sort(), `${spec.name}: "*" only for X-Ray`).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
         for (const action of actionsOf(statement)) expect(action, `${spec.name}: no wildcard actions`).not.toContain('*');
       }
       const logs = statements.find((s) => actionsOf(s).includes('logs:PutLogEvents'))!;
@@ -420,6 +423,37 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     const statements = statementsOfRole(roleId);
     expect(statements.flatMap(actionsOf)).toEqual(schedules.map(() => 'lambda:InvokeFunction'));
     expect(statements.flatMap(resourcesOf)).toEqual(schedules.map((s) => ({ 'Fn::GetAtt': [functionId(s.function), 'Arn'] })));
+  });
+
+  it('feeds each stream mapping from the table stream: batches, bisect, retries, partial failures, a filter, an SQS failure queue and lag alarms', () => {
+    const streams = catalogue.streams ?? [];
+    expect(streams.length).toBeGreaterThan(0);
+    const [tableId] = byPrefix('AWS::DynamoDB::Table', 'Table');
+    template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
+    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(streams.length);
+    for (const stream of streams) {
+      const [queueId] = byPrefix('AWS::SQS::Queue', `${stream.function}StreamFailures`);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionId(stream.function) },
+        EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: stream.batchSize,
+        BisectBatchOnFunctionError: stream.bisectBatchOnFunctionError,
+        MaximumRetryAttempts: stream.maximumRetryAttempts,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+        FilterCriteria: { Filters: [{ Pattern: JSON.stringify(stream.filter) }] },
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'IteratorAge',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(stream.function) } }],
+        Threshold: 60_000,
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      });
+    }
   });
 
   it('alarms on function errors and throttles, API 5xx, table throttles and failed workflows, to one topic', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInDue, newHost, nextSteps, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
+import { checkInDue, claimLongChecks, LONG_CHECK_WINDOW_MS, newHost, nextSteps, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
@@ -287,5 +287,25 @@ describe('registration of a single-node cluster\'s hosts', () => {
     const added = newHost({ orgId: 'o', infraEnv, cluster: sno('adding-hosts'), hostId: 'h', now: now.toISOString() }).attributes;
     expect(added).toMatchObject({ role: 'auto-assign', kind: 'AddToExistingClusterHost' });
     expect(added.bootstrap).toBeUndefined();
+  });
+});
+
+describe('long checks claimed on the host', () => {
+  const now = new Date('2026-01-01T00:10:00Z');
+  it('hands a check not marked, or marked before the window, and marks what it hands', () => {
+    const stored = { 'logs-gather': '2026-01-01T00:09:30Z', 'free-network-addresses': '2026-01-01T00:08:00Z' };
+    const claim = claimLongChecks(stored, ['logs-gather', 'free-network-addresses', 'installation-disk-speed-check'], now);
+    expect(claim.claimed).toEqual(['free-network-addresses', 'installation-disk-speed-check']);
+    expect(claim.marks).toEqual({ 'logs-gather': '2026-01-01T00:09:30Z', 'free-network-addresses': now.toISOString(), 'installation-disk-speed-check': now.toISOString() });
+  });
+  it('hands nothing twice within the window, whatever instance asks', () => {
+    const first = claimLongChecks(undefined, ['logs-gather'], now);
+    expect(claimLongChecks(first.marks, ['logs-gather'], new Date(now.getTime() + LONG_CHECK_WINDOW_MS - 1)).claimed).toEqual([]);
+    expect(claimLongChecks(first.marks, ['logs-gather'], new Date(now.getTime() + LONG_CHECK_WINDOW_MS)).claimed).toEqual(['logs-gather']);
+  });
+  it('ignores marks it cannot read, and marks from a clock ahead of this one', () => {
+    expect(claimLongChecks('garbage', ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);
+    expect(claimLongChecks({ 'upgrade-agent': 'not a time' }, ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);
+    expect(claimLongChecks({ 'upgrade-agent': '2026-01-01T01:00:00Z' }, ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);
   });
 });
