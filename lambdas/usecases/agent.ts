@@ -224,7 +224,9 @@ async function answerLongCheck(deps: AgentDeps, principal: Principal, infraEnvId
     if (!marks?.[stepType]) return undefined;
     const rest = { ...marks };
     delete rest[stepType];
-    return { ...current, attributes: { ...current.attributes, [LONG_CHECKS_HANDED_AT]: rest } };
+    const attributes: Record<string, unknown> = { ...current.attributes, [LONG_CHECKS_HANDED_AT]: rest };
+    if (Object.keys(rest).length === 0) delete attributes[LONG_CHECKS_HANDED_AT];
+    return { ...current, attributes };
   });
 }
 

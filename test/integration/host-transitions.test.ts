@@ -130,12 +130,15 @@ describe('host transitions through the REST endpoints', () => {
 
     // The agent restarts against the cluster: discovered anew (upstream forgets the inventory of a
     // host registering again, the hardware may have changed), then judged as that cluster's host once
-    // its inventory is in again (without a machine network yet, it waits for input there).
+    // its inventory is in again: the cluster derives its machine network from that inventory and its
+    // API VIP (the follow-up of the write, through the table's stream), and the host, judged again
+    // against it, waits on what it still lacks.
     expect(await pool.register(hostId)).toBe(201);
     expect(await pool.host(hostId)).toMatchObject({ cluster_id: target.clusterId, status: 'discovering' });
     await pool.sendInventory(hostId, 'master-1');
     const rejoined = await pool.host(hostId);
-    expect(rejoined).toMatchObject({ cluster_id: target.clusterId, status: 'pending-for-input' });
+    expect(rejoined).toMatchObject({ cluster_id: target.clusterId, status: 'insufficient' });
+    expect((await api.call('GET', `/clusters/${target.clusterId}`, undefined, api.user())).body.machine_networks).toEqual([expect.objectContaining({ cidr: expect.any(String) })]);
 
     const unbound = await api.call('POST', `${pool.hostRoute(hostId)}/actions/unbind`, undefined, api.user());
     expect(unbound.status, unbound.text).toBe(200);

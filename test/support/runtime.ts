@@ -16,6 +16,8 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runti
     tableName: `t-${randomUUID()}`,
     // Tests read the world after each request's follow-ups; a test of the asynchronous flow turns it off.
     settleFollowUps: true,
+    // DEBUG_RUNTIME=1 prints the runtime's log (instances, stream deliveries, workflow steps).
+    ...(process.env.DEBUG_RUNTIME ? { log: (message: string) => console.log(`[runtime ${new Date().toISOString()}] ${message}`) } : {}),
     ...options,
   });
   return {

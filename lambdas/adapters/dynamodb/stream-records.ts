@@ -10,10 +10,12 @@ import { hostOfItem } from './store.js';
 
 type Image = Record<string, unknown>;
 
-/** Binary values back to bytes, wherever they are nested. */
+/** Binary values back to bytes, wherever they are nested; an untyped empty value is the empty map it was. */
 function withBytes(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
   const typed = value as Record<string, unknown>;
+  // An empty map comes back from the Streams API's deserializer as a value with no type at all.
+  if (Object.keys(typed).length === 0) return { M: {} };
   if ('B' in typed) return { B: typeof typed.B === 'string' ? Buffer.from(typed.B, 'base64') : typed.B };
   if ('BS' in typed) return { BS: (typed.BS as unknown[]).map((item) => (typeof item === 'string' ? Buffer.from(item, 'base64') : item)) };
   if ('M' in typed) return { M: Object.fromEntries(Object.entries(typed.M as Image).map(([name, nested]) => [name, withBytes(nested)])) };
