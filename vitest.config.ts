@@ -7,8 +7,11 @@ export default defineConfig({
     // Integration suites share one DynamoDB Local per run; keep workers few on 2-core CI.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Every runtime runs its functions as instances of their own (3 Api instances, the stream's
+    // consumer, the workflow tasks) beside another suite on 2 cores: a scene that takes 10 s alone
+    // can take several times that there. The bounds are for hangs, not for speed.
+    testTimeout: 90_000,
+    hookTimeout: 180_000,
     env: { NODE_NO_WARNINGS: '1', ASSISTED_API_INSTANCES: process.env.ASSISTED_API_INSTANCES ?? '3', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
   },
 });

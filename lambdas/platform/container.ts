@@ -37,7 +37,12 @@ function build(): Ports {
     config,
     store:
       provided.store ??
-      createDynamoStore({ tableName: config.tableName, client: new DynamoDBClient({ region, requestHandler: { httpAgent: pooled, httpsAgent: pooled } }) }),
+      createDynamoStore({
+        tableName: config.tableName,
+        // More attempts than the SDK's 3, with its backoff: throttling under a burst of agents (and
+        // DynamoDB Local's lock time-outs) pass instead of failing the request.
+        client: new DynamoDBClient({ region, maxAttempts: 8, requestHandler: { httpAgent: pooled, httpsAgent: pooled } }),
+      }),
     blobs:
       provided.blobs ?? createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),
     dns: provided.dns ?? createRoute53Zones({ hostedZones: config.hostedZones, clientConfig: { region } }),

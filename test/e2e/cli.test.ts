@@ -155,7 +155,7 @@ describe('the assisted CLI', () => {
     expect(readOnly.code).toBe(EXIT.apiRefused);
     expect((await assisted([...asAdmin(), 'tokens', 'revoke', token.id])).code).toBe(EXIT.ok);
     expect((await assisted(['clusters', 'list', '--url', stack.runtime.url, '--token', token.token])).code).toBe(EXIT.apiRefused);
-  }, 60_000);
+  }, 180_000);
 
   it('applies ZTP manifests and reports their status as AgentClusterInstall conditions', async () => {
     const { exampleManifests } = await import('../../cli/ztp/examples.js');
@@ -179,7 +179,7 @@ describe('the assisted CLI', () => {
     expect(broken.code).toBe(EXIT.invalidInput);
     expect(broken.stderr).toMatch(/zz\.yaml: document 1: YAML syntax error at line \d+, column \d+: /);
     expect(readFileSync(path.join(dir, 'zz.yaml'), 'utf8')).toBe('kind: [oops\n');
-  }, 60_000);
+  }, 180_000);
 
   it('ships a client generated from the current openapi.yaml', async () => {
     const check = await new Promise<number>((resolve) => {
@@ -187,5 +187,5 @@ describe('the assisted CLI', () => {
       child.on('close', (code) => resolve(code ?? -1));
     });
     expect(check, 'cli/generated/api.ts is stale: run `npm run generate:client`').toBe(0);
-  }, 60_000);
+  }, 180_000);
 });

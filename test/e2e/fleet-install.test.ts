@@ -104,7 +104,7 @@ describe('installing clusters with fleets of simulated agents', () => {
   beforeAll(async () => {
     process.env.INSTALL_POLL_SECONDS = '1';
     lab = await startLab(dataDir, `t-${randomUUID()}`);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     delete process.env.INSTALL_POLL_SECONDS;
     await lab?.runtime.stop();

@@ -39,7 +39,7 @@ describe('agent endpoints', () => {
     clusterId = (await request('POST', '/clusters', { name: 'agents', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, asUser())).body.id;
     infraEnvId = (await request('POST', '/infra-envs', { name: 'agents', pull_secret: PULL_SECRET, cluster_id: clusterId }, asUser())).body.id;
     agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('registers a host (201) with the next step runner command the agent expects', async () => {

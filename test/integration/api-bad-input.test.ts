@@ -31,7 +31,7 @@ describe('bad input', () => {
     version = Object.keys(versions as object)[0]!;
     clusterId = (await send({ method: 'POST', path: '/clusters', body: JSON.stringify({ name: 'base', openshift_version: version, pull_secret: PULL_SECRET }) })).body.id;
     infraEnvId = (await send({ method: 'POST', path: '/infra-envs', body: JSON.stringify({ name: 'base', pull_secret: PULL_SECRET, cluster_id: clusterId }) })).body.id;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   const cluster = (extra: object) => JSON.stringify({ name: 'bad', openshift_version: version, pull_secret: PULL_SECRET, ...extra });

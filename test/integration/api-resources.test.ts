@@ -29,7 +29,7 @@ describe('REST API v2 resources', () => {
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
     };
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   const version = async () => {

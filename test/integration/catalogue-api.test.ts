@@ -14,7 +14,7 @@ describe('catalogue API', () => {
 
   beforeAll(async () => {
     env = await testRuntime({ baseDomains: ['example.test', 'another.test'] });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it.each([

@@ -46,7 +46,7 @@ describe('cluster settings API', () => {
     env = await testRuntime();
     const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
     version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   describe('install config', () => {

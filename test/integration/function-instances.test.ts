@@ -22,7 +22,7 @@ describe('function instances', () => {
   beforeAll(async () => {
     env = await testRuntime({ apiInstances: 3 });
     api = apiClient(env.runtime.url, env.adminToken);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('runs the Api function as a pool of instances, counted by /healthz, and spreads consecutive requests over them', async () => {
@@ -96,7 +96,7 @@ describe('cluster judgement through the table stream', () => {
   beforeAll(async () => {
     env = await testRuntime({ apiInstances: 3 });
     api = apiClient(env.runtime.url, env.adminToken);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   const clusterOf = async (clusterId: string) => (await api.call('GET', `/clusters/${clusterId}`, undefined, api.user())).body as Record<string, any>;
@@ -118,7 +118,7 @@ describe('cluster judgement through the table stream', () => {
     env.runtime.settings.settleFollowUps = true;
     expect(after.status).toBe('insufficient');
     expect(Date.now() - resumedAt).toBeLessThan(1_500);
-  }, 60_000);
+  }, 180_000);
 
   it('changes nothing when stream records are delivered again, duplicated or out of order', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: `replay-${randomUUID().slice(0, 6)}` });

@@ -28,7 +28,7 @@ describe('host monitor', () => {
     const cluster = (await call('POST', '/clusters', { name: 'monitored', openshift_version: version, pull_secret: PULL_SECRET }, user)).body;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'monitored', pull_secret: PULL_SECRET, cluster_id: cluster.id }, user)).body.id;
     agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('marks a host that stopped polling disconnected, and leaves hosts that poll alone', async () => {

@@ -29,7 +29,7 @@ describe('host transitions through the REST endpoints', () => {
     api = apiClient(env.runtime.url, env.adminToken);
     const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
     version = Object.entries(versions).find(([, v]) => v.default)![0];
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   /** An infra-env (bound to a new cluster unless `cluster` is null) and an agent for it. */

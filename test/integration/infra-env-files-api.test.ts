@@ -60,7 +60,7 @@ describe('infra-env file downloads API', () => {
   beforeAll(async () => {
     env = await testRuntime();
     workDir = mkdtempSync(path.join(tmpdir(), 'infra-env-files-'));
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     rmSync(workDir, { recursive: true, force: true });
     await env?.close();

@@ -44,7 +44,7 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
     clusterId = cluster.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'ocp', pull_secret: PULL_SECRET, cluster_id: clusterId }, user())).body.id;
     agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('takes 3 masters and 2 workers to known and the cluster to ready', async () => {

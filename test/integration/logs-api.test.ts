@@ -240,7 +240,7 @@ describe('logs upload, progress and download', () => {
 
     const stamped = await getHost();
     expect(stamped.logs_info).toBe('collecting');
-  }, 60_000);
+  }, 180_000);
 
   it('keeps an agent to its own infra-env and cluster, and users to their organisation', async () => {
     // Another infra-env's agent: this cluster, this host and this infra-env are not found.

@@ -53,7 +53,7 @@ describe('cluster manifests API', () => {
     env = await testRuntime();
     const versions = (await call('GET', '/openshift-versions')).body as object;
     version = Object.keys(versions)[0]!;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('creates, lists, downloads, updates and deletes manifests as upstream does', async () => {

@@ -55,7 +55,7 @@ describe('embedded runtime', () => {
         },
       },
     });
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await runtime?.stop();

@@ -19,7 +19,7 @@ describe('token CLI', () => {
 
   beforeAll(async () => {
     env = await testRuntime();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('creates a token shown once, lists it without its secret, and revokes it', async () => {

@@ -31,7 +31,7 @@ describe('cluster transitions driven by the cluster refresh', () => {
     reported = collectReportedRules(answered);
     api = apiClient(env.runtime.url, env.adminToken);
     await bindTransitionLab(api, answered, env.runtime);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     reported?.close();
     await env?.close();
@@ -93,7 +93,7 @@ describe('cluster transitions driven by the cluster refresh', () => {
         'cluster:refresh-preparation-failed@preparing-for-installation', 'cluster:refresh-preparing-timeout@preparing-for-installation',
         'cluster:refresh-unchanged@preparing-for-installation',
       ]);
-    }, 60_000);
+    }, 120_000);
 
     it('judges an installation: finalizing, waiting on the user and back, timeouts, failure and completion', async () => {
       const seen = await scene(async () => {

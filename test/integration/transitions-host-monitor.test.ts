@@ -30,7 +30,7 @@ describe('host transitions driven by the host monitor', () => {
     reported = collectReportedRules(answered);
     api = apiClient(env.runtime.url, env.adminToken);
     await bindTransitionLab(api, answered, env.runtime);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     reported?.close();
     await env?.close();
@@ -259,7 +259,7 @@ describe('host transitions driven by the host monitor', () => {
         'host:refresh-stage-soft-timeout@installing-in-progress', 'host:refresh-writing-image-soft-timeout@installing-in-progress',
         'host:refresh-copying-registry-soft-timeout@installing-in-progress',
       ]);
-    }, 60_000);
+    }, 120_000);
 
     it('waits on a host pending the user: the clock restarts for hosts blocked by it, and it is given up on after an hour if the cluster can do without it', async () => {
       const seen = await scene(async () => {

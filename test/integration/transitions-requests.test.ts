@@ -32,7 +32,7 @@ describe('host and cluster transitions driven by requests, through the REST API'
     reported = collectReportedRules(answered);
     api = apiClient(env.runtime.url, env.adminToken);
     await bindTransitionLab(api, answered, env.runtime);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     reported?.close();
     await env?.close();
@@ -338,7 +338,7 @@ describe('host and cluster transitions driven by requests, through the REST API'
         expect([install.status, install.body.status]).toEqual([202, 'preparing-for-installation']);
       });
       expectAnswered(seen, ['cluster:prepare@ready']);
-    }, 60_000);
+    }, 120_000);
 
     it('starts installing a known day-2 host on its own', async () => {
       const seen = await scene(async () => {
@@ -364,7 +364,7 @@ describe('host and cluster transitions driven by requests, through the REST API'
         expect(await eventNames(l, hostId)).toContain('host_installation_started');
       });
       expectAnswered(seen, ['host:install-day2@known']);
-    }, 60_000);
+    }, 120_000);
   });
 
 

@@ -105,7 +105,7 @@ describe('ISO embed areas of a SYNTHETIC base built by xorriso', () => {
         reader.close();
       }
     }
-  }, 60_000);
+  }, 180_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('finds the Ignition area where isoinfo lists images/ignition.img, reading only the metadata', () => {

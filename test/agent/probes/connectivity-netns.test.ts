@@ -124,7 +124,7 @@ describe.skipIf(!netnsWorks)('connectivity-check in network namespaces', () => {
     expect(JSON.parse(reply.output!)).toEqual({
       remote_hosts: [{ host_id: hostB, l2_connectivity: [], l3_connectivity: [{ remote_ip_address: addressB, successful: false, packet_loss_percentage: 100 }], mtu_report: [] }],
     });
-  }, 60_000);
+  }, 180_000);
 
   it('without arping, still checks L3 and says L2 was skipped', async () => {
     const noArping: CommandRunner = async (command, args, options) =>
@@ -136,5 +136,5 @@ describe.skipIf(!netnsWorks)('connectivity-check in network namespaces', () => {
     expect(peer!.l3_connectivity[0]?.successful).toBe(true);
     expect(peer!.l2_connectivity).toEqual([]);
     expect(context.log.warnings).toEqual(['arping is not installed; connectivity-check reports no IPv4 L2 results']);
-  }, 60_000);
+  }, 180_000);
 });

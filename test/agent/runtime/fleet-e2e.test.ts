@@ -48,7 +48,7 @@ describe('simulated fleet against the local stack', () => {
     clusterId = cluster.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'sim', pull_secret: PULL_SECRET, cluster_id: clusterId })).body.id;
     token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => env?.close());
 
   it('registers 3 masters and 2 workers; all reach known and the cluster ready', async () => {
