@@ -33,12 +33,6 @@ export interface ClusterFollowUp {
   peerNews: boolean;
   /** Hosts whose verdict lost a peer-dependent validation: judged again on a fresh listing of their peers. */
   lostPeerVerdicts: HostRef[];
-  /**
-   * Hosts whose status moved: judged again, since a judgement takes one step of the table at a
-   * time (released from a stopped preparation to known, then insufficient for the check that failed).
-   * A judgement that changes nothing writes nothing, so this ends once the host settles.
-   */
-  moved: HostRef[];
 }
 
 /** What the cluster's judgement reads of each host (cluster-refresh's summaryOf and validation input). */
@@ -73,13 +67,11 @@ export function followUps(changes: readonly HostChange[]): ClusterFollowUp[] {
     const key = `${host.orgId}/${clusterId}`;
     let followUp = byCluster.get(key);
     if (!followUp) {
-      followUp = { cluster: { orgId: host.orgId, clusterId }, firstChangeId: change.id, peerNews: false, lostPeerVerdicts: [], moved: [] };
+      followUp = { cluster: { orgId: host.orgId, clusterId }, firstChangeId: change.id, peerNews: false, lostPeerVerdicts: [] };
       byCluster.set(key, followUp);
     }
     followUp.peerNews ||= peerNews;
-    const listed = (refs: HostRef[]) => refs.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
-    if (lost && !listed(followUp.lostPeerVerdicts)) followUp.lostPeerVerdicts.push(refOf(host));
-    if (before && after && before.status !== after.status && !listed(followUp.moved)) followUp.moved.push(refOf(host));
+    if (lost && !followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId)) followUp.lostPeerVerdicts.push(refOf(host));
   };
   for (const change of changes) {
     const { before, after } = change;

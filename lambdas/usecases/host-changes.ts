@@ -44,12 +44,10 @@ async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp): Prom
   // The cluster first: its judgement may derive the machine network its hosts are judged against.
   const cluster = await refreshCluster(deps, followUp.cluster, hosts);
   if (!cluster) return 0;
-  const among = (refs: readonly { hostId: string; infraEnvId: string }[], host: Host) => refs.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
+  const isLost = (host: Host) => followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
   // In larger clusters a judgement per waiting host per batch would grow with the square of the
-  // cluster; there the monitor's whole judgement converges peer verdicts. Hosts that moved are
-  // judged again in any cluster (one judgement each).
-  const small = hosts.length <= FRESH_PEER_LISTINGS_UP_TO;
-  const targets = hosts.filter((host) => among(followUp.moved, host) || (small && ((followUp.peerNews && waitsOnPeers(host.status)) || among(followUp.lostPeerVerdicts, host))));
+  // cluster; there the monitor's whole judgement converges peer verdicts.
+  const targets = hosts.length > FRESH_PEER_LISTINGS_UP_TO ? [] : hosts.filter((host) => (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
   if (targets.length === 0) return 0;
   const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
   const infraEnvOf = (host: Host) => {
