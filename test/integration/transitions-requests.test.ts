@@ -266,7 +266,9 @@ describe('host and cluster transitions driven by requests, through the REST API'
         // its hosts are known again, reads these seeded hosts (one inventory thrice) and may differ.
         expect(stopped.status).toBe(202);
         expect(await eventNames(preparing)).toContain('cluster_installation_canceled');
-        expect(await statusesOf(preparing, prepIds)).toEqual(all(prepIds, 'known'));
+        // Released to known by the cancel (cancel-preparation, cancel-known, below); a verdict that lost a
+        // peer validation on these seeded hosts is judged again at once (the stream), and they may go on to insufficient.
+        for (const status of Object.values(await statusesOf(preparing, prepIds))) expect(['known', 'insufficient']).toContain(status);
       });
       expectAnswered(seen, [
         ...pairs('host:cancel-installation', installingHosts),
