@@ -4,9 +4,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    // Integration suites share one DynamoDB Local per run; keep workers few on 2-core CI.
+    // Integration suites share one DynamoDB Local per run, and every runtime runs its functions as
+    // instances of their own (3 Api instances, the stream's consumer, workflow tasks): on 2 cores one
+    // file at a time. Two at once saturated DynamoDB Local (lock time-outs, scenes 3× slower).
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 1,
     // Every runtime runs its functions as instances of their own (3 Api instances, the stream's
     // consumer, the workflow tasks) beside another suite on 2 cores: a scene that takes 10 s alone
     // can take several times that there. The bounds are for hangs, not for speed.
