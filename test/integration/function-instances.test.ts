@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import { toLambdaRecord } from '../../bin/local/streams-local.js';
+import { isHostRecord } from '../../lambdas/adapters/dynamodb/stream-records.js';
 import { container } from '../../lambdas/platform/container.js';
 import { apiClient, readyCluster, type ApiClient } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
@@ -137,7 +138,7 @@ describe('cluster judgement through the table stream', () => {
       }
     }
     streams.destroy();
-    const hostRecords = records.map((record) => toLambdaRecord(record, env.runtime.streams.streamArn)).filter((record) => (record.dynamodb?.Keys as { sk?: { S?: string } })?.sk?.S === 'HOST');
+    const hostRecords = records.map((record) => toLambdaRecord(record, env.runtime.streams.streamArn)).filter(isHostRecord);
     const ofThisCluster = hostRecords.filter((record) => JSON.stringify(record.dynamodb?.NewImage ?? record.dynamodb?.OldImage).includes(lab.clusterId));
     expect(ofThisCluster.length).toBeGreaterThan(10);
 

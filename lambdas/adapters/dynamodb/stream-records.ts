@@ -31,7 +31,7 @@ function itemOf(image: Image | undefined): Record<string, unknown> | undefined {
 
 /** Whether a record is about a host item (the event source's filter keeps only those, but a replay may not). */
 export function isHostRecord(record: DynamoDBRecord): boolean {
-  return (record.dynamodb?.Keys as Image | undefined)?.sk !== undefined && ((record.dynamodb!.Keys as Record<string, { S?: string }>).sk!.S === 'HOST');
+  return (record.dynamodb?.Keys as Record<string, { S?: string }> | undefined)?.sk?.S === 'HOST';
 }
 
 /** The host changes among the records, in their order; other records are left out. */
