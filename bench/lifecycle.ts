@@ -34,6 +34,8 @@ import { monitorHosts, type MonitorPass } from '../lambdas/usecases/host-monitor
 import { agentClient, CompressibleClock, eachBounded, type AgentClient } from './lifecycle/agents.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import { seedCluster } from './lifecycle/seed.js';
+import { describeCost, meteredDynamoClient, perRequest, type CapacityMeter, type CapacityTotals } from './lifecycle/capacity.js';
+import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { closedLoop, describe, type LoadResult } from './load.js';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
@@ -121,7 +123,13 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     ...(phase.inProcessApi ? { extraFunctions: { Api: apiHandler as never } } : {}),
   });
   const clients: AgentClient[] = [];
+  let meter: CapacityMeter | undefined;
   try {
+    // The Api handler in this thread reaches DynamoDB through a client that counts consumed capacity.
+    meter = phase.inProcessApi ? meteredDynamoClient(runtime.endpoints.dynamodb) : undefined;
+    if (meter) provide({ store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }) });
+    const cost = (from: CapacityTotals | undefined, requests: number) => (meter && from ? perRequest(from, meter.totals(), requests) : undefined);
+    const costs: Record<string, CapacityTotals | undefined> = {};
     const ports = container();
     const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
     const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 4);
@@ -158,7 +166,9 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
       (await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, { step_type, step_id: `${step_type}-bench`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
 
     // ---- 1. registrations
+    let metered = meter?.totals();
     const registrations = await eachBounded(ids, concurrency, async (host_id) => (await agents.call('POST', hostsRoute, { host_id, discovery_agent_version: 'bench' })).status === 201);
+    costs.registrations = cost(metered, ids.length);
     console.log(`${pad(`host registrations, ${hostCount} new hosts in one cluster`)}${describe(registrations)}`);
     results.registrations = registrations;
 
@@ -169,14 +179,18 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     // Agents keep polling while they reply (each host every minute, as the service asks): without
     // it, hosts whose replies come more than 3 minutes after their last poll are rightly disconnected.
     const keepAlive = keepPolling(ids, poll, 60_000);
+    metered = meter?.totals();
     const inventories = await eachBounded(ids, concurrency, (hostId, i) => reply(hostId, 'inventory', inventoryOf(i)));
+    costs.inventories = cost(metered, ids.length);
     console.log(`${pad('inventory step replies')}${describe(inventories)}`);
     results.inventories = inventories;
+    metered = meter?.totals();
     const others = await eachBounded(ids, concurrency, async (hostId, i) => {
       let ok = true;
       for (const r of repliesAfterInventory(i, ids, clusterName, neighbours)) ok = (await reply(hostId, r.step_type, r.output)) && ok;
       return ok;
     });
+    costs.others = cost(metered, ids.length * 4);
     console.log(`${pad(`other step replies (4 per host, ${neighbours} peers each)`)}${describe({ ...others, perSecond: others.perSecond * 4 })}`);
     results.others = { ...others, perSecond: others.perSecond * 4 };
     await keepAlive.stop();
@@ -207,6 +221,17 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
       Object.assign(results, { polls, floor, pollRatio: polls.perSecond / floor.perSecond });
     }
     if (!phase.monitorPhases) return results;
+
+    // ---- what each request asks of DynamoDB (this thread's Api handler; keep-alive polls included above)
+    if (meter) {
+      metered = meter.totals();
+      await eachBounded(ids, concurrency, poll);
+      costs.polls = cost(metered, ids.length);
+      for (const [label, key] of [['registration', 'registrations'], ['inventory reply', 'inventories'], ['other reply', 'others'], ['poll after inventory', 'polls']] as const) {
+        if (costs[key]) console.log(`${pad(`DynamoDB per ${label}`)}${describeCost(costs[key])}`);
+      }
+      results.costs = costs;
+    }
 
     // ---- 3. monitor passes
     const apiPass = await timedPass(ports.store, clock);
@@ -254,6 +279,7 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     return results;
   } finally {
     for (const client of clients) client.close();
+    meter?.client.destroy();
     await runtime.stop();
     provide({ clock: systemClock });
     rmSync(dataDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@
  * with the real AWS SDK clients pointed at local stand-ins. This module is a composition root:
  * it alone decides which adapters the handlers get.
  */
+import { localCachesEnabled } from '../../lambdas/ports/local-caches.js';
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -80,7 +81,7 @@ export interface Runtime {
   streams: StreamPoller;
   /** Settings a test may change while the runtime runs (see RuntimeOptions.settleFollowUps). */
   settings: { settleFollowUps: boolean };
-  health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats> }>;
+  health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats>; localCaches: 'on' | 'off' }>;
   stop(): Promise<void>;
 }
 
@@ -283,7 +284,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       components.api = 'up';
       // The Api instances start once the API listens (they take its URL): until then, not healthy.
       components.functions = started ? 'up' : 'starting';
-      return { healthy: started && results.every(Boolean), components, functions: functions.counts(), streams: streams.stats() };
+      // Instances take the runtime's environment, ASSISTED_LOCAL_CACHES included.
+      const localCaches = localCachesEnabled() ? ('on' as const) : ('off' as const);
+      return { healthy: started && results.every(Boolean), components, functions: functions.counts(), streams: streams.stats(), localCaches };
     };
 
     const healthRoute = async (request: IncomingMessage, response: ServerResponse) => {

@@ -87,11 +87,12 @@ export interface Store {
   clusters: EntityRepository<Cluster, ClusterKey> & {
     listByOrg(orgId: string): Promise<Cluster[]>;
     /**
-     * A copy this process read or wrote at most `maxAgeMs` ago, else a fresh read: for paths where
-     * a second-old cluster is as good as a fresh one (agent polls), so a fleet polling one cluster
-     * does not read it once per poll. This process's own writes show at once.
+     * A copy this instance read or wrote within the recent-cluster-copies bound (local-caches.json),
+     * else a fresh read: for paths where a second-old cluster is as good as a fresh one (agent
+     * polls), so a fleet polling one cluster does not read it once per poll. This instance's own
+     * writes show at once.
      */
-    getRecent(key: ClusterKey, maxAgeMs: number): Promise<Cluster | undefined>;
+    getRecent(key: ClusterKey): Promise<Cluster | undefined>;
   };
   infraEnvs: EntityRepository<InfraEnv, InfraEnvKey> & {
     listByOrg(orgId: string): Promise<InfraEnv[]>;

@@ -8,29 +8,26 @@ import { SignJWT, jwtVerify } from 'jose';
 import { unauthorized } from '../domain/errors.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
-import { RecentReads } from './recent-reads.js';
+import { LocalCache, RecentReads } from '../ports/local-caches.js';
 
 const ISSUER = 'assisted-cloud';
 
 interface Keys {
   signing: KeyObject;
   verifying: KeyObject;
-  /**
-   * Payloads whose signature these keys already verified, by token: an ES256 verification per
-   * poll is most of a poll's CPU. A signature does not change; the expiry is checked on every use.
-   */
+  /** Payloads whose signature these keys already verified, by token. */
   verified: RecentReads<Record<string, unknown>>;
 }
 
-const cache = new Map<string, Keys>();
+const signingKeys = new LocalCache<Keys>('agent-signing-keys');
 
 function keysFrom(pem: string | undefined): Keys {
   if (!pem) throw new Error('EC_PRIVATE_KEY_PEM is not configured: agent tokens can be neither issued nor checked');
-  let keys = cache.get(pem);
+  let keys = signingKeys.peek(pem);
   if (!keys) {
     const signing = createPrivateKey(pem);
-    keys = { signing, verifying: createPublicKey(signing), verified: new RecentReads(10 * 60_000) };
-    cache.set(pem, keys);
+    keys = { signing, verifying: createPublicKey(signing), verified: new RecentReads('agent-token-signatures') };
+    signingKeys.set(pem, keys);
   }
   return keys;
 }
@@ -43,20 +40,11 @@ export async function issueAgentToken(signingKeyPem: string | undefined, claims:
     .sign(keysFrom(signingKeyPem).signing);
 }
 
-/**
- * Infra-envs seen to exist, by org/id, with when that was seen. Agents poll every few seconds;
- * re-reading the infra-env on each poll would double the reads on the hottest path. A deleted
- * infra-env's token keeps authenticating for at most this long, and finds nothing to act on.
- */
-const EXISTENCE_TTL_MS = 60_000;
-const seenInfraEnvs = new RecentReads<boolean>(EXISTENCE_TTL_MS);
+/** Infra-envs seen to exist, by org/id: only existence is remembered, a missing one is looked up every time. */
+const seenInfraEnvs = new RecentReads<boolean>('infra-env-existence');
 
-async function infraEnvExists(store: Store, orgId: string, infraEnvId: string): Promise<boolean> {
-  const key = `${orgId}/${infraEnvId}`;
-  const exists = await seenInfraEnvs.get(key, async () => !!(await store.infraEnvs.get({ orgId, infraEnvId })));
-  // Only existence is remembered: an infra-env not found is looked up again next time.
-  if (!exists) seenInfraEnvs.forget(key);
-  return exists;
+function infraEnvExists(store: Store, orgId: string, infraEnvId: string): Promise<boolean> {
+  return seenInfraEnvs.get(`${orgId}/${infraEnvId}`, async () => !!(await store.infraEnvs.get({ orgId, infraEnvId })), { keep: (exists) => exists });
 }
 
 /** Accepts only ES256 tokens we signed whose infra-env exists in their organisation. */

@@ -34,7 +34,7 @@ import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
-import { eventRequests, recordEvent, recordEvents } from './events.js';
+import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
@@ -47,8 +47,6 @@ export interface AgentDeps {
 }
 
 const agentSettings = (deps: AgentDeps): AgentSettings => deps.config?.agent ?? { image: catalogueAgentImages().agent, upgrade: true };
-
-const RECENT_READ_MAX_AGE_MS = 1_000;
 
 /**
  * Each peer's part of a connectivity check, serialised once per listing: every poll of the
@@ -95,7 +93,7 @@ export async function registerHost(
     if (moved) {
       const { before, transition } = moved;
       const subject = { orgId: principal.orgId, infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
-      await recordEvents(deps, eventRequests(subject, transition.events));
+      await recordEvents(deps, causedBy(hostWrite(written), eventRequests(subject, transition.events)));
       // A host rebooted while preparing is known again and prepares anew while its cluster still
       // prepares. The table's cluster-preparation-reset is not applied: the installation workflow
       // writes its result once, and resetting it would leave the cluster preparing until it times out.
@@ -138,7 +136,7 @@ export async function getNextSteps(
   let host = await findHost(deps.store, principal, infraEnvId, hostId);
   const now = deps.clock.now();
   // A second-old cluster decides the steps as well as a fresh one: the fleet shares one read.
-  const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }, RECENT_READ_MAX_AGE_MS) : undefined;
+  const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   if (checkInDue(host, now, poll.agentVersion, poll.timestamp)) {
     const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,

@@ -16,7 +16,7 @@ import type { Cluster, Host } from '../domain/entities.js';
 import { calculateMachineNetworkCidr } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { recordEvents } from './events.js';
+import { causedBy, clusterWrite, recordEvents } from './events.js';
 import { refreshHost } from './host-refresh.js';
 
 export interface ClusterRefreshDeps {
@@ -127,10 +127,10 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   if (!updated || !wrote) return updated;
 
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
-  await recordEvents(deps, [
+  await recordEvents(deps, causedBy(clusterWrite(updated), [
     ...events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })),
     ...(moved ? transition.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props as Record<string, string> })) : []),
-  ]);
+  ]));
   // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. A failed
   // cluster fails its installed hosts too, as upstream's monitor does: the monitor here no longer
   // watches them, so they are judged now (listed after the write, so a host that finished meanwhile

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { v5 as nameBasedUuid } from 'uuid';
 import type { EventSeverity, ServiceEvent } from '../domain/entities.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { buildEvent, eventView, type EventProps, type EventSubject, type EventView } from '../domain/events/events.js';
@@ -13,7 +14,55 @@ export interface RecordEventRequest {
   props?: EventProps;
   /** When it happened; defaults to now (upstream's Send…EventAtTime lets callers back-date too). */
   at?: Date;
+  /**
+   * The write the event tells of. Events with a cause get ids derived from it, so recording them
+   * again (a retried task, a stream record delivered twice, two instances judging one change) leaves
+   * one event: the store keeps one item per id.
+   */
+  cause?: EventCause;
 }
+
+/** One version of one stored record: the write an event announces. */
+export interface EventCause {
+  /** Names the record, e.g. `cluster/<id>` or `host/<infra-env>/<id>`. */
+  record: string;
+  version: number;
+}
+
+/** The cause of events announcing the write that produced this version of a cluster. */
+export function clusterWrite(written: { clusterId: string; version: number }): EventCause {
+  return { record: `cluster/${written.clusterId}`, version: written.version };
+}
+
+/** The cause of events announcing the write that produced this version of a host. */
+export function hostWrite(written: { infraEnvId: string; hostId: string; version: number }): EventCause {
+  return { record: `host/${written.infraEnvId}/${written.hostId}`, version: written.version };
+}
+
+/** The requests, each caused by `cause` unless it names a cause of its own. */
+export function causedBy(cause: EventCause | undefined, requests: readonly RecordEventRequest[]): RecordEventRequest[] {
+  return cause ? requests.map((request) => ({ cause, ...request })) : [...requests];
+}
+
+/** Namespace of the name-based (v5) ids of caused events. */
+const CAUSED_EVENT_NAMESPACE = '6f0c8a9e-2b7d-4c1e-9a52-3d8e1f4b7c60';
+
+/**
+ * Ids for events recorded together: derived from the cause where there is one (the same event of the
+ * same cause, counting repeats of one name and props within the batch, always gets the same id),
+ * random otherwise.
+ */
+function eventIds(requests: readonly RecordEventRequest[]): string[] {
+  const seen = new Map<string, number>();
+  return requests.map((request) => {
+    if (!request.cause) return randomUUID();
+    const identity = `${request.subject.orgId}|${request.cause.record}@${request.cause.version}|${request.name}|${JSON.stringify(request.props ?? {})}`;
+    const repeat = seen.get(identity) ?? 0;
+    seen.set(identity, repeat + 1);
+    return nameBasedUuid(`${identity}|${repeat}`, CAUSED_EVENT_NAMESPACE);
+  });
+}
+
 
 /** A state machine's event intents, about one subject, as requests to record. */
 export function eventRequests(subject: EventSubject, intents: readonly { name: string; props: Record<string, unknown> }[]): RecordEventRequest[] {
@@ -22,7 +71,7 @@ export function eventRequests(subject: EventSubject, intents: readonly { name: s
 
 /** Builds a catalogue event and appends it; throws InvalidEventError for anything the catalogue forbids. */
 export async function recordEvent(deps: { store: Store; clock: Clock }, request: RecordEventRequest): Promise<ServiceEvent> {
-  const event = buildEvent(request.name, request.props ?? {}, request.subject, request.at ?? deps.clock.now(), randomUUID());
+  const event = buildEvent(request.name, request.props ?? {}, request.subject, request.at ?? deps.clock.now(), eventIds([request])[0]!);
   await deps.store.events.append(event);
   return event;
 }
@@ -35,7 +84,8 @@ export async function recordEvent(deps: { store: Store; clock: Clock }, request:
 export async function recordEvents(deps: { store: Store; clock: Clock }, requests: readonly RecordEventRequest[]): Promise<ServiceEvent[]> {
   if (requests.length === 0) return [];
   const now = deps.clock.now();
-  const ids = requests.map(() => randomUUID()).sort();
+  // Sorted, and handed out in the order given: events listed by time then id keep that order.
+  const ids = eventIds(requests).sort();
   const events = requests.map((request, index) => buildEvent(request.name, request.props ?? {}, request.subject, request.at ?? now, ids[index]!));
   await deps.store.events.appendAll(events);
   return events;

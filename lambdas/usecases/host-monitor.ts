@@ -16,14 +16,12 @@ import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { refreshLoadedHost, type RefreshSurroundings } from './host-refresh.js';
+import { LocalCache } from '../ports/local-caches.js';
 
 const PAGE = 1_000;
 const MAX_PAGES_PER_SHARD = 1_000;
 /** Hosts of one cluster refreshed at a time: their reads and writes overlap, their CPU work is shared. */
 const REFRESHES_IN_FLIGHT = 8;
-/** Even a quiet cluster is judged whole this often: a safety net for changes no write announced. */
-export const FULL_JUDGEMENT_EVERY_MS = 5 * 60_000;
-const MAX_GROUPS_REMEMBERED = 10_000;
 
 export interface MonitorPass {
   /** Watched hosts the pass considered. */
@@ -47,14 +45,18 @@ interface WatchedGroup {
 
 /**
  * When each group was last judged whole (the service time the judgement started), in this
- * process. A process that does not remember a group (a cold start) judges it whole.
+ * instance. An instance that does not remember a group (a cold start) judges it whole; even a
+ * quiet cluster is judged whole once the cache's bound has passed: a safety net for changes no
+ * write announced.
  */
 interface WholeJudgement {
   at: string;
   /** The versions this judgement itself wrote (hosts by key, and the cluster): its own writes are no news. */
   wrote: Map<string, number>;
 }
-const judgedWholeAt = new Map<string, WholeJudgement>();
+const judgedWholeAt = new LocalCache<WholeJudgement>('monitor-whole-judgements');
+/** Even a quiet cluster is judged whole this often. */
+export const FULL_JUDGEMENT_EVERY_MS = judgedWholeAt.spec.maxAgeMs!;
 
 export async function monitorHosts(deps: { store: Store; clock: Clock }): Promise<MonitorPass> {
   const pass: MonitorPass = { visited: 0, judged: 0, judgedWhole: 0, moved: 0, disconnected: 0, failed: 0 };
@@ -65,7 +67,7 @@ export async function monitorHosts(deps: { store: Store; clock: Clock }): Promis
     } catch {
       // One cluster's trouble must not stop the pass; its hosts are visited again on the next one.
       pass.failed += group.hosts.length;
-      judgedWholeAt.delete(group.id);
+      judgedWholeAt.forget(group.id);
     }
   }
   return pass;
@@ -106,8 +108,8 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
     if (!infraEnv) infraEnvs.set(infraEnvId, (infraEnv = store.infraEnvs.get({ orgId: group.orgId, infraEnvId })));
     return infraEnv;
   };
-  const lastWhole = judgedWholeAt.get(group.id);
-  let whole = lastWhole === undefined || startedAt.getTime() - Date.parse(lastWhole.at) >= FULL_JUDGEMENT_EVERY_MS;
+  const lastWhole = judgedWholeAt.peek(group.id, { now: startedAt.getTime() });
+  let whole = lastWhole === undefined;
   if (!whole) {
     const changedSince = (updatedAt: string | undefined, key?: string, version?: number) =>
       !!updatedAt && updatedAt >= lastWhole!.at && (key === undefined || lastWhole!.wrote.get(key) !== version);
@@ -173,15 +175,10 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   }
   if (whole) {
     pass.judgedWhole += 1;
-    if (failures === 0) remember(group.id, { at: startedAt.toISOString(), wrote });
-    else judgedWholeAt.delete(group.id);
+    if (failures === 0) judgedWholeAt.set(group.id, { at: startedAt.toISOString(), wrote }, startedAt.getTime());
+    else judgedWholeAt.forget(group.id);
   }
 }
 
 const CLUSTER_KEY = 'cluster';
 
-function remember(groupId: string, judgement: WholeJudgement): void {
-  judgedWholeAt.delete(groupId);
-  judgedWholeAt.set(groupId, judgement);
-  if (judgedWholeAt.size > MAX_GROUPS_REMEMBERED) judgedWholeAt.delete(judgedWholeAt.keys().next().value!);
-}

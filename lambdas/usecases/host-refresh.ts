@@ -17,7 +17,8 @@ import { storedDiskSpeed, type AgentSettings } from '../domain/agent-protocol.js
 import { hostInventory } from '../domain/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { recordEvents, type RecordEventRequest } from './events.js';
+import { causedBy, hostWrite, recordEvents, type EventCause, type RecordEventRequest } from './events.js';
+import { LocalCache, type CacheSpec } from '../ports/local-caches.js';
 
 export interface RefreshDeps {
   store: Store;
@@ -124,13 +125,13 @@ export interface RefreshSurroundings {
 }
 
 /**
- * Peer listings shared by the refreshes of one process for a few seconds, one read in flight per
+ * Peer listings shared by the refreshes of one instance for a few seconds, one read in flight per
  * cluster: when hundreds of agents report at once, each refresh listing the whole cluster would
  * make the work quadratic (upstream's trouble). Only peer-based checks (unique hostnames, the
  * connectivity majority, role suggestion) read it, and they converge on the next refresh.
+ * The bound is the cache's (local-caches.json, cluster-peer-listings); switched off, every
+ * judgement lists its cluster.
  */
-const PEER_LISTING_TTL_MS = 5_000;
-const MAX_CLUSTERS_REMEMBERED = 1_000;
 interface PeerListing {
   at: number;
   /** The cluster's change count when the listing started: it shows every change up to there. */
@@ -145,15 +146,16 @@ interface PeerListing {
  * How long a listing serves: a few seconds, and for a cluster slow to list, a few times what
  * listing it took, so that listing never becomes most of what the store does.
  */
-const listingLifetimeMs = (listing: PeerListing) => Math.max(PEER_LISTING_TTL_MS, 4 * listing.tookMs);
+const peerListings = new LocalCache<PeerListing>('cluster-peer-listings');
+const { servesMs, servesListingTimes } = peerListings.spec as Required<CacheSpec>;
+const listingLifetimeMs = (listing: PeerListing) => Math.max(servesMs, servesListingTimes * listing.tookMs);
 /** Clusters up to this size are listed anew after every change peers read (see forgetPeers). */
 export const FRESH_PEER_LISTINGS_UP_TO = 100;
-const peerListings = new Map<string, PeerListing>();
-const queuedListings = new Map<string, Promise<Host[]>>();
-const changeCounts = new Map<string, number>();
+const queuedListings = new LocalCache<Promise<Host[]>>('cluster-peer-listings');
+const changeCounts = new LocalCache<number>('cluster-peer-listings');
 /** Each cluster's last finished listing: served while the next one of a large cluster is read. */
-const lastListed = new Map<string, Host[]>();
-const isLarge = (key: string) => (lastListed.get(key)?.length ?? 0) > FRESH_PEER_LISTINGS_UP_TO;
+const lastListed = new LocalCache<Host[]>('cluster-peer-listings');
+const isLarge = (key: string) => (lastListed.peek(key)?.length ?? 0) > FRESH_PEER_LISTINGS_UP_TO;
 
 /**
  * A host of the cluster changed here: the next refresh lists the peers anew. Refreshes that
@@ -169,45 +171,39 @@ export function forgetPeers(orgId: string, clusterId: string, options: { unlessL
   // The size is the last finished listing's: a change made while the next one is being read
   // must not queue yet another behind it (that made listing continuous under a burst).
   if (options.unlessLarge && isLarge(key)) return;
-  const count = (changeCounts.get(key) ?? 0) + 1;
-  changeCounts.delete(key);
-  changeCounts.set(key, count);
-  if (changeCounts.size > MAX_CLUSTERS_REMEMBERED) changeCounts.delete(changeCounts.keys().next().value!);
+  changeCounts.set(key, (changeCounts.peek(key) ?? 0) + 1);
 }
 
 function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: number): Promise<Host[]> {
   const key = `${orgId}/${clusterId}`;
-  const wanted = changeCounts.get(key) ?? 0;
-  const cached = peerListings.get(key);
+  const wanted = changeCounts.peek(key) ?? 0;
+  const cached = peerListings.peek(key);
   if (cached && cached.generation >= wanted && (!cached.done || now - cached.at < listingLifetimeMs(cached))) return cached.hosts;
   const start = () => {
-    const listing: PeerListing = { at: Date.now(), generation: changeCounts.get(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, tookMs: 0 };
-    peerListings.set(key, listing);
+    const listing: PeerListing = { at: Date.now(), generation: changeCounts.peek(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, tookMs: 0 };
+    peerListings.set(key, listing, listing.at);
     listing.hosts.then(
       (hosts) => {
         listing.done = true;
         listing.tookMs = Date.now() - listing.at;
-        lastListed.delete(key);
         lastListed.set(key, hosts);
-        if (lastListed.size > MAX_CLUSTERS_REMEMBERED) lastListed.delete(lastListed.keys().next().value!);
       },
-      () => peerListings.get(key) === listing && peerListings.delete(key),
+      () => peerListings.peek(key) === listing && peerListings.forget(key),
     );
-    if (peerListings.size > MAX_CLUSTERS_REMEMBERED) peerListings.delete(peerListings.keys().next().value!);
     return listing.hosts;
   };
   // A large cluster takes seconds to list: its judgements go on with the last listing meanwhile.
-  const previous = isLarge(key) ? lastListed.get(key) : undefined;
+  const previous = isLarge(key) ? lastListed.peek(key) : undefined;
   if (!cached || cached.done) {
     const next = start();
     return previous ? Promise.resolve(previous) : next;
   }
   if (previous) return Promise.resolve(previous);
   // The listing being read started before this caller's change: wait for the one after it.
-  let queued = queuedListings.get(key);
+  let queued = queuedListings.peek(key);
   if (!queued) {
     queued = cached.hosts.catch(() => undefined).then(() => {
-      queuedListings.delete(key);
+      queuedListings.forget(key);
       return start();
     });
     queuedListings.set(key, queued);
@@ -223,9 +219,9 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
  */
 export function recentClusterHosts(store: Store, orgId: string, clusterId: string): Promise<Host[]> {
   const key = `${orgId}/${clusterId}`;
-  const cached = peerListings.get(key);
+  const cached = peerListings.peek(key);
   if (cached?.done && Date.now() - cached.at < listingLifetimeMs(cached)) return cached.hosts;
-  const previous = lastListed.get(key);
+  const previous = lastListed.peek(key);
   const next = cached && !cached.done ? cached.hosts : clusterHostsOf(store, orgId, clusterId, Date.now());
   if (!previous) return next;
   next.catch(() => undefined);
@@ -351,8 +347,9 @@ export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings
     },
     /** `alsoRecord` and `leading`: the caller's own events, written in the same batch after and before the judgement's. */
     async announce(written: Host | undefined, alsoRecord: readonly RecordEventRequest[] = [], leading: readonly RecordEventRequest[] = []): Promise<void> {
-      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, alsoRecord, leading);
-      else await recordEvents(deps, [...leading, ...alsoRecord]);
+      const cause = written ? hostWrite(written) : undefined;
+      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, causedBy(cause, alsoRecord), causedBy(cause, leading), cause);
+      else await recordEvents(deps, causedBy(cause, [...leading, ...alsoRecord]));
     },
   };
 }
@@ -363,6 +360,7 @@ async function announceJudgement(
   judged: Judgement,
   alsoRecord: readonly RecordEventRequest[] = [],
   leading: readonly RecordEventRequest[] = [],
+  cause?: EventCause,
 ): Promise<void> {
   const { move } = judged;
   const subject = { orgId: before.orgId, infraEnvId: before.infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
@@ -379,7 +377,7 @@ async function announceJudgement(
   if (judged.suggestedRole) events.push({ name: 'host_role_updated', subject, props: { host_name: hostName, suggested_role: judged.suggestedRole } });
   // The cluster's verdict follows its hosts' statuses and roles: the write reaches its judgement
   // through the table's stream (host-changes), so the request that wrote it does not wait for it.
-  await recordEvents(deps, [...leading, ...events, ...alsoRecord]);
+  await recordEvents(deps, [...leading, ...causedBy(cause, events), ...alsoRecord]);
 }
 
 /**
@@ -400,6 +398,6 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
     return applyJudgement(current, judged, deps.clock.now().toISOString(), deps.store.activeShards);
   }, host);
   if (!updated || updated.version === before.version) return updated;
-  await announceJudgement(deps, before, judged);
+  await announceJudgement(deps, before, judged, [], [], hostWrite(updated));
   return updated;
 }

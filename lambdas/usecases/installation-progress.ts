@@ -32,7 +32,7 @@ import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster-hosts.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
-import { recordEvent } from './events.js';
+import { causedBy, hostWrite, recordEvent, recordEvents } from './events.js';
 import { forgetPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
@@ -78,8 +78,8 @@ export async function updateHostInstallProgress(deps: InstallationDeps, principa
   if (!outcome?.changed) return;
 
   const subject = { orgId: principal.orgId, infraEnvId, hostId, clusterId: host.clusterId };
-  for (const event of outcome.transition?.events ?? []) await recordEvent(deps, { name: event.name, subject, props: event.props });
-  if (outcome.progressEvent) await recordEvent(deps, { name: outcome.progressEvent.name, subject, props: outcome.progressEvent.props });
+  const events = [...(outcome.transition?.events ?? []), ...(outcome.progressEvent ? [outcome.progressEvent] : [])];
+  await recordEvents(deps, causedBy(hostWrite(stored!), events.map((event) => ({ name: event.name, subject, props: event.props }))));
   forgetPeers(principal.orgId, host.clusterId);
   // The cluster's progress bar and status follow the host's stage and status: the change reaches
   // the cluster's judgement through the table's stream (host-changes), not inside this report.

@@ -13,7 +13,7 @@ import type { Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import { refreshCluster } from './cluster-refresh.js';
-import { recordEvent } from './events.js';
+import { recordEvent, type EventCause } from './events.js';
 import { renderClusterInstallConfigYaml } from './install-config.js';
 import type { InstallWorkflowInput } from '../domain/installation.js';
 
@@ -46,17 +46,19 @@ async function currentAttempt(deps: InstallWorkflowDeps, input: InstallWorkflowI
 }
 
 const subjectOf = (input: InstallWorkflowInput) => ({ orgId: input.orgId, clusterId: input.clusterId });
+/** A task of the workflow runs at least once: its events are those of the attempt, recorded once however often it runs. */
+const attemptOf = (input: InstallWorkflowInput): EventCause => ({ record: `installation/${input.clusterId}`, version: input.attempt });
 
 /** Writes install-config.yaml for the installer; manifests are read by it from where the API keeps them. */
 export async function prepareInstallation(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
   const cluster = await currentAttempt(deps, input);
   if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
-  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), props: { step: 'rendering install-config.yaml and collecting the custom manifests' } });
+  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), cause: attemptOf(input), props: { step: 'rendering install-config.yaml and collecting the custom manifests' } });
   const yaml = await renderClusterInstallConfigYaml(deps.store, cluster);
   await deps.blobs.put('files', installationObjectKey(input.orgId, input.clusterId, 'install-config.yaml'), yaml, 'application/yaml');
   // Outputs of an earlier attempt must not pass for this one's.
   await Promise.all([...INSTALLER_OUTPUTS, INSTALLER_REPORT, 'kubeconfig'].map((name) => deps.blobs.remove('files', installationObjectKey(input.orgId, input.clusterId, name))));
-  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), props: { step: 'generating the ignition files with openshift-install' } });
+  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), cause: attemptOf(input), props: { step: 'generating the ignition files with openshift-install' } });
   return {
     ...input,
     proceed: true,
@@ -100,11 +102,12 @@ export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: 
   }
   const version = String(cluster.attributes.openshift_version ?? '');
   if (report.installer === 'simulated') {
-    await recordEvent(deps, { name: 'installation_files_simulated', subject: subjectOf(input), props: { openshift_version: version } });
+    await recordEvent(deps, { name: 'installation_files_simulated', subject: subjectOf(input), cause: attemptOf(input), props: { openshift_version: version } });
   }
   await recordEvent(deps, {
     name: 'installation_files_generated',
     subject: subjectOf(input),
+    cause: attemptOf(input),
     props: {
       installer: report.installer === 'simulated' ? 'The SIMULATED installer' : `openshift-install ${report.installerVersion ?? ''}`.trim(),
       files: report.files.join(', '),
@@ -144,7 +147,7 @@ export async function recordPreparationFailure(deps: InstallWorkflowDeps, input:
     if (current.attributes.install_attempt !== input.attempt) return undefined;
     return { ...current, attributes: { ...current.attributes, last_installation_preparation: { status: 'failed', reason } }, updatedAt: now };
   });
-  await recordEvent(deps, { name: 'prepare_installation_failed', subject: subjectOf(input), props: { error: reason } });
+  await recordEvent(deps, { name: 'prepare_installation_failed', subject: subjectOf(input), cause: attemptOf(input), props: { error: reason } });
   await refreshCluster(deps, subjectOf(input));
   return { ...input, proceed: false };
 }
@@ -177,7 +180,7 @@ export async function publishDnsRecords(deps: InstallWorkflowDeps, input: Instal
   const records = clusterDnsRecords(cluster, await deps.store.hosts.listByCluster(subjectOf(input)));
   await deps.dns.upsert(zone, records);
   await deps.store.clusters.mutate(subjectOf(input), (current) => ({ ...current, attributes: { ...current.attributes, dns_zone: zone, dns_records: records.map((r) => ({ name: r.name, type: r.type })) } }));
-  await recordEvent(deps, { name: 'cluster_dns_records_created', subject: subjectOf(input), props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
+  await recordEvent(deps, { name: 'cluster_dns_records_created', subject: subjectOf(input), cause: attemptOf(input), props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
   return { ...input, proceed: true, dns: zone };
 }
 

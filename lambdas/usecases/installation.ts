@@ -23,7 +23,7 @@ import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster-hosts.js';
 import { installationContext, refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
-import { recordEvent } from './events.js';
+import { causedBy, clusterWrite, hostWrite, recordEvent, recordEvents } from './events.js';
 import { forgetPeers, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
@@ -52,10 +52,10 @@ function failingValidations(cluster: Cluster): string {
   }
 }
 
-async function emitClusterEvents(deps: InstallationDeps, cluster: Cluster, events: readonly { name: string; props: Record<string, unknown> }[]) {
-  for (const event of events) {
-    await recordEvent(deps, { name: event.name, subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: event.props as Record<string, string> });
-  }
+/** The events of the write that produced `written`, in the order given. */
+async function emitClusterEvents(deps: InstallationDeps, written: Cluster, events: readonly { name: string; props: Record<string, unknown> }[]) {
+  const subject = { orgId: written.orgId, clusterId: written.clusterId };
+  await recordEvents(deps, causedBy(clusterWrite(written), events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> }))));
 }
 
 /** Runs `trigger` on one host and writes it if the host is still in the status it was judged in. */
@@ -86,7 +86,7 @@ async function transitionHostRecord(
   });
   if (!updated || updated.status !== transition.status) return updated;
   const subject = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
-  for (const event of transition.events) await recordEvent(deps, { name: event.name, subject, props: event.props as Record<string, string> });
+  await recordEvents(deps, causedBy(hostWrite(updated), transition.events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> }))));
   return updated;
 }
 
@@ -131,7 +131,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
     next.updatedAt = stamp;
     return next;
   });
-  stillThere(prepared, `Cluster ${clusterId}`);
+  const preparedCluster = stillThere(prepared, `Cluster ${clusterId}`);
 
   for (const host of hosts) {
     const role = plan.roles.get(host.hostId)!;
@@ -159,7 +159,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
     }
   }
   forgetPeers(principal.orgId, clusterId);
-  await emitClusterEvents(deps, cluster, [...transition.events, { name: 'cluster_prepare_installation_started', props: {} }]);
+  await emitClusterEvents(deps, preparedCluster, [...transition.events, { name: 'cluster_prepare_installation_started', props: {} }]);
 
   const input: InstallWorkflowInput = { orgId: principal.orgId, clusterId, attempt, pollSeconds: installPollSeconds() };
   const executionArn = await deps.workflows.start(INSTALL_WORKFLOW, `install-${clusterId}-${attempt}`, input);
@@ -201,7 +201,7 @@ export async function cancelInstallation(deps: InstallationDeps, principal: Prin
     next.updatedAt = stamp;
     return next;
   });
-  stillThere(updated, `Cluster ${clusterId}`);
+  const written = stillThere(updated, `Cluster ${clusterId}`);
   await stopWorkflow(deps, cluster, 'installation cancelled by the user');
   for (const host of hosts) {
     await transitionHostRecord(deps, host, 'CancelInstallation', {}, (next) => {
@@ -209,7 +209,7 @@ export async function cancelInstallation(deps: InstallationDeps, principal: Prin
     });
   }
   forgetPeers(principal.orgId, clusterId);
-  await emitClusterEvents(deps, cluster, transition.events);
+  await emitClusterEvents(deps, written, transition.events);
   return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
 }
 
@@ -243,7 +243,7 @@ export async function resetCluster(deps: InstallationDeps, principal: Principal,
     next.updatedAt = stamp;
     return next;
   });
-  stillThere(updated, `Cluster ${clusterId}`);
+  const written = stillThere(updated, `Cluster ${clusterId}`);
   await stopWorkflow(deps, cluster, 'installation reset by the user');
   for (const host of hosts) {
     await transitionHostRecord(deps, host, 'ResettingPendingUserAction', { resetByUser: true }, (next) => {
@@ -251,7 +251,7 @@ export async function resetCluster(deps: InstallationDeps, principal: Principal,
     });
   }
   forgetPeers(principal.orgId, clusterId);
-  await emitClusterEvents(deps, cluster, transition.events);
+  await emitClusterEvents(deps, written, transition.events);
   // The attempt's install-config, ignition and credentials go; user manifests stay.
   await deps.workflows.start('purge-objects', `purge-installation-${clusterId}-${String(cluster.attributes.install_attempt ?? 0)}`, {
     bucket: 'files',

@@ -231,6 +231,41 @@ describe('installing clusters with fleets of simulated agents', () => {
   }, 360_000);
 });
 
+describe('every local cache switched off (ASSISTED_LOCAL_CACHES=off)', () => {
+  // Caches only save work: without any, an HA fleet (peer checks, majority connectivity, the
+  // monitor, agent tokens) installs the same way, through the same story.
+  it('installs 3 masters + 1 worker', async () => {
+    process.env.INSTALL_POLL_SECONDS = '1';
+    process.env.ASSISTED_LOCAL_CACHES = 'off';
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-uncached-'));
+    const lab = await startLab(dataDir, `t-${randomUUID()}`).finally(() => delete process.env.ASSISTED_LOCAL_CACHES);
+    try {
+      expect((await lab.runtime.health()).localCaches).toBe('off');
+      const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'uncached', false);
+      const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['master', 'master', 'master', 'worker']);
+      try {
+        await installWhenReady(lab.api, clusterId);
+        const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
+        expect(installed.status, installed.status_info).toBe('installed');
+        expect((installed.hosts as Json[]).map((h) => h.status)).toEqual(Array(4).fill('installed'));
+      } finally {
+        await fleet.stop();
+      }
+      await expectStory(lab.api, clusterId, [
+        /Updated status of the cluster to ready/,
+        /Updated status of the cluster to preparing-for-installation/,
+        /Updated status of the cluster to installing/,
+        /Updated status of the cluster to finalizing/,
+        /Updated status of the cluster to installed/,
+      ]);
+    } finally {
+      await lab.runtime.stop();
+      delete process.env.INSTALL_POLL_SECONDS;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
 describe('a restart of the local runtime mid-install', () => {
   it('still ends installed', async () => {
     process.env.INSTALL_POLL_SECONDS = '1';
@@ -250,6 +285,11 @@ describe('a restart of the local runtime mid-install', () => {
       lab = { runtime, api: apiClient(runtime.url, readFileSync(runtime.adminTokenFile, 'utf8').trim()), dataDir, tableName };
       const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
       expect(installed.status, installed.status_info).toBe('installed');
+      // The workflow's tasks and the judgements that ran again after the restart announce each step once.
+      const events = await expectStory(lab.api, clusterId, [/Updated status of the cluster to installed/]);
+      const count = (text: string) => events.filter((message) => message.startsWith(text)).length;
+      expect([count('Updated status of the cluster to installed'), count('Successfully completed installing cluster')], events.join('\n')).toEqual([1, 1]);
+      expect(count('Updated status of the cluster to installing'), events.join('\n')).toBe(1);
     } finally {
       await fleet.stop();
       await lab.runtime.stop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, Host, ServiceEvent } from '../../lambdas/domain/entities.js';
 import { ConcurrentModificationError, type Store } from '../../lambdas/ports/store.js';
-import { recordEvents } from '../../lambdas/usecases/events.js';
+import { causedBy, clusterWrite, recordEvent, recordEvents } from '../../lambdas/usecases/events.js';
 import { WATCHED_HOST_PROJECTION } from '../../lambdas/adapters/dynamodb/store.js';
 import { tableDesign } from '../../lambdas/adapters/dynamodb/schema.js';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -175,6 +175,33 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const listed = await store.events.list({ orgId: 'org-a', clusterId: '5b0e2a4c-1f3d-4e6a-9c8b-7a6f5e4d3c2b' }, { limit: 100 });
     expect(listed.items.map((event) => event.message)).toEqual(recorded.map((event) => event.message));
     expect(listed.items[59]!.message).toContain('check-59');
+  });
+
+  it('records the events of one cause once, however often they are recorded (retried tasks, repeated stream records)', async () => {
+    const clusterId = 'a3c7e1d2-6b4f-4e8a-9d1c-2f5e7a9b0c3d';
+    const subject = { orgId: 'org-a', clusterId };
+    const cause = clusterWrite({ clusterId, version: 7 });
+    const announce = (at: number) =>
+      recordEvents({ store, clock: { now: () => new Date(Date.parse(now) + at) } }, causedBy(cause, [
+        { name: 'cluster_status_updated', subject, props: { cluster_status: 'installed', status_info: 'Cluster is installed' } },
+        { name: 'cluster_installation_completed', subject },
+      ]));
+    const first = await announce(1_000);
+    const again = await announce(1_002);
+    expect(again.map((event) => event.eventId)).toEqual(first.map((event) => event.eventId));
+    // One at a time too (the single-event path's conditional put).
+    const single = { name: 'cluster_dns_records_created', subject, cause, props: { zone: 'example.com', names: 'api.c.example.com' } };
+    await recordEvent({ store, clock: { now: () => new Date(Date.parse(now) + 1_004) } }, single);
+    await recordEvent({ store, clock: { now: () => new Date(Date.parse(now) + 1_006) } }, single);
+    const listed = await store.events.list(subject, { limit: 100 });
+    expect(listed.items.map((event) => event.name)).toEqual(['cluster_status_updated', 'cluster_installation_completed', 'cluster_dns_records_created']);
+    // Another version of the record is another cause: its events are recorded.
+    await recordEvents({ store, clock: { now: () => new Date(Date.parse(now) + 2_000) } }, causedBy(clusterWrite({ clusterId, version: 8 }), [{ name: 'cluster_installation_completed', subject }]));
+    expect((await store.events.list(subject, { limit: 100 })).items).toHaveLength(4);
+    // Without a cause every recording is an event of its own.
+    await recordEvent({ store, clock: { now: () => new Date(Date.parse(now) + 3_000) } }, { name: 'cluster_installation_completed', subject });
+    await recordEvent({ store, clock: { now: () => new Date(Date.parse(now) + 3_000) } }, { name: 'cluster_installation_completed', subject });
+    expect((await store.events.list(subject, { limit: 100 })).items).toHaveLength(6);
   });
 
   it('removes only at the expected version', async () => {

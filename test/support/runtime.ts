@@ -6,6 +6,9 @@ import { inject } from 'vitest';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../bin/local/runtime.js';
 
 /** An embedded runtime on loopback using the run's shared DynamoDB Local and its own table. */
+/** Runtime log lines printed even without DEBUG_RUNTIME. */
+const INVOCATION_TROUBLE = /invocation failed|crashed|stopped \(exit|failure destination/;
+
 export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runtime: Runtime; adminToken: string; close(): Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-test-'));
   const runtime = await startRuntime({
@@ -16,8 +19,12 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runti
     tableName: `t-${randomUUID()}`,
     // Tests read the world after each request's follow-ups; a test of the asynchronous flow turns it off.
     settleFollowUps: true,
-    // DEBUG_RUNTIME=1 prints the runtime's log (instances, stream deliveries, workflow steps).
-    ...(process.env.DEBUG_RUNTIME ? { log: (message: string) => console.log(`[runtime ${new Date().toISOString()}] ${message}`) } : {}),
+    // DEBUG_RUNTIME=1 prints the runtime's log (instances, stream deliveries, workflow steps);
+    // failed invocations and crashed instances are printed always, so a failure in CI says why.
+    log: (message: string) => {
+      if (process.env.DEBUG_RUNTIME) console.log(`[runtime ${new Date().toISOString()}] ${message}`);
+      else if (INVOCATION_TROUBLE.test(message)) console.error(`[runtime ${new Date().toISOString()}] ${message.slice(0, 2_000)}`);
+    },
     ...options,
   });
   return {

@@ -6,6 +6,7 @@
  * item limit. The domain never sees it: records are packed on the way in and unpacked on the way out.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { LocalCache } from '../../ports/local-caches.js';
 
 /** The item attribute holding the deflated ones, by name; they are absent from `attributes` then. */
 export const PACKED_ATTRIBUTE = 'packedAttributes';
@@ -14,28 +15,19 @@ export const PACK_AT_BYTES = 1_024;
 
 /**
  * Deflating the same text again (a liveness write of an unchanged host) is skipped: texts read or
- * written recently keep their deflated form, up to a bounded total.
+ * written recently keep their deflated form, up to the cache's bytes.
  */
-const RECENT_TEXT_BUDGET = 32 * 1024 * 1024;
-const recent = new Map<string, Uint8Array>();
-let recentSize = 0;
+const recent = new LocalCache<Uint8Array>('deflated-texts', { sizeOf: (text, bytes) => text.length + bytes.byteLength });
 
 function remember(text: string, bytes: Uint8Array): void {
-  if (text.length > RECENT_TEXT_BUDGET / 8 || recent.has(text)) return;
+  if (!recent.enabled || recent.peek(text)) return;
   // A copy of exactly its bytes: zlib's and the SDK's buffers are views into larger ones, which the
   // budget would not count.
-  const packed = new Uint8Array(bytes);
-  recent.set(text, packed);
-  recentSize += text.length + packed.byteLength;
-  while (recentSize > RECENT_TEXT_BUDGET) {
-    const [oldest, bytes] = recent.entries().next().value!;
-    recent.delete(oldest);
-    recentSize -= oldest.length + bytes.byteLength;
-  }
+  recent.set(text, new Uint8Array(bytes));
 }
 
 function deflated(text: string): Uint8Array {
-  let packed = recent.get(text);
+  let packed = recent.peek(text);
   if (!packed) {
     packed = deflateRawSync(text);
     remember(text, packed);

@@ -1,3 +1,4 @@
+import { LocalCache } from '../../ports/local-caches.js';
 import { ConditionalCheckFailedException, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
@@ -108,8 +109,6 @@ interface EntitySpec<T, K> {
   packed?: boolean;
 }
 
-const MAX_REMEMBERED_RECORDS = 10_000;
-
 class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   constructor(
     protected readonly doc: DynamoDBDocumentClient,
@@ -118,31 +117,28 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
     private readonly maxAttempts: number,
   ) {}
 
-  /** The latest copy this process read or wrote, by item key, and when (spec.remember only). */
-  private readonly remembered = new Map<string, { at: number; record: Promise<T | undefined> }>();
+  /** The latest copy this instance read or wrote, by item key (spec.remember only). */
+  private readonly remembered = new LocalCache<Promise<T | undefined>>('recent-cluster-copies');
 
   private remember(key: ItemKey, record: Promise<T | undefined>): void {
     if (!this.spec.remember) return;
     const id = `${key.pk}|${key.sk}`;
-    const entry = { at: Date.now(), record };
-    this.remembered.delete(id);
-    this.remembered.set(id, entry);
-    if (this.remembered.size > MAX_REMEMBERED_RECORDS) this.remembered.delete(this.remembered.keys().next().value!);
-    record.catch(() => this.remembered.get(id) === entry && this.remembered.delete(id));
+    this.remembered.set(id, record);
+    record.catch(() => this.remembered.peek(id) === record && this.remembered.forget(id));
   }
 
   private forget(key: ItemKey): void {
-    this.remembered.delete(`${key.pk}|${key.sk}`);
+    this.remembered.forget(`${key.pk}|${key.sk}`);
   }
 
   /**
-   * A copy read or written by this process at most `maxAgeMs` ago, else a fresh read. Writes of
-   * this process replace the copy at once; other processes' writes show within `maxAgeMs`.
+   * A copy read or written by this instance within the cache's bound, else a fresh read. Writes of
+   * this instance replace the copy at once; other instances' writes show within the bound.
    */
-  getRecent(key: K, maxAgeMs: number): Promise<T | undefined> {
+  getRecent(key: K): Promise<T | undefined> {
     const itemKey = this.spec.key(key);
-    const known = this.remembered.get(`${itemKey.pk}|${itemKey.sk}`);
-    if (known && Date.now() - known.at < maxAgeMs) return known.record.then((record) => (record ? structuredClone(record) : undefined));
+    const known = this.remembered.peek(`${itemKey.pk}|${itemKey.sk}`);
+    if (known) return known.then((record) => (record ? structuredClone(record) : undefined));
     return this.get(key);
   }
 
@@ -430,15 +426,22 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     }),
     events: {
       async append(event) {
-        await doc.send(new PutCommand({ TableName: table, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' }));
+        try {
+          await doc.send(new PutCommand({ TableName: table, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' }));
+        } catch (error) {
+          // An event with this id is recorded already: ids are random or derived from the event's
+          // cause, so it is this event, recorded again by a repeated cause. The first one stands.
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
       },
       async appendAll(events) {
         if (events.length <= 1) {
           if (events[0]) await this.append(events[0]);
           return;
         }
-        // One request per 25 events instead of one per event. A batch takes no condition; an
-        // event's key ends in its random id, so nothing it could overwrite exists.
+        // One request per 25 events instead of one per event. A batch takes no condition: an event's
+        // id is random, or derived from its cause, and then an item it overwrites is the same event
+        // (same id, cause, time and text) recorded before.
         for (let start = 0; start < events.length; start += BATCH_WRITE_LIMIT) {
           let requests = events.slice(start, start + BATCH_WRITE_LIMIT).map((event) => ({ PutRequest: { Item: eventItem(event) } }));
           for (let attempt = 0; requests.length > 0; attempt += 1) {
