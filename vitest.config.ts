@@ -3,10 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Integration suites share one DynamoDB Local per run, and every runtime runs its functions as
-    // instances of their own (3 Api instances, the stream's consumer, workflow tasks): on 2 cores one
-    // file at a time. Two at once saturated DynamoDB Local (lock time-outs, scenes 3× slower).
+    // Each file that needs DynamoDB Local starts its own (test/support/dynamodb-local.ts) and stops it
+    // after the file. Every runtime runs its functions as instances of their own (3 Api instances, the
+    // stream's consumer, workflow tasks): on 2 cores one file at a time.
+    setupFiles: ['test/support/per-file-setup.ts'],
     pool: 'forks',
     maxWorkers: 1,
     // Every runtime runs its functions as instances of their own (3 Api instances, the stream's

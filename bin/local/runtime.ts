@@ -224,6 +224,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       // No openshift-install here is the usual case on one machine: the simulated installer stands in,
       // named in the log, the task output and the cluster's events. ASSISTED_SIMULATED_INSTALLER=false refuses it.
       ALLOW_SIMULATED_INSTALLER: process.env.ASSISTED_SIMULATED_INSTALLER === 'false' ? 'false' : 'true',
+      // DynamoDB Local answers bursts with lock time-outs that DynamoDB would not: retried without the
+      // SDK's retry quota, and at most this many requests at once from each instance.
+      DYNAMODB_RETRY_QUOTA: 'off',
+      DYNAMODB_MAX_SOCKETS: process.env.DYNAMODB_MAX_SOCKETS ?? '32',
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     });
@@ -273,6 +277,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     });
 
     let started = false;
+    // Instances take the runtime's environment, ASSISTED_LOCAL_CACHES included, as it is when they start.
+    const localCaches = localCachesEnabled() ? ('on' as const) : ('off' as const);
     const health = async () => {
       const components: Record<string, string> = {};
       const results = await Promise.all([
@@ -284,8 +290,6 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       components.api = 'up';
       // The Api instances start once the API listens (they take its URL): until then, not healthy.
       components.functions = started ? 'up' : 'starting';
-      // Instances take the runtime's environment, ASSISTED_LOCAL_CACHES included.
-      const localCaches = localCachesEnabled() ? ('on' as const) : ('off' as const);
       return { healthy: started && results.every(Boolean), components, functions: functions.counts(), streams: streams.stats(), localCaches };
     };
 

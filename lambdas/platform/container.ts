@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStore } from '../adapters/dynamodb/store.js';
+import { unmeteredRetries } from '../adapters/dynamodb/retries.js';
 import { createRoute53Zones } from '../adapters/route53/zones.js';
 import { createS3BlobStore } from '../adapters/s3/blobs.js';
 import { createStepFunctionsWorkflows } from '../adapters/stepfunctions/workflows.js';
@@ -31,8 +32,11 @@ function build(): Ports {
   const config = provided.config ?? configFromEnvironment();
   const region = config.region;
   const pathStyle = process.env.S3_FORCE_PATH_STYLE === 'true';
-  // A Lambda serves one request at a time; the embedded runtime serves many agents in one process.
-  const pooled = { maxSockets: 256, keepAlive: true };
+  // A Lambda serves one request at a time; the embedded runtime serves many agents in one process,
+  // and bounds what each instance sends DynamoDB Local at once (DYNAMODB_MAX_SOCKETS): it serialises
+  // writes, and requests queued in the client wait less than requests queued on its locks.
+  const pooled = { maxSockets: Number(process.env.DYNAMODB_MAX_SOCKETS) || 256, keepAlive: true };
+  const maxAttempts = 8;
   return {
     config,
     store:
@@ -41,7 +45,12 @@ function build(): Ports {
         tableName: config.tableName,
         // More attempts than the SDK's 3, with its backoff: throttling under a burst of agents (and
         // DynamoDB Local's lock time-outs) pass instead of failing the request.
-        client: new DynamoDBClient({ region, maxAttempts: 8, requestHandler: { httpAgent: pooled, httpsAgent: pooled } }),
+        client: new DynamoDBClient({
+          region,
+          maxAttempts,
+          ...(process.env.DYNAMODB_RETRY_QUOTA === 'off' ? { retryStrategy: unmeteredRetries(maxAttempts) } : {}),
+          requestHandler: { httpAgent: pooled, httpsAgent: pooled },
+        }),
       }),
     blobs:
       provided.blobs ?? createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),

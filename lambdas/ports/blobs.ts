@@ -9,7 +9,8 @@ export interface BlobStore {
   stream(bucket: BlobBucket, key: string, range?: { start: number; end: number }): Promise<Readable | undefined>;
   size(bucket: BlobBucket, key: string): Promise<number | undefined>;
   remove(bucket: BlobBucket, key: string): Promise<void>;
-  list(bucket: BlobBucket, prefix: string): Promise<string[]>;
+  /** Keys under `prefix`; with `modifiedBefore`, only objects last written before it (to the second, as S3 keeps it). */
+  list(bucket: BlobBucket, prefix: string, options?: { modifiedBefore?: Date }): Promise<string[]>;
   /**
    * A time-limited GET URL a client can download from directly; `contentDisposition` is the
    * Content-Disposition the download answers with (S3's response-content-disposition), so the file

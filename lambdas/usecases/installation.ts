@@ -252,10 +252,13 @@ export async function resetCluster(deps: InstallationDeps, principal: Principal,
   }
   forgetPeers(principal.orgId, clusterId);
   await emitClusterEvents(deps, written, transition.events);
-  // The attempt's install-config, ignition and credentials go; user manifests stay.
+  // The attempt's install-config, ignition and credentials go; user manifests stay. Only files
+  // written before the reset: the user may install again before the purge runs, and the next
+  // attempt writes its own files under the same keys.
   await deps.workflows.start('purge-objects', `purge-installation-${clusterId}-${String(cluster.attributes.install_attempt ?? 0)}`, {
     bucket: 'files',
     prefix: `${clusterObjectPrefix(principal.orgId, clusterId)}installation/`,
+    modifiedBefore: stamp,
   });
   return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
 }

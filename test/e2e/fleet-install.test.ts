@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import YAML from 'yaml';
 import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
@@ -36,7 +36,10 @@ interface Lab {
 }
 
 async function startLab(dataDir: string, tableName: string): Promise<Lab> {
-  const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: inject('dynamodbEndpoint'), tableName, baseDomains: ['example.com'] });
+  const runtime = await startRuntime({
+    port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName, baseDomains: ['example.com'],
+    ...(process.env.DEBUG_RUNTIME ? { log: (message: string) => console.log(`[runtime ${new Date().toISOString()}] ${message}`) } : {}),
+  });
   const { readFileSync } = await import('node:fs');
   const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
   return { runtime, api: apiClient(runtime.url, adminToken), dataDir, tableName };
@@ -236,9 +239,13 @@ describe('every local cache switched off (ASSISTED_LOCAL_CACHES=off)', () => {
   // monitor, agent tokens) installs the same way, through the same story.
   it('installs 3 masters + 1 worker', async () => {
     process.env.INSTALL_POLL_SECONDS = '1';
+    // Set for the lab's whole life: instances started later (a workflow task's) take it too.
     process.env.ASSISTED_LOCAL_CACHES = 'off';
     const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-uncached-'));
-    const lab = await startLab(dataDir, `t-${randomUUID()}`).finally(() => delete process.env.ASSISTED_LOCAL_CACHES);
+    const lab = await startLab(dataDir, `t-${randomUUID()}`).catch((error: unknown) => {
+      delete process.env.ASSISTED_LOCAL_CACHES;
+      throw error;
+    });
     try {
       expect((await lab.runtime.health()).localCaches).toBe('off');
       const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'uncached', false);
@@ -261,6 +268,7 @@ describe('every local cache switched off (ASSISTED_LOCAL_CACHES=off)', () => {
     } finally {
       await lab.runtime.stop();
       delete process.env.INSTALL_POLL_SECONDS;
+      delete process.env.ASSISTED_LOCAL_CACHES;
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 300_000);
@@ -281,7 +289,7 @@ describe('a restart of the local runtime mid-install', () => {
       await lab.runtime.stop();
       // Same data, same port: the agents' retries reach the new process; the workflow resumes.
       const { readFileSync } = await import('node:fs');
-      const runtime = await startRuntime({ port: Number(port), dnsPort: 0, dataDir, dynamodbEndpoint: inject('dynamodbEndpoint'), tableName, baseDomains: ['example.com'] });
+      const runtime = await startRuntime({ port: Number(port), dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName, baseDomains: ['example.com'] });
       lab = { runtime, api: apiClient(runtime.url, readFileSync(runtime.adminTokenFile, 'utf8').trim()), dataDir, tableName };
       const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
       expect(installed.status, installed.status_info).toBe('installed');

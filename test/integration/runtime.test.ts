@@ -8,7 +8,8 @@ import { Resolver } from 'node:dns/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { loadCatalogue } from '../../bin/local/functions.js';
 import { startRuntime, type Runtime } from '../../bin/local/runtime.js';
@@ -29,7 +30,7 @@ describe('embedded runtime', () => {
       port: 0,
       dnsPort: 0,
       dataDir,
-      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      dynamodbEndpoint: await dynamodbEndpoint(),
       tableName: `runtime-${randomUUID()}`,
       baseDomains: ['example.test'],
       catalogue: {
@@ -108,6 +109,26 @@ describe('embedded runtime', () => {
     expect(done.output).toMatchObject({ bucket: 'files', prefix, remaining: false });
     expect(await blobs.list('files', prefix)).toEqual([]);
     expect(await blobs.list('files', 'clusters/other/')).toEqual(['clusters/other/keep']);
+  });
+
+  it('purges only what was written before the limit it is given (a reset\'s purge while the next attempt writes)', async () => {
+    const { blobs, workflows } = container();
+    const prefix = `clusters/${randomUUID()}/installation/`;
+    await blobs.put('files', `${prefix}install-config.yaml`, 'attempt 1');
+    await blobs.put('files', `${prefix}kubeconfig`, 'attempt 1');
+    // S3 keeps times to the second: the reset comes in a later second than attempt 1's files.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const resetAt = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await blobs.put('files', `${prefix}install-config.yaml`, 'attempt 2');
+    const executionArn = await workflows.start('purge-objects', `purge-${randomUUID()}`, { bucket: 'files', prefix, modifiedBefore: resetAt.toISOString() });
+    const done = await until(async () => {
+      const d = await workflows.describe(executionArn);
+      return d.status === 'RUNNING' ? undefined : d;
+    }, 20_000);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(await blobs.list('files', prefix)).toEqual([`${prefix}install-config.yaml`]);
+    expect(Buffer.from((await blobs.get('files', `${prefix}install-config.yaml`))!).toString()).toBe('attempt 2');
   });
 
   it('answers DNS queries for managed records on loopback, wildcards included', async () => {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { inject } from 'vitest';
+import { dynamodbEndpoint } from './dynamodb-local.js';
 import { ensureTable } from '../../lambdas/adapters/dynamodb/schema.js';
 import { createDynamoStore } from '../../lambdas/adapters/dynamodb/store.js';
+import { unmeteredRetries } from '../../lambdas/adapters/dynamodb/retries.js';
 import type { Store } from '../../lambdas/ports/store.js';
 
-/** A fresh table in the run's shared DynamoDB Local, through the real SDK client. */
+/** A fresh table in this test file's DynamoDB Local, through the real SDK client. */
 export async function freshStore(options: { maxMutateAttempts?: number } = {}): Promise<{
   store: Store;
   client: DynamoDBClient;
@@ -13,9 +14,12 @@ export async function freshStore(options: { maxMutateAttempts?: number } = {}): 
   drop(): Promise<void>;
 }> {
   const client = new DynamoDBClient({
-    endpoint: inject('dynamodbEndpoint'),
+    endpoint: await dynamodbEndpoint(),
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // As the embedded runtime's clients: DynamoDB Local's lock time-outs retried without a quota.
+    maxAttempts: 8,
+    retryStrategy: unmeteredRetries(8),
   });
   const tableName = `test-${randomUUID()}`;
   await ensureTable(client, tableName);

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { dynamodbEndpoint } from './dynamodb-local.js';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../bin/local/runtime.js';
 
-/** An embedded runtime on loopback using the run's shared DynamoDB Local and its own table. */
+/** An embedded runtime on loopback using this test file's DynamoDB Local and a table of its own. */
 /** Runtime log lines printed even without DEBUG_RUNTIME. */
 const INVOCATION_TROUBLE = /invocation failed|crashed|stopped \(exit|failure destination/;
 
@@ -15,7 +15,7 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runti
     port: 0,
     dnsPort: 0,
     dataDir,
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    dynamodbEndpoint: await dynamodbEndpoint(),
     tableName: `t-${randomUUID()}`,
     // Tests read the world after each request's follow-ups; a test of the asynchronous flow turns it off.
     settleFollowUps: true,

@@ -90,14 +90,21 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
       await client.send(new DeleteObjectCommand({ Bucket: bucketName(bucket), Key: key }));
     },
 
-    async list(bucket, prefix) {
+    async list(bucket, prefix, options) {
+      // S3 keeps LastModified to the second: only objects written in a whole second before the
+      // limit count as older, so one written just after it is never taken for one written before.
+      const limit = options?.modifiedBefore ? Math.floor(options.modifiedBefore.getTime() / 1000) * 1000 : undefined;
       const keys: string[] = [];
       let token: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const result = await client.send(
           new ListObjectsV2Command({ Bucket: bucketName(bucket), Prefix: prefix, ContinuationToken: token }),
         );
-        for (const object of result.Contents ?? []) if (object.Key) keys.push(object.Key);
+        for (const object of result.Contents ?? []) {
+          if (!object.Key) continue;
+          if (limit !== undefined && !(object.LastModified && object.LastModified.getTime() < limit)) continue;
+          keys.push(object.Key);
+        }
         token = result.NextContinuationToken;
         if (!token) return keys;
       }

@@ -3,7 +3,7 @@
  * stack, inside a network namespace that has nothing but loopback: its probes read this machine's
  * real /proc and /sys and run the real tools, and no packet can leave for a real network.
  *
- * The stack stays in the test process (root namespace, with the run's shared DynamoDB Local). The
+ * The stack stays in the test process (root namespace, with the file's own DynamoDB Local). The
  * namespace reaches it through a filesystem (not abstract) Unix socket, which network namespaces do
  * not separate: inside, a forwarder on 127.0.0.1 pipes each connection to that socket; outside, the
  * test pipes the socket to the stack's loopback port.

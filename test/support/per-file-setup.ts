@@ -1,0 +1,3 @@
+import { stopDynamoDbLocalAfterFile } from './dynamodb-local.js';
+
+stopDynamoDbLocalAfterFile();
