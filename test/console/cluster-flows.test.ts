@@ -130,6 +130,26 @@ function failingValidations(host: Json): string[] {
   return Object.values(info).flat().filter((v) => v.status === 'failure').map((v) => v.message);
 }
 
+/**
+ * Next on the host discovery step, once the UI enables it: it follows the hosts' and the cluster's
+ * verdicts, which the table's stream brings after the user's last change. If it stays disabled,
+ * the failure says what the API said then.
+ */
+async function nextAfterHostDiscovery(flow: FlowContext, clusterId: string): Promise<void> {
+  const { page } = flow.session;
+  const button = page.getByRole('button', { name: 'Next', exact: true });
+  try {
+    await expect.poll(() => button.isEnabled(), { timeout: 60_000, interval: 500 }).toBe(true);
+  } catch (error) {
+    const cluster = (await flow.api('GET', `/clusters/${clusterId}`)).body as Json;
+    const hosts = (await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[];
+    const clusterFailing = Object.values(JSON.parse(cluster.validations_info ?? '{}') as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status}`);
+    const hostStates = hosts.map((h) => `${hostnameOf(h)} ${h.status} ${h.role}: ${failingValidations(h).join('; ')}`);
+    throw new Error(`Next stayed disabled on host discovery. Cluster ${cluster.status} (${clusterFailing.join(', ')}); hosts: ${hostStates.join(' | ')}`, { cause: error });
+  }
+  await button.click();
+}
+
 async function installAndDownloadKubeconfig(flow: FlowContext, clusterId: string): Promise<void> {
   const { page } = flow.session;
   await page.getByRole('heading', { name: 'Review and create' }).waitFor();
@@ -227,7 +247,7 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
         .toContain('compute-1:worker');
       await flow.session.screenshot('host-fixed');
 
-      await next(page);
+      await nextAfterHostDiscovery(flow, clusterId!);
       await page.getByRole('heading', { name: 'Storage' }).waitFor();
       await flow.session.screenshot('storage');
       await next(page);
