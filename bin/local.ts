@@ -19,6 +19,7 @@ const runtime = await startRuntime({
   port,
   dnsPort,
   dataDir: process.env.ASSISTED_DATA_DIR ?? '.assisted',
+  warmAllFunctions: true,
   log: (message) => console.log(`[assisted] ${message}`),
 }).catch((error: Error) => {
   console.error(`[assisted] could not start: ${error.message}`);

@@ -54,6 +54,12 @@ export interface RuntimeOptions {
   /** Instances of the Api function; default ASSISTED_API_INSTANCES, else the cores (at least 2). */
   apiInstances?: number;
   /**
+   * Start one instance of every other function once the Api serves, in the background (as
+   * provisioned concurrency would), instead of on first use: an installation's tasks then do not
+   * each wait for a cold start on the critical path. `npm start` does; tests mostly do not.
+   */
+  warmAllFunctions?: boolean;
+  /**
    * Tests only: each API answer is held until the table's stream is drained, so a test reads the
    * world after the request's follow-ups (cluster judgements); a request that finds the stream
    * paused (a test wrote records past the service) first resumes it past those records.
@@ -325,6 +331,11 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     provide({ dns });
     // Instances take the environment as it is when they start: the API's start now, with PUBLIC_URL known.
     await functions.warm('Api');
+    if (options.warmAllFunctions) {
+      for (const spec of catalogue.functions) {
+        if (spec.name !== 'Api') void functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`));
+      }
+    }
 
     const scheduler = startScheduler(catalogue.schedules, (name, event) => functions.invoke(name, event), {
       log,

@@ -38,6 +38,8 @@ interface Lab {
 async function startLab(dataDir: string, tableName: string): Promise<Lab> {
   const runtime = await startRuntime({
     port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName, baseDomains: ['example.com'],
+    // As `npm start` does: the installation's tasks are warm before the first install.
+    warmAllFunctions: true,
     ...(process.env.DEBUG_RUNTIME ? { log: (message: string) => console.log(`[runtime ${new Date().toISOString()}] ${message}`) } : {}),
   });
   const { readFileSync } = await import('node:fs');
