@@ -65,11 +65,6 @@ export class LocalCache<V> {
     return entry.value;
   }
 
-  /** When the value remembered for `key` was remembered, if there is one. */
-  rememberedAt(key: string): number | undefined {
-    return this.entries.get(key)?.at;
-  }
-
   set(key: string, value: V, now = Date.now()): void {
     if (!this.enabled) return;
     const bytes = this.sizeOf?.(key, value) ?? 0;
