@@ -180,6 +180,9 @@ class FunctionPool {
           return;
         case 'result':
         case 'error': {
+          // A crashing instance answers nothing more: an answer it posted as it was stopped is
+          // lost with it, as a container's would be, so exactly its in-flight invocations fail.
+          if (instance.crashing) return;
           const invocation = instance.inFlight.get(message.id);
           instance.inFlight.delete(message.id);
           if (message.type === 'result') invocation?.resolve(message.value);

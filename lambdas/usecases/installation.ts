@@ -170,6 +170,63 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
   return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
 }
 
+/** A judgement moved the cluster between a user action's plan and its write. */
+class ClusterMovedMeanwhile extends Error {
+  constructor(readonly status: string) {
+    super(`cluster moved to ${status}`);
+  }
+}
+
+/** How often a user's cancel or reset is planned again when judgements keep moving its cluster. */
+const USER_ACTION_PLANS = 4;
+
+/**
+ * Writes a user's cluster action (cancel, reset) as a transition from the status the cluster has
+ * when it is written. The stream's judgements move clusters at any time (a host failing turns an
+ * installation to error); the user asked to cancel or reset whatever it is now, so a move between
+ * the plan and the conditional write means planning again, and a refusal only when the status the
+ * cluster moved to does not allow the action.
+ */
+async function writeUserClusterAction(
+  deps: InstallationDeps,
+  principal: Principal,
+  clusterId: string,
+  trigger: 'CancelInstallation' | 'ResetCluster',
+  options: { refusal: (status: string) => string; amend: (next: Cluster) => void },
+) {
+  const key = { orgId: principal.orgId, clusterId };
+  for (let plan = 1; ; plan++) {
+    const cluster = await findCluster(deps.store, principal, clusterId);
+    const hosts = await deps.store.hosts.listByCluster(key);
+    const now = deps.clock.now();
+    const transition = transitionCluster({ status: cluster.status as ClusterStatus }, trigger, {
+      now,
+      controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
+      hosts: hosts.map(summaryOf),
+      ...installationContext(cluster),
+    });
+    if (isNotAllowed(transition)) throw conflict(options.refusal(cluster.status));
+    const stamp = now.toISOString();
+    try {
+      const updated = await deps.store.clusters.mutate(key, (current) => {
+        if (current.status !== cluster.status) throw new ClusterMovedMeanwhile(current.status);
+        const next = structuredClone(current);
+        next.status = transition.status;
+        next.attributes.status_info = transition.statusInfo;
+        next.attributes.status_updated_at = stamp;
+        applyClusterEffects(next, transition.effects, stamp);
+        options.amend(next);
+        next.updatedAt = stamp;
+        return next;
+      });
+      return { cluster, hosts, transition, stamp, written: stillThere(updated, `Cluster ${clusterId}`) };
+    } catch (error) {
+      if (!(error instanceof ClusterMovedMeanwhile)) throw error;
+      if (plan >= USER_ACTION_PLANS) throw conflict(`Cluster ${clusterId} keeps changing (now ${error.status}); try again`);
+    }
+  }
+}
+
 async function stopWorkflow(deps: InstallationDeps, cluster: Cluster, cause: string): Promise<void> {
   const arn = cluster.attributes.install_workflow_arn as string | undefined;
   if (!arn) return;
@@ -179,29 +236,11 @@ async function stopWorkflow(deps: InstallationDeps, cluster: Cluster, cause: str
 
 /** POST /v2/clusters/{id}/actions/cancel. */
 export async function cancelInstallation(deps: InstallationDeps, principal: Principal, clusterId: string): Promise<Record<string, unknown>> {
-  const cluster = await findCluster(deps.store, principal, clusterId);
   const key = { orgId: principal.orgId, clusterId };
-  const hosts = await deps.store.hosts.listByCluster(key);
-  const now = deps.clock.now();
-  const transition = transitionCluster({ status: cluster.status as ClusterStatus }, 'CancelInstallation', {
-    now,
-    controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
-    hosts: hosts.map(summaryOf),
-    ...installationContext(cluster),
+  const { cluster, hosts, transition, written } = await writeUserClusterAction(deps, principal, clusterId, 'CancelInstallation', {
+    refusal: (status) => `Cluster ${clusterId} is ${status}: there is no installation to cancel`,
+    amend: () => undefined,
   });
-  if (isNotAllowed(transition)) throw conflict(`Cluster ${clusterId} is ${cluster.status}: there is no installation to cancel`);
-  const stamp = now.toISOString();
-  const updated = await deps.store.clusters.mutate(key, (current) => {
-    if (current.status !== cluster.status) throw conflict(`Cluster ${clusterId} changed to ${current.status} meanwhile; try again`);
-    const next = structuredClone(current);
-    next.status = transition.status;
-    next.attributes.status_info = transition.statusInfo;
-    next.attributes.status_updated_at = stamp;
-    applyClusterEffects(next, transition.effects, stamp);
-    next.updatedAt = stamp;
-    return next;
-  });
-  const written = stillThere(updated, `Cluster ${clusterId}`);
   await stopWorkflow(deps, cluster, 'installation cancelled by the user');
   for (const host of hosts) {
     await transitionHostRecord(deps, host, 'CancelInstallation', {}, (next) => {
@@ -219,31 +258,14 @@ export async function cancelInstallation(deps: InstallationDeps, principal: Prin
  * the files of the attempt are deleted.
  */
 export async function resetCluster(deps: InstallationDeps, principal: Principal, clusterId: string): Promise<Record<string, unknown>> {
-  const cluster = await findCluster(deps.store, principal, clusterId);
   const key = { orgId: principal.orgId, clusterId };
-  const hosts = await deps.store.hosts.listByCluster(key);
-  const now = deps.clock.now();
-  const transition = transitionCluster({ status: cluster.status as ClusterStatus }, 'ResetCluster', {
-    now,
-    controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
-    hosts: hosts.map(summaryOf),
-    ...installationContext(cluster),
+  const { cluster, hosts, transition, written, stamp } = await writeUserClusterAction(deps, principal, clusterId, 'ResetCluster', {
+    refusal: (status) => `Cluster ${clusterId} is ${status}: only an installation that started can be reset`,
+    amend: (next) => {
+      next.attributes = withoutInstallationReports(next.attributes);
+      for (const field of ['install_started_at', 'install_completed_at', 'installation_started_at', 'install_workflow_arn']) delete next.attributes[field];
+    },
   });
-  if (isNotAllowed(transition)) throw conflict(`Cluster ${clusterId} is ${cluster.status}: only an installation that started can be reset`);
-  const stamp = now.toISOString();
-  const updated = await deps.store.clusters.mutate(key, (current) => {
-    if (current.status !== cluster.status) throw conflict(`Cluster ${clusterId} changed to ${current.status} meanwhile; try again`);
-    const next = structuredClone(current);
-    next.status = transition.status;
-    next.attributes.status_info = transition.statusInfo;
-    next.attributes.status_updated_at = stamp;
-    applyClusterEffects(next, transition.effects, stamp);
-    next.attributes = withoutInstallationReports(next.attributes);
-    for (const field of ['install_started_at', 'install_completed_at', 'installation_started_at', 'install_workflow_arn']) delete next.attributes[field];
-    next.updatedAt = stamp;
-    return next;
-  });
-  const written = stillThere(updated, `Cluster ${clusterId}`);
   await stopWorkflow(deps, cluster, 'installation reset by the user');
   for (const host of hosts) {
     await transitionHostRecord(deps, host, 'ResettingPendingUserAction', { resetByUser: true }, (next) => {

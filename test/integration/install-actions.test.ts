@@ -238,6 +238,36 @@ describe('hosts that stall or go silent mid-install', () => {
     expect((await listHosts()).map((h) => h.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   }, 150_000);
 
+  it('cancels an installation that a judgement moves to error between the user asking and the write', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'cancelmoved' });
+    await installPrepared(lab);
+    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+    await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { container } = await import('../../lambdas/platform/container.js');
+    const { cancelInstallation } = await import('../../lambdas/usecases/installation.js');
+    const ports = container();
+    // A judgement (a host failed) lands after the cancel read the cluster and before it writes.
+    let judgements = 0;
+    const clusters = new Proxy(ports.store.clusters, {
+      get(target, property) {
+        if (property === 'mutate') {
+          return async (...args: Parameters<typeof target.mutate>) => {
+            if (judgements++ === 0) await target.mutate(args[0], (c) => ({ ...c, status: 'error' }));
+            return target.mutate(...args);
+          };
+        }
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = { ...ports.store, clusters };
+    const principal = { kind: 'user', orgId: 'default', tokenId: 'test', role: 'admin' } as const;
+    const cancelled = await cancelInstallation({ ...ports, store }, principal, lab.clusterId);
+    expect(judgements).toBe(2);
+    expect(cancelled.status).toBe('cancelled');
+    expect((await listHosts()).map((h) => h.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  }, 150_000);
+
   it('fails a host whose image write stopped progressing past the stage limit (30 minutes)', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowdisk' });
     await installPrepared(lab);
