@@ -132,22 +132,37 @@ function failingValidations(host: Json): string[] {
 
 /**
  * Next on the host discovery step, once the UI enables it: it follows the hosts' and the cluster's
- * verdicts, which the table's stream brings after the user's last change. If it stays disabled,
- * the failure says what the API said then.
+ * verdicts, which the table's stream brings after the user's last change, and the page's alerts
+ * (any alert disables it). If it is not clicked within a minute, the failure tells the story of
+ * that minute: each change of the button, the alerts shown, and the API's verdicts.
  */
 async function nextAfterHostDiscovery(flow: FlowContext, clusterId: string): Promise<void> {
   const { page } = flow.session;
   const button = page.getByRole('button', { name: 'Next', exact: true });
-  try {
-    await expect.poll(() => button.isEnabled(), { timeout: 60_000, interval: 500 }).toBe(true);
-  } catch (error) {
+  const started = Date.now();
+  const story: string[] = [];
+  let last = '';
+  while (Date.now() - started < 60_000) {
+    if (await button.isEnabled()) {
+      try {
+        await button.click({ timeout: 2_000 });
+        return;
+      } catch {
+        // Disabled again between the check and the click: the story below says why.
+      }
+    }
+    const alerts = await page.locator('.pf-v6-c-alert__title').allInnerTexts();
     const cluster = (await flow.api('GET', `/clusters/${clusterId}`)).body as Json;
     const hosts = (await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[];
     const clusterFailing = Object.values(JSON.parse(cluster.validations_info ?? '{}') as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status}`);
     const hostStates = hosts.map((h) => `${hostnameOf(h)} ${h.status} ${h.role}: ${failingValidations(h).join('; ')}`);
-    throw new Error(`Next stayed disabled on host discovery. Cluster ${cluster.status} (${clusterFailing.join(', ')}); hosts: ${hostStates.join(' | ')}`, { cause: error });
+    const moment = `Next ${(await button.isEnabled()) ? 'enabled' : 'disabled'}; alerts [${alerts.join(' / ')}]; cluster ${cluster.status} (${clusterFailing.join(', ')}); hosts: ${hostStates.join(' | ')}`;
+    if (moment !== last) story.push(`+${((Date.now() - started) / 1000).toFixed(1)} s ${moment}`);
+    last = moment;
+    await page.waitForTimeout(500);
   }
-  await button.click();
+  await flow.session.screenshot('host-discovery-next-not-clicked');
+  throw new Error(`Next on host discovery was not clicked within 60 s:\n${story.join('\n')}`);
 }
 
 async function installAndDownloadKubeconfig(flow: FlowContext, clusterId: string): Promise<void> {
