@@ -87,6 +87,8 @@ export interface Runtime {
   streams: StreamPoller;
   /** Settings a test may change while the runtime runs (see RuntimeOptions.settleFollowUps). */
   settings: { settleFollowUps: boolean };
+  /** Settles once every function warmed by `warmAllFunctions` serves (at once without it). */
+  warmed: Promise<void>;
   health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats>; localCaches: 'on' | 'off' }>;
   stop(): Promise<void>;
 }
@@ -331,11 +333,11 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     provide({ dns });
     // Instances take the environment as it is when they start: the API's start now, with PUBLIC_URL known.
     await functions.warm('Api');
-    if (options.warmAllFunctions) {
-      for (const spec of catalogue.functions) {
-        if (spec.name !== 'Api') void functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`));
-      }
-    }
+    const warmed = Promise.all(
+      options.warmAllFunctions
+        ? catalogue.functions.filter((spec) => spec.name !== 'Api').map((spec) => functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`)))
+        : [],
+    ).then(() => undefined);
 
     const scheduler = startScheduler(catalogue.schedules, (name, event) => functions.invoke(name, event), {
       log,
@@ -364,6 +366,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       functions,
       streams,
       settings,
+      warmed,
       health,
       stop: stopAll,
     };

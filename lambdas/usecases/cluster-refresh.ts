@@ -62,10 +62,26 @@ function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string | undefi
   return calculateMachineNetworkCidr(candidates, apiVip, ingressVip);
 }
 
+/** Judgements of one cluster made again when others keep writing it between a read and the write. */
+const JUDGEMENTS_PER_REFRESH = 4;
+
 export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, preloadedHosts?: Host[]): Promise<Cluster | undefined> {
-  const cluster = await deps.store.clusters.get(key);
-  if (!cluster) return undefined;
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
+  for (let judgement = 1; ; judgement++) {
+    const cluster = await deps.store.clusters.get(key);
+    if (!cluster) return undefined;
+    const outcome = await judgeCluster(deps, key, cluster, hosts);
+    // Written, unchanged, or moved by someone else (their status stands): done. Otherwise the
+    // cluster changed between the read and the write, and this verdict and its announcements were
+    // made on a copy that is no longer the one written: judged again on the current record.
+    if (outcome !== STALE) return outcome;
+    if (judgement >= JUDGEMENTS_PER_REFRESH) return deps.store.clusters.get(key);
+  }
+}
+
+const STALE = Symbol('stale');
+
+async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, cluster: Cluster, hosts: Host[]): Promise<Cluster | undefined | typeof STALE> {
   const now = deps.clock.now();
 
   const machineNetwork = derivedMachineNetwork(cluster, hosts);
@@ -102,10 +118,16 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
   // instances (the stream's follow-up, the install workflow, the monitor), and only the one whose
   // conditional write won may announce the move, or "installed" would be announced twice.
   let wrote = false;
+  let stale = false;
   const updated = await deps.store.clusters.mutate(key, (current) => {
     wrote = false;
+    stale = false;
     // Another refresh or a user's action changed the status meanwhile: theirs stands.
     if (current.status !== cluster.status) return undefined;
+    if (current.version !== cluster.version) {
+      stale = true;
+      return undefined;
+    }
     wrote = true;
     const next = structuredClone(current);
     next.attributes.validations_info = info;
@@ -124,6 +146,7 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
     next.updatedAt = now.toISOString();
     return next;
   });
+  if (stale) return STALE;
   if (!updated || !wrote) return updated;
 
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };

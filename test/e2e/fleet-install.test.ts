@@ -42,6 +42,9 @@ async function startLab(dataDir: string, tableName: string): Promise<Lab> {
     warmAllFunctions: true,
     ...(process.env.DEBUG_RUNTIME ? { log: (message: string) => console.log(`[runtime ${new Date().toISOString()}] ${message}`) } : {}),
   });
+  // As a deployed stack is before its users arrive: the first scene does not share the machine
+  // with the warming of every function.
+  await runtime.warmed;
   const { readFileSync } = await import('node:fs');
   const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
   return { runtime, api: apiClient(runtime.url, adminToken), dataDir, tableName };
@@ -91,6 +94,17 @@ async function installWhenReady(api: ApiClient, clusterId: string) {
   expect(started.status, started.text).toBe(202);
 }
 
+/** When the cluster entered each status, from its events (seconds after its first event). */
+async function clusterMoves(api: ApiClient, clusterId: string): Promise<string> {
+  const events = (await api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, api.user())).body as Json[];
+  const first = Date.parse(events[0]?.event_time as string);
+  if (process.env.PRINT_STORY) console.log(events.map((e) => `+${((Date.parse(e.event_time as string) - first) / 1000).toFixed(2)} ${e.message as string}`).join('\n'));
+  return events
+    .filter((e) => !e.host_id && /^Updated status of the cluster to /.test(e.message as string))
+    .map((e) => `${(e.message as string).replace(/^Updated status of the cluster to /, '')} +${((Date.parse(e.event_time as string) - first) / 1000).toFixed(1)} s`)
+    .join(', ');
+}
+
 async function expectStory(api: ApiClient, clusterId: string, story: RegExp[]) {
   const events = ((await api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
   let at = 0;
@@ -125,7 +139,8 @@ describe('installing clusters with fleets of simulated agents', () => {
       const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
       expect(installed.status, `${installed.status_info}\n${fleet.lines.filter((l) => /error|fail/i.test(l)).slice(-10).join('\n')}`).toBe('installed');
       expect((installed.hosts as Json[]).map((h) => h.status)).toEqual(Array(5).fill('installed'));
-      console.log(`HA install: ${((performance.now() - started) / 1000).toFixed(1)} s wall from fleet start`);
+      const wallS = (performance.now() - started) / 1000;
+      console.log(`HA install: ${wallS.toFixed(1)} s wall from fleet start; the cluster's moves: ${await clusterMoves(lab.api, clusterId)}`);
     } finally {
       await fleet.stop();
     }

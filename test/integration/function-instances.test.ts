@@ -162,4 +162,47 @@ describe('cluster judgement through the table stream', () => {
     await env.runtime.streams.drained();
     expect(await snapshot()).toEqual(settled);
   }, 90_000);
+
+  it('announces a cluster validation change once when two judgements of the cluster race (the later one is judged again on the written record)', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: `race-${randomUUID().slice(0, 6)}` });
+    await env.runtime.streams.drained();
+    await env.runtime.streams.pause();
+    try {
+      const ports = container();
+      const { refreshCluster } = await import('../../lambdas/usecases/cluster-refresh.js');
+      const messages = async () => ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending&limit=-1`, undefined, api.user())).body as { message: string }[]).map((e) => e.message);
+      const key = { orgId: 'default', clusterId: lab.clusterId };
+      // The cluster is insufficient (a host is), and stays so through the change raced below.
+      await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[0]! }, (h) => ({ ...h, status: 'insufficient' }));
+      expect((await refreshCluster(ports, key))?.status).toBe('insufficient');
+      const before = (await messages()).length;
+      // A control plane host becomes a worker: too few masters, a validation change without a move.
+      await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[1]! }, (h) => ({ ...h, attributes: { ...h.attributes, role: 'worker', suggested_role: 'worker' } }));
+      // Another instance's judgement of the same change is written between this one's read and its write.
+      let raced = false;
+      const clusters = new Proxy(ports.store.clusters, {
+        get(target, property) {
+          if (property === 'mutate') {
+            return async (...args: Parameters<typeof target.mutate>) => {
+              if (!raced) {
+                raced = true;
+                await refreshCluster(ports, key);
+              }
+              return target.mutate(...args);
+            };
+          }
+          const value = Reflect.get(target, property) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const judged = await refreshCluster({ ...ports, store: { ...ports.store, clusters } }, key);
+      expect(raced).toBe(true);
+      expect(judged?.status).toBe('insufficient');
+      const announced = (await messages()).slice(before);
+      expect(announced.filter((m) => /^Cluster validation 'sufficient-masters-count' that used to succeed is now failing/.test(m)), announced.join('\n')).toHaveLength(1);
+      expect(announced.filter((m) => /^Updated status of the cluster/.test(m)), announced.join('\n')).toEqual([]);
+    } finally {
+      await env.runtime.streams.resume();
+    }
+  }, 90_000);
 });
