@@ -21,7 +21,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { apiInstancesFromEnvironment } from '../bin/local/functions.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
@@ -34,7 +34,7 @@ import { monitorHosts, type MonitorPass } from '../lambdas/usecases/host-monitor
 import { agentClient, CompressibleClock, eachBounded, type AgentClient } from './lifecycle/agents.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import { seedCluster } from './lifecycle/seed.js';
-import { describeCost, meteredDynamoClient, perRequest, type CapacityMeter, type CapacityTotals } from './lifecycle/capacity.js';
+import { ceilingFromFloors, describeCost, meteredDynamoClient, perRequest, type CapacityMeter, type CapacityTotals } from './lifecycle/capacity.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { closedLoop, describe, type LoadResult } from './load.js';
 
@@ -85,6 +85,7 @@ export async function lifecycle(): Promise<Record<string, unknown>> {
     ['other replies', 'others', ''],
     ['polls', 'polls', '≥ 600/s (5× upstream), p99 ≤ 100 ms'],
     ['DynamoDB Local GetItem (floor)', 'floor', ''],
+    ['DynamoDB Local PutItem (floor)', 'writeFloor', ''],
   ];
   const cell = (result: LoadResult | undefined) => (result ? `${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(0)} p99 ${result.p99Ms.toFixed(0)} ms` : '-').padEnd(34);
   console.log(`\n${'side by side'.padEnd(32)}${'1 instance'.padEnd(34)}${`${many} instances`.padEnd(34)}ratio  aim`);
@@ -96,7 +97,31 @@ export async function lifecycle(): Promise<Record<string, unknown>> {
   }
   console.log(`\n-- monitor passes and disconnections (Api handler in this thread: its clock is compressed)`);
   const monitor = await runLifecycle({ apiInstances: 1, inProcessApi: true, monitorPhases: true });
+  printCeilings(runs[1]!, runs[many]!, many, monitor.costs as Record<string, CapacityTotals | undefined> | undefined);
   return { oneInstance: runs[1], manyInstances: runs[many], monitor };
+}
+
+/**
+ * What DynamoDB Local itself allows each kind of request, beside what was served: its GetItem and
+ * conditional PutItem rates (measured on the runtime of each side, at the bench's concurrency)
+ * spent on the DynamoDB calls one request makes (counted on the in-thread run). A rate near its
+ * ceiling is DynamoDB Local's floor, not the service's; the units say what DynamoDB would bill.
+ */
+function printCeilings(one: Record<string, unknown>, more: Record<string, unknown>, many: number, costs: Record<string, CapacityTotals | undefined> | undefined): void {
+  const floorOf = (run: Record<string, unknown>) => {
+    const reads = (run.floor as LoadResult | undefined)?.perSecond;
+    const writes = (run.writeFloor as LoadResult | undefined)?.perSecond;
+    return reads && writes ? { readsPerSecond: reads, writesPerSecond: writes } : undefined;
+  };
+  const floors = floorOf(one);
+  if (!costs || !floors) return;
+  console.log(`\n${'DynamoDB Local ceilings'.padEnd(32)}${'served (1 / ' + many + ' instances)'.padEnd(30)}${'ceiling'.padEnd(12)}calls and units per request`);
+  for (const [label, key] of [['registrations', 'registrations'], ['inventory replies', 'inventories'], ['other replies', 'others'], ['polls', 'polls']] as const) {
+    const cost = costs[key];
+    if (!cost) continue;
+    const served = [one[key], more[key]].map((result) => ((result as LoadResult | undefined)?.perSecond ?? NaN).toFixed(0)).join(' / ');
+    console.log(`${label.padEnd(32)}${`${served}/s`.padEnd(30)}${`${ceilingFromFloors(cost, floors).toFixed(0)}/s`.padEnd(12)}${describeCost(cost)}`);
+  }
 }
 
 async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
@@ -164,6 +189,12 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     };
     const reply = async (hostId: string, step_type: string, output: unknown) =>
       (await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, { step_type, step_id: `${step_type}-bench`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
+
+    // ---- DynamoDB Local's own rate for conditional one-item writes, on a table of its own (no stream)
+    if (!phase.monitorPhases) {
+      results.writeFloor = await writeFloor(runtime.endpoints.dynamodb, concurrency, durationMs);
+      console.log(`${pad('DynamoDB Local conditional PutItem (floor)')}${describe(results.writeFloor as LoadResult)}`);
+    }
 
     // ---- 1. registrations
     let metered = meter?.totals();
@@ -283,6 +314,32 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     await runtime.stop();
     provide({ clock: systemClock });
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Conditional PutItems of new 1 KB items (one WCU each, as a host's small writes) in a closed loop. */
+async function writeFloor(endpoint: string, concurrency: number, durationMs: number): Promise<LoadResult> {
+  const dynamo = new DynamoDBClient({ endpoint, region: 'us-east-1' });
+  const TableName = `bench-write-floor-${crypto.randomUUID()}`;
+  try {
+    await dynamo.send(new CreateTableCommand({
+      TableName,
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }));
+    const payload = 'x'.repeat(900);
+    return await closedLoop(async () => {
+      await dynamo.send(new PutItemCommand({
+        TableName,
+        Item: { pk: { S: `ORG#bench` }, sk: { S: `HOST#${crypto.randomUUID()}` }, payload: { S: payload }, version: { N: '0' } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }));
+      return true;
+    }, { concurrency, durationMs, warmupMs: 2_000 });
+  } finally {
+    await dynamo.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
+    dynamo.destroy();
   }
 }
 

@@ -45,4 +45,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`assisted events … | head -1`) closes the pipe: the CLI ends quietly
+// and successfully, as Unix tools do, instead of dying on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    throw error;
+  });
+}
+
 process.exitCode = await main(process.argv);

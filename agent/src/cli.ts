@@ -41,7 +41,7 @@ export const USAGE = `usage:
                  [--gpu-config-file FILE] [--simulate PROFILE|FILE] [--log-level debug|info|warn|error]
                  [--max-poll-interval SECONDS]
   assisted-agent fleet --url URL --infra-env-id ID (--count N --profile master|worker|sno|undersized|FILE | --profiles-mix master:3,worker:2)
-                 [--network 192.168.111.0/24] [--first-host 10] [--seed TEXT] [--stagger-ms MS] [--interval SECONDS]
+                 [--network 192.168.111.0/24] [--first-host 10] [--seed TEXT] [--stagger-ms MS] [--interval SECONDS] [--max-poll-interval SECONDS]
                  [--install-durations 'Writing image to disk=5000,default=1000' | JSON] [--install-fail-at STAGE] [--connections N]
   assisted-agent inventory [--gpu-config-file FILE]
   assisted-agent host-id [--host-id UUID]

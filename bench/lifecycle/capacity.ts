@@ -8,6 +8,8 @@ import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb'
 
 export interface CapacityTotals {
   calls: number;
+  /** Of the calls, those that read (Get, Query, Scan, BatchGet, TransactGet); the rest write. */
+  readCalls: number;
   readUnits: number;
   writeUnits: number;
 }
@@ -31,7 +33,7 @@ function add(totals: CapacityTotals, consumed: ConsumedCapacity | ConsumedCapaci
 
 /** A DynamoDB client for `endpoint` whose every command's capacity is counted. */
 export function meteredDynamoClient(endpoint: string): CapacityMeter {
-  const totals: CapacityTotals = { calls: 0, readUnits: 0, writeUnits: 0 };
+  const totals: CapacityTotals = { calls: 0, readCalls: 0, readUnits: 0, writeUnits: 0 };
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', maxAttempts: 8 });
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -40,6 +42,7 @@ export function meteredDynamoClient(endpoint: string): CapacityMeter {
       if (CONSUMING_COMMANDS.test(command)) input.ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       totals.calls += 1;
+      if (READING_COMMANDS.test(command)) totals.readCalls += 1;
       add(totals, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity, command);
       return result;
     },
@@ -51,8 +54,24 @@ export function meteredDynamoClient(endpoint: string): CapacityMeter {
 /** Units and calls per request between two readings of a meter. */
 export function perRequest(before: CapacityTotals, after: CapacityTotals, requests: number): CapacityTotals {
   const n = Math.max(1, requests);
-  return { calls: (after.calls - before.calls) / n, readUnits: (after.readUnits - before.readUnits) / n, writeUnits: (after.writeUnits - before.writeUnits) / n };
+  return {
+    calls: (after.calls - before.calls) / n,
+    readCalls: (after.readCalls - before.readCalls) / n,
+    readUnits: (after.readUnits - before.readUnits) / n,
+    writeUnits: (after.writeUnits - before.writeUnits) / n,
+  };
+}
+
+/**
+ * The most requests per second DynamoDB Local could serve if it did nothing else, from its own
+ * rates for one-item reads and conditional writes measured at the same concurrency: a request's
+ * reads and writes take their share of each, one after the other.
+ */
+export function ceilingFromFloors(cost: CapacityTotals, floors: { readsPerSecond: number; writesPerSecond: number }): number {
+  const writeCalls = cost.calls - cost.readCalls;
+  const secondsPerRequest = cost.readCalls / floors.readsPerSecond + writeCalls / floors.writesPerSecond;
+  return secondsPerRequest > 0 ? 1 / secondsPerRequest : Infinity;
 }
 
 export const describeCost = (cost: CapacityTotals) =>
-  `${cost.calls.toFixed(1)} DynamoDB calls, ${cost.readUnits.toFixed(1)} RCU + ${cost.writeUnits.toFixed(1)} WCU per request`;
+  `${cost.calls.toFixed(1)} DynamoDB calls (${cost.readCalls.toFixed(1)} reads), ${cost.readUnits.toFixed(1)} RCU + ${cost.writeUnits.toFixed(1)} WCU per request`;

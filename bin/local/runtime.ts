@@ -22,7 +22,7 @@ import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
-import { freePort } from './net.js';
+import { freePort, tcpPortTaken, udpPortTaken } from './net.js';
 import { startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
 import { startStreamPollers, type StreamMappingStats, type StreamPoller } from './streams-local.js';
@@ -152,10 +152,22 @@ async function check(name: string, probe: () => Promise<unknown>, into: Record<s
   }
 }
 
+async function refuseTakenPorts(host: string, apiPort: number, dnsPort: number): Promise<void> {
+  if (apiPort !== 0 && (await tcpPortTaken(apiPort, host))) {
+    throw new Error(`port ${apiPort} on ${host} is already in use (another npm start?); stop it or set ASSISTED_PORT to a free port`);
+  }
+  if (dnsPort !== 0 && ((await udpPortTaken(dnsPort, host)) || (await tcpPortTaken(dnsPort, host)))) {
+    throw new Error(`DNS port ${dnsPort} on ${host} is already in use (another npm start?); stop it or set ASSISTED_DNS_PORT to a free port`);
+  }
+}
+
 export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
   const dataDir = path.resolve(options.dataDir ?? '.assisted');
+  // Before anything is created: a second `npm start` on a taken port leaves no table, organisation
+  // or token behind in a data directory it cannot serve.
+  await refuseTakenPorts(host, options.port ?? 8090, options.dnsPort ?? 0);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const catalogue = options.catalogue ?? loadCatalogue();
   const stops: (() => Promise<void>)[] = [];

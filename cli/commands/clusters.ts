@@ -28,7 +28,7 @@ export function registerClusters(program: Command, cli: Cli): void {
     .requiredOption('--pull-secret-file <file>', 'pull secret JSON file ("-" for stdin)')
     .option('--ssh-key-file <file>', 'SSH public key file for the hosts')
     .option('--sno', 'single node (control plane count 1, user-managed networking)')
-    .option('--control-plane-count <n>', 'control plane nodes (1, 3, 4 or 5)')
+    .option('--control-plane-count <n>', 'control plane nodes: 1 (single node), 2, 3, 4 or 5')
     .option('--api-vip <ip...>', 'API VIP(s)')
     .option('--ingress-vip <ip...>', 'ingress VIP(s)')
     .option('--machine-network <cidr...>', 'machine network CIDR(s)')

@@ -55,10 +55,10 @@ type ValidationsInfo = Record<string, { id: string; status: string; message: str
 export function failingValidations(validationsInfo: string | undefined | null): string[] {
   if (!validationsInfo) return [];
   try {
-    return Object.values(JSON.parse(validationsInfo) as ValidationsInfo)
-      .flat()
-      .filter((v) => v.status === 'failure')
-      .map((v) => v.id);
+    const validations = Object.values(JSON.parse(validationsInfo) as ValidationsInfo).flat();
+    const failing = validations.filter((v) => v.status === 'failure').map((v) => v.id);
+    // A host held back only by checks still without a result names them, as waiting.
+    return failing.length > 0 ? failing : validations.filter((v) => v.status === 'pending' || v.status === 'error').map((v) => `${v.id} (waiting)`);
   } catch {
     return [];
   }

@@ -64,6 +64,8 @@ export interface HostValidationSummary {
   containerImagesOk: boolean;
   /** Messages of the validations whose status is failure (ignored ones included, as upstream lists them). */
   failureMessages: readonly string[];
+  /** Messages of the validations still without a verdict (pending, or an error judging them). */
+  undecidedMessages?: readonly string[];
 }
 
 export type ValidationStatus = 'success' | 'failure' | 'pending' | 'error' | 'disabled';
@@ -98,6 +100,7 @@ export function summarizeHostValidations(results: readonly ValidationResult[], i
     installationDiskSpeedOk: passes('sufficient-installation-disk-speed'),
     containerImagesOk: passes('container-images-available'),
     failureMessages: results.filter((result) => result.status === 'failure').map((result) => result.message),
+    undecidedMessages: results.filter((result) => result.status === 'pending' || result.status === 'error').map((result) => result.message),
   };
 }
 

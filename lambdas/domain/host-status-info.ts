@@ -70,7 +70,11 @@ export function renderHostStatusInfo(template: string, facts: HostFacts): string
   if (text.includes('$MAX_TIME')) text = text.replace('$MAX_TIME', goDuration(hostStageTimeoutMs(facts.stage)));
   if (text.includes('$INSTALLATION_DISK')) text = text.replace('$INSTALLATION_DISK', diskText(facts.ctx.installationDisk));
   if (text.includes('$FAILING_VALIDATIONS')) {
-    text = text.replace('$FAILING_VALIDATIONS', [...facts.validations.failureMessages].sort().join(' ; '));
+    // Upstream lists failures only, and a host held back by checks still waiting for an answer
+    // read "…following failing validation(s): " and nothing. Those are named instead, as waiting.
+    const failures = facts.validations.failureMessages;
+    const undecided = (facts.validations.undecidedMessages ?? []).map((message) => `${message} (waiting for a result)`);
+    text = text.replace('$FAILING_VALIDATIONS', [...(failures.length > 0 ? failures : undecided)].sort().join(' ; '));
   }
   return truncateStatusInfo(text);
 }

@@ -157,6 +157,19 @@ describe('the assisted CLI', () => {
     expect((await assisted(['clusters', 'list', '--url', stack.runtime.url, '--token', token.token])).code).toBe(EXIT.apiRefused);
   }, 180_000);
 
+  it('ends quietly, successfully, when its reader closes the pipe early (| head -1)', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: configHome };
+    const child = spawn(process.execPath, [bundle, ...asAdmin(), 'events', '-o', 'json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reader is gone before the CLI writes its first line.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    expect({ code, stderr }).toEqual({ code: EXIT.ok, stderr: '' });
+  }, 90_000);
+
   it('applies ZTP manifests and reports their status as AgentClusterInstall conditions', async () => {
     const { exampleManifests } = await import('../../cli/ztp/examples.js');
     const dir = path.join(work, 'ztp');

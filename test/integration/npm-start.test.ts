@@ -3,7 +3,8 @@
  * Ctrl-C, start again and find the same data. Runs the real entry point as a child process.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,11 +23,11 @@ function javaProcessesFor(directory: string): string[] {
   }
 }
 
-async function npmStart(port: number, dnsPort: number): Promise<{ child: ChildProcess; output: () => string }> {
+async function npmStart(port: number, dnsPort: number, directory = dataDir): Promise<{ child: ChildProcess; output: () => string }> {
   // As `npm start` runs it: one node process with tsx as a loader, so Ctrl-C reaches our handler directly.
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: root,
-    env: { ...process.env, ASSISTED_PORT: String(port), ASSISTED_DNS_PORT: String(dnsPort), ASSISTED_DATA_DIR: dataDir, NODE_NO_WARNINGS: '1' },
+    env: { ...process.env, ASSISTED_PORT: String(port), ASSISTED_DNS_PORT: String(dnsPort), ASSISTED_DATA_DIR: directory, NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so signals reach npm start's whole tree as Ctrl-C in a terminal does.
     detached: true,
@@ -108,4 +109,29 @@ describe('npm start', () => {
     await stop(third.child, 'SIGKILL');
     await until(() => javaProcessesFor(dataDir).length === 0, 10_000, 'DynamoDB Local to exit after SIGKILL');
   }, 120_000);
+
+  it('refuses a taken port before it creates anything in its data directory', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as net.AddressInfo).port;
+    const fresh = path.join(mkdtempSync(path.join(tmpdir(), 'assisted-busy-')), 'data');
+    try {
+      const started = await npmStart(taken, await freePort(), fresh);
+      children.push(started.child);
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not exit in 30 s:\n${started.output()}`)), 30_000);
+        started.child.once('exit', (exitCode) => {
+          clearTimeout(timer);
+          resolve(exitCode);
+        });
+      });
+      expect(code).toBe(1);
+      expect(started.output()).toContain(`port ${taken} on 127.0.0.1 is already in use`);
+      expect(started.output()).toContain('ASSISTED_PORT');
+      expect(existsSync(fresh)).toBe(false);
+    } finally {
+      holder.close();
+      rmSync(path.dirname(fresh), { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -173,6 +173,8 @@ const CASES: Case[] = [
     info: 'Waiting for user input: Machine Network CIDR is undefined' },
   { name: 'a requirement fails', from: 'known', trigger: 'RefreshHost', ctx: failing({ sufficientForInstall: false, failureMessages: ['Hostname localhost is forbidden'] }), rule: 'refresh-not-ready', to: 'insufficient',
     info: 'Host cannot be installed due to following failing validation(s): Hostname localhost is forbidden' },
+  { name: 'a requirement still without a result is named as waiting', from: 'known', trigger: 'RefreshHost', ctx: failing({ sufficientForInstall: false, failureMessages: [], undecidedMessages: ['Missing connectivity information'] }), rule: 'refresh-not-ready', to: 'insufficient',
+    info: 'Host cannot be installed due to following failing validation(s): Missing connectivity information (waiting for a result)' },
   { name: 'vSphere disk UUID disabled', from: 'pending-for-input', trigger: 'RefreshHost', ctx: failing({ vsphereDiskUuidEnabled: false }), rule: 'refresh-not-ready', to: 'insufficient' },
   { name: 'everything passes', from: 'insufficient', trigger: 'RefreshHost', rule: 'refresh-ready', to: 'known', info: I.known },
   { name: 'a disconnected host reconnects ready', from: 'disconnected', trigger: 'RefreshHost', rule: 'refresh-ready', to: 'known' },

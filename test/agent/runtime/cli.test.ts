@@ -1,6 +1,6 @@
 /** The command line: upstream's flags and Go flag syntax, the fleet's options, and clear usage errors. */
 import { describe, expect, it } from 'vitest';
-import { fleetProfiles, parseCommandLine, parseDurations, UsageError } from '../../../agent/src/cli.js';
+import { fleetProfiles, parseCommandLine, parseDurations, USAGE, UsageError } from '../../../agent/src/cli.js';
 
 describe('agent command line', () => {
   it('accepts the flags the discovery ignition passes upstream\'s agent, Go syntax included', () => {
@@ -20,6 +20,11 @@ describe('agent command line', () => {
     expect(fleetProfiles(parseCommandLine(['fleet', '--count', '4', '--profile', 'sno']).flags).map((p) => p.name)).toEqual(['sno', 'sno', 'sno', 'sno']);
     expect(() => fleetProfiles(parseCommandLine(['fleet', '--profiles-mix', 'master']).flags)).toThrow(/PROFILE:COUNT/);
     expect(() => fleetProfiles(parseCommandLine(['fleet', '--profile', '/nonexistent.json']).flags)).toThrow(/not a built-in profile/);
+  });
+
+  it('shows in the fleet usage every timing flag the fleet honours', () => {
+    const fleetUsage = USAGE.slice(USAGE.indexOf('assisted-agent fleet'), USAGE.indexOf('assisted-agent inventory'));
+    for (const flag of ['--interval', '--max-poll-interval', '--stagger-ms', '--install-durations']) expect(fleetUsage).toContain(flag);
   });
 
   it('reads install durations as stage=ms pairs or JSON', () => {
