@@ -12,6 +12,8 @@ import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/object-keys.js';
 import { findCluster, stillThere } from './access.js';
 import { refreshCluster } from './cluster-refresh.js';
+import { rejudgeClusterHosts } from './host-changes.js';
+import type { AgentSettings } from '../domain/agent-protocol.js';
 import { recordEvent } from './events.js';
 import { removeDnsRecords } from './installation-workflow.js';
 import type { Principal } from './principal.js';
@@ -21,8 +23,8 @@ export interface ClusterDeps {
   clock: Clock;
   workflows: Workflows;
   dns: DnsZones;
-  /** Service settings stamped on new clusters; absent in callers that never create one. */
-  config?: { softTimeouts: boolean };
+  /** Service settings stamped on new clusters, and the agent settings hosts are judged with; absent in callers that never create one. */
+  config?: { softTimeouts: boolean; agent?: AgentSettings };
 }
 
 export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
@@ -86,8 +88,11 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   stillThere(await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => applyClusterUpdate(cluster, params, now)), `Cluster ${clusterId}`);
-  const refreshed = await refreshCluster(deps, { orgId: principal.orgId, clusterId });
-  return describeCluster(deps.store, stillThere(refreshed, `Cluster ${clusterId}`), { withHosts: true });
+  const key = { orgId: principal.orgId, clusterId };
+  // Judges the cluster, then every host on it, and the cluster again if a host moved.
+  const agent = deps.config?.agent;
+  await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);
+  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
 }
 
 /**

@@ -38,7 +38,17 @@ export async function followHostChanges(
   return outcome;
 }
 
-async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp): Promise<number> {
+/**
+ * The cluster's own settings changed (networks, VIPs, platform, operators: what host validations
+ * read): its hosts are judged again now, as upstream's cluster update refreshes them, so the next
+ * poll of the UI shows their verdicts on what the user just set. Above FRESH_PEER_LISTINGS_UP_TO
+ * hosts, the monitor's whole judgement does it within its minute.
+ */
+export async function rejudgeClusterHosts(deps: RefreshDeps, cluster: ClusterFollowUp['cluster']): Promise<number> {
+  return followCluster(deps, { cluster, firstChangeId: 'cluster-update', peerNews: false, lostPeerVerdicts: [] }, { everyHost: true });
+}
+
+async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp, options: { everyHost?: boolean } = {}): Promise<number> {
   // Listed after the changes were written: it shows every one of them, and whatever came since.
   let hosts = await deps.store.hosts.listByCluster(followUp.cluster);
   // The cluster first: its judgement may derive the machine network its hosts are judged against.
@@ -47,7 +57,7 @@ async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp): Prom
   const isLost = (host: Host) => followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
   // In larger clusters a judgement per waiting host per batch would grow with the square of the
   // cluster; there the monitor's whole judgement converges peer verdicts.
-  const targets = hosts.length > FRESH_PEER_LISTINGS_UP_TO ? [] : hosts.filter((host) => (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
+  const targets = hosts.length > FRESH_PEER_LISTINGS_UP_TO ? [] : hosts.filter((host) => options.everyHost || (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
   if (targets.length === 0) return 0;
   const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
   const infraEnvOf = (host: Host) => {

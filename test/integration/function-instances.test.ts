@@ -205,4 +205,24 @@ describe('cluster judgement through the table stream', () => {
       await env.runtime.streams.resume();
     }
   }, 90_000);
+
+  it('judges the hosts again in the request that changes a cluster setting their validations read', async () => {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: `rejudge-${randomUUID().slice(0, 6)}` });
+    await env.runtime.streams.drained();
+    // Nothing else may judge them meanwhile: the answer to the PATCH must already show the verdicts.
+    await env.runtime.streams.pause();
+    try {
+      const moved = await api.call('PATCH', `/clusters/${lab.clusterId}`, { api_vips: [], ingress_vips: [], machine_networks: [{ cidr: '10.99.0.0/24' }] }, api.user());
+      expect(moved.status, moved.text).toBe(201);
+      const hosts = moved.body.hosts as { status: string; validations_info: string }[];
+      expect(hosts.map((host) => host.status)).toEqual(['insufficient', 'insufficient', 'insufficient']);
+      for (const host of hosts) {
+        const failing = Object.values(JSON.parse(host.validations_info) as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status === 'failure').map((v) => v.id);
+        expect(failing).toContain('belongs-to-machine-cidr');
+      }
+      expect(moved.body.status).toBe('pending-for-input');
+    } finally {
+      await env.runtime.streams.resume();
+    }
+  }, 90_000);
 });
