@@ -63,7 +63,46 @@ export async function authenticateAgent(
   }
   const orgId = payload.org_id;
   const infraEnvId = payload.infra_env_id;
-  if (typeof orgId !== 'string' || typeof infraEnvId !== 'string') throw unauthorized('The agent token is not valid');
+  // A download URL's token (a `use` claim) opens its infra-env's files, never the agent's operations.
+  if (typeof orgId !== 'string' || typeof infraEnvId !== 'string' || payload.use !== undefined) throw unauthorized('The agent token is not valid');
   if (!(await infraEnvExists(deps.store, orgId, infraEnvId))) throw unauthorized('The agent token names an infra-env that no longer exists');
+  return { kind: 'agent', orgId, infraEnvId };
+}
+
+const URL_TOKEN_USE = 'infra-env-url';
+
+/**
+ * The `api_key` of a pre-signed infra-env URL (upstream's urlAuth): signed as agent tokens are,
+ * naming the infra-env, for downloads only (its `use` claim), and expiring.
+ */
+export async function issueInfraEnvUrlToken(signingKeyPem: string | undefined, claims: { orgId: string; infraEnvId: string; expiresAt: Date }): Promise<string> {
+  return new SignJWT({ infra_env_id: claims.infraEnvId, org_id: claims.orgId, use: URL_TOKEN_USE })
+    .setProtectedHeader({ alg: 'ES256' })
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(claims.expiresAt.getTime() / 1000))
+    .sign(keysFrom(signingKeyPem).signing);
+}
+
+/**
+ * A pre-signed URL's `api_key`: valid for the infra-env it names, in the path it is used on, as
+ * that infra-env's agent would be (its operations only read the infra-env and its files).
+ */
+export async function authenticateInfraEnvUrl(
+  deps: { store: Store; config: { agentSigningKeyPem?: string } },
+  apiKey: string,
+  pathInfraEnvId: string | undefined,
+): Promise<Principal> {
+  let payload: Record<string, unknown>;
+  try {
+    payload = (await jwtVerify(apiKey, keysFrom(deps.config.agentSigningKeyPem).verifying, { algorithms: ['ES256'], issuer: ISSUER })).payload;
+  } catch (error) {
+    const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
+    throw unauthorized(expired ? 'This pre-signed URL has expired; ask for a new one' : 'The pre-signed URL is not valid');
+  }
+  const { org_id: orgId, infra_env_id: infraEnvId } = payload;
+  if (payload.use !== URL_TOKEN_USE || typeof orgId !== 'string' || typeof infraEnvId !== 'string') throw unauthorized('The pre-signed URL is not valid');
+  if (infraEnvId !== pathInfraEnvId) throw unauthorized('This pre-signed URL is for another infra-env');
+  if (!(await infraEnvExists(deps.store, orgId, infraEnvId))) throw unauthorized('This pre-signed URL names an infra-env that no longer exists');
   return { kind: 'agent', orgId, infraEnvId };
 }

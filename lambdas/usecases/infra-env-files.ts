@@ -14,7 +14,7 @@ import { tarArchive } from '../domain/tar-archive.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findInfraEnv } from './access.js';
-import { issueAgentToken } from './agent-tokens.js';
+import { issueAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
 import { signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 
@@ -117,4 +117,32 @@ export async function downloadInfraEnvFile(deps: InfraEnvFilesDeps, principal: P
         : { fileName: '', content: Buffer.alloc(0), lastModified };
     }
   }
+}
+
+/** The files a pre-signed infra-env URL may name (upstream's GetInfraEnvPresignedFileURL). */
+const PRESIGNABLE_FILE_NAMES = ['discovery.ign', 'ipxe-script'] as const;
+
+/**
+ * GET /v2/infra-envs/{id}/downloads/files-presigned: a URL to the file download that carries its
+ * own credential (api_key), for an iPXE firmware or a browser that cannot send headers. It lasts
+ * as long as image URLs do (IMAGE_URL_TTL_SECONDS), and opens only this infra-env's files.
+ */
+export async function presignedInfraEnvFileUrl(
+  deps: InfraEnvFilesDeps,
+  principal: Principal,
+  infraEnvId: string,
+  query: { fileName: string; ipxeScriptType?: string },
+): Promise<{ url: string; expires_at: string }> {
+  if (!(PRESIGNABLE_FILE_NAMES as readonly string[]).includes(query.fileName)) {
+    throw badRequest(`file_name must be one of ${PRESIGNABLE_FILE_NAMES.join(', ')}, not ${query.fileName || '(none)'}`);
+  }
+  if (query.ipxeScriptType !== undefined && query.fileName !== 'ipxe-script') throw badRequest('ipxe_script_type can be set only for file_name=ipxe-script');
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const expiresAt = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
+  const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId, expiresAt });
+  const url = new URL(`${deps.config.publicUrl}/api/assisted-install/v2/infra-envs/${infraEnvId}/downloads/files`);
+  url.searchParams.set('file_name', query.fileName);
+  if (query.ipxeScriptType) url.searchParams.set('ipxe_script_type', query.ipxeScriptType);
+  url.searchParams.set('api_key', apiKey);
+  return { url: url.toString(), expires_at: expiresAt.toISOString() };
 }

@@ -15,6 +15,7 @@ import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET, inventory, sshPublicKey } from '../support/fixtures.js';
+import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 
 type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: Headers };
@@ -135,6 +136,50 @@ describe('infra-env file downloads API', () => {
     const unknownHost = await call('GET', files(id, 'file_name=ipxe-script&ipxe_script_type=boot-order-control&mac=52:54:00:00:00:99'));
     expect(unknownHost.status).toBe(200);
     expect(unknownHost.text).toMatch(/^#!ipxe\ninitrd /);
+  });
+
+  it('follows the boot-order-control script\'s chain as iPXE firmware would: no headers, only its image token', async () => {
+    const id = await newInfraEnv();
+    const chain = await call('GET', files(id, 'file_name=ipxe-script&ipxe_script_type=boot-order-control'));
+    const chained = /^chain (\S+)$/m.exec(chain.text)![1]!.replace('${net0/mac}', '52:54:00:00:00:42');
+    const followed = await fetch(chained);
+    expect(followed.status, await followed.clone().text()).toBe(200);
+    expect(await followed.text()).toMatch(/^#!ipxe\ninitrd /);
+    // The image token opens only its own infra-env.
+    const elsewhere = await fetch(chained.replace(`/infra-envs/${id}/`, `/infra-envs/${await newInfraEnv()}/`));
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it('hands out pre-signed URLs for the iPXE script and the discovery ignition that need no other credential', async () => {
+    const id = await newInfraEnv();
+    const presigned = await call('GET', `/infra-envs/${id}/downloads/files-presigned?file_name=ipxe-script`);
+    expect(presigned.status, presigned.text).toBe(200);
+    expectMatchesSchema('GetInfraEnvPresignedFileURL', 200, presigned.body);
+    expect(Date.parse(presigned.body.expires_at)).toBeGreaterThan(Date.now() + 3_600_000);
+    const script = await fetch(presigned.body.url);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toMatch(/^#!ipxe\ninitrd /);
+    const ignition = await call('GET', `/infra-envs/${id}/downloads/files-presigned?file_name=discovery.ign`);
+    const ignitionText = await (await fetch(ignition.body.url)).text();
+    expect(JSON.parse(ignitionText).ignition.version).toMatch(/^3\./);
+
+    const apiKey = new URL(presigned.body.url).searchParams.get('api_key')!;
+    // For downloads only: not an agent's credential, and only for its own infra-env.
+    expect((await call('POST', `/infra-envs/${id}/hosts`, { host_id: randomUUID() }, { 'X-Secret-Key': apiKey })).status).toBe(401);
+    const other = await newInfraEnv();
+    const misused = await fetch(presigned.body.url.replace(`/infra-envs/${id}/`, `/infra-envs/${other}/`));
+    expect(misused.status).toBe(401);
+    expect(((await misused.json()) as { message: string }).message).toMatch(/another infra-env/);
+    const forged = await fetch(presigned.body.url.replace(/api_key=[^&]+/, `api_key=${apiKey.slice(0, -4)}AAAA`));
+    expect(forged.status).toBe(401);
+
+    await ensureOrganisation(container(), 'org-presign', 'Presign B');
+    const { token: orgB } = await createApiToken(container(), { orgId: 'org-presign', name: 'b', role: 'admin' });
+    expect((await call('GET', `/infra-envs/${id}/downloads/files-presigned?file_name=ipxe-script`, undefined, { Authorization: `Bearer ${orgB}` })).status).toBe(404);
+    for (const query of ['file_name=static-network-config', 'file_name=discovery.ign&ipxe_script_type=boot-order-control']) {
+      const refused = await call('GET', `/infra-envs/${id}/downloads/files-presigned?${query}`);
+      expect(refused.status, query).toBe(400);
+    }
   });
 
   it('packs static network files in a tar, and answers empty without them', async () => {

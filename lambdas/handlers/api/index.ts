@@ -6,7 +6,8 @@ import { container } from '../../platform/container.js';
 import { errorResponse } from '../../platform/http.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import { authenticateUser } from '../../usecases/api-tokens.js';
-import { authenticateAgent } from '../../usecases/agent-tokens.js';
+import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent-tokens.js';
+import { authorizeImageToken } from '../../usecases/discovery-image.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import patternDescriptions from './pattern-descriptions.json' with { type: 'json' };
@@ -21,7 +22,8 @@ const PATTERN_DESCRIPTIONS = patternDescriptions.patterns as Record<string, stri
 
 /** What a request validation error says, in words a person can act on (never a regular expression). */
 export function describeValidationError(error: { instancePath?: string; schemaPath: string; keyword: string; message?: string; params: Record<string, unknown> }): string {
-  const where = (error.instancePath || error.schemaPath).replace(/^\//, '');
+  // The body's fields by their names, as the user sent them; query and path parameters keep their prefix.
+  const where = (error.instancePath || error.schemaPath).replace(/^\//, '').replace(/^requestBody\//, '');
   if (error.keyword === 'pattern') {
     const wanted = PATTERN_DESCRIPTIONS[String(error.params.pattern)];
     return `${where}: must be ${wanted ?? 'in the format the API documents for it (see openapi.yaml)'}`;
@@ -59,6 +61,22 @@ function createRouter(): OpenAPIBackend {
     authenticateAgent(container(), c.request.headers['x-secret-key'] as string | undefined),
   );
 
+  // Credentials in the URL or an image token, for an infra-env's own files (iPXE firmware and
+  // image downloads send no headers). Absent, they decline quietly: another scheme may answer.
+  const infraEnvInPath = (c: OpenApiContext) => (c.request.params as Record<string, string | undefined>).infra_env_id;
+  api.registerSecurityHandler('urlAuth', async (c: OpenApiContext, event: ApiEvent) => {
+    const apiKey = urlCredential(event, 'api_key');
+    return apiKey ? authenticateInfraEnvUrl(container(), apiKey, infraEnvInPath(c)) : false;
+  });
+  const imageTokenPrincipal = async (c: OpenApiContext, token: string | undefined): Promise<Principal | false> => {
+    const infraEnvId = infraEnvInPath(c);
+    if (!token || !infraEnvId) return false;
+    const { infraEnv } = await authorizeImageToken(container(), infraEnvId, token);
+    return { kind: 'agent', orgId: infraEnv.orgId, infraEnvId };
+  };
+  api.registerSecurityHandler('imageAuth', async (c: OpenApiContext) => imageTokenPrincipal(c, c.request.headers['image-token'] as string | undefined));
+  api.registerSecurityHandler('imageURLAuth', async (c: OpenApiContext, event: ApiEvent) => imageTokenPrincipal(c, urlCredential(event, 'image_token')));
+
   const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult | void>> = {
     // Before security and validation: a body in a type the operation does not take is a 415.
     postRoutingHandler: async (c, event) => {
@@ -75,8 +93,11 @@ function createRouter(): OpenAPIBackend {
     validationFail: async (c) => errorResponse(400, `Invalid request: ${validationReason(c)}`),
     unauthorizedHandler: async (c) => {
       // openapi-backend keeps a rejected security handler's error as `{ error }`.
-      const failure = Object.values(c.security ?? {})
-        .map((result) => (result as { error?: unknown } | undefined)?.error)
+      // Credentials in the URL decline quietly when absent, so their refusal, when there is one,
+      // is the reason that applies (an expired pre-signed URL, not "send a bearer token").
+      const results = (c.security ?? {}) as Record<string, unknown>;
+      const failure = [...new Set(['urlAuth', 'imageURLAuth', 'imageAuth', ...Object.keys(results)])]
+        .map((scheme) => (results[scheme] as { error?: unknown } | undefined)?.error)
         .find((error) => error instanceof DomainError);
       throw failure ?? unauthorized('Authentication is required: send "Authorization: Bearer <api token>"');
     },
@@ -99,10 +120,21 @@ function createRouter(): OpenAPIBackend {
   return api;
 }
 
+/**
+ * The query parameters that carry credentials (the urlAuth and imageURLAuth schemes): read by the
+ * security handlers from the event, and not operation parameters, so not validated as such.
+ */
+const URL_CREDENTIALS = new Set(['api_key', 'image_token']);
+
+function urlCredential(event: ApiEvent, name: string): string | undefined {
+  return event.multiValueQueryStringParameters?.[name]?.[0] ?? event.queryStringParameters?.[name] ?? undefined;
+}
+
 /** Repeated parameters become arrays, single ones stay strings, as openapi-backend expects. */
 function queryOf(event: ApiEvent): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (URL_CREDENTIALS.has(name)) continue;
     if (values && values.length > 0) query[name] = values.length === 1 ? values[0]! : values;
   }
   return query;
