@@ -170,6 +170,16 @@ describe('the assisted CLI', () => {
     expect({ code, stderr }).toEqual({ code: EXIT.ok, stderr: '' });
   }, 90_000);
 
+  it('accepts each shipped ZTP example (examples/ztp) with ztp apply --dry-run', async () => {
+    const { EXAMPLE_KINDS, examplesDir } = await import('../../bin/ztp-examples.js');
+    for (const kind of EXAMPLE_KINDS) {
+      const dry = await assisted([...asAdmin(), 'ztp', 'apply', path.join(examplesDir, kind), '--dry-run']);
+      expect(dry.code, `${kind}: ${dry.stderr}`).toBe(EXIT.ok);
+      expect(dry.stdout, kind).toMatch(/^POST \/v2\/clusters$/m);
+      expect(dry.stdout, kind).toMatch(/^POST \/v2\/infra-envs$/m);
+    }
+  }, 90_000);
+
   it('applies ZTP manifests and reports their status as AgentClusterInstall conditions', async () => {
     const { exampleManifests } = await import('../../cli/ztp/examples.js');
     const dir = path.join(work, 'ztp');
