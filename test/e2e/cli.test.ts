@@ -159,7 +159,7 @@ describe('the assisted CLI', () => {
 
   it('ends quietly, successfully, when its reader closes the pipe early (| head -1)', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: configHome };
-    const child = spawn(process.execPath, [bundle, ...asAdmin(), 'events', '-o', 'json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, ...asAdmin(), 'clusters', 'list', '-o', 'json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
     // The reader is gone before the CLI writes its first line.
     child.stdout.destroy();
     let stderr = '';
