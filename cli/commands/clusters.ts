@@ -2,14 +2,14 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { call, resolveClusterId, type ClusterCreateParams } from '../api.js';
+import { call, resolveClusterId, type ClusterCreateParams, type ClusterUpdateParams } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { note, print } from '../output.js';
 import { clusterRow, failingValidations, parseDuration, readParams, readText, type Cli } from './shared.js';
 
-/** `clusters list|create|show|delete|install|cancel|reset` */
+/** `clusters list|create|update|show|delete|install|cancel|reset` */
 export function registerClusters(program: Command, cli: Cli): void {
-  const clusters = program.command('clusters').description('list, create, show, delete, install, cancel and reset clusters');
+  const clusters = program.command('clusters').description('list, create, update, show, delete, install, cancel and reset clusters');
 
   clusters
     .command('list')
@@ -59,6 +59,58 @@ export function registerClusters(program: Command, cli: Cli): void {
         ...(options.cpuArchitecture ? { cpu_architecture: options.cpuArchitecture } : {}),
       } as ClusterCreateParams;
       const cluster = await call(`registering cluster ${body.name}`, () => api.POST('/v2/clusters', { body }));
+      print(cli.format(), cluster, (c) => ({ header: ['ID', 'NAME', 'VERSION', 'STATUS', 'HOSTS', 'INFO'], rows: [clusterRow(c)] }));
+    });
+
+  clusters
+    .command('update <cluster>')
+    .description('change a cluster\'s settings (id or name): networks, VIPs, SSH key, proxy, NTP, name…')
+    .option('--name <name>', 'new cluster name')
+    .option('--base-domain <domain>', 'base DNS domain')
+    .option('--ssh-key-file <file>', 'SSH public key file for the hosts')
+    .option('--api-vip <ip...>', 'API VIP(s); --api-vip none removes them')
+    .option('--ingress-vip <ip...>', 'ingress VIP(s); --ingress-vip none removes them')
+    .option('--machine-network <cidr...>', 'machine network CIDR(s); --machine-network none removes them')
+    .option('--cluster-network <cidr>', 'cluster (pod) network CIDR')
+    .option('--cluster-network-host-prefix <n>', 'cluster network host prefix')
+    .option('--service-network <cidr>', 'service network CIDR')
+    .option('--http-proxy <url>', 'HTTP proxy')
+    .option('--https-proxy <url>', 'HTTPS proxy')
+    .option('--proxy-exceptions <list>', 'comma-separated hosts and networks that bypass the proxy (no_proxy)')
+    .option('--ntp-source <list>', 'additional NTP sources, comma-separated')
+    .option('--user-managed-networking <bool>', 'true or false')
+    .option('--params <file>', 'JSON/YAML file of further v2-cluster-update-params (merged; flags win)')
+    .action(async (idOrName: string, options: Record<string, string | string[] | undefined>) => {
+      const api = cli.client();
+      const id = await resolveClusterId(api, idOrName);
+      const list = (values: string[] | undefined) => (values && !(values.length === 1 && values[0] === 'none') ? values : []);
+      const flag = (name: string) => options[name] as string | undefined;
+      let prefix: number | undefined;
+      if (flag('clusterNetworkHostPrefix') !== undefined) {
+        prefix = Number(flag('clusterNetworkHostPrefix'));
+        if (!Number.isInteger(prefix)) throw new CliError('--cluster-network-host-prefix must be an integer', EXIT.usage);
+      }
+      const umn = flag('userManagedNetworking');
+      if (umn !== undefined && umn !== 'true' && umn !== 'false') throw new CliError('--user-managed-networking must be true or false', EXIT.usage);
+      const body = {
+        ...readParams(options.params as string | undefined),
+        ...(flag('name') ? { name: flag('name') } : {}),
+        ...(flag('baseDomain') ? { base_dns_domain: flag('baseDomain') } : {}),
+        ...(flag('sshKeyFile') ? { ssh_public_key: readText(flag('sshKeyFile')!, 'SSH key file').trim() } : {}),
+        ...(options.apiVip ? { api_vips: list(options.apiVip as string[]).map((ip) => ({ ip })) } : {}),
+        ...(options.ingressVip ? { ingress_vips: list(options.ingressVip as string[]).map((ip) => ({ ip })) } : {}),
+        ...(options.machineNetwork ? { machine_networks: list(options.machineNetwork as string[]).map((cidr) => ({ cidr })) } : {}),
+        ...(flag('clusterNetwork') ? { cluster_network_cidr: flag('clusterNetwork') } : {}),
+        ...(prefix !== undefined ? { cluster_network_host_prefix: prefix } : {}),
+        ...(flag('serviceNetwork') ? { service_network_cidr: flag('serviceNetwork') } : {}),
+        ...(flag('httpProxy') !== undefined ? { http_proxy: flag('httpProxy') } : {}),
+        ...(flag('httpsProxy') !== undefined ? { https_proxy: flag('httpsProxy') } : {}),
+        ...(flag('proxyExceptions') !== undefined ? { no_proxy: flag('proxyExceptions') } : {}),
+        ...(flag('ntpSource') !== undefined ? { additional_ntp_source: flag('ntpSource') } : {}),
+        ...(umn !== undefined ? { user_managed_networking: umn === 'true' } : {}),
+      } as ClusterUpdateParams;
+      if (Object.keys(body).length === 0) throw new CliError('nothing to update: give at least one setting (see --help)', EXIT.usage);
+      const cluster = await call(`updating cluster ${idOrName}`, () => api.PATCH('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } }, body }));
       print(cli.format(), cluster, (c) => ({ header: ['ID', 'NAME', 'VERSION', 'STATUS', 'HOSTS', 'INFO'], rows: [clusterRow(c)] }));
     });
 

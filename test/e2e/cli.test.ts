@@ -70,10 +70,19 @@ describe('the assisted CLI', () => {
 
     writeFileSync(path.join(work, 'pull-secret.json'), PULL_SECRET);
     writeFileSync(path.join(work, 'id.pub'), sshPublicKey());
-    const created = await assisted(['clusters', 'create', '--name', 'cli-sno', '--base-domain', 'example.com', '--pull-secret-file', 'pull-secret.json', '--ssh-key-file', 'id.pub', '--sno', '--machine-network', '192.168.115.0/24', '-o', 'json']);
+    const created = await assisted(['clusters', 'create', '--name', 'cli-sno', '--base-domain', 'example.com', '--pull-secret-file', 'pull-secret.json', '--ssh-key-file', 'id.pub', '--sno', '-o', 'json']);
     expect(created.code, created.stderr).toBe(EXIT.ok);
     const cluster = JSON.parse(created.stdout) as { id: string; status: string; control_plane_count: number };
     expect(cluster.control_plane_count).toBe(1);
+    // The machine network comes later, from the CLI too: refused in words first, then set.
+    const badNetwork = await assisted(['clusters', 'update', 'cli-sno', '--machine-network', '192.168.115.0/33']);
+    expect(badNetwork.code).toBe(EXIT.apiRefused);
+    expect(badNetwork.stderr).toMatch(/machine_networks\/0\/cidr: must be an IPv4 or IPv6 network in CIDR notation/);
+    expect(badNetwork.stderr).not.toMatch(/\^\(/);
+    expect((await assisted(['clusters', 'update', 'cli-sno'])).code).toBe(EXIT.usage);
+    const updated = await assisted(['clusters', 'update', 'cli-sno', '--machine-network', '192.168.115.0/24', '-o', 'json']);
+    expect(updated.code, updated.stderr).toBe(EXIT.ok);
+    expect((JSON.parse(updated.stdout) as { machine_networks: { cidr: string }[] }).machine_networks.map((n) => n.cidr)).toEqual(['192.168.115.0/24']);
 
     const infra = await assisted(['infra-envs', 'create', '--name', 'cli-sno', '--cluster', 'cli-sno', '--pull-secret-file', 'pull-secret.json', '-o', 'yaml']);
     expect(infra.code, infra.stderr).toBe(EXIT.ok);
