@@ -20,7 +20,8 @@ import { collectInventory } from './inventory/index.js';
 import { createLog, isLogLevel, type RootLog } from './log.js';
 import { AgentSession, type SessionTiming } from './session.js';
 import { Fleet } from './simulate/fleet.js';
-import { loadProfile, type SimulationProfile } from './simulate/profile.js';
+import { parseStageDurations } from './simulate/durations.js';
+import { loadProfile, profilesFromMix, type SimulationProfile } from './simulate/profile.js';
 import { probeSteps } from './steps/index.js';
 import { createTransport } from './transport.js';
 
@@ -105,27 +106,22 @@ function required(flags: Flags, name: 'url' | 'infra-env-id'): string {
 
 /** `stage=ms,stage=ms` or a JSON object. */
 export function parseDurations(text: string | undefined): Record<string, number> | undefined {
-  if (!text) return undefined;
-  const entries: [string, number][] = text.trim().startsWith('{')
-    ? Object.entries(JSON.parse(text) as Record<string, number>)
-    : text.split(',').filter(Boolean).map((pair) => {
-        const at = pair.lastIndexOf('=');
-        return [pair.slice(0, at).trim(), Number(pair.slice(at + 1))];
-      });
-  for (const [stage, ms] of entries) if (!stage || !Number.isFinite(ms) || ms < 0) throw new UsageError(`--install-durations: bad entry ${stage}=${ms}`);
-  return Object.fromEntries(entries);
+  try {
+    return parseStageDurations(text);
+  } catch (error) {
+    throw new UsageError(`--install-durations: ${(error as Error).message}`);
+  }
 }
 
 /** `--profiles-mix master:3,worker:2`, or `--count N --profile P`. */
 export function fleetProfiles(flags: Flags): SimulationProfile[] {
   if (flags['profiles-mix']) {
-    return flags['profiles-mix'].split(',').filter(Boolean).flatMap((part) => {
-      const at = part.lastIndexOf(':');
-      const count = Number(part.slice(at + 1));
-      if (at <= 0 || !Number.isInteger(count) || count < 0) throw new UsageError(`--profiles-mix: expected PROFILE:COUNT, got ${JSON.stringify(part)}`);
-      const profile = loadProfile(part.slice(0, at));
-      return Array.from({ length: count }, () => profile);
-    });
+    try {
+      return profilesFromMix(flags['profiles-mix']);
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(`--profiles-mix: ${error.message}`);
+      throw error;
+    }
   }
   const count = numberFlag(flags, 'count', 1);
   if (!Number.isInteger(count) || count < 1) throw new UsageError('--count must be a positive integer');

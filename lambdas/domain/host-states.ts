@@ -97,7 +97,10 @@ export interface StageSelector {
 /** The stages a host reports, by role; empty for a host without an installable role. */
 export function stagesFor(host: StageSelector): readonly HostStage[] {
   let stages: readonly HostStage[];
-  if (host.bootstrap || host.role === 'bootstrap') stages = host.singleNode ? SNO_STAGES : BOOTSTRAP_STAGES;
+  // The single node bootstraps itself whether or not it is marked bootstrap (the installation
+  // plan names no bootstrap host when there is one control plane node): its stages are SNO's.
+  if (host.singleNode && host.role !== 'worker') stages = SNO_STAGES;
+  else if (host.bootstrap || host.role === 'bootstrap') stages = BOOTSTRAP_STAGES;
   else if (host.role === 'master' || host.role === 'arbiter') stages = MASTER_STAGES;
   else if (host.role === 'worker') stages = WORKER_STAGES;
   else stages = [];

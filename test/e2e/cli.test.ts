@@ -1,7 +1,8 @@
 /**
  * The built CLI (dist/assisted.mjs) as a process against the local stack, through a full SIMULATED
- * install: login → clusters create (SNO) → infra-envs create → image download → a fleet of one
- * SIMULATED agent (agent/src/simulate) → wait ready → install → wait installed → kubeconfig.
+ * install with the CLI alone: login → clusters create (SNO) → clusters update (machine network) →
+ * infra-envs create → image download → hosts simulate (one SIMULATED host, its token read from the
+ * discovery ignition) → wait ready → install → wait installed → kubeconfig.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,13 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { createLog } from '../../agent/src/log.js';
-import { Fleet } from '../../agent/src/simulate/fleet.js';
-import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { buildCli } from '../../cli/build.js';
 import { EXIT } from '../../cli/exit-codes.js';
-import { container } from '../../lambdas/platform/container.js';
-import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
@@ -102,19 +98,24 @@ describe('the assisted CLI', () => {
       expect(image.stderr).toMatch(/^assisted: (getting the image URL|downloading discovery\.iso)/);
     }
 
-    const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv.id });
-    const stop = new AbortController();
-    const fleet = new Fleet({
-      url: stack.runtime.url, infraEnvId: infraEnv.id, token, agentVersion: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
-      profiles: [loadProfile('sno')], staggerMs: 20, network: '192.168.115.0/24',
-      timing: { maxPollIntervalMs: 1_000 },
-      installDurationsMs: Object.fromEntries(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'].map((stage) => [stage, 150])),
-      log: createLog({ level: 'error', sink: () => undefined }),
+    // The simulated host, from the CLI too: it reads its service URL and token from the discovery ignition.
+    const stages = ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'];
+    const simulated = spawn(process.execPath, [bundle, 'hosts', 'simulate', '--infra-env', 'cli-sno', '--profiles-mix', 'sno:1', '--max-poll-interval', '1', '--network', '192.168.115.0/24', '--install-durations', stages.map((stage) => `${stage}=150`).join(',')], {
+      cwd: work, env: { ...process.env, XDG_CONFIG_HOME: configHome }, stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const running = fleet.run(stop.signal);
+    let simulatedLog = '';
+    simulated.stderr.on('data', (chunk: Buffer) => (simulatedLog += chunk));
+    const simulatedExit = new Promise<number | null>((resolve) => simulated.on('close', resolve));
+    const running = { stop: async () => {
+      simulated.kill('SIGINT');
+      const timer = setTimeout(() => simulated.kill('SIGKILL'), 20_000);
+      const code = await simulatedExit;
+      clearTimeout(timer);
+      return code;
+    } };
     try {
       const ready = await assisted(['wait', cluster.id, '--for', 'ready', '--timeout', '90s', '--interval', '1s']);
-      expect(ready.code, ready.stderr).toBe(EXIT.ok);
+      expect(ready.code, `${ready.stderr}\n${(await assisted(["hosts", "list", "--cluster", cluster.id])).stdout}\n${simulatedLog.slice(-3000)}`).toBe(EXIT.ok);
       expect(ready.stderr).toMatch(/ready/);
 
       const hosts = await assisted(['hosts', 'list', '--cluster', cluster.id]);
@@ -128,9 +129,10 @@ describe('the assisted CLI', () => {
       expect(JSON.parse(installed.stdout).status).toBe('installed');
       expect(installed.stderr).toMatch(/installing/);
     } finally {
-      stop.abort();
-      await running.catch(() => undefined);
+      expect(await running.stop(), simulatedLog.slice(-2000)).toBe(0);
     }
+    expect(simulatedLog).toMatch(/^SIMULATED hosts: 1 \(sno:1\)/m);
+    expect(simulatedLog).not.toContain(' error ');
 
     const kubeconfig = await assisted(['kubeconfig', cluster.id]);
     expect(kubeconfig.code, kubeconfig.stderr).toBe(EXIT.ok);
@@ -144,7 +146,7 @@ describe('the assisted CLI', () => {
 
     const waitingForever = await assisted(['wait', cluster.id, '--for', 'ready', '--timeout', '5s', '--interval', '1s']);
     expect(waitingForever.code).toBe(EXIT.unexpectedState);
-  }, 200_000);
+  }, 300_000);
 
   it('exits with the documented codes on refusals and usage errors', async () => {
     const missing = await assisted([...asAdmin(), 'clusters', 'show', '00000000-0000-4000-8000-000000000000']);

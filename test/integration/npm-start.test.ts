@@ -47,7 +47,14 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Pro
 describe('npm start', () => {
   const children: ChildProcess[] = [];
   afterAll(() => {
-    for (const child of children) if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    for (const child of children) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Its group is gone already.
+      }
+    }
     rmSync(dataDir, { recursive: true, force: true });
   });
 

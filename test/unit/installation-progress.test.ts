@@ -119,6 +119,11 @@ describe('host install progress', () => {
     expect(single.seen.map((s) => s.stage)).toEqual(SNO_STAGES);
     expect(single.seen.map((s) => s.percentage)).toEqual([12, 25, 38, 50, 62, 75, 88, 100]);
     expect(single.host.status).toBe('installed');
+
+    // As the installation plan leaves it: the single node is not marked bootstrap, and still bootstraps itself.
+    const unmarked = walk(host({}), SNO_STAGES, { status: 'installing', singleNode: true });
+    expect(unmarked.seen.map((s) => s.stage)).toEqual(SNO_STAGES);
+    expect(unmarked.host.status).toBe('installed');
   });
 
   it('records a day-2 host reporting Rebooting as Done and adds it to the existing cluster', () => {

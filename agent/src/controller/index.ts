@@ -92,6 +92,10 @@ export async function runSimulatedController(options: SimulatedControllerOptions
       await advanceHosts(cluster);
       if (cluster.status === 'finalizing' && !finalizing) {
         finalizing = finalize(cluster).catch(async (error: Error) => {
+          if (signal.aborted) {
+            log.info('SIMULATED controller stopped before finalizing ended', { reason: error.message });
+            return false;
+          }
           // The service declares the cluster installed once its hosts, operators and kubeconfig
           // say so, which may come before the controller's last reports: nothing is left to do then.
           const now = await readCluster(api, clusterId, 'agent', signal).catch(() => undefined);

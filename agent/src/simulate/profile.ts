@@ -77,3 +77,14 @@ export function loadProfile(nameOrPath: string): SimulationProfile {
   }
   return check(parsed, nameOrPath);
 }
+
+/** `master:3,worker:2`: built-in profiles (or profile files) with how many hosts of each. */
+export function profilesFromMix(mix: string): SimulationProfile[] {
+  return mix.split(',').filter(Boolean).flatMap((part) => {
+    const at = part.lastIndexOf(':');
+    const count = Number(part.slice(at + 1));
+    if (at <= 0 || !Number.isInteger(count) || count < 0) throw new RangeError(`expected PROFILE:COUNT, got ${JSON.stringify(part)}`);
+    const profile = loadProfile(part.slice(0, at));
+    return Array.from({ length: count }, () => profile);
+  });
+}
