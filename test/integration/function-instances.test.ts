@@ -11,6 +11,7 @@ import { isHostRecord } from '../../lambdas/adapters/dynamodb/stream-records.js'
 import { container } from '../../lambdas/platform/container.js';
 import { apiClient, readyCluster, type ApiClient } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
+import { withRaceBeforeFirstClusterWrite } from '../support/store-races.js';
 
 type Env = Awaited<ReturnType<typeof testRuntime>>;
 
@@ -179,24 +180,9 @@ describe('cluster judgement through the table stream', () => {
       // A control plane host becomes a worker: too few masters, a validation change without a move.
       await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[1]! }, (h) => ({ ...h, attributes: { ...h.attributes, role: 'worker', suggested_role: 'worker' } }));
       // Another instance's judgement of the same change is written between this one's read and its write.
-      let raced = false;
-      const clusters = new Proxy(ports.store.clusters, {
-        get(target, property) {
-          if (property === 'mutate') {
-            return async (...args: Parameters<typeof target.mutate>) => {
-              if (!raced) {
-                raced = true;
-                await refreshCluster(ports, key);
-              }
-              return target.mutate(...args);
-            };
-          }
-          const value = Reflect.get(target, property) as unknown;
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-      const judged = await refreshCluster({ ...ports, store: { ...ports.store, clusters } }, key);
-      expect(raced).toBe(true);
+      const raced = withRaceBeforeFirstClusterWrite(ports.store, () => refreshCluster(ports, key));
+      const judged = await refreshCluster({ ...ports, store: raced.store }, key);
+      expect(raced.mutates()).toBeGreaterThan(0);
       expect(judged?.status).toBe('insufficient');
       const announced = (await messages()).slice(before);
       expect(announced.filter((m) => /^Cluster validation 'sufficient-masters-count' that used to succeed is now failing/.test(m)), announced.join('\n')).toHaveLength(1);

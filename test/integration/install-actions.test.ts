@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import { withRaceBeforeFirstClusterWrite } from '../support/store-races.js';
 import { apiClient, eventually, inventoryFixture, readyCluster, type ApiClient, type Json, type LabCluster } from '../support/cluster-lab.js';
 import { randomUUID } from 'node:crypto';
 
@@ -247,23 +248,10 @@ describe('hosts that stall or go silent mid-install', () => {
     const { cancelInstallation } = await import('../../lambdas/usecases/installation.js');
     const ports = container();
     // A judgement (a host failed) lands after the cancel read the cluster and before it writes.
-    let judgements = 0;
-    const clusters = new Proxy(ports.store.clusters, {
-      get(target, property) {
-        if (property === 'mutate') {
-          return async (...args: Parameters<typeof target.mutate>) => {
-            if (judgements++ === 0) await target.mutate(args[0], (c) => ({ ...c, status: 'error' }));
-            return target.mutate(...args);
-          };
-        }
-        const value = Reflect.get(target, property) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const store = { ...ports.store, clusters };
+    const raced = withRaceBeforeFirstClusterWrite(ports.store, () => ports.store.clusters.mutate({ orgId: 'default', clusterId: lab.clusterId }, (c) => ({ ...c, status: 'error' })));
     const principal = { kind: 'user', orgId: 'default', tokenId: 'test', role: 'admin' } as const;
-    const cancelled = await cancelInstallation({ ...ports, store }, principal, lab.clusterId);
-    expect(judgements).toBe(2);
+    const cancelled = await cancelInstallation({ ...ports, store: raced.store }, principal, lab.clusterId);
+    expect(raced.mutates()).toBe(2);
     expect(cancelled.status).toBe('cancelled');
     expect((await listHosts()).map((h) => h.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   }, 150_000);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
-import { describeValidationError } from '../../lambdas/handlers/api/index.js';
+import { describeValidationError } from '../../lambdas/handlers/api/validation-messages.js';
 import descriptions from '../../lambdas/handlers/api/pattern-descriptions.json' with { type: 'json' };
 
 function patternsOf(node: unknown, found = new Set<string>()): Set<string> {

@@ -10,29 +10,13 @@ import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent
 import { authorizeImageToken } from '../../usecases/discovery-image.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
-import patternDescriptions from './pattern-descriptions.json' with { type: 'json' };
+import { describeValidationError } from './validation-messages.js';
 import { precompileOperationMatching } from './operation-matcher.js';
 import { operations, publicOperations } from './operations/index.js';
 
 export const API_ROOT = '/api/assisted-install';
 
 type Args = [ApiEvent, Context];
-
-const PATTERN_DESCRIPTIONS = patternDescriptions.patterns as Record<string, string>;
-
-/** What a request validation error says, in words a person can act on (never a regular expression). */
-export function describeValidationError(error: { instancePath?: string; schemaPath: string; keyword: string; message?: string; params: Record<string, unknown> }): string {
-  // The body's fields by their names, as the user sent them; query and path parameters keep their prefix.
-  const where = (error.instancePath || error.schemaPath).replace(/^\//, '').replace(/^requestBody\//, '');
-  if (error.keyword === 'pattern') {
-    const wanted = PATTERN_DESCRIPTIONS[String(error.params.pattern)];
-    return `${where}: must be ${wanted ?? 'in the format the API documents for it (see openapi.yaml)'}`;
-  }
-  if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) {
-    return `${where}: must be one of ${error.params.allowedValues.map(String).join(', ')}`;
-  }
-  return `${where}: ${error.message ?? 'is invalid'}`;
-}
 
 function validationReason(c: OpenApiContext): string {
   return (c.validation.errors ?? []).slice(0, 5).map(describeValidationError).join('; ');
