@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { parse } from 'yaml';
-import { esbuildOptions } from '../lib/bundle.js';
+import { esbuildOptions } from '../lib/esbuild-options.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const RUNS = Number(process.env.BUNDLE_INIT_RUNS ?? 5);

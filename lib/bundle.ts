@@ -2,32 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { buildSync, type BuildOptions } from 'esbuild';
+import { buildSync } from 'esbuild';
+import { esbuildOptions } from './esbuild-options.js';
 import { parse } from 'yaml';
-
-/** Lets CommonJS dependencies call `require` inside the ESM bundle. */
-const REQUIRE_BANNER =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
-
-/**
- * One esbuild configuration for every bundle the stack ships (functions and the installer task):
- * ESM for Node 22, the pinned AWS SDK bundled in rather than the runtime's copy, source maps.
- */
-export function esbuildOptions(projectRoot: string, entry: string, outfile: string, sourcemap: BuildOptions['sourcemap']): BuildOptions {
-  return {
-    entryPoints: [join(projectRoot, entry)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    banner: { js: REQUIRE_BANNER },
-    sourcemap,
-    legalComments: 'none',
-    logLevel: 'error',
-  };
-}
 
 export interface BundledCodeOptions {
   /** Ship openapi.yaml as openapi.json: parsing the YAML costs ~0.4 s of every cold start. */

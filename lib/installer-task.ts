@@ -9,7 +9,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
-import { esbuildOptions } from './bundle.js';
+import { esbuildOptions } from './esbuild-options.js';
 import { nagArn } from './nag-ids.js';
 import type { ImportedVpc } from './stage-config.js';
 

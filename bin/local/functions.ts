@@ -138,7 +138,7 @@ class FunctionPool {
   constructor(
     private readonly spec: FunctionSpec,
     private readonly size: number,
-    private readonly hooks: { dns?: DnsZones; instrumentation?: string; log: (message: string) => void },
+    private readonly hooks: { dns?: DnsZones; instrumentation?: string; initializationType: string; log: (message: string) => void },
   ) {}
 
   counts(): InstanceCounts {
@@ -159,7 +159,7 @@ class FunctionPool {
   private startInstance(): Instance {
     const spec: InstanceSpec = { functionName: this.spec.name, entry: this.spec.entry, handler: this.spec.handler, timeoutMs: INVOCATION_TIMEOUT_MS, ...(this.hooks.instrumentation ? { instrumentation: this.hooks.instrumentation } : {}) };
     // The environment as it is now, as a deployment fixes a function's configuration.
-    const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env }, stdout: false, stderr: false });
+    const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env, AWS_LAMBDA_INITIALIZATION_TYPE: this.hooks.initializationType }, stdout: false, stderr: false });
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
     const ready = new Promise<void>((resolve, reject) => {
@@ -298,6 +298,12 @@ export interface LocalFunctionsOptions {
   dns?: DnsZones;
   /** Tests only: a module URL every instance imports before its handler (see InstanceSpec). */
   instrumentation?: string;
+  /**
+   * Instances are started ahead of traffic, as provisioned concurrency starts them
+   * (AWS_LAMBDA_INITIALIZATION_TYPE=provisioned-concurrency): a handler may then spend its init
+   * on work its first requests would pay. Otherwise each starts as an on-demand container.
+   */
+  provisioned?: boolean;
   log?: (message: string) => void;
 }
 
@@ -316,6 +322,7 @@ export class LocalFunctions {
     const hooks = {
       ...(options.dns ? { dns: options.dns } : {}),
       ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
+      initializationType: options.provisioned ? 'provisioned-concurrency' : 'on-demand',
       log: options.log ?? (() => undefined),
     };
     const apiInstances = options.apiInstances ?? apiInstancesFromEnvironment();

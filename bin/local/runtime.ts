@@ -4,7 +4,6 @@
  * it alone decides which adapters the handlers get.
  */
 import { localCachesEnabled } from '../../lambdas/ports/local-caches.js';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,9 +18,10 @@ import { container, provide } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
+import { LocalContainerTasks } from './containers.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
-import { LocalFunctions, loadCatalogue, projectRoot, type ContainerSpec, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
+import { LocalFunctions, loadCatalogue, projectRoot, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
 import { freePort, tcpPortTaken, udpPortTaken } from './net.js';
 import { startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
@@ -87,7 +87,7 @@ export interface Runtime {
   streams: StreamPoller;
   /** Settings a test may change while the runtime runs (see RuntimeOptions.settleFollowUps). */
   settings: { settleFollowUps: boolean };
-  /** Settles once every function warmed by `warmAllFunctions` serves (at once without it). */
+  /** Settles once every function warmed by `warmAllFunctions` serves and the container tasks are bundled (at once without it). */
   warmed: Promise<void>;
   health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats>; localCaches: 'on' | 'off' }>;
   stop(): Promise<void>;
@@ -102,32 +102,6 @@ function localSubstitution(target: string): string {
   if (target.startsWith('containerCluster:')) return `arn:aws:ecs:${REGION}:000000000000:cluster/local`;
   if (target.startsWith('containerSubnets:') || target.startsWith('containerSecurityGroups:')) return '[]';
   return localFunctionArn(target);
-}
-
-/**
- * Runs a container task as a child process of this machine, with the service's environment (the
- * local endpoints) plus the task's overrides, as Fargate would run the image. Its output goes to
- * the runtime's log with the task's name, like a CloudWatch log stream.
- */
-function runContainerTask(specs: ContainerSpec[], name: string, environment: Record<string, string>, log: (message: string) => void) {
-  const spec = specs.find((candidate) => candidate.name === name);
-  if (!spec) return Promise.resolve({ exitCode: 127, outputTail: `no container task named ${name} in lambdas/functions.json` });
-  return new Promise<{ exitCode: number; outputTail: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, spec.entry)], {
-      env: { ...process.env, ...environment },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let tail = '';
-    const take = (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      tail = (tail + text).slice(-2_000);
-      for (const line of text.split('\n').filter(Boolean)) log(`[${name}] ${line}`);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.on('error', (error) => resolve({ exitCode: 127, outputTail: error.message }));
-    child.on('close', (code) => resolve({ exitCode: code ?? 1, outputTail: tail.trim().split('\n').slice(-5).join(' / ') }));
-  });
 }
 
 /** The ES256 key for agent tokens, made on first start and kept (0600) with the data. */
@@ -201,6 +175,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       log,
       ...(options.apiInstances ? { apiInstances: options.apiInstances } : {}),
       ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
+      provisioned: options.warmAllFunctions ?? false,
     });
     stops.push(() => functions.stop());
     const definitions = Object.fromEntries(
@@ -212,13 +187,14 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         return [machine.name, substitute(readFileSync(file, 'utf8'), substitutions)];
       }),
     );
+    const containerTasks = new LocalContainerTasks(catalogue.containers ?? [], projectRoot, path.join(dataDir, 'containers'), log);
     const stepFunctions = new StepFunctionsLocal({
       host: '127.0.0.1',
       port: 0,
       directory: path.join(dataDir, 'stepfunctions'),
       definitions,
       invoke: (name, payload) => functions.invoke(name, payload),
-      runContainer: (name, environment) => runContainerTask(catalogue.containers ?? [], name, environment, log),
+      runContainer: (name, environment) => containerTasks.run(name, environment),
       log,
     });
 
@@ -347,7 +323,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     await functions.warm('Api');
     const warmed = Promise.all(
       options.warmAllFunctions
-        ? catalogue.functions.filter((spec) => spec.name !== 'Api').map((spec) => functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`)))
+        ? [
+            ...catalogue.functions.filter((spec) => spec.name !== 'Api').map((spec) => functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`))),
+            containerTasks.prepareAll(),
+          ]
         : [],
     ).then(() => undefined);
 

@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     report = { installer: 'openshift-install', installerVersion: installer.version };
   } else if (process.env.ALLOW_SIMULATED_INSTALLER === 'true') {
     log(`no openshift-install found (set OPENSHIFT_INSTALL or put it on PATH): using the ${SIMULATED_INSTALLER_NAME}, whose files cannot bring up a real cluster`);
-    outputs = simulateInstaller({ installConfigYaml: installConfig, manifests });
+    outputs = await simulateInstaller({ installConfigYaml: installConfig, manifests });
     report = { installer: 'simulated' };
   } else {
     throw new Error(`no openshift-install for OpenShift ${version} is available in this task (set OPENSHIFT_INSTALL or put it on PATH), and the simulated installer is not allowed here`);
