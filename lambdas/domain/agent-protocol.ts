@@ -3,6 +3,7 @@
  * asked to run, with which arguments (their shapes in step-requests.ts). What replies change is in
  * step-replies.ts. Pure.
  */
+import { createHash } from 'node:crypto';
 import instructions from './catalogues/host-instructions.json' with { type: 'json' };
 import { conflict, forbidden } from './errors.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
@@ -172,6 +173,21 @@ export interface StepContext {
   upgradeAgent?: boolean;
   /** A cap on how long agents wait between polls (labs and tests); upstream's 60/120 s otherwise. */
   maxNextInstructionSeconds?: number;
+}
+
+/**
+ * What connectivity checks tell hosts about their peers (each host with an inventory, and its
+ * NICs' addresses), as a short fingerprint. The cluster's judgement stores it with when it changed,
+ * so a poll of another instance, holding a peer listing taken before that, lists the cluster anew
+ * instead of handing a check that misses the newest peers (one poll interval lost: a minute with
+ * real agents).
+ */
+export function peerAddressBook(hosts: readonly Host[]): string {
+  const entries = hosts
+    .filter((host) => host.attributes.inventory)
+    .map((host) => `${host.hostId}=${hostNics(host).map((nic) => `${nic.mac}/${nic.ip_addresses.join(',')}`).join(';')}`)
+    .sort();
+  return createHash('sha256').update(entries.join('\n')).digest('base64url').slice(0, 22);
 }
 
 export function hostNics(host: Host): { name: string; mac: string; ip_addresses: string[] }[] {

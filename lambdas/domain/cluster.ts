@@ -272,9 +272,22 @@ export const CLUSTER_FIELDS: readonly string[] = clusterFieldsData;
  * own attributes (install attempt, workflow, DNS records, UI settings...) stay out of it, and so do
  * secrets: `pull_secret_set` only tells whether there is a pull secret.
  */
+/**
+ * The cluster attribute where its judgement keeps the fingerprint of its hosts' address book
+ * (agent-protocol's peerAddressBook) and when it saw it change. Internal: not part of the view.
+ */
+export const PEER_ADDRESS_BOOK = 'peer_address_book';
+export interface StoredAddressBook {
+  fingerprint: string;
+  changed_at: string;
+}
+export const storedAddressBook = (cluster: Cluster | undefined): StoredAddressBook | undefined =>
+  cluster?.attributes[PEER_ADDRESS_BOOK] as StoredAddressBook | undefined;
+
 export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {}): Record<string, unknown> {
+  const { [PEER_ADDRESS_BOOK]: _addressBook, ...attributes } = cluster.attributes;
   const view: Record<string, unknown> = {
-    ...cluster.attributes,
+    ...attributes,
     kind: (cluster.attributes.kind as string | undefined) ?? 'Cluster',
     id: cluster.clusterId,
     href: `/api/assisted-install/v2/clusters/${cluster.clusterId}`,

@@ -25,6 +25,7 @@ import {
   type AgentSettings,
 } from '../domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, isReadByPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
+import { storedAddressBook } from '../domain/cluster.js';
 import { hostEffectiveRole } from '../domain/cluster-hosts.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
 import type { Cluster, Host } from '../domain/entities.js';
@@ -157,7 +158,7 @@ export async function getNextSteps(
   const awaitingCheck = awaitingAnswer(host.attributes[LONG_CHECKS_HANDED_AT], 'connectivity-check', now);
   if (host.clusterId && offersConnectivityCheck(host, cluster) && !awaitingCheck) {
     const due = wantsConnectivityCheck(host, cluster, now);
-    const listing = await recentClusterHosts(deps.store, principal.orgId, host.clusterId);
+    const listing = await recentClusterHosts(deps.store, principal.orgId, host.clusterId, storedAddressBook(cluster)?.changed_at);
     newPeers = !due && hasUncheckedPeers(host, listing.filter((peer) => peer.attributes.inventory).map((peer) => peer.hostId));
     if (due || newPeers) peersJson = connectivityPeersJson(listing, hostId);
   }

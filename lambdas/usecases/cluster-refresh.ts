@@ -3,7 +3,8 @@
  * validations, after a user's update, and on the monitor's pass. Computes the machine network
  * from the API VIP and the hosts' interfaces when the user has not set one, as upstream does.
  */
-import { clusterView, softTimeoutsEnabled } from '../domain/cluster.js';
+import { peerAddressBook } from '../domain/agent-protocol.js';
+import { clusterView, PEER_ADDRESS_BOOK, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../domain/cluster.js';
 import { summarizeClusterValidations } from '../domain/cluster-facts.js';
 import { summaryOf } from '../domain/cluster-hosts.js';
 import { applyClusterEffects } from '../domain/cluster-effects.js';
@@ -111,7 +112,9 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const infoChanged = info !== cluster.attributes.validations_info;
   const progress = progressOf(moved ? transition.status : cluster.status, cluster, hosts);
   const progressChanged = !!progress && JSON.stringify(progress) !== JSON.stringify(pickPercentages(cluster.attributes.progress));
-  if (!moved && !infoChanged && !machineNetwork && !progressChanged) return cluster;
+  const addressBook = peerAddressBook(hosts);
+  const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
+  if (!moved && !infoChanged && !machineNetwork && !progressChanged && !addressBookChanged) return cluster;
 
   const events = validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results);
   // Whether this judgement is the one written: judgements of one cluster run at once in several
@@ -143,6 +146,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
       applyClusterEffects(next, transition.effects, now.toISOString());
     }
     if (progress) next.attributes.progress = { ...((next.attributes.progress as object | undefined) ?? {}), ...progress };
+    if (addressBookChanged) next.attributes[PEER_ADDRESS_BOOK] = { fingerprint: addressBook, changed_at: now.toISOString() } satisfies StoredAddressBook;
     next.updatedAt = now.toISOString();
     return next;
   });

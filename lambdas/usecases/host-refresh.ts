@@ -174,11 +174,12 @@ export function forgetPeers(orgId: string, clusterId: string, options: { unlessL
   changeCounts.set(key, (changeCounts.peek(key) ?? 0) + 1);
 }
 
-function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: number): Promise<Host[]> {
+/** `listedAfter`: a listing begun before then does not serve (it may miss a change made elsewhere). */
+function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: number, listedAfter = 0): Promise<Host[]> {
   const key = `${orgId}/${clusterId}`;
   const wanted = changeCounts.peek(key) ?? 0;
   const cached = peerListings.peek(key);
-  if (cached && cached.generation >= wanted && (!cached.done || now - cached.at < listingLifetimeMs(cached))) return cached.hosts;
+  if (cached && cached.generation >= wanted && cached.at >= listedAfter && (!cached.done || now - cached.at < listingLifetimeMs(cached))) return cached.hosts;
   const start = () => {
     const listing: PeerListing = { at: Date.now(), generation: changeCounts.peek(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, tookMs: 0 };
     peerListings.set(key, listing, listing.at);
@@ -212,15 +213,21 @@ function clusterHostsOf(store: Store, orgId: string, clusterId: string, now: num
 }
 
 /**
- * The cluster's hosts as listed within the last few seconds, whatever changed since: for handing
- * out connectivity checks, where a peer list a few seconds old is as good as a fresh one and a
- * listing per poll would make polling cost grow with the cluster. While the next listing is read,
- * the last one serves: a poll never waits for a listing once there is one.
+ * The cluster's hosts as listed within the last few seconds: for handing out connectivity checks,
+ * where a listing per poll would make polling cost grow with the cluster. While the next listing
+ * is read, the last one serves: a poll never waits for a listing once there is one. Except in a
+ * cluster of up to FRESH_PEER_LISTINGS_UP_TO hosts whose address book changed after the listing
+ * began (`addressBookChangedAt`, from the cluster's judgement, which any instance may have made):
+ * that listing may miss a peer, so the cluster is listed anew and the poll waits for it.
  */
-export function recentClusterHosts(store: Store, orgId: string, clusterId: string): Promise<Host[]> {
+export function recentClusterHosts(store: Store, orgId: string, clusterId: string, addressBookChangedAt?: string): Promise<Host[]> {
   const key = `${orgId}/${clusterId}`;
   const cached = peerListings.peek(key);
-  if (cached?.done && Date.now() - cached.at < listingLifetimeMs(cached)) return cached.hosts;
+  // Instances' clocks agree to within milliseconds (NTP in Lambda, one clock locally): a skew costs
+  // at most a listing more, or a peer seen one listing lifetime later.
+  const listedAfter = isLarge(key) ? 0 : Date.parse(addressBookChangedAt ?? '') || 0;
+  if (cached?.done && cached.at >= listedAfter && Date.now() - cached.at < listingLifetimeMs(cached)) return cached.hosts;
+  if (listedAfter > 0 && (!cached || cached.at < listedAfter)) return clusterHostsOf(store, orgId, clusterId, Date.now(), listedAfter);
   const previous = lastListed.peek(key);
   const next = cached && !cached.done ? cached.hosts : clusterHostsOf(store, orgId, clusterId, Date.now());
   if (!previous) return next;

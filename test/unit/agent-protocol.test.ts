@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInDue, claimLongChecks, LONG_CHECK_WINDOW_MS, newHost, nextSteps, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
+import { checkInDue, claimLongChecks, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
@@ -307,5 +307,28 @@ describe('long checks claimed on the host', () => {
     expect(claimLongChecks('garbage', ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);
     expect(claimLongChecks({ 'upgrade-agent': 'not a time' }, ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);
     expect(claimLongChecks({ 'upgrade-agent': '2026-01-01T01:00:00Z' }, ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);
+  });
+});
+
+describe('the address book connectivity checks hand out', () => {
+  const withInventory = (hostId: string, ip: string, attributes: Record<string, unknown> = {}): Host => ({
+    ...host('insufficient', { inventory: JSON.stringify({ interfaces: [{ name: 'eth0', mac_address: `52:54:00:00:00:${hostId.slice(-2)}`, ipv4_addresses: [`${ip}/24`] }] }), ...attributes }),
+    hostId,
+  });
+  const a = withInventory('h01', '192.168.1.10');
+  const b = withInventory('h02', '192.168.1.11');
+
+  it('changes when a host gains an inventory, changes an address, or leaves', () => {
+    const book = peerAddressBook([a, b]);
+    expect(peerAddressBook([a, b, { ...host('discovering'), hostId: 'h03' }])).toBe(book);
+    expect(peerAddressBook([a, b, withInventory('h03', '192.168.1.12')])).not.toBe(book);
+    expect(peerAddressBook([a, withInventory('h02', '192.168.1.99')])).not.toBe(book);
+    expect(peerAddressBook([a])).not.toBe(book);
+  });
+
+  it('does not change with the order of the listing or with what peers are not told', () => {
+    const book = peerAddressBook([a, b]);
+    expect(peerAddressBook([b, a])).toBe(book);
+    expect(peerAddressBook([{ ...a, status: 'known', version: 7 }, withInventory('h02', '192.168.1.11', { ntp_sources: '[]' })])).toBe(book);
   });
 });
