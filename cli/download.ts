@@ -16,6 +16,13 @@ export interface DownloadResult {
   bytes: number;
   resumedFrom: number;
   checksum: { algorithm: 'sha256' | 'md5'; expected: string } | undefined;
+  /** The file name the server gives the object (Content-Disposition), when it gives one. */
+  serverFileName?: string;
+}
+
+/** The filename of a Content-Disposition header (the plain form the service and S3 send). */
+export function dispositionFileName(headers: Headers): string | undefined {
+  return /filename="([^"]+)"/.exec(headers.get('content-disposition') ?? '')?.[1];
 }
 
 export type Progress = (received: number, total: number | undefined) => void;
@@ -65,7 +72,7 @@ export async function download(url: string, file: string, options: { progress?: 
     // The part already holds the whole object (an earlier run died before renaming it).
     clearTimeout(timer);
     await response.body?.cancel();
-    return finish(part, file, validatorFile, have, have, checksumOf(response.headers));
+    return finish(part, file, validatorFile, have, have, checksumOf(response.headers), dispositionFileName(response.headers));
   }
   if (!response.ok || !response.body) {
     clearTimeout(timer);
@@ -95,10 +102,10 @@ export async function download(url: string, file: string, options: { progress?: 
     clearTimeout(timer);
   }
   if (total !== undefined && received !== total) throw new CliError(`downloading ${file}: got ${received} of ${total} bytes; run the same command again to resume`, EXIT.transient);
-  return finish(part, file, validatorFile, received, start, checksumOf(response.headers));
+  return finish(part, file, validatorFile, received, start, checksumOf(response.headers), dispositionFileName(response.headers));
 }
 
-async function finish(part: string, file: string, validatorFile: string, bytes: number, resumedFrom: number, checksum: Expected | undefined): Promise<DownloadResult> {
+async function finish(part: string, file: string, validatorFile: string, bytes: number, resumedFrom: number, checksum: Expected | undefined, serverFileName: string | undefined): Promise<DownloadResult> {
   if (checksum) {
     const actual = await digestOf(part, checksum.algorithm);
     if (actual !== checksum.expected) {
@@ -109,7 +116,7 @@ async function finish(part: string, file: string, validatorFile: string, bytes: 
   }
   renameSync(part, file);
   rmSync(validatorFile, { force: true });
-  return { file, bytes, resumedFrom, checksum };
+  return { file, bytes, resumedFrom, checksum, ...(serverFileName ? { serverFileName } : {}) };
 }
 
 /** A progress bar on stderr when it is a terminal; otherwise a line every 10 %. */

@@ -5,8 +5,12 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 import type { DnsZones } from '../../lambdas/ports/dns.js';
+import type { SyntheticBaseImages } from '../../lambdas/ports/synthetic-base-images.js';
 import type { StreamMappingSpec } from './streams-local.js';
-import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type ToInstance } from './instance/protocol.js';
+import { deserializeError, RUNTIME_PORTS, serializeError, type FromInstance, type InstanceSpec, type RuntimePort, type ToInstance } from './instance/protocol.js';
+
+/** The runtime's stand-ins that instances call through messages, by port. */
+type RuntimePorts = Partial<Record<RuntimePort, DnsZones | SyntheticBaseImages>>;
 
 export interface FunctionSpec {
   name: string;
@@ -138,7 +142,7 @@ class FunctionPool {
   constructor(
     private readonly spec: FunctionSpec,
     private readonly size: number,
-    private readonly hooks: { dns?: DnsZones; instrumentation?: string; initializationType: string; log: (message: string) => void },
+    private readonly hooks: { ports: RuntimePorts; instrumentation?: string; initializationType: string; log: (message: string) => void },
   ) {}
 
   counts(): InstanceCounts {
@@ -221,9 +225,10 @@ class FunctionPool {
   private async answerPortCall(worker: Worker, message: Extract<FromInstance, { type: 'port-call' }>): Promise<void> {
     let reply: ToInstance;
     try {
-      const dns = this.hooks.dns;
-      if (!dns || !['upsert', 'remove', 'list'].includes(message.method)) throw new Error(`no local ${message.port}.${message.method}`);
-      const value = await (dns[message.method as keyof DnsZones] as (...args: unknown[]) => Promise<unknown>)(...message.args);
+      const target = this.hooks.ports[message.port] as Record<string, (...args: unknown[]) => Promise<unknown>> | undefined;
+      const allowed = (RUNTIME_PORTS[message.port] as readonly string[] | undefined) ?? [];
+      if (!target || !allowed.includes(message.method)) throw new Error(`no local ${message.port}.${message.method}`);
+      const value = await target[message.method]!(...message.args);
       reply = { type: 'port-result', id: message.id, value };
     } catch (error) {
       reply = { type: 'port-result', id: message.id, error: serializeError(error) };
@@ -296,6 +301,8 @@ export interface LocalFunctionsOptions {
   apiInstances?: number;
   /** The DNS stand-in, which instances reach through messages. */
   dns?: DnsZones;
+  /** The SYNTHETIC base ISO source, reached the same way (when the runtime offers it). */
+  syntheticBaseImages?: SyntheticBaseImages;
   /** Tests only: a module URL every instance imports before its handler (see InstanceSpec). */
   instrumentation?: string;
   /**
@@ -320,7 +327,7 @@ export class LocalFunctions {
     options: LocalFunctionsOptions = {},
   ) {
     const hooks = {
-      ...(options.dns ? { dns: options.dns } : {}),
+      ports: { ...(options.dns ? { dns: options.dns } : {}), ...(options.syntheticBaseImages ? { syntheticBaseImages: options.syntheticBaseImages } : {}) },
       ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
       initializationType: options.provisioned ? 'provisioned-concurrency' : 'on-demand',
       log: options.log ?? (() => undefined),

@@ -19,6 +19,7 @@ import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { LocalContainerTasks } from './containers.js';
+import { LocalSyntheticBaseImages, syntheticBaseImagesOffered } from './synthetic-base-images.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LocalFunctions, loadCatalogue, projectRoot, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
@@ -59,6 +60,11 @@ export interface RuntimeOptions {
    * each wait for a cold start on the critical path. `npm start` does; tests mostly do not.
    */
   warmAllFunctions?: boolean;
+  /**
+   * Build a SYNTHETIC base ISO on first use when none was imported (bin/local/synthetic-base-images.ts).
+   * Default: on, unless ASSISTED_SYNTHETIC_BASE_IMAGES=off.
+   */
+  syntheticBaseImages?: boolean;
   /**
    * Tests only: each API answer is held until the table's stream is drained, so a test reads the
    * world after the request's follow-ups (cluster judgements); a request that finds the stream
@@ -170,8 +176,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const dnsServer = await startDnsServer(dns, { host, port: options.dnsPort ?? 0 });
     stops.push(() => dnsServer.stop());
 
+    const syntheticBaseImages = (options.syntheticBaseImages ?? syntheticBaseImagesOffered()) ? new LocalSyntheticBaseImages(s3.endpoint, path.join(dataDir, 'synthetic-images'), log) : undefined;
     const functions = new LocalFunctions(catalogue.functions, options.extraFunctions, {
       dns,
+      ...(syntheticBaseImages ? { syntheticBaseImages } : {}),
       log,
       ...(options.apiInstances ? { apiInstances: options.apiInstances } : {}),
       ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
@@ -220,6 +228,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       // No openshift-install here is the usual case on one machine: the simulated installer stands in,
       // named in the log, the task output and the cluster's events. ASSISTED_SIMULATED_INSTALLER=false refuses it.
       ALLOW_SIMULATED_INSTALLER: process.env.ASSISTED_SIMULATED_INSTALLER === 'false' ? 'false' : 'true',
+      // Likewise no RHCOS image: a SYNTHETIC base ISO is built on first use (bin/local/synthetic-base-images.ts).
+      ASSISTED_SYNTHETIC_BASE_IMAGES: syntheticBaseImages ? 'on-first-use' : 'off',
       // DynamoDB Local answers bursts with lock time-outs that DynamoDB would not: retried without the
       // SDK's retry quota, and at most this many requests at once from each instance.
       DYNAMODB_RETRY_QUOTA: 'off',
@@ -236,7 +246,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => stepFunctions.stop());
     process.env.AWS_ENDPOINT_URL_SFN = stepFunctions.endpoint;
     // Route53 has no SDK-reachable emulator; its stand-in is injected at the port.
-    provide({ dns });
+    provide({ dns, ...(syntheticBaseImages ? { syntheticBaseImages } : {}) });
 
     const ports = container();
     const { created } = await ensureOrganisation(ports, DEFAULT_ORG_ID, 'Default organisation');
@@ -318,7 +328,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => api.close());
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
-    provide({ dns });
+    provide({ dns, ...(syntheticBaseImages ? { syntheticBaseImages } : {}) });
     // Instances take the environment as it is when they start: the API's start now, with PUBLIC_URL known.
     await functions.warm('Api');
     const warmed = Promise.all(

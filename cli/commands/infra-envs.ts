@@ -67,6 +67,9 @@ export function registerImage(program: Command, cli: Cli): void {
       bar.done();
       if (result.resumedFrom > 0) note(`resumed at byte ${result.resumedFrom}`);
       note(result.checksum ? `${result.checksum.algorithm} verified: ${result.checksum.expected}` : 'the server states no checksum for this image: not verified');
-      print(cli.format(), { file: result.file, bytes: result.bytes, resumed_from: result.resumedFrom, checksum: result.checksum ?? null }, (r) => `${r.file} (${r.bytes} bytes)`);
+      // The service names images made from a SYNTHETIC base ISO so (the embedded runtime builds one when no RHCOS image was imported).
+      const synthetic = /SYNTHETIC/.test(result.serverFileName ?? '');
+      if (synthetic) note('SYNTHETIC image: made from a stand-in base ISO, not RHCOS; it does not boot (npm run import-iso -- --file <RHCOS live ISO> imports a real one)');
+      print(cli.format(), { file: result.file, bytes: result.bytes, resumed_from: result.resumedFrom, checksum: result.checksum ?? null, synthetic }, (r) => `${r.file} (${r.bytes} bytes${r.synthetic ? ', SYNTHETIC: does not boot' : ''})`);
     });
 }

@@ -8,6 +8,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
+import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';
 import { configFromEnvironment, type ServiceConfig } from './config.js';
 
@@ -19,6 +20,8 @@ export interface Ports {
   dns: DnsZones;
   workflows: Workflows;
   clock: Clock;
+  /** Only where the composition root offers SYNTHETIC base ISOs on first use (the embedded runtime). */
+  syntheticBaseImages?: SyntheticBaseImages;
 }
 
 let ports: Ports | undefined;
@@ -59,6 +62,7 @@ function build(): Ports {
       provided.workflows ??
       createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
     clock: provided.clock ?? systemClock,
+    ...(provided.syntheticBaseImages ? { syntheticBaseImages: provided.syntheticBaseImages } : {}),
   };
 }
 

@@ -39,6 +39,7 @@ import { majorMinor } from '../domain/ocp-version.js';
 import type { BlobStore, ComposePart } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import { findInfraEnv } from './access.js';
 import { issueAgentToken } from './agent-tokens.js';
 import { recordEvent } from './events.js';
@@ -59,6 +60,7 @@ export interface DiscoveryImageDeps {
   store: Store;
   blobs: BlobStore;
   clock: Clock;
+  syntheticBaseImages?: SyntheticBaseImages;
   config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
 
@@ -142,6 +144,23 @@ async function readJson<T>(blobs: BlobStore, key: string, meter?: TransferMeter)
   if (!bytes) return undefined;
   if (meter) meter.read += bytes.length;
   return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+}
+
+/**
+ * The base image, or, where the deployment offers them and none was imported, a SYNTHETIC one
+ * made on first use (it never boots; the image's events and file name say so).
+ */
+async function baseImageOrSynthetic(
+  deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages },
+  version: string,
+  arch: string,
+  type: ImageType,
+  meter?: TransferMeter,
+): Promise<BaseImageInfo | undefined> {
+  const base = await loadBaseImage(deps.blobs, version, arch, type, meter);
+  if (base || !deps.syntheticBaseImages) return base;
+  await deps.syntheticBaseImages.provide({ version, arch, type });
+  return loadBaseImage(deps.blobs, version, arch, type, meter);
 }
 
 export function loadBaseImage(blobs: BlobStore, version: string, arch: string, type: ImageType, meter?: TransferMeter): Promise<BaseImageInfo | undefined> {
@@ -288,7 +307,7 @@ export async function ensureDiscoveryImage(
   request: { type: ImageType; version: string; arch: string },
   meter?: TransferMeter,
 ): Promise<ComposedImage> {
-  const base = await loadBaseImage(deps.blobs, request.version, request.arch, request.type, meter);
+  const base = await baseImageOrSynthetic(deps, request.version, request.arch, request.type, meter);
   if (!base) throw conflict(importHint(request.version, request.arch, request.type));
   const kernelArguments = imageKernelArguments(deps, infraEnv, base);
   const ramdiskFiles: CpioFile[] = request.type === 'minimal-iso' ? minimalRamdiskFiles(infraEnv) : [];
@@ -305,7 +324,7 @@ export async function ensureDiscoveryImage(
   });
   const fileStem = `${request.type}-`;
   const key = discoveryImageObjectKey(infraEnv.orgId, infraEnv.infraEnvId, `${fileStem}${fingerprint}.iso`);
-  const fileName = downloadName(infraEnv, `${request.type}.iso`);
+  const fileName = downloadName(infraEnv, base.synthetic ? `${request.type}-SYNTHETIC.iso` : `${request.type}.iso`);
   const existing = await deps.blobs.size('images', key);
   if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: base.synthetic };
 
@@ -339,9 +358,7 @@ export async function ensureDiscoveryImage(
  * static network ramdisk appended as further archives (the kernel unpacks them in turn).
  */
 export async function ensurePxeInitrd(deps: DiscoveryImageDeps, infraEnv: InfraEnv, request: { version: string; arch: string }, meter?: TransferMeter): Promise<ComposedImage> {
-  const initrdKey = bootArtifactObjectKey(request.version, request.arch, 'initrd');
-  const initrdSize = await deps.blobs.size('images', initrdKey);
-  if (initrdSize === undefined) throw conflict(bootArtifactHint(request.version, request.arch));
+  const { key: initrdKey, size: initrdSize } = await bootArtifact(deps, 'initrd', request.version, request.arch);
   const ramdisk = minimalRamdisk(infraEnv);
   const fingerprint = digest({
     initrd: initrdSize,
@@ -376,9 +393,14 @@ export function bootArtifactHint(version: string, arch: string): string {
 }
 
 /** Where a version's kernel, initrd or rootfs lives; 409 when it was never imported. */
-export async function bootArtifact(deps: { blobs: BlobStore }, artifact: BootArtifact, version: string, arch: string): Promise<{ key: string; size: number }> {
+export async function bootArtifact(deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages }, artifact: BootArtifact, version: string, arch: string): Promise<{ key: string; size: number }> {
   const key = bootArtifactObjectKey(version, arch, artifact);
-  const size = await deps.blobs.size('images', key);
+  let size = await deps.blobs.size('images', key);
+  if (size === undefined && deps.syntheticBaseImages && !(await loadBaseImage(deps.blobs, version, arch, 'full-iso'))) {
+    // Importing a full live ISO extracts its boot artifacts: a SYNTHETIC one's are placeholders.
+    await deps.syntheticBaseImages.provide({ version, arch, type: 'full-iso' });
+    size = await deps.blobs.size('images', key);
+  }
   if (size === undefined) throw conflict(bootArtifactHint(version, arch));
   return { key, size };
 }
@@ -390,7 +412,8 @@ export async function bootArtifact(deps: { blobs: BlobStore }, artifact: BootArt
 export async function prepareDiscoveryImage(deps: DiscoveryImageDeps, infraEnv: InfraEnv): Promise<ComposedImage | undefined> {
   const { version, arch } = imageReleaseOf(infraEnv);
   const type = ((infraEnv.attributes.type as string | undefined) ?? 'full-iso') as ImageType;
-  if (!isImageType(type) || !(await deps.blobs.size('images', baseIsoInfoObjectKey(version, arch, type)))) return undefined;
+  if (!isImageType(type)) return undefined;
+  if (!deps.syntheticBaseImages && !(await deps.blobs.size('images', baseIsoInfoObjectKey(version, arch, type)))) return undefined;
   return ensureDiscoveryImage(deps, infraEnv, { type, version, arch });
 }
 

@@ -88,15 +88,17 @@ describe('the assisted CLI', () => {
     const listed = await assisted(['clusters', 'list']);
     expect(listed.stdout).toMatch(new RegExp(`^${cluster.id}\\s+cli-sno\\s+\\S+\\s+(insufficient|pending-for-input)`, 'm'));
 
-    const image = await assisted(['image', 'download', infraEnv.id, '-f', 'discovery.iso']);
-    if (image.code === EXIT.ok) {
-      expect(statSync(path.join(work, 'discovery.iso')).size).toBeGreaterThan(0);
-      expect(image.stderr).toMatch(/verified|not verified/);
-    } else {
-      // The image service may not serve images in this build yet: the CLI must say so plainly.
-      expect([EXIT.apiRefused, EXIT.transient], image.stderr).toContain(image.code);
-      expect(image.stderr).toMatch(/^assisted: (getting the image URL|downloading discovery\.iso)/);
-    }
+    // A fresh data directory has no RHCOS image: the runtime builds a SYNTHETIC base ISO on first
+    // use, and the CLI says the ISO does not boot.
+    const image = await assisted(['image', 'download', infraEnv.id, '-f', 'discovery.iso', '-o', 'json']);
+    expect(image.code, image.stderr).toBe(EXIT.ok);
+    const iso = readFileSync(path.join(work, 'discovery.iso'));
+    expect(iso.subarray(0x8001, 0x8006).toString('latin1')).toBe('CD001');
+    expect(JSON.parse(image.stdout)).toMatchObject({ file: 'discovery.iso', bytes: iso.length, synthetic: true });
+    expect(image.stderr).toMatch(/verified|not verified/);
+    expect(image.stderr).toMatch(/SYNTHETIC image: .*does not boot/);
+    const imageEvents = await assisted(['events', '--infra-env', infraEnv.id]);
+    expect(imageEvents.stdout).toMatch(/SYNTHETIC base ISO \(not RHCOS, does not boot\)/);
 
     // The simulated host, from the CLI too: it reads its service URL and token from the discovery ignition.
     const stages = ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'];

@@ -120,7 +120,8 @@ describe('discovery images composed in S3', () => {
   };
 
   beforeAll(async () => {
-    env = await testRuntime({ catalogue: catalogueWithImages() });
+    // Base ISOs are imported here; a missing one must stay a 409, as in AWS.
+    env = await testRuntime({ catalogue: catalogueWithImages(), syntheticBaseImages: false });
     work = mkdtempSync(path.join(tmpdir(), 'discovery-image-'));
     const created = await call('POST', '/infra-envs', { name: 'probe', pull_secret: PULL_SECRET });
     version = String(created.body.openshift_version).split('.').slice(0, 2).join('.');
@@ -143,7 +144,8 @@ describe('discovery images composed in S3', () => {
     const { id, url } = await newInfraEnv({ ssh_authorized_key: sshPublicKey(), proxy: { http_proxy: 'http://proxy.example.com:3128' } });
     expect(url).toMatch(new RegExp(`^${env.runtime.url}/api/assisted-images/images/${id}\\?arch=x86_64&image_token=[^&]+&type=full-iso&version=${version.replace('.', '\\.')}$`));
     const { bytes, redirect } = await download(url);
-    expect(redirect.headers.get('content-disposition')).toBe('attachment; filename="discovery-full-iso.iso"');
+    // The base ISOs imported here are SYNTHETIC ones: the file name says so.
+    expect(redirect.headers.get('content-disposition')).toBe('attachment; filename="discovery-full-iso-SYNTHETIC.iso"');
     expect(redirect.headers.get('x-assisted-base-image')).toMatch(/SYNTHETIC/);
     const iso = saved(bytes, 'full.iso');
 
@@ -296,5 +298,33 @@ describe('discovery images composed in S3', () => {
     expect(Math.abs(big.read + big.written - (small.read + small.written))).toBeLessThan(MiB);
     expect(big.copied).toBeGreaterThan(240 * MiB);
     expect(composed.size).toBe(readFileSync(large).length);
+  }, 120_000);
+});
+
+describe('a SYNTHETIC base ISO on first use (the embedded runtime, no image imported)', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  const log: string[] = [];
+
+  beforeAll(async () => {
+    env = await testRuntime({ catalogue: catalogueWithImages(), syntheticBaseImages: true, log: (line) => log.push(line) });
+  }, 120_000);
+  afterAll(async () => env?.close());
+
+  it('builds it once for concurrent first downloads, and names it SYNTHETIC in the file name, the events and the log', async () => {
+    const user = { Authorization: `Bearer ${env.adminToken}` };
+    const api = (route: string, init: RequestInit = {}) => fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, { ...init, headers: { ...user, 'Content-Type': 'application/json' } });
+    const infraEnvs = await Promise.all([1, 2].map(async (i) => ((await (await api('/infra-envs', { method: 'POST', body: JSON.stringify({ name: `first-use-${i}`, pull_secret: PULL_SECRET }) })).json()) as { id: string }).id));
+    const urls = await Promise.all(infraEnvs.map(async (id) => ((await (await api(`/infra-envs/${id}/downloads/image-url`)).json()) as { url: string }).url));
+    const answers = await Promise.all(urls.map((url) => fetch(url, { redirect: 'manual' })));
+    for (const [i, answer] of answers.entries()) {
+      expect(answer.status, await answer.clone().text()).toBe(302);
+      expect(answer.headers.get('content-disposition')).toBe(`attachment; filename="first-use-${i + 1}-full-iso-SYNTHETIC.iso"`);
+      expect(answer.headers.get('x-assisted-base-image')).toMatch(/^SYNTHETIC/);
+      const iso = Buffer.from(await (await fetch(answer.headers.get('location')!)).arrayBuffer());
+      expect(iso.subarray(0x8001, 0x8006).toString('latin1')).toBe('CD001');
+    }
+    expect(log.filter((line) => /SYNTHETIC base ISO for OpenShift .* built and imported on first use/.test(line))).toHaveLength(1);
+    const events = (await (await api(`/events?infra_env_id=${infraEnvs[0]}`)).json()) as { message: string }[];
+    expect(events.map((event) => event.message)).toContainEqual(expect.stringMatching(/SYNTHETIC base ISO \(not RHCOS, does not boot\)/));
   }, 120_000);
 });

@@ -12,7 +12,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { DnsRecord, DnsZones } from '../../../lambdas/ports/dns.js';
 import { provide } from '../../../lambdas/platform/container.js';
 import { lambdaContext, projectRoot, type LambdaHandler } from '../functions.js';
-import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type ToInstance } from './protocol.js';
+import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type RuntimePort, type ToInstance } from './protocol.js';
+import type { SyntheticBaseImages } from '../../../lambdas/ports/synthetic-base-images.js';
 
 const spec = workerData as InstanceSpec;
 const port = parentPort!;
@@ -21,22 +22,27 @@ const send = (message: FromInstance) => port.postMessage(message);
 let nextCall = 0;
 const pendingCalls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 
-function callRuntime(method: string, args: unknown[]): Promise<unknown> {
+function callRuntime(runtimePort: RuntimePort, method: string, args: unknown[]): Promise<unknown> {
   const id = nextCall++;
   return new Promise((resolve, reject) => {
     pendingCalls.set(id, { resolve, reject });
-    send({ type: 'port-call', id, port: 'dns', method, args });
+    send({ type: 'port-call', id, port: runtimePort, method, args });
   });
 }
 
 const remoteDnsZones: DnsZones = {
-  upsert: (zone: string, records: DnsRecord[]) => callRuntime('upsert', [zone, records]) as Promise<void>,
-  remove: (zone: string, records: Pick<DnsRecord, 'name' | 'type'>[]) => callRuntime('remove', [zone, records]) as Promise<void>,
-  list: (zone: string) => callRuntime('list', [zone]) as Promise<DnsRecord[]>,
+  upsert: (zone: string, records: DnsRecord[]) => callRuntime('dns', 'upsert', [zone, records]) as Promise<void>,
+  remove: (zone: string, records: Pick<DnsRecord, 'name' | 'type'>[]) => callRuntime('dns', 'remove', [zone, records]) as Promise<void>,
+  list: (zone: string) => callRuntime('dns', 'list', [zone]) as Promise<DnsRecord[]>,
+};
+
+const remoteSyntheticBaseImages: SyntheticBaseImages = {
+  provide: (request) => callRuntime('syntheticBaseImages', 'provide', [request]) as Promise<void>,
 };
 
 async function start(): Promise<LambdaHandler> {
-  provide({ dns: remoteDnsZones });
+  // The runtime says whether it offers SYNTHETIC base ISOs (ASSISTED_SYNTHETIC_BASE_IMAGES), as a deployment fixes its configuration.
+  provide({ dns: remoteDnsZones, ...(process.env.ASSISTED_SYNTHETIC_BASE_IMAGES === 'on-first-use' ? { syntheticBaseImages: remoteSyntheticBaseImages } : {}) });
   const module = (await import(pathToFileURL(path.join(projectRoot, spec.entry)).href)) as Record<string, unknown>;
   const handler = module[spec.handler];
   if (typeof handler !== 'function') throw new Error(`${spec.entry} does not export ${spec.handler}`);

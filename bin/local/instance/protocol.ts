@@ -26,8 +26,12 @@ export type FromInstance =
   | { type: 'failed-to-start'; error: SerializedError }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'error'; id: number; error: SerializedError }
-  /** A call of a port whose local stand-in lives in the runtime's own thread (the DNS zones). */
-  | { type: 'port-call'; id: number; port: 'dns'; method: string; args: unknown[] };
+  /** A call of a port whose local stand-in lives in the runtime's own thread (the DNS zones, SYNTHETIC base ISOs). */
+  | { type: 'port-call'; id: number; port: RuntimePort; method: string; args: unknown[] };
+
+/** Ports served by the runtime's thread, with the methods instances may call. */
+export const RUNTIME_PORTS = { dns: ['upsert', 'remove', 'list'], syntheticBaseImages: ['provide'] } as const;
+export type RuntimePort = keyof typeof RUNTIME_PORTS;
 
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
