@@ -41,6 +41,16 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 /** Builds the REST API (v1) proxy event API Gateway sends a Lambda for this request. */
 export function toProxyEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEvent {
   const url = new URL(request.url ?? '/', 'http://local');
+  // The path as sent: API Gateway does not resolve '.' and '..' segments as URL parsing does (the
+  // function refuses them), and an escape that is not UTF-8 reaches it undecoded.
+  const rawPath = (request.url ?? '/').split('?')[0]!.replace(/^(?!\/)/, '/');
+  const decodedPath = (() => {
+    try {
+      return decodeURIComponent(rawPath);
+    } catch {
+      return rawPath;
+    }
+  })();
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
@@ -60,13 +70,13 @@ export function toProxyEvent(request: IncomingMessage, body: Buffer): APIGateway
   const hasQuery = Object.keys(query).length > 0;
   return {
     resource: '/{proxy+}',
-    path: decodeURIComponent(url.pathname),
+    path: decodedPath,
     httpMethod: request.method ?? 'GET',
     headers,
     multiValueHeaders,
     queryStringParameters: hasQuery ? query : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: { proxy: url.pathname.replace(/^\//, '') },
+    pathParameters: { proxy: rawPath.replace(/^\//, '') },
     stageVariables: null,
     requestContext: {
       accountId: '000000000000',
@@ -75,7 +85,7 @@ export function toProxyEvent(request: IncomingMessage, body: Buffer): APIGateway
       protocol: `HTTP/${request.httpVersion}`,
       httpMethod: request.method ?? 'GET',
       identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null } as never,
-      path: url.pathname,
+      path: rawPath,
       stage: 'local',
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),

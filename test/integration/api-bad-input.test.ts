@@ -2,6 +2,7 @@
  * Bad input for every implemented operation: each is refused with a 4xx in the upstream error
  * shape and a reason, never a 5xx, and nothing is half-written.
  */
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { PULL_SECRET } from '../support/fixtures.js';
@@ -15,15 +16,24 @@ describe('bad input', () => {
   let infraEnvId: string;
   let version: string;
 
-  const send = async (c: Omit<Case, 'name' | 'expected'>) => {
-    const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${c.path}`, {
-      method: c.method,
-      headers: { Authorization: `Bearer ${env.adminToken}`, ...(c.body !== undefined ? { 'Content-Type': c.contentType ?? 'application/json' } : {}) },
-      body: c.body,
+  /** Sent as written (fetch would resolve '.' and '..' segments before sending, as a browser does; curl --path-as-is does not). */
+  const send = (c: Omit<Case, 'name' | 'expected'>) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const url = new URL(env.runtime.url);
+      const body = c.body === undefined ? undefined : Buffer.from(c.body);
+      const request = httpRequest({
+        host: url.hostname, port: url.port, method: c.method, path: `/api/assisted-install/v2${c.path}`,
+        headers: { Authorization: `Bearer ${env.adminToken}`, ...(body ? { 'Content-Type': c.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) },
+      }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      });
+      request.setTimeout(30_000, () => request.destroy(new Error(`${c.method} ${c.path}: no answer in 30 s`)));
+      request.on('error', reject);
+      request.end(body);
     });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
 
   beforeAll(async () => {
     env = await testRuntime();
@@ -95,6 +105,14 @@ describe('bad input', () => {
     { name: 'token with unknown role', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'x', role: 'root' }), expected: 400 },
     { name: 'token expiring in the past', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'x', expires_at: '2001-01-01T00:00:00Z' }), expected: 400, reason: /future/ },
     { name: 'revoke malformed id', method: 'DELETE', path: '/api-tokens/not-a-token-id', expected: 400 },
+    // Paths no operation may be routed by (each reached another resource or failed with a 500).
+    { name: 'an id with a trailing encoded space (it deleted the cluster)', method: 'DELETE', path: `/clusters/${clusterId}%20`, expected: 400, reason: /whitespace/ },
+    { name: "a '..' segment (it reached UpdateInfraEnv)", method: 'PATCH', path: `/infra-envs/${infraEnvId}/hosts/..`, body: JSON.stringify({ name: 'renamed' }), expected: 400, reason: /'\.' or '\.\.' segments/ },
+    { name: "an encoded '..' segment", method: 'GET', path: `/infra-envs/${infraEnvId}/hosts/%2e%2e`, expected: 400, reason: /segments/ },
+    { name: "a '.' segment", method: 'GET', path: `/infra-envs/${infraEnvId}/hosts/.`, expected: 400, reason: /segments/ },
+    { name: "an encoded '%'", method: 'GET', path: '/clusters/%25', expected: 400, reason: /'%'/ },
+    { name: 'an escape that is not UTF-8', method: 'GET', path: '/clusters/%FF%FE', expected: 400, reason: /'%'/ },
+    { name: 'an encoded newline', method: 'GET', path: `/clusters/${clusterId}%0A`, expected: 400, reason: /control characters/ },
   ];
 
   it('refuses each with the documented 4xx, an upstream error body and a reason', async () => {
@@ -114,5 +132,6 @@ describe('bad input', () => {
     expect(failures).toEqual([]);
     expect((await container().store.clusters.listByOrg('default')).length).toBe(clustersBefore);
     expect((await container().store.infraEnvs.listByOrg('default')).length).toBe(infraEnvsBefore);
+    expect((await container().store.infraEnvs.get({ orgId: 'default', infraEnvId }))?.name).toBe('base');
   });
 });

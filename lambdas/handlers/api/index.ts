@@ -12,6 +12,7 @@ import { authorizeImageToken } from '../../usecases/discovery-image.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import { describeValidationError } from './validation-messages.js';
+import { unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
 import { operations, publicOperations } from './operations/index.js';
 
@@ -146,6 +147,8 @@ function takesText(event: ApiEvent): boolean {
 
 export const handler = apiHandler(
   async (event, lambda) => {
+    const badPath = unroutablePath(event.path);
+    if (badPath) return errorResponse(400, `Invalid request: ${badPath}`);
     // openapi-backend validates only JSON bodies: a text body is handed to it as the JSON string it stands for.
     const text = typeof event.body === 'string' && takesText(event);
     return (await router.handleRequest(
