@@ -54,10 +54,12 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     const missingAsset = await fetch(`${env.runtime.url}/assets/no-such-file.js`);
     expect(missingAsset.status).toBe(404);
     await missingAsset.text();
-    // A path climbing out of console/dist is not served from disk (the API answers it, with a 404).
+    // A path climbing out of console/dist is not served from disk: the API refuses its '..' segments.
     const escape = await fetch(`${env.runtime.url}/..%2f..%2fpackage.json`);
-    expect(escape.status).toBe(404);
-    expect(await escape.text()).not.toContain('"name": "assisted-cloud"');
+    expect(escape.status).toBe(400);
+    const refusal = await escape.text();
+    expect(refusal).not.toContain('"name": "assisted-cloud"');
+    expect(JSON.parse(refusal).reason).toMatch(/'\.' or '\.\.' segments/);
 
     const unauthenticated = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters`);
     expect(unauthenticated.status).toBe(401);
