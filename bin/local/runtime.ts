@@ -177,9 +177,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => dnsServer.stop());
 
     const syntheticBaseImages = (options.syntheticBaseImages ?? syntheticBaseImagesOffered()) ? new LocalSyntheticBaseImages(s3.endpoint, path.join(dataDir, 'synthetic-images'), log) : undefined;
+    // The stand-ins of ports with no SDK-reachable emulator, given to this thread and (through messages) to the instances.
+    const runtimePorts = { dns, ...(syntheticBaseImages ? { syntheticBaseImages } : {}) };
     const functions = new LocalFunctions(catalogue.functions, options.extraFunctions, {
-      dns,
-      ...(syntheticBaseImages ? { syntheticBaseImages } : {}),
+      ...runtimePorts,
       log,
       ...(options.apiInstances ? { apiInstances: options.apiInstances } : {}),
       ...(options.instrumentation ? { instrumentation: options.instrumentation } : {}),
@@ -246,7 +247,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => stepFunctions.stop());
     process.env.AWS_ENDPOINT_URL_SFN = stepFunctions.endpoint;
     // Route53 has no SDK-reachable emulator; its stand-in is injected at the port.
-    provide({ dns, ...(syntheticBaseImages ? { syntheticBaseImages } : {}) });
+    provide(runtimePorts);
 
     const ports = container();
     const { created } = await ensureOrganisation(ports, DEFAULT_ORG_ID, 'Default organisation');
@@ -328,7 +329,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => api.close());
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
-    provide({ dns, ...(syntheticBaseImages ? { syntheticBaseImages } : {}) });
+    provide(runtimePorts);
     // Instances take the environment as it is when they start: the API's start now, with PUBLIC_URL known.
     await functions.warm('Api');
     const warmed = Promise.all(

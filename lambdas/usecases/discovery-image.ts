@@ -396,8 +396,9 @@ export function bootArtifactHint(version: string, arch: string): string {
 export async function bootArtifact(deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages }, artifact: BootArtifact, version: string, arch: string): Promise<{ key: string; size: number }> {
   const key = bootArtifactObjectKey(version, arch, artifact);
   let size = await deps.blobs.size('images', key);
-  if (size === undefined && deps.syntheticBaseImages && !(await loadBaseImage(deps.blobs, version, arch, 'full-iso'))) {
-    // Importing a full live ISO extracts its boot artifacts: a SYNTHETIC one's are placeholders.
+  if (size === undefined && deps.syntheticBaseImages) {
+    // Importing a full live ISO extracts its boot artifacts (a SYNTHETIC one's are placeholders);
+    // provide does nothing when a full ISO is imported already.
     await deps.syntheticBaseImages.provide({ version, arch, type: 'full-iso' });
     size = await deps.blobs.size('images', key);
   }

@@ -42,7 +42,6 @@ describe('function instances', () => {
     // An agent's first request makes the instance that answers it remember its infra-env exists
     // (for up to a minute: agent-tokens EXISTENCE_TTL_MS). No other instance has seen it.
     const infraEnv = (await api.call('POST', '/infra-envs', { name: 'cache-probe', pull_secret: '{"auths":{"x":{"auth":"eDp5"}}}' }, api.user())).body.id as string;
-    const { issueAgentToken } = await import('../../lambdas/usecases/agent-tokens.js');
     const token = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv }) };
     const first = await api.call('POST', `/infra-envs/${infraEnv}/hosts`, { host_id: randomUUID() }, token);
     expect(first.status).toBe(201);
