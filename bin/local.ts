@@ -10,6 +10,9 @@ function installerMode(): string {
   return 'SIMULATED (no openshift-install on PATH or in OPENSHIFT_INSTALL): clusters install with simulated ignition files';
 }
 
+// Everything npm start writes (DynamoDB Local's and s3rver's files, keys, tokens) is its user's alone: 0600 files, 0700 directories.
+process.umask(0o077);
+
 const port = Number(process.env.ASSISTED_PORT ?? 8090);
 const dnsPort = Number(process.env.ASSISTED_DNS_PORT ?? 8053);
 const started = Date.now();

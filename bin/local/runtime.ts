@@ -19,6 +19,7 @@ import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { LocalContainerTasks } from './containers.js';
+import { claimDataDirectory } from './data-directory.js';
 import { LocalSyntheticBaseImages, syntheticBaseImagesOffered } from './synthetic-base-images.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
@@ -148,9 +149,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   // Before anything is created: a second `npm start` on a taken port leaves no table, organisation
   // or token behind in a data directory it cannot serve.
   await refuseTakenPorts(host, options.port ?? 8090, options.dnsPort ?? 0);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const catalogue = options.catalogue ?? loadCatalogue();
-  const stops: (() => Promise<void>)[] = [];
+  const dataDirectory = claimDataDirectory(dataDir);
+  // Stopped in reverse: the lock goes last, once nothing uses the directory any more.
+  const stops: (() => Promise<void>)[] = [async () => dataDirectory.release()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error: Error) => log(`shutdown: ${error.message}`));
     stops.length = 0;

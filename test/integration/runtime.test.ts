@@ -3,7 +3,8 @@
  * s3rver with UploadPartCopy, the purge workflow on the Step Functions stand-in, the DNS
  * stand-in answering on loopback, schedules, and API Gateway's proxy event semantics.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Resolver } from 'node:dns/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -180,4 +181,27 @@ describe('embedded runtime', () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ kind: 'Error', id: 413, code: '413' });
   });
+
+  it('holds its data directory alone, kept 0700: a second runtime on it stops with a message, a dead holder\'s lock is taken over', async () => {
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'lock'), 'utf8')).pid).toBe(process.pid);
+    await expect(startRuntime({ port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName: `runtime-${randomUUID()}` }))
+      .rejects.toThrow(`data directory ${dataDir} is in use by another runtime (pid ${process.pid}); stop it, or set ASSISTED_DATA_DIR to another directory`);
+
+    // A directory left 0755 by an earlier version, and a lock whose holder died (kill -9).
+    const other = mkdtempSync(path.join(tmpdir(), 'assisted-runtime-'));
+    chmodSync(other, 0o755);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(path.join(other, 'lock'), JSON.stringify({ pid: Number(dead.stdout), token: 'gone' }));
+    const second = await startRuntime({ port: 0, dnsPort: 0, dataDir: other, dynamodbEndpoint: await dynamodbEndpoint(), tableName: `runtime-${randomUUID()}`, catalogue: { ...catalogue, functions: [], schedules: [] } });
+    try {
+      expect(statSync(other).mode & 0o777).toBe(0o700);
+      expect(JSON.parse(readFileSync(path.join(other, 'lock'), 'utf8')).pid).toBe(process.pid);
+    } finally {
+      await second.stop();
+    }
+    expect(existsSync(path.join(other, 'lock'))).toBe(false);
+    rmSync(other, { recursive: true, force: true });
+  });
 });
+
