@@ -1,5 +1,5 @@
 /**
- * Bundles the agent into one self-contained ES module, dist/agent.mjs: Node 20 is all a host needs
+ * Bundles the agent into one self-contained ES module, dist/agent.mjs: Node 22 is all a host needs
  * to run it (`node dist/agent.mjs --url … --infra-env-id …`). Usage: `npm run build:agent`.
  */
 import { statSync } from 'node:fs';
@@ -17,7 +17,7 @@ export async function buildAgent(options: { outfile?: string; minify?: boolean }
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     format: 'esm',
     minify: options.minify ?? false,
     sourcemap: false,

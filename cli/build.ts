@@ -1,5 +1,5 @@
 /**
- * Bundles the CLI into one ES module, dist/assisted.mjs (the package's `assisted` bin): Node 20 and
+ * Bundles the CLI into one ES module, dist/assisted.mjs (the package's `assisted` bin): Node 22 and
  * that file are all a user needs. Usage: `npm run build:cli`.
  */
 import { chmodSync, statSync } from 'node:fs';
@@ -17,7 +17,7 @@ export async function buildCli(options: { outfile?: string } = {}): Promise<{ ou
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     format: 'esm',
     sourcemap: false,
     legalComments: 'inline',

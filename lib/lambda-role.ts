@@ -21,7 +21,7 @@ export function lambdaRole(scope: Construct, id: string, logGroup: logs.ILogGrou
   return role;
 }
 
-/** nodejs22.x is the choice and what the embedded runtime (Node >= 20) is tested with. */
+/** nodejs22.x: the Node the embedded runtime, the suite and the bundles run on (package.json engines). */
 export function acknowledgeRuntime(fn: lambda.Function): void {
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
