@@ -7,12 +7,18 @@ import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from './errors.js';
 import type { Cluster } from './entities.js';
 import {
+  dhcpModeVipProblem,
+  dualStackVipsProblem,
+  planVipUpdate,
+  userManagedNetworkingVipProblem,
+  vipConfigurationProblems,
+} from './cluster-vips.js';
+import type { MachineNetworkHost } from './machine-network.js';
+import {
   baseDomainProblem,
   cidrProblem,
   clusterNameProblem,
-  contains,
   hostPrefixProblem,
-  ipFamily,
   noProxyProblem,
   overlaps,
   parseCidr,
@@ -65,11 +71,172 @@ function controlPlane(params: Params, current?: ClusterAttributes): { count: num
   return { count, mode: count === 1 ? 'None' : 'Full' };
 }
 
+interface NetworkingContext {
+  singleNode: boolean;
+  openshiftVersion: string;
+  cpuArchitecture: string;
+  now: string;
+  /** On update: the cluster's hosts, whose interfaces and free-address scans place the VIPs. */
+  hosts?: readonly MachineNetworkHost[];
+}
+
+interface NetworkLists {
+  machineNetworks: Network[];
+  serviceNetworks: Network[];
+  clusterNetworks: Network[];
+}
+
+/** The VIPs, machine networks and modes a create or update leads to; stored VIP records are kept as they are when untouched. */
+interface VipOutcome {
+  apiVipIps: readonly string[];
+  ingressVipIps: readonly string[];
+  apiVips?: unknown[];
+  ingressVips?: unknown[];
+  machineNetworks: readonly string[];
+  machineNetworksChanged: boolean;
+  userManagedNetworking: boolean;
+  vipDhcpAllocation: boolean;
+}
+
+const vipIps = (value: unknown): string[] | undefined => list<{ ip?: unknown }>(value)?.map((vip) => (typeof vip?.ip === 'string' ? vip.ip : ''));
+const cidrsOf = (networks: readonly Network[]): string[] => networks.map((network) => network.cidr);
+const isUserManagedLoadBalancer = (value: unknown): boolean => (value as { type?: string } | undefined)?.type === 'user-managed';
+
+function refuse(problems: readonly (string | undefined)[]): void {
+  const reasons = problems.filter((problem): problem is string => !!problem);
+  if (reasons.length > 0) throw badRequest(reasons.join('; '));
+}
+
+/** Upstream's registration checks of VIPs (ValidateClusterCreateIPAddresses), then its single-node rules. */
+function createdVips(params: Params, networks: NetworkLists, context: NetworkingContext): VipOutcome {
+  const apiVips = vipIps(params.api_vips) ?? [];
+  const ingressVips = vipIps(params.ingress_vips) ?? [];
+  const requestedUmn = params.user_managed_networking as boolean | undefined;
+  const requestedDhcp = params.vip_dhcp_allocation as boolean | undefined;
+  refuse([dualStackVipsProblem(apiVips.length, ingressVips.length, context.openshiftVersion, context.cpuArchitecture)]);
+  refuse(vipConfigurationProblems({
+    apiVips,
+    ingressVips,
+    machineNetworks: cidrsOf(networks.machineNetworks),
+    serviceNetworks: cidrsOf(networks.serviceNetworks),
+    clusterNetworks: cidrsOf(networks.clusterNetworks),
+    userManagedNetworking: requestedUmn === true,
+    vipDhcpAllocation: requestedDhcp === true,
+    userManagedLoadBalancer: isUserManagedLoadBalancer(params.load_balancer),
+    openshiftVersion: context.openshiftVersion,
+    cpuArchitecture: context.cpuArchitecture,
+  }));
+  if (context.singleNode) {
+    if (requestedUmn === false) throw badRequest('User Managed Networking must be enabled on single node OpenShift');
+    if (requestedDhcp === true) throw badRequest('VIP DHCP Allocation cannot be enabled on single node OpenShift');
+    // A single node defaults to user-managed networking after upstream has checked the VIPs, so
+    // upstream stores VIPs nothing will use. Refused here, in the words upstream uses when
+    // user_managed_networking is sent.
+    refuse([userManagedNetworkingVipProblem(apiVips, ingressVips, false)]);
+  }
+  return {
+    apiVipIps: apiVips,
+    ingressVipIps: ingressVips,
+    machineNetworks: cidrsOf(networks.machineNetworks),
+    machineNetworksChanged: networks.machineNetworks.length > 0,
+    userManagedNetworking: requestedUmn ?? context.singleNode,
+    vipDhcpAllocation: requestedDhcp ?? false,
+  };
+}
+
 /**
+ * Upstream's update of VIPs and networks: the request checked with the stored values it leaves
+ * (ValidateClusterUpdateVIPAddresses), then applied by mode (updateNetworkParams): user-managed
+ * networking drops the VIPs; a change of DHCP mode drops the VIPs and machine networks; DHCP takes
+ * no VIPs; otherwise planVipUpdate places them with the hosts.
+ */
+function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly MachineNetworkHost[], networks: NetworkLists, context: NetworkingContext): VipOutcome {
+  const requestedApi = vipIps(params.api_vips);
+  const requestedIngress = vipIps(params.ingress_vips);
+  const requestedMachineNetworks = list<Network>(params.machine_networks) ?? (params.machine_network_cidr ? [{ cidr: params.machine_network_cidr as string }] : undefined);
+  const requestedUmn = params.user_managed_networking as boolean | undefined;
+  const requestedDhcp = params.vip_dhcp_allocation as boolean | undefined;
+  const storedApi = vipIps(current.api_vips) ?? [];
+  const storedIngress = vipIps(current.ingress_vips) ?? [];
+  const storedMachineNetworks = cidrsOf(list<Network>(current.machine_networks) ?? []);
+  const storedUmn = current.user_managed_networking === true;
+  const storedDhcp = current.vip_dhcp_allocation === true;
+  const loadBalancer = params.load_balancer ?? current.load_balancer;
+
+  const dhcpModeChanging = requestedDhcp !== undefined && requestedDhcp !== storedDhcp;
+  const clearedByDhcpChange = dhcpModeChanging && !requestedApi && !requestedIngress;
+  const apiVips = requestedApi ?? (clearedByDhcpChange ? [] : storedApi);
+  const ingressVips = requestedIngress ?? (clearedByDhcpChange ? [] : storedIngress);
+  refuse([dualStackVipsProblem(requestedApi?.length ?? 0, requestedIngress?.length ?? 0, context.openshiftVersion, context.cpuArchitecture)]);
+  if (requestedUmn === true) {
+    const dhcp = requestedDhcp ?? storedDhcp;
+    const problem = storedDhcp ? userManagedNetworkingVipProblem([], [], dhcp) : userManagedNetworkingVipProblem(apiVips, ingressVips, dhcp);
+    // Said the other way round, as upstream does: the request turns user-managed networking on.
+    if (problem) {
+      const [subject, object] = problem.split(' cannot be set with ');
+      throw badRequest(`${object} cannot be set with ${subject}`);
+    }
+  }
+  const target = {
+    apiVips,
+    ingressVips,
+    machineNetworks: cidrsOf(networks.machineNetworks),
+    serviceNetworks: cidrsOf(networks.serviceNetworks),
+    clusterNetworks: cidrsOf(networks.clusterNetworks),
+    userManagedNetworking: requestedUmn === true,
+    vipDhcpAllocation: requestedDhcp === true,
+    userManagedLoadBalancer: isUserManagedLoadBalancer(loadBalancer),
+    openshiftVersion: context.openshiftVersion,
+    cpuArchitecture: context.cpuArchitecture,
+  };
+  refuse(vipConfigurationProblems(target));
+  if (context.singleNode && requestedUmn === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
+
+  const userManagedNetworking = requestedUmn ?? storedUmn;
+  // A change of networking mode starts from no machine network, unless the request names one.
+  const machineNetworksBase = userManagedNetworking !== storedUmn || (!userManagedNetworking && dhcpModeChanging) ? [] : storedMachineNetworks;
+  const machineNetworks = requestedMachineNetworks ? cidrsOf(requestedMachineNetworks) : machineNetworksBase;
+  const kept = { apiVips: current.api_vips as unknown[] | undefined, ingressVips: current.ingress_vips as unknown[] | undefined };
+  const outcome = (fields: Partial<VipOutcome> & Pick<VipOutcome, 'vipDhcpAllocation' | 'machineNetworks'>): VipOutcome => ({
+    apiVipIps: [],
+    ingressVipIps: [],
+    userManagedNetworking,
+    machineNetworksChanged: fields.machineNetworks.join() !== storedMachineNetworks.join(),
+    ...fields,
+  });
+
+  if (userManagedNetworking) {
+    refuse([userManagedNetworkingVipProblem(requestedApi ?? [], requestedIngress ?? [], requestedDhcp === true)]);
+    return outcome({ vipDhcpAllocation: false, machineNetworks });
+  }
+  const vipDhcpAllocation = requestedDhcp ?? storedDhcp;
+  if (vipDhcpAllocation) {
+    refuse([dhcpModeVipProblem(requestedApi ?? [], requestedIngress ?? [])]);
+    // The VIPs come from the DHCP lease; a change of mode drops the old ones.
+    return dhcpModeChanging ? outcome({ vipDhcpAllocation, machineNetworks }) : outcome({ vipDhcpAllocation, machineNetworks, ...kept });
+  }
+  const plan = planVipUpdate({
+    target: { ...target, machineNetworks },
+    setsVips: !!requestedApi || !!requestedIngress,
+    requestedMachineNetworks: requestedMachineNetworks && cidrsOf(requestedMachineNetworks),
+    storedMachineNetworks,
+    hosts,
+  });
+  if ('problem' in plan) throw badRequest(plan.problem);
+  const vipsRequested = !!requestedApi || !!requestedIngress || clearedByDhcpChange;
+  return outcome({
+    vipDhcpAllocation,
+    machineNetworks: plan.machineNetworks,
+    ...(vipsRequested ? { apiVipIps: apiVips, ingressVipIps: ingressVips } : kept),
+  });
+}
+
+/**
+ * Networking as upstream models it/**
  * Networking as upstream models it: the legacy singular fields mirror the first entry of the
  * plural lists. Validates CIDRs, host prefixes, overlaps and VIP placement.
  */
-function networking(params: Params, clusterId: string, current: ClusterAttributes, singleNode: boolean): ClusterAttributes {
+function networking(params: Params, clusterId: string, current: ClusterAttributes, context: NetworkingContext): ClusterAttributes {
   const clusterNetworks: Network[] =
     list<Network>(params.cluster_networks) ??
     (params.cluster_network_cidr !== undefined || params.cluster_network_host_prefix !== undefined
@@ -109,45 +276,23 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
     throw badRequest('at most two cluster and two service networks (one per IP family, for dual-stack)');
   }
 
-  const apiVips = list<{ ip: string }>(params.api_vips) ?? list<{ ip: string }>(current.api_vips) ?? [];
-  const ingressVips = list<{ ip: string }>(params.ingress_vips) ?? list<{ ip: string }>(current.ingress_vips) ?? [];
-  const userManaged = (params.user_managed_networking as boolean | undefined) ?? (current.user_managed_networking as boolean | undefined) ?? singleNode;
-  if (singleNode && userManaged === false) {
-    throw badRequest('single-node clusters use user-managed networking: leave user_managed_networking unset or true');
-  }
-  const dhcp = (params.vip_dhcp_allocation as boolean | undefined) ?? (current.vip_dhcp_allocation as boolean | undefined) ?? false;
-  if ((userManaged || dhcp) && (apiVips.length > 0 || ingressVips.length > 0) && (params.api_vips || params.ingress_vips)) {
-    throw badRequest(
-      userManaged
-        ? 'api_vips and ingress_vips cannot be set with user-managed networking (or for a single-node cluster): the load balancer is yours'
-        : 'api_vips and ingress_vips are allocated by DHCP when vip_dhcp_allocation is true: do not set them',
-    );
-  }
-  for (const [field, vips] of [['api_vips', apiVips], ['ingress_vips', ingressVips]] as const) {
-    if (vips.length > 2) throw badRequest(`${field} takes at most two addresses, one per IP family`);
-    for (const vip of vips) {
-      if (!ipFamily(vip.ip)) throw badRequest(`${field}: "${vip.ip}" is not an IP address`);
-      if (machineNetworks.length > 0 && !machineNetworks.some((n) => contains(parseCidr(n.cidr)!, vip.ip))) {
-        throw badRequest(`${field}: ${vip.ip} is not inside any machine network (${machineNetworks.map((n) => n.cidr).join(', ')})`);
-      }
-    }
-  }
-  for (const api of apiVips) {
-    if (ingressVips.some((ingress) => ingress.ip === api.ip)) throw badRequest(`the API VIP and the ingress VIP must differ (both are ${api.ip})`);
-  }
+  const vips = context.hosts
+    ? updatedVips(params, current, context.hosts, { machineNetworks, serviceNetworks, clusterNetworks }, context)
+    : createdVips(params, { machineNetworks, serviceNetworks, clusterNetworks }, context);
 
   return {
     cluster_networks: clusterNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr, host_prefix: n.host_prefix })),
     service_networks: serviceNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
-    machine_networks: machineNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
     cluster_network_cidr: clusterNetworks[0]?.cidr,
     cluster_network_host_prefix: clusterNetworks[0]?.host_prefix,
     service_network_cidr: serviceNetworks[0]?.cidr,
-    machine_network_cidr: machineNetworks[0]?.cidr,
-    api_vips: apiVips.map((v) => ({ cluster_id: clusterId, ip: v.ip, verification: 'unverified' })),
-    ingress_vips: ingressVips.map((v) => ({ cluster_id: clusterId, ip: v.ip, verification: 'unverified' })),
-    user_managed_networking: userManaged,
-    vip_dhcp_allocation: dhcp,
+    machine_network_cidr: vips.machineNetworks[0],
+    machine_networks: vips.machineNetworks.map((cidr) => ({ cluster_id: clusterId, cidr })),
+    api_vips: vips.apiVips ?? vips.apiVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' })),
+    ingress_vips: vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' })),
+    user_managed_networking: vips.userManagedNetworking,
+    vip_dhcp_allocation: vips.vipDhcpAllocation,
+    ...(vips.machineNetworksChanged ? { machine_network_cidr_updated_at: context.now } : {}),
   };
 }
 
@@ -213,7 +358,12 @@ export function createClusterRecord(
     org_soft_timeouts_enabled: context.softTimeouts ?? false,
     ...simpleFields(params),
   };
-  Object.assign(attributes, networking(params, context.clusterId, attributes, singleNode));
+  Object.assign(attributes, networking(params, context.clusterId, attributes, {
+    singleNode,
+    openshiftVersion: context.release.openshiftVersion,
+    cpuArchitecture: context.release.cpuArchitecture,
+    now: context.now,
+  }));
   attributes.platform = (params.platform as object | undefined) ?? { type: attributes.user_managed_networking ? 'none' : 'baremetal' };
   checkPlatform(attributes);
   return {
@@ -236,7 +386,7 @@ function checkPlatform(attributes: ClusterAttributes): void {
 }
 
 /** Applies a `v2-cluster-update-params` document; only in the states upstream allows. */
-export function applyClusterUpdate(cluster: Cluster, params: Params, now: string): Cluster {
+export function applyClusterUpdate(cluster: Cluster, params: Params, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
   if (!UPDATABLE_STATES.has(cluster.status)) {
     throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
   }
@@ -257,7 +407,13 @@ export function applyClusterUpdate(cluster: Cluster, params: Params, now: string
     Object.assign(current, { control_plane_count: count, high_availability_mode: mode });
   }
   Object.assign(current, simpleFields(params));
-  Object.assign(current, networking(params, cluster.clusterId, current, singleNode));
+  Object.assign(current, networking(params, cluster.clusterId, current, {
+    singleNode,
+    openshiftVersion: current.openshift_version as string,
+    cpuArchitecture: (current.cpu_architecture as string | undefined) ?? 'x86_64',
+    now,
+    hosts,
+  }));
   if (params.platform) current.platform = params.platform;
   checkPlatform(current);
   next.updatedAt = now;

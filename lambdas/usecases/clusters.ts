@@ -5,6 +5,7 @@ import type { Cluster, Host } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';
 import { hostNetworks } from '../domain/host-networks.js';
+import type { MachineNetworkHost } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
@@ -34,6 +35,11 @@ export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): Res
   }
   return release;
 }
+
+const machineNetworkHost = (host: Host): MachineNetworkHost => ({
+  inventory: host.attributes.inventory as string | undefined,
+  freeAddresses: host.attributes.free_addresses as string | undefined,
+});
 
 function hostCounts(hosts: Host[]) {
   return {
@@ -87,8 +93,12 @@ export async function listClusters(
 export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: Params) {
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
-  stillThere(await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => applyClusterUpdate(cluster, params, now)), `Cluster ${clusterId}`);
   const key = { orgId: principal.orgId, clusterId };
+  // New VIPs are placed with the hosts' interfaces and free-address scans, as upstream does; a scan
+  // that lands meanwhile is judged by the cluster's vips-valid validations on the next refresh.
+  const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
+  const hosts = setsVips ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
+  stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);

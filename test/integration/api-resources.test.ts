@@ -83,23 +83,20 @@ describe('REST API v2 resources', () => {
   });
 
   it('updates a cluster (201), validating networking, and refuses updates once installing (409)', async () => {
-    const cluster = await newCluster();
+    const cluster = await newCluster({ machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] });
     const key = sshPublicKey();
-    const updated = await call('PATCH', `/clusters/${cluster.id}`, {
-      name: 'renamed',
-      base_dns_domain: 'lab.example.com',
-      ssh_public_key: key,
-      machine_networks: [{ cidr: '192.168.127.0/24' }],
-      api_vips: [{ ip: '192.168.127.100' }],
-      ingress_vips: [{ ip: '192.168.127.101' }],
-    });
+    const updated = await call('PATCH', `/clusters/${cluster.id}`, { name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key });
     expect(updated.status, JSON.stringify(updated.body)).toBe(201);
     expectMatchesSchema('V2UpdateCluster', 201, updated.body);
     expect(updated.body).toMatchObject({ name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key, machine_network_cidr: '192.168.127.0/24', api_vips: [{ ip: '192.168.127.100' }] });
 
     const outside = await call('PATCH', `/clusters/${cluster.id}`, { api_vips: [{ ip: '10.0.0.5' }] });
     expect(outside.status).toBe(400);
-    expect(outside.body.reason).toMatch(/not inside any machine network/);
+    expect(outside.body.reason).toBe('api-vip <10.0.0.5> does not belong to machine-network-cidr <192.168.127.0/24>');
+    // No host has reported yet: VIPs inside the machine network it was created with are kept.
+    const noHosts = await call('PATCH', `/clusters/${cluster.id}`, { api_vips: [{ ip: '192.168.127.102' }], ingress_vips: [{ ip: '192.168.127.103' }] });
+    expect(noHosts.status, JSON.stringify(noHosts.body)).toBe(201);
+    expect(noHosts.body).toMatchObject({ machine_network_cidr: '192.168.127.0/24', api_vips: [{ ip: '192.168.127.102' }] });
 
     await container().store.clusters.mutate({ orgId: 'default', clusterId: cluster.id }, (c) => ({ ...c, status: 'installing' }));
     const refused = await call('PATCH', `/clusters/${cluster.id}`, { name: 'late' });

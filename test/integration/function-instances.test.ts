@@ -199,7 +199,7 @@ describe('cluster judgement through the table stream', () => {
     // Nothing else may judge them meanwhile: the answer to the PATCH must already show the verdicts.
     await env.runtime.streams.pause();
     try {
-      const moved = await api.call('PATCH', `/clusters/${lab.clusterId}`, { api_vips: [], ingress_vips: [], machine_networks: [{ cidr: '10.99.0.0/24' }] }, api.user());
+      const moved = await api.call('PATCH', `/clusters/${lab.clusterId}`, { vip_dhcp_allocation: true, machine_networks: [{ cidr: '10.99.0.0/24' }] }, api.user());
       expect(moved.status, moved.text).toBe(201);
       const hosts = moved.body.hosts as { status: string; validations_info: string }[];
       expect(hosts.map((host) => host.status)).toEqual(['insufficient', 'insufficient', 'insufficient']);
@@ -207,7 +207,8 @@ describe('cluster judgement through the table stream', () => {
         const failing = Object.values(JSON.parse(host.validations_info) as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status === 'failure').map((v) => v.id);
         expect(failing).toContain('belongs-to-machine-cidr');
       }
-      expect(moved.body.status).toBe('pending-for-input');
+      // The VIPs now wait for a DHCP lease: a failing validation, not missing input.
+      expect(moved.body.status).toBe('insufficient');
     } finally {
       await env.runtime.streams.resume();
     }

@@ -91,7 +91,7 @@ describe('host transitions through the REST endpoints', () => {
     expect(waiting.status).toBe('pending-for-input');
     expect(validationsOf(waiting).get('machine-cidr-defined')?.status).not.toBe('success');
 
-    const patched = await api.call('PATCH', `/clusters/${cluster.clusterId}`, { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], machine_networks: [{ cidr: '192.168.111.0/24' }] }, api.user());
+    const patched = await api.call('PATCH', `/clusters/${cluster.clusterId}`, { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }, api.user());
     expect(patched.status, patched.text).toBe(201);
     await monitorHosts(container());
     const moved = await cluster.host(hostId);
