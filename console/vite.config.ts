@@ -4,6 +4,7 @@ import { defineConfig, defaultClientConditions } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const consolePackage = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+const uiLibPackage = JSON.parse(readFileSync(new URL('./node_modules/@openshift-assisted/ui-lib/package.json', import.meta.url), 'utf8')) as { version: string };
 
 function gitSha(): string {
   try {
@@ -23,7 +24,8 @@ export default defineConfig({
   },
   define: {
     // The library reads a few build-time settings from process.env; only these exist in the browser.
-    'process.env.AIUI_APP_VERSION': JSON.stringify(consolePackage.version),
+    // The library reports this as its own version (the about box).
+    'process.env.AIUI_APP_VERSION': JSON.stringify(uiLibPackage.version),
     'process.env.AIUI_APP_CLUSTER_PERMISSIONS': 'undefined',
     'process.env.TRANSLATION_NAMESPACE': 'undefined',
     'import.meta.env.CONSOLE_VERSION': JSON.stringify(consolePackage.version),

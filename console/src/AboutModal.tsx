@@ -1,5 +1,5 @@
 import React from 'react';
-import { Alert, AboutModal as PFAboutModal, Content, DescriptionList, DescriptionListDescription, DescriptionListGroup, DescriptionListTerm } from '@patternfly/react-core';
+import { Alert, AboutModal as PFAboutModal, Content } from '@patternfly/react-core';
 import { Constants } from '@openshift-assisted/ui-lib/ocm';
 import { apiRequest } from './session';
 
@@ -22,16 +22,16 @@ export const AboutModal: React.FC<{ isOpen: boolean; onClose(): void }> = ({ isO
   ];
   return (
     <PFAboutModal isOpen={isOpen} onClose={onClose} productName="Assisted Installer (assisted-cloud)" brandImageSrc="/logo.svg" brandImageAlt="assisted-cloud">
-      <Content>
-        {error && <Alert variant="danger" isInline title="Could not read the component versions">{error}</Alert>}
-        <DescriptionList isHorizontal aria-label="Versions">
-          {rows.map(([name, value]) => (
-            <DescriptionListGroup key={name}>
-              <DescriptionListTerm>{name}</DescriptionListTerm>
-              <DescriptionListDescription>{value}</DescriptionListDescription>
-            </DescriptionListGroup>
-          ))}
-        </DescriptionList>
+      {error && <Alert variant="danger" isInline title="Could not read the component versions">{error}</Alert>}
+      {/* One term and its value a row, the value free to wrap (image references are long): a
+          horizontal description list's fixed term column made them overlap. */}
+      <Content component="dl" aria-label="Versions" className="console-about-versions">
+        {rows.map(([name, value]) => (
+          <React.Fragment key={name}>
+            <Content component="dt">{name}</Content>
+            <Content component="dd">{value}</Content>
+          </React.Fragment>
+        ))}
       </Content>
     </PFAboutModal>
   );

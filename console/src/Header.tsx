@@ -1,55 +1,97 @@
 import React from 'react';
-import { Link } from 'react-router-dom-v5-compat';
+import { NavLink, useLocation } from 'react-router-dom-v5-compat';
 import {
-  Button,
+  Dropdown,
+  DropdownItem,
+  DropdownList,
   Masthead,
   MastheadBrand,
   MastheadContent,
+  MastheadLogo,
   MastheadMain,
+  MenuToggle,
+  Nav,
+  NavItem,
+  NavList,
   Toolbar,
   ToolbarContent,
   ToolbarGroup,
   ToolbarItem,
 } from '@patternfly/react-core';
+import { QuestionCircleIcon } from '@patternfly/react-icons';
 import { AboutModal } from './AboutModal';
 import { CLUSTERS_PATH, TOKENS_PATH } from './routes';
 import { API_ROOT, signOut } from './session';
 
+const SECTIONS = [
+  { label: 'Clusters', path: CLUSTERS_PATH },
+  { label: 'Organisation and API tokens', path: TOKENS_PATH },
+];
+
+/** A masthead menu: a toggle and its items, closed again by a choice, Escape or a click outside. */
+const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; children: React.ReactNode }> = ({ label, toggle, children }) => {
+  const [open, setOpen] = React.useState(false);
+  return (
+    <Dropdown
+      isOpen={open}
+      onOpenChange={setOpen}
+      onSelect={() => setOpen(false)}
+      popperProps={{ position: 'right' }}
+      toggle={(ref) => (
+        <MenuToggle ref={ref} variant="plain" aria-label={label} isExpanded={open} onClick={() => setOpen(!open)}>
+          {toggle}
+        </MenuToggle>
+      )}
+    >
+      <DropdownList>{children}</DropdownList>
+    </Dropdown>
+  );
+};
+
 export const Header: React.FC = () => {
   const [aboutOpen, setAboutOpen] = React.useState(false);
+  const { pathname } = useLocation();
   return (
     <Masthead>
       <MastheadMain>
         <MastheadBrand>
-          <Link to={CLUSTERS_PATH} className="pf-v6-u-font-size-xl pf-v6-u-font-weight-bold pf-v6-u-text-decoration-none" style={{ color: 'var(--pf-t--global--text--color--regular)' }}>
-            Assisted Installer
-          </Link>
+          <MastheadLogo component={(props) => <NavLink {...props} to={CLUSTERS_PATH} className={`${props.className ?? ""} pf-v6-u-text-decoration-none`} />}>
+            <img src="/logo.svg" alt="" height={32} width={32} className="pf-v6-u-mr-sm" />
+            <span className="pf-v6-u-font-size-lg pf-v6-u-font-weight-bold" style={{ color: "var(--pf-t--global--text--color--regular)" }}>Assisted Installer</span>
+          </MastheadLogo>
         </MastheadBrand>
       </MastheadMain>
       <MastheadContent>
-        <Toolbar isFullHeight>
+        <Toolbar isFullHeight isStatic>
           <ToolbarContent>
+            <ToolbarItem>
+              <Nav variant="horizontal" aria-label="Console sections">
+                <NavList>
+                  {SECTIONS.map(({ label, path }) => (
+                    <NavItem key={path} isActive={pathname.startsWith(path)}>
+                      <NavLink to={path}>{label}</NavLink>
+                    </NavItem>
+                  ))}
+                </NavList>
+              </Nav>
+            </ToolbarItem>
             <ToolbarGroup align={{ default: 'alignEnd' }}>
               <ToolbarItem>
-                <Link to={CLUSTERS_PATH}>Clusters</Link>
+                <MastheadMenu label="Help" toggle={<QuestionCircleIcon />}>
+                  <DropdownItem key="api" to={`${API_ROOT}/v2/openapi.yaml`} isExternalLink>
+                    API reference (OpenAPI)
+                  </DropdownItem>
+                  <DropdownItem key="about" onClick={() => setAboutOpen(true)}>
+                    About
+                  </DropdownItem>
+                </MastheadMenu>
               </ToolbarItem>
               <ToolbarItem>
-                <Link to={TOKENS_PATH}>Organisation and API tokens</Link>
-              </ToolbarItem>
-              <ToolbarItem>
-                <a href={`${API_ROOT}/v2/openapi.yaml`} target="_blank" rel="noopener noreferrer">
-                  API (OpenAPI)
-                </a>
-              </ToolbarItem>
-              <ToolbarItem>
-                <Button variant="link" isInline onClick={() => setAboutOpen(true)}>
-                  About
-                </Button>
-              </ToolbarItem>
-              <ToolbarItem>
-                <Button variant="secondary" onClick={() => signOut()}>
-                  Sign out
-                </Button>
+                <MastheadMenu label="Account" toggle="Signed in with an API token">
+                  <DropdownItem key="sign-out" onClick={() => signOut()}>
+                    Sign out
+                  </DropdownItem>
+                </MastheadMenu>
               </ToolbarItem>
             </ToolbarGroup>
           </ToolbarContent>

@@ -1,5 +1,6 @@
 import '@patternfly/patternfly/patternfly.css';
 import '@patternfly/patternfly/patternfly-addons.css';
+import './console.css';
 import React from 'react';
 import ReactDOM from 'react-dom/client';
 import './i18n';

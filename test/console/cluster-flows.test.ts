@@ -66,11 +66,23 @@ async function fillClusterDetails(page: Page, name: string, singleNode: boolean)
   await page.locator('textarea[name=pullSecret]').fill(PULL_SECRET);
 }
 
+/** Picks a provisioning type in the add-hosts dialog (its dropdown keeps the infra-env's last one). */
+async function chooseProvisioningType(dialog: ReturnType<Page['getByRole']>, label: RegExp): Promise<void> {
+  // Reopened after a script or ISO was made, the dialog shows that download first.
+  const toggle = dialog.getByTestId('discovery-image-type-dropdown-toggle');
+  const back = dialog.getByRole('button', { name: 'Back', exact: true });
+  await toggle.or(back).first().waitFor();
+  if (await back.isVisible()) await back.click();
+  await toggle.click();
+  await dialog.page().getByRole('menuitem', { name: label }).click();
+}
+
 /** Generates the discovery ISO from the add-hosts dialog and returns the URL it shows. */
-async function discoveryIsoUrl(flow: FlowContext): Promise<string> {
+async function discoveryIsoUrl(flow: FlowContext, provisioningType?: RegExp): Promise<string> {
   const { page } = flow.session;
   await page.getByRole('button', { name: /^Add hosts?$/ }).click();
   const dialog = page.getByRole('dialog');
+  if (provisioningType) await chooseProvisioningType(dialog, provisioningType);
   await dialog.locator('textarea').first().fill(sshPublicKey());
   await flow.session.screenshot('iso-form');
   await dialog.getByRole('button', { name: 'Generate Discovery ISO' }).click();
@@ -79,6 +91,69 @@ async function discoveryIsoUrl(flow: FlowContext): Promise<string> {
   await flow.session.screenshot('iso-ready');
   await dialog.getByTestId('close-iso-btn').click();
   return url;
+}
+
+/**
+ * The iPXE provisioning type of the add-hosts dialog: the script URL it shows (a presigned
+ * download of the infra-env's ipxe-script), and the script behind it.
+ */
+async function ipxeScript(flow: FlowContext): Promise<{ url: string; script: string }> {
+  const { page } = flow.session;
+  await page.getByRole('button', { name: /^Add hosts?$/ }).click();
+  const dialog = page.getByRole('dialog');
+  await chooseProvisioningType(dialog, /^iPXE/);
+  await dialog.locator('textarea').first().fill(sshPublicKey());
+  await flow.session.screenshot('ipxe-form');
+  // The library keeps the ISO wording on this button when iPXE is picked in the same dialog.
+  await dialog.getByRole('button', { name: /^Generate (script file|Discovery ISO)$/ }).click();
+  await dialog.getByText('iPXE script file is ready to be downloaded').waitFor({ timeout: 60_000 });
+  const url = await dialog.locator('input[readonly]').first().inputValue();
+  await flow.session.screenshot('ipxe-ready');
+  await dialog.getByTestId('edit-ipxe-btn').click();
+  // The URL is presigned: it works without the user's token, as a network boot server fetches it.
+  const response = await fetch(url);
+  expect(response.status, url).toBe(200);
+  return { url, script: await response.text() };
+}
+
+/** Header texts of the page's tables that are cut short (an ellipsis or clipped overflow). */
+function truncatedHeaders(page: Page): Promise<string[]> {
+  interface Cell {
+    textContent: string | null;
+    scrollWidth: number;
+    clientWidth: number;
+    querySelector(selector: string): Cell | null;
+  }
+  return page.locator('thead th').evaluateAll((cells: Cell[]) =>
+    cells
+      .filter((th) => {
+        const text = th.querySelector('.pf-v6-c-table__text') ?? th;
+        return (text.textContent ?? '').trim() !== '' && (text.scrollWidth > text.clientWidth + 1 || th.scrollWidth > th.clientWidth + 1);
+      })
+      .map((th) => (th.textContent ?? '').trim()),
+  );
+}
+
+/**
+ * At 1280, 1440 and 1920 px: a screenshot, and no table header cut short. Ends at 1440 px, the
+ * flows' width.
+ */
+async function checkWidths(flow: FlowContext, step: string): Promise<void> {
+  const { page } = flow.session;
+  for (const width of [1280, 1920, 1440]) {
+    await page.setViewportSize({ width, height: 1000 });
+    await page.waitForTimeout(300);
+    await flow.session.screenshot(`${step}-${width}px`);
+    expect(await truncatedHeaders(page), `${step} at ${width} px`).toEqual([]);
+  }
+}
+
+/** The wizard's step list shows every step, the last one included, without scrolling. */
+async function expectWholeStepList(page: Page): Promise<void> {
+  const nav = page.locator('.pf-v6-c-wizard__nav');
+  const { scrollHeight, clientHeight } = await nav.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
+  expect(scrollHeight, 'the step list scrolls').toBeLessThanOrEqual(clientHeight + 1);
+  await expect.poll(() => page.getByRole('button', { name: 'Review and create' }).or(page.getByText('Review and create', { exact: true })).first().isVisible()).toBe(true);
 }
 
 /** The day-2 add-hosts wizard: host details, then the ISO form; returns the URL it shows. */
@@ -225,6 +300,7 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       await next(page);
       await page.getByRole('heading', { name: 'Operators' }).waitFor();
       await flow.session.screenshot('operators');
+      await expectWholeStepList(page);
       await next(page);
       await page.getByRole('heading', { name: 'Host discovery' }).waitFor();
 
@@ -247,6 +323,7 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       await masterRow.getByText('32.00 GiB').waitFor();
       await hostRow(page, 'worker-0').getByText('16.00 GiB').waitFor();
       await flow.session.screenshot('hosts-discovered');
+      await checkWidths(flow, 'hosts-discovered');
 
       // Fix one host: give worker-1 a proper name and an explicit role.
       await hostRow(page, 'worker-1').getByRole('button', { name: /kebab|actions/i }).click();
@@ -277,8 +354,23 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       await flow.session.screenshot('validation-messages');
       await page.keyboard.press('Escape');
 
+      // The networking change re-judges the hosts in the same request: the answer the UI applies
+      // already has them out of "Pending input", and the table shows it within one poll.
+      const vipsSaved = page.waitForResponse(
+        (response) => response.request().method() === 'PATCH' && response.url().endsWith(`/clusters/${clusterId}`) && (response.request().postData() ?? '').includes(INGRESS_VIP),
+        { timeout: 60_000 },
+      );
       await page.locator('input[name="apiVips.0.ip"]').fill(API_VIP);
       await page.locator('input[name="ingressVips.0.ip"]').fill(INGRESS_VIP);
+      const saved = await vipsSaved;
+      expect(saved.status()).toBe(201);
+      const savedAt = Date.now();
+      const savedHosts = ((await saved.json()) as Json).hosts as Json[];
+      expect(savedHosts.map((h) => h.status)).not.toContain('pending-for-input');
+      await expect.poll(() => hostRow(page, 'master-0').getByRole('button', { name: /Pending input/ }).count(), { timeout: 15_000 }).toBe(0);
+      // The UI library polls every 10 s; its next poll at the latest shows the new verdicts.
+      expect(Date.now() - savedAt).toBeLessThan(12_000);
+      await flow.session.screenshot('networking-rejudged');
       await expect.poll(async () => (await flow.api('GET', `/clusters/${clusterId}`)).body.status, { timeout: 120_000 }).toBe('ready');
       await page.getByRole('button', { name: 'Next', exact: true }).and(page.locator(':not([disabled])')).waitFor({ timeout: 30_000 });
       await flow.session.screenshot('networking');
@@ -324,9 +416,13 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       const clusterId = /clusters\/([0-9a-f-]{36})/.exec(page.url())?.[1];
       expect((await flow.api('GET', `/clusters/${clusterId}`)).body).toMatchObject({ name: 'console-sno', control_plane_count: 1 });
 
-      const isoUrl = await discoveryIsoUrl(flow);
+      const ipxe = await ipxeScript(flow);
+      expect(ipxe.url).toContain('ipxe-script');
+      expect(ipxe.script).toMatch(/^#!ipxe/);
+      const isoUrl = await discoveryIsoUrl(flow, /^Full image file/);
       const [infraEnv] = (await flow.api('GET', `/infra-envs?cluster_id=${clusterId}`)).body as Json[];
       expect(isoUrl).toBe(infraEnv!.download_url);
+      expect(ipxe.script).toContain(infraEnv!.id);
       const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: flow.env.runtime.orgId, infraEnvId: infraEnv!.id });
       fleet = startFleet(flow, infraEnv!.id, agentToken, [loadProfile('sno')], []);
 
@@ -348,6 +444,11 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       await flow.session.screenshot('networking');
       await next(page);
       await installAndDownloadKubeconfig(flow, clusterId!);
+
+      // The cluster list, from the masthead's navigation: every column header whole.
+      await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Clusters' }).click();
+      await page.getByRole('row').filter({ has: page.getByText('console-sno', { exact: true }) }).waitFor();
+      await checkWidths(flow, 'cluster-list');
 
       expectCleanRun(flow.session);
     }, 600_000);

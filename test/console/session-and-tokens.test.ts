@@ -3,11 +3,11 @@
  * (and being refused with the server's reason for a wrong or revoked one), managing API tokens,
  * the about box and the OpenAPI link, an API refusal shown with its reason, signing out.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt, openBrowser, resultsDir, signIn, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, projectRoot, resultsDir, signIn, type BrowserSession } from './browser.js';
 import { testRuntime } from '../support/runtime.js';
 
 describe('console: sign-in and API tokens (Chromium)', () => {
@@ -148,11 +148,25 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     expect(await page.content()).not.toContain(createdToken);
   });
 
-  it('shows the component versions in the about box and links the OpenAPI document', async () => {
+  it('shows the component versions in the about box and links the OpenAPI document from the masthead\'s help menu', async () => {
     const { page } = session;
-    await page.getByRole('button', { name: 'About' }).click();
+    // A PatternFly masthead: the brand, the sections as navigation, help and account menus.
+    const masthead = page.locator('header.pf-v6-c-masthead');
+    await masthead.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Clusters' }).waitFor();
+    await masthead.getByRole('button', { name: 'Help' }).click();
+    await page.getByRole('menuitem', { name: 'About' }).click();
     const about = page.getByRole('dialog');
     await about.getByText('Assisted Installer UI library').waitFor();
+    // The library's own version, not the console's.
+    const uiLibVersion = (JSON.parse(readFileSync(path.join(projectRoot, 'console/node_modules/@openshift-assisted/ui-lib/package.json'), 'utf8')) as { version: string }).version;
+    await about.getByText(uiLibVersion, { exact: true }).waitFor();
+    // No line of the box overlaps another.
+    const boxes = await about.locator('dl > dt, dl > dd').evaluateAll((cells: { getBoundingClientRect(): { top: number; bottom: number; left: number; right: number } }[]) =>
+      cells.map((cell) => { const { top, bottom, left, right } = cell.getBoundingClientRect(); return { top, bottom, left, right }; }),
+    );
+    expect(boxes.length).toBeGreaterThan(2);
+    const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5).map(() => i));
+    expect(overlapping).toEqual([]);
     const versions = (await api('GET', '/component-versions', env.adminToken)).body as { versions?: Record<string, string> };
     for (const [name, version] of Object.entries(versions.versions ?? {})) {
       await about.getByText(name, { exact: true }).waitFor();
@@ -161,7 +175,9 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     await session.screenshot('about');
     await about.getByRole('button', { name: /close/i }).click();
 
-    const href = await page.getByRole('link', { name: 'API (OpenAPI)' }).getAttribute('href');
+    await masthead.getByRole('button', { name: 'Help' }).click();
+    const href = await page.getByRole('menuitem', { name: /API reference \(OpenAPI\)/ }).getAttribute('href');
+    await page.keyboard.press('Escape');
     expect(href).toBe('/api/assisted-install/v2/openapi.yaml');
     const document = await page.request.get(href!);
     expect(document.status()).toBe(200);
@@ -179,7 +195,8 @@ describe('console: sign-in and API tokens (Chromium)', () => {
 
   it('shows the server reason when the API refuses (read-only token managing tokens)', async () => {
     const { page } = session;
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByLabel('API token').waitFor();
     expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
 
