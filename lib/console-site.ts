@@ -9,6 +9,9 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import consoleSecurityHeaders from '../console/security-headers.json' with { type: 'json' };
+
+const CONSOLE_SECURITY_HEADERS: Record<'Content-Security-Policy', string> & Record<string, string> = consoleSecurityHeaders;
 
 /** The console build the console workspace produces. */
 export const CONSOLE_BUILD_DIR = join('console', 'dist');
@@ -72,6 +75,29 @@ export class ConsoleSite extends Construct {
       comment: 'Console routes without a file extension are answered with index.html',
     });
 
+    // The console's headers are the ones the embedded runtime sends (console/security-headers.json),
+    // with HSTS, which only means something over HTTPS.
+    const consoleHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ConsoleHeaders', {
+      comment: 'assisted-cloud console: CSP, no framing, no sniffing, no referrer, HSTS',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_SECURITY_HEADERS['Content-Security-Policy'], override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+    });
+    // The API function sets nosniff and no-store itself (lambdas/platform/middleware.ts); these keep
+    // them on answers API Gateway makes on its own (throttling, 413, 5xx) and add HSTS.
+    const apiHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ApiHeaders', {
+      comment: 'assisted-cloud API: no sniffing, nothing cached, HSTS',
+      securityHeadersBehavior: {
+        contentTypeOptions: { override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+      customHeadersBehavior: { customHeaders: [{ header: 'Cache-Control', value: 'no-store', override: false }] },
+    });
+
     const certificate = props.certificateArn ? acm.Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn) : undefined;
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'assisted-cloud console and API',
@@ -89,7 +115,7 @@ export class ConsoleSite extends Construct {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: consoleHeaders,
         functionAssociations: [{ function: consoleRoutes, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
@@ -101,6 +127,7 @@ export class ConsoleSite extends Construct {
           // X-Secret-Key and the agent's discovery_agent_version included.
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: apiHeaders,
         },
       },
     });

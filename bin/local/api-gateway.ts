@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import consoleSecurityHeaders from '../../console/security-headers.json' with { type: 'json' };
 import { errorResponse } from '../../lambdas/platform/http.js';
 
 /** How long stopping waits for requests in flight before cutting their connections. */
@@ -11,6 +12,12 @@ const GRACEFUL_CLOSE_MS = 5_000;
 
 /** API Gateway's own payload limit; the local stand-in enforces the same one. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Time a client has to send its request headers, from the moment it connects. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Time a client has to send its whole request (a 10 MB body on a slow link included). */
+const REQUEST_TIMEOUT_MS = 60_000;
+/** The console's security headers, shared with CloudFront's response headers policy. */
+const CONSOLE_SECURITY_HEADERS = consoleSecurityHeaders as Record<string, string>;
 
 export type ProxyInvoke = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 /** Requests the runtime answers itself (health, console) before API Gateway semantics apply. */
@@ -109,7 +116,8 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyResult, me
 }
 
 function sendError(response: ServerResponse, status: number, reason: string): void {
-  writeResult(response, errorResponse(status, reason));
+  const answer = errorResponse(status, reason);
+  writeResult(response, { ...answer, headers: { ...answer.headers, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } });
 }
 
 /** The console build only holds these kinds of files. */
@@ -178,7 +186,8 @@ export function staticSiteRoute(root: string): LocalRoute {
       'Content-Length': String(stats.size),
       // Built asset names carry a content hash; index.html must always be re-read to pick up new ones.
       'Cache-Control': hashedAsset ? 'public, max-age=31536000, immutable' : 'no-cache',
-      'X-Content-Type-Options': 'nosniff',
+      // What CloudFront's response headers policy adds in AWS (lib/console-site.ts).
+      ...CONSOLE_SECURITY_HEADERS,
     });
     if (method === 'HEAD') response.end();
     else createReadStream(file).pipe(response);
@@ -195,7 +204,11 @@ export interface ApiGatewayOptions {
 }
 
 export async function startApiGateway(options: ApiGatewayOptions): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
-  const server = http.createServer(async (request, response) => {
+  // Node times out headers only once a request has begun; a connection that never sends a byte
+  // would stay open. Each connection gets HEADERS_TIMEOUT_MS for its first request's headers.
+  const awaitingFirstRequest = new WeakMap<Socket, NodeJS.Timeout>();
+  const server = http.createServer({ connectionsCheckingInterval: 1_000 }, async (request, response) => {
+    clearTimeout(awaitingFirstRequest.get(request.socket));
     try {
       for (const route of options.localRoutes ?? []) if (await route(request, response)) return;
       const body = await readBody(request);
@@ -212,6 +225,16 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
     }
   });
   server.keepAliveTimeout = 65_000;
+  // A connection that does not send its request headers in time is closed, as API Gateway closes
+  // one that sends nothing; a slow or idle client cannot hold sockets open.
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS);
+    timer.unref();
+    awaitingFirstRequest.set(socket, timer);
+    socket.once('close', () => clearTimeout(timer));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

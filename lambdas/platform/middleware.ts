@@ -63,6 +63,23 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
 }
 
 /**
+ * Headers every API answer carries: no content sniffing, and no caching anywhere between the
+ * service and the caller (answers carry tokens, pull secrets, kubeconfigs, agent tokens baked into
+ * images). A handler that chose its own Cache-Control keeps it.
+ */
+function responseHeaders(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
+  const add = (request: { response: APIGatewayProxyResult | null | undefined }) => {
+    if (!request.response) return;
+    const headers = { ...(request.response.headers ?? {}) };
+    const has = (name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
+    if (!has('cache-control')) headers['Cache-Control'] = 'no-store';
+    headers['X-Content-Type-Options'] = 'nosniff';
+    request.response = { ...request.response, headers };
+  };
+  return { after: add, onError: add };
+}
+
+/**
  * Counts every invocation and publishes the metrics at the end of it. With metrics switched off
  * (POWERTOOLS_METRICS_DISABLED, as the embedded runtime does) nothing is published, and nothing
  * warns about an empty publication on every call.
@@ -80,6 +97,8 @@ export function apiHandler(handler: ApiHandler, options: ApiHandlerOptions = {})
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(withMetrics())
     .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent>)
+    // Before errorMapper: middy runs onError in reverse order, so this sees the mapped error answer.
+    .use(responseHeaders())
     .use(jsonBody(options))
     .use(errorMapper())
     .handler(handler);

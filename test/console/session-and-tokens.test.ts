@@ -40,6 +40,12 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     expect(root.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await root.text();
     expect(html).toContain('<div id="root"></div>');
+    // The console's security headers (CloudFront sends the same in AWS); the browser tests below
+    // fail on any CSP violation, as the console reports one as an error.
+    expect(root.headers.get('content-security-policy')).toMatch(/default-src 'self'.*frame-ancestors 'none'/);
+    expect(root.headers.get('content-security-policy')).not.toMatch(/unsafe-eval/);
+    expect(root.headers.get('x-frame-options')).toBe('DENY');
+    expect(root.headers.get('x-content-type-options')).toBe('nosniff');
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
     const asset = await fetch(`${env.runtime.url}${script}`);
@@ -63,6 +69,8 @@ describe('console: sign-in and API tokens (Chromium)', () => {
 
     const unauthenticated = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters`);
     expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('cache-control')).toBe('no-store');
+    expect(unauthenticated.headers.get('x-content-type-options')).toBe('nosniff');
     expect(((await unauthenticated.json()) as { message: string }).message).toMatch(/Bearer/);
     const health = await fetch(`${env.runtime.url}/healthz`);
     expect(health.headers.get('content-type')).toBe('application/json');

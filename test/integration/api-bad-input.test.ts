@@ -18,7 +18,7 @@ describe('bad input', () => {
 
   /** Sent as written (fetch would resolve '.' and '..' segments before sending, as a browser does; curl --path-as-is does not). */
   const send = (c: Omit<Case, 'name' | 'expected'>) =>
-    new Promise<{ status: number; body: any }>((resolve, reject) => {
+    new Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
       const url = new URL(env.runtime.url);
       const body = c.body === undefined ? undefined : Buffer.from(c.body);
       const request = httpRequest({
@@ -28,7 +28,7 @@ describe('bad input', () => {
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: response.headers }));
       });
       request.setTimeout(30_000, () => request.destroy(new Error(`${c.method} ${c.path}: no answer in 30 s`)));
       request.on('error', reject);
@@ -117,13 +117,22 @@ describe('bad input', () => {
     { name: 'an encoded newline', method: 'GET', path: `/clusters/${clusterId}%0A`, expected: 400, reason: /control characters/ },
   ];
 
+  it('answers successes, secret-bearing ones included, with no-store and nosniff', async () => {
+    for (const path of [`/clusters/${clusterId}`, `/infra-envs/${infraEnvId}`, `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`, '/api-tokens']) {
+      const { status, headers } = await send({ method: 'GET', path });
+      expect(status, path).toBe(200);
+      expect({ path, cacheControl: headers['cache-control'], sniffing: headers['x-content-type-options'] }).toEqual({ path, cacheControl: 'no-store', sniffing: 'nosniff' });
+    }
+  });
+
   it('refuses each with the documented 4xx, an upstream error body and a reason', async () => {
     const clustersBefore = (await container().store.clusters.listByOrg('default')).length;
     const infraEnvsBefore = (await container().store.infraEnvs.listByOrg('default')).length;
     const failures: string[] = [];
     for (const c of cases()) {
-      const { status, body } = await send(c);
+      const { status, body, headers } = await send(c);
       const problems: string[] = [];
+      if (headers['cache-control'] !== 'no-store' || headers['x-content-type-options'] !== 'nosniff') problems.push(`headers cache-control=${headers['cache-control']} x-content-type-options=${headers['x-content-type-options']}`);
       if (status !== c.expected) problems.push(`status ${status}, expected ${c.expected}`);
       if (status >= 500) problems.push('5xx');
       if (!(body && body.kind === 'Error' && body.id === status && body.code === String(status) && typeof body.reason === 'string' && body.reason.length > 5)) problems.push(`body ${JSON.stringify(body)}`);

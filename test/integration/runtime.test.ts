@@ -9,9 +9,11 @@ import { Resolver } from 'node:dns/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { HEADERS_TIMEOUT_MS } from '../../bin/local/api-gateway.js';
 import { loadCatalogue } from '../../bin/local/functions.js';
 import { startRuntime, type Runtime } from '../../bin/local/runtime.js';
 import { container } from '../../lambdas/platform/container.js';
@@ -181,6 +183,28 @@ describe('embedded runtime', () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ kind: 'Error', id: 413, code: '413' });
   });
+
+  it('closes a connection that sends no request headers in time, idle or stalled mid-header, as API Gateway would', async () => {
+    const { port } = new URL(runtime.url);
+    const closedAfter = (send?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const started = Date.now();
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          if (send) socket.write(send);
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(Date.now() - started));
+        setTimeout(() => {
+          socket.destroy();
+          reject(new Error('the connection was still open after 30 s'));
+        }, 30_000).unref();
+      });
+    const [idle, stalled] = await Promise.all([closedAfter(), closedAfter('GET /healthz HTTP/1.1\r\nHost: x\r\n')]);
+    for (const elapsed of [idle, stalled]) {
+      expect(elapsed).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 500);
+      expect(elapsed).toBeLessThan(HEADERS_TIMEOUT_MS + 5_000);
+    }
+  }, 40_000);
 
   it('holds its data directory alone, kept 0700: a second runtime on it stops with a message, a dead holder\'s lock is taken over', async () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
