@@ -476,6 +476,19 @@ export function consoleEnabled(openshiftVersion: string, overrides: string): boo
 }
 
 /** The document as upstream serialises it (Go's encoding/json, HTML-safe escapes): the GET body. */
+/** What stands for the pull secret in an install config shown to a caller who has no need of it. */
+export const REDACTED_PULL_SECRET = '<redacted: only the cluster owner may read the pull secret>';
+
+/** The install config without its pull secret. */
+export const withoutPullSecret = (config: InstallConfig): InstallConfig => ({ ...config, pullSecret: REDACTED_PULL_SECRET });
+
+/** install-config.yaml as stored, with its pull secret replaced (the rest as written). */
+export function installConfigYamlWithoutPullSecret(text: string): string {
+  const document = YAML.parseDocument(text);
+  if (document.has('pullSecret')) document.set('pullSecret', REDACTED_PULL_SECRET);
+  return document.toString({ lineWidth: 0 });
+}
+
 export function installConfigJson(config: InstallConfig): string {
   return JSON.stringify(config).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -97,6 +97,23 @@ export async function authenticateUser(deps: TokenDeps, authorization: string | 
  * Users act within their token's role. Agents reach only the operations whose security admits
  * agentAuth, scoped to their infra-env by the lookups; among those they may read.
  */
+/**
+ * Whether the caller may receive material that carries credentials: discovery ignitions and image
+ * URLs (the agent token is baked in), install-config's pull secret, cluster ignitions. Read-only
+ * tokens may not: anything they read could otherwise be turned into write access. Agents get what
+ * their own infra-env and cluster need; their scope is checked where the resource is found.
+ */
+export function maySeeSecrets(principal: Principal): boolean {
+  return principal.kind === 'agent' || roleAllows(principal.role, 'write');
+}
+
+/** The pull secret is the cluster owner's: users who may change the cluster, not agents or read-only tokens. */
+export const mayReadPullSecret = (principal: Principal): boolean => principal.kind === 'user' && roleAllows(principal.role, 'write');
+
+export function requireSecretAccess(principal: Principal, what: string): void {
+  if (!maySeeSecrets(principal)) throw forbidden(`${what} carries credentials; a read-only token may not fetch it`);
+}
+
 export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
   const allowed = principal.kind === 'agent' ? action === 'read' : roleAllows(principal.role, action);
   if (!allowed) {

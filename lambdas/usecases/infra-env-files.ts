@@ -6,6 +6,7 @@ import type { ServiceConfig } from '../platform/config.js';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
 import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
 import type { InfraEnv } from '../domain/entities.js';
+import { requireSecretAccess } from './api-tokens.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../domain/ipxe-script.js';
 import { majorMinor } from '../domain/ocp-version.js';
@@ -102,6 +103,7 @@ export async function downloadInfraEnvFile(deps: InfraEnvFilesDeps, principal: P
   if (!(INFRA_ENV_FILE_NAMES as readonly string[]).includes(query.fileName)) {
     throw badRequest(`unknown file type for download: ${query.fileName}; use one of ${INFRA_ENV_FILE_NAMES.join(', ')}`);
   }
+  if (query.fileName !== 'static-network-config') requireSecretAccess(principal, `The infra-env's ${query.fileName}`);
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   const lastModified = infraEnv.updatedAt;
   switch (query.fileName) {
@@ -137,6 +139,8 @@ export async function presignedInfraEnvFileUrl(
     throw badRequest(`file_name must be one of ${PRESIGNABLE_FILE_NAMES.join(', ')}, not ${query.fileName || '(none)'}`);
   }
   if (query.ipxeScriptType !== undefined && query.fileName !== 'ipxe-script') throw badRequest('ipxe_script_type can be set only for file_name=ipxe-script');
+  // The URL's own credential opens every file of the infra-env, discovery.ign included.
+  requireSecretAccess(principal, 'A presigned infra-env file URL');
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
   const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId, expiresAt });

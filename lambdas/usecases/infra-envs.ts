@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/entities.js';
+import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host.js';
 import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView } from '../domain/infra-env.js';
@@ -51,15 +52,24 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
   return infraEnvView(infraEnv);
 }
 
+/** The infra-env as its caller may see it: the image URL (it carries an image token) only for those who may fetch the image. */
+function visibleInfraEnv(principal: Principal) {
+  return (infraEnv: InfraEnv) => {
+    const view = infraEnvView(infraEnv);
+    if (!maySeeSecrets(principal)) delete view.download_url;
+    return view;
+  };
+}
+
 export async function getInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
-  return infraEnvView(await findInfraEnv(deps.store, principal, infraEnvId));
+  return visibleInfraEnv(principal)(await findInfraEnv(deps.store, principal, infraEnvId));
 }
 
 export async function listInfraEnvs(deps: InfraEnvDeps, principal: Principal, query: { clusterId?: string }) {
   const infraEnvs = query.clusterId
     ? await deps.store.infraEnvs.listByCluster({ orgId: principal.orgId, clusterId: query.clusterId })
     : await deps.store.infraEnvs.listByOrg(principal.orgId);
-  return infraEnvs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(infraEnvView);
+  return infraEnvs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(visibleInfraEnv(principal));
 }
 
 export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string, params: Params) {
@@ -94,6 +104,7 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
  * itself is composed now when its base ISO is imported, so the URL answers at once.
  */
 export async function imageDownloadUrl(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
+  requireSecretAccess(principal, 'The discovery image URL');
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   await prepareDiscoveryImage(deps, infraEnv);
   const now = deps.clock.now();

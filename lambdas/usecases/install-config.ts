@@ -7,10 +7,11 @@ import { UPDATABLE_STATES } from '../domain/cluster.js';
 import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
 import { builtinOperators } from '../domain/catalogues.js';
 import { badRequest, conflict } from '../domain/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../domain/install-config.js';
+import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutPullSecret } from '../domain/install-config.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
+import { mayReadPullSecret } from './api-tokens.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
@@ -55,7 +56,8 @@ export async function getInstallConfig(deps: InstallConfigDeps, principal: Princ
     throw badRequest(`Cluster ${clusterId} only adds hosts to an existing cluster, so it has no install config`);
   }
   const { hosts, infraEnvs } = await inputsOf(deps.store, cluster);
-  return installConfigJson(renderInstallConfig(cluster, hosts, { infraEnvs }));
+  const config = renderInstallConfig(cluster, hosts, { infraEnvs });
+  return installConfigJson(mayReadPullSecret(principal) ? config : withoutPullSecret(config));
 }
 
 /**

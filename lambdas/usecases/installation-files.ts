@@ -26,12 +26,14 @@ import {
   type CredentialFileName,
 } from '../domain/installation-progress.js';
 import { parseDownloadLogsType } from '../domain/logs.js';
+import { installConfigYamlWithoutPullSecret } from '../domain/install-config.js';
 import { contentDisposition, isManifestFolder } from '../domain/manifests.js';
 import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
+import { mayReadPullSecret, requireSecretAccess } from './api-tokens.js';
 import { recordEvent } from './events.js';
 import { INSTALLATION_BUCKET } from './installation-progress.js';
 import { downloadClusterLogs } from './logs.js';
@@ -78,11 +80,15 @@ async function readInstallationFile(deps: InstallationFilesDeps, cluster: Cluste
 /** GET /v2/clusters/{id}/downloads/files */
 export async function downloadClusterFile(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<DownloadedFile> {
   const fileName = requireFileName(requested, CLUSTER_FILE_NAMES, 'cluster file');
+  if (fileName.endsWith('.ign')) requireSecretAccess(principal, fileName);
   const cluster = await findCluster(deps.store, principal, clusterId);
   const refusal = downloadRefusal(cluster, fileName);
   if (refusal) throw conflict(refusal);
   const content = await readInstallationFile(deps, cluster, fileName);
   if (!content) throw notGenerated(fileName, clusterId);
+  if (fileName === 'install-config.yaml' && !mayReadPullSecret(principal)) {
+    return { fileName, content: Buffer.from(installConfigYamlWithoutPullSecret(Buffer.from(content).toString('utf8'))) };
+  }
   return { fileName, content };
 }
 
@@ -155,6 +161,11 @@ export async function presignedClusterFileUrl(deps: InstallationFilesDeps, princ
     return presign(deps, 'logs', key, logs.fileName);
   }
   const fileName = requireFileName(query.fileName, CLUSTER_FILE_NAMES, 'cluster file');
+  if (fileName.endsWith('.ign')) requireSecretAccess(principal, fileName);
+  // A presigned URL serves the stored file as it is, so the pull secret can't be taken out of it.
+  if (fileName === 'install-config.yaml' && !mayReadPullSecret(principal)) {
+    throw forbidden('A presigned install-config.yaml URL carries the pull secret, which only the cluster owner may read; download the file instead');
+  }
   const cluster = await findCluster(deps.store, principal, clusterId);
   const refusal = downloadRefusal(cluster, fileName);
   if (refusal) throw conflict(refusal);
@@ -209,6 +220,7 @@ async function boundCluster(store: Store, host: Host): Promise<Cluster> {
  * its own when the workflow wrote one (role file plus its overrides), else its role's file.
  */
 export async function downloadHostIgnition(deps: InstallationFilesDeps, principal: Principal, infraEnvId: string, hostId: string): Promise<DownloadedFile> {
+  requireSecretAccess(principal, "A host's ignition");
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   const cluster = await boundCluster(deps.store, host);
   const refusal = downloadRefusal(cluster, 'files');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_VALIDATION_IDS, HOST_VALIDATION_IDS } from '../../lambdas/domain/ignored-validations.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
@@ -68,6 +69,22 @@ describe('cluster settings API', () => {
         sshKey: key,
       });
       expect(config.pullSecret).toBe(PULL_SECRET);
+
+      // The pull secret is the cluster owner's: read-only tokens see the rest without it (agents
+      // may not call this operation at all).
+      const { token: readOnly } = await createApiToken(container(), { orgId: 'default', name: 'install-config-viewer', role: 'read-only' });
+      const infraEnvId = (await call('POST', '/infra-envs', JSON.stringify({ name: 'ic', pull_secret: PULL_SECRET, cluster_id: cluster.id }))).body.id as string;
+      const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
+      expect((await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${cluster.id}/install-config`, { headers: { 'X-Secret-Key': agentToken } })).status).toBe(401);
+      for (const [who, headers] of [['read-only', { Authorization: `Bearer ${readOnly}` }]] as const) {
+        const seen = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${cluster.id}/install-config`, { headers });
+        expect(seen.status, who).toBe(200);
+        const text = await seen.text();
+        expect(text, who).not.toContain(PULL_SECRET.slice(20, 60));
+        const redacted = JSON.parse(JSON.parse(text) as string);
+        expect(redacted.pullSecret, who).toMatch(/^<redacted/);
+        expect(redacted.sshKey, who).toBe(key);
+      }
     });
 
     it('stores overrides (201, no body), merges them into the document and clears them with ""', async () => {

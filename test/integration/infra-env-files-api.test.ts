@@ -67,6 +67,38 @@ describe('infra-env file downloads API', () => {
     await env?.close();
   });
 
+  it('gives read-only tokens nothing that carries the agent or image token, and users all of it', async () => {
+    const bearer = async (role: 'read-only' | 'user') => ({ Authorization: `Bearer ${(await createApiToken(container(), { orgId: 'default', name: `files-${role}`, role })).token}` });
+    const [readOnly, user] = [await bearer('read-only'), await bearer('user')];
+    const infraEnvId = await newInfraEnv({
+      static_network_config: [{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:00:00:01', logical_nic_name: 'eth0' }] }],
+    });
+    const secretBearing = [
+      files(infraEnvId, 'file_name=discovery.ign'),
+      files(infraEnvId, 'file_name=ipxe-script'),
+      `/infra-envs/${infraEnvId}/downloads/image-url`,
+      `/infra-envs/${infraEnvId}/downloads/files-presigned?file_name=discovery.ign`,
+      `/infra-envs/${infraEnvId}/downloads/files-presigned?file_name=ipxe-script`,
+    ];
+    for (const urlPath of secretBearing) {
+      const refused = await call('GET', urlPath, undefined, readOnly);
+      expect(refused.status, urlPath).toBe(403);
+      expect(refused.body.message, urlPath).toMatch(/carries credentials; a read-only token may not fetch it/);
+      expect((await call('GET', urlPath, undefined, user)).status, urlPath).toBe(200);
+    }
+    expect((await call('GET', files(infraEnvId, 'file_name=static-network-config'), undefined, readOnly)).status).toBe(200);
+    // The infra-env itself, listed or read: without its image URL for read-only tokens.
+    const seenByUser = await call('GET', `/infra-envs/${infraEnvId}`, undefined, user);
+    expect(seenByUser.body.download_url).toMatch(/^http/);
+    const seenByReadOnly = await call('GET', `/infra-envs/${infraEnvId}`, undefined, readOnly);
+    expect(seenByReadOnly.status).toBe(200);
+    expect(seenByReadOnly.body).not.toHaveProperty('download_url');
+    expect(seenByReadOnly.body.id).toBe(infraEnvId);
+    const listed = ((await call('GET', '/infra-envs', undefined, readOnly)).body as { id: string; download_url?: string }[]).find((i) => i.id === infraEnvId);
+    expect(listed).toBeDefined();
+    expect(listed).not.toHaveProperty('download_url');
+  });
+
   it('serves the discovery ignition to users and to the infra-env\'s agent', async () => {
     const id = await newInfraEnv({ ssh_authorized_key: sshPublicKey(), additional_ntp_sources: 'ntp.example.com' });
     const asUser = await call('GET', files(id, 'file_name=discovery.ign'));

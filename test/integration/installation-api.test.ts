@@ -286,7 +286,7 @@ describe('installation API: progress, controller reports and downloads', () => {
     await putFile('master.ign', JSON.stringify({ ignition: { version: '3.2.0', config: { merge: [{ source: 'https://api-int.ocp.example.com:22623/config/master' }] } } }));
     await putFile('worker.ign', JSON.stringify({ ignition: { version: '3.2.0', config: { merge: [{ source: 'https://api-int.ocp.example.com:22623/config/worker' }] } } }));
     await putFile('metadata.json', JSON.stringify({ clusterName: 'ocp', clusterID: randomUUID(), infraID: 'ocp-x1y2z' }));
-    await putFile('install-config.yaml', stringify({ apiVersion: 'v1', baseDomain: 'example.com', metadata: { name: 'ocp' } }));
+    await putFile('install-config.yaml', stringify({ apiVersion: 'v1', baseDomain: 'example.com', metadata: { name: 'ocp' }, pullSecret: PULL_SECRET }));
     await putFile('kubeadmin-password', 'Xk9pQ-abcde-FGHIJ-klmno');
     await putFile('kubeconfig-noingress', stringify({
       apiVersion: 'v1', kind: 'Config', 'current-context': 'admin',
@@ -296,12 +296,29 @@ describe('installation API: progress, controller reports and downloads', () => {
     }));
 
     for (const fileName of ['bootstrap.ign', 'master.ign', 'worker.ign', 'metadata.json', 'install-config.yaml']) {
-      const reply = await call('GET', `/clusters/${clusterId}/downloads/files?file_name=${fileName}`, undefined, readOnly);
+      const reply = await call('GET', `/clusters/${clusterId}/downloads/files?file_name=${fileName}`);
       expect(reply.status, fileName).toBe(200);
       expect(reply.bytes.toString()).toBe(files[fileName]);
       expect(reply.headers.get('content-type')).toBe('application/octet-stream');
       expect(reply.headers.get('content-disposition')).toBe(`attachment; filename="${fileName}"`);
     }
+    // Read-only tokens get nothing that carries credentials: no ignition (bootstrap.ign holds the
+    // pull secret and keys), and install-config.yaml without its pull secret; neither do agents
+    // get the pull secret, which they have no use for.
+    for (const fileName of ['bootstrap.ign', 'master.ign', 'worker.ign']) {
+      const refused = await call('GET', `/clusters/${clusterId}/downloads/files?file_name=${fileName}`, undefined, readOnly);
+      expect(refused.status, fileName).toBe(403);
+      expect(refused.body.message).toBe(`${fileName} carries credentials; a read-only token may not fetch it`);
+      expect((await call('GET', `/clusters/${clusterId}/downloads/files-presigned?file_name=${fileName}`, undefined, readOnly)).status, fileName).toBe(403);
+    }
+    expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=metadata.json`, undefined, readOnly)).bytes.toString()).toBe(files['metadata.json']);
+    for (const principal of [readOnly, agent]) {
+      const redacted = parse((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=install-config.yaml`, undefined, principal)).bytes.toString()) as Record<string, unknown>;
+      expect(redacted).toMatchObject({ baseDomain: 'example.com', metadata: { name: 'ocp' } });
+      expect(redacted.pullSecret).toMatch(/^<redacted/);
+    }
+    expect((await call('GET', `/clusters/${clusterId}/downloads/files-presigned?file_name=install-config.yaml`, undefined, readOnly)).status).toBe(403);
+    expect((await call('GET', `/infra-env/${infraEnvId}/hosts/${hostIds.get('master-0')}/downloads/ignition`, undefined, readOnly)).status).toBe(403);
     // The bootstrap host's installer fetches bootstrap.ign with its agent token.
     expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=bootstrap.ign`, undefined, agent)).bytes.toString()).toBe(files['bootstrap.ign']);
     expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=bootstrap.ign`, undefined, otherAgent)).status).toBe(404);
@@ -324,7 +341,7 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect((await call('GET', `/infra-env/${otherInfraEnvId}/hosts/${spareHostId}/downloads/ignition`)).status).toBe(409);
 
     // Presigned: the URL itself downloads the file, under its name.
-    const presigned = await call('GET', `/clusters/${clusterId}/downloads/files-presigned?file_name=worker.ign`, undefined, readOnly);
+    const presigned = await call('GET', `/clusters/${clusterId}/downloads/files-presigned?file_name=worker.ign`);
     expect(presigned.status).toBe(200);
     expectMatchesSchema('V2GetPresignedForClusterFiles', 200, presigned.body);
     expect(Date.parse(presigned.body.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
