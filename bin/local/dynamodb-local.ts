@@ -19,6 +19,9 @@ function jarDirectory(): string {
   return path.join(lib, release);
 }
 
+/** Java source run by Java's source launcher: DynamoDB Local listening on 127.0.0.1 only. */
+const LOOPBACK_LAUNCHER = path.join(import.meta.dirname, 'LoopbackDynamoDBLocal.java');
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -38,7 +41,7 @@ const GUARD = [
 ].join('\n');
 
 /**
- * Starts DynamoDB Local on loopback port `port`, persisted under `dataDir` (in memory without one),
+ * Starts DynamoDB Local listening on 127.0.0.1:`port` only, persisted under `dataDir` (in memory without one),
  * and waits until it answers. Needs Java 17+ on PATH.
  */
 export async function startDynamoDbLocal(options: {
@@ -52,8 +55,10 @@ export async function startDynamoDbLocal(options: {
     '-Xms64m',
     '-Xmx512m',
     `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`,
-    '-jar',
+    // The jar's own server, bound to loopback by this launcher (the jar listens on every interface).
+    '-cp',
     path.join(directory, 'DynamoDBLocal.jar'),
+    LOOPBACK_LAUNCHER,
     '-port',
     String(options.port),
     '-sharedDb',

@@ -41,6 +41,30 @@ async function npmStart(port: number, dnsPort: number, directory = dataDir): Pro
   return { child, output: () => output };
 }
 
+/** A process and all its descendants. */
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    // No children.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** Every TCP and UDP socket the processes listen on (Unix sockets are local by nature), as `ss` lists them. */
+function listeningSockets(pids: readonly number[]): { protocol: string; local: string; process: string }[] {
+  const owned = new Set(pids);
+  return execFileSync('ss', ['-H', '-l', '-n', '-t', '-u', '-p'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((columns) => [...(columns.slice(6).join(' ').matchAll(/pid=(\d+)/g))].some((match) => owned.has(Number(match[1]))))
+    .map((columns) => ({ protocol: columns[0]!, local: columns[4]!, process: /\(\("([^"]+)"/.exec(columns.slice(6).join(' '))?.[1] ?? '?' }));
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|\[::1\]|\[::ffff:127\.\d+\.\d+\.\d+\])(%lo)?:\d+$/;
+
 async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   process.kill(-child.pid!, signal);
@@ -74,6 +98,16 @@ describe('npm start', () => {
 
     const health = (await (await fetch(`${base}/healthz`)).json()) as { components: Record<string, string> };
     expect(health.components).toMatchObject({ dynamodb: 'up', s3: 'up', stepfunctions: 'up', dns: 'up', api: 'up' });
+
+    // Nothing the runtime starts listens beyond loopback: the API, DNS (UDP and TCP), DynamoDB
+    // Local (java), s3rver, the Step Functions stand-in.
+    const sockets = listeningSockets(processTree(first.child.pid!));
+    const described = sockets.map((socket) => `${socket.protocol} ${socket.local} ${socket.process}`);
+    expect(sockets.filter((socket) => !LOOPBACK.test(socket.local)), described.join('\n')).toEqual([]);
+    expect(described.some((line) => line.includes(`:${port} `) && line.startsWith('tcp')), described.join('\n')).toBe(true);
+    expect(described.filter((line) => line.includes(`:${dnsPort} `)).map((line) => line.split(' ')[0]).sort(), described.join('\n')).toEqual(['tcp', 'udp']);
+    expect(described.some((line) => line.endsWith(' java')), described.join('\n')).toBe(true);
+    console.info(`npm start listens on ${sockets.length} sockets, all loopback:\n${described.join('\n')}`);
 
     const tokenFile = path.join(dataDir, 'admin-token');
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
