@@ -229,6 +229,21 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
   // one that sends nothing; a slow or idle client cannot hold sockets open.
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
+  // Requests Node's parser refuses before any handler runs (an over-long URL or header block,
+  // bytes that are not HTTP) get an answer in the upstream error shape, as API Gateway answers
+  // them itself, instead of a bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, reason] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, `The request line and headers exceed ${http.maxHeaderSize} bytes; send long values in the body`] :
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request did not arrive in time'] :
+      [400, 'The request is not valid HTTP'];
+    const { body } = errorResponse(status, reason);
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   server.on('connection', (socket: Socket) => {
     const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS);
     timer.unref();

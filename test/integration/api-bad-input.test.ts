@@ -102,6 +102,9 @@ describe('bad input', () => {
     { name: 'unknown host', method: 'GET', path: `/infra-envs/${infraEnvId}/hosts/${missing}`, expected: 404 },
     { name: 'host update unknown role', method: 'PATCH', path: `/infra-envs/${infraEnvId}/hosts/${missing}`, body: JSON.stringify({ host_role: 'captain' }), expected: 400 },
     { name: 'bind without cluster', method: 'POST', path: `/infra-envs/${infraEnvId}/hosts/${missing}/actions/bind`, body: '{}', expected: 400 },
+    { name: 'bind with a number for a body', method: 'POST', path: `/infra-envs/${infraEnvId}/hosts/${missing}/actions/bind`, body: '42', expected: 400, reason: /object/ },
+    { name: 'host ignition with a number for a body (it was stored: 201)', method: 'PATCH', path: `/infra-envs/${infraEnvId}/hosts/${missing}/ignition`, body: '42', expected: 400, reason: /object/ },
+    { name: 'host ignition with null for a body', method: 'PATCH', path: `/infra-envs/${infraEnvId}/hosts/${missing}/ignition`, body: 'null', expected: 400 },
     // tokens
     { name: 'token without name', method: 'POST', path: '/api-tokens', body: '{}', expected: 400, reason: /name/ },
     { name: 'token with unknown role', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'x', role: 'root' }), expected: 400 },

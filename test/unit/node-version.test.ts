@@ -23,6 +23,14 @@ describe('the supported Node', () => {
     expect(major(process.versions.node)).toBe(supported);
   });
 
+  it('is what the lockfile records, so a fresh npm install leaves it as it is', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: unknown; dependencies?: unknown; devDependencies?: unknown }> };
+    const root = lock.packages['']!;
+    expect(root.engines).toEqual(packageJson.engines);
+    expect(root.devDependencies).toEqual(packageJson.devDependencies);
+    expect(root.dependencies).toEqual((JSON.parse(read('package.json')) as { dependencies: unknown }).dependencies);
+  });
+
   it('is what every bundle targets, the Lambda runtime, the agent image, .ci/run and the README', () => {
     for (const file of ['lib/esbuild-options.ts', 'cli/build.ts', 'agent/build.ts']) expect(read(file), file).toContain(`target: 'node${supported}'`);
     expect(read('lib/service-functions.ts')).toContain(`lambda.Runtime.NODEJS_${supported}_X`);
