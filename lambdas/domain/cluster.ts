@@ -12,6 +12,7 @@ import {
   planVipUpdate,
   userManagedNetworkingVipProblem,
   vipConfigurationProblems,
+  type VipConfiguration,
 } from './cluster-vips.js';
 import type { MachineNetworkHost } from './machine-network.js';
 import {
@@ -102,6 +103,26 @@ const vipIps = (value: unknown): string[] | undefined => list<{ ip?: unknown }>(
 const cidrsOf = (networks: readonly Network[]): string[] => networks.map((network) => network.cidr);
 const isUserManagedLoadBalancer = (value: unknown): boolean => (value as { type?: string } | undefined)?.type === 'user-managed';
 
+/** The configuration upstream's VIP checks look at: the VIPs and networks as they will be, the modes as the request sets them. */
+function vipConfiguration(
+  vips: { apiVips: readonly string[]; ingressVips: readonly string[] },
+  networks: NetworkLists,
+  requested: { userManagedNetworking?: boolean; vipDhcpAllocation?: boolean; loadBalancer: unknown },
+  context: NetworkingContext,
+): VipConfiguration {
+  return {
+    ...vips,
+    machineNetworks: cidrsOf(networks.machineNetworks),
+    serviceNetworks: cidrsOf(networks.serviceNetworks),
+    clusterNetworks: cidrsOf(networks.clusterNetworks),
+    userManagedNetworking: requested.userManagedNetworking === true,
+    vipDhcpAllocation: requested.vipDhcpAllocation === true,
+    userManagedLoadBalancer: isUserManagedLoadBalancer(requested.loadBalancer),
+    openshiftVersion: context.openshiftVersion,
+    cpuArchitecture: context.cpuArchitecture,
+  };
+}
+
 function refuse(problems: readonly (string | undefined)[]): void {
   const reasons = problems.filter((problem): problem is string => !!problem);
   if (reasons.length > 0) throw badRequest(reasons.join('; '));
@@ -114,18 +135,7 @@ function createdVips(params: Params, networks: NetworkLists, context: Networking
   const requestedUmn = params.user_managed_networking as boolean | undefined;
   const requestedDhcp = params.vip_dhcp_allocation as boolean | undefined;
   refuse([dualStackVipsProblem(apiVips.length, ingressVips.length, context.openshiftVersion, context.cpuArchitecture)]);
-  refuse(vipConfigurationProblems({
-    apiVips,
-    ingressVips,
-    machineNetworks: cidrsOf(networks.machineNetworks),
-    serviceNetworks: cidrsOf(networks.serviceNetworks),
-    clusterNetworks: cidrsOf(networks.clusterNetworks),
-    userManagedNetworking: requestedUmn === true,
-    vipDhcpAllocation: requestedDhcp === true,
-    userManagedLoadBalancer: isUserManagedLoadBalancer(params.load_balancer),
-    openshiftVersion: context.openshiftVersion,
-    cpuArchitecture: context.cpuArchitecture,
-  }));
+  refuse(vipConfigurationProblems(vipConfiguration({ apiVips, ingressVips }, networks, { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer: params.load_balancer }, context)));
   if (context.singleNode) {
     if (requestedUmn === false) throw badRequest('User Managed Networking must be enabled on single node OpenShift');
     if (requestedDhcp === true) throw badRequest('VIP DHCP Allocation cannot be enabled on single node OpenShift');
@@ -177,18 +187,7 @@ function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly
       throw badRequest(`${object} cannot be set with ${subject}`);
     }
   }
-  const target = {
-    apiVips,
-    ingressVips,
-    machineNetworks: cidrsOf(networks.machineNetworks),
-    serviceNetworks: cidrsOf(networks.serviceNetworks),
-    clusterNetworks: cidrsOf(networks.clusterNetworks),
-    userManagedNetworking: requestedUmn === true,
-    vipDhcpAllocation: requestedDhcp === true,
-    userManagedLoadBalancer: isUserManagedLoadBalancer(loadBalancer),
-    openshiftVersion: context.openshiftVersion,
-    cpuArchitecture: context.cpuArchitecture,
-  };
+  const target = vipConfiguration({ apiVips, ingressVips }, networks, { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer }, context);
   refuse(vipConfigurationProblems(target));
   if (context.singleNode && requestedUmn === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
 

@@ -6,7 +6,6 @@ import type { ServiceConfig } from '../platform/config.js';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
 import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
 import type { InfraEnv } from '../domain/entities.js';
-import { requireSecretAccess } from './api-tokens.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../domain/ipxe-script.js';
 import { majorMinor } from '../domain/ocp-version.js';
@@ -18,6 +17,7 @@ import { findInfraEnv } from './access.js';
 import { issueAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
 import { signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
+import { requireSecretAccess } from './api-tokens.js';
 
 export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'] as const;
 

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/entities.js';
-import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host.js';
 import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView } from '../domain/infra-env.js';
@@ -14,6 +13,7 @@ import { recordEvent } from './events.js';
 import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
+import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
 
 export interface InfraEnvDeps {
   store: Store;
