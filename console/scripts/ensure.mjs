@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 const consoleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-function run(args) {
-  const result = spawnSync(npm, args, { cwd: consoleDir, stdio: 'inherit', timeout: 15 * 60_000 });
+function run(args, env = process.env) {
+  const result = spawnSync(npm, args, { cwd: consoleDir, stdio: 'inherit', timeout: 15 * 60_000, env });
   if (result.status !== 0) {
     console.error(`console: npm ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
     process.exit(1);
@@ -53,7 +53,9 @@ if (command === 'install') {
   if (!installedLockMatches()) run(['ci', '--no-audit', '--no-fund']);
   const built = path.join(consoleDir, 'dist', 'index.html');
   if (existsSync(built) && statSync(built).mtimeMs >= newestSourceTime()) console.log('console: dist up to date');
-  else run(['run', 'build']);
+  // Always the production build users get, whoever asks: the browser tests run under vitest's
+  // NODE_ENV=test, which made Vite build React's development flavour, with its console warnings.
+  else run(['run', 'build'], { ...process.env, NODE_ENV: 'production' });
 } else {
   console.error('usage: node console/scripts/ensure.mjs install|build');
   process.exit(2);
