@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { appendFileSync, createReadStream, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
@@ -203,12 +203,37 @@ export interface ApiGatewayOptions {
   log?: (message: string) => void;
 }
 
+/**
+ * API Gateway's access log, locally: one JSON line per request (start time, method, path, status,
+ * milliseconds, the instance that answered) appended to the file `ASSISTED_ACCESS_LOG` names.
+ * Paths carry ids, never query strings (pre-signed URLs carry tokens there).
+ */
+function accessLogger(file: string | undefined): ((request: IncomingMessage, response: ServerResponse, startedAt: number) => void) | undefined {
+  if (!file) return undefined;
+  return (request, response, startedAt) => {
+    const line = {
+      at: new Date(startedAt).toISOString(),
+      method: request.method,
+      path: (request.url ?? '').split('?')[0]!.slice(0, 300),
+      status: response.statusCode,
+      ms: Date.now() - startedAt,
+      instance: response.getHeader('X-Local-Function-Instance'),
+    };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+  };
+}
+
 export async function startApiGateway(options: ApiGatewayOptions): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
+  const logAccess = accessLogger(process.env.ASSISTED_ACCESS_LOG);
   // Node times out headers only once a request has begun; a connection that never sends a byte
   // would stay open. Each connection gets HEADERS_TIMEOUT_MS for its first request's headers.
   const awaitingFirstRequest = new WeakMap<Socket, NodeJS.Timeout>();
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, async (request, response) => {
     clearTimeout(awaitingFirstRequest.get(request.socket));
+    if (logAccess) {
+      const startedAt = Date.now();
+      response.once('finish', () => logAccess(request, response, startedAt));
+    }
     try {
       for (const route of options.localRoutes ?? []) if (await route(request, response)) return;
       const body = await readBody(request);

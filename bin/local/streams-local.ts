@@ -64,6 +64,11 @@ const RECORDS_PER_READ = 1_000;
 /** Rounds read to the stream's end after which a waiter counts the stream drained though others keep writing. */
 const DRAIN_ROUNDS = 3;
 
+/** Each delivered batch as a JSON line in the file `ASSISTED_ACCESS_LOG` names (the API's access log), for reading latencies. */
+const logBatch = process.env.ASSISTED_ACCESS_LOG
+  ? (line: Record<string, unknown>) => appendFileSync(process.env.ASSISTED_ACCESS_LOG!, `${JSON.stringify(line)}\n`)
+  : undefined;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether a value matches a Lambda event filter pattern (the subset the catalogue uses: values and prefixes). */
@@ -336,7 +341,9 @@ class MappingPoller {
       let failedFrom: number;
       let reason: string;
       try {
+        const startedAt = Date.now();
         const answer = (await this.options.invoke(this.mapping.function, { Records: pending })) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
+        logBatch?.({ at: new Date(startedAt).toISOString(), mapping: this.mapping.name, records: pending.length, ms: Date.now() - startedAt, lagMs: startedAt - 1000 * Number(pending[0]?.dynamodb?.ApproximateCreationDateTime ?? startedAt / 1000) });
         const failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
         failedFrom = failed.size === 0 ? -1 : pending.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
         // An identifier that names no record of the batch fails the whole batch, as Lambda treats it.

@@ -466,6 +466,17 @@ export function awaitingAnswer(stored: unknown, type: string, now: Date): boolea
   return Number.isFinite(at) && at <= now.getTime() && now.getTime() - at < (HANDED_ONCE_WINDOW_MS[type] ?? LONG_CHECK_WINDOW_MS);
 }
 
+/** The attributes with the mark of a check of this type gone (it was answered), or undefined when there is none. */
+export function withoutLongCheckMark(attributes: Readonly<Record<string, unknown>>, type: string): Record<string, unknown> | undefined {
+  const marks = attributes[LONG_CHECKS_HANDED_AT] as Record<string, string> | undefined;
+  if (!marks?.[type]) return undefined;
+  const rest = { ...marks };
+  delete rest[type];
+  const next: Record<string, unknown> = { ...attributes, [LONG_CHECKS_HANDED_AT]: rest };
+  if (Object.keys(rest).length === 0) delete next[LONG_CHECKS_HANDED_AT];
+  return next;
+}
+
 /** Which of the wanted checks this poll may hand out, and the marks to store with them. */
 export function claimLongChecks(stored: unknown, wanted: readonly string[], now: Date): { claimed: string[]; marks: Record<string, string> } {
   const marks = { ...((stored && typeof stored === 'object' ? stored : {}) as Record<string, string>) };

@@ -10,6 +10,7 @@ import {
   claimLongChecks,
   LONG_CHECKS,
   LONG_CHECKS_HANDED_AT,
+  withoutLongCheckMark,
   hasUncheckedPeers,
   hostNics,
   offersConnectivityCheck,
@@ -203,33 +204,28 @@ export async function getNextSteps(
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
-  if (reply.step_type !== 'connectivity-check') {
-    if (LONG_CHECKS.has(reply.step_type)) await answerLongCheck(deps, principal, infraEnvId, hostId, reply.step_type);
-    return processStepReply(deps, principal, infraEnvId, hostId, reply);
-  }
+  let answered = !LONG_CHECKS.has(reply.step_type);
   try {
-    return await processStepReply(deps, principal, infraEnvId, hostId, reply);
+    answered = (await processStepReply(deps, principal, infraEnvId, hostId, reply)) || answered;
   } finally {
-    // Answered only once this reply is done: the agent starts no check while its last one is still
-    // replying, so a check handed out meanwhile would be dropped and only handed again 15 s later.
-    await answerLongCheck(deps, principal, infraEnvId, hostId, reply.step_type);
+    // A check answered may be handed again at once. Its mark goes with the reply's own write; a
+    // reply that wrote nothing (no news, refused) takes it away here. Only once the reply is done:
+    // the agent starts no check while its last one is still replying, so a check handed out
+    // meanwhile would be dropped and only handed again 15 s later.
+    if (!answered) await answerLongCheck(deps, principal, infraEnvId, hostId, reply.step_type);
   }
 }
 
 /** A check answered may be handed again at once: its stored mark goes (a write only when there is one). */
 async function answerLongCheck(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, stepType: string): Promise<void> {
   await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
-    const marks = current.attributes[LONG_CHECKS_HANDED_AT] as Record<string, string> | undefined;
-    if (!marks?.[stepType]) return undefined;
-    const rest = { ...marks };
-    delete rest[stepType];
-    const attributes: Record<string, unknown> = { ...current.attributes, [LONG_CHECKS_HANDED_AT]: rest };
-    if (Object.keys(rest).length === 0) delete attributes[LONG_CHECKS_HANDED_AT];
-    return { ...current, attributes };
+    const attributes = withoutLongCheckMark(current.attributes, stepType);
+    return attributes ? { ...current, attributes } : undefined;
   });
 }
 
-async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+/** Returns whether the reply's own write took its check's mark away. */
+async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<boolean> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   // The cluster and infra-env are read fresh: other functions (the install workflow) change them,
   // and a copy remembered here would not show their writes (with second-old copies an HA fleet
@@ -257,7 +253,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const rejudge = rejudgedUnchanged(reply.step_type, host.status);
   // A reply that moves the host by the table (a failed install step, lost media) is news even
   // when its text is the same as last time's.
-  if (!preview && !rejudge && !replyTransition(host, reply, now)) return;
+  if (!preview && !rejudge && !replyTransition(host, reply, now)) return false;
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.
@@ -277,6 +273,9 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     const changed = applyStepReply(base, reply, context) ?? (moved ? base : undefined);
     if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
     const judged = write.judgeInto(changed ?? current);
+    // The check's mark goes in the same write: one write per reply, not two on the same item.
+    const unmarked = withoutLongCheckMark(judged.attributes, reply.step_type);
+    if (unmarked) return { ...judged, attributes: unmarked };
     return judged === current ? undefined : judged;
   }, host);
   if (after && after.version !== host.version) {
@@ -288,6 +287,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     // The cluster, the peers waiting on this report, and a verdict that lost a peer-dependent
     // validation on a shared listing all follow through the table's stream (host-changes).
   }
+  return !!after && withoutLongCheckMark(after.attributes, reply.step_type) === undefined;
 }
 
 /**

@@ -73,7 +73,7 @@ export async function updateHostInstallProgress(deps: InstallationDeps, principa
   const stored = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
     outcome = applyHostProgress(current, progressCluster, report, now);
     return outcome.changed ? outcome.host : undefined;
-  });
+  }, host);
   stillThere(stored, `Host ${hostId}`);
   if (!outcome?.changed) return;
 
