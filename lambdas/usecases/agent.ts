@@ -216,6 +216,14 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   }
 }
 
+const isSingleNode = (cluster: Cluster | undefined) => (cluster?.attributes.control_plane_count as number | undefined) === 1;
+
+/** The smallest disk an inventory's disks are eligible with, by the cluster's release and shape. */
+function minimumDiskBytes(cluster: Cluster | undefined): number {
+  const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
+  return (minimums[isSingleNode(cluster) ? 'sno' : 'worker']?.disk_size_gb ?? 100) * 1e9;
+}
+
 /** A check answered may be handed again at once: its stored mark goes (a write only when there is one). */
 async function answerLongCheck(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, stepType: string): Promise<void> {
   await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
@@ -229,24 +237,22 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   // The cluster and infra-env are read fresh: other functions (the install workflow) change them,
   // and a copy remembered here would not show their writes (with second-old copies an HA fleet
-  // install took ~79 s instead of ~40).
-  const [cluster, infraEnv] = await Promise.all([
+  // install took ~79 s instead of ~40). Most replies repeat the last one: only an inventory (the
+  // disk size its cluster's release requires) and VIP verdicts read them before that is known.
+  const readSurroundings = () => Promise.all([
     host.clusterId ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined,
     deps.store.infraEnvs.get({ orgId: principal.orgId, infraEnvId }),
   ]);
-  const version = (cluster?.attributes.openshift_version as string | undefined) ?? '';
-  const minimums = hardwareMinimums(version);
-  const role = (cluster?.attributes.control_plane_count as number | undefined) === 1 ? 'sno' : 'worker';
-  const minDiskBytes = (minimums[role]?.disk_size_gb ?? 100) * 1e9;
+  const readFirst = reply.step_type === 'inventory' || reply.step_type === 'verify-vips';
+  let [cluster, infraEnv] = readFirst ? await readSurroundings() : [undefined, undefined];
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
-  const context = { now, minDiskBytes };
   const subject = { orgId: principal.orgId, infraEnvId, hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
   if (reply.step_type === 'verify-vips' && cluster) await recordVipVerifications(deps, cluster, reply);
   // The upgrade's result is an event (nothing is stored); the reply then goes the usual way (lost media, errors).
   if (reply.step_type === 'upgrade-agent') await recordEvents(deps, eventRequests(subject, stepReplyEvents(host, host, reply, 0)));
-  // Pure: a reply whose output is malformed is refused here, before anything is read or written.
-  const preview = applyStepReply(host, reply, context);
+  // Pure: a reply whose output is malformed is refused here, before anything is written.
+  const preview = applyStepReply(host, reply, { now, minDiskBytes: minimumDiskBytes(cluster) });
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).
@@ -254,6 +260,10 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // A reply that moves the host by the table (a failed install step, lost media) is news even
   // when its text is the same as last time's.
   if (!preview && !rejudge && !replyTransition(host, reply, now)) return false;
+  if (!readFirst) [cluster, infraEnv] = await readSurroundings();
+  const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
+  const role = isSingleNode(cluster) ? 'sno' : 'worker';
+  const context = { now, minDiskBytes: minimumDiskBytes(cluster) };
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.
