@@ -384,8 +384,61 @@ function checkPlatform(attributes: ClusterAttributes): void {
   }
 }
 
+export const DISCONNECTED_CLUSTER_KIND = 'DisconnectedCluster';
+/** What a DisconnectedCluster is, as upstream's registrar says it. */
+export const DISCONNECTED_STATUS_INFO = 'Cluster created for offline installation';
+
+export const isDisconnectedCluster = (cluster: Pick<Cluster, 'attributes'> | undefined): boolean =>
+  cluster?.attributes.kind === DISCONNECTED_CLUSTER_KIND;
+
+/**
+ * A DisconnectedCluster (POST /v2/clusters/disconnected): only the name and release of a
+ * disconnected ISO, the configuration its infra-env's image is made from. Never monitored, never
+ * installed from here: the hosts booted from that ISO install themselves with the agent-based
+ * installer. Upstream validates only the name's length; the name becomes the AgentConfig's
+ * metadata.name, so it is held to the cluster-name rules here.
+ */
+export function createDisconnectedClusterRecord(
+  params: Params,
+  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string },
+): Omit<Cluster, 'version'> {
+  const name = params.name as string;
+  check(clusterNameProblem(name));
+  return {
+    orgId: context.orgId,
+    clusterId: context.clusterId,
+    name,
+    status: 'unmonitored',
+    createdAt: context.now,
+    updatedAt: context.now,
+    pullSecret: '',
+    attributes: {
+      kind: DISCONNECTED_CLUSTER_KIND,
+      openshift_version: context.release.openshiftVersion,
+      // Kept for the infra-env and the installer's ClusterImageSet; upstream leaves both empty.
+      ocp_release_image: context.release.releaseImage,
+      cpu_architecture: context.release.cpuArchitecture,
+      status_info: DISCONNECTED_STATUS_INFO,
+      user_name: context.userName,
+    },
+  };
+}
+
+/**
+ * The refusal of any change or action on a DisconnectedCluster (upstream's answer is the plain
+ * "cannot be updated in state unmonitored"): what it is and what to do instead.
+ */
+export function disconnectedClusterRefusal(cluster: Pick<Cluster, 'clusterId' | 'attributes'>, action: string): string | undefined {
+  if (!isDisconnectedCluster(cluster)) return undefined;
+  return `Cluster ${cluster.clusterId} is a DisconnectedCluster: it only holds the settings of a disconnected ISO and cannot be ${action}. ` +
+    'Change the ISO through its infra-env (PATCH /v2/infra-envs/{id}), boot the hosts from the ISO to install them with the agent-based installer, ' +
+    'or create a cluster to install from here with POST /v2/clusters';
+}
+
 /** Applies a `v2-cluster-update-params` document; only in the states upstream allows. */
 export function applyClusterUpdate(cluster: Cluster, params: Params, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
+  const disconnected = disconnectedClusterRefusal(cluster, 'updated');
+  if (disconnected) throw conflict(disconnected);
   if (!UPDATABLE_STATES.has(cluster.status)) {
     throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
   }

@@ -11,6 +11,53 @@ import type { Params, ResolvedRelease } from './cluster.js';
 
 export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
 export const DEFAULT_IMAGE_TYPE = 'full-iso';
+/**
+ * The image type of a DisconnectedCluster's infra-env: an ISO whose ignition is the agent-based
+ * installer's unconfigured ignition. Hosts booted from it never register with this service.
+ */
+export const DISCONNECTED_ISO = 'disconnected-iso';
+
+/**
+ * The infra-env attribute that keeps the name of the DisconnectedCluster an infra-env was made for
+ * once that cluster is deleted (the infra-env stays, detached): the disconnected ignition's
+ * AgentConfig is named after it.
+ */
+export const DISCONNECTED_CLUSTER_NAME = 'disconnected_cluster_name';
+
+export const isDisconnectedIso = (infraEnv: Pick<InfraEnv, 'attributes'>): boolean => infraEnv.attributes.type === DISCONNECTED_ISO;
+
+/** The refusal of a host registration to a disconnected-iso infra-env (upstream's 400). */
+export function hostRegistrationProblem(infraEnv: Pick<InfraEnv, 'attributes'>): string | undefined {
+  return isDisconnectedIso(infraEnv)
+    ? 'Cannot register a host to an InfraEnv with disconnected-iso type: hosts booted from a disconnected ISO install with the agent-based installer and never reach this service'
+    : undefined;
+}
+
+/** Upstream's rendezvous IP rule: an IP address, and only on a disconnected-iso infra-env. Empty means none. */
+export function rendezvousIpProblem(imageType: string, ip: unknown): string | undefined {
+  if (typeof ip !== 'string' || ip === '') return undefined;
+  if (imageType !== DISCONNECTED_ISO) return `RendezvousIP is only supported for disconnected ISO infra-envs (image_type ${DISCONNECTED_ISO}), not ${imageType}`;
+  if (!isIp(ip)) return `rendezvous_ip "${ip}" is not a valid IPv4 or IPv6 address`;
+  return undefined;
+}
+
+/** What an infra-env's cluster means for its image type: a DisconnectedCluster's make disconnected ISOs only. */
+export interface InfraEnvClusterContext {
+  /** The infra-env is (or will be) bound to a cluster, or was made for a DisconnectedCluster since deleted. */
+  bound: boolean;
+  /** That cluster is a DisconnectedCluster. */
+  disconnectedCluster: boolean;
+}
+
+function imageTypeProblem(type: string, cluster: InfraEnvClusterContext): string | undefined {
+  if (cluster.disconnectedCluster && type !== DISCONNECTED_ISO) {
+    return `the cluster is a DisconnectedCluster: its infra-envs make disconnected ISOs (image_type ${DISCONNECTED_ISO}), not ${type}; create a cluster with POST /v2/clusters for a ${type}`;
+  }
+  if (type === DISCONNECTED_ISO && !cluster.bound) {
+    return `image_type ${DISCONNECTED_ISO} needs the infra-env's cluster_id: create a DisconnectedCluster with POST /v2/clusters/disconnected, then its infra-env with that cluster_id`;
+  }
+  return undefined;
+}
 const MAX_TRUST_BUNDLE = 65_535;
 
 function check(reason: string | undefined): void {
@@ -87,20 +134,52 @@ function attributesFrom(params: Params): Record<string, unknown> {
     check(kernelArgumentsProblem(params.kernel_arguments as { value?: string }[]));
     out.kernel_arguments = JSON.stringify(params.kernel_arguments);
   }
-  if (typeof params.rendezvous_ip === 'string' && params.rendezvous_ip && !isIp(params.rendezvous_ip)) {
-    throw badRequest(`rendezvous_ip "${params.rendezvous_ip}" is not an IP address`);
-  }
-  for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'image_type', 'rendezvous_ip', 'network_discovery_delay_seconds']) {
-    if (params[field] !== undefined && params[field] !== null) out[field === 'image_type' ? 'type' : field] = params[field];
+  for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'network_discovery_delay_seconds']) {
+    if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
   }
   return out;
 }
 
+/**
+ * The image type and rendezvous IP an infra-env will have, checked as upstream does: the IP only
+ * on a disconnected ISO (moving away from one drops it), an empty IP clears it.
+ */
+function imageTypeAndRendezvous(params: Params, current: Record<string, unknown>, cluster: InfraEnvClusterContext): Record<string, unknown> {
+  const requestedType = typeof params.image_type === 'string' && params.image_type !== '' ? params.image_type : undefined;
+  const type = requestedType ?? (current.type as string | undefined) ?? (cluster.disconnectedCluster ? DISCONNECTED_ISO : DEFAULT_IMAGE_TYPE);
+  check(imageTypeProblem(type, cluster));
+  check(rendezvousIpProblem(type, params.rendezvous_ip));
+  const out: Record<string, unknown> = { type };
+  if (type !== DISCONNECTED_ISO) out.rendezvous_ip = undefined;
+  else if (typeof params.rendezvous_ip === 'string') out.rendezvous_ip = params.rendezvous_ip === '' ? undefined : params.rendezvous_ip;
+  return out;
+}
+
+/** Sets the fields, and removes those set to undefined. */
+function assignAttributes(target: Record<string, unknown>, fields: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) delete target[name];
+    else target[name] = value;
+  }
+}
+
 export function createInfraEnvRecord(
   params: Params,
-  context: { orgId: string; infraEnvId: string; now: string; release?: ResolvedRelease; clusterId?: string; imageTokenKey: string; userName: string },
+  context: {
+    orgId: string; infraEnvId: string; now: string; release?: ResolvedRelease; clusterId?: string; imageTokenKey: string; userName: string;
+    /** Whether the cluster it is created for is a DisconnectedCluster (its infra-envs default to disconnected-iso). */
+    disconnectedCluster?: boolean;
+  },
 ): Omit<InfraEnv, 'version'> {
   check(pullSecretProblem(params.pull_secret as string));
+  const attributes: Record<string, unknown> = {
+    kind: 'InfraEnv',
+    cpu_architecture: context.release?.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
+    ...(context.release ? { openshift_version: context.release.openshiftVersion } : {}),
+    user_name: context.userName,
+    ...attributesFrom(params),
+  };
+  assignAttributes(attributes, imageTypeAndRendezvous(params, {}, { bound: !!context.clusterId, disconnectedCluster: context.disconnectedCluster === true }));
   return {
     orgId: context.orgId,
     infraEnvId: context.infraEnvId,
@@ -110,24 +189,25 @@ export function createInfraEnvRecord(
     updatedAt: context.now,
     pullSecret: params.pull_secret as string,
     imageTokenKey: context.imageTokenKey,
-    attributes: {
-      kind: 'InfraEnv',
-      type: DEFAULT_IMAGE_TYPE,
-      cpu_architecture: context.release?.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
-      ...(context.release ? { openshift_version: context.release.openshiftVersion } : {}),
-      user_name: context.userName,
-      ...attributesFrom(params),
-    },
+    attributes,
   };
 }
 
-export function applyInfraEnvUpdate(infraEnv: InfraEnv, params: Params, now: string, release?: ResolvedRelease): InfraEnv {
+export function applyInfraEnvUpdate(
+  infraEnv: InfraEnv,
+  params: Params,
+  now: string,
+  release?: ResolvedRelease,
+  /** Whether its cluster is a DisconnectedCluster; by default, whether it was made for one since deleted. */
+  cluster: InfraEnvClusterContext = { bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes, disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes },
+): InfraEnv {
   const next = structuredClone(infraEnv);
   if (typeof params.pull_secret === 'string') {
     check(pullSecretProblem(params.pull_secret));
     next.pullSecret = params.pull_secret;
   }
   Object.assign(next.attributes, attributesFrom(params));
+  assignAttributes(next.attributes, imageTypeAndRendezvous(params, infraEnv.attributes, cluster));
   if (release) next.attributes.openshift_version = release.openshiftVersion;
   next.updatedAt = now;
   return next;
@@ -135,8 +215,9 @@ export function applyInfraEnvUpdate(infraEnv: InfraEnv, params: Params, now: str
 
 /** The upstream `infra-env` document; the pull secret and the image signing key stay out. */
 export function infraEnvView(infraEnv: InfraEnv): Record<string, unknown> {
+  const { [DISCONNECTED_CLUSTER_NAME]: _madeFor, ...attributes } = infraEnv.attributes;
   return {
-    ...infraEnv.attributes,
+    ...attributes,
     kind: 'InfraEnv',
     id: infraEnv.infraEnvId,
     href: `/api/assisted-install/v2/infra-envs/${infraEnv.infraEnvId}`,

@@ -32,6 +32,8 @@ import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import type { HostTransition } from '../domain/host-state-machine.js';
 import { hostDisplayName, hostView } from '../domain/host.js';
+import { badRequest } from '../domain/errors.js';
+import { hostRegistrationProblem } from '../domain/infra-env.js';
 import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type Store } from '../ports/store.js';
@@ -79,6 +81,8 @@ export async function registerHost(
   const key = { orgId: principal.orgId, infraEnvId, hostId: request.host_id };
   // Both reads at once: the host's is used only once the infra-env was found for this caller.
   const [infraEnv, existing] = await Promise.all([findInfraEnv(deps.store, principal, infraEnvId), deps.store.hosts.get(key)]);
+  const refused = hostRegistrationProblem(infraEnv);
+  if (refused) throw badRequest(refused);
   const agentVersion = request.discovery_agent_version ?? headerAgentVersion;
   const now = deps.clock.now().toISOString();
   const clusterId = existing?.clusterId ?? infraEnv.clusterId;

@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { resolveOpenshiftVersion } from '../domain/catalogues.js';
-import { applyClusterUpdate, BUSY_STATES, clusterView, createClusterRecord, type Params, type ResolvedRelease } from '../domain/cluster.js';
+import {
+  applyClusterUpdate,
+  BUSY_STATES,
+  clusterView,
+  createClusterRecord,
+  createDisconnectedClusterRecord,
+  DISCONNECTED_CLUSTER_KIND,
+  isDisconnectedCluster,
+  type Params,
+  type ResolvedRelease,
+} from '../domain/cluster.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';
+import { DISCONNECTED_CLUSTER_NAME } from '../domain/infra-env.js';
 import { hostNetworks } from '../domain/host-networks.js';
 import type { MachineNetworkHost } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
@@ -74,6 +85,26 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
   return clusterView(cluster);
 }
 
+/**
+ * POST /v2/clusters/disconnected: a DisconnectedCluster, the holder of a disconnected ISO's name and
+ * release. Not judged: it stays unmonitored for as long as it exists.
+ */
+export async function registerDisconnectedCluster(deps: ClusterDeps, principal: Principal, params: Params): Promise<Record<string, unknown>> {
+  // The schema requires both; upstream's own words for an empty one.
+  if (typeof params.name !== 'string' || params.name === '') throw badRequest('cluster name is required');
+  if (typeof params.openshift_version !== 'string' || params.openshift_version === '') throw badRequest('OpenShift version is required');
+  const release = resolveRelease(params.openshift_version);
+  const created = await deps.store.clusters.create(createDisconnectedClusterRecord(params, {
+    orgId: principal.orgId,
+    clusterId: randomUUID(),
+    now: deps.clock.now().toISOString(),
+    release,
+    userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+  }));
+  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: DISCONNECTED_CLUSTER_KIND } });
+  return clusterView(created);
+}
+
 export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {
   const cluster = await findCluster(deps.store, principal, clusterId);
   return describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts });
@@ -108,6 +139,12 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
 /**
  * Deletes the cluster. Infra-envs created for it go with it (with their hosts); hosts that joined
  * it by late binding return to their infra-env's pool.
+ *
+ * A DisconnectedCluster is the exception: its infra-envs stay, detached, with their images. Such a
+ * cluster is only the configuration of a disconnected ISO, and the console deletes it right after
+ * it started the ISO's download (whose request may arrive after the deletion), while a user may
+ * download the ISO again later with the same URL. Upstream keeps every infra-env of a deleted
+ * cluster; here only these are kept, and DELETE /v2/infra-envs/{id} removes one with its images.
  */
 export async function deregisterCluster(deps: ClusterDeps, principal: Principal, clusterId: string): Promise<void> {
   const cluster = await findCluster(deps.store, principal, clusterId);
@@ -116,6 +153,9 @@ export async function deregisterCluster(deps: ClusterDeps, principal: Principal,
   }
   const key = { orgId: principal.orgId, clusterId };
   const now = deps.clock.now().toISOString();
+  if (isDisconnectedCluster(cluster)) {
+    await detachDisconnectedInfraEnvs(deps, cluster, now);
+  }
   const ownedInfraEnvs = await deps.store.infraEnvs.listByCluster(key);
   const owned = new Set(ownedInfraEnvs.map((i) => i.infraEnvId));
   for (const host of await deps.store.hosts.listByCluster(key)) {
@@ -145,4 +185,15 @@ export async function deregisterCluster(deps: ClusterDeps, principal: Principal,
   await deps.workflows.start('purge-objects', `purge-${clusterId}`, { bucket: 'files', prefix: clusterObjectPrefix(principal.orgId, clusterId) });
   await deps.workflows.start('purge-objects', `purge-logs-${clusterId}`, { bucket: 'logs', prefix: clusterObjectPrefix(principal.orgId, clusterId) });
   await recordEvent(deps, { name: 'cluster_deregistered', subject: { orgId: principal.orgId, clusterId } });
+}
+
+async function detachDisconnectedInfraEnvs(deps: ClusterDeps, cluster: Cluster, now: string): Promise<void> {
+  for (const infraEnv of await deps.store.infraEnvs.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId })) {
+    await deps.store.infraEnvs.mutate({ orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }, (current) => {
+      if (current.clusterId !== cluster.clusterId) return current;
+      const next = { ...current, attributes: { ...current.attributes, [DISCONNECTED_CLUSTER_NAME]: cluster.name }, updatedAt: now };
+      delete next.clusterId;
+      return next;
+    });
+  }
 }

@@ -7,6 +7,7 @@
 import type { ClusterStatus } from '../domain/cluster-state-machine.js';
 import { isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
 import { applyClusterEffects } from '../domain/cluster-effects.js';
+import { disconnectedClusterRefusal } from '../domain/cluster.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import { conflict } from '../domain/errors.js';
 import { hostDisplayName, requestContext } from '../domain/host.js';
@@ -92,7 +93,8 @@ async function transitionHostRecord(
 
 /** POST /v2/clusters/{id}/actions/install. */
 export async function installCluster(deps: InstallationDeps, principal: Principal, clusterId: string): Promise<Record<string, unknown>> {
-  await findCluster(deps.store, principal, clusterId);
+  const disconnected = disconnectedClusterRefusal(await findCluster(deps.store, principal, clusterId), 'installed');
+  if (disconnected) throw conflict(disconnected);
   const key = { orgId: principal.orgId, clusterId };
   // Judged afresh: what the user last saw may be a minute old.
   const cluster = stillThere(await refreshCluster(deps, key), `Cluster ${clusterId}`);

@@ -21,6 +21,7 @@ import { v2GetOpenApiDocument } from './v2GetOpenApiDocument.js';
 import { v2ListClusters } from './v2ListClusters.js';
 import { v2ListHosts } from './v2ListHosts.js';
 import { v2RegisterCluster } from './v2RegisterCluster.js';
+import { v2RegisterDisconnectedCluster } from './v2RegisterDisconnectedCluster.js';
 import { v2ResetHostValidation } from './v2ResetHostValidation.js';
 import { v2UpdateHost } from './v2UpdateHost.js';
 import { actionOperations } from './action-operations.js';
@@ -37,7 +38,7 @@ import { manifestOperations } from './manifest-operations.js';
 /** operationId → implementation; each lives in a file named after its operationId. */
 export const operations: Record<string, Operation> = {
   // clusters
-  v2RegisterCluster, v2ListClusters, v2GetCluster, V2UpdateCluster, v2DeregisterCluster, ListClusterHosts,
+  v2RegisterCluster, v2RegisterDisconnectedCluster, v2ListClusters, v2GetCluster, V2UpdateCluster, v2DeregisterCluster, ListClusterHosts,
   // infra-envs
   RegisterInfraEnv, ListInfraEnvs, GetInfraEnv, UpdateInfraEnv, DeregisterInfraEnv, GetInfraEnvDownloadURL, RegenerateInfraEnvSigningKey,
   // hosts (user side)

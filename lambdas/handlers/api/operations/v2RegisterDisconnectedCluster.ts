@@ -1,0 +1,9 @@
+import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
+import { registerDisconnectedCluster } from '../../../usecases/clusters.js';
+import type { Operation } from '../context.js';
+
+export const v2RegisterDisconnectedCluster: Operation = async ({ event, principal, ports }) => {
+  requireRole(principal, 'write');
+  return json(201, await registerDisconnectedCluster(ports, principal, event.body as Record<string, unknown>));
+};
