@@ -10,6 +10,9 @@ import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';
+import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
+import { createUnconfiguredIgnitions, unconfiguredIgnitionSettings } from '../adapters/openshift-install/unconfigured-ignitions.js';
+import { logger } from './observability.js';
 import { configFromEnvironment, type ServiceConfig } from './config.js';
 
 /** The ports a use case may need, built once per process (a Lambda container or the local runtime). */
@@ -22,6 +25,8 @@ export interface Ports {
   clock: Clock;
   /** Only where the composition root offers SYNTHETIC base ISOs on first use (the embedded runtime). */
   syntheticBaseImages?: SyntheticBaseImages;
+  /** The unconfigured ignitions of disconnected ISOs: openshift-install, or the SIMULATED generator where allowed. */
+  unconfiguredIgnitions: UnconfiguredIgnitions;
 }
 
 let ports: Ports | undefined;
@@ -62,6 +67,9 @@ function build(): Ports {
       provided.workflows ??
       createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
     clock: provided.clock ?? systemClock,
+    unconfiguredIgnitions:
+      provided.unconfiguredIgnitions ??
+      createUnconfiguredIgnitions(unconfiguredIgnitionSettings(process.env, (level, message) => logger[level](message))),
     ...(provided.syntheticBaseImages ? { syntheticBaseImages: provided.syntheticBaseImages } : {}),
   };
 }
