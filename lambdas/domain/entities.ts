@@ -54,6 +54,11 @@ export interface InfraEnv extends Versioned {
   pullSecret: string;
   /** Per-infra-env HMAC key signing image URLs; replacing it invalidates every URL issued before. */
   imageTokenKey: string;
+  /**
+   * The epoch of its agent tokens (absent: 0): regenerating the signing key moves it on, and the
+   * tokens of earlier epochs are superseded (domain/agent-token.ts).
+   */
+  agentTokenEpoch?: number;
   attributes: Record<string, unknown>;
 }
 

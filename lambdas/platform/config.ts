@@ -3,6 +3,7 @@
  * embedded runtime sets the same variables (with local endpoints) before it loads a handler.
  */
 import { catalogueAgentImages, type AgentSettings } from '../domain/agent-protocol.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/agent-token.js';
 
 export interface ServiceConfig {
   tableName: string;
@@ -21,6 +22,11 @@ export interface ServiceConfig {
   agentSigningKeyPem?: string;
   /** Lifetime of image download URLs, as upstream's IMAGE_EXPIRATION_TIME (default 4 h). */
   imageUrlTtlSeconds: number;
+  /**
+   * Lifetime of the agent token baked into a discovery image or discovery.ign, from when the image
+   * was made (AGENT_TOKEN_TTL_SECONDS, default 14 days; docs/api.md, "Agent tokens").
+   */
+  agentTokenTtlSeconds: number;
   /** Mirror registries every discovery image carries (MIRROR_REGISTRIES_CONF, MIRROR_REGISTRIES_CA_BUNDLE). */
   mirrorRegistries?: { registriesConf: string; caBundle?: string };
   /**
@@ -43,6 +49,14 @@ export function agentSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.en
     upgrade: env.ENABLE_UPGRADE_AGENT !== 'false',
     ...(cap !== undefined ? { maxNextInstructionSeconds: Number(cap) } : {}),
   };
+}
+
+export function agentTokenTtlFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.AGENT_TOKEN_TTL_SECONDS || undefined;
+  if (raw === undefined) return DEFAULT_AGENT_TOKEN_TTL_SECONDS;
+  const problem = agentTokenTtlProblem(raw);
+  if (problem) throw new Error(problem);
+  return Number(raw);
 }
 
 /**
@@ -97,6 +111,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
       env.EC_PRIVATE_KEY_PEM ??
       (env.EC_PRIVATE_KEY_SECRET_ARN && env.EC_PRIVATE_KEY_SECRET_ARN === signingKeyFromSecret.arn ? signingKeyFromSecret.pem : undefined),
     imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
+    agentTokenTtlSeconds: agentTokenTtlFromEnvironment(env),
     softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
     agent: agentSettingsFromEnvironment(env),
     ...(env.MIRROR_REGISTRIES_CONF

@@ -1,11 +1,16 @@
 /**
  * Agent credentials as upstream's local auth mode issues them: an ES256 JWT naming one infra-env,
  * embedded in that infra-env's discovery image and sent by the agent as X-Secret-Key. Our token
- * also names the organisation, so verifying it is one read on an organisation-first key.
+ * also names the organisation, so verifying it is one read on an organisation-first key, and
+ * carries an expiry and the infra-env's token epoch (domain/agent-token.ts has the rules;
+ * docs/api.md, "Agent tokens", the model).
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
-import { unauthorized } from '../domain/errors.js';
+import { SignJWT, compactVerify, jwtVerify } from 'jose';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentCallNeeds, judgeAgentCall, type AgentCallContext, type TokenStanding } from '../domain/agent-token.js';
+import type { InfraEnv } from '../domain/entities.js';
+import { DomainError, unauthorized } from '../domain/errors.js';
+import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
 import { LocalCache, RecentReads } from '../ports/local-caches.js';
@@ -15,7 +20,7 @@ const ISSUER = 'assisted-cloud';
 interface Keys {
   signing: KeyObject;
   verifying: KeyObject;
-  /** Payloads whose signature these keys already verified, by token. */
+  /** Payloads whose signature these keys already verified, by token (expiry is checked on every use). */
   verified: RecentReads<Record<string, unknown>>;
 }
 
@@ -32,51 +37,173 @@ function keysFrom(pem: string | undefined): Keys {
   return keys;
 }
 
-export async function issueAgentToken(signingKeyPem: string | undefined, claims: { orgId: string; infraEnvId: string }): Promise<string> {
-  return new SignJWT({ infra_env_id: claims.infraEnvId, org_id: claims.orgId })
+/** The epoch of an infra-env's agent tokens: regenerating its signing key moves it on. */
+export const agentTokenEpochOf = (infraEnv: Pick<InfraEnv, 'agentTokenEpoch'>): number => infraEnv.agentTokenEpoch ?? 0;
+
+/**
+ * An agent token for an infra-env, valid until `expiresAt` (default: the default lifetime from
+ * now) and for the infra-env's current token `epoch` (default 0, an infra-env whose key was never
+ * regenerated).
+ */
+export async function issueAgentToken(
+  signingKeyPem: string | undefined,
+  claims: { orgId: string; infraEnvId: string; epoch?: number; expiresAt?: Date },
+): Promise<string> {
+  const expiresAt = claims.expiresAt ?? new Date(Date.now() + DEFAULT_AGENT_TOKEN_TTL_SECONDS * 1000);
+  return new SignJWT({ infra_env_id: claims.infraEnvId, org_id: claims.orgId, epoch: claims.epoch ?? 0 })
     .setProtectedHeader({ alg: 'ES256' })
     .setIssuer(ISSUER)
     .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
     .sign(keysFrom(signingKeyPem).signing);
 }
 
-/** Infra-envs seen to exist, by org/id: only existence is remembered, a missing one is looked up every time. */
-const seenInfraEnvs = new RecentReads<boolean>('infra-env-existence');
-
-function infraEnvExists(store: Store, orgId: string, infraEnvId: string): Promise<boolean> {
-  return seenInfraEnvs.get(`${orgId}/${infraEnvId}`, async () => !!(await store.infraEnvs.get({ orgId, infraEnvId })), { keep: (exists) => exists });
+/** The agent token an infra-env's image or ignition made now carries. */
+export function issueInfraEnvAgentToken(signingKeyPem: string | undefined, infraEnv: Pick<InfraEnv, 'orgId' | 'infraEnvId' | 'agentTokenEpoch'>, expiresAt: Date): Promise<string> {
+  return issueAgentToken(signingKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId, epoch: agentTokenEpochOf(infraEnv), expiresAt });
 }
 
-/** Accepts only ES256 tokens we signed whose infra-env exists in their organisation. */
+/** What authentication needs of an infra-env: that it exists, its token epoch and its cluster. */
+interface InfraEnvStanding {
+  epoch: number;
+  clusterId?: string;
+}
+
+/**
+ * Infra-envs seen to exist, by org/id, with their token epoch: a missing one is looked up every
+ * time. Deleting an infra-env or regenerating its key is seen at once by the instance that did it
+ * and within the cache's bound (local-caches.json) by every other.
+ */
+const seenInfraEnvs = new RecentReads<InfraEnvStanding | undefined>('infra-env-existence');
+
+function infraEnvStanding(store: Store, orgId: string, infraEnvId: string): Promise<InfraEnvStanding | undefined> {
+  return seenInfraEnvs.get(
+    `${orgId}/${infraEnvId}`,
+    async () => {
+      const infraEnv = await store.infraEnvs.get({ orgId, infraEnvId });
+      return infraEnv ? { epoch: agentTokenEpochOf(infraEnv), ...(infraEnv.clusterId ? { clusterId: infraEnv.clusterId } : {}) } : undefined;
+    },
+    { keep: (standing) => standing !== undefined },
+  );
+}
+
+/** This instance forgets what it knew of an infra-env's tokens (it was deleted, or its key regenerated). */
+export function forgetInfraEnvTokens(orgId: string, infraEnvId: string): void {
+  seenInfraEnvs.forget(`${orgId}/${infraEnvId}`);
+}
+
+/** The call an agent token is presented for, as the router sees it. */
+export interface AgentCall {
+  operationId?: string;
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+}
+
+const invalid = () => unauthorized('The agent token is not valid: send the X-Secret-Key the discovery image or discovery.ign gave the host');
+
+/** The signed payload of an ES256 token of ours, whatever its expiry (checked by the caller). */
+async function verifiedPayload(keys: Keys, token: string): Promise<Record<string, unknown>> {
+  try {
+    return await keys.verified.get(token, async () => {
+      const { payload } = await compactVerify(token, keys.verifying, { algorithms: ['ES256'] });
+      const claims = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
+      if (!claims || typeof claims !== 'object' || claims.iss !== ISSUER) throw new Error('not ours');
+      return claims;
+    });
+  } catch {
+    throw invalid();
+  }
+}
+
+/**
+ * Accepts only ES256 tokens we signed, for agent operations, whose infra-env exists in their
+ * organisation; then judges the call (domain/agent-token.ts): an expired or superseded token
+ * serves only the installation under way, and an installed cluster's installation calls are closed.
+ */
 export async function authenticateAgent(
-  deps: { store: Store; config: { agentSigningKeyPem?: string } },
+  deps: { store: Store; clock?: Clock; config: { agentSigningKeyPem?: string } },
   secretKey: string | undefined,
+  call: AgentCall = {},
 ): Promise<Principal> {
   if (!secretKey) throw unauthorized('X-Secret-Key header is required for agent requests');
-  let payload: Record<string, unknown>;
+  let keys: Keys;
   try {
-    const keys = keysFrom(deps.config.agentSigningKeyPem);
-    payload = await keys.verified.get(secretKey, async () => (await jwtVerify(secretKey, keys.verifying, { algorithms: ['ES256'], issuer: ISSUER })).payload);
-    if (typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now()) throw new Error('expired');
+    keys = keysFrom(deps.config.agentSigningKeyPem);
   } catch {
-    throw unauthorized('The agent token is not valid');
+    throw invalid();
   }
-  const orgId = payload.org_id;
-  const infraEnvId = payload.infra_env_id;
+  const payload = await verifiedPayload(keys, secretKey);
+  const { org_id: orgId, infra_env_id: infraEnvId, exp, epoch } = payload;
   // A download URL's token (a `use` claim) opens its infra-env's files, never the agent's operations.
-  if (typeof orgId !== 'string' || typeof infraEnvId !== 'string' || payload.use !== undefined) throw unauthorized('The agent token is not valid');
-  if (!(await infraEnvExists(deps.store, orgId, infraEnvId))) throw unauthorized('The agent token names an infra-env that no longer exists');
-  return { kind: 'agent', orgId, infraEnvId };
+  if (typeof orgId !== 'string' || typeof infraEnvId !== 'string' || payload.use !== undefined) throw invalid();
+  if (typeof exp !== 'number' || typeof epoch !== 'number') {
+    throw unauthorized('The agent token was issued before agent tokens expired. Download a new discovery image (or discovery.ign) for the infra-env and boot the host from it');
+  }
+  const standing = await infraEnvStanding(deps.store, orgId, infraEnvId);
+  if (!standing) throw unauthorized('The agent token names an infra-env that no longer exists');
+  const now = (deps.clock ?? { now: () => new Date() }).now();
+  const tokenStanding: TokenStanding = epoch < standing.epoch ? 'superseded' : exp * 1000 <= now.getTime() ? 'expired' : 'current';
+  const principal: Extract<Principal, { kind: 'agent' }> = { kind: 'agent', orgId, infraEnvId };
+  const operationId = call.operationId ?? '';
+  const context: AgentCallContext & { tokenExpiresAt: Date } = { operationId, standing: tokenStanding, now, tokenExpiresAt: new Date(exp * 1000) };
+  const needs = agentCallNeeds(operationId, tokenStanding);
+  if (needs.cluster || needs.host) Object.assign(context, await callSubjects(deps.store, principal, standing, call, needs));
+  const verdict = judgeAgentCall(context);
+  if (!verdict.allowed) throw new DomainError(verdict.status === 401 ? 'unauthorized' : 'forbidden', verdict.reason);
+  return principal;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * The host and cluster a call is about, as far as the rules need them: the host the path names in
+ * the token's infra-env, and the infra-env's cluster (the host's, for an infra-env bound to none).
+ * A call naming another infra-env or another cluster is about nothing here: the operation answers
+ * it with a 404, as for any resource the caller cannot see, without telling its state.
+ */
+async function callSubjects(
+  store: Store,
+  principal: Extract<Principal, { kind: 'agent' }>,
+  standing: InfraEnvStanding,
+  call: AgentCall,
+  needs: { cluster: boolean; host: boolean },
+): Promise<Pick<AgentCallContext, 'cluster' | 'host'>> {
+  const params = call.params ?? {};
+  const pathInfraEnv = text(params.infra_env_id);
+  const pathCluster = text(params.cluster_id);
+  if ((pathInfraEnv !== undefined && pathInfraEnv !== principal.infraEnvId) || (pathCluster !== undefined && pathCluster !== standing.clusterId)) return {};
+  const hostId = text(params.host_id) ?? (pathCluster ? text(call.query?.host_id) : undefined);
+  const subjects: Pick<AgentCallContext, 'cluster' | 'host'> = {};
+  let hostClusterId: string | undefined;
+  if (hostId && (needs.host || (needs.cluster && !standing.clusterId))) {
+    const host = await store.hosts.get({ orgId: principal.orgId, infraEnvId: principal.infraEnvId, hostId });
+    if (host) {
+      subjects.host = { hostId, status: host.status };
+      hostClusterId = host.clusterId;
+    }
+  }
+  const clusterId = standing.clusterId ?? hostClusterId;
+  if (needs.cluster && clusterId) {
+    const cluster = await store.clusters.get({ orgId: principal.orgId, clusterId });
+    if (cluster) {
+      const completed = cluster.attributes.install_completed_at;
+      subjects.cluster = { clusterId, status: cluster.status, ...(typeof completed === 'string' ? { installCompletedAt: completed } : {}) };
+    }
+  }
+  return subjects;
 }
 
 const URL_TOKEN_USE = 'infra-env-url';
 
 /**
  * The `api_key` of a pre-signed infra-env URL (upstream's urlAuth): signed as agent tokens are,
- * naming the infra-env, for downloads only (its `use` claim), and expiring.
+ * naming the infra-env and its token epoch, for downloads only (its `use` claim), and expiring.
  */
-export async function issueInfraEnvUrlToken(signingKeyPem: string | undefined, claims: { orgId: string; infraEnvId: string; expiresAt: Date }): Promise<string> {
-  return new SignJWT({ infra_env_id: claims.infraEnvId, org_id: claims.orgId, use: URL_TOKEN_USE })
+export async function issueInfraEnvUrlToken(
+  signingKeyPem: string | undefined,
+  claims: { orgId: string; infraEnvId: string; epoch?: number; expiresAt: Date },
+): Promise<string> {
+  return new SignJWT({ infra_env_id: claims.infraEnvId, org_id: claims.orgId, epoch: claims.epoch ?? 0, use: URL_TOKEN_USE })
     .setProtectedHeader({ alg: 'ES256' })
     .setIssuer(ISSUER)
     .setIssuedAt()
@@ -86,7 +213,8 @@ export async function issueInfraEnvUrlToken(signingKeyPem: string | undefined, c
 
 /**
  * A pre-signed URL's `api_key`: valid for the infra-env it names, in the path it is used on, as
- * that infra-env's agent would be (its operations only read the infra-env and its files).
+ * that infra-env's agent would be (its operations only read the infra-env and its files), until it
+ * expires or the infra-env's signing key is regenerated.
  */
 export async function authenticateInfraEnvUrl(
   deps: { store: Store; config: { agentSigningKeyPem?: string } },
@@ -103,6 +231,10 @@ export async function authenticateInfraEnvUrl(
   const { org_id: orgId, infra_env_id: infraEnvId } = payload;
   if (payload.use !== URL_TOKEN_USE || typeof orgId !== 'string' || typeof infraEnvId !== 'string') throw unauthorized('The pre-signed URL is not valid');
   if (infraEnvId !== pathInfraEnvId) throw unauthorized('This pre-signed URL is for another infra-env');
-  if (!(await infraEnvExists(deps.store, orgId, infraEnvId))) throw unauthorized('This pre-signed URL names an infra-env that no longer exists');
+  const standing = await infraEnvStanding(deps.store, orgId, infraEnvId);
+  if (!standing) throw unauthorized('This pre-signed URL names an infra-env that no longer exists');
+  if ((typeof payload.epoch === 'number' ? payload.epoch : 0) < standing.epoch) {
+    throw unauthorized("This pre-signed URL was superseded when the infra-env's signing key was regenerated; ask for a new one");
+  }
   return { kind: 'agent', orgId, infraEnvId };
 }

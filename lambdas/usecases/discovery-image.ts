@@ -41,7 +41,8 @@ import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import { findInfraEnv } from './access.js';
-import { issueAgentToken } from './agent-tokens.js';
+import { agentTokenEpochOf, issueInfraEnvAgentToken } from './agent-tokens.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, imageTokenWindow } from '../domain/agent-token.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
@@ -61,7 +62,8 @@ export interface DiscoveryImageDeps {
   blobs: BlobStore;
   clock: Clock;
   syntheticBaseImages?: SyntheticBaseImages;
-  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
+  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> &
+    Partial<Pick<ServiceConfig, 'agentTokenTtlSeconds'>> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
 
 /** What one base image is, written next to it at import. */
@@ -256,8 +258,18 @@ async function ignitionText(deps: DiscoveryImageDeps, infraEnv: InfraEnv, isoTyp
   });
 }
 
-const realAgentToken = (deps: DiscoveryImageDeps, infraEnv: InfraEnv) =>
-  issueAgentToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId });
+/**
+ * The agent token an image composed now carries: it expires a lifetime after the start of the
+ * current renewal window, and names the infra-env's token epoch. Both go into the image's
+ * fingerprint, so an image is reused only while its token is that young and that current.
+ */
+function imageAgentToken(deps: DiscoveryImageDeps, infraEnv: InfraEnv) {
+  const { window, expiresAt } = imageTokenWindow(deps.clock.now(), deps.config.agentTokenTtlSeconds ?? DEFAULT_AGENT_TOKEN_TTL_SECONDS);
+  return {
+    fingerprint: { epoch: agentTokenEpochOf(infraEnv), window },
+    issue: () => issueInfraEnvAgentToken(deps.config.agentSigningKeyPem, infraEnv, expiresAt),
+  };
+}
 
 function digest(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
@@ -315,8 +327,10 @@ export async function ensureDiscoveryImage(
   const ramdiskInArea = ramdiskFiles.length > 0 && base.layout.customRamdisk !== undefined;
   const extraIgnitionFiles = ramdiskInArea ? [] : ramdiskFiles;
 
+  const agentToken = imageAgentToken(deps, infraEnv);
   const fingerprint = digest({
     base: base.sha256,
+    agentToken: agentToken.fingerprint,
     type: request.type,
     ignition: await ignitionText(deps, infraEnv, request.type, TOKEN_PLACEHOLDER),
     kernelArguments,
@@ -328,7 +342,7 @@ export async function ensureDiscoveryImage(
   const existing = await deps.blobs.size('images', key);
   if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: base.synthetic };
 
-  const ignition = await ignitionText(deps, infraEnv, request.type, await realAgentToken(deps, infraEnv));
+  const ignition = await ignitionText(deps, infraEnv, request.type, await agentToken.issue());
   const patches: Patch[] = [{ offset: base.layout.ignition.offset, bytes: fillArea(ignitionArchive(ignition, extraIgnitionFiles), base.layout.ignition.length, 'discovery ignition') }];
   if (kernelArguments !== undefined) {
     for (const area of base.layout.kargs!.areas) patches.push({ offset: area.offset, bytes: kargsAreaBytes(kernelArguments, area) });
@@ -360,8 +374,10 @@ export async function ensureDiscoveryImage(
 export async function ensurePxeInitrd(deps: DiscoveryImageDeps, infraEnv: InfraEnv, request: { version: string; arch: string }, meter?: TransferMeter): Promise<ComposedImage> {
   const { key: initrdKey, size: initrdSize } = await bootArtifact(deps, 'initrd', request.version, request.arch);
   const ramdisk = minimalRamdisk(infraEnv);
+  const agentToken = imageAgentToken(deps, infraEnv);
   const fingerprint = digest({
     initrd: initrdSize,
+    agentToken: agentToken.fingerprint,
     base: (await loadBaseImage(deps.blobs, request.version, request.arch, 'full-iso', meter))?.sha256,
     ignition: await ignitionText(deps, infraEnv, 'minimal-iso', TOKEN_PLACEHOLDER),
     ramdisk: ramdisk?.toString('base64'),
@@ -372,7 +388,7 @@ export async function ensurePxeInitrd(deps: DiscoveryImageDeps, infraEnv: InfraE
   const existing = await deps.blobs.size('images', key);
   if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: false };
 
-  const tail = Buffer.concat([ignitionArchive(await ignitionText(deps, infraEnv, 'minimal-iso', await realAgentToken(deps, infraEnv))), ramdisk ?? Buffer.alloc(0)]);
+  const tail = Buffer.concat([ignitionArchive(await ignitionText(deps, infraEnv, 'minimal-iso', await agentToken.issue())), ramdisk ?? Buffer.alloc(0)]);
   const parts: ComposePart[] = [];
   if (initrdSize >= MIN_PART) {
     parts.push(...(await composeParts(deps.blobs, initrdKey, initrdSize, [])));

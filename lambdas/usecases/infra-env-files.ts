@@ -14,7 +14,8 @@ import { tarArchive } from '../domain/tar-archive.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findInfraEnv } from './access.js';
-import { issueAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
+import { agentTokenEpochOf, issueInfraEnvAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/agent-token.js';
 import { signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 import { requireSecretAccess } from './api-tokens.js';
@@ -24,7 +25,8 @@ export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-net
 export interface InfraEnvFilesDeps {
   store: Store;
   clock: Clock;
-  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
+  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> &
+    Partial<Pick<ServiceConfig, 'agentTokenTtlSeconds'>> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
 
 export interface InfraEnvFileQuery {
@@ -48,12 +50,14 @@ async function imageToken(deps: InfraEnvFilesDeps, infraEnv: InfraEnv): Promise<
   return signImageToken(infraEnv, new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000));
 }
 
+/** The discovery ignition with a fresh agent token: it expires a whole lifetime from now. */
 async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, isoType?: string): Promise<string> {
+  const expiresAt = new Date(deps.clock.now().getTime() + (deps.config.agentTokenTtlSeconds ?? DEFAULT_AGENT_TOKEN_TTL_SECONDS) * 1000);
   return discoveryIgnitionText({
     infraEnv,
     serviceBaseUrl: deps.config.publicUrl,
     agentImage: deps.config.agent?.image ?? componentVersions().versions['discovery-agent']!,
-    agentToken: await issueAgentToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }),
+    agentToken: await issueInfraEnvAgentToken(deps.config.agentSigningKeyPem, infraEnv, expiresAt),
     ...(isoType ? { isoType: isoType as DiscoveryIsoType } : {}),
     ...(deps.config.mirrorRegistries ? { mirrorRegistries: deps.config.mirrorRegistries } : {}),
   });
@@ -143,7 +147,7 @@ export async function presignedInfraEnvFileUrl(
   requireSecretAccess(principal, 'A presigned infra-env file URL');
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
-  const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId, expiresAt });
+  const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId, epoch: agentTokenEpochOf(infraEnv), expiresAt });
   const url = new URL(`${deps.config.publicUrl}/api/assisted-install/v2/infra-envs/${infraEnvId}/downloads/files`);
   url.searchParams.set('file_name', query.fileName);
   if (query.ipxeScriptType) url.searchParams.set('ipxe_script_type', query.ipxeScriptType);

@@ -14,12 +14,13 @@ import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
+import { agentTokenEpochOf, forgetInfraEnvTokens } from './agent-tokens.js';
 
 export interface InfraEnvDeps {
   store: Store;
   clock: Clock;
   blobs: BlobStore;
-  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string };
+  config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string; agentTokenTtlSeconds?: number };
 }
 
 const newImageTokenKey = () => randomBytes(32).toString('base64url');
@@ -95,6 +96,7 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
   if (busy.length > 0) throw conflict(`Infra-env ${infraEnvId} has ${busy.length} host(s) installing; it can be deleted once they finish`);
   for (const host of hosts) await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId, hostId: host.hostId });
   await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId });
+  forgetInfraEnvTokens(principal.orgId, infraEnvId);
   await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
   await recordEvent(deps, { name: 'infra_env_deregistered', subject: { orgId: principal.orgId, infraEnvId } });
 }
@@ -128,13 +130,19 @@ export async function signedImageUrl(publicUrl: string, infraEnv: InfraEnv, expi
   return `${publicUrl}/api/assisted-images/images/${infraEnv.infraEnvId}?${query}`;
 }
 
-/** Replaces the signing key: every image URL issued before stops working. */
+/**
+ * Replaces the signing key: every image URL and pre-signed URL issued before stops working, and
+ * the agent tokens of every image and ignition made before are superseded (they serve only the
+ * installations already under way). Images made after carry tokens of the new epoch.
+ */
 export async function regenerateSigningKey(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {
   await findInfraEnv(deps.store, principal, infraEnvId);
-  await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => {
-    const next = { ...current, imageTokenKey: newImageTokenKey(), attributes: { ...current.attributes } };
+  const updated = await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => {
+    const next = { ...current, imageTokenKey: newImageTokenKey(), agentTokenEpoch: agentTokenEpochOf(current) + 1, attributes: { ...current.attributes } };
     delete next.attributes.download_url;
     delete next.attributes.expires_at;
     return next;
   });
+  stillThere(updated, `Infra-env ${infraEnvId}`);
+  forgetInfraEnvTokens(principal.orgId, infraEnvId);
 }

@@ -43,8 +43,13 @@ function createRouter(): OpenAPIBackend {
     authenticateUser(container(), (c.request.headers.authorization as string | undefined) ?? event.headers.authorization),
   );
 
+  // The call is named so the token's lifetime and the cluster's state can be judged for it.
   api.registerSecurityHandler('agentAuth', async (c: OpenApiContext) =>
-    authenticateAgent(container(), c.request.headers['x-secret-key'] as string | undefined),
+    authenticateAgent(container(), c.request.headers['x-secret-key'] as string | undefined, {
+      operationId: c.operation?.operationId,
+      params: c.request.params as Record<string, unknown>,
+      query: c.request.query as Record<string, unknown>,
+    }),
   );
 
   // Credentials in the URL or an image token, for an infra-env's own files (iPXE firmware and
@@ -81,8 +86,10 @@ function createRouter(): OpenAPIBackend {
       // openapi-backend keeps a rejected security handler's error as `{ error }`.
       // Credentials in the URL decline quietly when absent, so their refusal, when there is one,
       // is the reason that applies (an expired pre-signed URL, not "send a bearer token").
+      // Likewise the refusal of the credential the caller sent (an agent's X-Secret-Key), not another scheme's.
       const results = (c.security ?? {}) as Record<string, unknown>;
-      const failure = [...new Set(['urlAuth', 'imageURLAuth', 'imageAuth', ...Object.keys(results)])]
+      const sent = c.request.headers['x-secret-key'] !== undefined && c.request.headers.authorization === undefined ? ['agentAuth'] : [];
+      const failure = [...new Set(['urlAuth', 'imageURLAuth', 'imageAuth', ...sent, ...Object.keys(results)])]
         .map((scheme) => (results[scheme] as { error?: unknown } | undefined)?.error)
         .find((error) => error instanceof DomainError);
       throw failure ?? unauthorized('Authentication is required: send "Authorization: Bearer <api token>"');
