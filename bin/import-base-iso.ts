@@ -151,9 +151,9 @@ export function localImportTarget(endpoint: string): ImportTarget & { close(): v
 }
 
 const usage = `usage:
-  npm run import-iso -- --version 4.18 [--arch x86_64] [--type full-iso|minimal-iso] --file PATH.iso
-  npm run import-iso -- --version 4.18 [--arch x86_64] [--type full-iso|minimal-iso] --url https://…/live.iso
-  npm run import-iso -- --version 4.18 [--arch x86_64] [--type full-iso|minimal-iso] --synthetic [--size-mib 64]
+  npm run import-iso -- --version 4.18 [--arch x86_64] [--type full-iso|minimal-iso|disconnected-iso] --file PATH.iso
+  npm run import-iso -- --version 4.18 [--arch x86_64] [--type full-iso|minimal-iso|disconnected-iso] --url https://…/live.iso
+  npm run import-iso -- --version 4.18 [--arch x86_64] [--type full-iso|minimal-iso|disconnected-iso] --synthetic [--size-mib 64]
 --synthetic builds a SYNTHETIC stand-in with xorriso: the CoreOS live ISO layout, but not RHCOS; it does not boot.
 Destination: IMAGES_BUCKET (AWS), else the local runtime's data directory (ASSISTED_DATA_DIR, default ./.assisted).`;
 
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
   const version = values.version ?? fail(usage);
   if (!/^\d+\.\d+$/.test(version)) fail(`--version must be an OpenShift minor version such as 4.18\n${usage}`);
   if (!/^[a-z0-9_]{1,16}$/.test(values.arch)) fail(`--arch must be a CPU architecture such as x86_64\n${usage}`);
-  if (!isImageType(values.type)) fail(`--type must be full-iso or minimal-iso\n${usage}`);
+  if (!isImageType(values.type)) fail(`--type must be full-iso, minimal-iso or disconnected-iso (the OVE ISO, agent-ove.<arch>.iso)\n${usage}`);
   const type = values.type as BaseImageType;
   const sources = [values.file, values.url, values.synthetic ? 'synthetic' : undefined].filter(Boolean);
   if (sources.length !== 1) fail(`give exactly one of --file, --url, --synthetic\n${usage}`);

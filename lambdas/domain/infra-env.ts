@@ -19,8 +19,8 @@ export const DISCONNECTED_ISO = 'disconnected-iso';
 
 /**
  * The infra-env attribute that keeps the name of the DisconnectedCluster an infra-env was made for
- * once that cluster is deleted (the infra-env stays, detached): the disconnected ignition's
- * AgentConfig is named after it.
+ * (internal, not shown): it marks the infra-env as one, and names the disconnected ignition's
+ * AgentConfig, also once that cluster is deleted.
  */
 export const DISCONNECTED_CLUSTER_NAME = 'disconnected_cluster_name';
 
@@ -167,8 +167,11 @@ export function createInfraEnvRecord(
   params: Params,
   context: {
     orgId: string; infraEnvId: string; now: string; release?: ResolvedRelease; clusterId?: string; imageTokenKey: string; userName: string;
-    /** Whether the cluster it is created for is a DisconnectedCluster (its infra-envs default to disconnected-iso). */
-    disconnectedCluster?: boolean;
+    /**
+     * The name of the DisconnectedCluster it is created for: its infra-envs default to disconnected-iso,
+     * and keep the name (it never changes) so their ISO can be made after the cluster is gone.
+     */
+    disconnectedClusterName?: string;
   },
 ): Omit<InfraEnv, 'version'> {
   check(pullSecretProblem(params.pull_secret as string));
@@ -178,8 +181,9 @@ export function createInfraEnvRecord(
     ...(context.release ? { openshift_version: context.release.openshiftVersion } : {}),
     user_name: context.userName,
     ...attributesFrom(params),
+    ...(context.disconnectedClusterName !== undefined ? { [DISCONNECTED_CLUSTER_NAME]: context.disconnectedClusterName } : {}),
   };
-  assignAttributes(attributes, imageTypeAndRendezvous(params, {}, { bound: !!context.clusterId, disconnectedCluster: context.disconnectedCluster === true }));
+  assignAttributes(attributes, imageTypeAndRendezvous(params, {}, { bound: !!context.clusterId, disconnectedCluster: context.disconnectedClusterName !== undefined }));
   return {
     orgId: context.orgId,
     infraEnvId: context.infraEnvId,
@@ -198,7 +202,7 @@ export function applyInfraEnvUpdate(
   params: Params,
   now: string,
   release?: ResolvedRelease,
-  /** Whether its cluster is a DisconnectedCluster; by default, whether it was made for one since deleted. */
+  /** What its cluster is; by default read from the infra-env: bound, and made for a DisconnectedCluster. */
   cluster: InfraEnvClusterContext = { bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes, disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes },
 ): InfraEnv {
   const next = structuredClone(infraEnv);

@@ -9,7 +9,12 @@
 import { initrdArchive } from './iso-initrd.js';
 import { CUSTOM_RAMDISK_PATH, DEFAULT_IGNITION_AREA_PATH, IGNINFO_PATH, KARGS_INFO_PATH, kargsAreaBytes } from './iso-image.js';
 
-export type BaseImageType = 'full-iso' | 'minimal-iso';
+/**
+ * The base ISOs: RHCOS's full and minimal live ISOs, and for disconnected-iso infra-envs the OVE
+ * ISO (upstream's agent-ove.<arch>.iso: a live ISO carrying the release's images for the
+ * agent-based installer), which takes its ignition as a full ISO does.
+ */
+export type BaseImageType = 'full-iso' | 'minimal-iso' | 'disconnected-iso';
 
 export interface SyntheticIsoFile {
   path: string;
@@ -32,8 +37,8 @@ export function syntheticVolumeId(version: string, arch: string): string {
 
 export function syntheticDefaultKargs(type: BaseImageType, volumeId: string): string {
   const args = ['ignition.firstboot', 'ignition.platform.id=metal'];
-  // A full ISO finds its rootfs on the medium by volume id; a minimal one is told a URL instead.
-  return (type === 'full-iso' ? [`coreos.liveiso=${volumeId}`, ...args] : args).join(' ');
+  // A full (or OVE) ISO finds its rootfs on the medium by volume id; a minimal one is told a URL instead.
+  return (type !== 'minimal-iso' ? [`coreos.liveiso=${volumeId}`, ...args] : args).join(' ');
 }
 
 /** The text before the kargs area and after it; the area starts right after `before`. */
@@ -68,7 +73,10 @@ export function syntheticIsoTree(options: { version: string; arch: string; type:
   const files: SyntheticIsoFile[] = [
     {
       path: SYNTHETIC_MARKER,
-      contents: text(`SYNTHETIC base ISO built by assisted-cloud (${options.type}, OpenShift ${options.version}, ${options.arch}).\nIt has the layout of a CoreOS live ISO so discovery images can be composed and checked, but it is not RHCOS and does not boot.\n`),
+      contents: text(
+        `SYNTHETIC base ISO built by assisted-cloud (${options.type}, OpenShift ${options.version}, ${options.arch}).\nIt has the layout of a CoreOS live ISO so discovery images can be composed and checked, but it is not RHCOS and does not boot.\n` +
+          (options.type === 'disconnected-iso' ? 'It stands in for the OVE ISO (agent-ove): it carries no release images and no appliance registry.\n' : ''),
+      ),
     },
     { path: IGNINFO_PATH, contents: text(JSON.stringify({ file: DEFAULT_IGNITION_AREA_PATH })) },
     { path: KARGS_INFO_PATH, contents: text(JSON.stringify(kargsInfo)) },

@@ -14,7 +14,6 @@ import {
 import type { Cluster, Host } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';
-import { DISCONNECTED_CLUSTER_NAME } from '../domain/infra-env.js';
 import { hostNetworks } from '../domain/host-networks.js';
 import type { MachineNetworkHost } from '../domain/machine-network.js';
 import type { Clock } from '../ports/clock.js';
@@ -191,7 +190,8 @@ async function detachDisconnectedInfraEnvs(deps: ClusterDeps, cluster: Cluster, 
   for (const infraEnv of await deps.store.infraEnvs.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId })) {
     await deps.store.infraEnvs.mutate({ orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }, (current) => {
       if (current.clusterId !== cluster.clusterId) return current;
-      const next = { ...current, attributes: { ...current.attributes, [DISCONNECTED_CLUSTER_NAME]: cluster.name }, updatedAt: now };
+      // It keeps the cluster's name (DISCONNECTED_CLUSTER_NAME, written at its creation) for its ignition.
+      const next = { ...current, updatedAt: now };
       delete next.clusterId;
       return next;
     });

@@ -30,12 +30,15 @@ export interface DisconnectedIgnitionPlan {
 
 /** What the ignition will be made of; 409 when it cannot be made (no cluster, no generator allowed). */
 export async function planDisconnectedIgnition(deps: DisconnectedIgnitionDeps, infraEnv: InfraEnv): Promise<DisconnectedIgnitionPlan> {
-  const cluster = infraEnv.clusterId ? await deps.store.clusters.get({ orgId: infraEnv.orgId, clusterId: infraEnv.clusterId }) : undefined;
-  const clusterName = cluster?.name ?? (infraEnv.attributes[DISCONNECTED_CLUSTER_NAME] as string | undefined);
+  // A DisconnectedCluster's infra-env knows its name (kept at creation): its ISO is made without
+  // reading the cluster, which the console deletes as soon as the download has started.
+  const kept = infraEnv.attributes[DISCONNECTED_CLUSTER_NAME] as string | undefined;
+  const cluster = kept === undefined && infraEnv.clusterId ? await deps.store.clusters.get({ orgId: infraEnv.orgId, clusterId: infraEnv.clusterId }) : undefined;
+  const clusterName = kept ?? cluster?.name;
   if (!clusterName) {
     throw conflict(`Infra-env ${infraEnv.infraEnvId} is a disconnected-iso infra-env without a cluster: create a DisconnectedCluster (POST /v2/clusters/disconnected) and an infra-env for it`);
   }
-  const openshiftVersion = (cluster?.attributes.openshift_version ?? infraEnv.attributes.openshift_version) as string;
+  const openshiftVersion = (infraEnv.attributes.openshift_version ?? cluster?.attributes.openshift_version) as string;
   const directory = unconfiguredIgnitionInputs({ infraEnv, clusterName });
   const generator = deps.unconfiguredIgnitions.generator(openshiftVersion);
   const fingerprint = createHash('sha256').update(JSON.stringify({ directory, openshiftVersion, generator })).digest('hex').slice(0, 32);

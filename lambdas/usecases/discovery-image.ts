@@ -40,13 +40,17 @@ import type { BlobStore, ComposePart } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
+import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
+import { isDisconnectedIso } from '../domain/infra-env.js';
+import { disconnectedIgnitionText, planDisconnectedIgnition } from './disconnected-ignition.js';
 import { findInfraEnv } from './access.js';
 import { agentTokenEpochOf, issueInfraEnvAgentToken } from './agent-tokens.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, imageTokenWindow } from '../domain/agent-token.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
-export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
+/** The base ISOs: RHCOS's full and minimal live ISOs, and the OVE ISO of disconnected-iso infra-envs. */
+export const IMAGE_TYPES = ['full-iso', 'minimal-iso', 'disconnected-iso'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
 export const BOOT_ARTIFACTS = ['kernel', 'initrd', 'rootfs'] as const;
 export type BootArtifact = (typeof BOOT_ARTIFACTS)[number];
@@ -62,6 +66,8 @@ export interface DiscoveryImageDeps {
   blobs: BlobStore;
   clock: Clock;
   syntheticBaseImages?: SyntheticBaseImages;
+  /** For disconnected-iso infra-envs, whose ignition is the agent-based installer's unconfigured one. */
+  unconfiguredIgnitions?: UnconfiguredIgnitions;
   config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> &
     Partial<Pick<ServiceConfig, 'agentTokenTtlSeconds'>> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
@@ -234,7 +240,7 @@ function kernelArgumentsOf(infraEnv: InfraEnv): KernelArgument[] {
 function imageKernelArguments(deps: DiscoveryImageDeps, infraEnv: InfraEnv, base: BaseImageInfo): string | undefined {
   const changes = kernelArgumentsOf(infraEnv);
   const kargs = base.layout.kargs;
-  if (base.type === 'full-iso' && changes.length === 0) return undefined;
+  if (base.type !== 'minimal-iso' && changes.length === 0) return undefined;
   if (!kargs) {
     throw conflict(`the base ISO for ${base.version}/${base.arch} (${base.type}) has no kernel argument areas, so kernel_arguments cannot be applied; import a newer live ISO`);
   }
@@ -268,6 +274,27 @@ function imageAgentToken(deps: DiscoveryImageDeps, infraEnv: InfraEnv) {
   return {
     fingerprint: { epoch: agentTokenEpochOf(infraEnv), window },
     issue: () => issueInfraEnvAgentToken(deps.config.agentSigningKeyPem, infraEnv, expiresAt),
+  };
+}
+
+/**
+ * What goes into an image's Ignition area: the discovery ignition with an agent token, or for a
+ * disconnected-iso infra-env the unconfigured ignition (no token: its hosts never call us). The
+ * fingerprint stands for the ignition in the image's name, so an image is reused only while it
+ * would be made the same (the unconfigured ignition itself is not reproducible: its inputs are).
+ */
+async function imageIgnitionSource(deps: DiscoveryImageDeps, infraEnv: InfraEnv, type: ImageType): Promise<{ fingerprint: unknown; simulated: boolean; text(): Promise<string> }> {
+  if (isDisconnectedIso(infraEnv)) {
+    if (!deps.unconfiguredIgnitions) throw conflict('this function cannot make disconnected ISOs: it has no unconfigured ignition generator');
+    const generated = { ...deps, unconfiguredIgnitions: deps.unconfiguredIgnitions };
+    const plan = await planDisconnectedIgnition(generated, infraEnv);
+    return { fingerprint: plan.fingerprint, simulated: plan.generator === 'simulated', text: async () => (await disconnectedIgnitionText(generated, infraEnv, plan)).text };
+  }
+  const agentToken = imageAgentToken(deps, infraEnv);
+  return {
+    fingerprint: { agentToken: agentToken.fingerprint, ignition: await ignitionText(deps, infraEnv, type, TOKEN_PLACEHOLDER) },
+    simulated: false,
+    text: async () => ignitionText(deps, infraEnv, type, await agentToken.issue()),
   };
 }
 
@@ -327,22 +354,22 @@ export async function ensureDiscoveryImage(
   const ramdiskInArea = ramdiskFiles.length > 0 && base.layout.customRamdisk !== undefined;
   const extraIgnitionFiles = ramdiskInArea ? [] : ramdiskFiles;
 
-  const agentToken = imageAgentToken(deps, infraEnv);
+  const source = await imageIgnitionSource(deps, infraEnv, request.type);
   const fingerprint = digest({
     base: base.sha256,
-    agentToken: agentToken.fingerprint,
     type: request.type,
-    ignition: await ignitionText(deps, infraEnv, request.type, TOKEN_PLACEHOLDER),
+    ignition: source.fingerprint,
     kernelArguments,
     ramdisk: ramdiskFiles,
   });
   const fileStem = `${request.type}-`;
   const key = discoveryImageObjectKey(infraEnv.orgId, infraEnv.infraEnvId, `${fileStem}${fingerprint}.iso`);
-  const fileName = downloadName(infraEnv, base.synthetic ? `${request.type}-SYNTHETIC.iso` : `${request.type}.iso`);
+  const labels = `${source.simulated ? '-SIMULATED-ignition' : ''}${base.synthetic ? '-SYNTHETIC' : ''}`;
+  const fileName = downloadName(infraEnv, `${request.type}${labels}.iso`);
   const existing = await deps.blobs.size('images', key);
   if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: base.synthetic };
 
-  const ignition = await ignitionText(deps, infraEnv, request.type, await agentToken.issue());
+  const ignition = await source.text();
   const patches: Patch[] = [{ offset: base.layout.ignition.offset, bytes: fillArea(ignitionArchive(ignition, extraIgnitionFiles), base.layout.ignition.length, 'discovery ignition') }];
   if (kernelArguments !== undefined) {
     for (const area of base.layout.kargs!.areas) patches.push({ offset: area.offset, bytes: kargsAreaBytes(kernelArguments, area) });
@@ -361,6 +388,7 @@ export async function ensureDiscoveryImage(
     `OpenShift ${request.version} ${request.arch}`,
     `SSH public key is ${sshKey ? 'set' : 'not set'}`,
     ...(ramdiskFiles.length > 0 ? ['static network or proxy configuration embedded'] : []),
+    ...(source.simulated ? ['SIMULATED unconfigured ignition (no openshift-install configured; does not install)'] : []),
     ...(base.synthetic ? ['SYNTHETIC base ISO (not RHCOS, does not boot)'] : []),
   ].join(', ');
   await recordEvent(deps, { name: 'ignition_config_image_generated', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }, props: { details } });
@@ -372,6 +400,9 @@ export async function ensureDiscoveryImage(
  * static network ramdisk appended as further archives (the kernel unpacks them in turn).
  */
 export async function ensurePxeInitrd(deps: DiscoveryImageDeps, infraEnv: InfraEnv, request: { version: string; arch: string }, meter?: TransferMeter): Promise<ComposedImage> {
+  if (isDisconnectedIso(infraEnv)) {
+    throw conflict(`Infra-env ${infraEnv.infraEnvId} makes a disconnected ISO, which has no iPXE boot: download its ISO (GET /v2/infra-envs/${infraEnv.infraEnvId}/downloads/image-url)`);
+  }
   const { key: initrdKey, size: initrdSize } = await bootArtifact(deps, 'initrd', request.version, request.arch);
   const ramdisk = minimalRamdisk(infraEnv);
   const agentToken = imageAgentToken(deps, infraEnv);

@@ -13,6 +13,9 @@ import { STATIC_NETWORK_DIR } from '../domain/static-network.js';
 import { tarArchive } from '../domain/tar-archive.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
+import { isDisconnectedIso } from '../domain/infra-env.js';
+import { disconnectedIgnitionText } from './disconnected-ignition.js';
 import { findInfraEnv } from './access.js';
 import { agentTokenEpochOf, issueInfraEnvAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/agent-token.js';
@@ -25,6 +28,8 @@ export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-net
 export interface InfraEnvFilesDeps {
   store: Store;
   clock: Clock;
+  /** For disconnected-iso infra-envs, whose discovery.ign is the agent-based installer's unconfigured ignition. */
+  unconfiguredIgnitions?: UnconfiguredIgnitions;
   config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> &
     Partial<Pick<ServiceConfig, 'agentTokenTtlSeconds'>> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
 }
@@ -52,6 +57,10 @@ async function imageToken(deps: InfraEnvFilesDeps, infraEnv: InfraEnv): Promise<
 
 /** The discovery ignition with a fresh agent token: it expires a whole lifetime from now. */
 async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, isoType?: string): Promise<string> {
+  if (isDisconnectedIso(infraEnv)) {
+    if (!deps.unconfiguredIgnitions) throw conflict('this function cannot make disconnected ignitions: it has no unconfigured ignition generator');
+    return (await disconnectedIgnitionText({ ...deps, unconfiguredIgnitions: deps.unconfiguredIgnitions }, infraEnv)).text;
+  }
   const expiresAt = new Date(deps.clock.now().getTime() + (deps.config.agentTokenTtlSeconds ?? DEFAULT_AGENT_TOKEN_TTL_SECONDS) * 1000);
   return discoveryIgnitionText({
     infraEnv,

@@ -2,7 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host.js';
-import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView } from '../domain/infra-env.js';
+import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView, isDisconnectedIso } from '../domain/infra-env.js';
+import { isDisconnectedCluster } from '../domain/cluster.js';
+import { infraEnvImagesPrefix } from '../domain/object-keys.js';
+import type { Workflows } from '../ports/workflows.js';
 import type { Params } from '../domain/cluster.js';
 import { defaultOpenshiftVersion } from '../domain/catalogues.js';
 import type { BlobStore } from '../ports/blobs.js';
@@ -20,6 +23,8 @@ export interface InfraEnvDeps {
   store: Store;
   clock: Clock;
   blobs: BlobStore;
+  /** Where deleted disconnected ISOs are purged later; without it they go at once. */
+  workflows?: Workflows;
   config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string; agentTokenTtlSeconds?: number };
 }
 
@@ -28,8 +33,10 @@ const newImageTokenKey = () => randomBytes(32).toString('base64url');
 export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, params: Params) {
   const clusterId = params.cluster_id as string | undefined;
   let release;
+  let disconnectedClusterName: string | undefined;
   if (clusterId) {
     const cluster = await findCluster(deps.store, principal, clusterId);
+    if (isDisconnectedCluster(cluster)) disconnectedClusterName = cluster.name;
     const clusterArch = cluster.attributes.cpu_architecture as string;
     const requestedArch = params.cpu_architecture as string | undefined;
     if (requestedArch && clusterArch !== 'multi' && requestedArch !== clusterArch) {
@@ -47,10 +54,33 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
     clusterId,
     imageTokenKey: newImageTokenKey(),
     userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+    ...(disconnectedClusterName !== undefined ? { disconnectedClusterName } : {}),
   });
   const infraEnv = await deps.store.infraEnvs.create(record);
   await recordEvent(deps, { name: 'infra_env_registered', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId } });
-  return infraEnvView(infraEnv);
+  return infraEnvView(await withDisconnectedImageUrl(deps, infraEnv));
+}
+
+/**
+ * A disconnected-iso infra-env is shown with its image URL as soon as it is created or changed, as
+ * upstream shows every infra-env: the console's disconnected wizard downloads the ISO from the
+ * infra-env it created and never asks for the URL. (Other infra-envs get theirs from
+ * downloads/image-url, which also composes the image ahead.)
+ */
+async function withDisconnectedImageUrl(deps: InfraEnvDeps, infraEnv: InfraEnv): Promise<InfraEnv> {
+  if (!isDisconnectedIso(infraEnv)) return infraEnv;
+  return (await recordImageUrl(deps, infraEnv)).infraEnv;
+}
+
+/** Signs an image URL valid for the configured lifetime and records it on the infra-env. */
+async function recordImageUrl(deps: InfraEnvDeps, infraEnv: InfraEnv): Promise<{ infraEnv: InfraEnv; url: string; expiresAt: string }> {
+  const expires = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
+  const url = await signedImageUrl(deps.config.publicUrl, infraEnv, expires);
+  const updated = await deps.store.infraEnvs.mutate({ orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }, (current) => ({
+    ...current,
+    attributes: { ...current.attributes, download_url: url, expires_at: expires.toISOString() },
+  }));
+  return { infraEnv: stillThere(updated, `Infra-env ${infraEnv.infraEnvId}`), url, expiresAt: expires.toISOString() };
 }
 
 /** The infra-env as its caller may see it: the image URL (it carries an image token) only for those who may fetch the image. */
@@ -86,18 +116,29 @@ export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, i
     delete next.attributes.expires_at;
     return next;
   });
-  return infraEnvView(stillThere(updated, `Infra-env ${infraEnvId}`));
+  return infraEnvView(await withDisconnectedImageUrl(deps, stillThere(updated, `Infra-env ${infraEnvId}`)));
 }
 
 export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {
-  await findInfraEnv(deps.store, principal, infraEnvId);
+  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   const hosts = await deps.store.hosts.listByInfraEnv({ orgId: principal.orgId, infraEnvId });
   const busy = hosts.filter((h) => HOST_BUSY_STATES.has(h.status));
   if (busy.length > 0) throw conflict(`Infra-env ${infraEnvId} has ${busy.length} host(s) installing; it can be deleted once they finish`);
   for (const host of hosts) await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId, hostId: host.hostId });
   await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId });
   forgetInfraEnvTokens(principal.orgId, infraEnvId);
-  await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
+  if (isDisconnectedIso(infraEnv) && deps.workflows) {
+    // The console deletes a disconnected ISO's infra-env the moment it has started the ISO's
+    // download, which S3 serves from a presigned URL: the images go once no URL handed out for
+    // them can be used any more (the image URL's lifetime bounds the presigned one's).
+    await deps.workflows.start('purge-objects', `purge-images-${infraEnvId}`, {
+      bucket: 'images',
+      prefix: infraEnvImagesPrefix(principal.orgId, infraEnvId),
+      waitSeconds: deps.config.imageUrlTtlSeconds,
+    });
+  } else {
+    await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
+  }
   await recordEvent(deps, { name: 'infra_env_deregistered', subject: { orgId: principal.orgId, infraEnvId } });
 }
 
@@ -109,14 +150,8 @@ export async function imageDownloadUrl(deps: InfraEnvDeps, principal: Principal,
   requireSecretAccess(principal, 'The discovery image URL');
   const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
   await prepareDiscoveryImage(deps, infraEnv);
-  const now = deps.clock.now();
-  const expires = new Date(now.getTime() + deps.config.imageUrlTtlSeconds * 1000);
-  const url = await signedImageUrl(deps.config.publicUrl, infraEnv, expires);
-  await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => ({
-    ...current,
-    attributes: { ...current.attributes, download_url: url, expires_at: expires.toISOString() },
-  }));
-  return { url, expires_at: expires.toISOString() };
+  const { url, expiresAt } = await recordImageUrl(deps, infraEnv);
+  return { url, expires_at: expiresAt };
 }
 
 export async function signedImageUrl(publicUrl: string, infraEnv: InfraEnv, expires: Date): Promise<string> {

@@ -10,6 +10,8 @@ export interface PurgeRequest {
    * next attempt may already be writing its own under the same keys.
    */
   modifiedBefore?: string | null;
+  /** Seconds the workflow waits before the first batch (read by the state machine only). */
+  waitSeconds?: number;
 }
 
 /** Deletes up to one batch of objects under `prefix`; `remaining` says whether another pass is needed. */

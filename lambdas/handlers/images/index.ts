@@ -13,6 +13,7 @@ import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import {
   BOOT_ARTIFACTS,
   IMAGE_SERVICE_PATH,
+  IMAGE_TYPES,
   authorizeImageToken,
   bootArtifact,
   ensureDiscoveryImage,
@@ -89,7 +90,7 @@ async function route(event: ApiEvent): Promise<APIGatewayProxyResult> {
     return answer(method, composed, 'application/octet-stream', presignFor);
   }
   const type = query(event, 'type') ?? (infraEnv.attributes.type as string | undefined) ?? 'full-iso';
-  if (!isImageType(type)) throw new DomainError('bad-request', `type must be full-iso or minimal-iso, not "${type}"`);
+  if (!isImageType(type)) throw new DomainError('bad-request', `type must be ${IMAGE_TYPES.join(', ')}, not "${type}"`);
   composed = await ensureDiscoveryImage(ports, infraEnv, { type, ...target });
   return answer(method, composed, 'application/x-iso9660-image', presignFor);
 }

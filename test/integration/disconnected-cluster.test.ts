@@ -1,0 +1,270 @@
+/**
+ * The disconnected (air-gapped) flow through the local HTTP server, as the console's wizard drives
+ * it: POST /v2/clusters/disconnected makes an unmonitored DisconnectedCluster; its infra-env
+ * defaults to disconnected-iso and alone takes a rendezvous IP; hosts cannot register to it; the
+ * cluster refuses updates and installation with 409. Its discovery.ign is the unconfigured
+ * ignition (here SIMULATED: no openshift-install on this machine), checked with ignition-validate;
+ * its ISO (on a SYNTHETIC base) carries it and still downloads after the cluster was deleted.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import YAML from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { infraEnvImagesPrefix } from '../../lambdas/domain/object-keys.js';
+import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { testRuntime } from '../support/runtime.js';
+
+type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: Headers };
+
+describe('disconnected clusters', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+
+  const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` }): Promise<Reply> => {
+    const response = await fetch(url.startsWith('http') ? url : `${env.runtime.url}/api/assisted-install/v2${url}`, {
+      method,
+      redirect: 'manual',
+      headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const isJson = (response.headers.get('content-type') ?? '').includes('json');
+    return { status: response.status, body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined, text: bytes.toString(), bytes, headers: response.headers };
+  };
+  /** What the console's wizard sends: the cluster, then its infra-env without an image type. */
+  const disconnectedCluster = async (name = 'disconnected-cluster') => {
+    const created = await call('POST', '/clusters/disconnected', { name, openshift_version: '4.20' });
+    expect(created.status, created.text).toBe(201);
+    return created.body;
+  };
+  const infraEnvFor = async (clusterId: string, extra: Record<string, unknown> = {}) => {
+    const created = await call('POST', '/infra-envs', {
+      name: 'disconnected-cluster_infra-env', pull_secret: PULL_SECRET, cluster_id: clusterId, openshift_version: '4.20', cpu_architecture: 'x86_64', ...extra,
+    });
+    expect(created.status, created.text).toBe(201);
+    return created.body;
+  };
+  const expectError = (reply: Reply, status: number, reason: RegExp) => {
+    expect(reply.status, reply.text).toBe(status);
+    expect(reply.body).toMatchObject({ kind: 'Error', code: String(status), href: '' });
+    expect(reply.body.reason).toMatch(reason);
+  };
+
+  let work: string;
+  const decode = (source: string) => (source === 'data:,' ? '' : Buffer.from(source.slice(source.indexOf(',') + 1), 'base64').toString('utf8'));
+  const filesOf = (text: string): Record<string, string> =>
+    Object.fromEntries((JSON.parse(text).storage.files as { path: string; contents: { source: string } }[]).map((file) => [file.path, decode(file.contents.source)]));
+  const ignitionValidate = (text: string) => {
+    const file = path.join(work, `${randomUUID()}.ign`);
+    writeFileSync(file, text);
+    return spawnSync('/usr/bin/ignition-validate', [file], { encoding: 'utf8' });
+  };
+  /** Follows the image service's redirect to S3 and downloads the object. */
+  const download = async (url: string) => {
+    const redirect = await call('GET', url, undefined, {});
+    expect(redirect.status, redirect.text).toBe(302);
+    const object = await fetch(redirect.headers.get('location')!, { signal: AbortSignal.timeout(60_000) });
+    expect(object.status).toBe(200);
+    return { redirect, bytes: Buffer.from(await object.arrayBuffer()) };
+  };
+  /** The Ignition config inside an ISO's embed area (a gzip'd cpio archive holding config.ign). */
+  const embeddedIgnition = (iso: Buffer): string => {
+    const isoFile = path.join(work, `${randomUUID()}.iso`);
+    writeFileSync(isoFile, iso);
+    const area = execFileSync('isoinfo', ['-i', isoFile, '-x', '/IMAGES/IGNITION.IMG;1'], { maxBuffer: 64 * 1024 * 1024 });
+    const into = mkdtempSync(path.join(work, 'area-'));
+    execFileSync('cpio', ['-i', '-d', '--quiet', '--no-absolute-filenames'], { cwd: into, input: gunzipSync(area) });
+    expect(readdirSync(into)).toContain('config.ign');
+    return readFileSync(path.join(into, 'config.ign'), 'utf8');
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(path.join(tmpdir(), 'disconnected-'));
+    env = await testRuntime();
+  }, 120_000);
+  afterAll(async () => {
+    await env?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  }, 60_000);
+
+  it('registers an unmonitored DisconnectedCluster with only its name and release', async () => {
+    const cluster = await disconnectedCluster();
+    expect(cluster).toMatchObject({
+      kind: 'DisconnectedCluster',
+      status: 'unmonitored',
+      status_info: 'Cluster created for offline installation',
+      name: 'disconnected-cluster',
+      org_id: 'default',
+      href: `/api/assisted-install/v2/clusters/${cluster.id}`,
+    });
+    // 4.20 resolves to a release of the catalogue, as every other version given as x.y does.
+    expect(cluster.openshift_version).toMatch(/^4\.20\.\d+$/);
+    expect(cluster.pull_secret_set).toBe(false);
+    for (const absent of ['base_dns_domain', 'api_vips', 'machine_networks', 'control_plane_count', 'platform']) expect(cluster).not.toHaveProperty(absent);
+    const read = await call('GET', `/clusters/${cluster.id}`);
+    expect(read.body).toMatchObject({ kind: 'DisconnectedCluster', status: 'unmonitored' });
+    const events = await call('GET', `/events?cluster_id=${cluster.id}`);
+    expect(events.body.map((event: { message: string }) => event.message)).toContain('Successfully registered cluster');
+  });
+
+  it('refuses a disconnected cluster without a name or version, or with a version not offered (400)', async () => {
+    expectError(await call('POST', '/clusters/disconnected', { openshift_version: '4.20' }), 400, /name/);
+    expectError(await call('POST', '/clusters/disconnected', { name: 'x' }), 400, /openshift_version/);
+    expectError(await call('POST', '/clusters/disconnected', { name: '', openshift_version: '4.20' }), 400, /name/);
+    expectError(await call('POST', '/clusters/disconnected', { name: 'x', openshift_version: '' }), 400, /version/i);
+    expectError(await call('POST', '/clusters/disconnected', { name: 'x'.repeat(55), openshift_version: '4.20' }), 400, /name/);
+    expectError(await call('POST', '/clusters/disconnected', { name: 'x', openshift_version: '3.11' }), 400, /3\.11.*not offered/);
+  });
+
+  it('refuses to update or install a DisconnectedCluster (409, saying what to do instead)', async () => {
+    const cluster = await disconnectedCluster();
+    const patched = await call('PATCH', `/clusters/${cluster.id}`, { name: 'renamed' });
+    expectError(patched, 409, /DisconnectedCluster.*cannot be updated.*PATCH \/v2\/infra-envs/);
+    const installed = await call('POST', `/clusters/${cluster.id}/actions/install`);
+    expectError(installed, 409, /DisconnectedCluster.*cannot be installed.*POST \/v2\/clusters/);
+    expect((await call('GET', `/clusters/${cluster.id}`)).body).toMatchObject({ name: 'disconnected-cluster', status: 'unmonitored' });
+  });
+
+  it('gives its infra-env the disconnected-iso type, which refuses host registration (400)', async () => {
+    const cluster = await disconnectedCluster();
+    const infraEnv = await infraEnvFor(cluster.id);
+    expect(infraEnv).toMatchObject({ type: 'disconnected-iso', cluster_id: cluster.id, openshift_version: cluster.openshift_version });
+    const agent = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv.id });
+    const registered = await call('POST', `/infra-envs/${infraEnv.id}/hosts`, { host_id: randomUUID(), discovery_agent_version: 'test' }, { 'X-Secret-Key': agent });
+    expectError(registered, 400, /^Cannot register a host to an InfraEnv with disconnected-iso type/);
+    expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts`)).body).toEqual([]);
+    // Other image types are refused for a DisconnectedCluster, and the type needs a cluster.
+    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, image_type: 'full-iso' }), 400, /DisconnectedCluster.*disconnected-iso.*not full-iso/);
+    expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { image_type: 'minimal-iso' }), 400, /DisconnectedCluster.*not minimal-iso/);
+    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' }), 400, /needs the infra-env's cluster_id.*POST \/v2\/clusters\/disconnected/);
+  });
+
+  it('takes a rendezvous IP only on a disconnected-iso infra-env, and only an IP address', async () => {
+    const cluster = await disconnectedCluster();
+    const infraEnv = await infraEnvFor(cluster.id, { rendezvous_ip: '192.168.122.80' });
+    expect(infraEnv.rendezvous_ip).toBe('192.168.122.80');
+    const v6 = await call('PATCH', `/infra-envs/${infraEnv.id}`, { rendezvous_ip: 'fd00::80' });
+    expect(v6.status, v6.text).toBe(201);
+    expect(v6.body.rendezvous_ip).toBe('fd00::80');
+    // The contract's pattern refuses these before any code runs.
+    expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { rendezvous_ip: '192.168.122.300' }), 400, /rendezvous_ip.*IPv4 or IPv6 address/);
+    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, rendezvous_ip: 'host.example.com' }), 400, /rendezvous_ip.*IPv4 or IPv6 address/);
+    // An empty one clears it.
+    const cleared = await call('PATCH', `/infra-envs/${infraEnv.id}`, { rendezvous_ip: '' });
+    expect(cleared.status, cleared.text).toBe(201);
+    expect(cleared.body).not.toHaveProperty('rendezvous_ip');
+
+    const connected = await call('POST', '/infra-envs', { name: 'connected', pull_secret: PULL_SECRET, openshift_version: '4.20' });
+    expect(connected.status).toBe(201);
+    expectError(await call('PATCH', `/infra-envs/${connected.body.id}`, { rendezvous_ip: '192.168.122.80' }), 400, /^RendezvousIP is only supported for disconnected ISO infra-envs/);
+    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'full-iso', rendezvous_ip: '192.168.122.80' }), 400, /^RendezvousIP is only supported for disconnected ISO infra-envs/);
+    // An empty one is no rendezvous IP, on any type.
+    expect((await call('PATCH', `/infra-envs/${connected.body.id}`, { rendezvous_ip: '' })).status).toBe(201);
+  });
+
+  it('serves the unconfigured ignition as its discovery.ign: valid, with the installer inputs and the interactive UI, SIMULATED and said so', async () => {
+    const cluster = await disconnectedCluster('air-gapped');
+    const key = sshPublicKey();
+    const infraEnv = await infraEnvFor(cluster.id, { rendezvous_ip: '192.168.122.80', ssh_authorized_key: key });
+    const ignition = await call('GET', `/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`);
+    expect(ignition.status, ignition.text).toBe(200);
+    const validated = ignitionValidate(ignition.text);
+    expect(`${validated.stdout}${validated.stderr}`.trim()).toBe('');
+    expect(validated.status).toBe(0);
+    const files = filesOf(ignition.text);
+    expect(YAML.parse(files['/etc/assisted/manifests/infraenv.yaml']!)).toMatchObject({ kind: 'InfraEnv', metadata: { name: 'disconnected-cluster_infra-env' }, spec: { sshAuthorizedKey: key, pullSecretRef: { name: 'pull-secret' } } });
+    expect(YAML.parse(files['/etc/assisted/manifests/pull-secret.yaml']!).stringData['.dockerconfigjson']).toBe(PULL_SECRET);
+    expect(files['/etc/containers/registries.conf']).toContain('registry.appliance.openshift.com:5000');
+    expect(files['/etc/assisted/rendezvous-host.env']).toBe('NODE_ZERO_IP=192.168.122.80\n');
+    expect(files['/etc/assisted/interactive-ui']).toBe('');
+    expect(files['/etc/assisted/SIMULATED-unconfigured-ignition.txt']).toMatch(/SIMULATED/);
+    // No agent: nothing in it calls this service or carries an agent token.
+    expect(ignition.text).not.toContain('PULL_SECRET_TOKEN');
+    expect(ignition.text).not.toContain(env.runtime.url);
+    const events = await call('GET', `/events?infra_env_id=${infraEnv.id}`);
+    const simulated = events.body.filter((event: { message: string }) => event.message.startsWith('SIMULATED unconfigured ignition'));
+    expect(simulated.length).toBeGreaterThan(0);
+    expect(simulated[0]).toMatchObject({ severity: 'warning' });
+    expect(JSON.stringify(events.body)).not.toContain(JSON.parse(PULL_SECRET).auths['quay.io'].auth);
+  });
+
+  it('downloads its ISO (SYNTHETIC base, the unconfigured ignition inside) from the URL it was created with, also after the cluster was deleted', async () => {
+    const cluster = await disconnectedCluster();
+    const infraEnv = await infraEnvFor(cluster.id);
+    // As the console: the URL comes with the infra-env; the cluster is deleted right after.
+    expect(infraEnv.download_url).toMatch(new RegExp(`/api/assisted-images/images/${infraEnv.id}\\?.*type=disconnected-iso`));
+    const before = await download(infraEnv.download_url);
+    expect(before.bytes.subarray(0x8001, 0x8006).toString('latin1')).toBe('CD001');
+    expect(before.redirect.headers.get('x-assisted-base-image')).toMatch(/^SYNTHETIC/);
+    expect(before.redirect.headers.get('content-disposition')).toMatch(/disconnected-iso-SIMULATED-ignition-SYNTHETIC\.iso/);
+    const inside = embeddedIgnition(before.bytes);
+    expect(ignitionValidate(inside).status).toBe(0);
+    expect(Object.keys(filesOf(inside))).toEqual(expect.arrayContaining(['/etc/assisted/interactive-ui', '/etc/assisted/manifests/infraenv.yaml', '/etc/assisted/manifests/pull-secret.yaml']));
+
+    const deleted = await call('DELETE', `/clusters/${cluster.id}`);
+    expect(deleted.status, deleted.text).toBe(204);
+    expect((await call('GET', `/clusters/${cluster.id}`)).status).toBe(404);
+    const after = await download(infraEnv.download_url);
+    expect(after.bytes.equals(before.bytes)).toBe(true);
+    // The infra-env stays, detached from the deleted cluster; deleting it removes it.
+    const kept = await call('GET', `/infra-envs/${infraEnv.id}`);
+    expect(kept.body).toMatchObject({ type: 'disconnected-iso' });
+    expect(kept.body).not.toHaveProperty('cluster_id');
+    expect(kept.body).not.toHaveProperty('disconnected_cluster_name');
+    expect((await call('DELETE', `/infra-envs/${infraEnv.id}`)).status).toBe(204);
+    expect((await call('GET', infraEnv.download_url, undefined, {})).status).toBe(404);
+  });
+
+  it('makes the ISO of a cluster deleted before its first download, and its discovery.ign, from what the infra-env kept', async () => {
+    const cluster = await disconnectedCluster('gone-already');
+    const infraEnv = await infraEnvFor(cluster.id, { rendezvous_ip: '10.1.2.3' });
+    expect((await call('DELETE', `/clusters/${cluster.id}`)).status).toBe(204);
+    const iso = await download(infraEnv.download_url);
+    expect(iso.bytes.subarray(0x8001, 0x8006).toString('latin1')).toBe('CD001');
+    const ignition = await call('GET', `/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`);
+    expect(ignition.status, ignition.text).toBe(200);
+    expect(filesOf(ignition.text)['/etc/assisted/rendezvous-host.env']).toBe('NODE_ZERO_IP=10.1.2.3\n');
+    // Still a disconnected-iso infra-env: no hosts, no other type.
+    expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { image_type: 'full-iso' }), 400, /DisconnectedCluster/);
+  });
+
+  it('as the console does, deletes the infra-env and the cluster right after the download started: the download completes, the images go later', async () => {
+    const cluster = await disconnectedCluster();
+    const infraEnv = await infraEnvFor(cluster.id);
+    const redirect = await call('GET', infraEnv.download_url, undefined, {});
+    expect(redirect.status, redirect.text).toBe(302);
+    // ClustersService.remove: the cluster's infra-envs first, then the cluster.
+    expect((await call('DELETE', `/infra-envs/${infraEnv.id}`)).status).toBe(204);
+    expect((await call('DELETE', `/clusters/${cluster.id}`)).status).toBe(204);
+    const object = await fetch(redirect.headers.get('location')!, { signal: AbortSignal.timeout(60_000) });
+    expect(object.status).toBe(200);
+    expect(Buffer.from(await object.arrayBuffer()).subarray(0x8001, 0x8006).toString('latin1')).toBe('CD001');
+    // The infra-env is gone for the API and its image URL; its ISO object waits for the delayed purge.
+    expect((await call('GET', `/infra-envs/${infraEnv.id}`)).status).toBe(404);
+    expect((await call('GET', infraEnv.download_url, undefined, {})).status).toBe(404);
+    expect(await container().blobs.list('images', infraEnvImagesPrefix('default', infraEnv.id))).toHaveLength(1);
+  });
+
+  it('purges after the wait it is given (the delayed purge of a deleted disconnected ISO)', async () => {
+    const { blobs, workflows } = container();
+    const prefix = `infra-envs/${randomUUID()}/images/`;
+    await blobs.put('images', `${prefix}disconnected-iso-x.iso`, 'iso');
+    const started = Date.now();
+    const executionArn = await workflows.start('purge-objects', `purge-images-${randomUUID()}`, { bucket: 'images', prefix, waitSeconds: 2 });
+    expect(await blobs.list('images', prefix)).toHaveLength(1);
+    let done = await workflows.describe(executionArn);
+    while (done.status === 'RUNNING' && Date.now() - started < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      done = await workflows.describe(executionArn);
+    }
+    expect(done.status).toBe('SUCCEEDED');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(await blobs.list('images', prefix)).toEqual([]);
+  });
+});
