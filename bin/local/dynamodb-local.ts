@@ -25,9 +25,17 @@ const LOOPBACK_LAUNCHER = path.join(import.meta.dirname, 'LoopbackDynamoDBLocal.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * SQLite failing on its files (SQLITE_READONLY 8, SQLITE_IOERR 10, SQLITE_FULL 13, SQLITE_CANTOPEN 14),
+ * as DynamoDB Local logs it: it then never answers, so the start stops at once instead of waiting out its time.
+ */
+const STORAGE_FAILURE = /SQLiteException: \[(?:8|10|13|14)\][^\n]*/;
+
+/**
  * Runs java under a small shell guard that ends it when our process goes away, however it goes
  * (a crash or SIGKILL included): the guard's stdin is a pipe from us, and its closing is the signal.
- * A TERM or INT to the guard stops java too.
+ * A TERM or INT to the guard stops java too. The guard leads a process group of its own (java and
+ * the watcher in it), so a guard that does not stop in time is killed with all of it: killing the
+ * guard alone left java running, listening, with nobody to stop it.
  */
 const GUARD = [
   // A background job's stdin is /dev/null in sh, so the pipe is kept on fd 3 for the watcher.
@@ -70,7 +78,7 @@ export async function startDynamoDbLocal(options: {
   } else {
     args.push('-inMemory');
   }
-  const child = spawn('sh', ['-c', GUARD, 'dynamodb-local', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', GUARD, 'dynamodb-local', ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let exited: string | undefined;
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
@@ -82,9 +90,27 @@ export async function startDynamoDbLocal(options: {
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   child.once('error', (error) => (exited = `could not be started: ${error.message}`));
-  child.once('exit', (code, signal) => {
-    exited ??= code === 127 ? 'could not start: java was not found (install a Java 17 runtime)' : `exited with ${signal ?? code}`;
+  const guardExited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exited ??= code === 127 ? 'could not start: java was not found (install a Java 17 runtime)' : `exited with ${signal ?? code}`;
+      resolve();
+    });
   });
+  /** TERM to the guard (which stops java and waits for it); after `graceMs`, KILL to its whole group. */
+  const stop = async (graceMs: number) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    const pid = child.pid;
+    const force = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    }, graceMs);
+    child.kill('SIGTERM');
+    await guardExited;
+    clearTimeout(force);
+  };
 
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = new DynamoDBClient({
@@ -97,16 +123,18 @@ export async function startDynamoDbLocal(options: {
   try {
     for (;;) {
       if (exited) throw new Error(`DynamoDB Local ${exited}: ${output.join('').slice(-2000)}`);
+      const storage = STORAGE_FAILURE.exec(output.join(''));
+      if (storage) throw new Error(`DynamoDB Local cannot use its database in ${options.dataDir}: ${storage[0]}`);
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time`);
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time: ${output.join('').slice(-2000) || 'it printed nothing'}`);
         await sleep(100);
       }
     }
   } catch (error) {
-    child.kill('SIGKILL');
+    await stop(2_000);
     throw error;
   } finally {
     client.destroy();
@@ -115,15 +143,6 @@ export async function startDynamoDbLocal(options: {
   return {
     endpoint,
     process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        child.once('exit', () => {
-          clearTimeout(force);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => stop(5_000),
   };
 }

@@ -19,13 +19,13 @@ import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { LocalContainerTasks } from './containers.js';
-import { claimDataDirectory } from './data-directory.js';
+import { claimDataDirectory, MIN_FREE_BYTES_TO_START, storageHealth, storageProblem } from './data-directory.js';
 import { LocalSyntheticBaseImages, syntheticBaseImagesOffered } from './synthetic-base-images.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LocalFunctions, loadCatalogue, projectRoot, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
 import { freePort, tcpPortTaken, udpPortTaken } from './net.js';
-import { startS3Local } from './s3-local.js';
+import { S3RVER_CREDENTIALS, startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
 import { startStreamPollers, type StreamMappingStats, type StreamPoller } from './streams-local.js';
 import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from './stepfunctions-local.js';
@@ -151,6 +151,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   await refuseTakenPorts(host, options.port ?? 8090, options.dnsPort ?? 0);
   const catalogue = options.catalogue ?? loadCatalogue();
   const dataDirectory = claimDataDirectory(dataDir);
+  // Where the runtime's stores write (a store's directory may be a mount of its own): /healthz checks each takes a write.
+  const storageDirectories = [dataDir, path.join(dataDir, 's3'), ...(options.dynamodbEndpoint ? [] : [path.join(dataDir, 'dynamodb')])];
   // Stopped in reverse: the lock goes last, once nothing uses the directory any more.
   const stops: (() => Promise<void>)[] = [async () => dataDirectory.release()];
   const stopAll = async () => {
@@ -159,6 +161,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   };
 
   try {
+    // A disk too full to work on fails here, in seconds, not in DynamoDB Local's obscure ways later.
+    await storageHealth(dataDir, [dataDir], MIN_FREE_BYTES_TO_START);
     const tableName = options.tableName ?? TABLE_NAME;
     let dynamoEndpoint = options.dynamodbEndpoint;
     if (!dynamoEndpoint) {
@@ -171,6 +175,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       port: 0,
       directory: path.join(dataDir, 's3'),
       buckets: Object.values(BUCKETS),
+      credentials: S3RVER_CREDENTIALS,
     });
     stops.push(() => s3.stop());
 
@@ -215,9 +220,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const baseDomains = options.baseDomains ?? (process.env.ASSISTED_BASE_DOMAINS ?? '').split(',').filter(Boolean);
     Object.assign(process.env, {
       AWS_REGION: REGION,
-      // s3rver knows one key pair; DynamoDB Local and our stand-ins accept any.
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      // s3rver serves only requests signed with its one key pair; DynamoDB Local and our stand-ins accept any.
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
@@ -295,6 +300,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         check('s3', () => Promise.all(Object.values(BUCKETS).map((Bucket) => s3Client.send(new ListObjectsV2Command({ Bucket, MaxKeys: 1 })))), components),
         check('stepfunctions', () => sfnClient.send(new ListExecutionsCommand({ stateMachineArn: stateMachineArn(catalogue.stateMachines[0]?.name ?? 'none') })), components),
         check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
+        // A full or read-only disk: reads still answer, every write fails.
+        check('disk', () => storageHealth(dataDir, storageDirectories), components),
       ]);
       components.api = 'up';
       // The Api instances start once the API listens (they take its URL): until then, not healthy.
@@ -376,6 +383,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     };
   } catch (error) {
     await stopAll();
-    throw error;
+    // A disk that filled up (or went read-only) during the start fails it in many ways (DynamoDB
+    // Local's "unknown error", a 500 from s3rver): say what is wrong instead.
+    throw storageProblem(error, dataDir) ?? (await storageHealth(dataDir, storageDirectories).then(() => error, (problem: unknown) => problem));
   }
 }

@@ -11,17 +11,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDynamoStore } from '../../lambdas/adapters/dynamodb/store.js';
 import { freePort, until } from '../support/net.js';
+import { exitCode, javaProcessesFor, killProcessGroups } from '../support/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-start-'));
-
-function javaProcessesFor(directory: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${directory}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 async function npmStart(port: number, dnsPort: number, directory = dataDir): Promise<{ child: ChildProcess; output: () => string }> {
   // As `npm start` runs it: one node process with tsx as a loader, so Ctrl-C reaches our handler directly.
@@ -66,22 +59,14 @@ function listeningSockets(pids: readonly number[]): { protocol: string; local: s
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|\[::1\]|\[::ffff:127\.\d+\.\d+\.\d+\])(%lo)?:\d+$/;
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   process.kill(-child.pid!, signal);
-  return Promise.race([exited, new Promise<null>((_, reject) => setTimeout(() => reject(new Error('did not stop in 20 s')), 20_000))]);
+  return exitCode(child, 20_000);
 }
 
 describe('npm start', () => {
   const children: ChildProcess[] = [];
   afterAll(() => {
-    for (const child of children) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Its group is gone already.
-      }
-    }
+    killProcessGroups(children);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -97,7 +82,7 @@ describe('npm start', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
 
     const health = (await (await fetch(`${base}/healthz`)).json()) as { components: Record<string, string> };
-    expect(health.components).toMatchObject({ dynamodb: 'up', s3: 'up', stepfunctions: 'up', dns: 'up', api: 'up' });
+    expect(health.components).toMatchObject({ dynamodb: 'up', s3: 'up', stepfunctions: 'up', dns: 'up', api: 'up', disk: 'up' });
 
     // Nothing the runtime starts listens beyond loopback: the API, DNS (UDP and TCP), DynamoDB
     // Local (java), s3rver, the Step Functions stand-in.
@@ -163,14 +148,7 @@ describe('npm start', () => {
     try {
       const started = await npmStart(taken, await freePort(), fresh);
       children.push(started.child);
-      const code = await new Promise<number | null>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`did not exit in 30 s:\n${started.output()}`)), 30_000);
-        started.child.once('exit', (exitCode) => {
-          clearTimeout(timer);
-          resolve(exitCode);
-        });
-      });
-      expect(code).toBe(1);
+      expect(await exitCode(started.child, 30_000, started.output)).toBe(1);
       expect(started.output()).toContain(`port ${taken} on 127.0.0.1 is already in use`);
       expect(started.output()).toContain('ASSISTED_PORT');
       expect(existsSync(fresh)).toBe(false);

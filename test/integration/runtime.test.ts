@@ -71,6 +71,38 @@ describe('embedded runtime', () => {
     expect(response.status).toBe(200);
   });
 
+  it('stays healthy with several objects in every bucket (s3rver failed the probe\'s truncated listing with 500)', async () => {
+    const { blobs } = container();
+    for (const bucket of ['files', 'images', 'logs'] as const) {
+      for (let i = 0; i < 3; i++) await blobs.put(bucket, `health/${randomUUID()}`, `object ${i}`);
+      expect((await blobs.list(bucket, 'health/')).length).toBeGreaterThanOrEqual(3);
+    }
+    for (let probe = 0; probe < 3; probe++) {
+      const response = await fetch(`${runtime.url}/healthz`);
+      const health = (await response.json()) as { healthy: boolean; components: Record<string, string> };
+      expect(response.status, JSON.stringify(health.components)).toBe(200);
+      expect(health.components).toMatchObject({ s3: 'up', disk: 'up' });
+    }
+  });
+
+  it('serves stored objects only to requests signed with the runtime\'s key pair: a bare curl of a kubeadmin-password is refused, its presigned URL served', async () => {
+    const { blobs } = container();
+    const key = `clusters/${randomUUID()}/installation/kubeadmin-password`;
+    await blobs.put('files', key, 'kubeadmin-secret');
+    const bare = await fetch(`${runtime.endpoints.s3}/assisted-files/${key}`);
+    expect(bare.status).toBe(403);
+    const refusal = await bare.text();
+    expect(refusal).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<Error><Code>AccessDenied<\/Code><Message>/);
+    expect(refusal).not.toContain('kubeadmin-secret');
+    const listing = await fetch(`${runtime.endpoints.s3}/assisted-files?list-type=2&prefix=clusters/`);
+    expect(listing.status).toBe(403);
+    expect(await listing.text()).not.toContain('kubeadmin-password');
+
+    const presigned = await fetch(await blobs.presignGet('files', key, 60, { contentDisposition: 'attachment; filename="kubeadmin-password"' }));
+    expect(presigned.status).toBe(200);
+    expect(await presigned.text()).toBe('kubeadmin-secret');
+  });
+
   it('composes an object server-side from byte ranges and inline parts (UploadPartCopy)', async () => {
     const { blobs } = container();
     const part = 5 * 1024 * 1024;
