@@ -71,6 +71,14 @@ export function infraEnvImagesPrefix(orgId: string, infraEnvId: string): string 
   return `${infraEnvObjectPrefix(orgId, infraEnvId)}images/`;
 }
 
+/**
+ * A deleted disconnected-iso infra-env's record, kept next to its images for as long as image URLs
+ * issued for it are valid (the image service alone reads it, for a token its key signed).
+ */
+export function retainedInfraEnvObjectKey(orgId: string, infraEnvId: string): string {
+  return `${infraEnvImagesPrefix(orgId, infraEnvId)}retained-infra-env.json`;
+}
+
 export function discoveryImageObjectKey(orgId: string, infraEnvId: string, fileName: string): string {
   return `${infraEnvImagesPrefix(orgId, infraEnvId)}${fileName}`;
 }

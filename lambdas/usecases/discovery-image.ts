@@ -34,6 +34,7 @@ import {
   bootArtifactObjectKey,
   discoveryImageObjectKey,
   infraEnvImagesPrefix,
+  retainedInfraEnvObjectKey,
 } from '../domain/object-keys.js';
 import { majorMinor } from '../domain/ocp-version.js';
 import type { BlobStore, ComposePart } from '../ports/blobs.js';
@@ -120,7 +121,7 @@ export async function signImageToken(infraEnv: Pick<InfraEnv, 'infraEnvId' | 'or
  * the token before it is verified (to find the key), then the signature and expiry are checked
  * against that infra-env's key; a token for another infra-env is a 404 for this one.
  */
-export async function authorizeImageToken(deps: { store: Store }, infraEnvId: string, token: string | undefined): Promise<{ infraEnv: InfraEnv; expiresAt: Date }> {
+export async function authorizeImageToken(deps: { store: Store; blobs?: BlobStore }, infraEnvId: string, token: string | undefined): Promise<{ infraEnv: InfraEnv; expiresAt: Date }> {
   if (!token) throw unauthorized('image_token is required: request an image URL with GET .../downloads/image-url');
   let claims: Record<string, unknown>;
   try {
@@ -130,7 +131,7 @@ export async function authorizeImageToken(deps: { store: Store }, infraEnvId: st
   }
   if (claims.sub !== infraEnvId) throw notFound(`Infra-env ${infraEnvId} not found`);
   if (typeof claims.org_id !== 'string') throw unauthorized('The image token is not valid; request a new image URL');
-  const infraEnv = await deps.store.infraEnvs.get({ orgId: claims.org_id, infraEnvId });
+  const infraEnv = (await deps.store.infraEnvs.get({ orgId: claims.org_id, infraEnvId })) ?? (deps.blobs && (await retainedInfraEnv(deps.blobs, claims.org_id, infraEnvId)));
   if (!infraEnv) throw notFound(`Infra-env ${infraEnvId} not found`);
   try {
     const { payload } = await jwtVerify(token, Buffer.from(infraEnv.imageTokenKey, 'base64url'), { algorithms: ['HS256'] });
@@ -139,6 +140,23 @@ export async function authorizeImageToken(deps: { store: Store }, infraEnvId: st
     const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
     throw unauthorized(expired ? 'The image token has expired; request a new image URL' : 'The image token is not valid');
   }
+}
+
+/**
+ * A disconnected-iso infra-env being deleted leaves its record next to its images until every
+ * image URL issued for it has expired, and the presigned downloads they led to with them: the
+ * console deletes it right after starting the ISO's download, which may reach the image service
+ * (or start composing) only after the deletion. Returns how long the images and the record must
+ * stay. Nothing but authorizeImageToken reads the record, and only for a token signed by its key.
+ */
+export async function retainForImageUrls(deps: { blobs: BlobStore; config: { imageUrlTtlSeconds: number } }, infraEnv: InfraEnv): Promise<number> {
+  await deps.blobs.put('images', retainedInfraEnvObjectKey(infraEnv.orgId, infraEnv.infraEnvId), JSON.stringify(infraEnv), 'application/json');
+  return deps.config.imageUrlTtlSeconds + MIN_PRESIGN_SECONDS;
+}
+
+async function retainedInfraEnv(blobs: BlobStore, orgId: string, infraEnvId: string): Promise<InfraEnv | undefined> {
+  const bytes = await blobs.get('images', retainedInfraEnvObjectKey(orgId, infraEnvId));
+  return bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as InfraEnv) : undefined;
 }
 
 export function presignSeconds(expiresAt: Date, now: Date): number {

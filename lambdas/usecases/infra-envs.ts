@@ -14,7 +14,7 @@ import type { Store } from '../ports/store.js';
 import { findCluster, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
 import { resolveRelease } from './clusters.js';
-import { prepareDiscoveryImage, removeDiscoveryImages, signImageToken } from './discovery-image.js';
+import { prepareDiscoveryImage, removeDiscoveryImages, retainForImageUrls, signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
 import { agentTokenEpochOf, forgetInfraEnvTokens } from './agent-tokens.js';
@@ -129,13 +129,9 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
   forgetInfraEnvTokens(principal.orgId, infraEnvId);
   if (isDisconnectedIso(infraEnv) && deps.workflows) {
     // The console deletes a disconnected ISO's infra-env the moment it has started the ISO's
-    // download, which S3 serves from a presigned URL: the images go once no URL handed out for
-    // them can be used any more (the image URL's lifetime bounds the presigned one's).
-    await deps.workflows.start('purge-objects', `purge-images-${infraEnvId}`, {
-      bucket: 'images',
-      prefix: infraEnvImagesPrefix(principal.orgId, infraEnvId),
-      waitSeconds: deps.config.imageUrlTtlSeconds,
-    });
+    // download: its image URLs keep serving the ISO until they expire, then the images go.
+    const waitSeconds = await retainForImageUrls(deps, infraEnv);
+    await deps.workflows.start('purge-objects', `purge-images-${infraEnvId}`, { bucket: 'images', prefix: infraEnvImagesPrefix(principal.orgId, infraEnvId), waitSeconds });
   } else {
     await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
   }
