@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { freePort, until } from '../support/net.js';
-import { exitCode, javaProcessesFor, killProcessGroups } from '../support/processes.js';
+import { exitCode, javaProcessesFor, killProcessGroups, processesWithEnvironment } from '../support/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const namespaces = spawnSync('unshare', ['-rm', 'true']).status === 0 && spawnSync('unshare', ['--user', '--map-user=1000', '--map-group=1000', 'true']).status === 0;
@@ -47,7 +47,22 @@ async function startIn(namespace: string[], prepare: string, mount: string): Pro
   return { child, output: () => output, port };
 }
 
-const mountPoint = (name: string) => mkdtempSync(path.join(scratch, `${name}-`));
+const mounts: string[] = [];
+function mountPoint(name: string): string {
+  const mount = mkdtempSync(path.join(scratch, `${name}-`));
+  mounts.push(mount);
+  return mount;
+}
+
+/**
+ * Waits (bounded) until no process the runtime on `<mount>/data` started remains. Also what keeps the
+ * clean-up safe: removing a mount point on the host detaches the namespace's tmpfs, and a straggler
+ * (an esbuild service finishing a bundle) then writes into the host's directory instead.
+ */
+async function nothingLeftOf(mount: string): Promise<void> {
+  const entry = `ASSISTED_DATA_DIR=${path.join(mount, 'data')}`;
+  await until(() => processesWithEnvironment(entry).length === 0, 15_000, `no process left of the runtime on ${mount} (${processesWithEnvironment(entry).join(', ')})`);
+}
 const TMPFS = (size: string) => `mount -t tmpfs -o size=${size},mode=0700 tmpfs "$1"`;
 /** Fills the file system at $1 to its last byte (dd stops at ENOSPC). */
 const FILL = 'dd if=/dev/zero of="$1/fill" bs=4096 2>/dev/null || true';
@@ -55,8 +70,9 @@ const FILL = 'dd if=/dev/zero of="$1/fill" bs=4096 2>/dev/null || true';
 describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
   const started = new Map<string, number>();
 
-  afterAll(() => {
+  afterAll(async () => {
     killProcessGroups(children);
+    for (const mount of mounts) await nothingLeftOf(mount).catch((error: Error) => console.warn(error.message));
     rmSync(scratch, { recursive: true, force: true });
     console.info(`failed starts took (ms): ${JSON.stringify(Object.fromEntries(started))}`);
   });
@@ -72,8 +88,9 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
     else expect(start.output()).toMatch(expected);
     // Nothing else: no stack, no system error's bare text.
     expect(start.output().trim().split('\n'), start.output()).toHaveLength(1);
-    // Nothing left running: the namespace's processes are gone with it, and no DynamoDB Local was left on the data.
+    // Nothing left running: no DynamoDB Local on the data, and no process the start made.
     expect(javaProcessesFor(mount)).toEqual([]);
+    await nothingLeftOf(mount);
   }
 
   it('refuses a full disk within seconds, saying so, and leaves nothing running', async () => {
@@ -152,6 +169,7 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
     process.kill(start.child.pid!, 'SIGINT');
     expect(await exitCode(start.child, 30_000, start.output), start.output()).toBe(0);
     await until(() => javaProcessesFor(mount).length === 0, 10_000, 'DynamoDB Local to exit');
+    await nothingLeftOf(mount);
   }, 240_000);
 
   it('stops DynamoDB Local\'s Java when it does not answer in time (it was left running, listening)', async () => {

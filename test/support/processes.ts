@@ -1,5 +1,6 @@
 /** Child processes of tests that start the runtime as a person does (npm start), and what they leave behind. */
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The pids of DynamoDB Local Java processes whose command line names `directory` (its -dbPath). */
 export function javaProcessesFor(directory: string): string[] {
@@ -8,6 +9,24 @@ export function javaProcessesFor(directory: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The pids of processes (of this user) started with `entry` (NAME=value) in their environment: every
+ * process a runtime starts (its workers' esbuild, DynamoDB Local's guard and Java, container tasks)
+ * inherits its ASSISTED_DATA_DIR, whatever process group or namespace it is in.
+ */
+export function processesWithEnvironment(entry: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(name));
+    } catch {
+      // Gone meanwhile, a kernel thread, or another user's.
+    }
+  }
+  return found;
 }
 
 /** SIGKILL to the process group of each child still running (spawned `detached`, so each leads one). */
