@@ -114,11 +114,14 @@ export interface AgentCallContext {
 
 export type AgentCallVerdict = { allowed: true } | { allowed: false; status: 401 | 403; reason: string };
 
-/** Which records the rules need for a call: none for a current token's discovery and reads. */
+/**
+ * Which records the rules need for a call: none for a current token's discovery and reads; for a
+ * stale token, the host the path names (is it installing?) and, beyond discovery, the cluster.
+ */
 export function agentCallNeeds(operationId: string, standing: TokenStanding): { cluster: boolean; host: boolean } {
   const kind = AGENT_CALLS[operationId];
   if (kind === undefined) return { cluster: false, host: false };
-  if (standing !== 'current') return { cluster: true, host: true };
+  if (standing !== 'current') return { cluster: kind !== 'discovery', host: true };
   return { cluster: kind !== 'discovery' && kind !== 'cluster-read', host: false };
 }
 

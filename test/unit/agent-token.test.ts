@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AGENT_CALLS,
   CONTROLLER_WRAP_UP_SECONDS,
+  agentCallNeeds,
   agentTokenTtlProblem,
   imageTokenRenewalSeconds,
   imageTokenWindow,
@@ -46,6 +47,14 @@ describe('agent token lifetimes', () => {
     expect(agentTokenTtlFromEnvironment({ AGENT_TOKEN_TTL_SECONDS: '3600' })).toBe(3600);
     for (const bad of ['0', '-5', '1.5', 'week', '59']) expect(agentTokenTtlProblem(bad)).toMatch(/AGENT_TOKEN_TTL_SECONDS must be a whole number of seconds/);
     expect(() => agentTokenTtlFromEnvironment({ AGENT_TOKEN_TTL_SECONDS: 'week' })).toThrow(/AGENT_TOKEN_TTL_SECONDS/);
+  });
+
+  it('reads nothing more for a current token\'s discovery polls and reads, and for a stale one only what can excuse it', () => {
+    for (const operationId of ['v2GetNextSteps', 'v2PostStepReply', 'v2RegisterHost', 'GetInfraEnv', 'v2GetCluster']) expect(agentCallNeeds(operationId, 'current')).toEqual({ cluster: false, host: false });
+    expect(agentCallNeeds('V2DownloadClusterCredentials', 'current')).toEqual({ cluster: true, host: false });
+    expect(agentCallNeeds('v2GetNextSteps', 'expired')).toEqual({ cluster: false, host: true });
+    expect(agentCallNeeds('v2CompleteInstallation', 'superseded')).toEqual({ cluster: true, host: true });
+    expect(agentCallNeeds('v2ListClusters', 'expired')).toEqual({ cluster: false, host: false });
   });
 
   it('classifies exactly the operations of openapi.yaml that admit agentAuth', () => {
