@@ -17,6 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { infraEnvImagesPrefix } from '../../lambdas/domain/object-keys.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
+import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
+import { expectMatchesSchema } from '../support/response-schema.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
@@ -41,6 +44,7 @@ describe('disconnected clusters', () => {
   const disconnectedCluster = async (name = 'disconnected-cluster') => {
     const created = await call('POST', '/clusters/disconnected', { name, openshift_version: '4.20' });
     expect(created.status, created.text).toBe(201);
+    expectMatchesSchema('v2RegisterDisconnectedCluster', 201, created.body);
     return created.body;
   };
   const infraEnvFor = async (clusterId: string, extra: Record<string, unknown> = {}) => {
@@ -48,6 +52,7 @@ describe('disconnected clusters', () => {
       name: 'disconnected-cluster_infra-env', pull_secret: PULL_SECRET, cluster_id: clusterId, openshift_version: '4.20', cpu_architecture: 'x86_64', ...extra,
     });
     expect(created.status, created.text).toBe(201);
+    expectMatchesSchema('RegisterInfraEnv', 201, created.body);
     return created.body;
   };
   const expectError = (reply: Reply, status: number, reason: RegExp) => {
@@ -273,5 +278,20 @@ describe('disconnected clusters', () => {
     expect(done.status).toBe('SUCCEEDED');
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
     expect(await blobs.list('images', prefix)).toEqual([]);
+  });
+
+  it("is another organisation's 404, as its infra-env and their files", async () => {
+    const cluster = await disconnectedCluster();
+    const infraEnv = await infraEnvFor(cluster.id);
+    await ensureOrganisation(container(), 'org-disconnected', 'Disconnected B');
+    const { token } = await createApiToken(container(), { orgId: 'org-disconnected', name: 'b', role: 'admin' });
+    const asB = { Authorization: `Bearer ${token}` };
+    expectError(await call('GET', `/clusters/${cluster.id}`, undefined, asB), 404, /not found/);
+    expectError(await call('PATCH', `/clusters/${cluster.id}`, { name: 'mine' }, asB), 404, /not found/);
+    expectError(await call('DELETE', `/clusters/${cluster.id}`, undefined, asB), 404, /not found/);
+    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id }, asB), 404, /not found/);
+    expectError(await call('GET', `/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`, undefined, asB), 404, /not found/);
+    expect((await call('GET', '/clusters', undefined, asB)).body).toEqual([]);
+    expect((await call('GET', `/clusters/${cluster.id}`)).status).toBe(200);
   });
 });
