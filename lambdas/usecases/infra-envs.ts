@@ -125,12 +125,14 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
   const busy = hosts.filter((h) => HOST_BUSY_STATES.has(h.status));
   if (busy.length > 0) throw conflict(`Infra-env ${infraEnvId} has ${busy.length} host(s) installing; it can be deleted once they finish`);
   for (const host of hosts) await deps.store.hosts.remove({ orgId: host.orgId, infraEnvId, hostId: host.hostId });
+  // The console deletes a disconnected ISO's infra-env the moment it has started the ISO's
+  // download: its image URLs keep serving the ISO until they expire (kept before the record goes,
+  // so no image request finds neither), then the images go.
+  const retained = isDisconnectedIso(infraEnv) && deps.workflows ? await retainForImageUrls(deps, infraEnv) : undefined;
   await deps.store.infraEnvs.remove({ orgId: principal.orgId, infraEnvId });
   forgetInfraEnvTokens(principal.orgId, infraEnvId);
-  if (isDisconnectedIso(infraEnv) && deps.workflows) {
-    // The console deletes a disconnected ISO's infra-env the moment it has started the ISO's
-    // download: its image URLs keep serving the ISO until they expire, then the images go.
-    const waitSeconds = await retainForImageUrls(deps, infraEnv);
+  if (retained !== undefined && deps.workflows) {
+    const waitSeconds = retained;
     await deps.workflows.start('purge-objects', `purge-images-${infraEnvId}`, { bucket: 'images', prefix: infraEnvImagesPrefix(principal.orgId, infraEnvId), waitSeconds });
   } else {
     await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
