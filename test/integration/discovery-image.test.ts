@@ -16,21 +16,10 @@ import { loadCatalogue } from '../../bin/local/functions.js';
 import { buildSyntheticBaseIso, importBaseIsoFile, localImportTarget, type ImportResult } from '../../bin/import-base-iso.js';
 import { container } from '../../lambdas/platform/container.js';
 import { ensureDiscoveryImage, newMeter, signImageToken } from '../../lambdas/usecases/discovery-image.js';
-import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { PULL_SECRET, sshPublicKey, NETWORK_YAML } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
 const MiB = 1024 * 1024;
-const NETWORK_YAML = `interfaces:
-  - name: eth0
-    type: ethernet
-    state: up
-    ipv4:
-      enabled: true
-      dhcp: false
-      address:
-        - ip: 192.168.126.10
-          prefix-length: 24
-`;
 const STATIC_NETWORK = [{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }];
 
 type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: Headers };

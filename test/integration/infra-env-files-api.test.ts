@@ -14,23 +14,12 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
-import { PULL_SECRET, inventory, sshPublicKey } from '../support/fixtures.js';
+import { PULL_SECRET, inventory, sshPublicKey, NETWORK_YAML } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 
 type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: Headers };
 
-const NETWORK_YAML = `interfaces:
-  - name: eth0
-    type: ethernet
-    state: up
-    ipv4:
-      enabled: true
-      dhcp: false
-      address:
-        - ip: 192.168.126.10
-          prefix-length: 24
-`;
 
 describe('infra-env file downloads API', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;

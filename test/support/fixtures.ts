@@ -33,3 +33,16 @@ export function inventory(hostname: string): string {
     interfaces: [{ name: 'eth0', mac_address: '52:54:00:aa:bb:01', ipv4_addresses: ['192.168.127.10/24'] }],
   });
 }
+
+/** A static network (nmstate) for one NIC, eth0 at 192.168.126.10/24: what static_network_config entries carry. */
+export const NETWORK_YAML = `interfaces:
+  - name: eth0
+    type: ethernet
+    state: up
+    ipv4:
+      enabled: true
+      dhcp: false
+      address:
+        - ip: 192.168.126.10
+          prefix-length: 24
+`;

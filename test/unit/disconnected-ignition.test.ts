@@ -26,20 +26,9 @@ import {
   withInteractiveUi,
 } from '../../lambdas/domain/disconnected-ignition.js';
 import { DomainError } from '../../lambdas/domain/errors.js';
-import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { PULL_SECRET, sshPublicKey, NETWORK_YAML } from '../support/fixtures.js';
 
 const INFRA_ENV_ID = '7b1b0c4e-3f4a-4d51-9c1e-0a1b2c3d4e5f';
-const NETWORK_YAML = `interfaces:
-  - name: eth0
-    type: ethernet
-    state: up
-    ipv4:
-      enabled: true
-      dhcp: false
-      address:
-        - ip: 192.168.126.10
-          prefix-length: 24
-`;
 const STATIC_NETWORK = JSON.stringify([{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }]);
 
 let workDir: string;

@@ -30,19 +30,9 @@ import {
 import { ROOTFS_PROXY_DROP_IN_PATH, STATIC_NETWORK_HOOK_PATH, cpioArchive, fillArea, ignitionArchive, minimalRamdiskFiles } from '../../lambdas/domain/iso-initrd.js';
 import { SYNTHETIC_IGNITION_AREA, SYNTHETIC_KARGS_AREA, SYNTHETIC_RAMDISK_AREA, syntheticDefaultKargs } from '../../lambdas/domain/iso-synthetic.js';
 import { PRE_NETWORK_SCRIPT_PATH } from '../../lambdas/domain/static-network.js';
+import { NETWORK_YAML } from '../support/fixtures.js';
 
 const MiB = 1024 * 1024;
-const NETWORK_YAML = `interfaces:
-  - name: eth0
-    type: ethernet
-    state: up
-    ipv4:
-      enabled: true
-      dhcp: false
-      address:
-        - ip: 192.168.126.10
-          prefix-length: 24
-`;
 
 /** isoinfo's listing: ISO9660 path → byte offset and length of its extent. */
 function isoinfoExtents(iso: string): Map<string, { offset: number; length: number }> {
