@@ -155,11 +155,18 @@ class Backoff {
 
 type PollOutcome = 'register-again' | 'stopped';
 
+/** The run of one step type: whether it is posting its reply, and the request handed meanwhile. */
+interface StepSlot {
+  run: Promise<void>;
+  replying: boolean;
+  again?: StepRequest;
+}
+
 export class AgentSession {
   private readonly timing: SessionTiming;
   private readonly random: () => number;
   private readonly lastOutputs = new Map<string, { output: string; at: number }>();
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Map<string, StepSlot>();
 
   constructor(private readonly options: SessionOptions) {
     this.timing = {
@@ -354,20 +361,34 @@ export class AgentSession {
     return Number.isFinite(found) && found > 0 ? found : Number.POSITIVE_INFINITY;
   }
 
-  /** Starts one step unless one of its type still runs (upstream's long steps guard themselves the same way). */
+  /**
+   * Starts one step unless one of its type still runs (upstream's long steps guard themselves the
+   * same way). One handed while the last run posts its reply runs once that reply is sent: the
+   * service asks again because it has stored the answer, whose response has not arrived yet, and
+   * would otherwise wait for an answer that never comes (a connectivity check naming a new peer).
+   */
   private startStep(request: StepRequest, registration: Registration, signal: AbortSignal, requestRestart: () => void): Promise<void> {
     const key = request.step_type;
-    const already = this.running.get(key);
-    if (already) {
-      this.log.debug('step from an earlier poll still running or replying; not starting it twice', { step_type: key, step_id: request.step_id });
-      return already;
+    const busy = this.running.get(key);
+    if (busy) {
+      if (busy.replying) {
+        busy.again = request;
+        this.log.debug('step handed again while its last reply is posted; running it after that reply', { step_type: key, step_id: request.step_id });
+      } else {
+        this.log.debug('step from an earlier poll still running; not starting it twice', { step_type: key, step_id: request.step_id });
+      }
+      return busy.run;
     }
-    const run = this.runStep(request, registration, signal, requestRestart).finally(() => this.running.delete(key));
-    this.running.set(key, run);
-    return run;
+    const slot: StepSlot = { run: Promise.resolve(), replying: false };
+    slot.run = this.runStep(request, registration, signal, requestRestart, () => (slot.replying = true)).finally(() => {
+      this.running.delete(key);
+      if (slot.again && !signal.aborted) void this.startStep(slot.again, registration, signal, requestRestart);
+    });
+    this.running.set(key, slot);
+    return slot.run;
   }
 
-  private async runStep(request: StepRequest, registration: Registration, signal: AbortSignal, requestRestart: () => void): Promise<void> {
+  private async runStep(request: StepRequest, registration: Registration, signal: AbortSignal, requestRestart: () => void, onReplying: () => void): Promise<void> {
     const runner = this.options.steps[request.step_type];
     let result: StepResult;
     const started = Date.now();
@@ -385,6 +406,7 @@ export class AgentSession {
     const fields = { step_type: request.step_type, step_id: request.step_id, exit_code: result.exit_code, ms: Date.now() - started };
     if (result.exit_code === 0) this.log.debug('step done', fields);
     else this.log.warn(`step failed: ${result.error ?? '(no error text)'}`, fields);
+    onReplying();
     await this.reply(request, result, registration, signal);
     if (request.step_type === 'upgrade-agent' && result.exit_code === 0 && /"result"\s*:\s*"success"/.test(result.output ?? '')) requestRestart();
     this.options.hooks?.afterStep?.(request, result);
@@ -459,7 +481,7 @@ export class AgentSession {
   private async drain(): Promise<void> {
     if (this.running.size === 0) return;
     const grace = new AbortController();
-    await Promise.race([Promise.allSettled([...this.running.values()]), pause(this.timing.stopGraceMs, grace.signal)]);
+    await Promise.race([Promise.allSettled([...this.running.values()].map((slot) => slot.run)), pause(this.timing.stopGraceMs, grace.signal)]);
     grace.abort();
     if (this.running.size) this.log.warn('stopped with steps still winding down', { steps: [...this.running.keys()].join(',') });
   }

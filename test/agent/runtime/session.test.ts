@@ -256,6 +256,49 @@ describe('agent session', () => {
     expect(started).toBeLessThanOrEqual(2);
   });
 
+  it('runs a step handed again while its last reply is still being posted once that reply is sent, instead of dropping it', async () => {
+    // The service stores a reply, then hands the check again (a new peer) before its answer to the
+    // reply has reached the agent: dropping that check would leave the service waiting for it.
+    let handed = 0;
+    let holding = false;
+    let handedWhileHeld = 0;
+    let lastHanded = '';
+    const started: string[] = [];
+    const { service } = await start(
+      async (r) => {
+        if (isRegister(r)) return registered(INFRA_ENV, SERVICE_ID);
+        if (isPoll(r)) {
+          if (handed > 0 && !holding) return steps([], 0.05);
+          handed += 1;
+          if (holding) handedWhileHeld += 1;
+          lastHanded = `connectivity-check-${handed}`;
+          return steps([{ step_type: 'connectivity-check', step_id: lastHanded, args: ['[]'] }], 0.05);
+        }
+        if (isReply(r) && handed === 1 && !holding) {
+          // The first reply is stored, and its answer held until the service has asked twice more.
+          holding = true;
+          await until(() => handedWhileHeld >= 2 || undefined, 5_000, 'two polls during the held reply');
+          holding = false;
+        }
+        return { status: 204 };
+      },
+      {
+        steps: {
+          'connectivity-check': async (request) => {
+            started.push(request.step_id);
+            return { exit_code: 0, output: `{"remote_hosts":[],"run":${started.length}}` };
+          },
+        },
+      },
+    );
+    await until(() => replies(service).length >= 2 || undefined, 5_000, 'the check handed during the held reply answered');
+    await sleep(200);
+    // The first run, then one more for every check handed while its reply was held (the latest).
+    expect(started).toEqual(['connectivity-check-1', lastHanded]);
+    expect(lastHanded).not.toBe('connectivity-check-1');
+    expect(replies(service).map((reply) => reply.step_id)).toEqual(['connectivity-check-1', lastHanded]);
+  });
+
   it('never writes the token to its log', async () => {
     const { service, lines } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : { status: 503 }));
     await until(() => service.requests.filter(isPoll).length >= 3, 3_000, 'polls');
