@@ -184,7 +184,9 @@ async function callSubjects(
   }
   const clusterId = standing.clusterId ?? hostClusterId;
   if (needs.cluster && clusterId) {
-    const cluster = await store.clusters.get({ orgId: principal.orgId, clusterId });
+    // The rules read the cluster's status and when it completed, whose gates are hours wide: a
+    // second-old copy decides as a fresh one would, and an installing fleet's reports skip a read each.
+    const cluster = await store.clusters.getRecent({ orgId: principal.orgId, clusterId });
     if (cluster) {
       const completed = cluster.attributes.install_completed_at;
       subjects.cluster = { clusterId, status: cluster.status, ...(typeof completed === 'string' ? { installCompletedAt: completed } : {}) };

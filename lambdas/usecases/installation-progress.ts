@@ -65,7 +65,9 @@ export async function updateHostInstallProgress(deps: InstallationDeps, principa
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   if (!host.clusterId) throw badRequest(`host ${hostId} is not bound to any cluster, cannot update progress`);
   const clusterKey = { orgId: principal.orgId, clusterId: host.clusterId };
-  const cluster = stillThere(await deps.store.clusters.get(clusterKey), `Cluster ${host.clusterId} of host ${hostId}`);
+  // A second-old copy: only the cluster's size is read here (its status moves no progress rule),
+  // and the host's write is conditional on the host as read, whose own status cancel and reset write.
+  const cluster = stillThere(await deps.store.clusters.getRecent(clusterKey), `Cluster ${host.clusterId} of host ${hostId}`);
   const progressCluster = { status: cluster.status, singleNode: cluster.attributes.control_plane_count === 1 };
 
   const now = deps.clock.now();
