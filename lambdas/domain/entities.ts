@@ -30,6 +30,33 @@ export interface ApiToken extends Versioned {
   revokedAt?: string;
 }
 
+/**
+ * A person signed in through the identity provider, keyed by issuer and subject (`userId`,
+ * domain/identity.ts `userIdOf`). Not in any organisation's partition: their membership says where
+ * they belong.
+ */
+export interface User extends Versioned {
+  userId: string;
+  issuer: string;
+  subject: string;
+  /** From the token that created the record, when it carried a verified one. */
+  email?: string;
+  createdAt: string;
+}
+
+/**
+ * Where a user belongs and with which role (as API tokens' roles). One per user: a user belongs to
+ * one organisation at a time, as in OCM. A user without one is given their personal organisation
+ * again by their next request (usecases/users.ts): removing a member must keep that in mind (for
+ * instance by leaving a record that says so rather than deleting this one).
+ */
+export interface Membership extends Versioned {
+  userId: string;
+  orgId: string;
+  role: Role;
+  createdAt: string;
+}
+
 export interface Cluster extends Versioned {
   orgId: string;
   clusterId: string;

@@ -4,6 +4,7 @@
  */
 import { catalogueAgentImages, type AgentSettings } from '../domain/agent-protocol.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/agent-token.js';
+import { defaultJwksUrl, type IdentityProviderSettings } from '../domain/identity.js';
 
 export interface ServiceConfig {
   tableName: string;
@@ -36,6 +37,45 @@ export interface ServiceConfig {
   softTimeouts: boolean;
   /** The discovery agent hosts must run, and what happens to hosts running another. */
   agent: AgentSettings;
+  /**
+   * The identity provider whose tokens the API accepts beside API tokens (Amazon Cognito's user pool
+   * in AWS, any OIDC issuer): IDENTITY_PROVIDER_ISSUER, IDENTITY_PROVIDER_CLIENT_IDS (comma-separated)
+   * and optionally IDENTITY_PROVIDER_JWKS_URL. Absent: API tokens only.
+   */
+  identityProvider?: IdentityProviderSettings;
+}
+
+/** Plain http only on loopback (a local stand-in, tests); everything else must be https. */
+function identityProviderUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be a URL, not ${JSON.stringify(raw)}`);
+  }
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new Error(`${name} must be an https URL (plain http only on loopback), not ${JSON.stringify(raw)}`);
+  }
+  if (url.search || url.hash || url.username || url.password) throw new Error(`${name} must have no query, fragment or credentials`);
+  return raw;
+}
+
+export function identityProviderFromEnvironment(env: NodeJS.ProcessEnv = process.env): IdentityProviderSettings | undefined {
+  const issuer = env.IDENTITY_PROVIDER_ISSUER || undefined;
+  const clientIds = (env.IDENTITY_PROVIDER_CLIENT_IDS ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+  const jwksUrl = env.IDENTITY_PROVIDER_JWKS_URL || undefined;
+  if (!issuer) {
+    if (clientIds.length > 0 || jwksUrl) throw new Error('IDENTITY_PROVIDER_CLIENT_IDS and IDENTITY_PROVIDER_JWKS_URL need IDENTITY_PROVIDER_ISSUER');
+    return undefined;
+  }
+  if (clientIds.length === 0) throw new Error('IDENTITY_PROVIDER_ISSUER needs IDENTITY_PROVIDER_CLIENT_IDS: the app client ids whose tokens are accepted');
+  return {
+    // The issuer is compared with `iss` exactly, as the issuer writes it (Cognito's has no trailing slash).
+    issuer: identityProviderUrl('IDENTITY_PROVIDER_ISSUER', issuer),
+    clientIds,
+    jwksUrl: identityProviderUrl('IDENTITY_PROVIDER_JWKS_URL', jwksUrl ?? defaultJwksUrl(issuer)),
+  };
 }
 
 export function agentSettingsFromEnvironment(env: NodeJS.ProcessEnv = process.env): AgentSettings {
@@ -96,6 +136,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     if (!value) throw new Error(`environment variable ${name} is not set`);
     return value;
   };
+  const identityProvider = identityProviderFromEnvironment(env);
   return {
     tableName: required('TABLE_NAME'),
     buckets: {
@@ -114,6 +155,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     agentTokenTtlSeconds: agentTokenTtlFromEnvironment(env),
     softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
     agent: agentSettingsFromEnvironment(env),
+    ...(identityProvider ? { identityProvider } : {}),
     ...(env.MIRROR_REGISTRIES_CONF
       ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }
       : {}),

@@ -3,10 +3,12 @@ import { createDynamoStore } from '../adapters/dynamodb/store.js';
 import { unmeteredRetries } from '../adapters/dynamodb/retries.js';
 import { createRoute53Zones } from '../adapters/route53/zones.js';
 import { createS3BlobStore } from '../adapters/s3/blobs.js';
+import { createOidcIdentityVerifier } from '../adapters/oidc/verifier.js';
 import { createStepFunctionsWorkflows } from '../adapters/stepfunctions/workflows.js';
 import type { BlobStore } from '../ports/blobs.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
+import type { IdentityVerifier } from '../ports/identity.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';
@@ -27,6 +29,8 @@ export interface Ports {
   syntheticBaseImages?: SyntheticBaseImages;
   /** The unconfigured ignitions of disconnected ISOs: openshift-install, or the SIMULATED generator where allowed. */
   unconfiguredIgnitions: UnconfiguredIgnitions;
+  /** Only when an identity provider is configured: its tokens are then accepted beside API tokens. */
+  identity?: IdentityVerifier;
 }
 
 let ports: Ports | undefined;
@@ -71,6 +75,11 @@ function build(): Ports {
       provided.unconfiguredIgnitions ??
       createUnconfiguredIgnitions(unconfiguredIgnitionSettings(process.env, (level, message) => logger[level](message))),
     ...(provided.syntheticBaseImages ? { syntheticBaseImages: provided.syntheticBaseImages } : {}),
+    ...(provided.identity
+      ? { identity: provided.identity }
+      : config.identityProvider
+        ? { identity: createOidcIdentityVerifier(config.identityProvider) }
+        : {}),
   };
 }
 

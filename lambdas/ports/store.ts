@@ -4,8 +4,10 @@ import type {
   Host,
   InfraEnv,
   Manifest,
+  Membership,
   Organisation,
   ServiceEvent,
+  User,
   WorkflowExecution,
 } from '../domain/entities.js';
 import type { WatchAttribute } from '../domain/host-watch.js';
@@ -71,6 +73,8 @@ export interface InfraEnvKey { orgId: string; infraEnvId: string }
 export interface HostKey { orgId: string; infraEnvId: string; hostId: string }
 export interface ManifestKey { orgId: string; clusterId: string; folder: string; fileName: string }
 export interface WorkflowKey { orgId: string; clusterId: string; workflow: string }
+/** A user, and the user's one membership, by the id the verified identity gives (domain/identity.ts). */
+export interface UserKey { userId: string }
 
 export interface EventFilter {
   orgId: string;
@@ -81,6 +85,12 @@ export interface EventFilter {
 
 export interface Store {
   organisations: EntityRepository<Organisation, OrgKey>;
+  /** People signed in through the identity provider; found by the identity, not by an organisation. */
+  users: EntityRepository<User, UserKey>;
+  /** Each user's one membership (organisation and role). */
+  memberships: EntityRepository<Membership, UserKey> & {
+    listByOrg(orgId: string): Promise<Membership[]>;
+  };
   apiTokens: EntityRepository<ApiToken, TokenKey> & {
     listByOrg(orgId: string): Promise<ApiToken[]>;
   };

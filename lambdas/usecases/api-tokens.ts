@@ -2,9 +2,12 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/api-token.js';
 import type { ApiToken, Role } from '../domain/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/errors.js';
+import { looksLikeJwt } from '../domain/identity.js';
 import type { Clock } from '../ports/clock.js';
+import type { IdentityVerifier } from '../ports/identity.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
+import { authenticateIdentityToken } from './users.js';
 
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
@@ -75,12 +78,17 @@ export async function revokeApiToken(deps: TokenDeps, orgId: string, tokenId: st
 }
 
 /**
- * Establishes the caller from an `Authorization: Bearer` header. Every failure reads the same
- * apart from revoked/expired, which the holder can act on; none says whether an organisation exists.
+ * Establishes the caller from an `Authorization: Bearer` header: an identity provider's token (a
+ * JWT, when the service trusts an identity provider: usecases/users.ts) or an API token. Every
+ * API-token failure reads the same apart from revoked/expired, which the holder can act on; none
+ * says whether an organisation exists.
  */
-export async function authenticateUser(deps: TokenDeps, authorization: string | undefined): Promise<Principal> {
+export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVerifier }, authorization: string | undefined): Promise<Principal> {
   const raw = bearerToken(authorization);
-  if (!raw) throw unauthorized('Authorization header must be "Bearer <api token>"');
+  if (!raw) {
+    throw unauthorized(`Authorization header must be "Bearer <api token>"${deps.identity ? ' or "Bearer <identity token>"' : ''}`);
+  }
+  if (deps.identity && looksLikeJwt(raw)) return authenticateIdentityToken({ ...deps, identity: deps.identity }, raw);
   const parts = parseApiToken(raw);
   if (!parts) throw unauthorized('The API token is malformed or unknown');
   const token = await deps.store.apiTokens.get({ orgId: parts.orgId, tokenId: parts.tokenId });
@@ -117,6 +125,7 @@ export function requireSecretAccess(principal: Principal, what: string): void {
 export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
   const allowed = principal.kind === 'agent' ? action === 'read' : roleAllows(principal.role, action);
   if (!allowed) {
-    throw forbidden(`This token's role may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
+    const whose = principal.kind === 'user' && principal.userId !== undefined ? 'Your role in the organisation' : "This token's role";
+    throw forbidden(`${whose} may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
   }
 }

@@ -27,7 +27,7 @@ import { rejudgeClusterHosts } from './host-changes.js';
 import type { AgentSettings } from '../domain/agent-protocol.js';
 import { recordEvent } from './events.js';
 import { removeDnsRecords } from './installation-workflow.js';
-import type { Principal } from './principal.js';
+import { actorName, type Principal } from './principal.js';
 
 export interface ClusterDeps {
   store: Store;
@@ -74,7 +74,7 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
     clusterId: randomUUID(),
     now: deps.clock.now().toISOString(),
     release,
-    userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+    userName: actorName(principal),
     softTimeouts: deps.config?.softTimeouts ?? false,
   });
   const created = await deps.store.clusters.create(record);
@@ -98,7 +98,7 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
     clusterId: randomUUID(),
     now: deps.clock.now().toISOString(),
     release,
-    userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+    userName: actorName(principal),
   }));
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: DISCONNECTED_CLUSTER_KIND } });
   return clusterView(created);

@@ -15,7 +15,7 @@ import { findCluster, findInfraEnv, stillThere } from './access.js';
 import { recordEvent } from './events.js';
 import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, retainForImageUrls, signImageToken } from './discovery-image.js';
-import type { Principal } from './principal.js';
+import { actorName, type Principal } from './principal.js';
 import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
 import { agentTokenEpochOf, forgetInfraEnvTokens } from './agent-tokens.js';
 
@@ -53,7 +53,7 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
     release,
     clusterId,
     imageTokenKey: newImageTokenKey(),
-    userName: principal.kind === 'user' ? principal.tokenId : 'agent',
+    userName: actorName(principal),
     ...(disconnectedClusterName !== undefined ? { disconnectedClusterName } : {}),
   });
   const infraEnv = await deps.store.infraEnvs.create(record);

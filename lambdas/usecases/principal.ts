@@ -1,12 +1,30 @@
 import { forbidden } from '../domain/errors.js';
 import type { Role } from '../domain/entities.js';
 
+/**
+ * A caller acting for an organisation with a role: through an API token (`tokenId`), or signed in
+ * through the identity provider as a user (`userId`, domain/identity.ts), with the role of their
+ * membership. Exactly one of the two is set.
+ */
+export type UserPrincipal = { kind: 'user'; orgId: string; role: Role } & (
+  | { tokenId: string; userId?: undefined; email?: undefined }
+  | { userId: string; email?: string; tokenId?: undefined }
+);
+
 /** Who is calling, as established by authentication. Every use case scopes its reads by `orgId`. */
-export type Principal =
-  | { kind: 'user'; orgId: string; tokenId: string; role: Role }
-  | { kind: 'agent'; orgId: string; infraEnvId: string };
+export type Principal = UserPrincipal | { kind: 'agent'; orgId: string; infraEnvId: string };
 
 /** Agent operations admit only agent credentials (the router checks the scheme; this states the intent). */
 export function requireAgent(principal: Principal): asserts principal is Extract<Principal, { kind: 'agent' }> {
   if (principal.kind !== 'agent') throw forbidden('This operation is for the discovery agent, with its X-Secret-Key');
+}
+
+/**
+ * Who made a resource, as upstream's `user_name`: a signed-in user's email (else their user id), an
+ * API token's id, or `agent`.
+ */
+export function actorName(principal: Principal): string {
+  if (principal.kind === 'agent') return 'agent';
+  if (principal.tokenId !== undefined) return principal.tokenId;
+  return principal.email ?? principal.userId;
 }

@@ -15,8 +15,10 @@ import type {
   Host,
   InfraEnv,
   Manifest,
+  Membership,
   Organisation,
   ServiceEvent,
+  User,
   Versioned,
   WorkflowExecution,
 } from '../../domain/entities.js';
@@ -34,6 +36,7 @@ import {
   type OrgKey,
   type Store,
   type TokenKey,
+  type UserKey,
   type WatchedHostRecord,
   type WorkflowKey,
 } from '../../ports/store.js';
@@ -330,6 +333,22 @@ export class InvalidCursorError extends Error {
   }
 }
 
+/**
+ * Users and their memberships: the one partition family that does not start with an organisation.
+ * A user is found by the identity a verified token names, before any organisation is known (as
+ * an API token's string carries its organisation); the membership beside the user says which one.
+ * One membership item per user is what keeps a user in one organisation at a time. An
+ * organisation's members are listed through gsi1 (`ORG#o` / `MEMBER#u`).
+ * (Here rather than in keys.ts for now; docs/data-model.md is to list them.)
+ */
+const userPartition = (userId: string) => `USER#${userId}`;
+export const userKeys = {
+  user: ({ userId }: UserKey): ItemKey => ({ pk: userPartition(userId), sk: 'USER' }),
+  membership: ({ userId }: UserKey): ItemKey => ({ pk: userPartition(userId), sk: 'MEMBERSHIP' }),
+  membershipIndexes: (r: { orgId: string; userId: string }): IndexAttributes => ({ gsi1pk: `ORG#${r.orgId}`, gsi1sk: `MEMBER#${r.userId}` }),
+  membersOf: (orgId: string) => ({ index: 'gsi1', pk: `ORG#${orgId}`, skPrefix: 'MEMBER#' }),
+};
+
 /** DynamoDB's limit on the writes of one BatchWriteItem, and how often unprocessed ones are retried. */
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_WRITE_ATTEMPTS = 6;
@@ -354,6 +373,19 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     name: 'organisation',
     key: keys.organisation,
     keyOf: (r) => ({ orgId: r.orgId }),
+  }, attempts);
+
+  const users = new DynamoEntity<User, UserKey>(doc, table, {
+    name: 'user',
+    key: userKeys.user,
+    keyOf: (r) => ({ userId: r.userId }),
+  }, attempts);
+
+  const memberships = new DynamoEntity<Membership, UserKey>(doc, table, {
+    name: 'membership',
+    key: userKeys.membership,
+    keyOf: (r) => ({ userId: r.userId }),
+    indexes: userKeys.membershipIndexes,
   }, attempts);
 
   const apiTokens = new DynamoEntity<ApiToken, TokenKey>(doc, table, {
@@ -401,6 +433,10 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   return {
     activeShards,
     organisations,
+    users,
+    memberships: Object.assign(memberships, {
+      listByOrg: (orgId: string) => memberships.queryAll(userKeys.membersOf(orgId)),
+    }),
     apiTokens: Object.assign(apiTokens, {
       listByOrg: (orgId: string) => apiTokens.queryAll(keys.apiTokensOf(orgId)),
     }),
