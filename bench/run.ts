@@ -4,6 +4,7 @@ import { apiOverhead } from './api-overhead.js';
 import { installOverhead } from './install-overhead.js';
 import { apiVsGetItem } from './api-vs-getitem.js';
 import { bundles } from './bundles.js';
+import { cost } from './cost.js';
 import { discoveryImage } from './discovery-image.js';
 import { lifecycle } from './lifecycle.js';
 
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'agent-fleet': () => agentFleet(),
   lifecycle: () => lifecycle(),
   bundles: () => bundles(),
+  cost: () => cost(),
   'discovery-image': () => discoveryImage(),
 };
 

@@ -31,8 +31,15 @@ function add(totals: CapacityTotals, consumed: ConsumedCapacity | ConsumedCapaci
   }
 }
 
-/** A DynamoDB client for `endpoint` whose every command's capacity is counted. */
-export function meteredDynamoClient(endpoint: string): CapacityMeter {
+/** One call of a metered client: whether it read, the units it consumed and how long it took. */
+export interface MeteredCall {
+  read: boolean;
+  units: number;
+  ms: number;
+}
+
+/** A DynamoDB client for `endpoint` whose every command's capacity is counted (and, with `observe`, reported call by call). */
+export function meteredDynamoClient(endpoint: string, observe?: (call: MeteredCall) => void): CapacityMeter {
   const totals: CapacityTotals = { calls: 0, readCalls: 0, readUnits: 0, writeUnits: 0 };
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', maxAttempts: 8 });
   client.middlewareStack.add(
@@ -40,10 +47,14 @@ export function meteredDynamoClient(endpoint: string): CapacityMeter {
       const command = context.commandName ?? '';
       const input = args.input as { ReturnConsumedCapacity?: string };
       if (CONSUMING_COMMANDS.test(command)) input.ReturnConsumedCapacity = 'TOTAL';
+      const started = performance.now();
       const result = await next(args);
+      const read = READING_COMMANDS.test(command);
       totals.calls += 1;
-      if (READING_COMMANDS.test(command)) totals.readCalls += 1;
-      add(totals, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity, command);
+      if (read) totals.readCalls += 1;
+      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+      add(totals, consumed, command);
+      observe?.({ read, units: [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0), ms: performance.now() - started });
       return result;
     },
     { step: 'initialize', name: 'countConsumedCapacity' },

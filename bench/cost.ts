@@ -1,0 +1,468 @@
+/**
+ * `npm run bench -- cost` (issue #21): what the service would cost a month on AWS, from what its
+ * requests were measured to ask of each billed component, at the list prices of bench/cost/prices.json.
+ *
+ * The Api and HostChanges handlers run in this thread, each invocation in an AsyncLocalStorage
+ * context that counts what it asked for: DynamoDB read and write units (ReturnConsumedCapacity
+ * TOTAL, which DynamoDB Local computes as DynamoDB does), S3 requests by price class, bytes logged
+ * at the deployed log level (INFO: the stack sets none), response bytes, and the handler's own time
+ * (wall time less its waits on DynamoDB Local and the local S3, measured one request at a time).
+ * A Lambda's billed time is that own time plus each call's assumed AWS latency (prices.json).
+ *
+ * Measured at LIFECYCLE_HOSTS (1,000) hosts in one cluster:
+ * - registration, first poll, inventory and the other step replies of COST_SAMPLE_HOSTS (100) new hosts;
+ * - a host-monitor pass with no host active, and one over the 1,000 hosts;
+ * - a steady hour of COST_STEADY_HOSTS (50) known hosts on a stepped service clock: each polls when
+ *   the service tells it to, and answers the steps it is handed as upstream's agent does (a reply
+ *   is posted only when its output changed: connectivity reports, whose round-trip times move;
+ *   inventory, NTP sources, domain resolutions and free addresses come back unchanged and are not
+ *   posted); the table stream's HostChanges invocations meanwhile are counted too.
+ * The fixed monthly charges come from the synthesized staging stack (NAT gateways, alarms, secrets,
+ * hosted zones, KMS keys) and the functions' memory and architecture from its template.
+ *
+ * Prints a table per scenario, writes the result as JSON (COST_OUT, default cost.json in the
+ * system's temp directory), with COST_WRITE_DOCS=1 regenerates docs/deploy.md's cost section,
+ * and ends with the lines `idle: $<n>/month`, `1000 connected hosts: $<n>/month` and
+ * `1000 hosts installed: …`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { App } from 'aws-cdk-lib';
+import type { Context } from 'aws-lambda';
+import { startRuntime } from '../bin/local/runtime.js';
+import { AssistedStack, PROJECT_ROOT } from '../lib/assisted-stack.js';
+import { stageConfigFromContext } from '../lib/stage-config.js';
+import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
+import { createS3BlobStore, s3ClientConfig } from '../lambdas/adapters/s3/blobs.js';
+import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
+import { handler as hostChangesHandler } from '../lambdas/handlers/streams/host-changes.js';
+import type { Clock } from '../lambdas/ports/clock.js';
+import { systemClock } from '../lambdas/ports/clock.js';
+import { container, provide } from '../lambdas/platform/container.js';
+import { logger } from '../lambdas/platform/observability.js';
+import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
+import { monitorHosts } from '../lambdas/usecases/host-monitor.js';
+import { catalogueAgentImages } from '../lambdas/domain/agent-protocol.js';
+import { agentClient, eachBounded } from './lifecycle/agents.js';
+import { meteredDynamoClient } from './lifecycle/capacity.js';
+import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
+import { monthlyBill, SECONDS_PER_MONTH, total, type Breakdown, type Prices, type RequestCost, type StackFacts, type WorkloadLine } from './cost/model.js';
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
+/**
+ * Step outputs that differ from one run to the next on a healthy host: a connectivity report's
+ * round-trip times. Upstream's NTP report names sources and their states only, so it repeats.
+ */
+const CHANGING_OUTPUTS = new Set(['connectivity-check']);
+/** S3 requests billed at the PUT price (writes and listings); the rest at the GET price. */
+const S3_PUT_CLASS = /^(Put|Copy|CreateMultipartUpload|UploadPart|CompleteMultipartUpload|List)/;
+
+/** What one invocation asked for, as it runs (the AsyncLocalStorage store). */
+interface Tally {
+  kind: string;
+  readUnits: number;
+  writeUnits: number;
+  dynamodbCalls: number;
+  s3Puts: number;
+  s3Gets: number;
+  logBytes: number;
+  /** When each DynamoDB or S3 call of the invocation was in flight (performance.now() intervals). */
+  waits: [number, number][];
+}
+
+/** Sums per kind of request; `RequestCost` is their average. */
+interface Sums extends Omit<Tally, 'kind' | 'waits'> {
+  measured: number;
+  responseBytes: number;
+  wallMs: number;
+  /** Wall time with at least one call in flight: calls made in parallel count once. */
+  waitingMs: number;
+}
+
+/** The length of the union of the intervals. */
+function coveredMs(intervals: readonly [number, number][]): number {
+  let covered = 0;
+  let reach = -Infinity;
+  for (const [from, to] of [...intervals].sort((a, b) => a[0] - b[0])) {
+    if (to <= reach) continue;
+    covered += to - Math.max(from, reach);
+    reach = to;
+  }
+  return covered;
+}
+
+const invocation = new AsyncLocalStorage<Tally>();
+
+class Recorder {
+  private readonly sums = new Map<string, Sums>();
+  recording = false;
+
+  add(tally: Tally, wallMs: number, responseBytes: number): void {
+    if (!this.recording) return;
+    let sums = this.sums.get(tally.kind);
+    if (!sums) this.sums.set(tally.kind, (sums = { measured: 0, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, responseBytes: 0, wallMs: 0, waitingMs: 0 }));
+    sums.measured += 1;
+    for (const key of ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes'] as const) sums[key] += tally[key];
+    sums.responseBytes += responseBytes;
+    sums.wallMs += wallMs;
+    sums.waitingMs += coveredMs(tally.waits);
+  }
+
+  count(kind: string): number {
+    return this.sums.get(kind)?.measured ?? 0;
+  }
+
+  kinds(): string[] {
+    return [...this.sums.keys()];
+  }
+
+  cost(kind: string): RequestCost | undefined {
+    const sums = this.sums.get(kind);
+    if (!sums || sums.measured === 0) return undefined;
+    const n = sums.measured;
+    return {
+      measured: n,
+      readUnits: sums.readUnits / n,
+      writeUnits: sums.writeUnits / n,
+      dynamodbCalls: sums.dynamodbCalls / n,
+      s3Puts: sums.s3Puts / n,
+      s3Gets: sums.s3Gets / n,
+      logBytes: sums.logBytes / n,
+      responseBytes: sums.responseBytes / n,
+      handlerMs: Math.max(0, (sums.wallMs - sums.waitingMs) / n),
+    };
+  }
+}
+
+/** The kind of an Api request, from its method, path and (for step replies) its step type. */
+function apiKind(event: { httpMethod?: string; path?: string; body?: string | null; isBase64Encoded?: boolean }): string {
+  const route = event.path ?? '';
+  if (event.httpMethod === 'POST' && /\/infra-envs\/[^/]+\/hosts$/.test(route)) return 'registration';
+  if (route.endsWith('/instructions')) {
+    if (event.httpMethod === 'GET') return 'poll';
+    try {
+      const text = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+      return `reply ${(JSON.parse(text) as { step_type?: string }).step_type ?? '?'}`;
+    } catch {
+      return 'reply ?';
+    }
+  }
+  return 'other API call';
+}
+
+function emptyTally(kind: string): Tally {
+  return { kind, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, waits: [] };
+}
+
+/** The handler, each invocation counted under its kind. */
+function measured(recorder: Recorder, handler: Handler, kindOf: (event: unknown) => string): Handler {
+  return async (event, context) => {
+    const tally = emptyTally(kindOf(event));
+    const started = performance.now();
+    let responseBytes = 0;
+    try {
+      const result = await invocation.run(tally, () => handler(event, context));
+      responseBytes = Buffer.byteLength(String((result as { body?: unknown } | undefined)?.body ?? ''));
+      return result;
+    } finally {
+      recorder.add(tally, performance.now() - started, responseBytes);
+    }
+  };
+}
+
+/** Counts the bytes each invocation logs (and keeps them off the bench's output); other output passes. */
+function countLogBytes(): () => void {
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((stream) => stream.write.bind(stream));
+  streams.forEach((stream, i) => {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const tally = invocation.getStore();
+      if (!tally) return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
+      tally.logBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      callback?.();
+      return true;
+    }) as typeof stream.write;
+  });
+  return () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write));
+}
+
+/** A service clock the bench moves by hand: a steady hour of polls takes seconds. */
+class SteppedClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advanceTo(at: number): void {
+    this.offsetMs = Math.max(this.offsetMs, at - Date.now());
+  }
+}
+
+/** The fixed charges and the functions' sizing, from the staging stack as `cdk synth` makes it. */
+function stackFacts(): StackFacts {
+  const outdir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-synth-'));
+  try {
+    const context: Record<string, string> = { stage: 'staging', alarmEmail: 'ops@example.com' };
+    const app = new App({ outdir, context });
+    const stack = new AssistedStack(app, 'AssistedCloud-staging', { config: stageConfigFromContext((key) => context[key]) });
+    const template = app.synth().getStackArtifact(stack.artifactId).template as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+    const resources = Object.values(template.Resources);
+    const count = (type: string) => resources.filter((resource) => resource.Type === type).length;
+    const api = resources.find((resource) => resource.Type === 'AWS::Lambda::Function' && /REST API v2/.test(String(resource.Properties?.Description ?? '')));
+    const architecture = ((api?.Properties?.Architectures as string[] | undefined)?.[0] ?? 'x86_64') as StackFacts['lambdaArchitecture'];
+    return {
+      natGateways: count('AWS::EC2::NatGateway'),
+      alarms: count('AWS::CloudWatch::Alarm'),
+      secrets: count('AWS::SecretsManager::Secret'),
+      hostedZones: count('AWS::Route53::HostedZone'),
+      kmsKeys: count('AWS::KMS::Key'),
+      lambdaMemoryMb: Number(api?.Properties?.MemorySize ?? 128),
+      lambdaArchitecture: architecture,
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+interface Measurements {
+  costs: Record<string, RequestCost>;
+  /** Per known host and hour of the steady phase. */
+  perHostHour: Record<string, number>;
+  pollSeconds: number;
+  hosts: number;
+}
+
+async function measure(): Promise<Measurements> {
+  const hostCount = setting('LIFECYCLE_HOSTS', 1_000);
+  const sampleCount = Math.min(setting('COST_SAMPLE_HOSTS', 100), hostCount);
+  const steadyCount = Math.min(setting('COST_STEADY_HOSTS', 50), hostCount);
+  const steadyHours = setting('COST_STEADY_HOURS', 1);
+  const concurrency = 16;
+  const neighbours = 8;
+  const recorder = new Recorder();
+  const clock = new SteppedClock();
+  provide({ clock });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-'));
+  const runtime = await startRuntime({
+    port: 0,
+    dnsPort: 0,
+    dataDir,
+    // The bench runs the monitor itself, so its passes are counted apart.
+    scheduleOverrides: { 'host-monitor': 2_000_000_000 },
+    apiInstances: 1,
+    extraFunctions: {
+      Api: measured(recorder, apiHandler as Handler, (event) => apiKind(event as never)) as never,
+      HostChanges: measured(recorder, hostChangesHandler as Handler, () => 'stream batch (HostChanges)') as never,
+    },
+  });
+  const restoreOutput = countLogBytes();
+  const previousLevel = logger.getLevelName();
+  // The deployed functions log at Powertools' default: the stack sets no level.
+  logger.setLogLevel('INFO');
+  const clients: { close(): void }[] = [];
+  const add = (counts: Partial<Record<'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets', number>>, started: number) => {
+    const current = invocation.getStore();
+    if (!current) return;
+    for (const [key, value] of Object.entries(counts) as [keyof typeof counts, number][]) current[key] += value;
+    current.waits.push([started, performance.now()]);
+  };
+  try {
+    const meter = meteredDynamoClient(runtime.endpoints.dynamodb, ({ read, units, ms }) => add({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms));
+    const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
+    s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        const started = performance.now();
+        try {
+          return await next(args);
+        } finally {
+          add(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
+        }
+      },
+      { step: 'initialize', name: 'countS3Requests' },
+    );
+    provide({
+      store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }),
+      blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }),
+    });
+    clients.push({ close: () => meter.client.destroy() }, { close: () => s3.destroy() });
+
+    // ---- a monitor pass with nothing to watch (the idle service's every minute)
+    recorder.recording = true;
+    const monitorPass = (kind: string) => measured(recorder, () => monitorHosts({ store: container().store, clock }), () => kind)({}, {} as Context);
+    await monitorPass('monitor pass (idle)');
+
+    const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
+    const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 4);
+    clients.push(user);
+    const versions = JSON.parse((await user.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
+    const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
+    const created = await user.call('POST', '/clusters', {
+      name: 'cost', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: BASE_DOMAIN,
+      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], additional_ntp_source: 'clock.example.com',
+    });
+    if (created.status !== 201) throw new Error(`cluster: ${created.status} ${created.body}`);
+    const clusterId = (JSON.parse(created.body) as { id: string }).id;
+    const infraEnvCreated = await user.call('POST', '/infra-envs', { name: 'cost', pull_secret: PULL_SECRET, cluster_id: clusterId });
+    if (infraEnvCreated.status !== 201) throw new Error(`infra-env: ${infraEnvCreated.status} ${infraEnvCreated.body}`);
+    const infraEnvId = (JSON.parse(infraEnvCreated.body) as { id: string }).id;
+    const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
+    const agents = agentClient(runtime.url, { 'X-Secret-Key': agentToken }, 64);
+    clients.push(agents);
+    const hostsRoute = `/infra-envs/${infraEnvId}/hosts`;
+    const agentImage = container().config.agent?.image ?? catalogueAgentImages().agent;
+    const ids = Array.from({ length: hostCount }, () => crypto.randomUUID());
+    const poll = async (hostId: string) => agents.call('GET', `${hostsRoute}/${hostId}/instructions?timestamp=${Math.floor(clock.now().getTime() / 1000)}`);
+    const reply = async (hostId: string, step_type: string, output: unknown) =>
+      (await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, { step_type, step_id: `${step_type}-cost`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
+    const discover = async (hostId: string, i: number) => {
+      // The agent the service hands out: another version would be told to upgrade on every poll.
+      let ok = (await agents.call('POST', hostsRoute, { host_id: hostId, discovery_agent_version: agentImage })).status === 201;
+      ok = (await poll(hostId)).status === 200 && ok;
+      ok = (await reply(hostId, 'inventory', inventoryOf(i))) && ok;
+      for (const r of repliesAfterInventory(i, ids, 'cost', neighbours)) ok = (await reply(hostId, r.step_type, r.output)) && ok;
+      return ok;
+    };
+
+    // ---- the cluster's first hosts, not counted; then the sample, one request at a time
+    recorder.recording = false;
+    const bulk = ids.slice(0, hostCount - sampleCount);
+    const seeded = await eachBounded(bulk, concurrency, discover);
+    if (seeded.errors) throw new Error(`${seeded.errors} hosts of ${bulk.length} failed discovery`);
+    recorder.recording = true;
+    const sample = await eachBounded(ids.slice(hostCount - sampleCount), 1, (hostId, i) => discover(hostId, hostCount - sampleCount + i));
+    if (sample.errors) throw new Error(`${sample.errors} sampled hosts failed discovery`);
+    console.log(`${hostCount} hosts discovered (${sampleCount} of them measured one request at a time)`);
+
+    // ---- monitor passes over the whole cluster: the first judges every new host, the second is steady
+    await monitorPass(`monitor pass (${hostCount} hosts, first)`);
+    await monitorPass(`monitor pass (${hostCount} hosts)`);
+
+    // ---- a steady hour of known hosts, on the stepped clock
+    const steady = ids.slice(0, steadyCount);
+    const due = new Map(steady.map((id, i) => [id, clock.now().getTime() + (i / steady.length) * 60_000]));
+    const end = clock.now().getTime() + steadyHours * 3_600_000;
+    const handed: Record<string, number> = {};
+    const pollSeconds: number[] = [];
+    let turn = 0;
+    const pollsBefore = recorder.count('poll');
+    const batchesBefore = recorder.count('stream batch (HostChanges)');
+    const repliesBefore = Object.fromEntries([...CHANGING_OUTPUTS].map((type) => [type, recorder.count(`reply ${type}`)]));
+    for (;;) {
+      const [hostId, at] = [...due].reduce((a, b) => (b[1] < a[1] ? b : a));
+      if (at >= end) break;
+      clock.advanceTo(at);
+      const answer = await poll(hostId);
+      if (answer.status !== 200) throw new Error(`steady poll: ${answer.status} ${answer.body}`);
+      const steps = JSON.parse(answer.body) as { next_instruction_seconds?: number; instructions?: { step_type: string }[] };
+      const seconds = steps.next_instruction_seconds ?? 60;
+      pollSeconds.push(seconds);
+      due.set(hostId, at + seconds * 1000);
+      const index = ids.indexOf(hostId);
+      for (const { step_type } of steps.instructions ?? []) {
+        handed[step_type] = (handed[step_type] ?? 0) + 1;
+        if (!CHANGING_OUTPUTS.has(step_type)) continue;
+        // A healthy host's report again, with the figures that move between runs moved.
+        const wobble = (turn++ % 7) / 10;
+        const output = JSON.parse(JSON.stringify(repliesAfterInventory(index, ids, 'cost', neighbours)[0]!.output).replaceAll('"average_rtt_ms":0.4', `"average_rtt_ms":${0.4 + wobble}`));
+        if (!(await reply(hostId, step_type, output))) throw new Error(`steady ${step_type} reply refused`);
+      }
+    }
+    // What the stream still delivers for the hour's writes.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const hostHours = steadyCount * steadyHours;
+    const perHostHour: Record<string, number> = {
+      poll: (recorder.count('poll') - pollsBefore) / hostHours,
+      'stream batch (HostChanges)': (recorder.count('stream batch (HostChanges)') - batchesBefore) / hostHours,
+    };
+    for (const type of CHANGING_OUTPUTS) perHostHour[`reply ${type}`] = (recorder.count(`reply ${type}`) - repliesBefore[type]!) / hostHours;
+    console.log(`steady hour of ${steadyCount} known hosts: steps handed per host-hour: ${Object.entries(handed).map(([type, n]) => `${type} ${(n / hostHours).toFixed(1)}`).join(', ')}`);
+    recorder.recording = false;
+    const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
+    pollSeconds.sort((a, b) => a - b);
+    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount };
+  } finally {
+    logger.setLogLevel(previousLevel as never);
+    restoreOutput();
+    for (const client of clients) client.close();
+    await runtime.stop();
+    provide({ clock: systemClock });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const dollars = (value: number) => (value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`);
+
+function printCosts(costs: Record<string, RequestCost>, prices: Prices): void {
+  console.log(`\n${'per request (measured)'.padEnd(38)}${'n'.padStart(6)}${'RRU'.padStart(8)}${'WRU'.padStart(8)}${'calls'.padStart(7)}${'S3'.padStart(5)}${'log B'.padStart(8)}${'resp B'.padStart(8)}${'own ms'.padStart(8)}${'billed ms'.padStart(10)}`);
+  for (const [kind, cost] of Object.entries(costs)) {
+    const waiting = cost.dynamodbCalls * prices.assumedAwsLatencyMs.dynamodbCall + (cost.s3Puts + cost.s3Gets) * prices.assumedAwsLatencyMs.s3Call;
+    console.log(
+      `${kind.padEnd(38)}${String(cost.measured).padStart(6)}${cost.readUnits.toFixed(1).padStart(8)}${cost.writeUnits.toFixed(1).padStart(8)}${cost.dynamodbCalls.toFixed(1).padStart(7)}${(cost.s3Puts + cost.s3Gets).toFixed(1).padStart(5)}${cost.logBytes.toFixed(0).padStart(8)}${cost.responseBytes.toFixed(0).padStart(8)}${cost.handlerMs.toFixed(1).padStart(8)}${Math.ceil(cost.handlerMs + waiting).toString().padStart(10)}`,
+    );
+  }
+}
+
+function bills(measurements: Measurements, stack: StackFacts, prices: Prices) {
+  const { costs, perHostHour } = measurements;
+  const minutesPerMonth = SECONDS_PER_MONTH / 60;
+  // The host monitor runs every minute whatever the load; scheduled through EventBridge.
+  const idle: WorkloadLine[] = [{ label: 'monitor passes', perMonth: minutesPerMonth, cost: costs['monitor pass (idle)']!, viaApi: false }];
+  const hostHours = 1_000 * 730;
+  const connected: WorkloadLine[] = [
+    { label: 'monitor passes', perMonth: minutesPerMonth, cost: costs[`monitor pass (${measurements.hosts} hosts)`]!, viaApi: false },
+    ...Object.entries(perHostHour)
+      .filter(([kind, n]) => n > 0 && costs[kind])
+      .map(([kind, n]) => ({ label: kind, perMonth: n * hostHours, cost: costs[kind]!, viaApi: kind !== 'stream batch (HostChanges)' })),
+  ];
+  return {
+    idle: { lines: idle, bill: monthlyBill(idle, stack, prices, minutesPerMonth) },
+    connected: { lines: connected, bill: monthlyBill(connected, stack, prices, minutesPerMonth) },
+  };
+}
+
+function billTable(scenarios: Record<string, Breakdown>): string {
+  const names = Object.keys(scenarios);
+  const components = [...new Set(names.flatMap((name) => Object.keys(scenarios[name]!)))];
+  const rows = components.map((component) => `| ${component} | ${names.map((name) => dollars(scenarios[name]![component] ?? 0)).join(' | ')} |`);
+  return [`| component | ${names.join(' | ')} |`, `|---|${names.map(() => '---|').join('')}`, ...rows, `| **total** | ${names.map((name) => `**${dollars(total(scenarios[name]!))}**`).join(' | ')} |`].join('\n');
+}
+
+const DOCS_BEGIN = '<!-- cost:begin (generated by `COST_WRITE_DOCS=1 npm run bench -- cost`) -->';
+const DOCS_END = '<!-- cost:end -->';
+
+export async function cost(): Promise<Record<string, unknown>> {
+  const prices = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'prices.json'), 'utf8')) as Prices & { asOf: string; region: string };
+  const stack = stackFacts();
+  console.log(`staging stack: ${stack.natGateways} NAT gateway(s), ${stack.alarms} alarms, ${stack.secrets} secret(s), ${stack.hostedZones} hosted zone(s), ${stack.kmsKeys} KMS key(s); functions ${stack.lambdaArchitecture}, ${stack.lambdaMemoryMb} MB`);
+  const measurements = await measure();
+  printCosts(measurements.costs, prices);
+  const { idle, connected } = bills(measurements, stack, prices);
+  const perHost = Object.entries(measurements.perHostHour).map(([kind, n]) => `${kind} ${n.toFixed(1)}`).join(', ');
+  console.log(`\nper connected host and hour (steady, next_instruction_seconds ${measurements.pollSeconds}): ${perHost}`);
+  const table = billTable({ idle: idle.bill, '1,000 connected hosts': connected.bill });
+  console.log(`\nmonthly, ${prices.region} list prices (${prices.asOf}, bench/cost/prices.json):\n${table}`);
+  const result = { prices: { region: prices.region, asOf: prices.asOf }, stack, ...measurements, scenarios: { idle, connected } };
+  const out = process.env.COST_OUT ?? path.join(tmpdir(), 'cost.json');
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nresult written to ${out}`);
+  if (process.env.COST_WRITE_DOCS === '1') {
+    const docsFile = path.join(PROJECT_ROOT, 'docs', 'deploy.md');
+    const docs = readFileSync(docsFile, 'utf8');
+    const from = docs.indexOf(DOCS_BEGIN);
+    const to = docs.indexOf(DOCS_END);
+    if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
+    const section = `${DOCS_BEGIN}\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n${DOCS_END}`;
+    writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
+    console.log('docs/deploy.md cost section regenerated');
+  }
+  console.log(`\nidle: ${dollars(total(idle.bill))}/month`);
+  console.log(`1000 connected hosts: ${dollars(total(connected.bill))}/month`);
+  console.log('1000 hosts installed: not measured yet (the install workflow, installer task and image downloads are not metered by this bench)');
+  return result;
+}
