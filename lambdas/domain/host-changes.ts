@@ -35,8 +35,18 @@ export interface ClusterFollowUp {
   lostPeerVerdicts: HostRef[];
 }
 
-/** What the cluster's judgement reads of each host (cluster-refresh's summaryOf and validation input). */
-const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'free_addresses', 'timestamp', 'installation_disk_id'] as const;
+/**
+ * What the cluster's judgement reads of each host (cluster-refresh's summaryOf and validation input),
+ * but for the host's clock reading (`timestamp`), which every check-in moves: see clockMoved.
+ */
+const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'free_addresses', 'installation_disk_id'] as const;
+/**
+ * How far a host's clock may move against the service's between two check-ins before its cluster
+ * is judged again at once: the clocks' spread the cluster checks is minutes wide
+ * (MAX_CLOCK_DIFF_MINUTES), and the monitor's whole judgement (at least every 5 minutes) catches a
+ * slower drift.
+ */
+export const CLOCK_NEWS_SECONDS = 30;
 /** What hosts' peer-dependent validations read of their peers. */
 const READ_BY_PEERS = ['inventory', 'connectivity', 'api_vip_connectivity', 'requested_hostname'] as const;
 
@@ -44,10 +54,33 @@ const currentStage = (host: Host | undefined) => (host?.attributes.progress as {
 const changed = (before: Host | undefined, after: Host | undefined, names: readonly string[]) =>
   names.some((name) => before?.attributes[name] !== after?.attributes[name]);
 
+/** The host's clock against the service's, in seconds, as of its last check-in (its reading and when the service took it). */
+function clockOffset(host: Host): number | undefined {
+  const reading = host.attributes.timestamp;
+  const takenAt = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
+  return typeof reading === 'number' && Number.isFinite(takenAt) ? reading - takenAt / 1000 : undefined;
+}
+
+/**
+ * Whether the host's clock moved against the service's: a check-in of a steady clock moves its
+ * reading by the time between polls and its offset not at all, which no clock check can notice.
+ */
+function clockMoved(before: Host, after: Host): boolean {
+  if (before.attributes.timestamp === after.attributes.timestamp) return false;
+  const [was, is] = [clockOffset(before), clockOffset(after)];
+  return was === undefined || is === undefined || Math.abs(is - was) >= CLOCK_NEWS_SECONDS;
+}
+
 /** Whether the change can move the verdict of the host's cluster. */
 export function concernsCluster(before: Host | undefined, after: Host | undefined): boolean {
   if (!before || !after) return true;
-  return before.clusterId !== after.clusterId || before.status !== after.status || currentStage(before) !== currentStage(after) || changed(before, after, READ_BY_CLUSTER);
+  return (
+    before.clusterId !== after.clusterId ||
+    before.status !== after.status ||
+    currentStage(before) !== currentStage(after) ||
+    changed(before, after, READ_BY_CLUSTER) ||
+    clockMoved(before, after)
+  );
 }
 
 const refOf = (host: Host): HostRef => ({ orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });

@@ -1,0 +1,57 @@
+/** What a stored host change asks of its cluster (domain/host-changes.ts): the stream's follow-ups. */
+import { describe, expect, it } from 'vitest';
+import type { Host } from '../../lambdas/domain/entities.js';
+import { CLOCK_NEWS_SECONDS, concernsCluster, followUps } from '../../lambdas/domain/host-changes.js';
+
+const T0 = Date.parse('2026-11-27T12:00:00Z');
+
+function host(overrides: Partial<Host> = {}, attributes: Record<string, unknown> = {}): Host {
+  return {
+    orgId: 'org', infraEnvId: 'ie', hostId: 'h1', clusterId: 'c1', status: 'known', version: 1,
+    createdAt: new Date(T0).toISOString(), updatedAt: new Date(T0).toISOString(),
+    ...overrides,
+    attributes: { role: 'master', timestamp: T0 / 1000, checked_in_at: new Date(T0).toISOString(), ...attributes },
+  };
+}
+
+/** The host checking in `seconds` later, its clock `drift` seconds further off the service's. */
+const checkIn = (from: Host, seconds: number, drift = 0) =>
+  host({ version: from.version + 1 }, { ...from.attributes, timestamp: (from.attributes.timestamp as number) + seconds + drift, checked_in_at: new Date(Date.parse(from.attributes.checked_in_at as string) + seconds * 1000).toISOString() });
+
+describe('host changes and their cluster', () => {
+  it('a check-in of a steady clock asks nothing of the cluster: its reading moves, its offset does not', () => {
+    const before = host();
+    const after = checkIn(before, 60);
+    expect(concernsCluster(before, after)).toBe(false);
+    expect(followUps([{ id: '1', before, after }])).toEqual([]);
+  });
+
+  it('a clock that moved against the service by the threshold or more is news for the cluster (its clock spread)', () => {
+    const before = host();
+    expect(concernsCluster(before, checkIn(before, 60, CLOCK_NEWS_SECONDS - 1))).toBe(false);
+    expect(concernsCluster(before, checkIn(before, 60, CLOCK_NEWS_SECONDS))).toBe(true);
+    expect(concernsCluster(before, checkIn(before, 60, -CLOCK_NEWS_SECONDS))).toBe(true);
+  });
+
+  it('a first clock reading, or one without its check-in time, is news', () => {
+    const unread = host({}, { timestamp: undefined });
+    expect(concernsCluster(unread, host())).toBe(true);
+    const untimed = host({}, { checked_in_at: undefined });
+    expect(concernsCluster(untimed, host({}, { checked_in_at: undefined, timestamp: T0 / 1000 + 60 }))).toBe(true);
+  });
+
+  it('a status, stage, role or cluster change is news as before', () => {
+    const before = host();
+    expect(concernsCluster(before, host({ status: 'insufficient' }))).toBe(true);
+    expect(concernsCluster(before, host({}, { role: 'worker' }))).toBe(true);
+    expect(concernsCluster(before, host({}, { progress: { current_stage: 'Rebooting' } }))).toBe(true);
+    const moved = followUps([{ id: '1', before, after: host({ clusterId: 'c2' }) }]);
+    expect(moved.map((f) => f.cluster.clusterId).sort()).toEqual(['c1', 'c2']);
+  });
+
+  it('a changed connectivity report is peer news even when the cluster reads nothing else of it', () => {
+    const before = host({}, { connectivity: '{"remote_hosts":[]}' });
+    const after = host({}, { connectivity: '{"remote_hosts":[{"host_id":"h2"}]}' });
+    expect(followUps([{ id: '1', before, after }])).toEqual([{ cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] }]);
+  });
+});
