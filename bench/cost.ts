@@ -64,14 +64,8 @@ const CHANGING_OUTPUTS = new Set(['connectivity-check']);
 const S3_PUT_CLASS = /^(Put|Copy|CreateMultipartUpload|UploadPart|CompleteMultipartUpload|List)/;
 
 /** What one invocation asked for, as it runs (the AsyncLocalStorage store). */
-interface Tally {
+interface Tally extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets' | 'logBytes'> {
   kind: string;
-  readUnits: number;
-  writeUnits: number;
-  dynamodbCalls: number;
-  s3Puts: number;
-  s3Gets: number;
-  logBytes: number;
   /** When each DynamoDB or S3 call of the invocation was in flight (performance.now() intervals). */
   waits: [number, number][];
 }
@@ -457,7 +451,7 @@ export async function cost(): Promise<Record<string, unknown>> {
     const from = docs.indexOf(DOCS_BEGIN);
     const to = docs.indexOf(DOCS_END);
     if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
-    const section = `${DOCS_BEGIN}\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n${DOCS_END}`;
+    const section = `${DOCS_BEGIN}\nMeasured with ${measurements.hosts} hosts in one cluster (LIFECYCLE_HOSTS), priced as 1,000 connected hosts.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n${DOCS_END}`;
     writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
     console.log('docs/deploy.md cost section regenerated');
   }
