@@ -49,6 +49,26 @@ export interface PageRequest {
 /** What `mutate` callbacks return: the new record, or `undefined` to leave it unchanged. */
 export type Mutation<T> = (current: T) => T | undefined;
 
+/**
+ * The record stored under `key`, creating it from `record` when there is none: when another writer
+ * creates it at the same moment, the stored one wins. Safe from any number of processes at once.
+ */
+export async function storedOrCreated<T, K>(
+  repository: Pick<EntityRepository<T, K>, 'get' | 'create'>,
+  key: K,
+  record: () => Omit<T, 'version'>,
+): Promise<{ record: T; created: boolean }> {
+  const existing = await repository.get(key);
+  if (existing) return { record: existing, created: false };
+  try {
+    return { record: await repository.create(record()), created: true };
+  } catch (error) {
+    const stored = error instanceof ConcurrentModificationError ? await repository.get(key) : undefined;
+    if (!stored) throw error;
+    return { record: stored, created: false };
+  }
+}
+
 export interface EntityRepository<T, K> {
   get(key: K): Promise<T | undefined>;
   /** Creates the record with version 1; fails with ConcurrentModificationError if it exists. */

@@ -6,7 +6,7 @@ import type { Membership } from '../domain/entities.js';
 import { personalOrgIdOf, personalOrgNameOf, userIdOf, type VerifiedIdentity } from '../domain/identity.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
-import { ConcurrentModificationError, type Store } from '../ports/store.js';
+import { storedOrCreated, type Store } from '../ports/store.js';
 import { ensureOrganisation } from './organisations.js';
 import type { Principal } from './principal.js';
 
@@ -28,27 +28,10 @@ export async function membershipOf(deps: UserDeps, identity: VerifiedIdentity): 
   if (existing) return existing;
 
   const now = deps.clock.now().toISOString();
-  try {
-    await deps.store.users.create({
-      userId,
-      issuer: identity.issuer,
-      subject: identity.subject,
-      ...(identity.email ? { email: identity.email } : {}),
-      createdAt: now,
-    });
-  } catch (error) {
-    if (!(error instanceof ConcurrentModificationError)) throw error;
-  }
+  await storedOrCreated(deps.store.users, { userId }, () => ({ userId, issuer: identity.issuer, subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), createdAt: now }));
   const orgId = personalOrgIdOf(userId);
   await ensureOrganisation(deps, orgId, personalOrgNameOf(identity));
-  try {
-    return await deps.store.memberships.create({ userId, orgId, role: 'admin', createdAt: now });
-  } catch (error) {
-    if (!(error instanceof ConcurrentModificationError)) throw error;
-    const stored = await deps.store.memberships.get({ userId });
-    if (!stored) throw error;
-    return stored;
-  }
+  return (await storedOrCreated(deps.store.memberships, { userId }, () => ({ userId, orgId, role: 'admin' as const, createdAt: now }))).record;
 }
 
 /** A verified identity token's principal: the user, their organisation and their role there. */
