@@ -53,10 +53,11 @@ export function inventoryOf(index: number): Json {
  */
 export function connectivityOf(index: number, ids: readonly string[], neighbours: number): Json {
   const remote: Json[] = [];
-  const count = Math.min(neighbours, ids.length - 1);
+  const count = Math.min(neighbours, ids.filter((id) => id !== undefined).length - 1);
   for (let step = 1; remote.length < count; step++) {
     for (const j of [index + step, index - step]) {
-      if (j < 0 || j >= ids.length || remote.length >= count) continue;
+      // A sparse `ids` (a small cluster's hosts at their fleet-wide indexes) has holes: no host there.
+      if (j < 0 || j >= ids.length || ids[j] === undefined || remote.length >= count) continue;
       const ip = hostIp(j);
       remote.push({
         host_id: ids[j],

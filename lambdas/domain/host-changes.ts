@@ -6,6 +6,7 @@
  */
 import type { Host } from './entities.js';
 import { peerValidationLost } from './host-validations.js';
+import { reachabilityChanged } from './host-validations-connectivity.js';
 
 export interface HostChange {
   /** Where the change stands in its stream (the record's sequence number): failures are reported by it. */
@@ -47,8 +48,11 @@ const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'fr
  * slower drift.
  */
 export const CLOCK_NEWS_SECONDS = 30;
-/** What hosts' peer-dependent validations read of their peers. */
-const READ_BY_PEERS = ['inventory', 'connectivity', 'api_vip_connectivity', 'requested_hostname'] as const;
+/**
+ * What hosts' peer-dependent validations read of their peers; of the connectivity report, only
+ * who answered (reachabilityChanged): a report whose round-trip times alone moved is no news.
+ */
+const READ_BY_PEERS = ['inventory', 'api_vip_connectivity', 'requested_hostname'] as const;
 
 const currentStage = (host: Host | undefined) => (host?.attributes.progress as { current_stage?: string } | undefined)?.current_stage;
 const changed = (before: Host | undefined, after: Host | undefined, names: readonly string[]) =>
@@ -94,7 +98,7 @@ export function followUps(changes: readonly HostChange[]): ClusterFollowUp[] {
   const byCluster = new Map<string, ClusterFollowUp>();
   const consider = (change: HostChange, clusterId: string, before: Host | undefined, after: Host | undefined) => {
     const host = (after ?? before)!;
-    const peerNews = changed(before, after, READ_BY_PEERS);
+    const peerNews = changed(before, after, READ_BY_PEERS) || reachabilityChanged(before?.attributes.connectivity, after?.attributes.connectivity);
     const lost = !!before && !!after && peerValidationLost(before.attributes.validations_info as string | undefined, after.attributes.validations_info as string | undefined);
     if (!concernsCluster(before, after) && !peerNews && !lost) return;
     const key = `${host.orgId}/${clusterId}`;

@@ -204,6 +204,31 @@ function l3Reaches(hosts: readonly ConnectivityHost[], family: 4 | 6) {
       .map((remote) => remote.host_id);
 }
 
+/**
+ * What a host's connectivity report tells its peers' validations, in a canonical text: per remote
+ * host, each L2 answer (outgoing NIC, address, the MAC that answered: IP collisions read failed
+ * answers too) and the addresses that answered over L3. Round-trip times, packet loss and MTU are
+ * left out: only the reporting host's own checks read them, so a report that moved only those is
+ * no news to its peers.
+ */
+export function reachabilityOf(report: Readonly<ConnectivityReport> | undefined): string {
+  const remotes = (report?.remote_hosts ?? []).map((remote) => ({
+    host: remote.host_id,
+    l2: (remote.l2_connectivity ?? []).map((l2) => `${l2.successful ? 1 : 0}|${l2.outgoing_nic ?? ''}|${l2.remote_ip_address ?? ''}|${l2.remote_mac ?? ''}`).sort(),
+    l3: [...new Set((remote.l3_connectivity ?? []).filter((l3) => l3.successful).map((l3) => l3.remote_ip_address ?? ''))].sort(),
+  }));
+  remotes.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
+  return JSON.stringify(remotes);
+}
+
+/** Whether two stored connectivity reports (JSON texts) differ in what peers read of them; an unreadable one always does. */
+export function reachabilityChanged(before: unknown, after: unknown): boolean {
+  if (before === after) return false;
+  const [was, is] = [readJson<ConnectivityReport>(before), readJson<ConnectivityReport>(after)];
+  if (was === null || is === null) return true;
+  return reachabilityOf(was) !== reachabilityOf(is);
+}
+
 /** Every network any host has an address in, in canonical form. */
 export function inventoryNetworks(hosts: readonly ConnectivityHost[]): string[] {
   const networks = new Set<string>();

@@ -10,6 +10,7 @@ import { isNotAllowed, transitionHost, type HostTransition } from './host-state-
 import type { HostStatus } from './host-states.js';
 import type { Inventory } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
+import { reachabilityChanged } from './host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
 
 /**
@@ -17,7 +18,16 @@ import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } fro
  * connectivity reports, the API VIP's ignition): after one of these, peers must be listed anew.
  */
 const READ_BY_PEERS: ReadonlySet<string> = new Set(['inventory', 'connectivity-check', 'api-vip-connectivity-check']);
-export const isReadByPeers = (stepType: string): boolean => READ_BY_PEERS.has(stepType);
+
+/**
+ * Whether a reply that changed the host (`after` is what it stores) changed what its peers read:
+ * a connectivity report whose round-trip times alone moved is news to the host's own latency
+ * checks, not to its peers (reachabilityOf).
+ */
+export function isNewsToPeers(stepType: string, before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): boolean {
+  if (!READ_BY_PEERS.has(stepType)) return false;
+  return stepType !== 'connectivity-check' || reachabilityChanged(before.connectivity, after.connectivity);
+}
 
 function parseOutput<T>(reply: StepReply): T {
   try {

@@ -25,7 +25,7 @@ import {
   catalogueAgentImages,
   type AgentSettings,
 } from '../domain/agent-protocol.js';
-import { applyStepReply, applyVipVerifications, isReadByPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
+import { applyStepReply, applyVipVerifications, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
 import { storedAddressBook } from '../domain/cluster.js';
 import { hostEffectiveRole } from '../domain/cluster-hosts.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
@@ -271,7 +271,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.
-  const readByPeers = !!preview && !!host.clusterId && isReadByPeers(reply.step_type);
+  const readByPeers = !!preview && !!host.clusterId && isNewsToPeers(reply.step_type, host.attributes, preview.attributes);
   if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.

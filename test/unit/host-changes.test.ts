@@ -54,4 +54,32 @@ describe('host changes and their cluster', () => {
     const after = host({}, { connectivity: '{"remote_hosts":[{"host_id":"h2"}]}' });
     expect(followUps([{ id: '1', before, after }])).toEqual([{ cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] }]);
   });
+
+  describe('connectivity reports: only who answered is news to peers', () => {
+    const report = (rtt: number, peer: { l2?: boolean; l3?: boolean; mac?: string } = {}) => JSON.stringify({
+      remote_hosts: [{
+        host_id: 'h2',
+        l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: peer.mac ?? 'aa:bb:cc:dd:ee:02', successful: peer.l2 ?? true }],
+        l3_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 }],
+        mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', mtu_successful: true }],
+      }],
+    });
+    const followUpsOf = (before: string, after: string) => followUps([{ id: '1', before: host({}, { connectivity: before }), after: host({ version: 2 }, { connectivity: after }) }]);
+
+    it('a report whose round-trip times alone moved asks nothing: its peers read no latency', () => {
+      expect(followUpsOf(report(0.4), report(1.7))).toEqual([]);
+    });
+
+    it('a peer that stopped answering over L2 or L3, or answered from another MAC, is news', () => {
+      for (const after of [report(0.4, { l2: false }), report(0.4, { l3: false }), report(0.4, { mac: 'aa:bb:cc:dd:ee:99' })]) {
+        expect(followUpsOf(report(0.4), after)).toEqual([{ cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] }]);
+      }
+    });
+
+    it('the same answers listed in another order are no news; an unreadable report always is', () => {
+      const twoPeers = (order: string[]) => JSON.stringify({ remote_hosts: order.map((id) => ({ host_id: id, l3_connectivity: [{ remote_ip_address: `10.0.0.${id.slice(1)}`, successful: true }] })) });
+      expect(followUpsOf(twoPeers(['h2', 'h3']), twoPeers(['h3', 'h2']))).toEqual([]);
+      expect(followUpsOf(report(0.4), '{not json')).toHaveLength(1);
+    });
+  });
 });
