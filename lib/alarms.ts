@@ -14,6 +14,8 @@ export interface ServiceAlarmsProps {
   functions: Record<string, lambda.IFunction>;
   stateMachines: Record<string, sfn.IStateMachine>;
   api: apigateway.RestApi;
+  /** The agents' function, answering through its function URL. */
+  agentFunction?: lambda.IFunction;
   table: dynamodb.ITable;
   /** The stream's event source mappings: their lag and the records they gave up on. */
   streams?: TableStreamMapping[];
@@ -62,6 +64,17 @@ export class ServiceAlarms extends Construct {
       alarm(`${stream.name}Failures`, stream.failures.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }), `stream ${stream.name}: records given up on (see the failure queue)`);
     }
     alarm('Api5xx', props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }), 'API: 5xx answers', 5);
+    if (props.agentFunction) {
+      // What Api5xx watches for people's requests: the function's own 5xx answers (handled errors are no Lambda Errors).
+      const url5xx = new cloudwatch.Metric({
+        namespace: 'AWS/Lambda',
+        metricName: 'Url5xxCount',
+        dimensionsMap: { FunctionName: props.agentFunction.functionName },
+        period: FIVE_MINUTES,
+        statistic: 'Sum',
+      });
+      alarm('AgentApi5xx', url5xx, "agents' API (function URL): 5xx answers", 5);
+    }
     for (const event of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
       alarm(`Table${event}`, props.table.metric(event, { period: FIVE_MINUTES, statistic: 'Sum' }), `table: ${event}`);
     }

@@ -2,7 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'a
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -15,7 +15,7 @@ import { addDataTable } from './data-table.js';
 import { InstallerNetwork, InstallerTask } from './installer-task.js';
 import { nagArn } from './nag-ids.js';
 import { addRestApi } from './rest-api.js';
-import { addServiceFunctions } from './service-functions.js';
+import { AGENT_API_FUNCTION, addServiceFunctions } from './service-functions.js';
 import { addTableStreams } from './table-streams.js';
 import { AgentSigningKey } from './signing-key/signing-key.js';
 import type { StageConfig } from './stage-config.js';
@@ -24,6 +24,7 @@ import { addSchedules, addStateMachines, stateMachineNames } from './workflows.j
 export { BASE_IMAGE_OBJECTS } from './buckets.js';
 export * from './catalogue.js';
 export { API_PATH_PREFIXES, BINARY_MEDIA_TYPES, REST_API_FUNCTION } from './rest-api.js';
+export { AGENT_API_FUNCTION } from './service-functions.js';
 
 export interface AssistedStackProps extends StackProps {
   config: StageConfig;
@@ -42,6 +43,8 @@ export class AssistedStack extends Stack {
   readonly stateMachines: Record<string, sfn.StateMachine>;
   readonly containers: Record<string, InstallerTask> = {};
   readonly api: apigateway.LambdaRestApi;
+  /** The agents' function URL (context agentEndpoint function-url). */
+  readonly agentUrl?: lambda.FunctionUrl;
   readonly signingKey: AgentSigningKey;
   readonly site: ConsoleSite;
   readonly alarms: ServiceAlarms;
@@ -114,6 +117,9 @@ export class AssistedStack extends Stack {
       stateMachines: machines,
       logRetention,
       removalPolicy,
+      agentFunction: config.agentEndpoint === 'function-url',
+      agentConcurrency: config.agentConcurrency,
+      logLevel: config.logLevel,
     });
 
     // ---- The table's stream: cluster judgements follow host changes --------------------------
@@ -134,7 +140,20 @@ export class AssistedStack extends Stack {
       logGroup: new logs.LogGroup(this, 'ConsoleDeploymentLogs', { retention: logRetention, removalPolicy }),
     });
     const publicUrl = `https://${config.domainName ?? this.site.distribution.distributionDomainName}`;
-    for (const fn of Object.values(this.functions)) fn.addEnvironment('PUBLIC_URL', publicUrl);
+
+    // ---- The agents' door: a function URL, where a poll costs a Lambda invocation and nothing more
+    // (through CloudFront and the REST API it also paid $1 + $3.50 a million, and CloudFront's
+    // transfer). The service URL every function and the installer hand out (the discovery
+    // ignition's --url, image and iPXE links) is this one; image paths reaching it are redirected to
+    // the public URL, whose CloudFront routes them to the image service. The agents' function itself
+    // cannot name its own URL (the URL depends on the function), and needs only the public URL.
+    const agentFunction = this.functions[AGENT_API_FUNCTION];
+    if (agentFunction) {
+      // Authentication is the function's, as behind API Gateway: agent tokens, API tokens, URL credentials.
+      this.agentUrl = agentFunction.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.BUFFERED });
+    }
+    const serviceUrl = this.agentUrl ? this.agentUrl.url : publicUrl;
+    for (const fn of Object.values(this.functions)) fn.addEnvironment('PUBLIC_URL', fn === agentFunction ? publicUrl : serviceUrl);
 
     // ---- Containers: ECS Fargate tasks started by the workflows --------------------------------
     const containerSpecs = catalogue.containers ?? [];
@@ -153,7 +172,7 @@ export class AssistedStack extends Stack {
           projectRoot: PROJECT_ROOT,
           cluster,
           // Lambda sets AWS_REGION itself; a Fargate task gets it from us.
-          environment: { ...environment, PUBLIC_URL: publicUrl, AWS_REGION: this.region },
+          environment: { ...environment, PUBLIC_URL: serviceUrl, AWS_REGION: this.region },
           filesBucket: this.buckets.files,
           logRetention,
           removalPolicy,
@@ -182,6 +201,7 @@ export class AssistedStack extends Stack {
       functions: this.functions,
       stateMachines: this.stateMachines,
       api: this.api,
+      agentFunction,
       table: this.table,
       streams,
       email: config.alarmEmail,
@@ -192,6 +212,7 @@ export class AssistedStack extends Stack {
     new CfnOutput(this, 'Url', { value: publicUrl, description: 'Console and API (…/api/assisted-install/v2)' });
     new CfnOutput(this, 'CloudFrontDomain', { value: this.site.distribution.distributionDomainName, description: 'Point the custom domain here (CNAME or alias)' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'API Gateway stage URL (direct, without CloudFront)' });
+    if (this.agentUrl) new CfnOutput(this, 'AgentUrl', { value: this.agentUrl.url, description: 'The service URL discovery agents are given (function URL)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'AgentSigningKeySecret', { value: this.signingKey.secret.secretArn });

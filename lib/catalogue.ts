@@ -20,7 +20,8 @@ export interface StateMachineSpec {
   /**
    * ASL placeholder → what replaces it: the name of a function (its ARN), or `container:<Name>`
    * (task definition ARN), `containerCluster:<Name>` (ECS cluster ARN), `containerSubnets:<Name>` and
-   * `containerSecurityGroups:<Name>` (JSON arrays of ids, substituted raw).
+   * `containerSecurityGroups:<Name>` (JSON arrays of ids, substituted raw), `containerAssignPublicIp:<Name>`
+   * (ENABLED when the task runs in public subnets, else DISABLED).
    */
   substitutions?: Record<string, string>;
 }

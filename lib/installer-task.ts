@@ -20,34 +20,43 @@ export const ORGANISATION_OBJECTS = 'orgs/*';
 
 const CONTAINER_SOURCES = join('lib', 'containers', 'installer');
 
-/** Network for the installer tasks: created (staging: one NAT gateway) or imported by context. */
+/**
+ * Network for the installer tasks. The created VPC has public subnets only and no NAT gateway: a
+ * task runs a few minutes per installation and needs HTTPS out (the OpenShift client mirror, ECR,
+ * CloudWatch Logs), so it gets a public IP for its run (RunTask AssignPublicIp) instead of the VPC
+ * paying a NAT gateway every hour ($32.85 a month in us-east-1, idle or not). Its security group
+ * admits nothing in and lets only HTTPS out; S3 goes through the free gateway endpoint. An imported
+ * VPC (context `vpc`) gives either private subnets behind its own NAT or public subnets.
+ */
 export class InstallerNetwork extends Construct {
   readonly vpc: ec2.IVpc;
   readonly subnets: ec2.ISubnet[];
   readonly securityGroup: ec2.SecurityGroup;
+  /** Whether tasks get a public IP: they run in public subnets. */
+  readonly assignPublicIp: boolean;
 
   constructor(scope: Construct, id: string, props: { imported?: ImportedVpc; removalPolicy: RemovalPolicy; logRetention: logs.RetentionDays }) {
     super(scope, id);
     if (props.imported) {
+      const { vpcId, availabilityZones, privateSubnetIds, publicSubnetIds } = props.imported;
       this.vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
-        vpcId: props.imported.vpcId,
-        availabilityZones: props.imported.availabilityZones,
-        privateSubnetIds: props.imported.privateSubnetIds,
+        vpcId,
+        availabilityZones,
+        ...(privateSubnetIds ? { privateSubnetIds } : { publicSubnetIds }),
       });
-      this.subnets = this.vpc.privateSubnets;
+      this.assignPublicIp = !privateSubnetIds;
+      this.subnets = this.assignPublicIp ? this.vpc.publicSubnets : this.vpc.privateSubnets;
     } else {
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
       const vpc = new ec2.Vpc(this, 'Vpc', {
         ipAddresses: ec2.IpAddresses.cidr('10.80.0.0/20'),
         maxAzs: 2,
-        // The only egress is the installer downloading openshift-install and pulling its image: one
-        // NAT gateway is enough for staging (an AZ outage delays installs, it loses nothing).
-        natGateways: 1,
+        natGateways: 0,
         subnetConfiguration: [
-          { name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 },
-          { name: 'installer', subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 24 },
+          // Nothing else runs here; the task asks for its own public IP, so instances never get one by default.
+          { name: 'installer', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24, mapPublicIpOnLaunch: false },
         ],
-        // S3 traffic (install-config, manifests, ignition) skips the NAT gateway: free and private.
+        // S3 traffic (install-config, manifests, ignition) stays on AWS's network: free and private.
         gatewayEndpoints: { S3: { service: ec2.GatewayVpcEndpointAwsService.S3 } },
         flowLogs: {
           all: { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs), trafficType: ec2.FlowLogTrafficType.REJECT },
@@ -55,13 +64,15 @@ export class InstallerNetwork extends Construct {
         restrictDefaultSecurityGroup: false,
       });
       this.vpc = vpc;
-      this.subnets = vpc.selectSubnets({ subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }).subnets;
+      this.assignPublicIp = true;
+      this.subnets = vpc.selectSubnets({ subnetType: ec2.SubnetType.PUBLIC }).subnets;
     }
     this.securityGroup = new ec2.SecurityGroup(this, 'InstallerTasks', {
       vpc: this.vpc,
       description: 'openshift-install tasks: no inbound; HTTPS out to the client mirror, ECR, S3 and CloudWatch Logs',
       allowAllOutbound: false,
     });
+    // The mirror and the AWS endpoints are only known by name (their addresses move): any IPv4 address, HTTPS only.
     this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS: client mirror, ECR, S3, CloudWatch Logs');
   }
 }

@@ -5,8 +5,13 @@
  */
 export interface ImportedVpc {
   vpcId: string;
-  /** Private subnets with a route to the internet (NAT): the installer task downloads openshift-install. */
-  privateSubnetIds: string[];
+  /**
+   * Where the installer tasks run, one of the two: private subnets with a route to the internet
+   * (the VPC's own NAT), or public subnets (an internet gateway route), where each task gets a public
+   * IP for its run. The task downloads openshift-install from the client mirror either way.
+   */
+  privateSubnetIds?: string[];
+  publicSubnetIds?: string[];
   /** The subnets' zones, in the same order. */
   availabilityZones: string[];
 }
@@ -46,7 +51,26 @@ export interface StageConfig {
   agentImage?: string;
   /** ENABLE_UPGRADE_AGENT: hosts reporting another agent are told to upgrade (default on, as upstream). */
   upgradeAgent: boolean;
+  /**
+   * Where discovery agents reach the service: `function-url` (default), a Lambda function URL of
+   * their own, so a poll costs one Lambda invocation; or `cloudfront`, the console's domain, where
+   * each poll also pays CloudFront and the REST API.
+   */
+  agentEndpoint: AgentEndpoint;
+  /**
+   * Reserved concurrency of the agents' function (its only throttle: a function URL has no stage
+   * throttling); 0 reserves none. Lambda keeps 10 of the account's concurrency unreserved, so an
+   * account at the default quota of new accounts (10) needs 0 here or a quota increase.
+   */
+  agentConcurrency: number;
+  /** Application log level of every function (POWERTOOLS_LOG_LEVEL and Lambda's log level filter). */
+  logLevel: LogLevel;
 }
+
+export const AGENT_ENDPOINTS = ['function-url', 'cloudfront'] as const;
+export type AgentEndpoint = (typeof AGENT_ENDPOINTS)[number];
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 type Context = (key: string) => unknown;
 
@@ -102,19 +126,45 @@ function positiveNumber(key: string, raw: unknown, fallback: number): number {
   return value;
 }
 
+function nonNegativeInteger(key: string, raw: unknown, fallback: number): number {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`context ${key}: expected a whole number, 0 or more, got "${String(raw)}"`);
+  return value;
+}
+
+function oneOf<T extends string>(key: string, raw: unknown, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const value = String(raw);
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`context ${key}: expected one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
 function importedVpc(raw: unknown): ImportedVpc | undefined {
   const value = parsed('vpc', raw);
   if (value === undefined || value === null || value === '') return undefined;
   const vpc = value as Partial<ImportedVpc>;
+  const subnetLists = [vpc.privateSubnetIds, vpc.publicSubnetIds].filter((list) => list !== undefined);
+  const subnets = subnetLists[0];
   const ok =
     typeof vpc === 'object' &&
     typeof vpc.vpcId === 'string' &&
-    Array.isArray(vpc.privateSubnetIds) &&
-    vpc.privateSubnetIds.length > 0 &&
+    subnetLists.length === 1 &&
+    Array.isArray(subnets) &&
+    subnets.length > 0 &&
+    subnets.every((id) => typeof id === 'string') &&
     Array.isArray(vpc.availabilityZones) &&
-    vpc.availabilityZones.length === vpc.privateSubnetIds.length;
-  if (!ok) throw new Error('context vpc: expected {"vpcId":"vpc-…","privateSubnetIds":["subnet-…"],"availabilityZones":["…"]} with one zone per subnet');
-  return { vpcId: vpc.vpcId!, privateSubnetIds: vpc.privateSubnetIds!, availabilityZones: vpc.availabilityZones! };
+    vpc.availabilityZones.length === subnets.length;
+  if (!ok) {
+    throw new Error(
+      'context vpc: expected {"vpcId":"vpc-…","privateSubnetIds":["subnet-…"],"availabilityZones":["…"]} (subnets with a NAT route) or the same with publicSubnetIds (subnets with an internet gateway route), one zone per subnet',
+    );
+  }
+  return {
+    vpcId: vpc.vpcId!,
+    ...(vpc.privateSubnetIds ? { privateSubnetIds: vpc.privateSubnetIds } : { publicSubnetIds: vpc.publicSubnetIds! }),
+    availabilityZones: vpc.availabilityZones!,
+  };
 }
 
 export function stageConfigFromContext(context: Context): StageConfig {
@@ -152,5 +202,8 @@ export function stageConfigFromContext(context: Context): StageConfig {
     softTimeouts: flag('softTimeouts', context('softTimeouts')),
     agentImage: optionalString('agentImage', context('agentImage'), /^[^\s]+$/),
     upgradeAgent: context('upgradeAgent') === undefined ? true : flag('upgradeAgent', context('upgradeAgent')),
+    agentEndpoint: oneOf('agentEndpoint', context('agentEndpoint'), AGENT_ENDPOINTS, 'function-url'),
+    agentConcurrency: nonNegativeInteger('agentConcurrency', context('agentConcurrency'), 20),
+    logLevel: oneOf('logLevel', String(context('logLevel') ?? '').toUpperCase(), LOG_LEVELS, 'WARN'),
   };
 }

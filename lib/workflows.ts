@@ -12,7 +12,7 @@ import type { InstallerNetwork, InstallerTask } from './installer-task.js';
 import { nagFormattedArn } from './nag-ids.js';
 
 /** Placeholder forms of lambdas/functions.json state machine substitutions that name a container. */
-const CONTAINER_SUBSTITUTION = /^(container|containerCluster|containerSubnets|containerSecurityGroups):(.+)$/;
+const CONTAINER_SUBSTITUTION = /^(container|containerCluster|containerSubnets|containerSecurityGroups|containerAssignPublicIp):(.+)$/;
 
 export interface StateMachineNames {
   name(machine: string): string;
@@ -74,6 +74,8 @@ export function addStateMachines(stack: Stack, props: StateMachinesProps): Recor
         substitutions[placeholder] = cluster.clusterArn;
       } else if (form === 'containerSubnets') {
         substitutions[placeholder] = stack.toJsonString(network.subnets.map((subnet) => subnet.subnetId));
+      } else if (form === 'containerAssignPublicIp') {
+        substitutions[placeholder] = network.assignPublicIp ? 'ENABLED' : 'DISABLED';
       } else {
         substitutions[placeholder] = stack.toJsonString([network.securityGroup.securityGroupId]);
       }

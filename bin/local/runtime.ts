@@ -108,6 +108,7 @@ function localSubstitution(target: string): string {
   if (target.startsWith('container:')) return `arn:aws:ecs:${REGION}:000000000000:task-definition/${target.slice('container:'.length)}`;
   if (target.startsWith('containerCluster:')) return `arn:aws:ecs:${REGION}:000000000000:cluster/local`;
   if (target.startsWith('containerSubnets:') || target.startsWith('containerSecurityGroups:')) return '[]';
+  if (target.startsWith('containerAssignPublicIp:')) return 'DISABLED';
   return localFunctionArn(target);
 }
 

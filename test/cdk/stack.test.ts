@@ -10,13 +10,19 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { API_PATH_PREFIXES, AssistedStack, BINARY_MEDIA_TYPES, PROJECT_ROOT, REST_API_FUNCTION, loadCatalogue, loadTableDesign } from '../../lib/assisted-stack.js';
+import { AGENT_API_FUNCTION, API_PATH_PREFIXES, AssistedStack, BINARY_MEDIA_TYPES, PROJECT_ROOT, REST_API_FUNCTION, loadCatalogue, loadTableDesign } from '../../lib/assisted-stack.js';
+import { memoryFor } from '../../lib/service-functions.js';
 import { addComplianceChecks } from '../../lib/compliance.js';
 import { INSTALLER_CONTAINER_NAME } from '../../lib/installer-task.js';
 import { stageConfigFromContext } from '../../lib/stage-config.js';
 
 const catalogue = loadCatalogue();
 const design = loadTableDesign();
+/** The catalogue's functions and the agents' own copy of the REST API function. */
+const restApiSpec = catalogue.functions.find((spec) => spec.name === REST_API_FUNCTION)!;
+const allFunctions = [...catalogue.functions, { ...restApiSpec, name: AGENT_API_FUNCTION }];
+/** Functions called per poll (or per change a poll makes): no traces but those a caller sampled, no metric log lines. */
+const perPoll = (spec: { name: string; kind: string }) => spec.name === AGENT_API_FUNCTION || spec.kind === 'stream';
 
 type Json = Record<string, any>;
 type Resource = { Type: string; Properties: Json; DeletionPolicy?: string; UpdateReplacePolicy?: string; Metadata?: Json };
@@ -160,21 +166,29 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     expect(rules('FilesBucket').filter((rule) => 'ExpirationInDays' in rule)).toEqual([]);
   });
 
-  it('creates one arm64 nodejs22.x function per catalogue entry, each with its bundle built', () => {
-    const ownFunctions = catalogue.functions.map((spec) => functionId(spec.name));
-    for (const spec of catalogue.functions) {
+  it('creates one arm64 nodejs22.x function per catalogue entry and one for agents, each with its bundle built', () => {
+    const ownFunctions = allFunctions.map((spec) => functionId(spec.name));
+    const agentUrl = { 'Fn::GetAtt': [byPrefix('AWS::Lambda::Url', `${AGENT_API_FUNCTION}FunctionFunctionUrl`)[0], 'FunctionUrl'] };
+    const consoleUrl = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^ConsoleDistribution/), 'DomainName'] }]] };
+    for (const spec of allFunctions) {
       const fn = resources[functionId(spec.name)]!;
       const props = fn.Properties;
       expect(props.Runtime).toBe('nodejs22.x');
       expect(props.Architectures).toEqual(['arm64']);
       expect(props.Handler).toBe(`index.${spec.handler}`);
-      expect(props.TracingConfig).toEqual({ Mode: 'Active' });
-      expect(props.LoggingConfig.LogGroup.Ref).toMatch(new RegExp(`^${spec.name}Logs`));
+      expect(props.MemorySize, spec.name).toBe(memoryFor(spec));
+      expect(props.TracingConfig, spec.name).toEqual({ Mode: perPoll(spec) ? 'PassThrough' : 'Active' });
+      // JSON lines filtered by level: no INFO line per request, no START/END/REPORT lines.
+      expect(props.LoggingConfig).toEqual({ LogGroup: { Ref: expect.stringMatching(new RegExp(`^${spec.name}Logs`)) }, LogFormat: 'JSON', ApplicationLogLevel: 'WARN', SystemLogLevel: 'WARN' });
       const env = props.Environment.Variables as Json;
+      expect(env.POWERTOOLS_LOG_LEVEL).toBe('WARN');
+      expect(env.POWERTOOLS_METRICS_DISABLED, spec.name).toBe(perPoll(spec) ? 'true' : undefined);
       expect(env.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^Table/) });
       for (const name of ['FILES_BUCKET', 'IMAGES_BUCKET', 'LOGS_BUCKET', 'STATE_MACHINES', 'HOSTED_ZONES']) expect(env[name], name).toBeDefined();
-      expect(env.PUBLIC_URL).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^ConsoleDistribution/), 'DomainName'] }]] });
-      expect(env.OPENAPI_DOCUMENT).toBe(spec.name === REST_API_FUNCTION ? '/var/task/openapi.json' : undefined);
+      // What every function hands out (the discovery ignition's --url, image links) is the agents' URL;
+      // the agents' function cannot name its own, and redirects image paths to the console's.
+      expect(env.PUBLIC_URL, spec.name).toEqual(spec.name === AGENT_API_FUNCTION ? consoleUrl : agentUrl);
+      expect(env.OPENAPI_DOCUMENT).toBe(spec.name === REST_API_FUNCTION || spec.name === AGENT_API_FUNCTION ? '/var/task/openapi.json' : undefined);
       if (spec.kind === 'api') {
         expect(env.EC_PRIVATE_KEY_SECRET_ARN).toEqual({ Ref: expect.stringMatching(/^AgentSigningKeySecret/) });
       } else {
@@ -187,13 +201,34 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
       expect(existsSync(join(assetDir, 'index.mjs')), `${spec.name} bundle`).toBe(true);
       if (spec.name === REST_API_FUNCTION) expect(JSON.parse(readFileSync(join(assetDir, 'openapi.json'), 'utf8')).openapi).toMatch(/^3\./);
     }
-    expect(new Set(ownFunctions).size).toBe(catalogue.functions.length);
+    expect(new Set(ownFunctions).size).toBe(allFunctions.length);
+    // The agents' function is the REST API function's bundle, uploaded once.
+    expect(resources[functionId(AGENT_API_FUNCTION)]!.Properties.Code).toEqual(resources[functionId(REST_API_FUNCTION)]!.Properties.Code);
     for (const [id, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays, id).toBe(30);
+  });
+
+  it('lets agents call their own function through a function URL: authenticated by the function, capped by reserved concurrency', () => {
+    const agentFunction = functionId(AGENT_API_FUNCTION);
+    const [urlId, url] = byPrefix('AWS::Lambda::Url', `${AGENT_API_FUNCTION}FunctionFunctionUrl`);
+    expect(url.Properties).toEqual({ AuthType: 'NONE', InvokeMode: 'BUFFERED', TargetFunctionArn: { 'Fn::GetAtt': [agentFunction, 'Arn'] } });
+    expect(ofType('AWS::Lambda::Url')).toHaveLength(1);
+    expect(resources[agentFunction]!.Properties.ReservedConcurrentExecutions).toBe(20);
+    for (const spec of catalogue.functions) expect(resources[functionId(spec.name)]!.Properties.ReservedConcurrentExecutions, spec.name).toBeUndefined();
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => JSON.stringify(p.Properties.FunctionName).includes(agentFunction));
+    expect(permissions.map(([, p]) => p.Properties.Principal)).toContain('*');
+    for (const [, permission] of permissions) expect(permission.Properties.FunctionUrlAuthType ?? permission.Properties.InvokedViaFunctionUrl).toBeDefined();
+    template.hasOutput('AgentUrl', { Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } });
+    // The installer hands the controller the same URL.
+    const task = byPrefix('AWS::ECS::TaskDefinition', 'InstallationFilesContainerTaskDefinition')[1];
+    const environment = task.Properties.ContainerDefinitions[0].Environment as { Name: string; Value: unknown }[];
+    expect(environment.find((e) => e.Name === 'PUBLIC_URL')!.Value).toEqual({ 'Fn::GetAtt': [urlId, 'FunctionUrl'] });
+    // REST's API 5xx alarm has its function URL counterpart.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Url5xxCount', Dimensions: [{ Name: 'FunctionName', Value: { Ref: agentFunction } }] });
   });
 
   it('grants each function its own log group, the table and its indexes, orgs/* objects and nothing broader', () => {
     const [tableId] = byPrefix('AWS::DynamoDB::Table', 'Table');
-    for (const spec of catalogue.functions) {
+    for (const spec of allFunctions) {
       const fn = resources[functionId(spec.name)]!;
       const roleId = roleOf(fn);
       expect(resources[roleId]!.Properties.ManagedPolicyArns, spec.name).toBeUndefined();
@@ -347,8 +382,10 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
           expect(JSON.stringify(events.Resource)).toContain('rule/StepFunctionsGetEventsForECSTaskRule');
         } else if (form === 'containerCluster') {
           expect(value, placeholder).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^InstallerCluster/), 'Arn'] });
+        } else if (form === 'containerAssignPublicIp') {
+          expect(value, placeholder).toBe('ENABLED');
         } else if (form === 'containerSubnets') {
-          // A JSON array of the private subnets, substituted raw into the ASL.
+          // A JSON array of the (public) subnets, substituted raw into the ASL.
           const parts = value['Fn::Join'][1] as unknown[];
           expect(parts[0]).toBe('["');
           expect(parts.at(-1)).toBe('"]');
@@ -396,15 +433,23 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     expect(taskId).toBeDefined();
   });
 
-  it('gives the installer private subnets with one NAT gateway, an S3 endpoint, flow logs and HTTPS-only egress', () => {
+  it('gives the installer public subnets and no NAT gateway: a public IP per task, no inbound, HTTPS-only egress, an S3 endpoint, flow logs', () => {
     template.resourceCountIs('AWS::EC2::VPC', 1);
-    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::EIP', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 1);
+    const subnets = ofType('AWS::EC2::Subnet');
+    expect(subnets).toHaveLength(2);
+    for (const [id, subnet] of subnets) expect(subnet.Properties.MapPublicIpOnLaunch, id).toBe(false);
+    template.hasResourceProperties('AWS::EC2::Route', { DestinationCidrBlock: '0.0.0.0/0', GatewayId: { Ref: Match.stringLikeRegexp('^InstallerNetworkVpcIGW') } });
     template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway', ServiceName: Match.objectLike({}) });
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
     template.hasResourceProperties('AWS::EC2::SecurityGroup', {
       SecurityGroupEgress: [{ CidrIp: '0.0.0.0/0', FromPort: 443, ToPort: 443, IpProtocol: 'tcp', Description: Match.anyValue() }],
       SecurityGroupIngress: Match.absent(),
     });
+    const machine = ofType('AWS::StepFunctions::StateMachine').find(([id]) => id.startsWith('InstallClusterStateMachine'))![1];
+    expect(machine.Properties.DefinitionSubstitutions.InstallerAssignPublicIp).toBe('ENABLED');
     template.hasResourceProperties('AWS::ECS::Cluster', { ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }] });
   });
 
@@ -462,11 +507,12 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
     const watched = (metric: string) => alarms.filter((a) => a.MetricName === metric);
-    expect(watched('Errors')).toHaveLength(catalogue.functions.length);
-    expect(watched('Throttles')).toHaveLength(catalogue.functions.length);
+    expect(watched('Errors')).toHaveLength(allFunctions.length);
+    expect(watched('Throttles')).toHaveLength(allFunctions.length);
     expect(watched('ExecutionsFailed')).toHaveLength(catalogue.stateMachines.length);
     expect(watched('ExecutionsTimedOut')).toHaveLength(catalogue.stateMachines.length);
     expect(watched('5XXError')).toHaveLength(1);
+    expect(watched('Url5xxCount')).toHaveLength(1);
     expect(watched('WriteThrottleEvents')).toHaveLength(1);
   });
 

@@ -15,7 +15,11 @@ describe('stage configuration from CDK context', () => {
       logRetentionDays: 30,
       manageApiGatewayAccountRole: true,
       softTimeouts: false,
+      agentEndpoint: 'function-url',
+      agentConcurrency: 20,
+      logLevel: 'WARN',
     });
+    expect(from({ agentEndpoint: 'cloudfront', agentConcurrency: '0', logLevel: 'info' })).toMatchObject({ agentEndpoint: 'cloudfront', agentConcurrency: 0, logLevel: 'INFO' });
     expect(from({ stage: 'staging' }).ephemeral).toBe(false);
     expect([from({ softTimeouts: 'true' }).softTimeouts, from({ softTimeouts: true }).softTimeouts]).toEqual([true, true]);
     expect(() => from({ softTimeouts: 'yes' })).toThrow(/softTimeouts/);
@@ -27,6 +31,8 @@ describe('stage configuration from CDK context', () => {
     expect(from({ hostedZones: '{"a.example.com":"Z1"}' }).hostedZones).toEqual({ 'a.example.com': 'Z1' });
     expect(from({ hostedZones: { 'a.example.com': 'Z1' } }).hostedZones).toEqual({ 'a.example.com': 'Z1' });
     expect(from({ apiRateLimit: '25' }).apiRateLimit).toBe(25);
+    // An imported VPC: private subnets behind its NAT, or public ones.
+    expect(from({ vpc: '{"vpcId":"vpc-1","publicSubnetIds":["subnet-1"],"availabilityZones":["eu-west-1a"]}' }).vpc).toEqual({ vpcId: 'vpc-1', publicSubnetIds: ['subnet-1'], availabilityZones: ['eu-west-1a'] });
   });
 
   it('refuses what would fail at deploy time, saying which key', () => {
@@ -36,6 +42,10 @@ describe('stage configuration from CDK context', () => {
     expect(() => from({ baseDomains: 'not a domain' })).toThrow(/not a domain name/);
     expect(() => from({ baseDomains: 'a.example.com', hostedZones: { 'a.example.com': 'Z1' } })).toThrow(/both/);
     expect(() => from({ vpc: '{"vpcId":"vpc-1","privateSubnetIds":["subnet-1"],"availabilityZones":[]}' })).toThrow(/one zone per subnet/);
+    expect(() => from({ vpc: '{"vpcId":"vpc-1","privateSubnetIds":["subnet-1"],"publicSubnetIds":["subnet-2"],"availabilityZones":["a"]}' })).toThrow(/publicSubnetIds/);
+    expect(() => from({ agentEndpoint: 'http-api' })).toThrow(/agentEndpoint: expected one of function-url, cloudfront/);
+    expect(() => from({ agentConcurrency: '2.5' })).toThrow(/agentConcurrency/);
+    expect(() => from({ logLevel: 'verbose' })).toThrow(/logLevel/);
     expect(() => from({ hostedZones: '{oops' })).toThrow(/hostedZones: not valid JSON/);
     expect(() => from({ apiRateLimit: '-1' })).toThrow(/apiRateLimit/);
     expect(() => from({ apiGatewayAccountRole: 'mine' })).toThrow(/apiGatewayAccountRole/);

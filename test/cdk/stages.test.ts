@@ -27,6 +27,8 @@ const prodContext: Json = {
   hostedZones: '{"existing.example.org":"Z0EXISTING"}',
   apiGatewayAccountRole: 'existing',
   logRetentionDays: '90',
+  agentEndpoint: 'cloudfront',
+  logLevel: 'info',
 };
 
 describe('AssistedStack per stage', { timeout: 120_000 }, () => {
@@ -87,12 +89,29 @@ describe('AssistedStack per stage', { timeout: 120_000 }, () => {
     prod.hasOutput('Url', { Value: 'https://assisted.example.com' });
   });
 
+  it('keeps agents on the console domain when told so: no function URL, no agents\' function', () => {
+    prod.resourceCountIs('AWS::Lambda::Url', 0);
+    expect(Object.keys(prodResources).filter((id) => id.startsWith('AgentApiFunction'))).toEqual([]);
+    dev.resourceCountIs('AWS::Lambda::Url', 1);
+    dev.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 20 });
+  });
+
+  it('logs at the level asked for, Lambda\'s platform lines included below WARN', () => {
+    const functions = Object.values(prod.findResources('AWS::Lambda::Function')).filter((fn) => fn.Properties.Environment?.Variables?.TABLE_NAME);
+    for (const fn of functions) {
+      expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_LOG_LEVEL).toBe('INFO');
+    }
+  });
+
   it('runs the installer in the imported VPC from the pre-built image', () => {
     prod.resourceCountIs('AWS::EC2::VPC', 0);
     prod.resourceCountIs('AWS::EC2::NatGateway', 0);
     prod.hasResourceProperties('AWS::EC2::SecurityGroup', { VpcId: 'vpc-0123456789abcdef0' });
     const machine = Object.values(prod.findResources('AWS::StepFunctions::StateMachine')).find((m) => m.Properties.StateMachineName === 'AssistedCloud-prod-install-cluster')!;
     expect(machine.Properties.DefinitionSubstitutions.InstallerSubnets).toBe('["subnet-0aaaaaaaaaaaaaaa1","subnet-0bbbbbbbbbbbbbbb2"]');
+    // Private subnets: the VPC's own NAT is the way out.
+    expect(machine.Properties.DefinitionSubstitutions.InstallerAssignPublicIp).toBe('DISABLED');
     prod.hasResourceProperties('AWS::ECS::TaskDefinition', {
       ContainerDefinitions: [Match.objectLike({ Name: 'installer', Image: 'quay.io/example/assisted-installer-task:1.2.3' })],
     });

@@ -1,6 +1,6 @@
 import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
-import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { DomainError, unauthorized } from '../../domain/errors.js';
 import { container } from '../../platform/container.js';
 import { errorResponse } from '../../platform/http.js';
@@ -12,7 +12,7 @@ import { authorizeImageToken } from '../../usecases/discovery-image.js';
 import type { Principal } from '../../usecases/principal.js';
 import { loadOpenApiDocument } from './openapi-document.js';
 import { describeValidationError } from './validation-messages.js';
-import { unroutablePath } from './request-path.js';
+import { isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
 import { operations, publicOperations } from './operations/index.js';
 
@@ -152,7 +152,7 @@ function takesText(event: ApiEvent): boolean {
   return 'text/plain' in ((operation?.requestBody as { content?: object } | undefined)?.content ?? {});
 }
 
-export const handler = apiHandler(
+const restHandler = apiHandler(
   async (event, lambda) => {
     const badPath = unroutablePath(event.path);
     if (badPath) return errorResponse(400, `Invalid request: ${badPath}`);
@@ -173,3 +173,33 @@ export const handler = apiHandler(
   },
   { takesText },
 );
+
+/** The image service's paths: behind CloudFront and the REST API its own function answers them. */
+const IMAGE_SERVICE_ROOT = '/api/assisted-images/';
+
+/**
+ * Image paths reaching the agents' function URL (the service URL the other functions hand out is
+ * that URL, and image links are made from it): redirected, query and all, to the public URL, where
+ * CloudFront sends them to the image service. Never to the URL the request came in on.
+ */
+function imageServiceRedirect(event: APIGatewayProxyEventV2, publicUrl: string): APIGatewayProxyStructuredResultV2 | undefined {
+  if (!event.rawPath.startsWith(IMAGE_SERVICE_ROOT)) return undefined;
+  const target = new URL(publicUrl);
+  if (target.host === event.requestContext.domainName) return undefined;
+  const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
+  return { statusCode: 307, headers: { Location: `${publicUrl}${event.rawPath}${query}`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: '' };
+}
+
+/**
+ * One handler for both doors: REST API (payload 1.0) events from API Gateway and the embedded
+ * runtime, and payload 2.0 events from the agents' function URL, answered in the shape each expects.
+ */
+export async function handler(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult>;
+export async function handler(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2>;
+export async function handler(event: APIGatewayProxyEvent | APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResult | APIGatewayProxyStructuredResultV2> {
+  if (!isPayloadV2(event)) return restHandler(event as never, context);
+  const redirect = imageServiceRedirect(event, container().config.publicUrl);
+  if (redirect) return redirect;
+  const result = await restHandler(restEventOf(event) as never, context);
+  return payloadV2Result(result, event.headers?.['accept-encoding']);
+}
