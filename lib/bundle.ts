@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { buildSync } from 'esbuild';
-import { esbuildOptions } from './esbuild-options.js';
+import { functionBundleOptions } from './esbuild-options.js';
 import { parse } from 'yaml';
 
 export interface BundledCodeOptions {
@@ -27,7 +27,7 @@ export function bundledCode(projectRoot: string, entry: string, options: Bundled
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22-bookworm-slim'),
       local: {
         tryBundle(outputDir: string): boolean {
-          buildSync(esbuildOptions(projectRoot, entry, join(outputDir, 'index.mjs'), true));
+          buildSync(functionBundleOptions(projectRoot, entry, outputDir));
           if (options.openApiDocument) {
             const document: unknown = parse(readFileSync(join(projectRoot, 'openapi.yaml'), 'utf8'));
             writeFileSync(join(outputDir, 'openapi.json'), JSON.stringify(document));

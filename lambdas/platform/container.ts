@@ -1,14 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStore } from '../adapters/dynamodb/store.js';
 import { unmeteredRetries } from '../adapters/dynamodb/retries.js';
-import { createRoute53Zones } from '../adapters/route53/zones.js';
-import { createS3BlobStore } from '../adapters/s3/blobs.js';
-import { createOidcIdentityVerifier } from '../adapters/oidc/verifier.js';
-import { createStepFunctionsWorkflows } from '../adapters/stepfunctions/workflows.js';
 import type { BlobStore } from '../ports/blobs.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { IdentityVerifier } from '../ports/identity.js';
+import type { IdentityProviderSettings } from '../domain/identity.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';
@@ -16,6 +13,7 @@ import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
 import { createUnconfiguredIgnitions, unconfiguredIgnitionSettings } from '../adapters/openshift-install/unconfigured-ignitions.js';
 import { logger } from './observability.js';
 import { configFromEnvironment, type ServiceConfig } from './config.js';
+import { deferred } from './deferred.js';
 
 /** The ports a use case may need, built once per process (a Lambda container or the local runtime). */
 export interface Ports {
@@ -64,12 +62,22 @@ function build(): Ports {
           requestHandler: { httpAgent: pooled, httpsAgent: pooled },
         }),
       }),
+    // Loaded on first use (platform/deferred.ts): the table is read by every invocation, these by few.
     blobs:
-      provided.blobs ?? createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),
-    dns: provided.dns ?? createRoute53Zones({ hostedZones: config.hostedZones, clientConfig: { region } }),
+      provided.blobs ??
+      deferred<BlobStore>({ put: true, get: true, stream: true, size: true, remove: true, list: true, presignGet: true, compose: true }, async () =>
+        (await import('../adapters/s3/blobs.js')).createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),
+      ),
+    dns:
+      provided.dns ??
+      deferred<DnsZones>({ upsert: true, remove: true, list: true }, async () =>
+        (await import('../adapters/route53/zones.js')).createRoute53Zones({ hostedZones: config.hostedZones, clientConfig: { region } }),
+      ),
     workflows:
       provided.workflows ??
-      createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
+      deferred<Workflows>({ start: true, describe: true, stop: true, succeedTask: true, failTask: true }, async () =>
+        (await import('../adapters/stepfunctions/workflows.js')).createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
+      ),
     clock: provided.clock ?? systemClock,
     unconfiguredIgnitions:
       provided.unconfiguredIgnitions ??
@@ -78,9 +86,13 @@ function build(): Ports {
     ...(provided.identity
       ? { identity: provided.identity }
       : config.identityProvider
-        ? { identity: createOidcIdentityVerifier(config.identityProvider) }
+        ? { identity: identityVerifier(config.identityProvider) }
         : {}),
   };
+}
+
+function identityVerifier(settings: IdentityProviderSettings): IdentityVerifier {
+  return deferred<IdentityVerifier>({ verify: true }, async () => (await import('../adapters/oidc/verifier.js')).createOidcIdentityVerifier(settings));
 }
 
 export function container(): Ports {

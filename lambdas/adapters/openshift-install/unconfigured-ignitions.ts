@@ -11,11 +11,16 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { simulatedUnconfiguredIgnition, UNCONFIGURED_IGNITION_FILE, type InstallerDirectory } from '../../domain/disconnected-ignition.js';
+import type { InstallerDirectory } from '../../domain/disconnected-ignition.js';
 import { conflict } from '../../domain/errors.js';
 import type { UnconfiguredIgnition, UnconfiguredIgnitionGenerator, UnconfiguredIgnitions } from '../../ports/unconfigured-ignitions.js';
 
 const run = promisify(execFile);
+/**
+ * The ignition's own module (and the YAML library it renders with) is loaded by a generation only:
+ * every function's container builds this port, few of them generate.
+ */
+const ignitionFormat = () => import('../../domain/disconnected-ignition.js');
 /** openshift-install reads the release payload's metadata; a few minutes at most. */
 const INSTALLER_TIMEOUT_MS = 5 * 60_000;
 const MAX_REASON = 600;
@@ -87,6 +92,7 @@ export function createUnconfiguredIgnitions(settings: UnconfiguredIgnitionSettin
         settings.log('warn', `openshift-install agent create unconfigured-ignition failed: ${why}`);
         throw conflict(`openshift-install ${version} agent create unconfigured-ignition failed for this infra-env: ${why}`);
       }
+      const { UNCONFIGURED_IGNITION_FILE } = await ignitionFormat();
       return { ignition: readFileSync(path.join(dir, UNCONFIGURED_IGNITION_FILE), 'utf8'), generator: 'openshift-install', ...(version ? { installerVersion: version } : {}) };
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -99,6 +105,7 @@ export function createUnconfiguredIgnitions(settings: UnconfiguredIgnitionSettin
       const binary = generator(request.openshiftVersion) === 'openshift-install' ? installer() : undefined;
       if (binary) return real(binary, request);
       settings.log('warn', `SIMULATED unconfigured ignition for OpenShift ${request.openshiftVersion}: no openshift-install configured (OPENSHIFT_INSTALL), ALLOW_SIMULATED_INSTALLER=true; hosts booted with it do not install`);
+      const { simulatedUnconfiguredIgnition } = await ignitionFormat();
       return { ignition: simulatedUnconfiguredIgnition(request.directory), generator: 'simulated' };
     },
   };
