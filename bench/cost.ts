@@ -5,9 +5,11 @@
  * The Api and HostChanges handlers run in this thread, each invocation in an AsyncLocalStorage
  * context that counts what it asked for: DynamoDB read and write units (ReturnConsumedCapacity
  * TOTAL, which DynamoDB Local computes as DynamoDB does), S3 requests by price class, bytes logged
- * at the deployed log level (INFO: the stack sets none), response bytes, and the handler's own time
- * (wall time less its waits on DynamoDB Local and the local S3, measured one request at a time).
- * A Lambda's billed time is that own time plus each call's assumed AWS latency (prices.json).
+ * at INFO (and which of them are INFO lines or Powertools' metric line, which the stack may drop),
+ * response bytes (as sent, and gzipped as the agents' function URL sends them), and the handler's
+ * own time (wall time less its waits on DynamoDB Local and the local S3, measured one request at a
+ * time). A Lambda's billed time is that own time, stretched by the function's CPU share below
+ * 1,769 MB, plus each call's assumed AWS latency (prices.json).
  *
  * Measured at LIFECYCLE_HOSTS (1,000) hosts in one cluster:
  * - registration, first poll, inventory and the other step replies of COST_SAMPLE_HOSTS (100) new hosts;
@@ -19,7 +21,10 @@
  *   inventory, NTP sources, domain resolutions and free addresses come back unchanged and are not
  *   posted); the table stream's HostChanges invocations meanwhile are counted too.
  * The fixed monthly charges come from the synthesized staging stack (NAT gateways, alarms, secrets,
- * hosted zones, KMS keys) and the functions' memory and architecture from its template.
+ * hosted zones, KMS keys), and from its template what bills per request: the agents' door (function
+ * URL, or CloudFront and REST), each function's memory, architecture, tracing and metric lines, the
+ * log levels (stackFacts). The same requests are also priced on the stack before #21, and the
+ * agents' requests through each door.
  *
  * Prints a table per scenario, writes the result as JSON (COST_OUT, default cost.json in the
  * system's temp directory), with COST_WRITE_DOCS=1 regenerates docs/deploy.md's cost section,
@@ -32,13 +37,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { App } from 'aws-cdk-lib';
-import type { Context } from 'aws-lambda';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { startRuntime } from '../bin/local/runtime.js';
-import { AssistedStack, PROJECT_ROOT } from '../lib/assisted-stack.js';
+import { AGENT_API_FUNCTION, AssistedStack, PROJECT_ROOT, REST_API_FUNCTION } from '../lib/assisted-stack.js';
 import { stageConfigFromContext } from '../lib/stage-config.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { createS3BlobStore, s3ClientConfig } from '../lambdas/adapters/s3/blobs.js';
 import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
+import { payloadV2Result } from '../lambdas/handlers/api/request-path.js';
 import { handler as hostChangesHandler } from '../lambdas/handlers/streams/host-changes.js';
 import type { Clock } from '../lambdas/ports/clock.js';
 import { systemClock } from '../lambdas/ports/clock.js';
@@ -50,7 +56,7 @@ import { catalogueAgentImages } from '../lambdas/domain/agent-protocol.js';
 import { agentClient, eachBounded } from './lifecycle/agents.js';
 import { meteredDynamoClient } from './lifecycle/capacity.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
-import { monthlyBill, SECONDS_PER_MONTH, total, type Breakdown, type Prices, type RequestCost, type StackFacts, type WorkloadLine } from './cost/model.js';
+import { doorComparison, monthlyBill, SECONDS_PER_MONTH, total, type Breakdown, type Caller, type FunctionFacts, type Prices, type RequestCost, type StackFacts, type WorkloadLine } from './cost/model.js';
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -65,7 +71,7 @@ const CHANGING_OUTPUTS = new Set(['connectivity-check']);
 const S3_PUT_CLASS = /^(Put|Copy|CreateMultipartUpload|UploadPart|CompleteMultipartUpload|List)/;
 
 /** What one invocation asked for, as it runs (the AsyncLocalStorage store). */
-interface Tally extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets' | 'logBytes'> {
+interface Tally extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets' | 'logBytes'>, Required<Pick<RequestCost, 'infoLogBytes' | 'metricLogBytes'>> {
   kind: string;
   /** When each DynamoDB or S3 call of the invocation was in flight (performance.now() intervals). */
   waits: [number, number][];
@@ -75,6 +81,7 @@ interface Tally extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodb
 interface Sums extends Omit<Tally, 'kind' | 'waits'> {
   measured: number;
   responseBytes: number;
+  gzippedResponseBytes: number;
   wallMs: number;
   /** Wall time with at least one call in flight: calls made in parallel count once. */
   waitingMs: number;
@@ -100,14 +107,15 @@ class Recorder {
   /** Appended to the kinds recorded from now on: the steady hour's requests are priced apart from the discovery's. */
   phase = '';
 
-  add(tally: Tally, wallMs: number, responseBytes: number): void {
+  add(tally: Tally, wallMs: number, responseBytes: number, gzippedResponseBytes: number): void {
     if (!this.recording) return;
     const kind = tally.kind + this.phase;
     let sums = this.sums.get(kind);
-    if (!sums) this.sums.set(kind, (sums = { measured: 0, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, responseBytes: 0, wallMs: 0, waitingMs: 0 }));
+    if (!sums) this.sums.set(kind, (sums = { measured: 0, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, infoLogBytes: 0, metricLogBytes: 0, responseBytes: 0, gzippedResponseBytes: 0, wallMs: 0, waitingMs: 0 }));
     sums.measured += 1;
-    for (const key of ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes'] as const) sums[key] += tally[key];
+    for (const key of ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes', 'infoLogBytes', 'metricLogBytes'] as const) sums[key] += tally[key];
     sums.responseBytes += responseBytes;
+    sums.gzippedResponseBytes += gzippedResponseBytes;
     sums.wallMs += wallMs;
     sums.waitingMs += coveredMs(tally.waits);
   }
@@ -132,7 +140,10 @@ class Recorder {
       s3Puts: sums.s3Puts / n,
       s3Gets: sums.s3Gets / n,
       logBytes: sums.logBytes / n,
+      infoLogBytes: sums.infoLogBytes / n,
+      metricLogBytes: sums.metricLogBytes / n,
       responseBytes: sums.responseBytes / n,
+      gzippedResponseBytes: sums.gzippedResponseBytes / n,
       handlerMs: Math.max(0, (sums.wallMs - sums.waitingMs) / n),
     };
   }
@@ -155,7 +166,7 @@ function apiKind(event: { httpMethod?: string; path?: string; body?: string | nu
 }
 
 function emptyTally(kind: string): Tally {
-  return { kind, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, waits: [] };
+  return { kind, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, infoLogBytes: 0, metricLogBytes: 0, waits: [] };
 }
 
 /** The handler, each invocation counted under its kind. */
@@ -163,13 +174,18 @@ function measured(recorder: Recorder, handler: Handler, kindOf: (event: unknown)
   return async (event, context) => {
     const tally = emptyTally(kindOf(event));
     const started = performance.now();
-    let responseBytes = 0;
+    let result: unknown;
     try {
-      const result = await invocation.run(tally, () => handler(event, context));
-      responseBytes = Buffer.byteLength(String((result as { body?: unknown } | undefined)?.body ?? ''));
+      result = await invocation.run(tally, () => handler(event, context));
       return result;
     } finally {
-      recorder.add(tally, performance.now() - started, responseBytes);
+      const wallMs = performance.now() - started;
+      const answer = result as APIGatewayProxyResult | undefined;
+      const responseBytes = Buffer.byteLength(String(answer?.body ?? ''));
+      // What the agents' function URL sends a caller accepting gzip (upstream's agent does).
+      const wire = answer?.statusCode ? payloadV2Result(answer, 'gzip') : undefined;
+      const gzippedResponseBytes = wire ? Buffer.byteLength(wire.body ?? '', wire.isBase64Encoded ? 'base64' : 'utf8') : responseBytes;
+      recorder.add(tally, wallMs, responseBytes, gzippedResponseBytes);
     }
   };
 }
@@ -182,7 +198,14 @@ function countLogBytes(): () => void {
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const tally = invocation.getStore();
       if (!tally) return (originals[i] as (...args: unknown[]) => boolean)(chunk, ...rest);
-      tally.logBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      tally.logBytes += bytes;
+      // Which lines a stack that logs at WARN, or publishes no metrics, would not write. Invocations
+      // overlapping in this thread share Powertools' one metrics store, so one of them may find it
+      // emptied by another and warn instead of writing its line: that warning stands for the line.
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (text.includes('"CloudWatchMetrics"') || text.includes('No application metrics to publish')) tally.metricLogBytes += bytes;
+      else if (/"level":"(INFO|DEBUG|TRACE)"/.test(text)) tally.infoLogBytes += bytes;
       const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
       callback?.();
       return true;
@@ -202,30 +225,77 @@ class SteppedClock implements Clock {
   }
 }
 
-/** The fixed charges and the functions' sizing, from the staging stack as `cdk synth` makes it. */
+type Resource = { Type: string; Properties?: Record<string, any> };
+
+/**
+ * The fixed charges, the agents' door and each caller's function as the staging stack has them
+ * (`cdk synth`, bundling skipped): NAT gateways, alarms, secrets, zones and keys counted; the door
+ * is a function URL when the stack has one on the agents' function; sizes, tracing, log levels and
+ * metric publishing read from the functions' own properties.
+ */
 function stackFacts(): StackFacts {
   const outdir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-synth-'));
   try {
-    const context: Record<string, string> = { stage: 'staging', alarmEmail: 'ops@example.com' };
+    const context: Record<string, unknown> = { stage: 'staging', alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] };
     const app = new App({ outdir, context });
     const stack = new AssistedStack(app, 'AssistedCloud-staging', { config: stageConfigFromContext((key) => context[key]) });
-    const template = app.synth().getStackArtifact(stack.artifactId).template as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
-    const resources = Object.values(template.Resources);
-    const count = (type: string) => resources.filter((resource) => resource.Type === type).length;
-    const api = resources.find((resource) => resource.Type === 'AWS::Lambda::Function' && /REST API v2/.test(String(resource.Properties?.Description ?? '')));
-    const architecture = ((api?.Properties?.Architectures as string[] | undefined)?.[0] ?? 'x86_64') as StackFacts['lambdaArchitecture'];
+    const resources = (app.synth().getStackArtifact(stack.artifactId).template as { Resources: Record<string, Resource> }).Resources;
+    const all = Object.entries(resources);
+    const count = (type: string) => all.filter(([, resource]) => resource.Type === type).length;
+    const functionNamed = (name: string) => all.find(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(`${name}Function`) && !id.startsWith(`${name}FunctionFunctionUrl`));
+    const facts = (name: string): FunctionFacts & { logging: Record<string, string> } => {
+      const found = functionNamed(name);
+      if (!found) throw new Error(`the staging stack has no function ${name}`);
+      const props = found[1].Properties!;
+      return {
+        memoryMb: Number(props.MemorySize ?? 128),
+        architecture: (props.Architectures?.[0] ?? 'x86_64') as FunctionFacts['architecture'],
+        tracing: props.TracingConfig?.Mode === 'Active' ? 'Active' : 'PassThrough',
+        publishesMetrics: props.Environment?.Variables?.POWERTOOLS_METRICS_DISABLED !== 'true',
+        logging: { ...props.LoggingConfig, powertools: props.Environment?.Variables?.POWERTOOLS_LOG_LEVEL },
+      };
+    };
+    const agentUrl = all.some(([, resource]) => resource.Type === 'AWS::Lambda::Url' && JSON.stringify(resource.Properties?.TargetFunctionArn ?? '').includes(`"${AGENT_API_FUNCTION}Function`));
+    const people = facts(REST_API_FUNCTION);
+    const functions: Record<Caller, FunctionFacts> = {
+      agent: agentUrl ? facts(AGENT_API_FUNCTION) : people,
+      user: people,
+      stream: facts('HostChanges'),
+      monitor: facts('HostMonitor'),
+    };
+    // The level Powertools logs at is the stricter of its own and Lambda's filter (Lambda drops what is below its level).
+    const levels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+    const levelOf = (fn: { logging: Record<string, string> }) =>
+      levels[Math.max(levels.indexOf((fn.logging.powertools ?? 'INFO') as never), levels.indexOf((fn.logging.ApplicationLogLevel ?? 'DEBUG') as never))] ?? 'INFO';
+    const systemQuiet = (fn: { logging: Record<string, string> }) => fn.logging.LogFormat === 'JSON' && ['WARN', 'ERROR'].includes(fn.logging.SystemLogLevel ?? '');
+    const agents = functions.agent as ReturnType<typeof facts>;
+    const stage = all.find(([, resource]) => resource.Type === 'AWS::ApiGateway::Stage')?.[1];
     return {
       natGateways: count('AWS::EC2::NatGateway'),
       alarms: count('AWS::CloudWatch::Alarm'),
       secrets: count('AWS::SecretsManager::Secret'),
       hostedZones: count('AWS::Route53::HostedZone'),
       kmsKeys: count('AWS::KMS::Key'),
-      lambdaMemoryMb: Number(api?.Properties?.MemorySize ?? 128),
-      lambdaArchitecture: architecture,
+      agentDoor: agentUrl ? 'function-url' : 'cloudfront+rest',
+      restTracing: stage?.Properties?.TracingEnabled === true,
+      logLevel: levelOf(agents),
+      platformLogLines: !systemQuiet(agents),
+      functions: Object.fromEntries(Object.entries(functions).map(([caller, { memoryMb, architecture, tracing, publishesMetrics }]) => [caller, { memoryMb, architecture, tracing, publishesMetrics }])) as Record<Caller, FunctionFacts>,
     };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The staging stack before #21's cuts (5383bbb): a NAT gateway, 29 alarms, agents through CloudFront
+ * and the REST API, every function 1,024 MB, actively traced, publishing a metric line per
+ * invocation, at Powertools' default level (INFO) with Lambda's START/END/REPORT lines. Priced on
+ * the same measurements, for the before-and-after lines.
+ */
+function stackBefore21(now: StackFacts): StackFacts {
+  const fn: FunctionFacts = { memoryMb: 1024, architecture: 'arm64', tracing: 'Active', publishesMetrics: true };
+  return { ...now, natGateways: 1, alarms: 29, agentDoor: 'cloudfront+rest', restTracing: true, logLevel: 'INFO', platformLogLines: true, functions: { agent: fn, user: fn, stream: fn, monitor: fn } };
 }
 
 interface Measurements {
@@ -468,26 +538,33 @@ async function measure(): Promise<Measurements> {
 const dollars = (value: number) => (value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`);
 
 function printCosts(costs: Record<string, RequestCost>, prices: Prices): void {
-  console.log(`\n${'per request (measured)'.padEnd(38)}${'n'.padStart(6)}${'RRU'.padStart(8)}${'WRU'.padStart(8)}${'calls'.padStart(7)}${'S3'.padStart(5)}${'log B'.padStart(8)}${'resp B'.padStart(8)}${'own ms'.padStart(8)}${'billed ms'.padStart(10)}`);
+  console.log(`\n${'per request (measured)'.padEnd(38)}${'n'.padStart(6)}${'RRU'.padStart(8)}${'WRU'.padStart(8)}${'calls'.padStart(7)}${'S3'.padStart(5)}${'log B'.padStart(8)}${'resp B'.padStart(8)}${'gzip B'.padStart(8)}${'own ms'.padStart(8)}${'billed ms'.padStart(10)}`);
   for (const [kind, cost] of Object.entries(costs)) {
     const waiting = cost.dynamodbCalls * prices.assumedAwsLatencyMs.dynamodbCall + (cost.s3Puts + cost.s3Gets) * prices.assumedAwsLatencyMs.s3Call;
     console.log(
-      `${kind.padEnd(38)}${String(cost.measured).padStart(6)}${cost.readUnits.toFixed(1).padStart(8)}${cost.writeUnits.toFixed(1).padStart(8)}${cost.dynamodbCalls.toFixed(1).padStart(7)}${(cost.s3Puts + cost.s3Gets).toFixed(1).padStart(5)}${cost.logBytes.toFixed(0).padStart(8)}${cost.responseBytes.toFixed(0).padStart(8)}${cost.handlerMs.toFixed(1).padStart(8)}${Math.ceil(cost.handlerMs + waiting).toString().padStart(10)}`,
+      `${kind.padEnd(38)}${String(cost.measured).padStart(6)}${cost.readUnits.toFixed(1).padStart(8)}${cost.writeUnits.toFixed(1).padStart(8)}${cost.dynamodbCalls.toFixed(1).padStart(7)}${(cost.s3Puts + cost.s3Gets).toFixed(1).padStart(5)}${cost.logBytes.toFixed(0).padStart(8)}${cost.responseBytes.toFixed(0).padStart(8)}${(cost.gzippedResponseBytes ?? cost.responseBytes).toFixed(0).padStart(8)}${cost.handlerMs.toFixed(1).padStart(8)}${Math.ceil(cost.handlerMs + waiting).toString().padStart(10)}`,
     );
   }
+}
+
+/** Who makes a kind of request: the stream and the monitor are internal, the rest of the API's requests an agent's unless counted as a person's. */
+function callerOf(kind: string): Caller {
+  if (kind.startsWith('stream batch')) return 'stream';
+  if (kind.startsWith('monitor pass')) return 'monitor';
+  return kind.startsWith('other API call') ? 'user' : 'agent';
 }
 
 function bills(measurements: Measurements, stack: StackFacts, prices: Prices) {
   const { costs, perHostHour } = measurements;
   const minutesPerMonth = SECONDS_PER_MONTH / 60;
   // The host monitor runs every minute whatever the load; scheduled through EventBridge.
-  const idle: WorkloadLine[] = [{ label: 'monitor passes', perMonth: minutesPerMonth, cost: costs['monitor pass (idle)']!, viaApi: false }];
+  const idle: WorkloadLine[] = [{ label: 'monitor passes', perMonth: minutesPerMonth, cost: costs['monitor pass (idle)']!, caller: 'monitor' }];
   const hostHours = 1_000 * 730;
   const connected: WorkloadLine[] = [
-    { label: 'monitor passes', perMonth: minutesPerMonth, cost: costs[`monitor pass (${measurements.hosts} hosts)`]!, viaApi: false },
+    { label: 'monitor passes', perMonth: minutesPerMonth, cost: costs[`monitor pass (${measurements.hosts} hosts)`]!, caller: 'monitor' },
     ...Object.entries(perHostHour)
       .filter(([kind, n]) => n > 0 && costs[kind])
-      .map(([kind, n]) => ({ label: kind, perMonth: n * hostHours, cost: costs[kind]!, viaApi: !kind.startsWith('stream batch') })),
+      .map(([kind, n]) => ({ label: kind, perMonth: n * hostHours, cost: costs[kind]!, caller: callerOf(kind) })),
   ];
   return {
     idle: { lines: idle, bill: monthlyBill(idle, stack, prices, minutesPerMonth) },
@@ -508,7 +585,8 @@ const DOCS_END = '<!-- cost:end -->';
 export async function cost(): Promise<Record<string, unknown>> {
   const prices = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'prices.json'), 'utf8')) as Prices & { asOf: string; region: string };
   const stack = stackFacts();
-  console.log(`staging stack: ${stack.natGateways} NAT gateway(s), ${stack.alarms} alarms, ${stack.secrets} secret(s), ${stack.hostedZones} hosted zone(s), ${stack.kmsKeys} KMS key(s); functions ${stack.lambdaArchitecture}, ${stack.lambdaMemoryMb} MB`);
+  const sizing = Object.entries(stack.functions).map(([caller, fn]) => `${caller} ${fn.memoryMb} MB ${fn.architecture} ${fn.tracing}${fn.publishesMetrics ? '' : ' no metric lines'}`).join(', ');
+  console.log(`staging stack: ${stack.natGateways} NAT gateway(s), ${stack.alarms} alarms, ${stack.secrets} secret(s), ${stack.hostedZones} hosted zone(s), ${stack.kmsKeys} KMS key(s); agents via ${stack.agentDoor}; logs at ${stack.logLevel}${stack.platformLogLines ? ' with' : ' without'} Lambda's platform lines; functions: ${sizing}`);
   const measurements = await measure();
   printCosts(measurements.costs, prices);
   const { idle, connected } = bills(measurements, stack, prices);
@@ -516,7 +594,12 @@ export async function cost(): Promise<Record<string, unknown>> {
   console.log(`\nper connected host and hour (steady, next_instruction_seconds ${measurements.pollSeconds}): ${perHost}`);
   const table = billTable({ idle: idle.bill, '1,000 connected hosts': connected.bill });
   console.log(`\nmonthly, ${prices.region} list prices (${prices.asOf}, bench/cost/prices.json):\n${table}`);
-  const result = { prices: { region: prices.region, asOf: prices.asOf }, stack, ...measurements, scenarios: { idle, connected } };
+  const before = bills(measurements, stackBefore21(stack), prices);
+  console.log(`\nthe same requests on the stack before #21 (NAT gateway, agents through CloudFront and REST, 1,024 MB, traced, INFO):\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}`);
+  const doors = doorComparison(connected.lines, stack, prices);
+  const doorsTable = billTable(doors);
+  console.log(`\nthe agents' requests of 1,000 connected hosts through each door (door charges and Lambda only):\n${doorsTable}`);
+  const result = { prices: { region: prices.region, asOf: prices.asOf }, stack, ...measurements, scenarios: { idle, connected }, before21: { idle: before.idle.bill, connected: before.connected.bill }, doors };
   const out = process.env.COST_OUT ?? path.join(tmpdir(), 'cost.json');
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nresult written to ${out}`);
@@ -530,6 +613,7 @@ export async function cost(): Promise<Record<string, unknown>> {
     writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
     console.log('docs/deploy.md cost section regenerated');
   }
+  console.log(`\nbefore #21's stack changes: idle ${dollars(total(before.idle.bill))}/month, 1000 connected hosts ${dollars(total(before.connected.bill))}/month`);
   console.log(`\nidle: ${dollars(total(idle.bill))}/month`);
   console.log(`1000 connected hosts: ${dollars(total(connected.bill))}/month`);
   console.log('1000 hosts installed: not measured yet (the install workflow, installer task and image downloads are not metered by this bench)');

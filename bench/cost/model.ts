@@ -13,52 +13,94 @@ export interface RequestCost {
   dynamodbCalls: number;
   s3Puts: number;
   s3Gets: number;
-  /** Bytes the handler logged (structured log lines), at the deployed log level. */
+  /** Bytes the handler logged with the logger at INFO: its structured lines and Powertools' metric line. */
   logBytes: number;
-  /** Bytes of the response body (CloudFront transfer out, for requests through the front door). */
+  /** The part of logBytes in INFO (or DEBUG) lines, which a function logging at WARN drops. */
+  infoLogBytes?: number;
+  /** The part of logBytes in Powertools' embedded-metric lines (one per invocation of a function that publishes metrics). */
+  metricLogBytes?: number;
+  /** Bytes of the response body. */
   responseBytes: number;
-  /** The handler's own time: wall time less the time it waited for DynamoDB Local and the local S3. */
+  /** The body's bytes as the agents' function URL sends them to a caller accepting gzip (text of 1 KB or more gzipped). */
+  gzippedResponseBytes?: number;
+  /** The handler's own time on the bench's core: wall time less the time it waited for DynamoDB Local and the local S3. */
   handlerMs: number;
 }
 
-/** One line of a workload: how many requests of a kind a month, and whether they come through the front door. */
+/** Who makes a kind of request, which decides the door it comes through and the function that runs it. */
+export type Caller = 'agent' | 'user' | 'stream' | 'monitor';
+
+/** One line of a workload: how many requests of a kind a month, and who makes them. */
 export interface WorkloadLine {
   label: string;
   perMonth: number;
   cost: RequestCost;
-  /** Through CloudFront and API Gateway (agent and user calls); otherwise an internal invocation (monitor, stream). */
-  viaApi: boolean;
+  caller: Caller;
 }
 
-/** What the synthesized stack holds that bills by the month, and how its functions are sized. */
+/** How a function is configured, as far as its bill goes. */
+export interface FunctionFacts {
+  memoryMb: number;
+  architecture: 'arm64' | 'x86_64';
+  /** Active: Lambda samples invocations that arrive without a decision; PassThrough: only a traced caller's. */
+  tracing: 'Active' | 'PassThrough';
+  /** Whether it writes Powertools' metric line per invocation. */
+  publishesMetrics: boolean;
+}
+
+/**
+ * How requests reach the functions: `function-url` (agents call their own function directly),
+ * `cloudfront+rest` (agents, like people, through CloudFront and the REST API), or `http-api` (an
+ * HTTP API straight in front of the function; priced for comparison, the stack has none).
+ */
+export type AgentDoor = 'function-url' | 'cloudfront+rest' | 'http-api';
+
+/** What the synthesized stack holds that bills by the month, and how its functions are set up. */
 export interface StackFacts {
   natGateways: number;
   alarms: number;
   secrets: number;
   hostedZones: number;
   kmsKeys: number;
-  lambdaMemoryMb: number;
-  lambdaArchitecture: 'arm64' | 'x86_64';
+  agentDoor: AgentDoor;
+  /** Whether the REST API stage traces (API Gateway samples people's requests, and agents' behind it). */
+  restTracing: boolean;
+  /** The functions' application log level (what the bench measures logs at). */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Whether Lambda writes its START/END/REPORT lines (system log level INFO or DEBUG). */
+  platformLogLines: boolean;
+  /** The function running each caller's requests. */
+  functions: Record<Caller, FunctionFacts>;
 }
 
 export interface Prices {
-  perRequest: Record<'apiGatewayRest' | 'cloudFrontHttps' | 'lambdaInvocation' | 'dynamodbReadUnit' | 'dynamodbWriteUnit' | 's3Put' | 's3Get' | 'xrayTrace' | 'schedulerInvocation', number>;
-  perGb: Record<'cloudFrontTransferOut' | 'logsIngestion', number>;
+  perRequest: Record<'apiGatewayRest' | 'apiGatewayHttp' | 'cloudFrontHttps' | 'lambdaInvocation' | 'dynamodbReadUnit' | 'dynamodbWriteUnit' | 's3Put' | 's3Get' | 'xrayTrace' | 'schedulerInvocation', number>;
+  perGb: Record<'cloudFrontTransferOut' | 'dataTransferOut' | 'logsIngestion', number>;
   perGbSecond: Record<'lambdaArm64' | 'lambdaX86', number>;
   monthly: Record<'natGateway' | 'cloudWatchAlarm' | 'secret' | 'hostedZone' | 'kmsKey', number>;
   xraySampling: { reservoirPerSecond: number; rate: number };
   assumedAwsLatencyMs: { dynamodbCall: number; s3Call: number };
   lambdaPlatformLogBytesPerInvocation: number;
+  apiGatewayAccessLogBytesPerRequest: number;
+  /** Below this memory Lambda gives a function a share of one vCPU in proportion to its memory. */
+  lambdaFullVcpuMemoryMb: number;
+  /** HTTP APIs meter a request per started 512 KB of request and response. */
+  apiGatewayHttpMeteringBytes: number;
 }
 
 /** AWS bills a month as 730 hours. */
 export const SECONDS_PER_MONTH = 730 * 3600;
 const GB = 1024 ** 3;
 
-/** A Lambda's billed milliseconds for a request: its own time plus the calls it waits on in AWS, rounded up. */
-export function billedLambdaMs(cost: RequestCost, prices: Prices): number {
+/**
+ * A Lambda's billed milliseconds for a request: its own time, slowed by the function's CPU share
+ * (the bench's core counts as one vCPU, what Lambda gives at 1,769 MB and above), plus the calls it
+ * waits on in AWS, rounded up.
+ */
+export function billedLambdaMs(cost: RequestCost, prices: Prices, memoryMb = prices.lambdaFullVcpuMemoryMb): number {
+  const slowdown = Math.max(1, prices.lambdaFullVcpuMemoryMb / memoryMb);
   const waiting = cost.dynamodbCalls * prices.assumedAwsLatencyMs.dynamodbCall + (cost.s3Puts + cost.s3Gets) * prices.assumedAwsLatencyMs.s3Call;
-  return Math.max(1, Math.ceil(cost.handlerMs + waiting));
+  return Math.max(1, Math.ceil(cost.handlerMs * slowdown + waiting));
 }
 
 /** Traces X-Ray records a month under its sampling rule for requests arriving evenly at `perMonth`. */
@@ -81,11 +123,26 @@ export function fixedMonthly(stack: StackFacts, prices: Prices): Breakdown {
   };
 }
 
+/** What a function on this stack logs for a request: its lines at the stack's level, its metric line, Lambda's platform lines. */
+export function loggedBytes(cost: RequestCost, fn: FunctionFacts, stack: StackFacts, prices: Prices): number {
+  const quiet = stack.logLevel === 'WARN' || stack.logLevel === 'ERROR';
+  const lines = cost.logBytes - (cost.metricLogBytes ?? 0) - (quiet ? (cost.infoLogBytes ?? 0) : 0);
+  return Math.max(0, lines) + (fn.publishesMetrics ? (cost.metricLogBytes ?? 0) : 0) + (stack.platformLogLines ? prices.lambdaPlatformLogBytesPerInvocation : 0);
+}
+
+/** The door a caller's requests come through on this stack: none for internal invocations. */
+export function doorOf(caller: Caller, stack: StackFacts): AgentDoor | undefined {
+  if (caller === 'stream' || caller === 'monitor') return undefined;
+  return caller === 'agent' ? stack.agentDoor : 'cloudfront+rest';
+}
+
 /** Every component's monthly charge for the workload on the stack. */
 export function monthlyBill(lines: readonly WorkloadLine[], stack: StackFacts, prices: Prices, schedulerInvocationsPerMonth: number): Breakdown {
   const bill: Breakdown = {
     'API Gateway (REST)': 0,
+    'API Gateway (HTTP)': 0,
     CloudFront: 0,
+    'Data transfer out': 0,
     Lambda: 0,
     DynamoDB: 0,
     S3: 0,
@@ -94,22 +151,53 @@ export function monthlyBill(lines: readonly WorkloadLine[], stack: StackFacts, p
     'EventBridge Scheduler': schedulerInvocationsPerMonth * prices.perRequest.schedulerInvocation,
     ...fixedMonthly(stack, prices),
   };
-  const gbSecond = stack.lambdaArchitecture === 'arm64' ? prices.perGbSecond.lambdaArm64 : prices.perGbSecond.lambdaX86;
-  let apiRequests = 0;
-  for (const { perMonth, cost, viaApi } of lines) {
-    if (viaApi) {
-      apiRequests += perMonth;
+  let restRequests = 0;
+  /** Invocations Lambda itself samples (Active tracing, no traced caller), per function. */
+  const lambdaSampled = new Map<Caller, number>();
+  for (const { perMonth, cost, caller } of lines) {
+    const door = doorOf(caller, stack);
+    const fn = stack.functions[caller];
+    let logBytes = loggedBytes(cost, fn, stack, prices);
+    if (door === 'cloudfront+rest') {
+      restRequests += perMonth;
       bill['API Gateway (REST)']! += perMonth * prices.perRequest.apiGatewayRest;
+      // Origin to CloudFront is free; CloudFront to the caller is billed.
       bill.CloudFront! += perMonth * (prices.perRequest.cloudFrontHttps + (cost.responseBytes / GB) * prices.perGb.cloudFrontTransferOut);
+      logBytes += prices.apiGatewayAccessLogBytesPerRequest;
+    } else if (door === 'http-api') {
+      bill['API Gateway (HTTP)']! += perMonth * prices.perRequest.apiGatewayHttp * Math.max(1, Math.ceil(cost.responseBytes / prices.apiGatewayHttpMeteringBytes));
+      bill['Data transfer out']! += perMonth * (cost.responseBytes / GB) * prices.perGb.dataTransferOut;
+    } else if (door === 'function-url') {
+      bill['Data transfer out']! += perMonth * ((cost.gzippedResponseBytes ?? cost.responseBytes) / GB) * prices.perGb.dataTransferOut;
     }
-    const seconds = billedLambdaMs(cost, prices) / 1000;
-    bill.Lambda! += perMonth * (prices.perRequest.lambdaInvocation + seconds * (stack.lambdaMemoryMb / 1024) * gbSecond);
+    if (fn.tracing === 'Active' && !(door === 'cloudfront+rest' && stack.restTracing)) lambdaSampled.set(caller, (lambdaSampled.get(caller) ?? 0) + perMonth);
+    const gbSecond = fn.architecture === 'arm64' ? prices.perGbSecond.lambdaArm64 : prices.perGbSecond.lambdaX86;
+    const seconds = billedLambdaMs(cost, prices, fn.memoryMb) / 1000;
+    bill.Lambda! += perMonth * (prices.perRequest.lambdaInvocation + seconds * (fn.memoryMb / 1024) * gbSecond);
     bill.DynamoDB! += perMonth * (cost.readUnits * prices.perRequest.dynamodbReadUnit + cost.writeUnits * prices.perRequest.dynamodbWriteUnit);
     bill.S3! += perMonth * (cost.s3Puts * prices.perRequest.s3Put + cost.s3Gets * prices.perRequest.s3Get);
-    bill['CloudWatch Logs']! += perMonth * ((cost.logBytes + prices.lambdaPlatformLogBytesPerInvocation) / GB) * prices.perGb.logsIngestion;
+    bill['CloudWatch Logs']! += perMonth * (logBytes / GB) * prices.perGb.logsIngestion;
   }
-  bill['X-Ray'] = sampledTraces(apiRequests, prices.xraySampling) * prices.perRequest.xrayTrace;
+  const traces = (stack.restTracing ? sampledTraces(restRequests, prices.xraySampling) : 0) + [...lambdaSampled.values()].reduce((sum, n) => sum + sampledTraces(n, prices.xraySampling), 0);
+  bill['X-Ray'] = traces * prices.perRequest.xrayTrace;
   return bill;
+}
+
+/**
+ * What the agents' requests of the workload cost through each door, everything else equal: the
+ * door's own charges (API Gateway, CloudFront, transfer out, access logs, traces) and the Lambda
+ * time, which differs only by the function's size.
+ */
+export function doorComparison(lines: readonly WorkloadLine[], stack: StackFacts, prices: Prices): Record<AgentDoor, Breakdown> {
+  const agentLines = lines.filter((line) => line.caller === 'agent');
+  const doors: AgentDoor[] = ['cloudfront+rest', 'http-api', 'function-url'];
+  return Object.fromEntries(
+    doors.map((door) => {
+      const bill = monthlyBill(agentLines, { ...stack, agentDoor: door }, prices, 0);
+      const doorCharges = ['API Gateway (REST)', 'API Gateway (HTTP)', 'CloudFront', 'Data transfer out', 'CloudWatch Logs', 'X-Ray', 'Lambda'];
+      return [door, Object.fromEntries(doorCharges.map((component) => [component, bill[component] ?? 0]))];
+    }),
+  ) as Record<AgentDoor, Breakdown>;
 }
 
 export const total = (bill: Breakdown) => Object.values(bill).reduce((sum, value) => sum + value, 0);

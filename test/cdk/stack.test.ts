@@ -215,8 +215,11 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     expect(resources[agentFunction]!.Properties.ReservedConcurrentExecutions).toBe(20);
     for (const spec of catalogue.functions) expect(resources[functionId(spec.name)]!.Properties.ReservedConcurrentExecutions, spec.name).toBeUndefined();
     const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => JSON.stringify(p.Properties.FunctionName).includes(agentFunction));
-    expect(permissions.map(([, p]) => p.Properties.Principal)).toContain('*');
-    for (const [, permission] of permissions) expect(permission.Properties.FunctionUrlAuthType ?? permission.Properties.InvokedViaFunctionUrl).toBeDefined();
+    // Both actions, as function URLs created since October 2025 require, and only through the URL.
+    expect(permissions.map(([, p]) => [p.Properties.Action, p.Properties.Principal, p.Properties.FunctionUrlAuthType ?? p.Properties.InvokedViaFunctionUrl]).sort()).toEqual([
+      ['lambda:InvokeFunction', '*', true],
+      ['lambda:InvokeFunctionUrl', '*', 'NONE'],
+    ]);
     template.hasOutput('AgentUrl', { Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } });
     // The installer hands the controller the same URL.
     const task = byPrefix('AWS::ECS::TaskDefinition', 'InstallationFilesContainerTaskDefinition')[1];
