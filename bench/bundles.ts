@@ -21,7 +21,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildSync } from 'esbuild';
@@ -92,22 +92,26 @@ function synthesizedBundles(outdir: string): Bundle[] {
   const app = new App({ outdir, context });
   const stack = new AssistedStack(app, 'AssistedCloud-staging', { config: stageConfigFromContext((key) => context[key]) });
   const template = app.synth().getStackArtifact(stack.artifactId).template as {
-    Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; Handler?: string; Environment?: { Variables?: Record<string, Intrinsic> } } }>;
+    Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; Handler?: string; MemorySize?: number; Environment?: { Variables?: Record<string, Intrinsic> } } }>;
   };
+  const entries = new Map(catalogue.functions.map((fn) => [fn.name, fn.entry]));
   const bundles = new Map<string, Bundle>();
-  for (const fn of catalogue.functions) {
-    const resource = template.Resources[stack.getLogicalId(stack.functions[fn.name]!.node.defaultChild as never)];
-    if (!resource?.Properties.Code?.S3Key) throw new Error(`function ${fn.name} has no asset in the synthesized template`);
+  // The stack's functions, not only the catalogue's: some share a catalogue entry's bundle (the agents' API).
+  for (const [name, fn] of Object.entries(stack.functions)) {
+    const resource = template.Resources[stack.getLogicalId(fn.node.defaultChild as never)];
+    if (!resource?.Properties.Code?.S3Key) throw new Error(`function ${name} has no asset in the synthesized template`);
     const dir = path.join(outdir, `asset.${resource.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
+    const memory = resource.Properties.MemorySize ?? 128;
     const existing = bundles.get(dir);
     if (existing) {
-      existing.names.push(fn.name);
+      existing.names.push(`${name} (${memory} MB)`);
+      existing.entry = entries.get(name) ?? existing.entry;
       continue;
     }
     const files = (readdirSync(dir, { recursive: true }) as string[]).filter((file) => statSync(path.join(dir, file)).isFile());
     bundles.set(dir, {
-      names: [fn.name],
-      entry: fn.entry,
+      names: [`${name} (${memory} MB)`],
+      entry: entries.get(name) ?? '(no catalogue entry)',
       handler: resource.Properties.Handler!.replace(/^index\./, ''),
       dir,
       // Lambda unpacks the asset in /var/task: paths there are the staged asset's.
@@ -126,8 +130,7 @@ function lambdaEnvironment(bundle: Bundle): Record<string, string> {
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
-    AWS_LAMBDA_FUNCTION_NAME: bundle.names[0]!,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_LAMBDA_FUNCTION_NAME: bundle.names[0]!.replace(/ .*/, ''),
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     LAMBDA_TASK_ROOT: bundle.dir,
     AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
@@ -217,6 +220,8 @@ export async function bundles(): Promise<void> {
       for (const [i, bundle] of all.entries()) inits[i]!.push(await timeNode(scripts[i]!, bundle.dir, environments[i]!));
     }
     const bareMs = median(bare);
+    // Other work on the machine stretches every column; the ratio to bare node less so.
+    const load = `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`;
     const rows = all.map((bundle, i) => ({
       bundle,
       initKib: bundle.initCodeBytes / 1024,
@@ -227,16 +232,17 @@ export async function bundles(): Promise<void> {
     const secretReads = secrets.requests() / RUNS;
     const sdk = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules/@aws-sdk/client-dynamodb/package.json'), 'utf8')) as { version: string }).version;
 
-    console.log(`bare node start: ${bareMs.toFixed(0)} ms (median of ${RUNS} rounds, ${process.version}, ${process.arch})`);
+    console.log(`bare node start: ${bareMs.toFixed(0)} ms (median of ${RUNS} rounds, ${process.version}, ${process.arch}, ${load})`);
     console.log(`AWS SDK: bundled (the pinned @aws-sdk/* ${sdk} and its @smithy/* dependencies), not the Lambda runtime's copy`);
     console.log(`agent signing key read at init from a loopback Secrets Manager: ${secretReads.toFixed(0)} request(s) per round`);
     console.log('function (entry)                                               init code KiB  all code KiB  asset KiB  init ms  init ÷ bare');
     for (const { bundle, initKib, codeKib, assetKib, initMs } of rows) {
-      const label = `${bundle.names.length > 1 ? `${bundle.names[0]} +${bundle.names.length - 1}` : bundle.names[0]} (${bundle.entry})`;
+      const first = bundle.names[0]!.replace(/ \(.*/, '');
+      const label = `${bundle.names.length > 1 ? `${first} +${bundle.names.length - 1}` : first} (${bundle.entry})`;
       console.log(`${label.padEnd(62)}${initKib.toFixed(0).padStart(14)}${codeKib.toFixed(0).padStart(14)}${assetKib.toFixed(0).padStart(11)}${initMs.toFixed(0).padStart(9)}${(initMs / bareMs).toFixed(1).padStart(13)}`);
       if (process.env.BUNDLES_ANALYZE === '1') console.log(`    largest packages (KiB of all code, minified): ${largestPackages(bundle.entry)}`);
     }
-    const over = rows.filter((r) => r.initKib > AIM_KIB || r.initMs > AIM_INIT_MS).map((r) => r.bundle.names[0]);
+    const over = rows.filter((r) => r.initKib > AIM_KIB || r.initMs > AIM_INIT_MS).map((r) => r.bundle.names[0]!.replace(/ \(.*/, ''));
     console.log(`aims (#21): init code ≤ ${AIM_KIB} KiB and init ≤ ${AIM_INIT_MS} ms; ${over.length ? `above: ${over.join(', ')}` : 'all within'}`);
 
     if (process.env.BUNDLES_WRITE_DOCS === '1') {
@@ -245,7 +251,7 @@ export async function bundles(): Promise<void> {
         '|---|---|---|---|---|---|---|',
         ...rows.map(({ bundle, initKib, codeKib, assetKib, initMs }) => `| ${bundle.names.join(', ')} | \`${bundle.entry}\` | ${initKib.toFixed(0)} | ${codeKib.toFixed(0)} | ${assetKib.toFixed(0)} | ${initMs.toFixed(0)} | ${(initMs / bareMs).toFixed(1)} |`),
       ].join('\n');
-      const section = `${DOCS_BEGIN}\nMeasured with Node ${process.version} on ${process.arch} (deployed functions run on arm64 with 1024 MB): a bare \`node\` start took ${bareMs.toFixed(0)} ms, median of ${RUNS} rounds. "init code" is what Node loads at init (index.mjs and the chunks it imports statically); "all code" adds the chunks loaded on demand (adapters of ports a function may never call); "asset" adds the source maps and, for the Api, openapi.json. Init is a fresh \`node\` importing the staged asset with the function's environment from the synthesized staging stack (NODE_OPTIONS=--enable-source-maps included); functions given the agent signing key read it from a loopback Secrets Manager at init. The AWS SDK is bundled (@aws-sdk/* ${sdk}, pinned), not the Lambda runtime's. Aims (#21): init code ≤ ${AIM_KIB} KiB, init ≤ ${AIM_INIT_MS} ms.\n\n${table}\n${DOCS_END}`;
+      const section = `${DOCS_BEGIN}\nMeasured with Node ${process.version} on ${process.arch}, with this machine's CPU (deployed functions run on arm64, with the CPU share of their memory size): a bare \`node\` start took ${bareMs.toFixed(0)} ms, median of ${RUNS} rounds. "init code" is what Node loads at init (index.mjs and the chunks it imports statically); "all code" adds the chunks loaded on demand (adapters of ports a function may never call); "asset" adds the source maps and, for the Api, openapi.json. Init is a fresh \`node\` importing the staged asset with the function's environment from the synthesized staging stack (NODE_OPTIONS=--enable-source-maps included); functions given the agent signing key read it from a loopback Secrets Manager at init. The AWS SDK is bundled (@aws-sdk/* ${sdk}, pinned), not the Lambda runtime's. Aims (#21): init code ≤ ${AIM_KIB} KiB, init ≤ ${AIM_INIT_MS} ms.\n\n${table}\n${DOCS_END}`;
       const docsFile = path.join(PROJECT_ROOT, 'docs', 'deploy.md');
       const docs = readFileSync(docsFile, 'utf8');
       const from = docs.indexOf(DOCS_BEGIN);
