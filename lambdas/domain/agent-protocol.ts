@@ -18,6 +18,7 @@ import { diskEncryptionCovers } from './disk-encryption.js';
 import { hostEffectiveRole } from './cluster-hosts.js';
 import { hostInventory, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
+import { clockMoved } from './host-clock.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
 
 export type StepType =
@@ -426,17 +427,21 @@ export function nextSteps(context: StepContext): Steps {
 }
 
 /**
- * Liveness is written only when it is getting stale, so a poll is usually a read. The host's
- * clock (the poll's `timestamp`) is written when it was never known, for the time-sync check.
+ * What a poll writes of itself. Liveness only when it is getting stale, and then alone (the host's
+ * small liveness item: Store.hosts.checkIn), so a poll is usually a read and at most one write
+ * unit. The host itself only when the poll says something its verdicts or its cluster's read
+ * beyond liveness: another agent version (it decides an upgrade), the host's first clock reading
+ * (the time-sync check), or a clock that moved against the service's (the cluster's clock spread:
+ * the write reaches the stream, whose follow-up judges the cluster).
  */
-export function checkInDue(host: Host, now: Date, agentVersion: string | undefined, hostTimestamp?: number): boolean {
+export function checkInWrite(host: Host, now: Date, agentVersion: string | undefined, hostTimestamp?: number): 'host' | 'liveness' | 'none' {
+  if (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version) return 'host';
+  if (hostTimestamp !== undefined) {
+    if (host.attributes.timestamp === undefined) return 'host';
+    if (clockMoved(host, { attributes: { timestamp: hostTimestamp, checked_in_at: now.toISOString() } })) return 'host';
+  }
   const last = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
-  return (
-    Number.isNaN(last) ||
-    now.getTime() - last >= CHECK_IN_WRITE_INTERVAL_MS ||
-    (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version) ||
-    (hostTimestamp !== undefined && host.attributes.timestamp === undefined)
-  );
+  return Number.isNaN(last) || now.getTime() - last >= CHECK_IN_WRITE_INTERVAL_MS ? 'liveness' : 'none';
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { Host } from './entities.js';
 import { peerValidationLost } from './host-validations.js';
 import { reachabilityChanged } from './host-validations-connectivity.js';
+import { clockMoved } from './host-clock.js';
 
 export interface HostChange {
   /** Where the change stands in its stream (the record's sequence number): failures are reported by it. */
@@ -42,13 +43,6 @@ export interface ClusterFollowUp {
  */
 const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'free_addresses', 'installation_disk_id'] as const;
 /**
- * How far a host's clock may move against the service's between two check-ins before its cluster
- * is judged again at once: the clocks' spread the cluster checks is minutes wide
- * (MAX_CLOCK_DIFF_MINUTES), and the monitor's whole judgement (at least every 5 minutes) catches a
- * slower drift.
- */
-export const CLOCK_NEWS_SECONDS = 30;
-/**
  * What hosts' peer-dependent validations read of their peers; of the connectivity report, only
  * who answered (reachabilityChanged): a report whose round-trip times alone moved is no news.
  */
@@ -57,23 +51,6 @@ const READ_BY_PEERS = ['inventory', 'api_vip_connectivity', 'requested_hostname'
 const currentStage = (host: Host | undefined) => (host?.attributes.progress as { current_stage?: string } | undefined)?.current_stage;
 const changed = (before: Host | undefined, after: Host | undefined, names: readonly string[]) =>
   names.some((name) => before?.attributes[name] !== after?.attributes[name]);
-
-/** The host's clock against the service's, in seconds, as of its last check-in (its reading and when the service took it). */
-function clockOffset(host: Host): number | undefined {
-  const reading = host.attributes.timestamp;
-  const takenAt = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
-  return typeof reading === 'number' && Number.isFinite(takenAt) ? reading - takenAt / 1000 : undefined;
-}
-
-/**
- * Whether the host's clock moved against the service's: a check-in of a steady clock moves its
- * reading by the time between polls and its offset not at all, which no clock check can notice.
- */
-function clockMoved(before: Host, after: Host): boolean {
-  if (before.attributes.timestamp === after.attributes.timestamp) return false;
-  const [was, is] = [clockOffset(before), clockOffset(after)];
-  return was === undefined || is === undefined || Math.abs(is - was) >= CLOCK_NEWS_SECONDS;
-}
 
 /** Whether the change can move the verdict of the host's cluster. */
 export function concernsCluster(before: Host | undefined, after: Host | undefined): boolean {

@@ -86,6 +86,9 @@ export interface EntityRepository<T, K> {
   remove(key: K, expectedVersion?: number): Promise<void>;
 }
 
+/** What a poll says of its host: when it came (the service's time) and the host's clock then, if it sent it. */
+export interface HostLiveness { checkedInAt: string; timestamp?: number }
+
 export interface OrgKey { orgId: string }
 export interface TokenKey { orgId: string; tokenId: string }
 export interface ClusterKey { orgId: string; clusterId: string }
@@ -136,6 +139,12 @@ export interface Store {
      * monitor's time judgement reads (WatchedHostRecord), not the whole record.
      */
     listActive(shard: number, page?: PageRequest): Promise<Page<WatchedHostRecord>>;
+    /**
+     * Records that the host's agent polled (and the clock it reported), without rewriting the host:
+     * every read of the host shows the later of this and the host's own `checked_in_at`/`timestamp`.
+     * A check-in older than the one stored changes nothing.
+     */
+    checkIn(key: HostKey, liveness: HostLiveness): Promise<void>;
   };
   events: {
     append(event: ServiceEvent): Promise<void>;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  checkInDue,
+  checkInWrite,
   awaitingAnswer,
   claimLongChecks,
   LONG_CHECKS,
@@ -143,7 +143,13 @@ export async function getNextSteps(
   const now = deps.clock.now();
   // A second-old cluster decides the steps as well as a fresh one: the fleet shares one read.
   const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
-  if (checkInDue(host, now, poll.agentVersion, poll.timestamp)) {
+  const checkIn = checkInWrite(host, now, poll.agentVersion, poll.timestamp);
+  if (checkIn === 'liveness') {
+    const liveness = { checkedInAt: now.toISOString(), ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}) };
+    await deps.store.hosts.checkIn({ orgId: principal.orgId, infraEnvId, hostId }, liveness);
+    host = { ...host, attributes: { ...host.attributes, checked_in_at: liveness.checkedInAt, ...(liveness.timestamp !== undefined ? { timestamp: liveness.timestamp } : {}) } };
+    if (reconnectsOnPoll(host.status)) host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, host)) ?? host;
+  } else if (checkIn === 'host') {
     const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,
       attributes: {

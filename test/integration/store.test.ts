@@ -204,6 +204,53 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     expect((await store.events.list(subject, { limit: 100 })).items).toHaveLength(6);
   });
 
+  it('writes a check-in to the small liveness item alone (one write unit, no stream record of the host), and every read shows the later word', async () => {
+    const key = { orgId: 'org-l', infraEnvId: 'ie1', hostId: 'h1' };
+    const inventory = JSON.stringify({ hostname: 'x'.repeat(3_000), disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: i * 1e9, serial: crypto.randomUUID() })) });
+    await store.hosts.create(host('org-l', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 5, attributes: { checked_in_at: now, timestamp: 1_000, inventory } }));
+    const units: { command: string; units: number }[] = [];
+    client.middlewareStack.add((next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
+      return result;
+    }, { step: 'initialize', name: 'countUnitsForLivenessTest' });
+    try {
+      const later = '2026-11-22T00:01:00.000Z';
+      await store.hosts.checkIn(key, { checkedInAt: later, timestamp: 1_060 });
+      expect(units).toEqual([{ command: 'UpdateItemCommand', units: 1 }]);
+      // The host item itself is untouched: same version, its own older check-in.
+      const stored = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'HOST' } } }));
+      expect(stored.Item?.attributes?.M?.checked_in_at?.S).toBe(now);
+      expect(stored.Item?.version?.N).toBe('1');
+
+      const expected = { checked_in_at: later, timestamp: 1_060 };
+      expect((await store.hosts.get(key))!.attributes).toMatchObject(expected);
+      expect((await store.hosts.listByCluster({ orgId: 'org-l', clusterId: 'cl' }))[0]!.attributes).toMatchObject(expected);
+      expect((await store.hosts.listByInfraEnv({ orgId: 'org-l', infraEnvId: 'ie1' }))[0]!.attributes).toMatchObject(expected);
+      expect((await store.hosts.listActive(5)).items.find((h) => h.orgId === 'org-l')!.attributes).toEqual({ checked_in_at: later });
+
+      // Liveness only moves forward: a check-in answered late by another instance changes nothing.
+      await store.hosts.checkIn(key, { checkedInAt: '2026-11-22T00:00:30.000Z', timestamp: 1_030 });
+      expect((await store.hosts.get(key))!.attributes).toMatchObject(expected);
+      // A host write keeps the later word (it writes it into the host item), and a later host word wins over the item.
+      const written = await store.hosts.mutate(key, (h) => ({ ...h, status: 'known' }));
+      expect(written!.attributes).toMatchObject(expected);
+      const rewritten = await store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: '2026-11-22T00:02:00.000Z', timestamp: 1_120 } }));
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: '2026-11-22T00:02:00.000Z', timestamp: 1_120 });
+      expect(rewritten!.version).toBe(3);
+
+      // Removing the host removes its liveness: nothing of it is left in its partition.
+      await store.hosts.remove(key, 3);
+      expect(await store.hosts.get(key)).toBeUndefined();
+      const left = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'LIVENESS' } } }));
+      expect(left.Item).toBeUndefined();
+    } finally {
+      client.middlewareStack.remove('countUnitsForLivenessTest');
+    }
+  });
+
   it('removes only at the expected version', async () => {
     const key = { orgId: 'org-b', clusterId: 'c1' };
     await expect(store.clusters.remove(key, 7)).rejects.toBeInstanceOf(ConcurrentModificationError);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInDue, claimLongChecks, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
+import { checkInWrite, claimLongChecks, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
@@ -52,14 +52,22 @@ describe('instructions per host status', () => {
 });
 
 describe('liveness', () => {
-  it('writes a check-in only when it is getting stale or the agent changed', () => {
+  it('writes liveness alone when it is getting stale, and the host only when the poll says more', () => {
     const fresh = host('known', { checked_in_at: new Date(now.getTime() - 10_000).toISOString(), discovery_agent_version: 'a:1' });
-    expect(checkInDue(fresh, now, 'a:1')).toBe(false);
-    expect(checkInDue(fresh, now, 'a:2')).toBe(true);
-    expect(checkInDue(host('known', { checked_in_at: new Date(now.getTime() - 31_000).toISOString() }), now, undefined)).toBe(true);
-    // The host's clock is recorded once it is first known, for the time-sync validation.
-    expect(checkInDue(fresh, now, 'a:1', 1_795_000_000)).toBe(true);
-    expect(checkInDue({ ...fresh, attributes: { ...fresh.attributes, timestamp: 1_795_000_000 } }, now, 'a:1', 1_795_000_010)).toBe(false);
+    expect(checkInWrite(fresh, now, 'a:1')).toBe('none');
+    expect(checkInWrite(fresh, now, 'a:2')).toBe('host');
+    expect(checkInWrite(host('known', { checked_in_at: new Date(now.getTime() - 31_000).toISOString() }), now, undefined)).toBe('liveness');
+    // The host's clock is recorded on the host once it is first known, for the time-sync validation.
+    expect(checkInWrite(fresh, now, 'a:1', 1_795_000_000)).toBe('host');
+    const clocked = (offsetSeconds: number, ageMs: number) => {
+      const checkedIn = now.getTime() - ageMs;
+      return host('known', { checked_in_at: new Date(checkedIn).toISOString(), discovery_agent_version: 'a:1', timestamp: checkedIn / 1000 + offsetSeconds });
+    };
+    // A steady clock: its reading moves with time, its offset from the service's does not.
+    expect(checkInWrite(clocked(5, 10_000), now, 'a:1', now.getTime() / 1000 + 5)).toBe('none');
+    expect(checkInWrite(clocked(5, 60_000), now, 'a:1', now.getTime() / 1000 + 5)).toBe('liveness');
+    // A clock that moved against the service's is news for the cluster's clock check: the host is written.
+    expect(checkInWrite(clocked(5, 60_000), now, 'a:1', now.getTime() / 1000 + 5 + 40)).toBe('host');
   });
 
   it.each([

@@ -43,6 +43,7 @@ import {
 import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
 import { KEY_ATTRIBUTES, keys, watchCopyOf, type IndexAttributes, type ItemKey } from './keys.js';
 import { packItem, unpackItem } from './packing.js';
+import { HostLivenessItems, withLivenessItems } from './host-liveness.js';
 
 type Item = Record<string, unknown>;
 
@@ -447,13 +448,14 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
       listByOrg: (orgId: string) => infraEnvs.queryAll(keys.infraEnvsOf(orgId)),
       listByCluster: (k: { orgId: string; clusterId: string }) => infraEnvs.queryAll(keys.infraEnvsOfCluster(k.orgId, k.clusterId)),
     }),
-    hosts: Object.assign(hosts, {
-      listByInfraEnv: (k: { orgId: string; infraEnvId: string }) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
-      listByCluster: (k: { orgId: string; clusterId: string }) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
-      listActive: async (shard: number, page?: PageRequest) => {
-        return queryPage(doc, table, { ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page, watchedHostOf);
-      },
-    }),
+    // Assigned onto the repository: its own mutate reads through the liveness-aware get.
+    hosts: Object.assign(hosts, withLivenessItems({
+      get: hosts.get.bind(hosts),
+      remove: hosts.remove.bind(hosts),
+      listByInfraEnv: (k) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
+      listByCluster: (k) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
+      listActive: (shard, page) => queryPage(doc, table, { ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page, watchedHostOf),
+    }, new HostLivenessItems(doc, table), keys.host, hostOfItem)),
     manifests: Object.assign(manifests, {
       listByCluster: (k: { orgId: string; clusterId: string }) => manifests.queryAll(keys.manifestsOf(k.orgId, k.clusterId)),
     }),

@@ -1,0 +1,154 @@
+/**
+ * A host's liveness (when its agent last polled, and the clock reading it sent) in a small item of
+ * its own beside the host: same partition, sort key `LIVENESS`, no index attributes. DynamoDB
+ * bills a write by the whole item, and the host item (inventory, reports, verdicts, index copies
+ * in two indexes that project everything) costs tens of write units; an agent polls every minute.
+ * So a check-in writes this item alone (one write unit), and every read of a host puts the later
+ * of the two readings back in its place: the domain sees one host, as before.
+ *
+ * The item has no `HOST` sort key, so the stream's event source filter drops its changes: a
+ * check-in asks nothing of the host's cluster. A host write that carries a newer clock reading
+ * (registration, a clock that moved: domain/agent-protocol.ts) still goes through the host item.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Host } from '../../domain/entities.js';
+import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, WatchedHostRecord } from '../../ports/store.js';
+import type { ItemKey } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+export const LIVENESS_SORT_KEY = 'LIVENESS';
+/** How long an orphaned liveness item (its host deleted between a poll's read and its write) outlives its last check-in. */
+const ORPHAN_TTL_SECONDS = 86_400;
+/** BatchGetItem's limit on keys per request, and how often unprocessed keys are asked again. */
+const BATCH_GET_LIMIT = 100;
+const BATCH_GET_ATTEMPTS = 6;
+
+export const livenessKey = (host: ItemKey): ItemKey => ({ pk: host.pk, sk: LIVENESS_SORT_KEY });
+
+/** The later of the host item's own check-in and its liveness item's, with the clock reading that came with it. */
+export function withLiveness<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
+  const checkedInAt = liveness?.checked_in_at;
+  if (typeof checkedInAt !== 'string') return host;
+  const own = host.attributes.checked_in_at;
+  if (typeof own === 'string' && Date.parse(own) >= Date.parse(checkedInAt)) return host;
+  return {
+    ...host,
+    attributes: { ...host.attributes, checked_in_at: checkedInAt, ...(typeof liveness?.timestamp === 'number' ? { timestamp: liveness.timestamp } : {}) },
+  };
+}
+
+/** Liveness and host reads and writes on one table, for the host repository. */
+export class HostLivenessItems {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /**
+   * Records a check-in unless a later one is stored: two polls answered by two instances may land
+   * in either order, and liveness only moves forward.
+   */
+  async checkIn(hostKey: ItemKey, liveness: HostLiveness): Promise<void> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table,
+        Key: livenessKey(hostKey),
+        UpdateExpression: 'SET #at = :at, #ttl = :ttl, #entity = :entity' + (liveness.timestamp === undefined ? ' REMOVE #timestamp' : ', #timestamp = :timestamp'),
+        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+        ExpressionAttributeNames: { '#at': 'checked_in_at', '#ttl': 'ttl', '#entity': 'entity', '#timestamp': 'timestamp' },
+        ExpressionAttributeValues: {
+          ':at': liveness.checkedInAt,
+          ':ttl': Math.floor(Date.parse(liveness.checkedInAt) / 1000) + ORPHAN_TTL_SECONDS,
+          ':entity': 'hostLiveness',
+          ...(liveness.timestamp === undefined ? {} : { ':timestamp': liveness.timestamp }),
+        },
+      }));
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /** The host item and its liveness item in one strongly consistent query of their partition. */
+  async readBoth(hostKey: ItemKey): Promise<{ host?: Item; liveness?: Item }> {
+    const result = await this.doc.send(new QueryCommand({
+      TableName: this.table,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': hostKey.pk },
+      ConsistentRead: true,
+    }));
+    const items = result.Items ?? [];
+    return { host: items.find((item) => item.sk === hostKey.sk), liveness: items.find((item) => item.sk === LIVENESS_SORT_KEY) };
+  }
+
+  /** The liveness items of these hosts (listings come from indexes, which hold host items only), by partition key. */
+  async readMany(hostKeys: readonly ItemKey[]): Promise<Map<string, Item>> {
+    const found = new Map<string, Item>();
+    const partitions = [...new Set(hostKeys.map((key) => key.pk))];
+    for (let start = 0; start < partitions.length; start += BATCH_GET_LIMIT) {
+      let wanted: Item[] = partitions.slice(start, start + BATCH_GET_LIMIT).map((pk) => ({ pk, sk: LIVENESS_SORT_KEY }));
+      for (let attempt = 0; wanted.length > 0; attempt += 1) {
+        if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`liveness of ${wanted.length} hosts still unread after ${BATCH_GET_ATTEMPTS} attempts`);
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+        const result = await this.doc.send(new BatchGetCommand({
+          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: 'pk, checked_in_at, #timestamp', ExpressionAttributeNames: { '#timestamp': 'timestamp' } } },
+        }));
+        for (const item of result.Responses?.[this.table] ?? []) found.set(item.pk as string, item);
+        wanted = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Item[];
+      }
+    }
+    return found;
+  }
+
+  async remove(hostKey: ItemKey): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: livenessKey(hostKey) }));
+  }
+}
+
+interface HostListings {
+  get(key: HostKey): Promise<Host | undefined>;
+  remove(key: HostKey, expectedVersion?: number): Promise<void>;
+  listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;
+  listByCluster(key: ClusterKey): Promise<Host[]>;
+  listActive(shard: number, page?: PageRequest): Promise<Page<WatchedHostRecord>>;
+}
+
+/**
+ * The host repository's reads with each host's liveness in its place, its removal taking the
+ * liveness item along, and the check-in that writes the liveness item alone.
+ */
+export function withLivenessItems(
+  base: HostListings,
+  items: HostLivenessItems,
+  hostKey: (key: HostKey) => ItemKey,
+  hostOfItem: (item: Item) => Host,
+): HostListings & { checkIn(key: HostKey, liveness: HostLiveness): Promise<void> } {
+  /** `clock: false` for the monitor's watched hosts, which carry only the watched attributes. */
+  const merged = async <T extends HostKey & Pick<Host, 'attributes'>>(records: T[], clock = true): Promise<T[]> => {
+    if (records.length === 0) return records;
+    const found = await items.readMany(records.map(hostKey));
+    return records.map((record) => {
+      const liveness = found.get(hostKey(record).pk);
+      return withLiveness(record, clock || !liveness ? liveness : { checked_in_at: liveness.checked_in_at });
+    });
+  };
+  return {
+    async get(key) {
+      const { host, liveness } = await items.readBoth(hostKey(key));
+      return host ? withLiveness(hostOfItem(host), liveness) : undefined;
+    },
+    async remove(key, expectedVersion) {
+      await base.remove(key, expectedVersion);
+      await items.remove(hostKey(key));
+    },
+    listByInfraEnv: async (key) => merged(await base.listByInfraEnv(key)),
+    listByCluster: async (key) => merged(await base.listByCluster(key)),
+    async listActive(shard, page) {
+      const listed = await base.listActive(shard, page);
+      return { ...listed, items: await merged(listed.items, false) };
+    },
+    checkIn: (key, liveness) => items.checkIn(hostKey(key), liveness),
+  };
+}
