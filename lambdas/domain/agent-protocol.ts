@@ -471,15 +471,13 @@ export function awaitingAnswer(stored: unknown, type: string, now: Date): boolea
   return Number.isFinite(at) && at <= now.getTime() && now.getTime() - at < (HANDED_ONCE_WINDOW_MS[type] ?? LONG_CHECK_WINDOW_MS);
 }
 
-/** The attributes with the mark of a check of this type gone (it was answered), or undefined when there is none. */
-export function withoutLongCheckMark(attributes: Readonly<Record<string, unknown>>, type: string): Record<string, unknown> | undefined {
-  const marks = attributes[LONG_CHECKS_HANDED_AT] as Record<string, string> | undefined;
-  if (!marks?.[type]) return undefined;
-  const rest = { ...marks };
-  delete rest[type];
-  const next: Record<string, unknown> = { ...attributes, [LONG_CHECKS_HANDED_AT]: rest };
-  if (Object.keys(rest).length === 0) delete next[LONG_CHECKS_HANDED_AT];
-  return next;
+/**
+ * The claim a poll stores to hand a check of this type out: its mark, taken only where the stored
+ * mark is absent, older than `staleBefore` (its window passed) or later than `at` (a clock that
+ * went back): the condition of awaitingAnswer, as a store can test it in one conditional write.
+ */
+export function longCheckClaim(type: string, now: Date): { at: string; staleBefore: string } {
+  return { at: now.toISOString(), staleBefore: new Date(now.getTime() - (HANDED_ONCE_WINDOW_MS[type] ?? LONG_CHECK_WINDOW_MS) + 1).toISOString() };
 }
 
 /** Which of the wanted checks this poll may hand out, and the marks to store with them. */

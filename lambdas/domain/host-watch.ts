@@ -20,6 +20,13 @@ const LIVENESS_WATCHED: ReadonlySet<string> = new Set([
   'preparing-successful', 'discovering-unbound', 'insufficient-unbound', 'known-unbound', 'unbinding',
 ]);
 
+/**
+ * Statuses a host's judgement may reach because its agent fell silent (disconnected; an
+ * installation that lost its host fails): a store writes them only if no later check-in was
+ * recorded meanwhile.
+ */
+export const SILENCE_VERDICTS: ReadonlySet<string> = new Set(['disconnected', 'disconnected-unbound', 'error']);
+
 /** Statuses judged online again by a poll after a silence. */
 const RECONNECTABLE: ReadonlySet<string> = new Set(['disconnected', 'disconnected-unbound']);
 

@@ -145,6 +145,14 @@ export interface Store {
      * A check-in older than the one stored changes nothing.
      */
     checkIn(key: HostKey, liveness: HostLiveness): Promise<void>;
+    /**
+     * Marks a check of this type handed out (`long_checks_handed_at` in the host's attributes) if
+     * no mark inside its window is stored, in one conditional write; whether this call took it.
+     * Two polls answered by two instances never both take it.
+     */
+    claimLongCheck(key: HostKey, type: string, claim: { at: string; staleBefore: string }): Promise<boolean>;
+    /** Takes the mark of an answered check away (nothing when there is none or the host is gone). */
+    answerLongCheck(key: HostKey, type: string): Promise<void>;
   };
   events: {
     append(event: ServiceEvent): Promise<void>;

@@ -10,7 +10,7 @@ import {
   claimLongChecks,
   LONG_CHECKS,
   LONG_CHECKS_HANDED_AT,
-  withoutLongCheckMark,
+  longCheckClaim,
   hasUncheckedPeers,
   hostNics,
   offersConnectivityCheck,
@@ -182,15 +182,13 @@ export async function getNextSteps(
   if (awaitingCheck) steps = { ...steps, instructions: steps.instructions.filter((step) => step.step_type !== 'connectivity-check') };
   const wantedLong = steps.instructions.map((step) => step.step_type).filter((type) => LONG_CHECKS.has(type));
   if (wantedLong.length > 0) {
-    // Claimed by a conditional write on the host: a poll answered by another instance meanwhile
-    // sees the mark and does not hand the same check (claimLongChecks).
-    let claimed: string[] = [];
-    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
-      const claim = claimLongChecks(current.attributes[LONG_CHECKS_HANDED_AT], wantedLong, now);
-      claimed = claim.claimed;
-      return claimed.length === 0 ? undefined : { ...current, attributes: { ...current.attributes, [LONG_CHECKS_HANDED_AT]: claim.marks } };
-    }, host);
-    steps = { ...steps, instructions: steps.instructions.filter((step) => !LONG_CHECKS.has(step.step_type) || claimed.includes(step.step_type)) };
+    // Each claimed by a conditional write of its mark: a poll answered by another instance
+    // meanwhile sees the mark and does not hand the same check. Marks this read already shows
+    // inside their window are not tried.
+    const key = { orgId: principal.orgId, infraEnvId, hostId };
+    const open = claimLongChecks(host.attributes[LONG_CHECKS_HANDED_AT], wantedLong, now).claimed;
+    const claimed = new Set((await Promise.all(open.map(async (type) => ((await deps.store.hosts.claimLongCheck(key, type, longCheckClaim(type, now))) ? [type] : [])))).flat());
+    steps = { ...steps, instructions: steps.instructions.filter((step) => !LONG_CHECKS.has(step.step_type) || claimed.has(step.step_type)) };
   }
   const upgrade = steps.instructions.find((step) => step.step_type === 'upgrade-agent');
   if (upgrade) {
@@ -214,15 +212,14 @@ export async function getNextSteps(
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
-  let answered = !LONG_CHECKS.has(reply.step_type);
   try {
-    answered = (await processStepReply(deps, principal, infraEnvId, hostId, reply)) || answered;
+    await processStepReply(deps, principal, infraEnvId, hostId, reply);
   } finally {
-    // A check answered may be handed again at once. Its mark goes with the reply's own write; a
-    // reply that wrote nothing (no news, refused) takes it away here. Only once the reply is done:
-    // the agent starts no check while its last one is still replying, so a check handed out
-    // meanwhile would be dropped and only handed again 15 s later.
-    if (!answered) await answerLongCheck(deps, principal, infraEnvId, hostId, reply.step_type);
+    // A check answered may be handed again at once, so its mark goes, whether the reply was news,
+    // no news or refused. Only once the reply is done: the agent starts no check while its last
+    // one is still replying, so a check handed out meanwhile would be dropped and only handed
+    // again 15 s later.
+    if (LONG_CHECKS.has(reply.step_type)) await deps.store.hosts.answerLongCheck({ orgId: principal.orgId, infraEnvId, hostId }, reply.step_type);
   }
 }
 
@@ -234,16 +231,7 @@ function minimumDiskBytes(cluster: Cluster | undefined): number {
   return (minimums[isSingleNode(cluster) ? 'sno' : 'worker']?.disk_size_gb ?? 100) * 1e9;
 }
 
-/** A check answered may be handed again at once: its stored mark goes (a write only when there is one). */
-async function answerLongCheck(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, stepType: string): Promise<void> {
-  await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
-    const attributes = withoutLongCheckMark(current.attributes, stepType);
-    return attributes ? { ...current, attributes } : undefined;
-  });
-}
-
-/** Returns whether the reply's own write took its check's mark away. */
-async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<boolean> {
+async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   // The cluster and infra-env are read fresh: other functions (the install workflow) change them,
   // and a copy remembered here would not show their writes (with second-old copies an HA fleet
@@ -269,7 +257,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const rejudge = rejudgedUnchanged(reply.step_type, host.status);
   // A reply that moves the host by the table (a failed install step, lost media) is news even
   // when its text is the same as last time's.
-  if (!preview && !rejudge && !replyTransition(host, reply, now)) return false;
+  if (!preview && !rejudge && !replyTransition(host, reply, now)) return;
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
   const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
@@ -293,9 +281,6 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     const changed = applyStepReply(base, reply, context) ?? (moved ? base : undefined);
     if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
     const judged = write.judgeInto(changed ?? current);
-    // The check's mark goes in the same write: one write per reply, not two on the same item.
-    const unmarked = withoutLongCheckMark(judged.attributes, reply.step_type);
-    if (unmarked) return { ...judged, attributes: unmarked };
     return judged === current ? undefined : judged;
   }, host);
   if (after && after.version !== host.version) {
@@ -307,7 +292,6 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     // The cluster, the peers waiting on this report, and a verdict that lost a peer-dependent
     // validation on a shared listing all follow through the table's stream (host-changes).
   }
-  return !!after && withoutLongCheckMark(after.attributes, reply.step_type) === undefined;
 }
 
 /**

@@ -398,7 +398,8 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   if (judged.unchanged) return host;
   let before = host;
   const updated = await deps.store.hosts.mutate(key, (current) => {
-    if (current.version !== judged.version) {
+    // A check-in moves liveness, not the version: a copy that polled since is judged anew too.
+    if (current.version !== judged.version || current.attributes.checked_in_at !== before.attributes.checked_in_at) {
       before = current;
       judged = judge(current, surroundings, deps.clock.now(), deps.store.activeShards, deps.config?.agent);
     }

@@ -7,6 +7,7 @@ import { tableDesign } from '../../lambdas/adapters/dynamodb/schema.js';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys } from '../../lambdas/adapters/dynamodb/keys.js';
 import { freshStore } from '../support/dynamo.js';
+import { HANDED_ONCE_WINDOW_MS, longCheckClaim } from '../../lambdas/domain/agent-protocol.js';
 
 const now = '2026-11-22T00:00:00.000Z';
 
@@ -249,6 +250,31 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     } finally {
       client.middlewareStack.remove('countUnitsForLivenessTest');
     }
+  });
+
+  it('claims a check handed out once by a conditional write on the liveness item: one of many racing polls takes it, an answer frees it', async () => {
+    const key = { orgId: 'org-m', infraEnvId: 'ie1', hostId: 'h1' };
+    await store.hosts.create(host('org-m', 'ie1', 'h1', { attributes: { checked_in_at: now } }));
+    const at = new Date(Date.parse(now) + 60_000);
+    const claim = longCheckClaim('connectivity-check', at);
+    const taken = await Promise.all(Array.from({ length: 20 }, () => store.hosts.claimLongCheck(key, 'connectivity-check', claim)));
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    const marked = (await store.hosts.get(key))!;
+    expect(marked.attributes.long_checks_handed_at).toEqual({ 'connectivity-check': claim.at });
+    expect(marked.version).toBe(1);
+    expect((await store.hosts.listByInfraEnv({ orgId: 'org-m', infraEnvId: 'ie1' }))[0]!.attributes.long_checks_handed_at).toEqual({ 'connectivity-check': claim.at });
+    // Inside its window no poll takes it; once the window passed, one does.
+    expect(await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(at.getTime() + HANDED_ONCE_WINDOW_MS['connectivity-check']! - 1)))).toBe(false);
+    expect(await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(at.getTime() + HANDED_ONCE_WINDOW_MS['connectivity-check']!)))).toBe(true);
+    // A host write carries the marks it read, but reads show the liveness item's: an answer frees the check.
+    await store.hosts.mutate(key, (h) => ({ ...h, status: 'known' }));
+    await store.hosts.answerLongCheck(key, 'connectivity-check');
+    expect((await store.hosts.get(key))!.attributes).not.toHaveProperty('long_checks_handed_at');
+    expect(await store.hosts.claimLongCheck(key, 'connectivity-check', claim)).toBe(true);
+    // An answer for a host that has none, or no item at all, writes nothing.
+    await store.hosts.answerLongCheck({ orgId: 'org-m', infraEnvId: 'ie1', hostId: 'gone' }, 'free-network-addresses');
+    const none = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host({ orgId: 'org-m', infraEnvId: 'ie1', hostId: 'gone' }).pk }, sk: { S: 'LIVENESS' } } }));
+    expect(none.Item).toBeUndefined();
   });
 
   it('removes only at the expected version', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInWrite, claimLongChecks, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
+import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
@@ -310,6 +310,17 @@ describe('long checks claimed on the host', () => {
     const first = claimLongChecks(undefined, ['logs-gather'], now);
     expect(claimLongChecks(first.marks, ['logs-gather'], new Date(now.getTime() + LONG_CHECK_WINDOW_MS - 1)).claimed).toEqual([]);
     expect(claimLongChecks(first.marks, ['logs-gather'], new Date(now.getTime() + LONG_CHECK_WINDOW_MS)).claimed).toEqual(['logs-gather']);
+  });
+  it('states as a store condition (longCheckClaim) exactly the marks a poll may take', () => {
+    for (const type of ['connectivity-check', 'logs-gather']) {
+      const window = HANDED_ONCE_WINDOW_MS[type]!;
+      const claim = longCheckClaim(type, now);
+      for (const ageMs of [-1, 0, 1, window - 1, window, window + 1]) {
+        const mark = new Date(now.getTime() - ageMs).toISOString();
+        const storeWouldTake = mark < claim.staleBefore || mark > claim.at;
+        expect(storeWouldTake, `${type} marked ${ageMs} ms ago`).toBe(claimLongChecks({ [type]: mark }, [type], now).claimed.length === 1);
+      }
+    }
   });
   it('ignores marks it cannot read, and marks from a clock ahead of this one', () => {
     expect(claimLongChecks('garbage', ['upgrade-agent'], now).claimed).toEqual(['upgrade-agent']);

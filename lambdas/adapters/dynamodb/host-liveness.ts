@@ -6,6 +6,10 @@
  * So a check-in writes this item alone (one write unit), and every read of a host puts the later
  * of the two readings back in its place: the domain sees one host, as before.
  *
+ * The marks of checks handed out once (`long_checks_handed_at`: domain/agent-protocol.ts) live
+ * there too, one attribute per check type, claimed and cleared by conditional writes of a write
+ * unit each: a poll that hands a connectivity check no longer rewrites the host to say so.
+ *
  * The item has no `HOST` sort key, so the stream's event source filter drops its changes: a
  * check-in asks nothing of the host's cluster. A host write that carries a newer clock reading
  * (registration, a clock that moved: domain/agent-protocol.ts) still goes through the host item.
@@ -13,7 +17,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Host } from '../../domain/entities.js';
-import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, WatchedHostRecord } from '../../ports/store.js';
+import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, Store, WatchedHostRecord } from '../../ports/store.js';
+import { LONG_CHECKS } from '../../domain/agent-protocol.js';
+import { SILENCE_VERDICTS } from '../../domain/host-watch.js';
+
+type HostRepository = Store['hosts'];
 import type { ItemKey } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -27,8 +35,30 @@ const BATCH_GET_ATTEMPTS = 6;
 
 export const livenessKey = (host: ItemKey): ItemKey => ({ pk: host.pk, sk: LIVENESS_SORT_KEY });
 
-/** The later of the host item's own check-in and its liveness item's, with the clock reading that came with it. */
+/** The host attribute holding the marks, and each type's attribute on the liveness item. */
+const MARKS = 'long_checks_handed_at';
+const markAttribute = (type: string) => `handed_at_${type}`;
+const MARK_ATTRIBUTES = [...LONG_CHECKS].map(markAttribute);
+const orphanTtl = (at: string) => Math.floor(Date.parse(at) / 1000) + ORPHAN_TTL_SECONDS;
+
+/** The marks the liveness item holds; the host item's own copy (written before marks moved here, or carried along by a host write) is never read. */
+function withMarks<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
+  const marks = Object.fromEntries([...LONG_CHECKS].flatMap((type) => (typeof liveness?.[markAttribute(type)] === 'string' ? [[type, liveness[markAttribute(type)]]] : [])));
+  if (Object.keys(marks).length === 0 && !(MARKS in host.attributes)) return host;
+  const attributes: Record<string, unknown> = { ...host.attributes, [MARKS]: marks };
+  if (Object.keys(marks).length === 0) delete attributes[MARKS];
+  return { ...host, attributes };
+}
+
+/**
+ * The host with its liveness item's word: the later of the two check-ins (with the clock reading
+ * that came with it), and the item's marks.
+ */
 export function withLiveness<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
+  return withCheckIn(withMarks(host, liveness), liveness);
+}
+
+function withCheckIn<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
   const checkedInAt = liveness?.checked_in_at;
   if (typeof checkedInAt !== 'string') return host;
   const own = host.attributes.checked_in_at;
@@ -36,6 +66,31 @@ export function withLiveness<T extends Pick<Host, 'attributes'>>(host: T, livene
   return {
     ...host,
     attributes: { ...host.attributes, checked_in_at: checkedInAt, ...(typeof liveness?.timestamp === 'number' ? { timestamp: liveness.timestamp } : {}) },
+  };
+}
+
+/** A condition on another item that a write must meet too (one transaction). */
+export interface WriteGuard {
+  Key: ItemKey;
+  ConditionExpression: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/**
+ * A verdict that an agent fell silent, reached on a copy read before its latest check-in, is never
+ * written: the check-in does not move the host's version, so the host's write carries the
+ * condition that the liveness item is no later than what its verdict read (a transaction; such
+ * verdicts are rare). A conflict makes the writer read again, and the fresh copy is connected.
+ */
+export function livenessGuard(hostKey: ItemKey, record: Pick<Host, 'status' | 'attributes'>): WriteGuard | undefined {
+  const seen = record.attributes.checked_in_at;
+  if (!SILENCE_VERDICTS.has(record.status) || typeof seen !== 'string') return undefined;
+  return {
+    Key: livenessKey(hostKey),
+    ConditionExpression: 'attribute_not_exists(#at) OR #at <= :seen',
+    ExpressionAttributeNames: { '#at': 'checked_in_at' },
+    ExpressionAttributeValues: { ':seen': seen },
   };
 }
 
@@ -60,10 +115,43 @@ export class HostLivenessItems {
         ExpressionAttributeNames: { '#at': 'checked_in_at', '#ttl': 'ttl', '#entity': 'entity', '#timestamp': 'timestamp' },
         ExpressionAttributeValues: {
           ':at': liveness.checkedInAt,
-          ':ttl': Math.floor(Date.parse(liveness.checkedInAt) / 1000) + ORPHAN_TTL_SECONDS,
+          ':ttl': orphanTtl(liveness.checkedInAt),
           ':entity': 'hostLiveness',
           ...(liveness.timestamp === undefined ? {} : { ':timestamp': liveness.timestamp }),
         },
+      }));
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /** Takes the mark where none inside its window is stored: `claim` is the domain's longCheckClaim. */
+  async claimLongCheck(hostKey: ItemKey, type: string, claim: { at: string; staleBefore: string }): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table,
+        Key: livenessKey(hostKey),
+        UpdateExpression: 'SET #mark = :at, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity',
+        ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :staleBefore OR #mark > :at',
+        ExpressionAttributeNames: { '#mark': markAttribute(type), '#ttl': 'ttl', '#entity': 'entity' },
+        ExpressionAttributeValues: { ':at': claim.at, ':staleBefore': claim.staleBefore, ':ttl': orphanTtl(claim.at), ':entity': 'hostLiveness' },
+      }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async answerLongCheck(hostKey: ItemKey, type: string): Promise<void> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table,
+        Key: livenessKey(hostKey),
+        UpdateExpression: 'REMOVE #mark',
+        // Never creates an item: a host without one has no mark to take away.
+        ConditionExpression: 'attribute_exists(#mark)',
+        ExpressionAttributeNames: { '#mark': markAttribute(type) },
       }));
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -93,7 +181,7 @@ export class HostLivenessItems {
         if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`liveness of ${wanted.length} hosts still unread after ${BATCH_GET_ATTEMPTS} attempts`);
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
         const result = await this.doc.send(new BatchGetCommand({
-          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: 'pk, checked_in_at, #timestamp', ExpressionAttributeNames: { '#timestamp': 'timestamp' } } },
+          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
         }));
         for (const item of result.Responses?.[this.table] ?? []) found.set(item.pk as string, item);
         wanted = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Item[];
@@ -124,7 +212,7 @@ export function withLivenessItems(
   items: HostLivenessItems,
   hostKey: (key: HostKey) => ItemKey,
   hostOfItem: (item: Item) => Host,
-): HostListings & { checkIn(key: HostKey, liveness: HostLiveness): Promise<void> } {
+): HostListings & Pick<HostRepository, 'checkIn' | 'claimLongCheck' | 'answerLongCheck'> {
   /** `clock: false` for the monitor's watched hosts, which carry only the watched attributes. */
   const merged = async <T extends HostKey & Pick<Host, 'attributes'>>(records: T[], clock = true): Promise<T[]> => {
     if (records.length === 0) return records;
@@ -150,5 +238,7 @@ export function withLivenessItems(
       return { ...listed, items: await merged(listed.items, false) };
     },
     checkIn: (key, liveness) => items.checkIn(hostKey(key), liveness),
+    claimLongCheck: (key, type, claim) => items.claimLongCheck(hostKey(key), type, claim),
+    answerLongCheck: (key, type) => items.answerLongCheck(hostKey(key), type),
   };
 }

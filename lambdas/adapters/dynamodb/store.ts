@@ -1,5 +1,5 @@
 import { LocalCache } from '../../ports/local-caches.js';
-import { ConditionalCheckFailedException, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -7,6 +7,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -43,7 +44,7 @@ import {
 import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
 import { KEY_ATTRIBUTES, keys, watchCopyOf, type IndexAttributes, type ItemKey } from './keys.js';
 import { packItem, unpackItem } from './packing.js';
-import { HostLivenessItems, withLivenessItems } from './host-liveness.js';
+import { HostLivenessItems, livenessGuard, withLivenessItems, type WriteGuard } from './host-liveness.js';
 
 type Item = Record<string, unknown>;
 
@@ -111,7 +112,13 @@ interface EntitySpec<T, K> {
   remember?: boolean;
   /** Store long text attributes deflated (see packing.ts). */
   packed?: boolean;
+  /**
+   * A condition another item must still meet for this record's replacement to be written: then
+   * both go in one transaction, and a failed condition is a conflict (mutate reads anew).
+   */
+  guard?(record: T): WriteGuard | undefined;
 }
+
 
 class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   constructor(
@@ -178,20 +185,24 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
 
   async replace(record: T): Promise<T> {
     const next = record.version + 1;
+    const put = {
+      TableName: this.table,
+      Item: this.toItem(record, next),
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':expected': record.version },
+    };
+    const guard = this.spec.guard?.(record);
     try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.toItem(record, next),
-          ConditionExpression: '#version = :expected',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': record.version },
-        }),
-      );
+      if (guard) await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { ConditionCheck: { TableName: this.table, ...guard } }] }));
+      else await this.doc.send(new PutCommand(put));
     } catch (error) {
       // Whatever this process remembered is older than what another writer stored.
       this.forget(this.spec.key(this.spec.keyOf(record)));
       if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')) {
+        throw new ConcurrentModificationError(this.spec.name);
+      }
       throw error;
     }
     const written = { ...record, version: next };
@@ -417,6 +428,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId, hostId: r.hostId }),
     indexes: keys.hostIndexes,
     packed: true,
+    guard: (record) => livenessGuard(keys.host(record), record),
   }, attempts);
 
   const manifests = new DynamoEntity<Manifest, ManifestKey>(doc, table, {
