@@ -304,6 +304,8 @@ interface Measurements {
   perHostHour: Record<string, number>;
   pollSeconds: number;
   hosts: number;
+  /** The steady hour's known hosts, and the size of their clusters. */
+  steady: { hosts: number; clusterSize: number };
 }
 
 async function measure(): Promise<Measurements> {
@@ -524,7 +526,7 @@ async function measure(): Promise<Measurements> {
     recorder.recording = false;
     const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
     pollSeconds.sort((a, b) => a - b);
-    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount };
+    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount, steady: { hosts: steadyCount, clusterSize } };
   } finally {
     logger.setLogLevel(previousLevel as never);
     restoreOutput();
@@ -609,7 +611,7 @@ export async function cost(): Promise<Record<string, unknown>> {
     const from = docs.indexOf(DOCS_BEGIN);
     const to = docs.indexOf(DOCS_END);
     if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
-    const section = `${DOCS_BEGIN}\nMeasured with ${measurements.hosts} hosts in one cluster (LIFECYCLE_HOSTS), priced as 1,000 connected hosts.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
+    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS); priced as 1,000 connected hosts.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
     writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
     console.log('docs/deploy.md cost section regenerated');
   }
