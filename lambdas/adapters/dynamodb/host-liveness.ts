@@ -18,13 +18,12 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Host } from '../../domain/entities.js';
 import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, Store, WatchedHostRecord } from '../../ports/store.js';
-import { LONG_CHECKS } from '../../domain/agent-protocol.js';
+import { LONG_CHECKS, LONG_CHECKS_HANDED_AT } from '../../domain/agent-protocol.js';
 import { SILENCE_VERDICTS } from '../../domain/host-watch.js';
-
-type HostRepository = Store['hosts'];
 import type { ItemKey } from './keys.js';
 
 type Item = Record<string, unknown>;
+type HostRepository = Store['hosts'];
 
 export const LIVENESS_SORT_KEY = 'LIVENESS';
 /** How long an orphaned liveness item (its host deleted between a poll's read and its write) outlives its last check-in. */
@@ -35,8 +34,7 @@ const BATCH_GET_ATTEMPTS = 6;
 
 export const livenessKey = (host: ItemKey): ItemKey => ({ pk: host.pk, sk: LIVENESS_SORT_KEY });
 
-/** The host attribute holding the marks, and each type's attribute on the liveness item. */
-const MARKS = 'long_checks_handed_at';
+/** Each check type's mark, as an attribute of the liveness item. */
 const markAttribute = (type: string) => `handed_at_${type}`;
 const MARK_ATTRIBUTES = [...LONG_CHECKS].map(markAttribute);
 const orphanTtl = (at: string) => Math.floor(Date.parse(at) / 1000) + ORPHAN_TTL_SECONDS;
@@ -44,9 +42,9 @@ const orphanTtl = (at: string) => Math.floor(Date.parse(at) / 1000) + ORPHAN_TTL
 /** The marks the liveness item holds; the host item's own copy (written before marks moved here, or carried along by a host write) is never read. */
 function withMarks<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
   const marks = Object.fromEntries([...LONG_CHECKS].flatMap((type) => (typeof liveness?.[markAttribute(type)] === 'string' ? [[type, liveness[markAttribute(type)]]] : [])));
-  if (Object.keys(marks).length === 0 && !(MARKS in host.attributes)) return host;
-  const attributes: Record<string, unknown> = { ...host.attributes, [MARKS]: marks };
-  if (Object.keys(marks).length === 0) delete attributes[MARKS];
+  if (Object.keys(marks).length === 0 && !(LONG_CHECKS_HANDED_AT in host.attributes)) return host;
+  const attributes: Record<string, unknown> = { ...host.attributes, [LONG_CHECKS_HANDED_AT]: marks };
+  if (Object.keys(marks).length === 0) delete attributes[LONG_CHECKS_HANDED_AT];
   return { ...host, attributes };
 }
 
