@@ -215,54 +215,61 @@ describe('cluster judgement through the table stream', () => {
   }, 90_000);
 
   it("hands a poll the peers another instance stored, though the polled instance's own listing of the cluster is within its lifetime", async () => {
-    const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
-    const name = `peers-${randomUUID().slice(0, 6)}`;
-    const cluster = await api.call('POST', '/clusters', {
-      name, openshift_version: Object.entries(versions).find(([, v]) => v.default)![0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com',
-      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }],
-    }, api.user());
-    expect(cluster.status, cluster.text).toBe(201);
-    const infraEnvId = (await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user())).body.id as string;
-    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
-    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
-    const inventories = { [a]: inventoryFixture('master-0'), [b]: inventoryFixture('master-1'), [c]: inventoryFixture('master-2') };
-    const hostPath = (id: string) => `/infra-envs/${infraEnvId}/hosts/${id}`;
-    const poll = (id: string) => api.call('GET', `${hostPath(id)}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent);
-    const reply = (id: string, step_type: string, output: unknown) =>
-      api.call('POST', `${hostPath(id)}/instructions`, { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output) }, agent);
-    const checkedPeers = (answer: { body: { instructions: { step_type: string; args: string[] }[] } }) => {
-      const check = answer.body.instructions.find((step) => step.step_type === 'connectivity-check');
-      return check ? (JSON.parse(check.args[0]!) as { host_id: string }[]).map((peer) => peer.host_id).sort() : undefined;
-    };
-    // Consecutive requests go to the instance idle longest: after one lands on `instance`, the
-    // other two take the next two, and the one after lands on `instance` again.
-    const nextGoesTo = async (instance: string) => {
-      for (let i = 0; i < 6 && instanceOf(await api.call('GET', '/clusters', undefined, api.user())) !== instance; i++);
-      for (let i = 0; i < 2; i++) await api.call('GET', '/clusters', undefined, api.user());
-    };
+    // The scenario needs X's listing still within its 5 s when A polls again: on a loaded machine
+    // the steps between can take longer, and then it is run again (a fresh cluster each time).
+    const scenario = async () => {
+      const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
+      const name = `peers-${randomUUID().slice(0, 6)}`;
+      const cluster = await api.call('POST', '/clusters', {
+        name, openshift_version: Object.entries(versions).find(([, v]) => v.default)![0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com',
+        api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }],
+      }, api.user());
+      expect(cluster.status, cluster.text).toBe(201);
+      const infraEnvId = (await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user())).body.id as string;
+      const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+      const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+      const inventories = { [a]: inventoryFixture('master-0'), [b]: inventoryFixture('master-1'), [c]: inventoryFixture('master-2') };
+      const hostPath = (id: string) => `/infra-envs/${infraEnvId}/hosts/${id}`;
+      const poll = (id: string) => api.call('GET', `${hostPath(id)}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent);
+      const reply = (id: string, step_type: string, output: unknown) =>
+        api.call('POST', `${hostPath(id)}/instructions`, { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output) }, agent);
+      const checkedPeers = (answer: { body: { instructions: { step_type: string; args: string[] }[] } }) => {
+        const check = answer.body.instructions.find((step) => step.step_type === 'connectivity-check');
+        return check ? (JSON.parse(check.args[0]!) as { host_id: string }[]).map((peer) => peer.host_id).sort() : undefined;
+      };
+      // Consecutive requests go to the instance idle longest: after one lands on `instance`, the
+      // other two take the next two, and the one after lands on `instance` again.
+      const nextGoesTo = async (instance: string) => {
+        for (let i = 0; i < 6 && instanceOf(await api.call('GET', '/clusters', undefined, api.user())) !== instance; i++);
+        for (let i = 0; i < 2; i++) await api.call('GET', '/clusters', undefined, api.user());
+      };
 
-    for (const id of [a, b, c]) expect((await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: id }, agent)).status).toBe(201);
-    for (const id of [a, b]) expect((await reply(id, 'inventory', inventories[id])).status).toBe(204);
-    // A's poll lists the cluster on instance X and hands a check of the one peer with an inventory.
-    const first = await poll(a);
-    const polled = instanceOf(first)!;
-    const listedAt = Date.now();
-    expect(checkedPeers(first)).toEqual([b]);
-    expect((await reply(a, 'connectivity-check', { remote_hosts: [] })).status).toBe(204);
-    // C's inventory reaches another instance; its cluster's judgement (through the stream) sees the
-    // cluster's address book change.
-    await nextGoesTo(polled);
-    await api.call('GET', '/clusters', undefined, api.user());
-    const stored = await reply(c, 'inventory', inventories[c]);
-    expect(stored.status).toBe(204);
-    expect(instanceOf(stored)).not.toBe(polled);
-    // X's copy of the cluster is at most 1 s old (recent-cluster-copies); its listing serves 5 s.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await nextGoesTo(polled);
-    const second = await poll(a);
-    expect(instanceOf(second)).toBe(polled);
-    expect(Date.now() - listedAt, 'the listing X made for the first poll must still be within its 5 s').toBeLessThan(5_000);
-    expect(checkedPeers(second)).toEqual([b, c].sort());
-  }, 60_000);
+      for (const id of [a, b, c]) expect((await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: id }, agent)).status).toBe(201);
+      for (const id of [a, b]) expect((await reply(id, 'inventory', inventories[id])).status).toBe(204);
+      // A's poll lists the cluster on instance X and hands a check of the one peer with an inventory.
+      const first = await poll(a);
+      const polled = instanceOf(first)!;
+      const listedAt = Date.now();
+      expect(checkedPeers(first)).toEqual([b]);
+      expect((await reply(a, 'connectivity-check', { remote_hosts: [] })).status).toBe(204);
+      // C's inventory reaches another instance; its cluster's judgement (through the stream) sees the
+      // cluster's address book change.
+      await nextGoesTo(polled);
+      await api.call('GET', '/clusters', undefined, api.user());
+      const stored = await reply(c, 'inventory', inventories[c]);
+      expect(stored.status).toBe(204);
+      expect(instanceOf(stored)).not.toBe(polled);
+      // X's copy of the cluster is at most 1 s old (recent-cluster-copies); its listing serves 5 s.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await nextGoesTo(polled);
+      const second = await poll(a);
+      expect(instanceOf(second)).toBe(polled);
+      return { listingAgeMs: Date.now() - listedAt, peers: checkedPeers(second), expected: [b, c].sort() };
+    };
+    let outcome = await scenario();
+    for (let attempt = 1; attempt < 3 && outcome.listingAgeMs >= 5_000; attempt++) outcome = await scenario();
+    expect(outcome.listingAgeMs, 'the listing X made for the first poll must still be within its 5 s').toBeLessThan(5_000);
+    expect(outcome.peers).toEqual(outcome.expected);
+  }, 150_000);
 });
 
