@@ -387,9 +387,14 @@ async function measure(): Promise<Measurements> {
     const hostsRoute = `/infra-envs/${infraEnvId}/hosts`;
     const agentImage = container().config.agent?.image ?? catalogueAgentImages().agent;
     const ids = Array.from({ length: hostCount }, () => crypto.randomUUID());
-    const poll = async (hostId: string) => agents.call('GET', `${hostsRoute}/${hostId}/instructions?timestamp=${Math.floor(clock.now().getTime() / 1000)}`);
-    const reply = async (hostId: string, step_type: string, output: unknown) =>
-      (await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, { step_type, step_id: `${step_type}-cost`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
+    /** An agent's poll and reply for the hosts of one infra-env, its clock reading the service's stepped one. */
+    const agentCalls = (client: ReturnType<typeof agentClient>, route: string) => ({
+      route,
+      poll: (hostId: string) => client.call('GET', `${route}/${hostId}/instructions?timestamp=${Math.floor(clock.now().getTime() / 1000)}`),
+      reply: async (hostId: string, step_type: string, output: unknown) =>
+        (await client.call('POST', `${route}/${hostId}/instructions`, { step_type, step_id: `${step_type}-cost`, exit_code: 0, output: JSON.stringify(output) })).status === 204,
+    });
+    const { poll, reply } = agentCalls(agents, hostsRoute);
     const discover = async (hostId: string, i: number) => {
       // The agent the service hands out: another version would be told to upgrade on every poll.
       let ok = (await agents.call('POST', hostsRoute, { host_id: hostId, discovery_agent_version: agentImage })).status === 201;
@@ -399,15 +404,9 @@ async function measure(): Promise<Measurements> {
       return ok;
     };
 
-    const steadyAgents = new Map<string, { client: ReturnType<typeof agentClient>; route: string }>();
-    const steadyPoll = async (hostId: string) => {
-      const { client, route } = steadyAgents.get(hostId)!;
-      return client.call('GET', `${route}/${hostId}/instructions?timestamp=${Math.floor(clock.now().getTime() / 1000)}`);
-    };
-    const steadyReply = async (hostId: string, step_type: string, output: unknown) => {
-      const { client, route } = steadyAgents.get(hostId)!;
-      return (await client.call('POST', `${route}/${hostId}/instructions`, { step_type, step_id: `${step_type}-cost`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
-    };
+    const steadyAgents = new Map<string, ReturnType<typeof agentCalls>>();
+    const steadyPoll = (hostId: string) => steadyAgents.get(hostId)!.poll(hostId);
+    const steadyReply = (hostId: string, step_type: string, output: unknown) => steadyAgents.get(hostId)!.reply(hostId, step_type, output);
 
     // ---- the cluster's first hosts, not counted; then the sample, one request at a time
     recorder.recording = false;
@@ -453,7 +452,7 @@ async function measure(): Promise<Measurements> {
         const route = `/infra-envs/${envId}/hosts`;
         const replies = () => repliesAfterInventory(index, members, name, clusterSize - 1);
         steadyReplies.set(hostId, replies);
-        steadyAgents.set(hostId, { client, route });
+        steadyAgents.set(hostId, agentCalls(client, route));
         if ((await client.call('POST', route, { host_id: hostId, discovery_agent_version: agentImage })).status !== 201) throw new Error('steady registration refused');
         // As an agent does: the first poll (its clock reading) before the inventory.
         if ((await steadyPoll(hostId)).status !== 200) throw new Error('steady first poll refused');
