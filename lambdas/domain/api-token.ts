@@ -1,10 +1,12 @@
 import type { ApiToken, Role } from './entities.js';
 
 /**
- * An API token reads `ac1.<orgId>.<tokenId>.<secret>`: the organisation and token id locate the
- * stored record (whose partition key starts with the organisation) and the secret proves possession.
+ * An API token reads `ac1.<orgId>.<tokenId>.<secret>`, an invitation code `inv1.<orgId>.<invitationId>.<secret>`:
+ * the organisation and id locate the stored record (whose partition key starts with the
+ * organisation) and the secret proves possession.
  */
-const PREFIX = 'ac1';
+const API_TOKEN_PREFIX = 'ac1';
+const INVITATION_CODE_PREFIX = 'inv1';
 const PART = /^[A-Za-z0-9_-]+$/;
 
 export interface TokenParts {
@@ -13,16 +15,46 @@ export interface TokenParts {
   secret: string;
 }
 
+interface CredentialParts {
+  orgId: string;
+  id: string;
+  secret: string;
+}
+
+function formatCredential(prefix: string, parts: CredentialParts): string {
+  return [prefix, parts.orgId, parts.id, parts.secret].join('.');
+}
+
+function parseCredential(prefix: string, credential: string): CredentialParts | undefined {
+  const pieces = credential.split('.');
+  if (pieces.length !== 4 || pieces[0] !== prefix) return undefined;
+  const [, orgId, id, secret] = pieces as [string, string, string, string];
+  if (![orgId, id, secret].every((piece) => PART.test(piece))) return undefined;
+  return { orgId, id, secret };
+}
+
 export function formatApiToken(parts: TokenParts): string {
-  return [PREFIX, parts.orgId, parts.tokenId, parts.secret].join('.');
+  return formatCredential(API_TOKEN_PREFIX, { orgId: parts.orgId, id: parts.tokenId, secret: parts.secret });
 }
 
 export function parseApiToken(token: string): TokenParts | undefined {
-  const pieces = token.split('.');
-  if (pieces.length !== 4 || pieces[0] !== PREFIX) return undefined;
-  const [, orgId, tokenId, secret] = pieces as [string, string, string, string];
-  if (![orgId, tokenId, secret].every((piece) => PART.test(piece))) return undefined;
-  return { orgId, tokenId, secret };
+  const parts = parseCredential(API_TOKEN_PREFIX, token);
+  return parts && { orgId: parts.orgId, tokenId: parts.id, secret: parts.secret };
+}
+
+export interface InvitationCodeParts {
+  orgId: string;
+  invitationId: string;
+  secret: string;
+}
+
+export function formatInvitationCode(parts: InvitationCodeParts): string {
+  return formatCredential(INVITATION_CODE_PREFIX, { orgId: parts.orgId, id: parts.invitationId, secret: parts.secret });
+}
+
+export function parseInvitationCode(code: string): InvitationCodeParts | undefined {
+  const parts = parseCredential(INVITATION_CODE_PREFIX, code.trim());
+  return parts && { orgId: parts.orgId, invitationId: parts.id, secret: parts.secret };
 }
 
 /** Reads `Bearer <token>` the way upstream does: scheme case-insensitive, one space. */

@@ -12,10 +12,27 @@ export interface Versioned {
   version: number;
 }
 
+/** A member as their organisation keeps them (domain/organisation.ts). */
+export interface OrganisationMember {
+  role: Role;
+  /** The verified email the member had when they joined, to show who they are. */
+  email?: string;
+  joinedAt: string;
+}
+
 export interface Organisation extends Versioned {
   orgId: string;
   name: string;
   createdAt: string;
+  /**
+   * The signed-in members by user id, with their roles: the organisation's own record of who
+   * belongs, read and written with it, so that a rule over all members (the last admin stays) is
+   * decided on one consistent read and written conditionally on its version. Each member also has
+   * a Membership (their side, read at sign-in); both change in one transaction. Absent on
+   * organisations made before members were kept here: their members are the memberships that
+   * name them.
+   */
+  members?: Record<string, OrganisationMember>;
 }
 
 export interface ApiToken extends Versioned {
@@ -27,6 +44,29 @@ export interface ApiToken extends Versioned {
   secretHash: string;
   createdAt: string;
   expiresAt?: string;
+  revokedAt?: string;
+  /**
+   * The signed-in user who made it for themselves: it acts with at most their current role, and
+   * only while they are a member of its organisation. Absent: made by an API token (automation).
+   */
+  ownerUserId?: string;
+}
+
+/**
+ * An invitation to join an organisation: a single-use code, shown once to the inviter, stored as
+ * its SHA-256 only; accepted by a signed-in person whose verified email is `email`.
+ */
+export interface Invitation extends Versioned {
+  orgId: string;
+  invitationId: string;
+  email: string;
+  role: Role;
+  secretHash: string;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt?: string;
+  acceptedBy?: string;
   revokedAt?: string;
 }
 
@@ -46,9 +86,9 @@ export interface User extends Versioned {
 
 /**
  * Where a user belongs and with which role (as API tokens' roles). One per user: a user belongs to
- * one organisation at a time, as in OCM. A user without one is given their personal organisation
- * again by their next request (usecases/users.ts): removing a member must keep that in mind (for
- * instance by leaving a record that says so rather than deleting this one).
+ * one organisation at a time, as in OCM. The organisation's `members` says the same; both are
+ * written in one transaction. A user without one (removed from their organisation) is given a
+ * personal organisation by their next request (usecases/users.ts).
  */
 export interface Membership extends Versioned {
   userId: string;
@@ -112,7 +152,8 @@ export interface ServiceEvent {
   eventId: string;
   name: string;
   severity: EventSeverity;
-  category: 'user' | 'metrics';
+  /** `audit`: who did what to the organisation's access (members, invitations, tokens, sign-in failures); admins only. */
+  category: 'user' | 'metrics' | 'audit';
   message: string;
   eventTime: string;
   clusterId?: string;

@@ -3,11 +3,13 @@ import type {
   Cluster,
   Host,
   InfraEnv,
+  Invitation,
   Manifest,
   Membership,
   Organisation,
   ServiceEvent,
   User,
+  Versioned,
   WorkflowExecution,
 } from '../domain/entities.js';
 import type { WatchAttribute } from '../domain/host-watch.js';
@@ -69,6 +71,19 @@ export async function storedOrCreated<T, K>(
   }
 }
 
+/**
+ * One write of a transaction (Store.transact), made by `creating`, `replacing` or `removing` on a
+ * repository of the store: the same conditions as the repository's own create, replace and remove.
+ */
+export type StoreWrite =
+  | { kind: 'create'; repository: object; record: object }
+  | { kind: 'replace'; repository: object; record: Versioned }
+  | { kind: 'remove'; repository: object; key: object; expectedVersion: number };
+
+export const creating = <T, K>(repository: EntityRepository<T, K>, record: Omit<T, 'version'>): StoreWrite => ({ kind: 'create', repository, record: record as object });
+export const replacing = <T extends Versioned, K>(repository: EntityRepository<T, K>, record: T): StoreWrite => ({ kind: 'replace', repository, record });
+export const removing = <T, K>(repository: EntityRepository<T, K>, key: K, expectedVersion: number): StoreWrite => ({ kind: 'remove', repository, key: key as object, expectedVersion });
+
 export interface EntityRepository<T, K> {
   get(key: K): Promise<T | undefined>;
   /** Creates the record with version 1; fails with ConcurrentModificationError if it exists. */
@@ -91,6 +106,7 @@ export interface HostLiveness { checkedInAt: string; timestamp?: number }
 
 export interface OrgKey { orgId: string }
 export interface TokenKey { orgId: string; tokenId: string }
+export interface InvitationKey { orgId: string; invitationId: string }
 export interface ClusterKey { orgId: string; clusterId: string }
 export interface InfraEnvKey { orgId: string; infraEnvId: string }
 export interface HostKey { orgId: string; infraEnvId: string; hostId: string }
@@ -101,6 +117,8 @@ export interface UserKey { userId: string }
 
 export interface EventFilter {
   orgId: string;
+  /** The organisation's audit events (category `audit`), newest last, instead of a resource's. */
+  audit?: boolean;
   clusterId?: string;
   hostId?: string;
   infraEnvId?: string;
@@ -117,6 +135,14 @@ export interface Store {
   apiTokens: EntityRepository<ApiToken, TokenKey> & {
     listByOrg(orgId: string): Promise<ApiToken[]>;
   };
+  invitations: EntityRepository<Invitation, InvitationKey> & {
+    listByOrg(orgId: string): Promise<Invitation[]>;
+  };
+  /**
+   * Writes all of these or none (at most 100, each on another record): a failed condition on any
+   * of them is a ConcurrentModificationError and nothing is written.
+   */
+  transact(writes: readonly StoreWrite[]): Promise<void>;
   clusters: EntityRepository<Cluster, ClusterKey> & {
     listByOrg(orgId: string): Promise<Cluster[]>;
     /**

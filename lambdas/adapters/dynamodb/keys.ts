@@ -37,6 +37,12 @@ export const keys = {
   }),
   apiTokensOf: (orgId: string) => ({ pk: org(orgId), skPrefix: 'TOKEN#' }),
 
+  invitation: ({ orgId, invitationId }: { orgId: string; invitationId: string }): ItemKey => ({
+    pk: org(orgId),
+    sk: `INVITATION#${invitationId}`,
+  }),
+  invitationsOf: (orgId: string) => ({ pk: org(orgId), skPrefix: 'INVITATION#' }),
+
   cluster: ({ orgId, clusterId }: { orgId: string; clusterId: string }): ItemKey => ({
     pk: clusterPartition(orgId, clusterId),
     sk: 'CLUSTER',
@@ -108,6 +114,7 @@ export const keys = {
       ...(e.infraEnvId ? { gsi1pk: infraEnvPartition(e.orgId, e.infraEnvId), gsi1sk: sort } : {}),
       ...(e.clusterId ? { gsi2pk: clusterPartition(e.orgId, e.clusterId), gsi2sk: sort } : {}),
       ...(e.hostId ? { gsi3pk: `${org(e.orgId)}#HOST#${e.hostId}`, gsi3sk: sort } : {}),
+      ...(e.category === 'audit' ? { gsi1pk: `${org(e.orgId)}#AUDIT`, gsi1sk: sort } : {}),
     };
   },
   eventsOfHost: (orgId: string, hostId: string) => ({ index: 'gsi3', pk: `${org(orgId)}#HOST#${hostId}`, skPrefix: 'EVENT#' }),
@@ -116,6 +123,7 @@ export const keys = {
     pk: clusterPartition(orgId, clusterId),
     skPrefix: 'EVENT#',
   }),
+  auditEventsOf: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#AUDIT`, skPrefix: 'EVENT#' }),
   eventsOfInfraEnv: (orgId: string, infraEnvId: string) => ({
     index: 'gsi1',
     pk: infraEnvPartition(orgId, infraEnvId),

@@ -9,12 +9,16 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type QueryCommandInput,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+
+type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 import type {
   ApiToken,
   Cluster,
   Host,
   InfraEnv,
+  Invitation,
   Manifest,
   Membership,
   Organisation,
@@ -33,6 +37,8 @@ import {
   type ClusterKey,
   type HostKey,
   type InfraEnvKey,
+  type InvitationKey,
+  type StoreWrite,
   type ManifestKey,
   type OrgKey,
   type Store,
@@ -117,6 +123,8 @@ interface EntitySpec<T, K> {
    * both go in one transaction, and a failed condition is a conflict (mutate reads anew).
    */
   guard?(record: T): WriteGuard | undefined;
+  /** When DynamoDB may delete the record (epoch seconds, the table's TTL attribute). */
+  expiresAt?(record: T | Omit<T, 'version'>): number;
 }
 
 
@@ -155,7 +163,8 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
 
   private toItem(record: T | Omit<T, 'version'>, version: number): Item {
     const key = this.spec.key(this.spec.keyOf(record));
-    const item = { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), entity: this.spec.name };
+    const expiresAt = this.spec.expiresAt?.(record);
+    const item = { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), ...(expiresAt ? { ttl: Math.floor(expiresAt) } : {}), entity: this.spec.name };
     return this.spec.packed ? packItem(item) : item;
   }
 
@@ -183,15 +192,28 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
     return created;
   }
 
+  private versionedPut(record: T) {
+    return { TableName: this.table, Item: this.toItem(record, record.version + 1), ...versionCondition(record.version) };
+  }
+
+  /** This write as one item of a transaction (Store.transact): the conditions of create, replace and remove. */
+  transactItem(write: StoreWrite): TransactWriteItem {
+    if (this.spec.guard) throw new Error(`${this.spec.name} records are not written in transactions: their replacement carries a guard of its own`);
+    if (write.kind === 'create') {
+      return { Put: { TableName: this.table, Item: this.toItem(write.record as Omit<T, 'version'>, 1), ConditionExpression: 'attribute_not_exists(pk)' } };
+    }
+    if (write.kind === 'replace') return { Put: this.versionedPut(write.record as T) };
+    return { Delete: { TableName: this.table, Key: this.spec.key(write.key as K), ...versionCondition(write.expectedVersion) } };
+  }
+
+  /** After a transaction: what this process remembered of the record may be older than what is stored. */
+  forgetWritten(write: StoreWrite): void {
+    this.forget(this.spec.key(write.kind === 'remove' ? (write.key as K) : this.spec.keyOf(write.record as T)));
+  }
+
   async replace(record: T): Promise<T> {
     const next = record.version + 1;
-    const put = {
-      TableName: this.table,
-      Item: this.toItem(record, next),
-      ConditionExpression: '#version = :expected',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':expected': record.version },
-    };
+    const put = this.versionedPut(record);
     const guard = this.spec.guard?.(record);
     try {
       if (guard) await this.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { ConditionCheck: { TableName: this.table, ...guard } }] }));
@@ -233,13 +255,7 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
         new DeleteCommand({
           TableName: this.table,
           Key: this.spec.key(key),
-          ...(expectedVersion === undefined
-            ? {}
-            : {
-                ConditionExpression: '#version = :expected',
-                ExpressionAttributeNames: { '#version': 'version' },
-                ExpressionAttributeValues: { ':expected': expectedVersion },
-              }),
+          ...(expectedVersion === undefined ? {} : versionCondition(expectedVersion)),
         }),
       );
     } catch (error) {
@@ -255,6 +271,10 @@ class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   queryPage(query: IndexQuery, page?: PageRequest): Promise<Page<T>> {
     return queryPage<T>(this.doc, this.table, query, page, this.fromItem);
   }
+}
+
+function versionCondition(expected: number) {
+  return { ConditionExpression: '#version = :expected', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expected } };
 }
 
 interface IndexQuery {
@@ -361,6 +381,9 @@ export const userKeys = {
   membersOf: (orgId: string) => ({ index: 'gsi1', pk: `ORG#${orgId}`, skPrefix: 'MEMBER#' }),
 };
 
+/** An invitation past its expiry is still listed (as expired) this long, then DynamoDB removes it. */
+const INVITATION_KEPT_AFTER_EXPIRY_SECONDS = 30 * 86_400;
+
 /** DynamoDB's limit on the writes of one BatchWriteItem, and how often unprocessed ones are retried. */
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_WRITE_ATTEMPTS = 6;
@@ -404,6 +427,13 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     name: 'apiToken',
     key: keys.apiToken,
     keyOf: (r) => ({ orgId: r.orgId, tokenId: r.tokenId }),
+  }, attempts);
+
+  const invitations = new DynamoEntity<Invitation, InvitationKey>(doc, table, {
+    name: 'invitation',
+    key: keys.invitation,
+    keyOf: (r) => ({ orgId: r.orgId, invitationId: r.invitationId }),
+    expiresAt: (r) => Date.parse(r.expiresAt) / 1000 + INVITATION_KEPT_AFTER_EXPIRY_SECONDS,
   }, attempts);
 
   const clusters = new DynamoEntity<Cluster, ClusterKey>(doc, table, {
@@ -453,6 +483,26 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     apiTokens: Object.assign(apiTokens, {
       listByOrg: (orgId: string) => apiTokens.queryAll(keys.apiTokensOf(orgId)),
     }),
+    invitations: Object.assign(invitations, {
+      listByOrg: (orgId: string) => invitations.queryAll(keys.invitationsOf(orgId)),
+    }),
+    async transact(writes) {
+      if (writes.length === 0) return;
+      const entityOf = (write: StoreWrite) => {
+        if (!(write.repository instanceof DynamoEntity)) throw new Error('a transaction writes through repositories of this store');
+        return write.repository as DynamoEntity<Versioned, unknown>;
+      };
+      try {
+        await doc.send(new TransactWriteCommand({ TransactItems: writes.map((write) => entityOf(write).transactItem(write)) }));
+      } catch (error) {
+        if (error instanceof TransactionCanceledException && error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')) {
+          throw new ConcurrentModificationError('transaction');
+        }
+        throw error;
+      } finally {
+        for (const write of writes) entityOf(write).forgetWritten(write);
+      }
+    },
     clusters: Object.assign(clusters, {
       listByOrg: (orgId: string) => clusters.queryAll(keys.clustersOf(orgId)),
     }),
@@ -503,7 +553,9 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
         }
       },
       async list(filter, page) {
-        const query = filter.hostId
+        const query = filter.audit
+          ? keys.auditEventsOf(filter.orgId)
+          : filter.hostId
           ? keys.eventsOfHost(filter.orgId, filter.hostId)
           : filter.clusterId
             ? keys.eventsOfCluster(filter.orgId, filter.clusterId)
