@@ -12,10 +12,11 @@ import { addServiceBuckets, type ServiceBuckets } from './buckets.js';
 import { loadCatalogue, loadTableDesign, PROJECT_ROOT } from './catalogue.js';
 import { ConsoleSite } from './console-site.js';
 import { addDataTable } from './data-table.js';
+import { SignIn } from './identity.js';
 import { InstallerNetwork, InstallerTask } from './installer-task.js';
 import { nagArn } from './nag-ids.js';
 import { addRestApi } from './rest-api.js';
-import { AGENT_API_FUNCTION, addServiceFunctions } from './service-functions.js';
+import { AGENT_API_FUNCTION, addServiceFunctions, servesRestApi } from './service-functions.js';
 import { addTableStreams } from './table-streams.js';
 import { AgentSigningKey } from './signing-key/signing-key.js';
 import type { StageConfig } from './stage-config.js';
@@ -47,6 +48,7 @@ export class AssistedStack extends Stack {
   readonly agentUrl?: lambda.FunctionUrl;
   readonly signingKey: AgentSigningKey;
   readonly site: ConsoleSite;
+  readonly signIn: SignIn;
   readonly alarms: ServiceAlarms;
   readonly hostedZones: Record<string, string>;
 
@@ -139,7 +141,24 @@ export class AssistedStack extends Stack {
       removalPolicy,
       logGroup: new logs.LogGroup(this, 'ConsoleDeploymentLogs', { retention: logRetention, removalPolicy }),
     });
-    const publicUrl = `https://${config.domainName ?? this.site.distribution.distributionDomainName}`;
+    const cloudFrontUrl = `https://${this.site.distribution.distributionDomainName}`;
+    const publicUrl = config.domainName ? `https://${config.domainName}` : cloudFrontUrl;
+
+    // ---- Sign-in: the Cognito user pool whose tokens the API accepts beside API tokens --------
+    // The console's callback names the distribution, and the API functions name the pool and its
+    // client: functions → client → distribution → REST API (by id, see lib/console-site.ts), no cycle.
+    this.signIn = new SignIn(this, 'SignIn', {
+      config: config.signIn,
+      stage,
+      // The console works from the CloudFront domain as well as from the custom one.
+      consoleOrigins: config.domainName ? [publicUrl, cloudFrontUrl] : [cloudFrontUrl],
+      certificateArn: config.certificateArn,
+      ephemeral,
+    });
+    for (const [name, fn] of Object.entries(this.functions)) {
+      if (!servesRestApi(name)) continue;
+      for (const [key, value] of Object.entries(this.signIn.apiEnvironment())) fn.addEnvironment(key, value);
+    }
 
     // ---- The agents' door: a function URL, where a poll costs a Lambda invocation and nothing more
     // (through CloudFront and the REST API it also paid $1 + $3.50 a million, and CloudFront's
@@ -216,6 +235,12 @@ export class AssistedStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'AgentSigningKeySecret', { value: this.signingKey.secret.secretArn });
+    new CfnOutput(this, 'UserPoolId', { value: this.signIn.userPool.userPoolId });
+    new CfnOutput(this, 'ConsoleClientId', { value: this.signIn.consoleClient.userPoolClientId, description: 'The console\'s app client (authorization code + PKCE)' });
+    new CfnOutput(this, 'SignInUrl', { value: this.signIn.baseUrl, description: 'Hosted sign-in pages and OAuth endpoints of the user pool' });
+    if (config.signIn.domainName) {
+      new CfnOutput(this, 'SignInDomainTarget', { value: this.signIn.domain.cloudFrontEndpoint, description: `Point ${config.signIn.domainName} here (CNAME or alias)` });
+    }
   }
 
   /**

@@ -93,11 +93,12 @@ export function addRestApi(stack: Stack, props: RestApiProps): apigateway.Lambda
       {
         id: 'AwsSolutions-APIG4',
         reason:
-          'Authorization is the function\'s: openapi.yaml security schemes, checked by the API handler (API tokens as Bearer, agent tokens as X-Secret-Key), as upstream assisted-service does; an API Gateway authorizer cannot read our token table cheaper.',
+          'Authorization is the function\'s: openapi.yaml security schemes, checked by the API handler (Cognito or API tokens as Bearer, agent tokens as X-Secret-Key), as upstream assisted-service does; an API Gateway authorizer cannot read our token table cheaper.',
       },
       {
         id: 'AwsSolutions-COG4',
-        reason: 'Users and agents authenticate with the service\'s own API and agent tokens, not Cognito (see AwsSolutions-APIG4).',
+        reason:
+          'The API function verifies Cognito tokens itself (jose, against the pool\'s JWKS: issuer, app client, expiry, token use) beside API tokens on the same Bearer header, and agent tokens as X-Secret-Key; a Cognito authorizer would refuse API and agent tokens, and the function must resolve the user\'s organisation and role anyway.',
       },
     );
   }

@@ -22,6 +22,11 @@ import type { StateMachineNames } from './workflows.js';
  */
 export const AGENT_API_FUNCTION = 'AgentApi';
 
+/** The functions that answer the operations of openapi.yaml: people's (behind API Gateway) and the agents'. */
+export function servesRestApi(name: string): boolean {
+  return name === REST_API_FUNCTION || name === AGENT_API_FUNCTION;
+}
+
 /**
  * Memory per function. Below 1,769 MB Lambda gives a function CPU in proportion to its memory, so a
  * handler's own (CPU) time costs the same GB-seconds at any size there, and a smaller size only
@@ -101,7 +106,7 @@ export function addServiceFunctions(stack: Stack, props: ServiceFunctionsProps):
   const systemLogLevel = props.logLevel === 'DEBUG' || props.logLevel === 'INFO' ? lambda.SystemLogLevel.INFO : lambda.SystemLogLevel.WARN;
   for (const spec of [...catalogue.functions, ...(props.agentFunction ? [agentSpec] : [])]) {
     const isApi = spec.kind === 'api';
-    const isRestApi = spec.name === REST_API_FUNCTION || spec.name === AGENT_API_FUNCTION;
+    const isRestApi = servesRestApi(spec.name);
     if (isApi && !isRestApi && !API_PATH_PREFIXES[spec.name]) {
       throw new Error(`function ${spec.name} is of kind "api" but lib/rest-api.ts API_PATH_PREFIXES gives it no path`);
     }

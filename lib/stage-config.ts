@@ -65,6 +65,43 @@ export interface StageConfig {
   agentConcurrency: number;
   /** Application log level of every function (POWERTOOLS_LOG_LEVEL and Lambda's log level filter). */
   logLevel: LogLevel;
+  /** How people sign in: the Amazon Cognito user pool (lib/identity.ts). */
+  signIn: SignInConfig;
+}
+
+/**
+ * An identity provider people may sign in with through the user pool, beside the pool's own
+ * email and password: an OIDC issuer, or a SAML 2.0 identity provider.
+ */
+export type FederatedIdentityProvider =
+  | {
+      type: 'oidc';
+      /** Shown on the hosted sign-in page, and the `identity_provider` a client may ask for. */
+      name: string;
+      issuer: string;
+      clientId: string;
+      /** Name or ARN of a Secrets Manager secret whose string is the client secret: it never enters the template. */
+      clientSecretName: string;
+      /** The claim carrying the user's email. */
+      emailAttribute: string;
+    }
+  | { type: 'saml'; name: string; metadataUrl: string; emailAttribute: string };
+
+export interface SignInConfig {
+  /**
+   * The Cognito prefix domain of the hosted sign-in pages (`<prefix>.auth.<region>.amazoncognito.com`).
+   * Unset: `assisted-<stage>-` and a part of the stack's id, unique without naming the account.
+   */
+  domainPrefix?: string;
+  /** A custom sign-in domain instead, served with the stage's certificate (certificateArn), which must cover it. */
+  domainName?: string;
+  /**
+   * The Plus feature plan with threat protection enforced (compromised credentials, adaptive
+   * authentication). Plus bills every monthly active user from the first; Essentials, the default,
+   * has a free allowance (docs/deploy.md, "Signing in").
+   */
+  threatProtection: boolean;
+  federation?: FederatedIdentityProvider;
 }
 
 export const AGENT_ENDPOINTS = ['function-url', 'cloudfront'] as const;
@@ -140,6 +177,76 @@ function oneOf<T extends string>(key: string, raw: unknown, allowed: readonly T[
   return value as T;
 }
 
+/** Words Cognito refuses in a prefix domain. */
+const RESERVED_IN_DOMAIN_PREFIX = /aws|amazon|cognito/;
+const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** What the stack appends to the derived prefix: a dash and 8 characters of the stack's id. */
+const DERIVED_PREFIX_SUFFIX_LENGTH = 9;
+/** Cognito's rule for identity provider names; "Cognito" itself is the pool's own sign-in. */
+const PROVIDER_NAME = /^[^_\p{Z}][\p{L}\p{M}\p{S}\p{N}\p{P}][^_\p{Z}]{1,30}$/u;
+const HTTPS_URL = /^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
+/** A Secrets Manager secret name (letters, digits and /_+=.@-) or its ARN. */
+const SECRET_NAME = /^([A-Za-z0-9/_+=.@-]{1,512}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+)$/;
+const FEDERATION_KEYS = ['federationName', 'federationOidcIssuer', 'federationOidcClientId', 'federationOidcClientSecretName', 'federationSamlMetadataUrl', 'federationEmailAttribute'];
+/** The email claim of SAML identity providers (Entra ID, AD FS, Okta's default attribute statement). */
+const SAML_EMAIL_CLAIM = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress';
+
+export function derivedDomainPrefix(stage: string): string {
+  return `assisted-${stage.toLowerCase()}`;
+}
+
+function signInConfig(context: Context, stage: string, certificateArn: string | undefined): SignInConfig {
+  const domainPrefix = optionalString('signInDomainPrefix', context('signInDomainPrefix'));
+  if (domainPrefix !== undefined && (!DOMAIN_PREFIX.test(domainPrefix) || RESERVED_IN_DOMAIN_PREFIX.test(domainPrefix))) {
+    throw new Error(
+      `context signInDomainPrefix: "${domainPrefix}" is not a Cognito prefix domain: lowercase letters, digits and inner dashes, at most 63, without "aws", "amazon" or "cognito"`,
+    );
+  }
+  const derived = derivedDomainPrefix(stage);
+  if (domainPrefix === undefined && (RESERVED_IN_DOMAIN_PREFIX.test(derived) || derived.length + DERIVED_PREFIX_SUFFIX_LENGTH > 63)) {
+    throw new Error(
+      `stage "${stage}" makes the sign-in prefix domain "${derived}-…", which Cognito refuses (no "aws", "amazon" or "cognito", at most 63 characters): set context signInDomainPrefix`,
+    );
+  }
+  const domainName = optionalString('signInDomainName', context('signInDomainName'), DOMAIN);
+  if (domainName && !certificateArn) {
+    throw new Error('context signInDomainName needs certificateArn: the sign-in pages are served by CloudFront with the stage\'s us-east-1 certificate, which must cover this name too');
+  }
+  if (domainName && domainPrefix) throw new Error('context signInDomainName and signInDomainPrefix: give one, the user pool has one domain');
+  return {
+    ...(domainPrefix ? { domainPrefix } : {}),
+    ...(domainName ? { domainName } : {}),
+    threatProtection: flag('signInThreatProtection', context('signInThreatProtection')),
+    ...federation(context),
+  };
+}
+
+function federation(context: Context): { federation?: FederatedIdentityProvider } {
+  const given = FEDERATION_KEYS.filter((key) => context(key) !== undefined && context(key) !== null && context(key) !== '');
+  if (given.length === 0) return {};
+  const url = (key: string) => optionalString(key, context(key), HTTPS_URL);
+  const issuer = url('federationOidcIssuer');
+  const clientId = optionalString('federationOidcClientId', context('federationOidcClientId'), /^\S{1,255}$/);
+  const clientSecretName = optionalString('federationOidcClientSecretName', context('federationOidcClientSecretName'), SECRET_NAME);
+  const metadataUrl = url('federationSamlMetadataUrl');
+  const oidcGiven = [issuer, clientId, clientSecretName].filter((value) => value !== undefined).length;
+  if (metadataUrl && oidcGiven > 0) {
+    throw new Error('context federationSamlMetadataUrl and federationOidc…: one federated identity provider, OIDC or SAML, not both');
+  }
+  if (!metadataUrl && oidcGiven !== 3) {
+    throw new Error(
+      `context ${given.join(', ')}: a federated identity provider is either OIDC (federationOidcIssuer, federationOidcClientId and federationOidcClientSecretName, the name of a Secrets Manager secret holding the client secret) or SAML (federationSamlMetadataUrl)`,
+    );
+  }
+  const name = optionalString('federationName', context('federationName')) ?? (metadataUrl ? 'SAML' : 'OIDC');
+  if (!PROVIDER_NAME.test(name) || name.toLowerCase() === 'cognito') {
+    throw new Error(`context federationName: "${name}" is not a provider name Cognito accepts (3 to 32 characters, no spaces or underscores at either end, not "Cognito")`);
+  }
+  const emailAttribute = optionalString('federationEmailAttribute', context('federationEmailAttribute'), /^\S{1,256}$/);
+  if (metadataUrl) return { federation: { type: 'saml', name, metadataUrl, emailAttribute: emailAttribute ?? SAML_EMAIL_CLAIM } };
+  return { federation: { type: 'oidc', name, issuer: issuer!, clientId: clientId!, clientSecretName: clientSecretName!, emailAttribute: emailAttribute ?? 'email' } };
+}
+
 function importedVpc(raw: unknown): ImportedVpc | undefined {
   const value = parsed('vpc', raw);
   if (value === undefined || value === null || value === '') return undefined;
@@ -205,5 +312,6 @@ export function stageConfigFromContext(context: Context): StageConfig {
     agentEndpoint: oneOf('agentEndpoint', context('agentEndpoint'), AGENT_ENDPOINTS, 'function-url'),
     agentConcurrency: nonNegativeInteger('agentConcurrency', context('agentConcurrency'), 20),
     logLevel: oneOf('logLevel', String(context('logLevel') ?? '').toUpperCase(), LOG_LEVELS, 'WARN'),
+    signIn: signInConfig(context, stage, certificateArn),
   };
 }

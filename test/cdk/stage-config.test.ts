@@ -50,4 +50,34 @@ describe('stage configuration from CDK context', () => {
     expect(() => from({ apiRateLimit: '-1' })).toThrow(/apiRateLimit/);
     expect(() => from({ apiGatewayAccountRole: 'mine' })).toThrow(/apiGatewayAccountRole/);
   });
+
+  it('reads how people sign in: the sign-in domain, threat protection and one federated identity provider', () => {
+    expect(from({}).signIn).toEqual({ threatProtection: false });
+    expect(from({ signInDomainPrefix: 'acme-assisted', signInThreatProtection: 'true' }).signIn).toEqual({ domainPrefix: 'acme-assisted', threatProtection: true });
+    expect(
+      from({ federationOidcIssuer: 'https://login.example.com', federationOidcClientId: 'abc', federationOidcClientSecretName: 'assisted/oidc', federationName: 'Corp' }).signIn.federation,
+    ).toEqual({ type: 'oidc', name: 'Corp', issuer: 'https://login.example.com', clientId: 'abc', clientSecretName: 'assisted/oidc', emailAttribute: 'email' });
+    expect(from({ federationSamlMetadataUrl: 'https://idp.example.com/metadata', federationEmailAttribute: 'mail' }).signIn.federation).toEqual({
+      type: 'saml',
+      name: 'SAML',
+      metadataUrl: 'https://idp.example.com/metadata',
+      emailAttribute: 'mail',
+    });
+  });
+
+  it('refuses sign-in settings Cognito would refuse at deploy time, saying which key', () => {
+    expect(() => from({ signInDomainPrefix: 'my-cognito-login' })).toThrow(/signInDomainPrefix.*without "aws"/);
+    expect(() => from({ signInDomainPrefix: 'Upper' })).toThrow(/signInDomainPrefix/);
+    // The derived prefix would hold a reserved word: the stage needs an explicit prefix.
+    expect(() => from({ stage: 'aws-test' })).toThrow(/set context signInDomainPrefix/);
+    expect(from({ stage: 'aws-test', signInDomainPrefix: 'assisted-test' }).signIn.domainPrefix).toBe('assisted-test');
+    expect(() => from({ signInDomainName: 'login.example.com' })).toThrow(/signInDomainName needs certificateArn/);
+    expect(() => from({ federationOidcIssuer: 'https://login.example.com' })).toThrow(/federationOidcClientId and federationOidcClientSecretName/);
+    expect(() => from({ federationOidcIssuer: 'http://login.example.com', federationOidcClientId: 'a', federationOidcClientSecretName: 's' })).toThrow(/federationOidcIssuer/);
+    expect(() => from({ federationSamlMetadataUrl: 'https://idp.example.com/m', federationOidcClientId: 'a' })).toThrow(/not both/);
+    expect(() => from({ federationSamlMetadataUrl: 'https://idp.example.com/m', federationName: 'Cognito' })).toThrow(/federationName/);
+    expect(() => from({ federationSamlMetadataUrl: 'https://idp.example.com/m', federationName: 'ab' })).toThrow(/federationName/);
+    expect(() => from({ federationName: 'Corp' })).toThrow(/either OIDC .* or SAML/);
+    expect(() => from({ signInThreatProtection: 'yes' })).toThrow(/signInThreatProtection/);
+  });
 });
