@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_API_FUNCTION, AssistedStack, REST_API_FUNCTION, loadCatalogue } from '../../lib/assisted-stack.js';
 import { addComplianceChecks } from '../../lib/compliance.js';
 import { stageConfigFromContext } from '../../lib/stage-config.js';
+import { identityProviderFromEnvironment } from '../../lambdas/platform/config.js';
 
 type Json = Record<string, any>;
 type Resource = { Type: string; Properties: Json; DeletionPolicy?: string; DependsOn?: string[]; Metadata?: Json };
@@ -167,6 +168,34 @@ describe('sign-in: the Cognito user pool and the console client', { timeout: 120
       const variables = functionOf('staging', spec.name)[1].Properties.Environment.Variables as Json;
       expect(Object.keys(variables).filter((key) => SETTINGS.includes(key)), spec.name).toEqual([]);
     }
+  });
+
+  it('sets what the API reads as a valid identity provider, once CloudFormation resolves it', () => {
+    const [poolId] = only('staging', 'AWS::Cognito::UserPool');
+    const [clientId] = only('staging', 'AWS::Cognito::UserPoolClient');
+    const [domainId] = only('staging', 'AWS::Cognito::UserPoolDomain');
+    const refs: Record<string, string> = {
+      'AWS::Region': 'eu-west-1',
+      'AWS::URLSuffix': 'amazonaws.com',
+      [poolId]: 'eu-west-1_AbC123def',
+      [clientId]: '1example23456789abcdefghij',
+      [domainId]: 'assisted-staging-1a2b3c4d',
+    };
+    const resolve = (value: unknown): string => {
+      if (typeof value === 'string') return value;
+      const expression = value as Json;
+      if (expression.Ref) return refs[expression.Ref as string] ?? expect.unreachable(`Ref ${expression.Ref}`);
+      if (expression['Fn::Join']) return (expression['Fn::Join'][1] as unknown[]).map(resolve).join(expression['Fn::Join'][0]);
+      return expect.unreachable(JSON.stringify(value));
+    };
+    const variables = functionOf('staging', REST_API_FUNCTION)[1].Properties.Environment.Variables as Json;
+    const env = Object.fromEntries(SETTINGS.map((key) => [key, resolve(variables[key])]));
+    expect(identityProviderFromEnvironment(env)).toMatchObject({
+      issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC123def',
+      clientIds: ['1example23456789abcdefghij'],
+      jwksUrl: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC123def/.well-known/jwks.json',
+    });
+    expect(env.IDENTITY_PROVIDER_AUTHORIZATION_URL).toBe('https://assisted-staging-1a2b3c4d.auth.eu-west-1.amazoncognito.com/oauth2/authorize');
   });
 
   it('adds no federated identity provider unless one is configured', () => {
