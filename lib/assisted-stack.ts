@@ -130,6 +130,9 @@ export class AssistedStack extends Stack {
     // ---- API Gateway -------------------------------------------------------------------------
     this.api = addRestApi(this, { catalogue, functions: this.functions, config, logRetention, removalPolicy });
 
+    // ---- Sign-in: the Cognito user pool whose tokens the API accepts beside API tokens --------
+    this.signIn = new SignIn(this, 'SignIn', { config: config.signIn, stage, certificateArn: config.certificateArn, ephemeral });
+
     // ---- Console and API behind one CloudFront domain -----------------------------------------
     this.site = new ConsoleSite(this, 'Console', {
       projectRoot: PROJECT_ROOT,
@@ -138,23 +141,19 @@ export class AssistedStack extends Stack {
       accessLogs: this.buckets.access,
       domainName: config.domainName,
       certificateArn: config.certificateArn,
+      // The console exchanges the sign-in's authorization code at the pool's token endpoint.
+      connectSources: [this.signIn.baseUrl],
       removalPolicy,
       logGroup: new logs.LogGroup(this, 'ConsoleDeploymentLogs', { retention: logRetention, removalPolicy }),
     });
     const cloudFrontUrl = `https://${this.site.distribution.distributionDomainName}`;
     const publicUrl = config.domainName ? `https://${config.domainName}` : cloudFrontUrl;
 
-    // ---- Sign-in: the Cognito user pool whose tokens the API accepts beside API tokens --------
-    // The console's callback names the distribution, and the API functions name the pool and its
-    // client: functions → client → distribution → REST API (by id, see lib/console-site.ts), no cycle.
-    this.signIn = new SignIn(this, 'SignIn', {
-      config: config.signIn,
-      stage,
-      // The console works from the CloudFront domain as well as from the custom one.
-      consoleOrigins: config.domainName ? [publicUrl, cloudFrontUrl] : [cloudFrontUrl],
-      certificateArn: config.certificateArn,
-      ephemeral,
-    });
+    // The console's client names the distribution (callbacks), the distribution the pool's domain
+    // (CSP), and the API functions the pool and client: functions → client → distribution →
+    // domain and REST API (by id, see lib/console-site.ts), no cycle. The console works from the
+    // CloudFront domain as well as from the custom one.
+    this.signIn.addConsoleClient(config.domainName ? [publicUrl, cloudFrontUrl] : [cloudFrontUrl]);
     for (const [name, fn] of Object.entries(this.functions)) {
       if (!servesRestApi(name)) continue;
       for (const [key, value] of Object.entries(this.signIn.apiEnvironment())) fn.addEnvironment(key, value);

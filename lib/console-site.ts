@@ -35,6 +35,16 @@ function apiOrigin(api: apigateway.RestApi, stageName: string): cloudfront.IOrig
   });
 }
 
+/** The policy with these sources added to its connect-src (which it must have: the console's says 'self'). */
+export function withConnectSources(policy: string, sources: string[]): string {
+  if (sources.length === 0) return policy;
+  const directives = policy.split(';').map((directive) => directive.trim());
+  const index = directives.findIndex((directive) => directive.split(/\s+/)[0] === 'connect-src');
+  if (index < 0) throw new Error('the console\'s Content-Security-Policy has no connect-src to extend');
+  directives[index] = [directives[index], ...sources].join(' ');
+  return directives.join('; ');
+}
+
 export interface ConsoleSiteProps {
   projectRoot: string;
   api: apigateway.RestApi;
@@ -43,6 +53,8 @@ export interface ConsoleSiteProps {
   accessLogs: s3.IBucket;
   domainName?: string;
   certificateArn?: string;
+  /** Origins the console calls besides its own (the identity provider's token endpoint): added to the CSP's connect-src. */
+  connectSources?: string[];
   removalPolicy: RemovalPolicy;
   logGroup: logs.ILogGroup;
 }
@@ -80,7 +92,7 @@ export class ConsoleSite extends Construct {
     const consoleHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ConsoleHeaders', {
       comment: 'assisted-cloud console: CSP, no framing, no sniffing, no referrer, HSTS',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_SECURITY_HEADERS['Content-Security-Policy'], override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: withConnectSources(CONSOLE_SECURITY_HEADERS['Content-Security-Policy'], props.connectSources ?? []), override: true },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },

@@ -20,22 +20,25 @@ export const CONSOLE_SCOPES = [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMA
 export interface SignInProps {
   config: SignInConfig;
   stage: string;
-  /** Origins the console is served from (`https://host`, no trailing slash): the CloudFront domain, and the custom domain when there is one. */
-  consoleOrigins: string[];
   /** The stage's us-east-1 certificate, for a custom sign-in domain. */
   certificateArn?: string;
   /** Ephemeral (dev) stages lose their users with the stack; every other stage keeps and protects the pool. */
   ephemeral: boolean;
 }
 
+/**
+ * Built in two steps: the pool and its domain first, which the console's CloudFront distribution
+ * names (its CSP lets the console call the token endpoint); then the console's client, which names
+ * the distribution (its callback URLs).
+ */
 export class SignIn extends Construct {
   readonly userPool: cognito.UserPool;
-  readonly consoleClient: cognito.UserPoolClient;
+  private client?: cognito.UserPoolClient;
   readonly domain: cognito.UserPoolDomain;
   readonly federatedProvider?: cognito.UserPoolIdentityProviderOidc | cognito.UserPoolIdentityProviderSaml;
   /** The `iss` of the pool's tokens. */
   readonly issuer: string;
-  /** Base URL of the hosted sign-in pages and OAuth endpoints. */
+  /** Base URL (an origin) of the hosted sign-in pages and OAuth endpoints. */
   readonly baseUrl: string;
 
   constructor(scope: Construct, id: string, props: SignInProps) {
@@ -123,9 +126,34 @@ export class SignIn extends Construct {
       });
     }
 
-    const callbackUrls = props.consoleOrigins.map((origin) => `${origin}${CONSOLE_CALLBACK_PATH}`);
-    const logoutUrls = props.consoleOrigins.map((origin) => `${origin}${CONSOLE_SIGN_OUT_PATH}`);
-    this.consoleClient = this.userPool.addClient('ConsoleClient', {
+    if (config.domainName) {
+      this.domain = this.userPool.addDomain('Domain', {
+        customDomain: {
+          domainName: config.domainName,
+          certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn!),
+        },
+      });
+    } else {
+      // Prefix domains are global to the region, across accounts: the stack's id (a UUID per stack)
+      // makes the derived one unique without putting the account id in every sign-in URL.
+      const stackIdPart = Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))));
+      this.domain = this.userPool.addDomain('Domain', {
+        cognitoDomain: { domainPrefix: config.domainPrefix ?? `${derivedDomainPrefix(props.stage)}-${stackIdPart}` },
+      });
+    }
+    this.baseUrl = this.domain.baseUrl();
+    this.issuer = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
+  }
+
+  /**
+   * The console's app client, served from these origins (`https://host`, no trailing slash): the
+   * CloudFront domain, and the custom domain when there is one.
+   */
+  addConsoleClient(consoleOrigins: string[]): cognito.UserPoolClient {
+    if (this.client) throw new Error('the console has one app client');
+    const callbackUrls = consoleOrigins.map((origin) => `${origin}${CONSOLE_CALLBACK_PATH}`);
+    const logoutUrls = consoleOrigins.map((origin) => `${origin}${CONSOLE_SIGN_OUT_PATH}`);
+    const client = this.userPool.addClient('ConsoleClient', {
       userPoolClientName: 'console',
       // A browser keeps no secret: a public client, whose code exchange the console binds to its
       // request with PKCE (S256). Cognito has no switch to refuse a public client's exchange
@@ -152,25 +180,14 @@ export class SignIn extends Construct {
       enableTokenRevocation: true,
     });
     // The client names the provider; CloudFormation must create the provider first.
-    if (this.federatedProvider) this.consoleClient.node.addDependency(this.federatedProvider);
+    if (this.federatedProvider) client.node.addDependency(this.federatedProvider);
+    this.client = client;
+    return client;
+  }
 
-    if (config.domainName) {
-      this.domain = this.userPool.addDomain('Domain', {
-        customDomain: {
-          domainName: config.domainName,
-          certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn!),
-        },
-      });
-    } else {
-      // Prefix domains are global to the region, across accounts: the stack's id (a UUID per stack)
-      // makes the derived one unique without putting the account id in every sign-in URL.
-      const stackIdPart = Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))));
-      this.domain = this.userPool.addDomain('Domain', {
-        cognitoDomain: { domainPrefix: config.domainPrefix ?? `${derivedDomainPrefix(props.stage)}-${stackIdPart}` },
-      });
-    }
-    this.baseUrl = this.domain.baseUrl();
-    this.issuer = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
+  get consoleClient(): cognito.UserPoolClient {
+    if (!this.client) throw new Error('addConsoleClient first');
+    return this.client;
   }
 
   /**

@@ -11,6 +11,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_API_FUNCTION, AssistedStack, REST_API_FUNCTION, loadCatalogue } from '../../lib/assisted-stack.js';
 import { addComplianceChecks } from '../../lib/compliance.js';
+import { withConnectSources } from '../../lib/console-site.js';
 import { stageConfigFromContext } from '../../lib/stage-config.js';
 import { identityProviderFromEnvironment } from '../../lambdas/platform/config.js';
 
@@ -196,6 +197,21 @@ describe('sign-in: the Cognito user pool and the console client', { timeout: 120
       jwksUrl: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC123def/.well-known/jwks.json',
     });
     expect(env.IDENTITY_PROVIDER_AUTHORIZATION_URL).toBe('https://assisted-staging-1a2b3c4d.auth.eu-west-1.amazoncognito.com/oauth2/authorize');
+  });
+
+  it("lets the console call the pool's token endpoint, and no other origin more", () => {
+    const [domainId] = only('staging', 'AWS::Cognito::UserPoolDomain');
+    const policies = Object.values(resources.staging!).filter((r) => r.Type === 'AWS::CloudFront::ResponseHeadersPolicy');
+    const csp = policies.map((r) => r.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig?.ContentSecurityPolicy).filter(Boolean);
+    expect(csp).toHaveLength(1);
+    const [separator, parts] = csp[0].ContentSecurityPolicy['Fn::Join'] as [string, unknown[]];
+    expect(separator).toBe('');
+    expect(parts[0]).toMatch(/connect-src 'self' https:\/\/$/);
+    expect(parts.slice(1, 5)).toEqual([{ Ref: domainId }, '.auth.', { Ref: 'AWS::Region' }, expect.stringMatching(/^\.amazoncognito\.com; object-src 'none';/)]);
+    expect(withConnectSources("default-src 'self'; connect-src 'self'; form-action 'self'", ['https://a.example.com'])).toBe(
+      "default-src 'self'; connect-src 'self' https://a.example.com; form-action 'self'",
+    );
+    expect(() => withConnectSources("default-src 'self'", ['https://a.example.com'])).toThrow(/no connect-src/);
   });
 
   it('adds no federated identity provider unless one is configured', () => {
