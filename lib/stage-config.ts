@@ -195,7 +195,7 @@ export function derivedDomainPrefix(stage: string): string {
   return `assisted-${stage.toLowerCase()}`;
 }
 
-function signInConfig(context: Context, stage: string, certificateArn: string | undefined): SignInConfig {
+function signInConfig(context: Context, stage: string, consoleDomainName: string | undefined, certificateArn: string | undefined): SignInConfig {
   const domainPrefix = optionalString('signInDomainPrefix', context('signInDomainPrefix'));
   if (domainPrefix !== undefined && (!DOMAIN_PREFIX.test(domainPrefix) || RESERVED_IN_DOMAIN_PREFIX.test(domainPrefix))) {
     throw new Error(
@@ -213,6 +213,9 @@ function signInConfig(context: Context, stage: string, certificateArn: string | 
     throw new Error('context signInDomainName needs certificateArn: the sign-in pages are served by CloudFront with the stage\'s us-east-1 certificate, which must cover this name too');
   }
   if (domainName && domainPrefix) throw new Error('context signInDomainName and signInDomainPrefix: give one, the user pool has one domain');
+  if (domainName && domainName === consoleDomainName) {
+    throw new Error('context signInDomainName must differ from domainName: the console\'s CloudFront distribution holds that name, and Cognito\'s sign-in pages are a distribution of their own');
+  }
   return {
     ...(domainPrefix ? { domainPrefix } : {}),
     ...(domainName ? { domainName } : {}),
@@ -312,6 +315,6 @@ export function stageConfigFromContext(context: Context): StageConfig {
     agentEndpoint: oneOf('agentEndpoint', context('agentEndpoint'), AGENT_ENDPOINTS, 'function-url'),
     agentConcurrency: nonNegativeInteger('agentConcurrency', context('agentConcurrency'), 20),
     logLevel: oneOf('logLevel', String(context('logLevel') ?? '').toUpperCase(), LOG_LEVELS, 'WARN'),
-    signIn: signInConfig(context, stage, certificateArn),
+    signIn: signInConfig(context, stage, domainName, certificateArn),
   };
 }

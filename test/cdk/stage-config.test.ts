@@ -72,6 +72,9 @@ describe('stage configuration from CDK context', () => {
     expect(() => from({ stage: 'aws-test' })).toThrow(/set context signInDomainPrefix/);
     expect(from({ stage: 'aws-test', signInDomainPrefix: 'assisted-test' }).signIn.domainPrefix).toBe('assisted-test');
     expect(() => from({ signInDomainName: 'login.example.com' })).toThrow(/signInDomainName needs certificateArn/);
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abc';
+    expect(() => from({ domainName: 'assisted.example.com', certificateArn, signInDomainName: 'assisted.example.com' })).toThrow(/must differ from domainName/);
+    expect(from({ domainName: 'assisted.example.com', certificateArn, signInDomainName: 'login.assisted.example.com' }).signIn.domainName).toBe('login.assisted.example.com');
     expect(() => from({ federationOidcIssuer: 'https://login.example.com' })).toThrow(/federationOidcClientId and federationOidcClientSecretName/);
     expect(() => from({ federationOidcIssuer: 'http://login.example.com', federationOidcClientId: 'a', federationOidcClientSecretName: 's' })).toThrow(/federationOidcIssuer/);
     expect(() => from({ federationSamlMetadataUrl: 'https://idp.example.com/m', federationOidcClientId: 'a' })).toThrow(/not both/);
