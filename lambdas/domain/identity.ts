@@ -13,6 +13,21 @@ export interface IdentityProviderSettings {
   clientIds: readonly string[];
   /** Where the issuer publishes its signing keys (default: `<issuer>/.well-known/jwks.json`, Cognito's layout). */
   jwksUrl: string;
+  /** How the console signs people in (authorization code + PKCE), when it should. */
+  console?: ConsoleSignIn;
+}
+
+/**
+ * The console's sign-in: a public client (no secret) of the identity provider, its authorization
+ * and token endpoints, and optionally where to end the provider's session on sign-out. The console
+ * reads these from the API (GetSignInSettings), so its build knows no provider.
+ */
+export interface ConsoleSignIn {
+  clientId: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  signOutUrl?: string;
+  scopes: readonly string[];
 }
 
 /** Signatures accepted: asymmetric only (what an issuer's JWKS publishes). `none` and HS* never. */
@@ -108,6 +123,14 @@ export function userIdOf(issuer: string, subject: string): string {
  */
 export function personalOrgIdOf(userId: string): string {
   return `user-${userId}`;
+}
+
+/**
+ * A further personal organisation for a user whose first one has other members now (they invited
+ * someone there, then left): `another` is random, so that no one else's organisation is reused.
+ */
+export function anotherPersonalOrgIdOf(userId: string, another: string): string {
+  return `${personalOrgIdOf(userId)}-${another}`;
 }
 
 export function personalOrgNameOf(identity: Pick<VerifiedIdentity, 'email'>): string {

@@ -4,7 +4,7 @@
  */
 import { catalogueAgentImages, type AgentSettings } from '../domain/agent-protocol.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/agent-token.js';
-import { defaultJwksUrl, type IdentityProviderSettings } from '../domain/identity.js';
+import { defaultJwksUrl, type ConsoleSignIn, type IdentityProviderSettings } from '../domain/identity.js';
 
 export interface ServiceConfig {
   tableName: string;
@@ -70,11 +70,36 @@ export function identityProviderFromEnvironment(env: NodeJS.ProcessEnv = process
     return undefined;
   }
   if (clientIds.length === 0) throw new Error('IDENTITY_PROVIDER_ISSUER needs IDENTITY_PROVIDER_CLIENT_IDS: the app client ids whose tokens are accepted');
+  const console = consoleSignInFromEnvironment(env, clientIds);
   return {
     // The issuer is compared with `iss` exactly, as the issuer writes it (Cognito's has no trailing slash).
     issuer: identityProviderUrl('IDENTITY_PROVIDER_ISSUER', issuer),
     clientIds,
     jwksUrl: identityProviderUrl('IDENTITY_PROVIDER_JWKS_URL', jwksUrl ?? defaultJwksUrl(issuer)),
+    ...(console ? { console } : {}),
+  };
+}
+
+/**
+ * IDENTITY_PROVIDER_CONSOLE_CLIENT_ID (one of the accepted clients), IDENTITY_PROVIDER_AUTHORIZATION_URL,
+ * IDENTITY_PROVIDER_TOKEN_URL, optionally IDENTITY_PROVIDER_SIGN_OUT_URL: all or none of the first three.
+ */
+function consoleSignInFromEnvironment(env: NodeJS.ProcessEnv, clientIds: readonly string[]): ConsoleSignIn | undefined {
+  const clientId = env.IDENTITY_PROVIDER_CONSOLE_CLIENT_ID || undefined;
+  const authorizationUrl = env.IDENTITY_PROVIDER_AUTHORIZATION_URL || undefined;
+  const tokenUrl = env.IDENTITY_PROVIDER_TOKEN_URL || undefined;
+  const signOutUrl = env.IDENTITY_PROVIDER_SIGN_OUT_URL || undefined;
+  if (!clientId && !authorizationUrl && !tokenUrl && !signOutUrl) return undefined;
+  if (!clientId || !authorizationUrl || !tokenUrl) {
+    throw new Error('The console signs in with IDENTITY_PROVIDER_CONSOLE_CLIENT_ID, IDENTITY_PROVIDER_AUTHORIZATION_URL and IDENTITY_PROVIDER_TOKEN_URL together: set all three, or none');
+  }
+  if (!clientIds.includes(clientId)) throw new Error('IDENTITY_PROVIDER_CONSOLE_CLIENT_ID must be one of IDENTITY_PROVIDER_CLIENT_IDS, or the API would refuse the console\'s tokens');
+  return {
+    clientId,
+    authorizationUrl: identityProviderUrl('IDENTITY_PROVIDER_AUTHORIZATION_URL', authorizationUrl),
+    tokenUrl: identityProviderUrl('IDENTITY_PROVIDER_TOKEN_URL', tokenUrl),
+    ...(signOutUrl ? { signOutUrl: identityProviderUrl('IDENTITY_PROVIDER_SIGN_OUT_URL', signOutUrl) } : {}),
+    scopes: ['openid', 'email', 'profile'],
   };
 }
 

@@ -1,15 +1,16 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/api-token.js';
 import type { ApiToken, Role } from '../domain/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/errors.js';
 import { looksLikeJwt } from '../domain/identity.js';
+import { lesserRole, roleWithin } from '../domain/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
 import type { Store } from '../ports/store.js';
-import type { Principal } from './principal.js';
+import { newSecret, secretHash, secretMatches } from './credential-secrets.js';
+import { recordEvent } from './events.js';
+import { actorName, type Principal, type UserPrincipal } from './principal.js';
 import { authenticateIdentityToken } from './users.js';
-
-const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 export interface TokenDeps {
   store: Store;
@@ -26,7 +27,7 @@ export function viewOf(token: ApiToken): ApiTokenView {
 
 export async function createApiToken(
   deps: TokenDeps,
-  request: { orgId: string; name: string; role: Role; expiresAt?: string },
+  request: { orgId: string; name: string; role: Role; expiresAt?: string; ownerUserId?: string },
 ): Promise<{ token: string; record: ApiTokenView }> {
   if (!request.name.trim()) throw badRequest('A token needs a name that says who or what uses it');
   if (request.expiresAt !== undefined) {
@@ -37,15 +38,16 @@ export async function createApiToken(
   const organisation = await deps.store.organisations.get({ orgId: request.orgId });
   if (!organisation) throw notFound(`Organisation ${request.orgId} does not exist`);
   const tokenId = randomUUID().replaceAll('-', '');
-  const secret = randomBytes(32).toString('base64url');
+  const secret = newSecret();
   const record = await deps.store.apiTokens.create({
     orgId: request.orgId,
     tokenId,
     name: request.name.trim(),
     role: request.role,
-    secretHash: hashSecret(secret),
+    secretHash: secretHash(secret),
     createdAt: deps.clock.now().toISOString(),
     ...(request.expiresAt ? { expiresAt: new Date(request.expiresAt).toISOString() } : {}),
+    ...(request.ownerUserId ? { ownerUserId: request.ownerUserId } : {}),
   });
   return { token: formatApiToken({ orgId: request.orgId, tokenId, secret }), record: viewOf(record) };
 }
@@ -60,7 +62,54 @@ export function tokenView(token: ApiTokenView): Record<string, unknown> {
     created_at: token.createdAt,
     ...(token.expiresAt ? { expires_at: token.expiresAt } : {}),
     ...(token.revokedAt ? { revoked_at: token.revokedAt } : {}),
+    ...(token.ownerUserId ? { owner_user_id: token.ownerUserId } : {}),
   };
+}
+
+/**
+ * Who may hold API tokens of the organisation: its admins manage every token; a signed-in member
+ * makes, lists and revokes tokens of their own, of at most their own role (their tokens act with at
+ * most their role and die with their membership). A non-admin API token manages none.
+ */
+function mayManageAll(principal: UserPrincipal): boolean {
+  return roleAllows(principal.role, 'manage-tokens');
+}
+
+function requireTokenHolder(principal: Principal): asserts principal is UserPrincipal {
+  if (principal.kind === 'user' && (mayManageAll(principal) || principal.userId !== undefined)) return;
+  requireRole(principal, 'manage-tokens');
+}
+
+/** POST /v2/api-tokens on behalf of the caller. */
+export async function createCallersToken(deps: TokenDeps, principal: Principal, request: { name: string; role: Role; expiresAt?: string }) {
+  requireTokenHolder(principal);
+  if (!mayManageAll(principal) && !roleWithin(request.role, principal.role)) {
+    throw forbidden(`Your role in the organisation is ${principal.role}: your tokens may have that role or a lesser one`);
+  }
+  const created = await createApiToken(deps, { ...request, orgId: principal.orgId, ...(principal.userId !== undefined ? { ownerUserId: principal.userId } : {}) });
+  await recordEvent(deps, { name: 'api_token_created', subject: { orgId: principal.orgId }, props: { actor: actorName(principal), name: created.record.name, reference: created.record.tokenId, role: created.record.role } });
+  return created;
+}
+
+/** GET /v2/api-tokens: every token for admins, a member's own otherwise. */
+export async function listCallersTokens(deps: TokenDeps, principal: Principal): Promise<ApiTokenView[]> {
+  requireTokenHolder(principal);
+  const tokens = await listApiTokens(deps, principal.orgId);
+  return mayManageAll(principal) ? tokens : tokens.filter((token) => token.ownerUserId === principal.userId);
+}
+
+/** DELETE /v2/api-tokens/{id}: any token for admins, a member's own otherwise (another's is not found). */
+export async function revokeCallersToken(deps: TokenDeps, principal: Principal, tokenId: string): Promise<void> {
+  requireTokenHolder(principal);
+  if (!mayManageAll(principal)) {
+    const token = await deps.store.apiTokens.get({ orgId: principal.orgId, tokenId });
+    if (token?.ownerUserId !== principal.userId) throw notFound(`API token ${tokenId} does not exist`);
+  }
+  const before = await deps.store.apiTokens.get({ orgId: principal.orgId, tokenId });
+  const revoked = await revokeApiToken(deps, principal.orgId, tokenId);
+  if (!before?.revokedAt) {
+    await recordEvent(deps, { name: 'api_token_revoked', subject: { orgId: principal.orgId }, props: { actor: actorName(principal), name: revoked.name, reference: revoked.tokenId } });
+  }
 }
 
 export async function listApiTokens(deps: TokenDeps, orgId: string): Promise<ApiTokenView[]> {
@@ -92,13 +141,21 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
   const parts = parseApiToken(raw);
   if (!parts) throw unauthorized('The API token is malformed or unknown');
   const token = await deps.store.apiTokens.get({ orgId: parts.orgId, tokenId: parts.tokenId });
-  const presented = Buffer.from(hashSecret(parts.secret), 'hex');
-  if (!token || !timingSafeEqual(presented, Buffer.from(token.secretHash, 'hex'))) {
-    throw unauthorized('The API token is malformed or unknown');
-  }
+  if (!token) throw unauthorized('The API token is malformed or unknown');
+  const refuse = async (reason: string, told: string) => {
+    await recordEvent(deps, { name: 'sign_in_refused', subject: { orgId: token.orgId }, props: { name: token.name, reference: token.tokenId, reason } });
+    return unauthorized(told);
+  };
+  if (!secretMatches(parts.secret, token.secretHash)) throw await refuse('its secret is wrong', 'The API token is malformed or unknown');
   const rejection = tokenRejection(token, deps.clock.now());
-  if (rejection) throw unauthorized(`The API token was ${rejection}; create a new one`);
-  return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, role: token.role };
+  if (rejection) throw await refuse(`it was ${rejection}`, `The API token was ${rejection}; create a new one`);
+  if (token.ownerUserId === undefined) return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, role: token.role };
+  // A member's token acts with at most their current role, and only while they are a member.
+  const membership = await deps.store.memberships.get({ userId: token.ownerUserId });
+  if (membership?.orgId !== token.orgId) {
+    throw await refuse('its owner is no longer a member of the organisation', "The API token's owner is no longer a member of its organisation");
+  }
+  return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, role: lesserRole(token.role, membership.role) };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { v5 as nameBasedUuid } from 'uuid';
 import type { EventSeverity, ServiceEvent } from '../domain/entities.js';
-import { badRequest, notFound } from '../domain/errors.js';
+import { roleAllows } from '../domain/api-token.js';
+import { badRequest, forbidden, notFound } from '../domain/errors.js';
 import { buildEvent, eventView, type EventProps, type EventSubject, type EventView } from '../domain/events/events.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventFilter, Store } from '../ports/store.js';
@@ -140,7 +141,8 @@ const HOST_LOOKUP_CONCURRENCY = 16;
  * - scope: `cluster_id` wins; otherwise `host_ids` (with the deprecated `host_id` merged in), the
  *   union of those hosts' events; otherwise `infra_env_id`. With none of them upstream lists every
  *   event to service admins only and an empty list to everyone else; an organisation's admin here
- *   is not a service admin, so the answer is empty.
+ *   is not a service admin, so the answer is empty, except for the organisation's audit events
+ *   (`categories=audit`, our extension), which its admins read so.
  * - with `cluster_id`, `message` filters by substring and `host_ids` / `cluster_level` /
  *   `deleted_hosts` select events of those hosts OR cluster-level events OR events of deleted
  *   hosts. Upstream applies `message` only in this scope, and so do we.
@@ -173,6 +175,9 @@ export async function listEvents(deps: { store: Store }, principal: Principal, q
     const all = await readEvents(deps.store, { orgId, infraEnvId: query.infraEnvId }, descending);
     if (all.length === 0 && !(await deps.store.infraEnvs.get({ orgId, infraEnvId: query.infraEnvId }))) throw notFound(`Infra-env ${query.infraEnvId} not found`);
     scoped = all.filter(inCategory);
+  } else if (categories.includes('audit')) {
+    if (principal.kind !== 'user' || !roleAllows(principal.role, 'manage-tokens')) throw forbidden("Only the organisation's admins may read its audit events");
+    scoped = (await readEvents(deps.store, { orgId, audit: true }, descending)).filter(inCategory);
   } else {
     scoped = [];
   }

@@ -19,6 +19,11 @@ export function requireAgent(principal: Principal): asserts principal is Extract
   if (principal.kind !== 'agent') throw forbidden('This operation is for the discovery agent, with its X-Secret-Key');
 }
 
+/** Operations of people and their API tokens (the router admits only userAuth; this states the intent). */
+export function requireSignedInUser(principal: Principal): asserts principal is UserPrincipal {
+  if (principal.kind !== 'user') throw forbidden('This operation is for people and their API tokens, not for the discovery agent');
+}
+
 /**
  * Who made a resource, as upstream's `user_name`: a signed-in user's email (else their user id), an
  * API token's id, or `agent`.

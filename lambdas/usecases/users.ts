@@ -2,12 +2,14 @@
  * People signed in through the identity provider: from a verified token to the principal, the
  * user's first request giving them a personal organisation (as OCM does) with them as its admin.
  */
-import type { Membership } from '../domain/entities.js';
-import { personalOrgIdOf, personalOrgNameOf, userIdOf, type VerifiedIdentity } from '../domain/identity.js';
+import { randomUUID } from 'node:crypto';
+import type { Membership, OrganisationMember } from '../domain/entities.js';
+import { anotherPersonalOrgIdOf, personalOrgIdOf, personalOrgNameOf, userIdOf, type VerifiedIdentity } from '../domain/identity.js';
+import { withMember } from '../domain/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
-import { storedOrCreated, type Store } from '../ports/store.js';
-import { ensureOrganisation } from './organisations.js';
+import { creating, replacing, storedOrCreated, type Store } from '../ports/store.js';
+import { decidedAgainOnConflict, membersOf } from './organisations.js';
 import type { Principal } from './principal.js';
 
 export interface UserDeps {
@@ -16,22 +18,33 @@ export interface UserDeps {
 }
 
 /**
- * The user's membership, made on their first request: the user record, their personal
- * organisation and their membership as its admin. Every write is conditional on a key the identity
- * determines, so any number of first requests at once, on any number of instances, end with one
- * organisation and one membership; each request answers with the membership that was stored.
- * A request that stops half way leaves what the next one completes.
+ * The user's membership, made on their first request (and on their next request after they were
+ * removed from their organisation): the user record, a personal organisation with them as its only
+ * admin, and their membership, the last two in one transaction that creates the membership only if
+ * there is none. Any number of such requests at once, on any number of instances, end with one
+ * membership; each answers with the one that was stored. The personal organisation is the one
+ * named after the user, unless someone else is a member of it by now.
  */
 export async function membershipOf(deps: UserDeps, identity: VerifiedIdentity): Promise<Membership> {
   const userId = userIdOf(identity.issuer, identity.subject);
-  const existing = await deps.store.memberships.get({ userId });
-  if (existing) return existing;
-
-  const now = deps.clock.now().toISOString();
-  await storedOrCreated(deps.store.users, { userId }, () => ({ userId, issuer: identity.issuer, subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), createdAt: now }));
-  const orgId = personalOrgIdOf(userId);
-  await ensureOrganisation(deps, orgId, personalOrgNameOf(identity));
-  return (await storedOrCreated(deps.store.memberships, { userId }, () => ({ userId, orgId, role: 'admin' as const, createdAt: now }))).record;
+  return decidedAgainOnConflict('membership', async () => {
+    const existing = await deps.store.memberships.get({ userId });
+    if (existing) return existing;
+    const now = deps.clock.now().toISOString();
+    await storedOrCreated(deps.store.users, { userId }, () => ({ userId, issuer: identity.issuer, subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), createdAt: now }));
+    const member: OrganisationMember = { role: 'admin', joinedAt: now, ...(identity.email ? { email: identity.email } : {}) };
+    const personal = await deps.store.organisations.get({ orgId: personalOrgIdOf(userId) });
+    const personalMembers = personal ? await membersOf(deps, personal) : {};
+    const reusable = Object.keys(personalMembers).every((id) => id === userId);
+    const orgId = personal && !reusable ? anotherPersonalOrgIdOf(userId, randomUUID().slice(0, 8)) : personalOrgIdOf(userId);
+    const organisationWrite =
+      personal && reusable
+        ? replacing(deps.store.organisations, withMember(personal, personalMembers, userId, member))
+        : creating(deps.store.organisations, { orgId, name: personalOrgNameOf(identity), createdAt: now, members: { [userId]: member } });
+    const membership = { userId, orgId, role: 'admin' as const, createdAt: now };
+    await deps.store.transact([organisationWrite, creating(deps.store.memberships, membership)]);
+    return { ...membership, version: 1 };
+  });
 }
 
 /** A verified identity token's principal: the user, their organisation and their role there. */

@@ -2,7 +2,8 @@
  * The privilege matrix: EVERY operation of openapi.yaml (the document is iterated, so a new
  * operation cannot be forgotten) called by every kind of caller, each answer checked against the
  * class of answer the access model gives (docs/api.md): read-only, user and admin API tokens of the
- * organisation, the agent token of the infra-env under test (agent-of-X), the agent token of another
+ * organisation, people signed in through the identity provider who joined it with those roles
+ * (members, through a loopback issuer, invited and accepted through the API), the agent token of the infra-env under test (agent-of-X), the agent token of another
  * infra-env of the organisation (agent-of-Y), an expired agent token of the infra-env under test,
  * and an admin token of another organisation.
  *
@@ -20,17 +21,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIngressCa } from '../../agent/src/controller/ingress-ca.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { operations as implementedOperations, publicOperations } from '../../lambdas/handlers/api/operations/index.js';
+import type { Role } from '../../lambdas/domain/entities.js';
 import { manifestObjectKey } from '../../lambdas/domain/object-keys.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET } from '../support/fixtures.js';
+import { startIdentityIssuer, type IdentityIssuer } from '../support/identity-issuer.js';
 import { testRuntime } from '../support/runtime.js';
 import { captureTemplates, INSTALLATION_FILES, secretMarker, seedCluster, seedInstallationFiles, type Templates } from '../support/seeded-worlds.js';
 
-type Who = 'read-only' | 'user' | 'admin' | 'agent-of-X' | 'agent-of-Y' | 'expired-agent' | 'other-org';
-const CALLERS: readonly Who[] = ['read-only', 'user', 'admin', 'agent-of-X', 'agent-of-Y', 'expired-agent', 'other-org'];
+type Who = 'read-only' | 'user' | 'admin' | 'member-read-only' | 'member-user' | 'member-admin' | 'agent-of-X' | 'agent-of-Y' | 'expired-agent' | 'other-org';
+const CALLERS: readonly Who[] = ['read-only', 'user', 'admin', 'member-read-only', 'member-user', 'member-admin', 'agent-of-X', 'agent-of-Y', 'expired-agent', 'other-org'];
+/** People signed in through the identity provider (a loopback issuer), members of the organisation with these roles. */
+const MEMBERS = { 'member-read-only': 'read-only', 'member-user': 'user', 'member-admin': 'admin' } as const;
+const isMember = (who: Who): who is keyof typeof MEMBERS => Object.hasOwn(MEMBERS, who);
+/** The role a caller acts with in the organisation under test: an API token's or a member's. */
+const roleOf = (who: Who): Role | undefined => (isMember(who) ? MEMBERS[who] : who === 'read-only' || who === 'user' || who === 'admin' ? who : undefined);
 type Expected = 'ok' | 401 | 403 | 404 | 501;
 type Phase = 'finalizing' | 'installed';
 
@@ -55,8 +63,11 @@ const IMPLEMENTED = new Set([...Object.keys(implementedOperations), ...Object.ke
 
 // ---- the model's rules -----------------------------------------------------------------------
 
-/** API token management is the admin role's. */
+/** API token management is the admin role's; a member manages tokens of their own (none is the victim). */
 const TOKEN_MANAGEMENT = new Set(['ListApiTokens', 'CreateApiToken', 'RevokeApiToken']);
+/** The organisation's own record: read by every role, changed by admins. Joining is for people only. */
+const ORGANISATION_READS = new Set(['ListOrganizations', 'GetOrganization', 'ListOrganizationMembers']);
+const ORGANISATION_ADMIN = new Set(['UpdateOrganization', 'UpdateOrganizationMember', 'RemoveOrganizationMember', 'ListOrganizationInvitations', 'CreateOrganizationInvitation', 'RevokeOrganizationInvitation']);
 /** The discovery agent's own calls, within its infra-env: an installed cluster leaves them open. */
 const DISCOVERY = new Set(['GetInfraEnv', 'v2RegisterHost', 'v2ListHosts', 'v2GetNextSteps', 'v2PostStepReply', 'v2DownloadInfraEnvFiles']);
 /**
@@ -121,9 +132,17 @@ function expectedAnswer(operation: Operation, spec: Spec, who: Who, phase: Phase
     if (who === 'agent-of-Y') return 404;
     return 'ok';
   }
+  if (operation.id === 'AcceptOrganizationInvitation') return isMember(who) ? 'ok' : 403;
   if (who === 'other-org') return namesWorld ? 404 : 'ok';
-  if (TOKEN_MANAGEMENT.has(operation.id)) return who === 'admin' ? 'ok' : 403;
-  if (who === 'read-only' && (operation.method !== 'GET' || carriesCredentials(operation.id, spec))) return 403;
+  const role = roleOf(who);
+  if (ORGANISATION_READS.has(operation.id)) return 'ok';
+  if (ORGANISATION_ADMIN.has(operation.id)) return role === 'admin' ? 'ok' : 403;
+  if (TOKEN_MANAGEMENT.has(operation.id)) {
+    if (role === 'admin') return 'ok';
+    if (!isMember(who)) return 403;
+    return operation.id === 'RevokeApiToken' ? 404 : 'ok';
+  }
+  if (role === 'read-only' && (operation.method !== 'GET' || carriesCredentials(operation.id, spec))) return 403;
   return 'ok';
 }
 
@@ -198,6 +217,12 @@ function requestsFor(operation: Operation, world: World): Spec[] {
     v2SetIgnoredValidations: [{ body: { 'host-validation-ids': '["has-cpu-cores-for-role"]' } }],
     V2UpdateClusterUISettings: [{ body: JSON.stringify({ matrix: true }) }],
     CreateApiToken: [{ body: { name: 'matrix', role: 'read-only' } }],
+    UpdateOrganization: [{ body: { name: 'Default organisation' } }],
+    UpdateOrganizationMember: [{ body: { role: 'user' }, absent: /^Member \S+ not found/ }],
+    RemoveOrganizationMember: [{ absent: /^Member \S+ not found/ }],
+    RevokeOrganizationInvitation: [{ absent: /^Invitation \S+ not found/ }],
+    CreateOrganizationInvitation: [{ body: { email: 'matrix@example.com', role: 'read-only' } }],
+    AcceptOrganizationInvitation: [{ body: { code: 'inv1.default.00000000000000000000000000000000.not-a-secret' }, absent: /^This invitation code is not valid/ }],
   };
   return specs[operation.id] ?? [{}];
 }
@@ -215,6 +240,10 @@ function urlOf(operation: Operation, spec: Spec, world: World): string {
     host_id: world.hostId,
     token_id: world.victimTokenId,
     validation_id: 'ntp-synced',
+    organization_id: 'default',
+    // Nobody: who may call finds no such member or invitation (a 404 naming it), who may not is refused first.
+    user_id: '0'.repeat(32),
+    invitation_id: '0'.repeat(32),
     operator_name: 'lso',
     id: bundleId,
   };
@@ -286,6 +315,9 @@ describe('privilege matrix: every operation × every kind of caller', () => {
         user: bearer(userTokens.user!),
         admin: bearer(userTokens.admin!),
         'other-org': bearer(userTokens['other-org']!),
+        'member-read-only': bearer(userTokens['member-read-only']!),
+        'member-user': bearer(userTokens['member-user']!),
+        'member-admin': bearer(userTokens['member-admin']!),
         'agent-of-X': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId }) },
         'agent-of-Y': other ? { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: other.infraEnvId }) } : {},
         'expired-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, expiresAt: new Date(Date.now() - 60_000) }) },
@@ -312,13 +344,13 @@ describe('privilege matrix: every operation × every kind of caller', () => {
    * see and did not send itself.
    */
   function leaksIn(text: string, who: Who, expected: Expected, sent: string, world: World): string[] {
-    if (who === 'user' || who === 'admin') return [];
+    if (roleOf(who) === 'user' || roleOf(who) === 'admin') return [];
     const refused = expected !== 'ok';
     const secrets: Record<string, string> = {
       kubeconfig: secretMarker(world.clusterId, 'kubeconfig'),
       'kubeadmin password': secretMarker(world.clusterId, 'kubeadmin-password'),
     };
-    if (refused || who === 'read-only' || who === 'other-org' || who === 'agent-of-Y') {
+    if (refused || roleOf(who) === 'read-only' || who === 'other-org' || who === 'agent-of-Y') {
       Object.assign(secrets, {
         'the pull secret': Buffer.from('tester:not-a-real-password').toString('base64'),
         'the pull secret (decoded)': 'not-a-real-password',
@@ -336,12 +368,16 @@ describe('privilege matrix: every operation × every kind of caller', () => {
     // only its own infra-env's (X's agents: X, its host and its cluster; Y's: Y's).
     const own = [world.clusterId, world.infraEnvId, world.hostId];
     const others = [world.otherClusterId, world.otherInfraEnvId, world.otherHostId];
-    const hidden = who === 'other-org' ? [...own, ...others] : who === 'agent-of-Y' ? own : who === 'read-only' ? [] : others;
+    const hidden = who === 'other-org' ? [...own, ...others] : who === 'agent-of-Y' ? own : roleOf(who) === 'read-only' ? [] : others;
     for (const id of hidden) if (id.length > 1 && text.includes(id) && !sent.includes(id)) found.push(`id ${id}`);
     return found;
   }
 
+  let idp: IdentityIssuer;
+
   beforeAll(async () => {
+    idp = await startIdentityIssuer();
+    Object.assign(process.env, idp.environment);
     // Two Api instances (each compiles every operation's validator once; the matrix calls them all).
     env = await testRuntime({ syntheticBaseImages: false, apiInstances: 2, scheduleOverrides: { 'host-monitor': 24 * 3_600_000 } });
     const admin = { Authorization: `Bearer ${env.adminToken}` };
@@ -361,6 +397,16 @@ describe('privilege matrix: every operation × every kind of caller', () => {
     userTokens['read-only'] = (await createApiToken(ports, { orgId: 'default', name: 'matrix-read-only', role: 'read-only' })).token;
     await ensureOrganisation(ports, 'org-matrix-b', 'Organisation B');
     userTokens['other-org'] = (await createApiToken(ports, { orgId: 'org-matrix-b', name: 'b-admin', role: 'admin' })).token;
+    // People join the organisation as its members do: invited by its admin, accepting while signed in.
+    for (const [who, role] of Object.entries(MEMBERS) as [Who, Role][]) {
+      const email = `${who}@example.com`;
+      const token = (userTokens[who] = await idp.idToken(who, email));
+      const invitation = await call('POST', '/organizations/default/invitations', { email, role });
+      const joined = await fetch(`${env.runtime.url}/api/assisted-install/v2/organizations/join`, {
+        method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ code: (invitation.body as { code: string }).code }),
+      });
+      expect(joined.status, await joined.text()).toBe(200);
+    }
     // No follow-ups (cluster judgements) from here on: the worlds stay in the states seeded, and
     // what a refused caller must not change changes only by the calls themselves.
     env.runtime.settings.settleFollowUps = false;
@@ -372,6 +418,8 @@ describe('privilege matrix: every operation × every kind of caller', () => {
       `${stats.requests} requests on ${stats.worlds} seeded worlds; ${stats.mismatches.length} unexpected answers; ${stats.leaks.length} leaks`,
     );
     await env?.close();
+    await idp?.close();
+    for (const name of Object.keys(idp?.environment ?? {})) delete process.env[name];
   });
 
   it('has a request for every operation that takes more than path parameters', () => {
@@ -392,7 +440,7 @@ describe('privilege matrix: every operation × every kind of caller', () => {
       const label = `${phase} ${operation.id}${spec.label ? ` (${spec.label})` : ''}`;
       const plan = CALLERS.map((who) => {
         const sentText = `${urlOf(operation, spec, refusedWorld)} ${typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body ?? '')}`;
-        const namesWorld = [refusedWorld.clusterId, refusedWorld.infraEnvId, refusedWorld.hostId, refusedWorld.victimTokenId].some((id) => sentText.includes(id));
+        const namesWorld = operation.path.includes('{organization_id}') || [refusedWorld.clusterId, refusedWorld.infraEnvId, refusedWorld.hostId, refusedWorld.victimTokenId].some((id) => sentText.includes(id));
         return { who, expected: expectedAnswer(operation, spec, who, phase, namesWorld) };
       });
       const refused = plan.filter((entry) => entry.expected !== 'ok');

@@ -69,7 +69,7 @@ describe('buildEvent', () => {
       const { props, subject } = sampleFor(definition);
       const event = buildEvent(name, props, subject, AT, 'event-1');
       expect(event.severity).toBe(definition.properties.severity ? props.severity : definition.severity);
-      expect(event).toMatchObject({ orgId: 'default', eventId: 'event-1', name, category: 'user', eventTime: AT.toISOString() });
+      expect(event).toMatchObject({ orgId: 'default', eventId: 'event-1', name, category: definition.eventType === 'organisation' ? 'audit' : 'user', eventTime: AT.toISOString() });
       expect(event.message).not.toMatch(/\{[a-z_]+\}/);
       for (const [property, value] of Object.entries(props)) {
         if (definition.message.includes(`{${property}}`)) expect(event.message).toContain(String(value));

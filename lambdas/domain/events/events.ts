@@ -9,7 +9,8 @@ import serviceCatalogueData from './service-catalogue.json' with { type: 'json' 
 
 /** How a catalogue property is typed; `optional-uuid` is upstream's UUID_PTR (e.g. a host's cluster). */
 export type PropertyType = 'uuid' | 'optional-uuid' | 'string' | 'integer' | 'boolean';
-export type EventType = 'cluster' | 'host' | 'infra-env';
+/** `organisation`: the organisation's audit trail (category `audit`), about no cluster, host or infra-env. */
+export type EventType = 'cluster' | 'host' | 'infra-env' | 'organisation';
 
 export interface EventDefinition {
   name: string;
@@ -41,7 +42,7 @@ export class InvalidEventError extends Error {
 
 const SEVERITIES: readonly EventSeverity[] = ['info', 'warning', 'error', 'critical'];
 const PROPERTY_TYPES: readonly PropertyType[] = ['uuid', 'optional-uuid', 'string', 'integer', 'boolean'];
-const EVENT_TYPES: readonly EventType[] = ['cluster', 'host', 'infra-env'];
+const EVENT_TYPES: readonly EventType[] = ['cluster', 'host', 'infra-env', 'organisation'];
 
 /** Catalogue properties that are the event's own ids; they come from the subject, not from props. */
 const ID_PROPERTIES = { cluster_id: 'clusterId', host_id: 'hostId', infra_env_id: 'infraEnvId' } as const;
@@ -159,7 +160,7 @@ export function buildEvent(name: string, props: EventProps, subject: EventSubjec
     eventId,
     name,
     severity,
-    category: 'user',
+    category: definition.eventType === 'organisation' ? 'audit' : 'user',
     message,
     eventTime: at.toISOString(),
     ...(id('cluster_id') ? { clusterId: id('cluster_id') } : {}),

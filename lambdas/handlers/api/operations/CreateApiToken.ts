@@ -1,11 +1,10 @@
 import type { Role } from '../../../domain/entities.js';
 import { json } from '../../../platform/http.js';
-import { createApiToken, requireRole, tokenView } from '../../../usecases/api-tokens.js';
+import { createCallersToken, tokenView } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
 
 export const CreateApiToken: Operation = async ({ event, principal, ports }) => {
-  requireRole(principal, 'manage-tokens');
   const body = event.body as { name: string; role?: Role; expires_at?: string };
-  const { token, record } = await createApiToken(ports, { orgId: principal.orgId, name: body.name, role: body.role ?? 'user', expiresAt: body.expires_at });
+  const { token, record } = await createCallersToken(ports, principal, { name: body.name, role: body.role ?? 'user', expiresAt: body.expires_at });
   return json(201, { ...tokenView(record), token });
 };

@@ -1,8 +1,5 @@
 import { json } from '../../../platform/http.js';
-import { listApiTokens, requireRole, tokenView } from '../../../usecases/api-tokens.js';
+import { listCallersTokens, tokenView } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
 
-export const ListApiTokens: Operation = async ({ principal, ports }) => {
-  requireRole(principal, 'manage-tokens');
-  return json(200, (await listApiTokens(ports, principal.orgId)).map(tokenView));
-};
+export const ListApiTokens: Operation = async ({ principal, ports }) => json(200, (await listCallersTokens(ports, principal)).map(tokenView));

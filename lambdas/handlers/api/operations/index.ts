@@ -3,6 +3,7 @@ import { BindHost } from './BindHost.js';
 import { CreateApiToken } from './CreateApiToken.js';
 import { DeregisterInfraEnv } from './DeregisterInfraEnv.js';
 import { GetInfraEnv } from './GetInfraEnv.js';
+import { GetSignInSettings } from './GetSignInSettings.js';
 import { GetInfraEnvDownloadURL } from './GetInfraEnvDownloadURL.js';
 import { ListApiTokens } from './ListApiTokens.js';
 import { ListClusterHosts } from './ListClusterHosts.js';
@@ -34,6 +35,7 @@ import { infraEnvFileOperations } from './infra-env-file-operations.js';
 import { installationOperations } from './installation-operations.js';
 import { logOperations } from './log-operations.js';
 import { manifestOperations } from './manifest-operations.js';
+import { organisationOperations } from './organisation-operations.js';
 
 /** operationId → implementation; each lives in a file named after its operationId. */
 export const operations: Record<string, Operation> = {
@@ -50,6 +52,7 @@ export const operations: Record<string, Operation> = {
   ...infraEnvFileOperations,
   ...catalogueOperations,
   ...manifestOperations,
+  ...organisationOperations,
   ...clusterSettingsOperations,
   ...actionOperations,
   ...installationOperations,
@@ -60,4 +63,5 @@ export const operations: Record<string, Operation> = {
 /** Operations openapi.yaml marks with empty security: served to anyone. */
 export const publicOperations: Record<string, PublicOperation> = {
   v2GetOpenApiDocument,
+  GetSignInSettings,
 };

@@ -1,0 +1,66 @@
+import type { Role } from '../../../domain/entities.js';
+import { json, noContent } from '../../../platform/http.js';
+import {
+  acceptInvitation,
+  changeMemberRole,
+  createInvitation,
+  getOrganisation,
+  listInvitations,
+  listMembers,
+  removeMember,
+  renameOrganisation,
+  revokeInvitation,
+} from '../../../usecases/organisations.js';
+import { requireSignedInUser } from '../../../usecases/principal.js';
+import type { Operation } from '../context.js';
+import { pathParam } from '../params.js';
+
+/** The organizations tag's operations (our extension), merged into the operations map by operations/index.ts. */
+export const organisationOperations: Record<string, Operation> = {
+  ListOrganizations: async ({ principal, ports }) => {
+    requireSignedInUser(principal);
+    return json(200, [await getOrganisation(ports, principal, principal.orgId)]);
+  },
+  GetOrganization: async ({ api, principal, ports }) => {
+    requireSignedInUser(principal);
+    return json(200, await getOrganisation(ports, principal, pathParam(api, 'organization_id')));
+  },
+  UpdateOrganization: async ({ api, event, principal, ports }) => {
+    requireSignedInUser(principal);
+    const body = event.body as { name: string };
+    return json(200, await renameOrganisation(ports, principal, pathParam(api, 'organization_id'), body.name));
+  },
+  ListOrganizationMembers: async ({ api, principal, ports }) => {
+    requireSignedInUser(principal);
+    return json(200, await listMembers(ports, principal, pathParam(api, 'organization_id')));
+  },
+  UpdateOrganizationMember: async ({ api, event, principal, ports }) => {
+    requireSignedInUser(principal);
+    const body = event.body as { role: Role };
+    return json(200, await changeMemberRole(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'user_id'), body.role));
+  },
+  RemoveOrganizationMember: async ({ api, principal, ports }) => {
+    requireSignedInUser(principal);
+    await removeMember(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'user_id'));
+    return noContent();
+  },
+  ListOrganizationInvitations: async ({ api, principal, ports }) => {
+    requireSignedInUser(principal);
+    return json(200, await listInvitations(ports, principal, pathParam(api, 'organization_id')));
+  },
+  CreateOrganizationInvitation: async ({ api, event, principal, ports }) => {
+    requireSignedInUser(principal);
+    const body = event.body as { email: string; role?: Role };
+    return json(201, await createInvitation(ports, principal, pathParam(api, 'organization_id'), { email: body.email, role: body.role ?? 'user' }));
+  },
+  RevokeOrganizationInvitation: async ({ api, principal, ports }) => {
+    requireSignedInUser(principal);
+    await revokeInvitation(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'invitation_id'));
+    return noContent();
+  },
+  AcceptOrganizationInvitation: async ({ event, principal, ports }) => {
+    requireSignedInUser(principal);
+    const body = event.body as { code: string };
+    return json(200, await acceptInvitation(ports, principal, body.code));
+  },
+};
