@@ -1130,6 +1130,157 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/sign-in/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description assisted-cloud extension. How the console signs people in: the identity provider's public client, authorization and token endpoints (authorization code + PKCE), or `identity_provider: false` when the service accepts API tokens only. No secret is part of it. */
+        get: operations["GetSignInSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description assisted-cloud extension. The caller's organisation (a person or token belongs to one at a time), as a list of one. */
+        get: operations["ListOrganizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description assisted-cloud extension. The signed-in person joins the organisation of an invitation made for their verified email, with its role, leaving their current organisation (whose last admin cannot leave while it has other members). Each code works once, until it expires. */
+        post: operations["AcceptOrganizationInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/{organization_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        /** @description assisted-cloud extension. The caller's organisation; any other is not found. */
+        get: operations["GetOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description assisted-cloud extension. Renames the organisation (admins). */
+        patch: operations["UpdateOrganization"];
+        trace?: never;
+    };
+    "/v2/organizations/{organization_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        /** @description assisted-cloud extension. The people who belong to the organisation, with their roles. */
+        get: operations["ListOrganizationMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/{organization_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description assisted-cloud extension. Removes a member (admins), or the caller leaves (their own user id). Their API tokens of the organisation are revoked and refused from their next request. The last admin of an organisation with other members cannot leave or be removed. */
+        delete: operations["RemoveOrganizationMember"];
+        options?: never;
+        head?: never;
+        /** @description assisted-cloud extension. Changes a member's role (admins). The last admin of an organisation with other members cannot stop being one. The member's own API tokens act with at most their new role from their next request. */
+        patch: operations["UpdateOrganizationMember"];
+        trace?: never;
+    };
+    "/v2/organizations/{organization_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        /** @description assisted-cloud extension. The organisation's invitations and their status (admins); never their codes. */
+        get: operations["ListOrganizationInvitations"];
+        put?: never;
+        /** @description assisted-cloud extension. Invites a person by email (admins). The answer holds the invitation's single-use code, once: no mail is sent; give the code (or the console's join link made from it) to the person, who joins with POST /v2/organizations/join while signed in with that verified email, within 7 days. */
+        post: operations["CreateOrganizationInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/{organization_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description assisted-cloud extension. Withdraws an invitation that was not accepted yet (admins); its code stops working. */
+        delete: operations["RevokeOrganizationInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1385,7 +1536,7 @@ export interface components {
             /** @enum {string} */
             severity: "info" | "warning" | "error" | "critical";
             /** @enum {string} */
-            category?: "user" | "metrics";
+            category?: "user" | "metrics" | "audit";
             message: string;
             /** Format: date-time */
             event_time: string;
@@ -3251,6 +3402,77 @@ export interface components {
              */
             type?: "cluster-managed" | "user-managed";
         };
+        "sign-in-settings": {
+            /** @description Whether people sign in through an identity provider (else with API tokens only). */
+            identity_provider: boolean;
+            issuer?: string;
+            /** @description The console's public client (authorization code + PKCE, no secret). */
+            client_id?: string;
+            authorization_endpoint?: string;
+            token_endpoint?: string;
+            end_session_endpoint?: string;
+            scopes?: string[];
+        };
+        organization: {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Members signed in through the identity provider (API tokens are not members). */
+            member_count: number;
+            /**
+             * @description The caller's role in it.
+             * @enum {string}
+             */
+            role: "admin" | "user" | "read-only";
+        };
+        "organization-update-params": {
+            name: string;
+        };
+        "organization-join-params": {
+            /** @description The invitation's code, as the inviter received it. */
+            code: string;
+        };
+        "organization-member": {
+            user_id: string;
+            email?: string;
+            /** @enum {string} */
+            role: "admin" | "user" | "read-only";
+            /** Format: date-time */
+            joined_at: string;
+        };
+        "organization-member-update-params": {
+            /** @enum {string} */
+            role: "admin" | "user" | "read-only";
+        };
+        "organization-invitation": {
+            id: string;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "user" | "read-only";
+            invited_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** Format: date-time */
+            accepted_at?: string;
+        };
+        "organization-invitation-create-params": {
+            /** Format: email */
+            email: string;
+            /**
+             * @default user
+             * @enum {string}
+             */
+            role?: "admin" | "user" | "read-only";
+        };
+        "organization-invitation-created": components["schemas"]["organization-invitation"] & {
+            /** @description The single-use code, in this answer only. */
+            code: string;
+        };
         "api-token": {
             id: string;
             name: string;
@@ -3263,6 +3485,8 @@ export interface components {
             expires_at?: string;
             /** Format: date-time */
             revoked_at?: string;
+            /** @description The signed-in member who made it for themselves; it acts with at most their role and stops working when they leave the organisation. */
+            owner_user_id?: string;
         };
         "api-token-create-params": {
             name: string;
@@ -3279,8 +3503,56 @@ export interface components {
             token: string;
         };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description Error. */
+        "bad-request": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["error"];
+            };
+        };
+        /** @description Unauthorized. */
+        unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["infra_error"];
+            };
+        };
+        /** @description Forbidden. */
+        forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["infra_error"];
+            };
+        };
+        /** @description Not found. */
+        "not-found": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["error"];
+            };
+        };
+        /** @description Conflict. */
+        conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["error"];
+            };
+        };
+    };
+    parameters: {
+        organization_id: string;
+    };
     requestBodies: {
         /** @description Parameters for updating log progress. */
         "logs-progress-params": {
@@ -9840,6 +10112,295 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+        };
+    };
+    GetSignInSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["sign-in-settings"];
+                };
+            };
+        };
+    };
+    ListOrganizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization"][];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+        };
+    };
+    AcceptOrganizationInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["organization-join-params"];
+            };
+        };
+        responses: {
+            /** @description Joined; the organisation joined. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization"];
+                };
+            };
+            400: components["responses"]["bad-request"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+            409: components["responses"]["conflict"];
+        };
+    };
+    GetOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization"];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+        };
+    };
+    UpdateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["organization-update-params"];
+            };
+        };
+        responses: {
+            /** @description Renamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization"];
+                };
+            };
+            400: components["responses"]["bad-request"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+        };
+    };
+    ListOrganizationMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization-member"][];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+        };
+    };
+    RemoveOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+            409: components["responses"]["conflict"];
+        };
+    };
+    UpdateOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["organization-member-update-params"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization-member"];
+                };
+            };
+            400: components["responses"]["bad-request"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+            409: components["responses"]["conflict"];
+        };
+    };
+    ListOrganizationInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization-invitation"][];
+                };
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+        };
+    };
+    CreateOrganizationInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["organization-invitation-create-params"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["organization-invitation-created"];
+                };
+            };
+            400: components["responses"]["bad-request"];
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+            409: components["responses"]["conflict"];
+        };
+    };
+    RevokeOrganizationInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["organization_id"];
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["unauthorized"];
+            403: components["responses"]["forbidden"];
+            404: components["responses"]["not-found"];
+            409: components["responses"]["conflict"];
         };
     };
 }
