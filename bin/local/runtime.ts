@@ -18,6 +18,7 @@ import { container, provide } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
+import { identityStandInRoute, type IdentityStandIn } from './identity-stand-in.js';
 import { LocalContainerTasks } from './containers.js';
 import { claimDataDirectory, MIN_FREE_BYTES_TO_START, storageHealth, storageProblem } from './data-directory.js';
 import { LocalSyntheticBaseImages, syntheticBaseImagesOffered } from './synthetic-base-images.js';
@@ -76,6 +77,12 @@ export interface RuntimeOptions {
   instrumentation?: string;
   /** Schedule periods in ms by schedule name, overriding their rate (tests, demos). */
   scheduleOverrides?: Record<string, number>;
+  /**
+   * Serve the local identity stand-in at <url>/identity and have the API trust it (console sign-up
+   * and sign-in). Default: on, unless ASSISTED_IDENTITY_STAND_IN=off or another identity provider
+   * is configured (IDENTITY_PROVIDER_ISSUER).
+   */
+  identityStandIn?: boolean;
   log?: (message: string) => void;
 }
 
@@ -92,6 +99,8 @@ export interface Runtime {
   functions: LocalFunctions;
   /** The event source mappings of the table's stream. */
   streams: StreamPoller;
+  /** The local identity stand-in, when it runs. */
+  identity?: IdentityStandIn;
   /** Settings a test may change while the runtime runs (see RuntimeOptions.settleFollowUps). */
   settings: { settleFollowUps: boolean };
   /** Settles once every function warmed by `warmAllFunctions` serves and the container tasks are bundled (at once without it). */
@@ -319,6 +328,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       return true;
     };
     const settings = { settleFollowUps: options.settleFollowUps ?? false };
+    const identityRoute = identityStandInRoute();
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,
@@ -333,12 +343,21 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         // Which instance answered: for reading logs, and for tests of instance isolation.
         return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
-      localRoutes: [healthRoute, staticSiteRoute(path.join(projectRoot, 'console', 'dist'))],
+      localRoutes: [healthRoute, identityRoute.route, staticSiteRoute(path.join(projectRoot, 'console', 'dist'))],
       log,
     });
     stops.push(() => api.close());
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
+    const identity = (options.identityStandIn ?? (process.env.ASSISTED_IDENTITY_STAND_IN !== 'off' && !process.env.IDENTITY_PROVIDER_ISSUER))
+      ? identityRoute.start({ url: api.url, dataDir, log })
+      : undefined;
+    if (identity) {
+      Object.assign(process.env, identity.environment);
+      stops.push(async () => {
+        for (const name of Object.keys(identity.environment)) delete process.env[name];
+      });
+    }
     provide(runtimePorts);
     // Instances take the environment as it is when they start: the API's start now, with PUBLIC_URL known.
     await functions.warm('Api');
@@ -377,6 +396,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       stepFunctions,
       functions,
       streams,
+      ...(identity ? { identity } : {}),
       settings,
       warmed,
       health,

@@ -20,12 +20,13 @@ import {
 } from '@patternfly/react-core';
 import { QuestionCircleIcon } from '@patternfly/react-icons';
 import { AboutModal } from './AboutModal';
-import { CLUSTERS_PATH, TOKENS_PATH } from './routes';
+import { CLUSTERS_PATH, ORGANISATION_PATH, TOKENS_PATH } from './routes';
 import { API_ROOT, signOut } from './session';
 
 const SECTIONS = [
   { label: 'Clusters', path: CLUSTERS_PATH },
-  { label: 'Organisation and API tokens', path: TOKENS_PATH },
+  { label: 'Organisation', path: ORGANISATION_PATH },
+  { label: 'API tokens', path: TOKENS_PATH },
 ];
 
 /** A masthead menu: a toggle and its items, closed again by a choice, Escape or a click outside. */

@@ -134,8 +134,8 @@ describe('console: sign-in and API tokens (Chromium)', () => {
   let createdToken = '';
   it('creates a token (shown once), lists it, and shows the organisation', async () => {
     const { page } = session;
-    await page.getByRole('link', { name: 'Organisation and API tokens' }).click();
-    await page.getByRole('heading', { name: 'Organisation and API tokens' }).waitFor();
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByRole('heading', { name: 'API tokens' }).waitFor();
     await expect.poll(() => page.getByTestId('organisation').textContent()).toBe(env.runtime.orgId);
     await page.getByLabel('Name').fill('ci read-only');
     await page.getByLabel('Role').selectOption('read-only');
@@ -209,7 +209,7 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
 
     await signIn(session, createdToken);
-    await page.getByRole('link', { name: 'Organisation and API tokens' }).click();
+    await page.getByRole('link', { name: 'API tokens' }).click();
     await expect.poll(() => page.getByTestId('token-list-error').textContent()).toContain("This token's role may not manage API tokens");
     await session.screenshot('read-only-refused');
   });
@@ -221,7 +221,7 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     await page.goto('/');
     await page.evaluate('sessionStorage.clear()');
     await signIn(session, env.adminToken);
-    await page.getByRole('link', { name: 'Organisation and API tokens' }).click();
+    await page.getByRole('link', { name: 'API tokens' }).click();
     const row = page.getByTestId(`token-row-${created.id}`);
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();

@@ -19,6 +19,8 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runti
     tableName: `t-${randomUUID()}`,
     // Tests read the world after each request's follow-ups; a test of the asynchronous flow turns it off.
     settleFollowUps: true,
+    // The identity stand-in only where a test asks for it: it changes what the API trusts.
+    identityStandIn: false,
     // DEBUG_RUNTIME=1 prints the runtime's log (instances, stream deliveries, workflow steps);
     // failed invocations and crashed instances are printed always, so a failure in CI says why.
     log: (message: string) => {

@@ -15,7 +15,8 @@ import {
   HelperTextItem,
   TextInput,
 } from '@patternfly/react-core';
-import { CLUSTERS_PATH } from '../routes';
+import { signInSettings, startIdentitySignIn, type SignInSettings } from '../identity';
+import { CLUSTERS_PATH, JOIN_PATH } from '../routes';
 import { API_ROOT, ApiError, apiRequest, storeToken, takeSignInNotice } from '../session';
 
 /**
@@ -27,6 +28,14 @@ export const SignInPage: React.FC = () => {
   const [notice] = React.useState<string | null>(() => takeSignInNotice());
   const [error, setError] = React.useState<string | null>(null);
   const [checking, setChecking] = React.useState(false);
+  const [settings, setSettings] = React.useState<SignInSettings>();
+  React.useEffect(() => void signInSettings().then(setSettings, () => setSettings({ identity_provider: false })), []);
+  const joining = window.location.pathname === JOIN_PATH;
+  const returnTo = window.location.pathname === '/' ? CLUSTERS_PATH : `${window.location.pathname}${window.location.search}`;
+  const signInWithProvider = () => {
+    setError(null);
+    startIdentitySignIn(settings!, returnTo).catch((failure: Error) => setError(`Could not start the sign-in: ${failure.message}`));
+  };
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -37,7 +46,7 @@ export const SignInPage: React.FC = () => {
     try {
       await apiRequest('GET', '/v2/component-versions', undefined, candidate);
       storeToken(candidate);
-      window.location.assign(window.location.pathname === '/' ? CLUSTERS_PATH : window.location.href);
+      window.location.assign(returnTo);
     } catch (failure) {
       setError(
         failure instanceof ApiError && failure.status === 401
@@ -55,6 +64,21 @@ export const SignInPage: React.FC = () => {
           <Content component="h1">Assisted Installer</Content>
         </CardTitle>
         <CardBody>
+          {joining && (
+            <Alert variant="info" isInline title="You were invited to an organisation" className="pf-v6-u-mb-md">
+              Sign in, or create an account with the email address the invitation was sent to, to join it.
+            </Alert>
+          )}
+          {settings?.identity_provider && (
+            <>
+              <Button variant="primary" isBlock onClick={signInWithProvider} data-testid="identity-sign-in">
+                Sign in or create an account
+              </Button>
+              <Content component="p" className="pf-v6-u-mt-lg">
+                Or, for automation and the first admin:
+              </Content>
+            </>
+          )}
           <Content component="p">
             Sign in with an API token of your organisation. The first start of the service prints an admin token and saves it to{' '}
             <code>.assisted/admin-token</code>; more are made on the API tokens page or with <code>npm run token -- create</code>.
@@ -79,7 +103,7 @@ export const SignInPage: React.FC = () => {
               </FormHelperText>
             </FormGroup>
             <ActionGroup>
-              <Button type="submit" variant="primary" isLoading={checking} isDisabled={checking}>
+              <Button type="submit" variant={settings?.identity_provider ? 'secondary' : 'primary'} isLoading={checking} isDisabled={checking}>
                 Sign in
               </Button>
               <Button variant="link" component="a" href={`${API_ROOT}/v2/openapi.yaml`} target="_blank">

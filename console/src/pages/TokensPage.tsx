@@ -101,7 +101,7 @@ export const TokensPage: React.FC = () => {
   return (
     <>
       <PageSection>
-        <Title headingLevel="h1">Organisation and API tokens</Title>
+        <Title headingLevel="h1">API tokens</Title>
         <DescriptionList isHorizontal className="pf-v6-u-mt-md">
           <DescriptionListGroup>
             <DescriptionListTerm>Organisation</DescriptionListTerm>
