@@ -52,16 +52,20 @@ export function exitCodeForStatus(status: number): number {
   return status >= 400 && status < 500 && status !== 429 && status !== 408 ? EXIT.apiRefused : EXIT.transient;
 }
 
-export function apiFailure(what: string, error: unknown, response: Response): CliError {
+/** What a status means for this command, when the API's reason alone would leave the caller guessing. */
+export type Hints = Partial<Record<number, string>>;
+
+export function apiFailure(what: string, error: unknown, response: Response, hints: Hints = {}): CliError {
   const status = response.status;
-  return new CliError(`${what}: ${status} ${failureReason(error, response)}`, exitCodeForStatus(status) as typeof EXIT.apiRefused);
+  const hint = hints[status];
+  return new CliError(`${what}: ${status} ${failureReason(error, response)}${hint ? `\n  ${hint}` : ''}`, exitCodeForStatus(status) as typeof EXIT.apiRefused);
 }
 
 /**
  * Runs one call and returns its data or throws a CliError that says what was being done. A
  * network failure (service down, refused connection) is exit 3, like a 5xx.
  */
-export async function call<T>(what: string, request: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+export async function call<T>(what: string, request: () => Promise<{ data?: T; error?: unknown; response: Response }>, hints: Hints = {}): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await request();
@@ -70,7 +74,7 @@ export async function call<T>(what: string, request: () => Promise<{ data?: T; e
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     throw new CliError(`${what}: cannot reach the service (${cause?.code ?? cause?.message ?? (error as Error).message})`, EXIT.transient);
   }
-  if (!result.response.ok) throw apiFailure(what, result.error, result.response);
+  if (!result.response.ok) throw apiFailure(what, result.error, result.response, hints);
   return result.data as T;
 }
 

@@ -8,6 +8,7 @@ import { registerClusters, registerKubeconfig, registerWait } from './commands/c
 import { registerEvents, registerHosts } from './commands/hosts.js';
 import { registerImage, registerInfraEnvs } from './commands/infra-envs.js';
 import { registerLogin } from './commands/login.js';
+import { registerInvitations, registerMembers, registerOrgs } from './commands/organisations.js';
 import { cliOf } from './commands/shared.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerZtp } from './commands/ztp.js';
@@ -23,7 +24,7 @@ const program = new Command('assisted')
 
 // The command groups (cli/commands/), in the order help lists them.
 const cli = cliOf(program);
-for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerZtp]) {
+for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerOrgs, registerMembers, registerInvitations, registerZtp]) {
   register(program, cli);
 }
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { apiClient, type ApiClient, type Cluster } from '../api.js';
+import { apiClient, type ApiClient, type Cluster, type Credentials } from '../api.js';
 import { resolveCredentials } from '../config.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { outputFormat, type OutputFormat } from '../output.js';
@@ -17,6 +17,8 @@ export interface GlobalOptions {
 export interface Cli {
   globals(): GlobalOptions;
   format(): OutputFormat;
+  /** The service URL and token the client uses (a command that shows links or reads its own token needs them). */
+  credentials(): Credentials;
   client(): ApiClient;
 }
 
@@ -25,6 +27,7 @@ export function cliOf(program: Command): Cli {
   return {
     globals,
     format: () => outputFormat(globals().output),
+    credentials: () => resolveCredentials(globals()),
     client: () => apiClient(resolveCredentials(globals())),
   };
 }
