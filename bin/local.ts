@@ -35,6 +35,11 @@ console.log(`[assisted] ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   DNS          ${runtime.endpoints.dns.host}:${runtime.endpoints.dns.port} (udp+tcp)
   data         ${runtime.dataDir}
   installer    ${installerMode()}`);
+console.log(
+  runtime.identity
+    ? `  console      ${runtime.url}/ (sign up there; identity stand-in at ${runtime.identity.issuer}, verification codes in ${runtime.identity.outbox})`
+    : `  console      ${runtime.url}/ (API tokens; identity provider ${process.env.IDENTITY_PROVIDER_ISSUER ?? 'none'})`,
+);
 if (runtime.createdAdminToken) {
   console.log(`  admin token  ${runtime.createdAdminToken}
                (shown once; also saved to ${runtime.adminTokenFile}, mode 0600)`);

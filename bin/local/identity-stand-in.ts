@@ -82,11 +82,15 @@ function page(response: ServerResponse, status: number, title: string, body: str
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
   });
-  response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · assisted-cloud</title>
+  response.end(pageHtml(title, body));
+}
+
+function pageHtml(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · assisted-cloud</title>
 <style>body{font-family:system-ui,sans-serif;background:#f0f0f0;margin:0}main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:8px}
 label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.5rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}
 .problem{color:#a30000}.hint{color:#555;font-size:.9rem}.badge{font-size:.75rem;background:#ffe9a8;padding:.15rem .4rem;border-radius:4px}</style></head>
-<body><main><p class="badge">Local identity stand-in (in AWS: Amazon Cognito)</p><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`);
+<body><main><p class="badge">Local identity stand-in (in AWS: Amazon Cognito)</p><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 function readForm(request: IncomingMessage): Promise<URLSearchParams> {
@@ -152,7 +156,18 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
         // The ID token carries the email itself (the API reads it from there), as Cognito's does.
         conformIdTokenClaims: false,
-        features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
+        features: {
+          devInteractions: { enabled: false },
+          rpInitiatedLogout: {
+            enabled: true,
+            // The library's own page loads a web font from the internet; this one is self-contained.
+            logoutSource: (ctx, form) => {
+              ctx.type = 'html';
+              ctx.body = pageHtml('Sign out', `<p>Sign out of the identity stand-in on this browser too?</p>${form}
+<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button> <button type="submit" form="op.logoutForm">Stay signed in</button>`);
+            },
+          },
+        },
         ttl: { IdToken: 3_600, AccessToken: 3_600, AuthorizationCode: 300, Interaction: 900, Session: 86_400, Grant: 86_400 },
         interactions: { url: (_ctx, interaction) => `${MOUNT}/interaction/${interaction.uid}` },
         findAccount: (_ctx, sub) => {

@@ -3425,6 +3425,8 @@ export interface components {
              * @enum {string}
              */
             role: "admin" | "user" | "read-only";
+            /** @description The caller's own user id, when the caller is a person signed in through the identity provider (not an API token). */
+            user_id?: string;
         };
         "organization-update-params": {
             name: string;

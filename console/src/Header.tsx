@@ -21,7 +21,8 @@ import {
 import { QuestionCircleIcon } from '@patternfly/react-icons';
 import { AboutModal } from './AboutModal';
 import { CLUSTERS_PATH, ORGANISATION_PATH, TOKENS_PATH } from './routes';
-import { API_ROOT, signOut } from './session';
+import { providerSignOutUrl } from './identity';
+import { API_ROOT, currentToken, signOut } from './session';
 
 const SECTIONS = [
   { label: 'Clusters', path: CLUSTERS_PATH },
@@ -89,7 +90,7 @@ export const Header: React.FC = () => {
               </ToolbarItem>
               <ToolbarItem>
                 <MastheadMenu label="Account" toggle="Signed in with an API token">
-                  <DropdownItem key="sign-out" onClick={() => signOut()}>
+                  <DropdownItem key="sign-out" onClick={() => void providerSignOutUrl(currentToken()).then((url) => signOut(undefined, url))}>
                     Sign out
                   </DropdownItem>
                 </MastheadMenu>

@@ -78,6 +78,21 @@ export async function completeIdentitySignIn(): Promise<string> {
   return pending.returnTo;
 }
 
+/**
+ * Where a person's sign-out goes: the provider's sign-out URL with the parameters of both dialects
+ * (OpenID Connect RP-initiated logout: client_id + post_logout_redirect_uri; Cognito's /logout:
+ * client_id + logout_uri), back to the console. Undefined for API-token sessions (a token is not a JWT).
+ */
+export async function providerSignOutUrl(token: string | null): Promise<string | undefined> {
+  if (!token || token.split('.').length !== 3) return undefined;
+  const settings = await signInSettings().catch(() => undefined);
+  if (!settings?.end_session_endpoint || !settings.client_id) return undefined;
+  const back = `${window.location.origin}/`;
+  const url = new URL(settings.end_session_endpoint);
+  url.search = new URLSearchParams({ client_id: settings.client_id, post_logout_redirect_uri: back, logout_uri: back }).toString();
+  return url.toString();
+}
+
 /** An invitation code the person opened a join link with, kept across the sign-in round trip. */
 export const rememberJoinCode = (code: string) => sessionStorage.setItem(JOIN_CODE_KEY, code);
 export function takeJoinCode(): string | null {

@@ -15,12 +15,16 @@ export function storeToken(token: string): void {
   sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-/** Forgets the token; `notice` is shown on the sign-in page that follows (why the session ended). */
-export function signOut(notice?: string): void {
+/**
+ * Forgets the token; `notice` is shown on the sign-in page that follows (why the session ended).
+ * `endProviderSession`, a person's own sign-out, also ends their session at the identity provider
+ * (its sign-out URL, which returns here), so the next sign-in on this browser asks for a password.
+ */
+export function signOut(notice?: string, endProviderSession?: string): void {
   sessionStorage.removeItem(TOKEN_KEY);
   if (notice) sessionStorage.setItem(NOTICE_KEY, notice);
   else sessionStorage.removeItem(NOTICE_KEY);
-  window.location.assign('/');
+  window.location.assign(endProviderSession ?? '/');
 }
 
 /** Why the last session ended, once (read on the sign-in page that follows). */

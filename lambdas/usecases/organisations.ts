@@ -97,6 +97,7 @@ export function organisationView(organisation: Organisation, members: Members, p
     created_at: organisation.createdAt,
     member_count: Object.keys(members).length,
     role: principal.role,
+    ...(principal.userId !== undefined ? { user_id: principal.userId } : {}),
   };
 }
 
@@ -318,7 +319,10 @@ export async function acceptInvitation(deps: OrganisationDeps, principal: UserPr
     return { target: joinedTarget, source, invitation };
   });
   await audit(deps, target.orgId, 'member_joined', { member: principal.email ?? userId, role: invitation.role, inviter: invitation.invitedBy });
-  if (source) await audit(deps, source.orgId, 'member_left', { member: principal.email ?? userId });
+  if (source) {
+    await revokeTokensOf(deps, source.orgId, userId);
+    await audit(deps, source.orgId, 'member_left', { member: principal.email ?? userId });
+  }
   const member: UserPrincipal = { kind: 'user', orgId: target.orgId, role: invitation.role, userId, ...(principal.email ? { email: principal.email } : {}) };
   return organisationView(target, target.members ?? {}, member);
 }

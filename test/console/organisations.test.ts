@@ -117,6 +117,14 @@ describe('console: people, organisations and invitations (Chromium)', () => {
     // An invitation works once; B, signed in again, is in an organisation of their own, without A's clusters.
     expect((await api(bToken, 'GET', '/clusters')).body).toEqual([]);
 
+    // A's own sign-out ends the provider's session too: signing in again asks for the password.
+    await a.page.getByRole('button', { name: 'Account' }).click();
+    await a.page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await a.page.getByRole('button', { name: 'Sign out' }).click();
+    await a.page.getByTestId('identity-sign-in').click();
+    await a.page.getByLabel('Password').waitFor();
+    await a.screenshot('signed-out');
+
     for (const session of [a, b]) {
       expect(session.consoleErrors).toEqual([]);
       expect(session.failedRequests).toEqual([]);

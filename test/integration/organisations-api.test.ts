@@ -51,7 +51,7 @@ describe('organisations, members and invitations', () => {
     const listed = await call(tokens.alice!, 'GET', '/organizations');
     expect(listed.status, listed.text).toBe(200);
     expectMatchesSchema('ListOrganizations', 200, listed.body);
-    expect(listed.body).toEqual([expect.objectContaining({ role: 'admin', member_count: 1, name: "alice@example.com's organisation" })]);
+    expect(listed.body).toEqual([expect.objectContaining({ role: 'admin', member_count: 1, name: "alice@example.com's organisation", user_id: userId('alice') })]);
     const org = listed.body![0] as { id: string };
 
     const got = await call(tokens.alice!, 'GET', `/organizations/${org.id}`);
@@ -77,6 +77,7 @@ describe('organisations, members and invitations', () => {
     expect(settings).toEqual({ identity_provider: false });
     const asToken = await call(env.adminToken, 'GET', '/organizations');
     expect(asToken.body).toEqual([expect.objectContaining({ id: 'default', role: 'admin' })]);
+    expect(asToken.body![0]).not.toHaveProperty('user_id');
   });
 
   it('lets B join A as read-only with a single-use code made for their email, see what A has, and hold a read-only token', async () => {
