@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { looksLikeJwt, userIdOf } from '../../lambdas/domain/identity.js';
 import { call, type ApiClient, type Schemas } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { note, print } from '../output.js';
@@ -30,21 +29,6 @@ async function callersOrganisation(api: ApiClient): Promise<Organisation> {
 
 async function organisationId(api: ApiClient, org: string | undefined): Promise<string> {
   return org ?? (await callersOrganisation(api)).id;
-}
-
-/**
- * The user id of a person signed in through the identity provider, from their token's issuer and
- * subject by the API's own rule. The claims are read, not verified: the service verifies the token
- * on the request this id goes into, and no endpoint tells a caller their own user id.
- */
-function signedInUserId(token: string): string | undefined {
-  if (!looksLikeJwt(token)) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { iss?: unknown; sub?: unknown };
-    return typeof claims.iss === 'string' && typeof claims.sub === 'string' ? userIdOf(claims.iss, claims.sub) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A member's user id, or the id of the one member with that email (people know emails, not ids). */
@@ -119,9 +103,10 @@ export function registerMembers(program: Command, cli: Cli): void {
     .addOption(orgOption())
     .action(async (options: { org?: string }) => {
       const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const own = await callersOrganisation(api);
+      const orgId = options.org ?? own.id;
       const list = await call(`listing the members of ${orgId}`, () => api.GET('/v2/organizations/{organization_id}/members', { params: { path: { organization_id: orgId } } }));
-      const you = signedInUserId(cli.credentials().token);
+      const you = own.user_id;
       print(cli.format(), list, (rows) => ({ header: MEMBER_HEADER, rows: rows.map((m) => memberRow(m, you)) }));
     });
 
@@ -157,18 +142,18 @@ export function registerMembers(program: Command, cli: Cli): void {
     .description('leave your organisation (a person signed in through the identity provider; your API tokens of it are revoked)')
     .addOption(orgOption())
     .action(async (options: { org?: string }) => {
-      const credentials = cli.credentials();
-      const userId = signedInUserId(credentials.token);
-      // An API token is no member: the API would take its DELETE as an admin removing someone, so
-      // nothing is sent in that case.
+      const api = cli.client();
+      // The organisation answers a person with their own user id; an API token is no member, and the
+      // API would take its DELETE as an admin removing someone, so nothing is sent in that case.
+      const own = await callersOrganisation(api);
+      const userId = own.user_id;
       if (!userId) {
         throw new CliError(
           "leaving needs a person signed in through the identity provider (their ID or access token as --token or ASSISTED_TOKEN); an API token is not a member and cannot leave. An admin removes members with `assisted members remove USER`",
           EXIT.usage,
         );
       }
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const orgId = options.org ?? own.id;
       await call(`leaving ${orgId}`, () => api.DELETE('/v2/organizations/{organization_id}/members/{user_id}', { params: { path: { organization_id: orgId, user_id: userId } } }), {
         403: 'leaving needs a person signed in through the identity provider, not an API token',
         404: `the signed-in person (user id ${userId}) is not a member of ${orgId}`,
