@@ -15,6 +15,7 @@
  * - registration, first poll, inventory and the other step replies of COST_SAMPLE_HOSTS (100) new hosts;
  * - a host-monitor pass with no host active, and one over the 1,000 hosts;
  * - a steady hour of COST_STEADY_HOSTS (50) further hosts in clusters of COST_CLUSTER_HOSTS (3),
+ *   after COST_WARMUP_HOURS (1) unmeasured hours of the same,
  *   each reporting a full mesh (so they are known), on a stepped service clock: each polls when
  *   the service tells it to, and answers the steps it is handed as upstream's agent does (a reply
  *   is posted only when its output changed: connectivity reports, whose round-trip times move;
@@ -35,13 +36,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { App } from 'aws-cdk-lib';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { startRuntime } from '../bin/local/runtime.js';
 import { AGENT_API_FUNCTION, AssistedStack, PROJECT_ROOT, REST_API_FUNCTION } from '../lib/assisted-stack.js';
 import { stageConfigFromContext } from '../lib/stage-config.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
+import { keys } from '../lambdas/adapters/dynamodb/keys.js';
 import { createS3BlobStore, s3ClientConfig } from '../lambdas/adapters/s3/blobs.js';
 import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
 import { payloadV2Result } from '../lambdas/handlers/api/request-path.js';
@@ -304,8 +308,33 @@ interface Measurements {
   perHostHour: Record<string, number>;
   pollSeconds: number;
   hosts: number;
-  /** The steady hour's known hosts, and the size of their clusters. */
-  steady: { hosts: number; clusterSize: number };
+  /** The steady hour's known hosts, the size of their clusters, and the unmeasured hours before it. */
+  steady: { hosts: number; clusterSize: number; warmupHours: number };
+  /** What one write of a steady host's item bills the table (its size in KB) and each index. */
+  hostWrite: { units: Record<string, number> };
+}
+
+/**
+ * What one write of a host's item bills the table and each index holding a copy (the same item
+ * put back, ReturnConsumedCapacity INDEXES): which part of a host write the indexes' projections are.
+ */
+async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnvId: string; hostId: string }): Promise<Measurements['hostWrite']> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1' });
+  try {
+    const TableName = container().config.tableName;
+    const { Item } = await client.send(new GetItemCommand({ TableName, Key: marshall(keys.host(key)), ConsistentRead: true }));
+    if (!Item) throw new Error('the steady host is gone');
+    const { ConsumedCapacity } = await client.send(new PutItemCommand({ TableName, Item, ReturnConsumedCapacity: 'INDEXES' }));
+    const table = ConsumedCapacity?.Table?.CapacityUnits ?? 0;
+    const units: Record<string, number> = { total: ConsumedCapacity?.CapacityUnits ?? 0, table };
+    const indexes = Object.entries(ConsumedCapacity?.GlobalSecondaryIndexes ?? {});
+    for (const [name, consumed] of indexes) units[name] = consumed.CapacityUnits ?? 0;
+    // DynamoDB Local names no index: what the table's own copy did not take, the indexes did.
+    if (indexes.length === 0) units['indexes together'] = units.total! - table;
+    return { units };
+  } finally {
+    client.destroy();
+  }
 }
 
 async function measure(): Promise<Measurements> {
@@ -313,6 +342,7 @@ async function measure(): Promise<Measurements> {
   const sampleCount = Math.min(setting('COST_SAMPLE_HOSTS', 100), hostCount);
   const steadyCount = setting('COST_STEADY_HOSTS', 50);
   const steadyHours = setting('COST_STEADY_HOURS', 1);
+  const warmupHours = setting('COST_WARMUP_HOURS', 1);
   const concurrency = 16;
   const neighbours = 8;
   const recorder = new Recorder();
@@ -486,38 +516,45 @@ async function measure(): Promise<Measurements> {
     if (notKnown) console.log(`a steady host is ${notKnown}`);
     console.log(`steady hosts (${steady.length}, clusters of ${clusterSize}): ${Object.entries(statuses).map(([status, n]) => `${n} ${status}`).join(', ')}`);
 
-    // ---- a steady hour of those hosts, on the stepped clock
-    // What the stream still delivers for the settling rounds' writes is not the hour's.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    recorder.recording = true;
-    recorder.phase = ' (steady)';
+    // ---- steady hours of those hosts, on the stepped clock
     const due = new Map(steady.map((id, i) => [id, clock.now().getTime() + (i / steady.length) * 60_000]));
-    const end = clock.now().getTime() + steadyHours * 3_600_000;
     const handed: Record<string, number> = {};
     const pollSeconds: number[] = [];
     let turn = 0;
-    for (;;) {
-      const [hostId, at] = [...due].reduce((a, b) => (b[1] < a[1] ? b : a));
-      if (at >= end) break;
-      clock.advanceTo(at);
-      const answer = await steadyPoll(hostId);
-      if (answer.status !== 200) throw new Error(`steady poll: ${answer.status} ${answer.body}`);
-      const steps = JSON.parse(answer.body) as { next_instruction_seconds?: number; instructions?: { step_type: string }[] };
-      const seconds = steps.next_instruction_seconds ?? 60;
-      pollSeconds.push(seconds);
-      due.set(hostId, at + seconds * 1000);
-      for (const { step_type } of steps.instructions ?? []) {
-        handed[step_type] = (handed[step_type] ?? 0) + 1;
-        if (!CHANGING_OUTPUTS.has(step_type)) continue;
-        // A healthy host's report again, with the figures that move between runs moved.
-        const wobble = (turn++ % 7) / 10;
-        const report = steadyReplies.get(hostId)!().find((r) => r.step_type === step_type)!.output;
-        const output = JSON.parse(JSON.stringify(report).replaceAll('"average_rtt_ms":0.4', `"average_rtt_ms":${0.4 + wobble}`));
-        if (!(await steadyReply(hostId, step_type, output))) throw new Error(`steady ${step_type} reply refused`);
+    const runFor = async (hours: number) => {
+      const end = clock.now().getTime() + hours * 3_600_000;
+      for (;;) {
+        const [hostId, at] = [...due].reduce((a, b) => (b[1] < a[1] ? b : a));
+        if (at >= end) break;
+        clock.advanceTo(at);
+        const answer = await steadyPoll(hostId);
+        if (answer.status !== 200) throw new Error(`steady poll: ${answer.status} ${answer.body}`);
+        const steps = JSON.parse(answer.body) as { next_instruction_seconds?: number; instructions?: { step_type: string }[] };
+        const seconds = steps.next_instruction_seconds ?? 60;
+        if (recorder.recording) pollSeconds.push(seconds);
+        due.set(hostId, at + seconds * 1000);
+        for (const { step_type } of steps.instructions ?? []) {
+          if (recorder.recording) handed[step_type] = (handed[step_type] ?? 0) + 1;
+          if (!CHANGING_OUTPUTS.has(step_type)) continue;
+          // A healthy host's report again, with the figures that move between runs moved.
+          const wobble = (turn++ % 7) / 10;
+          const report = steadyReplies.get(hostId)!().find((r) => r.step_type === step_type)!.output;
+          const output = JSON.parse(JSON.stringify(report).replaceAll('"average_rtt_ms":0.4', `"average_rtt_ms":${0.4 + wobble}`));
+          if (!(await steadyReply(hostId, step_type, output))) throw new Error(`steady ${step_type} reply refused`);
+        }
       }
-    }
-    // What the stream still delivers for the hour's writes.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // What the stream still delivers for these hours' writes.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    };
+    // Unmeasured first: what a host writes every so many minutes (its stored connectivity figures)
+    // is then as likely at any time of the measured hours as on a host connected for days, rather
+    // than all at once after the settling rounds.
+    await runFor(warmupHours);
+    recorder.recording = true;
+    recorder.phase = ' (steady)';
+    await runFor(steadyHours);
+    const hostWrite = await hostWriteByIndex(runtime.endpoints.dynamodb, { orgId: runtime.orgId, infraEnvId: steadyAgents.get(steady[0]!)!.route.split('/')[2]!, hostId: steady[0]! });
+    console.log(`one write of a steady host's item: ${Object.entries(hostWrite.units).map(([name, units]) => `${name} ${units}`).join(', ')} WRU`);
     const hostHours = steadyCount * steadyHours;
     // Everything the hour's hosts asked for, each kind priced by its own measurements.
     const perHostHour = Object.fromEntries(recorder.kinds().filter((kind) => kind.endsWith(recorder.phase)).map((kind) => [kind, recorder.count(kind) / hostHours]));
@@ -525,7 +562,7 @@ async function measure(): Promise<Measurements> {
     recorder.recording = false;
     const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
     pollSeconds.sort((a, b) => a - b);
-    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount, steady: { hosts: steadyCount, clusterSize } };
+    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount, steady: { hosts: steadyCount, clusterSize, warmupHours }, hostWrite };
   } finally {
     logger.setLogLevel(previousLevel as never);
     restoreOutput();
@@ -610,7 +647,7 @@ export async function cost(): Promise<Record<string, unknown>> {
     const from = docs.indexOf(DOCS_BEGIN);
     const to = docs.indexOf(DOCS_END);
     if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
-    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS); priced as 1,000 connected hosts.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
+    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS), after ${measurements.steady.warmupHours} unmeasured hour(s) of the same (COST_WARMUP_HOURS); priced as 1,000 connected hosts.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
     writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
     console.log('docs/deploy.md cost section regenerated');
   }
