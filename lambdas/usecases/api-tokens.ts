@@ -86,7 +86,9 @@ export async function createCallersToken(deps: TokenDeps, principal: Principal, 
   if (!mayManageAll(principal) && !roleWithin(request.role, principal.role)) {
     throw forbidden(`Your role in the organisation is ${principal.role}: your tokens may have that role or a lesser one`);
   }
-  const created = await createApiToken(deps, { ...request, orgId: principal.orgId, ...(principal.userId !== undefined ? { ownerUserId: principal.userId } : {}) });
+  // A token made with a member's token is that member's too, so that it dies with their membership.
+  const owner = principal.userId ?? principal.ownerUserId;
+  const created = await createApiToken(deps, { ...request, orgId: principal.orgId, ...(owner !== undefined ? { ownerUserId: owner } : {}) });
   await recordEvent(deps, { name: 'api_token_created', subject: { orgId: principal.orgId }, props: { actor: actorName(principal), name: created.record.name, reference: created.record.tokenId, role: created.record.role } });
   return created;
 }
@@ -155,7 +157,7 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
   if (membership?.orgId !== token.orgId) {
     throw await refuse('its owner is no longer a member of the organisation', "The API token's owner is no longer a member of its organisation");
   }
-  return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, role: lesserRole(token.role, membership.role) };
+  return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, ownerUserId: token.ownerUserId, role: lesserRole(token.role, membership.role) };
 }
 
 /**

@@ -155,6 +155,19 @@ describe('organisations, members and invitations', () => {
     expect((await container().store.memberships.get({ userId: bob }))?.role).toBe('read-only');
   });
 
+  it("makes a token made with a member's admin token that member's too, so it dies with their membership", async () => {
+    const org = await orgOf('alice');
+    const invited = await call(tokens.alice!, 'POST', `/organizations/${org.id}/invitations`, { email: 'dave@example.com', role: 'admin' });
+    expect((await call(tokens.dave!, 'POST', '/organizations/join', { code: invited.body!.code })).status).toBe(200);
+    const davesToken = (await call(tokens.dave!, 'POST', '/api-tokens', { name: 'daves', role: 'admin' })).body!.token as string;
+    const madeWithIt = await call(davesToken, 'POST', '/api-tokens', { name: 'daves-child', role: 'user' });
+    expect(madeWithIt.status, madeWithIt.text).toBe(201);
+    expect(madeWithIt.body).toMatchObject({ owner_user_id: userId('dave') });
+    expect((await call(tokens.alice!, 'DELETE', `/organizations/${org.id}/members/${userId('dave')}`)).status).toBe(204);
+    expect((await call(madeWithIt.body!.token as string, 'GET', '/clusters')).status).toBe(401);
+    expect((await call(davesToken, 'GET', '/clusters')).status).toBe(401);
+  });
+
   it("removes B: B's API token is refused on its next request, and B's next sign-in gets an organisation of their own", async () => {
     const org = await orgOf('alice');
     const removed = await call(tokens.alice!, 'DELETE', `/organizations/${org.id}/members/${userId('bob')}`);
