@@ -29,6 +29,47 @@ export function isNewsToPeers(stepType: string, before: Readonly<Record<string, 
   return stepType !== 'connectivity-check' || reachabilityChanged(before.connectivity, after.connectivity);
 }
 
+/**
+ * When the connectivity report stored on the host was taken. `connectivity_checked_at` says when
+ * the host last answered a check, which may be later: an answer that changed nothing a verdict
+ * reads is recorded apart (connectivityReplyWrite).
+ */
+export const CONNECTIVITY_STORED_AT = 'connectivity_stored_at';
+
+/**
+ * How long the round-trip times, packet loss and MTU results stored on the host may lag behind
+ * its latest report when no verdict moved with them. Such a report is recorded only as answered
+ * (on the host's small liveness item), since rewriting the host item, which two of its indexes
+ * copy whole, for every periodic report of a steady host was most of what a connected host cost;
+ * each refresh still costs about as much as all of an hour's answers. No decision reads the
+ * stored figures between two reports without the next report correcting it (every report is
+ * judged, and one that moves a verdict is written): they serve a person reading the host, to
+ * whom figures under an hour old tell the same as the latest when no threshold was crossed.
+ */
+export const CONNECTIVITY_FIGURES_REFRESH_MS = 60 * 60_000;
+
+/** What a connectivity reply writes beyond who answered: its figures and when. */
+const CONNECTIVITY_FIGURES: ReadonlySet<string> = new Set(['connectivity', 'connectivity_checked_at', CONNECTIVITY_STORED_AT]);
+
+/**
+ * What a connectivity reply that changed the host (`after`, from applyStepReply) must write:
+ * - 'host' when it changed more than the report's figures: who answered (the host's majority
+ *   group and its peers' checks read it), anything else the reply touched (an error cleared,
+ *   media back), or there was no report yet; or when the stored figures are older than
+ *   CONNECTIVITY_FIGURES_REFRESH_MS;
+ * - 'answered' otherwise: the host item keeps its report, and only the answer's time is recorded,
+ *   provided that the new figures move no verdict (the caller judges the host with them).
+ */
+export function connectivityReplyWrite(before: Pick<Host, 'attributes'>, after: Pick<Host, 'attributes'>, now: Date): 'host' | 'answered' {
+  const stored = before.attributes.connectivity;
+  if (typeof stored !== 'string' || reachabilityChanged(stored, after.attributes.connectivity)) return 'host';
+  const storedAt = Date.parse((before.attributes[CONNECTIVITY_STORED_AT] as string | undefined) ?? '');
+  const age = now.getTime() - storedAt;
+  if (!Number.isFinite(age) || age < 0 || age >= CONNECTIVITY_FIGURES_REFRESH_MS) return 'host';
+  const rest = (attributes: Record<string, unknown>) => JSON.stringify(Object.entries(attributes).filter(([name]) => !CONNECTIVITY_FIGURES.has(name)));
+  return rest(before.attributes) === rest(after.attributes) ? 'answered' : 'host';
+}
+
 function parseOutput<T>(reply: StepReply): T {
   try {
     return JSON.parse(reply.output ?? '') as T;
@@ -185,6 +226,7 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       parseObject(reply);
       attributes.connectivity = reply.output;
       attributes.connectivity_checked_at = context.now;
+      attributes[CONNECTIVITY_STORED_AT] = context.now;
       break;
     case 'free-network-addresses': {
       const networks = parseOutput<unknown>(reply);

@@ -177,8 +177,20 @@ export interface Store {
      * Two polls answered by two instances never both take it.
      */
     claimLongCheck(key: HostKey, type: string, claim: { at: string; staleBefore: string }): Promise<boolean>;
+    /**
+     * A check-in and a claim (as checkIn and claimLongCheck) in one write when both hold, else
+     * each as those would: whether this call took the mark.
+     */
+    checkInClaiming(key: HostKey, liveness: HostLiveness, type: string, claim: { at: string; staleBefore: string }): Promise<boolean>;
     /** Takes the mark of an answered check away (nothing when there is none or the host is gone). */
     answerLongCheck(key: HostKey, type: string): Promise<void>;
+    /**
+     * Records that the host answered its connectivity check at `at` with nothing its record must
+     * keep, without rewriting the host, and takes the check's mark away, in one write: every read
+     * of the host shows the later of this and the host's own `connectivity_checked_at`. False, and
+     * nothing written, when an answer as late is already recorded (the caller takes the mark away).
+     */
+    answerConnectivityCheck(key: HostKey, at: string): Promise<boolean>;
   };
   events: {
     append(event: ServiceEvent): Promise<void>;

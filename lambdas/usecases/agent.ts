@@ -25,7 +25,7 @@ import {
   catalogueAgentImages,
   type AgentSettings,
 } from '../domain/agent-protocol.js';
-import { applyStepReply, applyVipVerifications, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
+import { applyStepReply, applyVipVerifications, connectivityReplyWrite, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
 import { storedAddressBook } from '../domain/cluster.js';
 import { hostEffectiveRole } from '../domain/cluster-hosts.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
@@ -36,7 +36,7 @@ import { badRequest } from '../domain/errors.js';
 import { hostRegistrationProblem } from '../domain/infra-env.js';
 import { hardwareMinimums } from '../domain/preflight.js';
 import type { Clock } from '../ports/clock.js';
-import { ConcurrentModificationError, type Store } from '../ports/store.js';
+import { ConcurrentModificationError, type HostLiveness, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
@@ -144,11 +144,18 @@ export async function getNextSteps(
   // A second-old cluster decides the steps as well as a fresh one: the fleet shares one read.
   const cluster = host.clusterId ? await deps.store.clusters.getRecent({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   const checkIn = checkInWrite(host, now, poll.agentVersion, poll.timestamp);
+  const pending: PendingCheckIn = {};
   if (checkIn === 'liveness') {
     const liveness = { checkedInAt: now.toISOString(), ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}) };
-    await deps.store.hosts.checkIn({ orgId: principal.orgId, infraEnvId, hostId }, liveness);
     host = { ...host, attributes: { ...host.attributes, checked_in_at: liveness.checkedInAt, ...(liveness.timestamp !== undefined ? { timestamp: liveness.timestamp } : {}) } };
-    if (reconnectsOnPoll(host.status)) host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, host)) ?? host;
+    if (reconnectsOnPoll(host.status)) {
+      // Judged connected again: the judgement's write reads the stored check-in, so it goes first.
+      await deps.store.hosts.checkIn({ orgId: principal.orgId, infraEnvId, hostId }, liveness);
+      host = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, host)) ?? host;
+    } else {
+      // Written with the first check this poll claims, else once the steps are decided: one write either way.
+      pending.checkIn = liveness;
+    }
   } else if (checkIn === 'host') {
     const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
       ...current,
@@ -162,6 +169,20 @@ export async function getNextSteps(
     // The steps follow what the agent just said of itself (its version decides an upgrade), as upstream.
     if (checkedIn) host = reconnectsOnPoll(checkedIn.status) ? ((await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn) : checkedIn;
   }
+  try {
+    return await handOut(deps, principal, host, cluster, now, pending);
+  } finally {
+    // Whatever the steps came to: the agent polled.
+    if (pending.checkIn) await deps.store.hosts.checkIn({ orgId: principal.orgId, infraEnvId, hostId }, pending.checkIn);
+  }
+}
+
+/** A check-in not written yet: the first check claimed takes it along (and clears it). */
+interface PendingCheckIn { checkIn?: HostLiveness }
+
+/** The steps for the host as polled, each check handed out once claimed. */
+async function handOut(deps: AgentDeps, principal: Principal, host: Host, cluster: Cluster | undefined, now: Date, pending: PendingCheckIn): Promise<Steps> {
+  const { infraEnvId, hostId } = host;
   let peersJson = '[]';
   let newPeers = false;
   // A connectivity check handed out and not yet answered (its stored mark): no peer listing is
@@ -187,7 +208,10 @@ export async function getNextSteps(
     // inside their window are not tried.
     const key = { orgId: principal.orgId, infraEnvId, hostId };
     const open = claimLongChecks(host.attributes[LONG_CHECKS_HANDED_AT], wantedLong, now).claimed;
-    const claimed = new Set((await Promise.all(open.map(async (type) => ((await deps.store.hosts.claimLongCheck(key, type, longCheckClaim(type, now))) ? [type] : [])))).flat());
+    const riding = open.length > 0 ? pending.checkIn : undefined;
+    if (riding) delete pending.checkIn;
+    const claim = (type: string, i: number) => (i === 0 && riding ? deps.store.hosts.checkInClaiming(key, riding, type, longCheckClaim(type, now)) : deps.store.hosts.claimLongCheck(key, type, longCheckClaim(type, now)));
+    const claimed = new Set((await Promise.all(open.map(async (type, i) => ((await claim(type, i)) ? [type] : [])))).flat());
     steps = { ...steps, instructions: steps.instructions.filter((step) => !LONG_CHECKS.has(step.step_type) || claimed.has(step.step_type)) };
   }
   const upgrade = steps.instructions.find((step) => step.step_type === 'upgrade-agent');
@@ -212,14 +236,15 @@ export async function getNextSteps(
 }
 
 export async function postStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+  let markTaken = false;
   try {
-    await processStepReply(deps, principal, infraEnvId, hostId, reply);
+    markTaken = (await processStepReply(deps, principal, infraEnvId, hostId, reply)).markTaken;
   } finally {
     // A check answered may be handed again at once, so its mark goes, whether the reply was news,
     // no news or refused. Only once the reply is done: the agent starts no check while its last
     // one is still replying, so a check handed out meanwhile would be dropped and only handed
     // again 15 s later.
-    if (LONG_CHECKS.has(reply.step_type)) await deps.store.hosts.answerLongCheck({ orgId: principal.orgId, infraEnvId, hostId }, reply.step_type);
+    if (LONG_CHECKS.has(reply.step_type) && !markTaken) await deps.store.hosts.answerLongCheck({ orgId: principal.orgId, infraEnvId, hostId }, reply.step_type);
   }
 }
 
@@ -231,7 +256,8 @@ function minimumDiskBytes(cluster: Cluster | undefined): number {
   return (minimums[isSingleNode(cluster) ? 'sno' : 'worker']?.disk_size_gb ?? 100) * 1e9;
 }
 
-async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+/** `markTaken`: the check's mark went with what the reply wrote. */
+async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<{ markTaken: boolean }> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   // The cluster and infra-env are read fresh: other functions (the install workflow) change them,
   // and a copy remembered here would not show their writes (with second-old copies an HA fleet
@@ -257,7 +283,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const rejudge = rejudgedUnchanged(reply.step_type, host.status);
   // A reply that moves the host by the table (a failed install step, lost media) is news even
   // when its text is the same as last time's.
-  if (!preview && !rejudge && !replyTransition(host, reply, now)) return;
+  if (!preview && !rejudge && !replyTransition(host, reply, now)) return { markTaken: false };
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
   const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
@@ -270,6 +296,13 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
+  // A connectivity report that moves neither who answered nor any verdict (a steady host's
+  // periodic report: its round-trip times moved) is recorded as answered, on the liveness item.
+  // Decided on the record read, which the answer leaves as it is: a host write made since by
+  // another reply stands as if it came after this one.
+  if (preview && reply.step_type === 'connectivity-check' && !replyTransition(host, reply, now) && connectivityReplyWrite(host, preview, new Date(now)) === 'answered' && write.judgeInto(preview) === preview) {
+    return { markTaken: await deps.store.hosts.answerConnectivityCheck(key, now) };
+  }
   let moved: ReturnType<typeof replyTransition>;
   // The version the write replaced: what it knew may be newer than the peers this reply was judged with.
   let replaced = host;
@@ -292,6 +325,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     // The cluster, the peers waiting on this report, and a verdict that lost a peer-dependent
     // validation on a shared listing all follow through the table's stream (host-changes).
   }
+  return { markTaken: false };
 }
 
 /**

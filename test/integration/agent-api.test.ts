@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueAgentImages } from '../../lambdas/domain/agent-protocol.js';
+import { CONNECTIVITY_FIGURES_REFRESH_MS } from '../../lambdas/domain/step-replies.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { inventory, PULL_SECRET } from '../support/fixtures.js';
@@ -109,6 +110,74 @@ describe('agent endpoints', () => {
     const before = (await container().store.hosts.get(key))!;
     for (let i = 0; i < 5; i++) await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, undefined, asAgent());
     expect((await container().store.hosts.get(key))!.version).toBe(before.version);
+  });
+
+  it('records a connectivity report that moves neither who answered nor a verdict as answered, without rewriting the host; a moved answer or verdict, or old figures, rewrite it', async () => {
+    const version = Object.keys((await request('GET', '/openshift-versions', undefined, asUser())).body)[0]!;
+    // User-managed networking: the MTU check reads every path, whatever the machine network.
+    const umn = (await request('POST', '/clusters', { name: 'answers', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', user_managed_networking: true, platform: { type: 'none' } }, asUser())).body.id;
+    const envId = (await request('POST', '/infra-envs', { name: 'answers', pull_secret: PULL_SECRET, cluster_id: umn }, asUser())).body.id;
+    const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: envId });
+    const [hostId, peerId] = [randomUUID(), randomUUID()];
+    for (const [id, name] of [[hostId, 'answers-0'], [peerId, 'answers-1']] as const) {
+      await request('POST', `/infra-envs/${envId}/hosts`, { host_id: id }, asAgent(token));
+      await request('POST', `/infra-envs/${envId}/hosts/${id}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory(name) }, asAgent(token));
+    }
+    const report = (rtt: number, peer: { l3?: boolean; mtu?: boolean } = {}) => JSON.stringify({
+      remote_hosts: [{
+        host_id: peerId,
+        l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', remote_mac: '52:54:00:aa:bb:02', successful: true }],
+        l3_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 }],
+        mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', mtu_successful: peer.mtu ?? true }],
+      }],
+    });
+    const reply = async (output: string) => expect((await request('POST', `/infra-envs/${envId}/hosts/${hostId}/instructions`, { step_type: 'connectivity-check', step_id: 'connectivity-check-00000001', output }, asAgent(token))).status).toBe(204);
+    const key = { orgId: 'default', infraEnvId: envId, hostId };
+    const stored = async () => (await container().store.hosts.get(key))!;
+    const view = async () => (await request('GET', `/infra-envs/${envId}/hosts/${hostId}`, undefined, asUser())).body;
+    const mtuStatus = (host: { attributes: Record<string, unknown> }) => Object.values(JSON.parse(host.attributes.validations_info as string) as Record<string, Json[]>).flat().find((v) => v.id === 'mtu-valid')?.status;
+    // What follows a host write through the stream (its cluster, peers waiting on it) settles first.
+    const settled = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return stored();
+    };
+
+    await reply(report(0.4));
+    const first = await settled();
+    expect(first.attributes).toMatchObject({ connectivity: report(0.4), connectivity_stored_at: first.attributes.connectivity_checked_at });
+    expect(mtuStatus(first)).toBe('success');
+
+    // Round-trip times moved: answered, the host item as it was; the host's view shows the answer.
+    await reply(report(0.9));
+    const second = await stored();
+    expect(second.version).toBe(first.version);
+    expect(second.attributes.connectivity).toBe(report(0.4));
+    expect(Date.parse(second.attributes.connectivity_checked_at as string)).toBeGreaterThan(Date.parse(first.attributes.connectivity_checked_at as string));
+    expect((await view()).connectivity_checked_at).toBe(second.attributes.connectivity_checked_at);
+    // The same report delivered twice: still nothing written to the host.
+    await reply(report(0.9));
+    expect((await stored()).version).toBe(first.version);
+
+    // The figures move a verdict (the MTU check fails): written, judged.
+    await reply(report(0.9, { mtu: false }));
+    const third = await settled();
+    expect(third.version).toBeGreaterThan(first.version);
+    expect(third.attributes.connectivity).toBe(report(0.9, { mtu: false }));
+    expect(mtuStatus(third)).toBe('failure');
+
+    // Who answered changed: written.
+    await reply(report(0.9, { mtu: false, l3: false }));
+    const fourth = await settled();
+    expect(fourth.version).toBeGreaterThan(third.version);
+    expect(fourth.attributes.connectivity).toBe(report(0.9, { mtu: false, l3: false }));
+
+    // Figures stored long enough ago are refreshed with the next report.
+    await container().store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, connectivity_stored_at: new Date(Date.now() - CONNECTIVITY_FIGURES_REFRESH_MS).toISOString() } }));
+    const aged = await settled();
+    await reply(report(1.3, { mtu: false, l3: false }));
+    const fifth = await stored();
+    expect(fifth.version).toBeGreaterThan(aged.version);
+    expect(fifth.attributes.connectivity).toBe(report(1.3, { mtu: false, l3: false }));
   });
 
   it('answers the codes that park an agent only when meant, and keeps agents to their infra-env', async () => {

@@ -277,6 +277,77 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     expect(none.Item).toBeUndefined();
   });
 
+  it('takes a check-in and a claim in one write unit when both hold, and each alone when either does not', async () => {
+    const key = { orgId: 'org-k', infraEnvId: 'ie1', hostId: 'h1' };
+    await store.hosts.create(host('org-k', 'ie1', 'h1', { attributes: { checked_in_at: now } }));
+    const units: { command: string; units: number }[] = [];
+    client.middlewareStack.add((next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
+      return result;
+    }, { step: 'initialize', name: 'countUnitsForRideTest' });
+    try {
+      const at = (seconds: number) => new Date(Date.parse(now) + seconds * 1_000);
+      expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(60).toISOString(), timestamp: 1_060 }, 'connectivity-check', longCheckClaim('connectivity-check', at(60)))).toBe(true);
+      expect(units).toEqual([{ command: 'UpdateItemCommand', units: 1 }]);
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(60).toISOString(), timestamp: 1_060, long_checks_handed_at: { 'connectivity-check': at(60).toISOString() } });
+      // The mark is held: the check-in is written all the same, the claim is not taken.
+      expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(65).toISOString() }, 'connectivity-check', longCheckClaim('connectivity-check', at(65)))).toBe(false);
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(65).toISOString(), long_checks_handed_at: { 'connectivity-check': at(60).toISOString() } });
+      // A later check-in is stored: the claim is taken all the same, liveness stays where it was.
+      expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(62).toISOString() }, 'free-network-addresses', longCheckClaim('free-network-addresses', at(62)))).toBe(true);
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(65).toISOString(), long_checks_handed_at: { 'connectivity-check': at(60).toISOString(), 'free-network-addresses': at(62).toISOString() } });
+      expect((await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'HOST' } } }))).Item?.version?.N).toBe('1');
+    } finally {
+      client.middlewareStack.remove('countUnitsForRideTest');
+    }
+  });
+
+  it('records a connectivity answer on the liveness item with the check\'s mark taken away (one write unit), only forward, and every read shows the later answer', async () => {
+    const key = { orgId: 'org-c', infraEnvId: 'ie1', hostId: 'h1' };
+    const report = JSON.stringify({ remote_hosts: Array.from({ length: 40 }, (_, i) => ({ host_id: crypto.randomUUID(), l3_connectivity: [{ remote_ip_address: `10.0.0.${i}`, successful: true, average_rtt_ms: 0.4 }] })) });
+    await store.hosts.create(host('org-c', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 3, attributes: { checked_in_at: now, connectivity: report, connectivity_checked_at: now, connectivity_stored_at: now } }));
+    await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(Date.parse(now) + 30_000)));
+    const units: { command: string; units: number }[] = [];
+    client.middlewareStack.add((next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
+      return result;
+    }, { step: 'initialize', name: 'countUnitsForAnswerTest' });
+    try {
+      const later = '2026-11-22T00:03:00.000Z';
+      expect(await store.hosts.answerConnectivityCheck(key, later)).toBe(true);
+      expect(units).toEqual([{ command: 'UpdateItemCommand', units: 1 }]);
+      const stored = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'HOST' } } }));
+      expect(stored.Item?.version?.N).toBe('1');
+
+      const expected = { connectivity_checked_at: later, connectivity_stored_at: now, connectivity: report };
+      const read = (await store.hosts.get(key))!;
+      expect(read.attributes).toMatchObject(expected);
+      expect(read.attributes).not.toHaveProperty('long_checks_handed_at');
+      expect((await store.hosts.listByCluster({ orgId: 'org-c', clusterId: 'cl' }))[0]!.attributes).toMatchObject(expected);
+      expect((await store.hosts.listByInfraEnv({ orgId: 'org-c', infraEnvId: 'ie1' }))[0]!.attributes).toMatchObject(expected);
+      // The monitor's watched copy carries only the check-in.
+      expect((await store.hosts.listActive(3)).items.find((h) => h.orgId === 'org-c')!.attributes).toEqual({ checked_in_at: now });
+
+      // The same answer delivered twice, or an earlier one late: nothing written, the caller takes the mark.
+      expect(await store.hosts.answerConnectivityCheck(key, later)).toBe(false);
+      expect(await store.hosts.answerConnectivityCheck(key, '2026-11-22T00:02:00.000Z')).toBe(false);
+      expect((await store.hosts.get(key))!.attributes.connectivity_checked_at).toBe(later);
+      // A host write keeps the later answer, and a later one of the host's own wins over the item.
+      const written = await store.hosts.mutate(key, (h) => ({ ...h, status: 'known' }));
+      expect(written!.attributes.connectivity_checked_at).toBe(later);
+      await store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, connectivity_checked_at: '2026-11-22T00:05:00.000Z' } }));
+      expect((await store.hosts.get(key))!.attributes.connectivity_checked_at).toBe('2026-11-22T00:05:00.000Z');
+    } finally {
+      client.middlewareStack.remove('countUnitsForAnswerTest');
+    }
+  });
+
   it('removes only at the expected version', async () => {
     const key = { orgId: 'org-b', clusterId: 'c1' };
     await expect(store.clusters.remove(key, 7)).rejects.toBeInstanceOf(ConcurrentModificationError);

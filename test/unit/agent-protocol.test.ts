@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
-import { applyStepReply, applyVipVerifications, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
+import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/entities.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
@@ -163,6 +163,55 @@ describe('step replies', () => {
   it('refuses outputs that are not the step\'s JSON', () => {
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: '[1]' }, context)).toThrow(/JSON object/);
     expect(() => applyStepReply(host('known'), { step_type: 'connectivity-check', output: '{' }, context)).toThrow(/not the JSON/);
+  });
+});
+
+describe('connectivity replies: what the host item must keep', () => {
+  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  const report = (rtt: number, peer: { l3?: boolean; mac?: string; mtu?: boolean } = {}) => JSON.stringify({
+    remote_hosts: [{
+      host_id: 'h2',
+      l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: peer.mac ?? 'aa:bb:cc:dd:ee:02', successful: true }],
+      l3_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 }],
+      mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', mtu_successful: peer.mtu ?? true }],
+    }],
+  });
+  const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+  const stored = (extra: Record<string, unknown> = {}) => host('known', { connectivity: report(0.4), connectivity_checked_at: minutesAgo(3), connectivity_stored_at: minutesAgo(3), validations_info: '{}', ...extra });
+  const replied = (before: Host, output: string) => applyStepReply(before, { step_type: 'connectivity-check', output }, context)!;
+
+  it('keeps the stored report when only its figures moved and they are recent: the answer alone is recorded', () => {
+    const before = stored();
+    const after = replied(before, report(1.7));
+    // Not a no-op for applyStepReply (the old rule wrote the host for every report)...
+    expect(after.attributes).toMatchObject({ connectivity: report(1.7), connectivity_checked_at: now.toISOString(), connectivity_stored_at: now.toISOString() });
+    // ...but nothing the host item must keep: RTTs, packet loss and MTU figures are judged, not stored, until they age.
+    expect(connectivityReplyWrite(before, after, now)).toBe('answered');
+    expect(connectivityReplyWrite(before, replied(before, report(0.4, { mtu: false })), now)).toBe('answered');
+    // Answered twice: the same.
+    expect(connectivityReplyWrite(before, replied(before, report(0.4)), now)).toBe('answered');
+  });
+
+  it('writes the host when who answered changed, the figures are old, there was no report, or the reply changed anything else', () => {
+    expect(connectivityReplyWrite(stored(), replied(stored(), report(0.4, { l3: false })), now)).toBe('host');
+    expect(connectivityReplyWrite(stored(), replied(stored(), report(0.4, { mac: 'aa:bb:cc:dd:ee:99' })), now)).toBe('host');
+    const aging = stored({ connectivity_stored_at: minutesAgo(CONNECTIVITY_FIGURES_REFRESH_MS / 60_000) });
+    expect(connectivityReplyWrite(aging, replied(aging, report(1.7)), now)).toBe('host');
+    const fresh = stored({ connectivity_stored_at: minutesAgo(CONNECTIVITY_FIGURES_REFRESH_MS / 60_000 - 1) });
+    expect(connectivityReplyWrite(fresh, replied(fresh, report(1.7)), now)).toBe('answered');
+    // Stored before the figures' time was: written once.
+    const unstamped = host('known', { connectivity: report(0.4), connectivity_checked_at: minutesAgo(3) });
+    expect(connectivityReplyWrite(unstamped, replied(unstamped, report(1.7)), now)).toBe('host');
+    const none = host('insufficient', {});
+    expect(connectivityReplyWrite(none, replied(none, report(0.4)), now)).toBe('host');
+    // The reply cleared the step's error, or the media is back: the host item must say so.
+    const failedBefore = stored({ step_errors: { 'connectivity-check': 'exit code 1' } });
+    expect(connectivityReplyWrite(failedBefore, replied(failedBefore, report(1.7)), now)).toBe('host');
+    const mediaGone = stored({ media_status: 'disconnected' });
+    expect(connectivityReplyWrite(mediaGone, replied(mediaGone, report(1.7)), now)).toBe('host');
+    // Figures from a clock ahead of this one are refreshed rather than trusted.
+    const ahead = stored({ connectivity_stored_at: new Date(now.getTime() + 60_000).toISOString() });
+    expect(connectivityReplyWrite(ahead, replied(ahead, report(1.7)), now)).toBe('host');
   });
 });
 

@@ -8,7 +8,10 @@
  *
  * The marks of checks handed out once (`long_checks_handed_at`: domain/agent-protocol.ts) live
  * there too, one attribute per check type, claimed and cleared by conditional writes of a write
- * unit each: a poll that hands a connectivity check no longer rewrites the host to say so.
+ * unit each: a poll that hands a connectivity check no longer rewrites the host to say so. So
+ * does the time of a connectivity answer that changed nothing the host's record must keep
+ * (`connectivity_checked_at`: domain/step-replies.ts, connectivityReplyWrite), written with the
+ * removal of that check's mark.
  *
  * The item has no `HOST` sort key, so the stream's event source filter drops its changes: a
  * check-in asks nothing of the host's cluster. A host write that carries a newer clock reading
@@ -34,8 +37,33 @@ const BATCH_GET_ATTEMPTS = 6;
 
 export const livenessKey = (host: ItemKey): ItemKey => ({ pk: host.pk, sk: LIVENESS_SORT_KEY });
 
+/** A check-in's write: only forward. */
+function checkInUpdate(liveness: HostLiveness) {
+  return {
+    UpdateExpression: 'SET #at = :at, #ttl = :ttl, #entity = :entity' + (liveness.timestamp === undefined ? ' REMOVE #timestamp' : ', #timestamp = :timestamp'),
+    ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+    ExpressionAttributeNames: { '#at': 'checked_in_at', '#ttl': 'ttl', '#entity': 'entity', '#timestamp': 'timestamp' },
+    ExpressionAttributeValues: {
+      ':at': liveness.checkedInAt,
+      ':ttl': orphanTtl(liveness.checkedInAt),
+      ':entity': 'hostLiveness',
+      ...(liveness.timestamp === undefined ? {} : { ':timestamp': liveness.timestamp }),
+    } as Record<string, unknown>,
+  };
+}
+
+/** A claim's condition: no mark, or one outside its window or from a later clock (the domain's longCheckClaim). */
+function claimCondition(type: string, claim: { at: string; staleBefore: string }) {
+  return {
+    ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :staleBefore OR #mark > :markAt',
+    ExpressionAttributeNames: { '#mark': markAttribute(type) },
+    ExpressionAttributeValues: { ':markAt': claim.at, ':staleBefore': claim.staleBefore } as Record<string, unknown>,
+  };
+}
+
 /** Each check type's mark, as an attribute of the liveness item. */
 const markAttribute = (type: string) => `handed_at_${type}`;
+const CONNECTIVITY_CHECKED_AT = 'connectivity_checked_at';
 const MARK_ATTRIBUTES = [...LONG_CHECKS].map(markAttribute);
 const orphanTtl = (at: string) => Math.floor(Date.parse(at) / 1000) + ORPHAN_TTL_SECONDS;
 
@@ -50,10 +78,18 @@ function withMarks<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item |
 
 /**
  * The host with its liveness item's word: the later of the two check-ins (with the clock reading
- * that came with it), and the item's marks.
+ * that came with it), the later of the two connectivity answers, and the item's marks.
  */
 export function withLiveness<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
-  return withCheckIn(withMarks(host, liveness), liveness);
+  return withConnectivityAnswer(withCheckIn(withMarks(host, liveness), liveness), liveness);
+}
+
+function withConnectivityAnswer<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
+  const answeredAt = liveness?.[CONNECTIVITY_CHECKED_AT];
+  if (typeof answeredAt !== 'string') return host;
+  const own = host.attributes[CONNECTIVITY_CHECKED_AT];
+  if (typeof own === 'string' && Date.parse(own) >= Date.parse(answeredAt)) return host;
+  return { ...host, attributes: { ...host.attributes, [CONNECTIVITY_CHECKED_AT]: answeredAt } };
 }
 
 function withCheckIn<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
@@ -105,19 +141,7 @@ export class HostLivenessItems {
    */
   async checkIn(hostKey: ItemKey, liveness: HostLiveness): Promise<void> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table,
-        Key: livenessKey(hostKey),
-        UpdateExpression: 'SET #at = :at, #ttl = :ttl, #entity = :entity' + (liveness.timestamp === undefined ? ' REMOVE #timestamp' : ', #timestamp = :timestamp'),
-        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
-        ExpressionAttributeNames: { '#at': 'checked_in_at', '#ttl': 'ttl', '#entity': 'entity', '#timestamp': 'timestamp' },
-        ExpressionAttributeValues: {
-          ':at': liveness.checkedInAt,
-          ':ttl': orphanTtl(liveness.checkedInAt),
-          ':entity': 'hostLiveness',
-          ...(liveness.timestamp === undefined ? {} : { ':timestamp': liveness.timestamp }),
-        },
-      }));
+      await this.doc.send(new UpdateCommand({ TableName: this.table, Key: livenessKey(hostKey), ...checkInUpdate(liveness) }));
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
@@ -125,14 +149,60 @@ export class HostLivenessItems {
 
   /** Takes the mark where none inside its window is stored: `claim` is the domain's longCheckClaim. */
   async claimLongCheck(hostKey: ItemKey, type: string, claim: { at: string; staleBefore: string }): Promise<boolean> {
+    const condition = claimCondition(type, claim);
     try {
       await this.doc.send(new UpdateCommand({
         TableName: this.table,
         Key: livenessKey(hostKey),
-        UpdateExpression: 'SET #mark = :at, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity',
-        ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :staleBefore OR #mark > :at',
-        ExpressionAttributeNames: { '#mark': markAttribute(type), '#ttl': 'ttl', '#entity': 'entity' },
-        ExpressionAttributeValues: { ':at': claim.at, ':staleBefore': claim.staleBefore, ':ttl': orphanTtl(claim.at), ':entity': 'hostLiveness' },
+        UpdateExpression: 'SET #mark = :markAt, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity',
+        ConditionExpression: condition.ConditionExpression,
+        ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, '#ttl': 'ttl', '#entity': 'entity' },
+        ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':ttl': orphanTtl(claim.at), ':entity': 'hostLiveness' },
+      }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The check-in and the claim in one write (one write unit instead of two) when both conditions
+   * hold; when either fails, each alone, so that neither waits on the other.
+   */
+  async checkInClaiming(hostKey: ItemKey, liveness: HostLiveness, type: string, claim: { at: string; staleBefore: string }): Promise<boolean> {
+    const checkIn = checkInUpdate(liveness);
+    const mark = claimCondition(type, claim);
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table,
+        Key: livenessKey(hostKey),
+        UpdateExpression: checkIn.UpdateExpression.replace('SET ', 'SET #mark = :markAt, '),
+        ConditionExpression: `(${checkIn.ConditionExpression}) AND (${mark.ConditionExpression})`,
+        ExpressionAttributeNames: { ...checkIn.ExpressionAttributeNames, ...mark.ExpressionAttributeNames },
+        ExpressionAttributeValues: { ...checkIn.ExpressionAttributeValues, ...mark.ExpressionAttributeValues },
+      }));
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    await this.checkIn(hostKey, liveness);
+    return this.claimLongCheck(hostKey, type, claim);
+  }
+
+  /**
+   * The connectivity answer's time, unless a later one is stored (answers delivered twice or
+   * out of order), and the check's mark taken away with it: one write unit.
+   */
+  async answerConnectivityCheck(hostKey: ItemKey, at: string): Promise<boolean> {
+    try {
+      await this.doc.send(new UpdateCommand({
+        TableName: this.table,
+        Key: livenessKey(hostKey),
+        UpdateExpression: 'SET #at = :at, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity REMOVE #mark',
+        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+        ExpressionAttributeNames: { '#at': CONNECTIVITY_CHECKED_AT, '#ttl': 'ttl', '#entity': 'entity', '#mark': markAttribute('connectivity-check') },
+        ExpressionAttributeValues: { ':at': at, ':ttl': orphanTtl(at), ':entity': 'hostLiveness' },
       }));
       return true;
     } catch (error) {
@@ -179,7 +249,7 @@ export class HostLivenessItems {
         if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`liveness of ${wanted.length} hosts still unread after ${BATCH_GET_ATTEMPTS} attempts`);
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
         const result = await this.doc.send(new BatchGetCommand({
-          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
+          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', CONNECTIVITY_CHECKED_AT, '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
         }));
         for (const item of result.Responses?.[this.table] ?? []) found.set(item.pk as string, item);
         wanted = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Item[];
@@ -210,7 +280,7 @@ export function withLivenessItems(
   items: HostLivenessItems,
   hostKey: (key: HostKey) => ItemKey,
   hostOfItem: (item: Item) => Host,
-): HostListings & Pick<HostRepository, 'checkIn' | 'claimLongCheck' | 'answerLongCheck'> {
+): HostListings & Pick<HostRepository, 'checkIn' | 'claimLongCheck' | 'checkInClaiming' | 'answerLongCheck' | 'answerConnectivityCheck'> {
   /** `clock: false` for the monitor's watched hosts, which carry only the watched attributes. */
   const merged = async <T extends HostKey & Pick<Host, 'attributes'>>(records: T[], clock = true): Promise<T[]> => {
     if (records.length === 0) return records;
@@ -237,6 +307,8 @@ export function withLivenessItems(
     },
     checkIn: (key, liveness) => items.checkIn(hostKey(key), liveness),
     claimLongCheck: (key, type, claim) => items.claimLongCheck(hostKey(key), type, claim),
+    checkInClaiming: (key, liveness, type, claim) => items.checkInClaiming(hostKey(key), liveness, type, claim),
     answerLongCheck: (key, type) => items.answerLongCheck(hostKey(key), type),
+    answerConnectivityCheck: (key, at) => items.answerConnectivityCheck(hostKey(key), at),
   };
 }
