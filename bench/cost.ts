@@ -30,10 +30,13 @@
  * Prints a table per scenario, writes the result as JSON (COST_OUT, default cost.json in the
  * system's temp directory), with COST_WRITE_DOCS=1 regenerates docs/deploy.md's cost section,
  * and ends with the lines `idle: $<n>/month`, `1000 connected hosts: $<n>/month` and
- * `1000 hosts installed: …`.
+ * `1000 hosts installed: $<n>/month` (333 three-node clusters: one install measured with SIMULATED hosts, see
+ * measureInstall, priced for the durations of bench/cost/install-assumptions.json).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -50,6 +53,10 @@ import { createS3BlobStore, s3ClientConfig } from '../lambdas/adapters/s3/blobs.
 import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
 import { payloadV2Result } from '../lambdas/handlers/api/request-path.js';
 import { handler as hostChangesHandler } from '../lambdas/handlers/streams/host-changes.js';
+import { follow, preparationFailed, prepare, publishDns, recordFiles } from '../lambdas/handlers/workflow/installation.js';
+import { createLog } from '../agent/src/log.js';
+import { Fleet } from '../agent/src/simulate/fleet.js';
+import { loadProfile } from '../agent/src/simulate/profile.js';
 import type { Clock } from '../lambdas/ports/clock.js';
 import { systemClock } from '../lambdas/ports/clock.js';
 import { container, provide } from '../lambdas/platform/container.js';
@@ -60,7 +67,12 @@ import { catalogueAgentImages } from '../lambdas/domain/agent-protocol.js';
 import { agentClient, eachBounded } from './lifecycle/agents.js';
 import { meteredDynamoClient } from './lifecycle/capacity.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
-import { doorComparison, monthlyBill, SECONDS_PER_MONTH, total, type Breakdown, type Caller, type FunctionFacts, type Prices, type RequestCost, type StackFacts, type WorkloadLine } from './cost/model.js';
+import { doorComparison, followPasses, installedMonthly, installRequests, monthlyBill, SECONDS_PER_MONTH, total, workflowTransitions, type Breakdown, type Caller, type FargatePrices, type FunctionFacts, type InstallAssumptions, type InstallRequestKind, type InstallRun, type Prices, type RequestCost, type StackFacts, type TaskFacts, type WorkloadLine } from './cost/model.js';
+
+/** The simulated fleet's network (agent/src/simulate's default, 192.168.111.0/24) and the VIPs in it. */
+const FLEET_API_VIP = '192.168.111.5';
+const FLEET_INGRESS_VIP = '192.168.111.4';
+const FLEET_BASE_DOMAIN = 'example.com';
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -71,6 +83,8 @@ const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buf
  * round-trip times. Upstream's NTP report names sources and their states only, so it repeats.
  */
 const CHANGING_OUTPUTS = new Set(['connectivity-check']);
+/** S3 requests S3 does not charge for (DELETE). */
+const S3_FREE = /^Delete/;
 /** S3 requests billed at the PUT price (writes and listings); the rest at the GET price. */
 const S3_PUT_CLASS = /^(Put|Copy|CreateMultipartUpload|UploadPart|CompleteMultipartUpload|List)/;
 
@@ -266,6 +280,7 @@ function stackFacts(): StackFacts {
       user: people,
       stream: facts('HostChanges'),
       monitor: facts('HostMonitor'),
+      workflow: facts('InstallFollow'),
     };
     // The level Powertools logs at is the stricter of its own and Lambda's filter (Lambda drops what is below its level).
     const levels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -284,11 +299,19 @@ function stackFacts(): StackFacts {
       restTracing: stage?.Properties?.TracingEnabled === true,
       logLevel: levelOf(agents),
       platformLogLines: !systemQuiet(agents),
+      installerTask: installerTaskOf(all.find(([, resource]) => resource.Type === 'AWS::ECS::TaskDefinition')?.[1]),
       functions: Object.fromEntries(Object.entries(functions).map(([caller, { memoryMb, architecture, tracing, publishesMetrics }]) => [caller, { memoryMb, architecture, tracing, publishesMetrics }])) as Record<Caller, FunctionFacts>,
     };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/** The installer task's vCPU, memory and architecture from its task definition (Cpu in units of 1/1,024 vCPU, Memory in MiB). */
+function installerTaskOf(definition: Resource | undefined): TaskFacts | undefined {
+  if (!definition?.Properties) return undefined;
+  const props = definition.Properties;
+  return { vcpu: Number(props.Cpu) / 1024, memoryGb: Number(props.Memory) / 1024, architecture: props.RuntimePlatform?.CpuArchitecture === 'ARM64' ? 'arm64' : 'x86_64' };
 }
 
 /**
@@ -299,7 +322,7 @@ function stackFacts(): StackFacts {
  */
 function stackBefore21(now: StackFacts): StackFacts {
   const fn: FunctionFacts = { memoryMb: 1024, architecture: 'arm64', tracing: 'Active', publishesMetrics: true };
-  return { ...now, natGateways: 1, alarms: 29, agentDoor: 'cloudfront+rest', restTracing: true, logLevel: 'INFO', platformLogLines: true, functions: { agent: fn, user: fn, stream: fn, monitor: fn } };
+  return { ...now, natGateways: 1, alarms: 29, agentDoor: 'cloudfront+rest', restTracing: true, logLevel: 'INFO', platformLogLines: true, functions: { agent: fn, user: fn, stream: fn, monitor: fn, workflow: fn } };
 }
 
 interface Measurements {
@@ -380,10 +403,14 @@ async function measure(): Promise<Measurements> {
     s3.middlewareStack.add(
       (next, context) => async (args) => {
         const started = performance.now();
+        // A pre-signed URL passes the stack too, but makes no request (the presigner returns it before signing).
+        let presigned = false;
         try {
-          return await next(args);
+          const result = await next(args);
+          presigned = Boolean((result.output as { presigned?: unknown }).presigned);
+          return result;
         } finally {
-          add(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
+          if (!presigned && !S3_FREE.test(context.commandName ?? '')) add(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
         }
       },
       { step: 'initialize', name: 'countS3Requests' },
@@ -575,6 +602,230 @@ async function measure(): Promise<Measurements> {
   }
 }
 
+/**
+ * The kind of a request during the measured install: the bench's observer (excluded), a person's
+ * (bearer token: the install's user actions), an agent's step traffic as apiKind names it, or
+ * another call of the agents' installer and controller by method and route.
+ */
+function installKind(event: { httpMethod?: string; path?: string; headers?: Record<string, string> | null; queryStringParameters?: Record<string, string> | null; body?: string | null; isBase64Encoded?: boolean }): string {
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  if (headers[OBSERVER_HEADER]) return 'observer';
+  const route = (event.path ?? '').replace(/^\/api\/assisted-install/, '').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '{id}');
+  const file = event.queryStringParameters?.file_name ? `?file_name=${event.queryStringParameters.file_name}` : '';
+  if (headers.authorization) return `user ${event.httpMethod} ${route}${file}`;
+  const kind = apiKind(event);
+  return kind === 'other API call' ? `agent ${event.httpMethod} ${route}${file}` : kind;
+}
+
+const OBSERVER_HEADER = 'x-bench-observer';
+const INSTALL_FUNCTIONS = { InstallPrepare: prepare, InstallRecordFiles: recordFiles, InstallPreparationFailed: preparationFailed, InstallPublishDns: publishDns, InstallFollow: follow };
+
+/**
+ * S3 requests by price class as the local S3 server answered them: those signed in a header (the
+ * functions' and the installer task's SDK calls) apart from those made with a pre-signed URL (a
+ * host or a person downloading), and the bytes the latter were sent.
+ */
+function countS3Server(port: number) {
+  const state = { signed: { puts: 0, gets: 0 }, presigned: { gets: 0, bytes: 0 }, counting: false, restore: () => undefined as void };
+  const original = http.Server.prototype.emit;
+  http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
+    if (event === 'request' && state.counting && (this.address() as AddressInfo | null)?.port === port) {
+      const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
+      const url = new URL(request.url ?? '/', 'http://s3');
+      if (url.searchParams.has('X-Amz-Signature')) {
+        state.presigned.gets += 1;
+        response.on('finish', () => (state.presigned.bytes += Number(response.getHeader('content-length') ?? 0)));
+      } else {
+        const listing = url.searchParams.has('list-type') || url.pathname.split('/').filter(Boolean).length <= 1;
+        if (request.method === 'GET' || request.method === 'HEAD') state.signed[listing ? 'puts' : 'gets'] += 1;
+        else if ((request.method === 'PUT' || request.method === 'POST') && !url.searchParams.has('delete')) state.signed.puts += 1;
+      }
+    }
+    return original.apply(this, [event, ...args] as never);
+  } as typeof original;
+  state.restore = () => {
+    http.Server.prototype.emit = original;
+  };
+  return state;
+}
+
+export interface InstallMeasurement {
+  run: InstallRun;
+  /** The simulated install: wall seconds from the fleet's start to `installed`, polls the agents made, the workflow's states in order. */
+  simulated: { seconds: number; polls: number; hosts: number; workflowHistory: string[]; serverS3: { puts: number; gets: number }; functionsS3: { puts: number; gets: number }; presigned: { gets: number; bytes: number } };
+}
+
+/**
+ * One three-node cluster's life from creation to `installed`, through the local runtime with a
+ * fleet of SIMULATED agents (agent/src/simulate: the agent protocol, the simulated installer's
+ * progress reports, the simulated controller's calls): every Api, HostChanges and install
+ * workflow invocation counted as the connected scenario counts them (the workflow's functions run
+ * in this thread), the workflow's states read from the Step Functions stand-in's execution record
+ * (it persists each state entered; it has no GetExecutionHistory), and the S3 requests the
+ * installer task made as those the local S3 server answered less those the functions made.
+ */
+export async function measureInstall(): Promise<InstallMeasurement> {
+  const recorder = new Recorder();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-install-'));
+  const previousPoll = process.env.INSTALL_POLL_SECONDS;
+  // The workflow re-judges the simulated install every second; a real one's passes are counted from installMinutes.
+  process.env.INSTALL_POLL_SECONDS = '1';
+  const extraFunctions: Record<string, Handler> = {
+    Api: measured(recorder, apiHandler as Handler, (event) => installKind(event as never)),
+    HostChanges: measured(recorder, hostChangesHandler as Handler, () => 'stream batch (HostChanges)'),
+  };
+  for (const [name, handler] of Object.entries(INSTALL_FUNCTIONS)) extraFunctions[name] = measured(recorder, handler as Handler, () => `workflow ${name}`);
+  // The connected scenario's metered store and blobs point at its stopped runtime: this runtime's own, until the metered ones below.
+  provide({ store: undefined, blobs: undefined, clock: systemClock });
+  const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir, baseDomains: [FLEET_BASE_DOMAIN], scheduleOverrides: { 'host-monitor': 2_000_000_000 }, apiInstances: 1, extraFunctions: extraFunctions as never });
+  const s3Server = countS3Server(Number(new URL(runtime.endpoints.s3).port));
+  const restoreOutput = countLogBytes();
+  const previousLevel = logger.getLevelName();
+  logger.setLogLevel('INFO');
+  const clients: { close(): void }[] = [];
+  let stopFleet: (() => Promise<void>) | undefined;
+  const fleetLines: string[] = [];
+  try {
+    const add = (counts: Partial<Record<'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets', number>>, started: number) => {
+      const current = invocation.getStore();
+      if (!current) return;
+      for (const [key, value] of Object.entries(counts) as [keyof typeof counts, number][]) current[key] += value;
+      current.waits.push([started, performance.now()]);
+    };
+    const meter = meteredDynamoClient(runtime.endpoints.dynamodb, ({ read, units, ms }) => add({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms));
+    const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
+    s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        const started = performance.now();
+        // A pre-signed URL passes the stack too, but makes no request (the presigner returns it before signing).
+        let presigned = false;
+        try {
+          const result = await next(args);
+          presigned = Boolean((result.output as { presigned?: unknown }).presigned);
+          return result;
+        } finally {
+          if (!presigned && !S3_FREE.test(context.commandName ?? '')) add(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
+        }
+      },
+      { step: 'initialize', name: 'countS3Requests' },
+    );
+    provide({ store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }), blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }) });
+    clients.push({ close: () => meter.client.destroy() }, { close: () => s3.destroy() });
+
+    const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
+    const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 2);
+    const observer = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}`, [OBSERVER_HEADER]: '1' }, 2);
+    clients.push(user, observer);
+    const versions = JSON.parse((await observer.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
+    const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
+
+    // Not counted: the release's base ISO, made once (imported in AWS; the SYNTHETIC one is built here on first use).
+    const warmEnv = await observer.call('POST', '/infra-envs', { name: 'cost-warm', pull_secret: PULL_SECRET, openshift_version: version, cpu_architecture: 'x86_64' });
+    if (warmEnv.status !== 201) throw new Error(`warm-up infra-env: ${warmEnv.status} ${warmEnv.body}`);
+    await observer.call('GET', `/infra-envs/${(JSON.parse(warmEnv.body) as { id: string }).id}/downloads/image-url`);
+
+    // ---- counted from here: the user's actions, the agents, the workflow, the stream
+    recorder.recording = true;
+    s3Server.counting = true;
+    const made = await user.call('POST', '/clusters', { name: 'cost-install', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: FLEET_BASE_DOMAIN, api_vips: [{ ip: FLEET_API_VIP }], ingress_vips: [{ ip: FLEET_INGRESS_VIP }] });
+    if (made.status !== 201) throw new Error(`install cluster: ${made.status} ${made.body}`);
+    const clusterId = (JSON.parse(made.body) as { id: string }).id;
+    const madeEnv = await user.call('POST', '/infra-envs', { name: 'cost-install', pull_secret: PULL_SECRET, cluster_id: clusterId });
+    if (madeEnv.status !== 201) throw new Error(`install infra-env: ${madeEnv.status} ${madeEnv.body}`);
+    const infraEnvId = (JSON.parse(madeEnv.body) as { id: string }).id;
+    // The user asks for the discovery image's URL once (the download itself is priced from install-assumptions.json).
+    const imageUrl = await user.call('GET', `/infra-envs/${infraEnvId}/downloads/image-url`);
+    if (imageUrl.status !== 200) throw new Error(`image url: ${imageUrl.status} ${imageUrl.body}`);
+    const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
+    const started = performance.now();
+    const stageMs = 150;
+    const fleet = new Fleet({
+      url: runtime.url, infraEnvId, token, agentVersion: container().config.agent?.image ?? catalogueAgentImages().agent,
+      profiles: ['master', 'master', 'master'].map((name) => loadProfile(name)),
+      staggerMs: 20,
+      timing: { maxPollIntervalMs: 1_000 },
+      installDurationsMs: Object.fromEntries(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'].map((stage) => [stage, stageMs])),
+      log: createLog({ level: 'info', sink: (line) => fleetLines.push(line) }),
+    });
+    const stop = new AbortController();
+    const running = fleet.run(stop.signal);
+    stopFleet = async () => {
+      stop.abort();
+      await running.catch(() => undefined);
+    };
+    const statusOf = async () => JSON.parse((await observer.call('GET', `/clusters/${clusterId}`)).body) as { status: string; status_info?: string };
+    const waitFor = async (wanted: (status: string) => boolean, seconds: number) => {
+      const deadline = Date.now() + seconds * 1000;
+      for (;;) {
+        const cluster = await statusOf();
+        if (wanted(cluster.status)) return cluster;
+        if (Date.now() > deadline) throw new Error(`the measured install is ${cluster.status} (${cluster.status_info}) after ${seconds} s; the fleet's last lines:\n${fleetLines.slice(-5).join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    };
+    await waitFor((status) => status === 'ready', 120);
+    const install = await user.call('POST', `/clusters/${clusterId}/actions/install`);
+    if (install.status !== 202) throw new Error(`install: ${install.status} ${install.body}`);
+    const ended = await waitFor((status) => ['installed', 'error', 'cancelled'].includes(status), 240);
+    if (ended.status !== 'installed') throw new Error(`the measured install ended ${ended.status}: ${ended.status_info}`);
+    const seconds = (performance.now() - started) / 1000;
+    const kubeconfig = await user.call('GET', `/clusters/${clusterId}/downloads/credentials?file_name=kubeconfig`);
+    if (kubeconfig.status !== 200) throw new Error(`kubeconfig: ${kubeconfig.status}`);
+    // The workflow's last pass sees the cluster installed and ends.
+    const executions = path.join(runtime.dataDir, 'stepfunctions');
+    const record = async () => {
+      for (let i = 0; i < 60; i++) {
+        const records = readdirSync(executions).filter((name) => name.endsWith('.json')).map((name) => JSON.parse(readFileSync(path.join(executions, name), 'utf8')) as { stateMachineArn: string; status: string; history: { state: string }[] });
+        const installs = records.filter((r) => r.stateMachineArn.endsWith(':install-cluster'));
+        if (installs.length > 0 && installs.every((r) => r.status !== 'RUNNING')) return installs;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      throw new Error('the install workflow did not end');
+    };
+    const installs = await record();
+    await stopFleet();
+    stopFleet = undefined;
+    // What the stream still delivers for the install's last writes.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    recorder.recording = false;
+    s3Server.counting = false;
+
+    const kinds: InstallRequestKind[] = recorder.kinds().filter((kind) => kind !== 'observer').map((kind) => ({
+      label: kind,
+      caller: kind.startsWith('user ') ? 'user' : kind.startsWith('workflow ') ? 'workflow' : kind.startsWith('stream batch') ? 'stream' : 'agent',
+      cost: recorder.cost(kind)!,
+      measuredCount: recorder.count(kind),
+      drivenBy: kind === 'poll' ? 'agent-poll' : kind === 'workflow InstallFollow' ? 'follow' : 'event',
+    }));
+    const functionsS3 = kinds.reduce((sum, kind) => ({ puts: sum.puts + kind.cost.s3Puts * kind.measuredCount, gets: sum.gets + kind.cost.s3Gets * kind.measuredCount }), { puts: 0, gets: 0 });
+    // The stand-in records a state as it is entered, but the run can end before the last one (Finished) is recorded: AWS counts it.
+    const history = installs.flatMap((r) => [...r.history.map((entry) => entry.state), ...(r.status === 'SUCCEEDED' && r.history.at(-1)?.state !== 'Finished' ? ['Finished'] : [])]);
+    return {
+      run: {
+        kinds,
+        workflowStates: history.length,
+        workflowFollows: history.filter((state) => state === 'Follow').length,
+        taskS3Puts: Math.max(0, Math.round(s3Server.signed.puts - functionsS3.puts)),
+        taskS3Gets: Math.max(0, Math.round(s3Server.signed.gets - functionsS3.gets)),
+        downloadS3Gets: s3Server.presigned.gets,
+        downloadBytes: s3Server.presigned.bytes,
+      },
+      simulated: { seconds, polls: fleet.metrics.polls, hosts: 3, workflowHistory: history, serverS3: { ...s3Server.signed }, functionsS3, presigned: { ...s3Server.presigned } },
+    };
+  } finally {
+    await stopFleet?.();
+    logger.setLogLevel(previousLevel as never);
+    restoreOutput();
+    s3Server.restore();
+    for (const client of clients) client.close();
+    await runtime.stop();
+    provide({ store: undefined, blobs: undefined });
+    if (previousPoll === undefined) delete process.env.INSTALL_POLL_SECONDS;
+    else process.env.INSTALL_POLL_SECONDS = previousPoll;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const dollars = (value: number) => (value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`);
 
 function printCosts(costs: Record<string, RequestCost>, prices: Prices): void {
@@ -619,27 +870,57 @@ function billTable(scenarios: Record<string, Breakdown>): string {
   return [`| component | ${names.join(' | ')} |`, `|---|${names.map(() => '---|').join('')}`, ...rows, `| **total** | ${names.map((name) => `**${dollars(total(scenarios[name]!))}**`).join(' | ')} |`].join('\n');
 }
 
+/** The install workflow re-judges an installing cluster every INSTALL_POLL_SECONDS: the stack sets none, so the handlers' default. */
+const DEPLOYED_INSTALL_POLL_SECONDS = 30;
+
+/** What one install's figures rest on, as sentences for the output and the docs. */
+function installAssumptionLines(a: InstallAssumptions, task: TaskFacts, pollSeconds: number, install: InstallMeasurement): string[] {
+  const { run, simulated } = install;
+  const follows = followPasses(a, DEPLOYED_INSTALL_POLL_SECONDS);
+  return [
+    `${a.clustersPerMonth} three-node clusters a month (${a.clustersPerMonth * a.hostsPerCluster} hosts), each priced as one measured install of ${a.hostsPerCluster} SIMULATED hosts (agent/src/simulate: its installer and controller report every stage; ${simulated.seconds.toFixed(0)} s from the fleet's start to installed here) on top of the idle service; installed hosts stop polling, so no connected hours after.`,
+    `Agent polls: ${a.hostsPerCluster} hosts x ${a.agentPollingMinutesPerHost} min from boot to their reboot (assumed) at the service's ${pollSeconds} s interval = ${Math.round(installRequests({ drivenBy: 'agent-poll' } as InstallRequestKind, a, pollSeconds, DEPLOYED_INSTALL_POLL_SECONDS))} polls, each at the measured cost of the simulated install's polls (${simulated.polls} made at the fleet's 1 s cap).`,
+    `Install workflow: openshift-install's real install assumed ${a.installMinutes} min from the installer task's end to installed (not the simulation's seconds), re-judged every ${DEPLOYED_INSTALL_POLL_SECONDS} s: ${follows} Follow passes; states entered ${workflowTransitions(run.workflowStates, run.workflowFollows, follows)} (measured ${run.workflowStates} with ${run.workflowFollows} passes, 3 states a pass).`,
+    `Installer task: ${a.installerTaskMinutes} min assumed (image pull and openshift-install create ignition-configs) at the task definition's ${task.vcpu} vCPU, ${task.memoryGb} GB, ${task.architecture}; its S3 requests measured: ${run.taskS3Puts} PUT/LIST, ${run.taskS3Gets} GET (the local S3 server answered ${simulated.serverS3.puts} + ${simulated.serverS3.gets} signed requests, the functions made ${simulated.functionsS3.puts.toFixed(0)} + ${simulated.functionsS3.gets.toFixed(0)}); downloads through pre-signed URLs measured: ${run.downloadS3Gets} GET, ${run.downloadBytes} bytes.`,
+    `Discovery ISO: ${(a.isoBytes / 1e9).toFixed(1)} GB, downloaded ${a.isoDownloadsPerCluster} times a cluster (once per host) from S3: one GET each and the bytes out at the data transfer rate (assumed). Ignition files and the kubeconfig are measured API answers (their bytes out through the door).`,
+    `Installer progress reports and the controller's calls are counted as the simulation makes them (one report per stage; the controller's waits are short, so a real controller's repeated status reads are not all there). Monitor passes are priced as idle's. Route53 record changes are free.`,
+  ];
+}
+
+function installKindsTable(install: InstallMeasurement, a: InstallAssumptions, pollSeconds: number): string {
+  const rows = install.run.kinds.map((kind) => `| ${kind.label} | ${kind.caller} | ${kind.measuredCount} | ${Math.round(installRequests(kind, a, pollSeconds, DEPLOYED_INSTALL_POLL_SECONDS))} | ${kind.cost.readUnits.toFixed(1)} | ${kind.cost.writeUnits.toFixed(1)} | ${(kind.cost.s3Puts + kind.cost.s3Gets).toFixed(1)} | ${kind.cost.responseBytes.toFixed(0)} | ${kind.cost.handlerMs.toFixed(1)} |`);
+  return ['| request (one install) | caller | simulated | real install | RRU | WRU | S3 | resp B | own ms |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
 const DOCS_BEGIN = '<!-- cost:begin (generated by `COST_WRITE_DOCS=1 npm run bench -- cost`) -->';
 const DOCS_END = '<!-- cost:end -->';
 
 export async function cost(): Promise<Record<string, unknown>> {
-  const prices = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'prices.json'), 'utf8')) as Prices & { asOf: string; region: string };
+  const prices = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'prices.json'), 'utf8')) as Prices & { asOf: string; region: string; fargate: FargatePrices };
+  const assumptions = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'install-assumptions.json'), 'utf8')) as InstallAssumptions;
   const stack = stackFacts();
   const sizing = Object.entries(stack.functions).map(([caller, fn]) => `${caller} ${fn.memoryMb} MB ${fn.architecture} ${fn.tracing}${fn.publishesMetrics ? '' : ' no metric lines'}`).join(', ');
   console.log(`staging stack: ${stack.natGateways} NAT gateway(s), ${stack.alarms} alarms, ${stack.secrets} secret(s), ${stack.hostedZones} hosted zone(s), ${stack.kmsKeys} KMS key(s); agents via ${stack.agentDoor}; logs at ${stack.logLevel}${stack.platformLogLines ? ' with' : ' without'} Lambda's platform lines; functions: ${sizing}`);
   const measurements = await measure();
   printCosts(measurements.costs, prices);
   const { idle, connected } = bills(measurements, stack, prices);
+  if (!stack.installerTask) throw new Error('the staging stack has no installer task definition');
+  const install = await measureInstall();
+  const installed = installedMonthly(idle.lines, install.run, assumptions, stack, stack.installerTask, prices, { pollSeconds: measurements.pollSeconds, installPollSeconds: DEPLOYED_INSTALL_POLL_SECONDS, schedulerInvocationsPerMonth: SECONDS_PER_MONTH / 60 });
+  const installNotes = installAssumptionLines(assumptions, stack.installerTask, measurements.pollSeconds, install);
+  const installTable = installKindsTable(install, assumptions, measurements.pollSeconds);
+  const perInstallTable = billTable({ 'one three-node install': installed.perInstall });
+  console.log(`\none three-node cluster from creation to installed (workflow states: ${install.simulated.workflowHistory.join(' > ')}):\n${installTable}\n\n${perInstallTable}\n\nassumed:\n${installNotes.map((line) => `- ${line}`).join('\n')}`);
   const perHost = Object.entries(measurements.perHostHour).map(([kind, n]) => `${kind} ${n.toFixed(1)}`).join(', ');
   console.log(`\nper connected host and hour (steady, next_instruction_seconds ${measurements.pollSeconds}): ${perHost}`);
-  const table = billTable({ idle: idle.bill, '1,000 connected hosts': connected.bill });
+  const table = billTable({ idle: idle.bill, '1,000 connected hosts': connected.bill, '1,000 hosts installed': installed.bill });
   console.log(`\nmonthly, ${prices.region} list prices (${prices.asOf}, bench/cost/prices.json):\n${table}`);
   const before = bills(measurements, stackBefore21(stack), prices);
   console.log(`\nthe same requests on the stack before #21 (NAT gateway, agents through CloudFront and REST, 1,024 MB, traced, INFO):\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}`);
   const doors = doorComparison(connected.lines, stack, prices);
   const doorsTable = billTable(doors);
   console.log(`\nthe agents' requests of 1,000 connected hosts through each door (door charges and Lambda only):\n${doorsTable}`);
-  const result = { prices: { region: prices.region, asOf: prices.asOf }, stack, ...measurements, scenarios: { idle, connected }, before21: { idle: before.idle.bill, connected: before.connected.bill }, doors };
+  const result = { prices: { region: prices.region, asOf: prices.asOf }, stack, ...measurements, scenarios: { idle, connected, installed: { ...installed, assumptions, run: install.run, simulated: install.simulated } }, before21: { idle: before.idle.bill, connected: before.connected.bill }, doors };
   const out = process.env.COST_OUT ?? path.join(tmpdir(), 'cost.json');
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nresult written to ${out}`);
@@ -649,13 +930,13 @@ export async function cost(): Promise<Record<string, unknown>> {
     const from = docs.indexOf(DOCS_BEGIN);
     const to = docs.indexOf(DOCS_END);
     if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
-    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS), after ${measurements.steady.warmupHours} unmeasured hour(s) of the same (COST_WARMUP_HOURS); priced as 1,000 connected hosts.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
+    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS), after ${measurements.steady.warmupHours} unmeasured hour(s) of the same (COST_WARMUP_HOURS); priced as 1,000 connected hosts. 1,000 hosts installed is ${assumptions.clustersPerMonth} three-node clusters a month, each one measured install (below) on top of the idle service.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nOne three-node cluster from creation to installed, measured with SIMULATED hosts through the local runtime and priced for a real install's durations (1,000 hosts installed = idle + ${assumptions.clustersPerMonth} of these):\n\n${perInstallTable}\n\n${installTable}\n\nAssumed (bench/cost/install-assumptions.json):\n\n${installNotes.map((line) => `- ${line}`).join('\n')}\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
     writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
     console.log('docs/deploy.md cost section regenerated');
   }
   console.log(`\nbefore #21's stack changes: idle ${dollars(total(before.idle.bill))}/month, 1000 connected hosts ${dollars(total(before.connected.bill))}/month`);
   console.log(`\nidle: ${dollars(total(idle.bill))}/month`);
   console.log(`1000 connected hosts: ${dollars(total(connected.bill))}/month`);
-  console.log('1000 hosts installed: not measured yet (the install workflow, installer task and image downloads are not metered by this bench)');
+  console.log(`1000 hosts installed: ${dollars(total(installed.bill))}/month`);
   return result;
 }

@@ -28,7 +28,7 @@ export interface RequestCost {
 }
 
 /** Who makes a kind of request, which decides the door it comes through and the function that runs it. */
-export type Caller = 'agent' | 'user' | 'stream' | 'monitor';
+export type Caller = 'agent' | 'user' | 'stream' | 'monitor' | 'workflow';
 
 /** One line of a workload: how many requests of a kind a month, and who makes them. */
 export interface WorkloadLine {
@@ -71,10 +71,12 @@ export interface StackFacts {
   platformLogLines: boolean;
   /** The function running each caller's requests. */
   functions: Record<Caller, FunctionFacts>;
+  /** The installer task's size (the install workflow's Fargate task), when the stack has one. */
+  installerTask?: TaskFacts;
 }
 
 export interface Prices {
-  perRequest: Record<'apiGatewayRest' | 'apiGatewayHttp' | 'cloudFrontHttps' | 'lambdaInvocation' | 'dynamodbReadUnit' | 'dynamodbWriteUnit' | 's3Put' | 's3Get' | 'xrayTrace' | 'schedulerInvocation', number>;
+  perRequest: Record<'apiGatewayRest' | 'apiGatewayHttp' | 'cloudFrontHttps' | 'lambdaInvocation' | 'dynamodbReadUnit' | 'dynamodbWriteUnit' | 's3Put' | 's3Get' | 'stepFunctionsTransition' | 'xrayTrace' | 'schedulerInvocation', number>;
   perGb: Record<'cloudFrontTransferOut' | 'dataTransferOut' | 'logsIngestion', number>;
   perGbSecond: Record<'lambdaArm64' | 'lambdaX86', number>;
   monthly: Record<'natGateway' | 'cloudWatchAlarm' | 'secret' | 'hostedZone' | 'kmsKey', number>;
@@ -132,7 +134,7 @@ export function loggedBytes(cost: RequestCost, fn: FunctionFacts, stack: StackFa
 
 /** The door a caller's requests come through on this stack: none for internal invocations. */
 export function doorOf(caller: Caller, stack: StackFacts): AgentDoor | undefined {
-  if (caller === 'stream' || caller === 'monitor') return undefined;
+  if (caller === 'stream' || caller === 'monitor' || caller === 'workflow') return undefined;
   return caller === 'agent' ? stack.agentDoor : 'cloudfront+rest';
 }
 
@@ -201,3 +203,128 @@ export function doorComparison(lines: readonly WorkloadLine[], stack: StackFacts
 }
 
 export const total = (bill: Breakdown) => Object.values(bill).reduce((sum, value) => sum + value, 0);
+
+/**
+ * What the "1,000 hosts installed" scenario assumes where the bench cannot measure: how long the
+ * real things take (openshift-install, the hosts' installation, the time hosts sit in discovery)
+ * and what a host downloads outside the API (bench/cost/install-assumptions.json).
+ */
+export interface InstallAssumptions {
+  clustersPerMonth: number;
+  hostsPerCluster: number;
+  /** Minutes an agent polls, from boot to its reboot into the installed system (discovery, waiting for the user, writing the disk). */
+  agentPollingMinutesPerHost: number;
+  /** Minutes from the installer task's end to `installed` with a real release: the workflow's Follow loop runs this long. */
+  installMinutes: number;
+  /** Minutes the installer task (openshift-install create ignition-configs) is billed, image pull included. */
+  installerTaskMinutes: number;
+  /** Bytes of the discovery ISO a host downloads. */
+  isoBytes: number;
+  /** Downloads of the discovery ISO per cluster. */
+  isoDownloadsPerCluster: number;
+}
+
+/** The installer task's size as the stack defines it (AWS::ECS::TaskDefinition). */
+export interface TaskFacts {
+  vcpu: number;
+  memoryGb: number;
+  architecture: 'arm64' | 'x86_64';
+}
+
+export interface FargatePrices {
+  vcpuHourX86: number;
+  gbHourX86: number;
+  vcpuHourArm64: number;
+  gbHourArm64: number;
+  minimumMinutes: number;
+}
+
+/** A kind of request measured in one simulated install: what one costs, how often it came, and what sets its count. */
+export interface InstallRequestKind {
+  label: string;
+  caller: Caller;
+  cost: RequestCost;
+  /** Requests of the kind in the simulated install. */
+  measuredCount: number;
+  /**
+   * `event`: one per thing that happens (a registration, a reply, a stage reported), as measured;
+   * `agent-poll`: one per host per poll interval while it polls; `follow`: one per workflow pass
+   * while the cluster installs. The last two are counted for real durations, not the simulation's.
+   */
+  drivenBy: 'event' | 'agent-poll' | 'follow';
+}
+
+/** What one simulated install measured outside the Lambda handlers. */
+export interface InstallRun {
+  kinds: InstallRequestKind[];
+  /** States entered by the install workflow's execution, and of them Follow passes. */
+  workflowStates: number;
+  workflowFollows: number;
+  /** S3 requests made outside the functions (the installer task), by price class. */
+  taskS3Puts: number;
+  taskS3Gets: number;
+  /** Objects fetched through pre-signed URLs (hosts' and people's downloads from S3), and their bytes. */
+  downloadS3Gets: number;
+  downloadBytes: number;
+}
+
+/** How many requests of a kind one real install makes: measured for events, from the assumed durations for the time-driven ones. */
+export function installRequests(kind: InstallRequestKind, assumptions: InstallAssumptions, pollSeconds: number, installPollSeconds: number): number {
+  if (kind.drivenBy === 'agent-poll') return (assumptions.hostsPerCluster * assumptions.agentPollingMinutesPerHost * 60) / pollSeconds;
+  if (kind.drivenBy === 'follow') return followPasses(assumptions, installPollSeconds);
+  return kind.measuredCount;
+}
+
+/** The workflow's Follow passes while a real cluster installs: one every `installPollSeconds`. */
+export function followPasses(assumptions: InstallAssumptions, installPollSeconds: number): number {
+  return Math.max(1, Math.ceil((assumptions.installMinutes * 60) / installPollSeconds));
+}
+
+/**
+ * States a real install's workflow enters: the measured execution with its Follow loop (Wait,
+ * Follow, Ended: three states a pass) run for `follows` passes instead of the measured ones.
+ */
+export function workflowTransitions(measuredStates: number, measuredFollows: number, follows: number): number {
+  return measuredStates + 3 * (follows - measuredFollows);
+}
+
+/** The installer task's charge: its vCPU and memory for the billed minutes (at least Fargate's minimum), at its architecture's rate. */
+export function fargateCharge(task: TaskFacts, minutes: number, prices: FargatePrices): number {
+  const hours = Math.max(minutes, prices.minimumMinutes) / 60;
+  const [vcpu, gb] = task.architecture === 'arm64' ? [prices.vcpuHourArm64, prices.gbHourArm64] : [prices.vcpuHourX86, prices.gbHourX86];
+  return hours * (task.vcpu * vcpu + task.memoryGb * gb);
+}
+
+/** The charges of one install that are not a function's request: the workflow's transitions, the installer task, its S3 requests, and what is downloaded from S3 directly (the hosts' ISO, measured pre-signed downloads). */
+export function installExtras(run: InstallRun, assumptions: InstallAssumptions, task: TaskFacts, prices: Prices & { fargate: FargatePrices }, follows: number): Breakdown {
+  const downloadGb = (assumptions.isoDownloadsPerCluster * assumptions.isoBytes + run.downloadBytes) / GB;
+  return {
+    'Step Functions': workflowTransitions(run.workflowStates, run.workflowFollows, follows) * prices.perRequest.stepFunctionsTransition,
+    'Fargate (installer task)': fargateCharge(task, assumptions.installerTaskMinutes, prices.fargate),
+    S3: run.taskS3Puts * prices.perRequest.s3Put + (run.taskS3Gets + run.downloadS3Gets + assumptions.isoDownloadsPerCluster) * prices.perRequest.s3Get,
+    'Data transfer out': downloadGb * prices.perGb.dataTransferOut,
+  };
+}
+
+/**
+ * The month with `clustersPerMonth` installs: the idle service's lines and every install's
+ * requests in one bill (X-Ray's sampling depends on the month's rate), plus each install's extras.
+ */
+export function installedMonthly(
+  idleLines: readonly WorkloadLine[],
+  run: InstallRun,
+  assumptions: InstallAssumptions,
+  stack: StackFacts,
+  task: TaskFacts,
+  prices: Prices & { fargate: FargatePrices },
+  timing: { pollSeconds: number; installPollSeconds: number; schedulerInvocationsPerMonth: number },
+): { lines: WorkloadLine[]; bill: Breakdown; perInstall: Breakdown } {
+  const clusters = assumptions.clustersPerMonth;
+  const installLines = run.kinds.map((kind) => ({ label: kind.label, caller: kind.caller, cost: kind.cost, perMonth: clusters * installRequests(kind, assumptions, timing.pollSeconds, timing.installPollSeconds) }));
+  const extras = installExtras(run, assumptions, task, prices, followPasses(assumptions, timing.installPollSeconds));
+  const idle = monthlyBill(idleLines, stack, prices, timing.schedulerInvocationsPerMonth);
+  const bill = monthlyBill([...idleLines, ...installLines], stack, prices, timing.schedulerInvocationsPerMonth);
+  for (const [component, value] of Object.entries(extras)) bill[component] = (bill[component] ?? 0) + clusters * value;
+  const perInstall = Object.fromEntries(Object.entries(bill).map(([component, value]) => [component, (value - (idle[component] ?? 0)) / clusters]));
+  return { lines: installLines, bill, perInstall };
+}

@@ -1,7 +1,7 @@
 /** The cost bench's arithmetic (bench/cost/model.ts): billed time, X-Ray sampling, the doors, and the bill per component. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { billedLambdaMs, doorComparison, fixedMonthly, loggedBytes, monthlyBill, sampledTraces, SECONDS_PER_MONTH, total, type FunctionFacts, type Prices, type RequestCost, type StackFacts } from '../../bench/cost/model.js';
+import { billedLambdaMs, doorComparison, fargateCharge, fixedMonthly, followPasses, installedMonthly, installExtras, installRequests, loggedBytes, monthlyBill, sampledTraces, SECONDS_PER_MONTH, total, workflowTransitions, type FunctionFacts, type InstallAssumptions, type InstallRequestKind, type InstallRun, type Prices, type RequestCost, type StackFacts, type TaskFacts } from '../../bench/cost/model.js';
 
 const prices = JSON.parse(readFileSync(new URL('../../bench/cost/prices.json', import.meta.url), 'utf8')) as Prices;
 const fn = (memoryMb: number, tracing: FunctionFacts['tracing'] = 'Active', publishesMetrics = true): FunctionFacts => ({ memoryMb, architecture: 'arm64', tracing, publishesMetrics });
@@ -9,12 +9,12 @@ const fn = (memoryMb: number, tracing: FunctionFacts['tracing'] = 'Active', publ
 const before: StackFacts = {
   natGateways: 1, alarms: 10, secrets: 1, hostedZones: 0, kmsKeys: 0,
   agentDoor: 'cloudfront+rest', restTracing: true, logLevel: 'INFO', platformLogLines: true,
-  functions: { agent: fn(1024), user: fn(1024), stream: fn(1024), monitor: fn(1024) },
+  functions: { agent: fn(1024), user: fn(1024), stream: fn(1024), monitor: fn(1024), workflow: fn(1024) },
 };
 /** After: agents on their function URL (512 MB, not traced, no metric lines), WARN, no platform lines. */
 const after: StackFacts = {
   ...before, natGateways: 0, agentDoor: 'function-url', logLevel: 'WARN', platformLogLines: false,
-  functions: { agent: fn(512, 'PassThrough', false), user: fn(1024), stream: fn(512, 'PassThrough', false), monitor: fn(512) },
+  functions: { agent: fn(512, 'PassThrough', false), user: fn(1024), stream: fn(512, 'PassThrough', false), monitor: fn(512), workflow: fn(512) },
 };
 const poll: RequestCost = { measured: 100, readUnits: 2, writeUnits: 1, dynamodbCalls: 3, s3Puts: 0, s3Gets: 0, logBytes: 200, metricLogBytes: 200, responseBytes: 40_000, gzippedResponseBytes: 4_000, handlerMs: 4.2 };
 const perMonth = 1_000_000;
@@ -96,5 +96,52 @@ describe('cost model', () => {
     expect(large['http-api']!['API Gateway (HTTP)']).toBeCloseTo(2 * perMonth * prices.perRequest.apiGatewayHttp);
     expect(total(doors['function-url']!)).toBeLessThan(total(doors['http-api']!));
     expect(total(doors['http-api']!)).toBeLessThan(total(doors['cloudfront+rest']!));
+  });
+});
+
+describe('the installed scenario', () => {
+  const assumptions: InstallAssumptions = { clustersPerMonth: 333, hostsPerCluster: 3, agentPollingMinutesPerHost: 45, installMinutes: 60, installerTaskMinutes: 5, isoBytes: 1_200_000_000, isoDownloadsPerCluster: 3 };
+  const fargate = { vcpuHourX86: 0.04048, gbHourX86: 0.004445, vcpuHourArm64: 0.03238, gbHourArm64: 0.00356, minimumMinutes: 1 };
+  const withFargate = { ...prices, fargate };
+  const kind = (label: string, drivenBy: InstallRequestKind['drivenBy'], measuredCount: number, caller: InstallRequestKind['caller'] = 'agent'): InstallRequestKind => ({ label, caller, cost: poll, measuredCount, drivenBy });
+  const run: InstallRun = {
+    kinds: [kind('poll', 'agent-poll', 52), kind('reply inventory', 'event', 3), kind('workflow InstallFollow', 'follow', 12, 'workflow')],
+    workflowStates: 41, workflowFollows: 12, taskS3Puts: 8, taskS3Gets: 1, downloadS3Gets: 0, downloadBytes: 0,
+  };
+
+  it('counts events as measured, polls and workflow passes for the assumed real durations', () => {
+    expect(installRequests(run.kinds[1]!, assumptions, 60, 30)).toBe(3);
+    expect(installRequests(run.kinds[0]!, assumptions, 60, 30)).toBe(3 * 45);
+    expect(installRequests(run.kinds[2]!, assumptions, 60, 30)).toBe(120);
+    expect(followPasses({ ...assumptions, installMinutes: 0 }, 30)).toBe(1);
+    // The measured 12 passes replaced by 120: three states (Wait, Follow, Ended) per pass.
+    expect(workflowTransitions(41, 12, 120)).toBe(41 + 3 * 108);
+  });
+
+  it('bills the installer task its vCPU and memory for the billed minutes, at least Fargate’s minimum, at its architecture’s rate', () => {
+    const x86: TaskFacts = { vcpu: 1, memoryGb: 4, architecture: 'x86_64' };
+    expect(fargateCharge(x86, 30, fargate)).toBeCloseTo(0.5 * (0.04048 + 4 * 0.004445));
+    expect(fargateCharge(x86, 0.1, fargate)).toBeCloseTo((1 / 60) * (0.04048 + 4 * 0.004445));
+    expect(fargateCharge({ ...x86, architecture: 'arm64' }, 60, fargate)).toBeCloseTo(0.03238 + 4 * 0.00356);
+  });
+
+  it('prices an install’s extras: transitions, the task, its S3 requests and the ISO downloads out of S3', () => {
+    const extras = installExtras(run, assumptions, { vcpu: 1, memoryGb: 4, architecture: 'x86_64' }, withFargate, 120);
+    expect(extras['Step Functions']).toBeCloseTo((41 + 3 * 108) * prices.perRequest.stepFunctionsTransition);
+    expect(extras.S3).toBeCloseTo(8 * prices.perRequest.s3Put + (1 + 3) * prices.perRequest.s3Get);
+    expect(extras['Data transfer out']).toBeCloseTo(((3 * 1_200_000_000) / 1024 ** 3) * prices.perGb.dataTransferOut);
+  });
+
+  it('adds every install to the idle month, and one install is the difference over the clusters', () => {
+    const idleLines = [{ label: 'monitor passes', perMonth: 43_800, cost: poll, caller: 'monitor' as const }];
+    const task: TaskFacts = { vcpu: 1, memoryGb: 4, architecture: 'x86_64' };
+    const timing = { pollSeconds: 60, installPollSeconds: 30, schedulerInvocationsPerMonth: 43_800 };
+    const { bill, perInstall, lines } = installedMonthly(idleLines, run, assumptions, after, task, withFargate, timing);
+    const idle = monthlyBill(idleLines, after, prices, 43_800);
+    expect(lines.find((line) => line.label === 'poll')!.perMonth).toBe(333 * 135);
+    expect(total(bill)).toBeCloseTo(total(idle) + 333 * total(perInstall), 6);
+    expect(perInstall['Fargate (installer task)']).toBeCloseTo(fargateCharge(task, 5, fargate));
+    expect(perInstall['NAT gateway']).toBe(0);
+    expect(perInstall.DynamoDB).toBeCloseTo((135 + 3 + 120) * (2 * prices.perRequest.dynamodbReadUnit + prices.perRequest.dynamodbWriteUnit));
   });
 });
