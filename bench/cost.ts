@@ -342,6 +342,39 @@ interface Measurements {
  * back with a new updatedAt, ReturnConsumedCapacity INDEXES): which part of a host write the
  * indexes' projections are.
  */
+
+type MeteredCount = 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets';
+
+/** Adds to the measured invocation this code runs in (none: not counted) and records the wait. */
+function addToInvocation(counts: Partial<Record<MeteredCount, number>>, started: number): void {
+  const current = invocation.getStore();
+  if (!current) return;
+  for (const [key, value] of Object.entries(counts) as [MeteredCount, number][]) current[key] += value;
+  current.waits.push([started, performance.now()]);
+}
+
+/** A DynamoDB client counting consumed units and an S3 client counting billed requests, each charged to the invocation that makes the call. */
+function meteredClients(dynamodbEndpoint: string) {
+  const meter = meteredDynamoClient(dynamodbEndpoint, ({ read, units, ms }) => addToInvocation({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms));
+  const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
+  s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const started = performance.now();
+      // A pre-signed URL passes the stack too, but makes no request (the presigner returns it before signing).
+      let presigned = false;
+      try {
+        const result = await next(args);
+        presigned = Boolean((result.output as { presigned?: unknown }).presigned);
+        return result;
+      } finally {
+        if (!presigned && !S3_FREE.test(context.commandName ?? '')) addToInvocation(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
+      }
+    },
+    { step: 'initialize', name: 'countS3Requests' },
+  );
+  return { meter, s3 };
+}
+
 async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnvId: string; hostId: string }): Promise<Measurements['hostWrite']> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1' });
   try {
@@ -391,30 +424,8 @@ async function measure(): Promise<Measurements> {
   // The deployed functions log at Powertools' default: the stack sets no level.
   logger.setLogLevel('INFO');
   const clients: { close(): void }[] = [];
-  const add = (counts: Partial<Record<'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets', number>>, started: number) => {
-    const current = invocation.getStore();
-    if (!current) return;
-    for (const [key, value] of Object.entries(counts) as [keyof typeof counts, number][]) current[key] += value;
-    current.waits.push([started, performance.now()]);
-  };
   try {
-    const meter = meteredDynamoClient(runtime.endpoints.dynamodb, ({ read, units, ms }) => add({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms));
-    const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
-    s3.middlewareStack.add(
-      (next, context) => async (args) => {
-        const started = performance.now();
-        // A pre-signed URL passes the stack too, but makes no request (the presigner returns it before signing).
-        let presigned = false;
-        try {
-          const result = await next(args);
-          presigned = Boolean((result.output as { presigned?: unknown }).presigned);
-          return result;
-        } finally {
-          if (!presigned && !S3_FREE.test(context.commandName ?? '')) add(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
-        }
-      },
-      { step: 'initialize', name: 'countS3Requests' },
-    );
+    const { meter, s3 } = meteredClients(runtime.endpoints.dynamodb);
     provide({
       store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }),
       blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }),
@@ -686,29 +697,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
   let stopFleet: (() => Promise<void>) | undefined;
   const fleetLines: string[] = [];
   try {
-    const add = (counts: Partial<Record<'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets', number>>, started: number) => {
-      const current = invocation.getStore();
-      if (!current) return;
-      for (const [key, value] of Object.entries(counts) as [keyof typeof counts, number][]) current[key] += value;
-      current.waits.push([started, performance.now()]);
-    };
-    const meter = meteredDynamoClient(runtime.endpoints.dynamodb, ({ read, units, ms }) => add({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms));
-    const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
-    s3.middlewareStack.add(
-      (next, context) => async (args) => {
-        const started = performance.now();
-        // A pre-signed URL passes the stack too, but makes no request (the presigner returns it before signing).
-        let presigned = false;
-        try {
-          const result = await next(args);
-          presigned = Boolean((result.output as { presigned?: unknown }).presigned);
-          return result;
-        } finally {
-          if (!presigned && !S3_FREE.test(context.commandName ?? '')) add(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
-        }
-      },
-      { step: 'initialize', name: 'countS3Requests' },
-    );
+    const { meter, s3 } = meteredClients(runtime.endpoints.dynamodb);
     provide({ store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }), blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }) });
     clients.push({ close: () => meter.client.destroy() }, { close: () => s3.destroy() });
 
