@@ -103,13 +103,10 @@ export async function listCallersTokens(deps: TokenDeps, principal: Principal): 
 /** DELETE /v2/api-tokens/{id}: any token for admins, a member's own otherwise (another's is not found). */
 export async function revokeCallersToken(deps: TokenDeps, principal: Principal, tokenId: string): Promise<void> {
   requireTokenHolder(principal);
-  if (!mayManageAll(principal)) {
-    const token = await deps.store.apiTokens.get({ orgId: principal.orgId, tokenId });
-    if (token?.ownerUserId !== principal.userId) throw notFound(`API token ${tokenId} does not exist`);
-  }
-  const before = await deps.store.apiTokens.get({ orgId: principal.orgId, tokenId });
-  const revoked = await revokeApiToken(deps, principal.orgId, tokenId);
-  if (!before?.revokedAt) {
+  const token = await deps.store.apiTokens.get({ orgId: principal.orgId, tokenId });
+  if (!token || (!mayManageAll(principal) && token.ownerUserId !== principal.userId)) throw notFound(`API token ${tokenId} does not exist`);
+  const revoked = await revokeApiToken(deps, principal.orgId, tokenId, token);
+  if (!token.revokedAt) {
     await recordEvent(deps, { name: 'api_token_revoked', subject: { orgId: principal.orgId }, props: { actor: actorName(principal), name: revoked.name, reference: revoked.tokenId } });
   }
 }
@@ -119,11 +116,12 @@ export async function listApiTokens(deps: TokenDeps, orgId: string): Promise<Api
   return tokens.map(viewOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
-export async function revokeApiToken(deps: TokenDeps, orgId: string, tokenId: string): Promise<ApiTokenView> {
+/** `justRead`: the token as the caller read it a moment ago, which saves mutate's first read. */
+export async function revokeApiToken(deps: TokenDeps, orgId: string, tokenId: string, justRead?: ApiToken): Promise<ApiTokenView> {
   const now = deps.clock.now().toISOString();
   const revoked = await deps.store.apiTokens.mutate({ orgId, tokenId }, (token) =>
     token.revokedAt ? undefined : { ...token, revokedAt: now },
-  );
+  justRead);
   if (!revoked) throw notFound(`API token ${tokenId} does not exist`);
   return viewOf(revoked);
 }

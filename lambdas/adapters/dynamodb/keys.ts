@@ -158,3 +158,18 @@ export const KEY_ATTRIBUTES = [
   'entity',
   'ttl',
 ] as const;
+
+/**
+ * Users and their memberships: the one partition family that does not start with an organisation.
+ * A user is found by the identity a verified token names, before any organisation is known (as
+ * an API token's string carries its organisation); the membership beside the user says which one.
+ * One membership item per user is what keeps a user in one organisation at a time. An
+ * organisation's members are listed through gsi1 (`ORG#o` / `MEMBER#u`).
+ */
+const userPartition = (userId: string) => `USER#${userId}`;
+export const userKeys = {
+  user: ({ userId }: { userId: string }): ItemKey => ({ pk: userPartition(userId), sk: 'USER' }),
+  membership: ({ userId }: { userId: string }): ItemKey => ({ pk: userPartition(userId), sk: 'MEMBERSHIP' }),
+  membershipIndexes: (r: { orgId: string; userId: string }): IndexAttributes => ({ gsi1pk: `ORG#${r.orgId}`, gsi1sk: `MEMBER#${r.userId}` }),
+  membersOf: (orgId: string) => ({ index: 'gsi1', pk: `ORG#${orgId}`, skPrefix: 'MEMBER#' }),
+};

@@ -48,7 +48,7 @@ import {
   type WorkflowKey,
 } from '../../ports/store.js';
 import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
-import { KEY_ATTRIBUTES, keys, watchCopyOf, type IndexAttributes, type ItemKey } from './keys.js';
+import { KEY_ATTRIBUTES, keys, userKeys, watchCopyOf, type IndexAttributes, type ItemKey } from './keys.js';
 import { packItem, unpackItem } from './packing.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems, type WriteGuard } from './host-liveness.js';
 
@@ -364,22 +364,6 @@ export class InvalidCursorError extends Error {
     this.name = 'InvalidCursorError';
   }
 }
-
-/**
- * Users and their memberships: the one partition family that does not start with an organisation.
- * A user is found by the identity a verified token names, before any organisation is known (as
- * an API token's string carries its organisation); the membership beside the user says which one.
- * One membership item per user is what keeps a user in one organisation at a time. An
- * organisation's members are listed through gsi1 (`ORG#o` / `MEMBER#u`).
- * (Here rather than in keys.ts for now; docs/data-model.md is to list them.)
- */
-const userPartition = (userId: string) => `USER#${userId}`;
-export const userKeys = {
-  user: ({ userId }: UserKey): ItemKey => ({ pk: userPartition(userId), sk: 'USER' }),
-  membership: ({ userId }: UserKey): ItemKey => ({ pk: userPartition(userId), sk: 'MEMBERSHIP' }),
-  membershipIndexes: (r: { orgId: string; userId: string }): IndexAttributes => ({ gsi1pk: `ORG#${r.orgId}`, gsi1sk: `MEMBER#${r.userId}` }),
-  membersOf: (orgId: string) => ({ index: 'gsi1', pk: `ORG#${orgId}`, skPrefix: 'MEMBER#' }),
-};
 
 /** An invitation past its expiry is still listed (as expired) this long, then DynamoDB removes it. */
 const INVITATION_KEPT_AFTER_EXPIRY_SECONDS = 30 * 86_400;
