@@ -6,6 +6,7 @@ import { apiVsGetItem } from './api-vs-getitem.js';
 import { bundles } from './bundles.js';
 import { cost } from './cost.js';
 import { discoveryImage } from './discovery-image.js';
+import { fleet } from './fleet.js';
 import { lifecycle } from './lifecycle.js';
 
 const benches: Record<string, () => Promise<unknown>> = {
@@ -17,11 +18,15 @@ const benches: Record<string, () => Promise<unknown>> = {
   bundles: () => bundles(),
   cost: () => cost(),
   'discovery-image': () => discoveryImage(),
+  fleet: () => fleet(),
 };
+
+/** Run only when named: an hour or more at their default settings. */
+const longBenches = new Set(['fleet']);
 
 const only = process.argv.slice(2);
 for (const [name, bench] of Object.entries(benches)) {
-  if (only.length && !only.includes(name)) continue;
+  if (only.length ? !only.includes(name) : longBenches.has(name)) continue;
   console.log(`\n== ${name}`);
   await bench();
 }

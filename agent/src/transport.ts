@@ -31,6 +31,8 @@ export interface TransportOptions {
   readonly retryDelays?: RetryDelays;
   readonly log?: AgentLog;
   readonly random?: () => number;
+  /** Told of every answer (each attempt), with its round trip: benches measure the service from the agents' side. */
+  readonly onResponse?: (answer: { method: string; path: string; status: number; ms: number }) => void;
 }
 
 export interface PoolOptions {
@@ -159,8 +161,10 @@ export function createTransport(options: TransportOptions): ApiTransport {
         };
         let outcome: { response: ApiResponse } | { failure: string; retries: number };
         try {
+          const sent = performance.now();
           const response = await fetch(url, { method, headers, body, dispatcher, signal: callOptions.signal });
           const buffered = new BufferedResponse(response.status, new Headers([...response.headers]), new Uint8Array(await response.arrayBuffer()));
+          options.onResponse?.({ method, path, status: response.status, ms: performance.now() - sent });
           const retries = retry.retryable(response.status);
           outcome = retries === undefined ? { response: buffered } : { failure: `HTTP ${response.status}`, retries };
           if (retries !== undefined && attempt >= retries) return buffered;

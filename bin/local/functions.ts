@@ -109,6 +109,10 @@ interface Instance {
   lastUsed: number;
   /** Being stopped as a crash would stop it (tests): takes no new invocations. */
   crashing: boolean;
+  /** Its thread's CPU time as of its last answer, ms. */
+  cpuMs: number;
+  /** Its CPU time is already in the pool's total for stopped instances. */
+  cpuCounted?: boolean;
 }
 
 const INSTANCE_BOOT = new URL('./instance/boot.mjs', import.meta.url);
@@ -138,6 +142,8 @@ class FunctionPool {
   private nextInvocationId = 0;
   private crashed = 0;
   private stopping = false;
+  /** CPU time of instances that have stopped, ms. */
+  private cpuMsOfStopped = 0;
 
   constructor(
     private readonly spec: FunctionSpec,
@@ -148,6 +154,14 @@ class FunctionPool {
   counts(): InstanceCounts {
     const live = this.instances;
     return { instances: live.length, inFlight: live.reduce((sum, instance) => sum + instance.inFlight.size, 0), crashed: this.crashed };
+  }
+
+  /**
+   * CPU time the function's instances have spent since the runtime started, ms, as each thread
+   * reported it with its last answer (benches split a run's CPU by function with it).
+   */
+  cpuMs(): number {
+    return this.instances.reduce((sum, instance) => sum + (instance.cpuCounted ? 0 : instance.cpuMs), this.cpuMsOfStopped);
   }
 
   /** Starts instances up to the pool's size and waits until they all serve. */
@@ -171,27 +185,29 @@ class FunctionPool {
       failed = reject;
     });
     ready.catch(() => undefined);
-    const instance: Instance = { id: this.nextInstanceId++, worker, ready, inFlight: new Map(), retired: false, lastUsed: 0, crashing: false };
+    const instance: Instance = { id: this.nextInstanceId++, worker, ready, inFlight: new Map(), retired: false, lastUsed: 0, crashing: false, cpuMs: 0 };
     this.instances.push(instance);
 
     worker.on('message', (message: FromInstance) => {
       switch (message.type) {
         case 'ready':
+          if (message.cpuMs !== undefined) instance.cpuMs = message.cpuMs;
           return started();
         case 'failed-to-start':
           failed(new FunctionUnavailable(`${this.spec.name} could not start: ${message.error.message}`));
-          void worker.terminate();
+          void this.terminate(instance);
           return;
         case 'result':
         case 'error': {
           // A crashing instance answers nothing more: an answer it posted as it was stopped is
           // lost with it, as a container's would be, so exactly its in-flight invocations fail.
           if (instance.crashing) return;
+          if (message.cpuMs !== undefined) instance.cpuMs = message.cpuMs;
           const invocation = instance.inFlight.get(message.id);
           instance.inFlight.delete(message.id);
           if (message.type === 'result') invocation?.resolve(message.value);
           else invocation?.reject(deserializeError(message.error));
-          if (instance.retired && instance.inFlight.size === 0) void worker.terminate();
+          if (instance.retired && instance.inFlight.size === 0) void this.terminate(instance);
           return;
         }
         case 'port-call':
@@ -201,6 +217,7 @@ class FunctionPool {
     worker.on('error', (error) => this.hooks.log(`${this.spec.name} instance ${instance.id} crashed: ${error.stack ?? error.message}`));
     worker.on('exit', (code) => {
       const index = this.instances.indexOf(instance);
+      this.keepCpuOf(instance);
       if (index >= 0) this.instances.splice(index, 1);
       failed(new FunctionUnavailable(`${this.spec.name} instance ${instance.id} stopped while starting (exit ${code})`));
       const unexpected = !this.stopping && (!instance.retired || instance.crashing);
@@ -220,6 +237,18 @@ class FunctionPool {
       if (unexpected && this.size > 1) void this.warm().catch(() => undefined);
     });
     return instance;
+  }
+
+  private terminate(instance: Instance): Promise<number> {
+    this.keepCpuOf(instance);
+    return instance.worker.terminate();
+  }
+
+  /** A stopped instance's CPU time stays in the pool's total. */
+  private keepCpuOf(instance: Instance): void {
+    if (instance.cpuCounted) return;
+    instance.cpuCounted = true;
+    this.cpuMsOfStopped += instance.cpuMs;
   }
 
   private async answerPortCall(worker: Worker, message: Extract<FromInstance, { type: 'port-call' }>): Promise<void> {
@@ -276,7 +305,7 @@ class FunctionPool {
   redeploy(): void {
     for (const instance of this.active()) {
       instance.retired = true;
-      if (instance.inFlight.size === 0) void instance.worker.terminate();
+      if (instance.inFlight.size === 0) void this.terminate(instance);
     }
   }
 
@@ -286,13 +315,13 @@ class FunctionPool {
     if (!instance) return 0;
     instance.crashing = true;
     const inFlight = instance.inFlight.size;
-    await instance.worker.terminate();
+    await this.terminate(instance);
     return inFlight;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.instances.map((instance) => instance.worker.terminate()));
+    await Promise.all(this.instances.map((instance) => this.terminate(instance)));
   }
 }
 
@@ -359,6 +388,11 @@ export class LocalFunctions {
   /** Per function: instances running, invocations in flight, instances that crashed. */
   counts(): Record<string, InstanceCounts> {
     return Object.fromEntries([...this.pools].map(([name, pool]) => [name, pool.counts()]));
+  }
+
+  /** Per function: CPU ms its instances have spent (FunctionPool.cpuMs). */
+  cpuMs(): Record<string, number> {
+    return Object.fromEntries([...this.pools].map(([name, pool]) => [name, pool.cpuMs()]));
   }
 
   /** Every function takes the environment anew (a deployment): later invocations go to new instances. */

@@ -12,7 +12,7 @@ import type { CommandRunner } from '../exec.js';
 import { SimulatedNodeRegistry, simulatedInstallStep } from '../installer/index.js';
 import type { RootLog } from '../log.js';
 import { AgentSession, pause, type SessionTiming } from '../session.js';
-import { createConnectionPool, createTransport, type RetryDelays } from '../transport.js';
+import { createConnectionPool, createTransport, type RetryDelays, type TransportOptions } from '../transport.js';
 import { ClusterView } from './cluster-view.js';
 import { simulatedIdentity, type SimulatedIdentity } from './host.js';
 import { FleetNetwork } from './network.js';
@@ -47,6 +47,10 @@ export interface FleetOptions {
   readonly log: RootLog;
   /** Sockets to the service; hosts queue on them. */
   readonly connections?: number;
+  /** A connection pool shared with other fleets (one process serving many infra-envs); left open when this fleet stops. */
+  readonly dispatcher?: Dispatcher;
+  /** Told of every answer the service gives this fleet's hosts and controllers (see TransportOptions.onResponse). */
+  readonly onResponse?: TransportOptions['onResponse'];
 }
 
 export interface FleetHost {
@@ -97,8 +101,11 @@ export class Fleet {
     if (options.profiles.length > this.network.capacity) {
       throw new Error(`${options.profiles.length} hosts do not fit in ${this.network.cidr} from offset ${options.firstHostOffset ?? 10} (room for ${this.network.capacity}); pass a larger --network`);
     }
-    this.pool = createConnectionPool({ caCertFile: options.caCertFile, insecure: options.insecure, connections: options.connections ?? 64 });
-    this.api = createTransport({ url: options.url, token: options.token, agentVersion: options.agentVersion, dispatcher: this.pool, retryDelays: options.retryDelays, log: options.log });
+    this.pool = options.dispatcher ?? createConnectionPool({ caCertFile: options.caCertFile, insecure: options.insecure, connections: options.connections ?? 64 });
+    this.api = createTransport({
+      url: options.url, token: options.token, agentVersion: options.agentVersion, dispatcher: this.pool, retryDelays: options.retryDelays, log: options.log,
+      ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    });
     this.cluster = new ClusterView(this.api, options.infraEnvId, options.log);
     const seed = options.seed ?? options.infraEnvId;
     const perPrefix = new Map<string, number>();
@@ -131,7 +138,7 @@ export class Fleet {
       await Promise.allSettled([...this.controllers.values()]);
     } finally {
       signal.removeEventListener('abort', onStop);
-      await this.pool.close().catch(() => undefined);
+      if (!this.options.dispatcher) await this.pool.close().catch(() => undefined);
     }
   }
 

@@ -22,10 +22,10 @@ export type ToInstance =
   | { type: 'port-result'; id: number; value?: unknown; error?: SerializedError };
 
 export type FromInstance =
-  | { type: 'ready' }
+  | { type: 'ready'; cpuMs?: number }
   | { type: 'failed-to-start'; error: SerializedError }
-  | { type: 'result'; id: number; value: unknown }
-  | { type: 'error'; id: number; error: SerializedError }
+  | { type: 'result'; id: number; value: unknown; cpuMs?: number }
+  | { type: 'error'; id: number; error: SerializedError; cpuMs?: number }
   /** A call of a port whose local stand-in lives in the runtime's own thread (the DNS zones, SYNTHETIC base ISOs). */
   | { type: 'port-call'; id: number; port: RuntimePort; method: string; args: unknown[] };
 

@@ -1,0 +1,295 @@
+/**
+ * The customer side of `bench fleet`, in a process of its own so that its CPU is not the service's:
+ * automation creating clusters (half through the REST API, half through `assisted ztp apply` with
+ * the built CLI), SIMULATED hosts booted with the agent token of their own infra-env's discovery
+ * ignition (many infra-envs in one fleet process, on one connection pool), each install started
+ * as soon as its cluster reads `ready`, and followed to `installed` and a kubeconfig download.
+ *
+ * A closed loop: at most `inFlight` clusters are between creation and their end at once; each
+ * finished cluster makes room for the next. Every answer the service gives is timed here, on the
+ * client side, by the class of call. Started by bench/fleet.ts with its settings as JSON in argv[2];
+ * reports to it over the IPC channel (see CustomerReport).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { createLog } from '../../agent/src/log.js';
+import { Fleet } from '../../agent/src/simulate/fleet.js';
+import { FINALIZING_STAGES, HOST_STAGES } from '../../agent/src/installer/index.js';
+import { loadProfile } from '../../agent/src/simulate/profile.js';
+import { createConnectionPool } from '../../agent/src/transport.js';
+import { exampleManifests } from '../../cli/ztp/examples.js';
+import { agentUnitOf } from '../../test/support/upstream-agent.js';
+import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
+
+const settings = JSON.parse(process.argv[2]!) as CustomerSettings;
+const report = (message: CustomerReport) => process.send?.(message);
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+const latencies = new LatencyBook(settings.startedAt);
+const pool = createConnectionPool({ connections: settings.connections });
+const stopAll = new AbortController();
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'stop') stopAll.abort();
+});
+process.on('disconnect', () => stopAll.abort());
+
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+/** A user's REST call with the admin token, timed as a user call. */
+async function userCall(method: string, route: string, body?: unknown): Promise<Answer> {
+  const sent = performance.now();
+  const response = await fetch(`${settings.url}/api/assisted-install/v2${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${settings.adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await response.text();
+  latencies.add('user calls', performance.now() - sent);
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, text };
+}
+
+class Failure extends Error {
+  constructor(readonly reason: string, detail: string) {
+    super(detail);
+  }
+}
+
+const expectStatus = (answer: Answer, status: number, cause: string) => {
+  if (answer.status !== status) throw new Failure(`${cause}: HTTP ${answer.status}`, answer.text.slice(0, 300));
+};
+
+/** The kinds of the mix (`sno:90,compact:10`), spread evenly over the cluster indexes. */
+function kindsOf(mix: string, count: number): ClusterKind[] {
+  const weights = mix.split(',').map((part) => {
+    const [kind, weight] = part.split(':');
+    if (kind !== 'sno' && kind !== 'compact') throw new RangeError(`FLEET_MIX: unknown kind ${kind} (sno, compact)`);
+    return { kind: kind as ClusterKind, weight: Number(weight) };
+  });
+  const total = weights.reduce((sum, w) => sum + w.weight, 0);
+  const given = new Map<ClusterKind, number>();
+  return Array.from({ length: count }, (_, index) => {
+    // The kind furthest behind its share so far: any prefix of the run has the mix's proportions.
+    const pick = weights.reduce((best, w) => ((given.get(w.kind) ?? 0) - (w.weight / total) * (index + 1) < (given.get(best.kind) ?? 0) - (best.weight / total) * (index + 1) ? w : best));
+    given.set(pick.kind, (given.get(pick.kind) ?? 0) + 1);
+    return pick.kind;
+  });
+}
+
+const NETWORKS: Record<ClusterKind, { machine: string; profiles: string[] }> = {
+  // The machine networks of the ZTP examples (cli/ztp/examples.ts): clusters are in datacenters of their own.
+  sno: { machine: '192.168.112.0/24', profiles: ['sno'] },
+  compact: { machine: '192.168.111.0/24', profiles: ['master', 'master', 'master'] },
+};
+
+let defaultVersion: Promise<string> | undefined;
+function openshiftVersion(): Promise<string> {
+  defaultVersion ??= userCall('GET', '/openshift-versions').then((answer) => {
+    expectStatus(answer, 200, 'listing versions');
+    return Object.entries(answer.body as Record<string, { default?: boolean }>).find(([, v]) => v.default)![0];
+  });
+  return defaultVersion;
+}
+
+async function createThroughRest(name: string, kind: ClusterKind): Promise<{ clusterId: string; infraEnvId: string }> {
+  const cluster = await userCall('POST', '/clusters', {
+    name, openshift_version: await openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
+    ...(kind === 'sno'
+      ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORKS.sno.machine }] }
+      : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
+  });
+  expectStatus(cluster, 201, 'creating the cluster');
+  const infraEnv = await userCall('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
+  expectStatus(infraEnv, 201, 'creating the infra-env');
+  return { clusterId: cluster.body.id as string, infraEnvId: infraEnv.body.id as string };
+}
+
+/**
+ * ZTP: clusters wanting manifests wait a moment for others, then one `assisted ztp apply` registers
+ * the batch (one process per batch, as a GitOps pipeline applies a commit's manifests at once).
+ */
+class ZtpBatches {
+  private waiting: { name: string; kind: ClusterKind; done: (ids: { clusterId: string; infraEnvId: string }) => void; fail: (error: Error) => void }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private batch = 0;
+
+  create(name: string, kind: ClusterKind): Promise<{ clusterId: string; infraEnvId: string }> {
+    return new Promise((done, fail) => {
+      this.waiting.push({ name, kind, done, fail });
+      if (this.waiting.length >= settings.ztpBatch) void this.flush();
+      else this.timer ??= setTimeout(() => void this.flush(), settings.ztpBatchWaitMs);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.waiting.splice(0);
+    if (batch.length === 0) return;
+    const dir = path.join(settings.workDir, `ztp-${this.batch++}`);
+    mkdirSync(dir, { recursive: true });
+    let imageSetWritten = false;
+    for (const { name, kind } of batch) {
+      for (const file of exampleManifests(kind === 'sno' ? 'sno' : 'ha', { name, pullSecret: settings.pullSecret, sshPublicKey: settings.sshPublicKey })) {
+        if (file.file === 'nmstate.yaml') continue; // static addresses for the example's MACs, not the simulated hosts'
+        // One ClusterImageSet serves every cluster of the batch (it is cluster-scoped: two of one name are an error).
+        const documents = YAML.parseAllDocuments(file.text).map((document) => document.toJSON() as Record<string, any>).filter((document) => document.kind !== 'ClusterImageSet' || !imageSetWritten);
+        imageSetWritten ||= documents.some((document) => document.kind === 'ClusterImageSet');
+        for (const document of documents) {
+          if (document.kind === 'AgentClusterInstall' && kind === 'compact') {
+            document.spec.provisionRequirements = { controlPlaneAgents: 3, workerAgents: 0 };
+            delete document.spec.proxy;
+          }
+          if (document.kind === 'InfraEnv') delete document.spec.nmStateConfigLabelSelector;
+        }
+        writeFileSync(path.join(dir, `${name}-${file.file}`), documents.map((document) => YAML.stringify(document)).join('---\n'));
+      }
+    }
+    try {
+      const started = performance.now();
+      const output = await runCli(['-o', 'json', 'ztp', 'apply', dir]);
+      latencies.add('ztp apply (one CLI run)', performance.now() - started);
+      const resources = (JSON.parse(output) as { resources: { kind: string; name: string; id?: string; action: string }[] }).resources;
+      for (const waiting of batch) {
+        const cluster = resources.find((r) => r.kind === 'cluster' && r.name === waiting.name);
+        const infraEnv = resources.find((r) => r.kind === 'infra-env' && r.name === waiting.name);
+        if (cluster?.id && infraEnv?.id) waiting.done({ clusterId: cluster.id, infraEnvId: infraEnv.id });
+        else waiting.fail(new Failure('ztp apply: no cluster or infra-env in its report', JSON.stringify(resources).slice(0, 300)));
+      }
+    } catch (error) {
+      for (const waiting of batch) waiting.fail(error instanceof Failure ? error : new Failure('ztp apply failed', (error as Error).message));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function runCli(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [settings.cliBundle, '--url', settings.url, '--token', settings.adminToken, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: settings.workDir } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Failure(`ztp apply exited ${code}`, stderr.slice(-300)));
+    });
+  });
+}
+
+const ztp = new ZtpBatches();
+/** Every stage of the SIMULATED installer and controller takes FLEET_STAGE_MS; writing the image five times that. */
+const STAGE_DURATIONS: Record<string, number> = {
+  ...Object.fromEntries([...HOST_STAGES, ...FINALIZING_STAGES].map((stage) => [stage, settings.stageMs])),
+  'Writing image to disk': settings.stageMs * 5,
+};
+const fleets = new Set<Fleet>();
+const agentLog = createLog({ level: 'error', sink: (line) => report({ type: 'agent-error', line: line.slice(0, 500) }) });
+const TERMINAL = new Set(['installed', 'error', 'cancelled']);
+
+/** One cluster from creation to its end. */
+async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutcome> {
+  const name = `${settings.namePrefix}-${index}`;
+  const channel = index % 2 === 0 ? 'rest' : 'ztp';
+  const times: ClusterOutcome['times'] = { created: 0 };
+  const t0 = Date.now();
+  const signal = AbortSignal.any([stopAll.signal, AbortSignal.timeout(settings.clusterTimeoutMs)]);
+  let fleetRun: Promise<void> | undefined;
+  const hostStop = new AbortController();
+  try {
+    const { clusterId, infraEnvId } = channel === 'rest' ? await createThroughRest(name, kind) : await ztp.create(name, kind);
+    times.created = Date.now() - t0;
+    const ignition = await userCall('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
+    expectStatus(ignition, 200, 'downloading discovery.ign');
+    const { token, image } = agentUnitOf(ignition.text);
+    const fleet = new Fleet({
+      url: settings.url, infraEnvId, token, agentVersion: image,
+      profiles: NETWORKS[kind].profiles.map((profile) => loadProfile(profile)),
+      network: NETWORKS[kind].machine,
+      staggerMs: 50,
+      timing: { maxPollIntervalMs: settings.pollSeconds * 1000 },
+      installDurationsMs: STAGE_DURATIONS,
+      dispatcher: pool,
+      onResponse: ({ method, path: route, status, ms }) => {
+        latencies.add(callClass(method, route), ms);
+        if (status >= 500) report({ type: 'server-error', status, call: `${method} ${route.replace(/[0-9a-f-]{36}/g, '{id}')}` });
+      },
+      log: agentLog,
+    });
+    fleets.add(fleet);
+    fleetRun = fleet.run(AbortSignal.any([signal, hostStop.signal])).finally(() => fleets.delete(fleet));
+    for (let cluster: any; ; ) {
+      if (signal.aborted) throw new Failure(stopAll.signal.aborted ? 'stopped' : `not installed within ${settings.clusterTimeoutMs / 1000} s`, `last status ${cluster?.status}: ${cluster?.status_info}`);
+      await sleep(settings.watchSeconds * 1000 * (0.75 + Math.random() / 2), signal);
+      const answer = await userCall('GET', `/clusters/${clusterId}`);
+      expectStatus(answer, 200, 'reading the cluster');
+      cluster = answer.body;
+      if (cluster.status === 'ready' && times.ready === undefined) {
+        times.ready = Date.now() - t0;
+        const install = await userCall('POST', `/clusters/${clusterId}/actions/install`);
+        expectStatus(install, 202, 'starting the install');
+        times.installStarted = Date.now() - t0;
+      }
+      if (TERMINAL.has(cluster.status)) {
+        if (cluster.status !== 'installed') throw new Failure(`cluster ${cluster.status}`, String(cluster.status_info));
+        times.installed = Date.now() - t0;
+        break;
+      }
+    }
+    const kubeconfig = await userCall('GET', `/clusters/${clusterId}/downloads/credentials?file_name=kubeconfig`);
+    expectStatus(kubeconfig, 200, 'downloading the kubeconfig');
+    if (!kubeconfig.text.includes(`https://api.${name}.example.com:6443`)) throw new Failure('kubeconfig names another server', kubeconfig.text.slice(0, 200));
+    return { index, kind, channel, startedAt: t0, times, hosts: NETWORKS[kind].profiles.length };
+  } catch (error) {
+    const failure = error instanceof Failure ? error : new Failure('unexpected', (error as Error).message);
+    return { index, kind, channel, startedAt: t0, times, hosts: NETWORKS[kind].profiles.length, failure: { cause: failure.reason, detail: failure.message } };
+  } finally {
+    // Hosts of an installed cluster have rebooted and stopped; what is left (a failure) stops now.
+    hostStop.abort();
+    await fleetRun?.catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  const kinds = kindsOf(settings.mix, settings.clusters);
+  let next = 0;
+  const sampler = setInterval(() => {
+    const connected = [...fleets].reduce((sum, fleet) => sum + fleet.hosts.filter((host) => host.state === 'running').length, 0);
+    report({ type: 'sample', at: Date.now(), connected });
+  }, 1_000);
+  const worker = async () => {
+    while (next < kinds.length && !stopAll.signal.aborted) {
+      const index = next++;
+      // New clusters arrive spread out, as automation creates them, rather than in one burst at the start.
+      if (index < settings.inFlight) await sleep((index * settings.rampMs) / settings.inFlight, stopAll.signal);
+      report({ type: 'outcome', outcome: await oneCluster(index, kinds[index]!) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(settings.inFlight, kinds.length) }, worker));
+  clearInterval(sampler);
+  report({ type: 'done', latencies: latencies.summary() });
+  await pool.close().catch(() => undefined);
+}
+
+await main();
+process.disconnect?.();
