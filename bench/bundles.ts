@@ -5,28 +5,40 @@
  *
  * What is measured is what `cdk deploy` uploads: the staging stack is synthesized and each
  * function's staged asset is imported with that function's own environment from the template
- * (NODE_OPTIONS included: --enable-source-maps makes Node read the bundle's source map at load),
- * its CloudFormation references replaced by well-formed stand-ins. Lambda's own variables (region,
+ * (NODE_OPTIONS included, if the stack sets it), its CloudFormation references replaced by
+ * well-formed stand-ins. Lambda's own variables (region,
  * credentials) are set as the runtime sets them. A function given the agent signing key's secret
  * reads it at init, as in AWS; here from a loopback stand-in of Secrets Manager, so the SDK client's
  * load and one request are counted, not AWS's latency.
  *
+ * Each init is timed as wall time and as the CPU time the process used (process.cpuUsage(), every
+ * thread): other work on the machine stretches the first more than the second. Beside the functions,
+ * the floor (bench/bundles/floor.ts: a DynamoDB client, the logger and metrics, none of our code) says
+ * what any function pays before its own code. For what a function defers to a first call that most
+ * invocations make (an Api operation's module, the S3 client of the functions that use it on every
+ * invocation), the bench times that import after init, in the same rounds. The Api's bundle also
+ * answers a few requests that need no AWS call (404, 405, 415, 401, the public OpenAPI document)
+ * before anything is timed: what the bundle replaces (lib/esbuild-options.ts) is exercised there.
+ *
  *   npm run bench -- bundles
  *   BUNDLES_WRITE_DOCS=1 npm run bench -- bundles   regenerates docs/deploy.md's bundles section
- *   BUNDLES_ANALYZE=1 npm run bench -- bundles      adds each entry's largest packages (esbuild metafile)
+ *   BUNDLES_ANALYZE=1 npm run bench -- bundles      adds each bundle's largest packages of init code (esbuild metafile)
  *   BUNDLE_INIT_RUNS=n                              rounds (default 7; each round times every bundle and bare node)
+ *   BUNDLES_COMPARE=<git ref>                       also synthesizes the stack of that commit (a temporary worktree
+ *                                                   sharing node_modules) and times its bundles in the same rounds
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { buildSync } from 'esbuild';
 import { AssistedStack, PROJECT_ROOT } from '../lib/assisted-stack.js';
-import { esbuildOptions } from '../lib/esbuild-options.js';
+import { functionBundleOptions } from '../lib/esbuild-options.js';
 import { stageConfigFromContext } from '../lib/stage-config.js';
 
 const RUNS = Number(process.env.BUNDLE_INIT_RUNS ?? 7);
@@ -85,12 +97,18 @@ function resolve(value: Intrinsic): string {
   }
 }
 
+interface StackModules {
+  root: string;
+  AssistedStack: typeof AssistedStack;
+  stageConfigFromContext: typeof stageConfigFromContext;
+}
+
 /** The staging stack as `cdk deploy -c stage=staging` builds it: each service function's staged asset and environment. */
-function synthesizedBundles(outdir: string): Bundle[] {
-  const catalogue = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'lambdas/functions.json'), 'utf8')) as { functions: CatalogueFunction[] };
+function synthesizedBundles(outdir: string, modules: StackModules = { root: PROJECT_ROOT, AssistedStack, stageConfigFromContext }): Bundle[] {
+  const catalogue = JSON.parse(readFileSync(path.join(modules.root, 'lambdas/functions.json'), 'utf8')) as { functions: CatalogueFunction[] };
   const context: Record<string, string> = { stage: 'staging', alarmEmail: 'ops@example.com' };
   const app = new App({ outdir, context });
-  const stack = new AssistedStack(app, 'AssistedCloud-staging', { config: stageConfigFromContext((key) => context[key]) });
+  const stack = new modules.AssistedStack(app, 'AssistedCloud-staging', { config: modules.stageConfigFromContext((key) => context[key]) });
   const template = app.synth().getStackArtifact(stack.artifactId).template as {
     Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; Handler?: string; MemorySize?: number; Environment?: { Variables?: Record<string, Intrinsic> } } }>;
   };
@@ -161,23 +179,43 @@ async function secretsManagerStandIn(): Promise<{ url: string; requests: () => n
   };
 }
 
-/** Wall time of one fresh `node` running the script: process start, the import, exit. */
-function timeNode(script: string, cwd: string, environment: Record<string, string>, nodeArgs: string[] = []): Promise<number> {
+interface Timing {
+  /** Wall time of the process: start, the script, exit. */
+  wallMs: number;
+  /** CPU time the process used by the script's end (user + system, every thread). */
+  cpuMs: number;
+  /** What the script itself reported (a first call's time), if anything. */
+  reported?: number;
+  stdout: string;
+}
+
+/** One fresh `node` running the script: its wall time, and its CPU time as it reports it at the end. */
+function timeNode(script: string, cwd: string, environment: Record<string, string>, nodeArgs: string[] = []): Promise<Timing> {
   return new Promise((done, fail) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], { cwd, env: { PATH: process.env.PATH ?? '', ...environment }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const measured = `${script}\n{ const u = process.cpuUsage(); process.stdout.write('\\ncpu ' + (u.user + u.system) / 1000); }`;
+    const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', measured], { cwd, env: { PATH: process.env.PATH ?? '', ...environment }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(Number(process.hrtime.bigint() - started) / 1e6) : fail(new Error(`import failed (${code}): ${stderr.slice(0, 800)}`))));
+    child.on('close', (code) => {
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) return fail(new Error(`import failed (${code}): ${stderr.slice(0, 800)}`));
+      const cpu = /\ncpu ([\d.]+)$/.exec(stdout);
+      const reported = /^first ([\d.]+)$/m.exec(stdout);
+      done({ wallMs, cpuMs: Number(cpu?.[1] ?? NaN), ...(reported ? { reported: Number(reported[1]) } : {}), stdout });
+    });
   });
 }
 
 /**
- * The files an import of the bundle loads, from a module loader hook in an untimed run: the entry
- * and the chunks it imports statically, not those left to a later `import()`.
+ * The files a script loads from the bundle, from a module loader hook in an untimed run: for an
+ * import of index.mjs, the entry and the chunks it imports statically, not those left to a later
+ * `import()`.
  */
-async function initCode(bundle: Bundle, script: string, environment: Record<string, string>): Promise<number> {
+async function loadedFiles(bundle: Bundle, script: string, environment: Record<string, string>): Promise<string[]> {
   const list = path.join(bundle.dir, '..', `loaded-${path.basename(bundle.dir)}.txt`);
   writeFileSync(list, '');
   const hook = `export async function load(url, context, next) { if (url.startsWith('file:')) (await import('node:fs')).appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context); }`;
@@ -186,72 +224,244 @@ async function initCode(bundle: Bundle, script: string, environment: Record<stri
   const files = [...new Set(readFileSync(list, 'utf8').split('\n').filter(Boolean))].map((url) => new URL(url).pathname);
   const outside = files.filter((file) => !file.startsWith(`${bundle.dir}/`));
   if (outside.length) throw new Error(`${bundle.names[0]} loads code from outside its asset: ${outside.join(', ')}`);
-  return files.reduce((sum, file) => sum + statSync(file).size, 0);
+  return files;
 }
+
+const bytesOf = (files: string[]) => files.reduce((sum, file) => sum + statSync(file).size, 0);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Each entry's largest packages in its bundle, from esbuild's metafile (same options as the stack's bundles). */
-function largestPackages(entry: string, count = 8): string {
-  const result = buildSync({ ...esbuildOptions(PROJECT_ROOT, entry, path.join(tmpdir(), 'bundles-analyze.mjs'), 'external'), metafile: true, write: false });
-  const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint)!;
-  const byPackage = new Map<string, number>();
-  for (const [file, input] of Object.entries(output.inputs)) {
-    const key = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file.split('/').slice(0, 2).join('/');
-    byPackage.set(key, (byPackage.get(key) ?? 0) + input.bytesInOutput);
+/**
+ * The largest packages of the code a bundle loads at init, from esbuild's metafile of the same
+ * split build as the stack's: index.mjs and the chunks it imports statically.
+ */
+function largestPackages(entry: string, count = 10): string {
+  const outdir = mkdtempSync(path.join(tmpdir(), 'bundles-analyze-'));
+  try {
+    const { metafile } = buildSync({ ...functionBundleOptions(PROJECT_ROOT, entry, outdir), metafile: true, write: false });
+    const index = Object.keys(metafile.outputs).find((file) => file.endsWith('/index.mjs'))!;
+    const atInit = new Set<string>();
+    const pending = [index];
+    while (pending.length) {
+      const file = pending.pop()!;
+      if (atInit.has(file)) continue;
+      atInit.add(file);
+      for (const imported of metafile.outputs[file]!.imports) if (imported.kind === 'import-statement' && metafile.outputs[imported.path]) pending.push(imported.path);
+    }
+    const byPackage = new Map<string, number>();
+    for (const file of atInit) {
+      for (const [input, { bytesInOutput }] of Object.entries(metafile.outputs[file]!.inputs)) {
+        const key = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split('/').slice(0, 2).join('/');
+        byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
+      }
+    }
+    return [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`).join(', ');
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
   }
-  return [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`).join(', ');
 }
+
+/**
+ * What a function loads on a first call that most of its invocations make, named by the chunk of
+ * the module loaded (esbuild names a dynamically imported module's chunk after its file).
+ */
+const FIRST_CALLS: Record<string, { what: string; chunk: string }[]> = {
+  'lambdas/handlers/api/index.ts': [
+    { what: 'agent poll (v2GetNextSteps)', chunk: 'v2GetNextSteps' },
+    { what: 'step reply (v2PostStepReply)', chunk: 'v2PostStepReply' },
+    { what: 'host registration (v2RegisterHost)', chunk: 'v2RegisterHost' },
+    { what: 'cluster list (v2ListClusters)', chunk: 'v2ListClusters' },
+    { what: 'cluster (v2GetCluster)', chunk: 'v2GetCluster' },
+  ],
+  // Every request presigns an S3 URL or redirects to one; every batch lists and deletes objects.
+  'lambdas/handlers/images/index.ts': [{ what: 'S3 adapter and client (every request)', chunk: 'blobs' }],
+  'lambdas/handlers/workflow/purge-objects.ts': [{ what: 'S3 adapter and client (every batch)', chunk: 'blobs' }],
+};
+
+function chunkOf(bundle: Bundle, name: string): string {
+  const found = readdirSync(path.join(bundle.dir, 'chunks')).filter((file) => file.startsWith(`${name}-`) && file.endsWith('.mjs'));
+  if (found.length !== 1) throw new Error(`${bundle.names[0]}: expected one chunk named ${name}, found ${found.length}`);
+  return path.join(bundle.dir, 'chunks', found[0]!);
+}
+
+/** Requests the Api's bundle answers without calling AWS, and what it must answer (run once, untimed). */
+const API_SMOKE: { method: string; path: string; headers?: Record<string, string>; body?: string; status: number }[] = [
+  { method: 'GET', path: '/api/assisted-install/v2/no-such-thing', status: 404 },
+  { method: 'DELETE', path: '/api/assisted-install/v2/openapi.yaml', status: 405 },
+  { method: 'POST', path: '/api/assisted-install/v2/clusters', headers: { 'content-type': 'text/plain' }, body: 'x', status: 415 },
+  { method: 'GET', path: '/api/assisted-install/v2/clusters', status: 401 },
+  { method: 'GET', path: '/api/assisted-install/v2/openapi.yaml', status: 200 },
+];
+
+function apiSmokeScript(index: string, handler: string): string {
+  const events = API_SMOKE.map(({ method, path, headers = {}, body }) => ({
+    httpMethod: method, path, headers, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null,
+    body: body ?? null, isBase64Encoded: false, requestContext: { requestId: 'bench' },
+  }));
+  return `const m = await import(${JSON.stringify(index)});
+const context = { awsRequestId: 'bench', functionName: 'Api', getRemainingTimeInMillis: () => 30000 };
+const statuses = [];
+for (const event of ${JSON.stringify(events)}) statuses.push((await m[${JSON.stringify(handler)}](event, context)).statusCode);
+process.stdout.write('statuses ' + JSON.stringify(statuses) + '\\n');`;
+}
+
+/** The floor (bench/bundles/floor.ts), bundled as a function is, beside the stack's assets. */
+function floorBundle(outdir: string, like: Bundle): Bundle {
+  const dir = path.join(outdir, 'floor');
+  buildSync(functionBundleOptions(PROJECT_ROOT, 'bench/bundles/floor.ts', dir));
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((file) => statSync(path.join(dir, file)).isFile());
+  const code = files.filter((file) => file.endsWith('.mjs'));
+  return {
+    names: ['floor: DynamoDB client, logger, metrics'],
+    entry: 'bench/bundles/floor.ts',
+    handler: 'handler',
+    dir,
+    environment: Object.fromEntries(Object.entries(like.environment).filter(([name]) => name.startsWith('POWERTOOLS_') || name === 'NODE_OPTIONS')),
+    initCodeBytes: 0,
+    codeBytes: code.reduce((sum, file) => sum + statSync(path.join(dir, file)).size, 0),
+    assetBytes: files.reduce((sum, file) => sum + statSync(path.join(dir, file)).size, 0),
+  };
+}
+
+/** The stack of another commit, from a temporary worktree that shares this one's node_modules. */
+async function comparedBundles(ref: string, outdir: string): Promise<{ bundles: Bundle[]; commit: string; cleanup: () => void }> {
+  const tree = mkdtempSync(path.join(tmpdir(), 'bundles-compare-'));
+  rmSync(tree, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', ['-C', PROJECT_ROOT, ...args], { encoding: 'utf8' }).trim();
+  const commit = git('rev-parse', '--short', ref);
+  git('worktree', 'add', '--detach', tree, ref);
+  const cleanup = () => {
+    git('worktree', 'remove', '--force', tree);
+  };
+  try {
+    symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(tree, 'node_modules'));
+    const stackModule = (await import(pathToFileURL(path.join(tree, 'lib/assisted-stack.ts')).href)) as typeof import('../lib/assisted-stack.js');
+    const configModule = (await import(pathToFileURL(path.join(tree, 'lib/stage-config.ts')).href)) as typeof import('../lib/stage-config.js');
+    const bundles = synthesizedBundles(path.join(outdir, 'compared'), { root: tree, AssistedStack: stackModule.AssistedStack, stageConfigFromContext: configModule.stageConfigFromContext });
+    for (const bundle of bundles) bundle.names = bundle.names.map((name) => `${name.replace(/ \(.*/, '')} @${commit}`);
+    return { bundles, commit, cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+const kib = (bytes: number) => (bytes / 1024).toFixed(0);
+const shortName = (bundle: Bundle) => bundle.names[0]!.replace(/ \(.*/, '');
 
 export async function bundles(): Promise<void> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'bundles-synth-'));
   const secrets = await secretsManagerStandIn();
+  const cleanups: (() => void)[] = [];
   try {
-    const all = synthesizedBundles(outdir);
+    const synthesized = synthesizedBundles(outdir);
+    const floor = floorBundle(outdir, synthesized.find((bundle) => !bundle.environment.OPENAPI_DOCUMENT) ?? synthesized[0]!);
+    const compareRef = process.env.BUNDLES_COMPARE;
+    const compared = compareRef ? await comparedBundles(compareRef, outdir) : undefined;
+    cleanups.push(() => compared?.cleanup());
+    const all = [...synthesized, floor, ...(compared?.bundles ?? [])];
     const common = { NODE_NO_WARNINGS: '1', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url };
-    const scripts = all.map((b) => `const m = await import(${JSON.stringify(path.join(b.dir, 'index.mjs'))}); if (typeof m[${JSON.stringify(b.handler)}] !== 'function') process.exit(3);`);
+    const indexOf = (bundle: Bundle) => path.join(bundle.dir, 'index.mjs');
+    const scripts = all.map((b) => `const m = await import(${JSON.stringify(indexOf(b))}); if (typeof m[${JSON.stringify(b.handler)}] !== 'function') process.exit(3);`);
     const environments = all.map((bundle) => ({ ...bundle.environment, ...lambdaEnvironment(bundle), ...common }));
-    for (const [i, bundle] of all.entries()) bundle.initCodeBytes = await initCode(bundle, scripts[i]!, environments[i]!);
-    const bare: number[] = [];
-    const inits: number[][] = all.map(() => []);
+    const initFiles = new Map<Bundle, string[]>();
+    for (const [i, bundle] of all.entries()) {
+      initFiles.set(bundle, await loadedFiles(bundle, scripts[i]!, environments[i]!));
+      bundle.initCodeBytes = bytesOf(initFiles.get(bundle)!);
+    }
+
+    // First calls: the module a call loads after init (an import of its chunk, timed inside the process), and what it adds.
+    const firstCalls = all.flatMap((bundle, i) =>
+      (compared?.bundles.includes(bundle) ? [] : (FIRST_CALLS[bundle.entry] ?? [])).map(({ what, chunk }) => {
+        const file = chunkOf(bundle, chunk);
+        const script = `const m = await import(${JSON.stringify(indexOf(bundle))}); const started = performance.now(); await import(${JSON.stringify(file)}); process.stdout.write('first ' + (performance.now() - started) + '\\n');`;
+        return { bundle, what, script, environment: environments[i]!, addedBytes: 0, times: [] as number[] };
+      }),
+    );
+    for (const call of firstCalls) {
+      const files = await loadedFiles(call.bundle, call.script, call.environment);
+      const atInit = new Set(initFiles.get(call.bundle));
+      call.addedBytes = bytesOf(files.filter((file) => !atInit.has(file)));
+    }
+
+    // The Api's bundle answers requests that need no AWS call, as the stack bundled it.
+    for (const [i, bundle] of all.entries()) {
+      if (!bundle.environment.OPENAPI_DOCUMENT || compared?.bundles.includes(bundle)) continue;
+      const { stdout } = await timeNode(apiSmokeScript(indexOf(bundle), bundle.handler), bundle.dir, environments[i]!);
+      const statuses = JSON.parse(/^statuses (.*)$/m.exec(stdout)?.[1] ?? '[]') as number[];
+      const expected = API_SMOKE.map((request) => request.status);
+      if (JSON.stringify(statuses) !== JSON.stringify(expected)) throw new Error(`${shortName(bundle)}'s bundle answered ${JSON.stringify(statuses)}, not ${JSON.stringify(expected)}, to ${API_SMOKE.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+      console.log(`${shortName(bundle)}'s bundle answers ${API_SMOKE.map((r) => `${r.method} ${r.path.replace('/api/assisted-install', '')} ${r.status}`).join(', ')}`);
+    }
+
+    const bare: Timing[] = [];
+    const inits: Timing[][] = all.map(() => []);
     // Rounds rather than one bundle after another: load from elsewhere on the machine then weighs on every column alike.
     for (let round = 0; round < RUNS; round++) {
       bare.push(await timeNode('0', outdir, { ...lambdaEnvironment(all[0]!), ...common }));
       for (const [i, bundle] of all.entries()) inits[i]!.push(await timeNode(scripts[i]!, bundle.dir, environments[i]!));
+      for (const call of firstCalls) call.times.push((await timeNode(call.script, call.bundle.dir, call.environment)).reported!);
     }
-    const bareMs = median(bare);
-    // Other work on the machine stretches every column; the ratio to bare node less so.
+    const bareMs = median(bare.map((t) => t.wallMs));
+    const bareCpuMs = median(bare.map((t) => t.cpuMs));
+    // Other work on the machine stretches every column; the ratio to bare node and the CPU time less so.
     const load = `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`;
     const rows = all.map((bundle, i) => ({
       bundle,
       initKib: bundle.initCodeBytes / 1024,
       codeKib: bundle.codeBytes / 1024,
       assetKib: bundle.assetBytes / 1024,
-      initMs: median(inits[i]!),
+      initMs: median(inits[i]!.map((t) => t.wallMs)),
+      cpuMs: median(inits[i]!.map((t) => t.cpuMs)),
     }));
-    const secretReads = secrets.requests() / RUNS;
+    const keyReaders = synthesized.filter((bundle) => bundle.environment.EC_PRIVATE_KEY_SECRET_ARN).map(shortName);
     const sdk = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules/@aws-sdk/client-dynamodb/package.json'), 'utf8')) as { version: string }).version;
+    const nodeOptions = [...new Set(synthesized.map((bundle) => bundle.environment.NODE_OPTIONS ?? ''))].filter(Boolean);
 
-    console.log(`bare node start: ${bareMs.toFixed(0)} ms (median of ${RUNS} rounds, ${process.version}, ${process.arch}, ${load})`);
+    console.log(`bare node start: ${bareMs.toFixed(0)} ms, ${bareCpuMs.toFixed(0)} ms CPU (median of ${RUNS} rounds, ${process.version}, ${process.arch}, ${load})`);
     console.log(`AWS SDK: bundled (the pinned @aws-sdk/* ${sdk} and its @smithy/* dependencies), not the Lambda runtime's copy`);
-    console.log(`agent signing key read at init from a loopback Secrets Manager: ${secretReads.toFixed(0)} request(s) per round`);
-    console.log('function (entry)                                               init code KiB  all code KiB  asset KiB  init ms  init ÷ bare');
-    for (const { bundle, initKib, codeKib, assetKib, initMs } of rows) {
-      const first = bundle.names[0]!.replace(/ \(.*/, '');
-      const label = `${bundle.names.length > 1 ? `${first} +${bundle.names.length - 1}` : first} (${bundle.entry})`;
-      console.log(`${label.padEnd(62)}${initKib.toFixed(0).padStart(14)}${codeKib.toFixed(0).padStart(14)}${assetKib.toFixed(0).padStart(11)}${initMs.toFixed(0).padStart(9)}${(initMs / bareMs).toFixed(1).padStart(13)}`);
-      if (process.env.BUNDLES_ANALYZE === '1') console.log(`    largest packages (KiB of all code, minified): ${largestPackages(bundle.entry)}`);
+    console.log(`NODE_OPTIONS of the functions: ${nodeOptions.length ? nodeOptions.join(', ') : '(none)'}`);
+    console.log(`agent signing key read at init from a loopback Secrets Manager (${secrets.requests()} requests in all) by ${keyReaders.join(', ') || 'no function'}`);
+    console.log('function (entry)                                               init code KiB  all code KiB  asset KiB  init ms  init ÷ bare  CPU ms (bare +)');
+    for (const { bundle, initKib, codeKib, assetKib, initMs, cpuMs } of rows) {
+      const first = shortName(bundle);
+      const label = bundle === floor ? bundle.names[0]! : `${bundle.names.length > 1 ? `${first} +${bundle.names.length - 1}` : first} (${bundle.entry})`;
+      console.log(`${label.padEnd(62)}${initKib.toFixed(0).padStart(14)}${codeKib.toFixed(0).padStart(14)}${assetKib.toFixed(0).padStart(11)}${initMs.toFixed(0).padStart(9)}${(initMs / bareMs).toFixed(1).padStart(13)}${`+${(cpuMs - bareCpuMs).toFixed(0)}`.padStart(17)}`);
+      if (process.env.BUNDLES_ANALYZE === '1') console.log(`    largest packages (KiB of init code, minified): ${largestPackages(bundle.entry)}`);
     }
-    const over = rows.filter((r) => r.initKib > AIM_KIB || r.initMs > AIM_INIT_MS).map((r) => r.bundle.names[0]!.replace(/ \(.*/, ''));
+    for (const call of firstCalls) console.log(`first call of ${shortName(call.bundle)}: ${call.what} loads ${kib(call.addedBytes)} KiB more in ${median(call.times).toFixed(0)} ms`);
+    if (compared) {
+      console.log(`compared with ${compareRef} (${compared.commit}), in the same rounds: init code KiB, init ms, CPU ms above bare node, before -> now`);
+      for (const before of rows.filter((r) => compared.bundles.includes(r.bundle))) {
+        const now = rows.find((r) => !compared.bundles.includes(r.bundle) && r.bundle !== floor && r.bundle.entry === before.bundle.entry && shortName(r.bundle) === shortName(before.bundle).replace(/ @.*/, ''));
+        if (!now) continue;
+        console.log(`  ${shortName(now.bundle).padEnd(16)} ${before.initKib.toFixed(0).padStart(5)} -> ${now.initKib.toFixed(0).padStart(5)} KiB  ${before.initMs.toFixed(0).padStart(5)} -> ${now.initMs.toFixed(0).padStart(4)} ms  +${(before.cpuMs - bareCpuMs).toFixed(0).padStart(3)} -> +${(now.cpuMs - bareCpuMs).toFixed(0)} ms CPU`);
+      }
+    }
+    const over = rows.filter((r) => r.bundle !== floor && !compared?.bundles.includes(r.bundle) && (r.initKib > AIM_KIB || r.initMs > AIM_INIT_MS)).map((r) => shortName(r.bundle));
     console.log(`aims (#21): init code ≤ ${AIM_KIB} KiB and init ≤ ${AIM_INIT_MS} ms; ${over.length ? `above: ${over.join(', ')}` : 'all within'}`);
 
     if (process.env.BUNDLES_WRITE_DOCS === '1') {
+      const floorRow = rows.find((r) => r.bundle === floor)!;
       const table = [
-        '| function(s) | entry | init code KiB | all code KiB | asset KiB | init ms | init ÷ bare node |',
-        '|---|---|---|---|---|---|---|',
-        ...rows.map(({ bundle, initKib, codeKib, assetKib, initMs }) => `| ${bundle.names.join(', ')} | \`${bundle.entry}\` | ${initKib.toFixed(0)} | ${codeKib.toFixed(0)} | ${assetKib.toFixed(0)} | ${initMs.toFixed(0)} | ${(initMs / bareMs).toFixed(1)} |`),
+        '| function(s) | entry | init code KiB | all code KiB | asset KiB | init ms | init ÷ bare node | init CPU ms above bare node |',
+        '|---|---|---|---|---|---|---|---|',
+        ...rows.filter((r) => !compared?.bundles.includes(r.bundle)).map(({ bundle, initKib, codeKib, assetKib, initMs, cpuMs }) => `| ${bundle === floor ? `*${bundle.names[0]}*` : bundle.names.join(', ')} | \`${bundle.entry}\` | ${initKib.toFixed(0)} | ${codeKib.toFixed(0)} | ${assetKib.toFixed(0)} | ${initMs.toFixed(0)} | ${(initMs / bareMs).toFixed(1)} | ${(cpuMs - bareCpuMs).toFixed(0)} |`),
       ].join('\n');
-      const section = `${DOCS_BEGIN}\nMeasured with Node ${process.version} on ${process.arch}, with this machine's CPU (deployed functions run on arm64, with the CPU share of their memory size): a bare \`node\` start took ${bareMs.toFixed(0)} ms, median of ${RUNS} rounds. "init code" is what Node loads at init (index.mjs and the chunks it imports statically); "all code" adds the chunks loaded on demand (adapters of ports a function may never call); "asset" adds the source maps and, for the Api, openapi.json. Init is a fresh \`node\` importing the staged asset with the function's environment from the synthesized staging stack (NODE_OPTIONS=--enable-source-maps included); functions given the agent signing key read it from a loopback Secrets Manager at init. The AWS SDK is bundled (@aws-sdk/* ${sdk}, pinned), not the Lambda runtime's. Aims (#21): init code ≤ ${AIM_KIB} KiB, init ≤ ${AIM_INIT_MS} ms.\n\n${table}\n${DOCS_END}`;
+      const calls = [
+        '| function | first call | loads more KiB | in ms |',
+        '|---|---|---|---|',
+        ...firstCalls.map((call) => `| ${shortName(call.bundle)} | ${call.what} | ${kib(call.addedBytes)} | ${median(call.times).toFixed(0)} |`),
+      ].join('\n');
+      const section = `${DOCS_BEGIN}
+Measured with Node ${process.version} on ${process.arch}, with this machine's CPU (deployed functions run on arm64, with the CPU share of their memory size; ${load}): a bare \`node\` start took ${bareMs.toFixed(0)} ms (${bareCpuMs.toFixed(0)} ms of CPU), median of ${RUNS} rounds. "init code" is what Node loads at init (index.mjs and the chunks it imports statically); "all code" adds the chunks loaded on demand (each Api operation's module, adapters of ports a function may never call); "asset" adds the source maps and, for the Api, openapi.json. Init is a fresh \`node\` importing the staged asset with the function's environment from the synthesized staging stack (NODE_OPTIONS: ${nodeOptions.length ? nodeOptions.join(', ') : 'none'}); functions given the agent signing key read it from a loopback Secrets Manager at init. The CPU column is the process's CPU time less bare node's: other work on the machine stretches it less than the wall time. The AWS SDK is bundled (@aws-sdk/* ${sdk}, pinned), not the Lambda runtime's. The floor row is no function: a bundle of a DynamoDB client, the logger and metrics alone (\`bench/bundles/floor.ts\`), what any function of the service loads before code of its own (${floorRow.initKib.toFixed(0)} KiB, ${floorRow.initMs.toFixed(0)} ms here). Aims (#21): init code ≤ ${AIM_KIB} KiB, init ≤ ${AIM_INIT_MS} ms.
+
+${table}
+
+What a cold start then pays on its first call, for calls most invocations make (the module's import after init, timed in the process; an Api operation's first call also compiles its request validator, as before):
+
+${calls}
+${DOCS_END}`;
       const docsFile = path.join(PROJECT_ROOT, 'docs', 'deploy.md');
       const docs = readFileSync(docsFile, 'utf8');
       const from = docs.indexOf(DOCS_BEGIN);
@@ -262,6 +472,7 @@ export async function bundles(): Promise<void> {
     }
   } finally {
     await secrets.close();
+    for (const cleanup of cleanups) cleanup();
     if (existsSync(outdir)) rmSync(outdir, { recursive: true, force: true });
   }
 }

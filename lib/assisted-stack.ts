@@ -98,7 +98,7 @@ export class AssistedStack extends Stack {
       HOSTED_ZONES: this.toJsonString(this.hostedZones),
       POWERTOOLS_SERVICE_NAME: 'assisted-cloud',
       POWERTOOLS_METRICS_NAMESPACE: 'AssistedCloud',
-      NODE_OPTIONS: '--enable-source-maps',
+      // No --enable-source-maps: it decodes every map at each cold start; lambdas/platform/stack-traces.ts maps a trace when one is read.
       ENABLE_SOFT_TIMEOUTS: String(config.softTimeouts),
       ENABLE_UPGRADE_AGENT: String(config.upgradeAgent),
       ...(config.agentImage ? { AGENT_DOCKER_IMAGE: config.agentImage } : {}),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { buildSync } from 'esbuild';
-import { functionBundleOptions } from './esbuild-options.js';
+import { functionBundleOptions, functionSideBuilds } from './esbuild-options.js';
 import { parse } from 'yaml';
 
 export interface BundledCodeOptions {
@@ -28,6 +28,7 @@ export function bundledCode(projectRoot: string, entry: string, options: Bundled
       local: {
         tryBundle(outputDir: string): boolean {
           buildSync(functionBundleOptions(projectRoot, entry, outputDir));
+          for (const side of functionSideBuilds(projectRoot, outputDir)) buildSync(side);
           if (options.openApiDocument) {
             const document: unknown = parse(readFileSync(join(projectRoot, 'openapi.yaml'), 'utf8'));
             writeFileSync(join(outputDir, 'openapi.json'), JSON.stringify(document));

@@ -1,9 +1,52 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 /** Lets CommonJS dependencies call `require` inside the ESM bundle. */
 const REQUIRE_BANNER =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/**
+ * Node's built-in modules, each through a CommonJS shim (`module.exports = process.getBuiltinModule(…)`)
+ * rather than an ESM `import` of the builtin. Node answers an ESM import of a builtin with a facade
+ * module whose exports it copies at once, reading every getter: node:http's lazy `WebSocket`,
+ * `CloseEvent` and `MessageEvent` then load undici (~20 ms of each cold start that imports node:http,
+ * for a WebSocket client no function uses), and every facade costs its own copy. Through the shim
+ * esbuild's CommonJS interop reads an export only where the code uses it. The shims are written
+ * once under node_modules/.cache (a file per module: esbuild aliases to paths).
+ */
+function builtinShims(projectRoot: string): Record<string, string> {
+  const dir = join(projectRoot, 'node_modules', '.cache', 'builtin-module-shims');
+  mkdirSync(dir, { recursive: true });
+  const alias: Record<string, string> = {};
+  for (const name of builtinModules) {
+    const bare = name.replace(/^node:/, '');
+    const file = join(dir, `${bare.replace(/\//g, '__')}.cjs`);
+    const contents = `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${bare}`)});\n`;
+    let existing: string | undefined;
+    try {
+      existing = readFileSync(file, 'utf8');
+    } catch {
+      existing = undefined;
+    }
+    if (existing !== contents) writeFileSync(file, contents);
+    alias[`node:${bare}`] = file;
+    // Modules that exist only with the prefix (node:test, node:sqlite) are never imported bare.
+    if (!name.startsWith('node:')) alias[bare] = file;
+  }
+  return alias;
+}
+
+/**
+ * Dependencies that openapi-backend imports at load but the Api's router never calls (quick mode
+ * with the document given as an object: lambdas/handlers/api/index.ts), replaced by stand-ins that
+ * fail loudly if called: ~160 KiB less code for every cold start of the Api to compile.
+ */
+const UNUSED_BY_THE_ROUTER = {
+  '@apidevtools/json-schema-ref-parser': 'lambdas/handlers/api/unused/json-schema-ref-parser.ts',
+  'openapi-schema-validator': 'lambdas/handlers/api/unused/openapi-schema-validator.ts',
+};
 
 /**
  * One esbuild configuration for every bundle the service runs (functions, the installer task, and
@@ -28,6 +71,7 @@ export function esbuildOptions(projectRoot: string, entry: string, outfile: stri
     target: 'node22',
     format: 'esm',
     mainFields: ['module', 'main'],
+    alias: { ...builtinShims(projectRoot), ...Object.fromEntries(Object.entries(UNUSED_BY_THE_ROUTER).map(([name, file]) => [name, join(projectRoot, file)])) },
     banner: { js: REQUIRE_BANNER },
     sourcemap,
     sourcesContent: !mapped,
@@ -40,10 +84,41 @@ export function esbuildOptions(projectRoot: string, entry: string, outfile: stri
 
 /**
  * A Lambda function's bundle in outdir: index.mjs, and in chunks/ the modules it imports only on
- * demand (`import()`: adapters of ports the function may never call, the Secrets Manager client),
- * so a cold start compiles none of them.
+ * demand (`import()`: each Api operation, adapters of ports the function may never call, the
+ * Secrets Manager client), so a cold start compiles none of them. `yaml` is loaded on first use
+ * too, synchronously (lambdas/platform/lazy-yaml.ts), from the yaml.cjs that functionSideBuilds
+ * writes beside index.mjs.
  */
 export function functionBundleOptions(projectRoot: string, entry: string, outdir: string): BuildOptions {
   const { outfile: _single, ...options } = esbuildOptions(projectRoot, entry, join(outdir, 'index.mjs'), true);
-  return { ...options, outdir, splitting: true, entryNames: 'index', chunkNames: 'chunks/[name]-[hash]', outExtension: { '.js': '.mjs' } };
+  return {
+    ...options,
+    alias: { ...options.alias, yaml: join(projectRoot, 'lambdas/platform/lazy-yaml.ts') },
+    outdir,
+    splitting: true,
+    entryNames: 'index',
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+  };
+}
+
+/** What a function bundle loads beside index.mjs with `require` on first use: yaml.cjs, the yaml library whole. */
+export function functionSideBuilds(projectRoot: string, outdir: string): BuildOptions[] {
+  return [
+    {
+      stdin: { contents: "module.exports = require('yaml');", resolveDir: projectRoot, sourcefile: 'yaml.cjs' },
+      outfile: join(outdir, 'yaml.cjs'),
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'cjs',
+      alias: builtinShims(projectRoot),
+      sourcemap: true,
+      sourcesContent: false,
+      minify: true,
+      keepNames: true,
+      legalComments: 'none',
+      logLevel: 'error',
+    },
+  ];
 }

@@ -1,5 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+// Original files and lines in stack traces, mapped when a trace is read (not at every cold start).
+import './stack-traces.js';
 
 const serviceName = 'assisted-cloud';
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -8,9 +9,7 @@ import { initializedAheadOfTraffic } from '../../platform/initialization.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import { authenticateUser } from '../../usecases/api-tokens.js';
 import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent-tokens.js';
-import { authorizeImageToken } from '../../usecases/discovery-image.js';
 import type { Principal } from '../../usecases/principal.js';
-import { loadOpenApiDocument } from './openapi-document.js';
 import { describeValidationError } from './validation-messages.js';
 import { isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
@@ -24,9 +23,19 @@ function validationReason(c: OpenApiContext): string {
   return (c.validation.errors ?? []).slice(0, 5).map(describeValidationError).join('; ');
 }
 
-function createRouter(): OpenAPIBackend {
+/**
+ * The router's document: a deployed bundle carries it as JSON (OPENAPI_DOCUMENT, converted at build
+ * time), read without loading a YAML parser; elsewhere openapi.yaml, parsed.
+ */
+async function routerDocument(): Promise<Record<string, unknown>> {
+  const file = process.env.OPENAPI_DOCUMENT;
+  if (file?.endsWith('.json')) return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return (await import('./openapi-document.js')).loadOpenApiDocument();
+}
+
+function createRouter(document: Record<string, unknown>): OpenAPIBackend {
   const api = new OpenAPIBackend({
-    definition: loadOpenApiDocument() as Document,
+    definition: document as Document,
     apiRoot: API_ROOT,
     quick: true,
     validate: true,
@@ -62,6 +71,8 @@ function createRouter(): OpenAPIBackend {
   const imageTokenPrincipal = async (c: OpenApiContext, token: string | undefined): Promise<Principal | false> => {
     const infraEnvId = infraEnvInPath(c);
     if (!token || !infraEnvId) return false;
+    // Only image downloads carry image tokens: the discovery image use case is loaded by the first.
+    const { authorizeImageToken } = await import('../../usecases/discovery-image.js');
     const { infraEnv } = await authorizeImageToken(container(), infraEnvId, token);
     return { kind: 'agent', orgId: infraEnv.orgId, infraEnvId };
   };
@@ -95,17 +106,18 @@ function createRouter(): OpenAPIBackend {
       throw failure ?? unauthorized('Authentication is required: send "Authorization: Bearer <api token>"');
     },
   };
-  for (const [operationId, operation] of Object.entries(operations)) {
+  for (const [operationId, load] of Object.entries(operations)) {
     handlers[operationId] = async (c, event, lambda) => {
       const principal = Object.values(c.security ?? {}).find(
         (result): result is Principal => !!result && typeof result === 'object' && 'kind' in result,
       );
       if (!principal) throw unauthorized('Authentication is required');
+      const operation = await load();
       return operation({ api: c, event, lambda, principal, ports: container() });
     };
   }
-  for (const [operationId, operation] of Object.entries(publicOperations)) {
-    handlers[operationId] = async (c, event, lambda) => operation({ api: c, event, lambda, ports: container() });
+  for (const [operationId, load] of Object.entries(publicOperations)) {
+    handlers[operationId] = async (c, event, lambda) => (await load())({ api: c, event, lambda, ports: container() });
   }
   api.register(handlers as never);
   api.init();
@@ -137,13 +149,15 @@ function queryOf(event: ApiEvent): Record<string, string | string[]> {
 const pathOf = (event: ApiEvent) => event.path.replace(/\/{2,}/g, '/');
 
 /**
- * Built at init (the document takes ~0.5 s to load, which the first request would otherwise pay).
- * Each operation's request validator is compiled on its first use (~20 ms each, 1.6 s for all):
- * at init too when the container starts ahead of traffic, so no request pays for it.
+ * Built at init: every request is routed, validated and authenticated by it. Each operation's
+ * request validator is compiled on its first use (~20 ms each, 1.6 s for all), and each operation's
+ * module is loaded by its first call (operations/index.ts): at init too when the container starts
+ * ahead of traffic, so no request pays for either.
  */
-const router = createRouter();
+const router = createRouter(await routerDocument());
 if (initializedAheadOfTraffic()) {
   for (const operation of router.router.getOperations()) router.validator.getRequestValidatorsForOperation(operation.operationId!);
+  await Promise.all([...Object.values(operations), ...Object.values(publicOperations)].map((load) => load()));
 }
 
 /** Whether openapi.yaml lets the operation this request is for take its body as text/plain. */

@@ -16,7 +16,7 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** The organizations tag's operations (our extension), merged into the operations map by operations/index.ts. */
-export const organisationOperations: Record<string, Operation> = {
+export const organisationOperations = {
   ListOrganizations: async ({ principal, ports }) => {
     requireSignedInUser(principal);
     return json(200, [await getOrganisation(ports, principal, principal.orgId)]);
@@ -63,4 +63,4 @@ export const organisationOperations: Record<string, Operation> = {
     const body = event.body as { code: string };
     return json(200, await acceptInvitation(ports, principal, body.code));
   },
-};
+} satisfies Record<string, Operation>;
