@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
@@ -30,7 +30,12 @@ function builtinShims(projectRoot: string): Record<string, string> {
     } catch {
       existing = undefined;
     }
-    if (existing !== contents) writeFileSync(file, contents);
+    if (existing !== contents) {
+      // Renamed into place: another build reading the shim meanwhile sees the old file or the new, never a part.
+      const partial = `${file}.${process.pid}.tmp`;
+      writeFileSync(partial, contents);
+      renameSync(partial, file);
+    }
     alias[`node:${bare}`] = file;
     // Modules that exist only with the prefix (node:test, node:sqlite) are never imported bare.
     if (!name.startsWith('node:')) alias[bare] = file;
