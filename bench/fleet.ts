@@ -7,7 +7,7 @@
  * This process is the service; the customer (automation through REST and `assisted ztp apply`, and
  * one fleet process booting every infra-env's hosts) runs in bench/fleet/customer.ts, so the CPU
  * each side spends is told apart. Printed side by side in one run: installs per hour sustained
- * (between the 10th and 90th percentile of completions, not the first burst), creation to
+ * (installs over the run's whole length, from the first creation to the last end), creation to
  * installed p50/p95/max, API latency per class of call as the agents and the automation see it
  * (p50/p99, and the worst minute's p99), failures by cause, CPU seconds per install by where they
  * went, and the peak number of hosts connected at once. The whole result is written as JSON.
@@ -17,7 +17,8 @@
  * Settings (env): FLEET_CLUSTERS (3500), FLEET_MIX (sno:90,compact:10), FLEET_INSTALL_CONCURRENCY
  * (clusters between creation and their end at once, 600), FLEET_POLL_SECONDS (the agents' longest
  * wait between polls; upstream's 60), FLEET_WATCH_SECONDS (how often automation reads each cluster,
- * 10), FLEET_STAGE_MS (each SIMULATED install stage, 200), FLEET_INSTALL_POLL_SECONDS (the install
+ * 15), FLEET_CONTROLLER_POLL_SECONDS (the SIMULATED controller's reads of its cluster; upstream's
+ * controller waits 30 s between them), FLEET_STAGE_MS (each SIMULATED install stage, 200), FLEET_INSTALL_POLL_SECONDS (the install
  * workflow's INSTALL_POLL_SECONDS; the service's default 30), FLEET_RAMP_SECONDS (the first
  * clusters' creation spread, 60), FLEET_CLUSTER_TIMEOUT_SECONDS (1800), FLEET_OUT (the JSON file).
  */
@@ -26,12 +27,15 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildCli } from '../cli/build.js';
+import { startDynamoDbLocal } from '../bin/local/dynamodb-local.js';
+import { freePort } from '../bin/local/net.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from '../test/support/fixtures.js';
 import { percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const tally = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export interface FleetResult {
@@ -39,10 +43,15 @@ export interface FleetResult {
   wallSeconds: number;
   installsPerHour: number;
   installed: number;
+  /** Installed clusters by kind and by the way they were created. */
+  byKind: Record<string, number>;
+  byChannel: Record<string, number>;
   failedInstalls: number;
   failures: Record<string, number>;
   creationToInstalledSeconds: { p50: number; p95: number; max: number };
   latencies: Record<string, LatencySummary>;
+  /** Calls the customer made, by method and path template. */
+  calls: Record<string, number>;
   serverErrors: Record<string, number>;
   peakConnectedHosts: number;
   cpuSecondsPerInstall: Record<string, number>;
@@ -51,20 +60,57 @@ export interface FleetResult {
   cores: number;
 }
 
-/** Installs per hour between the 10th and the 90th percentile of completion times: the sustained rate, not the burst. */
-export function sustainedRate(completedAt: readonly number[]): number {
-  const sorted = [...completedAt].sort((a, b) => a - b);
-  if (sorted.length < 10) return sorted.length >= 2 ? ((sorted.length - 1) / (sorted.at(-1)! - sorted[0]!)) * 3_600_000 : 0;
-  const from = Math.floor(sorted.length * 0.1);
-  const to = Math.floor(sorted.length * 0.9);
-  return ((to - from) / (sorted[to]! - sorted[from]!)) * 3_600_000;
+/**
+ * Installs per hour over the whole run, from the first cluster's creation to the last one's end:
+ * the ramp and the tail are in it, so a burst of completions cannot pass for a rate.
+ */
+export function sustainedRate(outcomes: readonly ClusterOutcome[]): number {
+  const installed = outcomes.filter((o) => !o.failure);
+  if (installed.length === 0) return 0;
+  const first = Math.min(...outcomes.map((o) => o.startedAt));
+  const last = Math.max(...outcomes.map((o) => o.startedAt + Math.max(...Object.values(o.times).filter((t): t is number => t !== undefined))));
+  return (installed.length / (last - first)) * 3_600_000;
 }
 
-export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<FleetResult> {
+/** DynamoDB Local behind bench/fleet/dynamodb-counter.ts: every request counted by operation and key prefix. */
+async function countingDynamoDb(dataDir: string | undefined) {
+  const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), ...(dataDir ? { dataDir } : {}) });
+  const port = await freePort('127.0.0.1');
+  const proxy = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'dynamodb-counter.ts'), String(port), dynamo.endpoint], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+  await new Promise((resolve) => proxy.once('message', resolve));
+  let output = '';
+  proxy.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise((resolve) => proxy.once('exit', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async counts(): Promise<Record<string, number>> {
+      proxy.kill('SIGTERM');
+      await exited;
+      return JSON.parse(output) as Record<string, number>;
+    },
+    async stop() {
+      if (proxy.exitCode === null) proxy.kill('SIGKILL');
+      await dynamo.stop();
+    },
+  };
+}
+
+/** Settings from the environment (see above), or given (the e2e smoke test); `installPollSeconds` is the install workflow's. */
+export async function fleet(overrides: Partial<CustomerSettings> & { installPollSeconds?: number } = {}): Promise<FleetResult> {
+  const { installPollSeconds, ...given } = overrides;
   const workDir = mkdtempSync(path.join(tmpdir(), 'bench-fleet-'));
   const previousPoll = process.env.INSTALL_POLL_SECONDS;
-  if (process.env.FLEET_INSTALL_POLL_SECONDS) process.env.INSTALL_POLL_SECONDS = process.env.FLEET_INSTALL_POLL_SECONDS;
-  const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir: path.join(workDir, 'data'), baseDomains: ['example.com'], warmAllFunctions: true, identityStandIn: false });
+  const installPoll = installPollSeconds ?? process.env.FLEET_INSTALL_POLL_SECONDS;
+  if (installPoll !== undefined) process.env.INSTALL_POLL_SECONDS = String(installPoll);
+  // FLEET_COUNT_DYNAMODB=1: DynamoDB Local is started here, behind a counting proxy of its own process.
+  // FLEET_DYNAMODB=memory: DynamoDB Local keeps the table in memory (-inMemory) instead of on disk as `npm start` does.
+  const inMemory = process.env.FLEET_DYNAMODB === 'memory';
+  const counter = process.env.FLEET_COUNT_DYNAMODB === '1' ? await countingDynamoDb(inMemory ? undefined : path.join(workDir, 'data', 'dynamodb')) : undefined;
+  const memoryDynamo = inMemory && !counter ? await startDynamoDbLocal({ port: await freePort('127.0.0.1') }) : undefined;
+  const runtime = await startRuntime({
+    port: 0, dnsPort: 0, dataDir: path.join(workDir, 'data'), baseDomains: ['example.com'], warmAllFunctions: true, identityStandIn: false,
+    ...(counter ? { dynamodbEndpoint: counter.endpoint } : memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
+  });
   try {
     await runtime.warmed;
     const { outfile: cliBundle } = await buildCli({ outfile: path.join(workDir, 'assisted.mjs') });
@@ -81,25 +127,29 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
       inFlight: setting('FLEET_INSTALL_CONCURRENCY', 600),
       rampMs: setting('FLEET_RAMP_SECONDS', 60) * 1000,
       pollSeconds: setting('FLEET_POLL_SECONDS', 60),
-      watchSeconds: setting('FLEET_WATCH_SECONDS', 10),
+      watchSeconds: setting('FLEET_WATCH_SECONDS', 15),
+      controllerPollSeconds: setting('FLEET_CONTROLLER_POLL_SECONDS', 30),
       stageMs: setting('FLEET_STAGE_MS', 200),
       clusterTimeoutMs: setting('FLEET_CLUSTER_TIMEOUT_SECONDS', 1_800) * 1000,
       ztpBatch: 20,
       ztpBatchWaitMs: 2_000,
       connections: 128,
       startedAt: Date.now(),
-      ...overrides,
+      ...given,
     };
     const pollLabel = settings.pollSeconds === 60 ? 'upstream’s 60 s' : `${settings.pollSeconds} s (FASTER than upstream’s 60 s)`;
-    console.log(`fleet: ${settings.clusters} clusters (${settings.mix}), ${settings.inFlight} in flight at once, agents poll at most every ${pollLabel}, SIMULATED hosts and installer (stages ${settings.stageMs} ms), install workflow polling every ${process.env.INSTALL_POLL_SECONDS ?? 30} s, ${availableParallelism()} cores`);
+    console.log(`fleet: ${settings.clusters} clusters (${settings.mix}), ${settings.inFlight} in flight at once, agents poll at most every ${pollLabel}, SIMULATED hosts and installer (stages ${settings.stageMs} ms), controller reading its cluster every ${settings.controllerPollSeconds} s, automation every ${settings.watchSeconds} s, install workflow polling every ${process.env.INSTALL_POLL_SECONDS ?? 30} s, DynamoDB Local ${inMemory ? 'IN MEMORY (FLEET_DYNAMODB=memory)' : 'on disk as npm start runs it'}, ${availableParallelism()} cores`);
 
     const cpu = new CpuMeter(runtime.functions);
-    const customer = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'customer.ts'), JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+    const customer = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'customer.ts')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+    // Over the IPC channel, not argv: the admin token and pull secret stay out of the process list.
+    customer.send({ type: 'settings', settings });
     cpu.watchCustomer(customer.pid!);
     const outcomes: ClusterOutcome[] = [];
     const serverErrors: Record<string, number> = {};
     const agentErrors: string[] = [];
     let latencies: Record<string, LatencySummary> = {};
+    let calls: Record<string, number> = {};
     let peakConnected = 0;
     let connected = 0;
     const done = new Promise<void>((resolve, reject) => {
@@ -120,6 +170,7 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
             return;
           case 'done':
             latencies = message.latencies;
+            calls = message.calls;
             return resolve();
         }
       });
@@ -137,6 +188,7 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
       clearInterval(progress);
     }
     const cpuSeconds = cpu.stop();
+    const dynamoRequests = await counter?.counts();
     const wallMs = Date.now() - settings.startedAt;
 
     const installedOutcomes = outcomes.filter((o) => !o.failure);
@@ -146,12 +198,15 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
     const result: FleetResult = {
       settings: { ...settings, adminToken: undefined, pullSecret: undefined, sshPublicKey: undefined } as never,
       wallSeconds: wallMs / 1000,
-      installsPerHour: sustainedRate(installedOutcomes.map((o) => o.startedAt + o.times.installed!)),
+      installsPerHour: sustainedRate(outcomes),
       installed: installedOutcomes.length,
+      byKind: tally(installedOutcomes.map((o) => o.kind)),
+      byChannel: tally(installedOutcomes.map((o) => o.channel)),
       failedInstalls: outcomes.length - installedOutcomes.length + (settings.clusters - outcomes.length),
       failures,
       creationToInstalledSeconds: { p50: percentile(durations, 50) / 1000, p95: percentile(durations, 95) / 1000, max: (durations.at(-1) ?? 0) / 1000 },
       latencies,
+      calls,
       serverErrors,
       peakConnectedHosts: peakConnected,
       cpuSecondsPerInstall: Object.fromEntries(Object.entries(cpuSeconds).map(([where, s]) => [where, installedOutcomes.length ? s / installedOutcomes.length : 0])),
@@ -159,7 +214,7 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
       cores: availableParallelism(),
     };
 
-    console.log(`\nclusters: ${outcomes.length} ended of ${settings.clusters} (${installedOutcomes.length} installed) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
+    console.log(`\nclusters: ${outcomes.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
     console.log(`creation to installed: p50 ${result.creationToInstalledSeconds.p50.toFixed(1)} s, p95 ${result.creationToInstalledSeconds.p95.toFixed(1)} s, max ${result.creationToInstalledSeconds.max.toFixed(1)} s`);
     const phases = (pick: (o: ClusterOutcome) => number | undefined) => percentile(installedOutcomes.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b), 50) / 1000;
     console.log(`  median phases: created ${phases((o) => o.times.created).toFixed(1)} s, ready ${phases((o) => o.times.ready).toFixed(1)} s, install started ${phases((o) => o.times.installStarted).toFixed(1)} s`);
@@ -168,6 +223,9 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
     const serviceSeconds = Object.entries(cpuSeconds).filter(([where]) => !where.startsWith('customer')).reduce((sum, [, s]) => sum + s, 0);
     console.log(`CPU seconds per install, by where they went (the service used ${serviceSeconds.toFixed(0)} CPU s in ${seconds(wallMs)}: ${(serviceSeconds / (wallMs / 1000)).toFixed(2)} cores on average)`);
     console.log(cpuSplit(result.cpuSecondsPerInstall));
+    const perInstall = (n: number) => (installedOutcomes.length ? n / installedOutcomes.length : 0).toFixed(1);
+    console.log(`calls per install (customer side): ${Object.entries(calls).slice(0, 14).map(([call, n]) => `${call} ${perInstall(n)}`).join(', ')}`);
+    if (dynamoRequests) console.log(`DynamoDB requests per install (FLEET_COUNT_DYNAMODB): ${Object.entries(dynamoRequests).slice(0, 24).map(([request, n]) => `${request} ${perInstall(n)}`).join(', ')}`);
     if (Object.keys(serverErrors).length) console.log(`5xx answers: ${JSON.stringify(serverErrors)}`);
     if (Object.keys(failures).length) console.log(`failures by cause: ${JSON.stringify(failures)}`);
     for (const line of agentErrors.slice(0, 5)) console.log(`  agent error: ${line}`);
@@ -179,6 +237,8 @@ export async function fleet(overrides: Partial<CustomerSettings> = {}): Promise<
     return result;
   } finally {
     await runtime.stop();
+    await counter?.stop();
+    await memoryDynamo?.stop();
     if (previousPoll === undefined) delete process.env.INSTALL_POLL_SECONDS;
     else process.env.INSTALL_POLL_SECONDS = previousPoll;
     // The data directory holds what DynamoDB Local and S3 wrote: gigabytes after a long run.

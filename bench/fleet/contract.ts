@@ -21,6 +21,8 @@ export interface CustomerSettings {
   pollSeconds: number;
   /** How often the automation reads each of its clusters' status. */
   watchSeconds: number;
+  /** How often the SIMULATED in-cluster controller reads its cluster (upstream's GeneralWaitInterval is 30 s). */
+  controllerPollSeconds: number;
   /** Each SIMULATED installer and controller stage. */
   stageMs: number;
   clusterTimeoutMs: number;
@@ -48,7 +50,8 @@ export type CustomerReport =
   | { type: 'outcome'; outcome: ClusterOutcome }
   | { type: 'server-error'; status: number; call: string }
   | { type: 'agent-error'; line: string }
-  | { type: 'done'; latencies: Record<string, LatencySummary> };
+  /** `calls`: how many calls of each method and path template the customer made. */
+  | { type: 'done'; latencies: Record<string, LatencySummary>; calls: Record<string, number> };
 
 export interface LatencySummary {
   count: number;

@@ -7,8 +7,8 @@
  *
  * A closed loop: at most `inFlight` clusters are between creation and their end at once; each
  * finished cluster makes room for the next. Every answer the service gives is timed here, on the
- * client side, by the class of call. Started by bench/fleet.ts with its settings as JSON in argv[2];
- * reports to it over the IPC channel (see CustomerReport).
+ * client side, by the class of call. Started by bench/fleet.ts, which sends its settings as the
+ * first message over the IPC channel; reports to it over the same channel (see CustomerReport).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { exampleManifests } from '../../cli/ztp/examples.js';
 import { agentUnitOf } from '../../test/support/upstream-agent.js';
 import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
 
-const settings = JSON.parse(process.argv[2]!) as CustomerSettings;
+const settings = await new Promise<CustomerSettings>((resolve) => process.once('message', (message: { settings: CustomerSettings }) => resolve(message.settings)));
 const report = (message: CustomerReport) => process.send?.(message);
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -56,6 +56,7 @@ async function userCall(method: string, route: string, body?: unknown): Promise<
   });
   const text = await response.text();
   latencies.add('user calls', performance.now() - sent);
+  countCall(`user ${method} ${route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`);
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
@@ -198,6 +199,9 @@ function runCli(args: string[]): Promise<string> {
 }
 
 const ztp = new ZtpBatches();
+/** Calls the agents and controllers made, by method and path template. */
+const agentCalls = new Map<string, number>();
+const countCall = (call: string) => agentCalls.set(call, (agentCalls.get(call) ?? 0) + 1);
 /** Every stage of the SIMULATED installer and controller takes FLEET_STAGE_MS; writing the image five times that. */
 const STAGE_DURATIONS: Record<string, number> = {
   ...Object.fromEntries([...HOST_STAGES, ...FINALIZING_STAGES].map((stage) => [stage, settings.stageMs])),
@@ -229,9 +233,11 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
       staggerMs: 50,
       timing: { maxPollIntervalMs: settings.pollSeconds * 1000 },
       installDurationsMs: STAGE_DURATIONS,
+      controllerPollMs: settings.controllerPollSeconds * 1000,
       dispatcher: pool,
       onResponse: ({ method, path: route, status, ms }) => {
         latencies.add(callClass(method, route), ms);
+        countCall(`${method} ${route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`);
         if (status >= 500) report({ type: 'server-error', status, call: `${method} ${route.replace(/[0-9a-f-]{36}/g, '{id}')}` });
       },
       log: agentLog,
@@ -287,7 +293,7 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: Math.min(settings.inFlight, kinds.length) }, worker));
   clearInterval(sampler);
-  report({ type: 'done', latencies: latencies.summary() });
+  report({ type: 'done', latencies: latencies.summary(), calls: Object.fromEntries([...agentCalls].sort((a, b) => b[1] - a[1])) });
   await pool.close().catch(() => undefined);
 }
 

@@ -44,6 +44,8 @@ export interface FleetOptions {
   readonly installFailAt?: string;
   /** Start the simulated in-cluster controller when a bootstrap host installs (default true). */
   readonly controller?: boolean;
+  /** Between the simulated controller's reads of the cluster (default its own 500 ms; upstream's controller waits 30 s). */
+  readonly controllerPollMs?: number;
   readonly log: RootLog;
   /** Sockets to the service; hosts queue on them. */
   readonly connections?: number;
@@ -249,6 +251,7 @@ export class Fleet {
         signal: this.stopAll.signal,
         nodes: this.nodes,
         ...(this.options.installDurationsMs ? { durationsMs: this.options.installDurationsMs } : {}),
+        ...(this.options.controllerPollMs !== undefined ? { pollMs: this.options.controllerPollMs } : {}),
       }).catch((error: Error) => {
         controllerLog.error(`simulated controller failed: ${error.message}`);
       }),
