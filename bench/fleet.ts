@@ -20,7 +20,7 @@
  * 15), FLEET_CONTROLLER_POLL_SECONDS (the SIMULATED controller's reads of its cluster; upstream's
  * controller waits 30 s between them), FLEET_STAGE_MS (each SIMULATED install stage, 200), FLEET_INSTALL_POLL_SECONDS (the install
  * workflow's INSTALL_POLL_SECONDS; the service's default 30), FLEET_RAMP_SECONDS (the first
- * clusters' creation spread, 60), FLEET_CLUSTER_TIMEOUT_SECONDS (1800), FLEET_OUT (the JSON file).
+ * clusters' creation spread over this long, 300: about one install's length, so arrivals are steady from the start rather than one wave), FLEET_CLUSTER_TIMEOUT_SECONDS (1800), FLEET_OUT (the JSON file).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -125,7 +125,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       clusters: setting('FLEET_CLUSTERS', 3_500),
       mix: process.env.FLEET_MIX ?? 'sno:90,compact:10',
       inFlight: setting('FLEET_INSTALL_CONCURRENCY', 600),
-      rampMs: setting('FLEET_RAMP_SECONDS', 60) * 1000,
+      rampMs: setting('FLEET_RAMP_SECONDS', 300) * 1000,
       pollSeconds: setting('FLEET_POLL_SECONDS', 60),
       watchSeconds: setting('FLEET_WATCH_SECONDS', 15),
       controllerPollSeconds: setting('FLEET_CONTROLLER_POLL_SECONDS', 30),
