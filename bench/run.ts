@@ -7,6 +7,7 @@ import { bundles } from './bundles.js';
 import { cost } from './cost.js';
 import { discoveryImage } from './discovery-image.js';
 import { fleet } from './fleet.js';
+import { fleetConnected } from './fleet/connected.js';
 import { lifecycle } from './lifecycle.js';
 
 const benches: Record<string, () => Promise<unknown>> = {
@@ -19,10 +20,11 @@ const benches: Record<string, () => Promise<unknown>> = {
   cost: () => cost(),
   'discovery-image': () => discoveryImage(),
   fleet: () => fleet(),
+  'fleet-connected': () => fleetConnected(),
 };
 
 /** Run only when named: an hour or more at their default settings. */
-const longBenches = new Set(['fleet']);
+const longBenches = new Set(['fleet', 'fleet-connected']);
 
 const only = process.argv.slice(2);
 for (const [name, bench] of Object.entries(benches)) {

@@ -343,12 +343,23 @@ export interface LocalFunctionsOptions {
   log?: (message: string) => void;
 }
 
+/** An invocation once answered, as observers are told of it (benches time the scheduled functions' runs with it). */
+export interface InvocationRecord {
+  name: string;
+  /** From the invocation's arrival here to its answer, ms. */
+  ms: number;
+  ok: boolean;
+  /** What the function returned, when it answered without error. */
+  result?: unknown;
+}
+
 /**
  * The functions of lambdas/functions.json, each in instances of its own (FunctionPool). Functions
  * given in-process (`extra`, tests only) run in the caller's thread.
  */
 export class LocalFunctions {
   private readonly pools: Map<string, FunctionPool>;
+  private readonly observers = new Set<(record: InvocationRecord) => void>();
 
   constructor(
     specs: FunctionSpec[],
@@ -371,8 +382,37 @@ export class LocalFunctions {
     return this.pools.has(name) || name in this.extra;
   }
 
+  /** Tells `listener` of every invocation once it is answered; returns what stops that. */
+  observe(listener: (record: InvocationRecord) => void): () => void {
+    this.observers.add(listener);
+    return () => void this.observers.delete(listener);
+  }
+
   /** `answeredBy` learns which instance took the invocation (the local gateway names it in a response header). */
   async invoke(name: string, event: unknown, answeredBy?: (instance: string) => void): Promise<unknown> {
+    if (this.observers.size === 0) return this.invokeUnobserved(name, event, answeredBy);
+    const started = performance.now();
+    const tell = (record: Omit<InvocationRecord, 'name' | 'ms'>) => {
+      const ms = performance.now() - started;
+      for (const observer of this.observers) {
+        try {
+          observer({ name, ms, ...record });
+        } catch {
+          // An observer's trouble is not the invocation's.
+        }
+      }
+    };
+    try {
+      const result = await this.invokeUnobserved(name, event, answeredBy);
+      tell({ ok: true, result });
+      return result;
+    } catch (error) {
+      tell({ ok: false });
+      throw error;
+    }
+  }
+
+  private async invokeUnobserved(name: string, event: unknown, answeredBy?: (instance: string) => void): Promise<unknown> {
     const extra = this.extra[name];
     if (extra) return extra(event, lambdaContext(name));
     const pool = this.pools.get(name);
