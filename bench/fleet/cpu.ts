@@ -81,6 +81,8 @@ export class CpuMeter {
 
   private read(): Reading {
     const self = procTimes('self')!;
+    // A customer that has ended and been reaped is in this process's children's times too.
+    const customerReaped = this.customerPid !== undefined && procTimes(this.customerPid) === undefined;
     const java = [...descendants(process.pid)].find(([, times]) => times.name === 'java')?.[1];
     if (this.customerPid !== undefined) {
       const customer = procTimes(this.customerPid);
@@ -89,7 +91,7 @@ export class CpuMeter {
     }
     const functions: Record<string, number> = {};
     for (const [name, ms] of Object.entries(this.functions.cpuMs())) functions[functionGroup(name)] = (functions[functionGroup(name)] ?? 0) + ms / 1000;
-    return { processOwn: self.own, children: self.children, dynamodb: java?.own ?? 0, customer: this.customerLast, functions };
+    return { processOwn: self.own, children: self.children - (customerReaped ? this.customerLast : 0), dynamodb: java?.own ?? 0, customer: this.customerLast, functions };
   }
 
   start(): void {
