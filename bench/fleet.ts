@@ -77,7 +77,15 @@ async function countingDynamoDb(dataDir: string | undefined) {
   const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), ...(dataDir ? { dataDir } : {}) });
   const port = await freePort('127.0.0.1');
   const proxy = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'dynamodb-counter.ts'), String(port), dynamo.endpoint], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
-  await new Promise((resolve) => proxy.once('message', resolve));
+  const listening = await new Promise<boolean>((resolve) => {
+    proxy.once('message', () => resolve(true));
+    proxy.once('exit', () => resolve(false));
+    proxy.once('error', () => resolve(false));
+  });
+  if (!listening) {
+    await dynamo.stop();
+    throw new Error('the DynamoDB counting proxy (bench/fleet/dynamodb-counter.ts) did not start');
+  }
   let output = '';
   proxy.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise((resolve) => proxy.once('exit', resolve));
@@ -95,9 +103,12 @@ async function countingDynamoDb(dataDir: string | undefined) {
   };
 }
 
-/** Settings from the environment (see above), or given (the e2e smoke test); `installPollSeconds` is the install workflow's. */
-export async function fleet(overrides: Partial<CustomerSettings> & { installPollSeconds?: number } = {}): Promise<FleetResult> {
-  const { installPollSeconds, ...given } = overrides;
+/**
+ * Settings from the environment (see above), or given (the e2e smoke test): `installPollSeconds`
+ * is the install workflow's; `out: false` writes no JSON file.
+ */
+export async function fleet(overrides: Partial<CustomerSettings> & { installPollSeconds?: number; out?: string | false } = {}): Promise<FleetResult> {
+  const { installPollSeconds, out: outOption, ...given } = overrides;
   const workDir = mkdtempSync(path.join(tmpdir(), 'bench-fleet-'));
   const previousPoll = process.env.INSTALL_POLL_SECONDS;
   const installPoll = installPollSeconds ?? process.env.FLEET_INSTALL_POLL_SECONDS;
@@ -105,13 +116,17 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
   // FLEET_COUNT_DYNAMODB=1: DynamoDB Local is started here, behind a counting proxy of its own process.
   // FLEET_DYNAMODB=memory: DynamoDB Local keeps the table in memory (-inMemory) instead of on disk as `npm start` does.
   const inMemory = process.env.FLEET_DYNAMODB === 'memory';
-  const counter = process.env.FLEET_COUNT_DYNAMODB === '1' ? await countingDynamoDb(inMemory ? undefined : path.join(workDir, 'data', 'dynamodb')) : undefined;
-  const memoryDynamo = inMemory && !counter ? await startDynamoDbLocal({ port: await freePort('127.0.0.1') }) : undefined;
-  const runtime = await startRuntime({
-    port: 0, dnsPort: 0, dataDir: path.join(workDir, 'data'), baseDomains: ['example.com'], warmAllFunctions: true, identityStandIn: false,
-    ...(counter ? { dynamodbEndpoint: counter.endpoint } : memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
-  });
+  let counter: Awaited<ReturnType<typeof countingDynamoDb>> | undefined;
+  let memoryDynamo: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
+  let runtime: Awaited<ReturnType<typeof startRuntime>> | undefined;
+  let customer: ReturnType<typeof spawn> | undefined;
   try {
+    if (process.env.FLEET_COUNT_DYNAMODB === '1') counter = await countingDynamoDb(inMemory ? undefined : path.join(workDir, 'data', 'dynamodb'));
+    else if (inMemory) memoryDynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1') });
+    runtime = await startRuntime({
+      port: 0, dnsPort: 0, dataDir: path.join(workDir, 'data'), baseDomains: ['example.com'], warmAllFunctions: true, identityStandIn: false,
+      ...(counter ? { dynamodbEndpoint: counter.endpoint } : memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
+    });
     await runtime.warmed;
     const { outfile: cliBundle } = await buildCli({ outfile: path.join(workDir, 'assisted.mjs') });
     const settings: CustomerSettings = {
@@ -141,10 +156,11 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     console.log(`fleet: ${settings.clusters} clusters (${settings.mix}), ${settings.inFlight} in flight at once, agents poll at most every ${pollLabel}, SIMULATED hosts and installer (stages ${settings.stageMs} ms), controller reading its cluster every ${settings.controllerPollSeconds} s, automation every ${settings.watchSeconds} s, install workflow polling every ${process.env.INSTALL_POLL_SECONDS ?? 30} s, DynamoDB Local ${inMemory ? 'IN MEMORY (FLEET_DYNAMODB=memory)' : 'on disk as npm start runs it'}, ${availableParallelism()} cores`);
 
     const cpu = new CpuMeter(runtime.functions);
-    const customer = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'customer.ts')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'customer.ts')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+    customer = child;
     // Over the IPC channel, not argv: the admin token and pull secret stay out of the process list.
-    customer.send({ type: 'settings', settings });
-    cpu.watchCustomer(customer.pid!);
+    child.send({ type: 'settings', settings });
+    cpu.watchCustomer(child.pid!);
     const outcomes: ClusterOutcome[] = [];
     const serverErrors: Record<string, number> = {};
     const agentErrors: string[] = [];
@@ -153,7 +169,8 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     let peakConnected = 0;
     let connected = 0;
     const done = new Promise<void>((resolve, reject) => {
-      customer.on('message', (message: CustomerReport) => {
+      child.on('error', reject);
+      child.on('message', (message: CustomerReport) => {
         switch (message.type) {
           case 'sample':
             connected = message.connected;
@@ -174,7 +191,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
             return resolve();
         }
       });
-      customer.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the customer process exited ${code}`))));
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the customer process exited ${code}`))));
     });
     const progress = setInterval(() => {
       const installed = outcomes.filter((o) => !o.failure).length;
@@ -229,14 +246,17 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     if (Object.keys(serverErrors).length) console.log(`5xx answers: ${JSON.stringify(serverErrors)}`);
     if (Object.keys(failures).length) console.log(`failures by cause: ${JSON.stringify(failures)}`);
     for (const line of agentErrors.slice(0, 5)) console.log(`  agent error: ${line}`);
-    const out = process.env.FLEET_OUT ?? path.join(tmpdir(), 'fleet.json');
-    writeFileSync(out, `${JSON.stringify({ ...result, outcomes }, null, 2)}\n`);
-    console.log(`result: ${out}`);
+    const out = outOption ?? process.env.FLEET_OUT ?? path.join(tmpdir(), 'fleet.json');
+    if (out !== false) {
+      writeFileSync(out, `${JSON.stringify({ ...result, outcomes }, null, 2)}\n`);
+      console.log(`result: ${out}`);
+    }
     console.log(`installs per hour: ${result.installsPerHour.toFixed(0)}`);
     console.log(`failed installs: ${result.failedInstalls}`);
     return result;
   } finally {
-    await runtime.stop();
+    if (customer && customer.exitCode === null && customer.signalCode === null) customer.kill('SIGKILL');
+    await runtime?.stop();
     await counter?.stop();
     await memoryDynamo?.stop();
     if (previousPoll === undefined) delete process.env.INSTALL_POLL_SECONDS;

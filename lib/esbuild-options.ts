@@ -61,10 +61,10 @@ const UNUSED_BY_THE_ROUTER = {
  * doubled a function's cold init: bench/bundles.ts). Kept apart from lib/bundle.ts so the embedded
  * runtime can bundle without loading aws-cdk-lib.
  *
- * A bundle with a source map is minified: V8 compiles, and --enable-source-maps measures, every
- * byte at each cold start, and the map still names the original files, lines and functions in stack
- * traces. Names are kept (error and class names are read at run time: `error.name`, logs). The map
- * leaves the sources out: stack traces need only its mappings, and Node reads the whole map at load.
+ * A bundle with a source map is minified: V8 compiles every byte at each cold start, and the map
+ * still names the original files, lines and functions (lambdas/platform/stack-traces.ts reads it
+ * when a stack trace is read, not at load). Names are kept (error and class names are read at run
+ * time: `error.name`, logs). The map leaves the sources out: stack traces need only its mappings.
  * Without a map (the embedded runtime's container tasks) the code stays readable instead.
  */
 export function esbuildOptions(projectRoot: string, entry: string, outfile: string, sourcemap: BuildOptions['sourcemap']): BuildOptions {

@@ -31,7 +31,7 @@ export interface TransportOptions {
   readonly retryDelays?: RetryDelays;
   readonly log?: AgentLog;
   readonly random?: () => number;
-  /** Told of every answer (each attempt), with its round trip: benches measure the service from the agents' side. */
+  /** Told of every attempt's outcome (status 0: no answer), with its round trip: benches measure the service from the agents' side. */
   readonly onResponse?: (answer: { method: string; path: string; status: number; ms: number }) => void;
 }
 
@@ -160,16 +160,26 @@ export function createTransport(options: TransportOptions): ApiTransport {
           ...callOptions.headers,
         };
         let outcome: { response: ApiResponse } | { failure: string; retries: number };
+        let sent = performance.now();
+        // An observer's failure is its own: it never turns an answer into a retry.
+        const tell = (status: number) => {
+          try {
+            options.onResponse?.({ method, path, status, ms: performance.now() - sent });
+          } catch {
+            // ignored
+          }
+        };
         try {
-          const sent = performance.now();
+          sent = performance.now();
           const response = await fetch(url, { method, headers, body, dispatcher, signal: callOptions.signal });
           const buffered = new BufferedResponse(response.status, new Headers([...response.headers]), new Uint8Array(await response.arrayBuffer()));
-          options.onResponse?.({ method, path, status: response.status, ms: performance.now() - sent });
+          tell(response.status);
           const retries = retry.retryable(response.status);
           outcome = retries === undefined ? { response: buffered } : { failure: `HTTP ${response.status}`, retries };
           if (retries !== undefined && attempt >= retries) return buffered;
         } catch (error) {
           if (callOptions.signal?.aborted) throw callOptions.signal.reason ?? error;
+          tell(0);
           outcome = { failure: networkCause(error), retries: retry.networkAttempts };
           if (attempt >= retry.networkAttempts) throw new Error(`${method} ${url.pathname}: ${outcome.failure}`, { cause: error });
         }

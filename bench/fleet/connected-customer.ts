@@ -17,6 +17,7 @@ import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { createConnectionPool } from '../../agent/src/transport.js';
 import { agentUnitOf } from '../../test/support/upstream-agent.js';
 import { LatencyBook, callClass, percentile, type LatencySummary } from './contract.js';
+import { expectStatus, Failure, pathTemplate, sleep as sleepUnlessAborted, userClient } from './rest.js';
 
 export interface ConnectedSettings {
   url: string;
@@ -90,56 +91,23 @@ const settings = await new Promise<ConnectedSettings>((resolve) => process.once(
 const report = (message: ConnectedReport) => process.send?.(message);
 const stopAll = new AbortController();
 process.on('disconnect', () => stopAll.abort());
-const sleep = (ms: number, signal: AbortSignal = stopAll.signal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, ms));
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
+const sleep = (ms: number, signal: AbortSignal = stopAll.signal) => sleepUnlessAborted(ms, signal);
 
 const latencies = new LatencyBook(settings.startedAt);
 let holdLatencies: LatencyBook | undefined;
 const pool = createConnectionPool({ connections: settings.connections });
 const calls = new Map<string, number>();
-const template = (route: string) => route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}');
+const template = pathTemplate;
 const countCall = (call: string) => calls.set(call, (calls.get(call) ?? 0) + 1);
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-}
-
-/** A user's REST call with the admin token, timed as a user call. */
-async function userCall(method: string, route: string, body?: unknown): Promise<Answer> {
-  const sent = performance.now();
-  const response = await fetch(`${settings.url}/api/assisted-install/v2${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${settings.adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(120_000),
-  });
-  const text = await response.text();
-  latencies.add('user calls', performance.now() - sent);
-  countCall(`user ${method} ${template(route)}`);
-  if (response.status >= 500) report({ type: 'server-error', status: response.status, call: `user ${method} ${template(route)}` });
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, body: parsed, text };
-}
-
-class Failure extends Error {
-  constructor(readonly reason: string, detail: string) {
-    super(detail);
-  }
-}
-
-const expectStatus = (answer: Answer, status: number, cause: string) => {
-  if (answer.status !== status) throw new Failure(`${cause}: HTTP ${answer.status}`, answer.text.slice(0, 300));
-};
+const user = userClient({
+  url: settings.url,
+  adminToken: settings.adminToken,
+  latencies,
+  countCall,
+  onServerError: (status, call) => report({ type: 'server-error', status, call }),
+});
+const userCall = user.call;
 
 /** 1 host: single-node; 3 or more: three masters, the rest workers (5: master×3 + worker×2). */
 function profilesOf(hosts: number): string[] {
@@ -152,14 +120,6 @@ const SNO = settings.hostsPerCluster === 1;
 // Clusters are in datacenters of their own: every one uses the same machine network (the ZTP examples').
 const NETWORK = SNO ? '192.168.112.0/24' : '192.168.111.0/24';
 
-let defaultVersion: Promise<string> | undefined;
-function openshiftVersion(): Promise<string> {
-  defaultVersion ??= userCall('GET', '/openshift-versions').then((answer) => {
-    expectStatus(answer, 200, 'listing versions');
-    return Object.entries(answer.body as Record<string, { default?: boolean }>).find(([, v]) => v.default)![0];
-  });
-  return defaultVersion;
-}
 
 // ---- what the agents see: per host, its answered polls
 interface HostPolls {
@@ -178,7 +138,7 @@ async function oneCluster(index: number): Promise<void> {
   const name = `${settings.namePrefix}-${index}`;
   try {
     const cluster = await userCall('POST', '/clusters', {
-      name, openshift_version: await openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
+      name, openshift_version: await user.openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
       ...(SNO
         ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORK }] }
         : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),

@@ -72,6 +72,7 @@ export class CpuMeter {
   private customerPid: number | undefined;
   private customerLast = 0;
   private first: Reading | undefined;
+  private sampling: NodeJS.Timeout | undefined;
 
   constructor(private readonly functions: LocalFunctions) {}
 
@@ -79,16 +80,19 @@ export class CpuMeter {
     this.customerPid = pid;
   }
 
+  /** Once the customer has ended it is read no more: its last reading is kept. */
+  private readCustomer(): void {
+    if (this.customerPid === undefined) return;
+    const customer = procTimes(this.customerPid);
+    if (customer) this.customerLast = customer.own + customer.children;
+  }
+
   private read(): Reading {
     const self = procTimes('self')!;
     // A customer that has ended and been reaped is in this process's children's times too.
     const customerReaped = this.customerPid !== undefined && procTimes(this.customerPid) === undefined;
     const java = [...descendants(process.pid)].find(([, times]) => times.name === 'java')?.[1];
-    if (this.customerPid !== undefined) {
-      const customer = procTimes(this.customerPid);
-      // Once the customer has ended it is read no more: keep its last reading.
-      if (customer) this.customerLast = customer.own + customer.children;
-    }
+    this.readCustomer();
     const functions: Record<string, number> = {};
     for (const [name, ms] of Object.entries(this.functions.cpuMs())) functions[functionGroup(name)] = (functions[functionGroup(name)] ?? 0) + ms / 1000;
     return { processOwn: self.own, children: self.children - (customerReaped ? this.customerLast : 0), dynamodb: java?.own ?? 0, customer: this.customerLast, functions };
@@ -97,12 +101,13 @@ export class CpuMeter {
   start(): void {
     this.first = this.read();
     // The customer process is read while it lives: its times vanish with it.
-    const timer = setInterval(() => this.read(), 2_000);
-    timer.unref();
+    this.sampling = setInterval(() => this.readCustomer(), 2_000);
+    this.sampling.unref();
   }
 
   /** CPU seconds since start(), by where they went. */
   stop(): Record<string, number> {
+    clearInterval(this.sampling);
     const last = this.read();
     const first = this.first!;
     const byFunction = Object.fromEntries(Object.entries(last.functions).map(([group, s]) => [group, s - (first.functions[group] ?? 0)]));

@@ -22,14 +22,10 @@ import { createConnectionPool } from '../../agent/src/transport.js';
 import { exampleManifests } from '../../cli/ztp/examples.js';
 import { agentUnitOf } from '../../test/support/upstream-agent.js';
 import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
+import { expectStatus, Failure, pathTemplate, sleep, userClient } from './rest.js';
 
 const settings = await new Promise<CustomerSettings>((resolve) => process.once('message', (message: { settings: CustomerSettings }) => resolve(message.settings)));
 const report = (message: CustomerReport) => process.send?.(message);
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 const latencies = new LatencyBook(settings.startedAt);
 const pool = createConnectionPool({ connections: settings.connections });
@@ -39,42 +35,17 @@ process.on('message', (message: { type: string }) => {
 });
 process.on('disconnect', () => stopAll.abort());
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-}
-
-/** A user's REST call with the admin token, timed as a user call. */
-async function userCall(method: string, route: string, body?: unknown): Promise<Answer> {
-  const sent = performance.now();
-  const response = await fetch(`${settings.url}/api/assisted-install/v2${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${settings.adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(120_000),
-  });
-  const text = await response.text();
-  latencies.add('user calls', performance.now() - sent);
-  countCall(`user ${method} ${route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`);
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, body: parsed, text };
-}
-
-class Failure extends Error {
-  constructor(readonly reason: string, detail: string) {
-    super(detail);
-  }
-}
-
-const expectStatus = (answer: Answer, status: number, cause: string) => {
-  if (answer.status !== status) throw new Failure(`${cause}: HTTP ${answer.status}`, answer.text.slice(0, 300));
-};
+/** Calls the agents, controllers and automation made, by method and path template. */
+const agentCalls = new Map<string, number>();
+const countCall = (call: string) => agentCalls.set(call, (agentCalls.get(call) ?? 0) + 1);
+const user = userClient({
+  url: settings.url,
+  adminToken: settings.adminToken,
+  latencies,
+  countCall,
+  onServerError: (status, call) => report({ type: 'server-error', status, call }),
+});
+const userCall = user.call;
 
 /** The kinds of the mix (`sno:90,compact:10`), spread evenly over the cluster indexes. */
 function kindsOf(mix: string, count: number): ClusterKind[] {
@@ -99,18 +70,9 @@ const NETWORKS: Record<ClusterKind, { machine: string; profiles: string[] }> = {
   compact: { machine: '192.168.111.0/24', profiles: ['master', 'master', 'master'] },
 };
 
-let defaultVersion: Promise<string> | undefined;
-function openshiftVersion(): Promise<string> {
-  defaultVersion ??= userCall('GET', '/openshift-versions').then((answer) => {
-    expectStatus(answer, 200, 'listing versions');
-    return Object.entries(answer.body as Record<string, { default?: boolean }>).find(([, v]) => v.default)![0];
-  });
-  return defaultVersion;
-}
-
 async function createThroughRest(name: string, kind: ClusterKind): Promise<{ clusterId: string; infraEnvId: string }> {
   const cluster = await userCall('POST', '/clusters', {
-    name, openshift_version: await openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
+    name, openshift_version: await user.openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
     ...(kind === 'sno'
       ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORKS.sno.machine }] }
       : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
@@ -183,7 +145,8 @@ class ZtpBatches {
 
 function runCli(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [settings.cliBundle, '--url', settings.url, '--token', settings.adminToken, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: settings.workDir } });
+    // The token in the environment, not argv: the process list shows every process's arguments.
+    const child = spawn(process.execPath, [settings.cliBundle, '--url', settings.url, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: settings.workDir, ASSISTED_TOKEN: settings.adminToken } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -199,9 +162,6 @@ function runCli(args: string[]): Promise<string> {
 }
 
 const ztp = new ZtpBatches();
-/** Calls the agents and controllers made, by method and path template. */
-const agentCalls = new Map<string, number>();
-const countCall = (call: string) => agentCalls.set(call, (agentCalls.get(call) ?? 0) + 1);
 /** Every stage of the SIMULATED installer and controller takes FLEET_STAGE_MS; writing the image five times that. */
 const STAGE_DURATIONS: Record<string, number> = {
   ...Object.fromEntries([...HOST_STAGES, ...FINALIZING_STAGES].map((stage) => [stage, settings.stageMs])),
@@ -237,8 +197,8 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
       dispatcher: pool,
       onResponse: ({ method, path: route, status, ms }) => {
         latencies.add(callClass(method, route), ms);
-        countCall(`${method} ${route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}')}`);
-        if (status >= 500) report({ type: 'server-error', status, call: `${method} ${route.replace(/[0-9a-f-]{36}/g, '{id}')}` });
+        countCall(`${method} ${pathTemplate(route)}`);
+        if (status >= 500) report({ type: 'server-error', status, call: `${method} ${pathTemplate(route)}` });
       },
       log: agentLog,
     });

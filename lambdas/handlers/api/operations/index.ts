@@ -5,7 +5,8 @@ import type { organisationOperations } from './organisation-operations.js';
  * An operation's implementation, loaded on its first call: each module (and what only it uses of
  * usecases/ and domain/) sits in chunks of its own, so a cold container compiles the code of the
  * operations it answers, not of all ~100 (an agent's poll does not load manifests, logs or installs).
- * Modules are loaded once per container; a failed load is tried again by the next call.
+ * Modules are loaded once per container. A module file that could not be read is tried again by
+ * the next call; one that threw while it ran stays failed (Node keeps the error) until the container is replaced.
  */
 export type OperationLoader<T> = () => Promise<T>;
 

@@ -1,0 +1,83 @@
+/** The automation's REST calls in the fleet benches' customer processes: timed, counted, and failing with a cause. */
+import type { LatencyBook } from './contract.js';
+
+export interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+/** A failed step of a cluster's life: `reason` is its cause (what failures are counted by), the message its detail. */
+export class Failure extends Error {
+  constructor(
+    readonly reason: string,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export const expectStatus = (answer: Answer, status: number, cause: string) => {
+  if (answer.status !== status) throw new Failure(`${cause}: HTTP ${answer.status}`, answer.text.slice(0, 300));
+};
+
+/** A path with its ids and query left out: what calls are counted by. */
+export const pathTemplate = (route: string) => route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}');
+
+/** A timer that ends early, without an error, when the signal aborts. */
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, ms));
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export interface UserClient {
+  call(method: string, route: string, body?: unknown): Promise<Answer>;
+  /** The default OpenShift version the service offers, read once. */
+  openshiftVersion(): Promise<string>;
+}
+
+/**
+ * A user with the admin token. Each answer is timed as a user call in `latencies`, counted by
+ * path, and a 5xx is told to `onServerError`.
+ */
+export function userClient(options: {
+  url: string;
+  adminToken: string;
+  latencies: LatencyBook;
+  countCall: (call: string) => void;
+  onServerError: (status: number, call: string) => void;
+}): UserClient {
+  const call = async (method: string, route: string, body?: unknown): Promise<Answer> => {
+    const sent = performance.now();
+    const response = await fetch(`${options.url}/api/assisted-install/v2${route}`, {
+      method,
+      headers: { Authorization: `Bearer ${options.adminToken}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const text = await response.text();
+    options.latencies.add('user calls', performance.now() - sent);
+    const name = `user ${method} ${pathTemplate(route)}`;
+    options.countCall(name);
+    if (response.status >= 500) options.onServerError(response.status, name);
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, text };
+  };
+  let version: Promise<string> | undefined;
+  return {
+    call,
+    openshiftVersion() {
+      version ??= call('GET', '/openshift-versions').then((answer) => {
+        expectStatus(answer, 200, 'listing versions');
+        return Object.entries(answer.body as Record<string, { default?: boolean }>).find(([, v]) => v.default)![0];
+      });
+      return version;
+    },
+  };
+}
