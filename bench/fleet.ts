@@ -31,7 +31,7 @@ import { startDynamoDbLocal } from '../bin/local/dynamodb-local.js';
 import { freePort } from '../bin/local/net.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from '../test/support/fixtures.js';
-import { percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
+import { CustomerTroubles, percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -162,8 +162,8 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     child.send({ type: 'settings', settings });
     cpu.watchCustomer(child.pid!);
     const outcomes: ClusterOutcome[] = [];
-    const serverErrors: Record<string, number> = {};
-    const agentErrors: string[] = [];
+    const troubles = new CustomerTroubles();
+    const { serverErrors, agentErrors } = troubles;
     let latencies: Record<string, LatencySummary> = {};
     let calls: Record<string, number> = {};
     let peakConnected = 0;
@@ -171,6 +171,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     const done = new Promise<void>((resolve, reject) => {
       child.on('error', reject);
       child.on('message', (message: CustomerReport) => {
+        if (troubles.take(message)) return;
         switch (message.type) {
           case 'sample':
             connected = message.connected;
@@ -178,12 +179,6 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
             return;
           case 'outcome':
             outcomes.push(message.outcome);
-            return;
-          case 'server-error':
-            serverErrors[`${message.status} ${message.call}`] = (serverErrors[`${message.status} ${message.call}`] ?? 0) + 1;
-            return;
-          case 'agent-error':
-            if (agentErrors.length < 20) agentErrors.push(message.line);
             return;
           case 'done':
             latencies = message.latencies;
@@ -193,18 +188,11 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       });
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the customer process exited ${code}`))));
     });
-    const progress = setInterval(() => {
+    const cpuSeconds = await cpu.during(done, () => {
       const installed = outcomes.filter((o) => !o.failure).length;
       const recent = outcomes.filter((o) => !o.failure && o.startedAt + o.times.installed! > Date.now() - 300_000).length;
-      console.log(`  +${seconds(Date.now() - settings.startedAt)}: ${installed} installed, ${outcomes.length - installed} failed, ${connected} hosts connected, ${(recent * 12).toFixed(0)} installs/h over the last 5 min`);
-    }, 30_000);
-    cpu.start();
-    try {
-      await done;
-    } finally {
-      clearInterval(progress);
-    }
-    const cpuSeconds = cpu.stop();
+      return `  +${seconds(Date.now() - settings.startedAt)}: ${installed} installed, ${outcomes.length - installed} failed, ${connected} hosts connected, ${(recent * 12).toFixed(0)} installs/h over the last 5 min`;
+    });
     const dynamoRequests = await counter?.counts();
     const wallMs = Date.now() - settings.startedAt;
 

@@ -17,7 +17,7 @@ import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { createConnectionPool } from '../../agent/src/transport.js';
 import { agentUnitOf } from '../../test/support/upstream-agent.js';
 import { LatencyBook, callClass, percentile, type LatencySummary } from './contract.js';
-import { expectStatus, Failure, pathTemplate, sleep as sleepUnlessAborted, userClient } from './rest.js';
+import { counter, expectStatus, Failure, pathTemplate, sleep as sleepUnlessAborted, userClient } from './rest.js';
 
 export interface ConnectedSettings {
   url: string;
@@ -98,15 +98,8 @@ let holdLatencies: LatencyBook | undefined;
 const pool = createConnectionPool({ connections: settings.connections });
 const calls = new Map<string, number>();
 const template = pathTemplate;
-const countCall = (call: string) => calls.set(call, (calls.get(call) ?? 0) + 1);
-
-const user = userClient({
-  url: settings.url,
-  adminToken: settings.adminToken,
-  latencies,
-  countCall,
-  onServerError: (status, call) => report({ type: 'server-error', status, call }),
-});
+const countCall = counter(calls);
+const user = userClient(settings, latencies, countCall, report);
 const userCall = user.call;
 
 /** 1 host: single-node; 3 or more: three masters, the rest workers (5: master×3 + worker×2). */

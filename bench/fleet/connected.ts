@@ -33,7 +33,7 @@ import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { freePort } from '../../bin/local/net.js';
 import { startRuntime } from '../../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from '../../test/support/fixtures.js';
-import { percentile, type LatencySummary } from './contract.js';
+import { CustomerTroubles, percentile, type LatencySummary } from './contract.js';
 import { cpuSplit, CpuMeter } from './cpu.js';
 import type { ConnectedOutcome, ConnectedReport, ConnectedSettings } from './connected-customer.js';
 
@@ -129,8 +129,8 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
     // Over the IPC channel, not argv: the admin token and pull secret stay out of the process list.
     child.send({ type: 'settings', settings });
     cpu.watchCustomer(child.pid!);
-    const serverErrors: Record<string, number> = {};
-    const agentErrors: string[] = [];
+    const troubles = new CustomerTroubles();
+    const { serverErrors, agentErrors } = troubles;
     let peakConnected = 0;
     let last = { running: 0, registered: 0, connected: 0 };
     let outcome: ConnectedOutcome | undefined;
@@ -139,6 +139,7 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
     const done = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the customer did not finish within ${runDeadlineMs / 60_000} min`)), runDeadlineMs);
       child.on('message', (message: ConnectedReport) => {
+        if (troubles.take(message)) return;
         switch (message.type) {
           case 'sample':
             last = message;
@@ -146,12 +147,6 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
             return;
           case 'phase':
             console.log(`  +${seconds(message.at - settings.startedAt)}: ${message.phase}: ${message.detail}`);
-            return;
-          case 'server-error':
-            serverErrors[`${message.status} ${message.call}`] = (serverErrors[`${message.status} ${message.call}`] ?? 0) + 1;
-            return;
-          case 'agent-error':
-            if (agentErrors.length < 20) agentErrors.push(message.line);
             return;
           case 'done':
             // Resolved now, while the customer still lives: once it has exited and been reaped, its CPU
@@ -166,17 +161,10 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
         if (!outcome) reject(new Error(`the customer process exited ${code} without its outcome`));
       });
     });
-    const progress = setInterval(() => {
+    const cpuSeconds = await cpu.during(done, () => {
       const recent = monitorRuns.at(-1);
-      console.log(`  +${seconds(Date.now() - settings.startedAt)}: ${last.connected} hosts connected (${last.registered} registered, ${last.running} agents running); monitor passes ${monitorRuns.length}${recent ? `, last ${seconds(recent.ms)} over ${recent.pass?.visited ?? '?'} hosts` : ''}`);
-    }, 30_000);
-    cpu.start();
-    try {
-      await done;
-    } finally {
-      clearInterval(progress);
-    }
-    const cpuSeconds = cpu.stop();
+      return `  +${seconds(Date.now() - settings.startedAt)}: ${last.connected} hosts connected (${last.registered} registered, ${last.running} agents running); monitor passes ${monitorRuns.length}${recent ? `, last ${seconds(recent.ms)} over ${recent.pass?.visited ?? '?'} hosts` : ''}`;
+    });
     const wallMs = Date.now() - settings.startedAt;
     // The customer closes its connections and ends; bounded.
     await new Promise<void>((resolve) => {

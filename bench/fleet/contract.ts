@@ -98,3 +98,23 @@ export class LatencyBook {
     );
   }
 }
+
+/** What went wrong on the customer's side, as its processes report it: 5xx answers by call, and the first agent errors. */
+export class CustomerTroubles {
+  readonly serverErrors: Record<string, number> = {};
+  readonly agentErrors: string[] = [];
+
+  /** Takes the message if it is one of these; says whether it was. */
+  take(message: { type: string; status?: number; call?: string; line?: string }): boolean {
+    if (message.type === 'server-error') {
+      const key = `${message.status} ${message.call}`;
+      this.serverErrors[key] = (this.serverErrors[key] ?? 0) + 1;
+      return true;
+    }
+    if (message.type === 'agent-error') {
+      if (this.agentErrors.length < 20) this.agentErrors.push(message.line ?? '');
+      return true;
+    }
+    return false;
+  }
+}

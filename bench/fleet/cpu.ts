@@ -105,6 +105,18 @@ export class CpuMeter {
     this.sampling.unref();
   }
 
+  /** CPU seconds, by where they went, while `work` runs; `progress()` is printed every 30 s meanwhile. */
+  async during(work: Promise<void>, progress: () => string): Promise<Record<string, number>> {
+    const printing = setInterval(() => console.log(progress()), 30_000);
+    this.start();
+    try {
+      await work;
+    } finally {
+      clearInterval(printing);
+    }
+    return this.stop();
+  }
+
   /** CPU seconds since start(), by where they went. */
   stop(): Record<string, number> {
     clearInterval(this.sampling);

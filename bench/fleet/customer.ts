@@ -22,7 +22,7 @@ import { createConnectionPool } from '../../agent/src/transport.js';
 import { exampleManifests } from '../../cli/ztp/examples.js';
 import { agentUnitOf } from '../../test/support/upstream-agent.js';
 import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
-import { expectStatus, Failure, pathTemplate, sleep, userClient } from './rest.js';
+import { counter, expectStatus, Failure, pathTemplate, sleep, userClient } from './rest.js';
 
 const settings = await new Promise<CustomerSettings>((resolve) => process.once('message', (message: { settings: CustomerSettings }) => resolve(message.settings)));
 const report = (message: CustomerReport) => process.send?.(message);
@@ -37,14 +37,8 @@ process.on('disconnect', () => stopAll.abort());
 
 /** Calls the agents, controllers and automation made, by method and path template. */
 const agentCalls = new Map<string, number>();
-const countCall = (call: string) => agentCalls.set(call, (agentCalls.get(call) ?? 0) + 1);
-const user = userClient({
-  url: settings.url,
-  adminToken: settings.adminToken,
-  latencies,
-  countCall,
-  onServerError: (status, call) => report({ type: 'server-error', status, call }),
-});
+const countCall = counter(agentCalls);
+const user = userClient(settings, latencies, countCall, report);
 const userCall = user.call;
 
 /** The kinds of the mix (`sno:90,compact:10`), spread evenly over the cluster indexes. */

@@ -37,17 +37,19 @@ export interface UserClient {
   openshiftVersion(): Promise<string>;
 }
 
+/** Counts into `calls`, by name. */
+export const counter = (calls: Map<string, number>) => (call: string) => void calls.set(call, (calls.get(call) ?? 0) + 1);
+
 /**
  * A user with the admin token. Each answer is timed as a user call in `latencies`, counted by
- * path, and a 5xx is told to `onServerError`.
+ * path, and a 5xx is reported as a server error.
  */
-export function userClient(options: {
-  url: string;
-  adminToken: string;
-  latencies: LatencyBook;
-  countCall: (call: string) => void;
-  onServerError: (status: number, call: string) => void;
-}): UserClient {
+export function userClient(
+  options: { url: string; adminToken: string },
+  latencies: LatencyBook,
+  countCall: (call: string) => void,
+  report: (message: { type: 'server-error'; status: number; call: string }) => void,
+): UserClient {
   const call = async (method: string, route: string, body?: unknown): Promise<Answer> => {
     const sent = performance.now();
     const response = await fetch(`${options.url}/api/assisted-install/v2${route}`, {
@@ -57,10 +59,10 @@ export function userClient(options: {
       signal: AbortSignal.timeout(120_000),
     });
     const text = await response.text();
-    options.latencies.add('user calls', performance.now() - sent);
+    latencies.add('user calls', performance.now() - sent);
     const name = `user ${method} ${pathTemplate(route)}`;
-    options.countCall(name);
-    if (response.status >= 500) options.onServerError(response.status, name);
+    countCall(name);
+    if (response.status >= 500) report({ type: 'server-error', status: response.status, call: name });
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
