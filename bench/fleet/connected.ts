@@ -228,7 +228,7 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
     console.log(`agent polls: p50 ${result.agentPollMs.hold.p50.toFixed(1)} ms, p99 ${result.agentPollMs.hold.p99.toFixed(1)} ms during the hold (whole run: p50 ${result.agentPollMs.wholeRun.p50.toFixed(1)} ms, p99 ${result.agentPollMs.wholeRun.p99.toFixed(1)} ms)`);
     console.log(`hosts connected at once: ${peakConnected}`);
     console.log(`false disconnects: ${result.falseDisconnects}`);
-    console.log(`monitor pass max: ${holdPasses.passes ? holdPasses.max.toFixed(2) : 'n/a (no pass during the hold)'} s`);
+    console.log(`monitor pass max: ${holdPasses.passes ? `${holdPasses.max.toFixed(2)} s` : 'n/a (no pass during the hold)'}`);
     return result;
   } finally {
     stopObserving();
