@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { LocalCache } from '../ports/local-caches.js';
 
 /**
  * Stack traces that name the original files and lines, at no cost to a cold start. A deployed
@@ -13,10 +14,11 @@ import { fileURLToPath } from 'node:url';
  * Installed only where it is needed: in a bundle (this module's own file has a map beside it) and
  * without --enable-source-maps (which already maps, and which this would otherwise replace).
  */
-const maps = new Map<string, SourceMap | undefined>();
+const maps = new LocalCache<{ map?: SourceMap }>('source-maps');
 
 function mapOf(fileName: string): SourceMap | undefined {
-  if (maps.has(fileName)) return maps.get(fileName);
+  const known = maps.peek(fileName);
+  if (known) return known.map;
   let map: SourceMap | undefined;
   try {
     const path = fileName.startsWith('file:') ? fileURLToPath(fileName) : fileName;
@@ -24,7 +26,7 @@ function mapOf(fileName: string): SourceMap | undefined {
   } catch {
     map = undefined;
   }
-  maps.set(fileName, map);
+  maps.set(fileName, map ? { map } : {});
   return map;
 }
 
