@@ -97,10 +97,8 @@ const latencies = new LatencyBook(settings.startedAt);
 let holdLatencies: LatencyBook | undefined;
 const pool = createConnectionPool({ connections: settings.connections });
 const calls = new Map<string, number>();
-const template = pathTemplate;
 const countCall = counter(calls);
 const user = userClient(settings, latencies, countCall, report);
-const userCall = user.call;
 
 /** 1 host: single-node; 3 or more: three masters, the rest workers (5: master×3 + worker×2). */
 function profilesOf(hosts: number): string[] {
@@ -130,18 +128,18 @@ const agentLog = createLog({ level: 'error', sink: (line) => report({ type: 'age
 async function oneCluster(index: number): Promise<void> {
   const name = `${settings.namePrefix}-${index}`;
   try {
-    const cluster = await userCall('POST', '/clusters', {
+    const cluster = await user.call('POST', '/clusters', {
       name, openshift_version: await user.openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
       ...(SNO
         ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORK }] }
         : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
     });
     expectStatus(cluster, 201, 'creating the cluster');
-    const infraEnv = await userCall('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
+    const infraEnv = await user.call('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
     expectStatus(infraEnv, 201, 'creating the infra-env');
     const clusterId = cluster.body.id as string;
     const infraEnvId = infraEnv.body.id as string;
-    const ignition = await userCall('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
+    const ignition = await user.call('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
     expectStatus(ignition, 200, 'downloading discovery.ign');
     const { token, image } = agentUnitOf(ignition.text);
     const fleet = new Fleet({
@@ -156,8 +154,8 @@ async function oneCluster(index: number): Promise<void> {
       onResponse: ({ method, path: route, status, ms }) => {
         latencies.add(callClass(method, route), ms);
         holdLatencies?.add(callClass(method, route), ms);
-        countCall(`${method} ${template(route)}`);
-        if (status >= 500) report({ type: 'server-error', status, call: `${method} ${template(route)}` });
+        countCall(`${method} ${pathTemplate(route)}`);
+        if (status >= 500) report({ type: 'server-error', status, call: `${method} ${pathTemplate(route)}` });
         const hostId = method === 'GET' ? POLL_PATH.exec(route)?.[1] : undefined;
         if (!hostId) return;
         if (status !== 200) {
@@ -210,7 +208,7 @@ async function serviceView(): Promise<ConnectedOutcome['service']> {
   const evented = new Set<string>();
   await eachBounded(fleets, settings.checkConcurrency, async ({ clusterId, infraEnvId }) => {
     try {
-      const hosts = await userCall('GET', `/infra-envs/${infraEnvId}/hosts`);
+      const hosts = await user.call('GET', `/infra-envs/${infraEnvId}/hosts`);
       expectStatus(hosts, 200, 'listing hosts');
       for (const host of hosts.body as { id: string; status: string }[]) {
         view.hostsListed += 1;
@@ -218,7 +216,7 @@ async function serviceView(): Promise<ConnectedOutcome['service']> {
         if (host.status.startsWith('disconnected')) view.disconnectedAtEnd.push(host.id);
       }
       // "Host h: updated status from known to disconnected (…)" (host_status_updated); never "from disconnected to …".
-      const events = await userCall('GET', `/events?cluster_id=${clusterId}&message=${encodeURIComponent('to disconnected')}&limit=10000`);
+      const events = await user.call('GET', `/events?cluster_id=${clusterId}&message=${encodeURIComponent('to disconnected')}&limit=10000`);
       expectStatus(events, 200, 'listing events');
       for (const event of events.body as { host_id?: string; message: string }[]) if (event.host_id && / to disconnected/i.test(event.message)) evented.add(event.host_id);
     } catch {

@@ -39,7 +39,6 @@ process.on('disconnect', () => stopAll.abort());
 const agentCalls = new Map<string, number>();
 const countCall = counter(agentCalls);
 const user = userClient(settings, latencies, countCall, report);
-const userCall = user.call;
 
 /** The kinds of the mix (`sno:90,compact:10`), spread evenly over the cluster indexes. */
 function kindsOf(mix: string, count: number): ClusterKind[] {
@@ -65,14 +64,14 @@ const NETWORKS: Record<ClusterKind, { machine: string; profiles: string[] }> = {
 };
 
 async function createThroughRest(name: string, kind: ClusterKind): Promise<{ clusterId: string; infraEnvId: string }> {
-  const cluster = await userCall('POST', '/clusters', {
+  const cluster = await user.call('POST', '/clusters', {
     name, openshift_version: await user.openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
     ...(kind === 'sno'
       ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORKS.sno.machine }] }
       : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
   });
   expectStatus(cluster, 201, 'creating the cluster');
-  const infraEnv = await userCall('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
+  const infraEnv = await user.call('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
   expectStatus(infraEnv, 201, 'creating the infra-env');
   return { clusterId: cluster.body.id as string, infraEnvId: infraEnv.body.id as string };
 }
@@ -177,7 +176,7 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
   try {
     const { clusterId, infraEnvId } = channel === 'rest' ? await createThroughRest(name, kind) : await ztp.create(name, kind);
     times.created = Date.now() - t0;
-    const ignition = await userCall('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
+    const ignition = await user.call('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
     expectStatus(ignition, 200, 'downloading discovery.ign');
     const { token, image } = agentUnitOf(ignition.text);
     const fleet = new Fleet({
@@ -201,12 +200,12 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
     for (let cluster: any; ; ) {
       if (signal.aborted) throw new Failure(stopAll.signal.aborted ? 'stopped' : `not installed within ${settings.clusterTimeoutMs / 1000} s`, `last status ${cluster?.status}: ${cluster?.status_info}`);
       await sleep(settings.watchSeconds * 1000 * (0.75 + Math.random() / 2), signal);
-      const answer = await userCall('GET', `/clusters/${clusterId}`);
+      const answer = await user.call('GET', `/clusters/${clusterId}`);
       expectStatus(answer, 200, 'reading the cluster');
       cluster = answer.body;
       if (cluster.status === 'ready' && times.ready === undefined) {
         times.ready = Date.now() - t0;
-        const install = await userCall('POST', `/clusters/${clusterId}/actions/install`);
+        const install = await user.call('POST', `/clusters/${clusterId}/actions/install`);
         expectStatus(install, 202, 'starting the install');
         times.installStarted = Date.now() - t0;
       }
@@ -216,7 +215,7 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
         break;
       }
     }
-    const kubeconfig = await userCall('GET', `/clusters/${clusterId}/downloads/credentials?file_name=kubeconfig`);
+    const kubeconfig = await user.call('GET', `/clusters/${clusterId}/downloads/credentials?file_name=kubeconfig`);
     expectStatus(kubeconfig, 200, 'downloading the kubeconfig');
     if (!kubeconfig.text.includes(`https://api.${name}.example.com:6443`)) throw new Failure('kubeconfig names another server', kubeconfig.text.slice(0, 200));
     return { index, kind, channel, startedAt: t0, times, hosts: NETWORKS[kind].profiles.length };
