@@ -58,6 +58,8 @@ export interface FleetResult {
   /** The same, for the whole run. */
   cpuSeconds: Record<string, number>;
   cores: number;
+  /** With FLEET_COUNT_DYNAMODB=1: every DynamoDB request counted, overall and by the function that asked. */
+  dynamodbRequests?: { requests: Record<string, number>; byCaller: Record<string, number> };
 }
 
 /**
@@ -91,10 +93,10 @@ async function countingDynamoDb(dataDir: string | undefined) {
   const exited = new Promise((resolve) => proxy.once('exit', resolve));
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    async counts(): Promise<Record<string, number>> {
+    async counts(): Promise<{ requests: Record<string, number>; byCaller: Record<string, number> }> {
       proxy.kill('SIGTERM');
       await exited;
-      return JSON.parse(output) as Record<string, number>;
+      return JSON.parse(output) as { requests: Record<string, number>; byCaller: Record<string, number> };
     },
     async stop() {
       if (proxy.exitCode === null) proxy.kill('SIGKILL');
@@ -217,6 +219,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       cpuSecondsPerInstall: Object.fromEntries(Object.entries(cpuSeconds).map(([where, s]) => [where, installedOutcomes.length ? s / installedOutcomes.length : 0])),
       cpuSeconds,
       cores: availableParallelism(),
+      ...(dynamoRequests ? { dynamodbRequests: dynamoRequests } : {}),
     };
 
     console.log(`\nclusters: ${outcomes.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
@@ -230,7 +233,10 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     console.log(cpuSplit(result.cpuSecondsPerInstall));
     const perInstall = (n: number) => (installedOutcomes.length ? n / installedOutcomes.length : 0).toFixed(1);
     console.log(`calls per install (customer side): ${Object.entries(calls).slice(0, 14).map(([call, n]) => `${call} ${perInstall(n)}`).join(', ')}`);
-    if (dynamoRequests) console.log(`DynamoDB requests per install (FLEET_COUNT_DYNAMODB): ${Object.entries(dynamoRequests).slice(0, 24).map(([request, n]) => `${request} ${perInstall(n)}`).join(', ')}`);
+    if (dynamoRequests) {
+      console.log(`DynamoDB requests per install (FLEET_COUNT_DYNAMODB): ${Object.entries(dynamoRequests.requests).slice(0, 24).map(([request, n]) => `${request} ${perInstall(n)}`).join(', ')}`);
+      console.log(`  by the function that asked: ${Object.entries(dynamoRequests.byCaller).slice(0, 40).map(([request, n]) => `${request} ${perInstall(n)}`).join(', ')}`);
+    }
     if (Object.keys(serverErrors).length) console.log(`5xx answers: ${JSON.stringify(serverErrors)}`);
     if (Object.keys(failures).length) console.log(`failures by cause: ${JSON.stringify(failures)}`);
     for (const line of agentErrors.slice(0, 5)) console.log(`  agent error: ${line}`);

@@ -3,7 +3,8 @@
  * (X-Amz-Target) and the kind of item it names (the key strings of its body with the ids left
  * out: `ORG#CLUSTER CLUSTER`, `ORG#INFRAENV#HOST LIVENESS`...).
  * Run as a process of its own (`FLEET_COUNT_DYNAMODB=1 npm run bench -- fleet`) so its CPU stays
- * out of the service's; it prints its counts as JSON on SIGTERM.
+ * out of the service's; it prints its counts as JSON on SIGTERM, overall and by the function that
+ * asked.
  *
  *   node --import tsx bench/fleet/dynamodb-counter.ts <listen port> <DynamoDB Local URL>
  */
@@ -12,6 +13,8 @@ import { createServer, request } from 'node:http';
 const [port, target] = [Number(process.argv[2]), new URL(process.argv[3]!)];
 const counts = new Map<string, number>();
 const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+const byCaller = new Map<string, number>();
+const countByCaller = (key: string) => byCaller.set(key, (byCaller.get(key) ?? 0) + 1);
 
 createServer((incoming, outgoing) => {
   const chunks: Buffer[] = [];
@@ -23,6 +26,10 @@ createServer((incoming, outgoing) => {
     const strings = [...body.toString('utf8', 0, Math.min(body.length, 4096)).matchAll(/"S":"([^"]*)"/g)].slice(0, 2).map((m) => m[1]!);
     const subject = strings.map((value) => value.split('#').filter((part) => /^[A-Z_]+$/.test(part)).join('#') || '…').join(' ') || '-';
     count(`${operation} ${subject}`);
+    // The function that asked, from the SDK's user agent: app/<function name>, set per local function
+    // (Powertools appends its own -PT-… mark to the app id; the runtime's clients have only that mark).
+    const caller = /\bapp\/([A-Za-z0-9]+)(?=-PT-|\s|$)/.exec(String(incoming.headers['user-agent'] ?? ''))?.[1] ?? 'runtime';
+    countByCaller(`${caller}: ${operation} ${subject}`);
     const forwarded = request(
       { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
       (answer) => {
@@ -39,5 +46,6 @@ createServer((incoming, outgoing) => {
 }).listen(port, '127.0.0.1', () => process.send?.({ type: 'listening' }));
 
 process.on('SIGTERM', () => {
-  process.stdout.write(`${JSON.stringify(Object.fromEntries([...counts].sort((a, b) => b[1] - a[1])))}\n`, () => process.exit(0));
+  const sorted = (tally: Map<string, number>) => Object.fromEntries([...tally].sort((a, b) => b[1] - a[1]));
+  process.stdout.write(`${JSON.stringify({ requests: sorted(counts), byCaller: sorted(byCaller) })}\n`, () => process.exit(0));
 });

@@ -62,6 +62,11 @@ export async function startDynamoDbLocal(options: {
   const args = [
     '-Xms64m',
     '-Xmx512m',
+    // The serial collector and the first JIT tier only: most DynamoDB Locals here live for one test
+    // file, where C2's compilations and G1's threads cost more CPU than they ever win back, and
+    // over hours of requests both settle to the same cost per request (docs/scale.md has the figures).
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
     `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`,
     // The jar's own server, bound to loopback by this launcher (the jar listens on every interface).
     '-cp',

@@ -176,8 +176,9 @@ class FunctionPool {
 
   private startInstance(): Instance {
     const spec: InstanceSpec = { functionName: this.spec.name, entry: this.spec.entry, handler: this.spec.handler, timeoutMs: INVOCATION_TIMEOUT_MS, ...(this.hooks.instrumentation ? { instrumentation: this.hooks.instrumentation } : {}) };
-    // The environment as it is now, as a deployment fixes a function's configuration.
-    const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env, AWS_LAMBDA_INITIALIZATION_TYPE: this.hooks.initializationType }, stdout: false, stderr: false });
+    // The environment as it is now, as a deployment fixes a function's configuration. The function's
+    // name rides in the SDK's user agent (app/<name>), so the emulators' clients can be told apart.
+    const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env, AWS_LAMBDA_INITIALIZATION_TYPE: this.hooks.initializationType, AWS_LAMBDA_FUNCTION_NAME: this.spec.name, AWS_SDK_UA_APP_ID: this.spec.name }, stdout: false, stderr: false });
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
     const ready = new Promise<void>((resolve, reject) => {

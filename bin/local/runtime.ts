@@ -214,6 +214,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       }),
     );
     const containerTasks = new LocalContainerTasks(catalogue.containers ?? [], projectRoot, path.join(dataDir, 'containers'), log);
+    stops.push(() => containerTasks.stop());
     const stepFunctions = new StepFunctionsLocal({
       host: '127.0.0.1',
       port: 0,

@@ -48,9 +48,83 @@ interface FilesystemStore {
 }
 
 interface S3rverInstance {
+  store: BucketConfigurationStore;
   middleware: KoaMiddleware[];
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
+}
+
+/** The store's bucket-level reads that every request makes, and the writes that change them. */
+interface BucketConfigurationStore {
+  getBucket(bucket: string): Promise<unknown>;
+  putBucket(bucket: string): Promise<unknown>;
+  deleteBucket(bucket: string): Promise<unknown>;
+  getSubresource(bucket: string, key: string | undefined, resourceType: string): Promise<unknown>;
+  putSubresource(bucket: string, key: string | undefined, resource: { type: string }): Promise<unknown>;
+  deleteSubresource(bucket: string, key: string | undefined, resourceType: string): Promise<unknown>;
+  reset(): void;
+}
+
+/**
+ * s3rver reads each bucket's CORS and website configuration from disk and stats the bucket's
+ * folder on every request: most of its cost per request. This process is the store's only writer,
+ * so those reads are kept in memory, each forgotten by the write that changes it.
+ */
+function rememberBucketConfiguration(store: BucketConfigurationStore): void {
+  const buckets = new Map<string, Promise<unknown>>();
+  const subresources = new Map<string, Promise<unknown>>();
+  const subresourceKey = (bucket: string, resourceType: string) => `${bucket}\u0000${resourceType}`;
+  const forgetBucket = (bucket: string) => {
+    buckets.delete(bucket);
+    for (const key of subresources.keys()) if (key.startsWith(`${bucket}\u0000`)) subresources.delete(key);
+  };
+  const remembered = (cache: Map<string, Promise<unknown>>, key: string, read: () => Promise<unknown>) => {
+    let found = cache.get(key);
+    if (!found) {
+      found = read();
+      cache.set(key, found);
+      // A failed read, or a bucket not there (yet), is read again next time.
+      found.then((value) => value === null && cache === buckets && cache.delete(key), () => cache.delete(key));
+    }
+    return found;
+  };
+  const { getBucket, putBucket, deleteBucket, getSubresource, putSubresource, deleteSubresource, reset } = store;
+  Object.assign(store, {
+    getBucket: (bucket: string) => remembered(buckets, bucket, () => getBucket.call(store, bucket)),
+    putBucket: async (bucket: string) => {
+      forgetBucket(bucket);
+      return putBucket.call(store, bucket);
+    },
+    deleteBucket: async (bucket: string) => {
+      forgetBucket(bucket);
+      try {
+        return await deleteBucket.call(store, bucket);
+      } finally {
+        forgetBucket(bucket);
+      }
+    },
+    getSubresource: (bucket: string, key: string | undefined, resourceType: string) =>
+      key ? getSubresource.call(store, bucket, key, resourceType) : remembered(subresources, subresourceKey(bucket, resourceType), () => getSubresource.call(store, bucket, key, resourceType)),
+    putSubresource: async (bucket: string, key: string | undefined, resource: { type: string }) => {
+      try {
+        return await putSubresource.call(store, bucket, key, resource);
+      } finally {
+        subresources.delete(subresourceKey(bucket, resource.type));
+      }
+    },
+    deleteSubresource: async (bucket: string, key: string | undefined, resourceType: string) => {
+      try {
+        return await deleteSubresource.call(store, bucket, key, resourceType);
+      } finally {
+        subresources.delete(subresourceKey(bucket, resourceType));
+      }
+    },
+    reset: () => {
+      buckets.clear();
+      subresources.clear();
+      reset.call(store);
+    },
+  });
 }
 
 export interface S3Credentials {
@@ -340,6 +414,7 @@ export async function startS3Local(options: { port: number; host: string; direct
     silent: true,
     configureBuckets: options.buckets.map((name) => ({ name })),
   });
+  rememberBucketConfiguration(server.store);
   // Signatures first, on the request as it came (after the logger, before anything reads or rewrites it);
   // errors thrown anywhere are answered in S3's XML shape by s3rver's error handler.
   server.middleware.splice(1, 0, requireSignatureV4(credentials));

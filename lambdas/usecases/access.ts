@@ -11,7 +11,7 @@ export async function findCluster(store: Store, principal: Principal, clusterId:
   const cluster = await store.clusters.get({ orgId: principal.orgId, clusterId });
   if (!cluster) throw notFound(`Cluster ${clusterId} not found`);
   if (principal.kind === 'agent') {
-    const infraEnv = await store.infraEnvs.get({ orgId: principal.orgId, infraEnvId: principal.infraEnvId });
+    const infraEnv = principal.infraEnvCluster ?? (await store.infraEnvs.get({ orgId: principal.orgId, infraEnvId: principal.infraEnvId }));
     const hostsOfAgentInCluster = infraEnv?.clusterId === clusterId;
     if (!hostsOfAgentInCluster) throw notFound(`Cluster ${clusterId} not found`);
   }

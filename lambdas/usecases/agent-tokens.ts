@@ -12,7 +12,7 @@ import type { InfraEnv } from '../domain/entities.js';
 import { DomainError, unauthorized } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import type { Principal } from './principal.js';
+import type { AgentPrincipal, Principal } from './principal.js';
 import { LocalCache, RecentReads } from '../ports/local-caches.js';
 
 const ISSUER = 'assisted-cloud';
@@ -143,7 +143,7 @@ export async function authenticateAgent(
   if (!standing) throw unauthorized('The agent token names an infra-env that no longer exists');
   const now = (deps.clock ?? { now: () => new Date() }).now();
   const tokenStanding: TokenStanding = epoch < standing.epoch ? 'superseded' : exp * 1000 <= now.getTime() ? 'expired' : 'current';
-  const principal: Extract<Principal, { kind: 'agent' }> = { kind: 'agent', orgId, infraEnvId };
+  const principal: AgentPrincipal = { kind: 'agent', orgId, infraEnvId, infraEnvCluster: standing.clusterId ? { clusterId: standing.clusterId } : {} };
   const operationId = call.operationId ?? '';
   const context: AgentCallContext & { tokenExpiresAt: Date } = { operationId, standing: tokenStanding, now, tokenExpiresAt: new Date(exp * 1000) };
   const needs = agentCallNeeds(operationId, tokenStanding);
@@ -163,7 +163,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  */
 async function callSubjects(
   store: Store,
-  principal: Extract<Principal, { kind: 'agent' }>,
+  principal: AgentPrincipal,
   standing: InfraEnvStanding,
   call: AgentCall,
   needs: { cluster: boolean; host: boolean },
@@ -238,5 +238,5 @@ export async function authenticateInfraEnvUrl(
   if ((typeof payload.epoch === 'number' ? payload.epoch : 0) < standing.epoch) {
     throw unauthorized("This pre-signed URL was superseded when the infra-env's signing key was regenerated; ask for a new one");
   }
-  return { kind: 'agent', orgId, infraEnvId };
+  return { kind: 'agent', orgId, infraEnvId, infraEnvCluster: standing.clusterId ? { clusterId: standing.clusterId } : {} };
 }

@@ -12,7 +12,15 @@ export type UserPrincipal = { kind: 'user'; orgId: string; role: Role } & (
 );
 
 /** Who is calling, as established by authentication. Every use case scopes its reads by `orgId`. */
-export type Principal = UserPrincipal | { kind: 'agent'; orgId: string; infraEnvId: string };
+export type Principal = UserPrincipal | AgentPrincipal;
+
+/**
+ * An agent, held to one infra-env. `infraEnvCluster` is what authentication read of that infra-env
+ * (the cluster it is bound to, `clusterId` absent for none): an infra-env's cluster is set at its
+ * creation and only ever removed with that cluster, so the reading stays true for as long as the
+ * cluster exists. Absent, the infra-env is read where its cluster matters.
+ */
+export type AgentPrincipal = { kind: 'agent'; orgId: string; infraEnvId: string; infraEnvCluster?: { clusterId?: string } };
 
 /** Agent operations admit only agent credentials (the router checks the scheme; this states the intent). */
 export function requireAgent(principal: Principal): asserts principal is Extract<Principal, { kind: 'agent' }> {

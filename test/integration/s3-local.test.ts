@@ -8,11 +8,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   CompleteMultipartUploadCommand,
+  CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteBucketCommand,
+  DeleteBucketCorsCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
+  GetBucketCorsCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   ListObjectsV2Command,
+  PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -174,5 +180,25 @@ describe('local S3 (s3rver)', () => {
     expect(await sdkError(sdk.send(new ListObjectsV2Command({ Bucket: BUCKET, ContinuationToken: first.NextContinuationToken })))).toEqual({ name: 'InvalidArgument', status: 400 });
     // One by one: s3rver's batch delete races itself removing the directory keys of one prefix share.
     for (const Key of keys) await sdk.send(new DeleteObjectCommand({ Bucket: 'assisted-logs', Key }));
+  });
+
+  it('serves a bucket\'s configuration and existence as last written (they are kept in memory between writes)', async () => {
+    const bucket = 'assisted-remembered';
+    await sdk.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect((await sdk.send(new HeadBucketCommand({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
+    expect(await sdkError(sdk.send(new GetBucketCorsCommand({ Bucket: bucket })))).toMatchObject({ status: 404 });
+    const cors = (origin: string) => ({ CORSRules: [{ AllowedMethods: ['GET'], AllowedOrigins: [origin] }] });
+    await sdk.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: cors('https://one.example') }));
+    expect((await sdk.send(new GetBucketCorsCommand({ Bucket: bucket }))).CORSRules?.[0]?.AllowedOrigins).toEqual(['https://one.example']);
+    await sdk.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: cors('https://two.example') }));
+    expect((await sdk.send(new GetBucketCorsCommand({ Bucket: bucket }))).CORSRules?.[0]?.AllowedOrigins).toEqual(['https://two.example']);
+    await sdk.send(new DeleteBucketCorsCommand({ Bucket: bucket }));
+    expect(await sdkError(sdk.send(new GetBucketCorsCommand({ Bucket: bucket })))).toMatchObject({ status: 404 });
+    await sdk.send(new DeleteBucketCommand({ Bucket: bucket }));
+    expect(await sdkError(sdk.send(new HeadBucketCommand({ Bucket: bucket })))).toMatchObject({ status: 404 });
+    await sdk.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect((await sdk.send(new HeadBucketCommand({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
+    expect(await sdkError(sdk.send(new GetBucketCorsCommand({ Bucket: bucket })))).toMatchObject({ status: 404 });
+    await sdk.send(new DeleteBucketCommand({ Bucket: bucket }));
   });
 });

@@ -20,6 +20,7 @@ import { DomainError } from '../../lambdas/domain/errors.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { agentTokenTtlFromEnvironment } from '../../lambdas/platform/config.js';
 import { authenticateAgent, forgetInfraEnvTokens, issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { findCluster } from '../../lambdas/usecases/access.js';
 import type { Store } from '../../lambdas/ports/store.js';
 import { CACHE_SPECS } from '../../lambdas/ports/local-caches.js';
 
@@ -153,7 +154,26 @@ describe('authenticateAgent', () => {
     expect(refused.message).toContain(`expired at ${new Date(now.getTime() - 1000).toISOString()}`);
     const valid = await issueAgentToken(pem, { orgId: 'o', infraEnvId, expiresAt: new Date(now.getTime() + 1000) });
     expect(decodeJwt(valid)).toMatchObject({ epoch: 0, exp: Math.floor(now.getTime() / 1000) + 1 });
-    await expect(authenticateAgent(deps, valid, { operationId: 'v2RegisterHost' })).resolves.toEqual({ kind: 'agent', orgId: 'o', infraEnvId });
+    await expect(authenticateAgent(deps, valid, { operationId: 'v2RegisterHost' })).resolves.toEqual({ kind: 'agent', orgId: 'o', infraEnvId, infraEnvCluster: {} });
+  });
+
+  it("carries the infra-env's cluster as authentication read it: the agent's cluster reads need no second infra-env read, and another cluster is a 404", async () => {
+    const infraEnvId = randomUUID();
+    const clusterId = randomUUID();
+    const { store, state } = stubStore({ orgId: 'o', infraEnvId, clusterId } as never);
+    const clusterOf = (id: string) => ({ orgId: 'o', clusterId: id, status: 'installing', attributes: {} });
+    (store.clusters as { get: unknown }).get = async (key: { clusterId: string }) => clusterOf(key.clusterId);
+    const deps = { store, clock: { now: () => now }, config: { agentSigningKeyPem: pem } };
+    const token = await issueAgentToken(pem, { orgId: 'o', infraEnvId, expiresAt: new Date(now.getTime() + 60_000) });
+    const principal = await authenticateAgent(deps, token, { operationId: 'v2GetCluster', params: { cluster_id: clusterId } });
+    expect(principal).toEqual({ kind: 'agent', orgId: 'o', infraEnvId, infraEnvCluster: { clusterId } });
+    const readsAfterAuthentication = state.reads;
+    await expect(findCluster(store, principal, clusterId)).resolves.toMatchObject({ clusterId });
+    expect((await refusal(findCluster(store, principal, randomUUID()))).kind).toBe('not-found');
+    expect(state.reads).toBe(readsAfterAuthentication);
+    // A principal that carries no reading (an image token's) still has its infra-env read.
+    await expect(findCluster(store, { kind: 'agent', orgId: 'o', infraEnvId }, clusterId)).resolves.toMatchObject({ clusterId });
+    expect(state.reads).toBe(readsAfterAuthentication + 1);
   });
 
   it('sees a regenerated epoch at once where it was forgotten, and within the cache\'s bound everywhere else', async () => {
