@@ -2,7 +2,8 @@
  * Where a fleet run's CPU goes, read from the kernel (/proc) and from the local runtime's function
  * instances (each thread's CPU time, reported with its answers): the API, the install workflow's functions, the other
  * functions, the runtime's own thread (gateway, ASL interpreter, stream poller, S3 and DNS
- * stand-ins), the installer tasks (child processes, counted as the kernel reaps them), DynamoDB
+ * stand-ins), the installer tasks (processes started by the runtime's task launcher, counted as
+ * it reaps them, with the launcher's own), DynamoDB
  * Local (the java process), and the customer (automation, CLI runs, SIMULATED hosts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,6 +32,14 @@ function procTimes(pid: number | string): ProcTimes | undefined {
     return { own: ticks(11) + ticks(12), children: ticks(13) + ticks(14), ppid: Number(fields[1]), name };
   } catch {
     return undefined;
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
   }
 }
 
@@ -91,11 +100,14 @@ export class CpuMeter {
     const self = procTimes('self')!;
     // A customer that has ended and been reaped is in this process's children's times too.
     const customerReaped = this.customerPid !== undefined && procTimes(this.customerPid) === undefined;
-    const java = [...descendants(process.pid)].find(([, times]) => times.name === 'java')?.[1];
+    const processes = [...descendants(process.pid)];
+    const java = processes.find(([, times]) => times.name === 'java')?.[1];
+    const launcher = processes.find(([pid]) => commandLine(pid).includes('task-launcher.mjs'))?.[1];
     this.readCustomer();
     const functions: Record<string, number> = {};
     for (const [name, ms] of Object.entries(this.functions.cpuMs())) functions[functionGroup(name)] = (functions[functionGroup(name)] ?? 0) + ms / 1000;
-    return { processOwn: self.own, children: self.children - (customerReaped ? this.customerLast : 0), dynamodb: java?.own ?? 0, customer: this.customerLast, functions };
+    const tasks = launcher ? launcher.own + launcher.children : 0;
+    return { processOwn: self.own, children: self.children - (customerReaped ? this.customerLast : 0) + tasks, dynamodb: java?.own ?? 0, customer: this.customerLast, functions };
   }
 
   start(): void {
