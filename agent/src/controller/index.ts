@@ -103,6 +103,11 @@ export async function runSimulatedController(options: SimulatedControllerOptions
             log.info('SIMULATED controller: the service declared the cluster installed before finalizing ended', { refused: error.message });
             return true;
           }
+          // Stopped while reading it again (its hosts' owner saw the cluster installed first).
+          if (signal.aborted) {
+            log.info('SIMULATED controller stopped before finalizing ended', { reason: error.message });
+            return false;
+          }
           log.error('SIMULATED controller failed to finalize', { error: error.message });
           return false;
         });

@@ -145,6 +145,29 @@ describe('SIMULATED controller', () => {
     expect(fake.callsTo('GET', `/v2/clusters/${CLUSTER_ID}`)).toHaveLength(3);
   });
 
+  it('a finalizing report refused while its owner stops it ends quietly as stopped, not as a failure to finalize', async () => {
+    const fake = await start({ id: CLUSTER_ID, status: 'installing', control_plane_count: 1, hosts: [host(1, 'master', 'Rebooting', { bootstrap: true })] });
+    const controller = new AbortController();
+    const base = fetchTransport(fake.baseUrl);
+    // The service has declared the cluster installed and refuses the late stage; the hosts' owner
+    // saw it installed too and stops the controller while it reads the cluster again.
+    let refused = false;
+    const api: typeof base = {
+      async call(method, path, options) {
+        if (refused && method === 'GET') controller.abort();
+        if (method !== 'PUT' || path !== `/v2/clusters/${CLUSTER_ID}/progress`) return base.call(method, path, options);
+        refused = true;
+        const body = JSON.stringify({ code: '400', reason: 'cluster is installed, not in one of allowed statuses: [installing finalizing installing-pending-user-action]' });
+        return { status: 400, headers: new Headers(), text: async () => body, json: async <T>() => JSON.parse(body) as T, bytes: async () => new TextEncoder().encode(body) };
+      },
+    };
+    const log = captureLog();
+    const outcome = await runSimulatedController({ api, clusterId: CLUSTER_ID, log, signal: controller.signal, durationsMs: DURATIONS, pollMs: 20, timeoutMs: 10_000 });
+    expect(outcome).toEqual({ exit: 'stopped', completed: false });
+    expect(log.lines.filter((line) => line.level === 'error')).toEqual([]);
+    expect(log.lines.some((line) => line.level === 'info' && line.message.includes('stopped before finalizing ended'))).toBe(true);
+  });
+
   it('stops when its signal aborts', async () => {
     const fake = await start({ id: CLUSTER_ID, status: 'installing', hosts: [] });
     const controller = new AbortController();
