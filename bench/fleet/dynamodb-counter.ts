@@ -26,9 +26,11 @@ createServer((incoming, outgoing) => {
     const strings = [...body.toString('utf8', 0, Math.min(body.length, 4096)).matchAll(/"S":"([^"]*)"/g)].slice(0, 2).map((m) => m[1]!);
     const subject = strings.map((value) => value.split('#').filter((part) => /^[A-Z_]+$/.test(part)).join('#') || '…').join(' ') || '-';
     count(`${operation} ${subject}`);
-    // The function that asked, from the SDK's user agent: app/<function name>, set per local function
-    // (Powertools appends its own -PT-… mark to the app id; the runtime's clients have only that mark).
-    const caller = /\bapp\/([A-Za-z0-9]+)(?=-PT-|\s|$)/.exec(String(incoming.headers['user-agent'] ?? ''))?.[1] ?? 'runtime';
+    // The function or task that asked, from the SDK's user agent: app/<name>, set per local function
+    // and container task (Powertools appends its own -PT-… mark to the app id; the runtime's own
+    // clients have only that mark).
+    const appId = /\bapp\/(\S+)/.exec(String(incoming.headers['user-agent'] ?? ''))?.[1] ?? '';
+    const caller = appId.replace(/-?PT-.*$/, '') || 'runtime';
     countByCaller(`${caller}: ${operation} ${subject}`);
     const forwarded = request(
       { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },

@@ -19,11 +19,22 @@ export interface ContainerRun {
 
 type LauncherMessage = { id: number } & ({ type: 'output'; text: string } | { type: 'exit'; code: number } | { type: 'error'; message: string });
 
+interface PendingRun {
+  output(text: string): void;
+  end(run: ContainerRun): void;
+}
+
+/** A launcher process and the runs sent to it: only its own runs end when it goes. */
+interface Launcher {
+  process: ChildProcess;
+  runs: Map<number, PendingRun>;
+}
+
 export class LocalContainerTasks {
   private readonly images = new Map<string, Promise<string>>();
-  private running: ChildProcess | undefined;
+  private current: Launcher | undefined;
   private nextRunId = 1;
-  private readonly runs = new Map<number, { output(text: string): void; end(run: ContainerRun): void }>();
+  private stopped = false;
 
   constructor(
     private readonly specs: ContainerSpec[],
@@ -52,53 +63,67 @@ export class LocalContainerTasks {
     } catch (error) {
       return { exitCode: 125, outputTail: `the image of ${name} could not be built from ${spec.entry}: ${(error as Error).message}` };
     }
+    if (this.stopped) return { exitCode: 137, outputTail: `the runtime is stopping: ${name} was not started` };
     const launcher = this.launcher();
     const id = this.nextRunId++;
     return new Promise<ContainerRun>((resolve) => {
       let tail = '';
-      this.runs.set(id, {
+      launcher.runs.set(id, {
         output: (text) => {
           tail = (tail + text).slice(-2_000);
           for (const line of text.split('\n').filter(Boolean)) this.log(`[${name}] ${line}`);
         },
         end: (run) => resolve(run.outputTail ? run : { ...run, outputTail: tail.trim().split('\n').slice(-5).join(' / ') }),
       });
-      launcher.send({ type: 'run', id, command: process.execPath, args: [entry], env: { ...process.env, ...environment } });
+      // The function's name, as a function's SDK clients carry it (bin/local/functions.ts), for the emulators' counts.
+      launcher.process.send({ type: 'run', id, command: process.execPath, args: [entry], env: { ...process.env, AWS_SDK_UA_APP_ID: name, ...environment } });
     });
   }
 
-  /** Stops the launcher; tasks still running are killed with it, and their runs end as failed. */
+  /** Stops the launcher and starts no other; tasks still running are killed with it, and their runs end as failed. */
   async stop(): Promise<void> {
-    const launcher = this.running;
-    if (!launcher || launcher.exitCode !== null || launcher.signalCode !== null) return;
+    this.stopped = true;
+    const launcher = this.current?.process;
+    if (!launcher || launcher.exitCode !== null || launcher.signalCode !== null || launcher.pid === undefined) return;
     const exited = new Promise((resolve) => launcher.once('exit', resolve));
-    launcher.disconnect();
+    if (launcher.connected) launcher.disconnect();
     const force = setTimeout(() => launcher.kill('SIGKILL'), 2_000);
     await exited;
     clearTimeout(force);
   }
 
-  /** The process that starts tasks (bin/local/task-launcher.mjs), started on first need and again if it ever exits. */
-  private launcher(): ChildProcess {
-    if (this.running && this.running.exitCode === null && this.running.signalCode === null && this.running.connected) return this.running;
-    const launcher = spawn(process.execPath, [path.join(import.meta.dirname, 'task-launcher.mjs')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
-    launcher.on('message', (message: LauncherMessage) => {
-      const run = this.runs.get(message.id);
+  /** The process that starts tasks (bin/local/task-launcher.mjs), started on first need and again once one has gone. */
+  private launcher(): Launcher {
+    const current = this.current;
+    if (current && current.process.exitCode === null && current.process.signalCode === null && current.process.connected) return current;
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, 'task-launcher.mjs')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
+    const launcher: Launcher = { process: child, runs: new Map() };
+    child.on('message', (message: LauncherMessage) => {
+      const run = launcher.runs.get(message.id);
       if (!run) return;
       if (message.type === 'output') return run.output(message.text);
-      this.runs.delete(message.id);
+      launcher.runs.delete(message.id);
       run.end(message.type === 'exit' ? { exitCode: message.code, outputTail: '' } : { exitCode: 127, outputTail: message.message });
     });
-    launcher.once('exit', (code, signal) => {
-      if (this.running === launcher) this.running = undefined;
-      // Its tasks went with it (it kills them when it goes): each of their runs ends as failed.
-      for (const [id, run] of this.runs) {
-        this.runs.delete(id);
-        run.end({ exitCode: 137, outputTail: `the task launcher exited (${signal ?? code}) while the task ran` });
+    // Its tasks went with it (it kills them when it goes), or it never started (a spawn that fails
+    // has an 'error' and no 'exit'): each of its runs ends as failed.
+    const gone = (why: string) => {
+      if (this.current === launcher) this.current = undefined;
+      for (const [id, run] of launcher.runs) {
+        launcher.runs.delete(id);
+        run.end({ exitCode: 137, outputTail: `the task launcher ${why} while the task ran` });
       }
+    };
+    child.once('exit', (code, signal) => gone(`exited (${signal ?? code})`));
+    child.on('error', (error) => {
+      this.log(`task launcher: ${error.message}`);
+      if (child.pid === undefined) gone(`could not be started (${error.message})`);
     });
-    launcher.on('error', (error) => this.log(`task launcher: ${error.message}`));
-    this.running = launcher;
+    // A launcher whose channel closed takes no more runs: the next one starts a new launcher.
+    child.once('disconnect', () => {
+      if (this.current === launcher) this.current = undefined;
+    });
+    this.current = launcher;
     return launcher;
   }
 

@@ -40,7 +40,10 @@ process.on('message', (message) => {
   });
 });
 
-process.on('disconnect', () => {
+// However it goes (the runtime gone, a signal, an error of its own), it takes its tasks with it.
+const killTasks = () => {
   for (const child of running.values()) child.kill('SIGKILL');
-  process.exit(0);
-});
+};
+process.on('exit', killTasks);
+process.on('disconnect', () => process.exit(0));
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => process.exit(128 + (signal === 'SIGTERM' ? 15 : signal === 'SIGINT' ? 2 : 1)));

@@ -21,6 +21,7 @@ import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/object-keys.js';
+import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { findCluster, stillThere } from './access.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { rejudgeClusterHosts } from './host-changes.js';
@@ -195,5 +196,7 @@ async function detachDisconnectedInfraEnvs(deps: ClusterDeps, cluster: Cluster, 
       delete next.clusterId;
       return next;
     });
+    // Authentication's copy of the infra-env names the cluster it was bound to (agent principals carry it).
+    forgetInfraEnvTokens(infraEnv.orgId, infraEnv.infraEnvId);
   }
 }

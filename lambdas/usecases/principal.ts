@@ -16,9 +16,9 @@ export type Principal = UserPrincipal | AgentPrincipal;
 
 /**
  * An agent, held to one infra-env. `infraEnvCluster` is what authentication read of that infra-env
- * (the cluster it is bound to, `clusterId` absent for none): an infra-env's cluster is set at its
- * creation and only ever removed with that cluster, so the reading stays true for as long as the
- * cluster exists. Absent, the infra-env is read where its cluster matters.
+ * (the cluster it is bound to, `clusterId` absent for none), as fresh as local-caches.json's
+ * 'infra-env-existence' says: an infra-env's cluster is set at its creation and only ever removed
+ * as that cluster is deregistered. Absent, the infra-env is read where its cluster matters.
  */
 export type AgentPrincipal = { kind: 'agent'; orgId: string; infraEnvId: string; infraEnvCluster?: { clusterId?: string } };
 

@@ -4,7 +4,7 @@
  * runtime, with its output in the runtime's log, its exit code as the run's outcome, and nothing
  * left running once the runtime stops.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,21 +43,49 @@ describe('local container tasks', () => {
     for (const i of [0, 1, 2, 3]) expect(logged).toContain(`[greeter] hello from run ${i}`);
   }, 60_000);
 
-  it('answers an unknown task with 127 and runs again after the runtime stopped, killing what was running', async () => {
-    expect(await tasks.run('nonesuch', {})).toMatchObject({ exitCode: 127 });
-    const long = tasks.run('greeter', { TASK_WAIT_MS: '30000', TASK_GREETING: 'the long one' });
-    let pid: number | undefined;
-    for (let attempt = 0; attempt < 200 && pid === undefined; attempt++) {
-      const line = logged.find((entry) => /^\[greeter\] pid \d+$/.test(entry) && alive(Number(entry.split(' ').at(-1))));
-      if (line) pid = Number(line.split(' ').at(-1));
-      else await new Promise((resolve) => setTimeout(resolve, 50));
+  /** The pid a task printed first, once it is running. */
+  async function startedTaskPid(after: number): Promise<number> {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const line = logged.slice(after).find((entry) => /^\[greeter\] pid \d+$/.test(entry));
+      if (line) return Number(line.split(' ').at(-1));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(pid, 'the long task started').toBeDefined();
+    throw new Error('the task never printed its pid');
+  }
+  async function gone(pid: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 100 && alive(pid); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    return !alive(pid);
+  }
+  const launcherPids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('task-launcher.mjs') && readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid);
+    } catch {
+      return false;
+    }
+  }).map(Number);
+
+  it('answers an unknown task with 127; a launcher that is terminated takes its tasks with it, and the next run starts another', async () => {
+    expect(await tasks.run('nonesuch', {})).toMatchObject({ exitCode: 127 });
+    const before = logged.length;
+    const long = tasks.run('greeter', { TASK_WAIT_MS: '30000', TASK_GREETING: 'the long one' });
+    const pid = await startedTaskPid(before);
+    const [launcher] = launcherPids();
+    expect(launcher, 'one launcher, a child of this process').toBeDefined();
+    process.kill(launcher!, 'SIGTERM');
+    expect((await long).exitCode).toBe(137);
+    expect(await gone(pid), 'the task was killed with its launcher').toBe(true);
+    expect((await tasks.run('greeter', { TASK_GREETING: 'after the launcher went' })).exitCode).toBe(0);
+    expect(launcherPids()).not.toContain(launcher);
+  }, 60_000);
+
+  it('stops: what runs is killed, and nothing is started after', async () => {
+    const before = logged.length;
+    const long = tasks.run('greeter', { TASK_WAIT_MS: '30000', TASK_GREETING: 'the last one' });
+    const pid = await startedTaskPid(before);
     await tasks.stop();
-    const ended = await long;
-    expect(ended.exitCode).not.toBe(0);
-    for (let attempt = 0; attempt < 100 && alive(pid!); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive(pid!), 'the task was killed with the launcher').toBe(false);
-    expect((await tasks.run('greeter', { TASK_GREETING: 'after the stop' })).exitCode).toBe(0);
+    expect((await long).exitCode).not.toBe(0);
+    expect(await gone(pid), 'the task was killed with the launcher').toBe(true);
+    expect(await tasks.run('greeter', {})).toMatchObject({ exitCode: 137, outputTail: expect.stringMatching(/stopping/) });
+    expect(launcherPids()).toEqual([]);
   }, 60_000);
 });
