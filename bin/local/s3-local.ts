@@ -78,19 +78,19 @@ function rememberBucketConfiguration(store: BucketConfigurationStore): void {
     buckets.delete(bucket);
     for (const key of subresources.keys()) if (key.startsWith(`${bucket}\u0000`)) subresources.delete(key);
   };
-  const remembered = (cache: Map<string, Promise<unknown>>, key: string, read: () => Promise<unknown>) => {
+  /** A failed read is read again next time, and so is one that `keep` refuses (a bucket not there yet). */
+  const remembered = (cache: Map<string, Promise<unknown>>, key: string, read: () => Promise<unknown>, keep: (value: unknown) => boolean = () => true) => {
     let found = cache.get(key);
     if (!found) {
       found = read();
       cache.set(key, found);
-      // A failed read, or a bucket not there (yet), is read again next time.
-      found.then((value) => value === null && cache === buckets && cache.delete(key), () => cache.delete(key));
+      found.then((value) => keep(value) || cache.delete(key), () => cache.delete(key));
     }
     return found;
   };
   const { getBucket, putBucket, deleteBucket, getSubresource, putSubresource, deleteSubresource, reset } = store;
   Object.assign(store, {
-    getBucket: (bucket: string) => remembered(buckets, bucket, () => getBucket.call(store, bucket)),
+    getBucket: (bucket: string) => remembered(buckets, bucket, () => getBucket.call(store, bucket), (found) => found !== null),
     putBucket: async (bucket: string) => {
       forgetBucket(bucket);
       return putBucket.call(store, bucket);

@@ -10,6 +10,7 @@
  * (its IPC channel closes), every task still running is killed with it.
  */
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 
 const running = new Map();
 const send = (message) => {
@@ -46,4 +47,4 @@ const killTasks = () => {
 };
 process.on('exit', killTasks);
 process.on('disconnect', () => process.exit(0));
-for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => process.exit(128 + (signal === 'SIGTERM' ? 15 : signal === 'SIGINT' ? 2 : 1)));
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => process.exit(128 + constants.signals[signal]));

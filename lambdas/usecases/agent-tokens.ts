@@ -87,6 +87,11 @@ function infraEnvStanding(store: Store, orgId: string, infraEnvId: string): Prom
   );
 }
 
+/** An agent of this infra-env, with the cluster authentication found it bound to. */
+function agentPrincipal(orgId: string, infraEnvId: string, standing: InfraEnvStanding): AgentPrincipal {
+  return { kind: 'agent', orgId, infraEnvId, infraEnvCluster: standing.clusterId ? { clusterId: standing.clusterId } : {} };
+}
+
 /** This instance forgets what it knew of an infra-env's tokens (it was deleted, or its key regenerated). */
 export function forgetInfraEnvTokens(orgId: string, infraEnvId: string): void {
   seenInfraEnvs.forget(`${orgId}/${infraEnvId}`);
@@ -143,7 +148,7 @@ export async function authenticateAgent(
   if (!standing) throw unauthorized('The agent token names an infra-env that no longer exists');
   const now = (deps.clock ?? { now: () => new Date() }).now();
   const tokenStanding: TokenStanding = epoch < standing.epoch ? 'superseded' : exp * 1000 <= now.getTime() ? 'expired' : 'current';
-  const principal: AgentPrincipal = { kind: 'agent', orgId, infraEnvId, infraEnvCluster: standing.clusterId ? { clusterId: standing.clusterId } : {} };
+  const principal = agentPrincipal(orgId, infraEnvId, standing);
   const operationId = call.operationId ?? '';
   const context: AgentCallContext & { tokenExpiresAt: Date } = { operationId, standing: tokenStanding, now, tokenExpiresAt: new Date(exp * 1000) };
   const needs = agentCallNeeds(operationId, tokenStanding);
@@ -238,5 +243,5 @@ export async function authenticateInfraEnvUrl(
   if ((typeof payload.epoch === 'number' ? payload.epoch : 0) < standing.epoch) {
     throw unauthorized("This pre-signed URL was superseded when the infra-env's signing key was regenerated; ask for a new one");
   }
-  return { kind: 'agent', orgId, infraEnvId, infraEnvCluster: standing.clusterId ? { clusterId: standing.clusterId } : {} };
+  return agentPrincipal(orgId, infraEnvId, standing);
 }
