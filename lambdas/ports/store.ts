@@ -159,7 +159,11 @@ export interface Store {
   };
   hosts: EntityRepository<Host, HostKey> & {
     listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;
-    listByCluster(key: ClusterKey): Promise<Host[]>;
+    /**
+     * `liveness: false` leaves out the liveness items (when each agent last polled, its long
+     * checks' marks): half the reads, for callers that read only the hosts' status and inventory.
+     */
+    listByCluster(key: ClusterKey, options?: { liveness?: boolean }): Promise<Host[]>;
     /**
      * Hosts the monitors must watch, from one shard of the sparse active index: only what the
      * monitor's time judgement reads (WatchedHostRecord), not the whole record.

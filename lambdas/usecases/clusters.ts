@@ -23,6 +23,7 @@ import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/object-keys.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { findCluster, stillThere } from './access.js';
+import { mapBounded } from './bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { rejudgeClusterHosts } from './host-changes.js';
 import type { AgentSettings } from '../domain/agent-protocol.js';
@@ -47,6 +48,9 @@ export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): Res
   return release;
 }
 
+/** Clusters whose hosts a listing reads at once: an organisation of thousands must not queue every other request behind one listing. */
+const CLUSTERS_DESCRIBED_IN_FLIGHT = 16;
+
 const machineNetworkHost = (host: Host): MachineNetworkHost => ({
   inventory: host.attributes.inventory as string | undefined,
   freeAddresses: host.attributes.free_addresses as string | undefined,
@@ -61,7 +65,8 @@ function hostCounts(hosts: Host[]) {
 }
 
 export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean }): Promise<Record<string, unknown>> {
-  const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+  // The counts and networks read only statuses and inventories: liveness only shows in the hosts.
+  const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId }, { liveness: options.withHosts });
   return {
     ...clusterView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
     host_networks: hostNetworks(hosts),
@@ -118,7 +123,7 @@ export async function listClusters(
   const clusters = (await deps.store.clusters.listByOrg(principal.orgId))
     .filter((c) => !query.openshiftClusterId || c.attributes.openshift_cluster_id === query.openshiftClusterId)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  return Promise.all(clusters.map((cluster) => describeCluster(deps.store, cluster, { withHosts: !!query.withHosts })));
+  return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, (cluster) => describeCluster(deps.store, cluster, { withHosts: !!query.withHosts }));
 }
 
 export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: Params) {

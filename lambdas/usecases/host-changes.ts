@@ -7,6 +7,7 @@
 import { followUps, type ClusterFollowUp, type HostChange } from '../domain/host-changes.js';
 import type { Host, InfraEnv } from '../domain/entities.js';
 import { waitsOnPeers } from '../domain/host-watch.js';
+import { forEachBounded } from './bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { FRESH_PEER_LISTINGS_UP_TO, refreshLoadedHost, type RefreshDeps } from './host-refresh.js';
 
@@ -67,16 +68,10 @@ async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp, optio
   };
   const listing = hosts;
   const written = new Map<Host, Host>();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(PEER_REJUDGEMENTS_IN_FLIGHT, targets.length) }, async () => {
-      while (next < targets.length) {
-        const host = targets[next++]!;
-        const judged = await refreshLoadedHost(deps, host, { cluster, clusterHosts: listing, infraEnv: await infraEnvOf(host) });
-        if (judged && judged.version !== host.version) written.set(host, judged);
-      }
-    }),
-  );
+  await forEachBounded(targets, PEER_REJUDGEMENTS_IN_FLIGHT, async (host) => {
+    const judged = await refreshLoadedHost(deps, host, { cluster, clusterHosts: listing, infraEnv: await infraEnvOf(host) });
+    if (judged && judged.version !== host.version) written.set(host, judged);
+  });
   // Hosts that moved now move their cluster now, rather than one stream delivery later (their
   // changes still arrive, and find nothing more to do).
   if ([...written].some(([before, after]) => before.status !== after.status)) {

@@ -14,6 +14,7 @@ import type { Host, InfraEnv } from '../domain/entities.js';
 import { dueByTime } from '../domain/host-watch.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
+import { forEachBounded } from './bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { refreshLoadedHost, type RefreshSurroundings } from './host-refresh.js';
 import { LocalCache } from '../ports/local-caches.js';
@@ -128,7 +129,6 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   let failures = 0;
   const wrote = new Map<string, number>();
   const written = new Map<string, Host>();
-  let next = 0;
   const visit = async (key: WatchedHostRecord) => {
     pass.judged += 1;
     try {
@@ -150,11 +150,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
       failures += 1;
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.min(REFRESHES_IN_FLIGHT, targets.length) }, async () => {
-      while (next < targets.length) await visit(targets[next++]!);
-    }),
-  );
+  await forEachBounded(targets, REFRESHES_IN_FLIGHT, visit);
   pass.failed += failures;
   // The cluster's verdict follows its hosts' statuses: re-judged once, after all of them (and
   // whenever it was judged whole, in case a refresh elsewhere read its hosts before the last change).

@@ -230,6 +230,11 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
       expect((await store.hosts.get(key))!.attributes).toMatchObject(expected);
       expect((await store.hosts.listByCluster({ orgId: 'org-l', clusterId: 'cl' }))[0]!.attributes).toMatchObject(expected);
       expect((await store.hosts.listByInfraEnv({ orgId: 'org-l', infraEnvId: 'ie1' }))[0]!.attributes).toMatchObject(expected);
+      // A listing without liveness is one query: the host items as stored, their own older check-in.
+      units.length = 0;
+      const withoutLiveness = await store.hosts.listByCluster({ orgId: 'org-l', clusterId: 'cl' }, { liveness: false });
+      expect(withoutLiveness[0]!.attributes).toMatchObject({ checked_in_at: now, timestamp: 1_000, inventory });
+      expect(units.map((u) => u.command)).toEqual(['QueryCommand']);
       expect((await store.hosts.listActive(5)).items.find((h) => h.orgId === 'org-l')!.attributes).toEqual({ checked_in_at: later });
 
       // Liveness only moves forward: a check-in answered late by another instance changes nothing.

@@ -267,7 +267,7 @@ interface HostListings {
   get(key: HostKey): Promise<Host | undefined>;
   remove(key: HostKey, expectedVersion?: number): Promise<void>;
   listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;
-  listByCluster(key: ClusterKey): Promise<Host[]>;
+  listByCluster(key: ClusterKey, options?: { liveness?: boolean }): Promise<Host[]>;
   listActive(shard: number, page?: PageRequest): Promise<Page<WatchedHostRecord>>;
 }
 
@@ -300,7 +300,7 @@ export function withLivenessItems(
       await items.remove(hostKey(key));
     },
     listByInfraEnv: async (key) => merged(await base.listByInfraEnv(key)),
-    listByCluster: async (key) => merged(await base.listByCluster(key)),
+    listByCluster: async (key, options) => (options?.liveness === false ? base.listByCluster(key) : merged(await base.listByCluster(key))),
     async listActive(shard, page) {
       const listed = await base.listActive(shard, page);
       return { ...listed, items: await merged(listed.items, false) };
