@@ -76,7 +76,10 @@ export class LocalContainerTasks {
         end: (run) => resolve(run.outputTail ? run : { ...run, outputTail: tail.trim().split('\n').slice(-5).join(' / ') }),
       });
       // The function's name, as a function's SDK clients carry it (bin/local/functions.ts), for the emulators' counts.
-      launcher.process.send({ type: 'run', id, command: process.execPath, args: [entry], env: { ...process.env, AWS_SDK_UA_APP_ID: name, ...environment } });
+      // Node's compile cache beside the bundles: every run of a task after its first reads the bundle's
+      // compiled code from there instead of compiling it again (the cache notices a rebuilt bundle).
+      const env = { ...process.env, AWS_SDK_UA_APP_ID: name, NODE_COMPILE_CACHE: path.join(this.directory, 'compile-cache'), ...environment };
+      launcher.process.send({ type: 'run', id, command: process.execPath, args: [entry], env });
     });
   }
 

@@ -13,7 +13,8 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { clusterObjectPrefix, installationObjectKey } from '../domain/object-keys.js';
-import { container } from '../platform/container.js';
+import { blobStore } from '../platform/blob-store.js';
+import { configFromEnvironment } from '../platform/config.js';
 import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../usecases/installation-workflow.js';
 import { SIMULATED_INSTALLER_NAME, simulateInstaller, type InstallerOutputs } from './simulated-installer.js';
 
@@ -74,7 +75,8 @@ async function main(): Promise<void> {
   const orgId = required('ORG_ID');
   const clusterId = required('CLUSTER_ID');
   const version = process.env.OPENSHIFT_VERSION ?? '';
-  const { blobs } = container();
+  // The blob store alone, not container(): the task uses no other port, and so bundles no table client.
+  const blobs = blobStore(configFromEnvironment());
   const started = performance.now();
 
   const configBytes = await blobs.get('files', installationObjectKey(orgId, clusterId, 'install-config.yaml'));

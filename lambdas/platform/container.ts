@@ -11,6 +11,7 @@ import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';
 import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
 import { createUnconfiguredIgnitions, unconfiguredIgnitionSettings } from '../adapters/openshift-install/unconfigured-ignitions.js';
+import { blobStore } from './blob-store.js';
 import { logger } from './observability.js';
 import { configFromEnvironment, type ServiceConfig } from './config.js';
 import { deferred } from './deferred.js';
@@ -36,12 +37,11 @@ let provided: Partial<Ports> = {};
 
 /**
  * SDK clients honour AWS_ENDPOINT_URL_<SERVICE>, so the same wiring reaches AWS or local
- * emulators; only S3 needs path-style addressing when pointed at an emulator.
+ * emulators; only S3 needs path-style addressing when pointed at an emulator (platform/blob-store.ts).
  */
 function build(): Ports {
   const config = provided.config ?? configFromEnvironment();
   const region = config.region;
-  const pathStyle = process.env.S3_FORCE_PATH_STYLE === 'true';
   // A Lambda serves one request at a time; the embedded runtime serves many agents in one process,
   // and bounds what each instance sends DynamoDB Local at once (DYNAMODB_MAX_SOCKETS): it serialises
   // writes, and requests queued in the client wait less than requests queued on its locks.
@@ -63,11 +63,7 @@ function build(): Ports {
         }),
       }),
     // Loaded on first use (platform/deferred.ts): the table is read by every invocation, these by few.
-    blobs:
-      provided.blobs ??
-      deferred<BlobStore>({ put: true, get: true, stream: true, size: true, remove: true, list: true, presignGet: true, compose: true }, async () =>
-        (await import('../adapters/s3/blobs.js')).createS3BlobStore({ buckets: config.buckets, clientConfig: { region, forcePathStyle: pathStyle } }),
-      ),
+    blobs: provided.blobs ?? blobStore(config),
     dns:
       provided.dns ??
       deferred<DnsZones>({ upsert: true, remove: true, list: true }, async () =>
