@@ -15,7 +15,7 @@ import path from 'node:path';
 import { clusterObjectPrefix, installationObjectKey } from '../domain/object-keys.js';
 import { blobStore } from '../platform/blob-store.js';
 import { configFromEnvironment } from '../platform/config.js';
-import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../usecases/installation-workflow.js';
+import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../domain/installer-outputs.js';
 import { SIMULATED_INSTALLER_NAME, simulateInstaller, type InstallerOutputs } from './simulated-installer.js';
 
 const log = (message: string) => process.stdout.write(`${new Date().toISOString()} ${message}\n`);

@@ -16,6 +16,7 @@ import { refreshCluster } from './cluster-refresh.js';
 import { recordEvent, type EventCause } from './events.js';
 import { renderClusterInstallConfigYaml } from './install-config.js';
 import type { InstallWorkflowInput } from '../domain/installation.js';
+import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../domain/installer-outputs.js';
 
 export interface InstallWorkflowDeps {
   store: Store;
@@ -26,16 +27,6 @@ export interface InstallWorkflowDeps {
 }
 
 /** What the installer container leaves next to its outputs: who made them and how long it took. */
-export const INSTALLER_REPORT = 'installer-report.json';
-export const INSTALLER_OUTPUTS = ['bootstrap.ign', 'master.ign', 'worker.ign', 'metadata.json', 'kubeconfig-noingress', 'kubeadmin-password'] as const;
-
-export interface InstallerReport {
-  installer: 'openshift-install' | 'simulated';
-  installerVersion?: string;
-  seconds: number;
-  files: string[];
-}
-
 /** Statuses in which the workflow has nothing more to follow. */
 const ENDED = new Set(['installed', 'error', 'cancelled', 'ready', 'insufficient', 'pending-for-input']);
 
