@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { DnsRecord, DnsZones } from '../../lambdas/ports/dns.js';
+import { replaceFileSync } from './replaced-files.js';
 
 const require = createRequire(import.meta.url);
 // dns2 is CommonJS; its bundled types do not cover the server API used here.
@@ -36,10 +36,7 @@ export class LocalDnsZones implements DnsZones {
   }
 
   private save(): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const temporary = `${this.file}.tmp`;
-    writeFileSync(temporary, JSON.stringify(this.zones, null, 2));
-    renameSync(temporary, this.file);
+    replaceFileSync(this.file, JSON.stringify(this.zones, null, 2));
   }
 
   async upsert(zone: string, records: DnsRecord[]): Promise<void> {

@@ -8,11 +8,12 @@
  * sessions live in memory (a restart signs people out of the provider, not out of the console).
  */
 import { randomBytes, randomUUID, scryptSync, timingSafeEqual, generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import Provider, { type Configuration } from 'oidc-provider';
 import type { LocalRoute } from './api-gateway.js';
+import { replaceFileSync } from './replaced-files.js';
 
 /** The console's client id, locally (in AWS the user pool's app client id). */
 export const CONSOLE_CLIENT_ID = 'assisted-console';
@@ -45,9 +46,7 @@ class AccountFile {
   }
   save(account: Account) {
     this.accounts = [...this.accounts.filter((other) => other.sub !== account.sub), account];
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(this.accounts, null, 2), { mode: 0o600 });
-    renameSync(temporary, this.file);
+    replaceFileSync(this.file, JSON.stringify(this.accounts, null, 2), { mode: 0o600 });
   }
 }
 

@@ -6,12 +6,13 @@
  * execution from the state it was in. Tasks are therefore at-least-once, as in AWS with retries.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { collectTaskStates, replaceDeep, waitDeadline, withAwsTaskTimeouts, type Definition, type Json, type StateDefinition } from './asl.js';
+import { FileReplacer } from './replaced-files.js';
 
 export { substitute } from './asl.js';
 
@@ -111,6 +112,7 @@ export class StepFunctionsLocal {
   private readonly machines = new Map<string, Definition>();
   private server?: http.Server;
   private stopping = false;
+  private readonly files = new FileReplacer((file, error) => this.options.log?.(`could not save execution state ${path.basename(file)}: ${error.message}`));
   endpoint = '';
 
   constructor(private readonly options: StepFunctionsLocalOptions) {
@@ -160,13 +162,13 @@ export class StepFunctionsLocal {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    await this.files.flush();
   }
 
+  /** The record on disk follows its state (see FileReplacer): resumed after a kill, an execution may redo its last step. */
   private persist(record: ExecutionRecord): void {
     const file = path.join(this.options.directory, `${Buffer.from(record.executionArn).toString('base64url')}.json`);
-    const temporary = `${file}.tmp`;
-    writeFileSync(temporary, JSON.stringify(record));
-    renameSync(temporary, file);
+    this.files.replace(file, () => JSON.stringify(record));
   }
 
   // ---- the Step Functions JSON protocol ------------------------------------------------------

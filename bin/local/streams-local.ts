@@ -8,7 +8,7 @@
  * and passed. Positions are checkpointed on disk after each delivered batch, so a restart resumes
  * where delivery stopped: delivery is at least once, as in AWS.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   DescribeStreamCommand,
@@ -22,6 +22,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { FileReplacer } from './replaced-files.js';
 
 /** One event source mapping of lambdas/functions.json `streams`. */
 export interface StreamMappingSpec {
@@ -109,6 +110,7 @@ interface Checkpoints {
 class MappingPoller {
   private stopped = false;
   private readonly checkpointFile: string;
+  private readonly files = new FileReplacer((_file, error) => this.options.log?.(`stream ${this.mapping.name}: could not save its checkpoints: ${error.message}`));
   private readonly failureFile: string;
   private checkpoints: Checkpoints;
   private readonly iterators = new Map<string, string | undefined>();
@@ -152,12 +154,12 @@ class MappingPoller {
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    await this.files.flush();
   }
 
+  /** The file follows the checkpoints (see FileReplacer): after a kill, the last batches may be delivered again, as Lambda's stream mappings may. */
   private save(): void {
-    const temporary = `${this.checkpointFile}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ streamArn: this.streamArn, ...this.checkpoints }));
-    renameSync(temporary, this.checkpointFile);
+    this.files.replace(this.checkpointFile, () => JSON.stringify({ streamArn: this.streamArn, ...this.checkpoints }));
   }
 
   private async run(): Promise<void> {

@@ -97,7 +97,8 @@ const PERCENTAGE_FIELDS = ['preparing_for_installation_stage_percentage', 'insta
 export async function updateClusterProgress(deps: InstallationDeps, key: ClusterKey): Promise<void> {
   const cluster = await deps.store.clusters.get(key);
   if (!cluster || cluster.attributes.kind === 'AddHostsCluster') return;
-  const hosts = (await deps.store.hosts.listByCluster(key)).map(summaryOf);
+  // Stages and statuses only: when each agent last polled moves no progress bar.
+  const hosts = (await deps.store.hosts.listByCluster(key, { liveness: false })).map(summaryOf);
   await deps.store.clusters.mutate(key, (current) => {
     const previous = (current.attributes.progress as StoredClusterProgress | undefined) ?? {};
     const percentages = clusterProgress({
