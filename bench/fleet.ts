@@ -15,7 +15,7 @@
  *   npm run bench -- fleet
  *
  * Settings (env): FLEET_CLUSTERS (3500), FLEET_MIX (sno:90,compact:10), FLEET_INSTALL_CONCURRENCY
- * (clusters between creation and their end at once, 150: beyond about 200 on 2 cores every install takes longer than the extra ones add; see docs/scale.md), FLEET_POLL_SECONDS (the agents' longest
+ * (clusters between creation and their end at once, 150: past a point every install takes longer than the extra ones add; docs/scale.md has the runs), FLEET_POLL_SECONDS (the agents' longest
  * wait between polls; upstream's 60), FLEET_WATCH_SECONDS (how often automation reads each cluster,
  * 15), FLEET_CONTROLLER_POLL_SECONDS (the SIMULATED controller's reads of its cluster; upstream's
  * controller waits 30 s between them), FLEET_STAGE_MS (each SIMULATED install stage, 200), FLEET_INSTALL_POLL_SECONDS (the install

@@ -3,8 +3,8 @@
  * accounts) are replaced whole: written to a temporary file, then renamed over the old one, so a
  * reader or a restart finds the old contents or the new, never a part of either.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface ReplaceOptions {
@@ -27,48 +27,96 @@ export function replaceFileSync(file: string, contents: string, options: Replace
  *
  * At most one write per file is in flight, and each writes the newest contents asked for by then:
  * asks that arrive meanwhile are folded into one later write, and an older write can never land
- * after a newer one. The file lags its state by the writes in flight, so a process killed mid-step
- * resumes from a slightly earlier step; what is resumed that way runs again, which everything
- * driven by these files tolerates (tasks and deliveries are at least once). `flush()` waits until
- * every file holds its newest contents (at a stop).
+ * after a newer one. `replace` answers once the file holds contents at least as new as the ask's:
+ * what a caller tells others has happened (an execution started or stopped, a callback taken) it
+ * awaits; a step it can redo it need not, and then a process killed mid-step resumes from a
+ * slightly earlier step. A failed write is tried again by the next ask for that file, or by
+ * `flush()`, which waits until every file holds its newest contents and throws for the files that
+ * still cannot be written. After `close()` nothing more is written: a stopped runtime's files belong
+ * to whoever starts on the directory next.
  */
 export class FileReplacer {
-  private readonly pending = new Map<string, () => string>();
+  private readonly pending = new Map<string, { contents: () => string; waiters: Waiter[] }>();
   private readonly writing = new Map<string, Promise<void>>();
-  private failure?: Error;
+  private readonly failed = new Map<string, { contents: () => string; error: Error }>();
+  private readonly directories = new Set<string>();
+  private closed = false;
 
   constructor(private readonly onError: (file: string, error: Error) => void = () => undefined) {}
 
-  /** Asks for `file` to hold what `contents()` returns when its write starts. */
-  replace(file: string, contents: () => string): void {
-    this.pending.set(file, contents);
+  /** Asks for `file` to hold what `contents()` returns when its write starts; resolves once it does. */
+  replace(file: string, contents: () => string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const ask = this.pending.get(file) ?? { contents, waiters: [] };
+    ask.contents = contents;
+    const written = new Promise<void>((resolve, reject) => ask.waiters.push({ resolve, reject }));
+    // Callers that do not await must not leave an unhandled rejection behind; the error is reported by onError and flush.
+    written.catch(() => undefined);
+    this.pending.set(file, ask);
     if (!this.writing.has(file)) this.writing.set(file, this.drain(file));
+    return written;
   }
 
-  /** Resolves once every file asked for so far holds its newest contents; rejects if a write failed. */
+  /** Resolves once every file asked for holds its newest contents; throws naming those that could not be written. */
   async flush(): Promise<void> {
     while (this.writing.size > 0) await Promise.all(this.writing.values());
-    const failure = this.failure;
-    this.failure = undefined;
-    if (failure) throw failure;
+    for (const [file, { contents }] of [...this.failed]) await this.replace(file, contents).catch(() => undefined);
+    while (this.writing.size > 0) await Promise.all(this.writing.values());
+    if (this.failed.size > 0) {
+      const [file, { error }] = [...this.failed][0]!;
+      throw new Error(`${this.failed.size} state file(s) could not be written, ${path.basename(file)} among them: ${error.message}`);
+    }
+  }
+
+  /** Writes what is asked for, then refuses further asks. */
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+    }
   }
 
   private async drain(file: string): Promise<void> {
     try {
-      for (let contents = this.pending.get(file); contents; contents = this.pending.get(file)) {
+      for (let ask = this.pending.get(file); ask; ask = this.pending.get(file)) {
         this.pending.delete(file);
         const temporary = `${file}.${process.pid}.tmp`;
         try {
-          await mkdir(path.dirname(file), { recursive: true });
-          await writeFile(temporary, contents());
+          const directory = path.dirname(file);
+          if (!this.directories.has(directory)) {
+            await mkdir(directory, { recursive: true });
+            this.directories.add(directory);
+          }
+          await writeFile(temporary, ask.contents());
           await rename(temporary, file);
+          this.failed.delete(file);
+          for (const waiter of ask.waiters) waiter.resolve();
         } catch (error) {
-          this.failure ??= error as Error;
-          this.onError(file, error as Error);
+          await unlink(temporary).catch(() => undefined);
+          this.failed.set(file, { contents: ask.contents, error: error as Error });
+          try {
+            this.onError(file, error as Error);
+          } catch {
+            // Reporting must not stop the writes of other asks.
+          }
+          for (const waiter of ask.waiters) waiter.reject(error);
         }
       }
     } finally {
       this.writing.delete(file);
     }
+  }
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Removes temporaries a killed process left beside its state files (they never replaced anything). */
+export function removeLeftoverTemporaries(directory: string): void {
+  for (const name of existsSync(directory) ? readdirSync(directory) : []) {
+    if (/\.\d+\.tmp$/.test(name)) rmSync(path.join(directory, name), { force: true });
   }
 }

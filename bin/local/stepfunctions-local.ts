@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { collectTaskStates, replaceDeep, waitDeadline, withAwsTaskTimeouts, type Definition, type Json, type StateDefinition } from './asl.js';
-import { FileReplacer } from './replaced-files.js';
+import { FileReplacer, removeLeftoverTemporaries } from './replaced-files.js';
 
 export { substitute } from './asl.js';
 
@@ -134,6 +134,7 @@ export class StepFunctionsLocal {
         throw new Error(`state machine ${name}: ${(error as Error).message}`);
       }
     }
+    removeLeftoverTemporaries(this.options.directory);
     for (const file of readdirSync(this.options.directory).filter((f) => f.endsWith('.json'))) {
       const record = JSON.parse(readFileSync(path.join(this.options.directory, file), 'utf8')) as ExecutionRecord;
       this.executions.set(record.executionArn, record);
@@ -162,13 +163,16 @@ export class StepFunctionsLocal {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
-    await this.files.flush();
+    await this.files.close();
   }
 
-  /** The record on disk follows its state (see FileReplacer): resumed after a kill, an execution may redo its last step. */
-  private persist(record: ExecutionRecord): void {
+  /**
+   * The record on disk follows its state (see FileReplacer). What callers are answered about is
+   * awaited; a state's entry is not, so resumed after a kill an execution may redo its last step.
+   */
+  private persist(record: ExecutionRecord): Promise<void> {
     const file = path.join(this.options.directory, `${Buffer.from(record.executionArn).toString('base64url')}.json`);
-    this.files.replace(file, () => JSON.stringify(record));
+    return this.files.replace(file, () => JSON.stringify(record));
   }
 
   // ---- the Step Functions JSON protocol ------------------------------------------------------
@@ -224,7 +228,7 @@ export class StepFunctionsLocal {
     }
   }
 
-  startExecution(machineArn: string, requestedName: string | undefined, inputText: string): { executionArn: string; startDate: number } {
+  async startExecution(machineArn: string, requestedName: string | undefined, inputText: string): Promise<{ executionArn: string; startDate: number }> {
     if (!this.machines.has(machineArn)) throw new ServiceError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${machineArn}'`);
     let input: Json;
     try {
@@ -253,7 +257,13 @@ export class StepFunctionsLocal {
       history: [],
     };
     this.executions.set(executionArn, record);
-    this.persist(record);
+    try {
+      // Started means on disk: an execution its caller was told of survives a kill.
+      await this.persist(record);
+    } catch (error) {
+      this.executions.delete(executionArn);
+      throw error;
+    }
     this.run(record);
     return { executionArn, startDate: record.startDate / 1000 };
   }
@@ -280,13 +290,15 @@ export class StepFunctionsLocal {
     return this.executions.get(executionArn);
   }
 
-  private stopExecution(executionArn: string, error?: string, cause?: string): { stopDate: number } {
+  private async stopExecution(executionArn: string, error?: string, cause?: string): Promise<{ stopDate: number }> {
     const record = this.executions.get(executionArn);
     if (!record) throw new ServiceError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
     if (record.status === 'RUNNING') {
-      this.finish(record, { status: 'ABORTED', error, cause });
+      const saved = this.finish(record, { status: 'ABORTED', error, cause });
       this.running.get(executionArn)?.abort();
       this.running.delete(executionArn);
+      // Stopped means on disk: a kill must not bring a stopped execution back.
+      await saved;
     }
     return { stopDate: (record.stopDate ?? Date.now()) / 1000 };
   }
@@ -300,22 +312,23 @@ export class StepFunctionsLocal {
     return record;
   }
 
-  private completeTask(token: string, result: NonNullable<Cursor['tokenResult']>): Record<string, never> {
+  private async completeTask(token: string, result: NonNullable<Cursor['tokenResult']>): Promise<Record<string, never>> {
     const record = this.recordForToken(token);
+    if (record.cursor!.tokenResult) throw new ServiceError('TaskTimedOut', 'Task Timed Out: the task has already been answered');
+    // Kept with the cursor and on disk before the caller is answered: resumed after a kill, the
+    // task takes this answer instead of waiting for a callback that was already acknowledged.
+    record.cursor!.tokenResult = result;
+    await this.persist(record);
     const waiter = this.waiters.get(token);
     if (waiter) {
       this.waiters.delete(token);
       if (result.error !== undefined) waiter.reject(new TaskFailed(result.error, result.cause ?? ''));
       else waiter.resolve(result.output ?? {});
-    } else {
-      // No run is waiting yet (it is resuming): keep the answer for when it gets there.
-      record.cursor!.tokenResult = result;
     }
-    this.persist(record);
     return {};
   }
 
-  private finish(record: ExecutionRecord, end: Pick<ExecutionRecord, 'status' | 'output' | 'error' | 'cause'>): void {
+  private finish(record: ExecutionRecord, end: Pick<ExecutionRecord, 'status' | 'output' | 'error' | 'cause'>): Promise<void> {
     Object.assign(record, end, { stopDate: Date.now(), cursor: undefined });
     for (const [token, waiter] of this.waiters) {
       if (token.startsWith(`${Buffer.from(record.executionArn).toString('base64url')}.`)) {
@@ -323,8 +336,8 @@ export class StepFunctionsLocal {
         waiter.reject(new TaskFailed('States.Aborted', 'execution ended'));
       }
     }
-    this.persist(record);
     this.options.log?.(`${record.executionArn} ${record.status.toLowerCase()}`);
+    return this.persist(record);
   }
 
   // ---- running an execution ------------------------------------------------------------------
@@ -359,7 +372,8 @@ export class StepFunctionsLocal {
       if (cursor.state !== stateName || !cursor.token) {
         cursor.token = `${Buffer.from(record.executionArn).toString('base64url')}.${randomBytes(24).toString('base64url')}`;
         cursor.invoked = false;
-        this.persist(record);
+        // On disk before anyone holds it: resumed after a kill, the task is invoked again with this token, not a new one.
+        await this.persist(record);
       }
       const token = cursor.token;
       const result = new Promise<Json>((resolve, reject) => this.waiters.set(token, { resolve, reject }));
@@ -372,7 +386,7 @@ export class StepFunctionsLocal {
       if (!cursor.invoked) {
         await this.options.invoke(name, replaceDeep(payload, TOKEN_PLACEHOLDER, token));
         cursor.invoked = true;
-        this.persist(record);
+        void this.persist(record);
       }
       return result;
     };
@@ -449,7 +463,7 @@ export class StepFunctionsLocal {
             ...(state.Type === 'Wait' ? { waitUntil: waitDeadline(state, event.state.input as Json, enteredAt) } : {}),
           };
           record.history.push({ state: name, enteredAt });
-          this.persist(record);
+          void this.persist(record);
         }
       }
     })();
@@ -458,14 +472,14 @@ export class StepFunctionsLocal {
       (output) => {
         if (this.stopping || record.status !== 'RUNNING') return;
         this.running.delete(record.executionArn);
-        this.finish(record, { status: 'SUCCEEDED', output: output as Json });
+        void this.finish(record, { status: 'SUCCEEDED', output: output as Json });
       },
       (error: Error) => {
         if (this.stopping || record.status !== 'RUNNING') return;
         this.running.delete(record.executionArn);
         // The interpreter wraps what failed the execution (a Fail state, a task error) in ExecutionError.
         const root = error.name === 'ExecutionError' && error.cause instanceof Error ? error.cause : error;
-        this.finish(record, {
+        void this.finish(record, {
           status: root.name === 'StatesTimeoutError' || root.name === 'States.Timeout' ? 'TIMED_OUT' : 'FAILED',
           error: root.name,
           cause: root.message,

@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { FileReplacer } from './replaced-files.js';
+import { FileReplacer, removeLeftoverTemporaries } from './replaced-files.js';
 
 /** One event source mapping of lambdas/functions.json `streams`. */
 export interface StreamMappingSpec {
@@ -140,6 +140,7 @@ class MappingPoller {
     const directory = path.join(options.directory, mapping.name);
     mkdirSync(directory, { recursive: true });
     this.checkpointFile = path.join(directory, 'checkpoints.json');
+    removeLeftoverTemporaries(directory);
     this.failureFile = path.join(directory, 'failed-records.jsonl');
     const saved = existsSync(this.checkpointFile) ? (JSON.parse(readFileSync(this.checkpointFile, 'utf8')) as Checkpoints & { streamArn?: string }) : undefined;
     // Positions belong to one stream: a table made anew (or a stream re-enabled) starts from its beginning.
@@ -154,7 +155,7 @@ class MappingPoller {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    await this.files.flush();
+    await this.files.close();
   }
 
   /** The file follows the checkpoints (see FileReplacer): after a kill, the last batches may be delivered again, as Lambda's stream mappings may. */

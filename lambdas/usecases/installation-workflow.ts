@@ -26,7 +26,6 @@ export interface InstallWorkflowDeps {
   config: { hostedZones: Record<string, string> };
 }
 
-/** What the installer container leaves next to its outputs: who made them and how long it took. */
 /** Statuses in which the workflow has nothing more to follow. */
 const ENDED = new Set(['installed', 'error', 'cancelled', 'ready', 'insufficient', 'pending-for-input']);
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DescribeExecutionCommand, SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sleep, until } from '../support/net.js';
 import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from '../../bin/local/stepfunctions-local.js';
@@ -101,6 +101,31 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
     });
     expect(done.status).toBe('FAILED');
     expect(done.error).toBe('Rejected');
+  });
+
+  it('has on disk what its caller is told of when the answer arrives: a start, a handed-out token, an answered callback, a stop', async () => {
+    const directory = tempDir();
+    const { client, calls } = await start(directory);
+    const onDisk = (arn: string) => JSON.parse(readFileSync(path.join(directory, `${Buffer.from(arn).toString('base64url')}.json`), 'utf8'));
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'told', input: JSON.stringify({ pauseSeconds: 0 }) }),
+    );
+    expect(onDisk(executionArn!)).toMatchObject({ status: 'RUNNING', name: 'told' });
+    // The token was saved before the function that holds it was invoked.
+    const approval = await until(() => calls.approvals[0]);
+    expect(onDisk(executionArn!).cursor.token).toBe(approval.token);
+
+    await client.send(new SendTaskSuccessCommand({ taskToken: approval.token, output: '{"approvedBy":"disk"}' }));
+    const saved = onDisk(executionArn!);
+    expect(saved.status === 'SUCCEEDED' || saved.cursor?.tokenResult?.output?.approvedBy === 'disk', JSON.stringify(saved)).toBe(true);
+    // An answered task takes no second answer.
+    await expect(client.send(new SendTaskSuccessCommand({ taskToken: approval.token, output: '{}' }))).rejects.toMatchObject({ name: 'TaskTimedOut' });
+
+    const stopped = await client.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'stopped', input: JSON.stringify({ pauseSeconds: 30 }) }),
+    );
+    await client.send(new StopExecutionCommand({ executionArn: stopped.executionArn, error: 'Cancelled', cause: 'by the test' }));
+    expect(onDisk(stopped.executionArn!)).toMatchObject({ status: 'ABORTED', error: 'Cancelled' });
   });
 
   it('resumes after a restart mid-wait, waiting only for what is left, and keeps the callback token', async () => {

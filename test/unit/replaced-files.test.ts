@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileReplacer, replaceFileSync } from '../../bin/local/replaced-files.js';
+import { FileReplacer, removeLeftoverTemporaries, replaceFileSync } from '../../bin/local/replaced-files.js';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -61,19 +61,37 @@ describe('FileReplacer', () => {
     for (const [file, round] of latest) expect(readFileSync(file, 'utf8')).toBe(String(round));
   });
 
-  it('reports a failed write, and flush rejects with it once', async () => {
+  it('answers an ask once the file holds it; a failed write rejects its ask, is tried again by flush, and flush names it while it fails', async () => {
     const dir = scratch();
-    const blocker = path.join(dir, 'not-a-directory');
+    const blocker = path.join(dir, 'blocked');
     writeFileSync(blocker, 'a file where a directory should be');
     const failures: string[] = [];
     const replacer = new FileReplacer((file) => failures.push(path.basename(file)));
-    replacer.replace(path.join(blocker, 'state.json'), () => 'x');
-    await expect(replacer.flush()).rejects.toThrow();
-    expect(failures).toEqual(['state.json']);
-    await expect(replacer.flush()).resolves.toBeUndefined();
-    // A later write of another file still goes through.
-    replacer.replace(path.join(dir, 'ok.json'), () => 'ok');
+    await replacer.replace(path.join(dir, 'ok.json'), () => 'ok');
+    expect(readFileSync(path.join(dir, 'ok.json'), 'utf8')).toBe('ok');
+
+    const file = path.join(blocker, 'state.json');
+    await expect(replacer.replace(file, () => 'first')).rejects.toThrow();
+    await expect(replacer.flush()).rejects.toThrow(/1 state file\(s\) could not be written, state\.json among them/);
+    expect(failures.length).toBeGreaterThanOrEqual(2);
+    // Once the way is clear, flush writes the newest contents and succeeds.
+    rmSync(blocker);
     await replacer.flush();
-    expect(existsSync(path.join(dir, 'ok.json'))).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe('first');
+    expect(readdirSync(blocker)).toEqual(['state.json']);
+  });
+
+  it('writes nothing after close, and a start removes the temporaries a killed process left', async () => {
+    const dir = scratch();
+    const replacer = new FileReplacer();
+    void replacer.replace(path.join(dir, 'a.json'), () => 'before');
+    await replacer.close();
+    await replacer.replace(path.join(dir, 'a.json'), () => 'after');
+    await replacer.flush();
+    expect(readFileSync(path.join(dir, 'a.json'), 'utf8')).toBe('before');
+
+    writeFileSync(path.join(dir, 'a.json.4242.tmp'), 'half');
+    removeLeftoverTemporaries(dir);
+    expect(readdirSync(dir)).toEqual(['a.json']);
   });
 });
