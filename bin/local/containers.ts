@@ -30,6 +30,9 @@ interface Launcher {
   runs: Map<number, PendingRun>;
 }
 
+/** Neither exited nor killed. */
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
 export class LocalContainerTasks {
   private readonly images = new Map<string, Promise<string>>();
   private current: Launcher | undefined;
@@ -87,7 +90,7 @@ export class LocalContainerTasks {
   async stop(): Promise<void> {
     this.stopped = true;
     const launcher = this.current?.process;
-    if (!launcher || launcher.exitCode !== null || launcher.signalCode !== null || launcher.pid === undefined) return;
+    if (!launcher || !running(launcher) || launcher.pid === undefined) return;
     const exited = new Promise((resolve) => launcher.once('exit', resolve));
     if (launcher.connected) launcher.disconnect();
     const force = setTimeout(() => launcher.kill('SIGKILL'), 2_000);
@@ -98,7 +101,7 @@ export class LocalContainerTasks {
   /** The process that starts tasks (bin/local/task-launcher.mjs), started on first need and again once one has gone. */
   private launcher(): Launcher {
     const current = this.current;
-    if (current && current.process.exitCode === null && current.process.signalCode === null && current.process.connected) return current;
+    if (current && running(current.process) && current.process.connected) return current;
     const child = spawn(process.execPath, [path.join(import.meta.dirname, 'task-launcher.mjs')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
     const launcher: Launcher = { process: child, runs: new Map() };
     child.on('message', (message: LauncherMessage) => {

@@ -59,13 +59,18 @@ export class FileReplacer {
 
   /** Resolves once every file asked for holds its newest contents; throws naming those that could not be written. */
   async flush(): Promise<void> {
-    while (this.writing.size > 0) await Promise.all(this.writing.values());
-    for (const [file, { contents }] of [...this.failed]) await this.replace(file, contents).catch(() => undefined);
-    while (this.writing.size > 0) await Promise.all(this.writing.values());
+    await this.settled();
+    for (const [file, { contents }] of [...this.failed]) void this.replace(file, contents);
+    await this.settled();
     if (this.failed.size > 0) {
       const [file, { error }] = [...this.failed][0]!;
       throw new Error(`${this.failed.size} state file(s) could not be written, ${path.basename(file)} among them: ${error.message}`);
     }
+  }
+
+  /** Until no write is in flight, including those asked for while waiting. */
+  private async settled(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all(this.writing.values());
   }
 
   /** Writes what is asked for, then refuses further asks. */
