@@ -23,9 +23,8 @@ import type { Host } from '../../domain/entities.js';
 import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, Store, WatchedHostRecord } from '../../ports/store.js';
 import { LONG_CHECKS, LONG_CHECKS_HANDED_AT } from '../../domain/agent-protocol.js';
 import { SILENCE_VERDICTS } from '../../domain/host-watch.js';
-import type { ItemKey } from './keys.js';
+import type { Item, ItemKey } from './keys.js';
 
-type Item = Record<string, unknown>;
 type HostRepository = Store['hosts'];
 
 export const LIVENESS_SORT_KEY = 'LIVENESS';

@@ -6,6 +6,9 @@
 import { WATCH_ATTRIBUTES, type WatchAttribute } from '../../domain/host-watch.js';
 import type { ServiceEvent } from '../../domain/entities.js';
 
+/** A stored item as the document client reads and writes it. */
+export type Item = Record<string, unknown>;
+
 export interface ItemKey {
   pk: string;
   sk: string;
@@ -173,3 +176,11 @@ export const userKeys = {
   membershipIndexes: (r: { orgId: string; userId: string }): IndexAttributes => ({ gsi1pk: `ORG#${r.orgId}`, gsi1sk: `MEMBER#${r.userId}` }),
   membersOf: (orgId: string) => ({ index: 'gsi1', pk: `ORG#${orgId}`, skPrefix: 'MEMBER#' }),
 };
+
+/** A record as the domain sees it: its item without the table's key and index attributes. */
+export function stripKeys<T>(item: Item | undefined): T | undefined {
+  if (!item) return undefined;
+  const record: Item = { ...item };
+  for (const attribute of KEY_ATTRIBUTES) delete record[attribute];
+  return record as T;
+}
