@@ -13,6 +13,7 @@ import {
 } from './cluster-hosts.js';
 import type { ValidationResult } from './host-facts.js';
 import { isValidationIgnored } from './ignored-validations.js';
+import { PENDING_INPUT_VALIDATIONS, REQUIRED_FOR_INSTALL_VALIDATIONS, VIPS_DEFINED_VALIDATIONS } from './validation-ids.js';
 import { hasTimedOut, isLogCollectionTimedOut, MINUTE_MS, type LogsProgress } from './state-rules.js';
 
 /** In the order of the `cluster` schema's status enum. */
@@ -27,26 +28,6 @@ export type ClusterTrigger = (typeof CLUSTER_TRIGGERS)[number];
 
 // ---------------------------------------------------------------- validations
 
-/** Missing user input: the cluster waits for the user (pending-for-input), not for hosts. */
-export const PENDING_INPUT_VALIDATIONS = ['machine-cidr-defined', 'cluster-cidr-defined', 'service-cidr-defined', 'dns-domain-defined', 'pull-secret-set'] as const;
-/** Also user input, unless the VIPs come from DHCP (then they are awaited like any other requirement). */
-export const VIPS_DEFINED_VALIDATIONS = ['api-vips-defined', 'ingress-vips-defined'] as const;
-/** Everything else that must hold to install; platform-requirements-satisfied and openshift-ai-gpu are informational upstream. */
-export const REQUIRED_FOR_INSTALL_VALIDATIONS = [
-  'machine-cidr-equals-to-calculated-cidr', 'api-vips-valid', 'ingress-vips-valid', 'all-hosts-are-ready-to-install',
-  'sufficient-masters-count', 'network-prefix-valid', 'no-cidrs-overlapping', 'ntp-server-configured',
-  'odf-requirements-satisfied', 'lso-requirements-satisfied', 'cnv-requirements-satisfied', 'lvm-requirements-satisfied',
-  'mce-requirements-satisfied', 'mtv-requirements-satisfied', 'osc-requirements-satisfied', 'network-type-valid',
-  'custom-manifests-requirements-satisfied', 'networks-same-address-families', 'node-feature-discovery-requirements-satisfied',
-  'nvidia-gpu-requirements-satisfied', 'pipelines-requirements-satisfied', 'servicemesh-requirements-satisfied',
-  'serverless-requirements-satisfied', 'openshift-ai-requirements-satisfied', 'authorino-requirements-satisfied',
-  'nmstate-requirements-satisfied', 'amd-gpu-requirements-satisfied', 'kmm-requirements-satisfied',
-  'node-healthcheck-requirements-satisfied', 'self-node-remediation-requirements-satisfied',
-  'fence-agents-remediation-requirements-satisfied', 'node-maintenance-requirements-satisfied',
-  'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied',
-  'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied',
-  'loki-requirements-satisfied', 'openshift-logging-requirements-satisfied',
-] as const;
 
 export interface ClusterValidationSummary {
   /** PENDING_INPUT_VALIDATIONS all pass. */

@@ -1,70 +1,12 @@
 /**
- * What the cluster validations look at: the ids and their categories, the input a caller gives
+ * What the cluster validations look at: the input a caller gives
  * (the cluster as the API shows it, its hosts, the clock) and the context derived from it once per
  * evaluation (parsed inventories, networks, the selected operators). Pure.
  */
 import type { ClusterHostSummary } from './cluster-hosts.js';
 import type { ValidationStatus } from './host-facts.js';
+import type { ClusterValidationCategory, ClusterValidationId } from './validation-ids.js';
 
-export type ClusterValidationCategory = 'network' | 'hosts-data' | 'configuration' | 'operators';
-
-/**
- * Every id of the `cluster-validation-id` enum with upstream's category
- * (internal/cluster/validation_id.go); the unit tests check the keys against openapi.yaml.
- */
-export const CLUSTER_VALIDATION_CATEGORIES = {
-  'machine-cidr-defined': 'network',
-  'cluster-cidr-defined': 'network',
-  'service-cidr-defined': 'network',
-  'no-cidrs-overlapping': 'network',
-  'networks-same-address-families': 'network',
-  'network-prefix-valid': 'network',
-  'machine-cidr-equals-to-calculated-cidr': 'network',
-  'api-vips-defined': 'network',
-  'api-vips-valid': 'network',
-  'ingress-vips-defined': 'network',
-  'ingress-vips-valid': 'network',
-  'all-hosts-are-ready-to-install': 'hosts-data',
-  'sufficient-masters-count': 'hosts-data',
-  'dns-domain-defined': 'network',
-  'pull-secret-set': 'configuration',
-  'ntp-server-configured': 'network',
-  'lso-requirements-satisfied': 'operators',
-  'ocs-requirements-satisfied': 'operators',
-  'odf-requirements-satisfied': 'operators',
-  'cnv-requirements-satisfied': 'operators',
-  'lvm-requirements-satisfied': 'operators',
-  'mce-requirements-satisfied': 'operators',
-  'mtv-requirements-satisfied': 'operators',
-  'osc-requirements-satisfied': 'operators',
-  'network-type-valid': 'network',
-  'custom-manifests-requirements-satisfied': 'network',
-  'platform-requirements-satisfied': 'configuration',
-  'node-feature-discovery-requirements-satisfied': 'operators',
-  'nvidia-gpu-requirements-satisfied': 'operators',
-  'pipelines-requirements-satisfied': 'operators',
-  'servicemesh-requirements-satisfied': 'operators',
-  'serverless-requirements-satisfied': 'operators',
-  'openshift-ai-requirements-satisfied': 'operators',
-  'openshift-ai-gpu-requirements-satisfied': 'operators',
-  'authorino-requirements-satisfied': 'operators',
-  'nmstate-requirements-satisfied': 'operators',
-  'amd-gpu-requirements-satisfied': 'operators',
-  'kmm-requirements-satisfied': 'operators',
-  'node-healthcheck-requirements-satisfied': 'operators',
-  'self-node-remediation-requirements-satisfied': 'operators',
-  'fence-agents-remediation-requirements-satisfied': 'operators',
-  'node-maintenance-requirements-satisfied': 'operators',
-  'kube-descheduler-requirements-satisfied': 'operators',
-  'cluster-observability-requirements-satisfied': 'operators',
-  'numa-resources-requirements-satisfied': 'operators',
-  'oadp-requirements-satisfied': 'operators',
-  'metallb-requirements-satisfied': 'operators',
-  'loki-requirements-satisfied': 'operators',
-  'openshift-logging-requirements-satisfied': 'operators',
-} as const satisfies Record<string, ClusterValidationCategory>;
-
-export type ClusterValidationId = keyof typeof CLUSTER_VALIDATION_CATEGORIES;
 
 /** One entry of a cluster's validations_info, with its category. */
 export interface ClusterValidationResult {

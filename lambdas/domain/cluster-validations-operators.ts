@@ -12,11 +12,11 @@ import {
   failure,
   pending,
   success,
-  type ClusterValidationId,
   type ValidationContext,
   type ValidationHost,
   type Verdict,
 } from './cluster-validation-context.js';
+import type { ClusterValidationId } from './validation-ids.js';
 import { featureSupportLevel } from './feature-support.js';
 import { isBelow, isValidVersion } from './ocp-version.js';
 

@@ -5,11 +5,9 @@
  * summarizeClusterValidations (cluster-facts.ts) turns the results into what the cluster state
  * machine needs. Pure: the caller supplies the cluster, its hosts and the clock.
  */
+import { CLUSTER_VALIDATION_CATEGORIES, type ClusterValidationCategory, type ClusterValidationId } from './validation-ids.js';
 import {
-  CLUSTER_VALIDATION_CATEGORIES,
   validationContext,
-  type ClusterValidationCategory,
-  type ClusterValidationId,
   type ClusterValidationInput,
   type ClusterValidationResult,
   type ValidationContext,
@@ -44,10 +42,8 @@ import {
 import type { ValidationStatus } from './host-facts.js';
 import { isValidationIgnored } from './ignored-validations.js';
 
+export { CLUSTER_VALIDATION_CATEGORIES, CLUSTER_VALIDATION_IDS, type ClusterValidationCategory, type ClusterValidationId } from './validation-ids.js';
 export {
-  CLUSTER_VALIDATION_CATEGORIES,
-  type ClusterValidationCategory,
-  type ClusterValidationId,
   type ClusterValidationInput,
   type ClusterValidationResult,
   type ClusterValidationSubject,
@@ -57,7 +53,6 @@ export {
 } from './cluster-validation-context.js';
 export { calculateMachineNetworkCidr, normalizeCidr } from './machine-network.js';
 
-export const CLUSTER_VALIDATION_ID_LIST = Object.keys(CLUSTER_VALIDATION_CATEGORIES) as ClusterValidationId[];
 /** validations_info's keys in the order Go's JSON encoder writes a map: sorted. */
 const CATEGORY_ORDER: readonly ClusterValidationCategory[] = ['configuration', 'hosts-data', 'network', 'operators'];
 export const VALIDATION_DISABLED_BY_CONFIGURATION = 'Validation disabled by configuration';

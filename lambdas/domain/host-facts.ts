@@ -9,6 +9,7 @@ import timeoutsData from './catalogues/host-stage-timeouts.json' with { type: 'j
 import type { HostRole, HostSourceStatus, HostStage } from './host-states.js';
 import { BOOTSTRAP_STAGES, WRONG_BOOT_ORDER_IGNORE_TIMEOUT_STAGES } from './host-states.js';
 import { isValidationIgnored } from './ignored-validations.js';
+import { SUFFICIENT_FOR_INSTALL_VALIDATIONS } from './validation-ids.js';
 import { elapsedMs, hasTimedOut, isLogCollectionTimedOut, MINUTE_MS, type LogsProgress } from './state-rules.js';
 
 // ---------------------------------------------------------------- validation groups
@@ -22,29 +23,6 @@ export const MIN_HARDWARE_VALIDATIONS = [
 /** What an unbound (pool) host needs to be known-unbound: it has no cluster to be checked against yet. */
 export const POOL_HARDWARE_VALIDATIONS = ['has-min-valid-disks', 'has-min-cpu-cores', 'has-min-memory', 'hostname-valid'] as const;
 
-/**
- * Everything else a bound host must pass to be known (upstream's "sufficient for install").
- * release-domain-name-resolved-correctly is left out as upstream does: behind a mirror or proxy it
- * fails although the installation would succeed. ntp-synced and mtu-valid are informational.
- */
-export const SUFFICIENT_FOR_INSTALL_VALIDATIONS = [
-  'has-memory-for-role', 'has-cpu-cores-for-role', 'belongs-to-machine-cidr', 'hostname-unique', 'hostname-valid',
-  'ignition-downloadable', 'belongs-to-majority-group', 'odf-requirements-satisfied', 'lso-requirements-satisfied',
-  'cnv-requirements-satisfied', 'lvm-requirements-satisfied', 'mce-requirements-satisfied', 'mtv-requirements-satisfied',
-  'osc-requirements-satisfied', 'sufficient-network-latency-requirement-for-role', 'sufficient-packet-loss-requirement-for-role',
-  'has-default-route', 'api-domain-name-resolved-correctly', 'api-int-domain-name-resolved-correctly',
-  'apps-domain-name-resolved-correctly', 'dns-wildcard-not-configured', 'valid-platform-network-settings',
-  'sufficient-installation-disk-speed', 'non-overlapping-subnets', 'compatible-agent', 'time-synced-between-host-and-service',
-  'no-skip-installation-disk', 'no-skip-missing-disk', 'no-ip-collisions-in-network', 'no-iscsi-nic-belongs-to-machine-cidr',
-  'node-feature-discovery-requirements-satisfied', 'nvidia-gpu-requirements-satisfied', 'pipelines-requirements-satisfied',
-  'servicemesh-requirements-satisfied', 'serverless-requirements-satisfied', 'openshift-ai-requirements-satisfied',
-  'authorino-requirements-satisfied', 'nmstate-requirements-satisfied', 'amd-gpu-requirements-satisfied',
-  'kmm-requirements-satisfied', 'node-healthcheck-requirements-satisfied', 'self-node-remediation-requirements-satisfied',
-  'fence-agents-remediation-requirements-satisfied', 'node-maintenance-requirements-satisfied',
-  'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied',
-  'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied',
-  'loki-requirements-satisfied', 'openshift-logging-requirements-satisfied',
-] as const;
 
 /** The validation results, reduced to what the transition rules ask. */
 export interface HostValidationSummary {

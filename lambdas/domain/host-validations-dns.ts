@@ -6,8 +6,9 @@
  */
 import {
   error, failure, interfaceIps, notApplicable, parseIp, pending, readStoredJson, success,
-  type Check, type DomainResolution, type HostValidationId, type Outcome, type ValidationContext,
+  type Check, type DomainResolution, type Outcome, type ValidationContext,
 } from './host-validations-model.js';
+import type { HostValidationId } from './validation-ids.js';
 
 const domainName = (ctx: ValidationContext, sub: string) => `${sub}.${ctx.cluster!.name}.${ctx.cluster!.baseDnsDomain}`;
 

@@ -9,8 +9,9 @@ import { CLUSTER_DEFAULTS } from './catalogues.js';
 import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';
 import {
   disksOf, error, failure, notApplicable, outcomeOf, pending, readJson, readStoredJson, success,
-  type Check, type HostValidationId, type Inventory, type PeerHost, type ValidationContext,
+  type Check, type Inventory, type PeerHost, type ValidationContext,
 } from './host-validations-model.js';
+import type { HostValidationId } from './validation-ids.js';
 
 const MIB = 1024 ** 2;
 /** VMs often get a little less memory than configured: upstream tolerates 100 MiB less than asked. */

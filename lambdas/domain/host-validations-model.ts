@@ -9,47 +9,9 @@ import { parseStoredJson } from './stored-json.js';
 import type { Cluster, Host, InfraEnv } from './entities.js';
 import type { ValidationResult, ValidationStatus } from './host-facts.js';
 import type { HostRole, HostStage } from './host-states.js';
+import type { HostValidationCategory, HostValidationId } from './validation-ids.js';
 
 // ---------------------------------------------------------------- ids and results
-
-/** The `host-validation-id` enum, grouped by upstream's categories (internal/host/validation_id.go). */
-export const HOST_VALIDATION_CATEGORIES = {
-  network: [
-    'connected', 'media-connected', 'machine-cidr-defined', 'belongs-to-machine-cidr', 'ignition-downloadable',
-    'belongs-to-majority-group', 'ntp-synced', 'time-synced-between-host-and-service', 'container-images-available',
-    'sufficient-network-latency-requirement-for-role', 'sufficient-packet-loss-requirement-for-role', 'has-default-route',
-    'api-domain-name-resolved-correctly', 'api-int-domain-name-resolved-correctly', 'valid-platform-network-settings',
-    'apps-domain-name-resolved-correctly', 'dns-wildcard-not-configured', 'non-overlapping-subnets',
-    'release-domain-name-resolved-correctly', 'no-ip-collisions-in-network', 'mtu-valid', 'no-iscsi-nic-belongs-to-machine-cidr',
-  ],
-  hardware: [
-    'has-inventory', 'inventory-not-partially-truncated', 'inventory-not-fully-truncated', 'has-min-cpu-cores',
-    'has-min-valid-disks', 'has-min-memory', 'sufficient-installation-disk-speed', 'has-cpu-cores-for-role',
-    'has-memory-for-role', 'hostname-unique', 'hostname-valid', 'compatible-with-cluster-platform', 'vsphere-disk-uuid-enabled',
-    'disk-encryption-requirements-satisfied', 'compatible-agent', 'no-skip-installation-disk', 'no-skip-missing-disk',
-  ],
-  operators: [
-    'lso-requirements-satisfied', 'ocs-requirements-satisfied', 'odf-requirements-satisfied', 'lvm-requirements-satisfied',
-    'mce-requirements-satisfied', 'mtv-requirements-satisfied', 'osc-requirements-satisfied', 'cnv-requirements-satisfied',
-    'node-feature-discovery-requirements-satisfied', 'nvidia-gpu-requirements-satisfied', 'pipelines-requirements-satisfied',
-    'servicemesh-requirements-satisfied', 'serverless-requirements-satisfied', 'openshift-ai-requirements-satisfied',
-    'authorino-requirements-satisfied', 'nmstate-requirements-satisfied', 'amd-gpu-requirements-satisfied',
-    'kmm-requirements-satisfied', 'node-healthcheck-requirements-satisfied', 'self-node-remediation-requirements-satisfied',
-    'fence-agents-remediation-requirements-satisfied', 'node-maintenance-requirements-satisfied',
-    'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied',
-    'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied',
-    'loki-requirements-satisfied', 'openshift-logging-requirements-satisfied',
-  ],
-} as const;
-
-export type HostValidationCategory = keyof typeof HOST_VALIDATION_CATEGORIES;
-export type HostValidationId = (typeof HOST_VALIDATION_CATEGORIES)[HostValidationCategory][number];
-
-export const CATEGORY_OF: ReadonlyMap<string, HostValidationCategory> = new Map(
-  (Object.entries(HOST_VALIDATION_CATEGORIES) as [HostValidationCategory, readonly string[]][]).flatMap(([category, ids]) =>
-    ids.map((id) => [id, category] as const),
-  ),
-);
 
 /** What one check decides. */
 export interface Outcome {

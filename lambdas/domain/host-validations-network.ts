@@ -12,9 +12,10 @@ import { findDisk } from './host-validations-disks.js';
 import {
   cidrContains, cidrsOverlap, defaultRoute, error, failure, interfaceInNetwork, interfaceIps, notApplicable, outcomeOf, parseCidr, parseIp,
   parsedNetworks, pending, readStoredJson, success,
-  type Check, type ConnectivityReport, type HostValidationId, type Inventory, type Outcome, type ParsedCidr,
+  type Check, type ConnectivityReport, type Inventory, type Outcome, type ParsedCidr,
   type PeerHost, type ValidationContext,
 } from './host-validations-model.js';
+import type { HostValidationId } from './validation-ids.js';
 
 const MINUTE_MS = 60_000;
 

@@ -6,9 +6,10 @@
  */
 import { findOperator, operatorRequirements, type HostTypeRequirements } from './catalogues.js';
 import type { HostRole } from './host-states.js';
+import { HOST_VALIDATION_CATEGORIES, type HostValidationId } from './validation-ids.js';
 import {
-  HOST_VALIDATION_CATEGORIES, failure, notApplicable, pending, success,
-  type ClusterFacts, type HostValidationId, type Inventory, type InventoryDisk, type Outcome, type PeerHost,
+  failure, notApplicable, pending, success,
+  type ClusterFacts, type Inventory, type InventoryDisk, type Outcome, type PeerHost,
 } from './host-validations-model.js';
 
 const SUFFIX = '-requirements-satisfied';

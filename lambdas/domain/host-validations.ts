@@ -16,9 +16,10 @@ import type { HostRole, HostStage } from './host-states.js';
 import { eligibleDisks, findDisk } from './host-validations-disks.js';
 import { DNS_CHECKS } from './host-validations-dns.js';
 import { HARDWARE_CHECKS } from './host-validations-hardware.js';
+import { HOST_VALIDATION_CATEGORY_OF, HOST_VALIDATION_CATEGORIES, type HostValidationCategory, type HostValidationId } from './validation-ids.js';
 import {
-  CATEGORY_OF, HOST_VALIDATION_CATEGORIES, clusterFacts, readInventory, readJson,
-  type Check, type ClusterFacts, type HostValidationCategory, type HostValidationId, type HostValidationResult, type Inventory,
+  clusterFacts, readInventory, readJson,
+  type Check, type ClusterFacts, type HostValidationResult, type Inventory,
   type InventoryDisk, type Outcome, type PeerHost, type ResolvedValidationConfig, type ValidationContext,
 } from './host-validations-model.js';
 import { NETWORK_CHECKS } from './host-validations-network.js';
@@ -27,8 +28,8 @@ import { catalogueAgentImages } from './agent-protocol.js';
 import { anyRoleMinimum, isEdgeWorker, ocpRoleRequirements, suggestRoles, unboundRequirements, withOperators } from './host-validations-roles.js';
 import { hardwareMinimums, type HardwareRequirementsEntry } from './preflight.js';
 
-export type { HostValidationCategory, HostValidationId, HostValidationResult } from './host-validations-model.js';
-export { HOST_VALIDATION_CATEGORIES } from './host-validations-model.js';
+export type { HostValidationResult } from './host-validations-model.js';
+export { HOST_VALIDATION_CATEGORIES, type HostValidationCategory, type HostValidationId } from './validation-ids.js';
 export { connectivityMajorityGroups, ipCollisions, type ConnectivityGroups } from './host-validations-connectivity.js';
 export { suggestRoles } from './host-validations-roles.js';
 
@@ -297,7 +298,7 @@ export function judgeHostValidations(input: HostValidationInput): { results: Hos
   const result = (id: HostValidationId, outcome: Outcome): HostValidationResult => {
     const skipped = ctx.stage !== undefined && (SKIPPED_IN_STAGES[id]?.(ctx.stage) ?? false);
     const hidden = outcome.hidden || skipped;
-    return { id, category: CATEGORY_OF.get(id)!, status: outcome.status, message: outcome.message, ...(hidden ? { hidden: true } : {}) };
+    return { id, category: HOST_VALIDATION_CATEGORY_OF.get(id)!, status: outcome.status, message: outcome.message, ...(hidden ? { hidden: true } : {}) };
   };
   const results = EVALUATION_ORDER.map((id) => {
     if (disabled.includes(id)) return result(id, { status: 'disabled', message: VALIDATION_DISABLED_MESSAGE });

@@ -3,47 +3,7 @@
  * `ignored-validations` model and the cluster's ignored_cluster_validations /
  * ignored_host_validations), each a list of validation ids or ["all"]. Pure.
  */
-
-/** The `cluster-validation-id` enum of openapi.yaml (the integration test checks they agree). */
-export const CLUSTER_VALIDATION_IDS: readonly string[] = [
-  'machine-cidr-defined', 'cluster-cidr-defined', 'service-cidr-defined', 'no-cidrs-overlapping', 'networks-same-address-families',
-  'network-prefix-valid', 'machine-cidr-equals-to-calculated-cidr', 'api-vips-defined', 'api-vips-valid', 'ingress-vips-defined',
-  'ingress-vips-valid', 'all-hosts-are-ready-to-install', 'sufficient-masters-count', 'dns-domain-defined', 'pull-secret-set',
-  'ntp-server-configured', 'lso-requirements-satisfied', 'ocs-requirements-satisfied', 'odf-requirements-satisfied',
-  'cnv-requirements-satisfied', 'lvm-requirements-satisfied', 'mce-requirements-satisfied', 'mtv-requirements-satisfied',
-  'osc-requirements-satisfied', 'network-type-valid', 'custom-manifests-requirements-satisfied', 'platform-requirements-satisfied',
-  'node-feature-discovery-requirements-satisfied', 'nvidia-gpu-requirements-satisfied', 'pipelines-requirements-satisfied',
-  'servicemesh-requirements-satisfied', 'serverless-requirements-satisfied', 'openshift-ai-requirements-satisfied',
-  'openshift-ai-gpu-requirements-satisfied', 'authorino-requirements-satisfied', 'nmstate-requirements-satisfied',
-  'amd-gpu-requirements-satisfied', 'kmm-requirements-satisfied', 'node-healthcheck-requirements-satisfied',
-  'self-node-remediation-requirements-satisfied', 'fence-agents-remediation-requirements-satisfied',
-  'node-maintenance-requirements-satisfied', 'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied',
-  'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied',
-  'loki-requirements-satisfied', 'openshift-logging-requirements-satisfied',
-];
-
-/** The `host-validation-id` enum of openapi.yaml. */
-export const HOST_VALIDATION_IDS: readonly string[] = [
-  'connected', 'media-connected', 'has-inventory', 'inventory-not-partially-truncated', 'inventory-not-fully-truncated',
-  'has-min-cpu-cores', 'has-min-valid-disks', 'has-min-memory', 'machine-cidr-defined', 'has-cpu-cores-for-role',
-  'has-memory-for-role', 'hostname-unique', 'hostname-valid', 'belongs-to-machine-cidr', 'ignition-downloadable',
-  'belongs-to-majority-group', 'valid-platform-network-settings', 'ntp-synced', 'time-synced-between-host-and-service',
-  'container-images-available', 'lso-requirements-satisfied', 'ocs-requirements-satisfied', 'odf-requirements-satisfied',
-  'lvm-requirements-satisfied', 'mce-requirements-satisfied', 'mtv-requirements-satisfied', 'osc-requirements-satisfied',
-  'sufficient-installation-disk-speed', 'cnv-requirements-satisfied', 'sufficient-network-latency-requirement-for-role',
-  'sufficient-packet-loss-requirement-for-role', 'has-default-route', 'api-domain-name-resolved-correctly',
-  'api-int-domain-name-resolved-correctly', 'apps-domain-name-resolved-correctly', 'release-domain-name-resolved-correctly',
-  'compatible-with-cluster-platform', 'dns-wildcard-not-configured', 'disk-encryption-requirements-satisfied',
-  'non-overlapping-subnets', 'vsphere-disk-uuid-enabled', 'compatible-agent', 'no-skip-installation-disk', 'no-skip-missing-disk',
-  'no-ip-collisions-in-network', 'no-iscsi-nic-belongs-to-machine-cidr', 'node-feature-discovery-requirements-satisfied',
-  'nvidia-gpu-requirements-satisfied', 'pipelines-requirements-satisfied', 'servicemesh-requirements-satisfied',
-  'serverless-requirements-satisfied', 'openshift-ai-requirements-satisfied', 'authorino-requirements-satisfied', 'mtu-valid',
-  'nmstate-requirements-satisfied', 'amd-gpu-requirements-satisfied', 'kmm-requirements-satisfied',
-  'node-healthcheck-requirements-satisfied', 'self-node-remediation-requirements-satisfied',
-  'fence-agents-remediation-requirements-satisfied', 'node-maintenance-requirements-satisfied',
-  'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied', 'numa-resources-requirements-satisfied',
-  'oadp-requirements-satisfied', 'metallb-requirements-satisfied', 'loki-requirements-satisfied', 'openshift-logging-requirements-satisfied',
-];
+import { CLUSTER_VALIDATION_IDS, HOST_VALIDATION_IDS } from './validation-ids.js';
 
 /**
  * Validations whose failure no one may wave through (upstream's lists): without them the

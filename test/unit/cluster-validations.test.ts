@@ -11,7 +11,7 @@ import { summarizeClusterValidations } from '../../lambdas/domain/cluster-facts.
 import {
   calculateMachineNetworkCidr,
   CLUSTER_VALIDATION_CATEGORIES,
-  CLUSTER_VALIDATION_ID_LIST,
+  CLUSTER_VALIDATION_IDS,
   clusterValidationsInfo,
   IGNORED_SUFFIX,
   normalizeCidr,
@@ -26,7 +26,6 @@ import {
 } from '../../lambdas/domain/cluster-validations.js';
 import { buildEvent } from '../../lambdas/domain/events/events.js';
 import type { ValidationStatus } from '../../lambdas/domain/host-facts.js';
-import { CLUSTER_VALIDATION_IDS } from '../../lambdas/domain/ignored-validations.js';
 
 // ---------------------------------------------------------------- fixtures
 
@@ -159,7 +158,7 @@ interface Case {
 }
 
 const everything = (status: ValidationStatus): Partial<Record<ClusterValidationId, Expected>> =>
-  Object.fromEntries(CLUSTER_VALIDATION_ID_LIST.map((id) => [id, status]));
+  Object.fromEntries(CLUSTER_VALIDATION_IDS.map((id) => [id, status]));
 const disabledByConfig = (...ids: ClusterValidationId[]): Case => ({
   name: `service configuration disables ${ids.join(', ')}`,
   input: ha({}, undefined, { disabledValidations: ids }),
@@ -343,14 +342,13 @@ describe('cluster validations', () => {
         seen.get(id)!.add(status === 'success' ? 'pass' : 'other');
       }
     }
-    const missing = CLUSTER_VALIDATION_ID_LIST.filter((id) => !seen.get(id)?.has('pass') || !seen.get(id)?.has('other'));
+    const missing = CLUSTER_VALIDATION_IDS.filter((id) => !seen.get(id)?.has('pass') || !seen.get(id)?.has('other'));
     expect(missing).toEqual([]);
   });
 
   it('knows exactly the ids of the openapi enum, with upstream\'s categories', () => {
     const spec = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as { components: { schemas: Record<string, { enum: string[] }> } };
-    expect([...CLUSTER_VALIDATION_ID_LIST].sort()).toEqual([...spec.components.schemas['cluster-validation-id']!.enum].sort());
-    expect([...CLUSTER_VALIDATION_ID_LIST].sort()).toEqual([...CLUSTER_VALIDATION_IDS].sort());
+    expect([...CLUSTER_VALIDATION_IDS].sort()).toEqual([...spec.components.schemas['cluster-validation-id']!.enum].sort());
     expect(CLUSTER_VALIDATION_CATEGORIES['sufficient-masters-count']).toBe('hosts-data');
     expect(CLUSTER_VALIDATION_CATEGORIES['pull-secret-set']).toBe('configuration');
     expect(CLUSTER_VALIDATION_CATEGORIES['ntp-server-configured']).toBe('network');
@@ -358,7 +356,7 @@ describe('cluster validations', () => {
 
   it('returns each id once, sorted by category then id, with non-empty messages', () => {
     const results = validateCluster(ha({ monitored_operators: olm('odf') }));
-    expect(results.map((r) => r.id).sort()).toEqual([...CLUSTER_VALIDATION_ID_LIST].sort());
+    expect(results.map((r) => r.id).sort()).toEqual([...CLUSTER_VALIDATION_IDS].sort());
     const order = results.map((r) => `${['configuration', 'hosts-data', 'network', 'operators'].indexOf(r.category)}:${r.id}`);
     expect(order).toEqual([...order].sort());
     for (const result of results) expect(result.category).toBe(CLUSTER_VALIDATION_CATEGORIES[result.id]);
@@ -410,7 +408,7 @@ describe('validations_info and events', () => {
     // pull-secret-set cannot be ignored.
     expect(byId.get('pull-secret-set')!.message).toBe('The pull secret is not set.');
     expect(byId.get('dns-domain-defined')!.category).toBe('network');
-    expect(info).toHaveLength(CLUSTER_VALIDATION_ID_LIST.length);
+    expect(info).toHaveLength(CLUSTER_VALIDATION_IDS.length);
   });
 
   it('reads nothing from missing or broken text', () => {

@@ -9,7 +9,7 @@ import {
 } from '../../lambdas/domain/host-validations.js';
 import { clusterFacts, type PeerHost } from '../../lambdas/domain/host-validations-model.js';
 import { hardwareMinimums } from '../../lambdas/domain/preflight.js';
-import { HOST_VALIDATION_IDS } from '../../lambdas/domain/ignored-validations.js';
+import { HOST_VALIDATION_IDS } from '../../lambdas/domain/validation-ids.js';
 
 import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, MachineName, HEALTHY, World, connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
 
