@@ -3579,6 +3579,8 @@ export interface operations {
                 with_hosts?: boolean;
                 /** @description If provided, returns only clusters that are owned by the specified user. */
                 owner?: string;
+                /** @description Only the clusters with this name (an assisted-cloud addition: upstream lists every cluster). Automation looking one cluster up by name reads only the matches. */
+                name?: string;
             };
             header?: {
                 /** @description Whether to return clusters that have been unregistered. */

@@ -115,18 +115,19 @@ function sameOverrides(stored: string | undefined | null, wanted: string): boole
 }
 
 /**
- * The organisation's clusters, listed once for a whole plan: a listing costs the service a read of
- * every cluster, so one per manifest would make applying N clusters into an organisation of M cost
- * N×M. The run adds the clusters it registers; one registered meanwhile by someone else is not
- * seen, as it would not be between a listing and the registration that follows it.
+ * The one registered cluster with this name and base domain, if any. The service is asked for this
+ * name only: a listing of every cluster grows with the organisation, and one per manifest made
+ * applying N clusters into an organisation of M cost N×M cluster reads. The clusters this run
+ * registered are looked at first (an index read right after a registration may not show it yet).
+ * A service that ignores the filter, as upstream's does, lists every cluster, and the match below
+ * still picks the right one.
  */
-async function registeredClusters(client: ApiClient): Promise<Cluster[]> {
-  return call('listing clusters', () => client.GET('/v2/clusters'));
-}
-
-/** The one registered cluster with this name and base domain, if any. */
-async function findCluster(client: ApiClient, registered: readonly Cluster[], name: string, baseDomain: string | undefined): Promise<Cluster | undefined> {
-  const matches = registered.filter((cluster) => cluster.name === name && (!baseDomain || cluster.base_dns_domain === baseDomain));
+async function findCluster(client: ApiClient, registeredThisRun: readonly Cluster[], name: string, baseDomain: string | undefined): Promise<Cluster | undefined> {
+  const named = (cluster: Cluster) => cluster.name === name && (!baseDomain || cluster.base_dns_domain === baseDomain);
+  const candidates = registeredThisRun.some(named)
+    ? registeredThisRun
+    : await call(`looking up cluster ${name}`, () => client.GET('/v2/clusters', { params: { query: { name } } }));
+  const matches = candidates.filter(named);
   if (matches.length > 1) {
     throw new CliError(`${matches.length} clusters are named ${name}.${baseDomain ?? ''} (${matches.map((c) => c.id).join(', ')}): cannot tell which one the manifests describe`, EXIT.apiRefused);
   }
@@ -139,8 +140,8 @@ export async function applyPlan(client: ApiClient, plan: ZtpPlan, options: { dry
   const created: { kind: 'cluster' | 'infra-env'; id: string }[] = [];
   const record = (request: RestCall) => report.calls.push({ ...request, ...(request.body !== undefined ? { body: redact(request.body) } : {}) });
   try {
-    const registered = plan.clusters.length > 0 ? await registeredClusters(client) : [];
-    for (const clusterPlan of plan.clusters) await applyCluster(client, registered, clusterPlan, options, report, created, record);
+    const registeredThisRun: Cluster[] = [];
+    for (const clusterPlan of plan.clusters) await applyCluster(client, registeredThisRun, clusterPlan, options, report, created, record);
     for (const infraEnvPlan of plan.unboundInfraEnvs) await applyInfraEnv(client, infraEnvPlan, undefined, options, report, created, record);
   } catch (error) {
     // Undo this run's creations, newest first: infra-envs before the clusters they belong to.
@@ -156,7 +157,7 @@ export async function applyPlan(client: ApiClient, plan: ZtpPlan, options: { dry
 
 async function applyCluster(
   client: ApiClient,
-  registered: Cluster[],
+  registeredThisRun: Cluster[],
   plan: ClusterPlan,
   options: { dryRun: boolean },
   report: ApplyReport,
@@ -164,7 +165,7 @@ async function applyCluster(
   record: (request: RestCall) => void,
 ): Promise<void> {
   const name = plan.params.name;
-  const existing = await findCluster(client, registered, name, plan.params.base_dns_domain);
+  const existing = await findCluster(client, registeredThisRun, name, plan.params.base_dns_domain);
   let clusterId: string | undefined = existing?.id;
   const placeholder = `{id of cluster ${name}}`;
   if (!existing) {
@@ -173,8 +174,8 @@ async function applyCluster(
       const cluster = await call(`registering cluster ${name} (${plan.clusterDeployment.file})`, () => client.POST('/v2/clusters', { body: plan.params }));
       clusterId = cluster.id;
       created.push({ kind: 'cluster', id: cluster.id });
-      // A later ClusterDeployment of the plan with the same name finds it, as it would in a new listing.
-      registered.push(cluster);
+      // A later ClusterDeployment of the plan with the same name finds it.
+      registeredThisRun.push(cluster);
     }
     report.resources.push({ kind: 'cluster', name, ...(clusterId ? { id: clusterId } : {}), action: options.dryRun ? 'would create' : 'created' });
   } else {
@@ -263,9 +264,8 @@ export interface ClusterStatus {
 /** `ztp status`: each AgentClusterInstall's conditions from the cluster registered for it. */
 export async function planStatus(client: ApiClient, plan: ZtpPlan): Promise<ClusterStatus[]> {
   const out: ClusterStatus[] = [];
-  const registered = plan.clusters.length > 0 ? await registeredClusters(client) : [];
   for (const clusterPlan of plan.clusters) {
-    const cluster = await findCluster(client, registered, clusterPlan.params.name, clusterPlan.params.base_dns_domain);
+    const cluster = await findCluster(client, [], clusterPlan.params.name, clusterPlan.params.base_dns_domain);
     out.push({
       agentClusterInstall: { name: clusterPlan.agentClusterInstall.name, namespace: clusterPlan.agentClusterInstall.namespace },
       ...(cluster ? { clusterId: cluster.id, state: cluster.status, stateInfo: cluster.status_info } : {}),

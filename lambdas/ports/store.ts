@@ -14,6 +14,11 @@ import type {
 } from '../domain/entities.js';
 import type { WatchAttribute } from '../domain/host-watch.js';
 
+/** What names a cluster: its keys, name, creation time, and the two attributes a cluster is looked up by. */
+export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'createdAt'> & {
+  attributes: { base_dns_domain?: unknown; openshift_cluster_id?: unknown };
+};
+
 /** A watched host as the active index lists it: keys, status, version, updatedAt and WATCH_ATTRIBUTES. */
 export type WatchedHostRecord = Pick<Host, 'orgId' | 'infraEnvId' | 'hostId' | 'clusterId' | 'status' | 'version' | 'updatedAt' | 'monitorShard'> & {
   attributes: Partial<Record<WatchAttribute, unknown>>;
@@ -145,6 +150,11 @@ export interface Store {
   transact(writes: readonly StoreWrite[]): Promise<void>;
   clusters: EntityRepository<Cluster, ClusterKey> & {
     listByOrg(orgId: string): Promise<Cluster[]>;
+    /**
+     * Every cluster of the organisation by what names it, and nothing else: finding one cluster by
+     * name or OpenShift id reads a few attributes per cluster instead of every cluster whole.
+     */
+    listIdentitiesByOrg(orgId: string): Promise<ClusterIdentity[]>;
     /**
      * A copy this instance read or wrote within the recent-cluster-copies bound (local-caches.json),
      * else a fresh read: for paths where a second-old cluster is as good as a fresh one (agent

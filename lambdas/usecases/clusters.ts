@@ -115,16 +115,31 @@ export async function getCluster(deps: ClusterDeps, principal: Principal, cluste
   return describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts });
 }
 
+/**
+ * The organisation's clusters, oldest first. Asked for one name or OpenShift cluster id, it finds
+ * the matches from the clusters' identities and reads only those whole: automation that looks a
+ * cluster up by name (`assisted ztp apply`) costs a few attributes per cluster, not every cluster
+ * described with its hosts.
+ */
 export async function listClusters(
   deps: ClusterDeps,
   principal: Principal,
-  query: { withHosts?: boolean; openshiftClusterId?: string } = {},
+  query: { withHosts?: boolean; openshiftClusterId?: string; name?: string } = {},
 ): Promise<Record<string, unknown>[]> {
-  const clusters = (await deps.store.clusters.listByOrg(principal.orgId))
-    .filter((c) => !query.openshiftClusterId || c.attributes.openshift_cluster_id === query.openshiftClusterId)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, (cluster) => describeCluster(deps.store, cluster, { withHosts: !!query.withHosts }));
+  const describe = (cluster: Cluster) => describeCluster(deps.store, cluster, { withHosts: !!query.withHosts });
+  if (query.name === undefined && query.openshiftClusterId === undefined) {
+    const clusters = (await deps.store.clusters.listByOrg(principal.orgId)).sort(byCreation);
+    return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);
+  }
+  const matching = (await deps.store.clusters.listIdentitiesByOrg(principal.orgId))
+    .filter((c) => (query.name === undefined || c.name === query.name) && (query.openshiftClusterId === undefined || c.attributes.openshift_cluster_id === query.openshiftClusterId))
+    .sort(byCreation);
+  // A cluster deleted between the listing and its read is left out, as a later listing would.
+  const clusters = (await mapBounded(matching, CLUSTERS_DESCRIBED_IN_FLIGHT, (c) => deps.store.clusters.get({ orgId: c.orgId, clusterId: c.clusterId }))).filter((c) => c !== undefined);
+  return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);
 }
+
+const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => a.createdAt.localeCompare(b.createdAt);
 
 export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: Params) {
   await findCluster(deps.store, principal, clusterId);

@@ -77,6 +77,23 @@ describe('REST API v2 resources', () => {
     expect(listed.body.map((c: Json) => c.id)).toContain(cluster.id);
   });
 
+  it('lists only the clusters asked for by name (an assisted-cloud filter) or OpenShift id, described as the full listing describes them', async () => {
+    const first = await newCluster({ name: 'named-twice' });
+    const second = await newCluster({ name: 'named-twice' });
+    const other = await newCluster({ name: 'named-once' });
+    const named = await call('GET', '/clusters?name=named-twice');
+    expect(named.status).toBe(200);
+    expectMatchesSchema('v2ListClusters', 200, named.body);
+    expect(named.body.map((c: Json) => c.id)).toEqual([first.id, second.id]);
+    const all = await call('GET', '/clusters');
+    const describedInFull = all.body.filter((c: Json) => c.name === 'named-twice');
+    expect(named.body.map((c: Json) => Object.keys(c).sort())).toEqual(describedInFull.map((c: Json) => Object.keys(c).sort()));
+    expect(named.body.map((c: Json) => [c.id, c.status, c.total_host_count, c.base_dns_domain])).toEqual(describedInFull.map((c: Json) => [c.id, c.status, c.total_host_count, c.base_dns_domain]));
+    expect(all.body.map((c: Json) => c.id)).toContain(other.id);
+    expect((await call('GET', '/clusters?name=nobody-is-called-this')).body).toEqual([]);
+    expect((await call('GET', `/clusters?openshift_cluster_id=${randomUUID()}`)).body).toEqual([]);
+  });
+
   it('registers a single-node cluster with user-managed networking', async () => {
     const sno = await newCluster({ name: 'sno', control_plane_count: 1 });
     expect(sno).toMatchObject({ control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, platform: { type: 'none' } });

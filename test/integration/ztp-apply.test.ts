@@ -132,26 +132,29 @@ describe('ztp apply to the local stack', () => {
     expect(cluster.api_vips ?? []).toEqual([]);
   });
 
-  it('lists the registered clusters once for a plan of many clusters, and still finds those a run registered', async () => {
+  it('looks each cluster up by name, never lists the whole organisation, and finds the clusters a run registered', async () => {
     const names = ['fleet-a', 'fleet-b', 'fleet-c'];
     const files = names.flatMap((name) => example('sno', name).map((f) => ({ ...f, file: `${name}-${f.file}` })));
     const requests: string[] = [];
     const counting = apiClient({ url: stack.runtime.url, token: stack.adminToken }, async (input, init) => {
       const request = new Request(input, init);
-      requests.push(`${request.method} ${new URL(request.url).pathname.replace(/^.*\/v2\//, '/v2/')}`);
+      const url = new URL(request.url);
+      requests.push(`${request.method} ${url.pathname.replace(/^.*\/v2\//, '/v2/')}${url.search}`);
       return fetch(request);
     });
+    const clusterLookups = () => requests.filter((r) => r.startsWith('GET /v2/clusters?') || r === 'GET /v2/clusters');
     const first = await applyPlan(counting, planDir(writeDir(files)).plan, { dryRun: false });
     expect(first.resources.filter((r) => r.kind === 'cluster').map((r) => `${r.name} ${r.action}`)).toEqual(names.map((name) => `${name} created`));
-    expect(requests.filter((r) => r === 'GET /v2/clusters')).toHaveLength(1);
+    expect(clusterLookups()).toEqual(names.map((name) => `GET /v2/clusters?name=${name}`));
 
     requests.length = 0;
     const again = await applyPlan(counting, planDir(writeDir(files)).plan, { dryRun: false });
     expect(again.resources.filter((r) => r.kind === 'cluster').map((r) => `${r.name} ${r.action}`)).toEqual(names.map((name) => `${name} unchanged`));
-    expect(requests.filter((r) => r === 'GET /v2/clusters')).toHaveLength(1);
+    expect(clusterLookups()).toEqual(names.map((name) => `GET /v2/clusters?name=${name}`));
     const statuses = await planStatus(counting, planDir(writeDir(files)).plan);
     expect(statuses.map((s) => s.clusterId)).toEqual(first.resources.filter((r) => r.kind === 'cluster').map((r) => r.id));
-    expect(requests.filter((r) => r === 'GET /v2/clusters')).toHaveLength(2);
+    expect(clusterLookups()).toHaveLength(names.length * 2);
+    expect(clusterLookups()).not.toContain('GET /v2/clusters');
   });
 
   it('registers a dual-stack cluster with both families in order', async () => {

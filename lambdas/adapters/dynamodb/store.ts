@@ -5,6 +5,7 @@ import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
 import {
   ConcurrentModificationError,
   TooMuchContentionError,
+  type ClusterIdentity,
   type ClusterKey,
   type HostKey,
   type InfraEnvKey,
@@ -22,13 +23,22 @@ import { DynamoEntity } from './entity.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems } from './host-liveness.js';
 import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
 import { unpackItem } from './packing.js';
-import { queryPage } from './queries.js';
+import { queryAll, queryPage } from './queries.js';
 
 /** What the active index is read for: a few hundred bytes per host instead of its inventory and replies. */
 export const WATCHED_HOST_PROJECTION: readonly string[] = [
   'orgId', 'infraEnvId', 'hostId', 'clusterId', 'status', 'version', 'updatedAt', 'monitorShard',
   ...WATCH_ATTRIBUTES.map(watchCopyOf),
 ];
+
+/** What a cluster's identity is read for (ClusterIdentity): short attributes, never packed. */
+const CLUSTER_IDENTITY_PROJECTION: readonly string[] = ['orgId', 'clusterId', 'name', 'createdAt', 'attributes.base_dns_domain', 'attributes.openshift_cluster_id'];
+
+/** A projection holds no `attributes` map when the cluster has none of the projected ones. */
+function clusterIdentityOf(item: Item): ClusterIdentity {
+  const identity = stripKeys<ClusterIdentity>(item)!;
+  return { ...identity, attributes: identity.attributes ?? {} };
+}
 
 /** A watched host as the active index holds it: its watched attributes back in their place. */
 function watchedHostOf(item: Item): WatchedHostRecord {
@@ -183,6 +193,8 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     },
     clusters: Object.assign(clusters, {
       listByOrg: (orgId: string) => clusters.queryAll(keys.clustersOf(orgId)),
+      listIdentitiesByOrg: (orgId: string) =>
+        queryAll(doc, table, { ...keys.clustersOf(orgId), projection: CLUSTER_IDENTITY_PROJECTION }, clusterIdentityOf),
     }),
     infraEnvs: Object.assign(infraEnvs, {
       listByOrg: (orgId: string) => infraEnvs.queryAll(keys.infraEnvsOf(orgId)),

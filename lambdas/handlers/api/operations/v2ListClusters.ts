@@ -9,5 +9,6 @@ export const v2ListClusters: Operation = async ({ api, principal, ports }) => {
   return json(200, await listClusters(ports, principal, {
     withHosts: queryFlag(api, 'with_hosts'),
     openshiftClusterId: queryString(api, 'openshift_cluster_id'),
+    name: queryString(api, 'name'),
   }));
 };
