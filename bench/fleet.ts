@@ -48,6 +48,11 @@ export interface FleetResult {
   byChannel: Record<string, number>;
   failedInstalls: number;
   failures: Record<string, number>;
+  /**
+   * Set when the run was stopped (SIGINT or SIGTERM) before every cluster ended: the seconds it ran,
+   * and the clusters still in flight then, which count neither as installed nor as failed.
+   */
+  stoppedEarly?: { afterSeconds: number; abandonedInFlight: number; neverStarted: number };
   creationToInstalledSeconds: { p50: number; p95: number; max: number };
   latencies: Record<string, LatencySummary>;
   /** Calls the customer made, by method and path template. */
@@ -122,6 +127,8 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
   let memoryDynamo: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
   let runtime: Awaited<ReturnType<typeof startRuntime>> | undefined;
   let customer: ReturnType<typeof spawn> | undefined;
+  let stoppedAtMs: number | undefined;
+  let removeStopHandlers: (() => void) | undefined;
   try {
     if (process.env.FLEET_COUNT_DYNAMODB === '1') counter = await countingDynamoDb(inMemory ? undefined : path.join(workDir, 'data', 'dynamodb'));
     else if (inMemory) memoryDynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1') });
@@ -163,6 +170,16 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     // Over the IPC channel, not argv: the admin token and pull secret stay out of the process list.
     child.send({ type: 'settings', settings });
     cpu.watchCustomer(child.pid!);
+    // A long run stopped by hand still reports what ended: the customer abandons the clusters in
+    // flight and sends its latencies, and the summary and JSON below are written as usual.
+    const stopEarly = () => {
+      if (stoppedAtMs !== undefined) return;
+      stoppedAtMs = Date.now();
+      console.log(`\nstopping early at +${seconds(stoppedAtMs - settings.startedAt)}: the clusters in flight are abandoned; the report covers the clusters that ended`);
+      child.send({ type: 'stop' });
+    };
+    removeStopHandlers = () => ['SIGINT', 'SIGTERM'].forEach((signal) => process.off(signal, stopEarly));
+    ['SIGINT', 'SIGTERM'].forEach((signal) => process.on(signal, stopEarly));
     const outcomes: ClusterOutcome[] = [];
     const troubles = new CustomerTroubles();
     const { serverErrors, agentErrors } = troubles;
@@ -198,18 +215,22 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     const dynamoRequests = await counter?.counts();
     const wallMs = Date.now() - settings.startedAt;
 
-    const installedOutcomes = outcomes.filter((o) => !o.failure);
+    // Clusters abandoned by an early stop neither installed nor failed.
+    const abandoned = stoppedAtMs === undefined ? [] : outcomes.filter((o) => o.failure?.cause === 'stopped');
+    const ended = outcomes.filter((o) => !abandoned.includes(o));
+    const installedOutcomes = ended.filter((o) => !o.failure);
     const durations = installedOutcomes.map((o) => o.times.installed!).sort((a, b) => a - b);
     const failures: Record<string, number> = {};
-    for (const o of outcomes.filter((o) => o.failure)) failures[o.failure!.cause] = (failures[o.failure!.cause] ?? 0) + 1;
+    for (const o of ended.filter((o) => o.failure)) failures[o.failure!.cause] = (failures[o.failure!.cause] ?? 0) + 1;
     const result: FleetResult = {
       settings: { ...settings, adminToken: undefined, pullSecret: undefined, sshPublicKey: undefined } as never,
       wallSeconds: wallMs / 1000,
-      installsPerHour: sustainedRate(outcomes),
+      installsPerHour: sustainedRate(ended),
       installed: installedOutcomes.length,
       byKind: tally(installedOutcomes.map((o) => o.kind)),
       byChannel: tally(installedOutcomes.map((o) => o.channel)),
-      failedInstalls: outcomes.length - installedOutcomes.length + (settings.clusters - outcomes.length),
+      failedInstalls: ended.length - installedOutcomes.length + (stoppedAtMs === undefined ? settings.clusters - outcomes.length : 0),
+      ...(stoppedAtMs !== undefined ? { stoppedEarly: { afterSeconds: (stoppedAtMs - settings.startedAt) / 1000, abandonedInFlight: abandoned.length, neverStarted: settings.clusters - outcomes.length } } : {}),
       failures,
       creationToInstalledSeconds: { p50: percentile(durations, 50) / 1000, p95: percentile(durations, 95) / 1000, max: (durations.at(-1) ?? 0) / 1000 },
       latencies,
@@ -222,7 +243,8 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       ...(dynamoRequests ? { dynamodbRequests: dynamoRequests } : {}),
     };
 
-    console.log(`\nclusters: ${outcomes.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
+    if (result.stoppedEarly) console.log(`\nSTOPPED EARLY after ${seconds(stoppedAtMs! - settings.startedAt)}: ${abandoned.length} clusters abandoned in flight, ${result.stoppedEarly.neverStarted} never started; everything below covers the clusters that ended`);
+    console.log(`\nclusters: ${ended.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
     console.log(`creation to installed: p50 ${result.creationToInstalledSeconds.p50.toFixed(1)} s, p95 ${result.creationToInstalledSeconds.p95.toFixed(1)} s, max ${result.creationToInstalledSeconds.max.toFixed(1)} s`);
     const phases = (pick: (o: ClusterOutcome) => number | undefined) => percentile(installedOutcomes.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b), 50) / 1000;
     console.log(`  median phases: created ${phases((o) => o.times.created).toFixed(1)} s, ready ${phases((o) => o.times.ready).toFixed(1)} s, install started ${phases((o) => o.times.installStarted).toFixed(1)} s`);
@@ -249,6 +271,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     console.log(`failed installs: ${result.failedInstalls}`);
     return result;
   } finally {
+    removeStopHandlers?.();
     if (customer && customer.exitCode === null && customer.signalCode === null) customer.kill('SIGKILL');
     await runtime?.stop();
     await counter?.stop();
