@@ -45,12 +45,10 @@ export interface SupportFilters {
  * architecture (default x86_64) and platform; the external platform name only counts for
  * platform `external`, as upstream documents.
  */
-export function supportFilters(query: {
-  openshift_version?: string;
-  cpu_architecture?: string;
-  platform_type?: string;
-  external_platform_name?: string;
-}): SupportFilters {
+/** The query parameters both feature-support operations filter by. */
+export const SUPPORT_FILTER_PARAMETERS = ['openshift_version', 'cpu_architecture', 'platform_type', 'external_platform_name'] as const;
+
+export function supportFilters(query: Partial<Record<(typeof SUPPORT_FILTER_PARAMETERS)[number], string>>): SupportFilters {
   const openshiftVersion = requireOpenshiftVersion(query.openshift_version);
   const cpuArchitecture = normalizeCpuArchitecture(query.cpu_architecture);
   if (!isCpuArchitecture(cpuArchitecture)) {

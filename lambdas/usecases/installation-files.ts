@@ -102,14 +102,20 @@ function credentialSource(cluster: Cluster, fileName: CredentialFileName): Crede
   return finalExists ? 'kubeconfig' : 'kubeconfig-noingress';
 }
 
-/** GET /v2/clusters/{id}/downloads/credentials */
-export async function downloadClusterCredential(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<DownloadedFile> {
+/** The cluster and the credential file that answer a request for `requested`, once the caller may have it and the cluster is far enough. */
+async function credentialToServe(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<{ cluster: Cluster; fileName: CredentialFileName }> {
   const asked = requireFileName(requested, CREDENTIAL_FILE_NAMES, 'credentials file');
   requireCredentialAccess(principal, asked);
   const cluster = await findCluster(deps.store, principal, clusterId);
   const fileName = credentialSource(cluster, asked);
   const refusal = downloadRefusal(cluster, fileName);
   if (refusal) throw conflict(refusal);
+  return { cluster, fileName };
+}
+
+/** GET /v2/clusters/{id}/downloads/credentials */
+export async function downloadClusterCredential(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<DownloadedFile> {
+  const { cluster, fileName } = await credentialToServe(deps, principal, clusterId, requested);
   const content = await readInstallationFile(deps, cluster, fileName);
   if (!content) throw notGenerated(fileName, clusterId);
   return { fileName, content };
@@ -194,12 +200,7 @@ async function presignedManifestUrl(deps: InstallationFilesDeps, principal: Prin
  * file are checked first: a URL that would only answer 404 is no use to anyone.
  */
 export async function presignedClusterCredentialUrl(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<PresignedUrl> {
-  const asked = requireFileName(requested, CREDENTIAL_FILE_NAMES, 'credentials file');
-  requireCredentialAccess(principal, asked);
-  const cluster = await findCluster(deps.store, principal, clusterId);
-  const fileName = credentialSource(cluster, asked);
-  const refusal = downloadRefusal(cluster, fileName);
-  if (refusal) throw conflict(refusal);
+  const { cluster, fileName } = await credentialToServe(deps, principal, clusterId, requested);
   const key = installationObjectKey(cluster.orgId, clusterId, fileName);
   if ((await deps.blobs.size(INSTALLATION_BUCKET, key)) === undefined) throw notGenerated(fileName, clusterId);
   return presign(deps, INSTALLATION_BUCKET, key, fileName);

@@ -10,6 +10,14 @@ export function queryString(api: OpenApiContext, name: string): string | undefin
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The named query parameters given, by name. */
+export function queryStrings<Name extends string>(api: OpenApiContext, names: readonly Name[]): Partial<Record<Name, string>> {
+  return Object.fromEntries(names.flatMap((name) => {
+    const value = queryString(api, name);
+    return value === undefined ? [] : [[name, value]];
+  })) as Partial<Record<Name, string>>;
+}
+
 /** Query booleans arrive as text; openapi-backend validated them as booleans. */
 export function queryFlag(api: OpenApiContext, name: string): boolean | undefined {
   const value = queryString(api, name);

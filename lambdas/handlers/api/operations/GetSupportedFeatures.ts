@@ -1,16 +1,10 @@
-import { featureSupportLevels, supportFilters } from '../../../domain/catalogues.js';
+import { featureSupportLevels, SUPPORT_FILTER_PARAMETERS, supportFilters } from '../../../domain/catalogues.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
-import { queryString } from '../params.js';
+import { queryStrings } from '../params.js';
 
 export const GetSupportedFeatures: Operation = async ({ api, principal }) => {
   requireRole(principal, 'read');
-  const filters = supportFilters({
-    openshift_version: queryString(api, 'openshift_version'),
-    cpu_architecture: queryString(api, 'cpu_architecture'),
-    platform_type: queryString(api, 'platform_type'),
-    external_platform_name: queryString(api, 'external_platform_name'),
-  });
-  return json(200, { features: featureSupportLevels(filters) });
+  return json(200, { features: featureSupportLevels(supportFilters(queryStrings(api, SUPPORT_FILTER_PARAMETERS))) });
 };
