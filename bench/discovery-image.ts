@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildSyntheticBaseIso, importBaseIsoFile, localImportTarget } from '../bin/import-base-iso.js';
 import { startRuntime } from '../bin/local/runtime.js';
-import { loadCatalogue } from '../bin/local/functions.js';
+import { loadCatalogue } from '../lib/catalogue.js';
 import { baseIsoObjectKey } from '../lambdas/domain/object-keys.js';
 import { container } from '../lambdas/platform/container.js';
 import { ensureDiscoveryImage, imageReleaseOf, newMeter } from '../lambdas/usecases/discovery-image.js';

@@ -11,7 +11,7 @@ export interface FunctionSpec {
   name: string;
   entry: string;
   handler: string;
-  kind: 'api' | 'task' | 'monitor' | string;
+  kind: 'api' | 'task' | 'monitor' | 'stream';
   description?: string;
 }
 export interface StateMachineSpec {
@@ -45,6 +45,7 @@ export interface StreamSpec {
   maximumBatchingWindowSeconds?: number;
   maximumRetryAttempts: number;
   bisectBatchOnFunctionError: boolean;
+  /** A Lambda filter pattern on the record (leaf arrays of values or `{ prefix }`); records that do not match are dropped. */
   filter?: Record<string, unknown>;
 }
 export interface Catalogue {

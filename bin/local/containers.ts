@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../../lib/esbuild-options.js';
-import type { ContainerSpec } from './functions.js';
+import type { ContainerSpec } from '../../lib/catalogue.js';
 
 export interface ContainerRun {
   exitCode: number;

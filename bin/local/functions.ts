@@ -1,59 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 import type { DnsZones } from '../../lambdas/ports/dns.js';
 import type { SyntheticBaseImages } from '../../lambdas/ports/synthetic-base-images.js';
-import type { StreamMappingSpec } from './streams-local.js';
+import type { FunctionSpec } from '../../lib/catalogue.js';
 import { deserializeError, RUNTIME_PORTS, serializeError, type FromInstance, type InstanceSpec, type RuntimePort, type ToInstance } from './instance/protocol.js';
 
 /** The runtime's stand-ins that instances call through messages, by port. */
 type RuntimePorts = Partial<Record<RuntimePort, DnsZones | SyntheticBaseImages>>;
-
-export interface FunctionSpec {
-  name: string;
-  entry: string;
-  handler: string;
-  kind: 'api' | 'task' | 'monitor' | 'stream';
-  description?: string;
-}
-
-export interface StateMachineSpec {
-  name: string;
-  definition: string;
-  substitutions: Record<string, string>;
-}
-
-export interface ScheduleSpec {
-  name: string;
-  function: string;
-  /** EventBridge Scheduler expression: `rate(N unit)` or `cron(...)`. */
-  expression: string;
-}
-
-/** A container task (ECS Fargate in AWS): a program run to completion with its environment. */
-export interface ContainerSpec {
-  name: string;
-  entry: string;
-  description?: string;
-}
-
-export interface ServiceCatalogue {
-  functions: FunctionSpec[];
-  /** Event source mappings of the table's stream. */
-  streams?: StreamMappingSpec[];
-  containers?: ContainerSpec[];
-  stateMachines: StateMachineSpec[];
-  schedules: ScheduleSpec[];
-}
-
-export const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
-
-export function loadCatalogue(root = projectRoot): ServiceCatalogue {
-  return JSON.parse(readFileSync(path.join(root, 'lambdas', 'functions.json'), 'utf8')) as ServiceCatalogue;
-}
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 

@@ -24,7 +24,8 @@ import { claimDataDirectory, MIN_FREE_BYTES_TO_START, storageHealth, storageProb
 import { LocalSyntheticBaseImages, syntheticBaseImagesOffered } from './synthetic-base-images.js';
 import { startDnsServer, LocalDnsZones } from './dns-local.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
-import { LocalFunctions, loadCatalogue, projectRoot, type InstanceCounts, type LambdaHandler, type ServiceCatalogue } from './functions.js';
+import { loadCatalogue, PROJECT_ROOT, type Catalogue } from '../../lib/catalogue.js';
+import { LocalFunctions, type InstanceCounts, type LambdaHandler } from './functions.js';
 import { freePort, tcpPortTaken, udpPortTaken } from './net.js';
 import { S3RVER_CREDENTIALS, startS3Local } from './s3-local.js';
 import { startScheduler } from './scheduler.js';
@@ -51,7 +52,7 @@ export interface RuntimeOptions {
   /** URL clients reach the API at, when it is not the listening address (a proxy in front). */
   publicUrl?: string;
   /** Replaces the catalogue of functions, state machines and schedules (tests). */
-  catalogue?: ServiceCatalogue;
+  catalogue?: Catalogue;
   /** Extra in-process functions by name (tests). */
   extraFunctions?: Record<string, LambdaHandler>;
   /** Instances of the Api function; default ASSISTED_API_INSTANCES, else the cores (at least 2). */
@@ -207,13 +208,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const definitions = Object.fromEntries(
       catalogue.stateMachines.map((machine) => {
         const substitutions = Object.fromEntries(
-          Object.entries(machine.substitutions).map(([key, target]) => [key, localSubstitution(target)]),
+          Object.entries(machine.substitutions ?? {}).map(([key, target]) => [key, localSubstitution(target)]),
         );
-        const file = path.isAbsolute(machine.definition) ? machine.definition : path.join(projectRoot, machine.definition);
+        const file = path.isAbsolute(machine.definition) ? machine.definition : path.join(PROJECT_ROOT, machine.definition);
         return [machine.name, substitute(readFileSync(file, 'utf8'), substitutions)];
       }),
     );
-    const containerTasks = new LocalContainerTasks(catalogue.containers ?? [], projectRoot, path.join(dataDir, 'containers'), log);
+    const containerTasks = new LocalContainerTasks(catalogue.containers ?? [], PROJECT_ROOT, path.join(dataDir, 'containers'), log);
     stops.push(() => containerTasks.stop());
     const stepFunctions = new StepFunctionsLocal({
       host: '127.0.0.1',
@@ -344,7 +345,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         // Which instance answered: for reading logs, and for tests of instance isolation.
         return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
-      localRoutes: [healthRoute, identityRoute.route, staticSiteRoute(path.join(projectRoot, 'console', 'dist'))],
+      localRoutes: [healthRoute, identityRoute.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
       log,
     });
     stops.push(() => api.close());
@@ -371,7 +372,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         : [],
     ).then(() => undefined);
 
-    const scheduler = startScheduler(catalogue.schedules, (name, event) => functions.invoke(name, event), {
+    const scheduler = startScheduler(catalogue.schedules ?? [], (name, event) => functions.invoke(name, event), {
       log,
       overrideMs: options.scheduleOverrides,
     });

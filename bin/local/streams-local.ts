@@ -23,23 +23,13 @@ import {
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { FileReplacer, removeLeftoverTemporaries } from './replaced-files.js';
-
-/** One event source mapping of lambdas/functions.json `streams`. */
-export interface StreamMappingSpec {
-  name: string;
-  function: string;
-  batchSize: number;
-  maximumRetryAttempts: number;
-  bisectBatchOnFunctionError: boolean;
-  /** A Lambda filter pattern on the record (leaf arrays of values or `{ prefix }`); records that do not match are dropped. */
-  filter?: Record<string, unknown>;
-}
+import type { StreamSpec } from '../../lib/catalogue.js';
 
 export interface StreamPollerOptions {
   client: DynamoDBClient;
   streams: DynamoDBStreamsClient;
   tableName: string;
-  mappings: StreamMappingSpec[];
+  mappings: StreamSpec[];
   invoke: (functionName: string, event: unknown) => Promise<unknown>;
   /** Where positions and failed records are kept. */
   directory: string;
@@ -134,7 +124,7 @@ class MappingPoller {
 
   constructor(
     private readonly options: StreamPollerOptions,
-    private readonly mapping: StreamMappingSpec,
+    private readonly mapping: StreamSpec,
     private readonly streamArn: string,
   ) {
     const directory = path.join(options.directory, mapping.name);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../../bin/local/functions.js';
+import { loadCatalogue } from '../../lib/catalogue.js';
 import { buildSyntheticBaseIso, importBaseIsoFile, localImportTarget, type ImportResult } from '../../bin/import-base-iso.js';
 import { container } from '../../lambdas/platform/container.js';
 import { ensureDiscoveryImage, newMeter, signImageToken } from '../../lambdas/usecases/discovery-image.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { HEADERS_TIMEOUT_MS } from '../../bin/local/api-gateway.js';
-import { loadCatalogue } from '../../bin/local/functions.js';
+import { loadCatalogue } from '../../lib/catalogue.js';
 import { startRuntime, type Runtime } from '../../bin/local/runtime.js';
 import { container } from '../../lambdas/platform/container.js';
 import { until } from '../support/net.js';

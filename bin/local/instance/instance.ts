@@ -11,7 +11,8 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DnsRecord, DnsZones } from '../../../lambdas/ports/dns.js';
 import { provide } from '../../../lambdas/platform/container.js';
-import { lambdaContext, projectRoot, type LambdaHandler } from '../functions.js';
+import { PROJECT_ROOT } from '../../../lib/catalogue.js';
+import { lambdaContext, type LambdaHandler } from '../functions.js';
 import { deserializeError, serializeError, type FromInstance, type InstanceSpec, type RuntimePort, type ToInstance } from './protocol.js';
 import type { SyntheticBaseImages } from '../../../lambdas/ports/synthetic-base-images.js';
 
@@ -49,7 +50,7 @@ const remoteSyntheticBaseImages: SyntheticBaseImages = {
 async function start(): Promise<LambdaHandler> {
   // The runtime says whether it offers SYNTHETIC base ISOs (ASSISTED_SYNTHETIC_BASE_IMAGES), as a deployment fixes its configuration.
   provide({ dns: remoteDnsZones, ...(process.env.ASSISTED_SYNTHETIC_BASE_IMAGES === 'on-first-use' ? { syntheticBaseImages: remoteSyntheticBaseImages } : {}) });
-  const module = (await import(pathToFileURL(path.join(projectRoot, spec.entry)).href)) as Record<string, unknown>;
+  const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, spec.entry)).href)) as Record<string, unknown>;
   const handler = module[spec.handler];
   if (typeof handler !== 'function') throw new Error(`${spec.entry} does not export ${spec.handler}`);
   return handler as LambdaHandler;
