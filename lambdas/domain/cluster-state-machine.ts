@@ -6,7 +6,7 @@
  */
 import { clusterFacts, type ClusterStatus, type ClusterTransitionContext, type ClusterTrigger } from './cluster-facts.js';
 import { CLUSTER_RULES, type ClusterEffect, type ClusterRule } from './cluster-state-rules.js';
-import { assertUniqueRuleIds, findRule, notAllowed, STAY, type EventIntent, type NotAllowed } from './state-rules.js';
+import { assertUniqueRuleIds, findRule, notAllowed, STAY, type EventIntent, type NotAllowed, type Transition } from './state-rules.js';
 
 export * from './cluster-facts.js';
 export * from './cluster-hosts.js';
@@ -17,20 +17,7 @@ export { CLUSTER_RULES };
 /** Rule ids in table order (checked unique at load). */
 export const CLUSTER_RULE_IDS: readonly string[] = assertUniqueRuleIds(CLUSTER_RULES);
 
-export interface ClusterTransition {
-  readonly notAllowed?: false;
-  readonly ruleId: string;
-  readonly from: ClusterStatus;
-  readonly status: ClusterStatus;
-  readonly statusInfo: string;
-  /** Anything to write: status, status_info or an effect. */
-  readonly changed: boolean;
-  /** The rule's first own catalogue event, if any. */
-  readonly event?: EventIntent;
-  /** Every event to emit, in order: cluster_status_updated when the status changed, then the rule's. */
-  readonly events: readonly EventIntent[];
-  readonly effects: readonly ClusterEffect[];
-}
+export type ClusterTransition = Transition<ClusterStatus, ClusterStatus, ClusterEffect>;
 
 export type ClusterTransitionResult = ClusterTransition | NotAllowed;
 

@@ -11,7 +11,7 @@ import { hostFacts, type HostFacts, type HostTransitionContext } from './host-fa
 import { HOST_REFRESH_RULES } from './host-refresh-rules.js';
 import { HOST_REQUEST_RULES, type HostEffect, type HostRule } from './host-state-rules.js';
 import type { HostSourceStatus, HostStatus, HostTrigger } from './host-states.js';
-import { assertUniqueRuleIds, findRule, notAllowed, STAY, type EventIntent, type NotAllowed } from './state-rules.js';
+import { assertUniqueRuleIds, findRule, notAllowed, STAY, type EventIntent, type NotAllowed, type Transition } from './state-rules.js';
 
 export * from './host-states.js';
 export type { HostFacts, HostTimeouts, HostTransitionContext, HostValidationSummary, InstallationDisk, ValidationResult } from './host-facts.js';
@@ -26,20 +26,7 @@ export const HOST_RULES: readonly HostRule[] = [...HOST_REQUEST_RULES, ...HOST_R
 /** Rule ids in table order (also checked unique at load, so a copy-paste slip fails every test). */
 export const HOST_RULE_IDS: readonly string[] = assertUniqueRuleIds(HOST_RULES);
 
-export interface HostTransition {
-  readonly notAllowed?: false;
-  readonly ruleId: string;
-  readonly from: HostSourceStatus;
-  readonly status: HostStatus;
-  readonly statusInfo: string;
-  /** Anything to write: status, status_info or an effect. */
-  readonly changed: boolean;
-  /** The rule's own catalogue event, if it has one. */
-  readonly event?: EventIntent;
-  /** Every event to emit, in order: host_status_updated when the status changed, then the rule's. */
-  readonly events: readonly EventIntent[];
-  readonly effects: readonly HostEffect[];
-}
+export type HostTransition = Transition<HostSourceStatus, HostStatus, HostEffect>;
 
 export type HostTransitionResult = HostTransition | NotAllowed;
 

@@ -40,6 +40,22 @@ export interface EventIntent {
   readonly props: Readonly<Record<string, string | number | boolean>>;
 }
 
+/** What a state machine decided for one subject (a cluster or a host) and one trigger. */
+export interface Transition<From extends string, Status extends string, Effect> {
+  readonly notAllowed?: false;
+  readonly ruleId: string;
+  readonly from: From;
+  readonly status: Status;
+  readonly statusInfo: string;
+  /** Anything to write: status, status_info or an effect. */
+  readonly changed: boolean;
+  /** The rule's first own catalogue event, if any. */
+  readonly event?: EventIntent;
+  /** Every event to emit, in order: the subject's status_updated event when the status changed, then the rule's. */
+  readonly events: readonly EventIntent[];
+  readonly effects: readonly Effect[];
+}
+
 export function isNotAllowed(result: object): result is NotAllowed {
   return (result as Partial<NotAllowed>).notAllowed === true;
 }
