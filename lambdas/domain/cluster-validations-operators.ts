@@ -85,8 +85,9 @@ function clusterHasGpu(ctx: ValidationContext, vendorId: string): boolean {
   });
 }
 
-const gpuRequired = (vendorId: string, message: string) => (ctx: ValidationContext) =>
-  clusterHasGpu(ctx, vendorId) ? undefined : failure(message);
+/** An operator for one vendor's GPUs needs at least one such GPU on a host that runs workloads. */
+const gpuRequired = (vendorId: string, vendorName: string) => (ctx: ValidationContext) =>
+  clusterHasGpu(ctx, vendorId) ? undefined : failure(`The ${vendorName} GPU operator requires at least one supported ${vendorName} GPU, but there is none in the discovered hosts.`);
 
 // ---------------------------------------------------------------- ODF
 
@@ -189,11 +190,7 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'mtv-requirements-satisfied', operator: 'mtv', check: all(architecture('MTV', 'mtv'), minimumVersion('4.14.0', versionMessage(fullName('mtv')))) },
   { id: 'osc-requirements-satisfied', operator: 'osc', check: all(architecture('OSC', 'osc'), minimumVersion('4.10.0', versionMessage(fullName('osc')))) },
   { id: 'node-feature-discovery-requirements-satisfied', operator: 'node-feature-discovery' },
-  {
-    id: 'nvidia-gpu-requirements-satisfied',
-    operator: 'nvidia-gpu',
-    check: gpuRequired(NVIDIA_VENDOR_ID, 'The NVIDIA GPU operator requires at least one supported NVIDIA GPU, but there is none in the discovered hosts.'),
-  },
+  { id: 'nvidia-gpu-requirements-satisfied', operator: 'nvidia-gpu', check: gpuRequired(NVIDIA_VENDOR_ID, 'NVIDIA') },
   { id: 'pipelines-requirements-satisfied', operator: 'pipelines' },
   { id: 'servicemesh-requirements-satisfied', operator: 'servicemesh' },
   { id: 'serverless-requirements-satisfied', operator: 'serverless' },
@@ -201,11 +198,7 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'openshift-ai-gpu-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiGpu, skipDependencies: true },
   { id: 'authorino-requirements-satisfied', operator: 'authorino' },
   { id: 'nmstate-requirements-satisfied', operator: 'nmstate', check: all(architecture('NMSTATE', 'nmstate'), minimumVersion('4.12.0', versionMessage(fullName('nmstate')))) },
-  {
-    id: 'amd-gpu-requirements-satisfied',
-    operator: 'amd-gpu',
-    check: gpuRequired(AMD_VENDOR_ID, 'The AMD GPU operator requires at least one supported AMD GPU, but there is none in the discovered hosts.'),
-  },
+  { id: 'amd-gpu-requirements-satisfied', operator: 'amd-gpu', check: gpuRequired(AMD_VENDOR_ID, 'AMD') },
   { id: 'kmm-requirements-satisfied', operator: 'kmm' },
   { id: 'node-healthcheck-requirements-satisfied', operator: 'node-healthcheck' },
   { id: 'self-node-remediation-requirements-satisfied', operator: 'self-node-remediation' },

@@ -12,7 +12,7 @@ import { AbortedError, sleep } from './cluster-view.js';
 import { DryRunHost, type DryRunConfig } from './dry-run.js';
 import { RealHost } from './real-host.js';
 import { parseInstallCmdRequest, type ValidatedInstallRequest } from './request.js';
-import { runInstaller, type InstallerHost, type InstallOutcome } from './runner.js';
+import { runInstaller, type InstallerHost, type InstallOutcome, type RunInstallerOptions } from './runner.js';
 import { SimulatedHost, SimulatedNodeRegistry } from './simulated.js';
 import { installFlow, isHostStage, type HostStage, type InstallFlow } from './stages.js';
 
@@ -50,6 +50,16 @@ function parseRequest(args: readonly string[] | undefined, context: StepContext)
   return { request: parsed.request };
 }
 
+/** Runs the installer for this step's request on `host`, with the step's API, log and stop signal. */
+function installOn(
+  context: StepContext,
+  request: ValidatedInstallRequest,
+  host: InstallerHost,
+  settings: Omit<RunInstallerOptions, 'request' | 'api' | 'log' | 'signal' | 'host'>,
+): Promise<InstallOutcome> {
+  return runInstaller({ request, api: context.api, log: context.log, signal: context.signal, host, ...settings });
+}
+
 export function createInstallStep(options: InstallStepOptions = {}): StepRunner {
   return async (step, context) => {
     try {
@@ -72,15 +82,7 @@ export function createInstallStep(options: InstallStepOptions = {}): StepRunner 
         }
         host = new RealHost(context.exec, context.log, request.mco_image);
       }
-      const outcome = await runInstaller({
-        request,
-        api: context.api,
-        log: context.log,
-        signal: context.signal,
-        host,
-        pollMs: options.pollMs,
-        waitTimeoutMs: options.waitTimeoutMs,
-      });
+      const outcome = await installOn(context, request, host, { pollMs: options.pollMs, waitTimeoutMs: options.waitTimeoutMs });
       return outcomeToResult(outcome);
     } catch (error) {
       return { exit_code: 1, error: `install: ${(error as Error).message}` };
@@ -170,12 +172,7 @@ export function simulatedInstallStep(options: SimulatedInstallOptions = {}): Ste
         if (stage === 'Writing image to disk' || stage === 'Rebooting') return;
         await sleep(durationOf(stage, DEFAULT_STAGE_MS), context.signal);
       };
-      const outcome = await runInstaller({
-        request,
-        api: context.api,
-        log: context.log,
-        signal: context.signal,
-        host,
+      const outcome = await installOn(context, request, host, {
         pollMs: options.pollMs ?? 250,
         waitTimeoutMs: options.waitTimeoutMs ?? 10 * 60_000,
         writeRetryPauseMs: 100,
