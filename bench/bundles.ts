@@ -27,6 +27,7 @@
  *   BUNDLES_COMPARE=<git ref>                       also synthesizes the stack of that commit (a temporary worktree
  *                                                   sharing node_modules) and times its bundles in the same rounds
  */
+import { replaceDocsSection } from './docs-sections.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -464,12 +465,7 @@ What a cold start then pays on its first call, for calls most invocations make (
 
 ${calls}
 ${DOCS_END}`;
-      const docsFile = path.join(PROJECT_ROOT, 'docs', 'deploy.md');
-      const docs = readFileSync(docsFile, 'utf8');
-      const from = docs.indexOf(DOCS_BEGIN);
-      const to = docs.indexOf(DOCS_END);
-      if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
-      writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
+      replaceDocsSection(path.join(PROJECT_ROOT, 'docs', 'deploy.md'), DOCS_BEGIN, DOCS_END, section);
       console.log('docs/deploy.md bundles section regenerated');
     }
   } finally {

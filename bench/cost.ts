@@ -33,6 +33,7 @@
  * `1000 hosts installed: $<n>/month` (333 three-node clusters: one install measured with SIMULATED hosts, see
  * measureInstall, priced for the durations of bench/cost/install-assumptions.json).
  */
+import { replaceDocsSection } from './docs-sections.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -914,13 +915,8 @@ export async function cost(): Promise<Record<string, unknown>> {
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nresult written to ${out}`);
   if (process.env.COST_WRITE_DOCS === '1') {
-    const docsFile = path.join(PROJECT_ROOT, 'docs', 'deploy.md');
-    const docs = readFileSync(docsFile, 'utf8');
-    const from = docs.indexOf(DOCS_BEGIN);
-    const to = docs.indexOf(DOCS_END);
-    if (from < 0 || to < from) throw new Error(`docs/deploy.md has no ${DOCS_BEGIN} … ${DOCS_END} section`);
     const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS), after ${measurements.steady.warmupHours} unmeasured hour(s) of the same (COST_WARMUP_HOURS); priced as 1,000 connected hosts. 1,000 hosts installed is ${assumptions.clustersPerMonth} three-node clusters a month, each one measured install (below) on top of the idle service.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nOne three-node cluster from creation to installed, measured with SIMULATED hosts through the local runtime and priced for a real install's durations (1,000 hosts installed = idle + ${assumptions.clustersPerMonth} of these):\n\n${perInstallTable}\n\n${installTable}\n\nAssumed (bench/cost/install-assumptions.json):\n\n${installNotes.map((line) => `- ${line}`).join('\n')}\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
-    writeFileSync(docsFile, `${docs.slice(0, from)}${section}${docs.slice(to + DOCS_END.length)}`);
+    replaceDocsSection(path.join(PROJECT_ROOT, 'docs', 'deploy.md'), DOCS_BEGIN, DOCS_END, section);
     console.log('docs/deploy.md cost section regenerated');
   }
   console.log(`\nbefore #21's stack changes: idle ${dollars(total(before.idle.bill))}/month, 1000 connected hosts ${dollars(total(before.connected.bill))}/month`);

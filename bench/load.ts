@@ -29,6 +29,11 @@ export async function closedLoop(task: () => Promise<boolean>, options: { concur
       }
     }),
   );
+  return loadResult(latencies, errors, started);
+}
+
+/** The rate and latency percentiles of requests timed since `started` (performance.now()). */
+export function loadResult(latencies: number[], errors: number, started: number): LoadResult {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;

@@ -1,7 +1,7 @@
 /** The simulated agents' side of the wire: HTTP calls with an agent token, a bounded work pool, a clock that can run fast. */
 import http from 'node:http';
 import type { Clock } from '../../lambdas/ports/clock.js';
-import type { LoadResult } from '../load.js';
+import { loadResult, type LoadResult } from '../load.js';
 
 export interface AgentClient {
   call(method: string, route: string, body?: unknown): Promise<{ status: number; body: string }>;
@@ -51,10 +51,7 @@ export async function eachBounded<T>(items: readonly T[], concurrency: number, t
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+  return loadResult(latencies, errors, started);
 }
 
 /**
