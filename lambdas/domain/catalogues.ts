@@ -252,6 +252,9 @@ export interface BuiltinOperatorDefinition {
 
 const OLM_OPERATORS = operatorsData.olm as unknown as OlmOperatorDefinition[];
 const BUILTIN_OPERATORS = operatorsData.builtin as BuiltinOperatorDefinition[];
+
+/** Upstream's defaults the operator validations read (operators.json: validation_parameters). */
+export const OPERATOR_VALIDATION_PARAMETERS = operatorsData.validation_parameters;
 /** The supported-operators enum of the API spells one name differently from upstream's code and UI. */
 const OPERATOR_ALIASES: Record<string, string> = { 'numa-resources': 'numaresources' };
 

@@ -5,7 +5,7 @@
  * topology, OpenShift AI's workers — and, because operators are stored as the user listed them,
  * that the operators they depend on are selected too. Pure.
  */
-import { findOperator, operatorDependencies } from './catalogues.js';
+import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorDependencies } from './catalogues.js';
 import { effectiveRole } from './cluster-hosts.js';
 import {
   error,
@@ -19,6 +19,8 @@ import {
 import type { ClusterValidationId } from './validation-ids.js';
 import { featureSupportLevel } from './feature-support.js';
 import { isBelow, isValidVersion } from './ocp-version.js';
+
+const { odf: ODF, gpu_vendor_ids: GPU_VENDOR_IDS } = OPERATOR_VALIDATION_PARAMETERS;
 
 interface OperatorValidation {
   id: ClusterValidationId;
@@ -63,9 +65,6 @@ const all =
 
 // ---------------------------------------------------------------- GPUs
 
-/** Vendor ids upstream accepts by default (NVIDIA_SUPPORTED_GPUS, AMD_SUPPORTED_GPUS). */
-const NVIDIA_VENDOR_ID = '10de';
-const AMD_VENDOR_ID = '1002';
 
 /**
  * Masters run workloads (and so can use a GPU) on a single node, when the user asks, or when
@@ -91,9 +90,6 @@ const gpuRequired = (vendorId: string, vendorName: string) => (ctx: ValidationCo
 
 // ---------------------------------------------------------------- ODF
 
-const ODF_MIN_HOSTS = 3;
-const ODF_MIN_DISKS = 3;
-const ODF_MIN_DISK_SIZE_GB = 25;
 type OdfMode = 'Compact' | 'Standard' | 'Unknown';
 
 /** Compact: the control plane runs ODF; standard: at least 3 workers do. Upstream reads the assigned roles. */
@@ -104,8 +100,8 @@ function odfMode(ctx: ValidationContext): OdfMode {
   const workers = count(['worker']);
   const unassigned = count(['auto-assign']);
   if (masters + unassigned === 3 && workers === 0) return 'Compact';
-  if (workers === 0 && unassigned === 0 && masters + arbiters >= ODF_MIN_HOSTS) return 'Compact';
-  if ((masters >= 3 || (masters >= 2 && arbiters > 0)) && workers >= ODF_MIN_HOSTS) return 'Standard';
+  if (workers === 0 && unassigned === 0 && masters + arbiters >= ODF.min_hosts) return 'Compact';
+  if ((masters >= 3 || (masters >= 2 && arbiters > 0)) && workers >= ODF.min_hosts) return 'Standard';
   return 'Unknown';
 }
 
@@ -123,7 +119,7 @@ function odfRequirements(ctx: ValidationContext): Verdict {
     return failure('The cluster must either have no dedicated worker nodes or at least three. Add or remove hosts, or change their roles configurations to meet the requirement.');
   }
   const modeWord = mode.toLowerCase();
-  const insufficient = `Insufficient resources to deploy ODF in ${modeWord} mode. ODF requires a minimum of ${ODF_MIN_HOSTS} hosts. Each host must have at least 1 additional disk of ${ODF_MIN_DISK_SIZE_GB} GB minimum and an installation disk.`;
+  const insufficient = `Insufficient resources to deploy ODF in ${modeWord} mode. ODF requires a minimum of ${ODF.min_hosts} hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`;
   let disks = 0;
   let hostsWithDisks = 0;
   for (const host of ctx.hosts.filter((candidate) => runsOdf(ctx, mode, candidate))) {
@@ -133,7 +129,7 @@ function odfRequirements(ctx: ValidationContext): Verdict {
     let tooSmall = 0;
     for (const disk of host.parsedInventory.disks ?? []) {
       if (!['SSD', 'HDD'].includes(disk.drive_type ?? '') || disk.id === host.installationDiskId || !disk.size_bytes) continue;
-      if (disk.size_bytes >= ODF_MIN_DISK_SIZE_GB * 1e9) eligible++;
+      if (disk.size_bytes >= ODF.min_disk_size_gb * 1e9) eligible++;
       else tooSmall++;
     }
     if (eligible === 0 && tooSmall > 0) return failure(insufficient);
@@ -142,7 +138,7 @@ function odfRequirements(ctx: ValidationContext): Verdict {
       hostsWithDisks++;
     }
   }
-  if (disks >= ODF_MIN_DISKS && hostsWithDisks >= ODF_MIN_HOSTS) return success(`ODF Requirements for ${mode} Deployment are satisfied.`);
+  if (disks >= ODF.min_disks && hostsWithDisks >= ODF.min_hosts) return success(`ODF Requirements for ${mode} Deployment are satisfied.`);
   return failure(insufficient);
 }
 
@@ -190,7 +186,7 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'mtv-requirements-satisfied', operator: 'mtv', check: all(architecture('MTV', 'mtv'), minimumVersion('4.14.0', versionMessage(fullName('mtv')))) },
   { id: 'osc-requirements-satisfied', operator: 'osc', check: all(architecture('OSC', 'osc'), minimumVersion('4.10.0', versionMessage(fullName('osc')))) },
   { id: 'node-feature-discovery-requirements-satisfied', operator: 'node-feature-discovery' },
-  { id: 'nvidia-gpu-requirements-satisfied', operator: 'nvidia-gpu', check: gpuRequired(NVIDIA_VENDOR_ID, 'NVIDIA') },
+  { id: 'nvidia-gpu-requirements-satisfied', operator: 'nvidia-gpu', check: gpuRequired(GPU_VENDOR_IDS.nvidia, 'NVIDIA') },
   { id: 'pipelines-requirements-satisfied', operator: 'pipelines' },
   { id: 'servicemesh-requirements-satisfied', operator: 'servicemesh' },
   { id: 'serverless-requirements-satisfied', operator: 'serverless' },
@@ -198,7 +194,7 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'openshift-ai-gpu-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiGpu, skipDependencies: true },
   { id: 'authorino-requirements-satisfied', operator: 'authorino' },
   { id: 'nmstate-requirements-satisfied', operator: 'nmstate', check: all(architecture('NMSTATE', 'nmstate'), minimumVersion('4.12.0', versionMessage(fullName('nmstate')))) },
-  { id: 'amd-gpu-requirements-satisfied', operator: 'amd-gpu', check: gpuRequired(AMD_VENDOR_ID, 'AMD') },
+  { id: 'amd-gpu-requirements-satisfied', operator: 'amd-gpu', check: gpuRequired(GPU_VENDOR_IDS.amd, 'AMD') },
   { id: 'kmm-requirements-satisfied', operator: 'kmm' },
   { id: 'node-healthcheck-requirements-satisfied', operator: 'node-healthcheck' },
   { id: 'self-node-remediation-requirements-satisfied', operator: 'self-node-remediation' },

@@ -4,7 +4,7 @@
  * adds to the host's CPU and memory totals for its role. Base numbers come from
  * catalogues/operators.json; the per-role and per-disk rules are upstream's. Pure.
  */
-import { findOperator, operatorRequirements, type HostTypeRequirements } from './catalogues.js';
+import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorRequirements, type HostTypeRequirements } from './catalogues.js';
 import type { HostRole } from './host-states.js';
 import { HOST_VALIDATION_CATEGORIES, type HostValidationId } from './validation-ids.js';
 import {
@@ -24,15 +24,7 @@ export function operatorOfValidation(id: string): string {
   return CATALOGUE_NAME[base] ?? base;
 }
 
-// Upstream's ODF and MCE configuration defaults (ODF_* environment, mce/config.go).
-const ODF_PER_DISK_CPU = 2;
-const ODF_PER_DISK_RAM_GIB = 5;
-const ODF_MIN_DISK_SIZE_GB = 25;
-const ODF_MIN_HOSTS = 3;
-const MCE_SNO_CPU = 8;
-const MCE_SNO_RAM_GIB = 32;
-const NVIDIA_VENDOR_ID = '10de';
-const AMD_VENDOR_ID = '1002';
+const { odf: ODF, mce: MCE, gpu_vendor_ids: GPU_VENDOR_IDS } = OPERATOR_VALIDATION_PARAMETERS;
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
 const GB = 1000 ** 3;
@@ -97,8 +89,8 @@ function odfMode(ctx: OperatorHostContext): OdfMode {
   const count = (role: HostRole) => ctx.clusterHosts.filter((peer) => normalRole(peer.assignedRole) === role).length;
   const [masters, arbiters, workers, auto] = [count('master'), count('arbiter'), count('worker'), count('auto-assign')];
   if (masters + auto === 3 && workers === 0) return 'compact';
-  if (workers === 0 && auto === 0 && masters + arbiters >= ODF_MIN_HOSTS) return 'compact';
-  if ((masters >= 3 || (masters >= 2 && arbiters !== 0)) && workers >= ODF_MIN_HOSTS) return 'standard';
+  if (workers === 0 && auto === 0 && masters + arbiters >= ODF.min_hosts) return 'compact';
+  if ((masters >= 3 || (masters >= 2 && arbiters !== 0)) && workers >= ODF.min_hosts) return 'standard';
   return 'unknown';
 }
 
@@ -124,7 +116,7 @@ export function operatorHostRequirements(name: string, ctx: OperatorHostContext)
       if (ctx.cluster.singleNode || role === 'master') return base.master;
       return role === 'arbiter' ? NONE : base.worker;
     case 'mce':
-      if (ctx.cluster.singleNode) return { cpuCores: MCE_SNO_CPU, ramMib: MCE_SNO_RAM_GIB * 1024 };
+      if (ctx.cluster.singleNode) return { cpuCores: MCE.single_node_cpu_cores, ramMib: MCE.single_node_ram_gib * 1024 };
       return assigned === 'arbiter' ? NONE : base.worker;
     case 'mtv':
       return assigned === 'arbiter' ? NONE : base.master;
@@ -133,10 +125,10 @@ export function operatorHostRequirements(name: string, ctx: OperatorHostContext)
     case 'odf': {
       const mode = odfMode(ctx);
       if (hostRunsOdf(ctx, mode) !== true) return NONE;
-      const disks = Math.max(1, dataDiskCounts(ctx, ODF_MIN_DISK_SIZE_GB).eligible);
+      const disks = Math.max(1, dataDiskCounts(ctx, ODF.min_disk_size_gb).eligible);
       // Compact mode runs on the control plane (the catalogue's master figures), standard mode on workers.
       const perHost = mode === 'compact' ? base.master : base.worker;
-      return { cpuCores: perHost.cpuCores + disks * ODF_PER_DISK_CPU, ramMib: perHost.ramMib + disks * ODF_PER_DISK_RAM_GIB * 1024 };
+      return { cpuCores: perHost.cpuCores + disks * ODF.per_disk_cpu_cores, ramMib: perHost.ramMib + disks * ODF.per_disk_ram_gib * 1024 };
     }
     case 'openshift-ai':
       return role === 'master' ? base.master : role === 'worker' ? base.worker : NONE;
@@ -184,9 +176,9 @@ function validateOdf(ctx: OperatorHostContext): Outcome {
   if (typeof runs === 'string') return pending(runs);
   if (runs !== true) return success(`${fullName('odf')} does not run on this host`);
   if (!ctx.inventory) return pending('Missing Inventory in the host.');
-  const disks = dataDiskCounts(ctx, ODF_MIN_DISK_SIZE_GB);
+  const disks = dataDiskCounts(ctx, ODF.min_disk_size_gb);
   if (disks.eligible === 0 && disks.tooSmall > 0) {
-    return failure(`Insufficient resources to deploy ODF in ${mode} mode. ODF requires a minimum of 3 hosts. Each host must have at least 1 additional disk of ${ODF_MIN_DISK_SIZE_GB} GB minimum and an installation disk.`);
+    return failure(`Insufficient resources to deploy ODF in ${mode} mode. ODF requires a minimum of 3 hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`);
   }
   if (disks.eligible === 0) {
     return failure(`Insufficient disks, ODF requires at least one non-installation SSD or HDD disk on each host in ${mode} mode.`);
@@ -257,9 +249,9 @@ export function validateOperator(name: string, ctx: OperatorHostContext): Outcom
     case 'openshift-ai':
       return validateOpenshiftAi(ctx);
     case 'nvidia-gpu':
-      return validateSecureBoot(name, ctx, NVIDIA_VENDOR_ID, 'NVIDIA GPU drivers');
+      return validateSecureBoot(name, ctx, GPU_VENDOR_IDS.nvidia, 'NVIDIA GPU drivers');
     case 'amd-gpu':
-      return validateSecureBoot(name, ctx, AMD_VENDOR_ID, 'AMD GPU drivers');
+      return validateSecureBoot(name, ctx, GPU_VENDOR_IDS.amd, 'AMD GPU drivers');
     case 'kmm':
       return validateSecureBoot(name, ctx, undefined, 'modules');
     default:
