@@ -35,6 +35,8 @@ export interface ServiceConfig {
    * and their overdue hosts and stages are warned about instead of failed (default off, as upstream).
    */
   softTimeouts: boolean;
+  /** How often the install workflow re-judges a cluster while it installs (INSTALL_POLL_SECONDS, default 30; tests make it short). */
+  installPollSeconds: number;
   /** The discovery agent hosts must run, and what happens to hosts running another. */
   agent: AgentSettings;
   /**
@@ -155,6 +157,13 @@ function jsonMap(name: string, raw: string | undefined): Record<string, string> 
   return parsed as Record<string, string>;
 }
 
+/** A whole number of seconds, at least 1; anything else is the default, 30. */
+function installPollSecondsFrom(text: string | undefined): number {
+  const value = Number(text ?? DEFAULT_INSTALL_POLL_SECONDS);
+  return Number.isFinite(value) && value >= 1 ? Math.floor(value) : DEFAULT_INSTALL_POLL_SECONDS;
+}
+const DEFAULT_INSTALL_POLL_SECONDS = 30;
+
 export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const required = (name: string) => {
     const value = env[name];
@@ -179,6 +188,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     imageUrlTtlSeconds: Number(env.IMAGE_URL_TTL_SECONDS ?? 4 * 3600),
     agentTokenTtlSeconds: agentTokenTtlFromEnvironment(env),
     softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
+    installPollSeconds: installPollSecondsFrom(env.INSTALL_POLL_SECONDS),
     agent: agentSettingsFromEnvironment(env),
     ...(identityProvider ? { identityProvider } : {}),
     ...(env.MIRROR_REGISTRIES_CONF

@@ -4,6 +4,7 @@
  * preparing-for-installation and starts the install workflow, which prepares the files and follows
  * the installation to its end. Every status change is a conditional write on the status read.
  */
+import type { AgentSettings } from '../domain/agent-protocol.js';
 import type { ClusterStatus } from '../domain/cluster-state-machine.js';
 import { isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
 import { applyClusterEffects } from '../domain/cluster-effects.js';
@@ -32,15 +33,12 @@ export interface InstallationDeps {
   store: Store;
   clock: Clock;
   workflows: Workflows;
+  /** How often the install workflow re-judges the cluster while it installs; the agent settings hosts are refreshed with. */
+  config: { installPollSeconds: number; agent: AgentSettings };
 }
 
 export const INSTALL_WORKFLOW = 'install-cluster';
 
-/** How often the install workflow re-judges the cluster while it installs (env INSTALL_POLL_SECONDS; tests make it short). */
-export function installPollSeconds(): number {
-  const value = Number(process.env.INSTALL_POLL_SECONDS ?? 30);
-  return Number.isFinite(value) && value >= 1 ? Math.floor(value) : 30;
-}
 
 
 function failingValidations(cluster: Cluster): string {
@@ -163,7 +161,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
   forgetPeers(principal.orgId, clusterId);
   await emitClusterEvents(deps, preparedCluster, [...transition.events, { name: 'cluster_prepare_installation_started', props: {} }]);
 
-  const input: InstallWorkflowInput = { orgId: principal.orgId, clusterId, attempt, pollSeconds: installPollSeconds() };
+  const input: InstallWorkflowInput = { orgId: principal.orgId, clusterId, attempt, pollSeconds: deps.config.installPollSeconds };
   const executionArn = await deps.workflows.start(INSTALL_WORKFLOW, `install-${clusterId}-${attempt}`, input);
   await deps.store.clusters.mutate(key, (current) => ({ ...current, attributes: { ...current.attributes, install_workflow_arn: executionArn } }));
 

@@ -45,4 +45,10 @@ describe('clusterView', () => {
     // Not something a user sets: the create parameters do not carry it.
     expect(createClusterRecord({ ...params, org_soft_timeouts_enabled: true }, context).attributes.org_soft_timeouts_enabled).toBe(false);
   });
+
+  it('reads how often the install workflow re-judges a cluster from INSTALL_POLL_SECONDS: whole seconds, at least 1, else 30', () => {
+    const env = { TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l' };
+    const pollSeconds = (value?: string) => configFromEnvironment(value === undefined ? env : { ...env, INSTALL_POLL_SECONDS: value }).installPollSeconds;
+    expect([pollSeconds(), pollSeconds('1'), pollSeconds('2.7'), pollSeconds('0'), pollSeconds('-5'), pollSeconds('soon')]).toEqual([30, 1, 2, 30, 30, 30]);
+  });
 });
