@@ -3,7 +3,7 @@
  * then the pool). Order matters only within this trigger, and it matters a lot: disconnection is
  * checked before readiness, cluster errors before stage timeouts, waived timeouts before enforced ones.
  */
-import { hostStageTimeoutMs, type HostFacts, type HostValidationSummary } from './host-facts.js';
+import { hostStageTimeoutMs, type HostFacts } from './host-facts.js';
 import type { HostEffect, HostRule } from './host-state-rules.js';
 import { HOST_STATUS_INFO as INFO, preparationTimeoutInfo, renderHostStatusInfo } from './host-status-info.js';
 import { elapsedMs, MINUTE_MS, STAY } from './state-rules.js';
@@ -13,13 +13,12 @@ const effects = (...list: HostEffect[]) => () => list;
 
 const online = (f: HostFacts) => f.connected && f.mediaConnected;
 const offline = (f: HostFacts) => !f.connected || !f.mediaConnected;
-const v = (f: HostFacts): HostValidationSummary => f.validations;
-const validInventory = (f: HostFacts) => v(f).hasInventory && v(f).inventoryNotFullyTruncated;
+const validInventory = (f: HostFacts) => f.validations.hasInventory && f.validations.inventoryNotFullyTruncated;
 
 // Preparation checks: "unknown" means not reported yet, as opposed to reported and failed.
-const diskSpeedUnknown = (f: HostFacts) => !f.diskSpeedCheckSucceeded && v(f).installationDiskSpeedOk;
-const imagesUnknown = (f: HostFacts) => !f.containerImagesAvailable && v(f).containerImagesOk;
-const preparedOrUnknown = (f: HostFacts) => v(f).installationDiskSpeedOk && v(f).containerImagesOk;
+const diskSpeedUnknown = (f: HostFacts) => !f.diskSpeedCheckSucceeded && f.validations.installationDiskSpeedOk;
+const imagesUnknown = (f: HostFacts) => !f.containerImagesAvailable && f.validations.containerImagesOk;
+const preparedOrUnknown = (f: HostFacts) => f.validations.installationDiskSpeedOk && f.validations.containerImagesOk;
 const somePreparationUnknown = (f: HostFacts) => (diskSpeedUnknown(f) || imagesUnknown(f)) && preparedOrUnknown(f);
 
 /** Stages whose stuck-ness has its own message: they report partial progress, so "not progressing". */
@@ -39,7 +38,7 @@ const stageTimedOutEvent = (f: HostFacts) => ({
 
 /** Ready for installation: upstream's conjunction for "known", vSphere disk UUID included. */
 const readyToInstall = (f: HostFacts) =>
-  online(f) && validInventory(f) && v(f).minHardware && v(f).machineCidrDefined && v(f).sufficientForInstall && v(f).vsphereDiskUuidEnabled;
+  online(f) && validInventory(f) && f.validations.minHardware && f.validations.machineCidrDefined && f.validations.sufficientForInstall && f.validations.vsphereDiskUuidEnabled;
 
 const POOL_PRE_BIND = ['discovering-unbound', 'disconnected-unbound', 'insufficient-unbound', 'known-unbound'] as const;
 
@@ -52,7 +51,7 @@ export const HOST_REFRESH_RULES: readonly HostRule[] = [
   { id: 'refresh-start-preparing', trigger: 'RefreshHost', from: ['known'],
     when: (f) => f.validRole && online(f) && f.clusterPreparing, to: 'preparing-for-installation',
     statusInfo: info(INFO.preparing),
-    effects: (f) => (v(f).containerImagesOk ? ['logs-reset'] : ['images-status-cleared', 'logs-reset']) },
+    effects: (f) => (f.validations.containerImagesOk ? ['logs-reset'] : ['images-status-cleared', 'logs-reset']) },
   { id: 'refresh-prepared', trigger: 'RefreshHost', from: ['preparing-for-installation'],
     when: (f) => online(f) && f.diskSpeedCheckSucceeded && f.containerImagesAvailable && f.clusterPreparing,
     to: 'preparing-successful', statusInfo: info(INFO.preparationSuccessful) },
@@ -64,12 +63,12 @@ export const HOST_REFRESH_RULES: readonly HostRule[] = [
     when: (f) => online(f) && preparedOrUnknown(f) && !f.clusterPreparing, to: 'known', statusInfo: info(INFO.known) },
   // A disk measured too slow makes the host insufficient until the user picks another disk.
   { id: 'refresh-disk-too-slow', trigger: 'RefreshHost', from: ['preparing-for-installation', 'preparing-failed', 'known'],
-    when: (f) => online(f) && !v(f).installationDiskSpeedOk, to: 'insufficient', statusInfo: info(INFO.notReadyForInstall) },
+    when: (f) => online(f) && !f.validations.installationDiskSpeedOk, to: 'insufficient', statusInfo: info(INFO.notReadyForInstall) },
   { id: 'refresh-preparation-timeout', trigger: 'RefreshHost', from: ['preparing-for-installation'],
     when: (f) => online(f) && f.statusOlderThan(f.timeouts.prepareForInstallationMs) && somePreparationUnknown(f),
     to: 'preparing-failed', statusInfo: preparationTimeoutInfo },
   { id: 'refresh-images-unavailable', trigger: 'RefreshHost', from: ['preparing-for-installation'],
-    when: (f) => online(f) && !v(f).containerImagesOk, to: 'preparing-failed', statusInfo: info(INFO.preparationFailure) },
+    when: (f) => online(f) && !f.validations.containerImagesOk, to: 'preparing-failed', statusInfo: info(INFO.preparationFailure) },
   { id: 'refresh-preparing', trigger: 'RefreshHost', from: ['preparing-for-installation'],
     when: (f) => online(f) && somePreparationUnknown(f) && f.clusterPreparing, to: STAY },
   { id: 'refresh-preparation-failed-released', trigger: 'RefreshHost', from: ['preparing-failed'],
@@ -132,14 +131,14 @@ export const HOST_REFRESH_RULES: readonly HostRule[] = [
     when: (f) => online(f) && !validInventory(f), to: 'discovering', statusInfo: info(INFO.discovering) },
   { id: 'refresh-insufficient-hardware', trigger: 'RefreshHost',
     from: ['disconnected', 'discovering', 'insufficient', 'known', 'pending-for-input'],
-    when: (f) => online(f) && validInventory(f) && !v(f).minHardware, to: 'insufficient', statusInfo: info(INFO.insufficientHardware) },
+    when: (f) => online(f) && validInventory(f) && !f.validations.minHardware, to: 'insufficient', statusInfo: info(INFO.insufficientHardware) },
   { id: 'refresh-pending-for-input', trigger: 'RefreshHost', from: ['disconnected', 'discovering', 'insufficient', 'known', 'pending-for-input'],
-    when: (f) => online(f) && validInventory(f) && v(f).vsphereDiskUuidEnabled && v(f).minHardware && !v(f).machineCidrDefined,
+    when: (f) => online(f) && validInventory(f) && f.validations.vsphereDiskUuidEnabled && f.validations.minHardware && !f.validations.machineCidrDefined,
     to: 'pending-for-input', statusInfo: info(INFO.pendingForInput) },
   // Upstream's exact condition: a fully truncated inventory also lands here rather than in "discovering".
   { id: 'refresh-not-ready', trigger: 'RefreshHost', from: ['disconnected', 'insufficient', 'pending-for-input', 'discovering', 'known'],
-    when: (f) => online(f) && v(f).hasInventory && (v(f).minHardware || !v(f).inventoryNotFullyTruncated) &&
-      (!v(f).vsphereDiskUuidEnabled || (v(f).machineCidrDefined && !v(f).sufficientForInstall)),
+    when: (f) => online(f) && f.validations.hasInventory && (f.validations.minHardware || !f.validations.inventoryNotFullyTruncated) &&
+      (!f.validations.vsphereDiskUuidEnabled || (f.validations.machineCidrDefined && !f.validations.sufficientForInstall)),
     to: 'insufficient', statusInfo: info(INFO.notReadyForInstall) },
   { id: 'refresh-ready', trigger: 'RefreshHost', from: ['disconnected', 'insufficient', 'pending-for-input', 'discovering'],
     when: readyToInstall, to: 'known', statusInfo: info(INFO.known) },
@@ -160,9 +159,9 @@ export const HOST_REFRESH_RULES: readonly HostRule[] = [
   { id: 'refresh-unbound-discovering', trigger: 'RefreshHost', from: ['disconnected-unbound', 'discovering-unbound'],
     when: (f) => online(f) && !validInventory(f), to: 'discovering-unbound', statusInfo: info(INFO.discovering) },
   { id: 'refresh-unbound-insufficient', trigger: 'RefreshHost', from: POOL_PRE_BIND,
-    when: (f) => online(f) && validInventory(f) && !v(f).poolHardware, to: 'insufficient-unbound', statusInfo: info(INFO.insufficientHardware) },
+    when: (f) => online(f) && validInventory(f) && !f.validations.poolHardware, to: 'insufficient-unbound', statusInfo: info(INFO.insufficientHardware) },
   // The agent is told to exit and re-register; until then nothing to evaluate.
   { id: 'refresh-binding-unbinding', trigger: 'RefreshHost', from: ['binding', 'unbinding'], to: STAY },
   { id: 'refresh-unbound-ready', trigger: 'RefreshHost', from: POOL_PRE_BIND,
-    when: (f) => online(f) && validInventory(f) && v(f).poolHardware, to: 'known-unbound', statusInfo: info(INFO.readyToBeBound) },
+    when: (f) => online(f) && validInventory(f) && f.validations.poolHardware, to: 'known-unbound', statusInfo: info(INFO.readyToBeBound) },
 ];

@@ -40,7 +40,7 @@ import { ConcurrentModificationError, type HostLiveness, type Store } from '../p
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
-import { forgetPeers, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
+import { forgetPeersUnlessLarge, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {
@@ -260,8 +260,9 @@ function minimumDiskBytes(cluster: Cluster | undefined): number {
 async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<{ markTaken: boolean }> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   // The cluster and infra-env are read fresh: other functions (the install workflow) change them,
-  // and a copy remembered here would not show their writes (with second-old copies an HA fleet
-  // install took ~79 s instead of ~40). Most replies repeat the last one: only an inventory (the
+  // and a copy remembered here would not show their writes, so every step waiting on them would
+  // wait another round of replies (with second-old copies an HA install took about twice as
+  // long). Most replies repeat the last one: only an inventory (the
   // disk size its cluster's release requires) and VIP verdicts read them before that is known.
   const readSurroundings = () => Promise.all([
     host.clusterId ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined,
@@ -292,7 +293,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.
   const readByPeers = !!preview && !!host.clusterId && isNewsToPeers(reply.step_type, host.attributes, preview.attributes);
-  if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
+  if (readByPeers) forgetPeersUnlessLarge(principal.orgId, host.clusterId!);
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
@@ -317,7 +318,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
     return judged === current ? undefined : judged;
   }, host);
   if (after && after.version !== host.version) {
-    if (readByPeers) forgetPeers(principal.orgId, host.clusterId!, { unlessLarge: true });
+    if (readByPeers) forgetPeersUnlessLarge(principal.orgId, host.clusterId!);
     const effective = hostEffectiveRole(after.attributes);
     const thresholdMs = minimums[role === 'sno' ? 'sno' : effective === 'master' || effective === 'bootstrap' ? 'master' : 'worker']?.installation_disk_speed_threshold_ms ?? 0;
     // The reply's own transition happened first: its events lead.

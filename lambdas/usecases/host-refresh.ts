@@ -163,15 +163,21 @@ const isLarge = (key: string) => (lastListed.peek(key)?.length ?? 0) > FRESH_PEE
  * burst of replies a cluster is listed a few times, not once per reply. Changes made by other
  * processes are seen within the listing's lifetime, and by the monitor's pass at the latest.
  */
-export function forgetPeers(orgId: string, clusterId: string, options: { unlessLarge?: boolean } = {}): void {
+export function forgetPeers(orgId: string, clusterId: string): void {
   const key = `${orgId}/${clusterId}`;
-  // In a large cluster a listing per change would make a burst of n replies cost n listings of n
-  // hosts: there the listing lives its few seconds, and verdicts that depend on peers converge at
-  // the hosts' next periodic reports and the monitor's whole judgement of the changed cluster.
-  // The size is the last finished listing's: a change made while the next one is being read
-  // must not queue yet another behind it (that made listing continuous under a burst).
-  if (options.unlessLarge && isLarge(key)) return;
   changeCounts.set(key, (changeCounts.peek(key) ?? 0) + 1);
+}
+
+/**
+ * forgetPeers, in a cluster that is not large. In a large cluster a listing per change would make
+ * a burst of n replies cost n listings of n hosts: there the listing lives its few seconds, and
+ * verdicts that depend on peers converge at the hosts' next periodic reports and the monitor's
+ * whole judgement of the changed cluster. The size is the last finished listing's: a change made
+ * while the next one is being read must not queue yet another behind it (that made listing
+ * continuous under a burst).
+ */
+export function forgetPeersUnlessLarge(orgId: string, clusterId: string): void {
+  if (!isLarge(`${orgId}/${clusterId}`)) forgetPeers(orgId, clusterId);
 }
 
 /** `listedAfter`: a listing begun before then does not serve (it may miss a change made elsewhere). */
@@ -249,7 +255,7 @@ export async function loadSurroundings(store: Store, host: Host, options: { fres
       ? await store.hosts.listByCluster({ orgId: host.orgId, clusterId: cluster!.clusterId })
       : await clusterHostsOf(store, host.orgId, cluster!.clusterId, Date.now());
   // A shared listing of a large cluster is a few seconds old anyway: its cluster-wide facts serve
-  // every judgement made from it, as with forgetPeers' unlessLarge.
+  // every judgement made from it, as with forgetPeersUnlessLarge.
   const peersAsListed = !options.freshPeers && clusterHosts.length > FRESH_PEER_LISTINGS_UP_TO;
   return { cluster, clusterHosts, infraEnv: await infraEnvRead, ...(peersAsListed ? { peersAsListed } : {}) };
 }
