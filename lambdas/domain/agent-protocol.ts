@@ -277,84 +277,106 @@ function registryHost(image: string): string | undefined {
   return host;
 }
 
+/** What every step's arguments are built from: the poll's context, with the cluster's attributes and the agent images resolved. */
+interface StepInput {
+  context: StepContext;
+  host: Host;
+  cluster: Cluster | undefined;
+  attributes: Record<string, unknown>;
+  images: AgentImages;
+}
+
+/**
+ * The names the DNS validations read back, in upstream's order: the cluster's API, internal API
+ * and ingress names, a probe only a wildcard record would answer (as FQDN and relative), and the
+ * release registry (day 1 only).
+ */
+function domainResolutionArgs({ host, cluster, attributes }: StepInput): string[] | undefined {
+  if (!cluster || !attributes.base_dns_domain) return undefined;
+  const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
+  const domains = [`api.${base}`, `api-int.${base}`, `console-openshift-console.apps.${base}`, `validateNoWildcardDNS.${base}.`, `validateNoWildcardDNS.${base}`];
+  const registry = registryHost((attributes.ocp_release_image as string | undefined) ?? '');
+  if (registry && host.attributes.kind !== 'AddToExistingClusterHost') domains.push(registry);
+  return encodeStepArgs('domain-resolution', { domains: domains.map((domain_name) => ({ domain_name })) });
+}
+
+function verifyVipsArgs({ host, attributes }: StepInput): string[] | undefined {
+  if (!hostInventory(host)) return undefined;
+  const vips = [
+    ...((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'api' as const })),
+    ...((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'ingress' as const })),
+  ];
+  return vips.length ? encodeStepArgs('verify-vips', vips) : undefined;
+}
+
+/** Only hosts the encryption covers, by their effective role (upstream's tang command). */
+function tangConnectivityArgs({ host, attributes }: StepInput): string[] | undefined {
+  const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string; enable_on?: string } | undefined;
+  if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, hostEffectiveRole(host.attributes))) return undefined;
+  return encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers });
+}
+
+/** Measured once: the result stays for later attempts, as upstream (a validation reset clears it); a disk booted as is needs none. */
+function diskSpeedArgs({ host }: StepInput): string[] | undefined {
+  const path = diskSpeedCheckDevice(host);
+  if (!path || storedDiskSpeed(host.attributes, [path])?.tested || hostInventory(host)?.boot?.device_type === 'persistent') return undefined;
+  return encodeStepArgs('installation-disk-speed-check', { path, timeout_seconds: DISK_SPEED_CHECK_TIMEOUT_SECONDS });
+}
+
+/** Not sent again within INSTALL_STEP_RESEND_MS: a second install step would start a second installer. */
+function installArgs({ context, host, cluster, images }: StepInput): string[] | undefined {
+  const sent = Date.parse((host.attributes.install_step_sent_at as string | undefined) ?? '');
+  if (!cluster || (!Number.isNaN(sent) && context.now.getTime() - sent < INSTALL_STEP_RESEND_MS)) return undefined;
+  const request = installCommandRequest(cluster, host, images);
+  return request ? [JSON.stringify(request)] : undefined;
+}
+
+/**
+ * Each step type's arguments, as upstream keeps one command per step: undefined when the step has
+ * nothing to do for this host now. A step type without an entry is never sent.
+ */
+const STEP_ARGUMENTS: { readonly [T in StepType]?: (input: StepInput) => string[] | undefined } = {
+  inventory: ({ host }) => encodeStepArgs('inventory', { host_id: host.hostId }),
+  'ntp-synchronizer': ({ attributes }) => encodeStepArgs('ntp-synchronizer', { ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' }),
+  'connectivity-check': ({ context, host }) => {
+    if (!context.newPeers && !connectivityDue(host, context.now)) return undefined;
+    if (context.peersJson) return [context.peersJson()];
+    return context.peers ? encodeStepArgs('connectivity-check', context.peers()) : undefined;
+  },
+  'free-network-addresses': ({ host, attributes }) => {
+    if (attributes.user_managed_networking) return undefined;
+    const networks = freeAddressesNetworks((hostInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []));
+    return networks.length ? encodeStepArgs('free-network-addresses', networks) : undefined;
+  },
+  'domain-resolution': domainResolutionArgs,
+  'verify-vips': verifyVipsArgs,
+  'tang-connectivity-check': tangConnectivityArgs,
+  // VIPs by DHCP need the machine network's interface; the lifecycle work adds it with the VIP monitor.
+  'dhcp-lease-allocate': () => undefined,
+  'installation-disk-speed-check': diskSpeedArgs,
+  'container-image-availability': ({ host, cluster, images }) => {
+    const wanted = imagesToCheck(cluster, host, images);
+    return wanted.length ? encodeStepArgs('container-image-availability', { images: wanted, timeout: IMAGE_AVAILABILITY_TIMEOUT_SECONDS }) : undefined;
+  },
+  'api-vip-connectivity-check': ({ attributes }) => {
+    const name = attributes.api_vip_dns_name as string | undefined;
+    return name ? encodeStepArgs('api-vip-connectivity-check', { url: `http://${name}:22624/config/worker` }) : undefined;
+  },
+  // Gathered once per failure or cancellation: the upload stamps logs_collected_at (a reset clears it).
+  'logs-gather': ({ host }) =>
+    host.attributes[HOST_LOGS_COLLECTED_AT]
+      ? undefined
+      : encodeStepArgs('logs-gather', { cluster_id: host.clusterId ?? '', infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] }),
+  'stop-installation': () => encodeStepArgs('stop-installation', {}),
+  'upgrade-agent': ({ images }) => encodeStepArgs('upgrade-agent', { agent_image: images.agent }),
+  install: installArgs,
+};
+
 /** The step's arguments, or undefined when the step has nothing to do for this host now. */
 function stepArgs(type: StepType, context: StepContext): string[] | undefined {
-  const { host, cluster } = context;
-  const attributes = cluster?.attributes ?? {};
-  const images = context.images ?? catalogueAgentImages();
-  switch (type) {
-    case 'inventory':
-      return encodeStepArgs('inventory', { host_id: host.hostId });
-    case 'ntp-synchronizer':
-      return encodeStepArgs('ntp-synchronizer', { ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' });
-    case 'connectivity-check':
-      if (!context.newPeers && !connectivityDue(host, context.now)) return undefined;
-      if (context.peersJson) return [context.peersJson()];
-      return context.peers ? encodeStepArgs('connectivity-check', context.peers()) : undefined;
-    case 'free-network-addresses': {
-      if (attributes.user_managed_networking) return undefined;
-      const networks = freeAddressesNetworks((hostInventory(host)?.interfaces ?? []).flatMap((nic) => nic.ipv4_addresses ?? []));
-      return networks.length ? encodeStepArgs('free-network-addresses', networks) : undefined;
-    }
-    case 'domain-resolution': {
-      // The names the DNS validations read back, in upstream's order: the cluster's API, internal API
-      // and ingress names, a probe only a wildcard record would answer (as FQDN and relative), and the
-      // release registry (day 1 only).
-      if (!cluster || !attributes.base_dns_domain) return undefined;
-      const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
-      const domains = [`api.${base}`, `api-int.${base}`, `console-openshift-console.apps.${base}`, `validateNoWildcardDNS.${base}.`, `validateNoWildcardDNS.${base}`];
-      const registry = registryHost((attributes.ocp_release_image as string | undefined) ?? '');
-      if (registry && host.attributes.kind !== 'AddToExistingClusterHost') domains.push(registry);
-      return encodeStepArgs('domain-resolution', { domains: domains.map((domain_name) => ({ domain_name })) });
-    }
-    case 'verify-vips': {
-      if (!hostInventory(host)) return undefined;
-      const vips = [
-        ...((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'api' as const })),
-        ...((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'ingress' as const })),
-      ];
-      return vips.length ? encodeStepArgs('verify-vips', vips) : undefined;
-    }
-    case 'tang-connectivity-check': {
-      // Only hosts the encryption covers, by their effective role (upstream's tang command).
-      const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string; enable_on?: string } | undefined;
-      if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, hostEffectiveRole(host.attributes))) return undefined;
-      return encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers });
-    }
-    case 'dhcp-lease-allocate':
-      // VIPs by DHCP need the machine network's interface; the lifecycle work adds it with the VIP monitor.
-      return undefined;
-    case 'installation-disk-speed-check': {
-      const path = diskSpeedCheckDevice(host);
-      // Measured once: the result stays for later attempts, as upstream (a validation reset clears it); a disk booted as is needs none.
-      if (!path || storedDiskSpeed(host.attributes, [path])?.tested || hostInventory(host)?.boot?.device_type === 'persistent') return undefined;
-      return encodeStepArgs('installation-disk-speed-check', { path, timeout_seconds: DISK_SPEED_CHECK_TIMEOUT_SECONDS });
-    }
-    case 'container-image-availability': {
-      const wanted = imagesToCheck(cluster, host, images);
-      return wanted.length ? encodeStepArgs('container-image-availability', { images: wanted, timeout: IMAGE_AVAILABILITY_TIMEOUT_SECONDS }) : undefined;
-    }
-    case 'api-vip-connectivity-check': {
-      const name = attributes.api_vip_dns_name as string | undefined;
-      return name ? encodeStepArgs('api-vip-connectivity-check', { url: `http://${name}:22624/config/worker` }) : undefined;
-    }
-    case 'logs-gather':
-      // Gathered once per failure or cancellation: the upload stamps logs_collected_at (a reset clears it).
-      if (host.attributes[HOST_LOGS_COLLECTED_AT]) return undefined;
-      return encodeStepArgs('logs-gather', { cluster_id: host.clusterId ?? '', infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] });
-    case 'stop-installation':
-      return encodeStepArgs('stop-installation', {});
-    case 'upgrade-agent':
-      return encodeStepArgs('upgrade-agent', { agent_image: images.agent });
-    case 'install': {
-      const sent = Date.parse((host.attributes.install_step_sent_at as string | undefined) ?? '');
-      if (!cluster || (!Number.isNaN(sent) && context.now.getTime() - sent < INSTALL_STEP_RESEND_MS)) return undefined;
-      const request = installCommandRequest(cluster, host, images);
-      return request ? [JSON.stringify(request)] : undefined;
-    }
-    default:
-      return undefined;
-  }
+  const build = STEP_ARGUMENTS[type];
+  if (!build) return undefined;
+  return build({ context, host: context.host, cluster: context.cluster, attributes: context.cluster?.attributes ?? {}, images: context.images ?? catalogueAgentImages() });
 }
 
 /**
