@@ -8,10 +8,19 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { Construct } from 'constructs';
-import { buildSync } from 'esbuild';
+import { buildSync, type BuildOptions } from 'esbuild';
 import { esbuildOptions } from './esbuild-options.js';
 import { nagArn } from './nag-ids.js';
 import type { ImportedVpc } from './stage-config.js';
+
+/**
+ * The installer image's bundle: the task without the SIMULATED installer, which it imports only
+ * when ALLOW_SIMULATED_INSTALLER=true (the embedded runtime's tasks, built by bin/local/containers.ts,
+ * keep it). In the image that import would fail loudly rather than simulate.
+ */
+export function installerImageBundleOptions(projectRoot: string, entry: string, outfile: string): BuildOptions {
+  return { ...esbuildOptions(projectRoot, entry, outfile, 'inline'), external: ['./simulated-installer.js'] };
+}
 
 /** The container name the state machine's ContainerOverrides address (statemachines/install-cluster.asl.json). */
 export const INSTALLER_CONTAINER_NAME = 'installer';
@@ -159,7 +168,7 @@ export class InstallerTask extends Construct {
     for (const file of ['Containerfile', 'run-installer.sh']) copyFileSync(join(props.projectRoot, CONTAINER_SOURCES, file), join(context, file));
     const bundle = join(context, 'installation-files.mjs');
     if (Stack.of(this).bundlingRequired) {
-      buildSync(esbuildOptions(props.projectRoot, props.entry, bundle, 'inline'));
+      buildSync(installerImageBundleOptions(props.projectRoot, props.entry, bundle));
     } else {
       // Stacks not being deployed are not bundled (`cdk deploy OtherStack`, tests that skip bundling).
       writeFileSync(bundle, "throw new Error('this image was staged without bundling: deploy the stack itself to build it');\n");

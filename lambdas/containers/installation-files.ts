@@ -15,8 +15,7 @@ import path from 'node:path';
 import { clusterObjectPrefix, installationObjectKey } from '../domain/object-keys.js';
 import { blobStore } from '../platform/blob-store.js';
 import { configFromEnvironment } from '../platform/config.js';
-import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../domain/installer-outputs.js';
-import { SIMULATED_INSTALLER_NAME, simulateInstaller, type InstallerOutputs } from './simulated-installer.js';
+import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerOutputs, type InstallerReport } from '../domain/installer-outputs.js';
 
 const log = (message: string) => process.stdout.write(`${new Date().toISOString()} ${message}\n`);
 
@@ -100,8 +99,10 @@ async function main(): Promise<void> {
     outputs = await realInstaller(installer.path, installConfig, manifests);
     report = { installer: 'openshift-install', installerVersion: installer.version };
   } else if (process.env.ALLOW_SIMULATED_INSTALLER === 'true') {
-    log(`no openshift-install found (set OPENSHIFT_INSTALL or put it on PATH): using the ${SIMULATED_INSTALLER_NAME}, whose files cannot bring up a real cluster`);
-    outputs = await simulateInstaller({ installConfigYaml: installConfig, manifests });
+    // Loaded only when selected: the production image is built without it (lib/installer-task.ts).
+    const simulated = await import('./simulated-installer.js');
+    log(`no openshift-install found (set OPENSHIFT_INSTALL or put it on PATH): using the ${simulated.SIMULATED_INSTALLER_NAME}, whose files cannot bring up a real cluster`);
+    outputs = await simulated.simulateInstaller({ installConfigYaml: installConfig, manifests });
     report = { installer: 'simulated' };
   } else {
     throw new Error(`no openshift-install for OpenShift ${version} is available in this task (set OPENSHIFT_INSTALL or put it on PATH), and the simulated installer is not allowed here`);

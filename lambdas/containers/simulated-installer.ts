@@ -11,6 +11,7 @@ import 'reflect-metadata';
 import { KeyObject, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
+import type { InstallerOutputs } from '../domain/installer-outputs.js';
 
 x509.cryptoProvider.set(webcrypto);
 
@@ -22,14 +23,7 @@ export interface SimulationInput {
   manifests: Record<string, string>;
 }
 
-export interface InstallerOutputs {
-  'bootstrap.ign': string;
-  'master.ign': string;
-  'worker.ign': string;
-  'metadata.json': string;
-  'kubeconfig-noingress': string;
-  'kubeadmin-password': string;
-}
+export type { InstallerOutputs };
 
 interface InstallConfig {
   metadata?: { name?: string };
