@@ -245,6 +245,25 @@ function requireNotInstalling(host: Host): void {
   }
 }
 
+/** Changes a host's attributes, refused (409) once its installation has started; the host as written. */
+async function changeHostBeforeInstall(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  infraEnvId: string,
+  hostId: string,
+  change: (attributes: Record<string, unknown>) => Record<string, unknown>,
+): Promise<Host> {
+  await findHost(deps.store, principal, infraEnvId, hostId);
+  const now = deps.clock.now().toISOString();
+  return stillThere(
+    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
+      requireNotInstalling(current);
+      return { ...current, attributes: change({ ...current.attributes }), updatedAt: now };
+    }),
+    `Host ${hostId}`,
+  );
+}
+
 /**
  * PATCH /v2/infra-envs/{id}/hosts/{host_id}/ignition: an Ignition config merged over the host's
  * installation ignition when it is generated; an empty config removes it.
@@ -253,18 +272,11 @@ export async function updateHostIgnition(deps: InstallationFilesDeps, principal:
   const override = config ?? '';
   const problem = hostIgnitionOverrideProblem(override);
   if (problem) throw badRequest(problem);
-  await findHost(deps.store, principal, infraEnvId, hostId);
-  const now = deps.clock.now().toISOString();
-  const updated = stillThere(
-    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
-      requireNotInstalling(current);
-      const next = { ...current, attributes: { ...current.attributes }, updatedAt: now };
-      if (override === '') delete next.attributes.ignition_config_overrides;
-      else next.attributes.ignition_config_overrides = override;
-      return next;
-    }),
-    `Host ${hostId}`,
-  );
+  const updated = await changeHostBeforeInstall(deps, principal, infraEnvId, hostId, (attributes) => {
+    if (override === '') delete attributes.ignition_config_overrides;
+    else attributes.ignition_config_overrides = override;
+    return attributes;
+  });
   await recordEvent(deps, {
     name: 'host_discovery_ignition_config_applied',
     subject: { orgId: principal.orgId, infraEnvId, hostId },
@@ -277,15 +289,7 @@ export async function updateHostInstallerArgs(deps: InstallationFilesDeps, princ
   const list = args ?? [];
   const problem = installerArgsProblem(list);
   if (problem) throw badRequest(problem);
-  await findHost(deps.store, principal, infraEnvId, hostId);
-  const now = deps.clock.now().toISOString();
-  const updated = stillThere(
-    await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
-      requireNotInstalling(current);
-      return { ...current, attributes: { ...current.attributes, installer_args: JSON.stringify(list) }, updatedAt: now };
-    }),
-    `Host ${hostId}`,
-  );
+  const updated = await changeHostBeforeInstall(deps, principal, infraEnvId, hostId, (attributes) => ({ ...attributes, installer_args: JSON.stringify(list) }));
   await recordEvent(deps, {
     name: 'host_installer_args_applied',
     subject: { orgId: principal.orgId, infraEnvId, hostId, ...(updated.clusterId ? { clusterId: updated.clusterId } : {}) },
