@@ -241,19 +241,22 @@ describe('agent session', () => {
 
   it('does not start a step of a type that is still running from an earlier poll', async () => {
     let started = 0;
+    let finish!: () => void;
+    const running = new Promise<void>((resolve) => (finish = resolve));
     const { service } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? steps([{ step_type: 'container-image-availability', args: ['{"images":["x"],"timeout":1}'] }], 0.05) : { status: 204 }), {
       steps: {
         'container-image-availability': async () => {
           started += 1;
-          await sleep(400);
+          await running;
           return { exit_code: 0, output: '{"images":[]}' };
         },
       },
     });
-    await sleep(700);
-    const polls = service.requests.filter(isPoll).length;
-    expect(polls).toBeGreaterThan(5);
-    expect(started).toBeLessThanOrEqual(2);
+    // Polls keep asking for the step while the first run of it has not ended: none starts another.
+    await until(() => service.requests.filter(isPoll).length > 5, 10_000, 'six polls while the step runs');
+    expect(started).toBe(1);
+    finish();
+    await until(() => started === 2, 10_000, 'the step started again once the first run ended');
   });
 
   it('runs a step handed again while its last reply is still being posted once that reply is sent, instead of dropping it', async () => {
