@@ -11,12 +11,12 @@ import { CLUSTER_ACCEPTING_HOSTS, requestContext, withTransition } from './host.
 import type { InstallationDisk } from './host-facts.js';
 import { isNotAllowed, transitionHost, type HostTransition } from './host-state-machine.js';
 import type { HostStage, HostStatus } from './host-states.js';
-import { componentVersions } from './catalogues.js';
+import { catalogueAgentImages, type AgentImages } from './catalogues.js';
 import { installationDisk, installCommandRequest } from './installation.js';
 import { HOST_LOGS_COLLECTED_AT } from './logs.js';
 import { diskEncryptionCovers } from './disk-encryption.js';
 import { hostEffectiveRole } from './cluster-hosts.js';
-import { hostInventory, type InventoryDisk } from './inventory.js';
+import { hostInventory, storedDiskSpeed, type InventoryDisk } from './inventory.js';
 import { parseStoredJson } from './stored-json.js';
 import { clockMoved } from './host-clock.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
@@ -215,45 +215,12 @@ export interface AgentSettings {
   maxNextInstructionSeconds?: number;
 }
 
-/** What the service's own catalogue and settings say the hosts run. */
-export interface AgentImages {
-  /** The agent image hosts must run (upstream's AGENT_DOCKER_IMAGE). */
-  agent: string;
-  installer: string;
-  controller: string;
-}
-
-export function catalogueAgentImages(): AgentImages {
-  const versions = componentVersions().versions;
-  return { agent: versions['discovery-agent'] ?? '', installer: versions['assisted-installer'] ?? '', controller: versions['assisted-installer-controller'] ?? '' };
-}
-
 /**
  * The device the disk speed check measures and its result is stored under: the installation disk's
  * id, else its path (upstream's GetBootDevice).
  */
 export function diskSpeedCheckDevice(host: Host): string | undefined {
   return (host.attributes.installation_disk_id as string | undefined) || (host.attributes.installation_disk_path as string | undefined) || undefined;
-}
-
-export interface StoredDiskSpeed {
-  tested?: boolean;
-  exit_code?: number;
-  speed_ms?: number;
-}
-
-/** The stored disk speed result of the host's installation disk, if it was measured. */
-export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: readonly (string | undefined)[] = []): StoredDiskSpeed | undefined {
-  let disks: Record<string, { disk_speed?: StoredDiskSpeed }> | null | undefined;
-  try {
-    disks = parseStoredJson(attributes, 'disks_info') as typeof disks;
-  } catch {
-    return undefined;
-  }
-  for (const key of [attributes.installation_disk_id, attributes.installation_disk_path, ...alsoUnder]) {
-    if (typeof key === 'string' && disks?.[key]?.disk_speed) return disks[key]!.disk_speed;
-  }
-  return undefined;
 }
 
 /** Images the agent checks before installing: the release image and the installer (upstream's list, less what needs the release payload). */

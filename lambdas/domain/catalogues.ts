@@ -379,3 +379,16 @@ export function listManagedDomains(hostedZones: Record<string, string>): { domai
     .sort()
     .map((domain) => ({ domain, provider: 'route53' as const }));
 }
+
+/** What the service's own catalogue and settings say the hosts run. */
+export interface AgentImages {
+  /** The agent image hosts must run (upstream's AGENT_DOCKER_IMAGE). */
+  agent: string;
+  installer: string;
+  controller: string;
+}
+
+export function catalogueAgentImages(): AgentImages {
+  const versions = componentVersions().versions;
+  return { agent: versions['discovery-agent'] ?? '', installer: versions['assisted-installer'] ?? '', controller: versions['assisted-installer-controller'] ?? '' };
+}

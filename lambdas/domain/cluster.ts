@@ -26,16 +26,11 @@ import {
   proxyUrlProblem,
   pullSecretProblem,
   sshPublicKeyProblem,
+  type Params,
 } from './validation.js';
+import type { ResolvedRelease } from './catalogues.js';
 
-export type Params = Record<string, unknown>;
 export type ClusterAttributes = Record<string, unknown>;
-
-export interface ResolvedRelease {
-  openshiftVersion: string;
-  releaseImage: string;
-  cpuArchitecture: string;
-}
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
 export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);

@@ -3,7 +3,7 @@
  * inventory presence, CPU, memory and disks against the role's minimums, installation disk
  * eligibility and speed, host names, platform and disk-encryption fit. Pure.
  */
-import { storedDiskSpeed } from './agent-protocol.js';
+import { storedDiskSpeed } from './inventory.js';
 import { diskEncryptionCovers } from './disk-encryption.js';
 import { CLUSTER_DEFAULTS } from './catalogues.js';
 import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';

@@ -24,7 +24,7 @@ import {
 } from './host-validations-model.js';
 import { NETWORK_CHECKS } from './host-validations-network.js';
 import { operatorOutcomes, operatorsHostRequirements } from './host-validations-operators.js';
-import { catalogueAgentImages } from './agent-protocol.js';
+import { catalogueAgentImages } from './catalogues.js';
 import { anyRoleMinimum, isEdgeWorker, ocpRoleRequirements, suggestRoles, unboundRequirements, withOperators } from './host-validations-roles.js';
 import { hardwareMinimums, type HardwareRequirementsEntry } from './preflight.js';
 

@@ -9,7 +9,7 @@ import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import type { HostStatus } from './host-states.js';
 import { hostnameProblem } from './validation.js';
-import type { Params } from './cluster.js';
+import type { Params } from './validation.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([

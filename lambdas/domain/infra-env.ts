@@ -7,7 +7,8 @@ import { badRequest } from './errors.js';
 import { staticNetworkConfigProblem, type StaticNetworkEntry } from './static-network.js';
 import type { InfraEnv } from './entities.js';
 import { isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from './validation.js';
-import type { Params, ResolvedRelease } from './cluster.js';
+import type { ResolvedRelease } from './catalogues.js';
+import type { Params } from './validation.js';
 
 export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
 export const DEFAULT_IMAGE_TYPE = 'full-iso';

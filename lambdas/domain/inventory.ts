@@ -33,3 +33,23 @@ export function hostInventory(host: Host): Inventory | undefined {
     return undefined;
   }
 }
+
+export interface StoredDiskSpeed {
+  tested?: boolean;
+  exit_code?: number;
+  speed_ms?: number;
+}
+
+/** The stored disk speed result of the host's installation disk, if it was measured. */
+export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: readonly (string | undefined)[] = []): StoredDiskSpeed | undefined {
+  let disks: Record<string, { disk_speed?: StoredDiskSpeed }> | null | undefined;
+  try {
+    disks = parseStoredJson(attributes, 'disks_info') as typeof disks;
+  } catch {
+    return undefined;
+  }
+  for (const key of [attributes.installation_disk_id, attributes.installation_disk_path, ...alsoUnder]) {
+    if (typeof key === 'string' && disks?.[key]?.disk_speed) return disks[key]!.disk_speed;
+  }
+  return undefined;
+}

@@ -4,6 +4,9 @@
  */
 import { Address4, Address6 } from 'ip-address';
 
+/** A request's user input as it arrived (after schema validation), by field name. */
+export type Params = Record<string, unknown>;
+
 type Reason = string | undefined;
 
 // ---- pull secret ------------------------------------------------------------------------------

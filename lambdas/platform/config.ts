@@ -2,7 +2,8 @@
  * Settings every function reads from its environment. The CDK stack sets them in AWS; the
  * embedded runtime sets the same variables (with local endpoints) before it loads a handler.
  */
-import { catalogueAgentImages, type AgentSettings } from '../domain/agent-protocol.js';
+import type { AgentSettings } from '../domain/agent-protocol.js';
+import { catalogueAgentImages } from '../domain/catalogues.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/agent-token.js';
 import { defaultJwksUrl, type ConsoleSignIn, type IdentityProviderSettings } from '../domain/identity.js';
 

@@ -22,9 +22,9 @@ import {
   wantsConnectivityCheck,
   type StepReply,
   type Steps,
-  catalogueAgentImages,
   type AgentSettings,
 } from '../domain/agent-protocol.js';
+import { catalogueAgentImages } from '../domain/catalogues.js';
 import { applyStepReply, applyVipVerifications, connectivityReplyWrite, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
 import { storedAddressBook } from '../domain/cluster.js';
 import { hostEffectiveRole } from '../domain/cluster-hosts.js';

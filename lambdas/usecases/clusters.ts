@@ -8,9 +8,9 @@ import {
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
   isDisconnectedCluster,
-  type Params,
-  type ResolvedRelease,
 } from '../domain/cluster.js';
+import type { ResolvedRelease } from '../domain/catalogues.js';
+import type { Params } from '../domain/validation.js';
 import type { Cluster, Host } from '../domain/entities.js';
 import { badRequest, conflict } from '../domain/errors.js';
 import { hostView } from '../domain/host.js';

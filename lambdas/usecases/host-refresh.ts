@@ -13,7 +13,8 @@ import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransi
 import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
 import { isWatchedHost } from '../domain/installation-progress.js';
 import { judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
-import { storedDiskSpeed, type AgentSettings } from '../domain/agent-protocol.js';
+import type { AgentSettings } from '../domain/agent-protocol.js';
+import { storedDiskSpeed } from '../domain/inventory.js';
 import { hostInventory } from '../domain/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';

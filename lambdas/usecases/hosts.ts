@@ -1,4 +1,4 @@
-import type { Params } from '../domain/cluster.js';
+import type { Params } from '../domain/validation.js';
 import { conflict } from '../domain/errors.js';
 import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host.js';
 import type { Clock } from '../ports/clock.js';

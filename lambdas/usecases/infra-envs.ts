@@ -6,7 +6,7 @@ import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView, isDisconnected
 import { isDisconnectedCluster } from '../domain/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
-import type { Params } from '../domain/cluster.js';
+import type { Params } from '../domain/validation.js';
 import { defaultOpenshiftVersion } from '../domain/catalogues.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueAgentImages } from '../../lambdas/domain/agent-protocol.js';
+import { catalogueAgentImages } from '../../lambdas/domain/catalogues.js';
 import { CONNECTIVITY_FIGURES_REFRESH_MS } from '../../lambdas/domain/step-replies.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';

@@ -4,7 +4,8 @@
  * machine_network_cidr.go VerifyVipsFor…LoadBalancer; bminventory updateNetworkParams).
  */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, createClusterRecord, type Params } from '../../lambdas/domain/cluster.js';
+import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster.js';
+import type { Params } from '../../lambdas/domain/validation.js';
 import type { Cluster } from '../../lambdas/domain/entities.js';
 import { DomainError } from '../../lambdas/domain/errors.js';
 import type { MachineNetworkHost } from '../../lambdas/domain/machine-network.js';

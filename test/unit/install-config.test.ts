@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { applyClusterUpdate, createClusterRecord, type Params } from '../../lambdas/domain/cluster.js';
+import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster.js';
+import type { Params } from '../../lambdas/domain/validation.js';
 import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/entities.js';
 import { DomainError } from '../../lambdas/domain/errors.js';
 import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../../lambdas/domain/install-config.js';
