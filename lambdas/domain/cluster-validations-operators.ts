@@ -18,6 +18,7 @@ import {
 } from './cluster-validation-context.js';
 import type { ClusterValidationId } from './validation-ids.js';
 import { featureSupportLevel } from './feature-support.js';
+import { odfDeploymentMode, type OdfMode } from './host-validations-operators.js';
 import { isBelow, isValidVersion } from './ocp-version.js';
 
 const { odf: ODF, gpu_vendor_ids: GPU_VENDOR_IDS } = OPERATOR_VALIDATION_PARAMETERS;
@@ -90,36 +91,26 @@ const gpuRequired = (vendorId: string, vendorName: string) => (ctx: ValidationCo
 
 // ---------------------------------------------------------------- ODF
 
-type OdfMode = 'Compact' | 'Standard' | 'Unknown';
-
-/** Compact: the control plane runs ODF; standard: at least 3 workers do. Upstream reads the assigned roles. */
+/** The cluster's ODF deployment mode, from its hosts' assigned roles (a bootstrap host is a master). */
 function odfMode(ctx: ValidationContext): OdfMode {
   const count = (roles: string[]) => ctx.hosts.filter((host) => roles.includes(host.role ?? 'auto-assign')).length;
-  const masters = count(['master', 'bootstrap']);
-  const arbiters = count(['arbiter']);
-  const workers = count(['worker']);
-  const unassigned = count(['auto-assign']);
-  if (masters + unassigned === 3 && workers === 0) return 'Compact';
-  if (workers === 0 && unassigned === 0 && masters + arbiters >= ODF.min_hosts) return 'Compact';
-  if ((masters >= 3 || (masters >= 2 && arbiters > 0)) && workers >= ODF.min_hosts) return 'Standard';
-  return 'Unknown';
+  return odfDeploymentMode({ masters: count(['master', 'bootstrap']), arbiters: count(['arbiter']), workers: count(['worker']), unassigned: count(['auto-assign']) });
 }
 
 function runsOdf(ctx: ValidationContext, mode: OdfMode, host: ValidationHost): boolean {
   const role = effectiveRole(host) ?? 'auto-assign';
   // Which role an unassigned host gets is known only for exactly three hosts; others are not counted.
   if (role === 'auto-assign' && ctx.hosts.length !== 3) return false;
-  if (mode === 'Compact') return ['master', 'bootstrap', 'arbiter', 'auto-assign'].includes(role);
-  return mode === 'Standard' && role === 'worker';
+  if (mode === 'compact') return ['master', 'bootstrap', 'arbiter', 'auto-assign'].includes(role);
+  return mode === 'standard' && role === 'worker';
 }
 
 function odfRequirements(ctx: ValidationContext): Verdict {
   const mode = odfMode(ctx);
-  if (mode === 'Unknown') {
+  if (mode === 'unknown') {
     return failure('The cluster must either have no dedicated worker nodes or at least three. Add or remove hosts, or change their roles configurations to meet the requirement.');
   }
-  const modeWord = mode.toLowerCase();
-  const insufficient = `Insufficient resources to deploy ODF in ${modeWord} mode. ODF requires a minimum of ${ODF.min_hosts} hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`;
+  const insufficient = `Insufficient resources to deploy ODF in ${mode} mode. ODF requires a minimum of ${ODF.min_hosts} hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`;
   let disks = 0;
   let hostsWithDisks = 0;
   for (const host of ctx.hosts.filter((candidate) => runsOdf(ctx, mode, candidate))) {
@@ -138,7 +129,7 @@ function odfRequirements(ctx: ValidationContext): Verdict {
       hostsWithDisks++;
     }
   }
-  if (disks >= ODF.min_disks && hostsWithDisks >= ODF.min_hosts) return success(`ODF Requirements for ${mode} Deployment are satisfied.`);
+  if (disks >= ODF.min_disks && hostsWithDisks >= ODF.min_hosts) return success(`ODF Requirements for ${mode === 'compact' ? 'Compact' : 'Standard'} Deployment are satisfied.`);
   return failure(insufficient);
 }
 

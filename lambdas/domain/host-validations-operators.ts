@@ -82,16 +82,23 @@ function mastersRunWorkloads(ctx: OperatorHostContext): boolean {
   return ctx.clusterHosts.filter((peer) => peer.role === 'worker').length < 2;
 }
 
-type OdfMode = 'compact' | 'standard' | 'unknown';
+export type OdfMode = 'compact' | 'standard' | 'unknown';
 
-/** Compact (ODF on the control plane) or standard (on 3+ workers), from the assigned roles. */
-function odfMode(ctx: OperatorHostContext): OdfMode {
-  const count = (role: HostRole) => ctx.clusterHosts.filter((peer) => normalRole(peer.assignedRole) === role).length;
-  const [masters, arbiters, workers, auto] = [count('master'), count('arbiter'), count('worker'), count('auto-assign')];
-  if (masters + auto === 3 && workers === 0) return 'compact';
-  if (workers === 0 && auto === 0 && masters + arbiters >= ODF.min_hosts) return 'compact';
+/**
+ * Compact (ODF on the control plane) or standard (on 3+ workers), from how many of the cluster's
+ * hosts have each assigned role, as upstream decides it for both its host and cluster validations.
+ */
+export function odfDeploymentMode(roles: { masters: number; arbiters: number; workers: number; unassigned: number }): OdfMode {
+  const { masters, arbiters, workers, unassigned } = roles;
+  if (masters + unassigned === 3 && workers === 0) return 'compact';
+  if (workers === 0 && unassigned === 0 && masters + arbiters >= ODF.min_hosts) return 'compact';
   if ((masters >= 3 || (masters >= 2 && arbiters !== 0)) && workers >= ODF.min_hosts) return 'standard';
   return 'unknown';
+}
+
+function odfMode(ctx: OperatorHostContext): OdfMode {
+  const count = (role: HostRole) => ctx.clusterHosts.filter((peer) => normalRole(peer.assignedRole) === role).length;
+  return odfDeploymentMode({ masters: count('master'), arbiters: count('arbiter'), workers: count('worker'), unassigned: count('auto-assign') });
 }
 
 /** Whether ODF runs on this host; a string when that cannot be told for an auto-assign host. */
