@@ -216,8 +216,8 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     const wallMs = Date.now() - settings.startedAt;
 
     // Clusters abandoned by an early stop neither installed nor failed.
-    const abandoned = stoppedAtMs === undefined ? [] : outcomes.filter((o) => o.failure?.cause === 'stopped');
-    const ended = outcomes.filter((o) => !abandoned.includes(o));
+    const ended = stoppedAtMs === undefined ? outcomes : outcomes.filter((o) => o.failure?.cause !== 'stopped');
+    const abandoned = outcomes.length - ended.length;
     const installedOutcomes = ended.filter((o) => !o.failure);
     const durations = installedOutcomes.map((o) => o.times.installed!).sort((a, b) => a - b);
     const failures: Record<string, number> = {};
@@ -230,7 +230,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       byKind: tally(installedOutcomes.map((o) => o.kind)),
       byChannel: tally(installedOutcomes.map((o) => o.channel)),
       failedInstalls: ended.length - installedOutcomes.length + (stoppedAtMs === undefined ? settings.clusters - outcomes.length : 0),
-      ...(stoppedAtMs !== undefined ? { stoppedEarly: { afterSeconds: (stoppedAtMs - settings.startedAt) / 1000, abandonedInFlight: abandoned.length, neverStarted: settings.clusters - outcomes.length } } : {}),
+      ...(stoppedAtMs !== undefined ? { stoppedEarly: { afterSeconds: (stoppedAtMs - settings.startedAt) / 1000, abandonedInFlight: abandoned, neverStarted: settings.clusters - outcomes.length } } : {}),
       failures,
       creationToInstalledSeconds: { p50: percentile(durations, 50) / 1000, p95: percentile(durations, 95) / 1000, max: (durations.at(-1) ?? 0) / 1000 },
       latencies,
@@ -243,7 +243,7 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       ...(dynamoRequests ? { dynamodbRequests: dynamoRequests } : {}),
     };
 
-    if (result.stoppedEarly) console.log(`\nSTOPPED EARLY after ${seconds(stoppedAtMs! - settings.startedAt)}: ${abandoned.length} clusters abandoned in flight, ${result.stoppedEarly.neverStarted} never started; everything below covers the clusters that ended`);
+    if (result.stoppedEarly) console.log(`\nSTOPPED EARLY after ${seconds(stoppedAtMs! - settings.startedAt)}: ${abandoned} clusters abandoned in flight, ${result.stoppedEarly.neverStarted} never started; everything below covers the clusters that ended`);
     console.log(`\nclusters: ${ended.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
     console.log(`creation to installed: p50 ${result.creationToInstalledSeconds.p50.toFixed(1)} s, p95 ${result.creationToInstalledSeconds.p95.toFixed(1)} s, max ${result.creationToInstalledSeconds.max.toFixed(1)} s`);
     const phases = (pick: (o: ClusterOutcome) => number | undefined) => percentile(installedOutcomes.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b), 50) / 1000;
