@@ -64,7 +64,7 @@ import { container, provide } from '../lambdas/platform/container.js';
 import { logger } from '../lambdas/platform/observability.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../lambdas/usecases/host-monitor.js';
-import { catalogueAgentImages } from '../lambdas/domain/catalogues.js';
+import { catalogueAgentImages } from '../lambdas/domain/catalogues/catalogues.js';
 import { agentClient, eachBounded } from './lifecycle/agents.js';
 import { meteredDynamoClient } from './lifecycle/capacity.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { buildSyntheticBaseIso, importBaseIsoFile, localImportTarget } from '../bin/import-base-iso.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { loadCatalogue } from '../lib/catalogue.js';
-import { baseIsoObjectKey } from '../lambdas/domain/object-keys.js';
+import { baseIsoObjectKey } from '../lambdas/domain/core/object-keys.js';
 import { container } from '../lambdas/platform/container.js';
 import { ensureDiscoveryImage, imageReleaseOf, newMeter } from '../lambdas/usecases/discovery-image.js';
 import { registerInfraEnv } from '../lambdas/usecases/infra-envs.js';

@@ -25,7 +25,7 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand,
 import { apiInstancesFromEnvironment } from '../bin/local/functions.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
-import type { Host } from '../lambdas/domain/entities.js';
+import type { Host } from '../lambdas/domain/core/entities.js';
 import { systemClock } from '../lambdas/ports/clock.js';
 import type { Store } from '../lambdas/ports/store.js';
 import { container, provide } from '../lambdas/platform/container.js';

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
-import { tokenRejection } from '../lambdas/domain/api-token.js';
+import { tokenRejection } from '../lambdas/domain/auth/api-token.js';
 import { systemClock, type Clock } from '../lambdas/ports/clock.js';
 import type { Store } from '../lambdas/ports/store.js';
 import { createApiToken, listApiTokens, type ApiTokenView } from '../lambdas/usecases/api-tokens.js';

@@ -61,7 +61,7 @@ export function addServiceBuckets(stack: Stack, config: StageConfig, removalPoli
 }
 
 /**
- * Object access under orgs/ (every key the service writes starts there: lambdas/domain/object-keys.ts),
+ * Object access under orgs/ (every key the service writes starts there: lambdas/domain/core/object-keys.ts),
  * listing only below it. Multipart uploads (UploadPartCopy in compose) are PutObject plus Abort.
  */
 export function grantOrganisationObjects(role: iam.Role, bucket: s3.IBucket): void {

@@ -24,7 +24,7 @@ export function installerImageBundleOptions(projectRoot: string, entry: string, 
 
 /** The container name the state machine's ContainerOverrides address (statemachines/install-cluster.asl.json). */
 export const INSTALLER_CONTAINER_NAME = 'installer';
-/** Every object the installer reads or writes is an organisation's: lambdas/domain/object-keys.ts. */
+/** Every object the installer reads or writes is an organisation's: lambdas/domain/core/object-keys.ts. */
 export const ORGANISATION_OBJECTS = 'orgs/*';
 
 const CONTAINER_SOURCES = join('lib', 'containers', 'installer');

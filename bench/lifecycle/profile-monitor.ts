@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startRuntime } from '../../bin/local/runtime.js';
-import { defaultOpenshiftVersion } from '../../lambdas/domain/catalogues.js';
+import { defaultOpenshiftVersion } from '../../lambdas/domain/catalogues/catalogues.js';
 import { container, provide } from '../../lambdas/platform/container.js';
 import { registerCluster } from '../../lambdas/usecases/clusters.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { BaseImageType } from '../../lambdas/domain/iso-synthetic.js';
+import type { BaseImageType } from '../../lambdas/domain/image/iso-synthetic.js';
 import type { SyntheticBaseImages } from '../../lambdas/ports/synthetic-base-images.js';
 import { loadBaseImage } from '../../lambdas/usecases/discovery-image.js';
 import { buildSyntheticBaseIso, importBaseIsoFile, localImportTarget } from '../import-base-iso.js';

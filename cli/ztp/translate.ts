@@ -7,8 +7,8 @@
  * cli/ztp/validate.ts). Pure: no I/O.
  */
 import type { ClusterCreateParams, InfraEnvCreateParams } from '../api.js';
-import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/static-network.js';
-import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, parseCidr, sshPublicKeyProblem } from '../../lambdas/domain/validation.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/image/static-network/static-network.js';
+import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, parseCidr, sshPublicKeyProblem } from '../../lambdas/domain/core/validation.js';
 import type { ManifestDocument, ManifestError, ManifestKind } from './manifests.js';
 import { cidrList, FieldReader, isRecord, key, proxyOf, pullSecretOf, staticNetworkEntry, vips } from './validate.js';
 

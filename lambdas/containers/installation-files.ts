@@ -12,10 +12,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { clusterObjectPrefix, installationObjectKey } from '../domain/object-keys.js';
+import { clusterObjectPrefix, installationObjectKey } from '../domain/core/object-keys.js';
 import { blobStore } from '../platform/blob-store.js';
 import { configFromEnvironment } from '../platform/config.js';
-import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerOutputs, type InstallerReport } from '../domain/installer-outputs.js';
+import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerOutputs, type InstallerReport } from '../domain/install/installer-outputs.js';
 
 const log = (message: string) => process.stdout.write(`${new Date().toISOString()} ${message}\n`);
 

@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { KeyObject, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
-import type { InstallerOutputs } from '../domain/installer-outputs.js';
+import type { InstallerOutputs } from '../domain/install/installer-outputs.js';
 
 x509.cryptoProvider.set(webcrypto);
 

@@ -2,10 +2,10 @@
  * Settings every function reads from its environment. The CDK stack sets them in AWS; the
  * embedded runtime sets the same variables (with local endpoints) before it loads a handler.
  */
-import type { AgentSettings } from '../domain/agent-protocol.js';
-import { catalogueAgentImages } from '../domain/catalogues.js';
-import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/agent-token.js';
-import { defaultJwksUrl, type ConsoleSignIn, type IdentityProviderSettings } from '../domain/identity.js';
+import type { AgentSettings } from '../domain/agent/agent-protocol.js';
+import { catalogueAgentImages } from '../domain/catalogues/catalogues.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/auth/agent-token.js';
+import { defaultJwksUrl, type ConsoleSignIn, type IdentityProviderSettings } from '../domain/auth/identity.js';
 
 export interface ServiceConfig {
   tableName: string;

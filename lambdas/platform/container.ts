@@ -5,7 +5,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { IdentityVerifier } from '../ports/identity.js';
-import type { IdentityProviderSettings } from '../domain/identity.js';
+import type { IdentityProviderSettings } from '../domain/auth/identity.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';

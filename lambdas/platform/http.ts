@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DomainError, type ProblemKind } from '../domain/errors.js';
+import { DomainError, type ProblemKind } from '../domain/core/errors.js';
 import { ConcurrentModificationError, TooMuchContentionError } from '../ports/store.js';
 
 const STATUS: Record<ProblemKind, number> = {

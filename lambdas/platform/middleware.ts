@@ -3,7 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { badRequest } from '../domain/errors.js';
+import { badRequest } from '../domain/core/errors.js';
 import { errorResponse, mapError } from './http.js';
 import { logger, metrics } from './observability.js';
 

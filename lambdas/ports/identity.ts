@@ -1,6 +1,6 @@
-import type { VerifiedIdentity } from '../domain/identity.js';
+import type { VerifiedIdentity } from '../domain/auth/identity.js';
 
-export type { VerifiedIdentity } from '../domain/identity.js';
+export type { VerifiedIdentity } from '../domain/auth/identity.js';
 
 /**
  * Verifies a token of the identity provider the service trusts (Amazon Cognito in AWS, any OIDC

@@ -11,8 +11,8 @@ import type {
   User,
   Versioned,
   WorkflowExecution,
-} from '../domain/entities.js';
-import type { WatchAttribute } from '../domain/host-watch.js';
+} from '../domain/core/entities.js';
+import type { WatchAttribute } from '../domain/host/host-watch.js';
 
 /** What names a cluster: its keys, name, creation time, and the two attributes a cluster is looked up by. */
 export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'createdAt'> & {
@@ -117,7 +117,7 @@ export interface InfraEnvKey { orgId: string; infraEnvId: string }
 export interface HostKey { orgId: string; infraEnvId: string; hostId: string }
 export interface ManifestKey { orgId: string; clusterId: string; folder: string; fileName: string }
 export interface WorkflowKey { orgId: string; clusterId: string; workflow: string }
-/** A user, and the user's one membership, by the id the verified identity gives (domain/identity.ts). */
+/** A user, and the user's one membership, by the id the verified identity gives (domain/auth/identity.ts). */
 export interface UserKey { userId: string }
 
 export interface EventFilter {

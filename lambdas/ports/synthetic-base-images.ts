@@ -1,4 +1,4 @@
-import type { BaseImageType } from '../domain/iso-synthetic.js';
+import type { BaseImageType } from '../domain/image/iso-synthetic.js';
 
 /**
  * A source of SYNTHETIC base ISOs, for deployments that have no real RHCOS image to offer (the

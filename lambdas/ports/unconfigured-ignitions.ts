@@ -1,4 +1,4 @@
-import type { InstallerDirectory } from '../domain/disconnected-ignition.js';
+import type { InstallerDirectory } from '../domain/image/disconnected-ignition.js';
 
 /** Which generator made an unconfigured ignition. */
 export type UnconfiguredIgnitionGenerator = 'openshift-install' | 'simulated';

@@ -2,8 +2,8 @@
  * Finding a resource on behalf of a caller. Every read is addressed by the caller's organisation,
  * so another organisation's resource is simply not found; agents are further held to their infra-env.
  */
-import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
-import { notFound } from '../domain/errors.js';
+import type { Cluster, Host, InfraEnv } from '../domain/core/entities.js';
+import { notFound } from '../domain/core/errors.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
 

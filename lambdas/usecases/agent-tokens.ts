@@ -2,14 +2,14 @@
  * Agent credentials as upstream's local auth mode issues them: an ES256 JWT naming one infra-env,
  * embedded in that infra-env's discovery image and sent by the agent as X-Secret-Key. Our token
  * also names the organisation, so verifying it is one read on an organisation-first key, and
- * carries an expiry and the infra-env's token epoch (domain/agent-token.ts has the rules;
+ * carries an expiry and the infra-env's token epoch (domain/auth/agent-token.ts has the rules;
  * docs/api.md, "Agent tokens", the model).
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT, compactVerify, jwtVerify } from 'jose';
-import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentCallNeeds, judgeAgentCall, type AgentCallContext, type TokenStanding } from '../domain/agent-token.js';
-import type { InfraEnv } from '../domain/entities.js';
-import { DomainError, unauthorized } from '../domain/errors.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentCallNeeds, judgeAgentCall, type AgentCallContext, type TokenStanding } from '../domain/auth/agent-token.js';
+import type { InfraEnv } from '../domain/core/entities.js';
+import { DomainError, unauthorized } from '../domain/core/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { AgentPrincipal, Principal } from './principal.js';
@@ -122,7 +122,7 @@ async function verifiedPayload(keys: Keys, token: string): Promise<Record<string
 
 /**
  * Accepts only ES256 tokens we signed, for agent operations, whose infra-env exists in their
- * organisation; then judges the call (domain/agent-token.ts): an expired or superseded token
+ * organisation; then judges the call (domain/auth/agent-token.ts): an expired or superseded token
  * serves only the installation under way, and an installed cluster's installation calls are closed.
  */
 export async function authenticateAgent(

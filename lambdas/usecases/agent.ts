@@ -23,18 +23,18 @@ import {
   type StepReply,
   type Steps,
   type AgentSettings,
-} from '../domain/agent-protocol.js';
-import { catalogueAgentImages } from '../domain/catalogues.js';
-import { applyStepReply, applyVipVerifications, connectivityReplyWrite, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/step-replies.js';
-import { storedAddressBook } from '../domain/cluster.js';
-import { hostEffectiveRole } from '../domain/cluster-hosts.js';
-import { reconnectsOnPoll, waitsOnPeers } from '../domain/host-watch.js';
-import type { Cluster, Host } from '../domain/entities.js';
-import type { HostTransition } from '../domain/host-state-machine.js';
-import { hostDisplayName, hostView } from '../domain/host.js';
-import { badRequest } from '../domain/errors.js';
-import { hostRegistrationProblem } from '../domain/infra-env.js';
-import { hardwareMinimums } from '../domain/preflight.js';
+} from '../domain/agent/agent-protocol.js';
+import { catalogueAgentImages } from '../domain/catalogues/catalogues.js';
+import { applyStepReply, applyVipVerifications, connectivityReplyWrite, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/agent/step-replies.js';
+import { storedAddressBook } from '../domain/cluster/cluster.js';
+import { hostEffectiveRole } from '../domain/cluster/cluster-hosts.js';
+import { reconnectsOnPoll, waitsOnPeers } from '../domain/host/host-watch.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import type { HostTransition } from '../domain/host/host-state-machine.js';
+import { hostDisplayName, hostView } from '../domain/host/host.js';
+import { badRequest } from '../domain/core/errors.js';
+import { hostRegistrationProblem } from '../domain/image/infra-env.js';
+import { hardwareMinimums } from '../domain/catalogues/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type HostLiveness, type Store } from '../ports/store.js';
 import { findHost, findInfraEnv, stillThere } from './access.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/api-token.js';
-import type { ApiToken, Role } from '../domain/entities.js';
-import { badRequest, forbidden, notFound, unauthorized } from '../domain/errors.js';
-import { looksLikeJwt } from '../domain/identity.js';
-import { lesserRole, roleWithin } from '../domain/organisation.js';
+import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
+import type { ApiToken, Role } from '../domain/core/entities.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
+import { looksLikeJwt } from '../domain/auth/identity.js';
+import { lesserRole, roleWithin } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
 import type { Store } from '../ports/store.js';

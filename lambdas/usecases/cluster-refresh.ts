@@ -3,18 +3,18 @@
  * validations, after a user's update, and on the monitor's pass. Computes the machine network
  * from the API VIP and the hosts' interfaces when the user has not set one, as upstream does.
  */
-import { peerAddressBook } from '../domain/agent-protocol.js';
-import { clusterView, PEER_ADDRESS_BOOK, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../domain/cluster.js';
-import { summarizeClusterValidations } from '../domain/cluster-facts.js';
-import { summaryOf } from '../domain/cluster-hosts.js';
-import { applyClusterEffects } from '../domain/cluster-effects.js';
-import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
-import type { ClusterStatus, ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster-state-machine.js';
-import { installationTransitionContext } from '../domain/installation-progress.js';
-import type { ValidationHostInput } from '../domain/cluster-validation-context.js';
-import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster-validations.js';
-import type { Cluster, Host } from '../domain/entities.js';
-import { calculateMachineNetworkCidr } from '../domain/machine-network.js';
+import { peerAddressBook } from '../domain/agent/agent-protocol.js';
+import { clusterView, PEER_ADDRESS_BOOK, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../domain/cluster/cluster.js';
+import { summarizeClusterValidations } from '../domain/cluster/cluster-facts.js';
+import { summaryOf } from '../domain/cluster/cluster-hosts.js';
+import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
+import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
+import type { ClusterStatus, ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster/cluster-state-machine.js';
+import { installationTransitionContext } from '../domain/install/installation-progress.js';
+import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
+import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import { calculateMachineNetworkCidr } from '../domain/network/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { causedBy, clusterWrite, recordEvents } from './events.js';

@@ -1,8 +1,8 @@
 /** Per-cluster settings beside the cluster document: ignored validations and preflight requirements. */
-import { UPDATABLE_STATES } from '../domain/cluster.js';
-import { badRequest } from '../domain/errors.js';
-import { ignoredValidationsProblem, ignoredValidationsView, type IgnoredValidations } from '../domain/ignored-validations.js';
-import { preflightClusterOf, preflightRequirements, type PreflightHardwareRequirements } from '../domain/preflight.js';
+import { UPDATABLE_STATES } from '../domain/cluster/cluster.js';
+import { badRequest } from '../domain/core/errors.js';
+import { ignoredValidationsProblem, ignoredValidationsView, type IgnoredValidations } from '../domain/core/ignored-validations.js';
+import { preflightClusterOf, preflightRequirements, type PreflightHardwareRequirements } from '../domain/catalogues/preflight.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';

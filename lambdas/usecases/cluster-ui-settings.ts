@@ -3,7 +3,7 @@
  * reads back (upstream's UI writes `AI_UI:` followed by JSON). The service never interprets it; it
  * only bounds its size.
  */
-import { badRequest } from '../domain/errors.js';
+import { badRequest } from '../domain/core/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { resolveOpenshiftVersion } from '../domain/catalogues.js';
+import { resolveOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import {
   applyClusterUpdate,
   BUSY_STATES,
@@ -8,25 +8,25 @@ import {
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
   isDisconnectedCluster,
-} from '../domain/cluster.js';
-import type { ResolvedRelease } from '../domain/catalogues.js';
-import type { Params } from '../domain/validation.js';
-import type { Cluster, Host } from '../domain/entities.js';
-import { badRequest, conflict } from '../domain/errors.js';
-import { hostView } from '../domain/host.js';
-import { hostNetworks } from '../domain/host-networks.js';
-import type { MachineNetworkHost } from '../domain/machine-network.js';
+} from '../domain/cluster/cluster.js';
+import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
+import type { Params } from '../domain/core/validation.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import { badRequest, conflict } from '../domain/core/errors.js';
+import { hostView } from '../domain/host/host.js';
+import { hostNetworks } from '../domain/network/host-networks.js';
+import type { MachineNetworkHost } from '../domain/network/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
-import { clusterObjectPrefix } from '../domain/object-keys.js';
+import { clusterObjectPrefix } from '../domain/core/object-keys.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { findCluster, stillThere } from './access.js';
 import { mapBounded } from './bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { rejudgeClusterHosts } from './host-changes.js';
-import type { AgentSettings } from '../domain/agent-protocol.js';
+import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import { recordEvent } from './events.js';
 import { removeDnsRecords } from './installation-workflow.js';
 import { actorName, type Principal } from './principal.js';

@@ -5,10 +5,10 @@
  * port decides, and a simulated one is announced by a warning event and the log).
  */
 import { createHash } from 'node:crypto';
-import { unconfiguredIgnitionInputs, withInteractiveUi, type InstallerDirectory } from '../domain/disconnected-ignition.js';
-import type { InfraEnv } from '../domain/entities.js';
-import { conflict } from '../domain/errors.js';
-import { DISCONNECTED_CLUSTER_NAME } from '../domain/infra-env.js';
+import { unconfiguredIgnitionInputs, withInteractiveUi, type InstallerDirectory } from '../domain/image/disconnected-ignition.js';
+import type { InfraEnv } from '../domain/core/entities.js';
+import { conflict } from '../domain/core/errors.js';
+import { DISCONNECTED_CLUSTER_NAME } from '../domain/image/infra-env.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { UnconfiguredIgnitionGenerator, UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';

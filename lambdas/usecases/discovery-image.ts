@@ -10,10 +10,10 @@ import type { ServiceConfig } from '../platform/config.js';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { SignJWT, decodeJwt, jwtVerify } from 'jose';
-import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
-import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
-import type { InfraEnv } from '../domain/entities.js';
-import { badRequest, conflict, notFound, unauthorized } from '../domain/errors.js';
+import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
+import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
+import type { InfraEnv } from '../domain/core/entities.js';
+import { badRequest, conflict, notFound, unauthorized } from '../domain/core/errors.js';
 import {
   MIN_PART,
   applyKernelArguments,
@@ -25,9 +25,9 @@ import {
   type IsoLayout,
   type KernelArgument,
   type Patch,
-} from '../domain/iso-image.js';
-import { fillArea, ignitionArchive, initrdArchive, minimalRamdisk, minimalRamdiskFiles, type CpioFile } from '../domain/iso-initrd.js';
-import { readIsoLayout } from '../domain/iso-image.js';
+} from '../domain/image/iso-image.js';
+import { fillArea, ignitionArchive, initrdArchive, minimalRamdisk, minimalRamdiskFiles, type CpioFile } from '../domain/image/iso-initrd.js';
+import { readIsoLayout } from '../domain/image/iso-image.js';
 import {
   baseIsoInfoObjectKey,
   baseIsoObjectKey,
@@ -35,18 +35,18 @@ import {
   discoveryImageObjectKey,
   infraEnvImagesPrefix,
   retainedInfraEnvObjectKey,
-} from '../domain/object-keys.js';
-import { majorMinor } from '../domain/ocp-version.js';
+} from '../domain/core/object-keys.js';
+import { majorMinor } from '../domain/core/ocp-version.js';
 import type { BlobStore, ComposePart } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
-import { isDisconnectedIso } from '../domain/infra-env.js';
+import { isDisconnectedIso } from '../domain/image/infra-env.js';
 import { disconnectedIgnitionText, planDisconnectedIgnition } from './disconnected-ignition.js';
 import { findInfraEnv } from './access.js';
 import { agentTokenEpochOf, issueInfraEnvAgentToken } from './agent-tokens.js';
-import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, imageTokenWindow } from '../domain/agent-token.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, imageTokenWindow } from '../domain/auth/agent-token.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { v5 as nameBasedUuid } from 'uuid';
-import type { EventSeverity, ServiceEvent } from '../domain/entities.js';
-import { roleAllows } from '../domain/api-token.js';
-import { badRequest, forbidden, notFound } from '../domain/errors.js';
+import type { EventSeverity, ServiceEvent } from '../domain/core/entities.js';
+import { roleAllows } from '../domain/auth/api-token.js';
+import { badRequest, forbidden, notFound } from '../domain/core/errors.js';
 import { buildEvent, eventView, type EventProps, type EventSubject, type EventView } from '../domain/events/events.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventFilter, Store } from '../ports/store.js';

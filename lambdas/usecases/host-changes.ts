@@ -4,9 +4,9 @@
  * listing, and re-judges each changed cluster. Requests that change hosts return without waiting
  * for any of this; it runs once per batch and cluster, however many of its hosts changed.
  */
-import { followUps, type ClusterFollowUp, type HostChange } from '../domain/host-changes.js';
-import type { Host, InfraEnv } from '../domain/entities.js';
-import { waitsOnPeers } from '../domain/host-watch.js';
+import { followUps, type ClusterFollowUp, type HostChange } from '../domain/host/host-changes.js';
+import type { Host, InfraEnv } from '../domain/core/entities.js';
+import { waitsOnPeers } from '../domain/host/host-watch.js';
 import { forEachBounded } from './bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { FRESH_PEER_LISTINGS_UP_TO, refreshLoadedHost, type RefreshDeps } from './host-refresh.js';

@@ -10,8 +10,8 @@
  * peer work between them. So a quiet pass costs a small read per watched host, and a busy one
  * grows linearly with the cluster, never with its square (upstream: 72–101 s for 1,000 hosts).
  */
-import type { Host, InfraEnv } from '../domain/entities.js';
-import { dueByTime } from '../domain/host-watch.js';
+import type { Host, InfraEnv } from '../domain/core/entities.js';
+import { dueByTime } from '../domain/host/host-watch.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
 import { forEachBounded } from './bounded-concurrency.js';

@@ -4,18 +4,18 @@
  * so a host advances when the event that justifies it arrives rather than on a monitor tick.
  */
 import { createHash } from 'node:crypto';
-import { softTimeoutsEnabled } from '../domain/cluster.js';
-import { hasEnoughMastersAndWorkers, summaryOf } from '../domain/cluster-hosts.js';
-import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
-import { hostDisplayName } from '../domain/host.js';
-import { applyHostEffects } from '../domain/host-effects.js';
-import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext } from '../domain/host-state-machine.js';
-import type { HostRole, HostStage, HostStatus } from '../domain/host-states.js';
-import { isWatchedHost } from '../domain/installation-progress.js';
-import { judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host-validations.js';
-import type { AgentSettings } from '../domain/agent-protocol.js';
-import { storedDiskSpeed } from '../domain/inventory.js';
-import { hostInventory } from '../domain/inventory.js';
+import { softTimeoutsEnabled } from '../domain/cluster/cluster.js';
+import { hasEnoughMastersAndWorkers, summaryOf } from '../domain/cluster/cluster-hosts.js';
+import type { Cluster, Host, InfraEnv } from '../domain/core/entities.js';
+import { hostDisplayName } from '../domain/host/host.js';
+import { applyHostEffects } from '../domain/host/host-effects.js';
+import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext } from '../domain/host/host-state-machine.js';
+import type { HostRole, HostStage, HostStatus } from '../domain/host/host-states.js';
+import { isWatchedHost } from '../domain/install/installation-progress.js';
+import { judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host/validations/host-validations.js';
+import type { AgentSettings } from '../domain/agent/agent-protocol.js';
+import { storedDiskSpeed } from '../domain/host/inventory.js';
+import { hostInventory } from '../domain/host/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { causedBy, hostWrite, recordEvents, type EventCause, type RecordEventRequest } from './events.js';

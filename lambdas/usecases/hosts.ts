@@ -1,11 +1,11 @@
-import type { Params } from '../domain/validation.js';
-import { conflict } from '../domain/errors.js';
-import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host.js';
+import type { Params } from '../domain/core/validation.js';
+import { conflict } from '../domain/core/errors.js';
+import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
 import { eventRequests, recordEvent, recordEvents } from './events.js';
-import type { EventIntent } from '../domain/state-rules.js';
+import type { EventIntent } from '../domain/core/state-rules.js';
 import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 

@@ -3,22 +3,22 @@
  * network files of an infra-env, generated on each request from its current settings.
  */
 import type { ServiceConfig } from '../platform/config.js';
-import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues.js';
-import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/discovery-ignition.js';
-import type { InfraEnv } from '../domain/entities.js';
-import { badRequest, conflict, notFound } from '../domain/errors.js';
-import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../domain/ipxe-script.js';
-import { majorMinor } from '../domain/ocp-version.js';
-import { STATIC_NETWORK_DIR } from '../domain/static-network.js';
-import { tarArchive } from '../domain/tar-archive.js';
+import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
+import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
+import type { InfraEnv } from '../domain/core/entities.js';
+import { badRequest, conflict, notFound } from '../domain/core/errors.js';
+import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../domain/image/ipxe-script.js';
+import { majorMinor } from '../domain/core/ocp-version.js';
+import { STATIC_NETWORK_DIR } from '../domain/image/static-network/static-network.js';
+import { tarArchive } from '../domain/image/tar-archive.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
-import { isDisconnectedIso } from '../domain/infra-env.js';
+import { isDisconnectedIso } from '../domain/image/infra-env.js';
 import { disconnectedIgnitionText } from './disconnected-ignition.js';
 import { findInfraEnv } from './access.js';
 import { agentTokenEpochOf, issueInfraEnvAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
-import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/agent-token.js';
+import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/auth/agent-token.js';
 import { signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 import { requireSecretAccess } from './api-tokens.js';

@@ -3,11 +3,11 @@
  * holds the pull secret: it goes to the caller who owns the cluster and nowhere else (no logs,
  * no events).
  */
-import { UPDATABLE_STATES } from '../domain/cluster.js';
-import type { Cluster, Host, InfraEnv } from '../domain/entities.js';
-import { builtinOperators } from '../domain/catalogues.js';
-import { badRequest, conflict } from '../domain/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutPullSecret } from '../domain/install-config.js';
+import { UPDATABLE_STATES } from '../domain/cluster/cluster.js';
+import type { Cluster, Host, InfraEnv } from '../domain/core/entities.js';
+import { builtinOperators } from '../domain/catalogues/catalogues.js';
+import { badRequest, conflict } from '../domain/core/errors.js';
+import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutPullSecret } from '../domain/install/install-config.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';

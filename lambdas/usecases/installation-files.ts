@@ -6,10 +6,10 @@
  * module only reads them. The kubeadmin password and kubeconfigs go to the caller and nowhere else.
  */
 import { posix } from 'node:path';
-import { roleAllows } from '../domain/api-token.js';
-import type { Cluster, Host } from '../domain/entities.js';
-import { badRequest, conflict, forbidden, notFound } from '../domain/errors.js';
-import { HOST_UPDATABLE_STATES, hostDisplayName, hostView } from '../domain/host.js';
+import { roleAllows } from '../domain/auth/api-token.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import { badRequest, conflict, forbidden, notFound } from '../domain/core/errors.js';
+import { HOST_UPDATABLE_STATES, hostDisplayName, hostView } from '../domain/host/host.js';
 import {
   AGENT_CREDENTIAL_FILES,
   CLUSTER_FILE_NAMES,
@@ -24,11 +24,11 @@ import {
   roleIgnitionFileName,
   storedOperators,
   type CredentialFileName,
-} from '../domain/installation-progress.js';
-import { parseDownloadLogsType } from '../domain/logs.js';
-import { installConfigYamlWithoutPullSecret } from '../domain/install-config.js';
-import { contentDisposition, isManifestFolder } from '../domain/manifests.js';
-import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/object-keys.js';
+} from '../domain/install/installation-progress.js';
+import { parseDownloadLogsType } from '../domain/install/logs.js';
+import { installConfigYamlWithoutPullSecret } from '../domain/install/install-config.js';
+import { contentDisposition, isManifestFolder } from '../domain/install/manifests.js';
+import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';

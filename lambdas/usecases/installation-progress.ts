@@ -4,9 +4,9 @@
  * endpoints, V2UploadClusterIngressCert and V2CompleteInstallation). Each change is a conditional
  * write on the record as read; the host and cluster machines then follow from what was written.
  */
-import { clusterProgress } from '../domain/cluster-hosts.js';
-import type { Cluster } from '../domain/entities.js';
-import { badRequest, conflict } from '../domain/errors.js';
+import { clusterProgress } from '../domain/cluster/cluster-hosts.js';
+import type { Cluster } from '../domain/core/entities.js';
+import { badRequest, conflict } from '../domain/core/errors.js';
 import {
   applyFinalizingStage,
   applyHostProgress,
@@ -22,14 +22,14 @@ import {
   type HostProgressOutcome,
   type OperatorReport,
   type StoredClusterProgress,
-} from '../domain/installation-progress.js';
-import type { HostStage } from '../domain/host-states.js';
-import { installationObjectKey } from '../domain/object-keys.js';
+} from '../domain/install/installation-progress.js';
+import type { HostStage } from '../domain/host/host-states.js';
+import { installationObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { summaryOf } from '../domain/cluster-hosts.js';
+import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
 import { causedBy, hostWrite, recordEvent, recordEvents } from './events.js';

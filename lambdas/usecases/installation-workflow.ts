@@ -4,10 +4,10 @@
  * ends. Each task is idempotent and checks that its attempt is still the cluster's current one, so
  * a retried or late task of a cancelled attempt changes nothing.
  */
-import type { Cluster } from '../domain/entities.js';
-import { mergeIgnitionOverride } from '../domain/ignition-merge.js';
-import { clusterDnsRecords, installRoleOf } from '../domain/installation.js';
-import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/object-keys.js';
+import type { Cluster } from '../domain/core/entities.js';
+import { mergeIgnitionOverride } from '../domain/image/ignition-merge.js';
+import { clusterDnsRecords, installRoleOf } from '../domain/install/installation.js';
+import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
@@ -15,8 +15,8 @@ import type { Store } from '../ports/store.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { recordEvent, type EventCause } from './events.js';
 import { renderClusterInstallConfigYaml } from './install-config.js';
-import type { InstallWorkflowInput } from '../domain/installation.js';
-import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../domain/installer-outputs.js';
+import type { InstallWorkflowInput } from '../domain/install/installation.js';
+import { INSTALLER_OUTPUTS, INSTALLER_REPORT, type InstallerReport } from '../domain/install/installer-outputs.js';
 
 export interface InstallWorkflowDeps {
   store: Store;

@@ -4,25 +4,25 @@
  * preparing-for-installation and starts the install workflow, which prepares the files and follows
  * the installation to its end. Every status change is a conditional write on the status read.
  */
-import type { AgentSettings } from '../domain/agent-protocol.js';
-import type { ClusterStatus } from '../domain/cluster-state-machine.js';
-import { isNotAllowed, transitionCluster } from '../domain/cluster-state-machine.js';
-import { applyClusterEffects } from '../domain/cluster-effects.js';
-import { disconnectedClusterRefusal } from '../domain/cluster.js';
-import type { Cluster, Host } from '../domain/entities.js';
-import { conflict } from '../domain/errors.js';
-import { hostDisplayName, requestContext } from '../domain/host.js';
-import { transitionHost, type HostStatus, type HostTrigger } from '../domain/host-state-machine.js';
-import type { HostRole } from '../domain/host-states.js';
-import { judgedRole } from '../domain/host-validations.js';
-import { installationDisk, INSTALLABLE_HOST_STATUS, planInstallation, type InstallWorkflowInput } from '../domain/installation.js';
-import { withoutInstallationReports } from '../domain/installation-progress.js';
-import { clusterObjectPrefix } from '../domain/object-keys.js';
+import type { AgentSettings } from '../domain/agent/agent-protocol.js';
+import type { ClusterStatus } from '../domain/cluster/cluster-state-machine.js';
+import { isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
+import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
+import { disconnectedClusterRefusal } from '../domain/cluster/cluster.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import { conflict } from '../domain/core/errors.js';
+import { hostDisplayName, requestContext } from '../domain/host/host.js';
+import { transitionHost, type HostStatus, type HostTrigger } from '../domain/host/host-state-machine.js';
+import type { HostRole } from '../domain/host/host-states.js';
+import { judgedRole } from '../domain/host/validations/host-validations.js';
+import { installationDisk, INSTALLABLE_HOST_STATUS, planInstallation, type InstallWorkflowInput } from '../domain/install/installation.js';
+import { withoutInstallationReports } from '../domain/install/installation-progress.js';
+import { clusterObjectPrefix } from '../domain/core/object-keys.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { summaryOf } from '../domain/cluster-hosts.js';
+import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { installationContext, refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './clusters.js';
 import { causedBy, clusterWrite, hostWrite, recordEvent, recordEvents } from './events.js';

@@ -7,9 +7,9 @@
  * were collected always has an object behind it; an upload whose stamp fails leaves an object the
  * next upload of the same host replaces.
  */
-import type { Cluster, Host } from '../domain/entities.js';
-import { DomainError, notFound } from '../domain/errors.js';
-import { hostDisplayName } from '../domain/host.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import { DomainError, notFound } from '../domain/core/errors.js';
+import { hostDisplayName } from '../domain/host/host.js';
 import {
   allLogsFileName,
   CLUSTER_LOGS_COLLECTED_AT,
@@ -32,9 +32,9 @@ import {
   type LogsState,
   type StoredLogObject,
   type UploadLogsType,
-} from '../domain/logs.js';
-import { clusterLogsPrefix, CONTROLLER_LOGS_FOLDER, controllerLogsObjectKey, hostLogsObjectKey } from '../domain/object-keys.js';
-import { tarArchive } from '../domain/tar-archive.js';
+} from '../domain/install/logs.js';
+import { clusterLogsPrefix, CONTROLLER_LOGS_FOLDER, controllerLogsObjectKey, hostLogsObjectKey } from '../domain/core/object-keys.js';
+import { tarArchive } from '../domain/image/tar-archive.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';

@@ -5,8 +5,8 @@
  * always has its content; a record removed before its content can at worst leave an unlisted
  * object, which the next upload of that name overwrites.
  */
-import type { Cluster, Manifest } from '../domain/entities.js';
-import { badRequest, notFound, unauthorized } from '../domain/errors.js';
+import type { Cluster, Manifest } from '../domain/core/entities.js';
+import { badRequest, notFound, unauthorized } from '../domain/core/errors.js';
 import {
   contentProblem,
   decodeManifestContent,
@@ -19,8 +19,8 @@ import {
   otherFolder,
   type ManifestFolder,
   type ManifestView,
-} from '../domain/manifests.js';
-import { manifestObjectKey } from '../domain/object-keys.js';
+} from '../domain/install/manifests.js';
+import { manifestObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type ManifestKey, type Store } from '../ports/store.js';

@@ -5,9 +5,9 @@
  * (what sign-in reads); a transaction that loses to a concurrent change is decided again.
  */
 import { randomUUID } from 'node:crypto';
-import { formatInvitationCode, parseInvitationCode } from '../domain/api-token.js';
-import type { Invitation, Membership, Organisation, OrganisationMember, Role } from '../domain/entities.js';
-import { badRequest, conflict, forbidden, notFound } from '../domain/errors.js';
+import { formatInvitationCode, parseInvitationCode } from '../domain/auth/api-token.js';
+import type { Invitation, Membership, Organisation, OrganisationMember, Role } from '../domain/core/entities.js';
+import { badRequest, conflict, forbidden, notFound } from '../domain/core/errors.js';
 import {
   capacityProblem,
   lastAdminProblem,
@@ -16,7 +16,7 @@ import {
   withMember,
   withoutMember,
   type Members,
-} from '../domain/organisation.js';
+} from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, creating, removing, replacing, storedOrCreated, TooMuchContentionError, type Store, type StoreWrite } from '../ports/store.js';
 import { newSecret, secretHash, secretMatches } from './credential-secrets.js';

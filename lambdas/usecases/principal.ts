@@ -1,9 +1,9 @@
-import { forbidden } from '../domain/errors.js';
-import type { Role } from '../domain/entities.js';
+import { forbidden } from '../domain/core/errors.js';
+import type { Role } from '../domain/core/entities.js';
 
 /**
  * A caller acting for an organisation with a role: through an API token (`tokenId`), or signed in
- * through the identity provider as a user (`userId`, domain/identity.ts), with the role of their
+ * through the identity provider as a user (`userId`, domain/auth/identity.ts), with the role of their
  * membership. Exactly one of the two is set.
  */
 export type UserPrincipal = { kind: 'user'; orgId: string; role: Role } & (

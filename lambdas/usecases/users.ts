@@ -3,9 +3,9 @@
  * user's first request giving them a personal organisation (as OCM does) with them as its admin.
  */
 import { randomUUID } from 'node:crypto';
-import type { Membership, OrganisationMember } from '../domain/entities.js';
-import { anotherPersonalOrgIdOf, personalOrgIdOf, personalOrgNameOf, userIdOf, type VerifiedIdentity } from '../domain/identity.js';
-import { withMember } from '../domain/organisation.js';
+import type { Membership, OrganisationMember } from '../domain/core/entities.js';
+import { anotherPersonalOrgIdOf, personalOrgIdOf, personalOrgNameOf, userIdOf, type VerifiedIdentity } from '../domain/auth/identity.js';
+import { withMember } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
 import { creating, replacing, storedOrCreated, type Store } from '../ports/store.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../../cli/build.js';
 import { EXIT } from '../../cli/exit-codes.js';
-import { userIdOf } from '../../lambdas/domain/identity.js';
+import { userIdOf } from '../../lambdas/domain/auth/identity.js';
 import { startIdentityIssuer, type IdentityIssuer } from '../support/identity-issuer.js';
 import { testRuntime } from '../support/runtime.js';
 

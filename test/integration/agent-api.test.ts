@@ -3,8 +3,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogueAgentImages } from '../../lambdas/domain/catalogues.js';
-import { CONNECTIVITY_FIGURES_REFRESH_MS } from '../../lambdas/domain/step-replies.js';
+import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
+import { CONNECTIVITY_FIGURES_REFRESH_MS } from '../../lambdas/domain/agent/step-replies.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { inventory, PULL_SECRET } from '../support/fixtures.js';

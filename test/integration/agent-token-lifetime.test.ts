@@ -12,7 +12,7 @@
 import { gunzipSync } from 'node:zlib';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imageTokenRenewalSeconds } from '../../lambdas/domain/agent-token.js';
+import { imageTokenRenewalSeconds } from '../../lambdas/domain/auth/agent-token.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { ensureDiscoveryImage, imageReleaseOf, loadBaseImage } from '../../lambdas/usecases/discovery-image.js';

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toProxyEvent } from '../../bin/local/api-gateway.js';
-import { catalogueAgentImages } from '../../lambdas/domain/catalogues.js';
+import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
 import { handler } from '../../lambdas/handlers/api/index.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultOpenshiftVersion } from '../../lambdas/domain/catalogues.js';
+import { defaultOpenshiftVersion } from '../../lambdas/domain/catalogues/catalogues.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 

@@ -4,7 +4,7 @@
  * bad input (never a 5xx, never the pull secret in a reason), state rules and organisation scoping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_VALIDATION_IDS, HOST_VALIDATION_IDS } from '../../lambdas/domain/validation-ids.js';
+import { CLUSTER_VALIDATION_IDS, HOST_VALIDATION_IDS } from '../../lambdas/domain/core/validation-ids.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { infraEnvImagesPrefix } from '../../lambdas/domain/object-keys.js';
+import { infraEnvImagesPrefix } from '../../lambdas/domain/core/object-keys.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';

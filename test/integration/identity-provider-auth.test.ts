@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, UnsecuredJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStore } from '../../lambdas/adapters/dynamodb/store.js';
-import { personalOrgIdOf, userIdOf } from '../../lambdas/domain/identity.js';
+import { personalOrgIdOf, userIdOf } from '../../lambdas/domain/auth/identity.js';
 import { container } from '../../lambdas/platform/container.js';
 import { membershipOf } from '../../lambdas/usecases/users.js';
 import { systemClock } from '../../lambdas/ports/clock.js';

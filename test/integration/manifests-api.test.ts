@@ -4,8 +4,8 @@
  * pre-installation rule and organisation isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_MANIFEST_BYTES } from '../../lambdas/domain/manifests.js';
-import { clusterObjectPrefix } from '../../lambdas/domain/object-keys.js';
+import { MAX_MANIFEST_BYTES } from '../../lambdas/domain/install/manifests.js';
+import { clusterObjectPrefix } from '../../lambdas/domain/core/object-keys.js';
 import { container } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { PULL_SECRET } from '../support/fixtures.js';

@@ -5,7 +5,7 @@
  * the audit trail that only admins read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userIdOf } from '../../lambdas/domain/identity.js';
+import { userIdOf } from '../../lambdas/domain/auth/identity.js';
 import { container } from '../../lambdas/platform/container.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { startIdentityIssuer, type IdentityIssuer } from '../support/identity-issuer.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster, Host, ServiceEvent } from '../../lambdas/domain/entities.js';
+import type { Cluster, Host, ServiceEvent } from '../../lambdas/domain/core/entities.js';
 import { ConcurrentModificationError, type Store } from '../../lambdas/ports/store.js';
 import { causedBy, clusterWrite, recordEvent, recordEvents } from '../../lambdas/usecases/events.js';
 import { WATCHED_HOST_PROJECTION } from '../../lambdas/adapters/dynamodb/store.js';
@@ -7,7 +7,7 @@ import { tableDesign } from '../../lambdas/adapters/dynamodb/schema.js';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys } from '../../lambdas/adapters/dynamodb/keys.js';
 import { freshStore } from '../support/dynamo.js';
-import { HANDED_ONCE_WINDOW_MS, longCheckClaim } from '../../lambdas/domain/agent-protocol.js';
+import { HANDED_ONCE_WINDOW_MS, longCheckClaim } from '../../lambdas/domain/agent/agent-protocol.js';
 
 const now = '2026-11-22T00:00:00.000Z';
 

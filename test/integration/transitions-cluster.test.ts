@@ -7,7 +7,7 @@
  * rule answered from which status; the last test proves every pair this suite owns was driven
  * (test/support/transition-lab.ts: OWNERS, and NEVER_RAISED with the reasons for the few left out).
  */
-import { KUBECONFIG_CREATED_AT } from '../../lambdas/domain/installation-progress.js';
+import { KUBECONFIG_CREATED_AT } from '../../lambdas/domain/install/installation-progress.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
@@ -15,9 +15,9 @@ import { collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from '../support
 import { bindTransitionLab, coverage, minutesAgo, scene, expectAnswered, lab, asLab, clusterOf, eventNames, addHost, seedHost, seedCluster, judgeCluster, hostsIn, pairs, type Lab } from '../support/transition-lab.js';
 
 const answered = vi.hoisted(() => [] as string[]);
-vi.mock('../../lambdas/domain/host-state-machine.js', async (importOriginal) =>
+vi.mock('../../lambdas/domain/host/host-state-machine.js', async (importOriginal) =>
   (await import('../support/rule-recorder.js')).recordingHostMachine(await importOriginal(), answered));
-vi.mock('../../lambdas/domain/cluster-state-machine.js', async (importOriginal) =>
+vi.mock('../../lambdas/domain/cluster/cluster-state-machine.js', async (importOriginal) =>
   (await import('../support/rule-recorder.js')).recordingClusterMachine(await importOriginal(), answered));
 
 describe('cluster transitions driven by the cluster refresh', () => {

@@ -16,9 +16,9 @@ import { collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from '../support
 import { bindTransitionLab, coverage, minutesAgo, scene, expectAnswered, lab, asLab, hostRoute, register, reply, progress, hostOf, eventNames, addHost, hostKey, seedHost, seedCluster, monitor, pauseFollowUps, hostsIn, statusesOf, all, pairs } from '../support/transition-lab.js';
 
 const answered = vi.hoisted(() => [] as string[]);
-vi.mock('../../lambdas/domain/host-state-machine.js', async (importOriginal) =>
+vi.mock('../../lambdas/domain/host/host-state-machine.js', async (importOriginal) =>
   (await import('../support/rule-recorder.js')).recordingHostMachine(await importOriginal(), answered));
-vi.mock('../../lambdas/domain/cluster-state-machine.js', async (importOriginal) =>
+vi.mock('../../lambdas/domain/cluster/cluster-state-machine.js', async (importOriginal) =>
   (await import('../support/rule-recorder.js')).recordingClusterMachine(await importOriginal(), answered));
 
 describe('host and cluster transitions driven by requests, through the REST API', () => {

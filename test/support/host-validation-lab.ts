@@ -4,8 +4,8 @@
  * knobs the table rows turn (operators, latency, user-managed networking, unbound hosts).
  */
 import { readFileSync } from 'node:fs';
-import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/entities.js';
-import { validateHost, type HostValidationConfig, type HostValidationResult } from '../../lambdas/domain/host-validations.js';
+import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
+import { validateHost, type HostValidationConfig, type HostValidationResult } from '../../lambdas/domain/host/validations/host-validations.js';
 
 // ---------------------------------------------------------------- fixtures
 

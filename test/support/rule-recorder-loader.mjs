@@ -2,8 +2,8 @@
 // imports of a state machine resolve to its recording wrapper; the wrapper's own import of the
 // machine resolves as usual.
 const WRAPPED = {
-  '/lambdas/domain/host-state-machine.ts': new URL('./recording-machines/host-state-machine.ts', import.meta.url).href,
-  '/lambdas/domain/cluster-state-machine.ts': new URL('./recording-machines/cluster-state-machine.ts', import.meta.url).href,
+  '/lambdas/domain/host/host-state-machine.ts': new URL('./recording-machines/host-state-machine.ts', import.meta.url).href,
+  '/lambdas/domain/cluster/cluster-state-machine.ts': new URL('./recording-machines/cluster-state-machine.ts', import.meta.url).href,
 };
 
 export async function resolve(specifier, context, nextResolve) {

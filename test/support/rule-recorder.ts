@@ -4,8 +4,8 @@
  * factories (the test's own thread) and from the wrappers function instances load instead of the
  * machines (recording-machines/), so it imports nothing of the service at run time.
  */
-import type * as HostMachine from '../../lambdas/domain/host-state-machine.js';
-import type * as ClusterMachine from '../../lambdas/domain/cluster-state-machine.js';
+import type * as HostMachine from '../../lambdas/domain/host/host-state-machine.js';
+import type * as ClusterMachine from '../../lambdas/domain/cluster/cluster-state-machine.js';
 import { BroadcastChannel } from 'node:worker_threads';
 
 /** Where function instances report the rules they answered (a BroadcastChannel reaches every thread of the process). */

@@ -4,9 +4,9 @@
  * to a cluster that is finalizing or installed, without installing one first.
  */
 import { randomUUID } from 'node:crypto';
-import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/entities.js';
+import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
 import { createIngressCa } from '../../agent/src/controller/ingress-ca.js';
-import { installationObjectKey } from '../../lambdas/domain/object-keys.js';
+import { installationObjectKey } from '../../lambdas/domain/core/object-keys.js';
 import { container } from '../../lambdas/platform/container.js';
 import { INSTALLATION_BUCKET } from '../../lambdas/usecases/installation-progress.js';
 import { inventory, PULL_SECRET } from './fixtures.js';

@@ -7,10 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { CLUSTER_RULES } from '../../lambdas/domain/cluster-state-machine.js';
-import { HOST_RULES } from '../../lambdas/domain/host-state-machine.js';
-import { isWatchedHost } from '../../lambdas/domain/installation-progress.js';
-import type { Cluster, Host } from '../../lambdas/domain/entities.js';
+import { CLUSTER_RULES } from '../../lambdas/domain/cluster/cluster-state-machine.js';
+import { HOST_RULES } from '../../lambdas/domain/host/host-state-machine.js';
+import { isWatchedHost } from '../../lambdas/domain/install/installation-progress.js';
+import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { refreshCluster } from '../../lambdas/usecases/cluster-refresh.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent-protocol.js';
-import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/step-replies.js';
-import type { Cluster, Host } from '../../lambdas/domain/entities.js';
+import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
+import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/agent/step-replies.js';
+import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
 const host = (status: string, attributes: Record<string, unknown> = {}, clusterId: string | null = 'c1'): Host => ({

@@ -1,5 +1,5 @@
 /**
- * The agent token rules (domain/agent-token.ts) and their use in authenticateAgent with a stub
+ * The agent token rules (domain/auth/agent-token.ts) and their use in authenticateAgent with a stub
  * store: lifetimes, the renewal windows of composed images, epochs, the grace an installation under
  * way keeps, the installed cluster's closed calls, and the infra-env cache's bound across instances.
  */
@@ -15,8 +15,8 @@ import {
   imageTokenWindow,
   judgeAgentCall,
   type AgentCallContext,
-} from '../../lambdas/domain/agent-token.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
+} from '../../lambdas/domain/auth/agent-token.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { agentTokenTtlFromEnvironment } from '../../lambdas/platform/config.js';
 import { authenticateAgent, forgetInfraEnvTokens, issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../../lambdas/domain/api-token.js';
+import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../../lambdas/domain/auth/api-token.js';
 
 describe('API token format', () => {
   it('round-trips organisation, token id and secret', () => {

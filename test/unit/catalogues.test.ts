@@ -24,9 +24,9 @@ import {
   supportFilters,
   type OpenshiftRelease,
   type SupportFilters,
-} from '../../lambdas/domain/catalogues.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
-import { compareBaseVersions, hasPatch, isPrerelease, majorMinor, parseBaseVersion } from '../../lambdas/domain/ocp-version.js';
+} from '../../lambdas/domain/catalogues/catalogues.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { compareBaseVersions, hasPatch, isPrerelease, majorMinor, parseBaseVersion } from '../../lambdas/domain/core/ocp-version.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 
 const schemas = (loadOpenApiDocument() as { components: { schemas: Record<string, { enum?: string[] }> } }).components.schemas;

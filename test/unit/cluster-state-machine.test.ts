@@ -23,7 +23,7 @@ import {
   type ClusterTrigger,
   type MonitoredOperatorSummary,
   type NotAllowed,
-} from '../../lambdas/domain/cluster-state-machine.js';
+} from '../../lambdas/domain/cluster/cluster-state-machine.js';
 import { buildEvent } from '../../lambdas/domain/events/events.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');

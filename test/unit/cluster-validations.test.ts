@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { summarizeClusterValidations } from '../../lambdas/domain/cluster-facts.js';
+import { summarizeClusterValidations } from '../../lambdas/domain/cluster/cluster-facts.js';
 import {
   calculateMachineNetworkCidr,
   CLUSTER_VALIDATION_CATEGORIES,
@@ -23,9 +23,9 @@ import {
   type ClusterValidationResult,
   type ClusterValidationSubject,
   type ValidationHostInput,
-} from '../../lambdas/domain/cluster-validations.js';
+} from '../../lambdas/domain/cluster/validations/cluster-validations.js';
 import { buildEvent } from '../../lambdas/domain/events/events.js';
-import type { ValidationStatus } from '../../lambdas/domain/host-facts.js';
+import type { ValidationStatus } from '../../lambdas/domain/host/host-facts.js';
 
 // ---------------------------------------------------------------- fixtures
 

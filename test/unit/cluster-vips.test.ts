@@ -4,11 +4,11 @@
  * machine_network_cidr.go VerifyVipsFor…LoadBalancer; bminventory updateNetworkParams).
  */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster.js';
-import type { Params } from '../../lambdas/domain/validation.js';
-import type { Cluster } from '../../lambdas/domain/entities.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
-import type { MachineNetworkHost } from '../../lambdas/domain/machine-network.js';
+import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import type { Params } from '../../lambdas/domain/core/validation.js';
+import type { Cluster } from '../../lambdas/domain/core/entities.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import type { MachineNetworkHost } from '../../lambdas/domain/network/machine-network.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';

@@ -24,8 +24,8 @@ import {
   simulatedUnconfiguredIgnition,
   unconfiguredIgnitionInputs,
   withInteractiveUi,
-} from '../../lambdas/domain/disconnected-ignition.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
+} from '../../lambdas/domain/image/disconnected-ignition.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { PULL_SECRET, sshPublicKey, NETWORK_YAML } from '../support/fixtures.js';
 
 const INFRA_ENV_ID = '7b1b0c4e-3f4a-4d51-9c1e-0a1b2c3d4e5f';

@@ -15,9 +15,9 @@ import {
   discoveryIgnitionText,
   type DiscoveryIgnitionInput,
   type IgnitionConfig,
-} from '../../lambdas/domain/discovery-ignition.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
-import { mergeIgnitionOverride } from '../../lambdas/domain/ignition-merge.js';
+} from '../../lambdas/domain/image/discovery-ignition.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { mergeIgnitionOverride } from '../../lambdas/domain/image/ignition-merge.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 
 const IGNITION_VALIDATE = '/usr/bin/ignition-validate';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Host, ServiceEvent } from '../../lambdas/domain/entities.js';
+import type { Host, ServiceEvent } from '../../lambdas/domain/core/entities.js';
 import {
   buildEvent,
   EVENT_CATALOGUE,

@@ -1,8 +1,8 @@
-/** What a stored host change asks of its cluster (domain/host-changes.ts): the stream's follow-ups. */
+/** What a stored host change asks of its cluster (domain/host/host-changes.ts): the stream's follow-ups. */
 import { describe, expect, it } from 'vitest';
-import type { Host } from '../../lambdas/domain/entities.js';
-import { concernsCluster, followUps } from '../../lambdas/domain/host-changes.js';
-import { CLOCK_NEWS_SECONDS } from '../../lambdas/domain/host-clock.js';
+import type { Host } from '../../lambdas/domain/core/entities.js';
+import { concernsCluster, followUps } from '../../lambdas/domain/host/host-changes.js';
+import { CLOCK_NEWS_SECONDS } from '../../lambdas/domain/host/host-clock.js';
 
 const T0 = Date.parse('2026-11-27T12:00:00Z');
 

@@ -22,8 +22,8 @@ import {
   type HostTrigger,
   type HostValidationSummary,
   type NotAllowed,
-} from '../../lambdas/domain/host-state-machine.js';
-import { goDuration } from '../../lambdas/domain/state-rules.js';
+} from '../../lambdas/domain/host/host-state-machine.js';
+import { goDuration } from '../../lambdas/domain/core/state-rules.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
 const ago = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();

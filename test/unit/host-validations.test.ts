@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { summarizeHostValidations, type ValidationStatus } from '../../lambdas/domain/host-facts.js';
-import { connectivityMajorityGroups, ipCollisions } from '../../lambdas/domain/host-validations-connectivity.js';
+import { summarizeHostValidations, type ValidationStatus } from '../../lambdas/domain/host/host-facts.js';
+import { connectivityMajorityGroups, ipCollisions } from '../../lambdas/domain/host/validations/host-validations-connectivity.js';
 import {
   HOST_VALIDATION_CATEGORIES, peerValidationLost, suggestRoles, validateHost, validationChanges, validationsInfo, validationsInfoChanged,
   type HostValidationConfig, type HostValidationId,
-} from '../../lambdas/domain/host-validations.js';
-import { clusterFacts, type PeerHost } from '../../lambdas/domain/host-validations-model.js';
-import { hardwareMinimums } from '../../lambdas/domain/preflight.js';
-import { HOST_VALIDATION_IDS } from '../../lambdas/domain/validation-ids.js';
+} from '../../lambdas/domain/host/validations/host-validations.js';
+import { clusterFacts, type PeerHost } from '../../lambdas/domain/host/validations/host-validations-model.js';
+import { hardwareMinimums } from '../../lambdas/domain/catalogues/preflight.js';
+import { HOST_VALIDATION_IDS } from '../../lambdas/domain/core/validation-ids.js';
 
 import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, MachineName, HEALTHY, World, connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
 

@@ -1,6 +1,6 @@
 /** What the monitor's quiet pass loads: a host only when time alone may have changed its verdict. */
 import { describe, expect, it } from 'vitest';
-import { dueByTime, reconnectsOnPoll } from '../../lambdas/domain/host-watch.js';
+import { dueByTime, reconnectsOnPoll } from '../../lambdas/domain/host/host-watch.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../lambdas/domain/errors.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { errorResponse, mapError } from '../../lambdas/platform/http.js';
 import { ConcurrentModificationError, TooMuchContentionError } from '../../lambdas/ports/store.js';
 

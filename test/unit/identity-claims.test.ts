@@ -7,8 +7,8 @@ import {
   looksLikeJwt,
   personalOrgIdOf,
   userIdOf,
-} from '../../lambdas/domain/identity.js';
-import { parseApiToken } from '../../lambdas/domain/api-token.js';
+} from '../../lambdas/domain/auth/identity.js';
+import { parseApiToken } from '../../lambdas/domain/auth/api-token.js';
 import { identityProviderFromEnvironment } from '../../lambdas/platform/config.js';
 
 const ISSUER = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool';

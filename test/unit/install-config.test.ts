@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster.js';
-import type { Params } from '../../lambdas/domain/validation.js';
-import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/entities.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../../lambdas/domain/install-config.js';
+import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import type { Params } from '../../lambdas/domain/core/validation.js';
+import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../../lambdas/domain/install/install-config.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 
 const SSH_KEY = sshPublicKey();

@@ -7,9 +7,9 @@ import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { Cluster, Host } from '../../lambdas/domain/entities.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
-import { BOOTSTRAP_STAGES, MASTER_STAGES, SNO_STAGES, WORKER_STAGES, type HostStage } from '../../lambdas/domain/host-states.js';
+import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { BOOTSTRAP_STAGES, MASTER_STAGES, SNO_STAGES, WORKER_STAGES, type HostStage } from '../../lambdas/domain/host/host-states.js';
 import {
   applyFinalizingStage,
   applyHostProgress,
@@ -28,7 +28,7 @@ import {
   roundHalfEven,
   withoutInstallationReports,
   type StoredHostProgress,
-} from '../../lambdas/domain/installation-progress.js';
+} from '../../lambdas/domain/install/installation-progress.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);

@@ -7,10 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Host } from '../../lambdas/domain/entities.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
-import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../../lambdas/domain/ipxe-script.js';
-import { tarArchive } from '../../lambdas/domain/tar-archive.js';
+import type { Host } from '../../lambdas/domain/core/entities.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../../lambdas/domain/image/ipxe-script.js';
+import { tarArchive } from '../../lambdas/domain/image/tar-archive.js';
 
 const ID = '7b1b0c4e-3f4a-4d51-9c1e-0a1b2c3d4e5f';
 const IMAGES = 'https://assisted.example.com/api/assisted-images';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticBaseIso, fileRangeReader } from '../../bin/import-base-iso.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
 import {
   IsoFormatError,
   MAX_PART,
@@ -26,10 +26,10 @@ import {
   type IsoLayout,
   type Patch,
   type PlannedPart,
-} from '../../lambdas/domain/iso-image.js';
-import { ROOTFS_PROXY_DROP_IN_PATH, STATIC_NETWORK_HOOK_PATH, cpioArchive, fillArea, ignitionArchive, minimalRamdiskFiles } from '../../lambdas/domain/iso-initrd.js';
-import { SYNTHETIC_IGNITION_AREA, SYNTHETIC_KARGS_AREA, SYNTHETIC_RAMDISK_AREA, syntheticDefaultKargs } from '../../lambdas/domain/iso-synthetic.js';
-import { PRE_NETWORK_SCRIPT_PATH } from '../../lambdas/domain/static-network.js';
+} from '../../lambdas/domain/image/iso-image.js';
+import { ROOTFS_PROXY_DROP_IN_PATH, STATIC_NETWORK_HOOK_PATH, cpioArchive, fillArea, ignitionArchive, minimalRamdiskFiles } from '../../lambdas/domain/image/iso-initrd.js';
+import { SYNTHETIC_IGNITION_AREA, SYNTHETIC_KARGS_AREA, SYNTHETIC_RAMDISK_AREA, syntheticDefaultKargs } from '../../lambdas/domain/image/iso-synthetic.js';
+import { PRE_NETWORK_SCRIPT_PATH } from '../../lambdas/domain/image/static-network/static-network.js';
 import { NETWORK_YAML } from '../support/fixtures.js';
 
 const MiB = 1024 * 1024;

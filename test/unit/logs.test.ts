@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../lambdas/domain/errors.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
 import {
   allLogsFileName,
   controllerLogsFileName,
@@ -19,9 +19,9 @@ import {
   storedLogObject,
   withLogsProgress,
   withLogsUploaded,
-} from '../../lambdas/domain/logs.js';
-import { clusterLogsPrefix, controllerLogsObjectKey, hostLogsObjectKey } from '../../lambdas/domain/object-keys.js';
-import { tarArchive } from '../../lambdas/domain/tar-archive.js';
+} from '../../lambdas/domain/install/logs.js';
+import { clusterLogsPrefix, controllerLogsObjectKey, hostLogsObjectKey } from '../../lambdas/domain/core/object-keys.js';
+import { tarArchive } from '../../lambdas/domain/image/tar-archive.js';
 import { readMultipartFile, UPLOAD_FIELD } from '../../lambdas/handlers/api/operations/V2UploadLogs.js';
 
 const NOW = '2024-08-15T12:55:31.616Z';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Cluster, Manifest } from '../../lambdas/domain/entities.js';
+import type { Cluster, Manifest } from '../../lambdas/domain/core/entities.js';
 import {
   contentDisposition,
   contentProblem,
@@ -8,7 +8,7 @@ import {
   fileNameProblem,
   manifestKind,
   MAX_MANIFEST_BYTES,
-} from '../../lambdas/domain/manifests.js';
+} from '../../lambdas/domain/install/manifests.js';
 import type { BlobStore } from '../../lambdas/ports/blobs.js';
 import { ConcurrentModificationError, type ManifestKey, type Store } from '../../lambdas/ports/store.js';
 import { createManifest, deleteManifest, downloadManifest, listManifests, updateManifest, type ManifestDeps } from '../../lambdas/usecases/manifests.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createOidcIdentityVerifier } from '../../lambdas/adapters/oidc/verifier.js';
-import { DomainError } from '../../lambdas/domain/errors.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { freePort } from '../support/net.js';
 
 async function tokenFor(issuer: string): Promise<string> {

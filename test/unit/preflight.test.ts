@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { supportedOperatorNames } from '../../lambdas/domain/catalogues.js';
-import { hardwareMinimums, preflightClusterOf, preflightRequirements, type HardwareRequirementsEntry } from '../../lambdas/domain/preflight.js';
+import { supportedOperatorNames } from '../../lambdas/domain/catalogues/catalogues.js';
+import { hardwareMinimums, preflightClusterOf, preflightRequirements, type HardwareRequirementsEntry } from '../../lambdas/domain/catalogues/preflight.js';
 
 const MASTER = { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 };
 const WORKER = { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 };

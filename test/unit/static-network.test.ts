@@ -14,7 +14,7 @@ import {
   StaticNetworkError,
   staticNetworkFiles,
   type StaticNetworkEntry,
-} from '../../lambdas/domain/static-network.js';
+} from '../../lambdas/domain/image/static-network/static-network.js';
 
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 

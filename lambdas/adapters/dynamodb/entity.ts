@@ -7,7 +7,7 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { Versioned } from '../../domain/entities.js';
+import type { Versioned } from '../../domain/core/entities.js';
 import { LocalCache } from '../../ports/local-caches.js';
 import { ConcurrentModificationError, TooMuchContentionError, type EntityRepository, type Mutation, type Page, type PageRequest, type StoreWrite } from '../../ports/store.js';
 import { stripKeys, type IndexAttributes, type Item, type ItemKey } from './keys.js';

@@ -6,23 +6,23 @@
  * So a check-in writes this item alone (one write unit), and every read of a host puts the later
  * of the two readings back in its place: the domain sees one host, as before.
  *
- * The marks of checks handed out once (`long_checks_handed_at`: domain/agent-protocol.ts) live
+ * The marks of checks handed out once (`long_checks_handed_at`: domain/agent/agent-protocol.ts) live
  * there too, one attribute per check type, claimed and cleared by conditional writes of a write
  * unit each: a poll that hands a connectivity check no longer rewrites the host to say so. So
  * does the time of a connectivity answer that changed nothing the host's record must keep
- * (`connectivity_checked_at`: domain/step-replies.ts, connectivityReplyWrite), written with the
+ * (`connectivity_checked_at`: domain/agent/step-replies.ts, connectivityReplyWrite), written with the
  * removal of that check's mark.
  *
  * The item has no `HOST` sort key, so the stream's event source filter drops its changes: a
  * check-in asks nothing of the host's cluster. A host write that carries a newer clock reading
- * (registration, a clock that moved: domain/agent-protocol.ts) still goes through the host item.
+ * (registration, a clock that moved: domain/agent/agent-protocol.ts) still goes through the host item.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Host } from '../../domain/entities.js';
+import type { Host } from '../../domain/core/entities.js';
 import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, Store, WatchedHostRecord } from '../../ports/store.js';
-import { LONG_CHECKS, LONG_CHECKS_HANDED_AT } from '../../domain/agent-protocol.js';
-import { SILENCE_VERDICTS } from '../../domain/host-watch.js';
+import { LONG_CHECKS, LONG_CHECKS_HANDED_AT } from '../../domain/agent/agent-protocol.js';
+import { SILENCE_VERDICTS } from '../../domain/host/host-watch.js';
 import type { Item, ItemKey } from './keys.js';
 
 type HostRepository = Store['hosts'];

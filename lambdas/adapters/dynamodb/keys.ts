@@ -3,8 +3,8 @@
  * so a request can only ever address records of the organisation its credentials carry.
  * docs/data-model.md explains the access patterns each key serves.
  */
-import { WATCH_ATTRIBUTES, type WatchAttribute } from '../../domain/host-watch.js';
-import type { ServiceEvent } from '../../domain/entities.js';
+import { WATCH_ATTRIBUTES, type WatchAttribute } from '../../domain/host/host-watch.js';
+import type { ServiceEvent } from '../../domain/core/entities.js';
 
 /** A stored item as the document client reads and writes it. */
 export type Item = Record<string, unknown>;

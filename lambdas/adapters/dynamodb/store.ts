@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiToken, Cluster, Host, InfraEnv, Invitation, Manifest, Membership, Organisation, ServiceEvent, User, Versioned, WorkflowExecution } from '../../domain/entities.js';
-import { WATCH_ATTRIBUTES } from '../../domain/host-watch.js';
+import type { ApiToken, Cluster, Host, InfraEnv, Invitation, Manifest, Membership, Organisation, ServiceEvent, User, Versioned, WorkflowExecution } from '../../domain/core/entities.js';
+import { WATCH_ATTRIBUTES } from '../../domain/host/host-watch.js';
 import {
   ConcurrentModificationError,
   TooMuchContentionError,

@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { HostChange } from '../../domain/host-changes.js';
+import type { HostChange } from '../../domain/host/host-changes.js';
 import { hostOfItem } from './store.js';
 
 type Image = Record<string, unknown>;

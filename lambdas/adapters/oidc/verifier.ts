@@ -11,7 +11,7 @@ import {
   jwtVerify,
   type JWTVerifyGetKey,
 } from 'jose';
-import { DomainError, unauthorized } from '../../domain/errors.js';
+import { DomainError, unauthorized } from '../../domain/core/errors.js';
 import {
   ACCEPTED_ALGORITHMS,
   CLOCK_TOLERANCE_SECONDS,
@@ -21,7 +21,7 @@ import {
   issuerProblem,
   type IdentityProviderSettings,
   type VerifiedIdentity,
-} from '../../domain/identity.js';
+} from '../../domain/auth/identity.js';
 import type { IdentityVerifier } from '../../ports/identity.js';
 import { CACHE_SPECS, LocalCache } from '../../ports/local-caches.js';
 

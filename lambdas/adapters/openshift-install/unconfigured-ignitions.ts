@@ -2,7 +2,7 @@
  * Unconfigured ignitions from `openshift-install agent create unconfigured-ignition`, run in the
  * function's own process on a private temporary directory: the installer named by OPENSHIFT_INSTALL
  * or found on PATH (the same setting as the installer task, lambdas/containers/installation-files.ts).
- * Without one, the SIMULATED generator (domain/disconnected-ignition.ts) runs only if
+ * Without one, the SIMULATED generator (domain/image/disconnected-ignition.ts) runs only if
  * ALLOW_SIMULATED_INSTALLER=true, the switch that also allows the simulated installer (the embedded
  * runtime sets it and says so); otherwise the request gets a 409 naming what to configure.
  */
@@ -11,8 +11,8 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { InstallerDirectory } from '../../domain/disconnected-ignition.js';
-import { conflict } from '../../domain/errors.js';
+import type { InstallerDirectory } from '../../domain/image/disconnected-ignition.js';
+import { conflict } from '../../domain/core/errors.js';
 import type { UnconfiguredIgnition, UnconfiguredIgnitionGenerator, UnconfiguredIgnitions } from '../../ports/unconfigured-ignitions.js';
 
 const run = promisify(execFile);
@@ -20,7 +20,7 @@ const run = promisify(execFile);
  * The ignition's own module (and the YAML library it renders with) is loaded by a generation only:
  * every function's container builds this port, few of them generate.
  */
-const ignitionFormat = () => import('../../domain/disconnected-ignition.js');
+const ignitionFormat = () => import('../../domain/image/disconnected-ignition.js');
 /** openshift-install reads the release payload's metadata; a few minutes at most. */
 const INSTALLER_TIMEOUT_MS = 5 * 60_000;
 const MAX_REASON = 600;

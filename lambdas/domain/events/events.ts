@@ -3,7 +3,7 @@
  * and the two pure functions around it — building an event from a catalogue entry, and showing an
  * event in the upstream `event` wire shape. No I/O: ids and time are passed in.
  */
-import type { EventSeverity, ServiceEvent } from '../entities.js';
+import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import catalogueData from './catalogue.json' with { type: 'json' };
 import serviceCatalogueData from './service-catalogue.json' with { type: 'json' };
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { DomainError, unauthorized } from '../../domain/errors.js';
+import { DomainError, unauthorized } from '../../domain/core/errors.js';
 import { container } from '../../platform/container.js';
 import { errorResponse } from '../../platform/http.js';
 import { initializedAheadOfTraffic } from '../../platform/initialization.js';

@@ -5,8 +5,8 @@
  * an image never pass through a Lambda.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DomainError, badRequest } from '../../domain/errors.js';
-import { contentDisposition } from '../../domain/manifests.js';
+import { DomainError, badRequest } from '../../domain/core/errors.js';
+import { contentDisposition } from '../../domain/install/manifests.js';
 import { container } from '../../platform/container.js';
 import { errorResponse } from '../../platform/http.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';

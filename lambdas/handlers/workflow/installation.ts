@@ -1,7 +1,7 @@
 /** The install workflow's Lambda tasks (statemachines/install-cluster.asl.json); each is one use case. */
 import { container } from '../../platform/container.js';
 import { taskHandler } from '../../platform/middleware.js';
-import type { InstallWorkflowInput } from '../../domain/installation.js';
+import type { InstallWorkflowInput } from '../../domain/install/installation.js';
 import {
   followInstallation,
   prepareInstallation,

@@ -7,10 +7,10 @@ import { runCommand } from '../../../agent/src/exec.js';
 import { collectInventory } from '../../../agent/src/inventory/index.js';
 import { REASON_ISO, REASON_LVM, mountedReason } from '../../../agent/src/inventory/disks.js';
 import { createProbeSteps } from '../../../agent/src/steps/index.js';
-import { applyStepReply } from '../../../lambdas/domain/step-replies.js';
-import type { Host } from '../../../lambdas/domain/entities.js';
-import { readInventory } from '../../../lambdas/domain/host-validations-model.js';
-import { hostInventory } from '../../../lambdas/domain/inventory.js';
+import { applyStepReply } from '../../../lambdas/domain/agent/step-replies.js';
+import type { Host } from '../../../lambdas/domain/core/entities.js';
+import { readInventory } from '../../../lambdas/domain/host/validations/host-validations-model.js';
+import { hostInventory } from '../../../lambdas/domain/host/inventory.js';
 import { exited, fixture, FIXTURES, nothingInstalled, ok, recordingLog, scriptedRunner } from './fixtures.js';
 import { modelViolations } from '../../support/response-schema.js';
 

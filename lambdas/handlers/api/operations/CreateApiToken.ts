@@ -1,4 +1,4 @@
-import type { Role } from '../../../domain/entities.js';
+import type { Role } from '../../../domain/core/entities.js';
 import { json } from '../../../platform/http.js';
 import { createCallersToken, tokenView } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';

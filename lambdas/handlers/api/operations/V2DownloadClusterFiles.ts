@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { contentDisposition } from '../../../domain/manifests.js';
+import { contentDisposition } from '../../../domain/install/manifests.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadClusterFile, type DownloadedFile } from '../../../usecases/installation-files.js';
 import type { Operation } from '../context.js';

@@ -1,5 +1,5 @@
-import { parseDownloadLogsType } from '../../../domain/logs.js';
-import { contentDisposition } from '../../../domain/manifests.js';
+import { parseDownloadLogsType } from '../../../domain/install/logs.js';
+import { contentDisposition } from '../../../domain/install/manifests.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadClusterLogs } from '../../../usecases/logs.js';
 import type { Operation } from '../context.js';

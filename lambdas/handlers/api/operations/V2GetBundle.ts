@@ -1,4 +1,4 @@
-import { notFound } from '../../../domain/errors.js';
+import { notFound } from '../../../domain/core/errors.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 

@@ -1,4 +1,4 @@
-import { operatorProperties } from '../../../domain/catalogues.js';
+import { operatorProperties } from '../../../domain/catalogues/catalogues.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';

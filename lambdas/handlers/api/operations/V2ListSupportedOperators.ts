@@ -1,4 +1,4 @@
-import { supportedOperatorNames } from '../../../domain/catalogues.js';
+import { supportedOperatorNames } from '../../../domain/catalogues/catalogues.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';

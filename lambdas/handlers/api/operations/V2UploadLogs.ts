@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { badRequest, DomainError } from '../../../domain/errors.js';
-import { parseUploadLogsType } from '../../../domain/logs.js';
+import { badRequest, DomainError } from '../../../domain/core/errors.js';
+import { parseUploadLogsType } from '../../../domain/install/logs.js';
 import { noContent } from '../../../platform/http.js';
 import type { ApiEvent } from '../../../platform/middleware.js';
 import { requireRole } from '../../../usecases/api-tokens.js';

@@ -1,4 +1,4 @@
-import type { Role } from '../../../domain/entities.js';
+import type { Role } from '../../../domain/core/entities.js';
 import { json, noContent } from '../../../platform/http.js';
 import {
   acceptInvitation,

@@ -1,4 +1,4 @@
-import { contentDisposition } from '../../../domain/manifests.js';
+import { contentDisposition } from '../../../domain/install/manifests.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadManifest } from '../../../usecases/manifests.js';
 import type { Operation } from '../context.js';

@@ -1,4 +1,4 @@
-import { contentDisposition } from '../../../domain/manifests.js';
+import { contentDisposition } from '../../../domain/install/manifests.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadInfraEnvFile } from '../../../usecases/infra-env-files.js';
 import type { Operation } from '../context.js';

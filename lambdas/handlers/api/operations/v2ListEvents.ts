@@ -1,4 +1,4 @@
-import { badRequest } from '../../../domain/errors.js';
+import { badRequest } from '../../../domain/core/errors.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { listEvents, type EventQuery } from '../../../usecases/events.js';

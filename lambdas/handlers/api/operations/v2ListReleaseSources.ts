@@ -1,4 +1,4 @@
-import { listReleaseSources } from '../../../domain/catalogues.js';
+import { listReleaseSources } from '../../../domain/catalogues/catalogues.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';

@@ -1,4 +1,4 @@
-import type { StepReply } from '../../../domain/agent-protocol.js';
+import type { StepReply } from '../../../domain/agent/agent-protocol.js';
 import { noContent } from '../../../platform/http.js';
 import { postStepReply } from '../../../usecases/agent.js';
 import { requireAgent } from '../../../usecases/principal.js';

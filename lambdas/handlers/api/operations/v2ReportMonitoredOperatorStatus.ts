@@ -1,4 +1,4 @@
-import type { OperatorReport } from '../../../domain/installation-progress.js';
+import type { OperatorReport } from '../../../domain/install/installation-progress.js';
 import { reportMonitoredOperatorStatus } from '../../../usecases/installation-progress.js';
 import { requireAgent } from '../../../usecases/principal.js';
 import type { Operation } from '../context.js';

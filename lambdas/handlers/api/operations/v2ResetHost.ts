@@ -1,4 +1,4 @@
-import { hostView } from '../../../domain/host.js';
+import { hostView } from '../../../domain/host/host.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { resetDay2Host } from '../../../usecases/installation.js';

@@ -1,5 +1,5 @@
 import { json } from '../../../platform/http.js';
-import type { IgnoredValidations } from '../../../domain/ignored-validations.js';
+import type { IgnoredValidations } from '../../../domain/core/ignored-validations.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { setIgnoredValidations } from '../../../usecases/cluster-settings.js';
 import type { Operation } from '../context.js';

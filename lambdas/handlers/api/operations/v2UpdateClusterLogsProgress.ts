@@ -1,4 +1,4 @@
-import { parseLogsState } from '../../../domain/logs.js';
+import { parseLogsState } from '../../../domain/install/logs.js';
 import { noContent } from '../../../platform/http.js';
 import { updateClusterLogsProgress } from '../../../usecases/logs.js';
 import { requireAgent } from '../../../usecases/principal.js';

@@ -1,0 +1,354 @@
+/**
+ * What a step reply changes (upstream's step-reply handling, type by type): what is stored on the
+ * host, what moves it by the host table, what the cluster's VIPs learn, and which events it is
+ * worth. Pure.
+ */
+import { badRequest } from '../core/errors.js';
+import type { Cluster, Host } from '../core/entities.js';
+import { hostDisplayName, requestContext, withTransition } from '../host/host.js';
+import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
+import type { HostStatus } from '../host/host-states.js';
+import type { Inventory } from '../host/inventory.js';
+import { parseStoredJson } from '../core/stored-json.js';
+import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
+import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
+
+/**
+ * Replies whose stored result the validations of other hosts read (hostnames and interfaces,
+ * connectivity reports, the API VIP's ignition): after one of these, peers must be listed anew.
+ */
+const READ_BY_PEERS: ReadonlySet<string> = new Set(['inventory', 'connectivity-check', 'api-vip-connectivity-check']);
+
+/**
+ * Whether a reply that changed the host (`after` is what it stores) changed what its peers read:
+ * a connectivity report whose round-trip times alone moved is news to the host's own latency
+ * checks, not to its peers (reachabilityOf).
+ */
+export function isNewsToPeers(stepType: string, before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): boolean {
+  if (!READ_BY_PEERS.has(stepType)) return false;
+  return stepType !== 'connectivity-check' || reachabilityChanged(before.connectivity, after.connectivity);
+}
+
+/**
+ * When the connectivity report stored on the host was taken. `connectivity_checked_at` says when
+ * the host last answered a check, which may be later: an answer that changed nothing a verdict
+ * reads is recorded apart (connectivityReplyWrite).
+ */
+export const CONNECTIVITY_STORED_AT = 'connectivity_stored_at';
+
+/**
+ * How long the round-trip times, packet loss and MTU results stored on the host may lag behind
+ * its latest report when no verdict moved with them. Such a report is recorded only as answered
+ * (on the host's small liveness item), since rewriting the host item, which two of its indexes
+ * copy whole, for every periodic report of a steady host was most of what a connected host cost;
+ * each refresh still costs about as much as all of an hour's answers. No decision reads the
+ * stored figures between two reports without the next report correcting it (every report is
+ * judged, and one that moves a verdict is written): they serve a person reading the host, to
+ * whom figures under an hour old tell the same as the latest when no threshold was crossed.
+ */
+export const CONNECTIVITY_FIGURES_REFRESH_MS = 60 * 60_000;
+
+/** What a connectivity reply writes beyond who answered: its figures and when. */
+const CONNECTIVITY_FIGURES: ReadonlySet<string> = new Set(['connectivity', 'connectivity_checked_at', CONNECTIVITY_STORED_AT]);
+
+/**
+ * What a connectivity reply that changed the host (`after`, from applyStepReply) must write:
+ * - 'host' when it changed more than the report's figures: who answered (the host's majority
+ *   group and its peers' checks read it), anything else the reply touched (an error cleared,
+ *   media back), or there was no report yet; or when the stored figures are older than
+ *   CONNECTIVITY_FIGURES_REFRESH_MS;
+ * - 'answered' otherwise: the host item keeps its report, and only the answer's time is recorded,
+ *   provided that the new figures move no verdict (the caller judges the host with them).
+ */
+export function connectivityReplyWrite(before: Pick<Host, 'attributes'>, after: Pick<Host, 'attributes'>, now: Date): 'host' | 'answered' {
+  const stored = before.attributes.connectivity;
+  if (typeof stored !== 'string' || reachabilityChanged(stored, after.attributes.connectivity)) return 'host';
+  const storedAt = Date.parse((before.attributes[CONNECTIVITY_STORED_AT] as string | undefined) ?? '');
+  const age = now.getTime() - storedAt;
+  if (!Number.isFinite(age) || age < 0 || age >= CONNECTIVITY_FIGURES_REFRESH_MS) return 'host';
+  const rest = (attributes: Record<string, unknown>) => JSON.stringify(Object.entries(attributes).filter(([name]) => !CONNECTIVITY_FIGURES.has(name)));
+  return rest(before.attributes) === rest(after.attributes) ? 'answered' : 'host';
+}
+
+function parseOutput<T>(reply: StepReply): T {
+  try {
+    return JSON.parse(reply.output ?? '') as T;
+  } catch {
+    throw badRequest(`the ${reply.step_type} reply's output is not the JSON document the step produces`);
+  }
+}
+
+/** The output as a JSON object (the shape every step's response model has), refused otherwise. */
+function parseObject(reply: StepReply): Record<string, unknown> {
+  const parsed = parseOutput<unknown>(reply);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`the ${reply.step_type} reply's output must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Image results as the agent lists them, entries without a name left out. */
+function imageStatuses(value: unknown): ImageStatus[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((image): image is ImageStatus => !!image && typeof image === 'object' && typeof (image as ImageStatus).name === 'string' && (image as ImageStatus).name !== '');
+}
+
+/** The service decides installation eligibility on top of what the agent says. */
+export function withServiceEligibility(inventory: Inventory, minDiskBytes: number): Inventory {
+  for (const disk of inventory.disks ?? []) {
+    const reasons = [...(disk.installation_eligibility?.not_eligible_reasons ?? [])];
+    if ((disk.size_bytes ?? 0) < minDiskBytes) {
+      reasons.push(`Disk is too small (disk only has ${((disk.size_bytes ?? 0) / 1e9).toFixed(1)} GB, but ${(minDiskBytes / 1e9).toFixed(0)} GB are required)`);
+    }
+    if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
+    if (['FDD', 'ODD', 'LVM'].includes(disk.drive_type ?? '')) reasons.push(`Drive type is ${disk.drive_type}, it must be one of HDD, SSD, Multipath, iSCSI, FC, RAID, ECKD, FBA, virtual`);
+    const unique = [...new Set(reasons)];
+    disk.installation_eligibility = { eligible: unique.length === 0, not_eligible_reasons: unique };
+  }
+  return inventory;
+}
+
+/**
+ * Replies that move a host by the host table, beyond what they store:
+ * - any step answering exit code 256 says the discovery media is gone (the virtual media was
+ *   ejected): MediaDisconnect. A host not installing yet is disconnected; one preparing or
+ *   installing has lost what it was installing from, and fails;
+ * - the install step failing to start the installer: HostInstallationFailed, the host fails
+ *   ("installation command failed"; the agent's own words stay in step_errors, out of status_info,
+ *   since an installer's output may echo its command line).
+ * Undefined when the reply is neither, or the host already knew.
+ */
+export function replyTransition(host: Host, reply: StepReply, now: string): { host: Host; transition: HostTransition } | undefined {
+  const exitCode = reply.exit_code ?? 0;
+  // The installer container already running (the install step handed twice) is no failure: upstream ignores it too.
+  const alreadyInstalling = exitCode === 125 && (reply.error ?? '').includes('already in use');
+  const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' && !alreadyInstalling ? 'HostInstallationFailed' : undefined;
+  if (!trigger) return undefined;
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now, { mediaConnected: host.attributes.media_status !== 'disconnected' }));
+  if (isNotAllowed(transition) || !transition.changed) return undefined;
+  return { host: withTransition(host, transition, now), transition };
+}
+
+/**
+ * Failed replies whose output upstream still reads: the image check exits 2 listing the images that
+ * failed, and a disk speed check that could not measure exits non-zero naming its disk; a failed
+ * tang check stores the agent's words. Other failed replies store only the error.
+ */
+const OUTPUT_KEPT_ON_FAILURE: ReadonlySet<string> = new Set(['container-image-availability', 'installation-disk-speed-check', 'tang-connectivity-check']);
+
+/**
+ * What a step reply changes on the host; undefined when it changes nothing (the same reply twice,
+ * or a check already running that answered with no output).
+ */
+export function applyStepReply(host: Host, reply: StepReply, context: { now: string; minDiskBytes: number }): Host | undefined {
+  const next = structuredClone(host);
+  const attributes = next.attributes;
+  const exitCode = reply.exit_code ?? 0;
+  if (exitCode === MEDIA_DISCONNECTED_EXIT_CODE) {
+    attributes.media_status = 'disconnected';
+  } else if (exitCode !== 0) {
+    const errors = { ...((attributes.step_errors as Record<string, string> | undefined) ?? {}) };
+    errors[reply.step_type] = (reply.error ?? `exit code ${exitCode}`).slice(0, 500);
+    attributes.step_errors = errors;
+    if (OUTPUT_KEPT_ON_FAILURE.has(reply.step_type)) applyFailedOutput(attributes, reply, exitCode);
+  } else if (reply.output) {
+    if (attributes.media_status === 'disconnected') attributes.media_status = 'connected';
+    const errors = attributes.step_errors as Record<string, string> | undefined;
+    if (errors?.[reply.step_type]) {
+      const rest = { ...errors };
+      delete rest[reply.step_type];
+      attributes.step_errors = rest;
+    }
+    applyOutput(attributes, reply, context);
+  }
+  if (JSON.stringify(next.attributes) === JSON.stringify(host.attributes)) return undefined;
+  next.updatedAt = context.now;
+  return next;
+}
+
+interface ImageStatus {
+  name: string;
+  result?: string;
+  size_bytes?: number;
+  time?: number;
+  download_rate?: number;
+}
+
+/** Upstream's UpdateImageStatus: a new image is stored whole, a known one only gets its new result. */
+function mergeImageStatuses(attributes: Record<string, unknown>, images: readonly ImageStatus[]): void {
+  const current = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, ImageStatus>;
+  for (const image of images) {
+    if (!image?.name) continue;
+    const known = current[image.name];
+    current[image.name] = known ? { ...known, ...(image.result !== undefined ? { result: image.result } : {}) } : image;
+  }
+  attributes.images_status = JSON.stringify(current);
+}
+
+function setDiskSpeed(attributes: Record<string, unknown>, path: string, exitCode: number, speedMs?: number): void {
+  const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, unknown>;
+  disks[path] = { path, disk_speed: { tested: true, ...(exitCode !== 0 ? { exit_code: exitCode } : { speed_ms: speedMs ?? 0 }) } };
+  attributes.disks_info = JSON.stringify(disks);
+}
+
+/** Output of a failed reply that is still stored; output that cannot be read is dropped, as upstream only logs it. */
+function applyFailedOutput(attributes: Record<string, unknown>, reply: StepReply, exitCode: number): void {
+  if (reply.step_type === 'tang-connectivity-check') {
+    attributes.tang_connectivity = (reply.error ?? '').slice(0, 2_000);
+    return;
+  }
+  let output: unknown;
+  try {
+    output = JSON.parse(reply.output ?? '');
+  } catch {
+    return;
+  }
+  if (!output || typeof output !== 'object') return;
+  if (reply.step_type === 'container-image-availability') {
+    const images = (output as { images?: unknown }).images;
+    if (Array.isArray(images)) mergeImageStatuses(attributes, imageStatuses(images));
+  } else if (reply.step_type === 'installation-disk-speed-check') {
+    const path = (output as { path?: unknown }).path;
+    if (typeof path === 'string' && path) setDiskSpeed(attributes, path, exitCode);
+  }
+}
+
+function applyOutput(attributes: Record<string, unknown>, reply: StepReply, context: { now: string; minDiskBytes: number }): void {
+  switch (reply.step_type) {
+    case 'inventory': {
+      if ((reply.output ?? '').length > MAX_INVENTORY_BYTES) throw badRequest(`the inventory is larger than ${MAX_INVENTORY_BYTES} bytes`);
+      const parsed = parseOutput<Inventory>(reply);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('the inventory must be a JSON object');
+      const inventory = withServiceEligibility(parsed, context.minDiskBytes);
+      attributes.inventory = JSON.stringify(inventory);
+      if (inventory.cpu?.architecture) attributes.cpu_architecture = inventory.cpu.architecture === 'aarch64' ? 'arm64' : inventory.cpu.architecture;
+      break;
+    }
+    case 'connectivity-check':
+      parseObject(reply);
+      attributes.connectivity = reply.output;
+      attributes.connectivity_checked_at = context.now;
+      attributes[CONNECTIVITY_STORED_AT] = context.now;
+      break;
+    case 'free-network-addresses': {
+      const networks = parseOutput<unknown>(reply);
+      if (!Array.isArray(networks) || networks.length === 0) throw badRequest('the free-network-addresses reply lists no network');
+      attributes.free_addresses = reply.output;
+      break;
+    }
+    case 'ntp-synchronizer': {
+      const sources = parseObject(reply).ntp_sources ?? [];
+      if (!Array.isArray(sources)) throw badRequest('the ntp-synchronizer reply\'s ntp_sources must be a list');
+      attributes.ntp_sources = JSON.stringify(sources);
+      break;
+    }
+    case 'domain-resolution':
+      parseObject(reply);
+      attributes.domain_name_resolutions = reply.output;
+      break;
+    case 'tang-connectivity-check':
+      parseObject(reply);
+      attributes.tang_connectivity = reply.output;
+      break;
+    case 'api-vip-connectivity-check':
+      parseObject(reply);
+      attributes.api_vip_connectivity = reply.output;
+      break;
+    case 'container-image-availability': {
+      const images = parseObject(reply).images;
+      if (!Array.isArray(images)) throw badRequest('the container-image-availability reply lists no images');
+      mergeImageStatuses(attributes, imageStatuses(images));
+      break;
+    }
+    case 'installation-disk-speed-check': {
+      const result = parseObject(reply);
+      if (typeof result.path !== 'string' || !result.path) throw badRequest('the disk speed reply names no disk path');
+      const duration = result.io_sync_duration ?? 0;
+      if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0) throw badRequest('the disk speed reply\'s io_sync_duration must be a number of milliseconds');
+      setDiskSpeed(attributes, result.path, 0, Math.round(duration));
+      break;
+    }
+    case 'verify-vips':
+      // Checked here, acted on by the caller: VIP verdicts belong to the cluster.
+      if (!Array.isArray(parseOutput<unknown>(reply))) throw badRequest('the verify-vips reply must list the VIPs');
+      break;
+    case 'upgrade-agent':
+      // Checked here, acted on by the caller: the upgrade's result is an event.
+      parseObject(reply);
+      break;
+    default:
+      // Replies of steps whose results live elsewhere (logs, stop) change nothing on the host here.
+      break;
+  }
+}
+
+export type VipVerification = 'succeeded' | 'failed' | 'unverified';
+
+/**
+ * The cluster's VIPs with the verdicts of a verify-vips reply applied (upstream's
+ * HandleVerifyVipsResponse): undefined when the reply changes none of them. Verdicts for addresses
+ * the cluster no longer has are ignored.
+ */
+export function applyVipVerifications(cluster: Cluster, reply: StepReply): Pick<Cluster['attributes'], 'api_vips' | 'ingress_vips'> | undefined {
+  if ((reply.exit_code ?? 0) !== 0 || !reply.output) return undefined;
+  let verdicts: { vip?: string; vip_type?: string; verification?: string }[];
+  try {
+    verdicts = JSON.parse(reply.output) as typeof verdicts;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(verdicts)) return undefined;
+  let changed = false;
+  const update = (field: 'api_vips' | 'ingress_vips', type: string) =>
+    ((cluster.attributes[field] as { ip: string; verification?: string }[] | undefined) ?? []).map((vip) => {
+      const verdict = verdicts.find((entry) => entry?.vip === vip.ip && entry.vip_type === type && ['succeeded', 'failed', 'unverified'].includes(entry.verification ?? ''));
+      if (!verdict || verdict.verification === vip.verification) return vip;
+      changed = true;
+      return { ...vip, verification: verdict.verification as VipVerification };
+    });
+  const result = { api_vips: update('api_vips', 'api'), ingress_vips: update('ingress_vips', 'ingress') };
+  return changed ? result : undefined;
+}
+
+/** A JSON object from a reply's output, or undefined: events are a courtesy and never fail a reply. */
+function outputObject(reply: StepReply): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(reply.output ?? '');
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** The events a reply is worth on its own, beyond the host's judgement (upstream's reply handlers). */
+export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: Record<string, unknown> }[] {
+  const hostName = hostDisplayName(after);
+  const events: { name: string; props: Record<string, unknown> }[] = [];
+  // Only the image check is read when it fails (exit code 2 lists the images that did not pull).
+  if ((reply.exit_code ?? 0) !== 0 && reply.step_type !== 'container-image-availability') return events;
+  if (reply.step_type === 'upgrade-agent') {
+    const result = outputObject(reply);
+    const image = typeof result?.agent_image === 'string' ? result.agent_image : '';
+    if (result?.result === 'success') events.push({ name: 'upgrade_agent_finished', props: { host_name: hostName, agent_image: image } });
+    else if (result?.result === 'failure') events.push({ name: 'upgrade_agent_failed', props: { host_name: hostName, agent_image: image } });
+  } else if (reply.step_type === 'container-image-availability') {
+    const known = (parseStoredJson(before.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
+    const now = (parseStoredJson(after.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
+    for (const image of Object.values(now)) {
+      if (known[image.name]) continue;
+      const size = finite(image.size_bytes);
+      const info = size > 0
+        ? `time: ${finite(image.time).toFixed(2)} seconds; size: ${(size / 1e6).toFixed(2)} Megabytes; download rate: ${finite(image.download_rate).toFixed(2)} MBps`
+        : '';
+      events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: typeof image.result === 'string' ? image.result : '', info } });
+    }
+  } else if (reply.step_type === 'installation-disk-speed-check') {
+    const result = outputObject(reply);
+    const duration = Math.round(finite(result?.io_sync_duration));
+    // Upstream warns about a slow disk rather than refusing it: etcd runs, only slower.
+    if (diskSpeedThresholdMs > 0 && duration > diskSpeedThresholdMs) {
+      events.push({ name: 'disk_speed_slower_than_supported', props: { host_disk: typeof result?.path === 'string' ? result.path : '', fdatasync_duration: duration } });
+    }
+  }
+  return events;
+}

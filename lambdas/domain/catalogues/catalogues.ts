@@ -1,0 +1,394 @@
+/**
+ * The service's catalogues: OpenShift releases, component versions, OLM operators, feature
+ * support and cluster defaults. The data lives in catalogues/*.json; these functions shape it
+ * into upstream's API models. Pure: no I/O, no clock.
+ */
+import componentVersionsData from './component-versions.json' with { type: 'json' };
+import operatorsData from './operators.json' with { type: 'json' };
+import openshiftVersionsData from './openshift-versions.json' with { type: 'json' };
+import { badRequest, notFound } from '../core/errors.js';
+import {
+  isArchitectureSupported,
+  isPlatformSupported,
+  listFeatureSupport,
+  normalizeCpuArchitecture,
+  type FeatureId,
+  type FeatureSupport,
+  type SupportFilters,
+} from './feature-support.js';
+import { compareBaseVersions, hasPatch, isBelow, majorMinor, parseBaseVersion, stripMultiSuffix } from '../core/ocp-version.js';
+
+export * from './feature-support.js';
+
+// ---------------------------------------------------------------- OpenShift releases
+
+export type VersionSupportLevel = 'beta' | 'production' | 'maintenance' | 'end-of-life';
+/** Architectures with their own (single-arch) release payload; `multi` is the heterogeneous one. */
+const SINGLE_ARCHITECTURES = ['x86_64', 'arm64', 'ppc64le', 's390x'] as const;
+
+export interface OpenshiftRelease {
+  /** The minor stream, e.g. "4.18". */
+  openshift_version: string;
+  /** The release, e.g. "4.18.52" or "5.0.0-ec.5". */
+  version: string;
+  display_name: string;
+  support_level: VersionSupportLevel;
+  default?: boolean;
+  rhcos_version: string;
+  /** Payload pull spec per CPU architecture, `multi` included. */
+  release_images: Partial<Record<string, string>>;
+  multi_cpu_architectures: string[];
+  /** RHCOS live ISO per single CPU architecture; an architecture without one is not offered. */
+  os_images: Partial<Record<string, { url: string; version: string }>>;
+}
+
+/** The `openshift-version` model. */
+export interface OpenshiftVersionView {
+  display_name: string;
+  support_level: VersionSupportLevel;
+  default: boolean;
+  cpu_architectures: string[];
+}
+
+export const OPENSHIFT_RELEASES = openshiftVersionsData.releases as OpenshiftRelease[];
+
+const isBeta = (release: OpenshiftRelease) => release.support_level === 'beta';
+
+/** Single architectures a release can install: it needs both a payload and an RHCOS image. */
+const singleArchitecturesOf = (release: OpenshiftRelease) =>
+  SINGLE_ARCHITECTURES.filter((arch) => release.release_images[arch] && release.os_images[arch]);
+
+const multiArchitecturesOf = (release: OpenshiftRelease) =>
+  release.release_images.multi ? release.multi_cpu_architectures.filter((arch) => release.os_images[arch]) : [];
+
+/** Every architecture a release can install, `multi` last when its multi payload is usable. */
+const offeredArchitectures = (release: OpenshiftRelease): string[] => [
+  ...singleArchitecturesOf(release),
+  ...(multiArchitecturesOf(release).length > 0 ? ['multi'] : []),
+];
+
+/**
+ * The release upstream calls "latest" among candidates: the highest non-beta one, or the
+ * highest beta when all are beta.
+ */
+function latestRelease(candidates: OpenshiftRelease[]): OpenshiftRelease | undefined {
+  let latest: OpenshiftRelease | undefined;
+  for (const candidate of candidates) {
+    if (!latest) latest = candidate;
+    else if (isBeta(latest) && !isBeta(candidate)) latest = candidate;
+    else if (isBeta(latest) === isBeta(candidate) && compareBaseVersions(candidate.version, latest.version) > 0) latest = candidate;
+  }
+  return latest;
+}
+
+function latestPerMinor(releases: OpenshiftRelease[]): Set<OpenshiftRelease> {
+  const byMinor = new Map<string, OpenshiftRelease[]>();
+  for (const release of releases) byMinor.set(release.openshift_version, [...(byMinor.get(release.openshift_version) ?? []), release]);
+  return new Set([...byMinor.values()].map((group) => latestRelease(group)!));
+}
+
+/**
+ * GET /v2/openshift-versions. Keys are release versions; a release's multi-arch payload is a
+ * separate `<version>-multi` entry. `version` keeps keys containing that substring,
+ * `onlyLatest` keeps the latest release of each minor; both may apply.
+ */
+export function listOpenshiftVersions(
+  query: { version?: string; onlyLatest?: boolean } = {},
+  releases: OpenshiftRelease[] = OPENSHIFT_RELEASES,
+): Record<string, OpenshiftVersionView> {
+  const kept = query.onlyLatest ? latestPerMinor(releases) : new Set(releases);
+  const versions: Record<string, OpenshiftVersionView> = {};
+  const add = (key: string, view: OpenshiftVersionView) => {
+    if (query.version !== undefined && !key.includes(query.version)) return;
+    if (view.cpu_architectures.length > 0) versions[key] = view;
+  };
+  for (const release of releases.filter((r) => kept.has(r))) {
+    add(release.version, {
+      display_name: release.display_name,
+      support_level: release.support_level,
+      default: release.default === true,
+      cpu_architectures: singleArchitecturesOf(release),
+    });
+    add(`${release.version}-multi`, {
+      display_name: `${release.display_name}-multi`,
+      support_level: release.support_level,
+      default: false,
+      cpu_architectures: multiArchitecturesOf(release),
+    });
+  }
+  return versions;
+}
+
+export interface ResolvedRelease {
+  /** What the cluster records as openshift_version: the release, `-multi` for the multi payload. */
+  openshiftVersion: string;
+  releaseImage: string;
+  /** `multi` when the multi payload was chosen, else the normalised requested architecture. */
+  cpuArchitecture: string;
+}
+
+/**
+ * The release a cluster gets for a requested version and CPU architecture. "4.18" means the
+ * latest 4.18 release (non-beta preferred); "4.18.52" means exactly that one. A `-multi`
+ * suffix, or architecture `multi`, selects the multi-arch payload. Undefined when nothing fits.
+ */
+export function resolveOpenshiftVersion(
+  version: string,
+  cpuArchitecture: string,
+  releases: OpenshiftRelease[] = OPENSHIFT_RELEASES,
+): ResolvedRelease | undefined {
+  const requested = version.trim();
+  const arch = normalizeCpuArchitecture(cpuArchitecture);
+  const wantsMulti = arch === 'multi' || requested.endsWith('-multi');
+  const base = stripMultiSuffix(requested);
+  if (!parseBaseVersion(base)) return undefined;
+  const fits = (release: OpenshiftRelease) =>
+    wantsMulti
+      ? multiArchitecturesOf(release).length > 0 && (arch === 'multi' || multiArchitecturesOf(release).includes(arch))
+      : (singleArchitecturesOf(release) as string[]).includes(arch);
+  const release = hasPatch(base)
+    ? releases.find((r) => r.version === base && fits(r))
+    : latestRelease(releases.filter((r) => r.openshift_version === base && fits(r)));
+  if (!release) return undefined;
+  const chosenArch = wantsMulti ? 'multi' : arch;
+  return {
+    openshiftVersion: wantsMulti ? `${release.version}-multi` : release.version,
+    releaseImage: release.release_images[chosenArch]!,
+    cpuArchitecture: chosenArch,
+  };
+}
+
+/** CPU architectures offered for a version ("4.18", "4.18.52"), `multi` included when offered. */
+export function cpuArchitecturesOf(version: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): string[] {
+  const base = stripMultiSuffix(version.trim());
+  const matching = releases.filter((r) => (hasPatch(base) ? r.version === base : r.openshift_version === majorMinor(base)));
+  return [...new Set(matching.flatMap(offeredArchitectures))];
+}
+
+/** The `release-source` model: which minors and architectures we offer, and from which channel. */
+export interface ReleaseSource {
+  openshift_version: string;
+  multi_cpu_architectures: string[];
+  upgrade_channels: { cpu_architecture: string; channels: ('stable' | 'candidate')[] }[];
+}
+
+/**
+ * GET /v2/release-sources, derived from the release catalogue so the two never disagree:
+ * beta minors come from the candidate channel, the rest from stable.
+ */
+export function listReleaseSources(releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): ReleaseSource[] {
+  const latest = [...latestPerMinor(releases)].sort((a, b) => compareBaseVersions(a.version, b.version));
+  return latest.map((release) => {
+    const channels: ('stable' | 'candidate')[] = [isBeta(release) ? 'candidate' : 'stable'];
+    const architectures = offeredArchitectures(release);
+    return {
+      openshift_version: release.openshift_version,
+      multi_cpu_architectures: multiArchitecturesOf(release),
+      upgrade_channels: architectures.map((cpu_architecture) => ({ cpu_architecture, channels })),
+    };
+  });
+}
+
+/** The release marked default (the latest production one); the unit tests check there is one. */
+export function defaultRelease(releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): OpenshiftRelease {
+  const release = releases.find((r) => r.default === true);
+  if (!release) throw new Error('openshift-versions.json marks no release as default');
+  return release;
+}
+
+/** The version a request that names none gets, e.g. "4.22.9". */
+export const defaultOpenshiftVersion = (releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): string => defaultRelease(releases).version;
+
+// ---------------------------------------------------------------- component versions
+
+/** GET /v2/component-versions: the `list-versions` model. */
+export function componentVersions(): { versions: Record<string, string>; release_tag: string } {
+  return { versions: { ...componentVersionsData.versions }, release_tag: componentVersionsData.release_tag };
+}
+
+// ---------------------------------------------------------------- operators
+
+export interface HostTypeRequirements {
+  quantitative: { cpu_cores?: number; ram_mib?: number; disk_size_gb?: number };
+  qualitative?: string[];
+}
+export interface OperatorRequirements {
+  master: HostTypeRequirements;
+  worker: HostTypeRequirements;
+}
+interface RequirementCondition {
+  below?: string;
+  single_node?: boolean;
+}
+export interface OperatorProperty {
+  name: string;
+  data_type: 'boolean' | 'string' | 'integer' | 'float';
+  mandatory?: boolean;
+  options?: string[];
+  description?: string;
+  default_value?: string;
+}
+export interface OlmOperatorDefinition {
+  name: string;
+  full_name: string;
+  feature_id: FeatureId;
+  namespace: string;
+  subscription_name: string;
+  timeout_seconds: number;
+  /** Operators installed along with this one. */
+  dependencies: string[];
+  /** Dependencies that apply only to some clusters (e.g. single-node). */
+  conditional_dependencies?: { when: RequirementCondition; operators: string[] }[];
+  bundles: string[];
+  properties: OperatorProperty[];
+  requirements: OperatorRequirements;
+  requirements_overrides?: { when: RequirementCondition; requirements: OperatorRequirements }[];
+}
+export interface BuiltinOperatorDefinition {
+  name: string;
+  operator_type: 'builtin';
+  timeout_seconds: number;
+}
+
+const OLM_OPERATORS = operatorsData.olm as unknown as OlmOperatorDefinition[];
+const BUILTIN_OPERATORS = operatorsData.builtin as BuiltinOperatorDefinition[];
+
+/** Upstream's defaults the operator validations read (operators.json: validation_parameters). */
+export const OPERATOR_VALIDATION_PARAMETERS = operatorsData.validation_parameters;
+/** The supported-operators enum of the API spells one name differently from upstream's code and UI. */
+const OPERATOR_ALIASES: Record<string, string> = { 'numa-resources': 'numaresources' };
+
+/** GET /v2/supported-operators. */
+export const supportedOperatorNames = (): string[] => OLM_OPERATORS.map((operator) => operator.name);
+
+export const builtinOperators = (): BuiltinOperatorDefinition[] => BUILTIN_OPERATORS.map((operator) => ({ ...operator }));
+
+export function findOperator(name: string): OlmOperatorDefinition | undefined {
+  const canonical = OPERATOR_ALIASES[name] ?? name;
+  return OLM_OPERATORS.find((operator) => operator.name === canonical);
+}
+
+function requireOperator(name: string): OlmOperatorDefinition {
+  const operator = findOperator(name);
+  if (!operator) throw notFound(`Operator ${name} is not supported; GET /v2/supported-operators lists the supported ones`);
+  return operator;
+}
+
+/** GET /v2/supported-operators/{operator_name}: the `operator-properties` model. */
+export const operatorProperties = (name: string): OperatorProperty[] => requireOperator(name).properties.map((p) => ({ ...p }));
+
+export interface ClusterShape {
+  openshiftVersion: string;
+  singleNode: boolean;
+}
+
+const conditionHolds = (when: RequirementCondition, cluster: ClusterShape) =>
+  (when.below === undefined || isBelow(cluster.openshiftVersion, when.below)) &&
+  (when.single_node === undefined || when.single_node === cluster.singleNode);
+
+/** Operators installed along with `name` for this cluster shape (direct dependencies only). */
+export function operatorDependencies(name: string, cluster: ClusterShape): string[] {
+  const operator = requireOperator(name);
+  const conditional = (operator.conditional_dependencies ?? []).filter((d) => conditionHolds(d.when, cluster)).flatMap((d) => d.operators);
+  return [...new Set([...operator.dependencies, ...conditional])];
+}
+
+/** Preflight hardware requirements an operator adds per role, for this cluster shape. */
+export function operatorRequirements(name: string, cluster: ClusterShape): OperatorRequirements {
+  const operator = requireOperator(name);
+  const override = (operator.requirements_overrides ?? []).find((o) => conditionHolds(o.when, cluster));
+  return structuredClone(override?.requirements ?? operator.requirements);
+}
+
+/** Every feature id an operator may need, whatever the cluster shape (upstream's dependency feature ids). */
+function dependencyFeatureIds(operator: OlmOperatorDefinition): FeatureId[] {
+  const names = [...operator.dependencies, ...(operator.conditional_dependencies ?? []).flatMap((d) => d.operators)];
+  return [...new Set(names.map((name) => requireOperator(name).feature_id))];
+}
+
+export interface OperatorSupport extends FeatureSupport {
+  name: string;
+  dependencies: FeatureId[];
+}
+
+/**
+ * GET /v2/support-levels/features/detailed: the feature list split into plain features and
+ * operators (features that install an OLM operator, with the operator name and dependencies).
+ */
+export function detailedFeatureSupport(filters: SupportFilters): { features: FeatureSupport[]; operators: OperatorSupport[] } {
+  // Unlike the plain listing, upstream refuses combinations that cannot be installed at all.
+  const version = filters.openshiftVersion;
+  const arch = normalizeCpuArchitecture(filters.cpuArchitecture);
+  if (!isArchitectureSupported(arch, version)) {
+    throw badRequest(`cpu architecture ${arch} is not supported for openshift version ${version}; GET /v2/support-levels/architectures?openshift_version=${version} lists the supported ones`);
+  }
+  if (filters.platformType && !isPlatformSupported(filters.platformType, filters.externalPlatformName, version, arch)) {
+    throw badRequest(`platform ${filters.platformType} is not supported for openshift version ${version} and cpu architecture ${arch}`);
+  }
+  const byFeature = new Map(OLM_OPERATORS.map((operator) => [operator.feature_id, operator]));
+  const features: FeatureSupport[] = [];
+  const operators: OperatorSupport[] = [];
+  for (const support of listFeatureSupport(filters)) {
+    const operator = byFeature.get(support['feature-support-level-id']);
+    if (operator) operators.push({ ...support, name: operator.name, dependencies: dependencyFeatureIds(operator) });
+    else features.push(support);
+  }
+  return { features, operators };
+}
+
+// ---------------------------------------------------------------- cluster defaults and domains
+
+/**
+ * GET /v2/clusters/default-config, with upstream's shipped defaults (CLUSTER_NETWORK_CIDR,
+ * CLUSTER_NETWORK_HOST_PREFIX, SERVICE_NETWORK_CIDR and their IPv6 twins, DELETED_INACTIVE_AFTER
+ * 480h, NTP_DEFAULT_SERVER unset) and the host names no host may take.
+ */
+export const CLUSTER_DEFAULTS = Object.freeze({
+  clusterNetworkCidr: '10.128.0.0/14',
+  clusterNetworkHostPrefix: 23,
+  clusterNetworkCidrIpv6: 'fd01::/48',
+  clusterNetworkHostPrefixIpv6: 64,
+  serviceNetworkCidr: '172.30.0.0/16',
+  serviceNetworkCidrIpv6: 'fd02::/112',
+  inactiveDeletionHours: 480,
+  ntpSource: '',
+  forbiddenHostnames: ['localhost', 'localhost.localdomain', 'localhost4', 'localhost4.localdomain4', 'localhost6', 'localhost6.localdomain6'],
+});
+
+export function clusterDefaultConfig() {
+  const d = CLUSTER_DEFAULTS;
+  const ipv4Cluster = { cidr: d.clusterNetworkCidr, host_prefix: d.clusterNetworkHostPrefix };
+  const ipv6Cluster = { cidr: d.clusterNetworkCidrIpv6, host_prefix: d.clusterNetworkHostPrefixIpv6 };
+  return {
+    cluster_network_cidr: d.clusterNetworkCidr,
+    cluster_network_host_prefix: d.clusterNetworkHostPrefix,
+    service_network_cidr: d.serviceNetworkCidr,
+    inactive_deletion_hours: d.inactiveDeletionHours,
+    ntp_source: d.ntpSource,
+    cluster_networks_ipv4: [ipv4Cluster],
+    cluster_networks_dualstack: [ipv4Cluster, ipv6Cluster],
+    service_networks_ipv4: [{ cidr: d.serviceNetworkCidr }],
+    service_networks_dualstack: [{ cidr: d.serviceNetworkCidr }, { cidr: d.serviceNetworkCidrIpv6 }],
+    forbidden_hostnames: [...d.forbiddenHostnames],
+  };
+}
+
+/** GET /v2/domains: the managed base domains (keys of the configured hosted-zone map), all Route53. */
+export function listManagedDomains(hostedZones: Record<string, string>): { domain: string; provider: 'route53' }[] {
+  return Object.keys(hostedZones)
+    .sort()
+    .map((domain) => ({ domain, provider: 'route53' as const }));
+}
+
+/** What the service's own catalogue and settings say the hosts run. */
+export interface AgentImages {
+  /** The agent image hosts must run (upstream's AGENT_DOCKER_IMAGE). */
+  agent: string;
+  installer: string;
+  controller: string;
+}
+
+export function catalogueAgentImages(): AgentImages {
+  const versions = componentVersions().versions;
+  return { agent: versions['discovery-agent'] ?? '', installer: versions['assisted-installer'] ?? '', controller: versions['assisted-installer-controller'] ?? '' };
+}

@@ -1,0 +1,261 @@
+/**
+ * Feature and architecture support levels, evaluated from the rules in catalogues/features.json
+ * (upstream's internal/featuresupport restated as data). Pure: no I/O.
+ */
+import featuresData from './features.json' with { type: 'json' };
+import { badRequest } from '../core/errors.js';
+import { isAtLeast, isBelow, isValidVersion, sameMinor } from '../core/ocp-version.js';
+
+export type SupportLevel = 'supported' | 'unsupported' | 'tech-preview' | 'dev-preview' | 'unavailable';
+export type IncompatibilityReason = 'cpuArchitecture' | 'platform' | 'openshiftVersion' | 'ociExternalIntegrationDisabled';
+export type PlatformType = 'baremetal' | 'none' | 'nutanix' | 'vsphere' | 'external';
+export type FeatureId = string;
+export type ArchitectureId =
+  | 'X86_64_ARCHITECTURE'
+  | 'ARM64_ARCHITECTURE'
+  | 'PPC64LE_ARCHITECTURE'
+  | 'S390X_ARCHITECTURE'
+  | 'MULTIARCH_RELEASE_IMAGE';
+
+export const PLATFORM_TYPES: readonly PlatformType[] = ['baremetal', 'none', 'nutanix', 'vsphere', 'external'];
+/** The CPU architectures support levels are known for; `aarch64`/`amd64` are normalised first. */
+export const CPU_ARCHITECTURES = ['x86_64', 'arm64', 'ppc64le', 's390x', 'multi'] as const;
+export type CpuArchitecture = (typeof CPU_ARCHITECTURES)[number];
+
+/** Clients send both spellings; upstream's catalogues use `arm64` and `x86_64`. */
+export function normalizeCpuArchitecture(architecture: string | undefined): string {
+  if (architecture === undefined || architecture === '') return 'x86_64';
+  if (architecture === 'aarch64') return 'arm64';
+  if (architecture === 'amd64') return 'x86_64';
+  return architecture;
+}
+
+export const isCpuArchitecture = (value: string): value is CpuArchitecture =>
+  (CPU_ARCHITECTURES as readonly string[]).includes(value);
+
+export interface SupportFilters {
+  openshiftVersion: string;
+  cpuArchitecture?: string;
+  platformType?: PlatformType;
+  externalPlatformName?: string;
+}
+
+/**
+ * Support-level query parameters as the API takes them, checked: a parseable version, a known
+ * architecture (default x86_64) and platform; the external platform name only counts for
+ * platform `external`, as upstream documents.
+ */
+/** The query parameters both feature-support operations filter by. */
+export const SUPPORT_FILTER_PARAMETERS = ['openshift_version', 'cpu_architecture', 'platform_type', 'external_platform_name'] as const;
+
+export function supportFilters(query: Partial<Record<(typeof SUPPORT_FILTER_PARAMETERS)[number], string>>): SupportFilters {
+  const openshiftVersion = requireOpenshiftVersion(query.openshift_version);
+  const cpuArchitecture = normalizeCpuArchitecture(query.cpu_architecture);
+  if (!isCpuArchitecture(cpuArchitecture)) {
+    throw badRequest(`cpu_architecture "${query.cpu_architecture}" is not one of ${CPU_ARCHITECTURES.join(', ')}`);
+  }
+  const platformType = query.platform_type;
+  if (platformType !== undefined && !(PLATFORM_TYPES as readonly string[]).includes(platformType)) {
+    throw badRequest(`platform_type "${platformType}" is not one of ${PLATFORM_TYPES.join(', ')}`);
+  }
+  return {
+    openshiftVersion,
+    cpuArchitecture,
+    ...(platformType ? { platformType: platformType as PlatformType } : {}),
+    ...(platformType === 'external' && query.external_platform_name ? { externalPlatformName: query.external_platform_name } : {}),
+  };
+}
+
+interface Condition {
+  below?: string;
+  at_least?: string;
+  minor?: string;
+  arch?: string[];
+  platform?: string[];
+  platform_not?: string[];
+  external_platform?: string;
+}
+interface SupportRule {
+  when?: Condition;
+  level: SupportLevel;
+  reason?: IncompatibilityReason;
+}
+interface FeatureDefinition {
+  name: string;
+  support: SupportRule[];
+  incompatible_features?: { when?: Condition; ids: FeatureId[] }[];
+  incompatible_architectures?: { when?: Condition; architectures: string[] }[];
+  /** Platform features describe the platform choice itself; see features.json. */
+  listed?: 'without-platform' | 'with-platform';
+}
+interface ArchitectureDefinition {
+  cpu_architecture: CpuArchitecture;
+  support: SupportRule[];
+}
+
+const FEATURES = featuresData.features as unknown as Record<FeatureId, FeatureDefinition>;
+const ARCHITECTURES = featuresData.architectures as unknown as Record<ArchitectureId, ArchitectureDefinition>;
+
+export interface FeatureSupport {
+  'feature-support-level-id': FeatureId;
+  support_level: SupportLevel;
+  reason?: IncompatibilityReason;
+  incompatibilities: FeatureId[];
+}
+
+export const featureIds = (): FeatureId[] => Object.keys(FEATURES);
+export const architectureIds = (): ArchitectureId[] => Object.keys(ARCHITECTURES) as ArchitectureId[];
+export const featureName = (id: FeatureId): string | undefined => FEATURES[id]?.name;
+
+/** Throws a 400 the caller can act on unless the version is `major.minor[.patch][-suffix]`. */
+export function requireOpenshiftVersion(version: string | undefined): string {
+  if (!version || !isValidVersion(version)) {
+    throw badRequest(`openshift_version "${version ?? ''}" is not a valid OpenShift version; use major.minor or major.minor.patch, e.g. 4.18 or 4.18.12`);
+  }
+  return version.trim();
+}
+
+interface Evaluation {
+  version: string;
+  arch: string;
+  platformType?: PlatformType;
+  externalPlatformName?: string;
+}
+
+function holds(condition: Condition | undefined, e: Evaluation): boolean {
+  if (!condition) return true;
+  const c = condition;
+  if (c.below !== undefined && !isBelow(e.version, c.below)) return false;
+  if (c.at_least !== undefined && !isAtLeast(e.version, c.at_least)) return false;
+  if (c.minor !== undefined && !sameMinor(e.version, c.minor)) return false;
+  if (c.arch !== undefined && !c.arch.includes(e.arch)) return false;
+  if (c.platform !== undefined && !(e.platformType !== undefined && c.platform.includes(e.platformType))) return false;
+  if (c.platform_not !== undefined && !(e.platformType !== undefined && !c.platform_not.includes(e.platformType))) return false;
+  if (c.external_platform !== undefined && !(e.platformType === 'external' && e.externalPlatformName === c.external_platform)) {
+    return false;
+  }
+  return true;
+}
+
+function firstMatchingRule(rules: SupportRule[], e: Evaluation): SupportRule {
+  const rule = rules.find((candidate) => holds(candidate.when, e));
+  // features.json ends every rule list with an unconditional rule; the unit tests check it.
+  if (!rule) throw new Error('feature rules must end with an unconditional rule');
+  return rule;
+}
+
+function evaluation(filters: SupportFilters): Evaluation {
+  return {
+    version: requireOpenshiftVersion(filters.openshiftVersion),
+    arch: normalizeCpuArchitecture(filters.cpuArchitecture),
+    platformType: filters.platformType,
+    externalPlatformName: filters.externalPlatformName,
+  };
+}
+
+function incompatibleArchitectures(feature: FeatureDefinition, e: Evaluation): string[] {
+  return (feature.incompatible_architectures ?? []).filter((entry) => holds(entry.when, e)).flatMap((entry) => entry.architectures);
+}
+
+function incompatibleFeatures(feature: FeatureDefinition, e: Evaluation): FeatureId[] {
+  return (feature.incompatible_features ?? []).filter((entry) => holds(entry.when, e)).flatMap((entry) => entry.ids);
+}
+
+function levelOf(feature: FeatureDefinition, e: Evaluation): { level: SupportLevel; reason?: IncompatibilityReason } {
+  // Upstream lets architecture incompatibility override whatever a feature's own rules say.
+  if (incompatibleArchitectures(feature, e).includes(e.arch)) return { level: 'unavailable', reason: 'cpuArchitecture' };
+  const rule = firstMatchingRule(feature.support, e);
+  return rule.reason ? { level: rule.level, reason: rule.reason } : { level: rule.level };
+}
+
+/** Whether a feature appears in a listing, given whether a platform was chosen. */
+function listedFor(feature: FeatureDefinition, platformChosen: boolean): boolean {
+  if (feature.listed === 'without-platform') return !platformChosen;
+  if (feature.listed === 'with-platform') return platformChosen;
+  return true;
+}
+
+export function featureSupportLevel(id: FeatureId, filters: SupportFilters): { level: SupportLevel; reason?: IncompatibilityReason } {
+  const feature = FEATURES[id];
+  if (!feature) throw badRequest(`Unknown feature ${id}`);
+  return levelOf(feature, evaluation(filters));
+}
+
+export function architectureSupportLevel(architecture: string, openshiftVersion: string): SupportLevel {
+  const arch = normalizeCpuArchitecture(architecture);
+  const definition = Object.values(ARCHITECTURES).find((candidate) => candidate.cpu_architecture === arch);
+  if (!definition) return 'unavailable';
+  const e = { version: requireOpenshiftVersion(openshiftVersion), arch };
+  return firstMatchingRule(definition.support, e).level;
+}
+
+export function isArchitectureSupported(architecture: string, openshiftVersion: string): boolean {
+  const level = architectureSupportLevel(architecture, openshiftVersion);
+  return level !== 'unsupported' && level !== 'unavailable';
+}
+
+/** GET /v2/support-levels/architectures: every architecture id → its level for the version. */
+export function architectureSupportLevels(openshiftVersion: string): Record<ArchitectureId, SupportLevel> {
+  const levels = {} as Record<ArchitectureId, SupportLevel>;
+  for (const [id, definition] of Object.entries(ARCHITECTURES) as [ArchitectureId, ArchitectureDefinition][]) {
+    levels[id] = architectureSupportLevel(definition.cpu_architecture, openshiftVersion);
+  }
+  return levels;
+}
+
+/**
+ * Every feature's support for the filters, as upstream lists them: platform features only when
+ * no platform is given, platform-managed networking only when one is, and everything
+ * unavailable when the architecture itself is not offered for the version.
+ */
+export function listFeatureSupport(filters: SupportFilters): FeatureSupport[] {
+  const e = evaluation(filters);
+  if (!isCpuArchitecture(e.arch)) throw badRequest(`cpu_architecture "${filters.cpuArchitecture}" is not one of ${CPU_ARCHITECTURES.join(', ')}`);
+  if (!isArchitectureSupported(e.arch, e.version)) {
+    return featureIds().map((id) => ({ 'feature-support-level-id': id, support_level: 'unavailable', incompatibilities: [] }));
+  }
+  const platformChosen = e.platformType !== undefined;
+  const listed = new Set(featureIds().filter((id) => listedFor(FEATURES[id]!, platformChosen)));
+  return [...listed].map((id) => {
+    const feature = FEATURES[id]!;
+    const { level, reason } = levelOf(feature, e);
+    return {
+      'feature-support-level-id': id,
+      support_level: level,
+      ...(reason ? { reason } : {}),
+      // Incompatibilities with features that are not listed for these filters would only confuse.
+      incompatibilities: incompatibleFeatures(feature, e).filter((other) => listed.has(other)),
+    };
+  });
+}
+
+/** GET /v2/support-levels/features: feature id → level. */
+export function featureSupportLevels(filters: SupportFilters): Record<FeatureId, SupportLevel> {
+  return Object.fromEntries(listFeatureSupport(filters).map((f) => [f['feature-support-level-id'], f.support_level]));
+}
+
+/** The feature that stands for choosing a platform (OCI has its own). */
+function platformFeature(platformType: PlatformType, externalPlatformName: string | undefined): FeatureId {
+  switch (platformType) {
+    case 'baremetal':
+      return 'BAREMETAL_PLATFORM';
+    case 'none':
+      return 'NONE_PLATFORM';
+    case 'nutanix':
+      return 'NUTANIX_INTEGRATION';
+    case 'vsphere':
+      return 'VSPHERE_INTEGRATION';
+    case 'external':
+      return externalPlatformName === 'oci' ? 'EXTERNAL_PLATFORM_OCI' : 'EXTERNAL_PLATFORM';
+  }
+}
+
+export function isPlatformSupported(
+  platformType: PlatformType,
+  externalPlatformName: string | undefined,
+  openshiftVersion: string,
+  cpuArchitecture: string,
+): boolean {
+  const { level } = featureSupportLevel(platformFeature(platformType, externalPlatformName), { openshiftVersion, cpuArchitecture });
+  return level !== 'unsupported' && level !== 'unavailable';
+}

@@ -1,0 +1,184 @@
+/**
+ * The host as the upstream API shows it, and what a user may change on it. Agents create and
+ * drive hosts (the lifecycle work); here are the user-side rules. Pure.
+ */
+import { badRequest, conflict } from '../core/errors.js';
+import type { Cluster, Host } from '../core/entities.js';
+import { hostInventory } from './inventory.js';
+import { applyHostEffects } from './host-effects.js';
+import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
+import type { HostStatus } from './host-states.js';
+import { hostnameProblem } from '../core/validation.js';
+import type { Params } from '../core/validation.js';
+
+/** States in which a user may change a host's name, role, disks or labels. */
+export const HOST_UPDATABLE_STATES = new Set([
+  'discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected',
+  'discovering-unbound', 'known-unbound', 'insufficient-unbound', 'disconnected-unbound',
+]);
+/** States a host cannot be deleted in: it is being written to disk. */
+export const HOST_BUSY_STATES = new Set(['preparing-for-installation', 'preparing-successful', 'installing', 'installing-in-progress']);
+export const CLUSTER_ACCEPTING_HOSTS = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
+
+/** Validation results a user may reset, and the host data they were computed from. */
+export const RESETTABLE_VALIDATIONS: Record<string, string> = {
+  'sufficient-installation-disk-speed': 'disks_info',
+  'container-images-available': 'images_status',
+};
+
+const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
+const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function labelProblem(key: string, value: string): string | undefined {
+  const [prefix, name] = key.includes('/') ? (key.split('/', 2) as [string, string]) : [undefined, key];
+  if (!LABEL_NAME.test(name) || (prefix !== undefined && (!LABEL_PREFIX.test(prefix) || prefix.length > 253))) {
+    return `node label key "${key}" is not a valid Kubernetes label key`;
+  }
+  if (value !== '' && !LABEL_NAME.test(value)) return `node label value "${value}" for "${key}" is not a valid Kubernetes label value`;
+  return undefined;
+}
+
+/** Applies a `host-update-params` document. */
+export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | undefined, now: string): Host {
+  if (!HOST_UPDATABLE_STATES.has(host.status)) {
+    throw conflict(`Host ${host.hostId} is in status ${host.status} and cannot be updated now`);
+  }
+  const next = structuredClone(host);
+  const attributes = next.attributes;
+
+  if (typeof params.host_name === 'string') {
+    const problem = hostnameProblem(params.host_name);
+    if (problem) throw badRequest(problem);
+    attributes.requested_hostname = params.host_name;
+  }
+  if (typeof params.host_role === 'string') {
+    if (!host.clusterId || !cluster) throw badRequest('a host gets a role only once it is bound to a cluster');
+    if ((cluster.attributes.control_plane_count as number) === 1 && !['master', 'auto-assign'].includes(params.host_role)) {
+      throw badRequest(`a single-node cluster's host is its control plane: role ${params.host_role} is not possible`);
+    }
+    if (params.host_role === 'arbiter' && (cluster.attributes.control_plane_count as number) !== 2) {
+      throw badRequest('the arbiter role exists only for clusters with two control-plane nodes');
+    }
+    attributes.role = params.host_role;
+    if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
+  }
+  if (Array.isArray(params.disks_selected_config)) {
+    const disks = hostInventory(host)?.disks ?? [];
+    const selected = params.disks_selected_config as { id: string; role?: string }[];
+    const installs = selected.filter((d) => d.role === 'install');
+    if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
+    for (const choice of selected) {
+      const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
+      if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
+      if (choice.role === 'install' && disk.installation_eligibility?.eligible === false) {
+        const reasons = disk.installation_eligibility.not_eligible_reasons?.join('; ') ?? 'not eligible';
+        throw badRequest(`disk ${choice.id} cannot be the installation disk: ${reasons}`);
+      }
+    }
+    const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
+    if (install) {
+      attributes.installation_disk_id = install.id;
+      attributes.installation_disk_path = install.path;
+    }
+  }
+  if (Array.isArray(params.node_labels)) {
+    const labels = params.node_labels as { key: string; value: string }[];
+    for (const label of labels) {
+      const problem = labelProblem(label.key, label.value);
+      if (problem) throw badRequest(problem);
+    }
+    attributes.node_labels = JSON.stringify(Object.fromEntries(labels.map((l) => [l.key, l.value])));
+  }
+  if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = (params.disks_skip_formatting as { disk_id: string; skip_formatting: boolean }[]).filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
+  if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
+  next.updatedAt = now;
+  return next;
+}
+
+/** What the host table reads of a host for a request's trigger (a registration, a bind, a reply). */
+export function requestContext(host: Host, now: string | Date, extra: Partial<HostTransitionContext> = {}): HostTransitionContext {
+  return {
+    now: typeof now === 'string' ? new Date(now) : now,
+    hostName: hostDisplayName(host),
+    statusInfo: host.attributes.status_info as string | undefined,
+    bound: !!host.clusterId,
+    day2: host.attributes.kind === 'AddToExistingClusterHost',
+    ...extra,
+  };
+}
+
+/** The host as a transition leaves it: its status and status_info (and when the status moved), and the rule's effects. */
+export function withTransition(host: Host, transition: HostTransition, now: string, options: { clusterId?: string } = {}): Host {
+  const next = structuredClone(host);
+  if (transition.status !== host.status) next.attributes.status_updated_at = now;
+  next.status = transition.status;
+  next.attributes.status_info = transition.statusInfo;
+  applyHostEffects(next, transition.effects, now, options);
+  next.updatedAt = now;
+  return next;
+}
+
+/** Runs a bind or unbind through the host table: a refusal is a 409 naming the host's status. */
+function requestTransition(host: Host, trigger: 'BindHost' | 'UnbindHost', now: string): HostTransition {
+  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now));
+  const action = trigger === 'BindHost' ? 'bound' : 'unbound';
+  if (isNotAllowed(transition)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`);
+  return transition;
+}
+
+export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string | undefined, now: string): { host: Host; transition: HostTransition } {
+  if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be bound elsewhere`);
+  if (host.clusterId) throw conflict(`host ${host.hostId} is already bound to cluster ${host.clusterId}`);
+  const transition = requestTransition(host, 'BindHost', now);
+  if (!CLUSTER_ACCEPTING_HOSTS.has(cluster.status)) throw conflict(`cluster ${cluster.clusterId} is in status ${cluster.status} and accepts no hosts`);
+  const hostArch = host.attributes.cpu_architecture as string | undefined;
+  const clusterArch = cluster.attributes.cpu_architecture as string | undefined;
+  if (hostArch && clusterArch && clusterArch !== 'multi' && hostArch !== clusterArch) {
+    throw badRequest(`host ${host.hostId} is ${hostArch} but cluster ${cluster.clusterId} is ${clusterArch}`);
+  }
+  const next = withTransition(host, transition, now, { clusterId: cluster.clusterId });
+  next.attributes.role = 'auto-assign';
+  return { host: next, transition };
+}
+
+export function unbindHost(host: Host, infraEnvClusterId: string | undefined, now: string): { host: Host; transition: HostTransition } {
+  if (infraEnvClusterId) throw badRequest(`host ${host.hostId} belongs to an infra-env bound to cluster ${infraEnvClusterId}; it cannot be unbound`);
+  if (!host.clusterId) throw conflict(`host ${host.hostId} is not bound to a cluster`);
+  const transition = requestTransition(host, 'UnbindHost', now);
+  return { host: withTransition(host, transition, now), transition };
+}
+
+export function resetValidation(host: Host, validationId: string, now: string): Host {
+  const data = RESETTABLE_VALIDATIONS[validationId];
+  if (!data) {
+    throw badRequest(`validation ${validationId} cannot be reset; only ${Object.keys(RESETTABLE_VALIDATIONS).join(' and ')} can`);
+  }
+  const next = structuredClone(host);
+  // Disk speeds are kept per disk in disks_info (see the installation-disk-speed-check reply).
+  delete next.attributes[data];
+  next.updatedAt = now;
+  return next;
+}
+
+/** The name people know a host by: the one they gave it, else the one it reported. */
+export function hostDisplayName(host: Host): string {
+  const requested = host.attributes.requested_hostname as string | undefined;
+  if (requested) return requested;
+  return hostInventory(host)?.hostname || host.hostId;
+}
+
+/** The upstream `host` document. */
+export function hostView(host: Host): Record<string, unknown> {
+  return {
+    ...host.attributes,
+    kind: (host.attributes.kind as string | undefined) ?? 'Host',
+    id: host.hostId,
+    href: `/api/assisted-install/v2/infra-envs/${host.infraEnvId}/hosts/${host.hostId}`,
+    infra_env_id: host.infraEnvId,
+    ...(host.clusterId ? { cluster_id: host.clusterId } : {}),
+    status: host.status,
+    status_info: (host.attributes.status_info as string | undefined) ?? '',
+    created_at: host.createdAt,
+    updated_at: host.updatedAt,
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * The infra-env (discovery environment) as the upstream API shows it, and the rules for creating
+ * and updating one. Pure: callers pass ids, time, keys and the resolved release.
+ */
+import { X509Certificate } from 'node:crypto';
+import { badRequest } from '../core/errors.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from './static-network/static-network.js';
+import type { InfraEnv } from '../core/entities.js';
+import { isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
+import type { ResolvedRelease } from '../catalogues/catalogues.js';
+import type { Params } from '../core/validation.js';
+
+export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
+export const DEFAULT_IMAGE_TYPE = 'full-iso';
+/**
+ * The image type of a DisconnectedCluster's infra-env: an ISO whose ignition is the agent-based
+ * installer's unconfigured ignition. Hosts booted from it never register with this service.
+ */
+export const DISCONNECTED_ISO = 'disconnected-iso';
+
+/**
+ * The infra-env attribute that keeps the name of the DisconnectedCluster an infra-env was made for
+ * (internal, not shown): it marks the infra-env as one, and names the disconnected ignition's
+ * AgentConfig, also once that cluster is deleted.
+ */
+export const DISCONNECTED_CLUSTER_NAME = 'disconnected_cluster_name';
+
+export const isDisconnectedIso = (infraEnv: Pick<InfraEnv, 'attributes'>): boolean => infraEnv.attributes.type === DISCONNECTED_ISO;
+
+/** The refusal of a host registration to a disconnected-iso infra-env (upstream's 400). */
+export function hostRegistrationProblem(infraEnv: Pick<InfraEnv, 'attributes'>): string | undefined {
+  return isDisconnectedIso(infraEnv)
+    ? 'Cannot register a host to an InfraEnv with disconnected-iso type: hosts booted from a disconnected ISO install with the agent-based installer and never reach this service'
+    : undefined;
+}
+
+/** Upstream's rendezvous IP rule: an IP address, and only on a disconnected-iso infra-env. Empty means none. */
+export function rendezvousIpProblem(imageType: string, ip: unknown): string | undefined {
+  if (typeof ip !== 'string' || ip === '') return undefined;
+  if (imageType !== DISCONNECTED_ISO) return `RendezvousIP is only supported for disconnected ISO infra-envs (image_type ${DISCONNECTED_ISO}), not ${imageType}`;
+  if (!isIp(ip)) return `rendezvous_ip "${ip}" is not a valid IPv4 or IPv6 address`;
+  return undefined;
+}
+
+/** What an infra-env's cluster means for its image type: a DisconnectedCluster's make disconnected ISOs only. */
+export interface InfraEnvClusterContext {
+  /** The infra-env is (or will be) bound to a cluster, or was made for a DisconnectedCluster since deleted. */
+  bound: boolean;
+  /** That cluster is a DisconnectedCluster. */
+  disconnectedCluster: boolean;
+}
+
+function imageTypeProblem(type: string, cluster: InfraEnvClusterContext): string | undefined {
+  if (cluster.disconnectedCluster && type !== DISCONNECTED_ISO) {
+    return `the cluster is a DisconnectedCluster: its infra-envs make disconnected ISOs (image_type ${DISCONNECTED_ISO}), not ${type}; create a cluster with POST /v2/clusters for a ${type}`;
+  }
+  if (type === DISCONNECTED_ISO && !cluster.bound) {
+    return `image_type ${DISCONNECTED_ISO} needs the infra-env's cluster_id: create a DisconnectedCluster with POST /v2/clusters/disconnected, then its infra-env with that cluster_id`;
+  }
+  return undefined;
+}
+const MAX_TRUST_BUNDLE = 65_535;
+
+function check(reason: string | undefined): void {
+  if (reason) throw badRequest(reason);
+}
+
+function proxyProblem(proxy: Record<string, unknown>): string | undefined {
+  if (typeof proxy.http_proxy === 'string' && proxy.http_proxy) return proxyUrlProblem('http_proxy', proxy.http_proxy);
+  if (typeof proxy.https_proxy === 'string' && proxy.https_proxy) return proxyUrlProblem('https_proxy', proxy.https_proxy);
+  if (typeof proxy.no_proxy === 'string' && proxy.no_proxy) return noProxyProblem(proxy.no_proxy);
+  return undefined;
+}
+
+/** PEM bundle of one or more X.509 certificates, each of which must parse. */
+export function trustBundleProblem(bundle: string): string | undefined {
+  if (bundle.length > MAX_TRUST_BUNDLE) return `additional_trust_bundle is longer than ${MAX_TRUST_BUNDLE} characters`;
+  const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return 'additional_trust_bundle must hold PEM certificates (-----BEGIN CERTIFICATE-----)';
+  for (const [index, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      return `additional_trust_bundle: certificate ${index + 1} is not a valid X.509 certificate`;
+    }
+  }
+  return undefined;
+}
+
+/** An Ignition 3.x config whose fields merge over the discovery ignition. */
+export function ignitionOverrideProblem(override: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(override);
+  } catch {
+    return 'ignition_config_override is not valid JSON';
+  }
+  const version = (parsed as { ignition?: { version?: unknown } })?.ignition?.version;
+  // The versions the discovery ignition can merge, as upstream.
+  if (version !== '3.1.0' && version !== '3.2.0') {
+    return 'ignition_config_override must be an Ignition config with "ignition": {"version": "3.1.0"} or "3.2.0"';
+  }
+  return undefined;
+}
+
+function kernelArgumentsProblem(args: { operation?: string; value?: string }[]): string | undefined {
+  for (const arg of args) {
+    if (!arg.value || /[\s'"`$;|&]/.test(arg.value)) {
+      return `kernel_arguments: "${arg.value ?? ''}" must be one argument without spaces, quotes or shell characters`;
+    }
+  }
+  return undefined;
+}
+
+function attributesFrom(params: Params): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (params.proxy && typeof params.proxy === 'object') {
+    check(proxyProblem(params.proxy as Record<string, unknown>));
+    out.proxy = params.proxy;
+  }
+  if (typeof params.ssh_authorized_key === 'string' && params.ssh_authorized_key.trim() !== '') {
+    check(sshPublicKeyProblem(params.ssh_authorized_key));
+  }
+  if (typeof params.additional_trust_bundle === 'string' && params.additional_trust_bundle !== '') {
+    check(trustBundleProblem(params.additional_trust_bundle));
+  }
+  if (typeof params.ignition_config_override === 'string' && params.ignition_config_override !== '') {
+    check(ignitionOverrideProblem(params.ignition_config_override));
+  }
+  if (Array.isArray(params.static_network_config)) {
+    check(staticNetworkConfigProblem(params.static_network_config as StaticNetworkEntry[]));
+    out.static_network_config = params.static_network_config.length ? JSON.stringify(params.static_network_config) : '';
+  }
+  if (Array.isArray(params.kernel_arguments)) {
+    check(kernelArgumentsProblem(params.kernel_arguments as { value?: string }[]));
+    out.kernel_arguments = JSON.stringify(params.kernel_arguments);
+  }
+  for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'network_discovery_delay_seconds']) {
+    if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
+  }
+  return out;
+}
+
+/**
+ * The image type and rendezvous IP an infra-env will have, checked as upstream does: the IP only
+ * on a disconnected ISO (moving away from one drops it), an empty IP clears it.
+ */
+function imageTypeAndRendezvous(params: Params, current: Record<string, unknown>, cluster: InfraEnvClusterContext): Record<string, unknown> {
+  const requestedType = typeof params.image_type === 'string' && params.image_type !== '' ? params.image_type : undefined;
+  const type = requestedType ?? (current.type as string | undefined) ?? (cluster.disconnectedCluster ? DISCONNECTED_ISO : DEFAULT_IMAGE_TYPE);
+  check(imageTypeProblem(type, cluster));
+  check(rendezvousIpProblem(type, params.rendezvous_ip));
+  const out: Record<string, unknown> = { type };
+  if (type !== DISCONNECTED_ISO) out.rendezvous_ip = undefined;
+  else if (typeof params.rendezvous_ip === 'string') out.rendezvous_ip = params.rendezvous_ip === '' ? undefined : params.rendezvous_ip;
+  return out;
+}
+
+/** Sets the fields, and removes those set to undefined. */
+function assignAttributes(target: Record<string, unknown>, fields: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) delete target[name];
+    else target[name] = value;
+  }
+}
+
+export function createInfraEnvRecord(
+  params: Params,
+  context: {
+    orgId: string; infraEnvId: string; now: string; release?: ResolvedRelease; clusterId?: string; imageTokenKey: string; userName: string;
+    /**
+     * The name of the DisconnectedCluster it is created for: its infra-envs default to disconnected-iso,
+     * and keep the name (it never changes) so their ISO can be made after the cluster is gone.
+     */
+    disconnectedClusterName?: string;
+  },
+): Omit<InfraEnv, 'version'> {
+  check(pullSecretProblem(params.pull_secret as string));
+  const attributes: Record<string, unknown> = {
+    kind: 'InfraEnv',
+    cpu_architecture: context.release?.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
+    ...(context.release ? { openshift_version: context.release.openshiftVersion } : {}),
+    user_name: context.userName,
+    ...attributesFrom(params),
+    ...(context.disconnectedClusterName !== undefined ? { [DISCONNECTED_CLUSTER_NAME]: context.disconnectedClusterName } : {}),
+  };
+  assignAttributes(attributes, imageTypeAndRendezvous(params, {}, { bound: !!context.clusterId, disconnectedCluster: context.disconnectedClusterName !== undefined }));
+  return {
+    orgId: context.orgId,
+    infraEnvId: context.infraEnvId,
+    name: params.name as string,
+    ...(context.clusterId ? { clusterId: context.clusterId } : {}),
+    createdAt: context.now,
+    updatedAt: context.now,
+    pullSecret: params.pull_secret as string,
+    imageTokenKey: context.imageTokenKey,
+    attributes,
+  };
+}
+
+export function applyInfraEnvUpdate(
+  infraEnv: InfraEnv,
+  params: Params,
+  now: string,
+  release?: ResolvedRelease,
+  /** What its cluster is; by default read from the infra-env: bound, and made for a DisconnectedCluster. */
+  cluster: InfraEnvClusterContext = { bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes, disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes },
+): InfraEnv {
+  const next = structuredClone(infraEnv);
+  if (typeof params.pull_secret === 'string') {
+    check(pullSecretProblem(params.pull_secret));
+    next.pullSecret = params.pull_secret;
+  }
+  Object.assign(next.attributes, attributesFrom(params));
+  assignAttributes(next.attributes, imageTypeAndRendezvous(params, infraEnv.attributes, cluster));
+  if (release) next.attributes.openshift_version = release.openshiftVersion;
+  next.updatedAt = now;
+  return next;
+}
+
+/** The upstream `infra-env` document; the pull secret and the image signing key stay out. */
+export function infraEnvView(infraEnv: InfraEnv): Record<string, unknown> {
+  const { [DISCONNECTED_CLUSTER_NAME]: _madeFor, ...attributes } = infraEnv.attributes;
+  return {
+    ...attributes,
+    kind: 'InfraEnv',
+    id: infraEnv.infraEnvId,
+    href: `/api/assisted-install/v2/infra-envs/${infraEnv.infraEnvId}`,
+    name: infraEnv.name,
+    org_id: infraEnv.orgId,
+    ...(infraEnv.clusterId ? { cluster_id: infraEnv.clusterId } : {}),
+    type: (infraEnv.attributes.type as string | undefined) ?? DEFAULT_IMAGE_TYPE,
+    pull_secret_set: !!infraEnv.pullSecret,
+    created_at: infraEnv.createdAt,
+    updated_at: infraEnv.updatedAt,
+  };
+}

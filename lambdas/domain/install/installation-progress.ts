@@ -1,0 +1,477 @@
+/**
+ * What the on-host installer and the in-cluster controller report during an installation, and
+ * the rules around the files it produces: host install stages and their percentage, finalizing
+ * stages, monitored-operator reports, the ingress CA merged into the kubeconfig, and which files
+ * may be downloaded when. Also the user's per-host installation settings (installer arguments,
+ * ignition override). Pure: callers load, persist and emit.
+ */
+import { X509Certificate } from 'node:crypto';
+import { parseDocument, stringify as stringifyYaml } from 'yaml';
+import type { ClusterTransitionContext } from '../cluster/cluster-facts.js';
+import { FINALIZING_STAGES, type FinalizingStage, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
+import type { Cluster, Host } from '../core/entities.js';
+import { badRequest, conflict, notFound } from '../core/errors.js';
+import { hostDisplayName } from '../host/host.js';
+import { isNotAllowed, transitionHost, type EventIntent, type HostTransition } from '../host/host-state-machine.js';
+import { checkHostProgress, type HostRole, type HostStage, type HostStatus } from '../host/host-states.js';
+
+// ---------------------------------------------------------------- host install progress
+
+/** `host.progress` as stored (the `host-progress-info` wire shape). */
+export interface StoredHostProgress {
+  current_stage?: HostStage;
+  progress_info?: string;
+  stage_started_at?: string;
+  stage_updated_at?: string;
+  stage_timed_out?: boolean;
+  installation_percentage?: number;
+}
+
+export interface HostProgressReport {
+  stage: HostStage;
+  info?: string;
+}
+
+/** What the host's cluster tells about the report: the machine's rules read its status. */
+export interface ProgressCluster {
+  status: string;
+  singleNode: boolean;
+}
+
+export interface HostProgressOutcome {
+  /** The host to store; the input itself when nothing changes. */
+  host: Host;
+  changed: boolean;
+  /** A new stage (or Failed): the cluster's installing percentage moves. */
+  stageChanged: boolean;
+  /** Set when the state machine ran; its events come before the progress event, as upstream. */
+  transition?: HostTransition;
+  /** host_install_progress_updated, for every accepted change. */
+  progressEvent?: EventIntent;
+}
+
+/** Statuses after which a host's installation is over: the monitors stop watching it. */
+export const SETTLED_HOST_STATUSES: readonly string[] = ['installed', 'error', 'cancelled', 'added-to-existing-cluster'];
+
+/**
+ * Whether the monitors watch a host in this status: until it settles, and after an error or a
+ * cancellation while its logs are still awaited (their collection times out).
+ */
+export function isWatchedHost(status: string, attributes: Readonly<Record<string, unknown>>): boolean {
+  if (!SETTLED_HOST_STATUSES.includes(status)) return true;
+  return (status === 'error' || status === 'cancelled') && !['completed', 'timeout'].includes(String(attributes.logs_info ?? ''));
+}
+
+/**
+ * Upstream stores the float percentage in an integer column; PostgreSQL's float-to-bigint cast
+ * rounds to the nearest integer, ties to even (62.5 → 62), which is what its clients see.
+ */
+export function roundHalfEven(value: number): number {
+  const floor = Math.floor(value);
+  const fraction = value - floor;
+  if (fraction > 0.5) return floor + 1;
+  if (fraction < 0.5) return floor;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+const roleOf = (host: Host) => host.attributes.role as HostRole | undefined;
+const isDay2 = (host: Host) => host.attributes.kind === 'AddToExistingClusterHost';
+
+/** Upstream's event text: "reached installation stage <stage>[: <info>]". */
+export function progressEventText(report: HostProgressReport): string {
+  return `reached installation stage ${report.stage}${report.info ? `: ${report.info}` : ''}`;
+}
+
+/**
+ * Applies an installer or controller progress report to a host, as upstream's UpdateInstallProgress:
+ *  - the same stage and info again changes nothing; the same stage with new info records the info;
+ *  - otherwise the host must be installing (409), the stage must be one of its role's and not
+ *    earlier than the current one (409), then the stage is recorded with its percentage and the
+ *    host machine runs HostProgressChanged (Done → installed, a day-2 host's Rebooting → Done, …);
+ *  - Failed keeps the last progress and moves the host to error with the reported reason.
+ */
+export function applyHostProgress(host: Host, cluster: ProgressCluster, report: HostProgressReport, now: Date): HostProgressOutcome {
+  if (!host.clusterId) throw badRequest(`host ${host.hostId} is not bound to any cluster, cannot update progress`);
+  const progress = (host.attributes.progress as StoredHostProgress | undefined) ?? {};
+  const selector = { role: roleOf(host), bootstrap: !!host.attributes.bootstrap, singleNode: cluster.singleNode, day2: isDay2(host), kubeApi: false };
+  const accepted = checkHostProgress(host.status as HostStatus, { ...selector, currentStage: progress.current_stage, progressInfo: progress.progress_info }, report);
+  if (isNotAllowed(accepted)) throw conflict(accepted.reason);
+  if (!accepted.changed) return { host, changed: false, stageChanged: false };
+
+  const at = now.toISOString();
+  const info = report.info ?? '';
+  const next = structuredClone(host);
+  next.updatedAt = at;
+  const progressEvent: EventIntent = { name: 'host_install_progress_updated', props: { host_name: hostDisplayName(host), event: progressEventText(report) } };
+  if (!accepted.stageChanged) {
+    next.attributes.progress = { ...progress, progress_info: info, stage_updated_at: at };
+    return { host: next, changed: true, stageChanged: false, progressEvent };
+  }
+
+  let machineStage: HostStage = accepted.recordedStage;
+  if (report.stage !== 'Failed') {
+    const newStage = progress.current_stage !== accepted.recordedStage;
+    next.attributes.progress = {
+      ...progress,
+      current_stage: accepted.recordedStage,
+      progress_info: info,
+      stage_updated_at: at,
+      ...(newStage ? { stage_started_at: at, stage_timed_out: false } : {}),
+      installation_percentage: roundHalfEven(accepted.installationPercentage ?? 0),
+    } satisfies StoredHostProgress;
+  } else {
+    machineStage = 'Failed';
+  }
+  const transition = transitionHost({ status: host.status as HostStatus }, 'HostProgressChanged', {
+    now,
+    hostName: hostDisplayName(host),
+    statusInfo: host.attributes.status_info as string | undefined,
+    statusUpdatedAt: host.attributes.status_updated_at as string | undefined,
+    bound: true,
+    day2: selector.day2,
+    role: selector.role,
+    bootstrap: selector.bootstrap,
+    progress: { currentStage: machineStage, progressInfo: info, stageUpdatedAt: at },
+    cluster: { status: cluster.status, singleNode: cluster.singleNode },
+    kubeApi: false,
+  });
+  if (isNotAllowed(transition)) throw conflict(transition.reason);
+  if (transition.changed) {
+    next.status = transition.status;
+    next.attributes.status_info = transition.statusInfo;
+    if (transition.status !== host.status) next.attributes.status_updated_at = at;
+    if (!isWatchedHost(transition.status, next.attributes)) delete next.monitorShard;
+  }
+  return { host: next, changed: true, stageChanged: true, transition, progressEvent };
+}
+
+// ---------------------------------------------------------------- finalizing and operators
+
+/** `cluster.progress` as stored (the `cluster-progress-info` wire shape). */
+export interface StoredClusterProgress {
+  total_percentage?: number;
+  preparing_for_installation_stage_percentage?: number;
+  installing_stage_percentage?: number;
+  finalizing_stage_percentage?: number;
+  finalizing_stage?: FinalizingStage;
+  finalizing_stage_started_at?: string;
+  finalizing_stage_timed_out?: boolean;
+}
+
+/** Statuses in which the controller reports finalizing stages (upstream answers 400 otherwise). */
+export const FINALIZING_REPORT_STATUSES: readonly string[] = ['installing', 'finalizing', 'installing-pending-user-action'];
+
+/**
+ * A finalizing-stage report: a new stage is recorded with a fresh clock (and its timed-out flag
+ * cleared); the same stage again changes nothing. Returns undefined when nothing changes.
+ */
+export function applyFinalizingStage(cluster: Cluster, stage: string, now: Date): Cluster | undefined {
+  if (!(FINALIZING_STAGES as readonly string[]).includes(stage)) throw badRequest(`invalid finalizing stage '${stage}'`);
+  if (!FINALIZING_REPORT_STATUSES.includes(cluster.status)) {
+    throw badRequest(`cluster is ${cluster.status}, not in one of allowed statuses: [${FINALIZING_REPORT_STATUSES.join(' ')}]`);
+  }
+  const progress = (cluster.attributes.progress as StoredClusterProgress | undefined) ?? {};
+  if (progress.finalizing_stage === stage) return undefined;
+  const next = structuredClone(cluster);
+  const at = now.toISOString();
+  next.attributes.progress = {
+    ...progress,
+    finalizing_stage: stage as FinalizingStage,
+    finalizing_stage_started_at: at,
+    finalizing_stage_timed_out: false,
+  } satisfies StoredClusterProgress;
+  next.updatedAt = at;
+  return next;
+}
+
+/** A `monitored-operator` as kept in cluster.attributes.monitored_operators. */
+export interface StoredMonitoredOperator {
+  name: string;
+  operator_type?: 'builtin' | 'olm';
+  timeout_seconds?: number;
+  namespace?: string;
+  subscription_name?: string;
+  properties?: string;
+  version?: string;
+  status?: OperatorStatus;
+  status_info?: string;
+  status_updated_at?: string;
+  [field: string]: unknown;
+}
+
+export function storedOperators(cluster: Cluster): StoredMonitoredOperator[] {
+  const operators = cluster.attributes.monitored_operators;
+  return Array.isArray(operators) ? (operators as StoredMonitoredOperator[]) : [];
+}
+
+/** The `monitored-operators-list`, optionally one operator by name (404 when the cluster has none of that name). */
+export function monitoredOperatorsView(cluster: Cluster, operatorName?: string): Record<string, unknown>[] {
+  const all = storedOperators(cluster).map((operator) => ({ ...operator, cluster_id: cluster.clusterId }));
+  if (operatorName === undefined) return all;
+  if (operatorName === '') throw badRequest('empty operator name is not allowed');
+  const found = all.filter((operator) => operator.name === operatorName);
+  if (found.length === 0) throw operatorNotFound(cluster.clusterId, operatorName);
+  return found;
+}
+
+function operatorNotFound(clusterId: string, name: string) {
+  return notFound(`operator ${name} is not monitored for cluster ${clusterId}`);
+}
+
+export interface OperatorReport {
+  name?: string;
+  status?: OperatorStatus;
+  status_info?: string;
+  version?: string;
+}
+
+/**
+ * A controller's operator report: status, info and version are taken when given (an empty one
+ * keeps what was known), stamped with the time. A report that repeats what is stored changes
+ * nothing, so a retried request neither rewrites nor repeats the event.
+ */
+export function applyOperatorReport(cluster: Cluster, report: OperatorReport, now: Date): Cluster | undefined {
+  const name = report.name ?? '';
+  if (name === '') throw badRequest('empty operator name is not allowed');
+  const operators = storedOperators(cluster);
+  const index = operators.findIndex((operator) => operator.name === name);
+  if (index === -1) throw operatorNotFound(cluster.clusterId, name);
+  const current = operators[index]!;
+  const updated: StoredMonitoredOperator = {
+    ...current,
+    ...(report.status ? { status: report.status } : {}),
+    ...(report.status_info ? { status_info: report.status_info } : {}),
+    ...(report.version ? { version: report.version } : {}),
+  };
+  const same = updated.status === current.status && updated.status_info === current.status_info && updated.version === current.version;
+  if (same && current.status_updated_at) return undefined;
+  const next = structuredClone(cluster);
+  const at = now.toISOString();
+  next.attributes.monitored_operators = operators.map((operator, i) => (i === index ? { ...updated, status_updated_at: at } : operator));
+  next.updatedAt = at;
+  return next;
+}
+
+export function operatorSummaries(cluster: Cluster): MonitoredOperatorSummary[] {
+  return storedOperators(cluster).map((operator) => ({
+    name: operator.name,
+    type: operator.operator_type === 'olm' ? 'olm' : 'builtin',
+    ...(operator.status ? { status: operator.status } : {}),
+    ...(operator.timeout_seconds !== undefined ? { timeoutSeconds: operator.timeout_seconds } : {}),
+  }));
+}
+
+/** Set once the final kubeconfig (kubeconfig-noingress plus the ingress CA) is stored. */
+export const KUBECONFIG_CREATED_AT = 'kubeconfig_created_at';
+/** The controller's complete-installation call, as it reported it. */
+export const CONTROLLER_COMPLETION = 'controller_completion';
+
+/**
+ * What the cluster machine needs from the installation's reports (finalizing stage, operators,
+ * the final kubeconfig), read from the attributes this module writes, so no object store call is needed.
+ */
+export function installationTransitionContext(cluster: Cluster): Pick<ClusterTransitionContext, 'finalizing' | 'monitoredOperators' | 'kubeconfigExists'> {
+  const progress = (cluster.attributes.progress as StoredClusterProgress | undefined) ?? {};
+  return {
+    ...(progress.finalizing_stage
+      ? {
+          finalizing: {
+            stage: progress.finalizing_stage,
+            ...(progress.finalizing_stage_started_at ? { stageStartedAt: progress.finalizing_stage_started_at } : {}),
+            stageTimedOut: progress.finalizing_stage_timed_out ?? false,
+          },
+        }
+      : {}),
+    monitoredOperators: operatorSummaries(cluster),
+    kubeconfigExists: typeof cluster.attributes[KUBECONFIG_CREATED_AT] === 'string',
+  };
+}
+
+/**
+ * The attributes without what an installation attempt recorded here: for a reset, which deletes
+ * the generated files, so the next attempt starts from no kubeconfig, stage or operator status.
+ */
+export function withoutInstallationReports(attributes: Record<string, unknown>): Record<string, unknown> {
+  const next = structuredClone(attributes);
+  delete next[KUBECONFIG_CREATED_AT];
+  delete next[CONTROLLER_COMPLETION];
+  const progress = next.progress as StoredClusterProgress | undefined;
+  if (progress) {
+    delete progress.finalizing_stage;
+    delete progress.finalizing_stage_started_at;
+    delete progress.finalizing_stage_timed_out;
+  }
+  if (Array.isArray(next.monitored_operators)) {
+    next.monitored_operators = (next.monitored_operators as StoredMonitoredOperator[]).map((operator) => {
+      const { status: _status, status_info: _info, status_updated_at: _at, version: _version, ...rest } = operator;
+      return rest;
+    });
+  }
+  return next;
+}
+
+/** complete-installation's `data.CLUSTER_OPERATORS_REPORT`: the names of the operators reported failed. */
+export function failedOperatorNames(data: unknown): string[] | undefined {
+  const report = (data as Record<string, unknown> | undefined)?.CLUSTER_OPERATORS_REPORT;
+  if (!Array.isArray(report)) return undefined;
+  return report
+    .filter((entry): entry is { name: string; status: string } => !!entry && typeof entry === 'object' && (entry as { status?: unknown }).status === 'failed')
+    .map((entry) => String(entry.name ?? ''));
+}
+
+// ---------------------------------------------------------------- ingress CA and kubeconfig
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** Whether the text holds at least one parsable certificate (Go's AppendCertsFromPEM succeeding). */
+function holdsCertificate(pem: string): boolean {
+  return (pem.match(PEM_CERTIFICATE) ?? []).some((block) => {
+    try {
+      new X509Certificate(block);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The kubeconfig the installer wrote is unusable: ours to fix, not the caller's. */
+export class KubeconfigUnusable extends Error {
+  constructor(reason: string) {
+    super(`kubeconfig-noingress is unusable: ${reason}`);
+    this.name = 'KubeconfigUnusable';
+  }
+}
+
+/** The part of a kubeconfig the merge reads; everything else is carried through as parsed. */
+type KubeconfigDocument = { clusters?: { cluster?: Record<string, unknown> }[] } | null;
+
+/**
+ * Adds the ingress CA in front of every cluster's certificate-authority-data (as upstream does), so
+ * clients trust the OAuth route too. A bad ingress PEM is the caller's 400; a broken kubeconfig is ours.
+ */
+export function mergeIngressCaIntoKubeconfig(kubeconfigText: string, ingressCaPem: string): string {
+  if (!holdsCertificate(ingressCaPem)) throw badRequest('given ingress-ca is not valid PEM format');
+  // Errors are checked, not thrown or logged: the parser's messages quote the document, which holds the admin client key.
+  const document = parseDocument(kubeconfigText, { logLevel: 'silent' });
+  if (document.errors.length > 0) throw new KubeconfigUnusable('it is not YAML');
+  const kubeconfig = document.toJS() as KubeconfigDocument;
+  const clusters = kubeconfig?.clusters;
+  if (!Array.isArray(clusters) || clusters.length === 0) throw new KubeconfigUnusable('it names no cluster');
+  const ingress = ingressCaPem.endsWith('\n') ? ingressCaPem : `${ingressCaPem}\n`;
+  for (const entry of clusters) {
+    const data = entry?.cluster?.['certificate-authority-data'];
+    if (typeof data !== 'string' || data === '') throw new KubeconfigUnusable('certificate-authority-data not found');
+    const clusterCa = Buffer.from(data, 'base64').toString('utf8');
+    if (!holdsCertificate(clusterCa)) throw new KubeconfigUnusable('the cluster CA is not valid PEM');
+    entry.cluster!['certificate-authority-data'] = Buffer.from(ingress + clusterCa, 'utf8').toString('base64');
+  }
+  return stringifyYaml(kubeconfig, { lineWidth: 0 });
+}
+
+// ---------------------------------------------------------------- downloads
+
+export const CLUSTER_FILE_NAMES = [
+  'bootstrap.ign', 'master.ign', 'arbiter.ign', 'worker.ign', 'metadata.json', 'install-config.yaml',
+  'custom_manifests.json', 'custom_manifests.yaml',
+] as const;
+export const CREDENTIAL_FILE_NAMES = ['kubeadmin-password', 'kubeconfig', 'kubeconfig-noingress'] as const;
+export type CredentialFileName = (typeof CREDENTIAL_FILE_NAMES)[number];
+
+/** Generated files exist from installing on, and stay for the user to inspect after a failure. */
+export const FILES_DOWNLOAD_STATUSES: readonly string[] = [
+  'installing', 'finalizing', 'installed', 'error', 'adding-hosts', 'cancelled', 'installing-pending-user-action',
+];
+/** The final kubeconfig exists only once finalizing (the ingress CA arrives then). */
+export const KUBECONFIG_DOWNLOAD_STATUSES: readonly string[] = [
+  'finalizing', 'installed', 'error', 'adding-hosts', 'cancelled', 'installing-pending-user-action',
+];
+
+/** Upstream's 409 text when a cluster's status does not allow a download yet. */
+export function downloadRefusal(cluster: Pick<Cluster, 'clusterId' | 'status'>, fileName: string): string | undefined {
+  const allowed = fileName === 'kubeconfig' ? KUBECONFIG_DOWNLOAD_STATUSES : FILES_DOWNLOAD_STATUSES;
+  if (allowed.includes(cluster.status)) return undefined;
+  const what = fileName === 'kubeconfig' ? 'kubeconfig' : (CREDENTIAL_FILE_NAMES as readonly string[]).includes(fileName) ? fileName : 'files';
+  return `cluster ${cluster.clusterId} is in ${cluster.status} state, ${what} can be downloaded only when status is one of: [${allowed.join(' ')}]`;
+}
+
+/** Agents (installer, controller) need kubeconfig-noingress to reach the new API; the admin credentials are for people only. */
+export const AGENT_CREDENTIAL_FILES: readonly CredentialFileName[] = ['kubeconfig-noingress'];
+
+/** The role whose ignition a host boots: the bootstrap host boots master.ign here (it ran bootkube from bootstrap.ign already). */
+export function roleIgnitionFileName(host: Host): string | undefined {
+  const role = host.attributes.role === 'auto-assign' ? host.attributes.suggested_role : host.attributes.role;
+  if (role === 'master' || role === 'bootstrap') return 'master.ign';
+  if (role === 'worker' || role === 'arbiter') return `${role}.ign`;
+  return undefined;
+}
+
+/** Upstream's attachment name for a host's ignition: `<effective role>-<host id>.ign`. */
+export function hostIgnitionDownloadName(host: Host): string {
+  const role = host.attributes.role === 'auto-assign' ? host.attributes.suggested_role : host.attributes.role;
+  return `${typeof role === 'string' && role ? role : 'auto-assign'}-${host.hostId}.ign`;
+}
+
+const CONSOLE_URL_PREFIX = 'https://console-openshift-console.apps';
+
+export function consoleUrl(clusterName: string, baseDnsDomain: string | undefined): string {
+  return `${CONSOLE_URL_PREFIX}.${clusterName}.${baseDnsDomain ?? ''}`;
+}
+
+/** How long a presigned download stays valid (upstream: 10 minutes). */
+export const PRESIGNED_URL_TTL_SECONDS = 600;
+
+// ---------------------------------------------------------------- per-host installation settings
+
+/** coreos-installer flags a user may add (upstream's allow-list); anything else could break the install. */
+export const ALLOWED_INSTALLER_FLAGS = [
+  '--append-karg', '--delete-karg', '-n', '--copy-network', '--network-dir', '--save-partlabel', '--save-partindex',
+  '--image-url', '--image-file',
+] as const;
+/**
+ * Characters a flag's value may hold: upstream's set (letters, digits, `@!#$%*()_` and the ASCII
+ * run from `+` to `=`, plus `/.,";':{}[]`). No spaces: each value is one argv element.
+ */
+const INSTALLER_ARG_VALUE = /^[A-Za-z0-9@!#$%*()_+,\-./:;<="'{}[\]]+$/;
+
+export function installerArgsProblem(args: readonly string[]): string | undefined {
+  for (const arg of args) {
+    if (arg.startsWith('-')) {
+      if (!(ALLOWED_INSTALLER_FLAGS as readonly string[]).includes(arg)) {
+        return `found unexpected flag ${arg} for installer - allowed flags are [${ALLOWED_INSTALLER_FLAGS.join(' ')}]`;
+      }
+      continue;
+    }
+    if (!INSTALLER_ARG_VALUE.test(arg)) return `found unexpected chars in value ${arg} for installer`;
+  }
+  return undefined;
+}
+
+/** Ignition versions the host's pointer ignition merges an override of (upstream parses 3.2.0, else 3.1.0). */
+export const HOST_IGNITION_OVERRIDE_VERSIONS = ['3.1.0', '3.2.0'];
+
+/** Top-level sections of an Ignition 3.x config; each is an object when present. */
+const IGNITION_SECTIONS = ['ignition', 'storage', 'systemd', 'passwd', 'kernelArguments'];
+
+/** An Ignition config a host's installation ignition can take as an override; '' removes the override. */
+export function hostIgnitionOverrideProblem(config: string): string | undefined {
+  if (config === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(config);
+  } catch (error) {
+    return `error parsing ignition: ${(error as Error).message}`;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'error parsing ignition: the config must be a JSON object';
+  const document = parsed as Record<string, unknown>;
+  for (const section of IGNITION_SECTIONS) {
+    const value = document[section];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'object' || Array.isArray(value)) return `error parsing ignition: ${section} must be an object`;
+  }
+  const version = (document.ignition as { version?: unknown } | undefined)?.version;
+  if (typeof version !== 'string' || !HOST_IGNITION_OVERRIDE_VERSIONS.includes(version)) {
+    return `error parsing ignition: unsupported config version ${JSON.stringify(version ?? null)}; use ${HOST_IGNITION_OVERRIDE_VERSIONS.join(' or ')}`;
+  }
+  return undefined;
+}
