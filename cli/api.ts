@@ -1,10 +1,10 @@
 /**
  * The typed REST client: openapi-fetch over the types openapi-typescript generated from
- * openapi.yaml (cli/generated/api.ts, `npm run generate:client`). Everything the CLI sends goes
+ * openapi.yaml (contracts/api.ts, `npm run generate:contracts`). Everything the CLI sends goes
  * through here, so authentication and the mapping of failures to exit codes live in one place.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generated/api.js';
+import type { components, paths } from '../contracts/api.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 export type Schemas = components['schemas'];

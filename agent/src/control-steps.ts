@@ -7,7 +7,7 @@ import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 import type { StepContext, StepRequest, StepResult, StepRunner } from './contracts.js';
 import { EXIT_VALIDATION_ERROR } from './contracts.js';
-import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../lambdas/domain/agent/step-requests.js';
+import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../contracts/step-requests.js';
 
 export interface LogFile {
   readonly name: string;

@@ -12,7 +12,7 @@ import {
   StepArgumentsError,
   type RequestStepType,
   type StepRequests,
-} from '../../lambdas/domain/agent/step-requests.js';
+} from '../../contracts/step-requests.js';
 
 const HOST = 'b1f5c5b7-caf8-66bd-addd-439b331f2640';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { StepRequest, StepResult, StepRunner } from '../contracts.js';
 import { EXIT_VALIDATION_ERROR } from '../contracts.js';
-import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../../lambdas/domain/agent/step-requests.js';
+import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../../contracts/step-requests.js';
 import { logsGatherStep, upgradeAgentStep, type LogFile } from '../control-steps.js';
 import type { ClusterView } from './cluster-view.js';
 import { simulatedInventory, type SimulatedIdentity } from './host.js';

@@ -1,7 +1,7 @@
 /** What the step runners share: reading `args`, shaping replies, running tools, guarding overlaps. */
 import { EXIT_VALIDATION_ERROR, type StepContext, type StepRequest, type StepResult } from '../contracts.js';
 import type { CommandOptions, CommandResult } from '../exec.js';
-import { decodeStepArgs, StepArgumentsError, type RequestStepType, type StepRequests } from '../../../lambdas/domain/agent/step-requests.js';
+import { decodeStepArgs, StepArgumentsError, type RequestStepType, type StepRequests } from '../../../contracts/step-requests.js';
 
 /** The shell's "command not found": the tool a step needs is not installed. */
 export const EXIT_TOOL_MISSING = 127;
@@ -19,7 +19,7 @@ export class StepArgumentError extends Error {}
 
 /**
  * The request a step's args carry, read with the service's own definition of them
- * (lambdas/domain/agent/step-requests.ts): what upstream's agent accepts, nothing looser.
+ * (contracts/step-requests.ts): what upstream's agent accepts, nothing looser.
  */
 export function stepRequest<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] {
   return decodeStepArgs(stepType, request.args);

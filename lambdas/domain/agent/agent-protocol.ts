@@ -1,6 +1,6 @@
 /**
  * The agent ⇄ service protocol (upstream's hostcommands): registration, and which steps a host is
- * asked to run, with which arguments (their shapes in step-requests.ts). What replies change is in
+ * asked to run, with which arguments (their shapes in contracts/step-requests.ts). What replies change is in
  * step-replies.ts. Pure.
  */
 import { createHash } from 'node:crypto';
@@ -19,7 +19,7 @@ import { hostEffectiveRole } from '../cluster/cluster-hosts.js';
 import { hostInventory, storedDiskSpeed, type InventoryDisk } from '../host/inventory.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { clockMoved } from '../host/host-clock.js';
-import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from './step-requests.js';
+import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from '../../../contracts/step-requests.js';
 
 export type StepType =
   | 'inventory' | 'connectivity-check' | 'free-network-addresses' | 'dhcp-lease-allocate' | 'ntp-synchronizer'
