@@ -2,6 +2,7 @@ import type {
   ApiToken,
   Cluster,
   Host,
+  HostAttributes,
   InfraEnv,
   Invitation,
   Manifest,
@@ -21,7 +22,7 @@ export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'cr
 
 /** A watched host as the active index lists it: keys, status, version, updatedAt and WATCH_ATTRIBUTES. */
 export type WatchedHostRecord = Pick<Host, 'orgId' | 'infraEnvId' | 'hostId' | 'clusterId' | 'status' | 'version' | 'updatedAt' | 'monitorShard'> & {
-  attributes: Partial<Record<WatchAttribute, unknown>>;
+  attributes: Pick<HostAttributes, WatchAttribute>;
 };
 
 /** Raised when a conditional write finds another version (or an existing record on create). */

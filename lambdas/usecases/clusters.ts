@@ -11,6 +11,7 @@ import {
 } from '../domain/cluster/cluster.js';
 import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
 import type { Params } from '../domain/core/validation.js';
+import type { ClusterCreateParams, ClusterUpdateParams } from '../domain/core/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { hostView } from '../domain/host/host.js';
@@ -73,8 +74,8 @@ export async function describeCluster(store: Store, cluster: Cluster, options: {
   };
 }
 
-export async function registerCluster(deps: ClusterDeps, principal: Principal, params: Params): Promise<Record<string, unknown>> {
-  const release = resolveRelease(params.openshift_version as string, (params.cpu_architecture as string | undefined) ?? 'x86_64');
+export async function registerCluster(deps: ClusterDeps, principal: Principal, params: ClusterCreateParams): Promise<Record<string, unknown>> {
+  const release = resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
   const record = createClusterRecord(params, {
     orgId: principal.orgId,
     clusterId: randomUUID(),
@@ -141,7 +142,7 @@ export async function listClusters(
 
 const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => a.createdAt.localeCompare(b.createdAt);
 
-export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: Params) {
+export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: ClusterUpdateParams) {
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, clusterId };

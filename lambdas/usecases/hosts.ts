@@ -1,4 +1,4 @@
-import type { Params } from '../domain/core/validation.js';
+import type { HostUpdateParams } from '../domain/core/wire.js';
 import { conflict } from '../domain/core/errors.js';
 import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';
@@ -43,7 +43,7 @@ export async function getHost(deps: HostDeps, principal: Principal, infraEnvId: 
   return hostView(await findHost(deps.store, principal, infraEnvId, hostId));
 }
 
-export async function updateHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, params: Params) {
+export async function updateHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, params: HostUpdateParams) {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   const cluster = host.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();

@@ -112,7 +112,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     });
     const connectivity = JSON.stringify({ remote_hosts: Array.from({ length: 999 }, (_, i) => peer(i + 2)) });
     expect(connectivity.length).toBeGreaterThan(400 * 1024);
-    const attributes = { connectivity, inventory: JSON.stringify({ hostname: 'big', disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: 1e12 })) }), role: 'worker' };
+    const attributes = { connectivity, inventory: JSON.stringify({ hostname: 'big', disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: 1e12 })) }), role: 'worker' as const };
     const key = { orgId: 'org-a', infraEnvId: 'ie-big', hostId: 'h-big' };
     await store.hosts.create(host('org-a', 'ie-big', 'h-big', { clusterId: 'c-big', attributes }));
     expect((await store.hosts.get(key))!.attributes).toEqual(attributes);

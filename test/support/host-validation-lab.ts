@@ -164,8 +164,8 @@ export const find = (results: HostValidationResult[], id: string) => results.fin
 export const clusterAttrs = (w: World) => w.cluster!.attributes;
 export const withOperators = (w: World, ...names: string[]) => {
   clusterAttrs(w).monitored_operators = [
-    { name: 'console', operator_type: 'builtin' }, { name: 'cvo', operator_type: 'builtin' },
-    ...names.map((name) => ({ name, operator_type: 'olm' })),
+    { name: 'console', operator_type: 'builtin' as const }, { name: 'cvo', operator_type: 'builtin' as const },
+    ...names.map((name) => ({ name, operator_type: 'olm' as const })),
   ];
 };
 /** The three masters alone: a compact cluster. */

@@ -35,7 +35,7 @@ describe('clusterView', () => {
     const env = { TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l' };
     expect(configFromEnvironment(env).softTimeouts).toBe(false);
     expect(configFromEnvironment({ ...env, ENABLE_SOFT_TIMEOUTS: 'true' }).softTimeouts).toBe(true);
-    const release = { openshiftVersion: '4.18.5', releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' };
+    const release = { openshiftVersion: '4.18.5', releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' as const };
     const params = { name: 'demo', openshift_version: '4.18.5', pull_secret: PULL_SECRET };
     const context = { orgId: 'org', clusterId: '11111111-1111-4111-8111-111111111111', now: NOW, release, userName: 'u' };
     const soft = { ...createClusterRecord(params, { ...context, softTimeouts: true }), version: 1 };
@@ -43,7 +43,8 @@ describe('clusterView', () => {
     expect([clusterView(soft).org_soft_timeouts_enabled, softTimeoutsEnabled(soft)]).toEqual([true, true]);
     expect([clusterView(hard).org_soft_timeouts_enabled, softTimeoutsEnabled(hard)]).toEqual([false, false]);
     // Not something a user sets: the create parameters do not carry it.
-    expect(createClusterRecord({ ...params, org_soft_timeouts_enabled: true }, context).attributes.org_soft_timeouts_enabled).toBe(false);
+    const claimingSoftTimeouts = { ...params, org_soft_timeouts_enabled: true };
+    expect(createClusterRecord(claimingSoftTimeouts, context).attributes.org_soft_timeouts_enabled).toBe(false);
   });
 
   it('reads how often the install workflow re-judges a cluster from INSTALL_POLL_SECONDS: whole seconds, at least 1, else 30', () => {

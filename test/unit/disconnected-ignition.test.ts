@@ -41,7 +41,7 @@ const infraEnv = (attributes: Record<string, unknown> = {}) => ({
   infraEnvId: INFRA_ENV_ID,
   name: 'disconnected-cluster_infra-env',
   pullSecret: PULL_SECRET,
-  attributes: { type: 'disconnected-iso', cpu_architecture: 'x86_64', ...attributes },
+  attributes: { type: 'disconnected-iso' as const, cpu_architecture: 'x86_64' as const, ...attributes },
 });
 
 function ignitionValidate(text: string): { status: number | null; output: string } {

@@ -3,6 +3,7 @@ import YAML from 'yaml';
 import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
 import type { Params } from '../../lambdas/domain/core/validation.js';
 import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
+import type { HostRole } from '../../lambdas/domain/host/host-states.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../../lambdas/domain/install/install-config.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
@@ -32,7 +33,7 @@ function cluster(params: Params, version = '4.18.5'): Cluster {
 
 let hostNumber = 0;
 /** A host with a decoy NIC first (not on any machine network) and eth0 on the given addresses. */
-function host(name: string, role: string, addresses: { v4?: string[]; v6?: string[]; decoy?: boolean } = {}, extra: Record<string, unknown> = {}): Host {
+function host(name: string, role: HostRole, addresses: { v4?: string[]; v6?: string[]; decoy?: boolean } = {}, extra: Record<string, unknown> = {}): Host {
   hostNumber += 1;
   const mac = `52:54:00:00:00:${hostNumber.toString(16).padStart(2, '0')}`;
   return {

@@ -298,7 +298,7 @@ export function applyVipVerifications(cluster: Cluster, reply: StepReply): Pick<
   if (!Array.isArray(verdicts)) return undefined;
   let changed = false;
   const update = (field: 'api_vips' | 'ingress_vips', type: string) =>
-    ((cluster.attributes[field] as { ip: string; verification?: string }[] | undefined) ?? []).map((vip) => {
+    (cluster.attributes[field] ?? []).map((vip) => {
       const verdict = verdicts.find((entry) => entry?.vip === vip.ip && entry.vip_type === type && ['succeeded', 'failed', 'unverified'].includes(entry.verification ?? ''));
       if (!verdict || verdict.verification === vip.verification) return vip;
       changed = true;

@@ -11,7 +11,9 @@ import {
   isArchitectureSupported,
   isPlatformSupported,
   listFeatureSupport,
+  isCpuArchitecture,
   normalizeCpuArchitecture,
+  type CpuArchitecture,
   type FeatureId,
   type FeatureSupport,
   type SupportFilters,
@@ -124,7 +126,7 @@ export interface ResolvedRelease {
   openshiftVersion: string;
   releaseImage: string;
   /** `multi` when the multi payload was chosen, else the normalised requested architecture. */
-  cpuArchitecture: string;
+  cpuArchitecture: CpuArchitecture;
 }
 
 /**
@@ -151,6 +153,7 @@ export function resolveOpenshiftVersion(
     : latestRelease(releases.filter((r) => r.openshift_version === base && fits(r)));
   if (!release) return undefined;
   const chosenArch = wantsMulti ? 'multi' : arch;
+  if (!isCpuArchitecture(chosenArch)) return undefined;
   return {
     openshiftVersion: wantsMulti ? `${release.version}-multi` : release.version,
     releaseImage: release.release_images[chosenArch]!,

@@ -6,6 +6,7 @@ import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster } from '../core/entities.js';
+import type { ClusterCreateParams, ClusterUpdateParams } from '../core/wire.js';
 import {
   dhcpModeVipProblem,
   dualStackVipsProblem,
@@ -324,12 +325,12 @@ function simpleFields(params: Params): ClusterAttributes {
 }
 
 export function createClusterRecord(
-  params: Params,
+  params: ClusterCreateParams,
   context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean },
 ): Omit<Cluster, 'version'> {
-  const name = params.name as string;
+  const name = params.name;
   check(clusterNameProblem(name));
-  check(pullSecretProblem(params.pull_secret as string));
+  check(pullSecretProblem(params.pull_secret));
   const { count, mode } = controlPlane(params);
   const singleNode = count === 1;
   const attributes: ClusterAttributes = {
@@ -431,7 +432,7 @@ export function disconnectedClusterRefusal(cluster: Pick<Cluster, 'clusterId' | 
 }
 
 /** Applies a `v2-cluster-update-params` document; only in the states upstream allows. */
-export function applyClusterUpdate(cluster: Cluster, params: Params, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
+export function applyClusterUpdate(cluster: Cluster, params: ClusterUpdateParams, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
   const disconnected = disconnectedClusterRefusal(cluster, 'updated');
   if (disconnected) throw conflict(disconnected);
   if (!UPDATABLE_STATES.has(cluster.status)) {

@@ -1,3 +1,5 @@
+import type { Wire } from './wire.js';
+
 /**
  * The records the service keeps. Wire models (cluster, host, infra-env as the upstream API shows them)
  * are built from these by the API layer; here they carry only what identity, ownership and
@@ -106,8 +108,7 @@ export interface Cluster extends Versioned {
   updatedAt: string;
   /** Never part of any response, log or event; `pull_secret_set` says whether there is one. */
   pullSecret?: string;
-  /** Upstream `cluster` fields owned by the API layer (networking, versions, …). */
-  attributes: Record<string, unknown>;
+  attributes: ClusterAttributes;
 }
 
 export interface InfraEnv extends Versioned {
@@ -126,7 +127,7 @@ export interface InfraEnv extends Versioned {
    * tokens of earlier epochs are superseded (domain/auth/agent-token.ts).
    */
   agentTokenEpoch?: number;
-  attributes: Record<string, unknown>;
+  attributes: InfraEnvAttributes;
 }
 
 export interface Host extends Versioned {
@@ -142,7 +143,7 @@ export interface Host extends Versioned {
    * sparse active-hosts index holds only those hosts.
    */
   monitorShard?: number;
-  attributes: Record<string, unknown>;
+  attributes: HostAttributes;
 }
 
 export type EventSeverity = 'info' | 'warning' | 'error' | 'critical';
@@ -182,3 +183,19 @@ export interface WorkflowExecution extends Versioned {
   startedAt: string;
   stoppedAt?: string;
 }
+
+/**
+ * A stored record's attributes: upstream's fields as the wire carries them (contracts/api.ts), which
+ * the API shows as stored, and the service's own bookkeeping, which never leaves it. Fields named at
+ * run time (by a catalogue or a request's keys) are read through the index signature as `unknown`.
+ */
+type Attributes<WireRecord> = { [Field in keyof WireRecord]?: WireRecord[Field] | undefined } & { [field: string]: unknown };
+
+/** Upstream `cluster` fields (networking, versions, …) and the service's own. */
+export type ClusterAttributes = Attributes<Omit<Wire['cluster'], 'hosts'>>;
+
+/** Upstream `infra-env` fields and the service's own. */
+export type InfraEnvAttributes = Attributes<Wire['infra-env']>;
+
+/** Upstream `host` fields and the service's own. */
+export type HostAttributes = Attributes<Wire['host']>;

@@ -9,7 +9,7 @@ import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import type { HostStatus } from './host-states.js';
 import { hostnameProblem } from '../core/validation.js';
-import type { Params } from '../core/validation.js';
+import type { HostUpdateParams } from '../core/wire.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([
@@ -39,7 +39,7 @@ function labelProblem(key: string, value: string): string | undefined {
 }
 
 /** Applies a `host-update-params` document. */
-export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | undefined, now: string): Host {
+export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: Cluster | undefined, now: string): Host {
   if (!HOST_UPDATABLE_STATES.has(host.status)) {
     throw conflict(`Host ${host.hostId} is in status ${host.status} and cannot be updated now`);
   }
@@ -53,10 +53,10 @@ export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | u
   }
   if (typeof params.host_role === 'string') {
     if (!host.clusterId || !cluster) throw badRequest('a host gets a role only once it is bound to a cluster');
-    if ((cluster.attributes.control_plane_count as number) === 1 && !['master', 'auto-assign'].includes(params.host_role)) {
+    if (cluster.attributes.control_plane_count === 1 && !['master', 'auto-assign'].includes(params.host_role)) {
       throw badRequest(`a single-node cluster's host is its control plane: role ${params.host_role} is not possible`);
     }
-    if (params.host_role === 'arbiter' && (cluster.attributes.control_plane_count as number) !== 2) {
+    if (params.host_role === 'arbiter' && cluster.attributes.control_plane_count !== 2) {
       throw badRequest('the arbiter role exists only for clusters with two control-plane nodes');
     }
     attributes.role = params.host_role;
@@ -64,7 +64,7 @@ export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | u
   }
   if (Array.isArray(params.disks_selected_config)) {
     const disks = hostInventory(host)?.disks ?? [];
-    const selected = params.disks_selected_config as { id: string; role?: string }[];
+    const selected = params.disks_selected_config;
     const installs = selected.filter((d) => d.role === 'install');
     if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
     for (const choice of selected) {
@@ -82,14 +82,14 @@ export function applyHostUpdate(host: Host, params: Params, cluster: Cluster | u
     }
   }
   if (Array.isArray(params.node_labels)) {
-    const labels = params.node_labels as { key: string; value: string }[];
+    const labels = params.node_labels;
     for (const label of labels) {
       const problem = labelProblem(label.key, label.value);
       if (problem) throw badRequest(problem);
     }
     attributes.node_labels = JSON.stringify(Object.fromEntries(labels.map((l) => [l.key, l.value])));
   }
-  if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = (params.disks_skip_formatting as { disk_id: string; skip_formatting: boolean }[]).filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
+  if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = params.disks_skip_formatting.filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
   if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
   next.updatedAt = now;
   return next;

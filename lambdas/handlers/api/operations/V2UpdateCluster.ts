@@ -1,3 +1,4 @@
+import type { ClusterUpdateParams } from '../../../domain/core/wire.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { updateCluster } from '../../../usecases/clusters.js';
@@ -7,5 +8,5 @@ import { pathParam } from '../params.js';
 /** Upstream answers a cluster update with 201. */
 export const V2UpdateCluster: Operation = async ({ api, event, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await updateCluster(ports, principal, pathParam(api, 'cluster_id'), event.body as Record<string, unknown>));
+  return json(201, await updateCluster(ports, principal, pathParam(api, 'cluster_id'), event.body as ClusterUpdateParams));
 };

@@ -1,3 +1,4 @@
+import type { HostUpdateParams } from '../../../domain/core/wire.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { updateHost } from '../../../usecases/hosts.js';
@@ -7,5 +8,5 @@ import { pathParam } from '../params.js';
 /** Upstream answers a host update with 201. */
 export const v2UpdateHost: Operation = async ({ api, event, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await updateHost(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), event.body as Record<string, unknown>));
+  return json(201, await updateHost(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), event.body as HostUpdateParams));
 };
