@@ -9,7 +9,7 @@ import { summarizeClusterValidations } from '../domain/cluster/cluster-facts.js'
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
 import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
-import type { ClusterStatus, ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster/cluster-state-machine.js';
+import type { ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster/cluster-state-machine.js';
 import { installationTransitionContext } from '../domain/install/installation-progress.js';
 import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
@@ -56,8 +56,8 @@ export function installationContext(cluster: Cluster): Partial<ClusterTransition
 function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string | undefined {
   const attributes = cluster.attributes;
   if (attributes.user_managed_networking || ((attributes.machine_networks as unknown[] | undefined) ?? []).length > 0) return undefined;
-  const apiVip = (attributes.api_vips as { ip: string }[] | undefined)?.[0]?.ip;
-  const ingressVip = (attributes.ingress_vips as { ip: string }[] | undefined)?.[0]?.ip;
+  const apiVip = attributes.api_vips?.[0]?.ip;
+  const ingressVip = attributes.ingress_vips?.[0]?.ip;
   if (!apiVip) return undefined;
   const candidates = hosts.map((h) => ({ inventory: h.attributes.inventory as string | undefined }));
   return calculateMachineNetworkCidr(candidates, apiVip, ingressVip);
@@ -96,7 +96,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const ignored = cluster.attributes.ignored_cluster_validations as string | undefined;
   const results = validateCluster({ cluster: view as never, hosts: hosts.map(validationInput), now });
   const info = clusterValidationsInfo(results, ignored);
-  const transition = transitionCluster({ status: cluster.status as ClusterStatus }, 'RefreshStatus', {
+  const transition = transitionCluster({ status: cluster.status }, 'RefreshStatus', {
     now,
     statusInfo: cluster.attributes.status_info as string | undefined,
     statusUpdatedAt: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.updatedAt,
@@ -156,7 +156,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
   await recordEvents(deps, causedBy(clusterWrite(updated), [
     ...events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })),
-    ...(moved ? transition.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props as Record<string, string> })) : []),
+    ...(moved ? transition.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })) : []),
   ]));
   // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. A failed
   // cluster fails its installed hosts too, as upstream's monitor does: the monitor here no longer

@@ -185,7 +185,7 @@ export async function deregisterCluster(deps: ClusterDeps, principal: Principal,
       await deps.store.hosts.remove(hostKey);
     } else {
       await deps.store.hosts.mutate(hostKey, (h) => {
-        const next = { ...h, status: 'unbinding-pending-user-action', updatedAt: now };
+        const next = { ...h, status: 'unbinding-pending-user-action' as const, updatedAt: now };
         delete next.clusterId;
         return next;
       });

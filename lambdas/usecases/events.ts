@@ -66,8 +66,8 @@ function eventIds(requests: readonly RecordEventRequest[]): string[] {
 
 
 /** A state machine's event intents, about one subject, as requests to record. */
-export function eventRequests(subject: EventSubject, intents: readonly { name: string; props: Record<string, unknown> }[]): RecordEventRequest[] {
-  return intents.map((intent) => ({ name: intent.name, subject, props: intent.props as EventProps }));
+export function eventRequests(subject: EventSubject, intents: readonly { name: string; props: EventProps }[]): RecordEventRequest[] {
+  return intents.map((intent) => ({ name: intent.name, subject, props: intent.props }));
 }
 
 /** Builds a catalogue event and appends it; throws InvalidEventError for anything the catalogue forbids. */

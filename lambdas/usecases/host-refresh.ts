@@ -10,7 +10,7 @@ import type { Cluster, Host, InfraEnv } from '../domain/core/entities.js';
 import { hostDisplayName } from '../domain/host/host.js';
 import { applyHostEffects } from '../domain/host/host-effects.js';
 import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext } from '../domain/host/host-state-machine.js';
-import type { HostRole, HostStage, HostStatus } from '../domain/host/host-states.js';
+import type { HostRole, HostStage } from '../domain/host/host-states.js';
 import { isWatchedHost } from '../domain/install/installation-progress.js';
 import { judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host/validations/host-validations.js';
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
@@ -300,7 +300,7 @@ function judge(host: Host, surroundings: RefreshSurroundings, now: Date, activeS
   const suggestedRole = suggested && role !== host.attributes.suggested_role ? role : undefined;
   const info = validationsInfo(results);
   const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
-  const transition = transitionHost({ status: host.status as HostStatus }, 'RefreshHost', transitionContext(host, cluster, clusterHosts, now, summary));
+  const transition = transitionHost({ status: host.status }, 'RefreshHost', transitionContext(host, cluster, clusterHosts, now, summary));
   const move = !isNotAllowed(transition) && transition.changed ? transition : undefined;
   const infoChanged = validationsInfoChanged(host.attributes.validations_info as string | undefined, info);
   const shard = isWatchedHost(move ? move.status : host.status, host.attributes) ? monitorShardOf(host.hostId, activeShards) : undefined;
@@ -387,7 +387,7 @@ async function announceJudgement(
       events.push({ name: 'host_validation_fixed', subject, props: { host_name: hostName, validation_id: change.id } });
     }
   }
-  for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props as Record<string, string> });
+  for (const event of move?.events ?? []) events.push({ name: event.name, subject, props: event.props });
   if (judged.suggestedRole) events.push({ name: 'host_role_updated', subject, props: { host_name: hostName, suggested_role: judged.suggestedRole } });
   // The cluster's verdict follows its hosts' statuses and roles: the write reaches its judgement
   // through the table's stream (host-changes), so the request that wrote it does not wait for it.

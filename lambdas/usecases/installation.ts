@@ -4,16 +4,15 @@
  * preparing-for-installation and starts the install workflow, which prepares the files and follows
  * the installation to its end. Every status change is a conditional write on the status read.
  */
+import type { EventProps } from '../domain/events/events.js';
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
-import type { ClusterStatus } from '../domain/cluster/cluster-state-machine.js';
 import { isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
 import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
 import { disconnectedClusterRefusal } from '../domain/cluster/cluster.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { conflict } from '../domain/core/errors.js';
 import { hostDisplayName, requestContext } from '../domain/host/host.js';
-import { transitionHost, type HostStatus, type HostTrigger } from '../domain/host/host-state-machine.js';
-import type { HostRole } from '../domain/host/host-states.js';
+import { transitionHost, type HostTrigger } from '../domain/host/host-state-machine.js';
 import { judgedRole } from '../domain/host/validations/host-validations.js';
 import { installationDisk, INSTALLABLE_HOST_STATUS, planInstallation, type InstallWorkflowInput } from '../domain/install/installation.js';
 import { withoutInstallationReports } from '../domain/install/installation-progress.js';
@@ -52,9 +51,9 @@ function failingValidations(cluster: Cluster): string {
 }
 
 /** The events of the write that produced `written`, in the order given. */
-async function emitClusterEvents(deps: InstallationDeps, written: Cluster, events: readonly { name: string; props: Record<string, unknown> }[]) {
+async function emitClusterEvents(deps: InstallationDeps, written: Cluster, events: readonly { name: string; props: EventProps }[]) {
   const subject = { orgId: written.orgId, clusterId: written.clusterId };
-  await recordEvents(deps, causedBy(clusterWrite(written), events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> }))));
+  await recordEvents(deps, causedBy(clusterWrite(written), events.map((event) => ({ name: event.name, subject, props: event.props }))));
 }
 
 /** Runs `trigger` on one host and writes it if the host is still in the status it was judged in. */
@@ -66,8 +65,8 @@ async function transitionHostRecord(
   extra?: (next: Host) => void,
 ): Promise<Host | undefined> {
   const now = deps.clock.now();
-  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now, {
-    role: ((host.attributes.role as HostRole | undefined) ?? 'auto-assign'),
+  const transition = transitionHost({ status: host.status }, trigger, requestContext(host, now, {
+    role: ((host.attributes.role) ?? 'auto-assign'),
     bootstrap: !!host.attributes.bootstrap,
     ...context,
   }));
@@ -85,7 +84,7 @@ async function transitionHostRecord(
   });
   if (!updated || updated.status !== transition.status) return updated;
   const subject = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
-  await recordEvents(deps, causedBy(hostWrite(updated), transition.events.map((event) => ({ name: event.name, subject, props: event.props as Record<string, string> }))));
+  await recordEvents(deps, causedBy(hostWrite(updated), transition.events.map((event) => ({ name: event.name, subject, props: event.props }))));
   return updated;
 }
 
@@ -109,7 +108,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
   const roles = new Map(hosts.map((host) => [host.hostId, judgedRole({ host, cluster, clusterHosts: hosts, now })]));
   const plan = planInstallation(cluster, hosts, roles);
 
-  const transition = transitionCluster({ status: cluster.status as ClusterStatus }, 'PrepareForInstallation', {
+  const transition = transitionCluster({ status: cluster.status }, 'PrepareForInstallation', {
     now,
     controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
     hosts: hosts.map(summaryOf),
@@ -199,7 +198,7 @@ async function writeUserClusterAction(
     const cluster = await findCluster(deps.store, principal, clusterId);
     const hosts = await deps.store.hosts.listByCluster(key);
     const now = deps.clock.now();
-    const transition = transitionCluster({ status: cluster.status as ClusterStatus }, trigger, {
+    const transition = transitionCluster({ status: cluster.status }, trigger, {
       now,
       controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
       hosts: hosts.map(summaryOf),

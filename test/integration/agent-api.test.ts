@@ -10,6 +10,7 @@ import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { inventory, PULL_SECRET } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 
 type Json = Record<string, any>;
 
@@ -206,7 +207,7 @@ describe('agent endpoints', () => {
 
   it('registers a host again as the host table says: wrong boot order waits for the user (then 403), installed is refused (409), rebooted while preparing is known again', async () => {
     const register = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
-    const seeded = async (status: string, attributes: Record<string, unknown>) => {
+    const seeded = async (status: HostStatus, attributes: Record<string, unknown>) => {
       const hostId = randomUUID();
       expect((await register(hostId)).status).toBe(201);
       await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId }, (h) => ({ ...h, status, attributes: { ...h.attributes, ...attributes } }));

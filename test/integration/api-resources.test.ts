@@ -11,6 +11,7 @@ import { inventory, PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { until } from '../support/net.js';
 import { testRuntime } from '../support/runtime.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 
 type Json = Record<string, any>;
 
@@ -159,7 +160,7 @@ describe('REST API v2 resources', () => {
     expect((await call('GET', `/infra-envs/${infraEnv.id}`)).status).toBe(404);
   });
 
-  async function seedHost(infraEnvId: string, status: string, clusterId?: string): Promise<string> {
+  async function seedHost(infraEnvId: string, status: HostStatus, clusterId?: string): Promise<string> {
     const hostId = randomUUID();
     const now = new Date().toISOString();
     await container().store.hosts.create({

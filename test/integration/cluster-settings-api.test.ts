@@ -13,6 +13,7 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 type Json = Record<string, any>;
 type Reply = { status: number; body: any; text: string };
@@ -40,7 +41,7 @@ describe('cluster settings API', () => {
     expect(created.status, created.text).toBe(201);
     return created.body;
   }
-  const setStatus = (clusterId: string, status: string, attributes: Json = {}) =>
+  const setStatus = (clusterId: string, status: ClusterStatus, attributes: Json = {}) =>
     container().store.clusters.mutate({ orgId: 'default', clusterId }, (c) => ({ ...c, status, attributes: { ...c.attributes, ...attributes } }));
 
   beforeAll(async () => {

@@ -284,8 +284,8 @@ describe('privilege matrix: every operation × every kind of caller', () => {
     stats.worlds += 1;
     const needs = (ids: string[]) => !operation || ids.includes(operation.id);
     const options = phase === 'finalizing'
-      ? { clusterStatus: 'finalizing', hostStatus: 'installed', hostStage: 'Done' }
-      : { clusterStatus: 'installed', hostStatus: 'installed', hostStage: 'Done', installCompletedAt: new Date(Date.now() - 3 * 3_600_000) };
+      ? { clusterStatus: 'finalizing' as const, hostStatus: 'installed' as const, hostStage: 'Done' }
+      : { clusterStatus: 'installed' as const, hostStatus: 'installed' as const, hostStage: 'Done', installCompletedAt: new Date(Date.now() - 3 * 3_600_000) };
     const [own, other, victim] = await Promise.all([
       seedCluster(templates, { ...options, name: 'under-test' }),
       operation ? undefined : seedCluster(templates, { clusterStatus: 'insufficient', hostStatus: 'known', name: 'other' }),

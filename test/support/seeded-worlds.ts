@@ -10,6 +10,8 @@ import { installationObjectKey } from '../../lambdas/domain/core/object-keys.js'
 import { container } from '../../lambdas/platform/container.js';
 import { INSTALLATION_BUCKET } from '../../lambdas/usecases/installation-progress.js';
 import { inventory, PULL_SECRET } from './fixtures.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
+import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -50,7 +52,7 @@ export interface SeededCluster {
  */
 export async function seedCluster(
   templates: Templates,
-  options: { clusterStatus: string; hostStatus: string; installCompletedAt?: Date; hostStage?: string; name?: string },
+  options: { clusterStatus: ClusterStatus; hostStatus: HostStatus; installCompletedAt?: Date; hostStage?: string; name?: string },
 ): Promise<SeededCluster> {
   const store = container().store;
   const now = new Date().toISOString();

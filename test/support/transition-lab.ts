@@ -19,6 +19,8 @@ import { monitorShardOf } from '../../lambdas/usecases/host-refresh.js';
 import type { StreamPoller } from '../../bin/local/streams-local.js';
 import { API_VIP, INGRESS_VIP, inventoryFixture, type ApiClient, type Json, type LabCluster } from './cluster-lab.js';
 import { PULL_SECRET } from './fixtures.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
+import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 /**
  * Pairs no request or timer of this service raises, and why. Everything else must be driven below.
@@ -151,7 +153,7 @@ export async function seedHost(l: Lab, hostId: string, status: string, attribute
   const now = new Date().toISOString();
   return (await container().store.hosts.mutate(hostKey(l, hostId), (host) => {
     const next = structuredClone(host);
-    next.status = status;
+    next.status = status as HostStatus;
     next.attributes = { ...next.attributes, status_updated_at: now, checked_in_at: now, ...attributes };
     for (const [field, value] of Object.entries(attributes)) if (value === undefined) delete next.attributes[field];
     if (isWatchedHost(status, next.attributes)) next.monitorShard = monitorShardOf(hostId, container().store.activeShards);
@@ -165,7 +167,7 @@ export async function seedCluster(l: Lab, status: string, attributes: Json = {})
   const now = new Date().toISOString();
   return (await container().store.clusters.mutate({ orgId: 'default', clusterId: l.clusterId! }, (cluster) => {
     const next = structuredClone(cluster);
-    next.status = status;
+    next.status = status as ClusterStatus;
     next.attributes = { ...next.attributes, status_updated_at: now, ...attributes };
     for (const [field, value] of Object.entries(attributes)) if (value === undefined) delete next.attributes[field];
     next.updatedAt = now;

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/agent/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
+import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
-const host = (status: string, attributes: Record<string, unknown> = {}, clusterId: string | null = 'c1'): Host => ({
+const host = (status: HostStatus, attributes: Record<string, unknown> = {}, clusterId: string | null = 'c1'): Host => ({
   orgId: 'o', infraEnvId: 'i', hostId: 'h1', status, createdAt: '', updatedAt: '', version: 1,
   ...(clusterId ? { clusterId } : {}), attributes,
 });
@@ -244,7 +246,7 @@ describe('preparation steps and upgrades, with upstream\'s arguments', () => {
   });
 
   it('replaces every step with upgrade-agent for a host reporting another agent, before installation only', () => {
-    const old = (status: string) => host(status, { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:0' });
+    const old = (status: HostStatus) => host(status, { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:0' });
     const steps = nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images });
     expect(steps).toEqual({ next_instruction_seconds: 60, post_step_action: 'continue', instructions: [{ step_type: 'upgrade-agent', step_id: 'upgrade-agent-deadbeef', args: ['{"agent_image":"quay.io/x/agent:1"}'] }] });
     expect(types(nextSteps({ host: old('known-unbound'), now, stepIdSuffix: suffix, images }))).toEqual(['upgrade-agent']);
@@ -337,7 +339,7 @@ describe('malformed replies are refused before anything is written, and events n
 });
 
 describe('registration of a single-node cluster\'s hosts', () => {
-  const sno = (status: string): Cluster => ({ ...cluster, status, attributes: { ...cluster.attributes, control_plane_count: 1 } });
+  const sno = (status: ClusterStatus): Cluster => ({ ...cluster, status, attributes: { ...cluster.attributes, control_plane_count: 1 } });
   const infraEnv = { orgId: 'o', infraEnvId: 'i', createdAt: '', updatedAt: '', version: 1, attributes: {} } as unknown as Parameters<typeof newHost>[0]['infraEnv'];
   it('makes the single node master and bootstrap, but a host added after installation a day-2 host to be assigned', () => {
     expect(newHost({ orgId: 'o', infraEnv, cluster: sno('pending-for-input'), hostId: 'h', now: now.toISOString() }).attributes).toMatchObject({ role: 'master', suggested_role: 'master', bootstrap: true, kind: 'Host' });

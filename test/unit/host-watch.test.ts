@@ -1,10 +1,11 @@
 /** What the monitor's quiet pass loads: a host only when time alone may have changed its verdict. */
 import { describe, expect, it } from 'vitest';
 import { dueByTime, reconnectsOnPoll } from '../../lambdas/domain/host/host-watch.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
-const host = (status: string, checkedInMsAgo?: number) => ({ status, attributes: checkedInMsAgo === undefined ? {} : { checked_in_at: ago(checkedInMsAgo) } });
+const host = (status: HostStatus, checkedInMsAgo?: number) => ({ status, attributes: checkedInMsAgo === undefined ? {} : { checked_in_at: ago(checkedInMsAgo) } });
 
 describe('dueByTime', () => {
   it.each([
@@ -19,12 +20,12 @@ describe('dueByTime', () => {
     ['disconnected-unbound', 10_000, true],
     ['installed', 60 * 60_000, false],
     ['added-to-existing-cluster', 60 * 60_000, false],
-  ])('%s, last poll %d ms ago → %s', (status, msAgo, due) => {
+  ] satisfies [HostStatus, number, boolean][])('%s, last poll %d ms ago → %s', (status, msAgo, due) => {
     expect(dueByTime(host(status, msAgo), NOW)).toBe(due);
   });
 
   it('always loads hosts in statuses with deadlines of their own', () => {
-    for (const status of ['preparing-for-installation', 'installing', 'installing-in-progress', 'installing-pending-user-action', 'reclaiming', 'error', 'cancelled']) {
+    for (const status of ['preparing-for-installation', 'installing', 'installing-in-progress', 'installing-pending-user-action', 'reclaiming', 'error', 'cancelled'] satisfies HostStatus[]) {
       expect(dueByTime(host(status, 1_000), NOW), status).toBe(true);
     }
   });

@@ -29,13 +29,15 @@ import {
   withoutInstallationReports,
   type StoredHostProgress,
 } from '../../lambdas/domain/install/installation-progress.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
+import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const CLUSTER_ID = '11111111-1111-4111-8111-111111111111';
 const INSTALLING = { status: 'installing', singleNode: false };
 
-function host(attributes: Record<string, unknown> = {}, status = 'installing'): Host {
+function host(attributes: Record<string, unknown> = {}, status: HostStatus = 'installing'): Host {
   return {
     orgId: 'org', infraEnvId: '22222222-2222-4222-8222-222222222222', hostId: '33333333-3333-4333-8333-333333333333',
     clusterId: CLUSTER_ID, status, createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), version: 3, monitorShard: 2,
@@ -43,7 +45,7 @@ function host(attributes: Record<string, unknown> = {}, status = 'installing'): 
   };
 }
 
-function cluster(status: string, attributes: Record<string, unknown> = {}): Cluster {
+function cluster(status: ClusterStatus, attributes: Record<string, unknown> = {}): Cluster {
   return {
     orgId: 'org', clusterId: CLUSTER_ID, name: 'ocp', status, createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), version: 1,
     attributes: {
@@ -285,7 +287,7 @@ describe('ingress CA into the kubeconfig', () => {
 
 describe('download rules', () => {
   it('allows files from installing on and the final kubeconfig from finalizing on', () => {
-    const statuses = ['ready', 'preparing-for-installation', 'installing', 'installing-pending-user-action', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts'];
+    const statuses: ClusterStatus[] = ['ready', 'preparing-for-installation', 'installing', 'installing-pending-user-action', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts'];
     const allowed = (fileName: string) => statuses.filter((status) => !downloadRefusal({ clusterId: CLUSTER_ID, status }, fileName));
     expect(allowed('master.ign')).toEqual(['installing', 'installing-pending-user-action', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts']);
     expect(allowed('kubeconfig-noingress')).toEqual(allowed('master.ign'));

@@ -11,13 +11,14 @@ import type { Host } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { hostsWithMac, ipxeBootRefusal, ipxeBootScript, ipxeRedirectScript } from '../../lambdas/domain/image/ipxe-script.js';
 import { tarArchive } from '../../lambdas/domain/image/tar-archive.js';
+import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 
 const ID = '7b1b0c4e-3f4a-4d51-9c1e-0a1b2c3d4e5f';
 const IMAGES = 'https://assisted.example.com/api/assisted-images';
 const boot = (kernelArguments?: unknown) =>
   ipxeBootScript({ imageServiceBaseUrl: IMAGES, infraEnvId: ID, openshiftVersion: '4.18', cpuArchitecture: 'x86_64', imageToken: 'tok.en.sig', kernelArguments });
 
-function host(status: string, attributes: Record<string, unknown> = {}, mac = '52:54:00:AA:BB:01'): Host {
+function host(status: HostStatus, attributes: Record<string, unknown> = {}, mac = '52:54:00:AA:BB:01'): Host {
   return {
     orgId: 'default', infraEnvId: ID, hostId: `h-${status}-${mac}`, status, createdAt: '', updatedAt: '', version: 1,
     attributes: { inventory: JSON.stringify({ interfaces: [{ name: 'eth0', mac_address: mac }] }), ...attributes },
@@ -65,7 +66,7 @@ describe('iPXE host check', () => {
       expect(ipxeBootRefusal(host('installing-in-progress', { progress: { current_stage: stage } })), stage).toMatch(stage);
     }
     expect(ipxeBootRefusal(host('installing-in-progress', { progress: { current_stage: 'Writing image to disk' } }))).toBeUndefined();
-    for (const status of ['known', 'discovering', 'installing', 'error', 'added-to-existing-cluster']) expect(ipxeBootRefusal(host(status)), status).toBeUndefined();
+    for (const status of ['known', 'discovering', 'installing', 'error', 'added-to-existing-cluster'] satisfies HostStatus[]) expect(ipxeBootRefusal(host(status)), status).toBeUndefined();
   });
 });
 

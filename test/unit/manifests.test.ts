@@ -13,6 +13,7 @@ import type { BlobStore } from '../../lambdas/ports/blobs.js';
 import { ConcurrentModificationError, type ManifestKey, type Store } from '../../lambdas/ports/store.js';
 import { createManifest, deleteManifest, downloadManifest, listManifests, updateManifest, type ManifestDeps } from '../../lambdas/usecases/manifests.js';
 import type { Principal } from '../../lambdas/usecases/principal.js';
+import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -137,7 +138,7 @@ const ORG = 'org-a';
 const CLUSTER = '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01';
 const USER: Principal = { kind: 'user', orgId: ORG, tokenId: 't', role: 'user' };
 
-function memoryPorts(status = 'ready') {
+function memoryPorts(status: ClusterStatus = 'ready') {
   const records = new Map<string, Manifest>();
   const objects = new Map<string, Uint8Array>();
   const id = (k: ManifestKey) => `${k.orgId}|${k.clusterId}|${k.folder}|${k.fileName}`;

@@ -3,6 +3,7 @@
  * host, what moves it by the host table, what the cluster's VIPs learn, and which events it is
  * worth. Pure.
  */
+import type { EventProps } from '../events/events.js';
 import { badRequest } from '../core/errors.js';
 import type { Cluster, Host } from '../core/entities.js';
 import { hostDisplayName, requestContext, withTransition } from '../host/host.js';
@@ -321,9 +322,9 @@ function outputObject(reply: StepReply): Record<string, unknown> | undefined {
 const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /** The events a reply is worth on its own, beyond the host's judgement (upstream's reply handlers). */
-export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: Record<string, unknown> }[] {
+export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: EventProps }[] {
   const hostName = hostDisplayName(after);
-  const events: { name: string; props: Record<string, unknown> }[] = [];
+  const events: { name: string; props: EventProps }[] = [];
   // Only the image check is read when it fails (exit code 2 lists the images that did not pull).
   if ((reply.exit_code ?? 0) !== 0 && reply.step_type !== 'container-image-availability') return events;
   if (reply.step_type === 'upgrade-agent') {

@@ -3,7 +3,7 @@
  * the installation progress bar, and the finalizing-stage timeouts. Pure.
  */
 import type { HostRole, HostStage } from '../host/host-states.js';
-import type { Host } from '../core/entities.js';
+import type { Host, HostAttributes } from '../core/entities.js';
 import { stagesFor } from '../host/host-states.js';
 import { MINUTE_MS } from '../core/state-rules.js';
 
@@ -33,8 +33,8 @@ export function effectiveRole(host: Pick<ClusterHostSummary, 'role' | 'suggested
 }
 
 /** effectiveRole of a stored host's attributes. */
-export function hostEffectiveRole(attributes: Record<string, unknown>): HostRole | undefined {
-  return effectiveRole({ role: attributes.role as HostRole | undefined, suggestedRole: attributes.suggested_role as HostRole | undefined });
+export function hostEffectiveRole(attributes: HostAttributes): HostRole | undefined {
+  return effectiveRole({ role: attributes.role, suggestedRole: attributes.suggested_role });
 }
 
 const isMasterRole = (role: HostRole | undefined) => role === 'master' || role === 'bootstrap';
@@ -201,8 +201,8 @@ export function summaryOf(host: Host): ClusterHostSummary {
   const progress = host.attributes.progress as { current_stage?: HostStage } | undefined;
   return {
     status: host.status,
-    role: (host.attributes.role as HostRole | undefined) ?? 'auto-assign',
-    suggestedRole: host.attributes.suggested_role as HostRole | undefined,
+    role: (host.attributes.role) ?? 'auto-assign',
+    suggestedRole: host.attributes.suggested_role,
     bootstrap: !!host.attributes.bootstrap,
     ...(progress?.current_stage ? { currentStage: progress.current_stage } : {}),
   };

@@ -103,7 +103,7 @@ export interface Cluster extends Versioned {
   orgId: string;
   clusterId: string;
   name: string;
-  status: string;
+  status: Wire['cluster']['status'];
   createdAt: string;
   updatedAt: string;
   /** Never part of any response, log or event; `pull_secret_set` says whether there is one. */
@@ -135,7 +135,7 @@ export interface Host extends Versioned {
   infraEnvId: string;
   hostId: string;
   clusterId?: string;
-  status: string;
+  status: Wire['host']['status'];
   createdAt: string;
   updatedAt: string;
   /**

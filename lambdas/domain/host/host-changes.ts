@@ -48,7 +48,7 @@ const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'fr
  */
 const READ_BY_PEERS = ['inventory', 'api_vip_connectivity', 'requested_hostname'] as const;
 
-const currentStage = (host: Host | undefined) => (host?.attributes.progress as { current_stage?: string } | undefined)?.current_stage;
+const currentStage = (host: Host | undefined) => host?.attributes.progress?.current_stage;
 const changed = (before: Host | undefined, after: Host | undefined, names: readonly string[]) =>
   names.some((name) => before?.attributes[name] !== after?.attributes[name]);
 

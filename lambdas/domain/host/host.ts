@@ -7,7 +7,6 @@ import type { Cluster, Host } from '../core/entities.js';
 import { hostInventory } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
-import type { HostStatus } from './host-states.js';
 import { hostnameProblem } from '../core/validation.js';
 import type { HostUpdateParams } from '../core/wire.js';
 
@@ -120,7 +119,7 @@ export function withTransition(host: Host, transition: HostTransition, now: stri
 
 /** Runs a bind or unbind through the host table: a refusal is a 409 naming the host's status. */
 function requestTransition(host: Host, trigger: 'BindHost' | 'UnbindHost', now: string): HostTransition {
-  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now));
+  const transition = transitionHost({ status: host.status }, trigger, requestContext(host, now));
   const action = trigger === 'BindHost' ? 'bound' : 'unbound';
   if (isNotAllowed(transition)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`);
   return transition;

@@ -221,7 +221,7 @@ function buildContext(input: HostValidationInput): ValidationContext {
     requirements = withOperators(ocp, operatorsHostRequirements({ cluster, host: self, ...(inventory ? { inventory } : {}), clusterHosts: peers, ...(installationDisk ? { installationDisk } : {}) }));
   }
   const minimum = anyRoleMinimum(minimums, cluster?.singleNode ?? false);
-  const stage = (input.host.attributes.progress as { current_stage?: HostStage } | undefined)?.current_stage;
+  const stage = input.host.attributes.progress?.current_stage;
   return {
     self,
     attributes: input.host.attributes,
