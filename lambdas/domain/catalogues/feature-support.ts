@@ -54,14 +54,14 @@ export function supportFilters(query: Partial<Record<(typeof SUPPORT_FILTER_PARA
   if (!isCpuArchitecture(cpuArchitecture)) {
     throw badRequest(`cpu_architecture "${query.cpu_architecture}" is not one of ${CPU_ARCHITECTURES.join(', ')}`);
   }
-  const platformType = query.platform_type;
-  if (platformType !== undefined && !(PLATFORM_TYPES as readonly string[]).includes(platformType)) {
-    throw badRequest(`platform_type "${platformType}" is not one of ${PLATFORM_TYPES.join(', ')}`);
+  const platformType = PLATFORM_TYPES.find((known) => known === query.platform_type);
+  if (query.platform_type !== undefined && platformType === undefined) {
+    throw badRequest(`platform_type "${query.platform_type}" is not one of ${PLATFORM_TYPES.join(', ')}`);
   }
   return {
     openshiftVersion,
     cpuArchitecture,
-    ...(platformType ? { platformType: platformType as PlatformType } : {}),
+    ...(platformType ? { platformType } : {}),
     ...(platformType === 'external' && query.external_platform_name ? { externalPlatformName: query.external_platform_name } : {}),
   };
 }

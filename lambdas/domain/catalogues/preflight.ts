@@ -5,6 +5,7 @@
  */
 import hardwareData from './hardware-requirements.json' with { type: 'json' };
 import { operatorDependencies, operatorRequirements, supportedOperatorNames, type HostTypeRequirements } from './catalogues.js';
+import type { ClusterAttributes } from '../core/entities.js';
 import { compareBaseVersions, parseBaseVersion } from '../core/ocp-version.js';
 
 export const HARDWARE_ROLES = ['master', 'arbiter', 'worker', 'sno', 'edge-worker'] as const;
@@ -23,10 +24,11 @@ export interface RoleMinimums {
 export interface HardwareRequirementsEntry extends Partial<Record<HardwareRole, RoleMinimums>> {
   /** "default", an exact release ("4.18.3") or, with match_type min_version, the lowest release it applies to. */
   version: string;
-  match_type?: 'exact' | 'min_version';
+  /** "min_version", else the entry is exact. */
+  match_type?: string;
 }
 
-export const HARDWARE_REQUIREMENTS = hardwareData.versions as HardwareRequirementsEntry[];
+export const HARDWARE_REQUIREMENTS: HardwareRequirementsEntry[] = hardwareData.versions;
 
 /** Roles the data may leave out take the worker's minimums, as upstream does. */
 function withFallbacks(entry: HardwareRequirementsEntry): Record<HardwareRole, RoleMinimums> {
@@ -42,7 +44,8 @@ function withFallbacks(entry: HardwareRequirementsEntry): Record<HardwareRole, R
 
 /** A partial entry's roles replace the default's field by field. */
 function overDefault(entry: HardwareRequirementsEntry, defaults: Record<HardwareRole, RoleMinimums>): Record<HardwareRole, RoleMinimums> {
-  return Object.fromEntries(HARDWARE_ROLES.map((role) => [role, { ...defaults[role], ...entry[role] }])) as Record<HardwareRole, RoleMinimums>;
+  const merged = (role: HardwareRole): RoleMinimums => ({ ...defaults[role], ...entry[role] });
+  return { master: merged('master'), arbiter: merged('arbiter'), worker: merged('worker'), sno: merged('sno'), 'edge-worker': merged('edge-worker') };
 }
 
 /**
@@ -95,10 +98,10 @@ export interface PreflightCluster {
   diskEncryption?: { enable_on?: string; mode?: string };
 }
 
-function details(values: RoleMinimums | HostTypeRequirements['quantitative']): RequirementDetails {
+/** An operator's requirements (HostTypeRequirements['quantitative']) are role minimums without the thresholds. */
+function details(source: RoleMinimums): RequirementDetails {
   const out: RequirementDetails = {};
   const counts = ['cpu_cores', 'disk_size_gb', 'installation_disk_speed_threshold_ms'] as const;
-  const source = values as RoleMinimums;
   for (const key of counts) if (source[key]) out[key] = source[key];
   // Thresholds are kept even when 0: a 0 % packet-loss budget is a requirement, not an absence.
   if (source.network_latency_threshold_ms !== undefined) out.network_latency_threshold_ms = source.network_latency_threshold_ms;
@@ -150,11 +153,11 @@ export function preflightRequirements(cluster: PreflightCluster): PreflightHardw
 }
 
 /** The attributes of a stored cluster the document is computed from. */
-export function preflightClusterOf(attributes: Record<string, unknown>): PreflightCluster {
+export function preflightClusterOf(attributes: ClusterAttributes): PreflightCluster {
   return {
     openshiftVersion: String(attributes.openshift_version ?? ''),
     controlPlaneCount: Number(attributes.control_plane_count ?? 3),
-    kind: attributes.kind as string | undefined,
-    diskEncryption: attributes.disk_encryption as PreflightCluster['diskEncryption'],
+    kind: attributes.kind,
+    diskEncryption: attributes.disk_encryption,
   };
 }

@@ -28,3 +28,6 @@ export const notFound = (message: string) => new DomainError('not-found', messag
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const unauthorized = (message: string) => new DomainError('unauthorized', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
+
+/** What a caught failure says: the parsers throw Errors, but a catch clause cannot know it. */
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,5 +1,5 @@
 /**
- * Validations a user chose to ignore for a cluster. Both lists travel as JSON text (the
+ * Validations a user chose to ignore for a cluster. Both lists travel in JSON text (the
  * `ignored-validations` model and the cluster's ignored_cluster_validations /
  * ignored_host_validations), each a list of validation ids or ["all"]. Pure.
  */

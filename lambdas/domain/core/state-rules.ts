@@ -57,7 +57,7 @@ export interface Transition<From extends string, Status extends string, Effect> 
 }
 
 export function isNotAllowed(result: object): result is NotAllowed {
-  return (result as Partial<NotAllowed>).notAllowed === true;
+  return 'notAllowed' in result && result.notAllowed === true;
 }
 
 export function notAllowed(trigger: string, from: string, reason: string, httpStatus: 403 | 409 = 409, ruleId?: string): NotAllowed {
@@ -103,7 +103,7 @@ export function hasTimedOut(since: string | undefined, now: Date, limitMs: numbe
 }
 
 /**
- * A duration as Go's time.Duration.String() writes it ("30m0s", "1h0m0s", "24h0m0s"): upstream puts
+ * A duration the way Go's time.Duration.String() writes it ("30m0s", "1h0m0s", "24h0m0s"): upstream puts
  * that text into host status_info, and users and scripts match on it.
  */
 export function goDuration(ms: number): string {

@@ -15,6 +15,9 @@ interface Remembered {
   value: unknown;
 }
 
+/** A JSON object (not a list, not null): its fields are read, each still to be checked. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 const parsedByRecord = new WeakMap<Attributes, Map<string, Remembered>>();
 
 function deepFreeze<T>(value: T): T {
@@ -27,7 +30,7 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * The document stored as text in `attributes[field]`, parsed (and frozen): undefined when absent
- * or empty; throws as JSON.parse does when the text is not JSON.
+ * or empty; throws like JSON.parse when the text is not JSON.
  */
 export function parseStoredJson(attributes: Attributes, field: string): unknown {
   const text = attributes[field];

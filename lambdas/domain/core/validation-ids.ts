@@ -42,9 +42,11 @@ export type HostValidationId = (typeof HOST_VALIDATION_CATEGORIES)[HostValidatio
 
 export const HOST_VALIDATION_IDS: readonly HostValidationId[] = Object.values(HOST_VALIDATION_CATEGORIES).flat();
 
+const isHostValidationCategory = (name: string): name is HostValidationCategory => Object.hasOwn(HOST_VALIDATION_CATEGORIES, name);
+
 export const HOST_VALIDATION_CATEGORY_OF: ReadonlyMap<string, HostValidationCategory> = new Map(
-  (Object.entries(HOST_VALIDATION_CATEGORIES) as [HostValidationCategory, readonly string[]][]).flatMap(([category, ids]) =>
-    ids.map((id) => [id, category] as const),
+  Object.keys(HOST_VALIDATION_CATEGORIES).filter(isHostValidationCategory).flatMap((category) =>
+    HOST_VALIDATION_CATEGORIES[category].map((id) => [id, category] as const),
   ),
 );
 
@@ -131,7 +133,9 @@ export const CLUSTER_VALIDATION_CATEGORIES = {
 
 export type ClusterValidationId = keyof typeof CLUSTER_VALIDATION_CATEGORIES;
 
-export const CLUSTER_VALIDATION_IDS = Object.keys(CLUSTER_VALIDATION_CATEGORIES) as ClusterValidationId[];
+export const isClusterValidationId = (id: string): id is ClusterValidationId => Object.hasOwn(CLUSTER_VALIDATION_CATEGORIES, id);
+
+export const CLUSTER_VALIDATION_IDS = Object.keys(CLUSTER_VALIDATION_CATEGORIES).filter(isClusterValidationId);
 
 /** Missing user input: the cluster waits for the user (pending-for-input), not for hosts. */
 export const PENDING_INPUT_VALIDATIONS = ['machine-cidr-defined', 'cluster-cidr-defined', 'service-cidr-defined', 'dns-domain-defined', 'pull-secret-set'] as const satisfies readonly ClusterValidationId[];

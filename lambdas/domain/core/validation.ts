@@ -3,6 +3,7 @@
  * acceptable, otherwise a reason a person can act on. No reason ever quotes a secret.
  */
 import { Address4, Address6 } from 'ip-address';
+import { isJsonObject } from './stored-json.js';
 
 /** A request's user input as it arrived (after schema validation), by field name. */
 export type Params = Record<string, unknown>;
@@ -18,12 +19,12 @@ export function pullSecretProblem(pullSecret: string): Reason {
   } catch {
     return 'pull_secret is not valid JSON: paste the whole pull secret from console.redhat.com/openshift/install/pull-secret';
   }
-  const auths = (parsed as { auths?: unknown })?.auths;
-  if (!auths || typeof auths !== 'object' || Array.isArray(auths) || Object.keys(auths).length === 0) {
+  const auths = isJsonObject(parsed) ? parsed.auths : undefined;
+  if (!isJsonObject(auths) || Object.keys(auths).length === 0) {
     return 'pull_secret must be an object with a non-empty "auths" map of registries';
   }
-  for (const [registry, entry] of Object.entries(auths as Record<string, unknown>)) {
-    const auth = (entry as { auth?: unknown })?.auth;
+  for (const [registry, entry] of Object.entries(auths)) {
+    const auth = isJsonObject(entry) ? entry.auth : undefined;
     if (typeof auth !== 'string' || auth.length === 0) return `pull_secret: the entry for registry "${registry}" has no "auth" field`;
     const decoded = Buffer.from(auth, 'base64').toString('utf8');
     if (!/^[A-Za-z0-9+/=\s]+$/.test(auth) || !decoded.includes(':')) {
@@ -140,7 +141,7 @@ function ipValue(value: string): { family: 4 | 6; value: bigint } | undefined {
 
 export function parseCidr(text: string): Cidr | undefined {
   if (!text.includes('/')) return undefined;
-  const [address, prefixText] = text.split('/') as [string, string];
+  const [address = '', prefixText = ''] = text.split('/');
   const prefix = Number(prefixText);
   const ip = ipValue(address);
   if (!ip || !/^\d{1,3}$/.test(prefixText) || prefix > (ip.family === 4 ? 32 : 128)) return undefined;

@@ -58,26 +58,40 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SECRET_NAME = /secret|passw|pwd|token|kubeadmin|credential|private_?key|api_?key|kubeconfig|bearer|auths?$/i;
 export const looksLikeSecret = (propertyName: string): boolean => SECRET_NAME.test(propertyName);
 
-function catalogueProblem(entry: EventDefinition, seen: ReadonlyMap<string, EventDefinition>): string | undefined {
-  if (seen.has(entry.name)) return 'is defined twice';
-  if (!SEVERITIES.includes(entry.severity)) return `has unknown severity ${entry.severity}`;
-  if (!EVENT_TYPES.includes(entry.eventType)) return `has unknown event type ${entry.eventType}`;
+/**
+ * An entry as the data files hold it: JSON imports are typed structurally, with plain strings,
+ * and each entry's properties typed with every other entry's names as absent.
+ */
+interface CatalogueEntry {
+  name: string;
+  message: string;
+  eventType: string;
+  severity: string;
+  properties: Readonly<Record<string, string | undefined>>;
+}
+
+function checkedDefinition(entry: CatalogueEntry, seen: ReadonlyMap<string, EventDefinition>): EventDefinition {
+  const problem = (reason: string) => new InvalidEventError(`Event catalogue entry ${entry.name} ${reason}`);
+  if (seen.has(entry.name)) throw problem('is defined twice');
+  const severity = SEVERITIES.find((known) => known === entry.severity);
+  if (!severity) throw problem(`has unknown severity ${entry.severity}`);
+  const eventType = EVENT_TYPES.find((known) => known === entry.eventType);
+  if (!eventType) throw problem(`has unknown event type ${entry.eventType}`);
+  const properties: Record<string, PropertyType> = {};
   for (const [name, type] of Object.entries(entry.properties)) {
-    if (looksLikeSecret(name)) return `has property ${name}, which looks like a secret`;
-    if (!PROPERTY_TYPES.includes(type)) return `has property ${name} of unknown type ${type}`;
+    if (looksLikeSecret(name)) throw problem(`has property ${name}, which looks like a secret`);
+    const propertyType = PROPERTY_TYPES.find((known) => known === type);
+    if (!propertyType) throw problem(`has property ${name} of unknown type ${type}`);
+    properties[name] = propertyType;
   }
-  return undefined;
+  return Object.freeze({ name: entry.name, message: entry.message, eventType, severity, properties: Object.freeze(properties) });
 }
 
 function loadCatalogue(): ReadonlyMap<string, EventDefinition> {
   const byName = new Map<string, EventDefinition>();
   // Checked once at load so a bad edit of the data file fails every test, not one event at run time.
-  // JSON imports are typed structurally (plain strings); catalogueProblem checks what the cast claims.
-  for (const entry of [...catalogueData.events, ...serviceCatalogueData.events] as unknown as EventDefinition[]) {
-    const problem = catalogueProblem(entry, byName);
-    if (problem) throw new InvalidEventError(`Event catalogue entry ${entry.name} ${problem}`);
-    byName.set(entry.name, Object.freeze({ ...entry, properties: Object.freeze({ ...entry.properties }) }));
-  }
+  const entries: readonly CatalogueEntry[] = [...catalogueData.events, ...serviceCatalogueData.events];
+  for (const entry of entries) byName.set(entry.name, checkedDefinition(entry, byName));
   return byName;
 }
 
@@ -93,13 +107,10 @@ const referencedProperties = (template: string): Set<string> =>
   new Set([...template.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!));
 
 function checkType(event: string, name: string, type: PropertyType, value: unknown): EventPropertyValue {
-  const ok =
-    type === 'uuid' || type === 'optional-uuid' ? typeof value === 'string' && UUID.test(value)
-    : type === 'string' ? typeof value === 'string'
-    : type === 'integer' ? Number.isSafeInteger(value)
-    : typeof value === 'boolean';
-  if (!ok) throw new InvalidEventError(`Event ${event}: property ${name} must be of type ${type}, got ${JSON.stringify(value)}`);
-  return value as EventPropertyValue;
+  if (typeof value === 'string' && (type === 'string' || ((type === 'uuid' || type === 'optional-uuid') && UUID.test(value)))) return value;
+  if (typeof value === 'number' && type === 'integer' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'boolean' && type === 'boolean') return value;
+  throw new InvalidEventError(`Event ${event}: property ${name} must be of type ${type}, got ${JSON.stringify(value)}`);
 }
 
 /**
@@ -145,9 +156,10 @@ export function buildEvent(name: string, props: EventProps, subject: EventSubjec
   // take its severity from it; every other event has the catalogue's.
   let severity = definition.severity;
   if (values.has('severity')) {
-    const declared = values.get('severity') as EventSeverity;
-    if (!SEVERITIES.includes(declared)) throw new InvalidEventError(`Event ${name}: severity must be one of ${SEVERITIES.join(', ')}, got ${declared}`);
-    severity = declared;
+    const declared = values.get('severity');
+    const known = SEVERITIES.find((level) => level === declared);
+    if (!known) throw new InvalidEventError(`Event ${name}: severity must be one of ${SEVERITIES.join(', ')}, got ${declared}`);
+    severity = known;
   }
 
   // One pass over the template, as upstream's strings.Replacer: substituted text is not re-scanned.

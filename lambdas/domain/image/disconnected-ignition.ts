@@ -11,6 +11,7 @@
 import YAML from 'yaml';
 import { dataUrl, generatedStaticNetworkFiles, staticNetworkEntries, type IgnitionFile } from './discovery-ignition.js';
 import type { InfraEnv } from '../core/entities.js';
+import { isJsonObject } from '../core/stored-json.js';
 import type { StaticNetworkEntry } from './static-network/static-network.js';
 
 /** The installer's input directory: path relative to it → contents. */
@@ -59,6 +60,12 @@ export interface DisconnectedIgnitionInput {
 }
 
 const yaml = (document: unknown) => YAML.stringify(document, { lineWidth: 0 });
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+/** A parsed document's field that holds an object; an empty one when it does not. */
+const objectField = (document: unknown, field: string): Record<string, unknown> => {
+  const value = isJsonObject(document) ? document[field] : undefined;
+  return isJsonObject(value) ? value : {};
+};
 
 function ntpSources(attributes: Record<string, unknown>): string[] {
   const raw = typeof attributes.ntp_sources === 'string' && attributes.ntp_sources.trim() !== '' ? attributes.ntp_sources : attributes.additional_ntp_sources;
@@ -67,8 +74,7 @@ function ntpSources(attributes: Record<string, unknown>): string[] {
 
 function infraEnvManifest(input: DisconnectedIgnitionInput, hasStaticNetwork: boolean): string {
   const attributes = input.infraEnv.attributes;
-  const proxy = (attributes.proxy ?? {}) as Record<string, unknown>;
-  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const proxy = attributes.proxy ?? {};
   const spec: Record<string, unknown> = {
     pullSecretRef: { name: PULL_SECRET_NAME },
     ...(text(attributes.ssh_authorized_key) ? { sshAuthorizedKey: text(attributes.ssh_authorized_key) } : {}),
@@ -123,19 +129,15 @@ export function unconfiguredIgnitionInputs(input: DisconnectedIgnitionInput): In
   return directory;
 }
 
-interface IgnitionDocument {
-  ignition: { version: string };
-  storage?: { files?: IgnitionFile[] };
-  [key: string]: unknown;
-}
-
 /** Adds the interactive-UI sentinel (an empty file) to an unconfigured ignition, replacing one already there. */
 export function withInteractiveUi(ignitionText: string): string {
-  const config = JSON.parse(ignitionText) as IgnitionDocument;
-  const files = (config.storage?.files ?? []).filter((file) => file.path !== INTERACTIVE_UI_SENTINEL);
-  files.push({ path: INTERACTIVE_UI_SENTINEL, mode: 0o644, overwrite: true, user: { name: 'root' }, contents: { source: 'data:,' } });
-  config.storage = { ...config.storage, files };
-  return JSON.stringify(config);
+  const config: unknown = JSON.parse(ignitionText);
+  if (!isJsonObject(config)) throw new Error('the unconfigured ignition is not an Ignition config (a JSON object)');
+  const storage = isJsonObject(config.storage) ? config.storage : undefined;
+  const existing = storage?.files;
+  const files = (Array.isArray(existing) ? existing : []).filter((file) => !isJsonObject(file) || file.path !== INTERACTIVE_UI_SENTINEL);
+  const sentinel: IgnitionFile = { path: INTERACTIVE_UI_SENTINEL, mode: 0o644, overwrite: true, user: { name: 'root' }, contents: { source: 'data:,' } };
+  return JSON.stringify({ ...config, storage: { ...storage, files: [...files, sentinel] } });
 }
 
 const SIMULATED_NOTE = `This is a SIMULATED unconfigured ignition, made by assisted-cloud because no openshift-install
@@ -156,29 +158,30 @@ function file(path: string, mode: number, text: string): IgnitionFile {
  * the core user's SSH key, and a file saying it is simulated. No agent services.
  */
 export function simulatedUnconfiguredIgnition(directory: InstallerDirectory): string {
-  const infraEnv = YAML.parse(directory[INFRAENV_MANIFEST] ?? '') as { spec?: { sshAuthorizedKey?: string } } | null;
-  const agentConfig = directory[AGENT_CONFIG] ? (YAML.parse(directory[AGENT_CONFIG]) as { rendezvousIP?: string }) : undefined;
+  // The documents are the ones unconfiguredIgnitionInputs wrote.
+  const infraEnvSpec = objectField(YAML.parse(directory[INFRAENV_MANIFEST] ?? ''), 'spec');
+  const agentConfig: unknown = directory[AGENT_CONFIG] ? YAML.parse(directory[AGENT_CONFIG]) : undefined;
+  const rendezvousIp = isJsonObject(agentConfig) ? text(agentConfig.rendezvousIP) : '';
   const files: IgnitionFile[] = [file(SIMULATED_MARKER_PATH, 0o644, SIMULATED_NOTE)];
   for (const manifest of [INFRAENV_MANIFEST, PULL_SECRET_MANIFEST, NMSTATE_MANIFEST]) {
     const contents = directory[manifest];
     if (contents !== undefined) files.push(file(`/etc/assisted/manifests/${manifest.split('/').pop()}`, 0o600, contents));
   }
   if (directory[MIRROR_REGISTRIES]) files.push(file('/etc/containers/registries.conf', 0o644, directory[MIRROR_REGISTRIES]));
-  if (agentConfig?.rendezvousIP) files.push(file('/etc/assisted/rendezvous-host.env', 0o600, `NODE_ZERO_IP=${agentConfig.rendezvousIP}\n`));
-  const nmState = directory[NMSTATE_MANIFEST] ? YAML.parseAllDocuments(directory[NMSTATE_MANIFEST]).map((document) => document.toJS() as NmStateConfigDocument) : [];
-  const entries: StaticNetworkEntry[] = nmState.map((document) => ({
-    network_yaml: YAML.stringify(document.spec.config),
-    mac_interface_map: document.spec.interfaces.map((nic) => ({ mac_address: nic.macAddress, logical_nic_name: nic.name })),
+  if (rendezvousIp) files.push(file('/etc/assisted/rendezvous-host.env', 0o600, `NODE_ZERO_IP=${rendezvousIp}\n`));
+  const nmState = directory[NMSTATE_MANIFEST] ? YAML.parseAllDocuments(directory[NMSTATE_MANIFEST]).map((document) => objectField(document.toJS(), 'spec')) : [];
+  const entries: StaticNetworkEntry[] = nmState.map((spec) => ({
+    network_yaml: YAML.stringify(spec.config),
+    mac_interface_map: (Array.isArray(spec.interfaces) ? spec.interfaces : []).map((nic: unknown) => ({
+      mac_address: isJsonObject(nic) ? text(nic.macAddress) : '',
+      logical_nic_name: isJsonObject(nic) ? text(nic.name) : '',
+    })),
   }));
   files.push(...generatedStaticNetworkFiles(entries).map((generated) => file(generated.path, generated.mode, generated.contents)));
-  const sshKey = infraEnv?.spec?.sshAuthorizedKey?.trim();
+  const sshKey = text(infraEnvSpec.sshAuthorizedKey).trim();
   return JSON.stringify({
     ignition: { version: '3.2.0' },
     passwd: { users: sshKey ? [{ name: 'core', sshAuthorizedKeys: sshKey.split('\n').map((key) => key.trim()).filter(Boolean) }] : [] },
     storage: { directories: [{ path: '/opt/agent/tls', mode: 0o755, overwrite: true, user: { name: 'root' } }], files },
   });
-}
-
-interface NmStateConfigDocument {
-  spec: { interfaces: { name: string; macAddress: string }[]; config: unknown };
 }

@@ -6,10 +6,12 @@
  * same units and file paths) so hosts behave as they do under assisted-service.
  * Pure: the caller passes the agent token, image and service URL.
  */
-import type { InfraEnv } from '../core/entities.js';
+import type { InfraEnv, InfraEnvAttributes } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
 import { mergeIgnitionOverride } from './ignition-merge.js';
-import { PRE_NETWORK_SCRIPT_PATH, StaticNetworkError, staticNetworkFiles, type StaticNetworkEntry } from './static-network/static-network.js';
+import {
+  isStaticNetworkEntry, PRE_NETWORK_SCRIPT_PATH, StaticNetworkError, staticNetworkConfigProblem, staticNetworkFiles, type StaticNetworkEntry,
+} from './static-network/static-network.js';
 
 export const DISCOVERY_IGNITION_VERSION = '3.1.0';
 export const PULL_SECRET_PATH = '/root/.docker/config.json';
@@ -28,7 +30,7 @@ export interface DiscoveryIgnitionInput {
   serviceBaseUrl: string;
   /** The agent container image; its reference doubles as the agent version. */
   agentImage: string;
-  /** The agent's credential, sent back to us as X-Secret-Key. */
+  /** The agent's credential, which it sends back in X-Secret-Key. */
   agentToken: string;
   /** `discovery_iso_type` of the request, overriding the infra-env's type. */
   isoType?: DiscoveryIsoType;
@@ -79,8 +81,8 @@ interface ProxySettings {
   noProxy: string;
 }
 
-function proxyOf(attributes: Record<string, unknown>): ProxySettings {
-  const proxy = (attributes.proxy ?? {}) as Record<string, unknown>;
+function proxyOf(attributes: InfraEnvAttributes): ProxySettings {
+  const proxy = attributes.proxy ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   // One list without blanks: a space would split a systemd Environment= assignment.
   const noProxy = text(proxy.no_proxy).split(',').map((entry) => entry.trim()).filter(Boolean).join(',');
@@ -290,10 +292,17 @@ function sshUsers(attributes: Record<string, unknown>): IgnitionConfig['passwd']
   return keys.length ? [{ name: 'core', passwordHash: '!', sshAuthorizedKeys: keys, groups: ['sudo'] }] : [];
 }
 
-/** The stored `static_network_config` entries; none when unset or empty. */
+/**
+ * The stored `static_network_config` entries; none when unset or empty. They were checked when
+ * stored, so entries of another shape are refused as generatedStaticNetworkFiles refuses them.
+ */
 export function staticNetworkEntries(attributes: Record<string, unknown>): StaticNetworkEntry[] {
   const raw = attributes.static_network_config;
-  return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StaticNetworkEntry[]) : [];
+  if (typeof raw !== 'string' || raw === '') return [];
+  const entries: unknown = JSON.parse(raw);
+  if (Array.isArray(entries) && entries.every(isStaticNetworkEntry)) return entries;
+  const problem = (Array.isArray(entries) && staticNetworkConfigProblem(entries)) || 'it is not a list of entries';
+  throw badRequest(`static_network_config cannot be applied: ${problem}; update the infra-env`);
 }
 
 /** The generated static network files; a config the generator refuses is the caller's to fix. */
@@ -324,13 +333,13 @@ RemainAfterExit=no
 WantedBy=multi-user.target
 `;
 
-/** The discovery ignition as an object, the user's override merged in. */
+/** The discovery ignition as generated, before the user's override (discoveryIgnitionText merges it). */
 export function discoveryIgnition(input: DiscoveryIgnitionInput): IgnitionConfig {
   const attributes = input.infraEnv.attributes;
   const proxy = proxyOf(attributes);
   const hasProxy = proxy.httpProxy !== '' || proxy.httpsProxy !== '';
   const ntp = ntpSourcesOf(attributes);
-  const isoType = input.isoType ?? ((attributes.type as DiscoveryIsoType | undefined) ?? 'full-iso');
+  const isoType = input.isoType ?? attributes.type ?? 'full-iso';
 
   const units: IgnitionUnit[] = [
     { name: 'agent.service', enabled: true, contents: agentUnit(input, proxy) },
@@ -378,12 +387,12 @@ export function discoveryIgnition(input: DiscoveryIgnitionInput): IgnitionConfig
       ...(noProxy.length ? { noProxy } : {}),
     };
   }
-
-  const override = typeof attributes.ignition_config_override === 'string' ? attributes.ignition_config_override : '';
-  return override ? (mergeIgnitionOverride(config, override) as IgnitionConfig) : config;
+  return config;
 }
 
-/** The discovery ignition as served: JSON text. */
+/** The discovery ignition as served: JSON text, the user's override merged in. */
 export function discoveryIgnitionText(input: DiscoveryIgnitionInput): string {
-  return JSON.stringify(discoveryIgnition(input));
+  const config = discoveryIgnition(input);
+  const override = input.infraEnv.attributes.ignition_config_override ?? '';
+  return JSON.stringify(override ? mergeIgnitionOverride(config, override) : config);
 }

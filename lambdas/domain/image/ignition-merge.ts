@@ -13,9 +13,10 @@
  * Pure.
  */
 import { badRequest } from '../core/errors.js';
+import { isJsonObject as isObject } from '../core/stored-json.js';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+/** A parsed JSON object: its fields are read, each still to be checked. */
+export type JsonObject = Record<string, unknown>;
 
 /** Versions upstream's parser accepts for overrides (it parses as 3.2.0, falling back to 3.1.0). */
 export const MERGEABLE_IGNITION_VERSIONS = ['3.1.0', '3.2.0'];
@@ -25,10 +26,8 @@ const CONCATENATED_LISTS = new Set(['append', 'options', 'mountOptions']);
 /** Storage lists sharing one key namespace: a path is a file, a directory or a link. */
 const NODE_LISTS = ['files', 'directories', 'links'];
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The key Ignition matches list entries on, by the list they sit in. */
-function entryKey(listName: string, entry: Json): string {
+function entryKey(listName: string, entry: unknown): string {
   if (!isObject(entry)) return JSON.stringify(entry);
   switch (listName) {
     case 'files':
@@ -56,16 +55,31 @@ function describe(path: string[]): string {
   return path.length ? path.join('.') : 'the config';
 }
 
-function sameShape(base: Json, override: Json, path: string[]): void {
-  const kind = (value: Json) => (Array.isArray(value) ? 'a list' : isObject(value) ? 'an object' : 'a value');
-  if (kind(base) !== kind(override)) {
-    throw badRequest(`ignition_config_override: ${describe(path)} must be ${kind(base)} to merge with the discovery ignition, not ${kind(override)}`);
-  }
+const kindOf = (value: unknown) => (Array.isArray(value) ? 'a list' : isObject(value) ? 'an object' : 'a value');
+
+function shapeMismatch(expected: string, override: unknown, path: string[]) {
+  return badRequest(`ignition_config_override: ${describe(path)} must be ${expected} to merge with the discovery ignition, not ${kindOf(override)}`);
 }
 
-function mergeKeyedList(listName: string, base: Json[], override: Json[], path: string[]): Json[] {
+function sameShape(base: unknown, override: unknown, path: string[]): void {
+  if (kindOf(base) !== kindOf(override)) throw shapeMismatch(kindOf(base), override, path);
+}
+
+/** The override's value where the base has a list: a list too, else a 400. */
+function listToMerge(override: unknown, path: string[]): unknown[] {
+  if (Array.isArray(override)) return override;
+  throw shapeMismatch('a list', override, path);
+}
+
+/** The override's value where the base has an object: an object too, else a 400. */
+function objectToMerge(override: unknown, path: string[]): JsonObject {
+  if (isObject(override)) return override;
+  throw shapeMismatch('an object', override, path);
+}
+
+function mergeKeyedList(listName: string, base: unknown[], override: unknown[], path: string[]): unknown[] {
   const overrideByKey = new Map(override.map((entry) => [entryKey(listName, entry), entry] as const));
-  const result: Json[] = [];
+  const result: unknown[] = [];
   const baseKeys = new Set<string>();
   for (const entry of base) {
     const key = entryKey(listName, entry);
@@ -91,8 +105,7 @@ function mergeStorage(base: JsonObject, override: JsonObject, path: string[]): J
   for (const listName of NODE_LISTS) {
     const list = override[listName];
     if (list === undefined || list === null) continue;
-    sameShape([], list, [...path, listName]);
-    for (const entry of list as Json[]) claimedBy.set(entryKey(listName, entry), listName);
+    for (const entry of listToMerge(list, [...path, listName])) claimedBy.set(entryKey(listName, entry), listName);
   }
   const trimmed: JsonObject = { ...base };
   for (const listName of NODE_LISTS) {
@@ -115,23 +128,26 @@ function mergeObject(base: JsonObject, override: JsonObject, path: string[]): Js
       result[key] = value;
       continue;
     }
-    sameShape(current, value, [...path, key]);
+    const nested = [...path, key];
     if (Array.isArray(current)) {
-      result[key] = CONCATENATED_LISTS.has(key) ? [...current, ...(value as Json[])] : mergeKeyedList(key, current, value as Json[], [...path, key]);
+      const list = listToMerge(value, nested);
+      result[key] = CONCATENATED_LISTS.has(key) ? [...current, ...list] : mergeKeyedList(key, current, list, nested);
     } else if (isObject(current)) {
-      const nested = [...path, key];
-      result[key] = path.length === 0 && key === 'storage' ? mergeStorage(current, value as JsonObject, nested) : mergeObject(current, value as JsonObject, nested);
+      const object = objectToMerge(value, nested);
+      result[key] = path.length === 0 && key === 'storage' ? mergeStorage(current, object, nested) : mergeObject(current, object, nested);
     } else {
+      sameShape(current, value, nested);
       result[key] = value;
     }
   }
   return result;
 }
 
-function mergeValue(base: Json, override: Json, path: string[]): Json {
+function mergeValue(base: unknown, override: unknown, path: string[]): unknown {
   if (override === null || override === undefined) return base;
+  if (isObject(base)) return mergeObject(base, objectToMerge(override, path), path);
   sameShape(base, override, path);
-  return isObject(base) ? mergeObject(base, override as JsonObject, path) : override;
+  return override;
 }
 
 /** Entries Ignition refuses to apply twice: one node per path, one unit per name, one user per name. */
@@ -139,18 +155,19 @@ function duplicateProblem(config: JsonObject): string | undefined {
   const storage = isObject(config.storage) ? config.storage : {};
   const seenPaths = new Set<string>();
   for (const listName of NODE_LISTS) {
-    for (const entry of (storage[listName] as Json[] | undefined) ?? []) {
+    const list = storage[listName];
+    for (const entry of Array.isArray(list) ? list : []) {
       const key = entryKey(listName, entry);
       if (seenPaths.has(key)) return `storage: ${key} is defined more than once`;
       seenPaths.add(key);
     }
   }
-  const named: [string, Json[] | undefined][] = [
-    ['systemd.units', isObject(config.systemd) ? (config.systemd.units as Json[] | undefined) : undefined],
-    ['passwd.users', isObject(config.passwd) ? (config.passwd.users as Json[] | undefined) : undefined],
+  const named: [string, unknown][] = [
+    ['systemd.units', isObject(config.systemd) ? config.systemd.units : undefined],
+    ['passwd.users', isObject(config.passwd) ? config.passwd.users : undefined],
   ];
   for (const [where, list] of named) {
-    const names = (list ?? []).map((entry) => entryKey('units', entry));
+    const names = (Array.isArray(list) ? list : []).map((entry) => entryKey('units', entry));
     const repeated = names.find((name, index) => names.indexOf(name) !== index);
     if (repeated !== undefined) return `${where}: ${repeated} is defined more than once`;
   }
@@ -161,7 +178,7 @@ function duplicateProblem(config: JsonObject): string | undefined {
  * The generated config with the override merged over it. The result carries the override's
  * version, as upstream's does; a malformed override or one that cannot merge is a 400.
  */
-export function mergeIgnitionOverride(base: Record<string, unknown>, overrideText: string): Record<string, unknown> {
+export function mergeIgnitionOverride(base: JsonObject, overrideText: string): JsonObject {
   let override: unknown;
   try {
     override = JSON.parse(overrideText);
@@ -175,7 +192,7 @@ export function mergeIgnitionOverride(base: Record<string, unknown>, overrideTex
       `ignition_config_override has Ignition version ${JSON.stringify(version ?? null)}; the discovery ignition merges overrides of version ${MERGEABLE_IGNITION_VERSIONS.join(' or ')}`,
     );
   }
-  const merged = mergeObject(structuredClone(base) as JsonObject, override, []);
+  const merged = mergeObject(structuredClone(base), override, []);
   const problem = duplicateProblem(merged);
   if (problem) throw badRequest(`ignition_config_override cannot be merged into the discovery ignition: ${problem}`);
   return merged;

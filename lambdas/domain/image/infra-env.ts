@@ -4,8 +4,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { badRequest } from '../core/errors.js';
-import { staticNetworkConfigProblem, type StaticNetworkEntry } from './static-network/static-network.js';
+import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
+import { isJsonObject } from '../core/stored-json.js';
 import { isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
 import type { Params } from '../core/validation.js';
@@ -95,7 +96,7 @@ export function ignitionOverrideProblem(override: string): string | undefined {
   } catch {
     return 'ignition_config_override is not valid JSON';
   }
-  const version = (parsed as { ignition?: { version?: unknown } })?.ignition?.version;
+  const version = isJsonObject(parsed) && isJsonObject(parsed.ignition) ? parsed.ignition.version : undefined;
   // The versions the discovery ignition can merge, as upstream.
   if (version !== '3.1.0' && version !== '3.2.0') {
     return 'ignition_config_override must be an Ignition config with "ignition": {"version": "3.1.0"} or "3.2.0"';
@@ -103,10 +104,11 @@ export function ignitionOverrideProblem(override: string): string | undefined {
   return undefined;
 }
 
-function kernelArgumentsProblem(args: { operation?: string; value?: string }[]): string | undefined {
+function kernelArgumentsProblem(args: readonly unknown[]): string | undefined {
   for (const arg of args) {
-    if (!arg.value || /[\s'"`$;|&]/.test(arg.value)) {
-      return `kernel_arguments: "${arg.value ?? ''}" must be one argument without spaces, quotes or shell characters`;
+    const value = isJsonObject(arg) ? arg.value : undefined;
+    if (!value || typeof value !== 'string' || /[\s'"`$;|&]/.test(value)) {
+      return `kernel_arguments: "${String(value ?? '')}" must be one argument without spaces, quotes or shell characters`;
     }
   }
   return undefined;
@@ -114,8 +116,8 @@ function kernelArgumentsProblem(args: { operation?: string; value?: string }[]):
 
 function attributesFrom(params: Params): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (params.proxy && typeof params.proxy === 'object') {
-    check(proxyProblem(params.proxy as Record<string, unknown>));
+  if (isJsonObject(params.proxy)) {
+    check(proxyProblem(params.proxy));
     out.proxy = params.proxy;
   }
   if (typeof params.ssh_authorized_key === 'string' && params.ssh_authorized_key.trim() !== '') {
@@ -128,11 +130,11 @@ function attributesFrom(params: Params): Record<string, unknown> {
     check(ignitionOverrideProblem(params.ignition_config_override));
   }
   if (Array.isArray(params.static_network_config)) {
-    check(staticNetworkConfigProblem(params.static_network_config as StaticNetworkEntry[]));
+    check(staticNetworkConfigProblem(params.static_network_config));
     out.static_network_config = params.static_network_config.length ? JSON.stringify(params.static_network_config) : '';
   }
   if (Array.isArray(params.kernel_arguments)) {
-    check(kernelArgumentsProblem(params.kernel_arguments as { value?: string }[]));
+    check(kernelArgumentsProblem(params.kernel_arguments));
     out.kernel_arguments = JSON.stringify(params.kernel_arguments);
   }
   for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'network_discovery_delay_seconds']) {
@@ -229,7 +231,7 @@ export function infraEnvView(infraEnv: InfraEnv): Record<string, unknown> {
     name: infraEnv.name,
     org_id: infraEnv.orgId,
     ...(infraEnv.clusterId ? { cluster_id: infraEnv.clusterId } : {}),
-    type: (infraEnv.attributes.type as string | undefined) ?? DEFAULT_IMAGE_TYPE,
+    type: infraEnv.attributes.type ?? DEFAULT_IMAGE_TYPE,
     pull_secret_set: !!infraEnv.pullSecret,
     created_at: infraEnv.createdAt,
     updated_at: infraEnv.updatedAt,

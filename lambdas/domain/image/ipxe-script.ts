@@ -8,6 +8,7 @@
 import type { Host } from '../core/entities.js';
 import { hostInventory } from '../host/inventory.js';
 import { badRequest } from '../core/errors.js';
+import { isJsonObject } from '../core/stored-json.js';
 
 export const IPXE_SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'] as const;
 export type IpxeScriptType = (typeof IPXE_SCRIPT_TYPES)[number];
@@ -42,12 +43,13 @@ export function bootArtifactUrls(input: { imageServiceBaseUrl: string; infraEnvI
 /** The infra-env's `kernel_arguments` (JSON text); a PXE boot can only append to the kernel command line. */
 export function appendedKernelArguments(kernelArguments: unknown): string[] {
   if (typeof kernelArguments !== 'string' || kernelArguments === '') return [];
-  const parsed = JSON.parse(kernelArguments) as { operation?: string; value?: string }[];
-  return parsed.map((argument) => {
-    if (argument.operation !== 'append') {
-      throw badRequest(`kernel_arguments: an iPXE boot can only append kernel arguments, not ${argument.operation ?? '(no operation)'} "${argument.value ?? ''}"`);
+  const parsed: unknown = JSON.parse(kernelArguments);
+  return (Array.isArray(parsed) ? parsed : []).map((argument: unknown) => {
+    const { operation, value } = isJsonObject(argument) ? argument : {};
+    if (operation !== 'append') {
+      throw badRequest(`kernel_arguments: an iPXE boot can only append kernel arguments, not ${String(operation ?? '(no operation)')} "${String(value ?? '')}"`);
     }
-    return argument.value ?? '';
+    return String(value ?? '');
   });
 }
 
@@ -97,7 +99,7 @@ const STAGES_PAST_DISK_WRITE = new Set(['Done', 'Configuring', 'Joined', 'Reboot
 export function ipxeBootRefusal(host: Host): string | undefined {
   if (host.status === 'installed') return `host ${host.hostId} is already installed; it boots from its disk`;
   if (host.status === 'installing-in-progress') {
-    const stage = (host.attributes.progress as { current_stage?: string } | undefined)?.current_stage;
+    const stage = host.attributes.progress?.current_stage;
     if (stage && STAGES_PAST_DISK_WRITE.has(stage)) return `host ${host.hostId} is at installation stage "${stage}"; it boots from its disk`;
   }
   return undefined;

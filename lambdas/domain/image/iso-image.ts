@@ -7,6 +7,7 @@
  * else server-side. Pure: the caller supplies the byte-range reader.
  */
 import { badRequest } from '../core/errors.js';
+import { isJsonObject } from '../core/stored-json.js';
 
 export const SECTOR = 2048;
 /** ISO9660 volume descriptors start after the 32 KiB system area. */
@@ -218,7 +219,7 @@ function parseJsonFile(bytes: Uint8Array, what: string): Record<string, unknown>
   const text = Buffer.from(bytes).toString('utf8').replace(/[\0\s]+$/, '');
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (isJsonObject(parsed)) return parsed;
   } catch {
     // reported below
   }
@@ -267,8 +268,9 @@ async function kargsAreas(iso: IsoReader): Promise<IsoLayout['kargs']> {
   if (typeof info.default !== 'string' || info.default.length > size) throw new IsoFormatError(`${KARGS_INFO_PATH}: default must be a string that fits the area`);
   if (!Array.isArray(info.files) || info.files.length === 0) throw new IsoFormatError(`${KARGS_INFO_PATH}: files must list at least one area`);
   const areas: KargsArea[] = [];
-  for (const location of info.files as Record<string, unknown>[]) {
-    if (typeof location?.path !== 'string' || !isCount(location.offset)) throw new IsoFormatError(`${KARGS_INFO_PATH}: each file needs a path and an offset`);
+  for (const entry of info.files) {
+    const location = isJsonObject(entry) ? entry : {};
+    if (typeof location.path !== 'string' || !isCount(location.offset)) throw new IsoFormatError(`${KARGS_INFO_PATH}: each file needs a path and an offset`);
     const file = await iso.find(location.path);
     if (!file) throw new IsoFormatError(`${KARGS_INFO_PATH} names ${location.path}, which is not in the image`);
     if (location.offset + size > file.length) throw new IsoFormatError(`${KARGS_INFO_PATH}: the area in ${location.path} lies outside the file`);
@@ -386,7 +388,7 @@ function copyParts(start: number, end: number, maxPart: number): PlannedPart[] {
 
 /**
  * The parts that rebuild a `size`-byte base with `patches` applied: the patched regions grouped
- * into as few windows as S3's part limits allow (each window at least `minPart` unless it ends
+ * into the fewest windows S3's part limits allow (each window at least `minPart` unless it ends
  * the object, and every copied stretch between them too), everything else copied server-side.
  * The bytes read and uploaded are the windows', whatever the size of the base.
  */

@@ -6,7 +6,7 @@
  * concatenation of such archives, so the same bytes serve ISOs and the iPXE initrd. Pure.
  */
 import { gzipSync } from 'node:zlib';
-import type { InfraEnv } from '../core/entities.js';
+import type { InfraEnv, InfraEnvAttributes } from '../core/entities.js';
 import { generatedStaticNetworkFiles, staticNetworkEntries } from './discovery-ignition.js';
 import { badRequest } from '../core/errors.js';
 import { PRE_NETWORK_SCRIPT_PATH } from './static-network/static-network.js';
@@ -97,8 +97,8 @@ if [ ! -e /run/assisted-static-network.done ]; then
 fi
 `;
 
-function proxyDropIn(attributes: Record<string, unknown>): string | undefined {
-  const proxy = (attributes.proxy ?? {}) as Record<string, unknown>;
+function proxyDropIn(attributes: InfraEnvAttributes): string | undefined {
+  const proxy = attributes.proxy ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   const http = text(proxy.http_proxy);
   const https = text(proxy.https_proxy);

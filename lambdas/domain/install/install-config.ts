@@ -9,21 +9,26 @@
 import { X509Certificate } from 'node:crypto';
 import { Address4, Address6 } from 'ip-address';
 import YAML from 'yaml';
-import type { Cluster, Host, InfraEnv } from '../core/entities.js';
+import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../core/entities.js';
 import { conflict } from '../core/errors.js';
 import { isBelow, majorMinor, parseBaseVersion } from '../core/ocp-version.js';
 import { overlaps, parseCidr } from '../core/validation.js';
+import { hostInventory, type Inventory } from '../host/inventory.js';
 
 // ---------------------------------------------------------------- upstream's typed model
 
+interface StructType { kind: 'struct'; fields: GoField[] }
 type GoType =
   | { kind: 'string' | 'bool' }
   | { kind: 'int'; bits: 32 | 64 }
-  | { kind: 'struct'; fields: GoField[] }
+  | StructType
   | { kind: 'pointer'; to: GoType }
   | { kind: 'slice'; of: GoType };
 interface GoField { name: string; type: GoType; omitEmpty: boolean }
-type GoValue = string | number | boolean | null | GoValue[] | { [field: string]: GoValue };
+type GoValue = string | number | boolean | null | GoValue[] | GoObject;
+interface GoObject { [field: string]: GoValue }
+
+const isGoObject = (value: GoValue | undefined): value is GoObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const str: GoType = { kind: 'string' };
 const bool: GoType = { kind: 'bool' };
@@ -32,7 +37,7 @@ const int32: GoType = { kind: 'int', bits: 32 };
 const slice = (of: GoType): GoType => ({ kind: 'slice', of });
 const pointer = (to: GoType): GoType => ({ kind: 'pointer', to });
 /** Fields named like Go JSON tags: `name` is always written, `name,omitempty` only when not empty. */
-const struct = (fields: [string, GoType][]): GoType => ({
+const struct = (fields: [string, GoType][]): StructType => ({
   kind: 'struct',
   fields: fields.map(([tag, type]) => ({ name: tag.split(',')[0]!, type, omitEmpty: tag.endsWith(',omitempty') })),
 });
@@ -103,9 +108,11 @@ function zero(type: GoType): GoValue {
   if (type.kind === 'string') return '';
   if (type.kind === 'bool') return false;
   if (type.kind === 'int') return 0;
-  if (type.kind === 'struct') return Object.fromEntries(type.fields.map((f) => [f.name, zero(f.type)]));
+  if (type.kind === 'struct') return zeroStruct(type);
   return null;
 }
+
+const zeroStruct = (type: StructType): GoObject => Object.fromEntries(type.fields.map((f) => [f.name, zero(f.type)]));
 
 class OverrideError extends Error {}
 
@@ -136,21 +143,26 @@ function decode(type: GoType, current: GoValue, input: unknown, path: string): G
     case 'slice': {
       if (!Array.isArray(input)) throw refuse('a list');
       // Go decodes each element into the element already at that index, so objects merge by index.
-      const existing = (current as GoValue[] | null) ?? [];
+      const existing = Array.isArray(current) ? current : [];
       return input.map((item, i) => decode(type.of, i < existing.length ? existing[i]! : zero(type.of), item, `${path}[${i}]`));
     }
-    case 'struct': {
-      if (typeof input !== 'object' || Array.isArray(input)) throw refuse('an object');
-      const out = { ...(current as Record<string, GoValue>) };
-      for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
-        const field = type.fields.find((f) => f.name === key) ?? type.fields.find((f) => f.name.toLowerCase() === key.toLowerCase());
-        const where = path === '' ? key : `${path}.${key}`;
-        if (!field) throw new OverrideError(`${at(where)} is not an install-config field assisted installation supports`);
-        if (value !== undefined) out[field.name] = decode(field.type, out[field.name] ?? zero(field.type), value, where);
-      }
-      return out;
-    }
+    case 'struct':
+      return decodeStruct(type, isGoObject(current) ? current : {}, input, path);
   }
+}
+
+/** `decode` of a struct: a null input leaves it as it is. */
+function decodeStruct(type: StructType, current: GoObject, input: unknown, path: string): GoObject {
+  if (input === null) return current;
+  if (typeof input !== 'object' || Array.isArray(input)) throw new OverrideError(`${at(path)} must be an object, not ${jsonKind(input)}`);
+  const out = { ...current };
+  for (const [key, value] of Object.entries(input)) {
+    const field = type.fields.find((f) => f.name === key) ?? type.fields.find((f) => f.name.toLowerCase() === key.toLowerCase());
+    const where = path === '' ? key : `${path}.${key}`;
+    if (!field) throw new OverrideError(`${at(where)} is not an install-config field assisted installation supports`);
+    if (value !== undefined) out[field.name] = decode(field.type, out[field.name] ?? zero(field.type), value, where);
+  }
+  return out;
 }
 
 const isEmpty = (type: GoType, value: GoValue) =>
@@ -160,12 +172,15 @@ const isEmpty = (type: GoType, value: GoValue) =>
 function encode(type: GoType, value: GoValue): unknown {
   if (value === null) return null;
   if (type.kind === 'pointer') return encode(type.to, value);
-  if (type.kind === 'slice') return (value as GoValue[]).map((item) => encode(type.of, item));
-  if (type.kind !== 'struct') return value;
-  const record = value as Record<string, GoValue>;
+  if (type.kind === 'slice' && Array.isArray(value)) return value.map((item) => encode(type.of, item));
+  if (type.kind !== 'struct' || !isGoObject(value)) return value;
+  return encodeStruct(type, value);
+}
+
+function encodeStruct(type: StructType, value: GoObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of type.fields) {
-    const fieldValue = record[field.name] ?? zero(field.type);
+    const fieldValue = value[field.name] ?? zero(field.type);
     if (!(field.omitEmpty && isEmpty(field.type, fieldValue))) out[field.name] = encode(field.type, fieldValue);
   }
   return out;
@@ -187,26 +202,13 @@ export interface InstallConfigOptions {
   overrides?: string;
 }
 
-interface Inventory {
-  hostname?: string;
-  boot?: { current_boot_mode?: string };
-  interfaces?: { mac_address?: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
-}
 interface Network { cidr: string; host_prefix?: number }
 
-/** A JSON-text attribute (or an already-parsed one); undefined when unreadable. */
-function parsed<T>(value: unknown): T | undefined {
-  if (value && typeof value === 'object') return value as T;
-  try {
-    return typeof value === 'string' && value !== '' ? (JSON.parse(value) as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-const inventoryOf = (host: Host) => parsed<Inventory>(host.attributes.inventory) ?? {};
+const inventoryOf = (host: Host): Inventory => hostInventory(host) ?? {};
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const networksOf = (attributes: Record<string, unknown>, key: string) =>
-  (Array.isArray(attributes[key]) ? (attributes[key] as Network[]) : []).filter((n) => typeof n?.cidr === 'string');
+/** The cluster's networks of one kind that have a CIDR. */
+const networksOf = (networks: readonly { cidr?: string; host_prefix?: number }[] | null | undefined): Network[] =>
+  (networks ?? []).filter((n): n is Network => typeof n?.cidr === 'string');
 
 const rawRole = (host: Host) => text(host.attributes.role) || 'auto-assign';
 const effectiveRole = (host: Host) => (rawRole(host) === 'auto-assign' && text(host.attributes.suggested_role)) || rawRole(host);
@@ -252,13 +254,13 @@ function hyperthreading(setting: unknown, group: 'masters' | 'workers' | 'arbite
   return value === 'all' || value.split(',').includes(group) ? 'Enabled' : 'Disabled';
 }
 
-function noProxy(attributes: Record<string, unknown>, name: string): string {
+function noProxy(attributes: ClusterAttributes, name: string): string {
   const configured = text(attributes.no_proxy).trim();
   if (configured === '*') return configured;
   return [
     ...configured.split(',').filter((s) => s !== ''),
     `.${name}.${text(attributes.base_dns_domain)}`,
-    ...['cluster_networks', 'service_networks', 'machine_networks'].flatMap((key) => networksOf(attributes, key).map((n) => n.cidr)),
+    ...[attributes.cluster_networks, attributes.service_networks, attributes.machine_networks].flatMap((networks) => networksOf(networks).map((n) => n.cidr)),
   ].join(',');
 }
 
@@ -266,10 +268,10 @@ function noProxy(attributes: Record<string, unknown>, name: string): string {
 
 function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfigOptions, doc: Record<string, any>): void {
   const a = cluster.attributes;
-  const type = text((a.platform as { type?: string } | undefined)?.type) || (a.user_managed_networking ? 'none' : 'baremetal');
-  const machineNetworks = networksOf(a, 'machine_networks');
-  const vips = (key: string) => (Array.isArray(a[key]) ? (a[key] as { ip: string }[]).map((v) => v.ip) : []);
-  const userManagedLoadBalancer = (a.load_balancer as { type?: string } | undefined)?.type === 'user-managed' ? { type: 'UserManaged' } : undefined;
+  const type = text(a.platform?.type) || (a.user_managed_networking ? 'none' : 'baremetal');
+  const machineNetworks = networksOf(a.machine_networks);
+  const vips = (list: readonly { ip?: string }[] | null | undefined) => (Array.isArray(list) ? list.map((v) => v.ip) : []);
+  const userManagedLoadBalancer = a.load_balancer?.type === 'user-managed' ? { type: 'UserManaged' } : undefined;
   const userManaged = () => {
     doc.networking.machineNetwork = userManagedMachineNetworks(machineNetworks, hosts);
     if (typeof a.network_type === 'string') doc.networking.networkType = a.network_type;
@@ -284,8 +286,8 @@ function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfig
     doc.platform = {
       baremetal: {
         provisioningNetwork: 'Disabled',
-        apiVIPs: vips('api_vips'),
-        ingressVIPs: vips('ingress_vips'),
+        apiVIPs: vips(a.api_vips),
+        ingressVIPs: vips(a.ingress_vips),
         hosts: sorted.map((h) => {
           const boot = inventoryOf(h).boot;
           return { name: hostName(h), role: rawRole(h), bootMACAddress: bootMac(h, machineNetworks), bootMode: boot && boot.current_boot_mode !== 'uefi' ? 'legacy' : 'UEFI' };
@@ -298,12 +300,12 @@ function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfig
     // Credentials are placeholders the user replaces after installation, as upstream does.
     const section: Record<string, unknown> = {};
     if (a.user_managed_networking) userManaged();
-    else Object.assign(section, { apiVIPs: vips('api_vips'), ingressVIPs: vips('ingress_vips') });
+    else Object.assign(section, { apiVIPs: vips(a.api_vips), ingressVIPs: vips(a.ingress_vips) });
     doc.platform = { [type]: Object.assign(section, type === 'vsphere' ? vspherePlaceholders(userManagedLoadBalancer) : NUTANIX_PLACEHOLDERS) };
   } else {
-    const external = a.platform as { external?: { platform_name?: string; cloud_controller_manager?: string } } | undefined;
+    const external = a.platform?.external;
     doc.platform = type === 'external'
-      ? { external: { PlatformName: text(external?.external?.platform_name), CloudControllerManager: text(external?.external?.cloud_controller_manager) } }
+      ? { external: { PlatformName: text(external?.platform_name), CloudControllerManager: text(external?.cloud_controller_manager) } }
       : { none: {} };
     userManaged();
     if (a.control_plane_count === 1) {
@@ -335,21 +337,41 @@ const NUTANIX_PLACEHOLDERS = {
 function fencing(cluster: Cluster, hosts: Host[], doc: Record<string, any>): void {
   const masters = hosts.filter((h) => effectiveRole(h) === 'master');
   if (cluster.attributes.control_plane_count !== 2 || countRole(hosts, 'arbiter') > 0 || masters.length !== 2) return;
-  const credentials = masters.map((h) => parsed<Record<string, string>>(h.attributes.fencing_credentials));
-  if (credentials.some((c) => !c)) return;
+  const credentials = masters.map(fencingCredentialsOf);
+  if (!credentials.every((c) => c !== undefined)) return;
   doc.controlPlane.fencing = {
     credentials: credentials.map((c, i) => ({
-      ...(c!.mac_address ? { macAddress: c!.mac_address } : { hostname: hostName(masters[i]!) }),
-      address: c!.address, username: c!.username, password: c!.password,
-      ...(c!.certificate_verification ? { certificateVerification: c!.certificate_verification } : {}),
+      ...(c.mac_address ? { macAddress: c.mac_address } : { hostname: hostName(masters[i]!) }),
+      address: c.address, username: c.username, password: c.password,
+      ...(c.certificate_verification ? { certificateVerification: c.certificate_verification } : {}),
     })),
   };
   // Two-node fencing is a tech preview before 4.22.
   if (versionBelow(text(cluster.attributes.openshift_version), '4.22')) doc.featureSet = 'TechPreviewNoUpgrade';
 }
 
+/**
+ * A host's BMC credentials (the wire's fencing-credentials-params, stored in JSON text), each field
+ * as text ('' when missing); undefined when there are none or they are not a JSON object.
+ */
+function fencingCredentialsOf(host: Host): Record<'address' | 'username' | 'password' | 'certificate_verification' | 'mac_address', string> | undefined {
+  const stored = host.attributes.fencing_credentials;
+  let credentials: unknown = stored;
+  try {
+    if (typeof stored === 'string') credentials = stored === '' ? undefined : JSON.parse(stored);
+  } catch {
+    return undefined;
+  }
+  if (!credentials || typeof credentials !== 'object') return undefined;
+  const fields = new Map<string, unknown>(Object.entries(credentials));
+  return {
+    address: text(fields.get('address')), username: text(fields.get('username')), password: text(fields.get('password')),
+    certificate_verification: text(fields.get('certificate_verification')), mac_address: text(fields.get('mac_address')),
+  };
+}
+
 /** The generated document before overrides, in upstream's typed form. */
-function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions): GoValue {
+function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions): GoObject {
   const a = cluster.attributes;
   const version = text(a.openshift_version);
   const listOrNil = <T>(items: T[]) => (items.length > 0 ? items : null);
@@ -360,9 +382,9 @@ function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions
     networking: {
       // With network type None the user brings the CNI, so the installer is told none.
       networkType: networkType === 'None' ? '' : networkType,
-      clusterNetwork: listOrNil(networksOf(a, 'cluster_networks').map((n) => ({ cidr: n.cidr, hostPrefix: n.host_prefix ?? 0 }))),
-      machineNetwork: networksOf(a, 'machine_networks').map((n) => ({ cidr: n.cidr })),
-      serviceNetwork: listOrNil(networksOf(a, 'service_networks').map((n) => n.cidr)),
+      clusterNetwork: listOrNil(networksOf(a.cluster_networks).map((n) => ({ cidr: n.cidr, hostPrefix: n.host_prefix ?? 0 }))),
+      machineNetwork: networksOf(a.machine_networks).map((n) => ({ cidr: n.cidr })),
+      serviceNetwork: listOrNil(networksOf(a.service_networks).map((n) => n.cidr)),
     },
     metadata: { name: cluster.name },
     compute: [{ hyperthreading: hyperthreading(a.hyperthreading, 'workers'), name: 'worker', replicas: countRole(hosts, 'worker') }],
@@ -385,11 +407,11 @@ function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions
   }
   fencing(cluster, hosts, doc);
   platformSection(cluster, hosts, options, doc);
-  return decode(INSTALL_CONFIG, zero(INSTALL_CONFIG), doc, '');
+  return decodeStruct(INSTALL_CONFIG, zeroStruct(INSTALL_CONFIG), doc, '');
 }
 
 /** Decodes overrides text over the document; throws OverrideError for anything upstream refuses. */
-function applyOverrides(base: GoValue, overrides: string): GoValue {
+function applyOverrides(base: GoObject, overrides: string): GoObject {
   if (overrides === '') return base;
   let input: unknown;
   try {
@@ -397,7 +419,7 @@ function applyOverrides(base: GoValue, overrides: string): GoValue {
   } catch {
     throw new OverrideError('the overrides are not valid JSON: send a JSON object as a string, such as "{\\"fips\\":true}"');
   }
-  return decode(INSTALL_CONFIG, base, input, '');
+  return decodeStruct(INSTALL_CONFIG, base, input, '');
 }
 
 /** Upstream's check of an override's trust bundle: every PEM block must be an X.509 certificate. */
@@ -426,8 +448,8 @@ const MAX_OVERRIDES_LENGTH = 128 * 1024;
 export function installConfigOverridesProblem(cluster: Cluster, hosts: Host[], overrides: string, options: InstallConfigOptions = {}): string | undefined {
   if (overrides.length > MAX_OVERRIDES_LENGTH) return `install config overrides are longer than ${MAX_OVERRIDES_LENGTH} characters`;
   try {
-    const merged = applyOverrides(generate(cluster, hosts, options), overrides) as Record<string, GoValue>;
-    const bundle = merged.additionalTrustBundle as string;
+    const merged = applyOverrides(generate(cluster, hosts, options), overrides);
+    const bundle = text(merged.additionalTrustBundle);
     const problem = bundle ? trustBundleProblem(bundle) : undefined;
     return problem ? `install config overrides: ${problem}` : undefined;
   } catch (error) {
@@ -442,22 +464,22 @@ export function installConfigOverridesProblem(cluster: Cluster, hosts: Host[], o
  * the infra-envs' bundles). Returns the document in upstream's JSON shape.
  */
 export function renderInstallConfig(cluster: Cluster, hosts: Host[], options: InstallConfigOptions = {}): InstallConfig {
-  let merged: Record<string, GoValue>;
+  let merged: GoObject;
   try {
-    merged = applyOverrides(generate(cluster, hosts, options), options.overrides ?? text(cluster.attributes.install_config_overrides)) as Record<string, GoValue>;
+    merged = applyOverrides(generate(cluster, hosts, options), options.overrides ?? text(cluster.attributes.install_config_overrides));
   } catch (error) {
     if (error instanceof OverrideError) throw conflict(`The cluster's install config overrides no longer apply (${error.message}); update or clear them`);
     throw error;
   }
   const bundles = [
-    merged.additionalTrustBundle as string,
+    text(merged.additionalTrustBundle),
     options.extraCa ?? '',
     options.mirrorCaBundle ?? '',
     ...(options.infraEnvs ?? []).map((i) => text(i.attributes.additional_trust_bundle)),
   ].filter((b) => b !== '');
   const bundle = bundles.join('\n').trim();
   if (bundle) merged = { ...merged, additionalTrustBundle: bundle };
-  return encode(INSTALL_CONFIG, merged) as InstallConfig;
+  return encodeStruct(INSTALL_CONFIG, merged);
 }
 
 /**
@@ -468,8 +490,10 @@ export function renderInstallConfig(cluster: Cluster, hosts: Host[], options: In
 export function consoleEnabled(openshiftVersion: string, overrides: string): boolean {
   if (overrides === '' || versionBelow(openshiftVersion, '4.12')) return true;
   try {
-    const capabilities = (decode(INSTALL_CONFIG, zero(INSTALL_CONFIG), JSON.parse(overrides), '') as Record<string, any>).capabilities;
-    return capabilities?.baselineCapabilitySet !== 'None' || (capabilities.additionalEnabledCapabilities ?? []).includes('Console');
+    const { capabilities } = decodeStruct(INSTALL_CONFIG, zeroStruct(INSTALL_CONFIG), JSON.parse(overrides), '');
+    if (!isGoObject(capabilities) || capabilities.baselineCapabilitySet !== 'None') return true;
+    const enabled = capabilities.additionalEnabledCapabilities;
+    return Array.isArray(enabled) && enabled.includes('Console');
   } catch {
     return true;
   }

@@ -8,24 +8,19 @@
 import { X509Certificate } from 'node:crypto';
 import { parseDocument, stringify as stringifyYaml } from 'yaml';
 import type { ClusterTransitionContext } from '../cluster/cluster-facts.js';
-import { FINALIZING_STAGES, type FinalizingStage, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
-import type { Cluster, Host } from '../core/entities.js';
-import { badRequest, conflict, notFound } from '../core/errors.js';
+import { FINALIZING_STAGES, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
+import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';
+import { badRequest, conflict, errorMessage, notFound } from '../core/errors.js';
+import { isJsonObject } from '../core/stored-json.js';
+import type { Wire } from '../core/wire.js';
 import { hostDisplayName } from '../host/host.js';
 import { isNotAllowed, transitionHost, type EventIntent, type HostTransition } from '../host/host-state-machine.js';
-import { checkHostProgress, type HostRole, type HostStage, type HostStatus } from '../host/host-states.js';
+import { checkHostProgress, HOST_STATUSES, type HostStage, type HostStatus } from '../host/host-states.js';
 
 // ---------------------------------------------------------------- host install progress
 
 /** `host.progress` as stored (the `host-progress-info` wire shape). */
-export interface StoredHostProgress {
-  current_stage?: HostStage;
-  progress_info?: string;
-  stage_started_at?: string;
-  stage_updated_at?: string;
-  stage_timed_out?: boolean;
-  installation_percentage?: number;
-}
+export type StoredHostProgress = Wire['host-progress-info'];
 
 export interface HostProgressReport {
   stage: HostStage;
@@ -74,7 +69,7 @@ export function roundHalfEven(value: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
-const roleOf = (host: Host) => host.attributes.role as HostRole | undefined;
+const roleOf = (host: Host) => host.attributes.role;
 const isDay2 = (host: Host) => host.attributes.kind === 'AddToExistingClusterHost';
 
 /** Upstream's event text: "reached installation stage <stage>[: <info>]". */
@@ -92,9 +87,10 @@ export function progressEventText(report: HostProgressReport): string {
  */
 export function applyHostProgress(host: Host, cluster: ProgressCluster, report: HostProgressReport, now: Date): HostProgressOutcome {
   if (!host.clusterId) throw badRequest(`host ${host.hostId} is not bound to any cluster, cannot update progress`);
-  const progress = (host.attributes.progress as StoredHostProgress | undefined) ?? {};
+  const status = knownStatus(host);
+  const progress = host.attributes.progress ?? {};
   const selector = { role: roleOf(host), bootstrap: !!host.attributes.bootstrap, singleNode: cluster.singleNode, day2: isDay2(host), kubeApi: false };
-  const accepted = checkHostProgress(host.status as HostStatus, { ...selector, currentStage: progress.current_stage, progressInfo: progress.progress_info }, report);
+  const accepted = checkHostProgress(status, { ...selector, currentStage: progress.current_stage, progressInfo: progress.progress_info }, report);
   if (isNotAllowed(accepted)) throw conflict(accepted.reason);
   if (!accepted.changed) return { host, changed: false, stageChanged: false };
 
@@ -122,11 +118,11 @@ export function applyHostProgress(host: Host, cluster: ProgressCluster, report: 
   } else {
     machineStage = 'Failed';
   }
-  const transition = transitionHost({ status: host.status as HostStatus }, 'HostProgressChanged', {
+  const transition = transitionHost({ status }, 'HostProgressChanged', {
     now,
     hostName: hostDisplayName(host),
-    statusInfo: host.attributes.status_info as string | undefined,
-    statusUpdatedAt: host.attributes.status_updated_at as string | undefined,
+    statusInfo: host.attributes.status_info,
+    statusUpdatedAt: host.attributes.status_updated_at,
     bound: true,
     day2: selector.day2,
     role: selector.role,
@@ -145,18 +141,17 @@ export function applyHostProgress(host: Host, cluster: ProgressCluster, report: 
   return { host: next, changed: true, stageChanged: true, transition, progressEvent };
 }
 
+/** The host's status, one of the `host` schema's: the store keeps no other. */
+function knownStatus(host: Host): HostStatus {
+  const status = HOST_STATUSES.find((known) => known === host.status);
+  if (status === undefined) throw new Error(`host ${host.hostId} has status ${host.status}, which no host has`);
+  return status;
+}
+
 // ---------------------------------------------------------------- finalizing and operators
 
 /** `cluster.progress` as stored (the `cluster-progress-info` wire shape). */
-export interface StoredClusterProgress {
-  total_percentage?: number;
-  preparing_for_installation_stage_percentage?: number;
-  installing_stage_percentage?: number;
-  finalizing_stage_percentage?: number;
-  finalizing_stage?: FinalizingStage;
-  finalizing_stage_started_at?: string;
-  finalizing_stage_timed_out?: boolean;
-}
+export type StoredClusterProgress = Wire['cluster-progress-info'];
 
 /** Statuses in which the controller reports finalizing stages (upstream answers 400 otherwise). */
 export const FINALIZING_REPORT_STATUSES: readonly string[] = ['installing', 'finalizing', 'installing-pending-user-action'];
@@ -166,17 +161,18 @@ export const FINALIZING_REPORT_STATUSES: readonly string[] = ['installing', 'fin
  * cleared); the same stage again changes nothing. Returns undefined when nothing changes.
  */
 export function applyFinalizingStage(cluster: Cluster, stage: string, now: Date): Cluster | undefined {
-  if (!(FINALIZING_STAGES as readonly string[]).includes(stage)) throw badRequest(`invalid finalizing stage '${stage}'`);
+  const finalizingStage = FINALIZING_STAGES.find((known) => known === stage);
+  if (finalizingStage === undefined) throw badRequest(`invalid finalizing stage '${stage}'`);
   if (!FINALIZING_REPORT_STATUSES.includes(cluster.status)) {
     throw badRequest(`cluster is ${cluster.status}, not in one of allowed statuses: [${FINALIZING_REPORT_STATUSES.join(' ')}]`);
   }
-  const progress = (cluster.attributes.progress as StoredClusterProgress | undefined) ?? {};
-  if (progress.finalizing_stage === stage) return undefined;
+  const progress = cluster.attributes.progress ?? {};
+  if (progress.finalizing_stage === finalizingStage) return undefined;
   const next = structuredClone(cluster);
   const at = now.toISOString();
   next.attributes.progress = {
     ...progress,
-    finalizing_stage: stage as FinalizingStage,
+    finalizing_stage: finalizingStage,
     finalizing_stage_started_at: at,
     finalizing_stage_timed_out: false,
   } satisfies StoredClusterProgress;
@@ -185,23 +181,11 @@ export function applyFinalizingStage(cluster: Cluster, stage: string, now: Date)
 }
 
 /** A `monitored-operator` as kept in cluster.attributes.monitored_operators. */
-export interface StoredMonitoredOperator {
-  name: string;
-  operator_type?: 'builtin' | 'olm';
-  timeout_seconds?: number;
-  namespace?: string;
-  subscription_name?: string;
-  properties?: string;
-  version?: string;
-  status?: OperatorStatus;
-  status_info?: string;
-  status_updated_at?: string;
-  [field: string]: unknown;
-}
+export type StoredMonitoredOperator = Wire['monitored-operator'];
 
 export function storedOperators(cluster: Cluster): StoredMonitoredOperator[] {
   const operators = cluster.attributes.monitored_operators;
-  return Array.isArray(operators) ? (operators as StoredMonitoredOperator[]) : [];
+  return Array.isArray(operators) ? operators : [];
 }
 
 /** The `monitored-operators-list`, optionally one operator by name (404 when the cluster has none of that name). */
@@ -254,7 +238,7 @@ export function applyOperatorReport(cluster: Cluster, report: OperatorReport, no
 
 export function operatorSummaries(cluster: Cluster): MonitoredOperatorSummary[] {
   return storedOperators(cluster).map((operator) => ({
-    name: operator.name,
+    name: operator.name ?? '',
     type: operator.operator_type === 'olm' ? 'olm' : 'builtin',
     ...(operator.status ? { status: operator.status } : {}),
     ...(operator.timeout_seconds !== undefined ? { timeoutSeconds: operator.timeout_seconds } : {}),
@@ -271,7 +255,7 @@ export const CONTROLLER_COMPLETION = 'controller_completion';
  * the final kubeconfig), read from the attributes this module writes, so no object store call is needed.
  */
 export function installationTransitionContext(cluster: Cluster): Pick<ClusterTransitionContext, 'finalizing' | 'monitoredOperators' | 'kubeconfigExists'> {
-  const progress = (cluster.attributes.progress as StoredClusterProgress | undefined) ?? {};
+  const progress = cluster.attributes.progress ?? {};
   return {
     ...(progress.finalizing_stage
       ? {
@@ -291,18 +275,18 @@ export function installationTransitionContext(cluster: Cluster): Pick<ClusterTra
  * The attributes without what an installation attempt recorded here: for a reset, which deletes
  * the generated files, so the next attempt starts from no kubeconfig, stage or operator status.
  */
-export function withoutInstallationReports(attributes: Record<string, unknown>): Record<string, unknown> {
+export function withoutInstallationReports(attributes: ClusterAttributes): ClusterAttributes {
   const next = structuredClone(attributes);
   delete next[KUBECONFIG_CREATED_AT];
   delete next[CONTROLLER_COMPLETION];
-  const progress = next.progress as StoredClusterProgress | undefined;
+  const progress = next.progress;
   if (progress) {
     delete progress.finalizing_stage;
     delete progress.finalizing_stage_started_at;
     delete progress.finalizing_stage_timed_out;
   }
   if (Array.isArray(next.monitored_operators)) {
-    next.monitored_operators = (next.monitored_operators as StoredMonitoredOperator[]).map((operator) => {
+    next.monitored_operators = next.monitored_operators.map((operator) => {
       const { status: _status, status_info: _info, status_updated_at: _at, version: _version, ...rest } = operator;
       return rest;
     });
@@ -312,11 +296,9 @@ export function withoutInstallationReports(attributes: Record<string, unknown>):
 
 /** complete-installation's `data.CLUSTER_OPERATORS_REPORT`: the names of the operators reported failed. */
 export function failedOperatorNames(data: unknown): string[] | undefined {
-  const report = (data as Record<string, unknown> | undefined)?.CLUSTER_OPERATORS_REPORT;
+  const report = isJsonObject(data) ? data.CLUSTER_OPERATORS_REPORT : undefined;
   if (!Array.isArray(report)) return undefined;
-  return report
-    .filter((entry): entry is { name: string; status: string } => !!entry && typeof entry === 'object' && (entry as { status?: unknown }).status === 'failed')
-    .map((entry) => String(entry.name ?? ''));
+  return report.filter((entry) => isJsonObject(entry) && entry.status === 'failed').map((entry) => String(entry.name ?? ''));
 }
 
 // ---------------------------------------------------------------- ingress CA and kubeconfig
@@ -343,9 +325,6 @@ export class KubeconfigUnusable extends Error {
   }
 }
 
-/** The part of a kubeconfig the merge reads; everything else is carried through as parsed. */
-type KubeconfigDocument = { clusters?: { cluster?: Record<string, unknown> }[] } | null;
-
 /**
  * Adds the ingress CA in front of every cluster's certificate-authority-data (as upstream does), so
  * clients trust the OAuth route too. A bad ingress PEM is the caller's 400; a broken kubeconfig is ours.
@@ -355,16 +334,18 @@ export function mergeIngressCaIntoKubeconfig(kubeconfigText: string, ingressCaPe
   // Errors are checked, not thrown or logged: the parser's messages quote the document, which holds the admin client key.
   const document = parseDocument(kubeconfigText, { logLevel: 'silent' });
   if (document.errors.length > 0) throw new KubeconfigUnusable('it is not YAML');
-  const kubeconfig = document.toJS() as KubeconfigDocument;
-  const clusters = kubeconfig?.clusters;
+  // Only the clusters' CAs are read and changed; everything else is carried through as parsed.
+  const kubeconfig: unknown = document.toJS();
+  const clusters = isJsonObject(kubeconfig) ? kubeconfig.clusters : undefined;
   if (!Array.isArray(clusters) || clusters.length === 0) throw new KubeconfigUnusable('it names no cluster');
   const ingress = ingressCaPem.endsWith('\n') ? ingressCaPem : `${ingressCaPem}\n`;
   for (const entry of clusters) {
-    const data = entry?.cluster?.['certificate-authority-data'];
-    if (typeof data !== 'string' || data === '') throw new KubeconfigUnusable('certificate-authority-data not found');
+    const cluster: unknown = isJsonObject(entry) ? entry.cluster : undefined;
+    const data = isJsonObject(cluster) ? cluster['certificate-authority-data'] : undefined;
+    if (!isJsonObject(cluster) || typeof data !== 'string' || data === '') throw new KubeconfigUnusable('certificate-authority-data not found');
     const clusterCa = Buffer.from(data, 'base64').toString('utf8');
     if (!holdsCertificate(clusterCa)) throw new KubeconfigUnusable('the cluster CA is not valid PEM');
-    entry.cluster!['certificate-authority-data'] = Buffer.from(ingress + clusterCa, 'utf8').toString('base64');
+    cluster['certificate-authority-data'] = Buffer.from(ingress + clusterCa, 'utf8').toString('base64');
   }
   return stringifyYaml(kubeconfig, { lineWidth: 0 });
 }
@@ -460,16 +441,15 @@ export function hostIgnitionOverrideProblem(config: string): string | undefined 
   try {
     parsed = JSON.parse(config);
   } catch (error) {
-    return `error parsing ignition: ${(error as Error).message}`;
+    return `error parsing ignition: ${errorMessage(error)}`;
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'error parsing ignition: the config must be a JSON object';
-  const document = parsed as Record<string, unknown>;
+  if (!isJsonObject(parsed)) return 'error parsing ignition: the config must be a JSON object';
   for (const section of IGNITION_SECTIONS) {
-    const value = document[section];
+    const value = parsed[section];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'object' || Array.isArray(value)) return `error parsing ignition: ${section} must be an object`;
+    if (!isJsonObject(value)) return `error parsing ignition: ${section} must be an object`;
   }
-  const version = (document.ignition as { version?: unknown } | undefined)?.version;
+  const version = isJsonObject(parsed.ignition) ? parsed.ignition.version : undefined;
   if (typeof version !== 'string' || !HOST_IGNITION_OVERRIDE_VERSIONS.includes(version)) {
     return `error parsing ignition: unsupported config version ${JSON.stringify(version ?? null)}; use ${HOST_IGNITION_OVERRIDE_VERSIONS.join(' or ')}`;
   }

@@ -28,13 +28,13 @@ type InstallRole = Exclude<HostRole, 'auto-assign' | 'bootstrap'>;
 export function planInstallation(cluster: Cluster, hosts: readonly Host[], effectiveRoles: ReadonlyMap<string, HostRole>): InstallationPlan {
   const roles = new Map<string, InstallRole>();
   for (const host of hosts) {
-    const assigned = (host.attributes.role as HostRole | undefined) ?? 'auto-assign';
+    const assigned = host.attributes.role ?? 'auto-assign';
     const role = assigned === 'auto-assign' ? effectiveRoles.get(host.hostId) ?? 'auto-assign' : assigned;
     if (role === 'auto-assign') throw conflict(`Host ${host.hostId} has no role yet: wait for its inventory or set its role`);
     roles.set(host.hostId, role === 'bootstrap' ? 'master' : role);
   }
   const controlPlane = [...roles].filter(([, role]) => role === 'master').map(([id]) => id).sort();
-  const expected = (cluster.attributes.control_plane_count as number | undefined) ?? 3;
+  const expected = cluster.attributes.control_plane_count ?? 3;
   if (controlPlane.length < Math.min(expected, 1)) throw conflict('The cluster has no control-plane host to install');
   const existing = hosts.find((host) => host.attributes.bootstrap && roles.get(host.hostId) === 'master');
   // Upstream keeps an earlier choice, else takes the last control-plane host by id.
@@ -44,8 +44,10 @@ export function planInstallation(cluster: Cluster, hosts: readonly Host[], effec
 
 /** The role the install step and the installer use: the bootstrap host installs as `bootstrap`. */
 export function installRoleOf(host: Host): 'bootstrap' | InstallRole {
-  if (host.attributes.bootstrap) return 'bootstrap';
-  return ((host.attributes.role as InstallRole | undefined) ?? 'worker');
+  const role = host.attributes.role;
+  if (host.attributes.bootstrap || role === 'bootstrap') return 'bootstrap';
+  // A host installs only once it has a role (planInstallation); one without is taken as a worker.
+  return role === undefined || role === 'auto-assign' ? 'worker' : role;
 }
 
 /** Upstream's InstallCmdRequest: args[0] of the `install` step. */
@@ -99,12 +101,12 @@ export function installCommandRequest(cluster: Cluster, host: Host, images: Inst
   if (!device) return undefined;
   const attributes = cluster.attributes;
   const proxy = {
-    ...(attributes.http_proxy ? { http_proxy: attributes.http_proxy as string } : {}),
-    ...(attributes.https_proxy ? { https_proxy: attributes.https_proxy as string } : {}),
-    ...(attributes.no_proxy ? { no_proxy: attributes.no_proxy as string } : {}),
+    ...(attributes.http_proxy ? { http_proxy: attributes.http_proxy } : {}),
+    ...(attributes.https_proxy ? { https_proxy: attributes.https_proxy } : {}),
+    ...(attributes.no_proxy ? { no_proxy: attributes.no_proxy } : {}),
   };
-  const serviceIps = ((attributes.service_networks as { cidr: string }[] | undefined) ?? [])
-    .map((network) => firstServiceIp(network.cidr))
+  const serviceIps = (attributes.service_networks ?? [])
+    .map((network) => firstServiceIp(network.cidr ?? ''))
     .filter((ip): ip is string => !!ip);
   return {
     cluster_id: cluster.clusterId,
@@ -116,8 +118,8 @@ export function installCommandRequest(cluster: Cluster, host: Host, images: Inst
     controller_image: images.controller,
     agent_image: images.agent,
     openshift_version: String(attributes.openshift_version ?? ''),
-    control_plane_count: (attributes.control_plane_count as number | undefined) ?? 3,
-    ...(host.attributes.installer_args ? { installer_args: host.attributes.installer_args as string } : {}),
+    control_plane_count: attributes.control_plane_count ?? 3,
+    ...(host.attributes.installer_args ? { installer_args: host.attributes.installer_args } : {}),
     disks_to_format: [],
     ...(Object.keys(proxy).length ? { proxy } : {}),
     ...(serviceIps.length ? { service_ips: serviceIps } : {}),
@@ -139,8 +141,9 @@ function firstServiceIp(cidr: string): string | undefined {
 export function clusterDnsRecords(cluster: Cluster, hosts: readonly Host[]): { name: string; type: 'A' | 'AAAA'; values: string[]; ttl: number }[] {
   const attributes = cluster.attributes;
   const base = `${cluster.name}.${String(attributes.base_dns_domain ?? '')}`;
-  let api = ((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((vip) => vip.ip);
-  let ingress = ((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((vip) => vip.ip);
+  const addresses = (vips: readonly { ip?: string }[] | null | undefined) => (vips ?? []).flatMap((vip) => (vip.ip === undefined ? [] : [vip.ip]));
+  let api = addresses(attributes.api_vips);
+  let ingress = addresses(attributes.ingress_vips);
   if (api.length === 0 || ingress.length === 0) {
     // User-managed networking: point the names at the control plane (a single node takes everything).
     const nodeIps = hosts

@@ -21,7 +21,8 @@ export type UploadLogsType = 'host' | 'controller';
 export type DownloadLogsType = UploadLogsType | 'all';
 
 export function parseLogsState(value: unknown): LogsState {
-  if (typeof value === 'string' && (LOGS_STATES as readonly string[]).includes(value)) return value as LogsState;
+  const state = LOGS_STATES.find((known) => known === value);
+  if (state !== undefined) return state;
   throw badRequest(`logs_state must be one of ${LOGS_STATES.filter(Boolean).join(', ')} or empty, got ${JSON.stringify(value)}`);
 }
 

@@ -5,6 +5,8 @@
  */
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Manifest } from '../core/entities.js';
+import { errorMessage } from '../core/errors.js';
+import { isJsonObject } from '../core/stored-json.js';
 
 type Reason = string | undefined;
 
@@ -125,7 +127,7 @@ export function contentProblem(bytes: Uint8Array, path: string): Reason {
   if (!kind) return `Manifest file name of ${path} is invalid: only .yaml, .yml, .json and .patch files are supported`;
   let text: string;
   try {
-    // ignoreBOM keeps a byte-order mark in the text, so JSON with one is refused as Go's json.Valid does.
+    // ignoreBOM keeps a byte-order mark in the text, so JSON with one is refused, like Go's json.Valid refuses it.
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: kind === 'json' }).decode(bytes);
   } catch {
     return `Manifest content of file ${path} is not UTF-8 text`;
@@ -147,7 +149,7 @@ function jsonProblem(text: string, path: string): Reason {
     JSON.parse(text);
     return undefined;
   } catch (error) {
-    return `Manifest content of file ${path} has an illegal JSON format: ${(error as Error).message}`;
+    return `Manifest content of file ${path} has an illegal JSON format: ${errorMessage(error)}`;
   }
 }
 
@@ -156,11 +158,11 @@ function jsonProblem(text: string, path: string): Reason {
  * duplicate keys allowed; unresolved aliases and alias bombs are errors.
  */
 function parseYaml(text: string): { values: unknown[] } | { problem: string } {
-  let documents: Document[];
+  let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(text, { uniqueKeys: false, version: '1.1' }) as Document[];
+    documents = parseAllDocuments(text, { uniqueKeys: false, version: '1.1' });
   } catch (error) {
-    return { problem: firstLine((error as Error).message) };
+    return { problem: firstLine(errorMessage(error)) };
   }
   const values: unknown[] = [];
   for (const document of Array.isArray(documents) ? documents : []) {
@@ -169,7 +171,7 @@ function parseYaml(text: string): { values: unknown[] } | { problem: string } {
     try {
       values.push(document.toJS());
     } catch (failure) {
-      return { problem: firstLine((failure as Error).message) };
+      return { problem: firstLine(errorMessage(failure)) };
     }
   }
   return { values };
@@ -188,8 +190,8 @@ function patchProblem(patch: unknown): Reason {
   if (!Array.isArray(patch)) return 'a patch must be a list of operations such as "- op: add\\n  path: /metadata/labels/x\\n  value: y"';
   for (const [index, operation] of patch.entries()) {
     const where = `operation ${index + 1}`;
-    if (!operation || typeof operation !== 'object' || Array.isArray(operation)) return `${where} must be a mapping with op and path`;
-    const { op, path, from } = operation as Record<string, unknown>;
+    if (!isJsonObject(operation)) return `${where} must be a mapping with op and path`;
+    const { op, path, from } = operation;
     if (typeof op !== 'string' || !PATCH_OPS.has(op)) return `${where}: op must be one of ${[...PATCH_OPS].join(', ')}`;
     if (typeof path !== 'string' || !path.startsWith('/')) return `${where}: path must be a JSON pointer starting with '/'`;
     if ((op === 'move' || op === 'copy') && (typeof from !== 'string' || !from.startsWith('/'))) {

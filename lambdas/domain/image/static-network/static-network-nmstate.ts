@@ -4,6 +4,8 @@
  * interfaces, where DNS goes. Errors name the field path, as `interfaces[1].ipv4.address[0].ip`.
  */
 import { parse as parseYaml } from 'yaml';
+import { errorMessage } from '../../core/errors.js';
+import { isJsonObject } from '../../core/stored-json.js';
 import { ipFamily, parseCidr } from '../../core/validation.js';
 
 /** Invalid or unsupported nmstate input; the message starts with the field path. */
@@ -96,11 +98,11 @@ function fail(path: string, reason: string): never {
 }
 
 function mapping(value: unknown, path: string, allowed: readonly string[], what: string): Mapping {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) fail(path, 'must be a mapping');
+  if (!isJsonObject(value)) fail(path, 'must be a mapping');
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) fail(join(path, key), `is not supported; supported keys of ${what}: ${allowed.join(', ')}`);
   }
-  return value as Mapping;
+  return value;
 }
 
 function list(value: unknown, path: string): unknown[] {
@@ -190,15 +192,14 @@ function parseInterface(value: unknown, path: string): NetworkInterface {
   const node = mapping(value, path, KEYS.interface, 'an interface');
   const name = text(node.name, `${path}.name`);
   if (!NAME.test(name)) fail(`${path}.name`, `"${name}" must be 1–15 letters, digits, '_', '-' or '.', not starting with '.' or '-'`);
-  const type = text(node.type, `${path}.type`);
-  if (!(INTERFACE_TYPES as readonly string[]).includes(type)) {
-    fail(`${path}.type`, `"${type}" is not supported; supported types: ${INTERFACE_TYPES.join(', ')}`);
-  }
+  const typeText = text(node.type, `${path}.type`);
+  const type = INTERFACE_TYPES.find((known) => known === typeText);
+  if (type === undefined) fail(`${path}.type`, `"${typeText}" is not supported; supported types: ${INTERFACE_TYPES.join(', ')}`);
   const state = node.state === undefined ? 'up' : text(node.state, `${path}.state`);
   if (state !== 'up' && state !== 'down' && state !== 'absent') fail(`${path}.state`, 'must be up, down or absent');
   const iface: NetworkInterface = {
     name,
-    type: type as InterfaceType,
+    type,
     state,
     ipv4: ipConfig(node.ipv4, `${path}.ipv4`, 4),
     ipv6: ipConfig(node.ipv6, `${path}.ipv6`, 6),
@@ -321,7 +322,7 @@ export function parseNmstate(yamlText: string): NmstateModel {
   try {
     document = parseYaml(yamlText);
   } catch (error) {
-    fail('', `not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    fail('', `not valid YAML: ${errorMessage(error).split('\n')[0]}`);
   }
   if (!document || typeof document !== 'object' || Array.isArray(document)) fail('', 'the nmstate document must be a mapping with an "interfaces" list');
   const top = mapping(document, '', KEYS.top, 'an nmstate document');
