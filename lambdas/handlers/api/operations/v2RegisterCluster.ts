@@ -3,7 +3,7 @@ import { requireRole } from '../../../usecases/api-tokens.js';
 import { registerCluster } from '../../../usecases/clusters.js';
 import type { Operation } from '../context.js';
 
-export const v2RegisterCluster: Operation = async ({ event, principal, ports }) => {
+export const v2RegisterCluster: Operation<'v2RegisterCluster'> = async ({ body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await registerCluster(ports, principal, event.body as Record<string, unknown>));
+  return json(201, await registerCluster(ports, principal, body));
 };

@@ -5,7 +5,7 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers a host update with 201. */
-export const v2UpdateHost: Operation = async ({ api, event, principal, ports }) => {
+export const v2UpdateHost: Operation<'v2UpdateHost'> = async ({ api, body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await updateHost(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), event.body as Record<string, unknown>));
+  return json(201, await updateHost(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body));
 };
