@@ -155,7 +155,9 @@ function jsonMap(name: string, raw: string | undefined): Record<string, string> 
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new Error(`${name} must be a JSON object of strings`);
   }
-  return parsed as Record<string, string>;
+  const entries = Object.entries(parsed);
+  if (!entries.every((entry): entry is [string, string] => typeof entry[1] === 'string')) throw new Error(`${name} must be a JSON object of strings`);
+  return Object.fromEntries(entries);
 }
 
 /** A whole number of seconds, at least 1; anything else is the default, 30. */

@@ -19,6 +19,11 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
+/** What a caught failure says: a library's own message, for a reason that tells the caller what was wrong with the request. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export function noContent(): APIGatewayProxyResult {
   return { statusCode: 204, headers: {}, body: '' };
 }
@@ -45,11 +50,16 @@ export function mapError(error: unknown, requestId: string): MappedError {
   if (error instanceof ConcurrentModificationError || error instanceof TooMuchContentionError) {
     return { statusCode: 503, reason: `${error.message}; please retry`, internal: false };
   }
-  const http = error as { statusCode?: number; expose?: boolean; message?: string };
-  if (typeof http?.statusCode === 'number' && http.statusCode >= 400 && http.statusCode < 500 && http.expose) {
+  if (isExposedClientError(error)) {
     // middy's body parser reports malformed JSON as 422; upstream answers 400 for any unparsable body.
-    const statusCode = http.statusCode === 422 ? 400 : http.statusCode;
-    return { statusCode, reason: http.message ?? 'bad request', internal: false };
+    const statusCode = error.statusCode === 422 ? 400 : error.statusCode;
+    return { statusCode, reason: typeof error.message === 'string' ? error.message : 'bad request', internal: false };
   }
   return { statusCode: 500, reason: `internal error (request id ${requestId})`, internal: true };
+}
+
+/** An http-errors style error (as middy's HTTP middlewares throw) meant for the caller: a 4xx with `expose` set. */
+function isExposedClientError(error: unknown): error is { statusCode: number; expose: unknown; message?: unknown } {
+  return typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number'
+    && error.statusCode >= 400 && error.statusCode < 500 && 'expose' in error && !!error.expose;
 }

@@ -4,7 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { badRequest } from '../domain/core/errors.js';
-import { errorResponse, mapError } from './http.js';
+import { errorResponse, mapError, messageOf } from './http.js';
 import { logger, metrics } from './observability.js';
 
 /** An API event whose JSON body (when it has one) has been parsed. */
@@ -30,8 +30,10 @@ export interface ApiHandlerOptions {
 function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
   return {
     before: (request) => {
-      const event = request.event as ApiEvent & { body: string | null };
-      const raw = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      const event = request.event;
+      // Before this runs the body is API Gateway's: the request's text, or null.
+      const sent = typeof event.body === 'string' ? event.body : null;
+      const raw = event.isBase64Encoded && sent ? Buffer.from(sent, 'base64').toString('utf8') : sent;
       event.rawBody = raw;
       const contentType = event.headers?.['content-type'] ?? '';
       if (!raw || !JSON_TYPE.test(contentType)) return;
@@ -42,7 +44,7 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
           event.body = raw;
           return;
         }
-        throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
+        throw badRequest(`The request body is not valid JSON: ${messageOf(error)}`);
       }
     },
   };
@@ -54,7 +56,7 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
     onError: (request) => {
       const requestId = request.context.awsRequestId;
       const mapped = mapError(request.error, requestId);
-      if (mapped.internal) logger.error('request failed', { error: request.error as Error });
+      if (mapped.internal) logger.error('request failed', { error: request.error });
       else logger.info('request rejected', { statusCode: mapped.statusCode, reason: mapped.reason });
       metrics.addMetric(mapped.internal ? 'InternalErrors' : 'RejectedRequests', 'Count', 1);
       request.response = errorResponse(mapped.statusCode, mapped.reason);
@@ -86,7 +88,7 @@ function responseHeaders(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
  */
 function withMetrics<E, R>(): MiddlewareObj<E, R>[] {
   if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return [];
-  const publish = logMetrics(metrics) as MiddlewareObj<E, R>;
+  const publish: MiddlewareObj<E, R> = logMetrics(metrics);
   const count: MiddlewareObj<E, R> = { before: () => void metrics.addMetric('Invocations', 'Count', 1) };
   return [publish, count];
 }
@@ -96,7 +98,7 @@ export function apiHandler(handler: ApiHandler, options: ApiHandlerOptions = {})
   return middy<ApiEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(withMetrics())
-    .use(httpHeaderNormalizer() as MiddlewareObj<ApiEvent>)
+    .use(httpHeaderNormalizer())
     // Before errorMapper: middy runs onError in reverse order, so this sees the mapped error answer.
     .use(responseHeaders())
     .use(jsonBody(options))

@@ -42,8 +42,9 @@ function mappedFrame(site: NodeJS.CallSite): string {
   const column = site.getColumnNumber();
   if (!fileName || !line || !column) return text;
   const map = mapOf(fileName);
-  const entry = map?.findEntry(line - 1, column - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
-  if (!entry?.originalSource || entry.originalLine === undefined || entry.originalColumn === undefined) return text;
+  const entry = map?.findEntry(line - 1, column - 1);
+  // A position the map does not cover gives an empty entry.
+  if (!entry || !('originalSource' in entry) || !entry.originalSource || entry.originalLine === undefined || entry.originalColumn === undefined) return text;
   const location = `${fileName}:${line}:${column}`;
   const original = `${sourceName(entry.originalSource)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
   return text.includes(location) ? text.replace(location, original) : `${text} (${original})`;

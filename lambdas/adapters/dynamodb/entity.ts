@@ -83,7 +83,7 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
   private toItem(record: T | Omit<T, 'version'>, version: number): Item {
     const key = this.spec.key(this.spec.keyOf(record));
     const expiresAt = this.spec.expiresAt?.(record);
-    const item = { ...(record as Item), version, ...key, ...(this.spec.indexes?.(record) ?? {}), ...(expiresAt ? { ttl: Math.floor(expiresAt) } : {}), entity: this.spec.name };
+    const item: Item = { ...Object.fromEntries(Object.entries(record)), version, ...key, ...(this.spec.indexes?.(record) ?? {}), ...(expiresAt ? { ttl: Math.floor(expiresAt) } : {}), entity: this.spec.name };
     return this.spec.packed ? packItem(item) : item;
   }
 

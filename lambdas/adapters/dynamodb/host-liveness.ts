@@ -18,7 +18,7 @@
  * (registration, a clock that moved: domain/agent/agent-protocol.ts) still goes through the host item.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Host } from '../../domain/core/entities.js';
 import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest, Store, WatchedHostRecord } from '../../ports/store.js';
 import { LONG_CHECKS, LONG_CHECKS_HANDED_AT } from '../../domain/agent/agent-protocol.js';
@@ -36,8 +36,11 @@ const BATCH_GET_ATTEMPTS = 6;
 
 export const livenessKey = (host: ItemKey): ItemKey => ({ pk: host.pk, sk: LIVENESS_SORT_KEY });
 
+/** A conditional update of a liveness item (its table and key aside). */
+type LivenessUpdate = Omit<UpdateCommandInput, 'TableName' | 'Key'> & { UpdateExpression: string; ConditionExpression: string };
+
 /** A check-in's write: only forward. */
-function checkInUpdate(liveness: HostLiveness) {
+function checkInUpdate(liveness: HostLiveness): LivenessUpdate {
   return {
     UpdateExpression: 'SET #at = :at, #ttl = :ttl, #entity = :entity' + (liveness.timestamp === undefined ? ' REMOVE #timestamp' : ', #timestamp = :timestamp'),
     ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
@@ -47,7 +50,7 @@ function checkInUpdate(liveness: HostLiveness) {
       ':ttl': orphanTtl(liveness.checkedInAt),
       ':entity': 'hostLiveness',
       ...(liveness.timestamp === undefined ? {} : { ':timestamp': liveness.timestamp }),
-    } as Record<string, unknown>,
+    },
   };
 }
 
@@ -56,7 +59,7 @@ function claimCondition(type: string, claim: { at: string; staleBefore: string }
   return {
     ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :staleBefore OR #mark > :markAt',
     ExpressionAttributeNames: { '#mark': markAttribute(type) },
-    ExpressionAttributeValues: { ':markAt': claim.at, ':staleBefore': claim.staleBefore } as Record<string, unknown>,
+    ExpressionAttributeValues: { ':markAt': claim.at, ':staleBefore': claim.staleBefore },
   };
 }
 
@@ -139,30 +142,18 @@ export class HostLivenessItems {
    * in either order, and liveness only moves forward.
    */
   async checkIn(hostKey: ItemKey, liveness: HostLiveness): Promise<void> {
-    try {
-      await this.doc.send(new UpdateCommand({ TableName: this.table, Key: livenessKey(hostKey), ...checkInUpdate(liveness) }));
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await this.updateIf(hostKey, checkInUpdate(liveness));
   }
 
   /** Takes the mark where none inside its window is stored: `claim` is the domain's longCheckClaim. */
   async claimLongCheck(hostKey: ItemKey, type: string, claim: { at: string; staleBefore: string }): Promise<boolean> {
     const condition = claimCondition(type, claim);
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table,
-        Key: livenessKey(hostKey),
-        UpdateExpression: 'SET #mark = :markAt, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity',
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, '#ttl': 'ttl', '#entity': 'entity' },
-        ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':ttl': orphanTtl(claim.at), ':entity': 'hostLiveness' },
-      }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return this.updateIf(hostKey, {
+      UpdateExpression: 'SET #mark = :markAt, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity',
+      ConditionExpression: condition.ConditionExpression,
+      ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, '#ttl': 'ttl', '#entity': 'entity' },
+      ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':ttl': orphanTtl(claim.at), ':entity': 'hostLiveness' },
+    });
   }
 
   /**
@@ -172,19 +163,13 @@ export class HostLivenessItems {
   async checkInClaiming(hostKey: ItemKey, liveness: HostLiveness, type: string, claim: { at: string; staleBefore: string }): Promise<boolean> {
     const checkIn = checkInUpdate(liveness);
     const mark = claimCondition(type, claim);
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table,
-        Key: livenessKey(hostKey),
-        UpdateExpression: checkIn.UpdateExpression.replace('SET ', 'SET #mark = :markAt, '),
-        ConditionExpression: `(${checkIn.ConditionExpression}) AND (${mark.ConditionExpression})`,
-        ExpressionAttributeNames: { ...checkIn.ExpressionAttributeNames, ...mark.ExpressionAttributeNames },
-        ExpressionAttributeValues: { ...checkIn.ExpressionAttributeValues, ...mark.ExpressionAttributeValues },
-      }));
-      return true;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    const both = await this.updateIf(hostKey, {
+      UpdateExpression: checkIn.UpdateExpression.replace('SET ', 'SET #mark = :markAt, '),
+      ConditionExpression: `(${checkIn.ConditionExpression}) AND (${mark.ConditionExpression})`,
+      ExpressionAttributeNames: { ...checkIn.ExpressionAttributeNames, ...mark.ExpressionAttributeNames },
+      ExpressionAttributeValues: { ...checkIn.ExpressionAttributeValues, ...mark.ExpressionAttributeValues },
+    });
+    if (both) return true;
     await this.checkIn(hostKey, liveness);
     return this.claimLongCheck(hostKey, type, claim);
   }
@@ -194,34 +179,31 @@ export class HostLivenessItems {
    * out of order), and the check's mark taken away with it: one write unit.
    */
   async answerConnectivityCheck(hostKey: ItemKey, at: string): Promise<boolean> {
+    return this.updateIf(hostKey, {
+      UpdateExpression: 'SET #at = :at, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity REMOVE #mark',
+      ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+      ExpressionAttributeNames: { '#at': CONNECTIVITY_CHECKED_AT, '#ttl': 'ttl', '#entity': 'entity', '#mark': markAttribute('connectivity-check') },
+      ExpressionAttributeValues: { ':at': at, ':ttl': orphanTtl(at), ':entity': 'hostLiveness' },
+    });
+  }
+
+  async answerLongCheck(hostKey: ItemKey, type: string): Promise<void> {
+    await this.updateIf(hostKey, {
+      UpdateExpression: 'REMOVE #mark',
+      // Never creates an item: a host without one has no mark to take away.
+      ConditionExpression: 'attribute_exists(#mark)',
+      ExpressionAttributeNames: { '#mark': markAttribute(type) },
+    });
+  }
+
+  /** The host's liveness item updated where the update's condition holds: whether it did. */
+  private async updateIf(hostKey: ItemKey, update: LivenessUpdate): Promise<boolean> {
     try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table,
-        Key: livenessKey(hostKey),
-        UpdateExpression: 'SET #at = :at, #ttl = if_not_exists(#ttl, :ttl), #entity = :entity REMOVE #mark',
-        ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
-        ExpressionAttributeNames: { '#at': CONNECTIVITY_CHECKED_AT, '#ttl': 'ttl', '#entity': 'entity', '#mark': markAttribute('connectivity-check') },
-        ExpressionAttributeValues: { ':at': at, ':ttl': orphanTtl(at), ':entity': 'hostLiveness' },
-      }));
+      await this.doc.send(new UpdateCommand({ TableName: this.table, Key: livenessKey(hostKey), ...update }));
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
-    }
-  }
-
-  async answerLongCheck(hostKey: ItemKey, type: string): Promise<void> {
-    try {
-      await this.doc.send(new UpdateCommand({
-        TableName: this.table,
-        Key: livenessKey(hostKey),
-        UpdateExpression: 'REMOVE #mark',
-        // Never creates an item: a host without one has no mark to take away.
-        ConditionExpression: 'attribute_exists(#mark)',
-        ExpressionAttributeNames: { '#mark': markAttribute(type) },
-      }));
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
@@ -251,7 +233,7 @@ export class HostLivenessItems {
           RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', CONNECTIVITY_CHECKED_AT, '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
         }));
         for (const item of result.Responses?.[this.table] ?? []) found.set(item.pk as string, item);
-        wanted = (result.UnprocessedKeys?.[this.table]?.Keys ?? []) as Item[];
+        wanted = result.UnprocessedKeys?.[this.table]?.Keys ?? [];
       }
     }
     return found;

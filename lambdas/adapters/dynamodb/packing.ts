@@ -7,6 +7,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LocalCache } from '../../ports/local-caches.js';
+import type { Item } from './keys.js';
 
 /** The item attribute holding the deflated ones, by name; they are absent from `attributes` then. */
 export const PACKED_ATTRIBUTE = 'packedAttributes';
@@ -37,7 +38,7 @@ function deflated(text: string): Uint8Array {
 
 /** The item with its long string `attributes` moved, deflated, to PACKED_ATTRIBUTE. */
 export function packItem<T extends Record<string, unknown>>(item: T): T {
-  const attributes = item.attributes as Record<string, unknown> | undefined;
+  const attributes = item.attributes;
   if (!attributes || typeof attributes !== 'object') return item;
   let packed: Record<string, Uint8Array> | undefined;
   let kept: Record<string, unknown> | undefined;
@@ -52,16 +53,16 @@ export function packItem<T extends Record<string, unknown>>(item: T): T {
 }
 
 /** The item as it was before packItem. Items stored before packing existed come back unchanged. */
-export function unpackItem<T extends Record<string, unknown>>(item: T): T {
-  const packed = item[PACKED_ATTRIBUTE] as Record<string, Uint8Array> | undefined;
-  if (!packed) return item;
-  const attributes = { ...((item.attributes as Record<string, unknown> | undefined) ?? {}) };
+export function unpackItem(item: Item): Item {
+  const packed = item[PACKED_ATTRIBUTE];
+  if (!packed || typeof packed !== 'object') return item;
+  const attributes: Item = { ...(typeof item.attributes === 'object' ? item.attributes : {}) };
   for (const [name, bytes] of Object.entries(packed)) {
     const text = inflateRawSync(bytes).toString('utf8');
     remember(text, bytes);
     attributes[name] = text;
   }
-  const unpacked: Record<string, unknown> = { ...item, attributes };
+  const unpacked: Item = { ...item, attributes };
   delete unpacked[PACKED_ATTRIBUTE];
-  return unpacked as T;
+  return unpacked;
 }

@@ -78,7 +78,7 @@ function encodeCursor(key: Item): string {
 function decodeCursor(cursor: string): Item {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Item;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return Object.fromEntries(Object.entries(parsed));
   } catch {
     // fall through to the error below
   }

@@ -19,11 +19,12 @@ import {
   type WatchedHostRecord,
   type WorkflowKey,
 } from '../../ports/store.js';
-import { DynamoEntity } from './entity.js';
+import { DynamoEntity, type EntitySpec } from './entity.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems } from './host-liveness.js';
 import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
 import { unpackItem } from './packing.js';
 import { queryAll, queryPage } from './queries.js';
+import type { SdkClientOptions } from '../sdk-client.js';
 
 /** What the active index is read for: a few hundred bytes per host instead of its inventory and replies. */
 export const WATCHED_HOST_PROJECTION: readonly string[] = [
@@ -46,10 +47,8 @@ function watchedHostOf(item: Item): WatchedHostRecord {
   return { ...stripKeys<WatchedHostRecord>(item)!, attributes };
 }
 
-export interface DynamoStoreOptions {
+export interface DynamoStoreOptions extends SdkClientOptions<DynamoDBClient, DynamoDBClientConfig> {
   tableName: string;
-  client?: DynamoDBClient;
-  clientConfig?: DynamoDBClientConfig;
   /** Shards of the active-hosts index: more shards spread monitor reads and writes. */
   activeShards?: number;
   /** Attempts `mutate` makes before reporting contention. */
@@ -92,74 +91,77 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     ttl: Math.floor(Date.parse(event.eventTime) / 1000) + retentionSeconds,
   });
 
-  const organisations = new DynamoEntity<Organisation, OrgKey>(doc, table, {
+  /** Every record kind lives in the one table and retries its writes alike. */
+  const entity = <T extends Versioned, K>(spec: EntitySpec<T, K>) => new DynamoEntity(doc, table, spec, attempts);
+
+  const organisations = entity<Organisation, OrgKey>({
     name: 'organisation',
     key: keys.organisation,
     keyOf: (r) => ({ orgId: r.orgId }),
-  }, attempts);
+  });
 
-  const users = new DynamoEntity<User, UserKey>(doc, table, {
+  const users = entity<User, UserKey>({
     name: 'user',
     key: userKeys.user,
     keyOf: (r) => ({ userId: r.userId }),
-  }, attempts);
+  });
 
-  const memberships = new DynamoEntity<Membership, UserKey>(doc, table, {
+  const memberships = entity<Membership, UserKey>({
     name: 'membership',
     key: userKeys.membership,
     keyOf: (r) => ({ userId: r.userId }),
     indexes: userKeys.membershipIndexes,
-  }, attempts);
+  });
 
-  const apiTokens = new DynamoEntity<ApiToken, TokenKey>(doc, table, {
+  const apiTokens = entity<ApiToken, TokenKey>({
     name: 'apiToken',
     key: keys.apiToken,
     keyOf: (r) => ({ orgId: r.orgId, tokenId: r.tokenId }),
-  }, attempts);
+  });
 
-  const invitations = new DynamoEntity<Invitation, InvitationKey>(doc, table, {
+  const invitations = entity<Invitation, InvitationKey>({
     name: 'invitation',
     key: keys.invitation,
     keyOf: (r) => ({ orgId: r.orgId, invitationId: r.invitationId }),
     expiresAt: (r) => Date.parse(r.expiresAt) / 1000 + INVITATION_KEPT_AFTER_EXPIRY_SECONDS,
-  }, attempts);
+  });
 
-  const clusters = new DynamoEntity<Cluster, ClusterKey>(doc, table, {
+  const clusters = entity<Cluster, ClusterKey>({
     name: 'cluster',
     key: keys.cluster,
     keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId }),
     indexes: keys.clusterIndexes,
     remember: true,
     packed: true,
-  }, attempts);
+  });
 
-  const infraEnvs = new DynamoEntity<InfraEnv, InfraEnvKey>(doc, table, {
+  const infraEnvs = entity<InfraEnv, InfraEnvKey>({
     name: 'infraEnv',
     key: keys.infraEnv,
     keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId }),
     indexes: keys.infraEnvIndexes,
-  }, attempts);
+  });
 
-  const hosts = new DynamoEntity<Host, HostKey>(doc, table, {
+  const hosts = entity<Host, HostKey>({
     name: 'host',
     key: keys.host,
     keyOf: (r) => ({ orgId: r.orgId, infraEnvId: r.infraEnvId, hostId: r.hostId }),
     indexes: keys.hostIndexes,
     packed: true,
     guard: (record) => livenessGuard(keys.host(record), record),
-  }, attempts);
+  });
 
-  const manifests = new DynamoEntity<Manifest, ManifestKey>(doc, table, {
+  const manifests = entity<Manifest, ManifestKey>({
     name: 'manifest',
     key: keys.manifest,
     keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId, folder: r.folder, fileName: r.fileName }),
-  }, attempts);
+  });
 
-  const workflows = new DynamoEntity<WorkflowExecution, WorkflowKey>(doc, table, {
+  const workflows = entity<WorkflowExecution, WorkflowKey>({
     name: 'workflowExecution',
     key: keys.workflow,
     keyOf: (r) => ({ orgId: r.orgId, clusterId: r.clusterId, workflow: r.workflow }),
-  }, attempts);
+  });
 
   return {
     activeShards,
@@ -178,7 +180,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
       if (writes.length === 0) return;
       const entityOf = (write: StoreWrite) => {
         if (!(write.repository instanceof DynamoEntity)) throw new Error('a transaction writes through repositories of this store');
-        return write.repository as DynamoEntity<Versioned, unknown>;
+        return write.repository;
       };
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: writes.map((write) => entityOf(write).transactItem(write)) }));

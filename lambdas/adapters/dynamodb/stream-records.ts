@@ -4,41 +4,45 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord, StreamRecord } from 'aws-lambda';
 import type { HostChange } from '../../domain/host/host-changes.js';
 import { hostOfItem } from './store.js';
 
-type Image = Record<string, unknown>;
+/** An attribute value as a stream record holds it (binaries in base64 text, the way Lambda delivers them). */
+type StreamValue = NonNullable<StreamRecord['NewImage']>[string];
+
+/** Lambda's base64 text, or the Streams API's bytes, as bytes. */
+const bytesOf = (value: string | Uint8Array): Uint8Array => (typeof value === 'string' ? Buffer.from(value, 'base64') : value);
 
 /** Binary values back to bytes, wherever they are nested; an untyped empty value is the empty map it was. */
-function withBytes(value: unknown): unknown {
-  if (!value || typeof value !== 'object') return value;
-  const typed = value as Record<string, unknown>;
+function withBytes(value: StreamValue): AttributeValue {
   // An empty map comes back from the Streams API's deserializer as a value with no type at all.
-  if (Object.keys(typed).length === 0) return { M: {} };
-  if ('B' in typed) return { B: typeof typed.B === 'string' ? Buffer.from(typed.B, 'base64') : typed.B };
-  if ('BS' in typed) return { BS: (typed.BS as unknown[]).map((item) => (typeof item === 'string' ? Buffer.from(item, 'base64') : item)) };
-  if ('M' in typed) return { M: Object.fromEntries(Object.entries(typed.M as Image).map(([name, nested]) => [name, withBytes(nested)])) };
-  if ('L' in typed) return { L: (typed.L as unknown[]).map(withBytes) };
-  return typed;
+  if (Object.keys(value).length === 0) return { M: {} };
+  if (value.B !== undefined) return { B: bytesOf(value.B) };
+  if (value.BS !== undefined) return { BS: value.BS.map(bytesOf) };
+  if (value.M !== undefined) return { M: attributesOf(value.M) };
+  if (value.L !== undefined) return { L: value.L.map(withBytes) };
+  return value;
 }
 
-function itemOf(image: Image | undefined): Record<string, unknown> | undefined {
-  if (!image) return undefined;
-  const typed = Object.fromEntries(Object.entries(image).map(([name, value]) => [name, withBytes(value)])) as Record<string, AttributeValue>;
-  return unmarshall(typed);
+function attributesOf(image: Record<string, StreamValue>): Record<string, AttributeValue> {
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, withBytes(value)]));
+}
+
+function itemOf(image: Record<string, StreamValue> | undefined): Record<string, unknown> | undefined {
+  return image ? unmarshall(attributesOf(image)) : undefined;
 }
 
 /** Whether a record is about a host item (the event source's filter keeps only those, but a replay may not). */
 export function isHostRecord(record: DynamoDBRecord): boolean {
-  return (record.dynamodb?.Keys as Record<string, { S?: string }> | undefined)?.sk?.S === 'HOST';
+  return record.dynamodb?.Keys?.sk?.S === 'HOST';
 }
 
 /** The host changes among the records, in their order; other records are left out. */
 export function hostChangesOf(records: readonly DynamoDBRecord[]): HostChange[] {
   return records.filter(isHostRecord).map((record) => {
-    const before = itemOf(record.dynamodb?.OldImage as Image | undefined);
-    const after = itemOf(record.dynamodb?.NewImage as Image | undefined);
+    const before = itemOf(record.dynamodb?.OldImage);
+    const after = itemOf(record.dynamodb?.NewImage);
     return {
       id: record.dynamodb?.SequenceNumber ?? record.eventID ?? '',
       ...(before ? { before: hostOfItem(before) } : {}),

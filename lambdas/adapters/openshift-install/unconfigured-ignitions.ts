@@ -87,8 +87,12 @@ export function createUnconfiguredIgnitions(settings: UnconfiguredIgnitionSettin
       try {
         await run(binary, ['agent', 'create', 'unconfigured-ignition', '--dir', dir, '--log-level', 'warn'], { timeout: INSTALLER_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
       } catch (error) {
-        const failure = error as { stderr?: string; stdout?: string; message: string; killed?: boolean };
-        const why = installerReason(`${failure.stderr ?? ''}\n${failure.stdout ?? ''}`, request.pullSecret) || (failure.killed ? 'it timed out' : failure.message);
+        // execFile's failure carries what the installer wrote, and whether its timeout killed it.
+        const failure = error instanceof Error ? error : new Error(String(error));
+        const stderr = 'stderr' in failure && typeof failure.stderr === 'string' ? failure.stderr : '';
+        const stdout = 'stdout' in failure && typeof failure.stdout === 'string' ? failure.stdout : '';
+        const killed = 'killed' in failure && failure.killed === true;
+        const why = installerReason(`${stderr}\n${stdout}`, request.pullSecret) || (killed ? 'it timed out' : failure.message);
         settings.log('warn', `openshift-install agent create unconfigured-ignition failed: ${why}`);
         throw conflict(`openshift-install ${version} agent create unconfigured-ignition failed for this infra-env: ${why}`);
       }

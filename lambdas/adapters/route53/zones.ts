@@ -3,14 +3,14 @@ import {
   ListResourceRecordSetsCommand,
   Route53Client,
   type Route53ClientConfig,
+  type RRType,
 } from '@aws-sdk/client-route-53';
 import type { DnsRecord, DnsZones } from '../../ports/dns.js';
+import type { SdkClientOptions } from '../sdk-client.js';
 
-export interface Route53Options {
+export interface Route53Options extends SdkClientOptions<Route53Client, Route53ClientConfig> {
   /** Managed base domain → Route53 hosted zone id. */
   hostedZones: Record<string, string>;
-  client?: Route53Client;
-  clientConfig?: Route53ClientConfig;
 }
 
 const MAX_PAGES = 100;
@@ -25,25 +25,30 @@ export function createRoute53Zones(options: Route53Options): DnsZones {
     return id;
   };
 
+  /** One change batch: every record set given, with its name made absolute. */
+  const change = async (zone: string, action: 'UPSERT' | 'DELETE', records: readonly DnsRecord[]) => {
+    if (records.length === 0) return;
+    await client.send(
+      new ChangeResourceRecordSetsCommand({
+        HostedZoneId: zoneId(zone),
+        ChangeBatch: {
+          Changes: records.map((record) => ({
+            Action: action,
+            ResourceRecordSet: {
+              Name: withDot(record.name),
+              Type: record.type,
+              TTL: record.ttl,
+              ResourceRecords: record.values.map((Value) => ({ Value })),
+            },
+          })),
+        },
+      }),
+    );
+  };
+
   return {
     async upsert(zone, records) {
-      if (records.length === 0) return;
-      await client.send(
-        new ChangeResourceRecordSetsCommand({
-          HostedZoneId: zoneId(zone),
-          ChangeBatch: {
-            Changes: records.map((record) => ({
-              Action: 'UPSERT',
-              ResourceRecordSet: {
-                Name: withDot(record.name),
-                Type: record.type,
-                TTL: record.ttl,
-                ResourceRecords: record.values.map((Value) => ({ Value })),
-              },
-            })),
-          },
-        }),
-      );
+      await change(zone, 'UPSERT', records);
     },
 
     async remove(zone, records) {
@@ -51,35 +56,19 @@ export function createRoute53Zones(options: Route53Options): DnsZones {
       const doomed = existing.filter((record) =>
         records.some((r) => withoutDot(r.name) === record.name && r.type === record.type),
       );
-      if (doomed.length === 0) return;
-      await client.send(
-        new ChangeResourceRecordSetsCommand({
-          HostedZoneId: zoneId(zone),
-          ChangeBatch: {
-            Changes: doomed.map((record) => ({
-              Action: 'DELETE',
-              ResourceRecordSet: {
-                Name: withDot(record.name),
-                Type: record.type,
-                TTL: record.ttl,
-                ResourceRecords: record.values.map((Value) => ({ Value })),
-              },
-            })),
-          },
-        }),
-      );
+      await change(zone, 'DELETE', doomed);
     },
 
     async list(zone) {
       const records: DnsRecord[] = [];
       let startName: string | undefined;
-      let startType: string | undefined;
+      let startType: RRType | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
         const result = await client.send(
           new ListResourceRecordSetsCommand({
             HostedZoneId: zoneId(zone),
             StartRecordName: startName,
-            StartRecordType: startType as never,
+            StartRecordType: startType,
           }),
         );
         for (const set of result.ResourceRecordSets ?? []) {

@@ -10,18 +10,18 @@ import {
   NotFound,
   PutObjectCommand,
   S3Client,
+  S3ServiceException,
   UploadPartCommand,
   UploadPartCopyCommand,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { BlobBucket, BlobStore, ComposePart } from '../../ports/blobs.js';
+import type { SdkClientOptions } from '../sdk-client.js';
 
-export interface S3BlobOptions {
+export interface S3BlobOptions extends SdkClientOptions<S3Client, S3ClientConfig> {
   buckets: Record<BlobBucket, string>;
-  client?: S3Client;
-  clientConfig?: S3ClientConfig;
 }
 
 const MAX_LIST_PAGES = 1_000;
@@ -30,7 +30,7 @@ function isMissing(error: unknown): boolean {
   return (
     error instanceof NoSuchKey ||
     error instanceof NotFound ||
-    (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 404
+    (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
   );
 }
 
@@ -69,7 +69,9 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
             Range: range ? `bytes=${range.start}-${range.end}` : undefined,
           }),
         );
-        return result.Body as Readable;
+        // In Node the SDK answers with the HTTP response itself, a Readable.
+        if (!(result.Body instanceof Readable)) throw new Error(`S3 answered ${bucket}/${key} without a readable body`);
+        return result.Body;
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;

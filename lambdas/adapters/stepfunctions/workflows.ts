@@ -8,12 +8,11 @@ import {
   type SFNClientConfig,
 } from '@aws-sdk/client-sfn';
 import type { ExecutionStatus, Workflows } from '../../ports/workflows.js';
+import type { SdkClientOptions } from '../sdk-client.js';
 
-export interface StepFunctionsOptions {
+export interface StepFunctionsOptions extends SdkClientOptions<SFNClient, SFNClientConfig> {
   /** Workflow name (the ASL file's base name) → state machine ARN. */
   stateMachines: Record<string, string>;
-  client?: SFNClient;
-  clientConfig?: SFNClientConfig;
 }
 
 /** Execution ARNs derive from the state machine ARN and the execution name, as in AWS. */

@@ -1,19 +1,40 @@
 import type { Context as OpenApiContext } from 'openapi-backend';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { operations } from '../../../contracts/api.js';
 import type { ApiEvent } from '../../platform/middleware.js';
 import type { Ports } from '../../platform/container.js';
 import type { Principal } from '../../usecases/principal.js';
 
-/** What every operation handler receives: the routed request, the caller, and the ports. */
-export interface OperationRequest {
+export type OperationId = keyof operations;
+
+/**
+ * What the middleware leaves in the event's body for a request body of this shape (openapi.yaml's,
+ * as contracts/api.ts has it): JSON parsed, opaque text as sent (jsonBody in platform/middleware.ts);
+ * any other content (multipart uploads) stays the text of the request, which openapi.yaml does not type.
+ */
+type BodyOf<RequestBody> = RequestBody extends { content: infer Content }
+  ? (Content extends { 'application/json': infer Json } ? Json : unknown) | (Content extends { 'text/plain': infer Text } ? Text : never)
+  : undefined;
+
+/** The operation's request body: absent where openapi.yaml gives it none or makes it optional. */
+export type RequestBody<Id extends OperationId> = BodyOf<operations[Id]['requestBody']>;
+
+/** What every operation handler receives: the routed request, its validated body, the caller, and the ports. */
+export interface OperationRequest<Id extends OperationId = OperationId> {
   api: OpenApiContext;
   event: ApiEvent;
+  /** event.body, validated against the operation's request body in openapi.yaml before the handler runs. */
+  body: RequestBody<Id>;
   lambda: Context;
   principal: Principal;
   ports: Ports;
 }
 
-export type Operation = (request: OperationRequest) => Promise<APIGatewayProxyResult>;
+/** The handler of operation Id (without it, of one that reads no body). */
+export type Operation<Id extends OperationId = OperationId> = (request: OperationRequest<Id>) => Promise<APIGatewayProxyResult>;
 
-/** An operation whose security is empty in openapi.yaml: it runs without a caller. */
-export type PublicOperation = (request: Omit<OperationRequest, 'principal'>) => Promise<APIGatewayProxyResult>;
+/** Each operation's handler, by operationId. */
+export type OperationHandlers = { [Id in OperationId]: Operation<Id> };
+
+/** An operation whose security is empty in openapi.yaml: it runs without a caller, and takes no body. */
+export type PublicOperation = (request: Omit<OperationRequest, 'principal' | 'body'>) => Promise<APIGatewayProxyResult>;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
+import { OpenAPIBackend, type Context as OpenApiContext, type Document, type Operation } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { DomainError, unauthorized } from '../../domain/core/errors.js';
@@ -11,9 +11,11 @@ import { authenticateUser } from '../../usecases/api-tokens.js';
 import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent-tokens.js';
 import type { Principal } from '../../usecases/principal.js';
 import { describeValidationError } from './validation-messages.js';
-import { isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
+import { header } from './params.js';
+import { headersSent, isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
 import { operations, publicOperations } from './operations/index.js';
+import type { OperationId, RequestBody } from './context.js';
 
 export const API_ROOT = '/api/assisted-install';
 
@@ -23,19 +25,33 @@ function validationReason(c: OpenApiContext): string {
   return (c.validation.errors ?? []).slice(0, 5).map(describeValidationError).join('; ');
 }
 
+/** openapi-backend keeps a rejected security handler's error as `{ error }`. */
+function securityError(result: unknown): unknown {
+  return typeof result === 'object' && result !== null && 'error' in result ? result.error : undefined;
+}
+
 /**
  * The router's document: a deployed bundle carries it as JSON (OPENAPI_DOCUMENT, converted at build
  * time), read without loading a YAML parser; elsewhere openapi.yaml, parsed.
  */
-async function routerDocument(): Promise<Record<string, unknown>> {
+async function routerDocument(): Promise<Document> {
   const file = process.env.OPENAPI_DOCUMENT;
-  if (file?.endsWith('.json')) return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  return (await import('./openapi-document.js')).loadOpenApiDocument();
+  if (file?.endsWith('.json')) {
+    const document: Document = JSON.parse(readFileSync(file, 'utf8'));
+    return document;
+  }
+  return (await import('./openapi-document.js')).loadRouterDefinition();
 }
 
-function createRouter(document: Record<string, unknown>): OpenAPIBackend {
+/** The media types openapi.yaml lets the operation take its body in. */
+function bodyTypesOf(operation: Operation | undefined): string[] {
+  const requestBody = operation?.requestBody;
+  return requestBody && 'content' in requestBody ? Object.keys(requestBody.content) : [];
+}
+
+function createRouter(document: Document): OpenAPIBackend {
   const api = new OpenAPIBackend({
-    definition: document as Document,
+    definition: document,
     apiRoot: API_ROOT,
     quick: true,
     validate: true,
@@ -49,21 +65,21 @@ function createRouter(document: Record<string, unknown>): OpenAPIBackend {
   });
 
   api.registerSecurityHandler('userAuth', async (c: OpenApiContext, event: ApiEvent) =>
-    authenticateUser(container(), (c.request.headers.authorization as string | undefined) ?? event.headers.authorization),
+    authenticateUser(container(), header(c, 'authorization') ?? event.headers.authorization),
   );
 
   // The call is named so the token's lifetime and the cluster's state can be judged for it.
   api.registerSecurityHandler('agentAuth', async (c: OpenApiContext) =>
-    authenticateAgent(container(), c.request.headers['x-secret-key'] as string | undefined, {
+    authenticateAgent(container(), header(c, 'x-secret-key'), {
       operationId: c.operation?.operationId,
-      params: c.request.params as Record<string, unknown>,
-      query: c.request.query as Record<string, unknown>,
+      params: c.request.params,
+      query: c.request.query,
     }),
   );
 
   // Credentials in the URL or an image token, for an infra-env's own files (iPXE firmware and
   // image downloads send no headers). Absent, they decline quietly: another scheme may answer.
-  const infraEnvInPath = (c: OpenApiContext) => (c.request.params as Record<string, string | undefined>).infra_env_id;
+  const infraEnvInPath = (c: OpenApiContext): string | undefined => c.request.params.infra_env_id;
   api.registerSecurityHandler('urlAuth', async (c: OpenApiContext, event: ApiEvent) => {
     const apiKey = urlCredential(event, 'api_key');
     return apiKey ? authenticateInfraEnvUrl(container(), apiKey, infraEnvInPath(c)) : false;
@@ -76,13 +92,13 @@ function createRouter(document: Record<string, unknown>): OpenAPIBackend {
     const { infraEnv } = await authorizeImageToken(container(), infraEnvId, token);
     return { kind: 'agent', orgId: infraEnv.orgId, infraEnvId };
   };
-  api.registerSecurityHandler('imageAuth', async (c: OpenApiContext) => imageTokenPrincipal(c, c.request.headers['image-token'] as string | undefined));
+  api.registerSecurityHandler('imageAuth', async (c: OpenApiContext) => imageTokenPrincipal(c, header(c, 'image-token')));
   api.registerSecurityHandler('imageURLAuth', async (c: OpenApiContext, event: ApiEvent) => imageTokenPrincipal(c, urlCredential(event, 'image_token')));
 
   const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult | void>> = {
     // Before security and validation: a body in a type the operation does not take is a 415.
     postRoutingHandler: async (c, event) => {
-      const accepted = Object.keys((c.operation?.requestBody as { content?: object } | undefined)?.content ?? {});
+      const accepted = bodyTypesOf(c.operation);
       const contentType = String(event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (event.rawBody && accepted.length > 0 && !accepted.some((type) => type === contentType || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))))) {
         throw new DomainError('unsupported-media-type', `Content-Type ${contentType || '(none)'} is not accepted here; send ${accepted.join(' or ')}`);
@@ -94,28 +110,30 @@ function createRouter(document: Record<string, unknown>): OpenAPIBackend {
     methodNotAllowed: async (c) => errorResponse(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`),
     validationFail: async (c) => errorResponse(400, `Invalid request: ${validationReason(c)}`),
     unauthorizedHandler: async (c) => {
-      // openapi-backend keeps a rejected security handler's error as `{ error }`.
       // Credentials in the URL decline quietly when absent, so their refusal, when there is one,
       // is the reason that applies (an expired pre-signed URL, not "send a bearer token").
       // Likewise the refusal of the credential the caller sent (an agent's X-Secret-Key), not another scheme's.
-      const results = (c.security ?? {}) as Record<string, unknown>;
+      const results = c.security ?? {};
       const sent = c.request.headers['x-secret-key'] !== undefined && c.request.headers.authorization === undefined ? ['agentAuth'] : [];
       const failure = [...new Set(['urlAuth', 'imageURLAuth', 'imageAuth', ...sent, ...Object.keys(results)])]
-        .map((scheme) => (results[scheme] as { error?: unknown } | undefined)?.error)
+        .map((scheme) => securityError(results[scheme]))
         .find((error) => error instanceof DomainError);
       throw failure ?? unauthorized('Authentication is required: send "Authorization: Bearer <api token>"');
     },
   };
-  for (const [operationId, load] of Object.entries(operations)) {
+  const registerOperation = <Id extends OperationId>(operationId: Id) => {
+    const load = operations[operationId];
+    if (!load) return;
     handlers[operationId] = async (c, event, lambda) => {
       const principal = Object.values(c.security ?? {}).find(
         (result): result is Principal => !!result && typeof result === 'object' && 'kind' in result,
       );
       if (!principal) throw unauthorized('Authentication is required');
       const operation = await load();
-      return operation({ api: c, event, lambda, principal, ports: container() });
+      return operation({ api: c, event, body: validatedBody<Id>(event), lambda, principal, ports: container() });
     };
-  }
+  };
+  for (const operationId of Object.keys(operations)) if (isImplemented(operationId)) registerOperation(operationId);
   for (const [operationId, load] of Object.entries(publicOperations)) {
     handlers[operationId] = async (c, event, lambda) => (await load())({ api: c, event, lambda, ports: container() });
   }
@@ -123,6 +141,19 @@ function createRouter(document: Record<string, unknown>): OpenAPIBackend {
   api.init();
   precompileOperationMatching(api);
   return api;
+}
+
+const isImplemented = (operationId: string): operationId is OperationId => Object.hasOwn(operations, operationId);
+
+/**
+ * The request body as the operation's handler reads it. The router validates every request against
+ * openapi.yaml (validate: true) before it calls a handler, and answers one whose body does not fit
+ * the operation's schema (or is missing where the body is required) with a 400 (validationFail):
+ * by then the body has the shape contracts/api.ts, generated from the same document, gives it.
+ * API Gateway's "no body" is null; the contract's is undefined.
+ */
+function validatedBody<Id extends OperationId>(event: ApiEvent): RequestBody<Id> {
+  return (event.body ?? undefined) as RequestBody<Id>;
 }
 
 /**
@@ -163,7 +194,7 @@ if (initializedAheadOfTraffic()) {
 /** Whether openapi.yaml lets the operation this request is for take its body as text/plain. */
 function takesText(event: ApiEvent): boolean {
   const operation = router.router.matchOperation({ method: event.httpMethod, path: pathOf(event), headers: {} });
-  return 'text/plain' in ((operation?.requestBody as { content?: object } | undefined)?.content ?? {});
+  return bodyTypesOf(operation).includes('text/plain');
 }
 
 const restHandler = apiHandler(
@@ -172,18 +203,21 @@ const restHandler = apiHandler(
     if (badPath) return errorResponse(400, `Invalid request: ${badPath}`);
     // openapi-backend validates only JSON bodies: a text body is handed to it as the JSON string it stands for.
     const text = typeof event.body === 'string' && takesText(event);
-    return (await router.handleRequest(
+    const headers = headersSent(event.headers);
+    // Every handler registered answers an APIGatewayProxyResult (or throws).
+    const result: APIGatewayProxyResult = await router.handleRequest(
       {
         method: event.httpMethod,
         path: pathOf(event),
         query: queryOf(event),
-        headers: text ? { ...(event.headers as Record<string, string>), 'content-type': 'application/json' } : (event.headers as Record<string, string>),
+        headers: text ? { ...headers, 'content-type': 'application/json' } : headers,
         // The text as sent: openapi-backend parses it itself, and a body that is a JSON string must stay one.
         body: text ? JSON.stringify(event.body) : (event.rawBody ?? undefined),
       },
       event,
       lambda,
-    )) as APIGatewayProxyResult;
+    );
+    return result;
   },
   { takesText },
 );

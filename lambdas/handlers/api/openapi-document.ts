@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Document } from 'openapi-backend';
 import { parse } from 'yaml';
 
 /**
@@ -11,8 +12,17 @@ export function openApiDocumentPath(): string {
 }
 
 /** A deployed bundle carries the document as JSON (converted at build time), which parses ~50× faster. */
-export function loadOpenApiDocument(): Record<string, unknown> {
+function parsedDocument() {
   const file = openApiDocumentPath();
   const text = readFileSync(file, 'utf8');
-  return (file.endsWith('.json') ? JSON.parse(text) : parse(text)) as Record<string, unknown>;
+  return file.endsWith('.json') ? JSON.parse(text) : parse(text);
+}
+
+export function loadOpenApiDocument(): Record<string, unknown> {
+  return parsedDocument();
+}
+
+/** The document as openapi-backend's router takes it. */
+export function loadRouterDefinition(): Document {
+  return parsedDocument();
 }

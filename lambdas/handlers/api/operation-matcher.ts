@@ -44,7 +44,8 @@ export function precompileOperationMatching(api: OpenAPIBackend): void {
   templates.sort((a, b) => b.specificity - a.specificity);
 
   const original = router.matchOperation.bind(router);
-  const underApiRoot = (path: string) => (router as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot(path);
+  // Private in the library's types: the bracket form reaches it.
+  const underApiRoot = (path: string): boolean => router['isUnderApiRoot'](path);
   router.matchOperation = ((request: Request, strict?: boolean) => {
     const normalized = router.normalizeRequest(request);
     if (!underApiRoot(normalized.path)) return original(request, strict as never);

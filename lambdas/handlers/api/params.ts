@@ -12,10 +12,12 @@ export function queryString(api: OpenApiContext, name: string): string | undefin
 
 /** The named query parameters given, by name. */
 export function queryStrings<Name extends string>(api: OpenApiContext, names: readonly Name[]): Partial<Record<Name, string>> {
-  return Object.fromEntries(names.flatMap((name) => {
+  const given: Partial<Record<Name, string>> = {};
+  for (const name of names) {
     const value = queryString(api, name);
-    return value === undefined ? [] : [[name, value]];
-  })) as Partial<Record<Name, string>>;
+    if (value !== undefined) given[name] = value;
+  }
+  return given;
 }
 
 /** Query booleans arrive as text; openapi-backend validated them as booleans. */

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventHeaders, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /**
  * Paths no operation may be routed by. openapi-backend trims whitespace from the path, drops
@@ -24,7 +24,12 @@ export function unroutablePath(path: string): string | undefined {
  * stays as sent, and unroutablePath refuses it), query values decoded, repeated ones kept apart.
  */
 export function isPayloadV2(event: unknown): event is APIGatewayProxyEventV2 {
-  return typeof event === 'object' && event !== null && (event as { version?: unknown }).version === '2.0';
+  return typeof event === 'object' && event !== null && 'version' in event && event.version === '2.0';
+}
+
+/** The headers sent: API Gateway's map types a header as possibly absent, though none is. */
+export function headersSent(headers: APIGatewayProxyEventHeaders | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
 }
 
 export function restEventOf(event: APIGatewayProxyEventV2): APIGatewayProxyEvent {
@@ -37,7 +42,7 @@ export function restEventOf(event: APIGatewayProxyEventV2): APIGatewayProxyEvent
   }
   // Payload 2.0 joins a repeated header's values with commas, which is also what the 1.0 shape's
   // single-value map would lose; cookies arrive apart and go back into their header.
-  const headers: Record<string, string> = { ...(event.headers as Record<string, string> | undefined) };
+  const headers = headersSent(event.headers);
   if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
   const query: Record<string, string> = {};
   const multiQuery: Record<string, string[]> = {};

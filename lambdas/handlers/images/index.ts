@@ -62,6 +62,8 @@ async function answer(method: string, object: { key: string; size: number; fileN
   return { statusCode: 302, headers: { ...headers, Location: location }, body: '' };
 }
 
+const isBootArtifact = (name: string): name is BootArtifact => BOOT_ARTIFACTS.some((artifact) => artifact === name);
+
 async function route(event: ApiEvent): Promise<APIGatewayProxyResult> {
   const ports = container();
   const method = event.httpMethod.toUpperCase();
@@ -74,9 +76,9 @@ async function route(event: ApiEvent): Promise<APIGatewayProxyResult> {
 
   if (artifact) {
     const name = artifact[1]!;
-    if (!(BOOT_ARTIFACTS as readonly string[]).includes(name)) return errorResponse(404, `No boot artifact named ${name}; there are ${BOOT_ARTIFACTS.join(', ')}`);
+    if (!isBootArtifact(name)) return errorResponse(404, `No boot artifact named ${name}; there are ${BOOT_ARTIFACTS.join(', ')}`);
     const { version, arch } = release(event);
-    const found = await bootArtifact(ports, name as BootArtifact, version, arch);
+    const found = await bootArtifact(ports, name, version, arch);
     return answer(method, { ...found, fileName: name }, 'application/octet-stream', BOOT_ARTIFACT_PRESIGN_SECONDS);
   }
 

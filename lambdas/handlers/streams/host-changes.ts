@@ -12,7 +12,7 @@ import { followHostChanges } from '../../usecases/host-changes.js';
 export const handler = taskHandler(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const started = Date.now();
   const changes = hostChangesOf(event.Records ?? []);
-  const outcome = await followHostChanges(container(), changes, (cluster, error) => logger.error('cluster follow-up failed', { ...cluster, error: error as Error }));
+  const outcome = await followHostChanges(container(), changes, (cluster, error) => logger.error('cluster follow-up failed', { ...cluster, error }));
   logger.info('host changes followed', { records: event.Records?.length ?? 0, changes: changes.length, clusters: outcome.clusters, hostsRejudged: outcome.hostsRejudged, failed: outcome.failedChangeIds.length, ms: Date.now() - started });
   return { batchItemFailures: outcome.failedChangeIds.map((itemIdentifier) => ({ itemIdentifier })) };
 });

@@ -3,7 +3,7 @@ import { requireRole } from '../../../usecases/api-tokens.js';
 import { registerInfraEnv } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 
-export const RegisterInfraEnv: Operation = async ({ event, principal, ports }) => {
+export const RegisterInfraEnv: Operation<'RegisterInfraEnv'> = async ({ body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await registerInfraEnv(ports, principal, event.body as Record<string, unknown>));
+  return json(201, await registerInfraEnv(ports, principal, body));
 };

@@ -5,7 +5,7 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers an infra-env update with 201. */
-export const UpdateInfraEnv: Operation = async ({ api, event, principal, ports }) => {
+export const UpdateInfraEnv: Operation<'UpdateInfraEnv'> = async ({ api, body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await updateInfraEnv(ports, principal, pathParam(api, 'infra_env_id'), event.body as Record<string, unknown>));
+  return json(201, await updateInfraEnv(ports, principal, pathParam(api, 'infra_env_id'), body));
 };

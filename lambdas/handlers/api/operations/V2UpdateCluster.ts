@@ -1,4 +1,3 @@
-import type { ClusterUpdateParams } from '../../../domain/core/wire.js';
 import { json } from '../../../platform/http.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { updateCluster } from '../../../usecases/clusters.js';
@@ -6,7 +5,7 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers a cluster update with 201. */
-export const V2UpdateCluster: Operation = async ({ api, event, principal, ports }) => {
+export const V2UpdateCluster: Operation<'V2UpdateCluster'> = async ({ api, body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await updateCluster(ports, principal, pathParam(api, 'cluster_id'), event.body as ClusterUpdateParams));
+  return json(201, await updateCluster(ports, principal, pathParam(api, 'cluster_id'), body));
 };

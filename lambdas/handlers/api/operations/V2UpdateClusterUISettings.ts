@@ -4,7 +4,7 @@ import { updateClusterUiSettings } from '../../../usecases/cluster-ui-settings.j
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const V2UpdateClusterUISettings: Operation = async ({ api, event, principal, ports }) => {
+export const V2UpdateClusterUISettings: Operation<'V2UpdateClusterUISettings'> = async ({ api, body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(200, await updateClusterUiSettings(ports, principal, pathParam(api, 'cluster_id'), event.body));
+  return json(200, await updateClusterUiSettings(ports, principal, pathParam(api, 'cluster_id'), body));
 };

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { badRequest, DomainError } from '../../../domain/core/errors.js';
 import { parseUploadLogsType } from '../../../domain/install/logs.js';
-import { noContent } from '../../../platform/http.js';
+import { messageOf, noContent } from '../../../platform/http.js';
 import type { ApiEvent } from '../../../platform/middleware.js';
 import { requireRole } from '../../../usecases/api-tokens.js';
 import { uploadLogs } from '../../../usecases/logs.js';
@@ -47,7 +47,7 @@ export async function readMultipartFile(request: MultipartBody, field: string, m
     // busboy reports its limit on reaching it, so one byte more tells a file of exactly maxBytes from a larger one.
     parser = busboy({ headers: { 'content-type': request.contentType }, limits: { fileSize: maxBytes + 1, files: 16, fields: 64, parts: 128 } });
   } catch (error) {
-    throw badRequest(`The upload is not a multipart/form-data body: ${(error as Error).message}`);
+    throw badRequest(`The upload is not a multipart/form-data body: ${messageOf(error)}`);
   }
   const chunks: Buffer[] = [];
   let found = false;
@@ -69,7 +69,7 @@ export async function readMultipartFile(request: MultipartBody, field: string, m
   try {
     await pipeline(Readable.from(bodyPieces(request)), parser);
   } catch (error) {
-    throw badRequest(`The multipart/form-data body is malformed: ${(error as Error).message}`);
+    throw badRequest(`The multipart/form-data body is malformed: ${messageOf(error)}`);
   }
   if (tooLarge) throw new DomainError('payload-too-large', `The "${field}" file exceeds ${maxBytes} bytes`);
   if (!found) throw badRequest(`The request has no "${field}" file: send the log archive as multipart/form-data field "${field}"`);

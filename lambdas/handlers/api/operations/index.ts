@@ -1,4 +1,4 @@
-import type { Operation, PublicOperation } from '../context.js';
+import type { OperationHandlers, OperationId, PublicOperation } from '../context.js';
 import type { organisationOperations } from './organisation-operations.js';
 
 /**
@@ -12,15 +12,26 @@ export type OperationLoader<T> = () => Promise<T>;
 
 type OrganisationOperationId = keyof typeof organisationOperations;
 
-/** The operations organisation-operations.ts defines (the type checks the list against the module's). */
-const ORGANISATION_OPERATIONS: Record<OrganisationOperationId, true> = {
-  ListOrganizations: true, GetOrganization: true, UpdateOrganization: true, ListOrganizationMembers: true, UpdateOrganizationMember: true,
-  RemoveOrganizationMember: true, ListOrganizationInvitations: true, CreateOrganizationInvitation: true, RevokeOrganizationInvitation: true,
-  AcceptOrganizationInvitation: true,
+/** One of the operations organisation-operations.ts defines: the module is loaded whole. */
+const organisationOperation = <Id extends OrganisationOperationId>(id: Id) => () =>
+  import('./organisation-operations.js').then((m) => m.organisationOperations[id]);
+
+/** Every operation organisation-operations.ts defines (the type checks the list against the module's). */
+const ORGANISATION_OPERATIONS: { [Id in OrganisationOperationId]: OperationLoader<OperationHandlers[Id]> } = {
+  ListOrganizations: organisationOperation('ListOrganizations'),
+  GetOrganization: organisationOperation('GetOrganization'),
+  UpdateOrganization: organisationOperation('UpdateOrganization'),
+  ListOrganizationMembers: organisationOperation('ListOrganizationMembers'),
+  UpdateOrganizationMember: organisationOperation('UpdateOrganizationMember'),
+  RemoveOrganizationMember: organisationOperation('RemoveOrganizationMember'),
+  ListOrganizationInvitations: organisationOperation('ListOrganizationInvitations'),
+  CreateOrganizationInvitation: organisationOperation('CreateOrganizationInvitation'),
+  RevokeOrganizationInvitation: organisationOperation('RevokeOrganizationInvitation'),
+  AcceptOrganizationInvitation: organisationOperation('AcceptOrganizationInvitation'),
 };
 
 /** operationId → implementation; each lives in a file named after its operationId. */
-export const operations: Record<string, OperationLoader<Operation>> = {
+export const operations: { [Id in OperationId]?: OperationLoader<OperationHandlers[Id]> } = {
   // clusters
   v2RegisterCluster: () => import('./v2RegisterCluster.js').then((m) => m.v2RegisterCluster),
   v2RegisterDisconnectedCluster: () => import('./v2RegisterDisconnectedCluster.js').then((m) => m.v2RegisterDisconnectedCluster),
@@ -76,7 +87,7 @@ export const operations: Record<string, OperationLoader<Operation>> = {
   V2UpdateClusterManifest: () => import('./V2UpdateClusterManifest.js').then((m) => m.V2UpdateClusterManifest),
   v2DownloadClusterManifest: () => import('./v2DownloadClusterManifest.js').then((m) => m.v2DownloadClusterManifest),
   // organisations (assisted-cloud): one module of inline handlers, loaded whole
-  ...Object.fromEntries(Object.keys(ORGANISATION_OPERATIONS).map((id) => [id, () => import('./organisation-operations.js').then((m) => m.organisationOperations[id as OrganisationOperationId])])),
+  ...ORGANISATION_OPERATIONS,
   // Cluster settings beside the cluster document
   v2GetClusterInstallConfig: () => import('./v2GetClusterInstallConfig.js').then((m) => m.v2GetClusterInstallConfig),
   v2GetIgnoredValidations: () => import('./v2GetIgnoredValidations.js').then((m) => m.v2GetIgnoredValidations),

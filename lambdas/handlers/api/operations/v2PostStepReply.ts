@@ -5,8 +5,8 @@ import { requireAgent } from '../../../usecases/principal.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const v2PostStepReply: Operation = async ({ api, event, principal, ports }) => {
+export const v2PostStepReply: Operation<'v2PostStepReply'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  await postStepReply(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), event.body as StepReply);
+  await postStepReply(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body as StepReply);
   return noContent();
 };

@@ -3,7 +3,7 @@ import { requireRole } from '../../../usecases/api-tokens.js';
 import { registerDisconnectedCluster } from '../../../usecases/clusters.js';
 import type { Operation } from '../context.js';
 
-export const v2RegisterDisconnectedCluster: Operation = async ({ event, principal, ports }) => {
+export const v2RegisterDisconnectedCluster: Operation<'v2RegisterDisconnectedCluster'> = async ({ body, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(201, await registerDisconnectedCluster(ports, principal, event.body as Record<string, unknown>));
+  return json(201, await registerDisconnectedCluster(ports, principal, body));
 };

@@ -5,8 +5,7 @@ import type { Operation } from '../context.js';
 import { header, pathParam } from '../params.js';
 
 /** An agent registering a host; answers 201 with the host and the step runner command. */
-export const v2RegisterHost: Operation = async ({ api, event, principal, ports }) => {
+export const v2RegisterHost: Operation<'v2RegisterHost'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  const body = event.body as { host_id: string; discovery_agent_version?: string };
-  return json(201, await registerHost(ports, principal, pathParam(api, 'infra_env_id'), body, header(api, 'discovery_agent_version')));
+    return json(201, await registerHost(ports, principal, pathParam(api, 'infra_env_id'), body, header(api, 'discovery_agent_version')));
 };

@@ -1,11 +1,10 @@
-import type { OperatorReport } from '../../../domain/install/installation-progress.js';
 import { reportMonitoredOperatorStatus } from '../../../usecases/installation-progress.js';
 import { requireAgent } from '../../../usecases/principal.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const v2ReportMonitoredOperatorStatus: Operation = async ({ api, event, principal, ports }) => {
+export const v2ReportMonitoredOperatorStatus: Operation<'v2ReportMonitoredOperatorStatus'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  await reportMonitoredOperatorStatus(ports, principal, pathParam(api, 'cluster_id'), (event.body ?? {}) as OperatorReport);
+  await reportMonitoredOperatorStatus(ports, principal, pathParam(api, 'cluster_id'), body);
   return { statusCode: 200, headers: {}, body: '' };
 };

@@ -3,9 +3,8 @@ import { requireAgent } from '../../../usecases/principal.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const v2UpdateClusterFinalizingProgress: Operation = async ({ api, event, principal, ports }) => {
+export const v2UpdateClusterFinalizingProgress: Operation<'v2UpdateClusterFinalizingProgress'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  const body = (event.body ?? {}) as { finalizing_stage?: string };
-  await updateClusterFinalizingProgress(ports, principal, pathParam(api, 'cluster_id'), body.finalizing_stage);
+    await updateClusterFinalizingProgress(ports, principal, pathParam(api, 'cluster_id'), body.finalizing_stage);
   return { statusCode: 200, headers: {}, body: '' };
 };

@@ -6,9 +6,9 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** The installer controller reports its own log collection for the cluster. */
-export const v2UpdateClusterLogsProgress: Operation = async ({ api, event, principal, ports }) => {
+export const v2UpdateClusterLogsProgress: Operation<'v2UpdateClusterLogsProgress'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  const state = parseLogsState((event.body as { logs_state?: unknown } | null)?.logs_state);
+  const state = parseLogsState(body.logs_state);
   await updateClusterLogsProgress(ports, principal, pathParam(api, 'cluster_id'), state);
   return noContent();
 };

@@ -4,9 +4,8 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers 201 without a body. */
-export const v2UpdateHostIgnition: Operation = async ({ api, event, principal, ports }) => {
+export const v2UpdateHostIgnition: Operation<'v2UpdateHostIgnition'> = async ({ api, body, principal, ports }) => {
   requireRole(principal, 'write');
-  const body = (event.body ?? {}) as { config?: string };
-  await updateHostIgnition(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body.config);
+    await updateHostIgnition(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body.config);
   return { statusCode: 201, headers: {}, body: '' };
 };

@@ -6,9 +6,9 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** logs_sender reports `requested`, `collecting`, `completed` as it gathers and uploads a host's logs. */
-export const v2UpdateHostLogsProgress: Operation = async ({ api, event, principal, ports }) => {
+export const v2UpdateHostLogsProgress: Operation<'v2UpdateHostLogsProgress'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  const state = parseLogsState((event.body as { logs_state?: unknown } | null)?.logs_state);
+  const state = parseLogsState(body.logs_state);
   await updateHostLogsProgress(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), state);
   return noContent();
 };

@@ -4,8 +4,8 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** The body is the PEM as a JSON string (the controller's generated client sends it so). */
-export const v2UploadClusterIngressCert: Operation = async ({ api, event, principal, ports }) => {
+export const v2UploadClusterIngressCert: Operation<'v2UploadClusterIngressCert'> = async ({ api, body, principal, ports }) => {
   requireAgent(principal);
-  await uploadIngressCert(ports, principal, pathParam(api, 'cluster_id'), event.body);
+  await uploadIngressCert(ports, principal, pathParam(api, 'cluster_id'), body);
   return { statusCode: 201, headers: {}, body: '' };
 };
