@@ -4,17 +4,10 @@
  * through here, so authentication and the mapping of failures to exit codes live in one place.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from '../contracts/api.js';
+import type { paths } from '../contracts/api.js';
 import { CliError, EXIT } from './exit-codes.js';
 
-export type Schemas = components['schemas'];
-export type Cluster = Schemas['cluster'];
-export type Host = Schemas['host'];
-export type InfraEnv = Schemas['infra-env'];
-export type ClusterCreateParams = Schemas['cluster-create-params'];
-export type ClusterUpdateParams = Schemas['v2-cluster-update-params'];
-export type InfraEnvCreateParams = Schemas['infra-env-create-params'];
-export type InfraEnvUpdateParams = Schemas['infra-env-update-params'];
+export type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams, Schemas } from '../contracts/wire.js';
 export type ApiClient = Client<paths>;
 
 export const API_BASE_PATH = '/api/assisted-install';

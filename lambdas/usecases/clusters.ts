@@ -11,7 +11,7 @@ import {
 } from '../domain/cluster/cluster.js';
 import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
 import type { Params } from '../domain/core/validation.js';
-import type { ClusterCreateParams, ClusterUpdateParams } from '../domain/core/wire.js';
+import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { hostView } from '../domain/host/host.js';

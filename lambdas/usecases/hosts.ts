@@ -1,4 +1,4 @@
-import type { HostUpdateParams } from '../domain/core/wire.js';
+import type { HostUpdateParams } from '../../contracts/wire.js';
 import { conflict } from '../domain/core/errors.js';
 import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';

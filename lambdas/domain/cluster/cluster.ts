@@ -6,7 +6,7 @@ import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster } from '../core/entities.js';
-import type { ClusterCreateParams, ClusterUpdateParams } from '../core/wire.js';
+import type { ClusterCreateParams, ClusterUpdateParams } from '../../../contracts/wire.js';
 import {
   dhcpModeVipProblem,
   dualStackVipsProblem,

@@ -1,4 +1,4 @@
-import type { Wire } from './wire.js';
+import type { Schemas } from '../../../contracts/wire.js';
 
 /**
  * The records the service keeps. Wire models (cluster, host, infra-env as the upstream API shows them)
@@ -103,7 +103,7 @@ export interface Cluster extends Versioned {
   orgId: string;
   clusterId: string;
   name: string;
-  status: Wire['cluster']['status'];
+  status: Schemas['cluster']['status'];
   createdAt: string;
   updatedAt: string;
   /** Never part of any response, log or event; `pull_secret_set` says whether there is one. */
@@ -135,7 +135,7 @@ export interface Host extends Versioned {
   infraEnvId: string;
   hostId: string;
   clusterId?: string;
-  status: Wire['host']['status'];
+  status: Schemas['host']['status'];
   createdAt: string;
   updatedAt: string;
   /**
@@ -192,10 +192,10 @@ export interface WorkflowExecution extends Versioned {
 type Attributes<WireRecord> = { [Field in keyof WireRecord]?: WireRecord[Field] | undefined } & { [field: string]: unknown };
 
 /** Upstream `cluster` fields (networking, versions, …) and the service's own. */
-export type ClusterAttributes = Attributes<Omit<Wire['cluster'], 'hosts'>>;
+export type ClusterAttributes = Attributes<Omit<Schemas['cluster'], 'hosts'>>;
 
 /** Upstream `infra-env` fields and the service's own. */
-export type InfraEnvAttributes = Attributes<Wire['infra-env']>;
+export type InfraEnvAttributes = Attributes<Schemas['infra-env']>;
 
 /** Upstream `host` fields and the service's own. */
-export type HostAttributes = Attributes<Wire['host']>;
+export type HostAttributes = Attributes<Schemas['host']>;

@@ -8,7 +8,7 @@ import { hostInventory } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../core/validation.js';
-import type { HostUpdateParams } from '../core/wire.js';
+import type { HostUpdateParams } from '../../../contracts/wire.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([

@@ -12,7 +12,7 @@ import { FINALIZING_STAGES, type MonitoredOperatorSummary, type OperatorStatus }
 import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';
 import { badRequest, conflict, errorMessage, notFound } from '../core/errors.js';
 import { isJsonObject } from '../core/stored-json.js';
-import type { Wire } from '../core/wire.js';
+import type { Schemas } from '../../../contracts/wire.js';
 import { hostDisplayName } from '../host/host.js';
 import { isNotAllowed, transitionHost, type EventIntent, type HostTransition } from '../host/host-state-machine.js';
 import { checkHostProgress, HOST_STATUSES, type HostStage, type HostStatus } from '../host/host-states.js';
@@ -20,7 +20,7 @@ import { checkHostProgress, HOST_STATUSES, type HostStage, type HostStatus } fro
 // ---------------------------------------------------------------- host install progress
 
 /** `host.progress` as stored (the `host-progress-info` wire shape). */
-export type StoredHostProgress = Wire['host-progress-info'];
+export type StoredHostProgress = Schemas['host-progress-info'];
 
 export interface HostProgressReport {
   stage: HostStage;
@@ -151,7 +151,7 @@ function knownStatus(host: Host): HostStatus {
 // ---------------------------------------------------------------- finalizing and operators
 
 /** `cluster.progress` as stored (the `cluster-progress-info` wire shape). */
-export type StoredClusterProgress = Wire['cluster-progress-info'];
+export type StoredClusterProgress = Schemas['cluster-progress-info'];
 
 /** Statuses in which the controller reports finalizing stages (upstream answers 400 otherwise). */
 export const FINALIZING_REPORT_STATUSES: readonly string[] = ['installing', 'finalizing', 'installing-pending-user-action'];
@@ -181,7 +181,7 @@ export function applyFinalizingStage(cluster: Cluster, stage: string, now: Date)
 }
 
 /** A `monitored-operator` as kept in cluster.attributes.monitored_operators. */
-export type StoredMonitoredOperator = Wire['monitored-operator'];
+export type StoredMonitoredOperator = Schemas['monitored-operator'];
 
 export function storedOperators(cluster: Cluster): StoredMonitoredOperator[] {
   const operators = cluster.attributes.monitored_operators;
