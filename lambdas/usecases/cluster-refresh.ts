@@ -9,7 +9,7 @@ import { summarizeClusterValidations } from '../domain/cluster/cluster-facts.js'
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
 import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
-import type { ClusterTransitionContext, InstallationPreparationStatus } from '../domain/cluster/cluster-state-machine.js';
+import type { ClusterTransitionContext } from '../domain/cluster/cluster-state-machine.js';
 import { installationTransitionContext } from '../domain/install/installation-progress.js';
 import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
@@ -40,7 +40,7 @@ function validationInput(host: Host): ValidationHostInput {
 /** What the installation has recorded on the cluster, as the state machine reads it. */
 export function installationContext(cluster: Cluster): Partial<ClusterTransitionContext> {
   const attributes = cluster.attributes;
-  const preparation = (attributes.last_installation_preparation as { status?: InstallationPreparationStatus } | undefined)?.status;
+  const preparation = attributes.last_installation_preparation?.status;
   return {
     ...(preparation ? { lastInstallationPreparation: preparation } : {}),
     ...installationTransitionContext(cluster),

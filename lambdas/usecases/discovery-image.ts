@@ -477,7 +477,7 @@ export async function bootArtifact(deps: { blobs: BlobStore; syntheticBaseImages
  */
 export async function prepareDiscoveryImage(deps: DiscoveryImageDeps, infraEnv: InfraEnv): Promise<ComposedImage | undefined> {
   const { version, arch } = imageReleaseOf(infraEnv);
-  const type = ((infraEnv.attributes.type as string | undefined) ?? 'full-iso') as ImageType;
+  const type = infraEnv.attributes.type ?? 'full-iso';
   if (!isImageType(type)) return undefined;
   if (!deps.syntheticBaseImages && !(await deps.blobs.size('images', baseIsoInfoObjectKey(version, arch, type)))) return undefined;
   return ensureDiscoveryImage(deps, infraEnv, { type, version, arch });

@@ -10,7 +10,7 @@ import type { Cluster, Host, InfraEnv } from '../domain/core/entities.js';
 import { hostDisplayName } from '../domain/host/host.js';
 import { applyHostEffects } from '../domain/host/host-effects.js';
 import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext } from '../domain/host/host-state-machine.js';
-import type { HostRole, HostStage } from '../domain/host/host-states.js';
+import type { HostRole } from '../domain/host/host-states.js';
 import { isWatchedHost } from '../domain/install/installation-progress.js';
 import { judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged } from '../domain/host/validations/host-validations.js';
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
@@ -59,7 +59,7 @@ function transitionContext(
   validations: ReturnType<typeof summarizeHostValidations>,
 ): HostTransitionContext {
   const attributes = host.attributes;
-  const progress = attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string; stage_timed_out?: boolean } | undefined;
+  const progress = attributes.progress;
   return {
     now,
     hostName: hostDisplayName(host),
@@ -67,7 +67,7 @@ function transitionContext(
     statusUpdatedAt: (attributes.status_updated_at as string | undefined) ?? host.updatedAt,
     bound: !!host.clusterId,
     day2: attributes.kind === 'AddToExistingClusterHost',
-    role: ((attributes.role === 'auto-assign' ? attributes.suggested_role : attributes.role) as HostRole | undefined) ?? 'auto-assign',
+    role: (attributes.role === 'auto-assign' ? attributes.suggested_role : attributes.role) ?? 'auto-assign',
     bootstrap: !!attributes.bootstrap,
     checkedInAt: attributes.checked_in_at as string | undefined,
     mediaConnected: attributes.media_status !== 'disconnected',

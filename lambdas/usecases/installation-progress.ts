@@ -21,7 +21,6 @@ import {
   operatorSummaries,
   type HostProgressOutcome,
   type OperatorReport,
-  type StoredClusterProgress,
 } from '../domain/install/installation-progress.js';
 import type { HostStage } from '../domain/host/host-states.js';
 import { installationObjectKey } from '../domain/core/object-keys.js';
@@ -100,7 +99,7 @@ export async function updateClusterProgress(deps: InstallationDeps, key: Cluster
   // Stages and statuses only: when each agent last polled moves no progress bar.
   const hosts = (await deps.store.hosts.listByCluster(key, { liveness: false })).map(summaryOf);
   await deps.store.clusters.mutate(key, (current) => {
-    const previous = (current.attributes.progress as StoredClusterProgress | undefined) ?? {};
+    const previous = current.attributes.progress ?? {};
     const percentages = clusterProgress({
       status: current.status,
       hosts,

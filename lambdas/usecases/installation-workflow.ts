@@ -177,7 +177,7 @@ export async function publishDnsRecords(deps: InstallWorkflowDeps, input: Instal
 /** Removes what publishDnsRecords created (deregistering the cluster). */
 export async function removeDnsRecords(deps: Pick<InstallWorkflowDeps, 'dns' | 'store' | 'clock'>, cluster: Cluster): Promise<void> {
   const zone = cluster.attributes.dns_zone as string | undefined;
-  const records = cluster.attributes.dns_records as { name: string; type: 'A' | 'AAAA' }[] | undefined;
+  const records = cluster.attributes.dns_records;
   if (!zone || !records?.length) return;
   await deps.dns.remove(zone, records);
   await recordEvent(deps, { name: 'cluster_dns_records_deleted', subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });

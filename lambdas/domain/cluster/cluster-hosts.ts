@@ -198,7 +198,7 @@ export function finalizingStageTimeoutMs(stage: FinalizingStage, operators: read
 
 /** What the cluster's judgement reads of one of its hosts. */
 export function summaryOf(host: Host): ClusterHostSummary {
-  const progress = host.attributes.progress as { current_stage?: HostStage } | undefined;
+  const progress = host.attributes.progress;
   return {
     status: host.status,
     role: (host.attributes.role) ?? 'auto-assign',

@@ -5,8 +5,8 @@
 import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
-import type { Cluster } from '../core/entities.js';
-import type { ClusterCreateParams, ClusterUpdateParams } from '../../../contracts/wire.js';
+import type { Cluster, ClusterAttributes } from '../core/entities.js';
+import type { ClusterCreateParams, ClusterUpdateParams, Schemas } from '../../../contracts/wire.js';
 import {
   dhcpModeVipProblem,
   dualStackVipsProblem,
@@ -31,14 +31,13 @@ import {
 } from '../core/validation.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
 
-export type ClusterAttributes = Record<string, unknown>;
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
 export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
 /** States during which a cluster cannot be deleted: the installation must be cancelled first. */
 export const BUSY_STATES = new Set(['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action']);
 
-const BUILTIN_OPERATORS = [
+const BUILTIN_OPERATORS: Schemas['monitored-operator'][] = [
   { name: 'console', operator_type: 'builtin', timeout_seconds: 3600 },
   { name: 'cvo', operator_type: 'builtin', timeout_seconds: 3600 },
 ];
@@ -87,8 +86,8 @@ interface NetworkLists {
 interface VipOutcome {
   apiVipIps: readonly string[];
   ingressVipIps: readonly string[];
-  apiVips?: unknown[];
-  ingressVips?: unknown[];
+  apiVips?: ClusterAttributes['api_vips'];
+  ingressVips?: ClusterAttributes['ingress_vips'];
   machineNetworks: readonly string[];
   machineNetworksChanged: boolean;
   userManagedNetworking: boolean;
@@ -191,7 +190,7 @@ function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly
   // A change of networking mode starts from no machine network, unless the request names one.
   const machineNetworksBase = userManagedNetworking !== storedUmn || (!userManagedNetworking && dhcpModeChanging) ? [] : storedMachineNetworks;
   const machineNetworks = requestedMachineNetworks ? cidrsOf(requestedMachineNetworks) : machineNetworksBase;
-  const kept = { apiVips: current.api_vips as unknown[] | undefined, ingressVips: current.ingress_vips as unknown[] | undefined };
+  const kept = { apiVips: current.api_vips, ingressVips: current.ingress_vips };
   const outcome = (fields: Partial<VipOutcome> & Pick<VipOutcome, 'vipDhcpAllocation' | 'machineNetworks'>): VipOutcome => ({
     apiVipIps: [],
     ingressVipIps: [],
@@ -283,8 +282,8 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
     service_network_cidr: serviceNetworks[0]?.cidr,
     machine_network_cidr: vips.machineNetworks[0],
     machine_networks: vips.machineNetworks.map((cidr) => ({ cluster_id: clusterId, cidr })),
-    api_vips: vips.apiVips ?? vips.apiVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' })),
-    ingress_vips: vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' })),
+    api_vips: vips.apiVips ?? vips.apiVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' as const })),
+    ingress_vips: vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' as const })),
     user_managed_networking: vips.userManagedNetworking,
     vip_dhcp_allocation: vips.vipDhcpAllocation,
     ...(vips.machineNetworksChanged ? { machine_network_cidr_updated_at: context.now } : {}),
@@ -316,7 +315,7 @@ function simpleFields(params: Params): ClusterAttributes {
       ...BUILTIN_OPERATORS,
       ...(params.olm_operators as { name: string; properties?: string }[]).map((operator) => ({
         name: operator.name,
-        operator_type: 'olm',
+        operator_type: 'olm' as const,
         properties: operator.properties,
       })),
     ];
@@ -359,7 +358,7 @@ export function createClusterRecord(
     cpuArchitecture: context.release.cpuArchitecture,
     now: context.now,
   }));
-  attributes.platform = (params.platform as object | undefined) ?? { type: attributes.user_managed_networking ? 'none' : 'baremetal' };
+  attributes.platform = params.platform ?? { type: attributes.user_managed_networking ? 'none' : 'baremetal' };
   checkPlatform(attributes);
   return {
     orgId: context.orgId,
@@ -374,7 +373,7 @@ export function createClusterRecord(
 }
 
 function checkPlatform(attributes: ClusterAttributes): void {
-  const platform = (attributes.platform as { type?: string } | undefined)?.type;
+  const platform = attributes.platform?.type;
   if (platform === 'baremetal' && attributes.user_managed_networking) {
     throw badRequest('platform baremetal needs cluster-managed networking: use platform "none" with user-managed networking');
   }

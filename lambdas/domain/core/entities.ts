@@ -191,11 +191,24 @@ export interface WorkflowExecution extends Versioned {
  */
 type Attributes<WireRecord> = { [Field in keyof WireRecord]?: WireRecord[Field] | undefined } & { [field: string]: unknown };
 
+/** A DNS record the install workflow created for the cluster, to remove again on reset or delete. */
+export interface StoredDnsRecord {
+  name: string;
+  type: 'A' | 'AAAA';
+}
+
 /** Upstream `cluster` fields (networking, versions, …) and the service's own. */
-export type ClusterAttributes = Attributes<Omit<Schemas['cluster'], 'hosts'>>;
+export type ClusterAttributes = Attributes<Omit<Schemas['cluster'], 'hosts'>> & {
+  /** The outcome of the last install preparation (upstream's last-installation-preparation). */
+  last_installation_preparation?: Schemas['last-installation-preparation'];
+  dns_records?: StoredDnsRecord[];
+};
 
 /** Upstream `infra-env` fields and the service's own. */
 export type InfraEnvAttributes = Attributes<Schemas['infra-env']>;
 
 /** Upstream `host` fields and the service's own. */
-export type HostAttributes = Attributes<Schemas['host']>;
+export type HostAttributes = Attributes<Schemas['host']> & {
+  /** The host's container image pulls by image (a JSON object of upstream's container_image_availability). */
+  images_status?: string;
+};

@@ -103,7 +103,7 @@ function resolveConfig(config: HostValidationConfig = {}): ResolvedValidationCon
 // ---------------------------------------------------------------- context
 
 const ROLES: readonly HostRole[] = ['auto-assign', 'master', 'arbiter', 'worker', 'bootstrap'];
-const roleOf = (value: unknown): HostRole => (ROLES.includes(value as HostRole) ? (value as HostRole) : 'auto-assign');
+const roleOf = (value: unknown): HostRole => ROLES.find((role) => role === value) ?? 'auto-assign';
 
 function peerOf(host: Host): PeerHost {
   const inventory = readInventory(host.attributes);
