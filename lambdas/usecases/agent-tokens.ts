@@ -5,8 +5,9 @@
  * carries an expiry and the infra-env's token epoch (domain/auth/agent-token.ts has the rules;
  * docs/api.md, "Agent tokens", the model).
  */
+import { isJsonObject } from '../domain/core/stored-json.js';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { SignJWT, compactVerify, jwtVerify } from 'jose';
+import { SignJWT, compactVerify, errors, jwtVerify } from 'jose';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentCallNeeds, judgeAgentCall, type AgentCallContext, type TokenStanding } from '../domain/auth/agent-token.js';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { DomainError, unauthorized } from '../domain/core/errors.js';
@@ -111,8 +112,8 @@ async function verifiedPayload(keys: Keys, token: string): Promise<Record<string
   try {
     return await keys.verified.get(token, async () => {
       const { payload } = await compactVerify(token, keys.verifying, { algorithms: ['ES256'] });
-      const claims = JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
-      if (!claims || typeof claims !== 'object' || claims.iss !== ISSUER) throw new Error('not ours');
+      const claims: unknown = JSON.parse(Buffer.from(payload).toString('utf8'));
+      if (!isJsonObject(claims) || claims.iss !== ISSUER) throw new Error('not ours');
       return claims;
     });
   } catch {
@@ -232,7 +233,7 @@ export async function authenticateInfraEnvUrl(
   try {
     payload = (await jwtVerify(apiKey, keysFrom(deps.config.agentSigningKeyPem).verifying, { algorithms: ['ES256'], issuer: ISSUER })).payload;
   } catch (error) {
-    const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
+    const expired = error instanceof errors.JWTExpired;
     throw unauthorized(expired ? 'This pre-signed URL has expired; ask for a new one' : 'The pre-signed URL is not valid');
   }
   const { org_id: orgId, infra_env_id: infraEnvId } = payload;

@@ -13,7 +13,7 @@ import type { ClusterTransitionContext } from '../domain/cluster/cluster-state-m
 import { installationTransitionContext } from '../domain/install/installation-progress.js';
 import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
-import type { Cluster, Host } from '../domain/core/entities.js';
+import type { Cluster, ClusterAttributes, Host } from '../domain/core/entities.js';
 import { calculateMachineNetworkCidr } from '../domain/network/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
@@ -175,9 +175,9 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
 
 const PERCENTAGES = ['preparing_for_installation_stage_percentage', 'installing_stage_percentage', 'finalizing_stage_percentage', 'total_percentage'] as const;
 
-function pickPercentages(progress: unknown): Record<string, number> {
-  const source = (progress as Record<string, number> | undefined) ?? {};
-  return Object.fromEntries(PERCENTAGES.filter((key) => source[key] !== undefined).map((key) => [key, source[key]!]));
+function pickPercentages(progress: ClusterAttributes['progress']): Record<string, number> {
+  const source = progress ?? {};
+  return Object.fromEntries(PERCENTAGES.flatMap((key) => (source[key] === undefined ? [] : [[key, source[key]]])));
 }
 
 /** The progress bar once an installation started; before that there is nothing to show. */

@@ -9,7 +9,7 @@
 import type { ServiceConfig } from '../platform/config.js';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { SignJWT, decodeJwt, jwtVerify } from 'jose';
+import { SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
 import type { InfraEnv } from '../domain/core/entities.js';
@@ -137,7 +137,7 @@ export async function authorizeImageToken(deps: { store: Store; blobs?: BlobStor
     const { payload } = await jwtVerify(token, Buffer.from(infraEnv.imageTokenKey, 'base64url'), { algorithms: ['HS256'] });
     return { infraEnv, expiresAt: new Date((payload.exp ?? 0) * 1000) };
   } catch (error) {
-    const expired = (error as { code?: string }).code === 'ERR_JWT_EXPIRED';
+    const expired = error instanceof errors.JWTExpired;
     throw unauthorized(expired ? 'The image token has expired; request a new image URL' : 'The image token is not valid');
   }
 }

@@ -196,14 +196,15 @@ function validate(query: EventQuery) {
   if (query.order !== undefined && query.order !== 'ascending' && query.order !== 'descending') {
     throw badRequest(`order must be ascending or descending, got ${String(query.order)}`);
   }
-  const unknown = query.severities?.find((severity) => !SEVERITIES.includes(severity as EventSeverity));
+  const severities = (query.severities ?? []).map((requested) => ({ requested, known: SEVERITIES.find((severity) => severity === requested) }));
+  const unknown = severities.find(({ known }) => known === undefined)?.requested;
   if (unknown !== undefined) throw badRequest(`severities must be among ${SEVERITIES.join(', ')}, got ${unknown}`);
   const requested = query.limit ?? DEFAULT_LIMIT;
   return {
     limit: requested < 0 ? undefined : requested,
     offset: Math.max(query.offset ?? 0, 0),
     descending: query.order === 'descending',
-    severities: query.severities?.length ? (query.severities as EventSeverity[]) : undefined,
+    severities: severities.length ? severities.flatMap(({ known }) => (known === undefined ? [] : [known])) : undefined,
   };
 }
 

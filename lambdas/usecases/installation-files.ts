@@ -59,8 +59,9 @@ const notGenerated = (what: string, clusterId: string) =>
   conflict(`${what} of cluster ${clusterId} is not available: the installation has not generated it`);
 
 function requireFileName<T extends string>(fileName: string, allowed: readonly T[], kind: string): T {
-  if (!(allowed as readonly string[]).includes(fileName)) throw badRequest(`invalid ${kind} ${fileName}; use one of ${allowed.join(', ')}`);
-  return fileName as T;
+  const known = allowed.find((name) => name === fileName);
+  if (known === undefined) throw badRequest(`invalid ${kind} ${fileName}; use one of ${allowed.join(', ')}`);
+  return known;
 }
 
 /**
