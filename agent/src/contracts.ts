@@ -2,23 +2,19 @@
  * The seams between the agent's parts, fixed first so the runtime (loop, client, simulation), the
  * probes (inventory and check steps) and the installer can be built side by side.
  *
- * Wire shapes follow upstream's swagger (Step, StepReply, HostProgress...); everything here is what
- * the agent itself needs, not the service's models.
+ * Wire shapes are the service's own (contracts/step-replies.ts, from upstream's swagger: Step,
+ * StepReply, HostProgress...); everything declared here is what the agent itself needs.
  */
+import type { Step, StepReply } from '../../contracts/step-replies.js';
 
 /** One instruction from `GET .../instructions`. `args[0]` is usually a JSON-encoded request. */
-export interface StepRequest {
-  readonly step_type: string;
-  readonly step_id: string;
-  readonly args?: readonly string[];
-}
+export type StepRequest = Readonly<Step>;
 
-/** What is posted back. exit_code 0 with `output` a JSON string is success; upstream omits a 0 exit code. */
-export interface StepResult {
-  readonly exit_code: number;
-  readonly output?: string;
-  readonly error?: string;
-}
+/**
+ * What a step answers, before it is posted as a StepReply. exit_code 0 with `output` a JSON string
+ * (contracts/step-replies.ts encodeStepOutput) is success; upstream leaves a 0 exit code out.
+ */
+export type StepResult = Readonly<Required<Pick<StepReply, 'exit_code'>> & Pick<StepReply, 'output' | 'error'>>;
 
 /** Upstream's special exit codes the service understands. */
 export const EXIT_VALIDATION_ERROR = -1;

@@ -8,6 +8,7 @@ import tar from 'tar-stream';
 import type { StepContext, StepRequest, StepResult, StepRunner } from './contracts.js';
 import { EXIT_VALIDATION_ERROR } from './contracts.js';
 import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../contracts/step-requests.js';
+import { encodeStepOutput } from '../../contracts/step-replies.js';
 
 export interface LogFile {
   readonly name: string;
@@ -28,8 +29,8 @@ export type LogCollector = (request: LogsGatherRequest, context: StepContext) =>
 
 const failed = (error: string): StepResult => ({ exit_code: EXIT_VALIDATION_ERROR, error });
 
-/** The step's request by the service's own definition of its args, or the reason it is not one. */
-function readRequest<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] | string {
+/** The step's request by the service's own definition of its args (what upstream's agent accepts), or the reason it is not one. */
+export function readRequest<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] | string {
   try {
     return decodeStepArgs(stepType, request.args);
   } catch (error) {
@@ -63,7 +64,7 @@ export function upgradeAgentStep(pull?: (image: string, context: StepContext) =>
     try {
       const problem = await (pull ?? podmanPull)(body.agent_image, context);
       if (problem) context.log.warn(`agent upgrade to ${body.agent_image} failed: ${problem}`);
-      return { exit_code: 0, output: JSON.stringify({ agent_image: body.agent_image, result: problem ? 'failure' : 'success' }) };
+      return { exit_code: 0, output: encodeStepOutput('upgrade-agent', { agent_image: body.agent_image, result: problem ? 'failure' : 'success' }) };
     } finally {
       busy = false;
     }
@@ -154,7 +155,7 @@ export function logsGatherStep(collect: LogCollector = collectHostLogs): StepRun
     }
     if (response.status >= 300) return { exit_code: 1, error: `the service refused the logs upload: HTTP ${response.status}: ${(await response.text()).slice(0, 300)}` };
     await progress('completed');
-    return { exit_code: 0, output: JSON.stringify({ uploaded_bytes: archive.length, files: files.map((file) => file.name) }) };
+    return { exit_code: 0, output: encodeStepOutput('logs-gather', { uploaded_bytes: archive.length, files: files.map((file) => file.name) }) };
   };
 }
 

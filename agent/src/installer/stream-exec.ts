@@ -2,7 +2,7 @@
  * Runs a command while its output is still arriving. The agent's CommandRunner (exec.ts) returns output
  * only at exit, but image writing takes minutes and its progress must reach the service as it happens.
  */
-import { spawn } from 'node:child_process';
+import { spawnWatched } from '../exec.js';
 
 export interface StreamedCommandOptions {
   readonly timeoutMs: number;
@@ -25,34 +25,21 @@ const TAIL_BYTES = 4096;
 export function runStreamed(command: string, args: readonly string[], options: StreamedCommandOptions): Promise<StreamedCommandResult> {
   return new Promise((resolve) => {
     let tail = '';
-    let timedOut = false;
-    let settled = false;
-    const child = spawn(command, [...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const kill = () => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(kill, options.timeoutMs);
-    options.signal?.addEventListener('abort', kill, { once: true });
-    if (options.signal?.aborted) kill();
+    const { child, timedOut, settle } = spawnWatched(command, args, { timeoutMs: options.timeoutMs, signal: options.signal, env: options.env, stdin: 'ignore' });
     const finish = (result: StreamedCommandResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', kill);
-      resolve(result);
+      if (settle()) resolve(result);
     };
     const onChunk = (chunk: string) => {
       tail = (tail + chunk).slice(-TAIL_BYTES);
       options.onOutput(chunk);
     };
-    child.stdout.setEncoding('utf8').on('data', onChunk);
-    child.stderr.setEncoding('utf8').on('data', onChunk);
+    child.stdout?.setEncoding('utf8').on('data', onChunk);
+    child.stderr?.setEncoding('utf8').on('data', onChunk);
     child.on('error', (error: NodeJS.ErrnoException) => {
       finish({ exitCode: 127, tail: `${command}: ${error.message}`, missing: error.code === 'ENOENT' });
     });
     child.on('close', (code, signal) => {
-      finish({ exitCode: code ?? (signal ? 128 : 1), tail, ...(timedOut ? { timedOut: true } : {}) });
+      finish({ exitCode: code ?? (signal ? 128 : 1), tail, ...(timedOut() ? { timedOut: true } : {}) });
     });
   });
 }

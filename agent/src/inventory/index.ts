@@ -10,6 +10,7 @@ import { collectGpus } from './gpus.js';
 import { collectInterfaces, collectRoutes, readLinks } from './interfaces.js';
 import { InventoryProbe } from './probe.js';
 import { collectBmc, collectBoot, collectHostname, collectSystemVendor, collectTpmVersion } from './system.js';
+import type { Inventory } from '../../../contracts/step-replies.js';
 
 export interface CollectInventoryOptions {
   readonly exec: CommandRunner;
@@ -25,7 +26,7 @@ export interface CollectInventoryOptions {
  * host's clock from `?timestamp=` on each poll) and an unchanged inventory must serialise the same
  * so identical replies can be suppressed.
  */
-export async function collectInventory(options: CollectInventoryOptions): Promise<Record<string, unknown>> {
+export async function collectInventory(options: CollectInventoryOptions): Promise<Inventory> {
   const probe = new InventoryProbe(options.exec, options.log, options.root ?? '/');
   const part = async <T>(name: string, collect: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -49,20 +50,21 @@ export async function collectInventory(options: CollectInventoryOptions): Promis
     part('gpus', () => collectGpus(probe, options.gpuConfigFile)),
   ]);
   const hostname = await part('hostname', () => collectHostname(probe, interfaces ?? []));
-  const inventory: Record<string, unknown> = {
+  // Parts that could not be collected are left out rather than sent as null.
+  const inventory: Inventory = {
     ...(bmc ?? { bmc_address: '0.0.0.0', bmc_v6address: '::/0' }),
-    boot,
-    cpu,
+    ...(boot !== undefined ? { boot } : {}),
+    ...(cpu !== undefined ? { cpu } : {}),
     disks: disks ?? [],
     gpus: gpus ?? [],
-    hostname,
+    ...(hostname !== undefined ? { hostname } : {}),
     interfaces: interfaces ?? [],
-    memory,
+    ...(memory !== undefined ? { memory } : {}),
     routes: routes ?? [],
-    system_vendor: systemVendor,
-    tpm_version: tpmVersion,
+    ...(systemVendor !== undefined ? { system_vendor: systemVendor } : {}),
+    ...(tpmVersion !== undefined ? { tpm_version: tpmVersion } : {}),
   };
-  return Object.fromEntries(Object.entries(inventory).filter(([, value]) => value !== undefined));
+  return inventory;
 }
 
 export { InventoryProbe } from './probe.js';

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { md5Uuid } from '../host-id.js';
 import type { FleetNetwork } from './network.js';
 import type { SimulationProfile } from './profile.js';
+import { readInventory, type Inventory } from '../../../contracts/step-replies.js';
 
 export interface SimulatedIdentity {
   readonly index: number;
@@ -39,22 +40,23 @@ export function simulatedIdentity(options: { seed: string; index: number; hostna
   };
 }
 
-export function simulatedInventory(identity: SimulatedIdentity, network: FleetNetwork): Record<string, unknown> {
+export function simulatedInventory(identity: SimulatedIdentity, network: FleetNetwork): Inventory {
   const { profile } = identity;
-  const source = profile.inventory;
+  // The profile's inventory, read as the service reads one: what it says of the hardware keeps its type.
+  const source = { interfaces: [], disks: [], ...readInventory(profile.inventory) };
   const interfaces = source.interfaces.map((nic, i) => ({
     ...nic,
     mac_address: identity.macs[i],
     ipv4_addresses: i === 0 ? [`${identity.address}/${network.prefixLength}`] : [],
     ipv6_addresses: [],
   }));
-  const primary = source.interfaces[0]!.name;
+  const primary = profile.inventory.interfaces[0]!.name;
   const disks = source.disks.map((disk, i) => {
     const digest = hex(`${identity.hostId}/disk/${i}`);
     const optical = disk.drive_type === 'ODD';
     const wwn = optical ? undefined : `0x5000c500${digest.slice(0, 8)}`;
     const byId = wwn ? `/dev/disk/by-id/wwn-${wwn}` : '';
-    const byPath = typeof disk.by_path === 'string' ? disk.by_path : '';
+    const byPath = disk.by_path ?? '';
     return {
       ...disk,
       id: byId || byPath || `/dev/${disk.name}`,

@@ -4,25 +4,13 @@
  * the profile, the fleet's shared address table and the cluster's settings.
  */
 import { createHash } from 'node:crypto';
-import type { StepRequest, StepResult, StepRunner } from '../contracts.js';
-import { EXIT_VALIDATION_ERROR } from '../contracts.js';
-import { decodeStepArgs, type RequestStepType, type StepRequests } from '../../../contracts/step-requests.js';
-import { logsGatherStep, upgradeAgentStep, type LogFile } from '../control-steps.js';
+import type { StepRunner } from '../contracts.js';
+import { logsGatherStep, readRequest, upgradeAgentStep, type LogFile } from '../control-steps.js';
+import { fail, succeed } from '../steps/support.js';
+import { encodeStepOutput } from '../../../contracts/step-replies.js';
 import type { ClusterView } from './cluster-view.js';
 import { simulatedInventory, type SimulatedIdentity } from './host.js';
 import type { FleetNetwork } from './network.js';
-
-const ok = (output: unknown): StepResult => ({ exit_code: 0, output: JSON.stringify(output) });
-const invalid = (error: string): StepResult => ({ exit_code: EXIT_VALIDATION_ERROR, error });
-
-/** The step's request by the service's own definition of its args (what upstream's agent accepts), or the reason it is not one. */
-function arg<T extends RequestStepType>(stepType: T, request: StepRequest): StepRequests[T] | string {
-  try {
-    return decodeStepArgs(stepType, request.args);
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
 
 /** A documentation address (TEST-NET-3) per name, stable across runs. */
 function testNetAddress(name: string): string {
@@ -41,12 +29,12 @@ export interface SimulatedStepsOptions {
 export function simulatedSteps(options: SimulatedStepsOptions): Record<string, StepRunner> {
   const { identity, network, cluster } = options;
   const behaviour = identity.profile.behaviour ?? {};
-  const inventory = JSON.stringify(simulatedInventory(identity, network));
+  const inventory = encodeStepOutput('inventory', simulatedInventory(identity, network));
   const rtt = behaviour.rtt_ms ?? 0.3;
 
   const connectivity: StepRunner = async (request) => {
-    const peers = arg('connectivity-check', request);
-    if (typeof peers === 'string') return invalid(peers);
+    const peers = readRequest('connectivity-check', request);
+    if (typeof peers === 'string') return fail(peers);
     const outgoingNic = identity.profile.inventory.interfaces[0]!.name;
     const remoteHosts = peers
       .map((peer) => {
@@ -69,12 +57,12 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
         return { host_id: peer.host_id, l2_connectivity: l2, l3_connectivity: l3, mtu_report: [] };
       })
       .sort((a, b) => a.host_id.localeCompare(b.host_id));
-    return ok({ remote_hosts: remoteHosts });
+    return succeed('connectivity-check', { remote_hosts: remoteHosts });
   };
 
   const domainResolution: StepRunner = async (request) => {
-    const body = arg('domain-resolution', request);
-    if (typeof body === 'string') return invalid(body);
+    const body = readRequest('domain-resolution', request);
+    if (typeof body === 'string') return fail(body);
     const facts = await cluster.facts();
     const base = facts.name && facts.baseDnsDomain ? `${facts.name}.${facts.baseDnsDomain}`.toLowerCase() : undefined;
     const apiAddresses = facts.apiVips.length ? facts.apiVips : [options.firstHostAddress];
@@ -85,75 +73,75 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
       if (base && name.startsWith('validatenowildcarddns.')) ipv4 = [];
       else if (base && (name === `api.${base}` || name === `api-int.${base}`)) ipv4 = apiAddresses;
       else if (base && name.endsWith(`.apps.${base}`)) ipv4 = ingressAddresses;
-      return { domain_name: requested, ipv4_addresses: ipv4, ipv6_addresses: [], cnames: [] };
+      return { domain_name: requested, ipv4_addresses: [...ipv4], ipv6_addresses: [], cnames: [] };
     });
-    return ok({ resolutions });
+    return succeed('domain-resolution', { resolutions });
   };
 
   const freeAddresses: StepRunner = async (request) => {
-    const networks = arg('free-network-addresses', request);
-    if (typeof networks === 'string') return invalid(networks);
-    return ok(networks.map((cidr) => ({ network: cidr, free_addresses: network.freeAddresses(cidr) })));
+    const networks = readRequest('free-network-addresses', request);
+    if (typeof networks === 'string') return fail(networks);
+    return succeed('free-network-addresses', networks.map((cidr) => ({ network: cidr, free_addresses: network.freeAddresses(cidr) })));
   };
 
   const ntp: StepRunner = async (request) => {
-    const body = arg('ntp-synchronizer', request);
-    if (typeof body === 'string') return invalid(body);
+    const body = readRequest('ntp-synchronizer', request);
+    if (typeof body === 'string') return fail(body);
     const sources = (body.ntp_source ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const listed = sources.length ? sources : ['0.rhel.pool.ntp.org'];
-    return ok({ ntp_sources: listed.map((source_name, i) => ({ source_name, source_state: i === 0 ? 'synced' : 'combined' })) });
+    return succeed('ntp-synchronizer', { ntp_sources: listed.map((source_name, i) => ({ source_name, source_state: i === 0 ? 'synced' : 'combined' })) });
   };
 
   const verifyVips: StepRunner = async (request) => {
-    const vips = arg('verify-vips', request);
-    if (typeof vips === 'string') return invalid(vips);
-    return ok(vips.map(({ vip, vip_type }) => ({ vip, vip_type, verification: network.answers(vip) ? 'failed' : 'succeeded' })));
+    const vips = readRequest('verify-vips', request);
+    if (typeof vips === 'string') return fail(vips);
+    return succeed('verify-vips', vips.map(({ vip, vip_type }) => ({ vip, vip_type, verification: network.answers(vip) ? 'failed' : 'succeeded' })));
   };
 
   const diskSpeed: StepRunner = async (request) => {
-    const body = arg('installation-disk-speed-check', request);
-    if (typeof body === 'string') return invalid(body);
-    return ok({ path: body.path, io_sync_duration: Math.max(1, Math.round(behaviour.disk_sync_ms ?? 2)) });
+    const body = readRequest('installation-disk-speed-check', request);
+    if (typeof body === 'string') return fail(body);
+    return succeed('installation-disk-speed-check', { path: body.path, io_sync_duration: Math.max(1, Math.round(behaviour.disk_sync_ms ?? 2)) });
   };
 
   const images: StepRunner = async (request) => {
-    const body = arg('container-image-availability', request);
-    if (typeof body === 'string') return invalid(body);
+    const body = readRequest('container-image-availability', request);
+    if (typeof body === 'string') return fail(body);
     const seconds = behaviour.image_pull_seconds ?? 12;
     const sizeBytes = 1_350_000_000;
-    return ok({ images: body.images.map((name) => ({ name, result: 'success', size_bytes: sizeBytes, time: seconds, download_rate: sizeBytes / 1e6 / seconds })) });
+    return succeed('container-image-availability', { images: body.images.map((name) => ({ name, result: 'success', size_bytes: sizeBytes, time: seconds, download_rate: sizeBytes / 1e6 / seconds })) });
   };
 
   const tang: StepRunner = async (request) => {
-    const body = arg('tang-connectivity-check', request);
-    if (typeof body === 'string') return invalid(body);
+    const body = readRequest('tang-connectivity-check', request);
+    if (typeof body === 'string') return fail(body);
     let servers: { url?: string; thumbprint?: string }[] = [];
     try {
       servers = JSON.parse(body.tang_servers) as typeof servers;
     } catch {
-      return invalid('tang-connectivity-check: tang_servers is not a JSON list');
+      return fail('tang-connectivity-check: tang_servers is not a JSON list');
     }
     const payload = Buffer.from(JSON.stringify({ keys: [] })).toString('base64url');
-    return ok({
+    return succeed('tang-connectivity-check', {
       is_success: true,
       tang_server_response: servers.map((server) => ({ tang_url: `${(server.url ?? '').replace(/\/+$/, '')}/adv/${server.thumbprint ?? ''}`, payload, signatures: [{ protected: Buffer.from('{"alg":"ES512"}').toString('base64url'), signature: 'c2ltdWxhdGVk' }] })),
     });
   };
 
   const apiVip: StepRunner = async (request) => {
-    const body = arg('api-vip-connectivity-check', request);
-    if (typeof body === 'string') return invalid(body);
-    return ok({ is_success: true, url: body.url, ignition: JSON.stringify({ ignition: { version: '3.2.0' } }) });
+    const body = readRequest('api-vip-connectivity-check', request);
+    if (typeof body === 'string') return fail(body);
+    return succeed('api-vip-connectivity-check', { is_success: true, url: body.url, ignition: JSON.stringify({ ignition: { version: '3.2.0' } }) });
   };
 
   const dhcp: StepRunner = async (request) => {
-    const body = arg('dhcp-lease-allocate', request);
-    if (typeof body === 'string') return invalid(body);
+    const body = readRequest('dhcp-lease-allocate', request);
+    if (typeof body === 'string') return fail(body);
     const free = network.freeAddresses(network.cidr);
     const [apiAddress, ingressAddress] = [free.at(-1), free.at(-2)];
     if (!apiAddress || !ingressAddress) return { exit_code: 1, error: `no free address left in ${network.cidr} for the VIPs` };
     const lease = (address: string, mac: string) => `lease {\n  interface "${body.interface}";\n  fixed-address ${address};\n  option subnet-mask ${network.prefixLength};\n  # simulated lease for ${mac}\n}\n`;
-    return ok({ api_vip_address: apiAddress, ingress_vip_address: ingressAddress, api_vip_lease: lease(apiAddress, body.api_vip_mac), ingress_vip_lease: lease(ingressAddress, body.ingress_vip_mac) });
+    return succeed('dhcp-lease-allocate', { api_vip_address: apiAddress, ingress_vip_address: ingressAddress, api_vip_lease: lease(apiAddress, body.api_vip_mac), ingress_vip_lease: lease(ingressAddress, body.ingress_vip_mac) });
   };
 
   const simulatedLogs = async (): Promise<LogFile[]> => [
@@ -163,8 +151,8 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
 
   return {
     inventory: async (request) => {
-      const body = arg('inventory', request);
-      return typeof body === 'string' ? invalid(body) : { exit_code: 0, output: inventory };
+      const body = readRequest('inventory', request);
+      return typeof body === 'string' ? fail(body) : { exit_code: 0, output: inventory };
     },
     'connectivity-check': connectivity,
     'free-network-addresses': freeAddresses,

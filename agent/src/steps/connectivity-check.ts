@@ -189,6 +189,6 @@ export async function connectivityCheck(request: StepRequest, context: StepConte
     const remoteHosts = [...byHost.values()]
       .sort((a, b) => a.host_id.localeCompare(b.host_id))
       .map((host) => ({ ...host, l2_connectivity: host.l2_connectivity.sort(byAddress), l3_connectivity: host.l3_connectivity.sort(byAddress), mtu_report: host.mtu_report.sort(byAddress) }));
-    return succeed({ remote_hosts: remoteHosts });
+    return succeed('connectivity-check', { remote_hosts: remoteHosts });
   });
 }

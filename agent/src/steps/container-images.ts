@@ -4,6 +4,7 @@
  */
 import { EXIT_IMAGE_PULL_FAILED, type StepContext, type StepRequest, type StepResult } from '../contracts.js';
 import { guarded, run, SingleFlight, stepRequest } from './support.js';
+import { encodeStepOutput } from '../../../contracts/step-replies.js';
 
 interface ImageResult {
   name: string;
@@ -58,7 +59,7 @@ export async function containerImageAvailability(request: StepRequest, context: 
           ...(sized ? { size_bytes: size, download_rate: seconds > 0 ? size / seconds / 1e6 : 0 } : {}),
         });
       }
-      const output = JSON.stringify({ images: results });
+      const output = encodeStepOutput('container-image-availability', { images: results });
       if (errors.length === 0) return { exit_code: 0, output };
       return { exit_code: EXIT_IMAGE_PULL_FAILED, output, error: errors.join('; ') };
     });

@@ -60,7 +60,7 @@ export async function dhcpLeaseAllocate(request: StepRequest, context: StepConte
         if (typeof api === 'string') return fail(`API VIP: ${api}`);
         const ingress = await leaseOn(context, parent, 'vip-ingress', ingressMac, directory, typeof body.ingress_vip_lease === 'string' ? body.ingress_vip_lease : undefined);
         if (typeof ingress === 'string') return fail(`ingress VIP: ${ingress}`);
-        return succeed({ api_vip_address: api.address, ingress_vip_address: ingress.address, api_vip_lease: api.lease, ingress_vip_lease: ingress.lease });
+        return succeed('dhcp-lease-allocate', { api_vip_address: api.address, ingress_vip_address: ingress.address, api_vip_lease: api.lease, ingress_vip_lease: ingress.lease });
       } finally {
         await rm(directory, { recursive: true, force: true });
       }

@@ -38,7 +38,7 @@ export async function installationDiskSpeedCheck(request: StepRequest, context: 
       }
       if (latencies.length === 0) return fail(`disk speed check of ${path} failed: ${errors.join('; ')}`);
       if (errors.length > 0) context.log.warn('one disk speed run failed; the other counts', { path, errors });
-      return succeed({ io_sync_duration: Math.floor(Math.max(...latencies) / 1_000_000), path });
+      return succeed('installation-disk-speed-check', { io_sync_duration: Math.floor(Math.max(...latencies) / 1_000_000), path });
     });
   });
 }

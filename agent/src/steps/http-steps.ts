@@ -2,6 +2,7 @@
 import type { StepContext, StepRequest, StepResult } from '../contracts.js';
 import { httpGet } from './http-get.js';
 import { fail, guarded, stepRequest, succeed, StepArgumentError } from './support.js';
+import { encodeStepOutput } from '../../../contracts/step-replies.js';
 
 const TANG_TIMEOUT_MS = 10_000;
 const IGNITION_TIMEOUT_MS = 60_000;
@@ -55,8 +56,8 @@ export async function tangConnectivityCheck(request: StepRequest, context: StepC
         errors.push(`${advertisement}: ${(error as Error).message}`);
       }
     }
-    if (errors.length > 0) return fail(`tang connectivity check failed: ${errors.join('; ')}`, -1, { is_success: false, tang_server_response: responses });
-    return succeed({ is_success: true, tang_server_response: responses });
+    if (errors.length > 0) return fail(`tang connectivity check failed: ${errors.join('; ')}`, -1, encodeStepOutput('tang-connectivity-check', { is_success: false, tang_server_response: responses }));
+    return succeed('tang-connectivity-check', { is_success: true, tang_server_response: responses });
   });
 }
 
@@ -91,7 +92,7 @@ export async function apiVipConnectivityCheck(request: StepRequest, context: Ste
       if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new StepArgumentError('api-vip-connectivity-check "ca_certificate" is not a base64 PEM certificate');
     }
     // A failed download is the answer the service asks for, so it is a successful step with is_success false.
-    const downloadFailed = (reason: string): StepResult => ({ exit_code: 0, output: JSON.stringify({ is_success: false, url, download_error: reason }), error: 'ignition download error' });
+    const downloadFailed = (reason: string): StepResult => ({ exit_code: 0, output: encodeStepOutput('api-vip-connectivity-check', { is_success: false, url, download_error: reason }), error: 'ignition download error' });
     let response;
     try {
       response = await httpGet(url, { headers, ca, timeoutMs: IGNITION_TIMEOUT_MS, signal: context.signal });
@@ -107,6 +108,6 @@ export async function apiVipConnectivityCheck(request: StepRequest, context: Ste
     }
     const version = (ignition?.ignition as { version?: unknown } | undefined)?.version;
     if (typeof version !== 'string' || !version.startsWith('3.')) return downloadFailed(`ignition from ${url} is not an ignition 3.x config`);
-    return succeed({ is_success: true, url, ignition: JSON.stringify(filterIgnition(ignition)) });
+    return succeed('api-vip-connectivity-check', { is_success: true, url, ignition: JSON.stringify(filterIgnition(ignition)) });
   });
 }

@@ -25,7 +25,7 @@ function inventoryStep(options: ProbeStepOptions): StepRunner {
   return (request: StepRequest, context: StepContext): Promise<StepResult> =>
     guarded(request, context, async () => {
       stepRequest('inventory', request);
-      return succeed(await collectInventory({ exec: context.exec, log: context.log, gpuConfigFile: options.gpuConfigFile, root: options.root }));
+      return succeed('inventory', await collectInventory({ exec: context.exec, log: context.log, gpuConfigFile: options.gpuConfigFile, root: options.root }));
     });
 }
 

@@ -37,7 +37,7 @@ export function domainResolution(resolver: () => DnsResolver) {
       // Unreachable resolvers leave names unresolved, which the service reads as "does not resolve";
       // the log says why so a person can tell the two apart.
       if (failures.length > 0) context.log.warn('some DNS lookups failed', { failures: failures.slice(0, 10) });
-      return succeed({ resolutions });
+      return succeed('domain-resolution', { resolutions });
     });
 }
 
@@ -77,7 +77,7 @@ export function ntpSynchronizer(resolver: () => DnsResolver) {
           return { source_name: names[0]?.replace(/\.$/, '') ?? source.address, source_state: source.state };
         }),
       );
-      return succeed({ ntp_sources: ntpSources });
+      return succeed('ntp-synchronizer', { ntp_sources: ntpSources });
     });
 }
 

@@ -3,6 +3,7 @@ import type { StepContext, StepRequest, StepResult } from '../contracts.js';
 import { familyOf, numberToIpv4, parseIpv4Network } from './ip-math.js';
 import { parseNmapXml, upHosts } from './parsers/nmap.js';
 import { fail, guarded, run, stepRequest, succeed, toolMissing, SingleFlight, StepArgumentError } from './support.js';
+import type { VerifiedVip } from '../../../contracts/step-replies.js';
 
 /** Networks are scanned in /22 pieces so one nmap run stays short. */
 const CHUNK_PREFIX = 22;
@@ -48,12 +49,12 @@ export async function freeNetworkAddresses(request: StepRequest, context: StepCo
         }
         reply.push({ network: network.text, free_addresses: free });
       }
-      return succeed(reply);
+      return succeed('free-network-addresses', reply);
     });
   });
 }
 
-type Verification = 'succeeded' | 'failed' | 'unverified';
+type Verification = NonNullable<VerifiedVip['verification']>;
 
 export async function verifyVips(request: StepRequest, context: StepContext): Promise<StepResult> {
   return guarded(request, context, async () => {
@@ -61,7 +62,7 @@ export async function verifyVips(request: StepRequest, context: StepContext): Pr
       if (!familyOf(vip.vip)) throw new StepArgumentError(`verify-vips entry ${index} has no valid "vip"`);
       return vip;
     });
-    const verified: { vip: string; vip_type: string; verification: Verification }[] = [];
+    const verified: VerifiedVip[] = [];
     for (const vip of vips) {
       const args = [...(familyOf(vip.vip) === 6 ? ['-6'] : []), '-sn', '-n', '-oX', '-', vip.vip];
       const result = await run(context, 'nmap', args, { timeoutMs: 60_000 });
@@ -79,6 +80,6 @@ export async function verifyVips(request: StepRequest, context: StepContext): Pr
       }
       verified.push({ ...vip, verification });
     }
-    return succeed(verified);
+    return succeed('verify-vips', verified);
   });
 }

@@ -2,15 +2,18 @@
 import { EXIT_VALIDATION_ERROR, type StepContext, type StepRequest, type StepResult } from '../contracts.js';
 import type { CommandOptions, CommandResult } from '../exec.js';
 import { decodeStepArgs, StepArgumentsError, type RequestStepType, type StepRequests } from '../../../contracts/step-requests.js';
+import { encodeStepOutput, type OutputStepType, type StepOutputs } from '../../../contracts/step-replies.js';
 
 /** The shell's "command not found": the tool a step needs is not installed. */
 export const EXIT_TOOL_MISSING = 127;
 
-export const succeed = (output: unknown): StepResult => ({ exit_code: 0, output: JSON.stringify(output) });
-export const fail = (error: string, exitCode = EXIT_VALIDATION_ERROR, output?: unknown): StepResult => ({
+/** A successful step, its output built against the type the service reads it as. */
+export const succeed = <T extends OutputStepType>(stepType: T, output: StepOutputs[T]): StepResult => ({ exit_code: 0, output: encodeStepOutput(stepType, output) });
+/** A failed step; `output` (encodeStepOutput) where upstream's agent still sends one. */
+export const fail = (error: string, exitCode = EXIT_VALIDATION_ERROR, output?: string): StepResult => ({
   exit_code: exitCode,
   error,
-  ...(output !== undefined ? { output: JSON.stringify(output) } : {}),
+  ...(output !== undefined ? { output } : {}),
 });
 export const toolMissing = (tool: string, stepType: string, purpose: string): StepResult =>
   fail(`${tool} is not installed on this host; ${stepType} needs it to ${purpose}`, EXIT_TOOL_MISSING);

@@ -16,36 +16,23 @@ import { installationDisk, installCommandRequest } from '../install/installation
 import { HOST_LOGS_COLLECTED_AT } from '../install/logs.js';
 import { diskEncryptionCovers } from '../host/disk-encryption.js';
 import { hostEffectiveRole } from '../cluster/cluster-hosts.js';
-import { hostInventory, storedDiskSpeed, type InventoryDisk } from '../host/inventory.js';
+import { hostInventory, storedDiskSpeed } from '../host/inventory.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { clockMoved } from '../host/host-clock.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from '../../../contracts/step-requests.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { readConnectivityReport, type ConnectivityReport, type Step as WireStep, type StepReply as WireStepReply, type Steps as WireSteps, type StepType as WireStepType } from '../../../contracts/step-replies.js';
 
-export type StepType =
-  | 'inventory' | 'connectivity-check' | 'free-network-addresses' | 'dhcp-lease-allocate' | 'ntp-synchronizer'
-  | 'installation-disk-speed-check' | 'container-image-availability' | 'domain-resolution' | 'api-vip-connectivity-check'
-  | 'tang-connectivity-check' | 'verify-vips' | 'install' | 'logs-gather' | 'stop-installation' | 'upgrade-agent'
-  | 'download-boot-artifacts' | 'reboot-for-reclaim';
+/** The steps the service hands out: upstream's step types but the agent's own (execute, next-step-runner). */
+export type StepType = Exclude<WireStepType, 'execute' | 'next-step-runner'>;
 
-export interface Step {
-  step_type: StepType;
-  step_id: string;
-  args: string[];
-}
+export type Step = WireStep & { step_type: StepType; args: string[] };
 
-export interface Steps {
-  next_instruction_seconds: number;
-  post_step_action: 'continue' | 'exit';
+export interface Steps extends Required<Omit<WireSteps, 'instructions'>> {
   instructions: Step[];
 }
 
-export interface StepReply {
-  step_type: StepType;
-  step_id?: string;
-  exit_code?: number;
-  output?: string;
-  error?: string;
-}
+export type StepReply = WireStepReply & { step_type: StepType };
 
 interface InstructionRule {
   steps: string[];
@@ -121,7 +108,7 @@ export function newHost(context: {
 
 /** The host's installation disk as the table's messages name it (wrong boot order). */
 function installationDiskOf(host: Host): InstallationDisk | undefined {
-  const disk = installationDisk(host) as (InventoryDisk & { model?: string; serial?: string }) | undefined;
+  const disk = installationDisk(host);
   const path = (host.attributes.installation_disk_path as string | undefined) ?? disk?.path;
   if (!disk && !path) return undefined;
   return { name: disk?.name ?? path ?? '', path, identifier: disk?.id ?? path ?? '', model: disk?.model, serial: disk?.serial };
@@ -193,8 +180,8 @@ export function peerAddressBook(hosts: readonly Host[]): string {
 
 export function hostNics(host: Host): { name: string; mac: string; ip_addresses: string[] }[] {
   return (hostInventory(host)?.interfaces ?? []).map((nic) => ({
-    name: nic.name,
-    mac: nic.mac_address,
+    name: nic.name ?? '',
+    mac: nic.mac_address ?? '',
     ip_addresses: [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])].map((cidr) => cidr.split('/')[0]!),
   }));
 }
@@ -226,9 +213,10 @@ export function diskSpeedCheckDevice(host: Host): string | undefined {
 /** Images the agent checks before installing: the release image and the installer (upstream's list, less what needs the release payload). */
 function imagesToCheck(cluster: Cluster | undefined, host: Host, images: AgentImages): string[] {
   const wanted = [cluster?.attributes.ocp_release_image as string | undefined, images.installer].filter((image): image is string => !!image);
-  let known: Record<string, unknown> = {};
+  let known: Readonly<Record<string, unknown>> = {};
   try {
-    known = (parseStoredJson(host.attributes, 'images_status') as Record<string, unknown> | null) ?? {};
+    const stored = parseStoredJson(host.attributes, 'images_status');
+    if (isJsonObject(stored)) known = stored;
   } catch {
     known = {};
   }
@@ -375,9 +363,9 @@ export function offersConnectivityCheck(host: Host, cluster: Cluster | undefined
  * next periodic check (minutes for known hosts), or the newcomer could not join the majority group.
  */
 export function hasUncheckedPeers(host: Host, peerIds: readonly string[]): boolean {
-  let report: { remote_hosts?: { host_id?: string }[] | null } | undefined;
+  let report: ConnectivityReport | undefined;
   try {
-    report = parseStoredJson(host.attributes, 'connectivity') as typeof report;
+    report = readConnectivityReport(parseStoredJson(host.attributes, 'connectivity'));
   } catch {
     return true;
   }

@@ -9,10 +9,11 @@ import type { Cluster, Host } from '../core/entities.js';
 import { hostDisplayName, requestContext, withTransition } from '../host/host.js';
 import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
 import type { HostStatus } from '../host/host-states.js';
-import type { Inventory } from '../host/inventory.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
+import { isJsonObject, type Reader } from '../../../contracts/json-shapes.js';
+import { readImageStatuses, STEP_OUTPUT_READERS, type ContainerImageAvailability, type Inventory, type InventoryDisk, type VerifiedVip } from '../../../contracts/step-replies.js';
 
 /**
  * Replies whose stored result the validations of other hosts read (hostnames and interfaces,
@@ -71,40 +72,67 @@ export function connectivityReplyWrite(before: Pick<Host, 'attributes'>, after: 
   return rest(before.attributes) === rest(after.attributes) ? 'answered' : 'host';
 }
 
-function parseOutput<T>(reply: StepReply): T {
+const NOT_JSON = Symbol('not JSON');
+/** Each reply's output document, parsed once however many times the reply is applied or read. */
+const outputDocuments = new WeakMap<StepReply, { text: string; document: unknown }>();
+
+/** The reply's output as a JSON document, or NOT_JSON. */
+function outputDocument(reply: StepReply): unknown {
+  const text = reply.output ?? '';
+  const known = outputDocuments.get(reply);
+  if (known?.text === text) return known.document;
+  let document: unknown;
   try {
-    return JSON.parse(reply.output ?? '') as T;
+    document = JSON.parse(text);
   } catch {
-    throw badRequest(`the ${reply.step_type} reply's output is not the JSON document the step produces`);
+    document = NOT_JSON;
   }
+  outputDocuments.set(reply, { text, document });
+  return document;
+}
+
+/** The reply's output as a JSON document, refused when it is not one. */
+function jsonOutput(reply: StepReply): unknown {
+  const document = outputDocument(reply);
+  if (document === NOT_JSON) throw badRequest(`the ${reply.step_type} reply's output is not the JSON document the step produces`);
+  return document;
 }
 
 /** The output as a JSON object (the shape every step's response model has), refused otherwise. */
-function parseObject(reply: StepReply): Record<string, unknown> {
-  const parsed = parseOutput<unknown>(reply);
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`the ${reply.step_type} reply's output must be a JSON object`);
-  return parsed as Record<string, unknown>;
+function objectOutput(reply: StepReply): Readonly<Record<string, unknown>> {
+  const document = jsonOutput(reply);
+  if (!isJsonObject(document)) throw badRequest(`the ${reply.step_type} reply's output must be a JSON object`);
+  return document;
 }
 
-/** Image results as the agent lists them, entries without a name left out. */
-function imageStatuses(value: unknown): ImageStatus[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter((image): image is ImageStatus => !!image && typeof image === 'object' && typeof (image as ImageStatus).name === 'string' && (image as ImageStatus).name !== '');
+/** The output read into its wire type, refused when its top level is not that type's. */
+function readOutput<T>(reply: StepReply, read: Reader<T>): T {
+  const output = read(objectOutput(reply));
+  if (output === undefined) throw badRequest(`the ${reply.step_type} reply's output is not a ${reply.step_type} response`);
+  return output;
+}
+
+/** Upstream's agent answers with output only in some failures; what is there reads leniently, or not at all. */
+function outputIfReadable<T>(reply: StepReply, read: Reader<T>): T | undefined {
+  const document = outputDocument(reply);
+  return document === NOT_JSON ? undefined : read(document);
 }
 
 /** The service decides installation eligibility on top of what the agent says. */
 export function withServiceEligibility(inventory: Inventory, minDiskBytes: number): Inventory {
-  for (const disk of inventory.disks ?? []) {
-    const reasons = [...(disk.installation_eligibility?.not_eligible_reasons ?? [])];
-    if ((disk.size_bytes ?? 0) < minDiskBytes) {
-      reasons.push(`Disk is too small (disk only has ${((disk.size_bytes ?? 0) / 1e9).toFixed(1)} GB, but ${(minDiskBytes / 1e9).toFixed(0)} GB are required)`);
-    }
-    if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
-    if (['FDD', 'ODD', 'LVM'].includes(disk.drive_type ?? '')) reasons.push(`Drive type is ${disk.drive_type}, it must be one of HDD, SSD, Multipath, iSCSI, FC, RAID, ECKD, FBA, virtual`);
-    const unique = [...new Set(reasons)];
-    disk.installation_eligibility = { eligible: unique.length === 0, not_eligible_reasons: unique };
+  if (!inventory.disks) return inventory;
+  return { ...inventory, disks: inventory.disks.map((disk) => diskWithServiceEligibility(disk, minDiskBytes)) };
+}
+
+function diskWithServiceEligibility(disk: InventoryDisk, minDiskBytes: number): InventoryDisk {
+  const reasons = [...(disk.installation_eligibility?.not_eligible_reasons ?? [])];
+  if ((disk.size_bytes ?? 0) < minDiskBytes) {
+    reasons.push(`Disk is too small (disk only has ${((disk.size_bytes ?? 0) / 1e9).toFixed(1)} GB, but ${(minDiskBytes / 1e9).toFixed(0)} GB are required)`);
   }
-  return inventory;
+  if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
+  if (['FDD', 'ODD', 'LVM'].includes(disk.drive_type ?? '')) reasons.push(`Drive type is ${disk.drive_type}, it must be one of HDD, SSD, Multipath, iSCSI, FC, RAID, ECKD, FBA, virtual`);
+  const unique = [...new Set(reasons)];
+  return { ...disk, installation_eligibility: { eligible: unique.length === 0, not_eligible_reasons: unique } };
 }
 
 /**
@@ -165,27 +193,26 @@ export function applyStepReply(host: Host, reply: StepReply, context: { now: str
   return next;
 }
 
-interface ImageStatus {
-  name: string;
-  result?: string;
-  size_bytes?: number;
-  time?: number;
-  download_rate?: number;
-}
-
 /** Upstream's UpdateImageStatus: a new image is stored whole, a known one only gets its new result. */
-function mergeImageStatuses(attributes: Record<string, unknown>, images: readonly ImageStatus[]): void {
-  const current = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, ImageStatus>;
+function mergeImageStatuses(attributes: Record<string, unknown>, images: readonly ContainerImageAvailability[]): void {
+  const current = { ...storedImageStatuses(attributes) };
   for (const image of images) {
-    if (!image?.name) continue;
+    // Results without an image name say nothing the service can keep.
+    if (!image.name) continue;
     const known = current[image.name];
     current[image.name] = known ? { ...known, ...(image.result !== undefined ? { result: image.result } : {}) } : image;
   }
   attributes.images_status = JSON.stringify(current);
 }
 
+/** The image results stored on a host; an unreadable store throws as JSON.parse does. */
+function storedImageStatuses(attributes: Readonly<Record<string, unknown>>): Readonly<Record<string, ContainerImageAvailability>> {
+  return readImageStatuses(parseStoredJson(attributes, 'images_status')) ?? {};
+}
+
 function setDiskSpeed(attributes: Record<string, unknown>, path: string, exitCode: number, speedMs?: number): void {
-  const disks = JSON.parse((attributes.disks_info as string | undefined) ?? '{}') as Record<string, unknown>;
+  const stored = parseStoredJson(attributes, 'disks_info');
+  const disks = isJsonObject(stored) ? { ...stored } : {};
   disks[path] = { path, disk_speed: { tested: true, ...(exitCode !== 0 ? { exit_code: exitCode } : { speed_ms: speedMs ?? 0 }) } };
   attributes.disks_info = JSON.stringify(disks);
 }
@@ -194,86 +221,84 @@ function setDiskSpeed(attributes: Record<string, unknown>, path: string, exitCod
 function applyFailedOutput(attributes: Record<string, unknown>, reply: StepReply, exitCode: number): void {
   if (reply.step_type === 'tang-connectivity-check') {
     attributes.tang_connectivity = (reply.error ?? '').slice(0, 2_000);
-    return;
-  }
-  let output: unknown;
-  try {
-    output = JSON.parse(reply.output ?? '');
-  } catch {
-    return;
-  }
-  if (!output || typeof output !== 'object') return;
-  if (reply.step_type === 'container-image-availability') {
-    const images = (output as { images?: unknown }).images;
-    if (Array.isArray(images)) mergeImageStatuses(attributes, imageStatuses(images));
+  } else if (reply.step_type === 'container-image-availability') {
+    const result = outputIfReadable(reply, STEP_OUTPUT_READERS['container-image-availability']);
+    if (result) mergeImageStatuses(attributes, result.images);
   } else if (reply.step_type === 'installation-disk-speed-check') {
-    const path = (output as { path?: unknown }).path;
-    if (typeof path === 'string' && path) setDiskSpeed(attributes, path, exitCode);
+    const path = outputIfReadable(reply, STEP_OUTPUT_READERS['installation-disk-speed-check'])?.path;
+    if (path) setDiskSpeed(attributes, path, exitCode);
   }
 }
 
+/**
+ * What a successful reply stores. Documents other hosts' validations read (connectivity, names,
+ * tang, the API VIP, free addresses) are stored as the agent sent them, once their top level is
+ * the step's; the others are stored as read.
+ */
 function applyOutput(attributes: Record<string, unknown>, reply: StepReply, context: { now: string; minDiskBytes: number }): void {
   switch (reply.step_type) {
     case 'inventory': {
       if ((reply.output ?? '').length > MAX_INVENTORY_BYTES) throw badRequest(`the inventory is larger than ${MAX_INVENTORY_BYTES} bytes`);
-      const parsed = parseOutput<Inventory>(reply);
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('the inventory must be a JSON object');
-      const inventory = withServiceEligibility(parsed, context.minDiskBytes);
+      const read = STEP_OUTPUT_READERS.inventory(jsonOutput(reply));
+      if (!read) throw badRequest('the inventory must be a JSON object');
+      const inventory = withServiceEligibility(read, context.minDiskBytes);
       attributes.inventory = JSON.stringify(inventory);
       if (inventory.cpu?.architecture) attributes.cpu_architecture = inventory.cpu.architecture === 'aarch64' ? 'arm64' : inventory.cpu.architecture;
       break;
     }
     case 'connectivity-check':
-      parseObject(reply);
+      readOutput(reply, STEP_OUTPUT_READERS['connectivity-check']);
       attributes.connectivity = reply.output;
       attributes.connectivity_checked_at = context.now;
       attributes[CONNECTIVITY_STORED_AT] = context.now;
       break;
     case 'free-network-addresses': {
-      const networks = parseOutput<unknown>(reply);
+      const networks = jsonOutput(reply);
       if (!Array.isArray(networks) || networks.length === 0) throw badRequest('the free-network-addresses reply lists no network');
       attributes.free_addresses = reply.output;
       break;
     }
     case 'ntp-synchronizer': {
-      const sources = parseObject(reply).ntp_sources ?? [];
+      // A list that is not one is refused, not read as none: the host would look unsynchronised.
+      const sources = objectOutput(reply).ntp_sources ?? [];
       if (!Array.isArray(sources)) throw badRequest('the ntp-synchronizer reply\'s ntp_sources must be a list');
-      attributes.ntp_sources = JSON.stringify(sources);
+      attributes.ntp_sources = JSON.stringify(readOutput(reply, STEP_OUTPUT_READERS['ntp-synchronizer']).ntp_sources ?? []);
       break;
     }
     case 'domain-resolution':
-      parseObject(reply);
+      objectOutput(reply);
       attributes.domain_name_resolutions = reply.output;
       break;
     case 'tang-connectivity-check':
-      parseObject(reply);
+      objectOutput(reply);
       attributes.tang_connectivity = reply.output;
       break;
     case 'api-vip-connectivity-check':
-      parseObject(reply);
+      objectOutput(reply);
       attributes.api_vip_connectivity = reply.output;
       break;
     case 'container-image-availability': {
-      const images = parseObject(reply).images;
-      if (!Array.isArray(images)) throw badRequest('the container-image-availability reply lists no images');
-      mergeImageStatuses(attributes, imageStatuses(images));
+      const result = STEP_OUTPUT_READERS['container-image-availability'](objectOutput(reply));
+      if (!result) throw badRequest('the container-image-availability reply lists no images');
+      mergeImageStatuses(attributes, result.images);
       break;
     }
     case 'installation-disk-speed-check': {
-      const result = parseObject(reply);
-      if (typeof result.path !== 'string' || !result.path) throw badRequest('the disk speed reply names no disk path');
-      const duration = result.io_sync_duration ?? 0;
+      // A duration that is not one is refused, not read as none: it would pass as an instant disk.
+      const duration = objectOutput(reply).io_sync_duration ?? 0;
       if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0) throw badRequest('the disk speed reply\'s io_sync_duration must be a number of milliseconds');
-      setDiskSpeed(attributes, result.path, 0, Math.round(duration));
+      const { path } = readOutput(reply, STEP_OUTPUT_READERS['installation-disk-speed-check']);
+      if (!path) throw badRequest('the disk speed reply names no disk path');
+      setDiskSpeed(attributes, path, 0, Math.round(duration));
       break;
     }
     case 'verify-vips':
       // Checked here, acted on by the caller: VIP verdicts belong to the cluster.
-      if (!Array.isArray(parseOutput<unknown>(reply))) throw badRequest('the verify-vips reply must list the VIPs');
+      if (!Array.isArray(jsonOutput(reply))) throw badRequest('the verify-vips reply must list the VIPs');
       break;
     case 'upgrade-agent':
       // Checked here, acted on by the caller: the upgrade's result is an event.
-      parseObject(reply);
+      objectOutput(reply);
       break;
     default:
       // Replies of steps whose results live elsewhere (logs, stop) change nothing on the host here.
@@ -281,7 +306,7 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
   }
 }
 
-export type VipVerification = 'succeeded' | 'failed' | 'unverified';
+export type VipVerification = NonNullable<VerifiedVip['verification']>;
 
 /**
  * The cluster's VIPs with the verdicts of a verify-vips reply applied (upstream's
@@ -290,65 +315,47 @@ export type VipVerification = 'succeeded' | 'failed' | 'unverified';
  */
 export function applyVipVerifications(cluster: Cluster, reply: StepReply): Pick<Cluster['attributes'], 'api_vips' | 'ingress_vips'> | undefined {
   if ((reply.exit_code ?? 0) !== 0 || !reply.output) return undefined;
-  let verdicts: { vip?: string; vip_type?: string; verification?: string }[];
-  try {
-    verdicts = JSON.parse(reply.output) as typeof verdicts;
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(verdicts)) return undefined;
+  const verdicts = outputIfReadable(reply, STEP_OUTPUT_READERS['verify-vips']);
+  if (!verdicts) return undefined;
   let changed = false;
-  const update = (field: 'api_vips' | 'ingress_vips', type: string) =>
+  const update = (field: 'api_vips' | 'ingress_vips', type: VerifiedVip['vip_type']) =>
     (cluster.attributes[field] ?? []).map((vip) => {
-      const verdict = verdicts.find((entry) => entry?.vip === vip.ip && entry.vip_type === type && ['succeeded', 'failed', 'unverified'].includes(entry.verification ?? ''));
-      if (!verdict || verdict.verification === vip.verification) return vip;
+      const verification = verdicts.find((entry) => entry.vip === vip.ip && entry.vip_type === type && entry.verification)?.verification;
+      if (!verification || verification === vip.verification) return vip;
       changed = true;
-      return { ...vip, verification: verdict.verification as VipVerification };
+      return { ...vip, verification };
     });
   const result = { api_vips: update('api_vips', 'api'), ingress_vips: update('ingress_vips', 'ingress') };
   return changed ? result : undefined;
 }
 
-/** A JSON object from a reply's output, or undefined: events are a courtesy and never fail a reply. */
-function outputObject(reply: StepReply): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(reply.output ?? '');
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-
-/** The events a reply is worth on its own, beyond the host's judgement (upstream's reply handlers). */
+/** The events a reply is worth on its own, beyond the host's judgement (upstream's reply handlers); they never fail a reply. */
 export function stepReplyEvents(before: Host, after: Host, reply: StepReply, diskSpeedThresholdMs: number): { name: string; props: EventProps }[] {
   const hostName = hostDisplayName(after);
   const events: { name: string; props: EventProps }[] = [];
   // Only the image check is read when it fails (exit code 2 lists the images that did not pull).
   if ((reply.exit_code ?? 0) !== 0 && reply.step_type !== 'container-image-availability') return events;
   if (reply.step_type === 'upgrade-agent') {
-    const result = outputObject(reply);
-    const image = typeof result?.agent_image === 'string' ? result.agent_image : '';
+    const result = outputIfReadable(reply, STEP_OUTPUT_READERS['upgrade-agent']);
+    const image = result?.agent_image ?? '';
     if (result?.result === 'success') events.push({ name: 'upgrade_agent_finished', props: { host_name: hostName, agent_image: image } });
     else if (result?.result === 'failure') events.push({ name: 'upgrade_agent_failed', props: { host_name: hostName, agent_image: image } });
   } else if (reply.step_type === 'container-image-availability') {
-    const known = (parseStoredJson(before.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
-    const now = (parseStoredJson(after.attributes, 'images_status') as Record<string, ImageStatus> | null) ?? {};
-    for (const image of Object.values(now)) {
-      if (known[image.name]) continue;
-      const size = finite(image.size_bytes);
+    const known = storedImageStatuses(before.attributes);
+    for (const image of Object.values(storedImageStatuses(after.attributes))) {
+      if (!image.name || known[image.name]) continue;
+      const size = image.size_bytes ?? 0;
       const info = size > 0
-        ? `time: ${finite(image.time).toFixed(2)} seconds; size: ${(size / 1e6).toFixed(2)} Megabytes; download rate: ${finite(image.download_rate).toFixed(2)} MBps`
+        ? `time: ${(image.time ?? 0).toFixed(2)} seconds; size: ${(size / 1e6).toFixed(2)} Megabytes; download rate: ${(image.download_rate ?? 0).toFixed(2)} MBps`
         : '';
-      events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: typeof image.result === 'string' ? image.result : '', info } });
+      events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: image.result ?? '', info } });
     }
   } else if (reply.step_type === 'installation-disk-speed-check') {
-    const result = outputObject(reply);
-    const duration = Math.round(finite(result?.io_sync_duration));
+    const result = outputIfReadable(reply, STEP_OUTPUT_READERS['installation-disk-speed-check']);
+    const duration = Math.round(result?.io_sync_duration ?? 0);
     // Upstream warns about a slow disk rather than refusing it: etcd runs, only slower.
     if (diskSpeedThresholdMs > 0 && duration > diskSpeedThresholdMs) {
-      events.push({ name: 'disk_speed_slower_than_supported', props: { host_disk: typeof result?.path === 'string' ? result.path : '', fdatasync_duration: duration } });
+      events.push({ name: 'disk_speed_slower_than_supported', props: { host_disk: result?.path ?? '', fdatasync_duration: duration } });
     }
   }
   return events;

@@ -1,37 +1,26 @@
 /**
- * The parts of the agent's `inventory` report that the protocol and user-side rules read, and the
- * one lenient way of reading it from a host: an absent or unreadable inventory reads as none.
- * (The validations read it stricter, in host-validations-model.ts: they need memory and CPU.)
+ * The agent's `inventory` as stored on a host, and the one way of reading it back: parsed once per
+ * stored record and read into its wire type (contracts/step-replies.ts); an absent or unreadable
+ * inventory reads as none. The validations ask more of it (readInventory in
+ * validations/host-validations-model.ts).
  */
 import type { Host } from '../core/entities.js';
 import { parseStoredJson } from '../core/stored-json.js';
+import { readInventory, type Inventory, type InventoryDisk } from '../../../contracts/step-replies.js';
 
-export interface InventoryDisk {
-  id?: string;
-  path?: string;
-  name?: string;
-  size_bytes?: number;
-  drive_type?: string;
-  removable?: boolean;
-  is_installation_media?: boolean;
-  installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] };
-}
+export type { Inventory, InventoryDisk };
 
-export interface Inventory {
-  hostname?: string;
-  interfaces?: { name: string; mac_address: string; ipv4_addresses?: string[]; ipv6_addresses?: string[] }[];
-  disks?: InventoryDisk[];
-  cpu?: { architecture?: string };
-  boot?: { current_boot_mode?: string; device_type?: string };
-}
-
-export function hostInventory(host: Host): Inventory | undefined {
+/** The stored inventory, undefined when absent or unreadable. */
+export function storedInventory(attributes: Readonly<Record<string, unknown>>): Inventory | undefined {
   try {
-    const inventory = parseStoredJson(host.attributes, 'inventory');
-    return inventory && typeof inventory === 'object' && !Array.isArray(inventory) ? (inventory as Inventory) : undefined;
+    return readInventory(parseStoredJson(attributes, 'inventory'));
   } catch {
     return undefined;
   }
+}
+
+export function hostInventory(host: Host): Inventory | undefined {
+  return storedInventory(host.attributes);
 }
 
 export interface StoredDiskSpeed {

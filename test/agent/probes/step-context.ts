@@ -1,6 +1,7 @@
 /** A StepContext for probe tests: no API (the probes never call it), a recording log, a command runner. */
 import type { StepContext, StepRequest } from '../../../agent/src/contracts.js';
 import type { CommandRunner } from '../../../agent/src/exec.js';
+import type { StepType } from '../../../contracts/step-replies.js';
 import { recordingLog, type RecordingLog } from './fixtures.js';
 
 export function stepContext(exec: CommandRunner): StepContext & { log: RecordingLog } {
@@ -14,7 +15,7 @@ export function stepContext(exec: CommandRunner): StepContext & { log: Recording
   };
 }
 
-export const request = (stepType: string, ...args: unknown[]): StepRequest => ({
+export const request = (stepType: StepType, ...args: unknown[]): StepRequest => ({
   step_type: stepType,
   step_id: `${stepType}-1`,
   args: args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))),

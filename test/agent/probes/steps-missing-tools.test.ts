@@ -5,6 +5,7 @@ import { EXIT_TOOL_MISSING } from '../../../agent/src/steps/support.js';
 import { nothingInstalled } from './fixtures.js';
 import { request, stepContext } from './step-context.js';
 import { modelViolations } from '../../support/response-schema.js';
+import type { StepType } from '../../../contracts/step-replies.js';
 
 const steps = createProbeSteps({
   resolver: () => {
@@ -12,7 +13,7 @@ const steps = createProbeSteps({
   },
 });
 
-const cases: [string, unknown[], string][] = [
+const cases: [StepType, unknown[], string][] = [
   ['connectivity-check', [[{ host_id: '0b3a5c1e-0000-4000-8000-000000000001', nics: [{ name: 'eth0', mac: '02:00:00:00:00:01', ip_addresses: ['10.200.0.2'] }] }]], 'ping'],
   ['free-network-addresses', [['10.200.0.0/24']], 'nmap'],
   ['ntp-synchronizer', [{ ntp_source: '10.200.0.1' }], 'chronyc'],
@@ -62,7 +63,7 @@ describe('a probe step with a malformed request', () => {
     ['verify-vips', [JSON.stringify([{ vip: '10.0.0.1', vip_type: 'dns' }])]],
     ['dhcp-lease-allocate', [JSON.stringify({ interface: 'eth0', api_vip_mac: 'nope', ingress_vip_mac: '02:00:00:aa:00:02' })]],
     ['connectivity-check', []],
-  ])('%s %j is refused with exit -1 and a reason', async (stepType, args) => {
+  ] satisfies [StepType, string[]][])('%s %j is refused with exit -1 and a reason', async (stepType, args) => {
     const reply = await steps[stepType]!({ step_type: stepType, step_id: 's', args }, stepContext(nothingInstalled));
     expect(reply.exit_code).toBe(-1);
     expect(reply.error).toMatch(new RegExp(stepType.replace(/-/g, '.')));

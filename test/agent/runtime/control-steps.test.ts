@@ -103,7 +103,7 @@ describe('control steps', () => {
   it('upgrade-agent pulls the image and always answers exit 0 with success or failure', async () => {
     const context = (exec: CommandRunner) => ({ hostId: 'h', infraEnvId: 'i', api: createTransport({ url: 'http://127.0.0.1:9' }), exec, log, signal: new AbortController().signal });
     const step = upgradeAgentStep();
-    const request = { step_type: 'upgrade-agent', step_id: 'u', args: [JSON.stringify({ agent_image: 'quay.io/x/agent:2' })] };
+    const request = { step_type: 'upgrade-agent' as const, step_id: 'u', args: [JSON.stringify({ agent_image: 'quay.io/x/agent:2' })] };
     expect(await step(request, context(fakeHost))).toEqual({ exit_code: 0, output: JSON.stringify({ agent_image: 'quay.io/x/agent:2', result: 'success' }) });
     const failing: CommandRunner = async () => ({ exitCode: 125, stdout: '', stderr: 'manifest unknown' });
     expect(await step(request, context(failing))).toEqual({ exit_code: 0, output: JSON.stringify({ agent_image: 'quay.io/x/agent:2', result: 'failure' }) });

@@ -13,6 +13,7 @@ import { FleetNetwork } from '../../../agent/src/simulate/network.js';
 import { BUILT_IN_PROFILES, loadProfile } from '../../../agent/src/simulate/profile.js';
 import { simulatedSteps } from '../../../agent/src/simulate/steps.js';
 import requirements from '../../../lambdas/domain/catalogues/hardware-requirements.json' with { type: 'json' };
+import type { StepType } from '../../../contracts/step-replies.js';
 
 type Json = Record<string, any>;
 const log = createLog({ level: 'error', sink: () => undefined });
@@ -38,8 +39,8 @@ function fleetOf(profiles: string[], cluster?: Json) {
 }
 
 const context = (): StepContext => ({ hostId: 'h', infraEnvId: 'ie', api: clusterApi(undefined), exec: refuseCommands, log, signal: new AbortController().signal });
-async function run(runner: StepRunner | undefined, args: unknown[]): Promise<Json> {
-  const result = await runner!({ step_type: 'x', step_id: 'x-1', args: args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) }, context());
+async function run(runners: Record<string, StepRunner>, stepType: StepType, args: unknown[]): Promise<Json> {
+  const result = await runners[stepType]!({ step_type: stepType, step_id: `${stepType}-1`, args: args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) }, context());
   expect(result.exit_code, result.error).toBe(0);
   return JSON.parse(result.output!) as Json;
 }
@@ -81,7 +82,7 @@ describe('simulated hosts', () => {
   it('answers connectivity from the shared table: fleet peers reachable at L2 and L3, strangers not', async () => {
     const { identities, steps } = fleetOf(['master', 'master', 'worker']);
     const stranger = { host_id: 'ffffffff-ffff-4fff-8fff-ffffffffffff', nics: [{ name: 'eth0', mac: '52:54:00:99:99:99', ip_addresses: ['192.168.111.200/24', '10.0.0.5/24'] }] };
-    const report = await run(steps[0]!['connectivity-check'], [[...peerList(identities, 0), stranger]]);
+    const report = await run(steps[0]!, 'connectivity-check', [[...peerList(identities, 0), stranger]]);
     const byHost = Object.fromEntries((report.remote_hosts as Json[]).map((r) => [r.host_id, r]));
     for (const peer of identities.slice(1)) {
       expect(byHost[peer.hostId].l3_connectivity).toEqual([{ remote_ip_address: peer.address, successful: true, packet_loss_percentage: 0, average_rtt_ms: 0.25 }]);
@@ -92,26 +93,26 @@ describe('simulated hosts', () => {
     expect((report.remote_hosts as Json[]).map((r) => r.host_id)).toEqual([...(report.remote_hosts as Json[]).map((r) => r.host_id)].sort());
 
     // Symmetric: the peer sees host 0 the same way.
-    const back = await run(steps[1]!['connectivity-check'], [peerList(identities, 1)]);
+    const back = await run(steps[1]!, 'connectivity-check', [peerList(identities, 1)]);
     expect((back.remote_hosts as Json[]).find((r) => r.host_id === identities[0]!.hostId)!.l3_connectivity[0].successful).toBe(true);
   });
 
   it('lists as free exactly the addresses neither the fleet nor the gateway holds, and VIPs among them verify', async () => {
     const { steps } = fleetOf(['master', 'worker']);
-    const [free] = (await run(steps[0]!['free-network-addresses'], [['192.168.111.0/24']])) as unknown as Json[];
+    const [free] = (await run(steps[0]!, 'free-network-addresses', [['192.168.111.0/24']])) as unknown as Json[];
     expect(free!.network).toBe('192.168.111.0/24');
     expect(free!.free_addresses).toHaveLength(254 - 3);
     expect(free!.free_addresses).not.toContain('192.168.111.1');
     expect(free!.free_addresses).not.toContain('192.168.111.10');
     expect(free!.free_addresses).toContain('192.168.111.5');
-    const vips = (await run(steps[1]!['verify-vips'], [[{ vip: '192.168.111.5', vip_type: 'api' }, { vip: '192.168.111.10', vip_type: 'ingress' }]])) as unknown as Json[];
+    const vips = (await run(steps[1]!, 'verify-vips', [[{ vip: '192.168.111.5', vip_type: 'api' }, { vip: '192.168.111.10', vip_type: 'ingress' }]])) as unknown as Json[];
     expect(vips.map((v) => v.verification)).toEqual(['succeeded', 'failed']);
   });
 
   it('resolves the cluster names to its VIPs, other names to TEST-NET, and the wildcard probe to nothing', async () => {
     const { steps } = fleetOf(['master'], { name: 'ocp', base_dns_domain: 'example.com', api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] });
     const names = ['quay.io', 'api.ocp.example.com', 'api-int.ocp.example.com', 'console-openshift-console.apps.ocp.example.com', 'validateNoWildcardDNS.ocp.example.com', 'validateNoWildcardDNS.ocp.example.com.'];
-    const answer = await run(steps[0]!['domain-resolution'], [{ domains: names.map((domain_name) => ({ domain_name })) }]);
+    const answer = await run(steps[0]!, 'domain-resolution', [{ domains: names.map((domain_name) => ({ domain_name })) }]);
     const ips = (answer.resolutions as Json[]).map((r) => [r.domain_name, r.ipv4_addresses]);
     expect(ips[0]![1][0]).toMatch(/^203\.0\.113\.\d+$/);
     expect(ips.slice(1)).toEqual([
@@ -125,9 +126,9 @@ describe('simulated hosts', () => {
 
   it('reports synced NTP, a fast disk and available images; refuses malformed requests', async () => {
     const { steps } = fleetOf(['worker']);
-    expect(await run(steps[0]!['ntp-synchronizer'], [{ ntp_source: 'a.example.com,b.example.com' }])).toEqual({ ntp_sources: [{ source_name: 'a.example.com', source_state: 'synced' }, { source_name: 'b.example.com', source_state: 'combined' }] });
-    expect(await run(steps[0]!['installation-disk-speed-check'], [{ path: '/dev/sda' }, '480'])).toEqual({ path: '/dev/sda', io_sync_duration: 1 });
-    expect((await run(steps[0]!['container-image-availability'], [{ images: ['quay.io/openshift-release-dev/ocp-release:4.18.0-x86_64'], timeout: 960 }])).images[0]).toMatchObject({ result: 'success' });
+    expect(await run(steps[0]!, 'ntp-synchronizer', [{ ntp_source: 'a.example.com,b.example.com' }])).toEqual({ ntp_sources: [{ source_name: 'a.example.com', source_state: 'synced' }, { source_name: 'b.example.com', source_state: 'combined' }] });
+    expect(await run(steps[0]!, 'installation-disk-speed-check', [{ path: '/dev/sda' }, '480'])).toEqual({ path: '/dev/sda', io_sync_duration: 1 });
+    expect((await run(steps[0]!, 'container-image-availability', [{ images: ['quay.io/openshift-release-dev/ocp-release:4.18.0-x86_64'], timeout: 960 }])).images[0]).toMatchObject({ result: 'success' });
     const bad = await steps[0]!['connectivity-check']!({ step_type: 'connectivity-check', step_id: 'c', args: ['not json'] }, context());
     expect(bad).toEqual({ exit_code: -1, error: 'connectivity-check args[0] is not a JSON document' });
     // The disk speed check without its timeout argument is refused, as upstream's agent refuses it.

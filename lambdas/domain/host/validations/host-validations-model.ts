@@ -10,6 +10,8 @@ import type { Cluster, Host, InfraEnv } from '../../core/entities.js';
 import type { ValidationResult, ValidationStatus } from '../host-facts.js';
 import type { HostRole, HostStage } from '../host-states.js';
 import type { HostValidationCategory, HostValidationId } from '../../core/validation-ids.js';
+import { storedInventory } from '../inventory.js';
+import type { Inventory, InventoryDisk, InventoryInterface, InventoryRoute } from '../../../../contracts/step-replies.js';
 
 // ---------------------------------------------------------------- ids and results
 
@@ -42,65 +44,15 @@ export const outcomeOf = (passed: boolean, ok: string, failed: string): Outcome 
 
 // ---------------------------------------------------------------- inventory (the `inventory` model, the parts read here)
 
-export interface InventoryInterface {
-  name: string;
-  mac_address?: string;
-  ipv4_addresses?: string[] | null;
-  ipv6_addresses?: string[] | null;
-  has_carrier?: boolean;
-  mtu?: number;
-  speed_mbps?: number;
-  type?: string;
-}
-
-export interface InventoryDisk {
-  id?: string;
-  name?: string;
-  path?: string;
-  by_id?: string;
-  by_path?: string;
-  hctl?: string;
-  drive_type?: string;
-  has_uuid?: boolean;
-  size_bytes?: number;
-  bootable?: boolean;
-  removable?: boolean;
-  is_installation_media?: boolean;
-  installation_eligibility?: { eligible?: boolean; not_eligible_reasons?: string[] | null };
-  holders?: string;
-  iscsi?: { host_ip_address?: string };
-}
-
-export interface InventoryRoute {
-  interface?: string;
-  gateway?: string;
-  destination?: string;
-  /** AF_INET (2) / AF_INET6 (10) as the agent sends them; 4 / 6 are accepted too. */
-  family?: number;
-  metric?: number;
-}
-
-export interface Inventory {
-  hostname?: string;
-  interfaces?: InventoryInterface[] | null;
-  disks?: InventoryDisk[] | null;
-  boot?: { current_boot_mode?: string; secure_boot_state?: string };
-  system_vendor?: { manufacturer?: string; product_name?: string; serial_number?: string; virtual?: boolean };
-  memory?: { physical_bytes?: number; usable_bytes?: number; physical_bytes_method?: string };
-  cpu?: { count?: number; flags?: string[] | null; architecture?: string; model_name?: string };
-  gpus?: { vendor?: string; vendor_id?: string; device_id?: string; name?: string }[] | null;
-  routes?: InventoryRoute[] | null;
-  tpm_version?: string;
-  truncation?: { type?: string; reasons?: string[] | null };
-}
+export type { Inventory, InventoryDisk, InventoryInterface, InventoryRoute } from '../../../../contracts/step-replies.js';
 
 /**
- * The host's inventory as upstream's loadInventory accepts it: parseable, with memory and CPU.
- * Anything else counts as no inventory at all. Parsed once per stored record (see stored-json.ts).
+ * The host's inventory as upstream's loadInventory accepts it: readable, with memory and CPU.
+ * Anything else counts as no inventory at all.
  */
 export function readInventory(attributes: Readonly<Record<string, unknown>>): Inventory | undefined {
-  const inventory = readStoredJson<Inventory>(attributes, 'inventory');
-  return inventory && typeof inventory === 'object' && inventory.memory && inventory.cpu ? inventory : undefined;
+  const inventory = storedInventory(attributes);
+  return inventory?.memory && inventory.cpu ? inventory : undefined;
 }
 
 /** A JSON reply stored on a host, shared and frozen; undefined when absent, `null` when present but unreadable. */
