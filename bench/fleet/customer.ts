@@ -34,6 +34,10 @@ process.on('message', (message: { type: string }) => {
   if (message.type === 'stop') stopAll.abort();
 });
 process.on('disconnect', () => stopAll.abort());
+// Ctrl-C (or kill -INT of the run's process group) reaches this process too, but the bench decides
+// how a run stops: it says 'stop' over IPC and then waits for this process's latencies. Dying on the
+// signal instead would lose the report; a bench that is gone disconnects, which stops this process.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
 
 /** Calls the agents, controllers and automation made, by method and path template. */
 const agentCalls = new Map<string, number>();
