@@ -6,11 +6,10 @@
 import { createHash } from 'node:crypto';
 import instructions from '../catalogues/host-instructions.json' with { type: 'json' };
 import { conflict, forbidden } from '../core/errors.js';
-import type { Cluster, Host, InfraEnv } from '../core/entities.js';
+import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../core/entities.js';
 import { CLUSTER_ACCEPTING_HOSTS, requestContext, withTransition } from '../host/host.js';
 import type { InstallationDisk } from '../host/host-facts.js';
 import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
-import type { HostStage, HostStatus } from '../host/host-states.js';
 import { catalogueAgentImages, type AgentImages } from '../catalogues/catalogues.js';
 import { installationDisk, installCommandRequest } from '../install/installation.js';
 import { HOST_LOGS_COLLECTED_AT } from '../install/logs.js';
@@ -20,7 +19,7 @@ import { hostInventory, storedDiskSpeed } from '../host/inventory.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { clockMoved } from '../host/host-clock.js';
 import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from '../../../contracts/step-requests.js';
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isJsonObject, oneOf, recordOf, text } from '../../../contracts/json-shapes.js';
 import { readConnectivityReport, type ConnectivityReport, type Step as WireStep, type StepReply as WireStepReply, type Steps as WireSteps, type StepType as WireStepType } from '../../../contracts/step-replies.js';
 
 /** The steps the service hands out: upstream's step types but the agent's own (execute, next-step-runner). */
@@ -35,14 +34,44 @@ export interface Steps extends Required<Omit<WireSteps, 'instructions'>> {
 export type StepReply = WireStepReply & { step_type: StepType };
 
 interface InstructionRule {
-  steps: string[];
+  steps: StepType[];
   backedOff?: boolean;
   nextInstructionSeconds?: number;
   postStepAction?: 'continue' | 'exit';
 }
-const RULES = instructions as unknown as Record<'day1' | 'day2' | 'unbound', Record<string, InstructionRule>> & {
-  defaultNextInstructionSeconds: number;
-  backedOffNextInstructionSeconds: number;
+
+/** Every step type the service hands out; the record names each, so tsc sees one added to the type. */
+const STEP_TYPES: Readonly<Record<StepType, true>> = {
+  'connectivity-check': true, inventory: true, install: true, 'free-network-addresses': true, 'dhcp-lease-allocate': true,
+  'api-vip-connectivity-check': true, 'tang-connectivity-check': true, 'ntp-synchronizer': true, 'installation-disk-speed-check': true,
+  'container-image-availability': true, 'domain-resolution': true, 'stop-installation': true, 'logs-gather': true, 'upgrade-agent': true,
+  'download-boot-artifacts': true, 'reboot-for-reclaim': true, 'verify-vips': true,
+};
+const readStepType = oneOf(STEP_TYPES);
+const readPostStepAction = oneOf<'continue' | 'exit'>({ continue: true, exit: true });
+
+type CatalogueRule = { steps: readonly string[]; backedOff?: boolean; nextInstructionSeconds?: number; postStepAction?: string };
+
+/** A rule book of the catalogue with its names checked: a misspelt step or action fails at load, not at a poll. */
+function instructionRules(book: Readonly<Record<string, CatalogueRule>>): Readonly<Record<string, InstructionRule>> {
+  return Object.fromEntries(Object.entries(book).map(([status, rule]) => {
+    const steps = rule.steps.map((name) => readStepType(name) ?? fail(`host-instructions.json: ${status} names an unknown step ${name}`));
+    const postStepAction = rule.postStepAction === undefined ? undefined : (readPostStepAction(rule.postStepAction) ?? fail(`host-instructions.json: ${status} has an unknown postStepAction ${rule.postStepAction}`));
+    const { backedOff, nextInstructionSeconds } = rule;
+    return [status, { steps, ...(backedOff !== undefined ? { backedOff } : {}), ...(nextInstructionSeconds !== undefined ? { nextInstructionSeconds } : {}), ...(postStepAction ? { postStepAction } : {}) }];
+  }));
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+const RULES = {
+  day1: instructionRules(instructions.day1),
+  day2: instructionRules(instructions.day2),
+  unbound: instructionRules(instructions.unbound),
+  defaultNextInstructionSeconds: instructions.defaultNextInstructionSeconds,
+  backedOffNextInstructionSeconds: instructions.backedOffNextInstructionSeconds,
 };
 
 /**
@@ -122,8 +151,8 @@ function installationDiskOf(host: Host): InstallationDisk | undefined {
  * discovered anew. Refusals carry the rule's status (403 or 409), which parks the agent.
  */
 export function reRegister(host: Host, agentVersion: string | undefined, now: string): { host: Host; transition: HostTransition } {
-  const progress = host.attributes.progress as { current_stage?: HostStage; progress_info?: string; stage_updated_at?: string } | undefined;
-  const transition = transitionHost({ status: host.status as HostStatus }, 'RegisterHost', requestContext(host, now, {
+  const progress = host.attributes.progress;
+  const transition = transitionHost({ status: host.status }, 'RegisterHost', requestContext(host, now, {
     ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
     installationDisk: installationDiskOf(host),
   }));
@@ -237,7 +266,7 @@ interface StepInput {
   context: StepContext;
   host: Host;
   cluster: Cluster | undefined;
-  attributes: Record<string, unknown>;
+  attributes: ClusterAttributes;
   images: AgentImages;
 }
 
@@ -258,15 +287,15 @@ function domainResolutionArgs({ host, cluster, attributes }: StepInput): string[
 function verifyVipsArgs({ host, attributes }: StepInput): string[] | undefined {
   if (!hostInventory(host)) return undefined;
   const vips = [
-    ...((attributes.api_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'api' as const })),
-    ...((attributes.ingress_vips as { ip: string }[] | undefined) ?? []).map((v) => ({ vip: v.ip, vip_type: 'ingress' as const })),
+    ...(attributes.api_vips ?? []).map((v) => ({ vip: v.ip ?? '', vip_type: 'api' as const })),
+    ...(attributes.ingress_vips ?? []).map((v) => ({ vip: v.ip ?? '', vip_type: 'ingress' as const })),
   ];
   return vips.length ? encodeStepArgs('verify-vips', vips) : undefined;
 }
 
 /** Only hosts the encryption covers, by their effective role (upstream's tang command). */
 function tangConnectivityArgs({ host, attributes }: StepInput): string[] | undefined {
-  const encryption = attributes.disk_encryption as { mode?: string; tang_servers?: string; enable_on?: string } | undefined;
+  const encryption = attributes.disk_encryption;
   if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, hostEffectiveRole(host.attributes))) return undefined;
   return encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers });
 }
@@ -396,7 +425,7 @@ export function nextSteps(context: StepContext): Steps {
     return { next_instruction_seconds: Math.min(RULES.defaultNextInstructionSeconds, seconds || RULES.defaultNextInstructionSeconds), post_step_action: 'continue', instructions: [step] };
   }
   const steps: Step[] = [];
-  for (const type of (rule?.steps ?? []) as StepType[]) {
+  for (const type of rule?.steps ?? []) {
     const args = stepArgs(type, context);
     if (args) steps.push({ step_type: type, step_id: `${type}-${context.stepIdSuffix()}`, args });
   }
@@ -441,10 +470,13 @@ export const HANDED_ONCE_WINDOW_MS: Readonly<Record<string, number>> = {
 };
 export const LONG_CHECKS: ReadonlySet<string> = new Set(Object.keys(HANDED_ONCE_WINDOW_MS));
 export const LONG_CHECKS_HANDED_AT = 'long_checks_handed_at';
+/** The stored marks by check type (ISO times). */
+const readMarks = recordOf(text);
 
 /** Whether a check of this type handed out is still awaiting its answer (its mark is inside its window). */
 export function awaitingAnswer(stored: unknown, type: string, now: Date): boolean {
-  const at = Date.parse(((stored && typeof stored === 'object' ? stored : {}) as Record<string, string>)[type] ?? '');
+  const mark = isJsonObject(stored) ? stored[type] : undefined;
+  const at = Date.parse(typeof mark === 'string' ? mark : '');
   return Number.isFinite(at) && at <= now.getTime() && now.getTime() - at < (HANDED_ONCE_WINDOW_MS[type] ?? LONG_CHECK_WINDOW_MS);
 }
 
@@ -459,7 +491,7 @@ export function longCheckClaim(type: string, now: Date): { at: string; staleBefo
 
 /** Which of the wanted checks this poll may hand out, and the marks to store with them. */
 export function claimLongChecks(stored: unknown, wanted: readonly string[], now: Date): { claimed: string[]; marks: Record<string, string> } {
-  const marks = { ...((stored && typeof stored === 'object' ? stored : {}) as Record<string, string>) };
+  const marks = { ...(readMarks(stored) ?? {}) };
   const claimed = wanted.filter((type) => !awaitingAnswer(marks, type, now));
   for (const type of claimed) marks[type] = now.toISOString();
   return { claimed, marks };

@@ -8,11 +8,10 @@ import { badRequest } from '../core/errors.js';
 import type { Cluster, Host } from '../core/entities.js';
 import { hostDisplayName, requestContext, withTransition } from '../host/host.js';
 import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
-import type { HostStatus } from '../host/host-states.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
-import { isJsonObject, type Reader } from '../../../contracts/json-shapes.js';
+import { isJsonObject, recordOf, text, type Reader } from '../../../contracts/json-shapes.js';
 import { readImageStatuses, STEP_OUTPUT_READERS, type ContainerImageAvailability, type Inventory, type InventoryDisk, type VerifiedVip } from '../../../contracts/step-replies.js';
 
 /**
@@ -151,10 +150,13 @@ export function replyTransition(host: Host, reply: StepReply, now: string): { ho
   const alreadyInstalling = exitCode === 125 && (reply.error ?? '').includes('already in use');
   const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' && !alreadyInstalling ? 'HostInstallationFailed' : undefined;
   if (!trigger) return undefined;
-  const transition = transitionHost({ status: host.status as HostStatus }, trigger, requestContext(host, now, { mediaConnected: host.attributes.media_status !== 'disconnected' }));
+  const transition = transitionHost({ status: host.status }, trigger, requestContext(host, now, { mediaConnected: host.attributes.media_status !== 'disconnected' }));
   if (isNotAllowed(transition) || !transition.changed) return undefined;
   return { host: withTransition(host, transition, now), transition };
 }
+
+/** The last error of each step type that failed (`step_errors`), cleared by its next success. */
+const readStepErrors = recordOf(text);
 
 /**
  * Failed replies whose output upstream still reads: the image check exits 2 listing the images that
@@ -174,13 +176,13 @@ export function applyStepReply(host: Host, reply: StepReply, context: { now: str
   if (exitCode === MEDIA_DISCONNECTED_EXIT_CODE) {
     attributes.media_status = 'disconnected';
   } else if (exitCode !== 0) {
-    const errors = { ...((attributes.step_errors as Record<string, string> | undefined) ?? {}) };
+    const errors = { ...(readStepErrors(attributes.step_errors) ?? {}) };
     errors[reply.step_type] = (reply.error ?? `exit code ${exitCode}`).slice(0, 500);
     attributes.step_errors = errors;
     if (OUTPUT_KEPT_ON_FAILURE.has(reply.step_type)) applyFailedOutput(attributes, reply, exitCode);
   } else if (reply.output) {
     if (attributes.media_status === 'disconnected') attributes.media_status = 'connected';
-    const errors = attributes.step_errors as Record<string, string> | undefined;
+    const errors = readStepErrors(attributes.step_errors);
     if (errors?.[reply.step_type]) {
       const rest = { ...errors };
       delete rest[reply.step_type];

@@ -47,6 +47,12 @@ function describe(status: HostSourceStatus): string {
   return status === '' ? 'a host that is not registered yet' : `a host in status ${status}`;
 }
 
+/** The status a rule that stays keeps: the pseudo-source '' appears only in rules with an explicit destination. */
+function stayingStatus(from: HostSourceStatus, ruleId: string): HostStatus {
+  if (from === '') throw new Error(`host rule ${ruleId} keeps the status of a host that is not registered yet`);
+  return from;
+}
+
 /**
  * Runs `trigger` for a host in `host.status` (undefined or '' for a host registering for the first time).
  */
@@ -57,8 +63,7 @@ export function transitionHost(host: { status?: HostStatus | '' }, trigger: Host
   if (!rule) return notAllowed(trigger, from, `${trigger} is not allowed for ${describe(from)} (host ${context.hostName})`);
   if (rule.refuse) return notAllowed(trigger, from, rule.refuse.reason(facts), rule.refuse.httpStatus, rule.id);
 
-  // The pseudo-source '' appears only in rules with an explicit destination, so STAY is a real status here.
-  const status = (rule.to === STAY ? from : rule.to) as HostStatus;
+  const status = rule.to === STAY ? stayingStatus(from, rule.id) : rule.to;
   const currentInfo = context.statusInfo ?? '';
   const statusInfo = rule.statusInfo ? rule.statusInfo(facts) : currentInfo;
   const effects = rule.effects ? rule.effects(facts) : [];

@@ -29,7 +29,8 @@ const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
 const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function labelProblem(key: string, value: string): string | undefined {
-  const [prefix, name] = key.includes('/') ? (key.split('/', 2) as [string, string]) : [undefined, key];
+  const [head = '', tail = ''] = key.split('/', 2);
+  const [prefix, name] = key.includes('/') ? [head, tail] : [undefined, key];
   if (!LABEL_NAME.test(name) || (prefix !== undefined && (!LABEL_PREFIX.test(prefix) || prefix.length > 253))) {
     return `node label key "${key}" is not a valid Kubernetes label key`;
   }

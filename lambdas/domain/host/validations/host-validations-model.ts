@@ -6,7 +6,7 @@
 import { Address4, Address6 } from 'ip-address';
 import { findOperator } from '../../catalogues/catalogues.js';
 import { parseStoredJson } from '../../core/stored-json.js';
-import type { Cluster, Host, InfraEnv } from '../../core/entities.js';
+import type { Cluster, Host, HostAttributes, InfraEnv } from '../../core/entities.js';
 import type { ValidationResult, ValidationStatus } from '../host-facts.js';
 import type { HostRole, HostStage } from '../host-states.js';
 import type { HostValidationCategory, HostValidationId } from '../../core/validation-ids.js';
@@ -129,15 +129,14 @@ export interface ClusterFacts {
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-const cidrsOf = (value: unknown): string[] =>
-  Array.isArray(value) ? value.map((entry) => str((entry as { cidr?: unknown })?.cidr)).filter((cidr) => cidr !== '') : [];
+const cidrsOf = (networks: readonly { cidr?: string }[] | null | undefined): string[] => (networks ?? []).map((network) => str(network.cidr)).filter((cidr) => cidr !== '');
 
 export function clusterFacts(cluster: Cluster): ClusterFacts {
   const a = cluster.attributes;
   const controlPlaneCount = Number(a.control_plane_count ?? (a.high_availability_mode === 'None' ? 1 : 3));
-  const platform = (a.platform ?? {}) as { type?: string; external?: { platform_name?: string; cloud_controller_manager?: string } };
-  const encryption = (a.disk_encryption ?? {}) as { enable_on?: string; mode?: string };
-  const operators = Array.isArray(a.monitored_operators) ? (a.monitored_operators as { name?: string; operator_type?: string }[]) : [];
+  const platform = a.platform;
+  const encryption = a.disk_encryption;
+  const operators = a.monitored_operators ?? [];
   return {
     id: cluster.clusterId,
     name: cluster.name,
@@ -151,13 +150,13 @@ export function clusterFacts(cluster: Cluster): ClusterFacts {
     imported: a.imported === true,
     userManagedNetworking: a.user_managed_networking === true,
     vipDhcpAllocation: a.vip_dhcp_allocation === true,
-    loadBalancerUserManaged: (a.load_balancer as { type?: string } | undefined)?.type === 'user-managed',
-    platformType: str(platform.type),
-    ociPlatform: platform.type === 'external' && platform.external?.platform_name === 'oci',
+    loadBalancerUserManaged: a.load_balancer?.type === 'user-managed',
+    platformType: str(platform?.type),
+    ociPlatform: platform?.type === 'external' && platform.external?.platform_name === 'oci',
     machineNetworks: cidrsOf(a.machine_networks),
     clusterNetworks: cidrsOf(a.cluster_networks),
     serviceNetworks: cidrsOf(a.service_networks),
-    diskEncryption: { enableOn: str(encryption.enable_on) || 'none', mode: str(encryption.mode) || 'tpmv2' },
+    diskEncryption: { enableOn: str(encryption?.enable_on) || 'none', mode: str(encryption?.mode) || 'tpmv2' },
     proxied: str(a.http_proxy) !== '' || str(a.https_proxy) !== '',
     // Stored names follow the API's enum, which spells one operator differently from the catalogue.
     olmOperators: operators.filter((o) => o.operator_type === 'olm' && o.name).map((o) => findOperator(o.name!)?.name ?? o.name!),
@@ -207,7 +206,7 @@ export interface ResolvedValidationConfig {
 
 export interface ValidationContext {
   readonly self: PeerHost;
-  readonly attributes: Record<string, unknown>;
+  readonly attributes: HostAttributes;
   readonly inventory?: Inventory;
   /** Absent for an unbound host: upstream's checks then run against the infra-env. */
   readonly cluster?: ClusterFacts;

@@ -6,7 +6,6 @@
  */
 import { isHostConnected } from '../host-facts.js';
 import { HOST_STATUS_INFO } from '../host-status-info.js';
-import type { HostStage } from '../host-states.js';
 import { connectivityMajorityGroups, ipCollisions, type ConnectivityHost } from './host-validations-connectivity.js';
 import { findDisk } from './host-validations-disks.js';
 import {
@@ -22,7 +21,7 @@ const MINUTE_MS = 60_000;
 // ---------------------------------------------------------------- liveness and media
 
 const connected: Check = (ctx) => {
-  const progress = ctx.attributes.progress as { current_stage?: HostStage } | undefined;
+  const progress = ctx.attributes.progress;
   const ok = isHostConnected({
     checkedInAt: ctx.attributes.checked_in_at as string | undefined,
     bootstrap: ctx.attributes.bootstrap === true,

@@ -333,7 +333,7 @@ export type ValidationsInfo = Partial<Record<HostValidationCategory, Validations
  */
 export function validationsInfo(results: readonly HostValidationResult[]): string {
   const info: ValidationsInfo = {};
-  for (const category of (Object.keys(HOST_VALIDATION_CATEGORIES) as HostValidationCategory[]).sort()) {
+  for (const category of [...new Set(HOST_VALIDATION_CATEGORY_OF.values())].sort()) {
     const entries = results.filter((r) => r.category === category && !r.hidden).map(({ id, status, message }) => ({ id, status, message }));
     if (entries.length > 0) info[category] = entries;
   }
