@@ -5,6 +5,7 @@
  */
 import type { ClusterHostSummary } from '../cluster-hosts.js';
 import { isJsonObject } from '../../core/stored-json.js';
+import { readInventory } from '../../../../contracts/step-replies.js';
 import type { ValidationStatus } from '../../host/host-facts.js';
 import type { ClusterValidationCategory, ClusterValidationId } from '../../core/validation-ids.js';
 
@@ -111,8 +112,7 @@ export interface ValidationHost extends ValidationHostInput {
 export function parseHostInventory(text: string | undefined): HostInventory | undefined {
   if (!text) return undefined;
   try {
-    const parsed = JSON.parse(text) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as HostInventory) : undefined;
+    return readInventory(JSON.parse(text));
   } catch {
     return undefined;
   }
