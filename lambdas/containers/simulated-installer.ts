@@ -12,6 +12,7 @@ import { KeyObject, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
 import type { InstallerOutputs } from '../domain/install/installer-outputs.js';
+import { isJsonObject } from '../domain/core/stored-json.js';
 
 x509.cryptoProvider.set(webcrypto);
 
@@ -24,12 +25,6 @@ export interface SimulationInput {
 }
 
 export type { InstallerOutputs };
-
-interface InstallConfig {
-  metadata?: { name?: string };
-  baseDomain?: string;
-  sshKey?: string;
-}
 
 const DAY_MS = 86_400_000;
 const dataUrl = (text: string) => `data:text/plain;charset=utf-8;base64,${Buffer.from(text).toString('base64')}`;
@@ -112,9 +107,11 @@ function pointerIgnition(role: 'master' | 'worker', apiInt: string, caPem: strin
 }
 
 export async function simulateInstaller(input: SimulationInput): Promise<InstallerOutputs> {
-  const config = (YAML.parse(input.installConfigYaml) ?? {}) as InstallConfig;
-  const name = config.metadata?.name;
-  const baseDomain = config.baseDomain;
+  const parsed: unknown = YAML.parse(input.installConfigYaml);
+  const config = isJsonObject(parsed) ? parsed : {};
+  const name = isJsonObject(config.metadata) && typeof config.metadata.name === 'string' ? config.metadata.name : undefined;
+  const baseDomain = typeof config.baseDomain === 'string' ? config.baseDomain : undefined;
+  const sshKey = typeof config.sshKey === 'string' ? config.sshKey : undefined;
   if (!name || !baseDomain) throw new Error('install-config.yaml names no cluster (metadata.name) or base domain (baseDomain)');
   const clusterDomain = `${name}.${baseDomain}`;
   const infraId = `${name.slice(0, 27)}-${randomBytes(3).toString('hex').slice(0, 5)}`;
@@ -146,7 +143,7 @@ export async function simulateInstaller(input: SimulationInput): Promise<Install
   const file = (path: string, contents: string, mode = 0o644) => ({ path, mode, overwrite: true, contents: { source: dataUrl(contents) } });
   const bootstrap = {
     ignition: { version: '3.2.0' },
-    passwd: config.sshKey ? { users: [{ name: 'core', sshAuthorizedKeys: [config.sshKey.trim()] }] } : {},
+    passwd: sshKey ? { users: [{ name: 'core', sshAuthorizedKeys: [sshKey.trim()] }] } : {},
     storage: {
       files: [
         file('/etc/motd', `This node was prepared by the ${SIMULATED_INSTALLER_NAME} of assisted-cloud: it cannot run OpenShift.\n`),

@@ -45,9 +45,9 @@ export function installationContext(cluster: Cluster): Partial<ClusterTransition
     ...(preparation ? { lastInstallationPreparation: preparation } : {}),
     ...installationTransitionContext(cluster),
     logs: {
-      ...(attributes.logs_info ? { info: attributes.logs_info as NonNullable<ClusterTransitionContext['logs']>['info'] } : {}),
-      ...(attributes.controller_logs_started_at ? { startedAt: attributes.controller_logs_started_at as string } : {}),
-      ...(attributes.controller_logs_collected_at ? { collectedAt: attributes.controller_logs_collected_at as string } : {}),
+      ...(attributes.logs_info ? { info: attributes.logs_info } : {}),
+      ...(attributes.controller_logs_started_at ? { startedAt: attributes.controller_logs_started_at } : {}),
+      ...(attributes.controller_logs_collected_at ? { collectedAt: attributes.controller_logs_collected_at } : {}),
     },
   };
 }

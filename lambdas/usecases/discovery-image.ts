@@ -13,6 +13,7 @@ import { SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
 import type { InfraEnv } from '../domain/core/entities.js';
+import { isJsonObject } from '../domain/core/stored-json.js';
 import { badRequest, conflict, notFound, unauthorized } from '../domain/core/errors.js';
 import {
   MIN_PART,
@@ -156,7 +157,22 @@ export async function retainForImageUrls(deps: { blobs: BlobStore; config: { ima
 
 async function retainedInfraEnv(blobs: BlobStore, orgId: string, infraEnvId: string): Promise<InfraEnv | undefined> {
   const bytes = await blobs.get('images', retainedInfraEnvObjectKey(orgId, infraEnvId));
-  return bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as InfraEnv) : undefined;
+  if (!bytes) return undefined;
+  const retained: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  if (!isRetainedInfraEnv(retained)) throw new Error(`the infra-env ${infraEnvId} retained for image URLs is not an infra-env record`);
+  return retained;
+}
+
+/** What retainForImageUrls wrote: an infra-env record, with the fields image URLs are authorized and built from. */
+function isRetainedInfraEnv(value: unknown): value is InfraEnv {
+  return (
+    isJsonObject(value) &&
+    typeof value.version === 'number' &&
+    ['orgId', 'infraEnvId', 'name', 'createdAt', 'updatedAt', 'pullSecret', 'imageTokenKey'].every((field) => typeof value[field] === 'string') &&
+    (value.clusterId === undefined || typeof value.clusterId === 'string') &&
+    (value.agentTokenEpoch === undefined || typeof value.agentTokenEpoch === 'number') &&
+    isJsonObject(value.attributes)
+  );
 }
 
 export function presignSeconds(expiresAt: Date, now: Date): number {
@@ -226,7 +242,10 @@ async function readRange(blobs: BlobStore, key: string, start: number, length: n
   const stream: Readable | undefined = await blobs.stream('images', key, { start, end: start + length - 1 });
   if (!stream) throw conflict(`${key} disappeared from the images bucket; import it again`);
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  for await (const chunk of stream) {
+    if (!(chunk instanceof Uint8Array)) throw new Error(`${key}: the images bucket streamed text, not bytes`);
+    chunks.push(Buffer.from(chunk));
+  }
   const bytes = Buffer.concat(chunks);
   if (meter) meter.read += bytes.length;
   return bytes;
@@ -251,7 +270,13 @@ export function bootArtifactUrl(publicUrl: string, artifact: BootArtifact, versi
 
 function kernelArgumentsOf(infraEnv: InfraEnv): KernelArgument[] {
   const raw = infraEnv.attributes.kernel_arguments;
-  return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as KernelArgument[]) : [];
+  if (typeof raw !== 'string' || raw === '') return [];
+  const stored: unknown = JSON.parse(raw);
+  if (!Array.isArray(stored)) throw new Error(`infra-env ${infraEnv.infraEnvId}: its kernel_arguments are not a list`);
+  return stored.filter(isJsonObject).map(({ operation, value }) => ({
+    ...(typeof operation === 'string' ? { operation } : {}),
+    ...(typeof value === 'string' ? { value } : {}),
+  }));
 }
 
 /** The kernel command line the image boots with, or undefined when the base's is kept. */

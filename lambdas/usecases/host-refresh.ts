@@ -19,7 +19,8 @@ import { hostInventory } from '../domain/host/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { causedBy, hostWrite, recordEvents, type EventCause, type RecordEventRequest } from './events.js';
-import { LocalCache, type CacheSpec } from '../ports/local-caches.js';
+import { LocalCache } from '../ports/local-caches.js';
+import { isJsonObject } from '../domain/core/stored-json.js';
 
 export interface RefreshDeps {
   store: Store;
@@ -106,10 +107,11 @@ function preparationResults(host: Host, cluster: Cluster | undefined): { diskSpe
   const image = cluster?.attributes.ocp_release_image as string | undefined;
   let containerImagesAvailable = !image;
   try {
-    const images = JSON.parse((attributes.images_status as string | undefined) ?? '{}') as Record<string, { result?: string }>;
+    const images: unknown = JSON.parse(attributes.images_status ?? '{}');
+    if (!isJsonObject(images)) throw new Error('images_status is not a JSON object');
+    const pulled = (status: unknown) => isJsonObject(status) && status.result === 'success';
     // Every image checked pulled (upstream's successful-container-image-availability), the release image among them.
-    const results = Object.values(images);
-    if (image) containerImagesAvailable = images[image]?.result === 'success' && results.every((status) => status.result === 'success');
+    if (image) containerImagesAvailable = pulled(images[image]) && Object.values(images).every(pulled);
   } catch {
     containerImagesAvailable = false;
   }
@@ -148,7 +150,8 @@ interface PeerListing {
  * listing it took, so that listing never becomes most of what the store does.
  */
 const peerListings = new LocalCache<PeerListing>('cluster-peer-listings');
-const { servesMs, servesListingTimes } = peerListings.spec as Required<CacheSpec>;
+const { servesMs, servesListingTimes } = peerListings.spec;
+if (servesMs === undefined || servesListingTimes === undefined) throw new Error('the cluster-peer-listings cache spec needs servesMs and servesListingTimes');
 const listingLifetimeMs = (listing: PeerListing) => Math.max(servesMs, servesListingTimes * listing.tookMs);
 /** Clusters up to this size are listed anew after every change peers read (see forgetPeers). */
 export const FRESH_PEER_LISTINGS_UP_TO = 100;

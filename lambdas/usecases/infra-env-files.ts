@@ -55,8 +55,12 @@ async function imageToken(deps: InfraEnvFilesDeps, infraEnv: InfraEnv): Promise<
   return signImageToken(infraEnv, new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000));
 }
 
+const DISCOVERY_ISO_TYPES: readonly DiscoveryIsoType[] = ['full-iso', 'minimal-iso', 'disconnected-iso'];
+
 /** The discovery ignition with a fresh agent token: it expires a whole lifetime from now. */
 async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, isoType?: string): Promise<string> {
+  // The API has refused any other value (discovery_iso_type's enum).
+  const requestedIsoType = DISCOVERY_ISO_TYPES.find((known) => known === isoType);
   if (isDisconnectedIso(infraEnv)) {
     if (!deps.unconfiguredIgnitions) throw conflict('this function cannot make disconnected ignitions: it has no unconfigured ignition generator');
     return (await disconnectedIgnitionText({ ...deps, unconfiguredIgnitions: deps.unconfiguredIgnitions }, infraEnv)).text;
@@ -67,7 +71,7 @@ async function discoveryIgnitionFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv
     serviceBaseUrl: deps.config.publicUrl,
     agentImage: deps.config.agent?.image ?? componentVersions().versions['discovery-agent']!,
     agentToken: await issueInfraEnvAgentToken(deps.config.agentSigningKeyPem, infraEnv, expiresAt),
-    ...(isoType ? { isoType: isoType as DiscoveryIsoType } : {}),
+    ...(requestedIsoType ? { isoType: requestedIsoType } : {}),
     ...(deps.config.mirrorRegistries ? { mirrorRegistries: deps.config.mirrorRegistries } : {}),
   });
 }

@@ -4,7 +4,8 @@
  * no events).
  */
 import { UPDATABLE_STATES } from '../domain/cluster/cluster.js';
-import type { Cluster, Host, InfraEnv } from '../domain/core/entities.js';
+import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../domain/core/entities.js';
+import type { Schemas } from '../../contracts/wire.js';
 import { builtinOperators } from '../domain/catalogues/catalogues.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutPullSecret } from '../domain/install/install-config.js';
@@ -34,9 +35,11 @@ async function inputsOf(store: Store, cluster: Cluster): Promise<{ hosts: Host[]
   return { hosts, infraEnvs: await infraEnvsOf(store, cluster, hosts) };
 }
 
+type MonitoredOperator = Schemas['monitored-operator'];
+
 /** The monitored operators with the console added or removed, as the overrides' capabilities decide. */
-function withConsole(monitored: unknown, enabled: boolean): unknown[] {
-  const operators = Array.isArray(monitored) ? (monitored as { name?: string }[]) : [];
+function withConsole(monitored: ClusterAttributes['monitored_operators'], enabled: boolean): MonitoredOperator[] {
+  const operators = monitored ?? [];
   const others = operators.filter((operator) => operator.name !== 'console');
   if (!enabled) return others;
   if (others.length < operators.length) return operators;
@@ -75,7 +78,7 @@ export async function updateInstallConfig(deps: InstallConfigDeps, principal: Pr
     }
     const problem = installConfigOverridesProblem(cluster, hosts, overrides, { infraEnvs });
     if (problem) throw badRequest(problem);
-    const attributes: Record<string, unknown> = { ...cluster.attributes, install_config_overrides: overrides };
+    const attributes: ClusterAttributes = { ...cluster.attributes, install_config_overrides: overrides };
     // Upstream leaves an empty value out of the cluster document.
     if (overrides === '') delete attributes.install_config_overrides;
     attributes.monitored_operators = withConsole(attributes.monitored_operators, consoleEnabled(String(attributes.openshift_version ?? ''), overrides));

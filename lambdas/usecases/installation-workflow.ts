@@ -5,6 +5,7 @@
  * a retried or late task of a cancelled attempt changes nothing.
  */
 import type { Cluster } from '../domain/core/entities.js';
+import { isJsonObject } from '../domain/core/stored-json.js';
 import { mergeIgnitionOverride } from '../domain/image/ignition-merge.js';
 import { clusterDnsRecords, installRoleOf } from '../domain/install/installation.js';
 import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/core/object-keys.js';
@@ -59,18 +60,33 @@ export async function prepareInstallation(deps: InstallWorkflowDeps, input: Inst
 }
 
 function hostIgnition(base: string, host: { attributes: Record<string, unknown> }): string {
-  let ignition = JSON.parse(base) as Record<string, unknown>;
+  const parsed: unknown = JSON.parse(base);
+  if (!isJsonObject(parsed)) throw new Error('the installer made an ignition that is not a JSON object');
+  let ignition = parsed;
   const hostname = (host.attributes.requested_hostname as string | undefined) || undefined;
   if (hostname) {
-    const storage = (ignition.storage as { files?: unknown[] } | undefined) ?? {};
+    const storage = isJsonObject(ignition.storage) ? ignition.storage : {};
+    const files = Array.isArray(storage.files) ? storage.files : [];
     ignition = {
       ...ignition,
-      storage: { ...storage, files: [...(storage.files ?? []), { path: '/etc/hostname', mode: 0o644, overwrite: true, contents: { source: `data:,${encodeURIComponent(hostname)}` } }] },
+      storage: { ...storage, files: [...files, { path: '/etc/hostname', mode: 0o644, overwrite: true, contents: { source: `data:,${encodeURIComponent(hostname)}` } }] },
     };
   }
   const override = host.attributes.ignition_config_overrides as string | undefined;
   if (override) ignition = mergeIgnitionOverride(ignition, override);
   return JSON.stringify(ignition);
+}
+
+/** The installer's report, checked: a report in another shape means the installer and this workflow disagree. */
+function installerReport(text: string): InstallerReport {
+  const report: unknown = JSON.parse(text);
+  if (!isJsonObject(report)) throw new Error('the installer report is not a JSON object');
+  const { installer, installerVersion, seconds, files } = report;
+  if (installer !== 'openshift-install' && installer !== 'simulated') throw new Error(`the installer report names an unknown installer: ${String(installer)}`);
+  if (typeof seconds !== 'number' || !Array.isArray(files) || !files.every((file) => typeof file === 'string')) {
+    throw new Error('the installer report lacks its seconds or files');
+  }
+  return { installer, ...(typeof installerVersion === 'string' ? { installerVersion } : {}), seconds, files };
 }
 
 /**
@@ -83,7 +99,7 @@ export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: 
   if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
   const reportBytes = await deps.blobs.get('files', installationObjectKey(input.orgId, input.clusterId, INSTALLER_REPORT));
   if (!reportBytes) throw new Error('the installer finished without leaving its report: the installation files are incomplete');
-  const report = JSON.parse(Buffer.from(reportBytes).toString('utf8')) as InstallerReport;
+  const report = installerReport(Buffer.from(reportBytes).toString('utf8'));
   const outputs = new Map<string, string>();
   for (const name of ['bootstrap.ign', 'master.ign', 'worker.ign'] as const) {
     const bytes = await deps.blobs.get('files', installationObjectKey(input.orgId, input.clusterId, name));
@@ -142,13 +158,15 @@ export async function recordPreparationFailure(deps: InstallWorkflowDeps, input:
   return { ...input, proceed: false };
 }
 
+const stringOr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 /** Step Functions hands over `{Error, Cause}`; the cause may be JSON (ECS task descriptions) or text. */
 function summarizeFailure(failure: { Error?: string; Cause?: string } | undefined): string {
   const cause = failure?.Cause ?? '';
   let text = cause;
   try {
-    const parsed = JSON.parse(cause) as { errorMessage?: string; StoppedReason?: string };
-    text = parsed.errorMessage ?? parsed.StoppedReason ?? cause;
+    const parsed: unknown = JSON.parse(cause);
+    if (isJsonObject(parsed)) text = stringOr(parsed.errorMessage) ?? stringOr(parsed.StoppedReason) ?? cause;
   } catch {
     // Plain text already.
   }

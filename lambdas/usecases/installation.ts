@@ -9,6 +9,7 @@ import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import { isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
 import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
 import { disconnectedClusterRefusal } from '../domain/cluster/cluster.js';
+import { parseClusterValidationsInfo } from '../domain/cluster/validations/cluster-validations.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { conflict } from '../domain/core/errors.js';
 import { hostDisplayName, requestContext } from '../domain/host/host.js';
@@ -41,13 +42,8 @@ export const INSTALL_WORKFLOW = 'install-cluster';
 
 
 function failingValidations(cluster: Cluster): string {
-  try {
-    const info = JSON.parse((cluster.attributes.validations_info as string | undefined) ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
-    const failing = Object.values(info).flat().filter((validation) => validation.status === 'failure' || validation.status === 'pending');
-    return failing.map((validation) => `${validation.id}: ${validation.message}`).slice(0, 5).join('; ');
-  } catch {
-    return '';
-  }
+  const failing = parseClusterValidationsInfo(cluster.attributes.validations_info).filter((validation) => validation.status === 'failure' || validation.status === 'pending');
+  return failing.map((validation) => `${validation.id}: ${validation.message}`).slice(0, 5).join('; ');
 }
 
 /** The events of the write that produced `written`, in the order given. */

@@ -14,6 +14,7 @@ import {
   editableProblem,
   fileNameProblem,
   folderProblem,
+  isManifestFolder,
   manifestPath,
   manifestView,
   otherFolder,
@@ -74,9 +75,10 @@ function requireUser(principal: Principal): void {
 /** The folder (upstream's default when absent) and file name, checked. */
 function resolve(folder: string | null | undefined, fileName: string): { folder: ManifestFolder; fileName: string } {
   const chosen = folder ?? DEFAULT_FOLDER;
-  check(folderProblem(chosen));
+  // folderProblem explains what isManifestFolder refused.
+  if (!isManifestFolder(chosen)) throw badRequest(folderProblem(chosen) ?? `folder "${chosen}"`);
   check(fileNameProblem(fileName));
-  return { folder: chosen as ManifestFolder, fileName };
+  return { folder: chosen, fileName };
 }
 
 async function visibleCluster(deps: ManifestDeps, principal: Principal, clusterId: string): Promise<Cluster> {

@@ -28,7 +28,8 @@ function formatCredential(prefix: string, parts: CredentialParts): string {
 function parseCredential(prefix: string, credential: string): CredentialParts | undefined {
   const pieces = credential.split('.');
   if (pieces.length !== 4 || pieces[0] !== prefix) return undefined;
-  const [, orgId, id, secret] = pieces as [string, string, string, string];
+  const [, orgId, id, secret] = pieces;
+  if (orgId === undefined || id === undefined || secret === undefined) return undefined;
   if (![orgId, id, secret].every((piece) => PART.test(piece))) return undefined;
   return { orgId, id, secret };
 }

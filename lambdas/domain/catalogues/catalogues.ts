@@ -12,6 +12,7 @@ import {
   isPlatformSupported,
   listFeatureSupport,
   isCpuArchitecture,
+  knownCatalogueValue,
   normalizeCpuArchitecture,
   type CpuArchitecture,
   type FeatureId,
@@ -52,7 +53,12 @@ export interface OpenshiftVersionView {
   cpu_architectures: string[];
 }
 
-export const OPENSHIFT_RELEASES = openshiftVersionsData.releases as OpenshiftRelease[];
+const VERSION_SUPPORT_LEVELS: readonly VersionSupportLevel[] = ['beta', 'production', 'maintenance', 'end-of-life'];
+
+export const OPENSHIFT_RELEASES: OpenshiftRelease[] = openshiftVersionsData.releases.map(({ support_level, ...release }) => ({
+  ...release,
+  support_level: knownCatalogueValue(VERSION_SUPPORT_LEVELS, support_level, `openshift-versions.json: ${release.version}`),
+}));
 
 const isBeta = (release: OpenshiftRelease) => release.support_level === 'beta';
 
@@ -253,8 +259,25 @@ export interface BuiltinOperatorDefinition {
   timeout_seconds: number;
 }
 
-const OLM_OPERATORS = operatorsData.olm as unknown as OlmOperatorDefinition[];
-const BUILTIN_OPERATORS = operatorsData.builtin as BuiltinOperatorDefinition[];
+const PROPERTY_DATA_TYPES: readonly OperatorProperty['data_type'][] = ['boolean', 'string', 'integer', 'float'];
+
+/** An operator property as operators.json writes it: its data type still a plain string. */
+type CatalogueProperty = Omit<OperatorProperty, 'data_type'> & { data_type: string };
+
+const checkedProperties = (operator: string, properties: readonly CatalogueProperty[]): OperatorProperty[] =>
+  properties.map(({ data_type, ...property }) => ({
+    ...property,
+    data_type: knownCatalogueValue(PROPERTY_DATA_TYPES, data_type, `operators.json: ${operator}.${property.name}`),
+  }));
+
+const OLM_OPERATORS: OlmOperatorDefinition[] = operatorsData.olm.map(({ properties, ...operator }) => ({
+  ...operator,
+  properties: checkedProperties(operator.name, properties),
+}));
+const BUILTIN_OPERATORS: BuiltinOperatorDefinition[] = operatorsData.builtin.map(({ operator_type, ...operator }) => ({
+  ...operator,
+  operator_type: knownCatalogueValue(['builtin'], operator_type, `operators.json: ${operator.name}`),
+}));
 
 /** Upstream's defaults the operator validations read (operators.json: validation_parameters). */
 export const OPERATOR_VALIDATION_PARAMETERS = operatorsData.validation_parameters;

@@ -93,8 +93,76 @@ interface ArchitectureDefinition {
   support: SupportRule[];
 }
 
-const FEATURES = featuresData.features as unknown as Record<FeatureId, FeatureDefinition>;
-const ARCHITECTURES = featuresData.architectures as unknown as Record<ArchitectureId, ArchitectureDefinition>;
+/** features.json as written: its enum-like fields are plain strings until checked below. */
+interface CatalogueRule {
+  when?: Condition;
+  level: string;
+  reason?: string;
+}
+interface CatalogueFeature extends Omit<FeatureDefinition, 'support' | 'listed'> {
+  support: readonly CatalogueRule[];
+  listed?: string;
+}
+interface CatalogueArchitecture {
+  cpu_architecture: string;
+  support: readonly CatalogueRule[];
+}
+
+const SUPPORT_LEVELS: readonly SupportLevel[] = ['supported', 'unsupported', 'tech-preview', 'dev-preview', 'unavailable'];
+const INCOMPATIBILITY_REASONS: readonly IncompatibilityReason[] = ['cpuArchitecture', 'platform', 'openshiftVersion', 'ociExternalIntegrationDisabled'];
+const LISTINGS = ['without-platform', 'with-platform'] as const;
+const ARCHITECTURE_IDS: readonly ArchitectureId[] = [
+  'X86_64_ARCHITECTURE',
+  'ARM64_ARCHITECTURE',
+  'PPC64LE_ARCHITECTURE',
+  'S390X_ARCHITECTURE',
+  'MULTIARCH_RELEASE_IMAGE',
+];
+
+/**
+ * A catalogue's value among the known ones: a catalogue naming another is a mistake in the build,
+ * caught when the module loads rather than answered to a request.
+ */
+export function knownCatalogueValue<T extends string>(values: readonly T[], value: string, where: string): T {
+  const found = values.find((candidate) => candidate === value);
+  if (found === undefined) throw new Error(`${where}: "${value}" is not one of ${values.join(', ')}`);
+  return found;
+}
+const known = <T extends string>(values: readonly T[], value: string, where: string): T => knownCatalogueValue(values, value, `features.json: ${where}`);
+
+function checkedRules(rules: readonly CatalogueRule[], where: string): SupportRule[] {
+  return rules.map(({ level, reason, ...rule }) => ({
+    ...rule,
+    level: known(SUPPORT_LEVELS, level, where),
+    ...(reason !== undefined ? { reason: known(INCOMPATIBILITY_REASONS, reason, where) } : {}),
+  }));
+}
+
+function checkedFeatures(features: Record<string, CatalogueFeature>): Record<FeatureId, FeatureDefinition> {
+  const checked: Record<FeatureId, FeatureDefinition> = {};
+  for (const [id, { support, listed, ...feature }] of Object.entries(features)) {
+    checked[id] = {
+      ...feature,
+      support: checkedRules(support, id),
+      ...(listed !== undefined ? { listed: known(LISTINGS, listed, id) } : {}),
+    };
+  }
+  return checked;
+}
+
+function checkedArchitectures(architectures: Record<string, CatalogueArchitecture>): [ArchitectureId, ArchitectureDefinition][] {
+  const checked = Object.entries(architectures).map(([id, { cpu_architecture, support }]): [ArchitectureId, ArchitectureDefinition] => [
+    known(ARCHITECTURE_IDS, id, 'architectures'),
+    { cpu_architecture: known(CPU_ARCHITECTURES, cpu_architecture, id), support: checkedRules(support, id) },
+  ]);
+  const missing = ARCHITECTURE_IDS.filter((id) => !checked.some(([checkedId]) => checkedId === id));
+  if (missing.length > 0) throw new Error(`features.json: architectures lack ${missing.join(', ')}`);
+  return checked;
+}
+
+const FEATURES = checkedFeatures(featuresData.features);
+/** In the catalogue's order, which the architecture listing keeps. */
+const ARCHITECTURE_ENTRIES = checkedArchitectures(featuresData.architectures);
 
 export interface FeatureSupport {
   'feature-support-level-id': FeatureId;
@@ -104,7 +172,7 @@ export interface FeatureSupport {
 }
 
 export const featureIds = (): FeatureId[] => Object.keys(FEATURES);
-export const architectureIds = (): ArchitectureId[] => Object.keys(ARCHITECTURES) as ArchitectureId[];
+export const architectureIds = (): ArchitectureId[] => ARCHITECTURE_ENTRIES.map(([id]) => id);
 export const featureName = (id: FeatureId): string | undefined => FEATURES[id]?.name;
 
 /** Throws a 400 the caller can act on unless the version is `major.minor[.patch][-suffix]`. */
@@ -183,7 +251,7 @@ export function featureSupportLevel(id: FeatureId, filters: SupportFilters): { l
 
 export function architectureSupportLevel(architecture: string, openshiftVersion: string): SupportLevel {
   const arch = normalizeCpuArchitecture(architecture);
-  const definition = Object.values(ARCHITECTURES).find((candidate) => candidate.cpu_architecture === arch);
+  const definition = ARCHITECTURE_ENTRIES.map(([, candidate]) => candidate).find((candidate) => candidate.cpu_architecture === arch);
   if (!definition) return 'unavailable';
   const e = { version: requireOpenshiftVersion(openshiftVersion), arch };
   return firstMatchingRule(definition.support, e).level;
@@ -197,7 +265,7 @@ export function isArchitectureSupported(architecture: string, openshiftVersion: 
 /** GET /v2/support-levels/architectures: every architecture id → its level for the version. */
 export function architectureSupportLevels(openshiftVersion: string): Record<ArchitectureId, SupportLevel> {
   const levels = {} as Record<ArchitectureId, SupportLevel>;
-  for (const [id, definition] of Object.entries(ARCHITECTURES) as [ArchitectureId, ArchitectureDefinition][]) {
+  for (const [id, definition] of ARCHITECTURE_ENTRIES) {
     levels[id] = architectureSupportLevel(definition.cpu_architecture, openshiftVersion);
   }
   return levels;

@@ -2,12 +2,12 @@
  * What a cluster transition's effects write, beyond status and status_info. Pure: given the record
  * being written and the time, it changes the attributes in place.
  */
-import type { Cluster } from '../core/entities.js';
+import type { Cluster, ClusterAttributes } from '../core/entities.js';
 import { PREPARATION_TIMEOUT_REASON, type ClusterEffect } from './cluster-state-machine.js';
 
-type Progress = Record<string, unknown>;
+type Progress = NonNullable<ClusterAttributes['progress']>;
 
-const progressOf = (cluster: Cluster): Progress => ({ ...((cluster.attributes.progress as Progress | undefined) ?? {}) });
+const progressOf = (cluster: Cluster): Progress => ({ ...(cluster.attributes.progress ?? {}) });
 
 export function applyClusterEffects(cluster: Cluster, effects: readonly ClusterEffect[], now: string): void {
   const attributes = cluster.attributes;

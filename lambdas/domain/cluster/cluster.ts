@@ -6,6 +6,7 @@ import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster, ClusterAttributes } from '../core/entities.js';
+import { isJsonObject } from '../core/stored-json.js';
 import type { ClusterCreateParams, ClusterUpdateParams, Schemas } from '../../../contracts/wire.js';
 import {
   dhcpModeVipProblem,
@@ -96,7 +97,7 @@ interface VipOutcome {
 
 const vipIps = (value: unknown): string[] | undefined => list<{ ip?: unknown }>(value)?.map((vip) => (typeof vip?.ip === 'string' ? vip.ip : ''));
 const cidrsOf = (networks: readonly Network[]): string[] => networks.map((network) => network.cidr);
-const isUserManagedLoadBalancer = (value: unknown): boolean => (value as { type?: string } | undefined)?.type === 'user-managed';
+const isUserManagedLoadBalancer = (value: unknown): boolean => isJsonObject(value) && value.type === 'user-managed';
 
 /** The configuration upstream's VIP checks look at: the VIPs and networks as they will be, the modes as the request sets them. */
 function vipConfiguration(
@@ -250,9 +251,9 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
     list<Network>(current.machine_networks) ?? [];
 
   const named: [string, Network][] = [
-    ...clusterNetworks.map((n) => ['cluster network', n] as [string, Network]),
-    ...serviceNetworks.map((n) => ['service network', n] as [string, Network]),
-    ...machineNetworks.map((n) => ['machine network', n] as [string, Network]),
+    ...clusterNetworks.map((n): [string, Network] => ['cluster network', n]),
+    ...serviceNetworks.map((n): [string, Network] => ['service network', n]),
+    ...machineNetworks.map((n): [string, Network] => ['machine network', n]),
   ];
   for (const [kind, network] of named) check(cidrProblem(kind, network.cidr));
   for (const network of clusterNetworks) {
@@ -296,7 +297,8 @@ export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
 }
 
 /** Fields copied as given after their own checks. */
-function simpleFields(params: Params): ClusterAttributes {
+function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): ClusterAttributes {
+  const params: Params = request;
   const out: ClusterAttributes = {};
   if (typeof params.base_dns_domain === 'string' && params.base_dns_domain !== '') check(baseDomainProblem(params.base_dns_domain));
   if (typeof params.ssh_public_key === 'string' && params.ssh_public_key.trim() !== '') check(sshPublicKeyProblem(params.ssh_public_key));
@@ -310,10 +312,10 @@ function simpleFields(params: Params): ClusterAttributes {
   ]) {
     if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
   }
-  if (Array.isArray(params.olm_operators)) {
+  if (request.olm_operators) {
     out.monitored_operators = [
       ...BUILTIN_OPERATORS,
-      ...(params.olm_operators as { name: string; properties?: string }[]).map((operator) => ({
+      ...request.olm_operators.map((operator) => ({
         name: operator.name,
         operator_type: 'olm' as const,
         properties: operator.properties,
@@ -484,8 +486,12 @@ export interface StoredAddressBook {
   fingerprint: string;
   changed_at: string;
 }
-export const storedAddressBook = (cluster: Cluster | undefined): StoredAddressBook | undefined =>
-  cluster?.attributes[PEER_ADDRESS_BOOK] as StoredAddressBook | undefined;
+export function storedAddressBook(cluster: Cluster | undefined): StoredAddressBook | undefined {
+  const stored = cluster?.attributes[PEER_ADDRESS_BOOK];
+  if (!isJsonObject(stored)) return undefined;
+  const { fingerprint, changed_at } = stored;
+  return typeof fingerprint === 'string' && typeof changed_at === 'string' ? { fingerprint, changed_at } : undefined;
+}
 
 export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {}): Record<string, unknown> {
   const { [PEER_ADDRESS_BOOK]: _addressBook, ...attributes } = cluster.attributes;

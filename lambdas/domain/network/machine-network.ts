@@ -6,11 +6,7 @@
  */
 import { Address4, Address6 } from 'ip-address';
 import { contains, parseCidr, type Cidr } from '../core/validation.js';
-
-interface InterfaceAddresses {
-  ipv4_addresses?: string[];
-  ipv6_addresses?: string[];
-}
+import { isJsonObject } from '../core/stored-json.js';
 
 /** What the machine-network functions read of a host. */
 export interface MachineNetworkHost {
@@ -19,13 +15,19 @@ export interface MachineNetworkHost {
   freeAddresses?: string;
 }
 
-function parseJson<T>(text: string | undefined): T | undefined {
+/** A host's stored reply, parsed; each field is still to be checked. Undefined when absent or not JSON. */
+function parseJson(text: string | undefined): unknown {
   if (!text) return undefined;
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** The strings of a parsed JSON list; none when it is not one. */
+function stringsIn(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 function ipToBigInt(address: string): { family: 4 | 6; value: bigint } | undefined {
@@ -63,11 +65,12 @@ export function calculateMachineNetworkCidr(hosts: readonly MachineNetworkHost[]
   if (!family) return undefined;
   const votes = new Map<string, number>();
   for (const host of hosts) {
-    const interfaces = parseJson<{ interfaces?: InterfaceAddresses[] }>(host.inventory)?.interfaces ?? [];
+    const inventory = parseJson(host.inventory);
+    const interfaces: unknown[] = isJsonObject(inventory) && Array.isArray(inventory.interfaces) ? inventory.interfaces : [];
     const networks = new Set<string>();
-    for (const nic of interfaces) {
-      const addresses = (family === 4 ? nic.ipv4_addresses : nic.ipv6_addresses) ?? [];
-      for (const address of addresses) {
+    for (const nic of interfaces.filter(isJsonObject)) {
+      const addresses = family === 4 ? nic.ipv4_addresses : nic.ipv6_addresses;
+      for (const address of stringsIn(addresses)) {
         const cidr = parseCidr(address);
         if (cidr && contains(cidr, vip)) networks.add(cidrNetworkText(cidr));
       }
@@ -112,10 +115,11 @@ export function isMachineNetworkBigEnough(hostCount: number, cidrText: string): 
 export function freeAddressesIn(hosts: readonly MachineNetworkHost[], network: string): Set<string> {
   const sets: Set<string>[] = [];
   for (const host of hosts) {
-    const reply = parseJson<{ network?: string; free_addresses?: string[] }[]>(host.freeAddresses);
+    const reply = parseJson(host.freeAddresses);
     if (!Array.isArray(reply)) continue;
-    const entry = reply.find((candidate) => candidate?.network === network);
-    if (entry) sets.push(new Set(entry.free_addresses ?? []));
+    const entries: unknown[] = reply;
+    const entry = entries.filter(isJsonObject).find((candidate) => candidate.network === network);
+    if (entry) sets.push(new Set(stringsIn(entry.free_addresses)));
   }
   const [first, ...rest] = sets;
   if (!first) return new Set();

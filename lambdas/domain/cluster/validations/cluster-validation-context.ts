@@ -4,6 +4,8 @@
  * evaluation (parsed inventories, networks, the selected operators). Pure.
  */
 import type { ClusterHostSummary } from '../cluster-hosts.js';
+import { isJsonObject } from '../../core/stored-json.js';
+import { readInventory } from '../../../../contracts/step-replies.js';
 import type { ValidationStatus } from '../../host/host-facts.js';
 import type { ClusterValidationCategory, ClusterValidationId } from '../../core/validation-ids.js';
 
@@ -110,8 +112,7 @@ export interface ValidationHost extends ValidationHostInput {
 export function parseHostInventory(text: string | undefined): HostInventory | undefined {
   if (!text) return undefined;
   try {
-    const parsed = JSON.parse(text) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as HostInventory) : undefined;
+    return readInventory(JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -175,8 +176,9 @@ export const isMachineNetworkRequired = (ctx: ValidationContext): boolean => !ct
 export function effectiveNetworkType(cluster: ClusterValidationSubject): string {
   if (cluster.install_config_overrides) {
     try {
-      const overrides = JSON.parse(cluster.install_config_overrides) as { networking?: { networkType?: unknown } };
-      const fromOverrides = overrides?.networking?.networkType;
+      const overrides: unknown = JSON.parse(cluster.install_config_overrides);
+      const networking = isJsonObject(overrides) ? overrides.networking : undefined;
+      const fromOverrides = isJsonObject(networking) ? networking.networkType : undefined;
       if (typeof fromOverrides === 'string' && fromOverrides !== '') return fromOverrides;
     } catch {
       // Unreadable overrides change nothing here; the install-config module reports them.

@@ -76,15 +76,13 @@ export function noCidrsOverlapping(ctx: ValidationContext, machineCidrDefined: b
     // As upstream, a missing machine network of this index keeps the previous one.
     machine = ctx.machineNetworks[index] ?? machine;
     const service = ctx.serviceNetworks[index]!.cidr;
-    const pairs: [string, string, string][] = [
-      ...(machineRequired
-        ? ([
-            [machine, service, 'MachineNetworkCIDR and ServiceNetworkCIDR'],
-            [machine, clusterNetwork.cidr, 'MachineNetworkCIDR and ClusterNetworkCidr'],
-          ] as [string, string, string][])
-        : []),
-      [service, clusterNetwork.cidr, 'ServiceNetworkCidr and ClusterNetworkCidr'],
-    ];
+    const machinePairs: [string, string, string][] = machineRequired
+      ? [
+          [machine, service, 'MachineNetworkCIDR and ServiceNetworkCIDR'],
+          [machine, clusterNetwork.cidr, 'MachineNetworkCIDR and ClusterNetworkCidr'],
+        ]
+      : [];
+    const pairs: [string, string, string][] = [...machinePairs, [service, clusterNetwork.cidr, 'ServiceNetworkCidr and ClusterNetworkCidr']];
     for (const [a, b, what] of pairs) {
       const problem = overlapProblem(a, b);
       if (problem) return failure(`CIDRS Overlapping: ${what}: ${problem}.`);

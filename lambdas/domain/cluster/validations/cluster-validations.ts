@@ -5,7 +5,8 @@
  * summarizeClusterValidations (cluster-facts.ts) turns the results into what the cluster state
  * machine needs. Pure: the caller supplies the cluster, its hosts and the clock.
  */
-import { CLUSTER_VALIDATION_CATEGORIES, type ClusterValidationCategory, type ClusterValidationId } from '../../core/validation-ids.js';
+import { CLUSTER_VALIDATION_CATEGORIES, isClusterValidationId, type ClusterValidationCategory, type ClusterValidationId } from '../../core/validation-ids.js';
+import { isJsonObject } from '../../core/stored-json.js';
 import {
   validationContext,
   type ClusterValidationInput,
@@ -136,6 +137,9 @@ export function clusterValidationsInfo(results: readonly ClusterValidationResult
   return JSON.stringify(info);
 }
 
+const VALIDATION_STATUSES: ReadonlySet<string> = new Set<ValidationStatus>(['success', 'failure', 'pending', 'error', 'disabled']);
+const isValidationStatus = (status: string): status is ValidationStatus => VALIDATION_STATUSES.has(status);
+
 /** Reads a stored validations_info back into results; empty for none or unreadable text. */
 export function parseClusterValidationsInfo(text: string | undefined): ClusterValidationResult[] {
   if (!text) return [];
@@ -145,18 +149,19 @@ export function parseClusterValidationsInfo(text: string | undefined): ClusterVa
   } catch {
     return [];
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return [];
+  if (!isJsonObject(parsed)) return [];
   const results: ClusterValidationResult[] = [];
-  for (const entries of Object.values(parsed as Record<string, unknown>)) {
+  for (const entries of Object.values(parsed)) {
     if (!Array.isArray(entries)) continue;
-    for (const entry of entries as Partial<ValidationInfoEntry>[]) {
-      if (typeof entry?.id !== 'string' || !Object.hasOwn(CLUSTER_VALIDATION_CATEGORIES, entry.id) || typeof entry.status !== 'string') continue;
-      const id = entry.id as ClusterValidationId;
+    for (const entry of entries) {
+      if (!isJsonObject(entry)) continue;
+      const { id, status, message } = entry;
+      if (typeof id !== 'string' || !isClusterValidationId(id) || typeof status !== 'string' || !isValidationStatus(status)) continue;
       results.push({
         id,
         category: CLUSTER_VALIDATION_CATEGORIES[id],
-        status: entry.status as ValidationStatus,
-        message: typeof entry.message === 'string' ? entry.message : '',
+        status,
+        message: typeof message === 'string' ? message : '',
       });
     }
   }
