@@ -45,7 +45,6 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { App } from 'aws-cdk-lib';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { startRuntime } from '../bin/local/runtime.js';
 import { AGENT_API_FUNCTION, AssistedStack, PROJECT_ROOT, REST_API_FUNCTION } from '../lib/assisted-stack.js';
 import { stageConfigFromContext } from '../lib/stage-config.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
@@ -67,6 +66,7 @@ import { monitorHosts } from '../lambdas/usecases/host-monitor.js';
 import { catalogueAgentImages } from '../lambdas/domain/catalogues/catalogues.js';
 import { agentClient, eachBounded } from './lifecycle/agents.js';
 import { meteredDynamoClient } from './lifecycle/capacity.js';
+import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import { doorComparison, followPasses, installedMonthly, installRequests, monthlyBill, SECONDS_PER_MONTH, total, workflowTransitions, type Breakdown, type Caller, type FargatePrices, type FunctionFacts, type InstallAssumptions, type InstallRequestKind, type InstallRun, type Prices, type RequestCost, type StackFacts, type TaskFacts, type WorkloadLine } from './cost/model.js';
 
@@ -407,13 +407,7 @@ async function measure(): Promise<Measurements> {
   const recorder = new Recorder();
   const clock = new SteppedClock();
   provide({ clock });
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-'));
-  const runtime = await startRuntime({
-    port: 0,
-    dnsPort: 0,
-    dataDir,
-    // The bench runs the monitor itself, so its passes are counted apart.
-    scheduleOverrides: { 'host-monitor': 2_000_000_000 },
+  const { runtime, close } = await monitorBenchRuntime('assisted-cost-', {
     apiInstances: 1,
     extraFunctions: {
       Api: measured(recorder, apiHandler as Handler, (event) => apiKind(event as never)) as never,
@@ -608,9 +602,8 @@ async function measure(): Promise<Measurements> {
     logger.setLogLevel(previousLevel as never);
     restoreOutput();
     for (const client of clients) client.close();
-    await runtime.stop();
+    await close();
     provide({ clock: systemClock });
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -678,7 +671,6 @@ export interface InstallMeasurement {
  */
 export async function measureInstall(): Promise<InstallMeasurement> {
   const recorder = new Recorder();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-install-'));
   const previousPoll = process.env.INSTALL_POLL_SECONDS;
   // The workflow re-judges the simulated install every second; a real one's passes are counted from installMinutes.
   process.env.INSTALL_POLL_SECONDS = '1';
@@ -689,7 +681,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
   for (const [name, handler] of Object.entries(INSTALL_FUNCTIONS)) extraFunctions[name] = measured(recorder, handler as Handler, () => `workflow ${name}`);
   // The connected scenario's metered store and blobs point at its stopped runtime: this runtime's own, until the metered ones below.
   provide({ store: undefined, blobs: undefined, clock: systemClock });
-  const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir, baseDomains: [FLEET_BASE_DOMAIN], scheduleOverrides: { 'host-monitor': 2_000_000_000 }, apiInstances: 1, extraFunctions: extraFunctions as never });
+  const { runtime, close } = await monitorBenchRuntime('assisted-cost-install-', { baseDomains: [FLEET_BASE_DOMAIN], apiInstances: 1, extraFunctions: extraFunctions as never });
   const s3Server = countS3Server(Number(new URL(runtime.endpoints.s3).port));
   const restoreOutput = countLogBytes();
   const previousLevel = logger.getLevelName();
@@ -808,11 +800,10 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     restoreOutput();
     s3Server.restore();
     for (const client of clients) client.close();
-    await runtime.stop();
+    await close();
     provide({ store: undefined, blobs: undefined });
     if (previousPoll === undefined) delete process.env.INSTALL_POLL_SECONDS;
     else process.env.INSTALL_POLL_SECONDS = previousPoll;
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

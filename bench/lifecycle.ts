@@ -18,12 +18,9 @@
  * (peers in each connectivity report, 8), LIFECYCLE_TIME_FACTOR (10), LIFECYCLE_SIMULATED_MINUTES (6),
  * LIFECYCLE_SKIP (comma-separated: polls, scaling, disconnects).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { apiInstancesFromEnvironment } from '../bin/local/functions.js';
-import { startRuntime } from '../bin/local/runtime.js';
 import { handler as apiHandler } from '../lambdas/handlers/api/index.js';
 import type { Host } from '../lambdas/domain/core/entities.js';
 import { systemClock } from '../lambdas/ports/clock.js';
@@ -33,6 +30,7 @@ import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { monitorHosts, type MonitorPass } from '../lambdas/usecases/host-monitor.js';
 import { agentClient, CompressibleClock, eachBounded, type AgentClient } from './lifecycle/agents.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
+import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { seedCluster } from './lifecycle/seed.js';
 import { ceilingFromFloors, describeCost, meteredDynamoClient, perRequest, type CapacityMeter, type CapacityTotals } from './lifecycle/capacity.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
@@ -137,13 +135,7 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
 
   const clock = new CompressibleClock();
   provide({ clock });
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-bench-'));
-  // The bench runs the monitor itself; the runtime's own timer would only add noise.
-  const runtime = await startRuntime({
-    port: 0,
-    dnsPort: 0,
-    dataDir,
-    scheduleOverrides: { 'host-monitor': 2_000_000_000 },
+  const { runtime, close } = await monitorBenchRuntime('assisted-bench-', {
     apiInstances: phase.apiInstances,
     ...(phase.inProcessApi ? { extraFunctions: { Api: apiHandler as never } } : {}),
   });
@@ -311,9 +303,8 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
   } finally {
     for (const client of clients) client.close();
     meter?.client.destroy();
-    await runtime.stop();
+    await close();
     provide({ clock: systemClock });
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -74,22 +74,19 @@ export async function call<T>(what: string, request: () => Promise<{ data?: T; e
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
-/** A cluster id, or the id of the one cluster with that name. */
-export async function resolveClusterId(client: ApiClient, idOrName: string): Promise<string> {
+/** An id as given, or the id of the one `kind` the listing names so (people know names, the API wants ids). */
+async function idOfNamed(kind: string, idOrName: string, list: () => Promise<{ id: string; name?: string }[]>): Promise<string> {
   if (isUuid(idOrName)) return idOrName;
-  const clusters = await call('listing clusters', () => client.GET('/v2/clusters'));
-  const named = clusters.filter((cluster) => cluster.name === idOrName);
+  const named = (await list()).filter((item) => item.name === idOrName);
   if (named.length === 1) return named[0]!.id;
-  if (named.length === 0) throw new CliError(`no cluster is named "${idOrName}"`, EXIT.apiRefused);
-  throw new CliError(`${named.length} clusters are named "${idOrName}": give the id (${named.map((c) => c.id).join(', ')})`, EXIT.usage);
+  if (named.length === 0) throw new CliError(`no ${kind} is named "${idOrName}"`, EXIT.apiRefused);
+  throw new CliError(`${named.length} ${kind}s are named "${idOrName}": give the id (${named.map((item) => item.id).join(', ')})`, EXIT.usage);
 }
 
+/** A cluster id, or the id of the one cluster with that name. */
+export const resolveClusterId = (client: ApiClient, idOrName: string): Promise<string> =>
+  idOfNamed('cluster', idOrName, () => call('listing clusters', () => client.GET('/v2/clusters')));
+
 /** An infra-env id, or the id of the one infra-env with that name. */
-export async function resolveInfraEnvId(client: ApiClient, idOrName: string): Promise<string> {
-  if (isUuid(idOrName)) return idOrName;
-  const infraEnvs = await call('listing infra-envs', () => client.GET('/v2/infra-envs'));
-  const named = infraEnvs.filter((infraEnv) => infraEnv.name === idOrName);
-  if (named.length === 1) return named[0]!.id;
-  if (named.length === 0) throw new CliError(`no infra-env is named "${idOrName}"`, EXIT.apiRefused);
-  throw new CliError(`${named.length} infra-envs are named "${idOrName}": give the id (${named.map((i) => i.id).join(', ')})`, EXIT.usage);
-}
+export const resolveInfraEnvId = (client: ApiClient, idOrName: string): Promise<string> =>
+  idOfNamed('infra-env', idOrName, () => call('listing infra-envs', () => client.GET('/v2/infra-envs')));

@@ -65,37 +65,38 @@ export function addServiceBuckets(stack: Stack, config: StageConfig, removalPoli
  * listing only below it. Multipart uploads (UploadPartCopy in compose) are PutObject plus Abort.
  */
 export function grantOrganisationObjects(role: iam.Role, bucket: s3.IBucket): void {
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-      resources: [bucket.arnForObjects(ORGANISATION_OBJECTS)],
-    }),
+  grantObjectsBelow(
+    role,
+    bucket,
+    ORGANISATION_OBJECTS,
+    ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+    'Object keys name the organisation and cluster or infra-env, known only per request; the grant is limited to the organisation objects (orgs/*) of this bucket.',
   );
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      actions: ['s3:ListBucket'],
-      resources: [bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': [ORGANISATION_OBJECTS] } },
-    }),
-  );
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagArn(bucket)}/${ORGANISATION_OBJECTS}]`,
-    reason: 'Object keys name the organisation and cluster or infra-env, known only per request; the grant is limited to the organisation objects (orgs/*) of this bucket.',
-  });
 }
 
 /** Base images are read (and copied from, server-side) by every image composition; only operators write them. */
 export function grantBaseImageReads(role: iam.Role, bucket: s3.IBucket): void {
-  role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(BASE_IMAGE_OBJECTS)] }));
+  grantObjectsBelow(
+    role,
+    bucket,
+    BASE_IMAGE_OBJECTS,
+    ['s3:GetObject'],
+    'Read-only: base ISOs and boot artifacts per OpenShift version and architecture, chosen per request; every image composition reads and byte-range-copies from them.',
+  );
+}
+
+/**
+ * `objectActions` on the objects the key pattern matches, and listing limited to it. The pattern is a
+ * wildcard resource, which cdk-nag flags; `reason` is why the role cannot be given the keys one by one.
+ */
+function grantObjectsBelow(role: iam.Role, bucket: s3.IBucket, keyPattern: string, objectActions: string[], reason: string): void {
+  role.addToPolicy(new iam.PolicyStatement({ actions: objectActions, resources: [bucket.arnForObjects(keyPattern)] }));
   role.addToPolicy(
     new iam.PolicyStatement({
       actions: ['s3:ListBucket'],
       resources: [bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': [BASE_IMAGE_OBJECTS] } },
+      conditions: { StringLike: { 's3:prefix': [keyPattern] } },
     }),
   );
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagArn(bucket)}/${BASE_IMAGE_OBJECTS}]`,
-    reason: 'Read-only: base ISOs and boot artifacts per OpenShift version and architecture, chosen per request; every image composition reads and byte-range-copies from them.',
-  });
+  Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[Resource::${nagArn(bucket)}/${keyPattern}]`, reason });
 }

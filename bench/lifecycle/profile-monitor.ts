@@ -2,25 +2,21 @@
  * One cluster of PROFILE_HOSTS (200) store-seeded hosts and PROFILE_PASSES (2) monitor passes, for
  * profiling the pass alone: `node --import tsx --cpu-prof bench/lifecycle/profile-monitor.ts`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startRuntime } from '../../bin/local/runtime.js';
 import { defaultOpenshiftVersion } from '../../lambdas/domain/catalogues/catalogues.js';
 import { container, provide } from '../../lambdas/platform/container.js';
 import { registerCluster } from '../../lambdas/usecases/clusters.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
 import { registerInfraEnv } from '../../lambdas/usecases/infra-envs.js';
 import { CompressibleClock } from './agents.js';
+import { monitorBenchRuntime } from './runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP } from './fleet.js';
 import { seedCluster } from './seed.js';
 
 const count = Number(process.env.PROFILE_HOSTS ?? 200);
 const clock = new CompressibleClock();
 provide({ clock });
-const dataDir = mkdtempSync(path.join(tmpdir(), 'assisted-profile-'));
-const runtime = await startRuntime({ port: 0, dnsPort: 0, dataDir, scheduleOverrides: { 'host-monitor': 2_000_000_000 } });
+const { runtime, close } = await monitorBenchRuntime('assisted-profile-');
 try {
   const ports = container();
   const principal = { kind: 'user' as const, orgId: runtime.orgId, tokenId: 'profile', role: 'admin' as const };
@@ -42,7 +38,6 @@ try {
   }
   dynamo.destroy();
 } finally {
-  await runtime.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await close();
 }
 process.exit(0);

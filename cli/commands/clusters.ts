@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { call, resolveClusterId, type ClusterCreateParams, type ClusterUpdateParams } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { note, print } from '../output.js';
-import { clusterRow, failingValidations, parseDuration, readParams, readText, type Cli } from './shared.js';
+import { clientAndId, clusterRow, failingValidations, parseDuration, readParams, readText, type Cli } from './shared.js';
 
 /** `clusters list|create|update|show|delete|install|cancel|reset` */
 export function registerClusters(program: Command, cli: Cli): void {
@@ -81,8 +81,7 @@ export function registerClusters(program: Command, cli: Cli): void {
     .option('--user-managed-networking <bool>', 'true or false')
     .option('--params <file>', 'JSON/YAML file of further v2-cluster-update-params (merged; flags win)')
     .action(async (idOrName: string, options: Record<string, string | string[] | undefined>) => {
-      const api = cli.client();
-      const id = await resolveClusterId(api, idOrName);
+      const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
       const list = (values: string[] | undefined) => (values && !(values.length === 1 && values[0] === 'none') ? values : []);
       const flag = (name: string) => options[name] as string | undefined;
       let prefix: number | undefined;
@@ -118,8 +117,7 @@ export function registerClusters(program: Command, cli: Cli): void {
     .command('show <cluster>')
     .description('show a cluster (id or name), its hosts and failing validations')
     .action(async (idOrName: string) => {
-      const api = cli.client();
-      const id = await resolveClusterId(api, idOrName);
+      const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
       const cluster = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
       print(cli.format(), cluster, (c) => {
         const lines = [
@@ -148,8 +146,7 @@ export function registerClusters(program: Command, cli: Cli): void {
       .command(`${verb} <cluster>`)
       .description(description)
       .action(async (idOrName: string) => {
-        const api = cli.client();
-        const id = await resolveClusterId(api, idOrName);
+        const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
         const path = { params: { path: { cluster_id: id } } };
         if (verb === 'delete') {
           await call(`deleting cluster ${idOrName}`, () => api.DELETE('/v2/clusters/{cluster_id}', path));
@@ -178,8 +175,7 @@ export function registerWait(program: Command, cli: Cli): void {
     .option('--timeout <duration>', 'give up after this long', '90m')
     .option('--interval <duration>', 'poll interval', '10s')
     .action(async (idOrName: string, options: { for: string; timeout: string; interval: string }) => {
-      const api = cli.client();
-      const id = await resolveClusterId(api, idOrName);
+      const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
       const timeout = parseDuration(options.timeout);
       const interval = parseDuration(options.interval);
       const deadline = Date.now() + timeout;
@@ -219,8 +215,7 @@ export function registerKubeconfig(program: Command, cli: Cli): void {
     .description('download the kubeconfig of an installed cluster')
     .option('-f, --file <file>', 'write it there (mode 0600) instead of standard output')
     .action(async (idOrName: string, options: { file?: string }) => {
-      const api = cli.client();
-      const id = await resolveClusterId(api, idOrName);
+      const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
       const text = await call(`downloading the kubeconfig of ${idOrName}`, () =>
         api.GET('/v2/clusters/{cluster_id}/downloads/credentials', { params: { path: { cluster_id: id }, query: { file_name: 'kubeconfig' } }, parseAs: 'text' }),
       );

@@ -9,7 +9,7 @@ import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
 import { profilesFromMix } from '../../agent/src/simulate/profile.js';
 import { parseStageDurations } from '../../agent/src/simulate/durations.js';
-import { failingValidations, parseDuration, type Cli } from './shared.js';
+import { clientAndId, failingValidations, parseDuration, type Cli } from './shared.js';
 
 function hostname(host: Host): string {
   if (host.requested_hostname) return host.requested_hostname;
@@ -51,8 +51,7 @@ export function registerHosts(program: Command, cli: Cli): void {
     .option('--install-durations <spec>', "simulated installer stage durations: 'Writing image to disk=5000,default=1000' or JSON")
     .option('--network <cidr>', 'the simulated hosts\' network', '192.168.111.0/24')
     .action(async (options: { infraEnv: string; profilesMix: string; maxPollInterval: string; installDurations?: string; network: string }) => {
-      const api = cli.client();
-      const infraEnvId = await resolveInfraEnvId(api, options.infraEnv);
+      const { api, id: infraEnvId } = await clientAndId(cli, options.infraEnv, resolveInfraEnvId);
       const ignition = await call('downloading the discovery ignition', () =>
         api.GET('/v2/infra-envs/{infra_env_id}/downloads/files', { params: { path: { infra_env_id: infraEnvId }, query: { file_name: 'discovery.ign' } }, parseAs: 'text' }),
       );

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { call, resolveClusterId, resolveInfraEnvId, type InfraEnvCreateParams } from '../api.js';
 import { download, progressBar } from '../download.js';
 import { note, print } from '../output.js';
-import { readParams, readText, type Cli } from './shared.js';
+import { clientAndId, readParams, readText, type Cli } from './shared.js';
 
 /** `infra-envs create|show` */
 export function registerInfraEnvs(program: Command, cli: Cli): void {
@@ -40,8 +40,7 @@ export function registerInfraEnvs(program: Command, cli: Cli): void {
     .command('show <infra-env>')
     .description('show an infra-env (id or name)')
     .action(async (idOrName: string) => {
-      const api = cli.client();
-      const id = await resolveInfraEnvId(api, idOrName);
+      const { api, id } = await clientAndId(cli, idOrName, resolveInfraEnvId);
       const infraEnv = await call(`reading infra-env ${idOrName}`, () => api.GET('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } } }));
       print(cli.format(), infraEnv, (i) =>
         [`id:        ${i.id}`, `name:      ${i.name}`, `cluster:   ${i.cluster_id ?? '(none: late binding)'}`, `type:      ${i.type}`, `version:   ${i.openshift_version ?? ''} (${i.cpu_architecture ?? ''})`, `image url: ${i.download_url ?? ''}`].join('\n'),
@@ -58,8 +57,7 @@ export function registerImage(program: Command, cli: Cli): void {
     .description('download the discovery ISO of an infra-env (resumable; checksum checked when the server states one)')
     .option('-f, --file <file>', 'where to write it (default: discovery-<infra-env id>.iso)')
     .action(async (idOrName: string, options: { file?: string }) => {
-      const api = cli.client();
-      const id = await resolveInfraEnvId(api, idOrName);
+      const { api, id } = await clientAndId(cli, idOrName, resolveInfraEnvId);
       const presigned = await call(`getting the image URL of infra-env ${idOrName}`, () => api.GET('/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }));
       const file = options.file ?? `discovery-${id}.iso`;
       const bar = progressBar(path.basename(file));

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import { call, type ApiClient, type Schemas } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { note, print } from '../output.js';
-import type { Cli } from './shared.js';
+import { clientAndId, type Cli } from './shared.js';
 
 type Organisation = Schemas['organization'];
 type Member = Schemas['organization-member'];
@@ -19,6 +19,13 @@ const USER_ID = /^[0-9a-f]{32}$/;
 
 const orgOption = () => new Option('--org <id>', "the organisation's id (default: the caller's, from GET /v2/organizations)");
 const roleOption = (description: string) => new Option('--role <role>', description).choices(ROLES);
+
+/** A subcommand about one organisation: its own options, then --org (default: the caller's organisation). */
+function organisationCommand(group: Command, usage: string, description: string, ...options: Option[]): Command {
+  const command = group.command(usage).description(description);
+  for (const option of [...options, orgOption()]) command.addOption(option);
+  return command;
+}
 
 /** The caller's organisation: a person or token belongs to one at a time, so the listing has one entry. */
 async function callersOrganisation(api: ApiClient): Promise<Organisation> {
@@ -59,10 +66,7 @@ const MEMBER_HEADER = ['USER ID', 'EMAIL', 'ROLE', 'JOINED', ''];
 export function registerOrgs(program: Command, cli: Cli): void {
   const orgs = program.command('orgs').description('your organisation');
 
-  orgs
-    .command('show')
-    .description('your organisation: id, name, your role, member count')
-    .addOption(orgOption())
+  organisationCommand(orgs, 'show', 'your organisation: id, name, your role, member count')
     .action(async (options: { org?: string }) => {
       const api = cli.client();
       const organisation = options.org
@@ -71,13 +75,9 @@ export function registerOrgs(program: Command, cli: Cli): void {
       print(cli.format(), organisation, organisationText);
     });
 
-  orgs
-    .command('rename <name>')
-    .description("rename your organisation (admins)")
-    .addOption(orgOption())
+  organisationCommand(orgs, 'rename <name>', "rename your organisation (admins)")
     .action(async (name: string, options: { org?: string }) => {
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const { api, id: orgId } = await clientAndId(cli, options.org, organisationId);
       const renamed = await call(`renaming organisation ${orgId}`, () => api.PATCH('/v2/organizations/{organization_id}', { params: { path: { organization_id: orgId } }, body: { name } }));
       print(cli.format(), renamed, organisationText);
     });
@@ -97,10 +97,7 @@ export function registerOrgs(program: Command, cli: Cli): void {
 export function registerMembers(program: Command, cli: Cli): void {
   const members = program.command('members').description("your organisation's members and their roles");
 
-  members
-    .command('list')
-    .description('the people who belong to your organisation, with their roles')
-    .addOption(orgOption())
+  organisationCommand(members, 'list', 'the people who belong to your organisation, with their roles')
     .action(async (options: { org?: string }) => {
       const api = cli.client();
       const own = await callersOrganisation(api);
@@ -110,14 +107,9 @@ export function registerMembers(program: Command, cli: Cli): void {
       print(cli.format(), list, (rows) => ({ header: MEMBER_HEADER, rows: rows.map((m) => memberRow(m, you)) }));
     });
 
-  members
-    .command('set-role <user>')
-    .description("change a member's role (admins); USER is a user id or a member's email")
-    .addOption(roleOption('admin, user or read-only').makeOptionMandatory())
-    .addOption(orgOption())
+  organisationCommand(members, 'set-role <user>', "change a member's role (admins); USER is a user id or a member's email", roleOption('admin, user or read-only').makeOptionMandatory())
     .action(async (user: string, options: { role: Role; org?: string }) => {
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const { api, id: orgId } = await clientAndId(cli, options.org, organisationId);
       const userId = await resolveMemberId(api, orgId, user);
       const changed = await call(`changing the role of ${user}`, () =>
         api.PATCH('/v2/organizations/{organization_id}/members/{user_id}', { params: { path: { organization_id: orgId, user_id: userId } }, body: { role: options.role } }),
@@ -125,22 +117,15 @@ export function registerMembers(program: Command, cli: Cli): void {
       print(cli.format(), changed, (m) => ({ header: MEMBER_HEADER, rows: [memberRow(m)] }));
     });
 
-  members
-    .command('remove <user>')
-    .description("remove a member (admins); their API tokens are revoked. USER is a user id or a member's email")
-    .addOption(orgOption())
+  organisationCommand(members, 'remove <user>', "remove a member (admins); their API tokens are revoked. USER is a user id or a member's email")
     .action(async (user: string, options: { org?: string }) => {
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const { api, id: orgId } = await clientAndId(cli, options.org, organisationId);
       const userId = await resolveMemberId(api, orgId, user);
       await call(`removing ${user} from ${orgId}`, () => api.DELETE('/v2/organizations/{organization_id}/members/{user_id}', { params: { path: { organization_id: orgId, user_id: userId } } }));
       note(`${user} removed from ${orgId}; their API tokens of it are revoked`);
     });
 
-  members
-    .command('leave')
-    .description('leave your organisation (a person signed in through the identity provider; your API tokens of it are revoked)')
-    .addOption(orgOption())
+  organisationCommand(members, 'leave', 'leave your organisation (a person signed in through the identity provider; your API tokens of it are revoked)')
     .action(async (options: { org?: string }) => {
       const api = cli.client();
       // The organisation answers a person with their own user id; an API token is no member, and the
@@ -166,13 +151,9 @@ export function registerMembers(program: Command, cli: Cli): void {
 export function registerInvitations(program: Command, cli: Cli): void {
   const invitations = program.command('invitations').description('invitations to your organisation (admins)');
 
-  invitations
-    .command('list')
-    .description("your organisation's invitations and their status (never their codes)")
-    .addOption(orgOption())
+  organisationCommand(invitations, 'list', "your organisation's invitations and their status (never their codes)")
     .action(async (options: { org?: string }) => {
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const { api, id: orgId } = await clientAndId(cli, options.org, organisationId);
       const list = await call(`listing the invitations of ${orgId}`, () => api.GET('/v2/organizations/{organization_id}/invitations', { params: { path: { organization_id: orgId } } }));
       print(cli.format(), list, (rows: Invitation[]) => ({
         header: ['ID', 'EMAIL', 'ROLE', 'STATUS', 'EXPIRES', 'INVITED BY'],
@@ -180,16 +161,16 @@ export function registerInvitations(program: Command, cli: Cli): void {
       }));
     });
 
-  invitations
-    .command('create')
-    .description('invite a person by email; the single-use code is shown once (no mail is sent: pass it on)')
-    .requiredOption('--email <email>', 'the verified email the person signs in with')
-    .addOption(roleOption('the role they join with: admin, user or read-only').default('user'))
-    .addOption(orgOption())
+  organisationCommand(
+    invitations,
+    'create',
+    'invite a person by email; the single-use code is shown once (no mail is sent: pass it on)',
+    new Option('--email <email>', 'the verified email the person signs in with').makeOptionMandatory(),
+    roleOption('the role they join with: admin, user or read-only').default('user'),
+  )
     .action(async (options: { email: string; role: Role; org?: string }) => {
       const { url } = cli.credentials();
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const { api, id: orgId } = await clientAndId(cli, options.org, organisationId);
       const created = await call(`inviting ${options.email}`, () =>
         api.POST('/v2/organizations/{organization_id}/invitations', { params: { path: { organization_id: orgId } }, body: { email: options.email, role: options.role } }),
       );
@@ -204,13 +185,9 @@ export function registerInvitations(program: Command, cli: Cli): void {
       );
     });
 
-  invitations
-    .command('revoke <invitation-id>')
-    .description('withdraw an invitation not accepted yet; its code stops working')
-    .addOption(orgOption())
+  organisationCommand(invitations, 'revoke <invitation-id>', 'withdraw an invitation not accepted yet; its code stops working')
     .action(async (invitationId: string, options: { org?: string }) => {
-      const api = cli.client();
-      const orgId = await organisationId(api, options.org);
+      const { api, id: orgId } = await clientAndId(cli, options.org, organisationId);
       await call(`withdrawing invitation ${invitationId}`, () =>
         api.DELETE('/v2/organizations/{organization_id}/invitations/{invitation_id}', { params: { path: { organization_id: orgId, invitation_id: invitationId } } }),
       );

@@ -32,6 +32,12 @@ export function cliOf(program: Command): Cli {
   };
 }
 
+/** The client, with the id of what a command names, resolved through it (a name, say, to the id the API wants). */
+export async function clientAndId<Named>(cli: Cli, named: Named, resolve: (api: ApiClient, named: Named) => Promise<string>): Promise<{ api: ApiClient; id: string }> {
+  const api = cli.client();
+  return { api, id: await resolve(api, named) };
+}
+
 export function readText(file: string, what: string): string {
   try {
     return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');

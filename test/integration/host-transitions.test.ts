@@ -11,8 +11,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
 import { forgetPeers } from '../../lambdas/usecases/host-refresh.js';
-import { apiClient, API_VIP, eventually, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
-import { PULL_SECRET } from '../support/fixtures.js';
+import { apiClient, API_VIP, defaultVersion, eventually, infraEnvWithAgent, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
 
 type Validation = { id: string; status: string; message: string };
@@ -27,23 +26,13 @@ describe('host transitions through the REST endpoints', () => {
   beforeAll(async () => {
     env = await testRuntime();
     api = apiClient(env.runtime.url, env.adminToken);
-    const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
-    version = Object.entries(versions).find(([, v]) => v.default)![0];
+    version = await defaultVersion(api);
   }, 180_000);
   afterAll(async () => env?.close());
 
   /** An infra-env (bound to a new cluster unless `cluster` is null) and an agent for it. */
   async function lab(cluster: Json | null) {
-    let clusterId: string | undefined;
-    if (cluster) {
-      const created = await api.call('POST', '/clusters', { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster }, api.user());
-      expect(created.status, created.text).toBe(201);
-      clusterId = created.body.id;
-    }
-    const infraEnv = await api.call('POST', '/infra-envs', { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) }, api.user());
-    expect(infraEnv.status, infraEnv.text).toBe(201);
-    const infraEnvId = infraEnv.body.id as string;
-    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+    const { clusterId, infraEnvId, agent } = await infraEnvWithAgent(api, version, cluster);
     const hostRoute = (hostId: string) => `/infra-envs/${infraEnvId}/hosts/${hostId}`;
     return {
       clusterId,

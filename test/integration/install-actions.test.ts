@@ -10,21 +10,33 @@ import { withRaceBeforeFirstClusterWrite } from '../support/store-races.js';
 import { apiClient, eventually, inventoryFixture, readyCluster, type ApiClient, type Json, type LabCluster } from '../support/cluster-lab.js';
 import { randomUUID } from 'node:crypto';
 
+/** The cluster of `lab` as the API shows it now. */
+const clusterOf = async (api: ApiClient, lab: LabCluster) => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+/** The hosts of `lab`'s cluster as the API shows them now. */
+const hostsOf = async (api: ApiClient, lab: LabCluster) => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
+
+/**
+ * Answers each host's preparation checks: a fast disk where the speed check is asked for, and the
+ * release image pulled, except by the hosts `cannotPull` names. Returns the release image.
+ */
+async function answerPreparation(api: ApiClient, lab: LabCluster, cannotPull: (host: number) => boolean = () => false): Promise<string> {
+  const image = (await clusterOf(api, lab)).ocp_release_image as string;
+  for (const [i] of lab.hostIds.entries()) {
+    const steps = await lab.poll(i);
+    const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
+    if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
+    await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: cannotPull(i) ? 'failure' : 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+  }
+  return image;
+}
+
 describe('cancel, reset and install again', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let api: ApiClient;
   let lab: LabCluster;
-  const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
-  const hosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
-  const prepareHosts = async () => {
-    const image = (await cluster()).ocp_release_image as string;
-    for (const [i] of lab.hostIds.entries()) {
-      const steps = await lab.poll(i);
-      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
-      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
-      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
-    }
-  };
+  const cluster = () => clusterOf(api, lab);
+  const hosts = () => hostsOf(api, lab);
+  const prepareHosts = () => answerPreparation(api, lab);
 
   beforeAll(async () => {
     process.env.INSTALL_POLL_SECONDS = '1';
@@ -167,18 +179,18 @@ describe('hosts that stall or go silent mid-install', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let api: ApiClient;
 
-  /** Starts the installation and answers each host's preparation checks well: the cluster is installing. */
-  async function installPrepared(lab: Awaited<ReturnType<typeof readyCluster>>) {
-    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+  /**
+   * A ready three-master cluster named `name`, its installation started and each host's preparation
+   * checks answered well: the cluster is installing, and its hosts (as listed then) too.
+   */
+  async function installingCluster(name: string): Promise<{ lab: LabCluster; members: Json[] }> {
+    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name });
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
-    const image = (await cluster()).ocp_release_image as string;
-    for (const [i] of lab.hostIds.entries()) {
-      const steps = await lab.poll(i);
-      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
-      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
-      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
-    }
-    expect((await eventually(cluster, (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    await answerPreparation(api, lab);
+    expect((await eventually(() => clusterOf(api, lab), (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    // The hosts follow the cluster a moment later; an agent reports stages only once its host is installing.
+    const members = await eventually(() => hostsOf(api, lab), (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    return { lab, members };
   }
 
   beforeAll(async () => {
@@ -192,12 +204,8 @@ describe('hosts that stall or go silent mid-install', () => {
   });
 
   it('waits for the user (wrong boot order) after the Rebooting timeout, and resumes when the host reports again', async () => {
-    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'stuck' });
-    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
-    await installPrepared(lab);
-    // The hosts follow the cluster a moment later; an agent reports stages only once its host is installing.
-    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
-    const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { lab, members } = await installingCluster('stuck');
+    const cluster = () => clusterOf(api, lab);
     const stuck = members.find((h) => !h.bootstrap)!.id as string;
     for (const stage of ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting']) {
       const put = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}/progress`, { current_stage: stage }, lab.agent);
@@ -223,10 +231,8 @@ describe('hosts that stall or go silent mid-install', () => {
   }, 150_000);
 
   it('cancels an installation waiting for the user, whatever its hosts are doing: failed, waiting or still installing', async () => {
-    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'cancelwait' });
-    await installPrepared(lab);
-    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
-    await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { lab } = await installingCluster('cancelwait');
+    const listHosts = () => hostsOf(api, lab);
     const { container } = await import('../../lambdas/platform/container.js');
     const ports = container();
     for (const [i, status] of (['error', 'installing-pending-user-action', 'installing-in-progress'] as const).entries()) {
@@ -240,10 +246,8 @@ describe('hosts that stall or go silent mid-install', () => {
   }, 150_000);
 
   it('cancels an installation that a judgement moves to error between the user asking and the write', async () => {
-    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'cancelmoved' });
-    await installPrepared(lab);
-    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
-    await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { lab } = await installingCluster('cancelmoved');
+    const listHosts = () => hostsOf(api, lab);
     const { container } = await import('../../lambdas/platform/container.js');
     const { cancelInstallation } = await import('../../lambdas/usecases/installation.js');
     const ports = container();
@@ -257,10 +261,7 @@ describe('hosts that stall or go silent mid-install', () => {
   }, 150_000);
 
   it('fails a host whose image write stopped progressing past the stage limit (30 minutes)', async () => {
-    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowdisk' });
-    await installPrepared(lab);
-    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
-    const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { lab, members } = await installingCluster('slowdisk');
     const slow = members.find((h) => !h.bootstrap)!.id as string;
     for (const stage of ['Starting installation', 'Installing', 'Writing image to disk']) {
       expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${slow}/progress`, { current_stage: stage, progress_info: stage === 'Writing image to disk' ? '12%' : undefined }, lab.agent)).status).toBe(200);
@@ -286,7 +287,7 @@ describe('hosts that stall or go silent mid-install', () => {
 
   it('stops preparing when a host\'s disk speed check fails (the host is insufficient, the cluster stops preparing), and only warns of a slow disk, as upstream', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowsync' });
-    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    const cluster = () => clusterOf(api, lab);
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
     const image = (await cluster()).ocp_release_image as string;
     for (const [i] of lab.hostIds.entries()) {
@@ -318,16 +319,10 @@ describe('hosts that stall or go silent mid-install', () => {
 
   it('stops preparing when a host cannot pull the release image, and installs again once the user resets the failed check', async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'nopull' });
-    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
+    const cluster = () => clusterOf(api, lab);
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
-    const image = (await cluster()).ocp_release_image as string;
-    for (const [i] of lab.hostIds.entries()) {
-      const steps = await lab.poll(i);
-      const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
-      if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
-      // The first host's registry is unreachable.
-      await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: i === 0 ? 'failure' : 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
-    }
+    // The first host's registry is unreachable.
+    const image = await answerPreparation(api, lab, (i) => i === 0);
     const events = async () => ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
     await eventually(events, (messages) => messages.some((m) => m.includes('to preparing-failed')), 30_000, 250);
     const story = await events();
@@ -349,11 +344,9 @@ describe('hosts that stall or go silent mid-install', () => {
   }, 150_000);
 
   it('fails a master whose agent went silent mid-install, then the cluster, then the hosts still installing; a reset brings them back to discovery', async () => {
-    const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'silent' });
-    const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
-    await installPrepared(lab);
-    const listHosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
-    const members = await eventually(listHosts, (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const { lab, members } = await installingCluster('silent');
+    const cluster = () => clusterOf(api, lab);
+    const listHosts = () => hostsOf(api, lab);
     for (const member of members) {
       expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${member.id}/progress`, { current_stage: 'Starting installation' }, lab.agent)).status).toBe(200);
     }

@@ -19,6 +19,19 @@ function host(orgId: string, infraEnvId: string, hostId: string, extra: Partial<
   return { orgId, infraEnvId, hostId, status: 'discovering', createdAt: now, updatedAt: now, attributes: {}, ...extra };
 }
 
+/** Every command `client` sends until `stop`, with the capacity units it consumed (asked for with each: DynamoDB Local reports them). */
+function countUnits(client: DynamoDBClient): { units: { command: string; units: number }[]; stop(): void } {
+  const units: { command: string; units: number }[] = [];
+  client.middlewareStack.add((next, context) => async (args) => {
+    (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+    const result = await next(args);
+    const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+    units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
+    return result;
+  }, { step: 'initialize', name: 'countUnits' });
+  return { units, stop: () => client.middlewareStack.remove('countUnits') };
+}
+
 describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
   let store: Store;
   let drop: () => Promise<void>;
@@ -209,14 +222,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const key = { orgId: 'org-l', infraEnvId: 'ie1', hostId: 'h1' };
     const inventory = JSON.stringify({ hostname: 'x'.repeat(3_000), disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: i * 1e9, serial: crypto.randomUUID() })) });
     await store.hosts.create(host('org-l', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 5, attributes: { checked_in_at: now, timestamp: 1_000, inventory } }));
-    const units: { command: string; units: number }[] = [];
-    client.middlewareStack.add((next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
-      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
-      return result;
-    }, { step: 'initialize', name: 'countUnitsForLivenessTest' });
+    const { units, stop } = countUnits(client);
     try {
       const later = '2026-11-22T00:01:00.000Z';
       await store.hosts.checkIn(key, { checkedInAt: later, timestamp: 1_060 });
@@ -253,7 +259,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
       const left = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'LIVENESS' } } }));
       expect(left.Item).toBeUndefined();
     } finally {
-      client.middlewareStack.remove('countUnitsForLivenessTest');
+      stop();
     }
   });
 
@@ -285,14 +291,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
   it('takes a check-in and a claim in one write unit when both hold, and each alone when either does not', async () => {
     const key = { orgId: 'org-k', infraEnvId: 'ie1', hostId: 'h1' };
     await store.hosts.create(host('org-k', 'ie1', 'h1', { attributes: { checked_in_at: now } }));
-    const units: { command: string; units: number }[] = [];
-    client.middlewareStack.add((next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
-      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
-      return result;
-    }, { step: 'initialize', name: 'countUnitsForRideTest' });
+    const { units, stop } = countUnits(client);
     try {
       const at = (seconds: number) => new Date(Date.parse(now) + seconds * 1_000);
       expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(60).toISOString(), timestamp: 1_060 }, 'connectivity-check', longCheckClaim('connectivity-check', at(60)))).toBe(true);
@@ -306,7 +305,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
       expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(65).toISOString(), long_checks_handed_at: { 'connectivity-check': at(60).toISOString(), 'free-network-addresses': at(62).toISOString() } });
       expect((await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'HOST' } } }))).Item?.version?.N).toBe('1');
     } finally {
-      client.middlewareStack.remove('countUnitsForRideTest');
+      stop();
     }
   });
 
@@ -315,14 +314,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const report = JSON.stringify({ remote_hosts: Array.from({ length: 40 }, (_, i) => ({ host_id: crypto.randomUUID(), l3_connectivity: [{ remote_ip_address: `10.0.0.${i}`, successful: true, average_rtt_ms: 0.4 }] })) });
     await store.hosts.create(host('org-c', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 3, attributes: { checked_in_at: now, connectivity: report, connectivity_checked_at: now, connectivity_stored_at: now } }));
     await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(Date.parse(now) + 30_000)));
-    const units: { command: string; units: number }[] = [];
-    client.middlewareStack.add((next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
-      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
-      return result;
-    }, { step: 'initialize', name: 'countUnitsForAnswerTest' });
+    const { units, stop } = countUnits(client);
     try {
       const later = '2026-11-22T00:03:00.000Z';
       expect(await store.hosts.answerConnectivityCheck(key, later)).toBe(true);
@@ -349,7 +341,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
       await store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, connectivity_checked_at: '2026-11-22T00:05:00.000Z' } }));
       expect((await store.hosts.get(key))!.attributes.connectivity_checked_at).toBe('2026-11-22T00:05:00.000Z');
     } finally {
-      client.middlewareStack.remove('countUnitsForAnswerTest');
+      stop();
     }
   });
 

@@ -7,35 +7,14 @@
  * rule answered from which status; the last test proves every pair this suite owns was driven
  * (test/support/transition-lab.ts: OWNERS, and NEVER_RAISED with the reasons for the few left out).
  */
+// First: importing the transition lab wraps the state machines before anything loads them.
+import { transitionSuiteRuntime, coverage, minutesAgo, scene, expectAnswered, lab, asLab, clusterOf, eventNames, addHost, seedHost, seedCluster, judgeCluster, hostsIn, pairs, type Lab } from '../support/transition-lab.js';
 import { KUBECONFIG_CREATED_AT } from '../../lambdas/domain/install/installation-progress.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { apiClient, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
-import { testRuntime } from '../support/runtime.js';
-import { collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from '../support/rule-recorder.js';
-import { bindTransitionLab, coverage, minutesAgo, scene, expectAnswered, lab, asLab, clusterOf, eventNames, addHost, seedHost, seedCluster, judgeCluster, hostsIn, pairs, type Lab } from '../support/transition-lab.js';
-
-const answered = vi.hoisted(() => [] as string[]);
-vi.mock('../../lambdas/domain/host/host-state-machine.js', async (importOriginal) =>
-  (await import('../support/rule-recorder.js')).recordingHostMachine(await importOriginal(), answered));
-vi.mock('../../lambdas/domain/cluster/cluster-state-machine.js', async (importOriginal) =>
-  (await import('../support/rule-recorder.js')).recordingClusterMachine(await importOriginal(), answered));
+import { describe, expect, it } from 'vitest';
+import { readyCluster, type Json } from '../support/cluster-lab.js';
 
 describe('cluster transitions driven by the cluster refresh', () => {
-  let env: Awaited<ReturnType<typeof testRuntime>>;
-  // The rules answered in the runtime's function instances, reported across threads.
-  let reported: { close(): void } | undefined;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    env = await testRuntime({ instrumentation: RULE_RECORDING_INSTRUMENTATION });
-    reported = collectReportedRules(answered);
-    api = apiClient(env.runtime.url, env.adminToken);
-    await bindTransitionLab(api, answered, env.runtime);
-  }, 180_000);
-  afterAll(async () => {
-    reported?.close();
-    await env?.close();
-  });
+  const api = transitionSuiteRuntime();
 
   // ---------------------------------------------------------------- the cluster's own judgement
 

@@ -7,36 +7,16 @@
  * rule answered from which status; the last test proves every pair this suite owns was driven
  * (test/support/transition-lab.ts: OWNERS, and NEVER_RAISED with the reasons for the few left out).
  */
+// First: importing the transition lab wraps the state machines before anything loads them.
+import { transitionSuiteRuntime, coverage, minutesAgo, scene, expectAnswered, lab, asLab, hostRoute, register, reply, progress, hostOf, eventNames, addHost, hostKey, seedHost, seedCluster, monitor, pauseFollowUps, hostsIn, statusesOf, all, pairs } from '../support/transition-lab.js';
 import { randomUUID } from 'node:crypto';
 import { container } from '../../lambdas/platform/container.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { apiClient, API_VIP, INGRESS_VIP, readyCluster, type ApiClient } from '../support/cluster-lab.js';
-import { testRuntime } from '../support/runtime.js';
-import { collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from '../support/rule-recorder.js';
-import { bindTransitionLab, coverage, minutesAgo, scene, expectAnswered, lab, asLab, hostRoute, register, reply, progress, hostOf, eventNames, addHost, hostKey, seedHost, seedCluster, monitor, pauseFollowUps, hostsIn, statusesOf, all, pairs } from '../support/transition-lab.js';
-
-const answered = vi.hoisted(() => [] as string[]);
-vi.mock('../../lambdas/domain/host/host-state-machine.js', async (importOriginal) =>
-  (await import('../support/rule-recorder.js')).recordingHostMachine(await importOriginal(), answered));
-vi.mock('../../lambdas/domain/cluster/cluster-state-machine.js', async (importOriginal) =>
-  (await import('../support/rule-recorder.js')).recordingClusterMachine(await importOriginal(), answered));
+import { describe, expect, it } from 'vitest';
+import { API_VIP, INGRESS_VIP, readyCluster } from '../support/cluster-lab.js';
+import { answered } from '../support/rule-recorder.js';
 
 describe('host and cluster transitions driven by requests, through the REST API', () => {
-  let env: Awaited<ReturnType<typeof testRuntime>>;
-  // The rules answered in the runtime's function instances, reported across threads.
-  let reported: { close(): void } | undefined;
-  let api: ApiClient;
-
-  beforeAll(async () => {
-    env = await testRuntime({ instrumentation: RULE_RECORDING_INSTRUMENTATION });
-    reported = collectReportedRules(answered);
-    api = apiClient(env.runtime.url, env.adminToken);
-    await bindTransitionLab(api, answered, env.runtime);
-  }, 180_000);
-  afterAll(async () => {
-    reported?.close();
-    await env?.close();
-  });
+  const api = transitionSuiteRuntime();
 
   // ---------------------------------------------------------------- RegisterHost
 

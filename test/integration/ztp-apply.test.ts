@@ -16,6 +16,7 @@ import { formatManifestError, parseManifestFiles, readManifestDir, type Manifest
 import { planFromManifests } from '../../cli/ztp/translate.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
+import { editManifest } from '../support/ztp-manifests.js';
 
 const SSH_KEY = sshPublicKey();
 let stack: Awaited<ReturnType<typeof testRuntime>>;
@@ -41,14 +42,6 @@ const listClusters = () => call('list', () => client.GET('/v2/clusters'));
 const listInfraEnvs = () => call('list', () => client.GET('/v2/infra-envs'));
 const getCluster = (id: string) => call('get', () => client.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
 
-function edit(files: ManifestFile[], file: string, kind: string, change: (document: any) => void): ManifestFile[] {
-  return files.map((f) => {
-    if (f.file !== file) return f;
-    const documents = YAML.parseAllDocuments(f.text).map((d) => d.toJS());
-    for (const document of documents) if (document.kind === kind) change(document);
-    return { file, text: documents.map((d) => YAML.stringify(d)).join('---\n') };
-  });
-}
 
 beforeAll(async () => {
   stack = await testRuntime();
@@ -112,10 +105,10 @@ describe('ztp apply to the local stack', () => {
   it('patches only what changed in the manifests', async () => {
     let files = example('ha', 'ha-edit');
     await applyPlan(client, planDir(writeDir(files)).plan, { dryRun: false });
-    files = edit(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => {
+    files = editManifest(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => {
       aci.spec.ingressVIPs = ['192.168.111.6'];
     });
-    files = edit(files, 'nmstate.yaml', 'NMStateConfig', (config) => {
+    files = editManifest(files, 'nmstate.yaml', 'NMStateConfig', (config) => {
       if (config.metadata.name === 'ha-edit-worker-1') config.spec.config.interfaces[0].ipv4.address[0].ip = '192.168.111.99';
     });
     const report = await applyPlan(client, planDir(writeDir(files)).plan, { dryRun: false });
@@ -177,8 +170,8 @@ describe('ztp apply to the local stack', () => {
   });
 
   it.each([
-    ['missing reference', (files: ManifestFile[]) => edit(files, 'cluster.yaml', 'ClusterDeployment', (cd) => { cd.spec.clusterInstallRef.name = 'absent'; }), /spec\.clusterInstallRef\.name: AgentClusterInstall "absent" is not among the manifests/],
-    ['bad CIDR', (files: ManifestFile[]) => edit(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => { aci.spec.networking.machineNetwork[0].cidr = '192.168.111.0/33'; }), /spec\.networking\.machineNetwork\[0\]\.cidr: "192\.168\.111\.0\/33" is not a CIDR/],
+    ['missing reference', (files: ManifestFile[]) => editManifest(files, 'cluster.yaml', 'ClusterDeployment', (cd) => { cd.spec.clusterInstallRef.name = 'absent'; }), /spec\.clusterInstallRef\.name: AgentClusterInstall "absent" is not among the manifests/],
+    ['bad CIDR', (files: ManifestFile[]) => editManifest(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => { aci.spec.networking.machineNetwork[0].cidr = '192.168.111.0/33'; }), /spec\.networking\.machineNetwork\[0\]\.cidr: "192\.168\.111\.0\/33" is not a CIDR/],
     ['wrong kind', (files: ManifestFile[]) => [...files, { file: 'bmh.yaml', text: 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: h}\n' }], /bmh\.yaml: document 1 \(BareMetalHost "h"\): kind: "BareMetalHost" is not a ZTP manifest kind/],
     ['YAML syntax error', (files: ManifestFile[]) => [...files, { file: 'zz.yaml', text: 'kind: {unclosed\n' }], /zz\.yaml: document 1: YAML syntax error at line \d+, column \d+/],
   ])('a %s is reported with file, document and field, and nothing is registered', async (_, breakIt, message) => {
@@ -191,7 +184,7 @@ describe('ztp apply to the local stack', () => {
   });
 
   it('removes the cluster it created when the service refuses the infra-env', async () => {
-    const files = edit(example('sno', 'halfway'), 'infraenv.yaml', 'InfraEnv', (infraEnv) => {
+    const files = editManifest(example('sno', 'halfway'), 'infraenv.yaml', 'InfraEnv', (infraEnv) => {
       infraEnv.spec.ignitionConfigOverride = '{"ignition":{"version":"9.9.9"}}';
     });
     const { plan, errors } = planDir(writeDir(files));

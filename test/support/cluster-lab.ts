@@ -58,14 +58,34 @@ export interface LabCluster {
   rediscover(i: number): Promise<void>;
 }
 
+/** The OpenShift version the service offers by default. */
+export async function defaultVersion(api: ApiClient): Promise<string> {
+  const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
+  return Object.entries(versions).find(([, v]) => v.default)![0];
+}
+
+/** A new cluster of `version` with `cluster`'s settings (none when null: a pool infra-env), its infra-env, and an agent token for that. */
+export async function infraEnvWithAgent(api: ApiClient, version: string, cluster: Json | null): Promise<{ clusterId?: string; infraEnvId: string; agent: Record<string, string> }> {
+  let clusterId: string | undefined;
+  if (cluster) {
+    const created = await api.call('POST', '/clusters', { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster }, api.user());
+    expect(created.status, created.text).toBe(201);
+    clusterId = created.body.id;
+  }
+  const infraEnv = await api.call('POST', '/infra-envs', { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) }, api.user());
+  expect(infraEnv.status, infraEnv.text).toBe(201);
+  const infraEnvId = infraEnv.body.id as string;
+  const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+  return { ...(clusterId ? { clusterId } : {}), infraEnvId, agent };
+}
+
 /** A cluster named `name` in example.com with the given recorded hosts, all `known`, the cluster `ready`. */
 export async function readyCluster(api: ApiClient, options: { name?: string; hosts?: string[]; baseDomain?: string } = {}): Promise<LabCluster> {
   const names = options.hosts ?? FIVE_HOSTS;
   const clusterName = options.name ?? 'ocp';
   const baseDomain = options.baseDomain ?? 'example.com';
   const singleNode = names.length === 1;
-  const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
-  const version = Object.entries(versions).find(([, v]) => v.default)![0];
+  const version = await defaultVersion(api);
   const cluster = await api.call('POST', '/clusters', {
     name: clusterName, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: baseDomain, ssh_public_key: sshPublicKey(),
     additional_ntp_source: 'clock.example.com',

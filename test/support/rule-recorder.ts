@@ -21,6 +21,12 @@ export function reportRule(pair: string): void {
   channel.postMessage(pair);
 }
 
+/**
+ * In the test's thread: every `<table>:<rule>@<from>` answered, by the wrapped machines of this
+ * thread and (collectReportedRules) by the runtime's instances.
+ */
+export const answered: string[] = [];
+
 /** In the test's thread: every rule the runtime's instances report goes into `answered`. */
 export function collectReportedRules(answered: string[]): { close(): void } {
   const listener = new BroadcastChannel(RULES_CHANNEL);

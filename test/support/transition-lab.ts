@@ -4,23 +4,34 @@
  * bookkeeping that proves every (rule, source status) pair of the host and cluster tables was
  * driven. Each suite owns a part of the tables (see OWNERS) and checks that part at its end.
  * Module state (the API client, the pairs answered) is per test file: vitest isolates files.
+ * Importing it wraps the host and cluster state machines (vi.mock below, hoisted above the imports),
+ * recording into rule-recorder's `answered`: a suite imports it before anything that loads them.
  */
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { CLUSTER_RULES } from '../../lambdas/domain/cluster/cluster-state-machine.js';
 import { HOST_RULES } from '../../lambdas/domain/host/host-state-machine.js';
 import { isWatchedHost } from '../../lambdas/domain/install/installation-progress.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import { container } from '../../lambdas/platform/container.js';
-import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { refreshCluster } from '../../lambdas/usecases/cluster-refresh.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
 import { monitorShardOf } from '../../lambdas/usecases/host-refresh.js';
 import type { StreamPoller } from '../../bin/local/streams-local.js';
-import { API_VIP, INGRESS_VIP, inventoryFixture, type ApiClient, type Json, type LabCluster } from './cluster-lab.js';
-import { PULL_SECRET } from './fixtures.js';
+import { API_VIP, apiClient, defaultVersion, INGRESS_VIP, infraEnvWithAgent, inventoryFixture, type ApiClient, type Json, type LabCluster } from './cluster-lab.js';
+import { answered, collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from './rule-recorder.js';
+import { testRuntime } from './runtime.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
+
+vi.mock('../../lambdas/domain/host/host-state-machine.js', async (importOriginal) => {
+  const recorder = await import('./rule-recorder.js');
+  return recorder.recordingHostMachine(await importOriginal(), recorder.answered);
+});
+vi.mock('../../lambdas/domain/cluster/cluster-state-machine.js', async (importOriginal) => {
+  const recorder = await import('./rule-recorder.js');
+  return recorder.recordingClusterMachine(await importOriginal(), recorder.answered);
+});
 
 /**
  * Pairs no request or timer of this service raises, and why. Everything else must be driven below.
@@ -56,17 +67,35 @@ const CLUSTER_REFRESH_IDS = new Set(CLUSTER_RULES.filter((rule) => rule.trigger 
 
 let api: ApiClient;
 let version: string;
-let answered: readonly string[] = [];
 let streams: Pick<StreamPoller, 'pause' | 'resume' | 'drained'>;
 const driven = new Set<string>();
 
-/** Call in beforeAll: the API the helpers use, and the list the wrapped machines record into. */
-export async function bindTransitionLab(client: ApiClient, recorded: readonly string[], runtime: { streams: typeof streams }): Promise<void> {
+/**
+ * Call in the suite's describe. Before its tests: a runtime whose function instances report the
+ * rules they answer into `answered`, and the helpers below bound to its API; after them, both
+ * stopped. Returns the admin's API client, usable from the first test on.
+ */
+export function transitionSuiteRuntime(): ApiClient {
+  let env: Awaited<ReturnType<typeof testRuntime>> | undefined;
+  // The rules answered in the runtime's function instances, reported across threads.
+  let reported: { close(): void } | undefined;
+  beforeAll(async () => {
+    env = await testRuntime({ instrumentation: RULE_RECORDING_INSTRUMENTATION });
+    reported = collectReportedRules(answered);
+    await bindTransitionLab(apiClient(env.runtime.url, env.adminToken), env.runtime);
+  }, 180_000);
+  afterAll(async () => {
+    reported?.close();
+    await env?.close();
+  });
+  return { call: (...args) => api.call(...args), user: () => api.user() };
+}
+
+/** The API and the stream poller the helpers use. */
+async function bindTransitionLab(client: ApiClient, runtime: { streams: typeof streams }): Promise<void> {
   api = client;
-  answered = recorded;
   streams = runtime.streams;
-  const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
-  version = Object.entries(versions).find(([, v]) => v.default)![0];
+  version = await defaultVersion(api);
 }
 
 /** Runs a scene and returns the pairs the machines answered during it; all of them count as driven. */
@@ -101,19 +130,7 @@ export interface Lab {
 }
 
 /** A cluster (unless `cluster` is null: a pool infra-env) with its infra-env and an agent token. */
-export async function lab(cluster: Json | null = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }): Promise<Lab> {
-  let clusterId: string | undefined;
-  if (cluster) {
-    const created = await api.call('POST', '/clusters', { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster }, api.user());
-    expect(created.status, created.text).toBe(201);
-    clusterId = created.body.id;
-  }
-  const infraEnv = await api.call('POST', '/infra-envs', { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) }, api.user());
-  expect(infraEnv.status, infraEnv.text).toBe(201);
-  const infraEnvId = infraEnv.body.id as string;
-  const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
-  return { ...(clusterId ? { clusterId } : {}), infraEnvId, agent };
-}
+export const lab = (cluster: Json | null = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }): Promise<Lab> => infraEnvWithAgent(api, version, cluster);
 export const asLab = (ready: LabCluster): Lab => ({ clusterId: ready.clusterId, infraEnvId: ready.infraEnvId, agent: ready.agent });
 
 export const hostRoute = (l: Lab, hostId: string) => `/infra-envs/${l.infraEnvId}/hosts/${hostId}`;

@@ -3,9 +3,7 @@
  * every rule is exercised), the success rule "enough masters and workers" for each topology, and
  * the progress bar.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import {
   CLUSTER_RULE_IDS,
   CLUSTER_STATUS_INFO,
@@ -13,7 +11,6 @@ import {
   clusterProgress,
   finalizingStageTimeoutMs,
   hasEnoughMastersAndWorkers,
-  isNotAllowed,
   summarizeClusterValidations,
   transitionCluster,
   type ClusterEffect,
@@ -24,10 +21,8 @@ import {
   type MonitoredOperatorSummary,
   type NotAllowed,
 } from '../../lambdas/domain/cluster/cluster-state-machine.js';
-import { buildEvent } from '../../lambdas/domain/events/events.js';
+import { ago, expectRuleCase, NOW, openapiStatuses, type RuleCaseExpectation } from '../support/rule-cases.js';
 
-const NOW = new Date('2025-03-01T12:00:00.000Z');
-const ago = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
 const HOURS = 60;
 
 const hosts = (count: number, role: ClusterHostSummary['role'], status: string, extra: Partial<ClusterHostSummary> = {}): ClusterHostSummary[] =>
@@ -45,17 +40,11 @@ function context(overrides: Partial<ClusterTransitionContext> = {}): ClusterTran
   };
 }
 
-interface Case {
+interface Case extends RuleCaseExpectation<ClusterStatus, ClusterEffect> {
   name: string;
   from: ClusterStatus;
   trigger: ClusterTrigger;
   ctx?: Partial<ClusterTransitionContext>;
-  rule: string;
-  to: ClusterStatus;
-  info?: string;
-  events?: string[];
-  effects?: ClusterEffect[];
-  changed?: boolean;
 }
 
 const I = CLUSTER_STATUS_INFO;
@@ -141,16 +130,7 @@ describe('cluster state machine: every rule', () => {
   const hits = new Set<string>();
 
   it.each(CASES)('$from --$trigger--> $to: $name', (c) => {
-    const result = transitionCluster({ status: c.from }, c.trigger, context(c.ctx));
-    if (isNotAllowed(result)) throw new Error(`not allowed: ${result.reason}`);
-    hits.add(result.ruleId);
-    expect(result.ruleId).toBe(c.rule);
-    expect(result.status).toBe(c.to);
-    if (c.info !== undefined) expect(result.statusInfo).toBe(c.info);
-    if (c.events !== undefined) expect(result.events.map((e) => e.name)).toEqual(c.events);
-    if (c.effects !== undefined) expect(result.effects).toEqual(c.effects);
-    if (c.changed !== undefined) expect(result.changed).toBe(c.changed);
-    for (const event of result.events) expect(() => buildEvent(event.name, event.props, { orgId: 'org', clusterId: CLUSTER_ID }, NOW, 'e-1')).not.toThrow();
+    expectRuleCase(transitionCluster({ status: c.from }, c.trigger, context(c.ctx)), c, hits, () => ({ orgId: 'org', clusterId: CLUSTER_ID }));
   });
 
   it('exercises every rule of the table', () => {
@@ -236,10 +216,7 @@ describe('clusterProgress', () => {
 
 describe('cluster vocabulary and inputs', () => {
   it('has exactly the statuses of the openapi cluster schema', () => {
-    const document = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as {
-      components: { schemas: { cluster: { properties: { status: { enum: string[] } } } } };
-    };
-    expect([...CLUSTER_STATUSES]).toEqual(document.components.schemas.cluster.properties.status.enum);
+    expect([...CLUSTER_STATUSES]).toEqual(openapiStatuses('cluster'));
   });
 
   it('gives OLM stages at least the slowest OLM operator\'s timeout', () => {

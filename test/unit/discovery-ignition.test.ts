@@ -18,24 +18,15 @@ import {
 } from '../../lambdas/domain/image/discovery-ignition.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { mergeIgnitionOverride } from '../../lambdas/domain/image/ignition-merge.js';
-import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { NETWORK_YAML as ONE_NIC_NETWORK_YAML, PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 
 const IGNITION_VALIDATE = '/usr/bin/ignition-validate';
 const INFRA_ENV_ID = '7b1b0c4e-3f4a-4d51-9c1e-0a1b2c3d4e5f';
 const AGENT_TOKEN = 'eyJhbGciOiJFUzI1NiJ9.eyJpbmZyYV9lbnZfaWQiOiJ4In0.c2lnbmF0dXJl';
 const AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
 const SERVICE_URL = 'https://assisted.example.com';
-const NETWORK_YAML = `interfaces:
-  - name: eth0
-    type: ethernet
-    state: up
-    ipv4:
-      enabled: true
-      dhcp: false
-      address:
-        - ip: 192.168.126.10
-          prefix-length: 24
-dns-resolver:
+/** The one-NIC static network of the fixtures, with a resolver and a default route. */
+const NETWORK_YAML = `${ONE_NIC_NETWORK_YAML}dns-resolver:
   config:
     server: [192.168.126.1]
 routes:

@@ -10,6 +10,7 @@ import { formatManifestError, parseManifestFiles, type ManifestFile } from '../.
 import { clusterConditions } from '../../cli/ztp/conditions.js';
 import { planFromManifests, releaseFromImage } from '../../cli/ztp/translate.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { editManifest } from '../support/ztp-manifests.js';
 
 const SSH_KEY = sshPublicKey();
 const examples = (kind: 'ha' | 'sno' | 'dual-stack') => exampleManifests(kind, { pullSecret: PULL_SECRET, sshPublicKey: SSH_KEY });
@@ -20,15 +21,6 @@ function plan(files: ManifestFile[]) {
   return { ...planned, errors: [...parsed.errors, ...planned.errors].map(formatManifestError) };
 }
 
-/** The example set with one document of one file changed. */
-function edit(files: ManifestFile[], file: string, kind: string, change: (document: any) => void): ManifestFile[] {
-  return files.map((f) => {
-    if (f.file !== file) return f;
-    const documents = YAML.parseAllDocuments(f.text).map((d) => d.toJS());
-    for (const document of documents) if (document.kind === kind) change(document);
-    return { file, text: documents.map((d) => YAML.stringify(d)).join('---\n') };
-  });
-}
 
 describe('translating ZTP manifests', () => {
   it('plans an HA cluster with static networking from NMStateConfigs', () => {
@@ -95,11 +87,11 @@ describe('translating ZTP manifests', () => {
   });
 
   it('reads the pull secret from stringData as well as base64 data, and apiVIP in its singular form', () => {
-    let files = edit(examples('ha'), 'pull-secret.yaml', 'Secret', (secret) => {
+    let files = editManifest(examples('ha'), 'pull-secret.yaml', 'Secret', (secret) => {
       delete secret.data;
       secret.stringData = { '.dockerconfigjson': PULL_SECRET };
     });
-    files = edit(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => {
+    files = editManifest(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => {
       delete aci.spec.apiVIPs;
       aci.spec.apiVIP = '192.168.111.5';
     });
@@ -119,7 +111,7 @@ describe('translating ZTP manifests', () => {
 
 describe('malformed ZTP manifests', () => {
   it('names the missing reference (AgentClusterInstall → ClusterImageSet) and plans nothing usable', () => {
-    const files = edit(examples('ha'), 'cluster.yaml', 'AgentClusterInstall', (aci) => {
+    const files = editManifest(examples('ha'), 'cluster.yaml', 'AgentClusterInstall', (aci) => {
       aci.spec.imageSetRef.name = 'openshift-9.9';
     });
     const { errors, plan: result } = plan(files);
@@ -129,7 +121,7 @@ describe('malformed ZTP manifests', () => {
 
   it('names a missing pull secret and a missing ClusterDeployment behind an InfraEnv', () => {
     let files = examples('sno').filter((f) => f.file !== 'pull-secret.yaml');
-    files = edit(files, 'infraenv.yaml', 'InfraEnv', (infraEnv) => {
+    files = editManifest(files, 'infraenv.yaml', 'InfraEnv', (infraEnv) => {
       infraEnv.spec.clusterRef.name = 'nope';
     });
     const { errors } = plan(files);
@@ -138,7 +130,7 @@ describe('malformed ZTP manifests', () => {
   });
 
   it('names a bad CIDR and a bad host prefix with their field paths', () => {
-    const files = edit(examples('dual-stack'), 'cluster.yaml', 'AgentClusterInstall', (aci) => {
+    const files = editManifest(examples('dual-stack'), 'cluster.yaml', 'AgentClusterInstall', (aci) => {
       aci.spec.networking.machineNetwork[1].cidr = 'fd2e:6f44:5dd8:c956::/129';
       aci.spec.networking.serviceNetwork[0] = '172.30.0.1/16';
       aci.spec.networking.clusterNetwork[0].hostPrefix = 30;
@@ -171,7 +163,7 @@ describe('malformed ZTP manifests', () => {
   });
 
   it('names NMStateConfig problems (nmstate field, MAC) and a selector that picks nothing', () => {
-    let files = edit(examples('ha'), 'nmstate.yaml', 'NMStateConfig', (config) => {
+    let files = editManifest(examples('ha'), 'nmstate.yaml', 'NMStateConfig', (config) => {
       if (config.metadata.name === 'ha-master-1') config.spec.config.interfaces[0].ipv4.address[0]['prefix-length'] = 40;
       if (config.metadata.name === 'ha-worker-0') config.spec.interfaces[0].macAddress = '52:54:00:zz:00:04';
     });
@@ -180,7 +172,7 @@ describe('malformed ZTP manifests', () => {
       'nmstate.yaml: document 2 (NMStateConfig "ha-master-1"): spec.config: interfaces[0].ipv4.address[0].prefix-length must be 0–32',
       expect.stringMatching(/^nmstate\.yaml: document 4 \(NMStateConfig "ha-worker-0"\): spec\.interfaces: spec\.interfaces\[0\]\.macAddress "52:54:00:zz:00:04" is not a MAC address/),
     ]);
-    files = edit(examples('ha'), 'infraenv.yaml', 'InfraEnv', (infraEnv) => {
+    files = editManifest(examples('ha'), 'infraenv.yaml', 'InfraEnv', (infraEnv) => {
       infraEnv.spec.nmStateConfigLabelSelector.matchLabels = { role: 'nothing' };
     });
     ({ errors } = plan(files));
@@ -188,7 +180,7 @@ describe('malformed ZTP manifests', () => {
   });
 
   it('refuses install-config overrides that are not a JSON object', () => {
-    const files = edit(examples('ha'), 'cluster.yaml', 'AgentClusterInstall', (aci) => {
+    const files = editManifest(examples('ha'), 'cluster.yaml', 'AgentClusterInstall', (aci) => {
       aci.metadata.annotations['agent-install.openshift.io/install-config-overrides'] = '{"fips": tru';
     });
     expect(plan(files).errors).toEqual([expect.stringMatching(/^cluster\.yaml: document 2 \(AgentClusterInstall "ha-install"\): metadata\.annotations\[agent-install\.openshift\.io\/install-config-overrides\]: is not JSON/)]);

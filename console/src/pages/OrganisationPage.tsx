@@ -14,7 +14,8 @@ import {
   TextInput,
   Title,
 } from '@patternfly/react-core';
-import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
+import { Table, Tbody, Td, Tr } from '@patternfly/react-table';
+import { HeadWithActions, RowAction } from '../components/ListTable';
 import { JOIN_PATH } from '../routes';
 import { apiRequest } from '../session';
 
@@ -93,14 +94,7 @@ export const OrganisationPage: React.FC = () => {
       <PageSection>
         <Title headingLevel="h2">Members</Title>
         <Table aria-label="Members" data-testid="members">
-          <Thead>
-            <Tr>
-              <Th>Email</Th>
-              <Th>Role</Th>
-              <Th>Joined</Th>
-              <Th screenReaderText="Actions" />
-            </Tr>
-          </Thead>
+          <HeadWithActions columns={['Email', 'Role', 'Joined']} />
           <Tbody>
             {members.map((member) => (
               <Tr key={member.user_id} data-testid={`member-${member.email ?? member.user_id}`}>
@@ -119,13 +113,7 @@ export const OrganisationPage: React.FC = () => {
                   )}
                 </Td>
                 <Td dataLabel="Joined">{when(member.joined_at)}</Td>
-                <Td dataLabel="Actions">
-                  {admin && (
-                    <Button variant="link" isDanger onClick={() => void act('remove the member', () => apiRequest('DELETE', `${base}/members/${member.user_id}`))}>
-                      Remove
-                    </Button>
-                  )}
-                </Td>
+                <RowAction label="Remove" shown={admin} onClick={() => void act('remove the member', () => apiRequest('DELETE', `${base}/members/${member.user_id}`))} />
               </Tr>
             ))}
           </Tbody>
@@ -162,15 +150,7 @@ export const OrganisationPage: React.FC = () => {
             </Alert>
           )}
           <Table aria-label="Invitations" data-testid="invitations">
-            <Thead>
-              <Tr>
-                <Th>Email</Th>
-                <Th>Role</Th>
-                <Th>Status</Th>
-                <Th>Expires</Th>
-                <Th screenReaderText="Actions" />
-              </Tr>
-            </Thead>
+            <HeadWithActions columns={['Email', 'Role', 'Status', 'Expires']} />
             <Tbody>
               {invitations.map((invitation) => (
                 <Tr key={invitation.id}>
@@ -178,13 +158,11 @@ export const OrganisationPage: React.FC = () => {
                   <Td dataLabel="Role">{invitation.role}</Td>
                   <Td dataLabel="Status">{invitation.status}</Td>
                   <Td dataLabel="Expires">{when(invitation.expires_at)}</Td>
-                  <Td dataLabel="Actions">
-                    {invitation.status === 'pending' && (
-                      <Button variant="link" isDanger onClick={() => void act('withdraw the invitation', () => apiRequest('DELETE', `${base}/invitations/${invitation.id}`))}>
-                        Withdraw
-                      </Button>
-                    )}
-                  </Td>
+                  <RowAction
+                    label="Withdraw"
+                    shown={invitation.status === 'pending'}
+                    onClick={() => void act('withdraw the invitation', () => apiRequest('DELETE', `${base}/invitations/${invitation.id}`))}
+                  />
                 </Tr>
               ))}
             </Tbody>

@@ -23,7 +23,8 @@ import {
   TextInput,
   Title,
 } from '@patternfly/react-core';
-import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
+import { Table, Tbody, Td, Tr } from '@patternfly/react-table';
+import { HeadWithActions, RowAction } from '../components/ListTable';
 import { API_ROOT, apiRequest } from '../session';
 
 type Role = 'admin' | 'user' | 'read-only';
@@ -168,17 +169,7 @@ export const TokensPage: React.FC = () => {
         {tokens && tokens.length === 0 && <Content component="p">No tokens.</Content>}
         {tokens && tokens.length > 0 && (
           <Table aria-label="API tokens" variant="compact">
-            <Thead>
-              <Tr>
-                <Th>Name</Th>
-                <Th>Role</Th>
-                <Th>State</Th>
-                <Th>Created</Th>
-                <Th>Expires</Th>
-                <Th>ID</Th>
-                <Th screenReaderText="Actions" />
-              </Tr>
-            </Thead>
+            <HeadWithActions columns={['Name', 'Role', 'State', 'Created', 'Expires', 'ID']} />
             <Tbody>
               {tokens.map((token) => {
                 const state = tokenState(token, now);
@@ -194,13 +185,7 @@ export const TokensPage: React.FC = () => {
                     <Td dataLabel="ID">
                       <code>{token.id}</code>
                     </Td>
-                    <Td isActionCell>
-                      {state.label === 'Active' && (
-                        <Button variant="link" isDanger onClick={() => setRevoking(token)}>
-                          Revoke
-                        </Button>
-                      )}
-                    </Td>
+                    <RowAction label="Revoke" shown={state.label === 'Active'} onClick={() => setRevoking(token)} />
                   </Tr>
                 );
               })}
