@@ -7,18 +7,14 @@ import { Option, type Command } from 'commander';
 import { call, type ApiClient, type Schemas } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { note, print } from '../output.js';
-import { clientAndId, type Cli } from './shared.js';
+import { clientAndId, roleOption, type Cli, type Role } from './shared.js';
 
 type Organisation = Schemas['organization'];
 type Member = Schemas['organization-member'];
 type Invitation = Schemas['organization-invitation'];
-type Role = Member['role'];
-
-const ROLES: Role[] = ['admin', 'user', 'read-only'];
 const USER_ID = /^[0-9a-f]{32}$/;
 
 const orgOption = () => new Option('--org <id>', "the organisation's id (default: the caller's, from GET /v2/organizations)");
-const roleOption = (description: string) => new Option('--role <role>', description).choices(ROLES);
 
 /** A subcommand about one organisation: its own options, then --org (default: the caller's organisation). */
 function organisationCommand(group: Command, usage: string, description: string, ...options: Option[]): Command {

@@ -1,8 +1,8 @@
 /** What the command groups share: the global options, the client they make, and input helpers. */
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import YAML from 'yaml';
-import { apiClient, type ApiClient, type Cluster, type Credentials } from '../api.js';
+import { apiClient, type ApiClient, type Cluster, type Credentials, type Schemas } from '../api.js';
 import { resolveCredentials } from '../config.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { outputFormat, type OutputFormat } from '../output.js';
@@ -74,3 +74,9 @@ export function failingValidations(validationsInfo: string | undefined | null): 
 }
 
 export const clusterRow = (c: Cluster) => [c.id, c.name ?? '', c.openshift_version ?? '', c.status, String(c.total_host_count ?? c.hosts?.length ?? 0), c.status_info];
+
+/** A role in an organisation, as members, invitations and API tokens carry it. */
+export type Role = Schemas['organization-member']['role'];
+const ROLES: Role[] = ['admin', 'user', 'read-only'];
+/** `--role`, refused by the CLI unless it is one of the roles. */
+export const roleOption = (description: string) => new Option('--role <role>', description).choices(ROLES);

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { call } from '../api.js';
 import { note, print } from '../output.js';
-import type { Cli } from './shared.js';
+import { roleOption, type Cli, type Role } from './shared.js';
 
 /** `tokens create|list|revoke` */
 export function registerTokens(program: Command, cli: Cli): void {
@@ -12,11 +12,11 @@ export function registerTokens(program: Command, cli: Cli): void {
     .command('create')
     .description('create an API token; its secret is shown once')
     .requiredOption('--name <name>', 'who or what uses it')
-    .option('--role <role>', 'admin, user or read-only', 'user')
+    .addOption(roleOption('admin, user or read-only').default('user'))
     .option('--expires-at <time>', 'ISO 8601 expiry')
-    .action(async (options: { name: string; role: string; expiresAt?: string }) => {
+    .action(async (options: { name: string; role: Role; expiresAt?: string }) => {
       const created = await call('creating a token', () =>
-        cli.client().POST('/v2/api-tokens', { body: { name: options.name, role: options.role as 'user', ...(options.expiresAt ? { expires_at: options.expiresAt } : {}) } }),
+        cli.client().POST('/v2/api-tokens', { body: { name: options.name, role: options.role, ...(options.expiresAt ? { expires_at: options.expiresAt } : {}) } }),
       );
       print(cli.format(), created, (t) => `${t.token}\n\ntoken ${t.id} (${t.role}) created; the secret above is shown only now.`);
     });

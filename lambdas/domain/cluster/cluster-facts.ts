@@ -12,7 +12,7 @@ import {
   type MonitoredOperatorSummary,
 } from './cluster-hosts.js';
 import type { ValidationResult } from '../host/host-facts.js';
-import { isValidationIgnored } from '../core/ignored-validations.js';
+import { validationPasses } from '../core/ignored-validations.js';
 import { PENDING_INPUT_VALIDATIONS, REQUIRED_FOR_INSTALL_VALIDATIONS, VIPS_DEFINED_VALIDATIONS } from '../core/validation-ids.js';
 import { hasTimedOut, isLogCollectionTimedOut, MINUTE_MS, type LogsProgress } from '../core/state-rules.js';
 
@@ -38,17 +38,9 @@ export interface ClusterValidationSummary {
   requiredForInstall: boolean;
 }
 
-/**
- * A validation passes when it succeeded, was disabled, or failed but is ignored (never a
- * non-ignorable one); one missing from the results does not pass.
- */
+/** Which groups of a cluster's validations pass (validationPasses says what passing is). */
 export function summarizeClusterValidations(results: readonly ValidationResult[], ignoredClusterValidationsJson?: string): ClusterValidationSummary {
-  const byId = new Map(results.map((result) => [result.id, result]));
-  const passes = (id: string): boolean => {
-    const result = byId.get(id);
-    if (!result) return false;
-    return result.status === 'success' || result.status === 'disabled' || isValidationIgnored('cluster', ignoredClusterValidationsJson, id);
-  };
+  const passes = validationPasses('cluster', results, ignoredClusterValidationsJson);
   return {
     inputProvided: PENDING_INPUT_VALIDATIONS.every(passes),
     vipsDefined: VIPS_DEFINED_VALIDATIONS.every(passes),

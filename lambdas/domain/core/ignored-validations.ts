@@ -92,3 +92,17 @@ export function isValidationIgnored(kind: ValidationKind, storedJson: unknown, v
     return false;
   }
 }
+
+/**
+ * Whether each validation passes, for a summary of a host's or a cluster's results: it succeeded,
+ * was disabled, or failed but is ignored (never a non-ignorable one). One missing from the results
+ * does not pass: an engine that skipped it must not make a host or a cluster ready.
+ */
+export function validationPasses(kind: ValidationKind, results: readonly { id: string; status: string }[], ignoredJson: unknown): (id: string) => boolean {
+  const byId = new Map(results.map((result) => [result.id, result]));
+  return (id) => {
+    const result = byId.get(id);
+    if (!result) return false;
+    return result.status === 'success' || result.status === 'disabled' || isValidationIgnored(kind, ignoredJson, id);
+  };
+}

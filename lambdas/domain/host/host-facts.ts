@@ -8,7 +8,7 @@
 import timeoutsData from '../catalogues/host-stage-timeouts.json' with { type: 'json' };
 import type { HostRole, HostSourceStatus, HostStage } from './host-states.js';
 import { BOOTSTRAP_STAGES, WRONG_BOOT_ORDER_IGNORE_TIMEOUT_STAGES } from './host-states.js';
-import { isValidationIgnored } from '../core/ignored-validations.js';
+import { validationPasses } from '../core/ignored-validations.js';
 import { SUFFICIENT_FOR_INSTALL_VALIDATIONS } from '../core/validation-ids.js';
 import { elapsedMs, hasTimedOut, isLogCollectionTimedOut, MINUTE_MS, type LogsProgress } from '../core/state-rules.js';
 
@@ -54,18 +54,9 @@ export interface ValidationResult {
   message: string;
 }
 
-/**
- * Summarises a host's validation results. A validation passes when it succeeded, was disabled by
- * configuration, or failed but the cluster ignores it (never a non-ignorable one). A validation
- * missing from the results does not pass: an engine that skipped it must not make a host ready.
- */
+/** Summarises a host's validation results (validationPasses says what passing is). */
 export function summarizeHostValidations(results: readonly ValidationResult[], ignoredHostValidationsJson?: string): HostValidationSummary {
-  const byId = new Map(results.map((result) => [result.id, result]));
-  const passes = (id: string): boolean => {
-    const result = byId.get(id);
-    if (!result) return false;
-    return result.status === 'success' || result.status === 'disabled' || isValidationIgnored('host', ignoredHostValidationsJson, id);
-  };
+  const passes = validationPasses('host', results, ignoredHostValidationsJson);
   const all = (ids: readonly string[]) => ids.every(passes);
   return {
     hasInventory: passes('has-inventory'),
