@@ -7,7 +7,7 @@ import { functionBundleOptions, functionSideBuilds } from './esbuild-options.js'
 import { parse } from 'yaml';
 
 export interface BundledCodeOptions {
-  /** Ship openapi.yaml as openapi.json: parsing the YAML costs ~0.4 s of every cold start. */
+  /** Ship openapi.yaml as openapi.json: parsing YAML is paid at every cold start (docs/deploy.md has the figure). */
   openApiDocument?: boolean;
 }
 

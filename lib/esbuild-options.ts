@@ -11,8 +11,8 @@ const REQUIRE_BANNER =
  * Node's built-in modules, each through a CommonJS shim (`module.exports = process.getBuiltinModule(…)`)
  * rather than an ESM `import` of the builtin. Node answers an ESM import of a builtin with a facade
  * module whose exports it copies at once, reading every getter: node:http's lazy `WebSocket`,
- * `CloseEvent` and `MessageEvent` then load undici (~20 ms of each cold start that imports node:http,
- * for a WebSocket client no function uses), and every facade costs its own copy. Through the shim
+ * `CloseEvent` and `MessageEvent` then load undici at each cold start that imports node:http,
+ * for a WebSocket client no function uses, and every facade costs its own copy. Through the shim
  * esbuild's CommonJS interop reads an export only where the code uses it. The shims are written
  * once under node_modules/.cache (a file per module: esbuild aliases to paths).
  */
@@ -46,7 +46,7 @@ function builtinShims(projectRoot: string): Record<string, string> {
 /**
  * Dependencies that openapi-backend imports at load but the Api's router never calls (quick mode,
  * the document and each request's query given as objects: lambdas/handlers/api/index.ts), replaced
- * by stand-ins that fail loudly if called: ~220 KiB less code for every cold start of the Api to compile.
+ * by stand-ins that fail loudly if called: less code for every cold start of the Api to compile (docs/deploy.md).
  */
 const UNUSED_BY_THE_ROUTER = {
   '@apidevtools/json-schema-ref-parser': 'lambdas/handlers/api/unused/json-schema-ref-parser.ts',

@@ -30,13 +30,11 @@ export function servesRestApi(name: string): boolean {
 /**
  * Memory per function. Below 1,769 MB Lambda gives a function CPU in proportion to its memory, so a
  * handler's own (CPU) time costs the same GB-seconds at any size there, and a smaller size only
- * saves on the time spent waiting for DynamoDB and S3 while making each request slower. Measured
- * (bench/cost.ts at 300 hosts; an esbuild bundle loaded on one core): the Api bundle loads in 1.1 s
- * to 102 MB RSS (136 MB with every request validator compiled), the stream and monitor bundles in
- * 0.5 s to 72 MB; a poll is 12 ms of own time and 3 DynamoDB calls, a stream batch 112 ms and 2.
+ * saves on the time spent waiting for DynamoDB and S3 while making each request slower (docs/deploy.md,
+ * "Function bundles and cold starts", has the measurements behind the sizes below).
  * - functions whose invocations grow with connected hosts (the agents' API, the stream, the
- *   monitor): 512 MB, a 0.29 vCPU share: a cold start of ~4 s (256 MB would be ~8 s, close to
- *   Lambda's 10 s init limit, to save ~$3 a month at 1,000 hosts), and 4x the memory they use;
+ *   monitor): 512 MB, several times the memory they use; half that would bring a cold start close
+ *   to Lambda's 10 s init limit to save little;
  * - people's API, the image service and the workflow tasks: 1,024 MB, as before: they are called
  *   rarely and someone waits on them (the console), or they handle install files (ignition, ISOs).
  */

@@ -2,8 +2,7 @@
  * Container tasks of the embedded runtime (ECS Fargate tasks in AWS). Each task's image is what
  * lib/containers builds for Fargate: its entry bundled by esbuild, run by plain `node`. The bundle
  * is made once per runtime, in the background when the runtime warms its functions, so a task
- * starts in ~0.3 s instead of paying tsx's on-the-fly compilation (1–3 s on a busy machine) on an
- * installation's critical path.
+ * starts without paying tsx's on-the-fly compilation on an installation's critical path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';

@@ -429,7 +429,7 @@ export class StepFunctionsLocal {
 
     // Every definition was validated whole when the runtime started (see start()); validating it
     // again for each run (and each resumed segment, which starts mid-definition where earlier
-    // states look unreachable) cost the runtime's thread ~1/6 of its CPU in a fleet of installs.
+    // states look unreachable) was a large share of the runtime thread's CPU in a fleet of installs (docs/scale.md).
     const machine = new StateMachine(definition as never, { validationOptions: { noValidate: true } });
     const execution = machine.run(input as never, {
       overrides: { taskResourceLocalHandlers: taskResourceLocalHandlers as never, waitTimeOverrides },

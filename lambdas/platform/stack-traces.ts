@@ -6,8 +6,8 @@ import { LocalCache } from '../ports/local-caches.js';
 /**
  * Stack traces that name the original files and lines, at no cost to a cold start. A deployed
  * bundle is minified (with names kept) and ships its source maps beside each file; Node's
- * --enable-source-maps would read and decode every map while the bundle loads (~60 ms of the Api's
- * cold init, ~20 ms of the smaller functions'), for traces few invocations ever print. Instead a
+ * --enable-source-maps would read and decode every map while the bundle loads, at every cold start
+ * (docs/deploy.md has the figures), for traces few invocations ever print. Instead a
  * stack is mapped when it is first read (V8 formats `error.stack` lazily): the map of each file in
  * it is read then, once per container. A frame whose file has no map stays as V8 wrote it.
  *

@@ -181,7 +181,7 @@ const pathOf = (event: ApiEvent) => event.path.replace(/\/{2,}/g, '/');
 
 /**
  * Built at init: every request is routed, validated and authenticated by it. Each operation's
- * request validator is compiled on its first use (~20 ms each, 1.6 s for all), and each operation's
+ * request validator is compiled on its first use (docs/deploy.md has the cost), and each operation's
  * module is loaded by its first call (operations/index.ts): at init too when the container starts
  * ahead of traffic, so no request pays for either.
  */

@@ -2,8 +2,8 @@ import { OpenAPIRouter, type OpenAPIBackend, type Operation, type Request } from
 
 /**
  * openapi-backend flattens the whole document (lodash over every path) on each getOperation(id),
- * and its init registers every handler through it: ~100 flattenings of ~85 operations, about 0.2 s
- * of each cold start of the Api. The flattening depends only on the dereferenced document, which
+ * and its init registers every handler through it: one flattening per handler at every cold start
+ * of the Api (docs/deploy.md has the cost). The flattening depends only on the dereferenced document, which
  * no one changes once loaded, so each document is flattened once; callers already share the
  * operations once precompileOperationMatching has pinned them, and none of them writes to one.
  */
@@ -19,7 +19,7 @@ OpenAPIRouter.prototype.getOperations = function getOperations(this: OpenAPIRout
 
 /**
  * openapi-backend's router flattens the whole document with lodash and compiles a RegExp for every
- * path on every request (about 1 ms per request on the ~85 upstream operations). The document does
+ * path on every request, a cost every call paid (docs/deploy.md). The document does
  * not change after start, so the same matching is done here from tables built once: exact paths
  * first, then templates by specificity, with 404 and 405 told apart as the library does.
  */
