@@ -9,7 +9,8 @@
 /** The value as a T, or undefined when it cannot be one. */
 export type Reader<T> = (value: unknown) => T | undefined;
 
-export const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (not a list, not null); what the readers below return of one is frozen. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const text: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
 export const finite: Reader<number> = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);

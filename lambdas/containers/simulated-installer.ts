@@ -12,7 +12,7 @@ import { KeyObject, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
 import type { InstallerOutputs } from '../domain/install/installer-outputs.js';
-import { isJsonObject } from '../domain/core/stored-json.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 
 x509.cryptoProvider.set(webcrypto);
 

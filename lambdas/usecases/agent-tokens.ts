@@ -5,7 +5,7 @@
  * carries an expiry and the infra-env's token epoch (domain/auth/agent-token.ts has the rules;
  * docs/api.md, "Agent tokens", the model).
  */
-import { isJsonObject } from '../domain/core/stored-json.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT, compactVerify, errors, jwtVerify } from 'jose';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentCallNeeds, judgeAgentCall, type AgentCallContext, type TokenStanding } from '../domain/auth/agent-token.js';

@@ -13,7 +13,7 @@ import { SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
 import type { InfraEnv } from '../domain/core/entities.js';
-import { isJsonObject } from '../domain/core/stored-json.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 import { badRequest, conflict, notFound, unauthorized } from '../domain/core/errors.js';
 import {
   MIN_PART,

@@ -20,7 +20,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { causedBy, hostWrite, recordEvents, type EventCause, type RecordEventRequest } from './events.js';
 import { LocalCache } from '../ports/local-caches.js';
-import { isJsonObject } from '../domain/core/stored-json.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 
 export interface RefreshDeps {
   store: Store;

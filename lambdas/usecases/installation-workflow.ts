@@ -5,7 +5,7 @@
  * a retried or late task of a cancelled attempt changes nothing.
  */
 import type { Cluster } from '../domain/core/entities.js';
-import { isJsonObject } from '../domain/core/stored-json.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 import { mergeIgnitionOverride } from '../domain/image/ignition-merge.js';
 import { clusterDnsRecords, installRoleOf } from '../domain/install/installation.js';
 import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/core/object-keys.js';

@@ -6,7 +6,7 @@ import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster, ClusterAttributes } from '../core/entities.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterCreateParams, ClusterUpdateParams, Schemas } from '../../../contracts/wire.js';
 import {
   dhcpModeVipProblem,

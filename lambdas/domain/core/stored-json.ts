@@ -16,7 +16,6 @@ interface Remembered {
 }
 
 /** A JSON object (not a list, not null): its fields are read, each still to be checked. */
-export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const parsedByRecord = new WeakMap<Attributes, Map<string, Remembered>>();
 

@@ -11,7 +11,7 @@
 import YAML from 'yaml';
 import { dataUrl, generatedStaticNetworkFiles, staticNetworkEntries, type IgnitionFile } from './discovery-ignition.js';
 import type { InfraEnv } from '../core/entities.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { StaticNetworkEntry } from './static-network/static-network.js';
 
 /** The installer's input directory: path relative to it → contents. */

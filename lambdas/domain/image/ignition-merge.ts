@@ -13,7 +13,7 @@
  * Pure.
  */
 import { badRequest } from '../core/errors.js';
-import { isJsonObject as isObject } from '../core/stored-json.js';
+import { isJsonObject as isObject } from '../../../contracts/json-shapes.js';
 
 /** A parsed JSON object: its fields are read, each still to be checked. */
 export type JsonObject = Record<string, unknown>;

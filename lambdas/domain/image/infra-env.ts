@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { badRequest } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 import { isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
 import type { Params } from '../core/validation.js';

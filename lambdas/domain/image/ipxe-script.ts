@@ -8,7 +8,7 @@
 import type { Host } from '../core/entities.js';
 import { hostInventory } from '../host/inventory.js';
 import { badRequest } from '../core/errors.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 export const IPXE_SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'] as const;
 export type IpxeScriptType = (typeof IPXE_SCRIPT_TYPES)[number];

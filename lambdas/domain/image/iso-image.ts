@@ -7,7 +7,7 @@
  * else server-side. Pure: the caller supplies the byte-range reader.
  */
 import { badRequest } from '../core/errors.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 export const SECTOR = 2048;
 /** ISO9660 volume descriptors start after the 32 KiB system area. */

@@ -11,7 +11,7 @@ import type { ClusterTransitionContext } from '../cluster/cluster-facts.js';
 import { FINALIZING_STAGES, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
 import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';
 import { badRequest, conflict, errorMessage, notFound } from '../core/errors.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { Schemas } from '../../../contracts/wire.js';
 import { hostDisplayName } from '../host/host.js';
 import { isNotAllowed, transitionHost, type EventIntent, type HostTransition } from '../host/host-state-machine.js';

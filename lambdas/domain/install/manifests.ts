@@ -6,7 +6,7 @@
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Manifest } from '../core/entities.js';
 import { errorMessage } from '../core/errors.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 type Reason = string | undefined;
 

@@ -6,7 +6,7 @@
  */
 import { Address4, Address6 } from 'ip-address';
 import { contains, parseCidr, type Cidr } from '../core/validation.js';
-import { isJsonObject } from '../core/stored-json.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 /** What the machine-network functions read of a host. */
 export interface MachineNetworkHost {

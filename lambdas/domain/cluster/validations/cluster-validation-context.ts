@@ -4,7 +4,7 @@
  * evaluation (parsed inventories, networks, the selected operators). Pure.
  */
 import type { ClusterHostSummary } from '../cluster-hosts.js';
-import { isJsonObject } from '../../core/stored-json.js';
+import { isJsonObject } from '../../../../contracts/json-shapes.js';
 import { readInventory } from '../../../../contracts/step-replies.js';
 import type { ValidationStatus } from '../../host/host-facts.js';
 import type { ClusterValidationCategory, ClusterValidationId } from '../../core/validation-ids.js';

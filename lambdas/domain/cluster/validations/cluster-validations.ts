@@ -6,7 +6,7 @@
  * machine needs. Pure: the caller supplies the cluster, its hosts and the clock.
  */
 import { CLUSTER_VALIDATION_CATEGORIES, isClusterValidationId, type ClusterValidationCategory, type ClusterValidationId } from '../../core/validation-ids.js';
-import { isJsonObject } from '../../core/stored-json.js';
+import { isJsonObject } from '../../../../contracts/json-shapes.js';
 import {
   validationContext,
   type ClusterValidationInput,

@@ -5,7 +5,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../core/errors.js';
-import { isJsonObject } from '../../core/stored-json.js';
+import { isJsonObject } from '../../../../contracts/json-shapes.js';
 import { ipFamily, parseCidr } from '../../core/validation.js';
 
 /** Invalid or unsupported nmstate input; the message starts with the field path. */

@@ -18,7 +18,7 @@
  *                   metric, table-id}
  * Anything else (linux-bridge, ovs, ethtool, route rules, unknown keys...) is a StaticNetworkError.
  */
-import { isJsonObject } from '../../core/stored-json.js';
+import { isJsonObject } from '../../../../contracts/json-shapes.js';
 import { nmKeyfiles } from './static-network-keyfiles.js';
 import { MAC_ADDRESS, parseNmstate, StaticNetworkError, type NmstateModel } from './static-network-nmstate.js';
 import { PRE_NETWORK_SCRIPT, PRE_NETWORK_SCRIPT_PATH } from './static-network-script.js';
