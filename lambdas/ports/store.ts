@@ -157,6 +157,11 @@ export interface Store {
      */
     listIdentitiesByOrg(orgId: string): Promise<ClusterIdentity[]>;
     /**
+     * The organisation's clusters of this name, from an index by name: the cost does not grow
+     * with the organisation (automation looks each cluster up by name on every apply).
+     */
+    listIdentitiesNamed(orgId: string, name: string): Promise<ClusterIdentity[]>;
+    /**
      * A copy this instance read or wrote within the recent-cluster-copies bound (local-caches.json),
      * else a fresh read: for paths where a second-old cluster is as good as a fresh one (agent
      * polls), so a fleet polling one cluster does not read it once per poll. This instance's own

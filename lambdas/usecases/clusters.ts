@@ -118,9 +118,10 @@ export async function getCluster(deps: ClusterDeps, principal: Principal, cluste
 
 /**
  * The organisation's clusters, oldest first. Asked for one name or OpenShift cluster id, it finds
- * the matches from the clusters' identities and reads only those whole: automation that looks a
- * cluster up by name (`assisted ztp apply`) costs a few attributes per cluster, not every cluster
- * described with its hosts.
+ * the matches from the clusters' identities and reads only those whole. A name is looked up in
+ * the index by name: automation looks a cluster up on every `assisted ztp apply`, and listing the
+ * organisation's identities for that made each apply cost more as the organisation grew
+ * (docs/scale.md, session 22). An OpenShift id reads every identity.
  */
 export async function listClusters(
   deps: ClusterDeps,
@@ -132,7 +133,10 @@ export async function listClusters(
     const clusters = (await deps.store.clusters.listByOrg(principal.orgId)).sort(byCreation);
     return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);
   }
-  const matching = (await deps.store.clusters.listIdentitiesByOrg(principal.orgId))
+  const candidates = query.name !== undefined
+    ? await deps.store.clusters.listIdentitiesNamed(principal.orgId, query.name)
+    : await deps.store.clusters.listIdentitiesByOrg(principal.orgId);
+  const matching = candidates
     .filter((c) => (query.name === undefined || c.name === query.name) && (query.openshiftClusterId === undefined || c.attributes.openshift_cluster_id === query.openshiftClusterId))
     .sort(byCreation);
   // A cluster deleted between the listing and its read is left out, as a later listing would.

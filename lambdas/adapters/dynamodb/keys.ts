@@ -28,6 +28,7 @@ export const watchCopyOf = (name: WatchAttribute): WatchCopy => `watch_${name}`;
 const org = (orgId: string) => `ORG#${orgId}`;
 const clusterPartition = (orgId: string, clusterId: string) => `${org(orgId)}#CLUSTER#${clusterId}`;
 const infraEnvPartition = (orgId: string, infraEnvId: string) => `${org(orgId)}#INFRAENV#${infraEnvId}`;
+const clusterNamePartition = (orgId: string, name: string) => `${org(orgId)}#CLUSTER-NAME#${name}`;
 const hostPartition = (orgId: string, infraEnvId: string, hostId: string) =>
   `${infraEnvPartition(orgId, infraEnvId)}#HOST#${hostId}`;
 
@@ -50,11 +51,15 @@ export const keys = {
     pk: clusterPartition(orgId, clusterId),
     sk: 'CLUSTER',
   }),
-  clusterIndexes: ({ orgId, clusterId }: { orgId: string; clusterId: string }): IndexAttributes => ({
+  clusterIndexes: ({ orgId, clusterId, name }: { orgId: string; clusterId: string; name?: string }): IndexAttributes => ({
     gsi1pk: org(orgId),
     gsi1sk: `CLUSTER#${clusterId}`,
+    ...(name !== undefined ? { gsi3pk: clusterNamePartition(orgId, name), gsi3sk: `CLUSTER#${clusterId}` } : {}),
   }),
   clustersOf: (orgId: string) => ({ index: 'gsi1', pk: org(orgId), skPrefix: 'CLUSTER#' }),
+  clustersNamed: (orgId: string, name: string) => ({ index: 'gsi3', pk: clusterNamePartition(orgId, name), skPrefix: 'CLUSTER#' }),
+  /** Present once every cluster of the organisation carries its name index (clusterIndexes' gsi3). */
+  clusterNamesIndexed: ({ orgId }: { orgId: string }): ItemKey => ({ pk: org(orgId), sk: 'CLUSTER-NAMES-INDEXED' }),
 
   infraEnv: ({ orgId, infraEnvId }: { orgId: string; infraEnvId: string }): ItemKey => ({
     pk: infraEnvPartition(orgId, infraEnvId),

@@ -19,6 +19,7 @@ import {
   type WatchedHostRecord,
   type WorkflowKey,
 } from '../../ports/store.js';
+import { ensureClusterNamesIndexed } from './cluster-name-index.js';
 import { DynamoEntity, type EntitySpec } from './entity.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems } from './host-liveness.js';
 import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
@@ -197,6 +198,10 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
       listByOrg: (orgId: string) => clusters.queryAll(keys.clustersOf(orgId)),
       listIdentitiesByOrg: (orgId: string) =>
         queryAll(doc, table, { ...keys.clustersOf(orgId), projection: CLUSTER_IDENTITY_PROJECTION }, clusterIdentityOf),
+      listIdentitiesNamed: async (orgId: string, name: string) => {
+        await ensureClusterNamesIndexed(doc, table, orgId);
+        return queryAll(doc, table, { ...keys.clustersNamed(orgId, name), projection: CLUSTER_IDENTITY_PROJECTION }, clusterIdentityOf);
+      },
     }),
     infraEnvs: Object.assign(infraEnvs, {
       listByOrg: (orgId: string) => infraEnvs.queryAll(keys.infraEnvsOf(orgId)),
