@@ -170,6 +170,12 @@ const fleets = new Set<Fleet>();
 const agentLog = createLog({ level: 'error', sink: (line) => report({ type: 'agent-error', line: line.slice(0, 500) }) });
 const TERMINAL = new Set(['installed', 'error', 'cancelled']);
 
+/** fetch's own message is "fetch failed"; what failed (a reset, a closed socket) is its cause. */
+function describeError(error: unknown): string {
+  const { message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+  return cause ? `${message}: ${[cause.code, cause.message].filter(Boolean).join(' ')}` : message;
+}
+
 /** One cluster from creation to its end. */
 async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutcome> {
   const name = `${settings.namePrefix}-${index}`;
@@ -228,7 +234,7 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
     if (!kubeconfig.text.includes(`https://api.${name}.example.com:6443`)) throw new Failure('kubeconfig names another server', kubeconfig.text.slice(0, 200));
     return { index, kind, channel, startedAt: t0, times, hosts: NETWORKS[kind].profiles.length };
   } catch (error) {
-    const failure = error instanceof Failure ? error : new Failure('unexpected', (error as Error).message);
+    const failure = error instanceof Failure ? error : new Failure('unexpected', describeError(error));
     return { index, kind, channel, startedAt: t0, times, hosts: NETWORKS[kind].profiles.length, failure: { cause: failure.reason, detail: failure.message } };
   } finally {
     // Hosts of an installed cluster have rebooted and stopped; what is left (a failure) stops now.
