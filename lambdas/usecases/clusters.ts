@@ -24,7 +24,7 @@ import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/core/object-keys.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { findCluster, stillThere } from './access.js';
-import { mapBounded } from './bounded-concurrency.js';
+import { mapBounded } from '../domain/core/bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { rejudgeClusterHosts } from './host-changes.js';
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';

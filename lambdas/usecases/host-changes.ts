@@ -7,7 +7,7 @@
 import { followUps, type ClusterFollowUp, type HostChange } from '../domain/host/host-changes.js';
 import type { Host, InfraEnv } from '../domain/core/entities.js';
 import { waitsOnPeers } from '../domain/host/host-watch.js';
-import { forEachBounded } from './bounded-concurrency.js';
+import { forEachBounded } from '../domain/core/bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { FRESH_PEER_LISTINGS_UP_TO, refreshLoadedHost, type RefreshDeps } from './host-refresh.js';
 

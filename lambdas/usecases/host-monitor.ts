@@ -14,7 +14,7 @@ import type { Host, InfraEnv } from '../domain/core/entities.js';
 import { dueByTime } from '../domain/host/host-watch.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
-import { forEachBounded } from './bounded-concurrency.js';
+import { forEachBounded } from '../domain/core/bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { refreshLoadedHost, type RefreshSurroundings } from './host-refresh.js';
 import { LocalCache } from '../ports/local-caches.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forEachBounded, mapBounded } from '../../lambdas/usecases/bounded-concurrency.js';
+import { forEachBounded, mapBounded } from '../../lambdas/domain/core/bounded-concurrency.js';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 

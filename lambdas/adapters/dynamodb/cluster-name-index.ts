@@ -7,6 +7,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { forEachBounded } from '../../domain/core/bounded-concurrency.js';
 import { LocalCache } from '../../ports/local-caches.js';
 import { keys, type Item } from './keys.js';
 import { queryAll } from './queries.js';
@@ -20,9 +21,7 @@ export async function ensureClusterNamesIndexed(doc: DynamoDBDocumentClient, tab
   if (!marker.Item) {
     const clusters = await queryAll(doc, table, { ...keys.clustersOf(orgId), projection: ['pk', 'sk', 'clusterId', 'name', 'gsi3pk'] }, (item) => item);
     const unindexed = clusters.filter((item) => item.gsi3pk === undefined && typeof item.name === 'string');
-    for (let start = 0; start < unindexed.length; start += BACKFILLS_IN_FLIGHT) {
-      await Promise.all(unindexed.slice(start, start + BACKFILLS_IN_FLIGHT).map((item) => indexName(doc, table, orgId, item)));
-    }
+    await forEachBounded(unindexed, BACKFILLS_IN_FLIGHT, (item) => indexName(doc, table, orgId, item));
     await doc.send(new PutCommand({ TableName: table, Item: { ...keys.clusterNamesIndexed({ orgId }), entity: 'clusterNamesIndexed', orgId } }));
   }
   indexedOrganisations.set(orgId, true);
