@@ -27,20 +27,33 @@ const BINARY_TYPES = /^(application\/(octet-stream|gzip|x-gzip|x-tar|x-iso9660-i
 
 class BodyTooLarge extends Error {}
 
+/** A refused body is drained up to this much (bounded in time by REQUEST_TIMEOUT_MS too), then the connection is cut. */
+const MAX_DRAINED_BYTES = 1024 * 1024 * 1024;
+
 /**
- * Reads the body up to the limit. Past it, the rest is drained (so the client can read our 413)
- * unless it goes on far beyond, when the connection is cut.
+ * Reads the body up to the limit. A body declared or found larger is refused at once: the 413 goes
+ * out while what is still arriving is read and discarded, so the client, still sending, reads our
+ * answer instead of a broken pipe.
  */
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
+    const refuse = () => {
+      refused = true;
+      chunks.length = 0;
+      reject(new BodyTooLarge());
+    };
+    if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) refuse();
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > 4 * MAX_BODY_BYTES) request.destroy();
+      if (size > MAX_DRAINED_BYTES) request.destroy();
+      else if (refused) return;
       else if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else refuse();
     });
-    request.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks))));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }

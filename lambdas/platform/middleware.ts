@@ -13,6 +13,33 @@ export type ApiHandler = (event: ApiEvent, context: Context) => Promise<APIGatew
 
 const JSON_TYPE = /^application\/(.+\+)?json\s*($|;)/i;
 
+/**
+ * Go's encoding/json refuses documents nested deeper than this, so upstream answers them 400; here
+ * such a document would overflow the stack of whatever walks it next (validation, JSON.stringify).
+ */
+export const MAX_JSON_NESTING = 10_000;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, counting only brackets outside strings.
+ * A text shorter than twice the limit cannot exceed it, so ordinary bodies are not scanned.
+ */
+export function jsonNestingExceeds(text: string, limit: number = MAX_JSON_NESTING): boolean {
+  if (text.length <= 2 * limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export interface ApiHandlerOptions {
   /**
    * Whether the operation the request is for takes opaque text (the router knows, from its OpenAPI
@@ -37,6 +64,7 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
       event.rawBody = raw;
       const contentType = event.headers?.['content-type'] ?? '';
       if (!raw || !JSON_TYPE.test(contentType)) return;
+      if (jsonNestingExceeds(raw)) throw badRequest(`The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep`);
       try {
         event.body = JSON.parse(raw);
       } catch (error) {

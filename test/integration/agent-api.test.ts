@@ -104,6 +104,22 @@ describe('agent endpoints', () => {
     expect(bad.body.reason).toMatch(/inventory/);
   });
 
+  it('refuses a step reply without a body and a clock reading no 64-bit integer holds, with a 400 that says why', async () => {
+    const hostId = randomUUID();
+    await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    const empty = await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', ...asAgent() },
+    });
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as Json).reason).toMatch(/step reply is missing/);
+    for (const timestamp of ['1e308', '1'.repeat(30), String(2 ** 53 + 2)]) {
+      const polled = await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${timestamp}`, undefined, asAgent());
+      expect(polled.status, `timestamp=${timestamp}: ${JSON.stringify(polled.body)}`).toBe(400);
+      expect(polled.body.reason).toMatch(/timestamp/);
+    }
+    expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent())).status).toBe(200);
+  });
+
   it('keeps liveness from polls without a write per poll', async () => {
     const hostId = randomUUID();
     await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());

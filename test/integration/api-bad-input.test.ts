@@ -96,6 +96,15 @@ describe('bad input', () => {
     { name: 'infra-env bad kernel argument', method: 'POST', path: '/infra-envs', body: infra({ kernel_arguments: [{ operation: 'append', value: 'a b; rm -rf /' }] }), expected: 400, reason: /kernel_arguments/ },
     { name: 'infra-env update unknown field type', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ image_type: 3 }), expected: 400 },
     { name: 'infra-env bad UUID', method: 'GET', path: '/infra-envs/xyz', expected: 400 },
+    // Numbers the schema's type allows but no 64-bit integer (or no JavaScript number, exactly) holds: each was a 500.
+    ...['1e20', '1e308', String(2 ** 53 + 2)].map((value): Case => ({ name: `infra-env network_discovery_delay_seconds ${value}`, method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: `{"network_discovery_delay_seconds": ${value}}`, expected: 400, reason: /network_discovery_delay_seconds/ })),
+    // NTP sources are IP addresses or host names, as upstream checks them (a 300 KB one was stored; 1 MiB was a 500).
+    { name: 'infra-env NTP source too long', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ additional_ntp_sources: 'a'.repeat(300_000) }), expected: 400, reason: /Invalid NTP source in additional_ntp_sources/ },
+    { name: 'infra-env NTP sources with a space', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ additional_ntp_sources: '1.2.3.4, 5.6.7.8' }), expected: 400, reason: /Invalid NTP source/ },
+    { name: 'cluster NTP source a URL', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ additional_ntp_source: 'http://time.example.com' }), expected: 400, reason: /Invalid NTP source in additional_ntp_source/ },
+    { name: 'cluster NTP source with an underscore', method: 'POST', path: '/clusters', body: cluster({ additional_ntp_source: 'time_1.example.com' }), expected: 400, reason: /Invalid NTP source/ },
+    // Nested deeper than Go's JSON decoder takes (it overflowed our stack: a 500).
+    { name: 'ui-settings nested 20,000 deep', method: 'PUT', path: `/clusters/${clusterId}/ui-settings`, body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`, expected: 400, reason: /more than 10000 levels deep/ },
     { name: 'image URL of unknown infra-env', method: 'GET', path: `/infra-envs/${missing}/downloads/image-url`, expected: 404 },
     // hosts
     { name: 'host bad UUID', method: 'GET', path: `/infra-envs/${infraEnvId}/hosts/nope`, expected: 400 },

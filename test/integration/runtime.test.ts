@@ -216,6 +216,23 @@ describe('embedded runtime', () => {
     expect(await response.json()).toMatchObject({ kind: 'Error', id: 413, code: '413' });
   });
 
+  it('answers a 60 MiB body with a 413, not a reset, whether its length is declared or it is streamed in chunks', async () => {
+    const declared = await fetch(`${runtime.url}/api/x`, { method: 'POST', body: Buffer.alloc(60 * 1024 * 1024) });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ kind: 'Error', code: '413' });
+    const chunk = Buffer.alloc(1024 * 1024);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 60) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const chunked = await fetch(`${runtime.url}/api/x`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject({ kind: 'Error', code: '413' });
+  });
+
   it('closes a connection that sends no request headers in time, idle or stalled mid-header, as API Gateway would', async () => {
     const { port } = new URL(runtime.url);
     const closedAfter = (send?: string) =>

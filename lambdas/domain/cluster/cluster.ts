@@ -23,6 +23,7 @@ import {
   clusterNameProblem,
   hostPrefixProblem,
   noProxyProblem,
+  ntpSourcesProblem,
   overlaps,
   parseCidr,
   proxyUrlProblem,
@@ -305,6 +306,7 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   if (typeof params.http_proxy === 'string' && params.http_proxy !== '') check(proxyUrlProblem('http_proxy', params.http_proxy));
   if (typeof params.https_proxy === 'string' && params.https_proxy !== '') check(proxyUrlProblem('https_proxy', params.https_proxy));
   if (typeof params.no_proxy === 'string' && params.no_proxy !== '') check(noProxyProblem(params.no_proxy));
+  if (typeof params.additional_ntp_source === 'string') check(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
   for (const field of [
     'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'additional_ntp_source', 'ntp_sources',
     'hyperthreading', 'network_type', 'schedulable_masters', 'disk_encryption', 'ignition_endpoint', 'tags', 'load_balancer',

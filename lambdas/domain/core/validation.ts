@@ -92,6 +92,26 @@ export function hostnameProblem(hostname: string): Reason {
   return undefined;
 }
 
+// ---- NTP sources ------------------------------------------------------------------------------
+
+/** What upstream takes for a source that is not an IP address: 2–63 lowercase letters, digits, '-' and '.', alphanumeric at both ends. */
+const NTP_SOURCE_NAME = /^[a-z0-9][a-z0-9.-]{0,61}[a-z0-9]$/;
+
+function ntpSourceValid(source: string): boolean {
+  if (NTP_SOURCE_NAME.test(source)) return true;
+  // An address alone: no prefix length, no zone.
+  return !/[/%]/.test(source) && isIp(source);
+}
+
+/** A comma-separated list of NTP sources (empty clears it), each an IP address or a host name. */
+export function ntpSourcesProblem(field: 'additional_ntp_source' | 'additional_ntp_sources', sources: string): Reason {
+  if (sources === '') return undefined;
+  const invalid = sources.split(',').find((source) => !ntpSourceValid(source));
+  if (invalid === undefined) return undefined;
+  const shown = invalid.length > 80 ? `${invalid.slice(0, 80)}…` : invalid;
+  return `Invalid NTP source in ${field}: "${shown}" is neither an IP address nor a host name (2–63 lowercase letters, digits, '-' and '.'); separate sources with commas and no spaces`;
+}
+
 // ---- proxy ------------------------------------------------------------------------------------
 
 export function proxyUrlProblem(field: 'http_proxy' | 'https_proxy', value: string): Reason {

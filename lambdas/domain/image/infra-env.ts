@@ -7,7 +7,7 @@ import { badRequest } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
-import { isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
+import { isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
 import type { Params } from '../core/validation.js';
 
@@ -129,6 +129,7 @@ function attributesFrom(params: Params): Record<string, unknown> {
   if (typeof params.ignition_config_override === 'string' && params.ignition_config_override !== '') {
     check(ignitionOverrideProblem(params.ignition_config_override));
   }
+  if (typeof params.additional_ntp_sources === 'string') check(ntpSourcesProblem('additional_ntp_sources', params.additional_ntp_sources));
   if (Array.isArray(params.static_network_config)) {
     check(staticNetworkConfigProblem(params.static_network_config));
     out.static_network_config = params.static_network_config.length ? JSON.stringify(params.static_network_config) : '';

@@ -11,6 +11,7 @@ import { authenticateUser } from '../../usecases/api-tokens.js';
 import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent-tokens.js';
 import type { Principal } from '../../usecases/principal.js';
 import { describeValidationError } from './validation-messages.js';
+import { withInt64Integers } from './int64-integers.js';
 import { header } from './params.js';
 import { headersSent, isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
@@ -38,9 +39,9 @@ async function routerDocument(): Promise<Document> {
   const file = process.env.OPENAPI_DOCUMENT;
   if (file?.endsWith('.json')) {
     const document: Document = JSON.parse(readFileSync(file, 'utf8'));
-    return document;
+    return withInt64Integers(document);
   }
-  return (await import('./openapi-document.js')).loadRouterDefinition();
+  return withInt64Integers((await import('./openapi-document.js')).loadRouterDefinition());
 }
 
 /** The media types openapi.yaml lets the operation take its body in. */
@@ -60,6 +61,9 @@ function createRouter(document: Document): OpenAPIBackend {
       // Formats upstream's swagger uses that ajv-formats does not define.
       ajv.addFormat('mac', /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/);
       ajv.addFormat('string', true);
+      // upstream's int64 fields hold any 64-bit integer; ours hold those a JavaScript number keeps
+      // exactly, and refuse the rest (1e20, 2^53 + 1) rather than store another number.
+      ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
       return ajv;
     },
   });
