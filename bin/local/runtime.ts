@@ -256,6 +256,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       DYNAMODB_MAX_SOCKETS: process.env.DYNAMODB_MAX_SOCKETS ?? '32',
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // A store's failure is explained by the space left where the stores write (platform/storage-faults.ts).
+      STORAGE_DIRECTORIES: storageDirectories.join(':'),
     });
 
     const dynamoClient = new DynamoDBClient({ region: REGION, endpoint: dynamoEndpoint });
@@ -325,7 +327,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       if (request.url !== '/healthz') return false;
       const result = await health();
       const body = JSON.stringify(result);
-      response.writeHead(result.healthy ? 200 : 503, { 'Content-Type': 'application/json' });
+      // Like every API answer: a health report is never cached, nor sniffed into another type.
+      response.writeHead(result.healthy ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
       response.end(body);
       return true;
     };

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DomainError, type ProblemKind } from '../domain/core/errors.js';
 import { ConcurrentModificationError, TooMuchContentionError } from '../ports/store.js';
+import { storageFault } from './storage-faults.js';
 
 const STATUS: Record<ProblemKind, number> = {
   'bad-request': 400,
@@ -55,6 +56,9 @@ export function mapError(error: unknown, requestId: string): MappedError {
     const statusCode = error.statusCode === 422 ? 400 : error.statusCode;
     return { statusCode, reason: typeof error.message === 'string' ? error.message : 'bad request', internal: false };
   }
+  const fault = storageFault(error);
+  // Still ours to look into (logged with its stack), but the caller is told what happened.
+  if (fault) return { statusCode: fault.statusCode, reason: fault.reason, internal: true };
   return { statusCode: 500, reason: `internal error (request id ${requestId})`, internal: true };
 }
 

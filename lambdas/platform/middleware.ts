@@ -84,7 +84,7 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
     onError: (request) => {
       const requestId = request.context.awsRequestId;
       const mapped = mapError(request.error, requestId);
-      if (mapped.internal) logger.error('request failed', { error: request.error });
+      if (mapped.internal) logger.error('request failed', { error: request.error, answered: { statusCode: mapped.statusCode, reason: mapped.reason } });
       else logger.info('request rejected', { statusCode: mapped.statusCode, reason: mapped.reason });
       metrics.addMetric(mapped.internal ? 'InternalErrors' : 'RejectedRequests', 'Count', 1);
       request.response = errorResponse(mapped.statusCode, mapped.reason);

@@ -30,7 +30,9 @@ describe('function instances', () => {
   afterAll(async () => env?.close());
 
   it('runs the Api function as a pool of instances, counted by /healthz, and spreads consecutive requests over them', async () => {
-    const health = (await (await fetch(`${env.runtime.url}/healthz`)).json()) as { functions: Record<string, { instances: number }> };
+    const healthAnswer = await fetch(`${env.runtime.url}/healthz`);
+    expect([healthAnswer.headers.get('cache-control'), healthAnswer.headers.get('x-content-type-options')]).toEqual(['no-store', 'nosniff']);
+    const health = (await healthAnswer.json()) as { functions: Record<string, { instances: number }> };
     expect(health.functions.Api!.instances).toBe(3);
     expect(Object.keys(health.functions)).toEqual(expect.arrayContaining(['Api', 'Images', 'HostMonitor', 'HostChanges', 'InstallPrepare', 'InstallFollow']));
     const answeredBy = new Set<string | null>();

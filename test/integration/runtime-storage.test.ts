@@ -6,7 +6,7 @@
  * runs shows in /healthz.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -162,6 +162,16 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
     }, 30_000, '/healthz 503');
     expect(full.healthy).toBe(false);
     expect(full.components.disk).toBe(`down: no space left on device in ${dataDir}: free some space or set ASSISTED_DATA_DIR to a directory on another disk`);
+    // A write while the disk is full says so too, instead of an opaque 500 (and the log says it).
+    const token = readFileSync(`/proc/${start.child.pid}/root${dataDir}/admin-token`, 'utf8').trim();
+    const refusedWrite = await fetch(`${base}/api/assisted-install/v2/clusters`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'full', openshift_version: '4.18', pull_secret: '{"auths":{"r.example":{"auth":"dTpw"}}}' }),
+    });
+    const refusal = (await refusedWrite.json()) as { reason: string };
+    expect([refusedWrite.status, refusal.reason], start.output().slice(-4000)).toEqual([507, expect.stringMatching(/^The service cannot store this change: no space left on device in /)]);
+    expect(start.output()).toMatch(/"message":"request failed".*"reason":"The service cannot store this change: no space left on device/);
 
     unlinkSync(fill);
     await until(async () => (await fetch(`${base}/healthz`)).status === 200, 30_000, '/healthz 200 once space is freed');

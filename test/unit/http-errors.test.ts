@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { errorResponse, mapError } from '../../lambdas/platform/http.js';
+import { storageFault } from '../../lambdas/platform/storage-faults.js';
 import { ConcurrentModificationError, TooMuchContentionError } from '../../lambdas/ports/store.js';
 
 describe('error shapes', () => {
@@ -37,5 +38,22 @@ describe('error shapes', () => {
     expect(mapError(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415, expose: true }), 'r').statusCode).toBe(415);
     expect(mapError(Object.assign(new Error('bad json'), { statusCode: 422, expose: true }), 'r').statusCode).toBe(400);
     expect(mapError(Object.assign(new Error('boom'), { statusCode: 502, expose: false }), 'r').statusCode).toBe(500);
+  });
+});
+
+describe('a store failing on its own side', () => {
+  const serverFault = Object.assign(new Error('The request processing has failed because of an unknown error'), { name: 'InternalFailure', $fault: 'server' });
+
+  it('is a 503 to retry where no storage directory is named (AWS), and a 500 stays a 500 for anything else', () => {
+    expect(storageFault(serverFault, {})).toEqual({ statusCode: 503, reason: expect.stringMatching(/nothing was changed: retry/) });
+    expect(storageFault(Object.assign(new Error('x'), { $fault: 'client' }), {})).toBeUndefined();
+    expect(mapError(new TypeError('x'), 'r1')).toMatchObject({ statusCode: 500, internal: true });
+  });
+
+  it('names a full directory with a 507 (statfs says how much is free), and ignores one it cannot read', () => {
+    const roomy = storageFault(serverFault, { STORAGE_DIRECTORIES: `/nonexistent-${process.pid}:${process.cwd()}` });
+    expect(roomy?.statusCode).toBe(503);
+    // /proc reports no free blocks at all.
+    expect(storageFault(serverFault, { STORAGE_DIRECTORIES: `${process.cwd()}:/proc` })).toEqual({ statusCode: 507, reason: expect.stringMatching(/no space left on device in \/proc/) });
   });
 });
