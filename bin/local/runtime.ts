@@ -224,6 +224,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       invoke: (name, payload) => functions.invoke(name, payload),
       runContainer: (name, environment) => containerTasks.run(name, environment),
       log,
+      credentials: S3RVER_CREDENTIALS,
     });
 
     const signingKeyPem = agentSigningKey(dataDir);

@@ -8,11 +8,12 @@
  *   is enciphered with DES, which Node 17+ (OpenSSL 3) no longer offers.
  * - it lacks UploadPartCopy.
  */
-import { createHash, createHmac, timingSafeEqual, type Hash, type Hmac } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { Checksum, HttpRequest, SourceData } from '@smithy/types';
+import { MAX_SKEW_MS, NodeSha256, parseAmzDate, SIGNATURE } from './sigv4.js';
+import type { HttpRequest } from '@smithy/types';
 
 const require = createRequire(import.meta.url);
 // s3rver is CommonJS and ships no types.
@@ -135,33 +136,9 @@ export interface S3Credentials {
 /** The key pair s3rver is born with (its DUMMY_ACCOUNT), and the one the local runtime configures. */
 export const S3RVER_CREDENTIALS: S3Credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-/** SHA-256 and HMAC-SHA256 from node:crypto in the shape the Smithy signer takes. */
-class NodeSha256 implements Checksum {
-  private hash: Hash | Hmac;
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.fresh();
-  }
-  private fresh(): Hash | Hmac {
-    if (this.secret === undefined) return createHash('sha256');
-    const secret = this.secret;
-    const key = typeof secret === 'string' ? Buffer.from(secret) : ArrayBuffer.isView(secret) ? Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength) : Buffer.from(secret);
-    return createHmac('sha256', key);
-  }
-  update(chunk: Uint8Array): void {
-    this.hash.update(chunk);
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    this.hash = this.fresh();
-  }
-}
 
 /** S3 allows 15 minutes between a signed request's time and its own clock. */
-const MAX_SKEW_MS = 15 * 60 * 1000;
 const MAX_PRESIGNED_SECONDS = 7 * 24 * 3600;
-const SIGNATURE = /^[0-9a-f]{64}$/;
 
 const header = (ctx: KoaContext, name: string): string | undefined => ctx.headers[name];
 const queryValue = (ctx: KoaContext, name: string): string | undefined => {
@@ -169,13 +146,6 @@ const queryValue = (ctx: KoaContext, name: string): string | undefined => {
   return Array.isArray(value) ? undefined : value;
 };
 
-/** 20130524T000000Z, as SigV4 writes times. */
-function parseAmzDate(value: string | undefined): Date | undefined {
-  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '');
-  if (!match) return undefined;
-  const [, year, month, day, hours, minutes, seconds] = match.map(Number) as number[];
-  return new Date(Date.UTC(year!, month! - 1, day!, hours, minutes, seconds));
-}
 
 /** AKID/20130524/us-east-1/s3/aws4_request */
 function parseCredential(credential: string, malformed: string): { accessKeyId: string; region: string } {

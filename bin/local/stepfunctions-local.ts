@@ -13,6 +13,7 @@ import path from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { collectTaskStates, replaceDeep, waitDeadline, withAwsTaskTimeouts, type Definition, type Json, type StateDefinition } from './asl.js';
 import { FileReplacer, removeLeftoverTemporaries } from './replaced-files.js';
+import { SignatureRefused, verifyJsonProtocolSignature, type KeyPair } from './sigv4.js';
 
 export { substitute } from './asl.js';
 
@@ -82,6 +83,8 @@ export interface StepFunctionsLocalOptions {
   invoke: InvokeFunction;
   runContainer?: RunContainer;
   log?: (message: string) => void;
+  /** The key pair every call must be signed with (SigV4), as Step Functions requires; the runtime's own. */
+  credentials: KeyPair;
 }
 
 class ServiceError extends Error {
@@ -180,6 +183,14 @@ export class StepFunctionsLocal {
   private async serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    try {
+      await verifyJsonProtocolSignature(request, Buffer.concat(chunks), this.options.credentials, 'states');
+    } catch (error) {
+      if (!(error instanceof SignatureRefused)) throw error;
+      const refusal = JSON.stringify({ __type: error.type, message: error.message });
+      response.writeHead(error.status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(refusal) });
+      return void response.end(refusal);
+    }
     const target = String(request.headers['x-amz-target'] ?? '');
     const action = target.replace(/^AWSStepFunctions\./, '');
     let status = 200;

@@ -12,6 +12,8 @@ const definition = substitute(readFileSync(path.join(import.meta.dirname, '../fi
 });
 
 
+const KEYS = { accessKeyId: 'local-key', secretAccessKey: 'local-secret' };
+
 describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
@@ -37,6 +39,7 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
         }
         throw new Error(`unknown function ${name}`);
       },
+      credentials: KEYS,
     });
     return { runtime, calls };
   }
@@ -44,7 +47,7 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
   async function start(directory: string) {
     const h = harness(directory);
     await h.runtime.start();
-    const client = new SFNClient({ endpoint: h.runtime.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    const client = new SFNClient({ endpoint: h.runtime.endpoint, region: 'us-east-1', credentials: KEYS });
     cleanups.push(async () => {
       client.destroy();
       await h.runtime.stop();
@@ -75,6 +78,34 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
     });
     expect(done.status).toBe('SUCCEEDED');
     expect(JSON.parse(done.output!)).toEqual({ pauseSeconds: 0, count: 3, approval: { approvedBy: 'test' } });
+  });
+
+  it('refuses calls that are unsigned, signed with another key pair or secret, or altered after signing, as Step Functions does', async () => {
+    const { runtime, client } = await start(tempDir());
+    const start_ = (credentials: typeof KEYS) =>
+      new SFNClient({ endpoint: runtime.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 })
+        .send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'intruder', input: '{"pauseSeconds":0}' }))
+        .then(() => 'accepted', (error: Error) => error.name);
+    expect(await start_({ accessKeyId: 'other', secretAccessKey: KEYS.secretAccessKey })).toBe('UnrecognizedClientException');
+    expect(await start_({ accessKeyId: KEYS.accessKeyId, secretAccessKey: 'guess' })).toBe('InvalidSignatureException');
+    const unsigned = await fetch(runtime.endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'AWSStepFunctions.ListExecutions' },
+      body: JSON.stringify({ stateMachineArn: stateMachineArn('approval') }),
+    });
+    expect([unsigned.status, ((await unsigned.json()) as { __type: string }).__type]).toEqual([403, 'MissingAuthenticationTokenException']);
+    // A signed request whose body was changed on the way: the signature covers the payload.
+    let signedHeaders: Record<string, string> = {};
+    const recorder = new SFNClient({ endpoint: runtime.endpoint, region: 'us-east-1', credentials: KEYS, maxAttempts: 1 });
+    recorder.middlewareStack.add((next) => async (args) => {
+      signedHeaders = { ...(args.request as { headers: Record<string, string> }).headers };
+      return next(args);
+    }, { step: 'finalizeRequest', priority: 'low' });
+    await recorder.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:none' })).catch(() => undefined);
+    const altered = await fetch(runtime.endpoint, { method: 'POST', headers: { ...signedHeaders, 'Content-Type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:nope' }) });
+    expect(((await altered.json()) as { __type: string }).__type).toBe('InvalidSignatureException');
+    expect(await start_(KEYS)).toBe('accepted');
+    expect((await client.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:intruder' }))).name).toBe('intruder');
   });
 
   it('is idempotent on the execution name and rejects a reused name with other input', async () => {
