@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
@@ -21,7 +22,7 @@ export interface TokenDeps {
 export type ApiTokenView = Omit<ApiToken, 'secretHash' | 'version'>;
 
 export function viewOf(token: ApiToken): ApiTokenView {
-  const { secretHash: _hash, version: _version, ...view } = token;
+  const { secretHash: _hash, version: _version, refusals: _refusals, ...view } = token;
   return view;
 }
 
@@ -138,12 +139,27 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
     throw unauthorized(`Authorization header must be "Bearer <api token>"${deps.identity ? ' or "Bearer <identity token>"' : ''}`);
   }
   if (deps.identity && looksLikeJwt(raw)) return authenticateIdentityToken({ ...deps, identity: deps.identity }, raw);
+  const started = Date.now();
+  try {
+    return await authenticateApiToken(deps, raw);
+  } catch (error) {
+    // Every refusal of an API token is answered at the same pace, so that how long it took (a
+    // refused known token is counted, an unknown one is not) does not tell which token ids exist.
+    await setTimeout(Math.max(0, started + REFUSAL_PACE_MS - Date.now()));
+    throw error;
+  }
+}
+
+/** How long any API-token refusal takes at least: longer than counting a refusal does. */
+export const REFUSAL_PACE_MS = 100;
+
+async function authenticateApiToken(deps: TokenDeps, raw: string): Promise<Principal> {
   const parts = parseApiToken(raw);
   if (!parts) throw unauthorized('The API token is malformed or unknown');
   const token = await deps.store.apiTokens.get({ orgId: parts.orgId, tokenId: parts.tokenId });
   if (!token) throw unauthorized('The API token is malformed or unknown');
   const refuse = async (reason: string, told: string) => {
-    await recordEvent(deps, { name: 'sign_in_refused', subject: { orgId: token.orgId }, props: { name: token.name, reference: token.tokenId, reason } });
+    await recordRefusal(deps, token, reason);
     return unauthorized(told);
   };
   if (!secretMatches(parts.secret, token.secretHash)) throw await refuse('its secret is wrong', 'The API token is malformed or unknown');
@@ -156,6 +172,26 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
     throw await refuse('its owner is no longer a member of the organisation', "The API token's owner is no longer a member of its organisation");
   }
   return { kind: 'user', orgId: token.orgId, tokenId: token.tokenId, ownerUserId: token.ownerUserId, role: lesserRole(token.role, membership.role) };
+}
+
+/**
+ * Counts a refusal on the token (a conditional write) and records an audit event for the first
+ * refusal of each minute only, with the count so far: anyone who knows a token id can make
+ * refusals, and an event per request would let them fill the organisation's event list.
+ */
+async function recordRefusal(deps: TokenDeps, token: ApiToken, reason: string): Promise<void> {
+  const minute = deps.clock.now().toISOString().slice(0, 16);
+  let firstOfMinute = false;
+  const counted = await deps.store.apiTokens.mutate({ orgId: token.orgId, tokenId: token.tokenId }, (current) => {
+    firstOfMinute = current.refusals?.lastMinute !== minute;
+    return { ...current, refusals: { count: (current.refusals?.count ?? 0) + 1, lastMinute: minute } };
+  }, token);
+  if (!counted || !firstOfMinute) return;
+  await recordEvent(deps, {
+    name: 'sign_in_refused',
+    subject: { orgId: token.orgId },
+    props: { name: token.name, reference: token.tokenId, reason, refusals: counted.refusals?.count ?? 1 },
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
-import { createApiToken, revokeApiToken } from '../../lambdas/usecases/api-tokens.js';
+import { createApiToken, REFUSAL_PACE_MS, revokeApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { testRuntime } from '../support/runtime.js';
 
@@ -51,6 +51,39 @@ describe('API authentication and organisations', () => {
       expect(body.message.length).toBeGreaterThan(10);
       expect(JSON.stringify(body)).not.toContain(env.adminToken.split('.')[3]);
     }
+  });
+
+  it('counts refusals of a known token and records one audit event a minute for them, not one per request', async () => {
+    const ports = container();
+    const { record } = await createApiToken(ports, { orgId: 'default', name: 'guessed', role: 'user' });
+    const forged = `ac1.default.${record.tokenId}.wrongsecret`;
+    await Promise.all(Array.from({ length: 30 }, () => get(forged).then((response) => expect(response.status).toBe(401))));
+    expect((await ports.store.apiTokens.get({ orgId: 'default', tokenId: record.tokenId }))?.refusals?.count).toBe(30);
+    const events = (await (await get(env.adminToken, '/api/assisted-install/v2/events?categories=audit')).json()) as { name: string; message: string }[];
+    const refusals = events.filter((event) => event.name === 'sign_in_refused' && event.message.includes(record.tokenId));
+    // Two at most: the 30 requests may straddle a minute's boundary.
+    expect(refusals.length).toBeGreaterThanOrEqual(1);
+    expect(refusals.length).toBeLessThanOrEqual(2);
+    expect(refusals[0]!.message).toMatch(/refused so far; one event a minute at most/);
+  });
+
+  it('takes as long to refuse an unknown token id as a known one with a wrong secret (no existence oracle)', async () => {
+    const { record } = await createApiToken(container(), { orgId: 'default', name: 'timed', role: 'user' });
+    const medianMs = async (token: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const started = performance.now();
+        expect((await get(token)).status).toBe(401);
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[4]!;
+    };
+    const unknown = await medianMs('ac1.default.00000000000000000000000000000000.wrongsecret');
+    const known = await medianMs(`ac1.default.${record.tokenId}.wrongsecret`);
+    // Both are answered at the refusal pace (100 ms), which is longer than counting a refusal takes.
+    expect(unknown).toBeGreaterThanOrEqual(REFUSAL_PACE_MS);
+    expect(known).toBeGreaterThanOrEqual(REFUSAL_PACE_MS);
+    expect(Math.abs(known - unknown)).toBeLessThan(REFUSAL_PACE_MS / 2);
   });
 
   it('refuses revoked and expired tokens with a reason the holder can act on', async () => {

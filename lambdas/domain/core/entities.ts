@@ -52,6 +52,8 @@ export interface ApiToken extends Versioned {
    * only while they are a member of its organisation. Absent: made by an API token (automation).
    */
   ownerUserId?: string;
+  /** Requests refused with this token's id (a wrong secret, or revoked, expired, owner gone), counted; never listed. */
+  refusals?: { count: number; lastMinute: string };
 }
 
 /**
