@@ -22,6 +22,7 @@ import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/auth/agent-token.js';
 import { signImageToken } from './discovery-image.js';
 import type { Principal } from './principal.js';
 import { requireSecretAccess } from './api-tokens.js';
+import { noteCredentialHolder } from './credential-holders.js';
 
 export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'] as const;
 
@@ -120,8 +121,10 @@ export async function downloadInfraEnvFile(deps: InfraEnvFilesDeps, principal: P
   if (!(INFRA_ENV_FILE_NAMES as readonly string[]).includes(query.fileName)) {
     throw badRequest(`unknown file type for download: ${query.fileName}; use one of ${INFRA_ENV_FILE_NAMES.join(', ')}`);
   }
-  if (query.fileName !== 'static-network-config') requireSecretAccess(principal, `The infra-env's ${query.fileName}`);
-  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const carriesCredentials = query.fileName !== 'static-network-config';
+  if (carriesCredentials) requireSecretAccess(principal, `The infra-env's ${query.fileName}`);
+  const found = await findInfraEnv(deps.store, principal, infraEnvId);
+  const infraEnv = carriesCredentials ? await noteCredentialHolder(deps, principal, found) : found;
   const lastModified = infraEnv.updatedAt;
   switch (query.fileName) {
     case 'discovery.ign':
@@ -158,7 +161,7 @@ export async function presignedInfraEnvFileUrl(
   if (query.ipxeScriptType !== undefined && query.fileName !== 'ipxe-script') throw badRequest('ipxe_script_type can be set only for file_name=ipxe-script');
   // The URL's own credential opens every file of the infra-env, discovery.ign included.
   requireSecretAccess(principal, 'A presigned infra-env file URL');
-  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const infraEnv = await noteCredentialHolder(deps, principal, await findInfraEnv(deps.store, principal, infraEnvId));
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
   const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId, epoch: agentTokenEpochOf(infraEnv), expiresAt });
   const url = new URL(`${deps.config.publicUrl}/api/assisted-install/v2/infra-envs/${infraEnvId}/downloads/files`);

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host/host.js';
@@ -17,7 +17,8 @@ import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, retainForImageUrls, signImageToken } from './discovery-image.js';
 import { actorName, type Principal } from './principal.js';
 import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
-import { agentTokenEpochOf, forgetInfraEnvTokens } from './agent-tokens.js';
+import { forgetInfraEnvTokens } from './agent-tokens.js';
+import { newImageTokenKey, noteCredentialHolder, withNewSigningKey } from './credential-holders.js';
 
 export interface InfraEnvDeps {
   store: Store;
@@ -28,7 +29,6 @@ export interface InfraEnvDeps {
   config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string; agentTokenTtlSeconds?: number };
 }
 
-const newImageTokenKey = () => randomBytes(32).toString('base64url');
 
 export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, params: Params) {
   const clusterId = params.cluster_id as string | undefined;
@@ -58,7 +58,7 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
   });
   const infraEnv = await deps.store.infraEnvs.create(record);
   await recordEvent(deps, { name: 'infra_env_registered', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId } });
-  return infraEnvView(await withDisconnectedImageUrl(deps, infraEnv));
+  return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, infraEnv));
 }
 
 /**
@@ -83,24 +83,29 @@ async function recordImageUrl(deps: InfraEnvDeps, infraEnv: InfraEnv): Promise<{
   return { infraEnv: stillThere(updated, `Infra-env ${infraEnv.infraEnvId}`), url, expiresAt: expires.toISOString() };
 }
 
-/** The infra-env as its caller may see it: the image URL (it carries an image token) only for those who may fetch the image. */
-function visibleInfraEnv(principal: Principal) {
-  return (infraEnv: InfraEnv) => {
+/**
+ * The infra-env as its caller may see it: the image URL (it carries an image token) only for those
+ * who may fetch the image, and the member who sees one is recorded as holding its credentials.
+ */
+async function visibleInfraEnv(deps: { store: Store }, principal: Principal, infraEnv: InfraEnv) {
+  if (!maySeeSecrets(principal)) {
     const view = infraEnvView(infraEnv);
-    if (!maySeeSecrets(principal)) delete view.download_url;
+    delete view.download_url;
     return view;
-  };
+  }
+  return infraEnvView(infraEnv.attributes.download_url ? await noteCredentialHolder(deps, principal, infraEnv) : infraEnv);
 }
 
 export async function getInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
-  return visibleInfraEnv(principal)(await findInfraEnv(deps.store, principal, infraEnvId));
+  return visibleInfraEnv(deps, principal, await findInfraEnv(deps.store, principal, infraEnvId));
 }
 
 export async function listInfraEnvs(deps: InfraEnvDeps, principal: Principal, query: { clusterId?: string }) {
   const infraEnvs = query.clusterId
     ? await deps.store.infraEnvs.listByCluster({ orgId: principal.orgId, clusterId: query.clusterId })
     : await deps.store.infraEnvs.listByOrg(principal.orgId);
-  return infraEnvs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(visibleInfraEnv(principal));
+  const sorted = infraEnvs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return Promise.all(sorted.map((infraEnv) => visibleInfraEnv(deps, principal, infraEnv)));
 }
 
 export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string, params: Params) {
@@ -116,7 +121,7 @@ export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, i
     delete next.attributes.expires_at;
     return next;
   });
-  return infraEnvView(await withDisconnectedImageUrl(deps, stillThere(updated, `Infra-env ${infraEnvId}`)));
+  return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, stillThere(updated, `Infra-env ${infraEnvId}`)));
 }
 
 export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {
@@ -146,7 +151,7 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
  */
 export async function imageDownloadUrl(deps: InfraEnvDeps, principal: Principal, infraEnvId: string) {
   requireSecretAccess(principal, 'The discovery image URL');
-  const infraEnv = await findInfraEnv(deps.store, principal, infraEnvId);
+  const infraEnv = await noteCredentialHolder(deps, principal, await findInfraEnv(deps.store, principal, infraEnvId));
   await prepareDiscoveryImage(deps, infraEnv);
   const { url, expiresAt } = await recordImageUrl(deps, infraEnv);
   return { url, expires_at: expiresAt };
@@ -170,12 +175,7 @@ export async function signedImageUrl(publicUrl: string, infraEnv: InfraEnv, expi
  */
 export async function regenerateSigningKey(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {
   await findInfraEnv(deps.store, principal, infraEnvId);
-  const updated = await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => {
-    const next = { ...current, imageTokenKey: newImageTokenKey(), agentTokenEpoch: agentTokenEpochOf(current) + 1, attributes: { ...current.attributes } };
-    delete next.attributes.download_url;
-    delete next.attributes.expires_at;
-    return next;
-  });
+  const updated = await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (current) => withNewSigningKey(current));
   stillThere(updated, `Infra-env ${infraEnvId}`);
   forgetInfraEnvTokens(principal.orgId, infraEnvId);
 }

@@ -22,6 +22,8 @@ import { ConcurrentModificationError, creating, removing, replacing, storedOrCre
 import { newSecret, secretHash, secretMatches } from './credential-secrets.js';
 import { recordEvent } from './events.js';
 import { actorName, type Principal, type UserPrincipal } from './principal.js';
+import { forgetInfraEnvTokens } from './agent-tokens.js';
+import { supersedingCredentialsOf } from './credential-holders.js';
 
 export interface OrganisationDeps {
   store: Store;
@@ -178,7 +180,10 @@ export async function changeMemberRole(deps: OrganisationDeps, principal: UserPr
     const changed = { ...member, role };
     const writes: StoreWrite[] = [replacing(deps.store.organisations, withMember(organisation, members, userId, changed))];
     if (membership) writes.push(replacing(deps.store.memberships, { ...membership, role }));
-    await deps.store.transact(writes);
+    // A read-only member may not hold credentials: those they were handed stop working with the change.
+    const superseded = role === 'read-only' ? await supersedingCredentialsOf(deps, orgId, userId) : { writes: [], infraEnvIds: [] };
+    await deps.store.transact([...writes, ...superseded.writes]);
+    for (const infraEnvId of superseded.infraEnvIds) forgetInfraEnvTokens(orgId, infraEnvId);
     return { before: member, after: changed };
   });
   if (before.role !== after.role) {
@@ -205,7 +210,10 @@ export async function removeMember(deps: OrganisationDeps, principal: UserPrinci
     const membership = await membershipInOrg(deps, userId, orgId);
     const writes: StoreWrite[] = [replacing(deps.store.organisations, withoutMember(organisation, members, userId))];
     if (membership) writes.push(removing(deps.store.memberships, { userId }, membership.version));
-    await deps.store.transact(writes);
+    // The credentials the member was handed stop working in the same write as the membership.
+    const superseded = await supersedingCredentialsOf(deps, orgId, userId);
+    await deps.store.transact([...writes, ...superseded.writes]);
+    for (const infraEnvId of superseded.infraEnvIds) forgetInfraEnvTokens(orgId, infraEnvId);
     return member;
   });
   await revokeTokensOf(deps, orgId, userId);

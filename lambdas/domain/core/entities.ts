@@ -129,6 +129,11 @@ export interface InfraEnv extends Versioned {
    * tokens of earlier epochs are superseded (domain/auth/agent-token.ts).
    */
   agentTokenEpoch?: number;
+  /**
+   * The members who were handed its credentials (an image URL, discovery.ign, a pre-signed file
+   * URL): its signing key is replaced when one of them leaves or becomes read-only.
+   */
+  credentialHolders?: string[];
   attributes: InfraEnvAttributes;
 }
 
