@@ -15,6 +15,7 @@ import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/w
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { hostView } from '../domain/host/host.js';
+import { operatorBundlesOf } from '../domain/cluster/cluster-operators.js';
 import { hostNetworks } from '../domain/network/host-networks.js';
 import type { MachineNetworkHost } from '../domain/network/machine-network.js';
 import type { Clock } from '../ports/clock.js';
@@ -65,6 +66,15 @@ function hostCounts(hosts: Host[]) {
   };
 }
 
+/**
+ * The answers about one cluster (create, get, update) carry its operator bundles, derived from its
+ * operators' source_bundles; upstream's listings and other answers do not.
+ */
+const withOperatorBundles = (view: Record<string, unknown>, cluster: Cluster) => ({
+  ...view,
+  operator_bundles: operatorBundlesOf(cluster.attributes.monitored_operators),
+});
+
 export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean }): Promise<Record<string, unknown>> {
   // The counts and networks read only statuses and inventories: liveness only shows in the hosts.
   const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId }, { liveness: options.withHosts });
@@ -88,7 +98,7 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
   // Judged at once, so the answer already says what input is missing (upstream waits for its monitor).
   const cluster = (await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, [])) ?? created;
-  return clusterView(cluster);
+  return withOperatorBundles(clusterView(cluster), cluster);
 }
 
 /**
@@ -113,7 +123,7 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
 
 export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {
   const cluster = await findCluster(deps.store, principal, clusterId);
-  return describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts });
+  return withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts }), cluster);
 }
 
 /**
@@ -158,7 +168,8 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);
-  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
+  const updated = stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`);
+  return withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true }), updated);
 }
 
 /**

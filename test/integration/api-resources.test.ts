@@ -100,6 +100,40 @@ describe('REST API v2 resources', () => {
     expect(sno).toMatchObject({ control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, platform: { type: 'none' } });
   });
 
+  it('installs a bundle\'s operators with their dependencies, tells the bundles back, and refuses what upstream refuses', async () => {
+    const cluster = await newCluster({ operator_bundles: [{ id: 'openshift-ai', optional_operators: ['nvidia-gpu'] }] });
+    expectMatchesSchema('v2RegisterCluster', 201, cluster);
+    const olm = (body: Json) => (body.monitored_operators as Json[]).filter((o) => o.operator_type === 'olm');
+    expect(olm(cluster).map((o) => o.name)).toEqual(['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh', 'nvidia-gpu', 'lso', 'node-feature-discovery']);
+    expect(olm(cluster).find((o) => o.name === 'odf')).toEqual({
+      name: 'odf', operator_type: 'olm', namespace: 'openshift-storage', subscription_name: 'odf-operator', timeout_seconds: 1800, source_bundles: ['openshift-ai'],
+    });
+    expect(olm(cluster).find((o) => o.name === 'lso')).toMatchObject({ dependency_only: true, namespace: 'openshift-local-storage' });
+    expect(cluster.operator_bundles).toEqual([{ id: 'openshift-ai', optional_operators: ['nvidia-gpu'] }]);
+    expect((await call('GET', `/clusters/${cluster.id}`)).body.operator_bundles).toEqual(cluster.operator_bundles);
+    // Upstream's listing leaves the derived field out.
+    expect((await call('GET', '/clusters')).body.find((c: Json) => c.id === cluster.id)).not.toHaveProperty('operator_bundles');
+
+    const standalone = await call('PATCH', `/clusters/${cluster.id}`, { olm_operators: [{ name: 'mtv' }] });
+    expect(standalone.status, JSON.stringify(standalone.body)).toBe(201);
+    expect(olm(standalone.body).map((o) => [o.name, o.dependency_only ?? false])).toEqual([['mtv', false], ['cnv', true]]);
+    expect(standalone.body.operator_bundles).toEqual([]);
+
+    for (const [body, reason] of [
+      [{ olm_operators: [{ name: 'foo' }] }, "operator foo isn't supported"],
+      [{ operator_bundles: [{ id: 'nope' }] }, "bundle 'nope' is not supported"],
+      [{ platform: { type: 'vsphere' } }, /OpenShift Virtualization.*vSphere Platform Integration/],
+    ] as const) {
+      const refused = await call('PATCH', `/clusters/${cluster.id}`, body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body).toMatchObject({ kind: 'Error', code: '400' });
+      expect(refused.body.reason).toMatch(reason);
+    }
+    const singleNode = await call('POST', '/clusters', { name: 'sno-odf', openshift_version: await version(), pull_secret: PULL_SECRET, control_plane_count: 1, olm_operators: [{ name: 'odf' }] });
+    expect(singleNode.status).toBe(400);
+    expect(singleNode.body.reason).toBe("cannot use Single Node OpenShift because it's not compatible with OpenShift Data Foundation");
+  });
+
   it('updates a cluster (201), validating networking, and refuses updates once installing (409)', async () => {
     const cluster = await newCluster({ machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] });
     const key = sshPublicKey();

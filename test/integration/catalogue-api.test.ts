@@ -31,6 +31,9 @@ describe('catalogue API', () => {
     ['GetSupportedArchitectures', '/support-levels/architectures?openshift_version=4.18'],
     ['V2ListManagedDomains', '/domains'],
     ['V2GetClusterDefaultConfig', '/clusters/default-config'],
+    ['V2ListBundles', '/operators/bundles'],
+    ['V2ListBundles', '/operators/bundles?openshift_version=4.18&cpu_architecture=x86_64&platform_type=baremetal&feature_ids=SNO'],
+    ['V2GetBundle', '/operators/bundles/openshift-ai?feature_ids=SNO'],
   ])('%s answers GET %s in the upstream shape', async (operationId, path) => {
     const { status, body } = await get(path);
     expect(status, JSON.stringify(body)).toBe(200);
@@ -42,8 +45,19 @@ describe('catalogue API', () => {
     expect(status).toBe(200);
     const names = body as string[];
     expect(names).toEqual(expect.arrayContaining(['lso', 'odf', 'cnv', 'lvm', 'mce', 'mtv', 'nmstate', 'openshift-ai', 'numaresources']));
-    // Upstream's server and UI say "numaresources"; its swagger enum says "numa-resources".
+    // Upstream's server and UI say "numaresources"; its swagger enum says "numa-resources", which its service refuses.
     expectMatchesSchema('V2ListSupportedOperators', 200, names);
+    expect((await get('/supported-operators/numa-resources')).status).toBe(404);
+  });
+
+  it('offers upstream\'s operator bundles, filtered by what the release and topology support', async () => {
+    const all = (await get('/operators/bundles')).body as { id: string; operators: string[]; optional_operators?: string[] }[];
+    expect(all.map((bundle) => bundle.id)).toEqual(['virtualization', 'openshift-ai']);
+    expect(all[1]).toMatchObject({ title: 'OpenShift AI', operators: ['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh'], optional_operators: ['amd-gpu', 'nvidia-gpu'] });
+    const singleNode = (await get('/operators/bundles?openshift_version=4.18&feature_ids=SNO')).body as { id: string; operators: string[] }[];
+    expect(singleNode).toMatchObject([{ id: 'openshift-ai', operators: ['lvm', 'openshift-ai'] }]);
+    expect((await get('/operators/bundles?openshift_version=4.18&cpu_architecture=arm64')).body).toEqual([]);
+    expect(((await get('/operators/bundles/virtualization')).body as { operators: string[] }).operators).toContain('cnv');
   });
 
   it('lists versions with the default flagged and honours the filters', async () => {
@@ -78,6 +92,9 @@ describe('catalogue API', () => {
     ['/support-levels/architectures?openshift_version=v', 400, /openshift_version "v"/],
     ['/support-levels/architectures', 400, /openshift_version/],
     ['/openshift-versions?only_latest=perhaps', 400, /only_latest/],
+    ['/operators/bundles/nope', 404, /bundle 'nope' is not supported/],
+    ['/operators/bundles?openshift_version=bad', 400, /invalid openshift version/],
+    ['/operators/bundles?feature_ids=FOO', 400, /feature_ids/],
   ])('refuses GET %s with %i and a reason', async (path, status, reason) => {
     const response = await get(path);
     expect(response.status).toBe(status);

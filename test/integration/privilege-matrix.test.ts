@@ -195,8 +195,6 @@ function requestsFor(operation: Operation, world: World): Spec[] {
     V2GetPresignedForClusterFiles: ['master.ign', 'install-config.yaml', 'metadata.json'].map((name) => ({ label: name, query: { file_name: name } })),
     v2UpdateClusterInstallConfig: [{ body: JSON.stringify(JSON.stringify({ fips: true })) }],
     V2ListOperatorProperties: [{}],
-    // No bundles are offered (V2ListBundles answers []): every id is unknown to everyone.
-    V2GetBundle: [{ absent: /^Bundle \S+ is not offered/ }],
     v2UploadClusterIngressCert: [{ body: JSON.stringify(ingressCa) }],
     v2CompleteInstallation: [{ body: { is_success: true } }],
     v2UpdateClusterLogsProgress: [{ body: { logs_state: 'requested' } }],

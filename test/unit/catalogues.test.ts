@@ -15,6 +15,11 @@ import {
   listManagedDomains,
   listOpenshiftVersions,
   listReleaseSources,
+  bundleFilters,
+  expandBundle,
+  getBundle,
+  listBundles,
+  monitoredOlmOperator,
   OPENSHIFT_RELEASES,
   operatorDependencies,
   operatorProperties,
@@ -336,7 +341,7 @@ describe('feature support levels', () => {
 });
 
 describe('operators', () => {
-  it.each([['lso'], ['odf'], ['numaresources'], ['numa-resources']])('has properties for %s', (name) => {
+  it.each([['lso'], ['odf'], ['numaresources']])('has properties for %s', (name) => {
     expect(operatorProperties(name)).toEqual([]);
   });
 
@@ -344,6 +349,20 @@ describe('operators', () => {
     const error = failure(() => operatorProperties('nope'));
     expect(error.kind).toBe('not-found');
     expect(error.message).toMatch(/supported-operators/);
+  });
+
+  it('knows NUMA Resources only as numaresources, as upstream\'s service does', () => {
+    expect(failure(() => operatorProperties('numa-resources')).kind).toBe('not-found');
+  });
+
+  it.each([
+    ['4.11', 'odf-lvm-operator'],
+    ['4.12', 'lvms-operator'],
+    ['4.18', 'lvms-operator'],
+  ])('monitors LVM on %s with the subscription %s', (openshiftVersion, subscription) => {
+    expect(monitoredOlmOperator('lvm', { openshiftVersion, singleNode: true })).toEqual({
+      name: 'lvm', operator_type: 'olm', namespace: 'openshift-storage', subscription_name: subscription, timeout_seconds: 1800,
+    });
   });
 
   it.each([
@@ -385,5 +404,55 @@ describe('cluster defaults and managed domains', () => {
     [{ 'b.example': 'Z2', 'a.example': 'Z1' }, [{ domain: 'a.example', provider: 'route53' }, { domain: 'b.example', provider: 'route53' }]],
   ])('lists hosted zones %j as managed domains', (zones, domains) => {
     expect(listManagedDomains(zones)).toEqual(domains);
+  });
+});
+
+describe('operator bundles', () => {
+  const VIRTUALIZATION = ['cluster-observability', 'cnv', 'fence-agents-remediation', 'kube-descheduler', 'loki', 'metallb', 'mtv', 'nmstate',
+    'node-healthcheck', 'node-maintenance', 'numaresources', 'oadp', 'openshift-logging'];
+  const OPENSHIFT_AI = ['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh'];
+
+  it('lists upstream\'s two bundles, unfiltered, with their operators sorted', () => {
+    expect(listBundles(undefined)).toEqual([
+      { id: 'virtualization', title: 'Virtualization', description: 'Run virtual machines alongside containers on one platform.', operators: VIRTUALIZATION },
+      {
+        id: 'openshift-ai', title: 'OpenShift AI', description: 'Train, serve, monitor and manage AI/ML models and applications using GPUs.',
+        operators: OPENSHIFT_AI, optional_operators: ['amd-gpu', 'nvidia-gpu'],
+      },
+    ]);
+  });
+
+  it('gives single-node OpenShift AI LVM storage instead of ODF and the multi-node services', () => {
+    expect(getBundle('openshift-ai', ['SNO']).operators).toEqual(['lvm', 'openshift-ai']);
+    expect(getBundle('virtualization', ['SNO']).operators).toEqual(VIRTUALIZATION);
+  });
+
+  it('answers not-found for an unknown bundle', () => {
+    expect(failure(() => getBundle('nope'))).toMatchObject({ kind: 'not-found', message: "bundle 'nope' is not supported" });
+  });
+
+  it.each([
+    ['4.18 x86_64', { openshift_version: '4.18' }, [], ['virtualization', 'openshift-ai']],
+    ['4.16: no Loki or logging yet', { openshift_version: '4.16' }, [], ['openshift-ai']],
+    ['arm64: neither', { openshift_version: '4.18', cpu_architecture: 'arm64' }, [], []],
+    ['vSphere: no virtualization', { openshift_version: '4.18', platform_type: 'vsphere' }, [], ['openshift-ai']],
+    ['single node: its remediation operators are refused', { openshift_version: '4.18' }, ['SNO'], ['openshift-ai']],
+  ] as const)('lists only bundles whose every operator is offered: %s', (_name, query, features, ids) => {
+    const listed = listBundles(bundleFilters(query), [...features]);
+    expect(listed.map((bundle) => bundle.id)).toEqual(ids);
+    // Filtered, the optional operators are always listed (those offered).
+    for (const bundle of listed) expect(bundle.optional_operators).toBeDefined();
+  });
+
+  it('checks the filters as upstream: none without a version, else a valid version, architecture and platform', () => {
+    expect(bundleFilters({})).toBeUndefined();
+    expect(failure(() => bundleFilters({ openshift_version: 'bad' })).message).toBe('invalid openshift version: Malformed version: bad');
+    expect(failure(() => bundleFilters({ openshift_version: '4.9', cpu_architecture: 's390x' })).message).toBe('cpu architecture s390x is not supported for openshift version 4.9');
+  });
+
+  it('expands a bundle with the optional operators the user chose, refusing others', () => {
+    expect(expandBundle('openshift-ai', ['nvidia-gpu'])).toEqual([...OPENSHIFT_AI, 'nvidia-gpu']);
+    expect(failure(() => expandBundle('openshift-ai', ['cnv'])).message).toBe("operator 'cnv' is not a valid optional operator for bundle 'openshift-ai'");
+    expect(failure(() => expandBundle('nope'))).toMatchObject({ kind: 'bad-request', message: "bundle 'nope' is not supported" });
   });
 });

@@ -157,8 +157,15 @@ interface Case {
   expect: Partial<Record<ClusterValidationId, Expected>>;
 }
 
+/**
+ * The ids upstream reports for a cluster without operators: never the retired ocs operator's, and
+ * OpenShift AI's GPU check only for a cluster that installs OpenShift AI.
+ */
+const NEVER_REPORTED: readonly ClusterValidationId[] = ['ocs-requirements-satisfied'];
+const ONLY_WITH_OPENSHIFT_AI: readonly ClusterValidationId[] = ['openshift-ai-gpu-requirements-satisfied'];
+const REPORTED_IDS = CLUSTER_VALIDATION_IDS.filter((id) => !NEVER_REPORTED.includes(id) && !ONLY_WITH_OPENSHIFT_AI.includes(id));
 const everything = (status: ValidationStatus): Partial<Record<ClusterValidationId, Expected>> =>
-  Object.fromEntries(CLUSTER_VALIDATION_IDS.map((id) => [id, status]));
+  Object.fromEntries(REPORTED_IDS.map((id) => [id, status]));
 const disabledByConfig = (...ids: ClusterValidationId[]): Case => ({
   name: `service configuration disables ${ids.join(', ')}`,
   input: ha({}, undefined, { disabledValidations: ids }),
@@ -264,14 +271,19 @@ const CASES: Case[] = [
   // operators
   disabledByConfig(
     'lso-requirements-satisfied', 'node-feature-discovery-requirements-satisfied', 'pipelines-requirements-satisfied', 'servicemesh-requirements-satisfied',
-    'serverless-requirements-satisfied', 'openshift-ai-gpu-requirements-satisfied', 'authorino-requirements-satisfied', 'kmm-requirements-satisfied',
+    'serverless-requirements-satisfied', 'authorino-requirements-satisfied', 'kmm-requirements-satisfied',
     'node-healthcheck-requirements-satisfied', 'node-maintenance-requirements-satisfied', 'kube-descheduler-requirements-satisfied',
     'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied',
   ),
   { name: 'operators not selected', input: ha(), expect: { 'odf-requirements-satisfied': ['success', 'odf is disabled'], 'numa-resources-requirements-satisfied': ['success', 'numaresources is disabled'] } },
   { name: 'operators without requirements, selected', input: ha({ monitored_operators: olm('lso', 'pipelines', 'servicemesh', 'serverless', 'authorino', 'kmm', 'node-healthcheck', 'node-maintenance', 'kube-descheduler', 'numaresources', 'oadp', 'metallb', 'node-feature-discovery') }),
-    expect: { 'lso-requirements-satisfied': ['success', 'Local Storage Operator requirements are satisfied.'], 'pipelines-requirements-satisfied': 'success', 'numa-resources-requirements-satisfied': 'success', 'metallb-requirements-satisfied': 'success' } },
-  { name: 'legacy ocs operator', input: ha({ monitored_operators: olm('ocs') }), expect: { 'ocs-requirements-satisfied': ['failure', /select odf instead of ocs/] } },
+    // Upstream's operators give no reason when satisfied.
+    expect: { 'lso-requirements-satisfied': ['success', ''], 'pipelines-requirements-satisfied': 'success', 'numa-resources-requirements-satisfied': 'success', 'metallb-requirements-satisfied': 'success' } },
+  {
+    name: 'OpenShift AI\'s GPU check disabled by configuration',
+    input: ha({ monitored_operators: olm('openshift-ai') }, undefined, { disabledValidations: ['openshift-ai-gpu-requirements-satisfied'] }),
+    expect: { 'openshift-ai-gpu-requirements-satisfied': ['disabled', 'Validation disabled by configuration'] },
+  },
   { name: 'ODF with 2 workers: no valid mode', input: ha({ monitored_operators: olm('lso', 'odf') }), expect: { 'odf-requirements-satisfied': ['failure', /either have no dedicated worker nodes or at least three/] } },
   { name: 'ODF compact: 3 masters with a data disk each', input: ha({ monitored_operators: olm('lso', 'odf') }, masters(3, { extraDisks: [ODF_DISK] })), expect: { 'odf-requirements-satisfied': ['success', 'ODF Requirements for Compact Deployment are satisfied.'] } },
   { name: 'ODF standard: 3 workers with data disks', input: ha({ monitored_operators: olm('lso', 'odf') }, [...masters(3), ...workers(3, { extraDisks: [ODF_DISK, ODF_DISK] })]), expect: { 'odf-requirements-satisfied': ['success', /Standard/] } },
@@ -342,7 +354,7 @@ describe('cluster validations', () => {
         seen.get(id)!.add(status === 'success' ? 'pass' : 'other');
       }
     }
-    const missing = CLUSTER_VALIDATION_IDS.filter((id) => !seen.get(id)?.has('pass') || !seen.get(id)?.has('other'));
+    const missing = CLUSTER_VALIDATION_IDS.filter((id) => !NEVER_REPORTED.includes(id) && (!seen.get(id)?.has('pass') || !seen.get(id)?.has('other')));
     expect(missing).toEqual([]);
   });
 
@@ -354,13 +366,23 @@ describe('cluster validations', () => {
     expect(CLUSTER_VALIDATION_CATEGORIES['ntp-server-configured']).toBe('network');
   });
 
-  it('returns each id once, sorted by category then id, with non-empty messages', () => {
+  it('returns each reported id once, sorted by category then id, with a message for every failure', () => {
     const results = validateCluster(ha({ monitored_operators: olm('odf') }));
-    expect(results.map((r) => r.id).sort()).toEqual([...CLUSTER_VALIDATION_IDS].sort());
+    expect(results.map((r) => r.id).sort()).toEqual([...REPORTED_IDS].sort());
     const order = results.map((r) => `${['configuration', 'hosts-data', 'network', 'operators'].indexOf(r.category)}:${r.id}`);
     expect(order).toEqual([...order].sort());
     for (const result of results) expect(result.category).toBe(CLUSTER_VALIDATION_CATEGORIES[result.id]);
-    for (const result of results) expect(result.message).not.toBe('');
+    for (const result of results.filter((r) => r.status !== 'success')) expect(result.message).not.toBe('');
+  });
+
+  it('reports what upstream reports about operators: no ocs validation, OpenShift AI\'s GPU check only with OpenShift AI', () => {
+    const without = resultsById(validateCluster(ha()));
+    expect(without.has('ocs-requirements-satisfied')).toBe(false);
+    expect(without.has('openshift-ai-gpu-requirements-satisfied')).toBe(false);
+    // A cluster stored with the retired name gets no ocs validation either.
+    expect(resultsById(validateCluster(ha({ monitored_operators: olm('ocs') }))).has('ocs-requirements-satisfied')).toBe(false);
+    const withAi = resultsById(validateCluster(ha({ monitored_operators: olm('openshift-ai', 'nvidia-gpu', 'node-feature-discovery') })));
+    expect(withAi.get('openshift-ai-gpu-requirements-satisfied')).toMatchObject({ status: 'success', message: '' });
   });
 
   it('lets a cluster\'s own ignore list override the service configuration', () => {
@@ -408,7 +430,7 @@ describe('validations_info and events', () => {
     // pull-secret-set cannot be ignored.
     expect(byId.get('pull-secret-set')!.message).toBe('The pull secret is not set.');
     expect(byId.get('dns-domain-defined')!.category).toBe('network');
-    expect(info).toHaveLength(CLUSTER_VALIDATION_IDS.length);
+    expect(info).toHaveLength(REPORTED_IDS.length);
   });
 
   it('reads nothing from missing or broken text', () => {

@@ -212,6 +212,18 @@ const ROWS: Row[] = [
   })),
 ];
 
+describe('operator host validations as upstream reports them', () => {
+  it('shows no validation of the retired ocs operator, and no reason for an operator a host satisfies', () => {
+    const w = world();
+    withOperators(w, 'lso', 'cnv');
+    const info = JSON.parse(validationsInfo(run(w))) as Record<string, { id: string; message: string }[]>;
+    const operators = new Map(info.operators!.map((entry) => [entry.id, entry.message]));
+    expect(operators.has('ocs-requirements-satisfied')).toBe(false);
+    expect(operators.get('lso-requirements-satisfied')).toBe('');
+    expect(operators.get('odf-requirements-satisfied')).toBe('odf is disabled');
+  });
+});
+
 describe('validateHost: one row per case', () => {
   it.each(ROWS.map((row) => [`${row.id}: ${row.name} → ${row.status}`, row] as const))('%s', (_, row) => {
     const w = world(row.machines);

@@ -8,8 +8,12 @@ import operatorsData from './operators.json' with { type: 'json' };
 import openshiftVersionsData from './openshift-versions.json' with { type: 'json' };
 import { badRequest, notFound } from '../core/errors.js';
 import {
+  featureSupportLevel,
+  incompatibleFeatureIds,
   isArchitectureSupported,
   isPlatformSupported,
+  SUPPORT_FILTER_PARAMETERS,
+  supportFilters,
   listFeatureSupport,
   isCpuArchitecture,
   knownCatalogueValue,
@@ -19,7 +23,7 @@ import {
   type FeatureSupport,
   type SupportFilters,
 } from './feature-support.js';
-import { compareBaseVersions, hasPatch, isBelow, majorMinor, parseBaseVersion, stripMultiSuffix } from '../core/ocp-version.js';
+import { compareBaseVersions, hasPatch, isBelow, isValidVersion, majorMinor, parseBaseVersion, stripMultiSuffix } from '../core/ocp-version.js';
 
 export * from './feature-support.js';
 
@@ -248,7 +252,14 @@ export interface OlmOperatorDefinition {
   dependencies: string[];
   /** Dependencies that apply only to some clusters (e.g. single-node). */
   conditional_dependencies?: { when: RequirementCondition; operators: string[] }[];
+  /** Bundles the operator always belongs to. */
   bundles: string[];
+  /** Replaces `bundles` when the client says the cluster is single-node (feature SNO). */
+  single_node_bundles?: string[];
+  /** Bundles the user may add the operator to (the bundle's optional operators). */
+  optional_bundles?: string[];
+  /** The first whose condition holds replaces subscription_name. */
+  subscription_overrides?: { when: RequirementCondition; subscription_name: string }[];
   properties: OperatorProperty[];
   requirements: OperatorRequirements;
   requirements_overrides?: { when: RequirementCondition; requirements: OperatorRequirements }[];
@@ -281,17 +292,17 @@ const BUILTIN_OPERATORS: BuiltinOperatorDefinition[] = operatorsData.builtin.map
 
 /** Upstream's defaults the operator validations read (operators.json: validation_parameters). */
 export const OPERATOR_VALIDATION_PARAMETERS = operatorsData.validation_parameters;
-/** The supported-operators enum of the API spells one name differently from upstream's code and UI. */
-const OPERATOR_ALIASES: Record<string, string> = { 'numa-resources': 'numaresources' };
 
 /** GET /v2/supported-operators. */
 export const supportedOperatorNames = (): string[] => OLM_OPERATORS.map((operator) => operator.name);
 
+/** The feature ids of the OLM operators (features.json describes each operator under its id). */
+export const olmOperatorFeatureIds = (): FeatureId[] => OLM_OPERATORS.map((operator) => operator.feature_id);
+
 export const builtinOperators = (): BuiltinOperatorDefinition[] => BUILTIN_OPERATORS.map((operator) => ({ ...operator }));
 
 export function findOperator(name: string): OlmOperatorDefinition | undefined {
-  const canonical = OPERATOR_ALIASES[name] ?? name;
-  return OLM_OPERATORS.find((operator) => operator.name === canonical);
+  return OLM_OPERATORS.find((operator) => operator.name === name);
 }
 
 function requireOperator(name: string): OlmOperatorDefinition {
@@ -324,6 +335,130 @@ export function operatorRequirements(name: string, cluster: ClusterShape): Opera
   const operator = requireOperator(name);
   const override = (operator.requirements_overrides ?? []).find((o) => conditionHolds(o.when, cluster));
   return structuredClone(override?.requirements ?? operator.requirements);
+}
+
+/** A `monitored-operator` of type olm, as a cluster records an operator it installs. */
+export interface MonitoredOlmOperator {
+  name: string;
+  operator_type: 'olm';
+  namespace: string;
+  subscription_name: string;
+  timeout_seconds: number;
+  properties?: string;
+  /** Installed only because another selected operator needs it. */
+  dependency_only?: boolean;
+  /** The bundles the user selected it through; absent for an operator selected on its own. */
+  source_bundles?: string[];
+}
+
+/** The operator as a cluster of this shape monitors it (LVM's subscription depends on the release). */
+export function monitoredOlmOperator(name: string, cluster: ClusterShape): MonitoredOlmOperator {
+  const operator = requireOperator(name);
+  const override = (operator.subscription_overrides ?? []).find((o) => conditionHolds(o.when, cluster));
+  return {
+    name: operator.name,
+    operator_type: 'olm',
+    namespace: operator.namespace,
+    subscription_name: override?.subscription_name ?? operator.subscription_name,
+    timeout_seconds: operator.timeout_seconds,
+  };
+}
+
+// ---------------------------------------------------------------- operator bundles
+
+/** The `bundle` model. */
+export interface OperatorBundle {
+  id: string;
+  title: string;
+  description: string;
+  /** Operators always installed with the bundle, by name. */
+  operators: string[];
+  /** Operators the user may add to the bundle; absent when it has none. */
+  optional_operators?: string[];
+}
+
+/** The only feature a client can name to change a bundle's operators. */
+export type BundleFeature = 'SNO';
+/** The bundle features among query values (openapi.yaml's enum has already refused any other). */
+export const bundleFeatures = (values: readonly string[]): BundleFeature[] => values.filter((value): value is BundleFeature => value === 'SNO');
+
+const BUNDLES: readonly { id: string; title: string; description: string }[] = operatorsData.bundles;
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function bundleMembership(operator: OlmOperatorDefinition, features: readonly BundleFeature[]): string[] {
+  return features.includes('SNO') && operator.single_node_bundles ? operator.single_node_bundles : operator.bundles;
+}
+
+/** GET /v2/operators/bundles/{id}: the bundle with its operators for the features the client names. */
+export function getBundle(id: string, features: readonly BundleFeature[] = []): OperatorBundle {
+  const bundle = BUNDLES.find((candidate) => candidate.id === id);
+  if (!bundle) throw notFound(`bundle '${id}' is not supported`);
+  const operators = OLM_OPERATORS.filter((operator) => bundleMembership(operator, features).includes(id)).map((o) => o.name).sort(byName);
+  const optional = OLM_OPERATORS.filter((operator) => (operator.optional_bundles ?? []).includes(id)).map((o) => o.name).sort(byName);
+  return { ...bundle, operators, ...(optional.length > 0 ? { optional_operators: optional } : {}) };
+}
+
+/** Whether an operator can be installed with these filters and alongside the features named. */
+function operatorOffered(operator: OlmOperatorDefinition, filters: SupportFilters, features: readonly BundleFeature[]): boolean {
+  const { level } = featureSupportLevel(operator.feature_id, filters);
+  if (level === 'unavailable' || level === 'unsupported') return false;
+  const incompatible = incompatibleFeatureIds(operator.feature_id, filters.openshiftVersion);
+  return !features.some((feature) => incompatible.includes(feature));
+}
+
+/**
+ * GET /v2/operators/bundles. Without filters every bundle; with them (an OpenShift version at
+ * least), only bundles whose every operator is offered for them, with the optional operators
+ * that are. A bundle that would hold no operator is never listed.
+ */
+export function listBundles(filters: SupportFilters | undefined, features: readonly BundleFeature[] = []): OperatorBundle[] {
+  const listed: OperatorBundle[] = [];
+  for (const { id } of BUNDLES) {
+    const bundle = getBundle(id, features);
+    if (bundle.operators.length === 0) continue;
+    if (!filters) {
+      listed.push(bundle);
+      continue;
+    }
+    const offered = (name: string) => operatorOffered(requireOperator(name), filters, features);
+    if (!bundle.operators.every(offered)) continue;
+    // Filtered, the list is always there, even empty, as upstream answers.
+    listed.push({ ...bundle, optional_operators: (bundle.optional_operators ?? []).filter(offered) });
+  }
+  return listed;
+}
+
+/**
+ * The operators a cluster gets for a bundle the user selected, with the optional operators they
+ * chose: the bundle's own first, then the chosen ones. A 400 for an unknown bundle or an operator
+ * the bundle does not offer.
+ */
+export function expandBundle(id: string, optionalOperators: readonly string[] = []): string[] {
+  if (!BUNDLES.some((bundle) => bundle.id === id)) throw badRequest(`bundle '${id}' is not supported`);
+  const bundle = getBundle(id);
+  for (const name of optionalOperators) {
+    if (!(bundle.optional_operators ?? []).includes(name)) throw badRequest(`operator '${name}' is not a valid optional operator for bundle '${id}'`);
+  }
+  return [...bundle.operators, ...optionalOperators];
+}
+
+/**
+ * The bundle filters of GET /v2/operators/bundles, checked as upstream checks them: none without
+ * an OpenShift version; with one, a parseable version, an architecture offered for it (x86_64
+ * unless named) and a platform supported for both.
+ */
+export function bundleFilters(query: Partial<Record<(typeof SUPPORT_FILTER_PARAMETERS)[number], string>>): SupportFilters | undefined {
+  const version = query.openshift_version;
+  if (version === undefined || version === '') return undefined;
+  if (!isValidVersion(version)) throw badRequest(`invalid openshift version: Malformed version: ${version}`);
+  const filters = supportFilters(query);
+  const arch = filters.cpuArchitecture ?? 'x86_64';
+  if (!isArchitectureSupported(arch, version)) throw badRequest(`cpu architecture ${arch} is not supported for openshift version ${version}`);
+  if (filters.platformType && !isPlatformSupported(filters.platformType, filters.externalPlatformName, version, arch)) {
+    throw badRequest(`platform ${filters.platformType} is not supported for openshift version ${version} and cpu architecture ${arch}`);
+  }
+  return filters;
 }
 
 /** Every feature id an operator may need, whatever the cluster shape (upstream's dependency feature ids). */

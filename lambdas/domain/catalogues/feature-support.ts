@@ -229,6 +229,18 @@ function incompatibleFeatures(feature: FeatureDefinition, e: Evaluation): Featur
   return (feature.incompatible_features ?? []).filter((entry) => holds(entry.when, e)).flatMap((entry) => entry.ids);
 }
 
+/** Features that cannot be active with this one on the version (upstream's getIncompatibleFeatures). */
+export function incompatibleFeatureIds(id: FeatureId, openshiftVersion: string): FeatureId[] {
+  const feature = FEATURES[id];
+  return feature ? incompatibleFeatures(feature, { version: openshiftVersion, arch: '' }) : [];
+}
+
+/** Architectures on which the feature cannot be used with the version. */
+export function incompatibleArchitecturesOf(id: FeatureId, openshiftVersion: string): string[] {
+  const feature = FEATURES[id];
+  return feature ? incompatibleArchitectures(feature, { version: openshiftVersion, arch: '' }) : [];
+}
+
 function levelOf(feature: FeatureDefinition, e: Evaluation): { level: SupportLevel; reason?: IncompatibilityReason } {
   // Upstream lets architecture incompatibility override whatever a feature's own rules say.
   if (incompatibleArchitectures(feature, e).includes(e.arch)) return { level: 'unavailable', reason: 'cpuArchitecture' };

@@ -7,7 +7,7 @@ import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster, ClusterAttributes } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
-import type { ClusterCreateParams, ClusterUpdateParams, Schemas } from '../../../contracts/wire.js';
+import type { ClusterCreateParams, ClusterUpdateParams } from '../../../contracts/wire.js';
 import {
   dhcpModeVipProblem,
   dualStackVipsProblem,
@@ -32,17 +32,20 @@ import {
   type Params,
 } from '../core/validation.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
+import {
+  builtinMonitoredOperators,
+  operatorFeatureProblem,
+  operatorPrerequisiteProblem,
+  selectOlmOperators,
+  withOlmOperators,
+  type OperatorSelection,
+} from './cluster-operators.js';
 
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
 export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
 /** States during which a cluster cannot be deleted: the installation must be cancelled first. */
 export const BUSY_STATES = new Set(['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action']);
-
-const BUILTIN_OPERATORS: Schemas['monitored-operator'][] = [
-  { name: 'console', operator_type: 'builtin', timeout_seconds: 3600 },
-  { name: 'cvo', operator_type: 'builtin', timeout_seconds: 3600 },
-];
 
 interface Network {
   cidr: string;
@@ -314,16 +317,6 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   ]) {
     if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
   }
-  if (request.olm_operators) {
-    out.monitored_operators = [
-      ...BUILTIN_OPERATORS,
-      ...request.olm_operators.map((operator) => ({
-        name: operator.name,
-        operator_type: 'olm' as const,
-        properties: operator.properties,
-      })),
-    ];
-  }
   return out;
 }
 
@@ -349,7 +342,7 @@ export function createClusterRecord(
     schedulable_masters_forced_true: !singleNode,
     disk_encryption: { enable_on: 'none', mode: 'tpmv2' },
     load_balancer: { type: 'cluster-managed' },
-    monitored_operators: BUILTIN_OPERATORS,
+    monitored_operators: builtinMonitoredOperators(),
     image_info: { created_at: context.now },
     status_info: 'Cluster is not ready for install',
     user_name: context.userName,
@@ -364,6 +357,8 @@ export function createClusterRecord(
   }));
   attributes.platform = params.platform ?? { type: attributes.user_managed_networking ? 'none' : 'baremetal' };
   checkPlatform(attributes);
+  const namedArchitecture = params.cpu_architecture ? context.release.cpuArchitecture : undefined;
+  checkOperators(attributes, params, { prerequisites: namedArchitecture, features: namedArchitecture });
   return {
     orgId: context.orgId,
     clusterId: context.clusterId,
@@ -374,6 +369,22 @@ export function createClusterRecord(
     pullSecret: params.pull_secret as string,
     attributes,
   };
+}
+
+/**
+ * Replaces the cluster's OLM operators with the request's selection, if it makes one, and refuses
+ * what upstream refuses: operator prerequisites and operators incompatible with the cluster's
+ * features. `architecture` is the CPU architecture upstream checks them against: on create only
+ * one the request names, on update the cluster's (its release's support is checked only on create).
+ */
+function checkOperators(attributes: ClusterAttributes, request: OperatorSelection, architecture: { prerequisites?: string; features?: string }): void {
+  const shape = { openshiftVersion: String(attributes.openshift_version ?? ''), singleNode: attributes.control_plane_count === 1 };
+  const olm = selectOlmOperators(request, shape);
+  if (olm) {
+    attributes.monitored_operators = withOlmOperators(attributes.monitored_operators, olm);
+    check(operatorPrerequisiteProblem(attributes.monitored_operators, { ...shape, cpuArchitecture: architecture.prerequisites }));
+  }
+  check(operatorFeatureProblem(attributes, architecture.features));
 }
 
 function checkPlatform(attributes: ClusterAttributes): void {
@@ -467,6 +478,7 @@ export function applyClusterUpdate(cluster: Cluster, params: ClusterUpdateParams
   }));
   if (params.platform) current.platform = params.platform;
   checkPlatform(current);
+  checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
   next.updatedAt = now;
   return next;
 }

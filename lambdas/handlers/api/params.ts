@@ -10,6 +10,13 @@ export function queryString(api: OpenApiContext, name: string): string | undefin
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A query parameter that may repeat (collectionFormat multi): every value given. */
+export function queryList(api: OpenApiContext, name: string): string[] {
+  const value = api.request.query[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
 /** The named query parameters given, by name. */
 export function queryStrings<Name extends string>(api: OpenApiContext, names: readonly Name[]): Partial<Record<Name, string>> {
   const given: Partial<Record<Name, string>> = {};

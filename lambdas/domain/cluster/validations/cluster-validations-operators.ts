@@ -1,9 +1,10 @@
 /**
  * The operators' cluster validations (upstream's internal/operators/<name> ValidateCluster): one
- * per OLM operator, success ("<name> is disabled") when the operator is not selected. Selected
- * operators check what upstream checks — versions, CPU architecture, GPUs, ODF's disks and
- * topology, OpenShift AI's workers — and, because operators are stored as the user listed them,
- * that the operators they depend on are selected too. Pure.
+ * per OLM operator, success ("<name> is disabled") when the operator is not selected, and OpenShift
+ * AI's GPU check only when it is. The retired ocs operator has none: a request naming it gets odf.
+ * Selected operators check what upstream checks — versions, CPU architecture, GPUs, ODF's disks and
+ * topology, OpenShift AI's workers — and that the operators they depend on are there too (clusters
+ * stored before dependencies were added at selection may lack them). Pure.
  */
 import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorDependencies } from '../../catalogues/catalogues.js';
 import { effectiveRole } from '../cluster-hosts.js';
@@ -31,6 +32,8 @@ interface OperatorValidation {
   check?: (ctx: ValidationContext) => Verdict | undefined;
   /** The dependency check belongs to the operator's main validation only. */
   skipDependencies?: boolean;
+  /** Reported only for a cluster that installs the operator (not as "disabled" otherwise). */
+  onlyWhenSelected?: boolean;
 }
 
 const fullName = (operator: string) => findOperator(operator)?.full_name ?? operator;
@@ -148,7 +151,7 @@ function openshiftAiWorkers(ctx: ValidationContext): Verdict | undefined {
 /** Informational only: OpenShift AI installs without GPU support when no GPU operator is selected. */
 function openshiftAiGpu(ctx: ValidationContext): Verdict {
   return ctx.olmOperators.has('nvidia-gpu') || ctx.olmOperators.has('amd-gpu')
-    ? success('A GPU operator is selected for OpenShift AI.')
+    ? success('')
     : success('No GPU vendor selected - OpenShift AI will be installed without GPU support');
 }
 
@@ -159,11 +162,6 @@ const versionMessage = (name: string) => (minimum: string) => `${name} is only s
 /** Every operator validation id, in the enum's order. */
 export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'lso-requirements-satisfied', operator: 'lso' },
-  {
-    id: 'ocs-requirements-satisfied',
-    operator: 'ocs',
-    check: () => failure('OpenShift Container Storage (ocs) is replaced by OpenShift Data Foundation: select odf instead of ocs in the cluster\'s olm_operators.'),
-  },
   { id: 'odf-requirements-satisfied', operator: 'odf', check: odfRequirements },
   { id: 'cnv-requirements-satisfied', operator: 'cnv', check: architecture('CNV', 'cnv') },
   {
@@ -182,7 +180,7 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'servicemesh-requirements-satisfied', operator: 'servicemesh' },
   { id: 'serverless-requirements-satisfied', operator: 'serverless' },
   { id: 'openshift-ai-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiWorkers },
-  { id: 'openshift-ai-gpu-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiGpu, skipDependencies: true },
+  { id: 'openshift-ai-gpu-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiGpu, skipDependencies: true, onlyWhenSelected: true },
   { id: 'authorino-requirements-satisfied', operator: 'authorino' },
   { id: 'nmstate-requirements-satisfied', operator: 'nmstate', check: all(architecture('NMSTATE', 'nmstate'), minimumVersion('4.12.0', versionMessage(fullName('nmstate')))) },
   { id: 'amd-gpu-requirements-satisfied', operator: 'amd-gpu', check: gpuRequired(GPU_VENDOR_IDS.amd, 'AMD') },
@@ -204,9 +202,8 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   },
 ];
 
-/** Selected operator names as the catalogue spells them ("numa-resources" → "numaresources"). */
 function selectedOperators(ctx: ValidationContext): Set<string> {
-  return new Set([...ctx.olmOperators].map((name) => findOperator(name)?.name ?? name));
+  return new Set(ctx.olmOperators);
 }
 
 function missingDependencies(ctx: ValidationContext, operator: string, selected: ReadonlySet<string>): Verdict | undefined {
@@ -220,13 +217,15 @@ export function operatorVerdicts(ctx: ValidationContext): [ClusterValidationId, 
   const selected = selectedOperators(ctx);
   // Operators of an existing cluster are already installed; adding hosts does not re-check them.
   const day2 = ctx.cluster.kind === 'AddHostsCluster';
-  return OPERATOR_VALIDATIONS.map(({ id, operator, check, skipDependencies }) => {
+  const reported = OPERATOR_VALIDATIONS.filter(({ operator, onlyWhenSelected }) => !onlyWhenSelected || selected.has(operator));
+  return reported.map(({ id, operator, check, skipDependencies }) => {
     if (!selected.has(operator)) return [id, success(`${operator} is disabled`)];
     if (day2) return [id, success(`${operator} validation is disabled when adding hosts to an existing cluster.`)];
     const verdict =
       (skipDependencies ? undefined : missingDependencies(ctx, operator, selected)) ??
       check?.(ctx) ??
-      success(`${fullName(operator)} requirements are satisfied.`);
+      // Upstream's operators give no reason when a cluster satisfies them.
+      success('');
     return [id, verdict];
   });
 }

@@ -4,7 +4,6 @@
  * normalised cluster facts, and small IP helpers. Pure.
  */
 import { Address4, Address6 } from 'ip-address';
-import { findOperator } from '../../catalogues/catalogues.js';
 import { parseStoredJson } from '../../core/stored-json.js';
 import type { Cluster, Host, HostAttributes, InfraEnv } from '../../core/entities.js';
 import type { ValidationResult, ValidationStatus } from '../host-facts.js';
@@ -159,7 +158,7 @@ export function clusterFacts(cluster: Cluster): ClusterFacts {
     diskEncryption: { enableOn: str(encryption?.enable_on) || 'none', mode: str(encryption?.mode) || 'tpmv2' },
     proxied: str(a.http_proxy) !== '' || str(a.https_proxy) !== '',
     // Stored names follow the API's enum, which spells one operator differently from the catalogue.
-    olmOperators: operators.filter((o) => o.operator_type === 'olm' && o.name).map((o) => findOperator(o.name!)?.name ?? o.name!),
+    olmOperators: operators.filter((o) => o.operator_type === 'olm' && o.name).map((o) => o.name!),
     schedulableMasters: a.schedulable_masters === true,
     schedulableMastersForcedTrue: a.schedulable_masters_forced_true === true,
     ...(typeof a.ignored_host_validations === 'string' ? { ignoredHostValidations: a.ignored_host_validations } : {}),

@@ -1,8 +1,15 @@
-import { notFound } from '../../../domain/core/errors.js';
+import { getBundle, bundleFeatures } from '../../../domain/catalogues/catalogues.js';
+import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
-import { pathParam } from '../params.js';
+import { pathParam, queryList } from '../params.js';
 
-/** No bundles are offered (see V2ListBundles): every id is unknown. */
-export const V2GetBundle: Operation = async ({ api }) => {
-  throw notFound(`Bundle ${pathParam(api, 'id')} is not offered: operators are selected individually (GET /v2/supported-operators)`);
+/**
+ * One bundle with its operators for the features named. An unknown id is a 404, as openapi.yaml
+ * declares (upstream's service answers 500 with the same reason).
+ */
+export const V2GetBundle: Operation = async ({ api, principal }) => {
+  requireRole(principal, 'read');
+  const features = bundleFeatures(queryList(api, 'feature_ids'));
+  return json(200, getBundle(pathParam(api, 'id'), features));
 };

@@ -1,8 +1,12 @@
+import { bundleFilters, listBundles, SUPPORT_FILTER_PARAMETERS, bundleFeatures } from '../../../domain/catalogues/catalogues.js';
 import { json } from '../../../platform/http.js';
+import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
+import { queryList, queryStrings } from '../params.js';
 
-/**
- * Operator bundles (upstream's curated sets such as "virtualization") are not offered: operators
- * are chosen one by one. An empty list is the truthful answer, and the console shows none.
- */
-export const V2ListBundles: Operation = async () => json(200, []);
+/** Upstream's operator bundles (operators.json: bundles), filtered by what the version, architecture and platform offer. */
+export const V2ListBundles: Operation = async ({ api, principal }) => {
+  requireRole(principal, 'read');
+  const features = bundleFeatures(queryList(api, 'feature_ids'));
+  return json(200, listBundles(bundleFilters(queryStrings(api, SUPPORT_FILTER_PARAMETERS)), features));
+};
