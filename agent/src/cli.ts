@@ -256,14 +256,39 @@ function handOver(wanted: string, running: string, log: AgentLog): void {
   process.exit(0);
 }
 
+/**
+ * The agent image a host booted from the infra-env's discovery image would run: the one its
+ * discovery ignition's agent unit names (the service builds images with the agent it expects, and
+ * tells any other to upgrade). Read with the agent token, as a booted host could.
+ */
+export async function agentVersionOfInfraEnv(options: { url: string; infraEnvId: string; token?: string; caCertFile?: string; insecure?: boolean; log: AgentLog }): Promise<string | undefined> {
+  const api = createTransport({ url: options.url, token: options.token, caCertFile: options.caCertFile, insecure: options.insecure, log: options.log });
+  try {
+    const response = await api.call('GET', `/v2/infra-envs/${options.infraEnvId}/downloads/files`, { query: { file_name: 'discovery.ign' }, retry: 'none' });
+    if (response.status !== 200) return undefined;
+    const ignition = decodeURIComponent(await response.text());
+    return /--agent-version[ =]([^"\\\s]+)/.exec(ignition)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 async function runFleetCommand(flags: Flags): Promise<void> {
   const log = makeLog(flags);
   const signal = stopSignal(log);
   const profiles = fleetProfiles(flags);
+  const url = required(flags, 'url');
+  const infraEnvId = required(flags, 'infra-env-id');
+  let agentVersion = flags['agent-version'];
+  if (agentVersion === undefined) {
+    agentVersion = await agentVersionOfInfraEnv({ url, infraEnvId, token: process.env.PULL_SECRET_TOKEN, caCertFile: flags.cacert, insecure: flags.insecure === true, log });
+    if (agentVersion) log.info(`simulated hosts report agent ${agentVersion}, the one the infra-env's discovery ignition names (--agent-version to choose another)`);
+    else log.warn(`the infra-env's discovery ignition could not be read to learn its agent image; simulated hosts report ${AGENT_VERSION_DEFAULT}, and a service expecting another tells them to upgrade (pass --agent-version)`);
+  }
   const fleet = new Fleet({
-    url: required(flags, 'url'),
-    infraEnvId: required(flags, 'infra-env-id'),
-    agentVersion: flags['agent-version'] ?? AGENT_VERSION_DEFAULT,
+    url,
+    infraEnvId,
+    agentVersion: agentVersion ?? AGENT_VERSION_DEFAULT,
     token: process.env.PULL_SECRET_TOKEN,
     caCertFile: flags.cacert,
     insecure: flags.insecure === true,

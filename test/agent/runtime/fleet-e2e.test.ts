@@ -9,6 +9,8 @@ import { container } from '../../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../../lambdas/usecases/agent-tokens.js';
 import { createLog } from '../../../agent/src/log.js';
 import { Fleet } from '../../../agent/src/simulate/fleet.js';
+import { agentVersionOfInfraEnv } from '../../../agent/src/cli.js';
+import { catalogueAgentImages } from '../../../lambdas/domain/catalogues/catalogues.js';
 import { loadProfile } from '../../../agent/src/simulate/profile.js';
 import { PULL_SECRET, sshPublicKey } from '../../support/fixtures.js';
 import { expectMatchesSchema } from '../../support/response-schema.js';
@@ -50,6 +52,13 @@ describe('simulated fleet against the local stack', () => {
     token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
   }, 180_000);
   afterAll(async () => env?.close());
+
+  it("reports, without --agent-version, the agent image the infra-env's discovery ignition names, so the service does not tell it to upgrade", async () => {
+    const log = createLog({ level: 'error', sink: () => undefined });
+    expect(await agentVersionOfInfraEnv({ url: env.runtime.url, infraEnvId, token, log })).toBe(catalogueAgentImages().agent);
+    // Without the agent token nothing is learnt (the fleet then warns and reports its own default).
+    expect(await agentVersionOfInfraEnv({ url: env.runtime.url, infraEnvId, log })).toBeUndefined();
+  });
 
   it('registers 3 masters and 2 workers; all reach known and the cluster ready', async () => {
     const lines: string[] = [];
