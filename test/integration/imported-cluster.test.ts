@@ -147,7 +147,8 @@ describe('imported clusters and agent events', () => {
       const hostId = randomUUID();
       const register = await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent);
       expect(register.status, register.text).toBe(201);
-      expect(register.body).toMatchObject({ kind: 'AddToExistingClusterHost', cluster_id: cluster.id });
+      // A worker from its registration, as upstream's service registers it.
+      expect(register.body).toMatchObject({ kind: 'AddToExistingClusterHost', cluster_id: cluster.id, role: 'worker', suggested_role: 'worker' });
       const reply = (type: string, output: unknown) =>
         api.call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: type, step_id: `${type}-1`, output: JSON.stringify(output) }, agent);
       expect((await reply('inventory', inventoryFixture('worker-0'))).status).toBe(204);
