@@ -34,15 +34,17 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
   const clusterId = params.cluster_id as string | undefined;
   let release;
   let disconnectedClusterName: string | undefined;
-  if (clusterId) {
-    const cluster = await findCluster(deps.store, principal, clusterId);
-    if (isDisconnectedCluster(cluster)) disconnectedClusterName = cluster.name;
+  const cluster = clusterId ? await findCluster(deps.store, principal, clusterId) : undefined;
+  if (cluster && isDisconnectedCluster(cluster)) disconnectedClusterName = cluster.name;
+  // An imported cluster has no release (upstream keeps none): its infra-env's is the one asked
+  // for, as for an infra-env of no cluster.
+  if (cluster && typeof cluster.attributes.openshift_version === 'string') {
     const clusterArch = cluster.attributes.cpu_architecture as string;
     const requestedArch = params.cpu_architecture as string | undefined;
     if (requestedArch && clusterArch !== 'multi' && requestedArch !== clusterArch) {
       throw badRequest(`cpu_architecture ${requestedArch} does not match cluster ${clusterId}'s ${clusterArch}`);
     }
-    release = resolveRelease(cluster.attributes.openshift_version as string, requestedArch ?? clusterArch);
+    release = resolveRelease(cluster.attributes.openshift_version, requestedArch ?? clusterArch);
   } else {
     release = resolveRelease((params.openshift_version as string | undefined) ?? defaultOpenshiftVersion(), (params.cpu_architecture as string | undefined) ?? 'x86_64');
   }

@@ -341,10 +341,10 @@ describe('malformed replies are refused before anything is written, and events n
 describe('registration of a single-node cluster\'s hosts', () => {
   const sno = (status: ClusterStatus): Cluster => ({ ...cluster, status, attributes: { ...cluster.attributes, control_plane_count: 1 } });
   const infraEnv = { orgId: 'o', infraEnvId: 'i', createdAt: '', updatedAt: '', version: 1, attributes: {} } as unknown as Parameters<typeof newHost>[0]['infraEnv'];
-  it('makes the single node master and bootstrap, but a host added after installation a day-2 host to be assigned', () => {
+  it('makes the single node master and bootstrap, but a host added after installation a day-2 worker, as upstream does', () => {
     expect(newHost({ orgId: 'o', infraEnv, cluster: sno('pending-for-input'), hostId: 'h', now: now.toISOString() }).attributes).toMatchObject({ role: 'master', suggested_role: 'master', bootstrap: true, kind: 'Host' });
     const added = newHost({ orgId: 'o', infraEnv, cluster: sno('adding-hosts'), hostId: 'h', now: now.toISOString() }).attributes;
-    expect(added).toMatchObject({ role: 'auto-assign', kind: 'AddToExistingClusterHost' });
+    expect(added).toMatchObject({ role: 'worker', suggested_role: 'worker', kind: 'AddToExistingClusterHost' });
     expect(added.bootstrap).toBeUndefined();
   });
 });

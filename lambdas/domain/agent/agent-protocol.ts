@@ -90,6 +90,13 @@ export const MEDIA_DISCONNECTED_EXIT_CODE = 256;
 
 // ---- registration ------------------------------------------------------------------------------
 
+/** The role a host bound to `cluster` registers with. */
+function registrationRole(cluster: Cluster): { role: 'master' | 'worker' | 'auto-assign'; suggested_role: 'master' | 'worker' | 'auto-assign'; bootstrap?: true } {
+  if (cluster.status === 'adding-hosts') return { role: 'worker', suggested_role: 'worker' };
+  if (cluster.attributes.control_plane_count === 1) return { role: 'master', suggested_role: 'master', bootstrap: true };
+  return { role: 'auto-assign', suggested_role: 'auto-assign' };
+}
+
 /** Upstream's AcceptRegistration: a cluster takes hosts only before installation, or while adding hosts. */
 export function registrationProblem(cluster: Cluster | undefined): void {
   if (!cluster) return;
@@ -125,8 +132,9 @@ export function newHost(context: {
       status_info: transition.statusInfo,
       status_updated_at: context.now,
       // A single-node cluster's own host can only be its control plane: upstream makes it master and
-      // bootstrap on registration. A host added to it once installed is a day-2 worker-to-be.
-      ...(bound ? (context.cluster?.attributes.control_plane_count === 1 && context.cluster.status !== 'adding-hosts' ? { role: 'master', suggested_role: 'master', bootstrap: true } : { role: 'auto-assign', suggested_role: 'auto-assign' }) : {}),
+      // bootstrap on registration. A host added to an installed (or imported) cluster registers as a
+      // worker, as upstream's do.
+      ...(context.cluster ? registrationRole(context.cluster) : {}),
       registered_at: context.now,
       checked_in_at: context.now,
       discovery_agent_version: context.agentVersion,

@@ -183,7 +183,8 @@ export function buildEvent(name: string, props: EventProps, subject: EventSubjec
 
 /** The upstream `event` document. Absent ids and props are omitted, as upstream's `omitempty` does. */
 export interface EventView {
-  name: string;
+  /** Absent for an event sent without one (POST /v2/events), as upstream's `omitempty`. */
+  name?: string;
   cluster_id?: string;
   host_id?: string;
   infra_env_id?: string;
@@ -197,11 +198,24 @@ export interface EventView {
   props?: string;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The value with every object's keys in sorted order, as upstream's JSON encoder writes props (Go
+ * maps). The store does not keep the order of a map's keys.
+ */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
+}
+
 export function eventView(event: ServiceEvent): EventView {
-  // Events built here carry no props; this guards props that reach the store another way.
+  // Catalogue events carry no props; events sent through POST /v2/events may (stored without
+  // secret-looking names); this guards props that reach the store another way.
   const props = Object.entries(event.props ?? {}).filter(([name]) => !looksLikeSecret(name));
   return {
-    name: event.name,
+    ...(event.name !== '' ? { name: event.name } : {}),
     ...(event.clusterId ? { cluster_id: event.clusterId } : {}),
     ...(event.hostId ? { host_id: event.hostId } : {}),
     ...(event.infraEnvId ? { infra_env_id: event.infraEnvId } : {}),
@@ -209,6 +223,6 @@ export function eventView(event: ServiceEvent): EventView {
     category: event.category,
     message: event.message,
     event_time: event.eventTime,
-    ...(props.length > 0 ? { props: JSON.stringify(Object.fromEntries(props)) } : {}),
+    ...(props.length > 0 ? { props: JSON.stringify(sortedKeys(Object.fromEntries(props))) } : {}),
   };
 }

@@ -35,6 +35,7 @@ export const operations: { [Id in OperationId]?: OperationLoader<OperationHandle
   // clusters
   v2RegisterCluster: () => import('./v2RegisterCluster.js').then((m) => m.v2RegisterCluster),
   v2RegisterDisconnectedCluster: () => import('./v2RegisterDisconnectedCluster.js').then((m) => m.v2RegisterDisconnectedCluster),
+  v2ImportCluster: () => import('./v2ImportCluster.js').then((m) => m.v2ImportCluster),
   v2ListClusters: () => import('./v2ListClusters.js').then((m) => m.v2ListClusters),
   v2GetCluster: () => import('./v2GetCluster.js').then((m) => m.v2GetCluster),
   V2UpdateCluster: () => import('./V2UpdateCluster.js').then((m) => m.V2UpdateCluster),
@@ -66,6 +67,7 @@ export const operations: { [Id in OperationId]?: OperationLoader<OperationHandle
   v2RegisterHost: () => import('./v2RegisterHost.js').then((m) => m.v2RegisterHost),
   // The events tag's operations
   v2ListEvents: () => import('./v2ListEvents.js').then((m) => m.v2ListEvents),
+  v2TriggerEvent: () => import('./v2TriggerEvent.js').then((m) => m.v2TriggerEvent),
   // The infra-env file downloads
   GetInfraEnvPresignedFileURL: () => import('./GetInfraEnvPresignedFileURL.js').then((m) => m.GetInfraEnvPresignedFileURL),
   v2DownloadInfraEnvFiles: () => import('./v2DownloadInfraEnvFiles.js').then((m) => m.v2DownloadInfraEnvFiles),

@@ -1,0 +1,93 @@
+/**
+ * An imported cluster (POST /v2/clusters/import): the record of an OpenShift cluster installed
+ * elsewhere, made so that hosts can be added to it. It is a day-2 cluster from its first moment
+ * (kind `AddHostsCluster`, status `adding-hosts`) and knows only what the import says: its name,
+ * the API's host name, the base domain read from that name, and the OpenShift cluster's id. No
+ * release, pull secret, networks or VIPs: the hosts added bring their own infra-env (its release
+ * and pull secret), and the existing cluster serves their ignition.
+ *
+ * Upstream's rules (V2ImportClusterInternal), checked against its service:
+ * - an API host name of the form `api.<name>.<base domain>` gives both the cluster's name, which
+ *   replaces the one sent, and its base domain; any other (an IP address, `api-int.…`, two labels)
+ *   gives neither, and the name sent is kept;
+ * - the name is held to the baremetal platform's name rule, which admits an empty name;
+ * - `openshift_version` is accepted and not kept; the same `openshift_cluster_id` may be imported
+ *   more than once.
+ */
+import type { Cluster, ClusterAttributes } from '../core/entities.js';
+import { badRequest } from '../core/errors.js';
+import type { Schemas } from '../../../contracts/wire.js';
+import { CLUSTER_STATUS_INFO } from './cluster-state-rules.js';
+
+export type ImportClusterParams = Schemas['import-cluster-params'];
+
+export const ADD_HOSTS_CLUSTER_KIND = 'AddHostsCluster';
+
+/**
+ * Upstream's cluster-name rule for platforms other than `none`: DNS labels' characters, no dots,
+ * starting and ending with a letter or digit; the empty name passes.
+ */
+const BAREMETAL_CLUSTER_NAME = /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
+/**
+ * Upstream sets no bound. A name longer than a whole DNS name cannot be the label of the API's
+ * host name, and the name is part of a store index key, whose size is bounded.
+ */
+const MAX_IMPORTED_NAME_LENGTH = 253;
+
+/** The name and base domain an API host name `api.<name>.<base domain>` implies; undefined for any other. */
+export function apiHostnameParts(hostname: string): { clusterName: string; baseDomain: string } | undefined {
+  const first = hostname.indexOf('.');
+  const second = first < 0 ? -1 : hostname.indexOf('.', first + 1);
+  // An IP address never starts with "api.", so it gives nothing, as upstream's IP check decides.
+  if (second < 0 || hostname.slice(0, first) !== 'api') return undefined;
+  return { clusterName: hostname.slice(first + 1, second), baseDomain: hostname.slice(second + 1) };
+}
+
+export function importedClusterNameProblem(name: string): string | undefined {
+  if (!BAREMETAL_CLUSTER_NAME.test(name)) {
+    return `Cluster name format is not valid: '${name}'. Name must start and end with either a letter or number and consist of lower-case letters, numbers, and hyphens. ` +
+      'Subdomains in cluster names are only valid with none platform.';
+  }
+  if (name.length > MAX_IMPORTED_NAME_LENGTH) return `Cluster name is ${name.length} characters long; an imported cluster's name may have at most ${MAX_IMPORTED_NAME_LENGTH}`;
+  return undefined;
+}
+
+export function createImportedClusterRecord(
+  params: ImportClusterParams,
+  context: { orgId: string; clusterId: string; now: string; userName: string },
+): Omit<Cluster, 'version'> {
+  const hostname = params.api_vip_dnsname;
+  const implied = apiHostnameParts(hostname);
+  const name = implied?.clusterName ?? params.name;
+  const problem = importedClusterNameProblem(name);
+  if (problem) throw badRequest(problem);
+  const attributes: ClusterAttributes = {
+    kind: ADD_HOSTS_CLUSTER_KIND,
+    imported: true,
+    openshift_cluster_id: params.openshift_cluster_id,
+    api_vip_dns_name: hostname,
+    ...(implied ? { base_dns_domain: implied.baseDomain } : {}),
+    platform: { type: 'baremetal' },
+    load_balancer: { type: 'cluster-managed' },
+    api_vips: [],
+    ingress_vips: [],
+    cluster_networks: [],
+    service_networks: [],
+    machine_networks: [],
+    monitored_operators: [],
+    // Upstream's monitor sets it within seconds (fewer than five hosts); set here at once, as for a new cluster.
+    schedulable_masters_forced_true: true,
+    image_info: { created_at: context.now },
+    status_info: CLUSTER_STATUS_INFO.addingHosts,
+    user_name: context.userName,
+  };
+  return {
+    orgId: context.orgId,
+    clusterId: context.clusterId,
+    name,
+    status: 'adding-hosts',
+    createdAt: context.now,
+    updatedAt: context.now,
+    attributes,
+  };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { apiHostnameParts, createImportedClusterRecord, importedClusterNameProblem } from '../../lambdas/domain/cluster/imported-cluster.js';
+import { clusterView } from '../../lambdas/domain/cluster/cluster.js';
+
+const context = { orgId: 'o', clusterId: '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01', now: '2026-01-01T00:00:00.000Z', userName: 'u' };
+const params = (overrides: Partial<{ name: string; api_vip_dnsname: string; openshift_version: string }> = {}) =>
+  ({ name: 'sent', api_vip_dnsname: 'api.imp.example.com', openshift_cluster_id: '3b1a0a1e-0bd6-4b7c-9c4b-4f7c1bd6a001', ...overrides });
+
+describe('imported clusters', () => {
+  it('reads the name and base domain from an API host name, as upstream does, and nothing from any other', () => {
+    expect(apiHostnameParts('api.imp.example.com')).toEqual({ clusterName: 'imp', baseDomain: 'example.com' });
+    expect(apiHostnameParts('api.foo.a.b.c')).toEqual({ clusterName: 'foo', baseDomain: 'a.b.c' });
+    // Upstream splits at the first two dots and checks nothing more.
+    expect(apiHostnameParts('api..example.com')).toEqual({ clusterName: '', baseDomain: 'example.com' });
+    expect(apiHostnameParts('api.foo.example.com:6443')).toEqual({ clusterName: 'foo', baseDomain: 'example.com:6443' });
+    for (const other of ['api.foo', 'api-int.foo.example.com', 'API.foo.example.com', '192.168.111.5', '2001:db8::1', 'x', '']) {
+      expect(apiHostnameParts(other), other).toBeUndefined();
+    }
+  });
+
+  it("holds the name to upstream's baremetal rule, which admits an empty name and a leading digit", () => {
+    for (const good of ['', 'a', '1abc', 'a-b', 'a'.repeat(253)]) expect(importedClusterNameProblem(good), good).toBeUndefined();
+    for (const bad of ['Bad', 'a.b', '-a', 'a-', 'a_b', 'a'.repeat(254)]) expect(importedClusterNameProblem(bad), bad).toBeDefined();
+  });
+
+  it('is a day-2 cluster of what the import says', () => {
+    const record = createImportedClusterRecord(params({ openshift_version: '4.18' }), context);
+    expect(record).toMatchObject({ name: 'imp', status: 'adding-hosts', orgId: 'o', createdAt: context.now });
+    expect(record.pullSecret).toBeUndefined();
+    expect(record.attributes).toEqual({
+      kind: 'AddHostsCluster', imported: true, openshift_cluster_id: '3b1a0a1e-0bd6-4b7c-9c4b-4f7c1bd6a001', api_vip_dns_name: 'api.imp.example.com',
+      base_dns_domain: 'example.com', platform: { type: 'baremetal' }, load_balancer: { type: 'cluster-managed' }, api_vips: [], ingress_vips: [],
+      cluster_networks: [], service_networks: [], machine_networks: [], monitored_operators: [], schedulable_masters_forced_true: true,
+      image_info: { created_at: context.now }, status_info: 'cluster is adding hosts to existing OCP cluster', user_name: 'u',
+    });
+    expect(clusterView({ ...record, version: 1 })).toMatchObject({ kind: 'AddHostsCluster', status: 'adding-hosts', pull_secret_set: false });
+  });
+
+  it('keeps the name sent when the host name implies none, and refuses a name of the wrong form', () => {
+    const kept = createImportedClusterRecord(params({ api_vip_dnsname: '10.0.0.1' }), context);
+    expect(kept.name).toBe('sent');
+    expect(kept.attributes).not.toHaveProperty('base_dns_domain');
+    expect(() => createImportedClusterRecord(params({ api_vip_dnsname: 'api.Bad.example.com' }), context)).toThrow(DomainError);
+    expect(() => createImportedClusterRecord(params({ name: 'a.b', api_vip_dnsname: 'x' }), context)).toThrow(/Cluster name format is not valid: 'a.b'/);
+  });
+});
