@@ -4,6 +4,8 @@ import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection 
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
+import { proxyUrlWithoutCredentials } from '../domain/core/validation.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 import { lesserRole, roleWithin } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
@@ -206,6 +208,26 @@ async function recordRefusal(deps: TokenDeps, token: ApiToken, reason: string): 
  */
 export function maySeeSecrets(principal: Principal): boolean {
   return principal.kind === 'agent' || roleAllows(principal.role, 'write');
+}
+
+/**
+ * A cluster or infra-env view as a caller who may not see credentials gets it: proxy URLs keep
+ * their host but not the user and password they carry (docs/api.md, read-only tokens).
+ */
+export function withoutProxyCredentials<T extends Record<string, unknown>>(view: T): T {
+  const redact = (record: Record<string, unknown>) => {
+    for (const field of ['http_proxy', 'https_proxy']) {
+      const value = record[field];
+      if (typeof value === 'string') record[field] = proxyUrlWithoutCredentials(value);
+    }
+  };
+  const copy: Record<string, unknown> = { ...view };
+  redact(copy);
+  if (isJsonObject(copy.proxy)) {
+    copy.proxy = { ...copy.proxy };
+    redact(copy.proxy as Record<string, unknown>);
+  }
+  return copy as T;
 }
 
 /** The pull secret is the cluster owner's: users who may change the cluster, not agents or read-only tokens. */

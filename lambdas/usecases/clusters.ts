@@ -23,6 +23,7 @@ import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/core/object-keys.js';
+import { maySeeSecrets, withoutProxyCredentials } from './api-tokens.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { findCluster, stillThere } from './access.js';
 import { mapBounded } from '../domain/core/bounded-concurrency.js';
@@ -123,8 +124,11 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
 
 export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {
   const cluster = await findCluster(deps.store, principal, clusterId);
-  return withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts }), cluster);
+  return asSeenBy(principal, withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts }), cluster));
 }
+
+/** What a caller who may not see credentials is not shown of a cluster: the proxies' user and password. */
+const asSeenBy = (principal: Principal, view: Record<string, unknown>) => (maySeeSecrets(principal) ? view : withoutProxyCredentials(view));
 
 /**
  * The organisation's clusters, oldest first. Asked for one name or OpenShift cluster id, it finds
@@ -138,7 +142,7 @@ export async function listClusters(
   principal: Principal,
   query: { withHosts?: boolean; openshiftClusterId?: string; name?: string } = {},
 ): Promise<Record<string, unknown>[]> {
-  const describe = (cluster: Cluster) => describeCluster(deps.store, cluster, { withHosts: !!query.withHosts });
+  const describe = async (cluster: Cluster) => asSeenBy(principal, await describeCluster(deps.store, cluster, { withHosts: !!query.withHosts }));
   if (query.name === undefined && query.openshiftClusterId === undefined) {
     const clusters = (await deps.store.clusters.listByOrg(principal.orgId)).sort(byCreation);
     return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);

@@ -16,7 +16,7 @@ import { recordEvent } from './events.js';
 import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, retainForImageUrls, signImageToken } from './discovery-image.js';
 import { actorName, type Principal } from './principal.js';
-import { maySeeSecrets, requireSecretAccess } from './api-tokens.js';
+import { maySeeSecrets, requireSecretAccess, withoutProxyCredentials } from './api-tokens.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { newImageTokenKey, noteCredentialHolder, withNewSigningKey } from './credential-holders.js';
 
@@ -91,7 +91,7 @@ async function recordImageUrl(deps: InfraEnvDeps, infraEnv: InfraEnv): Promise<{
  */
 async function visibleInfraEnv(deps: { store: Store }, principal: Principal, infraEnv: InfraEnv) {
   if (!maySeeSecrets(principal)) {
-    const view = infraEnvView(infraEnv);
+    const view = withoutProxyCredentials(infraEnvView(infraEnv));
     delete view.download_url;
     return view;
   }

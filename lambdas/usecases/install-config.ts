@@ -8,11 +8,11 @@ import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../domain/core/
 import type { Schemas } from '../../contracts/wire.js';
 import { builtinOperators } from '../domain/catalogues/catalogues.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutPullSecret } from '../domain/install/install-config.js';
+import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutProxyCredentials, withoutPullSecret } from '../domain/install/install-config.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
-import { mayReadPullSecret } from './api-tokens.js';
+import { mayReadPullSecret, maySeeSecrets } from './api-tokens.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
@@ -60,7 +60,8 @@ export async function getInstallConfig(deps: InstallConfigDeps, principal: Princ
   }
   const { hosts, infraEnvs } = await inputsOf(deps.store, cluster);
   const config = renderInstallConfig(cluster, hosts, { infraEnvs });
-  return installConfigJson(mayReadPullSecret(principal) ? config : withoutPullSecret(config));
+  const shown = mayReadPullSecret(principal) ? config : withoutPullSecret(config);
+  return installConfigJson(maySeeSecrets(principal) ? shown : withoutProxyCredentials(shown));
 }
 
 /**

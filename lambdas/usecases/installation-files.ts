@@ -33,7 +33,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { mayReadPullSecret, requireSecretAccess } from './api-tokens.js';
+import { mayReadPullSecret, maySeeSecrets, requireSecretAccess } from './api-tokens.js';
 import { recordEvent } from './events.js';
 import { INSTALLATION_BUCKET } from './installation-progress.js';
 import { downloadClusterLogs } from './logs.js';
@@ -88,7 +88,7 @@ export async function downloadClusterFile(deps: InstallationFilesDeps, principal
   const content = await readInstallationFile(deps, cluster, fileName);
   if (!content) throw notGenerated(fileName, clusterId);
   if (fileName === 'install-config.yaml' && !mayReadPullSecret(principal)) {
-    return { fileName, content: Buffer.from(installConfigYamlWithoutPullSecret(Buffer.from(content).toString('utf8'))) };
+    return { fileName, content: Buffer.from(installConfigYamlWithoutPullSecret(Buffer.from(content).toString('utf8'), { proxyCredentials: maySeeSecrets(principal) })) };
   }
   return { fileName, content };
 }

@@ -30,7 +30,7 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { startIdentityIssuer, type IdentityIssuer } from '../support/identity-issuer.js';
 import { testRuntime } from '../support/runtime.js';
-import { captureTemplates, INSTALLATION_FILES, secretMarker, seedCluster, seedInstallationFiles, type Templates } from '../support/seeded-worlds.js';
+import { captureTemplates, INSTALLATION_FILES, PROXY_PASSWORD, secretMarker, seedCluster, seedInstallationFiles, type Templates } from '../support/seeded-worlds.js';
 
 type Who = 'read-only' | 'user' | 'admin' | 'member-read-only' | 'member-user' | 'member-admin' | 'agent-of-X' | 'agent-of-Y' | 'expired-agent' | 'other-org';
 const CALLERS: readonly Who[] = ['read-only', 'user', 'admin', 'member-read-only', 'member-user', 'member-admin', 'agent-of-X', 'agent-of-Y', 'expired-agent', 'other-org'];
@@ -356,6 +356,7 @@ describe('privilege matrix: every operation × every kind of caller', () => {
         'an agent token': 'PULL_SECRET_TOKEN=',
         'an image token': 'image_token=',
         'a pre-signed URL credential': 'api_key=',
+        "a proxy's password": PROXY_PASSWORD,
       });
       for (const file of INSTALLATION_FILES) secrets[file] = secretMarker(world.clusterId, file);
     }

@@ -21,12 +21,16 @@ export interface Templates {
 }
 
 /** A cluster and an infra-env made through the API (as `call`'s caller, in org `default`), to clone. */
+/** A proxy whose password only those who may see credentials may read (docs/api.md, read-only tokens). */
+export const PROXY_PASSWORD = 'proxy-secret-for-tests';
+const PROXY_WITH_CREDENTIALS = `http://proxyuser:${PROXY_PASSWORD}@proxy.example.com:3128`;
+
 export async function captureTemplates(call: Call): Promise<Templates> {
   const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
   const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
-  const cluster = await call('POST', '/clusters', { name: 'template', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+  const cluster = await call('POST', '/clusters', { name: 'template', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', http_proxy: PROXY_WITH_CREDENTIALS });
   if (cluster.status !== 201) throw new Error(`template cluster: ${cluster.status} ${JSON.stringify(cluster.body)}`);
-  const infraEnv = await call('POST', '/infra-envs', { name: 'template', pull_secret: PULL_SECRET, cluster_id: cluster.body.id });
+  const infraEnv = await call('POST', '/infra-envs', { name: 'template', pull_secret: PULL_SECRET, cluster_id: cluster.body.id, proxy: { https_proxy: PROXY_WITH_CREDENTIALS } });
   if (infraEnv.status !== 201) throw new Error(`template infra-env: ${infraEnv.status} ${JSON.stringify(infraEnv.body)}`);
   const store = container().store;
   return {

@@ -114,6 +114,11 @@ export function ntpSourcesProblem(field: 'additional_ntp_source' | 'additional_n
 
 // ---- proxy ------------------------------------------------------------------------------------
 
+/** A proxy URL with its user and password (if any) replaced by `<redacted>`, for callers who may not see credentials. */
+export function proxyUrlWithoutCredentials(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1<redacted>@');
+}
+
 export function proxyUrlProblem(field: 'http_proxy' | 'https_proxy', value: string): Reason {
   let url: URL;
   try {

@@ -9,10 +9,11 @@
 import { X509Certificate } from 'node:crypto';
 import { Address4, Address6 } from 'ip-address';
 import YAML from 'yaml';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../core/entities.js';
 import { conflict } from '../core/errors.js';
 import { isBelow, majorMinor, parseBaseVersion } from '../core/ocp-version.js';
-import { overlaps, parseCidr } from '../core/validation.js';
+import { overlaps, parseCidr, proxyUrlWithoutCredentials } from '../core/validation.js';
 import { hostInventory, type Inventory } from '../host/inventory.js';
 
 // ---------------------------------------------------------------- upstream's typed model
@@ -506,10 +507,30 @@ export const REDACTED_PULL_SECRET = '<redacted: only the cluster owner may read 
 /** The install config without its pull secret. */
 export const withoutPullSecret = (config: InstallConfig): InstallConfig => ({ ...config, pullSecret: REDACTED_PULL_SECRET });
 
-/** install-config.yaml as stored, with its pull secret replaced (the rest as written). */
-export function installConfigYamlWithoutPullSecret(text: string): string {
+/** The install config without the user and password of its proxies, for callers who may not see credentials. */
+export function withoutProxyCredentials(config: InstallConfig): InstallConfig {
+  if (!isJsonObject(config.proxy)) return config;
+  const proxy: Record<string, unknown> = { ...config.proxy };
+  for (const field of ['httpProxy', 'httpsProxy']) {
+    const value = proxy[field];
+    if (typeof value === 'string') proxy[field] = proxyUrlWithoutCredentials(value);
+  }
+  return { ...config, proxy };
+}
+
+/**
+ * install-config.yaml as stored, with its pull secret replaced (the rest as written), and, for a
+ * caller who may not see credentials, its proxies' user and password too.
+ */
+export function installConfigYamlWithoutPullSecret(text: string, options: { proxyCredentials: boolean } = { proxyCredentials: true }): string {
   const document = YAML.parseDocument(text);
   if (document.has('pullSecret')) document.set('pullSecret', REDACTED_PULL_SECRET);
+  if (!options.proxyCredentials) {
+    for (const field of ['httpProxy', 'httpsProxy']) {
+      const value: unknown = document.getIn(['proxy', field]);
+      if (typeof value === 'string') document.setIn(['proxy', field], proxyUrlWithoutCredentials(value));
+    }
+  }
   return document.toString({ lineWidth: 0 });
 }
 
