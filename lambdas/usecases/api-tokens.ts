@@ -4,7 +4,7 @@ import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection 
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
-import { proxyUrlWithoutCredentials } from '../domain/core/validation.js';
+import { displayTextProblem, proxyUrlWithoutCredentials } from '../domain/core/validation.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
 import { lesserRole, roleWithin } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
@@ -33,6 +33,8 @@ export async function createApiToken(
   request: { orgId: string; name: string; role: Role; expiresAt?: string; ownerUserId?: string },
 ): Promise<{ token: string; record: ApiTokenView }> {
   if (!request.name.trim()) throw badRequest('A token needs a name that says who or what uses it');
+  const unshowable = displayTextProblem("The token's name", request.name);
+  if (unshowable) throw badRequest(unshowable);
   if (request.expiresAt !== undefined) {
     const expiry = Date.parse(request.expiresAt);
     if (Number.isNaN(expiry)) throw badRequest(`expires_at "${request.expiresAt}" is not an ISO 8601 date-time`);

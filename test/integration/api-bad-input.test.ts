@@ -103,6 +103,10 @@ describe('bad input', () => {
     { name: 'infra-env NTP sources with a space', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ additional_ntp_sources: '1.2.3.4, 5.6.7.8' }), expected: 400, reason: /Invalid NTP source/ },
     { name: 'cluster NTP source a URL', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ additional_ntp_source: 'http://time.example.com' }), expected: 400, reason: /Invalid NTP source in additional_ntp_source/ },
     { name: 'cluster NTP source with an underscore', method: 'POST', path: '/clusters', body: cluster({ additional_ntp_source: 'time_1.example.com' }), expected: 400, reason: /Invalid NTP source/ },
+    // Names people read in lists and the audit trail: no lone surrogate (strict JSON parsers refused the list), no bidi override.
+    { name: 'infra-env name with a lone surrogate', method: 'POST', path: '/infra-envs', body: infra({ name: 'x' }).replace('"name":"x"', '"name":"a\\ud800b"'), expected: 400, reason: /lone UTF-16 surrogate/ },
+    { name: 'infra-env renamed with a bidi override', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ name: 'gpj.\u202eexe' }), expected: 400, reason: /U\+202E/ },
+    { name: 'token name with a bidi override', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'ci\u202e', role: 'user' }), expected: 400, reason: /U\+202E/ },
     // Nested deeper than Go's JSON decoder takes (it overflowed our stack: a 500).
     { name: 'ui-settings nested 20,000 deep', method: 'PUT', path: `/clusters/${clusterId}/ui-settings`, body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`, expected: 400, reason: /more than 10000 levels deep/ },
     { name: 'image URL of unknown infra-env', method: 'GET', path: `/infra-envs/${missing}/downloads/image-url`, expected: 404 },

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatInvitationCode, parseApiToken, parseInvitationCode } from '../../lambdas/domain/auth/api-token.js';
 import type { OrganisationMember, Role } from '../../lambdas/domain/core/entities.js';
+import { displayTextProblem } from '../../lambdas/domain/core/validation.js';
 import { capacityProblem, lastAdminProblem, lesserRole, MAX_MEMBERS, organisationNameProblem, roleWithin, sameEmail, withMember, withoutMember } from '../../lambdas/domain/auth/organisation.js';
 
 const ROLES: Role[] = ['admin', 'user', 'read-only'];
@@ -58,5 +59,16 @@ describe('invitation codes', () => {
     expect(parseInvitationCode(`ac1.o.${'f'.repeat(32)}.s`)).toBeUndefined();
     expect(parseInvitationCode(`${code}.more`)).toBeUndefined();
     expect(parseInvitationCode('inv1.o.id.s e')).toBeUndefined();
+  });
+});
+
+describe('names people read', () => {
+  it('refuses lone surrogates, control and bidi-control characters, and takes any other text', () => {
+    expect(displayTextProblem('name', 'Équipe réseau 🚀 東京')).toBeUndefined();
+    expect(displayTextProblem('name', 'a\ud800b')).toMatch(/lone UTF-16 surrogate/);
+    expect(displayTextProblem('name', 'gpj.\u202eexe')).toMatch(/U\+202E/);
+    expect(displayTextProblem('name', 'a\u2066b')).toMatch(/U\+2066/);
+    expect(displayTextProblem('name', 'line\nbreak')).toMatch(/U\+000A/);
+    expect(organisationNameProblem('Acme\u202e')).toMatch(/bidirectional-control/);
   });
 });

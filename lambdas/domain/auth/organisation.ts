@@ -4,6 +4,7 @@
  * one consistent record and is written conditionally on its version.
  */
 import type { Organisation, OrganisationMember, Role } from '../core/entities.js';
+import { displayTextProblem } from '../core/validation.js';
 
 /**
  * An organisation's members live on its record (at most 400 KB in DynamoDB): this bound keeps the
@@ -66,7 +67,7 @@ export function organisationNameProblem(name: string): string | undefined {
   const trimmed = name.trim();
   if (!trimmed) return 'An organisation needs a name';
   if (trimmed.length > MAX_ORGANISATION_NAME_LENGTH) return `An organisation's name has at most ${MAX_ORGANISATION_NAME_LENGTH} characters`;
-  return undefined;
+  return displayTextProblem("The organisation's name", name);
 }
 
 /** Emails compare case-insensitively (as identity providers treat them). */

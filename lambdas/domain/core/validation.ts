@@ -92,6 +92,27 @@ export function hostnameProblem(hostname: string): Reason {
   return undefined;
 }
 
+// ---- names people read --------------------------------------------------------------------------
+
+/**
+ * Characters a name shown in lists and events may not hold: control characters, and the bidi
+ * controls that make a name read otherwise than it is stored (U+061C, U+200E/F, U+202A–U+202E,
+ * U+2066–U+2069).
+ */
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * A name people read (an infra-env's, an API token's, an organisation's, an event's): no lone
+ * surrogate (it has no UTF-8 form, and strict JSON parsers refuse the lists that carry it), no
+ * control or bidi control character.
+ */
+export function displayTextProblem(field: string, text: string): Reason {
+  if (!text.isWellFormed()) return `${field} holds a lone UTF-16 surrogate, which is no character: send the text as UTF-8`;
+  const found = UNSHOWABLE.exec(text)?.[0];
+  if (found !== undefined) return `${field} may not hold control or bidirectional-control characters (it holds U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
+  return undefined;
+}
+
 // ---- NTP sources ------------------------------------------------------------------------------
 
 /** What upstream takes for a source that is not an IP address: 2–63 lowercase letters, digits, '-' and '.', alphanumeric at both ends. */

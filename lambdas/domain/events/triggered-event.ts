@@ -15,6 +15,7 @@
  */
 import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
+import { displayTextProblem } from '../core/validation.js';
 import type { Schemas } from '../../../contracts/wire.js';
 import { looksLikeSecret } from './events.js';
 
@@ -75,6 +76,9 @@ export function buildTriggeredEvent(
     throw badRequest(`message is ${params.message.length} characters long; an event's message may have at most ${MAX_TRIGGERED_MESSAGE_LENGTH}`);
   }
   const name = params.name ?? '';
+  // A message may run over lines; otherwise what a name may not hold, a message may not either.
+  const unshowable = displayTextProblem('message', params.message.replace(/[\n\t]/g, ' ')) ?? displayTextProblem('name', name);
+  if (unshowable) throw badRequest(unshowable);
   if (name.length > MAX_TRIGGERED_NAME_LENGTH) throw badRequest(`name is ${name.length} characters long; an event's name may have at most ${MAX_TRIGGERED_NAME_LENGTH}`);
   const props = triggeredEventProps(params.props);
   if (props && JSON.stringify(props).length > MAX_TRIGGERED_PROPS_LENGTH) {

@@ -7,7 +7,7 @@ import { badRequest } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
-import { isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
+import { displayTextProblem, isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
 import type { Params } from '../core/validation.js';
 
@@ -179,6 +179,7 @@ export function createInfraEnvRecord(
   },
 ): Omit<InfraEnv, 'version'> {
   check(pullSecretProblem(params.pull_secret as string));
+  if (typeof params.name === 'string') check(displayTextProblem('name', params.name));
   const attributes: Record<string, unknown> = {
     kind: 'InfraEnv',
     cpu_architecture: context.release?.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
@@ -210,6 +211,7 @@ export function applyInfraEnvUpdate(
   cluster: InfraEnvClusterContext = { bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes, disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes },
 ): InfraEnv {
   const next = structuredClone(infraEnv);
+  if (typeof params.name === 'string') check(displayTextProblem('name', params.name));
   if (typeof params.pull_secret === 'string') {
     check(pullSecretProblem(params.pull_secret));
     next.pullSecret = params.pull_secret;
