@@ -31,9 +31,17 @@ import { PULL_SECRET } from '../support/fixtures.js';
 import { startIdentityIssuer, type IdentityIssuer } from '../support/identity-issuer.js';
 import { testRuntime } from '../support/runtime.js';
 import { captureTemplates, INSTALLATION_FILES, PROXY_PASSWORD, secretMarker, seedCluster, seedInstallationFiles, type Templates } from '../support/seeded-worlds.js';
+import { agentUnitOf } from '../support/upstream-agent.js';
+import { userIdOf } from '../../lambdas/domain/auth/identity.js';
 
-type Who = 'read-only' | 'user' | 'admin' | 'member-read-only' | 'member-user' | 'member-admin' | 'agent-of-X' | 'agent-of-Y' | 'expired-agent' | 'other-org';
-const CALLERS: readonly Who[] = ['read-only', 'user', 'admin', 'member-read-only', 'member-user', 'member-admin', 'agent-of-X', 'agent-of-Y', 'expired-agent', 'other-org'];
+/**
+ * removed-member-agent and demoted-member-agent: the agent tokens a person was handed (discovery.ign)
+ * before their membership ended or became read-only, which superseded them (docs/api.md).
+ */
+type Who = 'read-only' | 'user' | 'admin' | 'member-read-only' | 'member-user' | 'member-admin' | 'agent-of-X' | 'agent-of-Y' | 'expired-agent' | 'removed-member-agent' | 'demoted-member-agent' | 'other-org';
+const CALLERS: readonly Who[] = ['read-only', 'user', 'admin', 'member-read-only', 'member-user', 'member-admin', 'agent-of-X', 'agent-of-Y', 'expired-agent', 'removed-member-agent', 'demoted-member-agent', 'other-org'];
+/** A superseded or expired agent token serves only the installation under way. */
+const ENDED_AGENT_TOKENS: ReadonlySet<Who> = new Set(['expired-agent', 'removed-member-agent', 'demoted-member-agent']);
 /** People signed in through the identity provider (a loopback issuer), members of the organisation with these roles. */
 const MEMBERS = { 'member-read-only': 'read-only', 'member-user': 'user', 'member-admin': 'admin' } as const;
 const isMember = (who: Who): who is keyof typeof MEMBERS => Object.hasOwn(MEMBERS, who);
@@ -114,7 +122,7 @@ function carriesCredentials(id: string, spec: Spec): boolean {
 /** Agents get one credential, the kubeconfig the installer reaches the new API server with. */
 const agentCredentialRefused = (id: string, spec: Spec) => id === 'V2DownloadClusterCredentials' && fileName(spec) !== 'kubeconfig-noingress';
 
-const AGENTS: ReadonlySet<Who> = new Set(['agent-of-X', 'agent-of-Y', 'expired-agent']);
+const AGENTS: ReadonlySet<Who> = new Set(['agent-of-X', 'agent-of-Y', ...ENDED_AGENT_TOKENS]);
 
 function expectedAnswer(operation: Operation, spec: Spec, who: Who, phase: Phase, namesWorld: boolean): Expected {
   if (operation.public) return 'ok';
@@ -122,7 +130,7 @@ function expectedAnswer(operation: Operation, spec: Spec, who: Who, phase: Phase
   if (!operation.schemes.has(agent ? 'agentAuth' : 'userAuth')) return 401;
   // An expired token serves only the installation under way: calls about its cluster (and that
   // cluster's hosts) while the cluster finalizes, not the discovery agent's.
-  if (who === 'expired-agent' && !(phase === 'finalizing' && !DISCOVERY.has(operation.id))) return 401;
+  if (ENDED_AGENT_TOKENS.has(who) && !(phase === 'finalizing' && !DISCOVERY.has(operation.id))) return 401;
   // Once installed, the cluster's installation is closed to its agents, whatever the call.
   if (who !== 'agent-of-Y' && agent && phase === 'installed' && !DISCOVERY.has(operation.id) && !CLUSTER_READS.has(operation.id)) return 403;
   if (!IMPLEMENTED.has(operation.id)) return 501;
@@ -259,6 +267,7 @@ describe('privilege matrix: every operation × every kind of caller', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let templates: Templates;
   const userTokens: Partial<Record<Who, string>> = {};
+  const handedEpochs = { removed: 0, demoted: 0 };
   const stats = { requests: 0, worlds: 0, operations: new Set<string>(), pairs: new Set<string>(), leaks: [] as string[], mismatches: [] as string[] };
 
   const send = async (operation: Operation, spec: Spec, world: World, who: Who) => {
@@ -299,6 +308,8 @@ describe('privilege matrix: every operation × every kind of caller', () => {
         : undefined,
     ]);
     const key = container().config.agentSigningKeyPem;
+    // The seeded infra-envs' current token epoch (the template's, moved on by the setup's removal and demotion).
+    const epoch = templates.infraEnv.agentTokenEpoch ?? 0;
     const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
     return {
       clusterId: own.clusterId,
@@ -316,9 +327,13 @@ describe('privilege matrix: every operation × every kind of caller', () => {
         'member-read-only': bearer(userTokens['member-read-only']!),
         'member-user': bearer(userTokens['member-user']!),
         'member-admin': bearer(userTokens['member-admin']!),
-        'agent-of-X': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId }) },
-        'agent-of-Y': other ? { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: other.infraEnvId }) } : {},
-        'expired-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, expiresAt: new Date(Date.now() - 60_000) }) },
+        'agent-of-X': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch }) },
+        'agent-of-Y': other ? { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: other.infraEnvId, epoch }) } : {},
+        'expired-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch, expiresAt: new Date(Date.now() - 60_000) }) },
+        // The epochs the template's infra-env had when the two were handed its discovery.ign (its
+        // seeded copies keep the epoch their removal and demotion moved it to).
+        'removed-member-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch: handedEpochs.removed }) },
+        'demoted-member-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch: handedEpochs.demoted }) },
       },
     };
   }
@@ -406,6 +421,25 @@ describe('privilege matrix: every operation × every kind of caller', () => {
       });
       expect(joined.status, await joined.text()).toBe(200);
     }
+    // Two more people, each handed the template infra-env's discovery.ign while a member; then one
+    // is removed and the other made read-only, which supersedes what they were handed.
+    const agentEpochOf = async (token: string) => JSON.parse(Buffer.from(agentUnitOf(await (await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${templates.infraEnv.infraEnvId}/downloads/files?file_name=discovery.ign`, { headers: { Authorization: `Bearer ${token}` } })).text()).token.split('.')[1]!, 'base64url').toString()).epoch as number;
+    const people: Record<'removed' | 'demoted', string> = { removed: '', demoted: '' };
+    for (const who of ['removed', 'demoted'] as const) {
+      const email = `${who}-member@example.com`;
+      people[who] = await idp.idToken(`${who}-member`, email);
+      const invitation = await call('POST', '/organizations/default/invitations', { email, role: 'user' });
+      const joined = await fetch(`${env.runtime.url}/api/assisted-install/v2/organizations/join`, {
+        method: 'POST', headers: { Authorization: `Bearer ${people[who]}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ code: (invitation.body as { code: string }).code }),
+      });
+      expect(joined.status, await joined.text()).toBe(200);
+    }
+    handedEpochs.removed = await agentEpochOf(people.removed);
+    expect((await call('DELETE', `/organizations/default/members/${userIdOf(idp.issuer, 'removed-member')}`)).status).toBe(204);
+    handedEpochs.demoted = await agentEpochOf(people.demoted);
+    expect((await call('PATCH', `/organizations/default/members/${userIdOf(idp.issuer, 'demoted-member')}`, { role: 'read-only' })).status).toBe(200);
+    templates.infraEnv = (await container().store.infraEnvs.get({ orgId: 'default', infraEnvId: templates.infraEnv.infraEnvId }))!;
+    expect([handedEpochs.removed, handedEpochs.demoted, templates.infraEnv.agentTokenEpoch]).toEqual([0, 1, 2]);
     // No follow-ups (cluster judgements) from here on: the worlds stay in the states seeded, and
     // what a refused caller must not change changes only by the calls themselves.
     env.runtime.settings.settleFollowUps = false;
