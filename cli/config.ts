@@ -45,11 +45,14 @@ export function storeCredentials(credentials: Credentials, env: NodeJS.ProcessEn
   return file;
 }
 
-/** Flags beat the environment, which beats the stored login. */
+/** The service `npm start` runs on this machine, where a token is given without a URL. */
+export const localServiceUrl = (env: NodeJS.ProcessEnv = process.env): string => `http://127.0.0.1:${env.ASSISTED_PORT ?? 8090}`;
+
+/** Flags beat the environment, which beats the stored login; a token alone is for the local service. */
 export function resolveCredentials(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv = process.env): Credentials {
   const stored = readStoredCredentials(env);
-  const url = flags.url ?? env.ASSISTED_URL ?? stored.url;
   const token = flags.token ?? env.ASSISTED_TOKEN ?? stored.token;
+  const url = flags.url ?? env.ASSISTED_URL ?? stored.url ?? (token ? localServiceUrl(env) : undefined);
   if (!url || !token) {
     throw new CliError(`not logged in: run \`assisted login --url URL --token-stdin\` (or set ASSISTED_URL and ASSISTED_TOKEN); looked in ${configFile(env)}`, EXIT.usage);
   }

@@ -145,12 +145,13 @@ async function check(name: string, probe: () => Promise<unknown>, into: Record<s
 }
 
 async function refuseTakenPorts(host: string, apiPort: number, dnsPort: number): Promise<void> {
-  if (apiPort !== 0 && (await tcpPortTaken(apiPort, host))) {
-    throw new Error(`port ${apiPort} on ${host} is already in use (another npm start?); stop it or set ASSISTED_PORT to a free port`);
-  }
+  // Both are checked before either is named, so one start says everything that is in the way.
+  const taken: string[] = [];
+  if (apiPort !== 0 && (await tcpPortTaken(apiPort, host))) taken.push(`port ${apiPort} on ${host} is already in use (ASSISTED_PORT, the API)`);
   if (dnsPort !== 0 && ((await udpPortTaken(dnsPort, host)) || (await tcpPortTaken(dnsPort, host)))) {
-    throw new Error(`DNS port ${dnsPort} on ${host} is already in use (another npm start?); stop it or set ASSISTED_DNS_PORT to a free port`);
+    taken.push(`port ${dnsPort} on ${host} is already in use (ASSISTED_DNS_PORT, the DNS stand-in, UDP and TCP)`);
   }
+  if (taken.length > 0) throw new Error(`${taken.join('; ')}. Another npm start? Stop it, or set ${taken.length > 1 ? 'those settings' : 'that setting'} to a free port`);
 }
 
 export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtime> {

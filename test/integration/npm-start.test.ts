@@ -149,8 +149,13 @@ describe('npm start', () => {
       const started = await npmStart(taken, await freePort(), fresh);
       children.push(started.child);
       expect(await exitCode(started.child, 30_000, started.output)).toBe(1);
-      expect(started.output()).toContain(`port ${taken} on 127.0.0.1 is already in use`);
-      expect(started.output()).toContain('ASSISTED_PORT');
+      expect(started.output()).toContain(`port ${taken} on 127.0.0.1 is already in use (ASSISTED_PORT`);
+      expect(existsSync(fresh)).toBe(false);
+      // Both ports taken: both are named at once, not the DNS port at the next try.
+      const both = await npmStart(taken, taken, fresh);
+      children.push(both.child);
+      expect(await exitCode(both.child, 30_000, both.output)).toBe(1);
+      expect(both.output()).toMatch(new RegExp(`port ${taken} on 127\\.0\\.0\\.1 is already in use \\(ASSISTED_PORT.*; port ${taken} on 127\\.0\\.0\\.1 is already in use \\(ASSISTED_DNS_PORT`));
       expect(existsSync(fresh)).toBe(false);
     } finally {
       holder.close();
