@@ -86,9 +86,10 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
   });
   const created = await deps.store.clusters.create(record);
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
-  // Judged at once, so the answer already says what input is missing (upstream waits for its monitor).
-  const cluster = (await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, [])) ?? created;
-  return clusterView(cluster);
+  // Judged at once, so a read right after already says what input is missing. The answer is the
+  // cluster as registered, as upstream's is: its monitor judges a new cluster seconds later.
+  await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, []);
+  return clusterView(created);
 }
 
 /**
@@ -152,8 +153,10 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const key = { orgId: principal.orgId, clusterId };
   // New VIPs are placed with the hosts' interfaces and free-address scans, as upstream does; a scan
   // that lands meanwhile is judged by the cluster's vips-valid validations on the next refresh.
+  // Changed cluster networks must hold a slice for each host.
   const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
-  const hosts = setsVips ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
+  const readsHosts = setsVips || params.cluster_networks !== undefined;
+  const hosts = readsHosts ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
   stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;
