@@ -4,6 +4,7 @@ import {
   applyClusterUpdate,
   BUSY_STATES,
   clusterView,
+  clusterWireView,
   createClusterRecord,
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
@@ -69,9 +70,15 @@ export async function describeCluster(store: Store, cluster: Cluster, options: {
   // The counts and networks read only statuses and inventories: liveness only shows in the hosts.
   const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId }, { liveness: options.withHosts });
   return {
-    ...clusterView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
+    ...clusterWireView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
     host_networks: hostNetworks(hosts),
   };
+}
+
+/** The domain of a signed-in user's email, which upstream records on the clusters they register. */
+function emailDomainOf(principal: Principal): { emailDomain?: string } {
+  const email = principal.kind === 'user' ? principal.email : undefined;
+  return email?.includes('@') ? { emailDomain: email.split('@').pop()! } : {};
 }
 
 export async function registerCluster(deps: ClusterDeps, principal: Principal, params: ClusterCreateParams): Promise<Record<string, unknown>> {
@@ -83,13 +90,15 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
     release,
     userName: actorName(principal),
     softTimeouts: deps.config?.softTimeouts ?? false,
+    // Upstream records the domain of the registering user's email ("Unknown" without one).
+    ...emailDomainOf(principal),
   });
   const created = await deps.store.clusters.create(record);
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
   // Judged at once, so a read right after already says what input is missing. The answer is the
   // cluster as registered, as upstream's is: its monitor judges a new cluster seconds later.
   await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, []);
-  return clusterView(created);
+  return { ...clusterWireView(created), host_networks: [] };
 }
 
 /**

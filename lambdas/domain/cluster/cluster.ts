@@ -463,7 +463,7 @@ const platformOrRefusal = (outcome: PlatformOutcome): Exclude<PlatformOutcome, {
  */
 export function createClusterRecord(
   request: ClusterCreateParams,
-  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean },
+  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean; emailDomain?: string },
 ): Omit<Cluster, 'version'> {
   const params = withNormalizedNetworks(request);
   const name = params.name;
@@ -483,10 +483,10 @@ export function createClusterRecord(
     schedulable_masters_forced_true: true,
     load_balancer: { type: 'cluster-managed' },
     monitored_operators: BUILTIN_OPERATORS,
-    image_info: { created_at: context.now },
     status_info: 'Cluster is not ready for install',
     user_name: context.userName,
     org_soft_timeouts_enabled: context.softTimeouts ?? false,
+    ...(context.emailDomain ? { email_domain: context.emailDomain } : {}),
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
@@ -710,4 +710,37 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
   // its time: some reader needs an attribute the schema does not declare. Until that reader is
   // found, the view keeps the stored attributes.
   return view;
+}
+
+/** How upstream's answers spell a time never set: Go's zero time. */
+export const UNSET_TIME = '0001-01-01T00:00:00.000Z';
+
+/**
+ * The cluster document as upstream's API answers it: clusterView with the fields upstream always
+ * carries, even unset (Go's zero values: empty objects, zero times, a null deletion time), host
+ * counts left out while zero as its omitempty does, and the preparation outcome under its wire
+ * name, last-installation-preparation.
+ */
+export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clusterView>[1] = {}): Record<string, unknown> {
+  const { last_installation_preparation: preparation, ...view } = clusterView(cluster, extras);
+  const a = cluster.attributes;
+  const time = (value: unknown) => (typeof value === 'string' && value !== '' ? value : UNSET_TIME);
+  const wire: Record<string, unknown> = {
+    ...view,
+    'last-installation-preparation': preparation ?? {},
+    ignition_endpoint: a.ignition_endpoint ?? {},
+    deleted_at: null,
+    email_domain: (a.email_domain as string | undefined) ?? 'Unknown',
+    install_started_at: time(a.install_started_at),
+    install_completed_at: time(a.install_completed_at),
+    controller_logs_started_at: time(a.controller_logs_started_at),
+    controller_logs_collected_at: time(a.controller_logs_collected_at),
+    // The cluster's own image_info is a remnant of the v1 API: images belong to infra-envs.
+    image_info: { created_at: '0001-01-01T00:00:00Z', expires_at: UNSET_TIME, ...(isJsonObject(a.image_info) ? a.image_info : {}) },
+    progress: { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(a.progress) ? a.progress : {}) },
+  };
+  for (const count of ['total_host_count', 'enabled_host_count', 'ready_host_count']) {
+    if (wire[count] === 0) delete wire[count];
+  }
+  return wire;
 }
