@@ -165,7 +165,10 @@ describe('networks on create: parsed and shaped, the rest left to the validation
   });
 
   it('refuses a dual-stack service network list with a single-stack cluster network list', () => {
-    expect(outcome(() => create({ service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }] }))).toBe('Expected 2 cluster networks, found 1');
+    const dualStackServices = [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }];
+    expect(outcome(() => create({ service_networks: dualStackServices, cluster_networks: [{ cidr: '10.128.0.0/14', host_prefix: 23 }] }))).toBe('Expected 2 cluster networks, found 1');
+    // Without cluster networks in the request, upstream checks before filling in its default one.
+    expect(outcome(() => create({ service_networks: dualStackServices }))).toBe('Dual-stack cluster cannot be created with empty Machine Networks');
   });
 });
 
