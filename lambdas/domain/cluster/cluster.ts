@@ -351,7 +351,10 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
     machineNetworks: requested.machine ?? stored.machineNetworks,
   };
 
-  const vips = context.hosts ? updatedVips(params, current, context.hosts, target, context) : createdVips(params, target, context);
+  // Upstream checks a create's VIPs and network shapes before it fills in the default networks:
+  // only the lists the request names count there.
+  const asRequested: NetworkLists = { clusterNetworks: requested.cluster ?? [], serviceNetworks: requested.service ?? [], machineNetworks: target.machineNetworks };
+  const vips = context.hosts ? updatedVips(params, current, context.hosts, target, context) : createdVips(params, asRequested, context);
   const result: NetworkLists = { ...target, machineNetworks: vips.machineNetworks.map((cidr) => ({ cidr })) };
   if (context.hosts) {
     const loadBalancer = params.load_balancer ?? current.load_balancer;
