@@ -89,6 +89,14 @@ export function registerClusters(program: Command, cli: Cli): void {
         prefix = Number(flag('clusterNetworkHostPrefix'));
         if (!Number.isInteger(prefix)) throw new CliError('--cluster-network-host-prefix must be an integer', EXIT.usage);
       }
+      // One of the CIDR and the host prefix given: the other is the cluster's first network's.
+      const clusterNetworks = async (cidr: string | undefined, hostPrefix: number | undefined) => {
+        if (cidr !== undefined && hostPrefix !== undefined) return [{ cidr, host_prefix: hostPrefix }];
+        const current = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
+        const first = current.cluster_networks?.[0];
+        if (!first) throw new CliError('the cluster has no cluster network to change: give both --cluster-network and --cluster-network-host-prefix', EXIT.usage);
+        return [{ cidr: cidr ?? first.cidr!, host_prefix: hostPrefix ?? first.host_prefix! }];
+      };
       const umn = flag('userManagedNetworking');
       if (umn !== undefined && umn !== 'true' && umn !== 'false') throw new CliError('--user-managed-networking must be true or false', EXIT.usage);
       const body = {
@@ -99,9 +107,9 @@ export function registerClusters(program: Command, cli: Cli): void {
         ...(options.apiVip ? { api_vips: list(options.apiVip as string[]).map((ip) => ({ ip })) } : {}),
         ...(options.ingressVip ? { ingress_vips: list(options.ingressVip as string[]).map((ip) => ({ ip })) } : {}),
         ...(options.machineNetwork ? { machine_networks: list(options.machineNetwork as string[]).map((cidr) => ({ cidr })) } : {}),
-        ...(flag('clusterNetwork') ? { cluster_network_cidr: flag('clusterNetwork') } : {}),
-        ...(prefix !== undefined ? { cluster_network_host_prefix: prefix } : {}),
-        ...(flag('serviceNetwork') ? { service_network_cidr: flag('serviceNetwork') } : {}),
+        // The service, like upstream's, takes only the network lists: the singular fields are ignored.
+        ...(flag('clusterNetwork') || prefix !== undefined ? { cluster_networks: await clusterNetworks(flag('clusterNetwork'), prefix) } : {}),
+        ...(flag('serviceNetwork') ? { service_networks: [{ cidr: flag('serviceNetwork')! }] } : {}),
         ...(flag('httpProxy') !== undefined ? { http_proxy: flag('httpProxy') } : {}),
         ...(flag('httpsProxy') !== undefined ? { https_proxy: flag('httpsProxy') } : {}),
         ...(flag('proxyExceptions') !== undefined ? { no_proxy: flag('proxyExceptions') } : {}),

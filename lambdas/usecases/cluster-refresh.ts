@@ -89,7 +89,6 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const subject = { ...cluster, attributes: { ...cluster.attributes } };
   if (machineNetwork) {
     subject.attributes.machine_networks = [{ cluster_id: cluster.clusterId, cidr: machineNetwork }];
-    subject.attributes.machine_network_cidr = machineNetwork;
   }
   // The DHCP lease validation times the lease from when the machine network was set: not an API field.
   const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
@@ -136,7 +135,6 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
     next.attributes.validations_info = info;
     if (machineNetwork) {
       next.attributes.machine_networks = subject.attributes.machine_networks;
-      next.attributes.machine_network_cidr = machineNetwork;
       next.attributes.machine_network_cidr_updated_at = now.toISOString();
     }
     if (moved) {

@@ -4,6 +4,7 @@ import {
   applyClusterUpdate,
   BUSY_STATES,
   clusterView,
+  clusterWireView,
   createClusterRecord,
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
@@ -80,9 +81,15 @@ export async function describeCluster(store: Store, cluster: Cluster, options: {
   // The counts and networks read only statuses and inventories: liveness only shows in the hosts.
   const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId }, { liveness: options.withHosts });
   return {
-    ...clusterView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
+    ...clusterWireView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
     host_networks: hostNetworks(hosts),
   };
+}
+
+/** The domain of a signed-in user's email, which upstream records on the clusters they register. */
+function emailDomainOf(principal: Principal): { emailDomain?: string } {
+  const email = principal.kind === 'user' ? principal.email : undefined;
+  return email?.includes('@') ? { emailDomain: email.split('@').pop()! } : {};
 }
 
 export async function registerCluster(deps: ClusterDeps, principal: Principal, params: ClusterCreateParams): Promise<Record<string, unknown>> {
@@ -94,12 +101,15 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
     release,
     userName: actorName(principal),
     softTimeouts: deps.config?.softTimeouts ?? false,
+    // Upstream records the domain of the registering user's email ("Unknown" without one).
+    ...emailDomainOf(principal),
   });
   const created = await deps.store.clusters.create(record);
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
-  // Judged at once, so the answer already says what input is missing (upstream waits for its monitor).
-  const cluster = (await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, [])) ?? created;
-  return withOperatorBundles(clusterView(cluster), cluster);
+  // Judged at once, so a read right after already says what input is missing. The answer is the
+  // cluster as registered, as upstream's is: its monitor judges a new cluster seconds later.
+  await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, []);
+  return withOperatorBundles({ ...clusterWireView(created), host_networks: [] }, created);
 }
 
 /**
@@ -166,8 +176,10 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const key = { orgId: principal.orgId, clusterId };
   // New VIPs are placed with the hosts' interfaces and free-address scans, as upstream does; a scan
   // that lands meanwhile is judged by the cluster's vips-valid validations on the next refresh.
+  // Changed cluster networks must hold a slice for each host.
   const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
-  const hosts = setsVips ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
+  const readsHosts = setsVips || params.cluster_networks !== undefined;
+  const hosts = readsHosts ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
   stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;

@@ -50,21 +50,28 @@ describe('REST API v2 resources', () => {
     expect(cluster).toMatchObject({
       kind: 'Cluster',
       name: 'demo',
-      // Judged at registration: VIPs and a machine network are still missing.
-      status: 'pending-for-input',
+      // The cluster as registered, as upstream answers it; judged right after (upstream: by its monitor).
+      status: 'insufficient',
+      status_info: 'Cluster is not ready for install',
       pull_secret_set: true,
       control_plane_count: 3,
       high_availability_mode: 'Full',
       cpu_architecture: 'x86_64',
       network_type: 'OVNKubernetes',
-      cluster_network_cidr: '10.128.0.0/14',
-      cluster_network_host_prefix: 23,
-      service_network_cidr: '172.30.0.0/16',
-      platform: { type: 'baremetal' },
+      cluster_networks: [{ cidr: '10.128.0.0/14', host_prefix: 23 }],
+      service_networks: [{ cidr: '172.30.0.0/16' }],
+      platform: { type: 'baremetal', external: {} },
       user_managed_networking: false,
+      schedulable_masters_forced_true: true,
+      host_networks: [],
     });
-    expect(cluster.status_info).toMatch(/^User input required/);
-    const validations = JSON.parse(cluster.validations_info) as Record<string, { id: string; status: string }[]>;
+    // Upstream never fills the deprecated singular network fields.
+    for (const field of ['cluster_network_cidr', 'cluster_network_host_prefix', 'service_network_cidr', 'machine_network_cidr']) expect(cluster).not.toHaveProperty(field);
+
+    const judged = (await call('GET', `/clusters/${cluster.id}`)).body;
+    expect(judged).toMatchObject({ status: 'pending-for-input' });
+    expect(judged.status_info).toMatch(/^User input required/);
+    const validations = JSON.parse(judged.validations_info) as Record<string, { id: string; status: string }[]>;
     expect(validations.network!.find((v) => v.id === 'api-vips-defined')!.status).toBe('failure');
     expect(validations.configuration!.find((v) => v.id === 'pull-secret-set')!.status).toBe('success');
     expect(JSON.stringify(cluster)).not.toContain('not-a-real-password');
@@ -95,9 +102,30 @@ describe('REST API v2 resources', () => {
     expect((await call('GET', `/clusters?openshift_cluster_id=${randomUUID()}`)).body).toEqual([]);
   });
 
-  it('registers a single-node cluster with user-managed networking', async () => {
-    const sno = await newCluster({ name: 'sno', control_plane_count: 1 });
-    expect(sno).toMatchObject({ control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, platform: { type: 'none' } });
+  it('registers a single-node cluster with user-managed networking, keeping the VIPs it is sent as upstream does', async () => {
+    const sno = await newCluster({ name: 'sno', control_plane_count: 1, api_vips: [{ ip: '192.168.1.5' }], ingress_vips: [{ ip: '192.168.1.6' }] });
+    expect(sno).toMatchObject({
+      control_plane_count: 1,
+      high_availability_mode: 'None',
+      user_managed_networking: true,
+      platform: { type: 'none' },
+      schedulable_masters_forced_true: true,
+      api_vips: [{ ip: '192.168.1.5' }],
+      ingress_vips: [{ ip: '192.168.1.6' }],
+    });
+  });
+
+  it('refuses what upstream refuses at registration, with its reasons', async () => {
+    const refusals: [Json, RegExp][] = [
+      [{ disk_encryption: { enable_on: 'all', mode: 'tang' } }, /^Setting Tang mode but tang_servers isn't set$/],
+      [{ network_type: 'OpenShiftSDN', openshift_version: '4.18' }, /^Openshift version 4\.18\.\d+ is not supported for OpenShiftSDN NetworkType$/],
+      [{ vip_dhcp_allocation: true, platform: { type: 'none' } }, /VIP Automatic Allocation.*None Platform Integration|None Platform Integration.*VIP Automatic Allocation/],
+    ];
+    for (const [extra, reason] of refusals) {
+      const refused = await call('POST', '/clusters', { name: 'refused', openshift_version: await version(), pull_secret: PULL_SECRET, ...extra });
+      expect(refused.status, JSON.stringify(extra)).toBe(400);
+      expect(refused.body.reason).toMatch(reason);
+    }
   });
 
   it('installs a bundle\'s operators with their dependencies, tells the bundles back, and refuses what upstream refuses', async () => {
@@ -140,7 +168,7 @@ describe('REST API v2 resources', () => {
     const updated = await call('PATCH', `/clusters/${cluster.id}`, { name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key });
     expect(updated.status, JSON.stringify(updated.body)).toBe(201);
     expectMatchesSchema('V2UpdateCluster', 201, updated.body);
-    expect(updated.body).toMatchObject({ name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key, machine_network_cidr: '192.168.127.0/24', api_vips: [{ ip: '192.168.127.100' }] });
+    expect(updated.body).toMatchObject({ name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key, machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }] });
 
     const outside = await call('PATCH', `/clusters/${cluster.id}`, { api_vips: [{ ip: '10.0.0.5' }] });
     expect(outside.status).toBe(400);
@@ -148,7 +176,7 @@ describe('REST API v2 resources', () => {
     // No host has reported yet: VIPs inside the machine network it was created with are kept.
     const noHosts = await call('PATCH', `/clusters/${cluster.id}`, { api_vips: [{ ip: '192.168.127.102' }], ingress_vips: [{ ip: '192.168.127.103' }] });
     expect(noHosts.status, JSON.stringify(noHosts.body)).toBe(201);
-    expect(noHosts.body).toMatchObject({ machine_network_cidr: '192.168.127.0/24', api_vips: [{ ip: '192.168.127.102' }] });
+    expect(noHosts.body).toMatchObject({ machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.102' }] });
 
     await container().store.clusters.mutate({ orgId: 'default', clusterId: cluster.id }, (c) => ({ ...c, status: 'installing' }));
     const refused = await call('PATCH', `/clusters/${cluster.id}`, { name: 'late' });

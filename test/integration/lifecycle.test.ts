@@ -96,7 +96,7 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
     const clusterInfo = JSON.parse(cluster.validations_info) as Record<string, { id: string; status: string; message: string }[]>;
     const clusterFailing = Object.values(clusterInfo).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`);
     expect({ status: cluster.status, failing: clusterFailing }).toEqual({ status: 'ready', failing: [] });
-    expect(cluster.machine_network_cidr).toBe('192.168.111.0/24');
+    expect(cluster.machine_networks).toMatchObject([{ cidr: '192.168.111.0/24' }]);
     expect(cluster.ready_host_count).toBe(5);
 
     const events = ((await call('GET', `/events?cluster_id=${clusterId}`, undefined, user())).body as Json[]).map((e) => e.message as string);

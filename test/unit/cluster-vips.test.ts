@@ -80,8 +80,10 @@ describe('VIP rules on create', () => {
     ['VIPs with user-managed networking', { user_managed_networking: true, platform: { type: 'none' }, api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'API VIPs cannot be set with User Managed Networking'],
     ['DHCP with user-managed networking', { user_managed_networking: true, platform: { type: 'none' }, vip_dhcp_allocation: true }, 'VIP DHCP Allocation cannot be set with User Managed Networking'],
     ['VIPs in DHCP mode', { vip_dhcp_allocation: true, api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'Setting API VIPs is forbidden when cluster is in vip-dhcp-allocation mode'],
-    ['VIPs on a single node', { control_plane_count: 1, api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'API VIPs cannot be set with User Managed Networking'],
-    ['a single node without user-managed networking', { control_plane_count: 1, user_managed_networking: false }, 'User Managed Networking must be enabled on single node OpenShift'],
+    // Upstream checks the VIPs before a single node's user-managed networking is set, and keeps them (issue 43).
+    ['VIPs on a single node', { control_plane_count: 1, api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'accepted'],
+    ['VIPs on a single node with user-managed networking sent', { control_plane_count: 1, user_managed_networking: true, api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'API VIPs cannot be set with User Managed Networking'],
+    ['a single node without user-managed networking', { control_plane_count: 1, user_managed_networking: false }, "Can't disable user-managed-networking on single node OpenShift"],
     ['a single node with DHCP VIPs', { control_plane_count: 1, vip_dhcp_allocation: true }, 'VIP DHCP Allocation cannot be enabled on single node OpenShift'],
     ['dual-stack VIPs before OpenShift 4.12', { ...DUAL_STACK_NETWORKS, machine_networks: networks(LAB, 'fd00::/64'), api_vips: vips('192.168.127.5', 'fd00::5'), ingress_vips: vips('192.168.127.6', 'fd00::6') }, 'dual-stack VIPs are not supported in OpenShift 4.11.0', '4.11.0'],
     ['IPv6-primary machine networks before OpenShift 4.12', { ...DUAL_STACK_NETWORKS, machine_networks: networks('fd00::/64', LAB), api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'First machine networks has to be IPv4 subnet (IPv6-primary dual-stack requires OpenShift 4.12+), got fd00::/64', '4.11.0'],
@@ -89,13 +91,25 @@ describe('VIP rules on create', () => {
     expect(outcome(() => create(params, version))).toBe(expected);
   });
 
-  it('stores what it accepted, each VIP unverified until an agent checks it', () => {
+  it('stores what it accepted, the VIPs without a verification until a check with the hosts sets one (as upstream registers them)', () => {
     const cluster = create({ machine_networks: networks(LAB), api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') });
     expect(cluster.attributes).toMatchObject({
       machine_networks: [{ cidr: LAB }],
-      api_vips: [{ ip: '192.168.127.5', verification: 'unverified' }],
-      ingress_vips: [{ ip: '192.168.127.6', verification: 'unverified' }],
+      api_vips: [{ ip: '192.168.127.5' }],
+      ingress_vips: [{ ip: '192.168.127.6' }],
       machine_network_cidr_updated_at: NOW,
+    });
+    expect(cluster.attributes.api_vips?.[0]).not.toHaveProperty('verification');
+  });
+
+  it('keeps the VIPs a single node is sent, with user-managed networking and platform none', () => {
+    const cluster = create({ control_plane_count: 1, api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') });
+    expect(cluster.attributes).toMatchObject({
+      api_vips: [{ ip: '192.168.127.5' }],
+      ingress_vips: [{ ip: '192.168.127.6' }],
+      user_managed_networking: true,
+      platform: { type: 'none' },
+      schedulable_masters_forced_true: true,
     });
   });
 });
@@ -134,7 +148,7 @@ describe('VIP rules on update', () => {
     ['VIPs on a user-managed-networking cluster', () => haCluster({ user_managed_networking: true, platform: { type: 'none' } }), { api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, labHosts(), 'API VIPs cannot be set with User Managed Networking'],
     ['VIPs on a DHCP cluster', () => haCluster({ vip_dhcp_allocation: true }), { api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, labHosts(), 'Setting API VIPs is forbidden when cluster is in vip-dhcp-allocation mode'],
     ['the machine network of a DHCP cluster', () => haCluster({ vip_dhcp_allocation: true }), { machine_networks: networks(LAB) }, [], 'accepted'],
-    ['a single node leaving user-managed networking', () => create({ control_plane_count: 1 }), { user_managed_networking: false }, [], 'disabling UserManagedNetworking is not allowed in single node mode'],
+    ['a single node leaving user-managed networking', () => create({ control_plane_count: 1 }), { user_managed_networking: false }, [], 'disabling User Managed Networking or setting platform different than none or oci platforms is not allowed in single node Openshift'],
     ['a single node\'s machine network', () => create({ control_plane_count: 1 }), { machine_networks: networks(LAB) }, [], 'accepted'],
     ['wrong family: two IPv4 Ingress VIPs', () => haCluster({ ...DUAL_STACK_NETWORKS, machine_networks: networks(LAB, 'fd00::/64') }), { api_vips: vips('192.168.127.5', 'fd00::5'), ingress_vips: vips('192.168.127.6', '192.168.127.7') }, [], 'dual-stack ingressVips must include exactly one IPv6 address'],
     [
@@ -151,7 +165,9 @@ describe('VIP rules on update', () => {
 
   it('stores the machine network calculated from the VIPs and the hosts', () => {
     const updated = update(haCluster(), { api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6'), machine_networks: [] }, labHosts());
-    expect(updated.attributes).toMatchObject({ machine_networks: [{ cidr: LAB }], machine_network_cidr: LAB, api_vips: [{ ip: '192.168.127.5', verification: 'unverified' }] });
+    expect(updated.attributes).toMatchObject({ machine_networks: [{ cidr: LAB }], api_vips: [{ ip: '192.168.127.5', verification: 'unverified' }] });
+    // Upstream neither reads nor fills the deprecated singular machine_network_cidr.
+    expect(updated.attributes).not.toHaveProperty('machine_network_cidr');
   });
 
   it('keeps the VIPs and their verification when the update does not touch them', () => {

@@ -339,3 +339,35 @@ export function isPlatformSupported(
   const { level } = featureSupportLevel(platformFeature(platformType, externalPlatformName), { openshiftVersion, cpuArchitecture });
   return level !== 'unsupported' && level !== 'unavailable';
 }
+
+/**
+ * The features a cluster uses that cannot go together, as upstream refuses a create or an update
+ * (featuresupport ValidateIncompatibleFeatures): the first feature, in the catalogue's order, whose
+ * incompatibilities for the version include another used feature. Upstream walks its features in
+ * Go map order, so which of the two it names first varies from one request to the next.
+ */
+export function incompatibleFeaturePair(active: readonly FeatureId[], openshiftVersion: string): [FeatureId, FeatureId] | undefined {
+  const e: Evaluation = { version: requireOpenshiftVersion(openshiftVersion), arch: 'x86_64' };
+  const used = new Set(active);
+  for (const id of featureIds()) {
+    if (!used.has(id)) continue;
+    const other = incompatibleFeatures(FEATURES[id]!, e).find((candidate) => used.has(candidate));
+    if (other !== undefined) return [id, other];
+  }
+  return undefined;
+}
+
+/**
+ * The first used feature (catalogue order) that the CPU architecture cannot have on the version:
+ * either incompatible with the architecture or unavailable for it (upstream's isFeaturesCompatible).
+ * Evaluated without a platform, as upstream's check is.
+ */
+export function featureUnavailableForArchitecture(active: readonly FeatureId[], openshiftVersion: string, cpuArchitecture: string): FeatureId | undefined {
+  const used = new Set(active);
+  return featureIds().find((id) => used.has(id) && featureSupportLevel(id, { openshiftVersion, cpuArchitecture }).level === 'unavailable');
+}
+
+/** Whether a feature is offered at all for the version and architecture (upstream's IsFeatureAvailable). */
+export function isFeatureAvailableForArchitecture(id: FeatureId, openshiftVersion: string, cpuArchitecture: string): boolean {
+  return featureSupportLevel(id, { openshiftVersion, cpuArchitecture }).level !== 'unavailable';
+}

@@ -16,15 +16,20 @@ import {
   vipConfigurationProblems,
   type VipConfiguration,
 } from '../network/cluster-vips.js';
-import type { MachineNetworkHost } from '../network/machine-network.js';
+import { normalizeCidr, type MachineNetworkHost } from '../network/machine-network.js';
+import {
+  clusterCidrSizeProblem,
+  clusterOrServiceCidrProblem,
+  hostPrefixProblem,
+  machineCidrProblem,
+  networksOverlapProblem,
+  unparsableNetworkProblems,
+} from '../network/network-cidrs.js';
 import {
   baseDomainProblem,
-  cidrProblem,
   clusterNameProblem,
-  hostPrefixProblem,
   noProxyProblem,
   ntpSourcesProblem,
-  overlaps,
   parseCidr,
   proxyUrlProblem,
   pullSecretProblem,
@@ -40,6 +45,10 @@ import {
   withOlmOperators,
   type OperatorSelection,
 } from './cluster-operators.js';
+import { normalizeCpuArchitecture } from '../catalogues/feature-support.js';
+import { isBelow } from '../core/ocp-version.js';
+import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
+import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
 
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
@@ -60,16 +69,40 @@ function list<T>(value: unknown): T[] | undefined {
   return Array.isArray(value) ? (value as T[]) : undefined;
 }
 
-/** control_plane_count wins; the deprecated high_availability_mode still works as upstream. */
-function controlPlane(params: Params, current?: ClusterAttributes): { count: number; mode: 'Full' | 'None' } {
-  const requested = params.control_plane_count as number | undefined;
-  const mode = params.high_availability_mode as 'Full' | 'None' | undefined;
-  if (requested !== undefined && mode !== undefined && (requested === 1) !== (mode === 'None')) {
-    throw badRequest(`control_plane_count ${requested} contradicts high_availability_mode ${mode}; send only control_plane_count`);
+/** Control plane counts from this OpenShift version on may be 4 or 5 (upstream's MinimumVersionForNonStandardHAOCPControlPlane). */
+const NON_STANDARD_HA_CONTROL_PLANE_VERSION = '4.18';
+/** Two control planes (an arbiter cluster) from this version on (MinimumVersionForArbiterClusters). */
+const TWO_CONTROL_PLANES_VERSION = '4.19';
+const MAX_CONTROL_PLANES = 5;
+
+/** Upstream's rules tying the availability mode to the control plane count (validateHighAvailabilityWithControlPlaneCount). */
+export function controlPlaneProblem(mode: string, count: number, openshiftVersion: string): string | undefined {
+  if (mode === 'None' && count !== 1) return 'single-node clusters must have a single control plane node';
+  if (mode !== 'Full') return undefined;
+  if (count !== 3 && isBelow(openshiftVersion, NON_STANDARD_HA_CONTROL_PLANE_VERSION)) {
+    return `there should be exactly 3 dedicated control plane nodes for high availability mode Full in openshift version older than ${NON_STANDARD_HA_CONTROL_PLANE_VERSION}`;
   }
-  const count = requested ?? (mode === 'None' ? 1 : mode === 'Full' ? 3 : ((current?.control_plane_count as number | undefined) ?? 3));
-  if (![1, 2, 3, 4, 5].includes(count)) throw badRequest(`control_plane_count must be 1 (single node), 2, 3, 4 or 5, not ${count}`);
-  return { count, mode: count === 1 ? 'None' : 'Full' };
+  const twoSupported = !isBelow(openshiftVersion, TWO_CONTROL_PLANES_VERSION);
+  const min = twoSupported ? 2 : 3;
+  if (count < min || count > MAX_CONTROL_PLANES) {
+    const since = twoSupported ? TWO_CONTROL_PLANES_VERSION : NON_STANDARD_HA_CONTROL_PLANE_VERSION;
+    return `there should be ${min}-${MAX_CONTROL_PLANES} dedicated control plane nodes for high availability mode Full in openshift version ${since} or newer`;
+  }
+  return undefined;
+}
+
+/**
+ * A new cluster's control plane: control_plane_count, else the deprecated high_availability_mode
+ * (None: one, Full: three), else three; the mode follows the count unless both are sent
+ * (upstream's GetDefaultHighAvailabilityAndMasterCountParams), and the two must agree.
+ */
+function createdControlPlane(params: Params, openshiftVersion: string): { count: number; mode: 'Full' | 'None' } {
+  const requested = params.control_plane_count as number | undefined;
+  const requestedMode = params.high_availability_mode as 'Full' | 'None' | undefined;
+  const count = requested ?? (requestedMode === 'None' ? 1 : 3);
+  const mode = requestedMode ?? (count === 1 ? 'None' : 'Full');
+  check(controlPlaneProblem(mode, count, openshiftVersion));
+  return { count, mode };
 }
 
 interface NetworkingContext {
@@ -79,6 +112,8 @@ interface NetworkingContext {
   now: string;
   /** On update: the cluster's hosts, whose interfaces and free-address scans place the VIPs. */
   hosts?: readonly MachineNetworkHost[];
+  /** On update: the networking mode the platform rules settled, if the request changes it. */
+  userManagedNetworking?: boolean;
 }
 
 interface NetworkLists {
@@ -128,7 +163,11 @@ function refuse(problems: readonly (string | undefined)[]): void {
   if (reasons.length > 0) throw badRequest(reasons.join('; '));
 }
 
-/** Upstream's registration checks of VIPs (ValidateClusterCreateIPAddresses), then its single-node rules. */
+/**
+ * Upstream's registration checks of VIPs (ValidateClusterCreateIPAddresses), made with the
+ * networking modes as the request sends them: a single node's user-managed networking is set
+ * after them, so upstream stores the VIPs a single node sends (and never uses them).
+ */
 function createdVips(params: Params, networks: NetworkLists, context: NetworkingContext): VipOutcome {
   const apiVips = vipIps(params.api_vips) ?? [];
   const ingressVips = vipIps(params.ingress_vips) ?? [];
@@ -136,20 +175,12 @@ function createdVips(params: Params, networks: NetworkLists, context: Networking
   const requestedDhcp = params.vip_dhcp_allocation as boolean | undefined;
   refuse([dualStackVipsProblem(apiVips.length, ingressVips.length, context.openshiftVersion, context.cpuArchitecture)]);
   refuse(vipConfigurationProblems(vipConfiguration({ apiVips, ingressVips }, networks, { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer: params.load_balancer }, context)));
-  if (context.singleNode) {
-    if (requestedUmn === false) throw badRequest('User Managed Networking must be enabled on single node OpenShift');
-    if (requestedDhcp === true) throw badRequest('VIP DHCP Allocation cannot be enabled on single node OpenShift');
-    // A single node defaults to user-managed networking after upstream has checked the VIPs, so
-    // upstream stores VIPs nothing will use. Refused here, in the words upstream uses when
-    // user_managed_networking is sent.
-    refuse([userManagedNetworkingVipProblem(apiVips, ingressVips, false)]);
-  }
   return {
     apiVipIps: apiVips,
     ingressVipIps: ingressVips,
     machineNetworks: cidrsOf(networks.machineNetworks),
     machineNetworksChanged: networks.machineNetworks.length > 0,
-    userManagedNetworking: requestedUmn ?? context.singleNode,
+    userManagedNetworking: requestedUmn === true,
     vipDhcpAllocation: requestedDhcp ?? false,
   };
 }
@@ -163,7 +194,7 @@ function createdVips(params: Params, networks: NetworkLists, context: Networking
 function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly MachineNetworkHost[], networks: NetworkLists, context: NetworkingContext): VipOutcome {
   const requestedApi = vipIps(params.api_vips);
   const requestedIngress = vipIps(params.ingress_vips);
-  const requestedMachineNetworks = list<Network>(params.machine_networks) ?? (params.machine_network_cidr ? [{ cidr: params.machine_network_cidr as string }] : undefined);
+  const requestedMachineNetworks = list<Network>(params.machine_networks);
   const requestedUmn = params.user_managed_networking as boolean | undefined;
   const requestedDhcp = params.vip_dhcp_allocation as boolean | undefined;
   const storedApi = vipIps(current.api_vips) ?? [];
@@ -191,7 +222,8 @@ function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly
   refuse(vipConfigurationProblems(target));
   if (context.singleNode && requestedUmn === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
 
-  const userManagedNetworking = requestedUmn ?? storedUmn;
+  // As the platform rules settled it (cluster-platform.ts): a platform change may carry it along.
+  const userManagedNetworking = context.userManagedNetworking ?? storedUmn;
   // A change of networking mode starts from no machine network, unless the request names one.
   const machineNetworksBase = userManagedNetworking !== storedUmn || (!userManagedNetworking && dhcpModeChanging) ? [] : storedMachineNetworks;
   const machineNetworks = requestedMachineNetworks ? cidrsOf(requestedMachineNetworks) : machineNetworksBase;
@@ -230,65 +262,122 @@ function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly
   });
 }
 
-/**
- * Networking as upstream models it/**
- * Networking as upstream models it: the legacy singular fields mirror the first entry of the
- * plural lists. Validates CIDRs, host prefixes, overlaps and VIP placement.
- */
-function networking(params: Params, clusterId: string, current: ClusterAttributes, context: NetworkingContext): ClusterAttributes {
-  const clusterNetworks: Network[] =
-    list<Network>(params.cluster_networks) ??
-    (params.cluster_network_cidr !== undefined || params.cluster_network_host_prefix !== undefined
-      ? [{
-          cidr: (params.cluster_network_cidr as string | undefined) ?? (current.cluster_network_cidr as string | undefined) ?? CLUSTER_DEFAULTS.clusterNetworkCidr,
-          host_prefix: (params.cluster_network_host_prefix as number | undefined) ?? (current.cluster_network_host_prefix as number | undefined) ?? CLUSTER_DEFAULTS.clusterNetworkHostPrefix,
-        }]
-      : undefined) ??
-    list<Network>(current.cluster_networks) ?? [{ cidr: CLUSTER_DEFAULTS.clusterNetworkCidr, host_prefix: CLUSTER_DEFAULTS.clusterNetworkHostPrefix }];
-  const serviceNetworks: Network[] =
-    list<Network>(params.service_networks) ??
-    (params.service_network_cidr !== undefined ? [{ cidr: params.service_network_cidr as string }] : undefined) ??
-    list<Network>(current.service_networks) ?? [{ cidr: CLUSTER_DEFAULTS.serviceNetworkCidr }];
-  const machineNetworks: Network[] =
-    list<Network>(params.machine_networks) ??
-    (params.machine_network_cidr ? [{ cidr: params.machine_network_cidr as string }] : undefined) ??
-    list<Network>(current.machine_networks) ?? [];
+/** A request's network list with each CIDR in network form, as upstream stores it ("10.128.0.1/14" becomes "10.128.0.0/14"). */
+function normalizedNetworks(value: unknown): Network[] | undefined {
+  return list<Network>(value)?.map((network) => ({ ...network, cidr: normalizeCidr(network.cidr) ?? network.cidr }));
+}
 
-  const named: [string, Network][] = [
-    ...clusterNetworks.map((n): [string, Network] => ['cluster network', n]),
-    ...serviceNetworks.map((n): [string, Network] => ['service network', n]),
-    ...machineNetworks.map((n): [string, Network] => ['machine network', n]),
-  ];
-  for (const [kind, network] of named) check(cidrProblem(kind, network.cidr));
-  for (const network of clusterNetworks) {
-    if (network.host_prefix === undefined) throw badRequest(`cluster network ${network.cidr} needs a host_prefix`);
-    check(hostPrefixProblem(network.cidr, network.host_prefix));
+/** The request with its network lists in network form; the deprecated singular network fields dropped, as upstream ignores them. */
+function withNormalizedNetworks<T extends ClusterCreateParams | ClusterUpdateParams>(params: T): T {
+  const { cluster_network_cidr: _c, cluster_network_host_prefix: _h, service_network_cidr: _s, machine_network_cidr: _m, ...rest } = params as Params;
+  const normalized: Params = { ...rest };
+  for (const field of ['cluster_networks', 'service_networks', 'machine_networks']) {
+    const networks = normalizedNetworks(params[field as keyof T]);
+    if (networks) normalized[field] = networks;
   }
-  for (let i = 0; i < named.length; i++) {
-    for (let j = i + 1; j < named.length; j++) {
-      const [kindA, a] = named[i]!;
-      const [kindB, b] = named[j]!;
-      if (overlaps(parseCidr(a.cidr)!, parseCidr(b.cidr)!)) throw badRequest(`${kindA} ${a.cidr} overlaps ${kindB} ${b.cidr}`);
+  return normalized as T;
+}
+
+/**
+ * The checks upstream makes of networks an update changes (updateNetworks): sizes, host prefixes,
+ * and the networks at each index not overlapping. A create leaves all of these to the cluster's
+ * validations.
+ */
+function changedNetworksProblem(
+  requested: { cluster?: Network[]; service?: Network[]; machine?: Network[] },
+  stored: NetworkLists,
+  result: NetworkLists,
+  context: { singleNode: boolean; userManagedLoadBalancer: boolean; userManagedNetworking: boolean; vipDhcpAllocation: boolean; hostCount: number },
+): string | undefined {
+  const differs = (a: readonly Network[], b: readonly Network[]) =>
+    JSON.stringify(a.map((n) => [n.cidr, n.host_prefix ?? null])) !== JSON.stringify(b.map((n) => [n.cidr, n.host_prefix ?? null]));
+  if (requested.cluster && differs(requested.cluster, stored.clusterNetworks)) {
+    for (const network of requested.cluster) {
+      const cidr = clusterOrServiceCidrProblem(network.cidr);
+      if (cidr) return `Cluster network CIDR ${network.cidr}: ${cidr}`;
+      const prefix = hostPrefixProblem(network.host_prefix);
+      if (prefix) return `Cluster network host prefix ${network.host_prefix ?? 0}: ${prefix}`;
+      const size = clusterCidrSizeProblem(network.host_prefix!, network.cidr, context.hostCount);
+      if (size) return `Cluster CIDR size: ${size}`;
     }
   }
-  if (clusterNetworks.length > 2 || serviceNetworks.length > 2) {
-    throw badRequest('at most two cluster and two service networks (one per IP family, for dual-stack)');
+  if (requested.service && differs(requested.service, stored.serviceNetworks)) {
+    for (const network of requested.service) {
+      const cidr = clusterOrServiceCidrProblem(network.cidr);
+      if (cidr) return `Service network CIDR ${network.cidr}: ${cidr}`;
+    }
+  }
+  if (requested.machine && differs(requested.machine, stored.machineNetworks)) {
+    for (const network of requested.machine) {
+      const cidr = machineCidrProblem(network.cidr, context.singleNode, context.userManagedLoadBalancer);
+      if (cidr) return `Machine network CIDR '${network.cidr}': ${cidr}`;
+    }
+  }
+  const firstMachine = requested.machine?.[0]?.cidr;
+  if (firstMachine && context.vipDhcpAllocation && parseCidr(firstMachine)?.family === 6) {
+    return `VIP DHCP allocation is unsupported with IPv6 network ${result.machineNetworks[0]?.cidr ?? firstMachine}`;
+  }
+  if (!requested.cluster && !requested.service && !requested.machine) return undefined;
+  for (const [index, clusterNetwork] of result.clusterNetworks.entries()) {
+    const problem = networksOverlapProblem(
+      result.machineNetworks[index]?.cidr ?? '',
+      clusterNetwork.cidr,
+      result.serviceNetworks[index]?.cidr ?? '',
+      context.userManagedNetworking,
+    );
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * Networking as upstream models it: the plural lists only (upstream's v2 API ignores the
+ * deprecated cluster_network_cidr, cluster_network_host_prefix, service_network_cidr and
+ * machine_network_cidr of a request, and never fills them). A create parses the networks and
+ * checks the VIPs; sizes, host prefixes and overlaps fail the cluster's validations later. An
+ * update checks the networks it changes at once.
+ */
+function networking(params: Params, clusterId: string, current: ClusterAttributes, context: NetworkingContext): ClusterAttributes {
+  const requested = {
+    cluster: list<Network>(params.cluster_networks),
+    service: list<Network>(params.service_networks),
+    machine: list<Network>(params.machine_networks),
+  };
+  refuse(unparsableNetworkProblems({ machine: requested.machine ?? [], service: requested.service ?? [], cluster: requested.cluster ?? [] }));
+  const stored: NetworkLists = {
+    clusterNetworks: list<Network>(current.cluster_networks) ?? [{ cidr: CLUSTER_DEFAULTS.clusterNetworkCidr, host_prefix: CLUSTER_DEFAULTS.clusterNetworkHostPrefix }],
+    serviceNetworks: list<Network>(current.service_networks) ?? [{ cidr: CLUSTER_DEFAULTS.serviceNetworkCidr }],
+    machineNetworks: list<Network>(current.machine_networks) ?? [],
+  };
+  const target: NetworkLists = {
+    clusterNetworks: requested.cluster ?? stored.clusterNetworks,
+    serviceNetworks: requested.service ?? stored.serviceNetworks,
+    machineNetworks: requested.machine ?? stored.machineNetworks,
+  };
+
+  // Upstream checks a create's VIPs and network shapes before it fills in the default networks:
+  // only the lists the request names count there.
+  const asRequested: NetworkLists = { clusterNetworks: requested.cluster ?? [], serviceNetworks: requested.service ?? [], machineNetworks: target.machineNetworks };
+  const vips = context.hosts ? updatedVips(params, current, context.hosts, target, context) : createdVips(params, asRequested, context);
+  const result: NetworkLists = { ...target, machineNetworks: vips.machineNetworks.map((cidr) => ({ cidr })) };
+  if (context.hosts) {
+    const loadBalancer = params.load_balancer ?? current.load_balancer;
+    check(changedNetworksProblem(requested, stored, result, {
+      singleNode: context.singleNode,
+      userManagedLoadBalancer: isUserManagedLoadBalancer(loadBalancer),
+      userManagedNetworking: vips.userManagedNetworking,
+      vipDhcpAllocation: vips.vipDhcpAllocation,
+      hostCount: context.hosts.length,
+    }));
   }
 
-  const vips = context.hosts
-    ? updatedVips(params, current, context.hosts, { machineNetworks, serviceNetworks, clusterNetworks }, context)
-    : createdVips(params, { machineNetworks, serviceNetworks, clusterNetworks }, context);
-
   return {
-    cluster_networks: clusterNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr, host_prefix: n.host_prefix })),
-    service_networks: serviceNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
-    cluster_network_cidr: clusterNetworks[0]?.cidr,
-    cluster_network_host_prefix: clusterNetworks[0]?.host_prefix,
-    service_network_cidr: serviceNetworks[0]?.cidr,
-    machine_network_cidr: vips.machineNetworks[0],
-    machine_networks: vips.machineNetworks.map((cidr) => ({ cluster_id: clusterId, cidr })),
-    api_vips: vips.apiVips ?? vips.apiVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' as const })),
-    ingress_vips: vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, verification: 'unverified' as const })),
+    cluster_networks: result.clusterNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr, ...(n.host_prefix ? { host_prefix: n.host_prefix } : {}) })),
+    service_networks: result.serviceNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
+    machine_networks: result.machineNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
+    // Upstream stores a VIP's verification once a check with the hosts has set it, never at registration.
+    api_vips: vips.apiVips ?? vips.apiVipIps.map((ip) => ({ cluster_id: clusterId, ip, ...(context.hosts ? { verification: 'unverified' as const } : {}) })),
+    ingress_vips: vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, ...(context.hosts ? { verification: 'unverified' as const } : {}) })),
     user_managed_networking: vips.userManagedNetworking,
     vip_dhcp_allocation: vips.vipDhcpAllocation,
     ...(vips.machineNetworksChanged ? { machine_network_cidr_updated_at: context.now } : {}),
@@ -320,14 +409,63 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   return out;
 }
 
+/**
+ * Tang disk encryption names its servers, each a URL with a thumbprint (upstream's
+ * ValidateDiskEncryptionParams).
+ */
+export function diskEncryptionProblem(encryption: unknown): string | undefined {
+  if (!isJsonObject(encryption) || encryption.mode !== 'tang') return undefined;
+  const servers = typeof encryption.tang_servers === 'string' ? encryption.tang_servers : '';
+  if (servers === '') return "Setting Tang mode but tang_servers isn't set";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(servers);
+  } catch (error) {
+    return `Unable to unmarshal tang_servers: ${(error as Error).message}`;
+  }
+  if (parsed !== null && !Array.isArray(parsed)) return 'Unable to unmarshal tang_servers: tang_servers must be a JSON list of {"url", "thumbprint"}';
+  for (const server of (parsed as unknown[] | null) ?? []) {
+    const url = isJsonObject(server) && typeof server.url === 'string' ? server.url : '';
+    if (!isRequestUri(url)) return `Tang URL isn't valid: parse "${url}": invalid URI for request`;
+    if (!isJsonObject(server) || typeof server.thumbprint !== 'string' || server.thumbprint === '') return "Tang thumbprint isn't set";
+  }
+  return undefined;
+}
+
+/** Go's url.ParseRequestURI: an absolute URL or an absolute path. */
+function isRequestUri(text: string): boolean {
+  if (text.startsWith('/')) return true;
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(text) && URL.canParse(text);
+}
+
+/** Disk encryption with upstream's defaults for what the request leaves out: off, with TPM v2. */
+function withDiskEncryptionDefaults(encryption: unknown): ClusterAttributes['disk_encryption'] {
+  const given = isJsonObject(encryption) ? encryption : {};
+  return { ...given, enable_on: (given.enable_on as 'none' | undefined) ?? 'none', mode: (given.mode as 'tpmv2' | undefined) ?? 'tpmv2' };
+}
+
+/** Upstream answers every platform with its external settings, empty unless the platform is external. */
+function withEmptyExternal(platform: Platform): Platform {
+  return { ...platform, external: platform.external ?? {} };
+}
+
+const platformOrRefusal = (outcome: PlatformOutcome): Exclude<PlatformOutcome, { problem: string }> => {
+  if ('problem' in outcome) throw badRequest(outcome.problem);
+  return outcome;
+};
+
+/**
+ * A new cluster, checked and defaulted as upstream's registration does: control plane, VIPs and
+ * networks as sent, then the platform and networking mode, the single-node rules, disk
+ * encryption, and the features the result uses; the name and pull secret last.
+ */
 export function createClusterRecord(
-  params: ClusterCreateParams,
-  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean },
+  request: ClusterCreateParams,
+  context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean; emailDomain?: string },
 ): Omit<Cluster, 'version'> {
+  const params = withNormalizedNetworks(request);
   const name = params.name;
-  check(clusterNameProblem(name));
-  check(pullSecretProblem(params.pull_secret));
-  const { count, mode } = controlPlane(params);
+  const { count, mode } = createdControlPlane(params, context.release.openshiftVersion);
   const singleNode = count === 1;
   const attributes: ClusterAttributes = {
     kind: 'Cluster',
@@ -339,15 +477,16 @@ export function createClusterRecord(
     hyperthreading: 'all',
     network_type: 'OVNKubernetes',
     schedulable_masters: false,
-    schedulable_masters_forced_true: !singleNode,
-    disk_encryption: { enable_on: 'none', mode: 'tpmv2' },
+    // Upstream registers every cluster with it set; its monitor does not revisit it.
+    schedulable_masters_forced_true: true,
     load_balancer: { type: 'cluster-managed' },
     monitored_operators: builtinMonitoredOperators(),
-    image_info: { created_at: context.now },
     status_info: 'Cluster is not ready for install',
     user_name: context.userName,
     org_soft_timeouts_enabled: context.softTimeouts ?? false,
+    ...(context.emailDomain ? { email_domain: context.emailDomain } : {}),
     ...simpleFields(params),
+    disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
   Object.assign(attributes, networking(params, context.clusterId, attributes, {
     singleNode,
@@ -355,10 +494,30 @@ export function createClusterRecord(
     cpuArchitecture: context.release.cpuArchitecture,
     now: context.now,
   }));
-  attributes.platform = params.platform ?? { type: attributes.user_managed_networking ? 'none' : 'baremetal' };
-  checkPlatform(attributes);
+  const requestedArchitecture = normalizeCpuArchitecture(params.cpu_architecture);
+  const settled = platformOrRefusal(createdPlatform({
+    platform: params.platform as Platform | undefined,
+    userManagedNetworking: params.user_managed_networking ?? undefined,
+    controlPlaneCount: count,
+    cpuArchitecture: requestedArchitecture,
+  }));
+  attributes.platform = settled.platform && withEmptyExternal(settled.platform);
+  if (settled.userManagedNetworking === undefined) delete attributes.user_managed_networking;
+  else attributes.user_managed_networking = settled.userManagedNetworking;
+  check(diskEncryptionProblem(attributes.disk_encryption));
+  if (singleNode) {
+    if (attributes.vip_dhcp_allocation) throw badRequest('VIP DHCP Allocation cannot be enabled on single node OpenShift');
+    if (attributes.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
+  }
+  check(singleNodePlatformProblem(count, attributes.platform));
+  // Upstream checks the features against the architecture only when the request names one (its
+  // schema's default is not applied to the request it checks): VIP DHCP allocation on 4.18 is
+  // refused with cpu_architecture x86_64 and accepted without.
+  check(clusterFeaturesProblem(activeClusterFeatures(attributes), context.release.openshiftVersion, params.cpu_architecture ? requestedArchitecture : undefined));
   const namedArchitecture = params.cpu_architecture ? context.release.cpuArchitecture : undefined;
   checkOperators(attributes, params, { prerequisites: namedArchitecture, features: namedArchitecture });
+  check(pullSecretProblem(params.pull_secret));
+  check(clusterNameProblem(name));
   return {
     orgId: context.orgId,
     clusterId: context.clusterId,
@@ -385,13 +544,6 @@ function checkOperators(attributes: ClusterAttributes, request: OperatorSelectio
     check(operatorPrerequisiteProblem(attributes.monitored_operators, { ...shape, cpuArchitecture: architecture.prerequisites }));
   }
   check(operatorFeatureProblem(attributes, architecture.features));
-}
-
-function checkPlatform(attributes: ClusterAttributes): void {
-  const platform = attributes.platform?.type;
-  if (platform === 'baremetal' && attributes.user_managed_networking) {
-    throw badRequest('platform baremetal needs cluster-managed networking: use platform "none" with user-managed networking');
-  }
 }
 
 export const DISCONNECTED_CLUSTER_KIND = 'DisconnectedCluster';
@@ -445,39 +597,71 @@ export function disconnectedClusterRefusal(cluster: Pick<Cluster, 'clusterId' | 
     'or create a cluster to install from here with POST /v2/clusters';
 }
 
-/** Applies a `v2-cluster-update-params` document; only in the states upstream allows. */
-export function applyClusterUpdate(cluster: Cluster, params: ClusterUpdateParams, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
+/**
+ * Applies a `v2-cluster-update-params` document, only in the states upstream allows, with
+ * upstream's checks of an update: the control plane count against the cluster's availability mode,
+ * VIPs and networks, the platform and networking mode, the single-node rules, disk encryption and
+ * the features the result uses.
+ */
+export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParams, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
   const disconnected = disconnectedClusterRefusal(cluster, 'updated');
   if (disconnected) throw conflict(disconnected);
+  const params = withNormalizedNetworks(request);
+  const next = structuredClone(cluster);
+  const current = next.attributes;
+  const stored = cluster.attributes;
+  const openshiftVersion = current.openshift_version as string;
+  if (params.control_plane_count !== undefined && params.control_plane_count !== null) {
+    check(controlPlaneProblem((current.high_availability_mode as string | undefined) ?? 'Full', params.control_plane_count, openshiftVersion));
+  }
+  if (typeof params.pull_secret === 'string' && params.pull_secret !== '') check(pullSecretProblem(params.pull_secret));
+  if (typeof params.name === 'string' && params.name !== '') check(clusterNameProblem(params.name));
   if (!UPDATABLE_STATES.has(cluster.status)) {
     throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
   }
-  const next = structuredClone(cluster);
-  if (typeof params.name === 'string') {
-    check(clusterNameProblem(params.name));
-    next.name = params.name;
-  }
-  if (typeof params.pull_secret === 'string') {
-    check(pullSecretProblem(params.pull_secret));
-    next.pullSecret = params.pull_secret;
-  }
-  const current = next.attributes;
   const singleNode = (current.control_plane_count as number) === 1;
-  if (params.control_plane_count !== undefined && params.control_plane_count !== null) {
-    const { count, mode } = controlPlane(params, current);
-    if ((count === 1) !== singleNode) throw badRequest('a cluster cannot change between single-node and multi-node; create a new cluster');
-    Object.assign(current, { control_plane_count: count, high_availability_mode: mode });
+  const cpuArchitecture = (current.cpu_architecture as string | undefined) ?? 'x86_64';
+  const settled = platformOrRefusal(updatedPlatform(
+    { platform: params.platform as Platform | undefined, userManagedNetworking: params.user_managed_networking ?? undefined },
+    {
+      platform: current.platform,
+      userManagedNetworking: current.user_managed_networking === true,
+      controlPlaneCount: current.control_plane_count as number,
+      openshiftVersion,
+      cpuArchitecture,
+    },
+  ));
+  if (singleNode) {
+    if (params.user_managed_networking === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
+    if (params.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
   }
+  check(diskEncryptionProblem(params.disk_encryption));
+  check(singleNodePlatformProblem(current.control_plane_count as number, params.platform as Platform | undefined));
+  // Upstream judges the features of the stored cluster with the request over it, before it applies
+  // the networking changes (whose own refusals come after).
+  const requested: ClusterAttributes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
+  const preview: ClusterAttributes = {
+    ...stored,
+    ...requested,
+    ...(settled.platform ? { platform: settled.platform } : {}),
+    user_managed_networking: settled.userManagedNetworking ?? stored.user_managed_networking,
+  };
+  check(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
+
+  if (typeof params.name === 'string' && params.name !== '') next.name = params.name;
+  if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
+  if (params.control_plane_count !== undefined && params.control_plane_count !== null) current.control_plane_count = params.control_plane_count;
   Object.assign(current, simpleFields(params));
   Object.assign(current, networking(params, cluster.clusterId, current, {
     singleNode,
-    openshiftVersion: current.openshift_version as string,
-    cpuArchitecture: (current.cpu_architecture as string | undefined) ?? 'x86_64',
+    openshiftVersion,
+    cpuArchitecture,
     now,
     hosts,
+    ...(settled.userManagedNetworking !== undefined ? { userManagedNetworking: settled.userManagedNetworking } : {}),
   }));
-  if (params.platform) current.platform = params.platform;
-  checkPlatform(current);
+  if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
+  if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
   next.updatedAt = now;
   return next;
@@ -508,7 +692,16 @@ export function storedAddressBook(cluster: Cluster | undefined): StoredAddressBo
 }
 
 export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {}): Record<string, unknown> {
-  const { [PEER_ADDRESS_BOOK]: _addressBook, ...attributes } = cluster.attributes;
+  // The deprecated singular network fields: upstream never fills them; clusters stored before
+  // this service stopped writing them still hold them.
+  const {
+    [PEER_ADDRESS_BOOK]: _addressBook,
+    cluster_network_cidr: _clusterNetworkCidr,
+    cluster_network_host_prefix: _clusterNetworkHostPrefix,
+    service_network_cidr: _serviceNetworkCidr,
+    machine_network_cidr: _machineNetworkCidr,
+    ...attributes
+  } = cluster.attributes;
   const view: Record<string, unknown> = {
     ...attributes,
     kind: (cluster.attributes.kind as string | undefined) ?? 'Cluster',
@@ -534,4 +727,37 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
   // its time: some reader needs an attribute the schema does not declare. Until that reader is
   // found, the view keeps the stored attributes.
   return view;
+}
+
+/** How upstream's answers spell a time never set: Go's zero time. */
+export const UNSET_TIME = '0001-01-01T00:00:00.000Z';
+
+/**
+ * The cluster document as upstream's API answers it: clusterView with the fields upstream always
+ * carries, even unset (Go's zero values: empty objects, zero times, a null deletion time), host
+ * counts left out while zero as its omitempty does, and the preparation outcome under its wire
+ * name, last-installation-preparation.
+ */
+export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clusterView>[1] = {}): Record<string, unknown> {
+  const { last_installation_preparation: preparation, ...view } = clusterView(cluster, extras);
+  const a = cluster.attributes;
+  const time = (value: unknown) => (typeof value === 'string' && value !== '' ? value : UNSET_TIME);
+  const wire: Record<string, unknown> = {
+    ...view,
+    'last-installation-preparation': preparation ?? {},
+    ignition_endpoint: a.ignition_endpoint ?? {},
+    deleted_at: null,
+    email_domain: (a.email_domain as string | undefined) ?? 'Unknown',
+    install_started_at: time(a.install_started_at),
+    install_completed_at: time(a.install_completed_at),
+    controller_logs_started_at: time(a.controller_logs_started_at),
+    controller_logs_collected_at: time(a.controller_logs_collected_at),
+    // The cluster's own image_info is a remnant of the v1 API: images belong to infra-envs.
+    image_info: { created_at: '0001-01-01T00:00:00Z', expires_at: UNSET_TIME, ...(isJsonObject(a.image_info) ? a.image_info : {}) },
+    progress: { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(a.progress) ? a.progress : {}) },
+  };
+  for (const count of ['total_host_count', 'enabled_host_count', 'ready_host_count']) {
+    if (wire[count] === 0) delete wire[count];
+  }
+  return wire;
 }

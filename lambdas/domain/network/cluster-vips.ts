@@ -123,15 +123,23 @@ export function isDualStack(configuration: Pick<VipConfiguration, 'machineNetwor
 }
 
 /**
- * Dual-stack machine networks are one of each family; a single-stack cluster with a
- * cluster-managed load balancer has one machine network (upstream's ValidateDualStackNetworks, for
- * the machine networks: the service and cluster networks have their own checks).
+ * A dual-stack cluster names each of its network lists as one network of each family; a
+ * single-stack cluster with a cluster-managed load balancer has one machine network (upstream's
+ * ValidateDualStackNetworks). A list left empty is not checked.
  */
-export function machineNetworkStackProblem(configuration: VipConfiguration): string | undefined {
+export function machineNetworkStackProblem(configuration: Pick<VipConfiguration, 'machineNetworks' | 'serviceNetworks' | 'clusterNetworks' | 'userManagedLoadBalancer' | 'openshiftVersion'>): string | undefined {
   if (isDualStack(configuration)) {
-    return configuration.machineNetworks.length > 0
-      ? dualStackOrderProblem(configuration.machineNetworks, 'machine networks', 'subnet', configuration.openshiftVersion)
-      : undefined;
+    const lists = [
+      [configuration.machineNetworks, 'machine networks'],
+      [configuration.serviceNetworks, 'service networks'],
+      [configuration.clusterNetworks, 'cluster networks'],
+    ] as const;
+    for (const [networks, itemType] of lists) {
+      if (networks.length === 0) continue;
+      const problem = dualStackOrderProblem(networks, itemType, 'subnet', configuration.openshiftVersion);
+      if (problem) return problem;
+    }
+    return undefined;
   }
   if (configuration.machineNetworks.length > 1 && !configuration.userManagedLoadBalancer) return 'Single-stack cluster cannot contain multiple Machine Networks';
   return undefined;
