@@ -69,10 +69,10 @@ function hostCounts(hosts: Host[]) {
 }
 
 /**
- * The answers about one cluster (create, get, update) carry its operator bundles, derived from its
+ * The answers about one cluster (create, get, update, import) carry its operator bundles, derived from its
  * operators' source_bundles; upstream's listings and other answers do not.
  */
-const withOperatorBundles = (view: Record<string, unknown>, cluster: Cluster) => ({
+export const withOperatorBundles = (view: Record<string, unknown>, cluster: Cluster) => ({
   ...view,
   operator_bundles: operatorBundlesOf(cluster.attributes.monitored_operators),
 });
