@@ -56,6 +56,23 @@ afterAll(async () => {
 });
 
 describe('the assisted CLI', () => {
+  it('runs as `npx assisted` right after npm install, from its sources, with no build step', async () => {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const result = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn('npx', ['--no-install', 'assisted', '--help'], { cwd: root, env: { ...process.env, XDG_CONFIG_HOME: configHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout });
+      });
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: assisted /m);
+  });
+
   it('takes a single-node cluster from creation to installed', async () => {
     const login = await assisted(['login', '--url', stack.runtime.url, '--token-stdin'], stack.adminToken);
     expect(login.code, login.stderr).toBe(EXIT.ok);
