@@ -191,6 +191,8 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           },
         ],
         pkce: { required: () => true },
+        // The console's token request is cross-origin only when it is opened at the other loopback name.
+        clientBasedCORS: (_ctx, origin) => origins.has(origin),
         jwks: { keys: [signingKey as never] },
         cookies: { keys: [cookieKey] },
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
