@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
+import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReason, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
@@ -137,9 +137,10 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
   if (!raw) {
     throw unauthorized(`Authorization header must be "Bearer <api token>"${deps.identity ? ' or "Bearer <identity token>"' : ''}`);
   }
-  if (deps.identity && looksLikeJwt(raw)) return authenticateIdentityToken({ ...deps, identity: deps.identity }, raw);
+  // An API token cut to three parts would pass for a JWT: its 'ac1.' start says what it is.
+  if (deps.identity && looksLikeJwt(raw) && !looksLikeApiToken(raw)) return authenticateIdentityToken({ ...deps, identity: deps.identity }, raw);
   const parts = parseApiToken(raw);
-  if (!parts) throw unauthorized('The API token is malformed or unknown');
+  if (!parts) throw unauthorized(malformedCredentialReason(raw, Boolean(deps.identity)));
   const token = await deps.store.apiTokens.get({ orgId: parts.orgId, tokenId: parts.tokenId });
   if (!token) throw unauthorized('The API token is malformed or unknown');
   const refuse = async (reason: string, told: string) => {
