@@ -79,18 +79,19 @@ class AccountFile {
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
 
-async function hashOf(secret: string): Promise<string> {
+/** `signal`: the request's; a client that has gone is not hashed for. */
+async function hashOf(secret: string, signal?: AbortSignal): Promise<string> {
   const salt = randomBytes(16).toString('hex');
-  return `${salt}:${(await scryptOffThread(secret, salt)).toString('hex')}`;
+  return `${salt}:${(await scryptOffThread(secret, salt, { signal })).toString('hex')}`;
 }
 /**
  * Whether `secret` hashes to `stored`. Without a stored hash (no such account, no code pending)
  * it hashes against a made-up one all the same, so the answer takes as long either way.
  */
 let absentHash: Promise<string> | undefined;
-async function matches(secret: string, stored: string | undefined): Promise<boolean> {
+async function matches(secret: string, stored: string | undefined, signal?: AbortSignal): Promise<boolean> {
   const [salt, hash] = (stored ?? (await (absentHash ??= hashOf(randomUUID())))).split(':');
-  const presented = await scryptOffThread(secret, salt ?? '');
+  const presented = await scryptOffThread(secret, salt ?? '', { signal });
   const expected = Buffer.from(hash ?? '', 'hex');
   return stored !== undefined && presented.length === expected.length && timingSafeEqual(presented, expected);
 }
@@ -287,13 +288,17 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
         }
         const form = await readForm(request);
         const email = normalEmail(form.get('email') ?? '');
+        // A client that leaves before its answer (closing the connection) is not hashed for.
+        const abandoned = new AbortController();
+        response.on('close', () => response.writableFinished || abandoned.abort());
+        const { signal } = abandoned;
         if (action === 'sign-in') {
           const key = `sign-in:${email}`;
           const wait = waitFor(request, key);
           if (wait) return page(response, 429, 'Sign in', signInForm(uid, tooMany(wait), email));
           const account = accounts.byEmail(email);
           // An unknown email is hashed all the same (matches), so the refusal takes as long.
-          if (!(await matches(form.get('password') ?? '', account?.passwordHash)) || !account) {
+          if (!(await matches(form.get('password') ?? '', account?.passwordHash, signal)) || !account) {
             const lockout = failed(request, key);
             return page(response, lockout ? 429 : 401, 'Sign in', signInForm(uid, `The email or password is wrong.${lockout ? ` ${tooMany(lockout)}` : ''}`, email));
           }
@@ -318,11 +323,11 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           // From here on the answer is the same whether the address has an account (Cognito's
           // "prevent user existence errors"): its owner is told by mail instead, and nothing changes.
           if (sendsRefused(response, uid, email)) return;
-          const passwordHash = await hashOf(password);
+          const passwordHash = await hashOf(password, signal);
           const existing = accounts.byEmail(email);
           if (existing) {
             // The code a new account gets is hashed too: the same work, so the same time.
-            await hashOf(newVerificationCode());
+            await hashOf(newVerificationCode(), signal);
             mail(email, 'Someone tried to create an assisted-cloud account with your address', 'This address has an account already, so no new one was made. If it was you, sign in with your password. If not, nothing changed and you need do nothing.');
           } else {
             accounts.save(await withNewCode({ sub: randomUUID(), email, emailVerified: false, passwordHash, createdAt: new Date().toISOString() }, uid));
@@ -337,7 +342,7 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           const asked = account?.verification;
           // Only the code this interaction asked for, while it lasts; any other is "wrong or expired".
           const pending = asked && asked.interaction === uid && Date.parse(asked.expiresAt) > Date.now() ? asked : undefined;
-          if (!(await matches((form.get('code') ?? '').trim(), pending?.codeHash)) || !account || !pending) {
+          if (!(await matches((form.get('code') ?? '').trim(), pending?.codeHash, signal)) || !account || !pending) {
             let problem = 'The code is wrong or expired.';
             let voided = false;
             if (account && pending) {
@@ -366,6 +371,7 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           request.url = (request.url ?? '/').slice(MOUNT.length) || '/';
           await callback(request, response);
         } catch (error) {
+          if (response.destroyed) return; // the client left; nobody to answer
           log(`identity stand-in: ${(error as Error).message}`);
           if (!response.headersSent) page(response, 400, 'Sign-in problem', `<p>${escapeHtml((error as Error).message)}</p><p><a href="/">Start again from the console</a></p>`);
         }
