@@ -6,20 +6,40 @@
  * API verifies against the issuer's JWKS. What differs is documented in docs/api.md ("The local
  * identity stand-in"): no mail is sent (verification codes go to files in the data directory), and
  * sessions live in memory (a restart signs people out of the provider, not out of the console).
+ *
+ * What it holds against an attacker, as Cognito does (identity-attempts.ts): password and code
+ * guessing locked out per account and per source with doubling backoff; a code works only in the
+ * interaction (the sign-up or sign-in flow) that asked for it; the same answers and the same hashing
+ * work whether an account exists or not; hashing off the event loop, one at a time, at low priority
+ * (identity-hashing.ts), so sign-ins never stall the API the same process serves.
  */
-import { randomBytes, randomUUID, scryptSync, timingSafeEqual, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import Provider, { type Configuration } from 'oidc-provider';
 import type { LocalRoute } from './api-gateway.js';
+import {
+  ACCOUNT_ATTEMPTS,
+  AttemptLimiter,
+  CODE_SENDS,
+  SOURCE_ATTEMPTS,
+  WRONG_CODES_PER_CODE,
+  lockoutText,
+  newVerificationCode,
+  type AttemptPolicy,
+} from './identity-attempts.js';
+import { scryptOffThread } from './identity-hashing.js';
+import { memoryAdapterFactory } from './identity-memory-adapter.js';
 import { replaceFileSync } from './replaced-files.js';
 
 /** The console's client id, locally (in AWS the user pool's app client id). */
 export const CONSOLE_CLIENT_ID = 'assisted-console';
 /** The same policy lib/ gives the Cognito user pool: long rather than complicated. */
 export const MIN_PASSWORD_LENGTH = 12;
-const VERIFICATION_CODE_MINUTES = 30;
+/** The life of a sign-in interaction, and so of the code it asked for. */
+const INTERACTION_SECONDS = 900;
+const VERIFICATION_CODE_MINUTES = INTERACTION_SECONDS / 60;
 const MOUNT = '/identity';
 const MAX_FORM_BYTES = 8_192;
 
@@ -28,7 +48,14 @@ interface Account {
   email: string;
   emailVerified: boolean;
   passwordHash: string;
-  verification?: { codeHash: string; expiresAt: string };
+  verification?: {
+    codeHash: string;
+    expiresAt: string;
+    /** The interaction that asked for the code: the only one it works in. */
+    interaction?: string;
+    /** Wrong entries so far; at WRONG_CODES_PER_CODE the code is void. */
+    wrongCodes?: number;
+  };
   createdAt: string;
 }
 
@@ -51,13 +78,22 @@ class AccountFile {
 }
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
-const hashOf = (secret: string, salt = randomBytes(16).toString('hex')) => `${salt}:${scryptSync(secret, salt, 32).toString('hex')}`;
-function matches(secret: string, stored: string): boolean {
-  const [salt, hash] = stored.split(':');
-  if (!salt || !hash) return false;
-  const presented = Buffer.from(hashOf(secret, salt).split(':')[1]!, 'hex');
-  const expected = Buffer.from(hash, 'hex');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+
+/** `signal`: the request's; a client that has gone is not hashed for. */
+async function hashOf(secret: string, signal?: AbortSignal): Promise<string> {
+  const salt = randomBytes(16).toString('hex');
+  return `${salt}:${(await scryptOffThread(secret, salt, { signal })).toString('hex')}`;
+}
+/**
+ * Whether `secret` hashes to `stored`. Without a stored hash (no such account, no code pending)
+ * it hashes against a made-up one all the same, so the answer takes as long either way.
+ */
+let absentHash: Promise<string> | undefined;
+async function matches(secret: string, stored: string | undefined, signal?: AbortSignal): Promise<boolean> {
+  const [salt, hash] = (stored ?? (await (absentHash ??= hashOf(randomUUID())))).split(':');
+  const presented = await scryptOffThread(secret, salt ?? '', { signal });
+  const expected = Buffer.from(hash ?? '', 'hex');
+  return stored !== undefined && presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
 /** A key kept with the data so that ID tokens and sessions survive a restart of the runtime. */
@@ -113,6 +149,11 @@ export interface IdentityStandIn {
   environment: Record<string, string>;
   /** Where verification messages go instead of mail. */
   outbox: string;
+  /**
+   * The lockouts' policies, read at each attempt (a test may change them live), and a way to
+   * forget every count.
+   */
+  attempts: { policies: { account: AttemptPolicy; source: AttemptPolicy; codeSends: AttemptPolicy }; clear(): void };
 }
 
 /**
@@ -138,6 +179,7 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
       const issuer = `${url}${MOUNT}`;
       const origins = new Set([url, url.replace('://127.0.0.1:', '://localhost:')]);
       const configuration: Configuration = {
+        adapter: memoryAdapterFactory(),
         clients: [
           {
             client_id: CONSOLE_CLIENT_ID,
@@ -150,6 +192,8 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           },
         ],
         pkce: { required: () => true },
+        // The console's token request is cross-origin only when it is opened at the other loopback name.
+        clientBasedCORS: (_ctx, origin) => origins.has(origin),
         jwks: { keys: [signingKey as never] },
         cookies: { keys: [cookieKey] },
         claims: { openid: ['sub'], email: ['email', 'email_verified'] },
@@ -167,7 +211,7 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
             },
           },
         },
-        ttl: { IdToken: 3_600, AccessToken: 3_600, AuthorizationCode: 300, Interaction: 900, Session: 86_400, Grant: 86_400 },
+        ttl: { IdToken: 3_600, AccessToken: 3_600, AuthorizationCode: 300, Interaction: INTERACTION_SECONDS, Session: 86_400, Grant: 86_400 },
         interactions: { url: (_ctx, interaction) => `${MOUNT}/interaction/${interaction.uid}` },
         findAccount: (_ctx, sub) => {
           const account = accounts.bySub(sub);
@@ -192,17 +236,40 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
 <label for="password">Password (at least ${MIN_PASSWORD_LENGTH} characters)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}">
 <label for="repeat">Password again</label><input id="repeat" name="repeat" type="password" autocomplete="new-password" required><button type="submit">Create account</button></form>
 <p class="hint">Have an account? <a href="${MOUNT}/interaction/${uid}">Sign in</a></p>`;
+      // The same words whether the message holds a code or says the address has an account already.
       const verifyForm = (uid: string, email: string, problem?: string) =>
-        `${problem ? `<p class="problem">${escapeHtml(problem)}</p>` : ''}<p>We sent a verification code to ${escapeHtml(email)}. Locally no mail is sent: the message is a file in <code>${escapeHtml(outbox)}</code>.</p>
+        `${problem ? `<p class="problem">${escapeHtml(problem)}</p>` : ''}<p>We sent a message to ${escapeHtml(email)}: it holds a verification code, unless this address has an account already (then it says so). Locally no mail is sent: the message is a file in <code>${escapeHtml(outbox)}</code>.</p>
 <form method="post" action="${MOUNT}/interaction/${uid}/verify"><input type="hidden" name="email" value="${escapeHtml(email)}"><label for="code">Verification code</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit">Verify</button></form>`;
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit">Verify</button></form>
+<p class="hint">The code works on this page only, for ${VERIFICATION_CODE_MINUTES} minutes. No code, or it no longer works? <a href="${MOUNT}/interaction/${uid}">Sign in</a> again for a new one.</p>`;
 
-      const sendVerification = (account: Account): Account => {
-        const code = String(Math.floor(100_000 + Math.random() * 900_000));
-        const file = path.join(outbox, `${Date.now()}-${account.email.replace(/[^a-z0-9@._-]/g, '_')}.txt`);
-        writeFileSync(file, `To: ${account.email}\nSubject: Your assisted-cloud verification code\n\nYour verification code is ${code}. It expires in ${VERIFICATION_CODE_MINUTES} minutes.\n`, { mode: 0o600 });
-        log(`identity stand-in: a verification code for ${account.email} is in ${file} (no mail is sent locally)`);
-        return { ...account, verification: { codeHash: hashOf(code), expiresAt: new Date(Date.now() + VERIFICATION_CODE_MINUTES * 60_000).toISOString() } };
+      const attempts = { account: new AttemptLimiter({ ...ACCOUNT_ATTEMPTS }), source: new AttemptLimiter({ ...SOURCE_ATTEMPTS }), codeSends: new AttemptLimiter({ ...CODE_SENDS }) };
+      const sourceOf = (request: IncomingMessage) => request.socket.remoteAddress ?? 'unknown';
+      /** How long an attempt on `key` (sign-in:<email>, verify:<email>) from this source must wait. */
+      const waitFor = (request: IncomingMessage, key: string) => Math.max(attempts.account.waitFor(key), attempts.source.waitFor(sourceOf(request)));
+      /** Counts a failure against the account's key and the source; answers the lockout it starts, if any. */
+      const failed = (request: IncomingMessage, key: string) => Math.max(attempts.account.fail(key), attempts.source.fail(sourceOf(request)));
+      const tooMany = (ms: number) => `Too many failed attempts for this account or from this address: try again in ${lockoutText(ms)}.`;
+
+      /** Writes a message to the outbox (mail, locally), under the address it goes to. */
+      const mail = (email: string, subject: string, text: string) => {
+        const file = path.join(outbox, `${Date.now()}-${email.replace(/[^a-z0-9@._-]/g, '_')}.txt`);
+        writeFileSync(file, `To: ${email}\nSubject: ${subject}\n\n${text}\n`, { mode: 0o600 });
+        log(`identity stand-in: a message for ${email} is in ${file} (no mail is sent locally)`);
+      };
+      /** A new code for `account`, good in interaction `uid` only; the account as it is to be saved. */
+      const withNewCode = async (account: Account, uid: string): Promise<Account> => {
+        const code = newVerificationCode();
+        mail(account.email, 'Your assisted-cloud verification code', `Your verification code is ${code}. It expires in ${VERIFICATION_CODE_MINUTES} minutes, and works only on the page that asked for it.`);
+        const expiresAt = new Date(Date.now() + VERIFICATION_CODE_MINUTES * 60_000).toISOString();
+        return { ...account, verification: { codeHash: await hashOf(code), expiresAt, interaction: uid, wrongCodes: 0 } };
+      };
+      /** Messages to one address are limited too: a wait instead of a flood of mail. */
+      const sendsRefused = (response: ServerResponse, uid: string, email: string): boolean => {
+        const wait = attempts.codeSends.waitFor(email);
+        if (wait) page(response, 429, 'Verify your email', verifyForm(uid, email, `Too many messages were sent to this address: try again in ${lockoutText(wait)}.`));
+        else attempts.codeSends.fail(email);
+        return wait > 0;
       };
 
       const interaction = async (request: IncomingMessage, response: ServerResponse, uid: string, action: string | undefined): Promise<void> => {
@@ -221,11 +288,24 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
         }
         const form = await readForm(request);
         const email = normalEmail(form.get('email') ?? '');
+        // A client that leaves before its answer (closing the connection) is not hashed for.
+        const abandoned = new AbortController();
+        response.on('close', () => response.writableFinished || abandoned.abort());
+        const { signal } = abandoned;
         if (action === 'sign-in') {
+          const key = `sign-in:${email}`;
+          const wait = waitFor(request, key);
+          if (wait) return page(response, 429, 'Sign in', signInForm(uid, tooMany(wait), email));
           const account = accounts.byEmail(email);
-          if (!account || !matches(form.get('password') ?? '', account.passwordHash)) return page(response, 401, 'Sign in', signInForm(uid, 'The email or password is wrong', email));
+          // An unknown email is hashed all the same (matches), so the refusal takes as long.
+          if (!(await matches(form.get('password') ?? '', account?.passwordHash, signal)) || !account) {
+            const lockout = failed(request, key);
+            return page(response, lockout ? 429 : 401, 'Sign in', signInForm(uid, `The email or password is wrong.${lockout ? ` ${tooMany(lockout)}` : ''}`, email));
+          }
+          attempts.account.succeed(key);
           if (!account.emailVerified) {
-            accounts.save(sendVerification(account));
+            if (sendsRefused(response, uid, email)) return;
+            accounts.save(await withNewCode(account, uid));
             return page(response, 200, 'Verify your email', verifyForm(uid, email));
           }
           return finishLogin(account.sub);
@@ -238,18 +318,43 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
               ? `The password needs at least ${MIN_PASSWORD_LENGTH} characters`
               : password !== form.get('repeat')
                 ? 'The two passwords differ'
-                : accounts.byEmail(email)
-                  ? 'There is an account for this email already: sign in instead'
-                  : undefined;
+                : undefined;
           if (problem) return page(response, 400, 'Create an account', signUpForm(uid, problem, email));
-          accounts.save(sendVerification({ sub: randomUUID(), email, emailVerified: false, passwordHash: hashOf(password), createdAt: new Date().toISOString() }));
+          // From here on the answer is the same whether the address has an account (Cognito's
+          // "prevent user existence errors"): its owner is told by mail instead, and nothing changes.
+          if (sendsRefused(response, uid, email)) return;
+          const passwordHash = await hashOf(password, signal);
+          const existing = accounts.byEmail(email);
+          if (existing) {
+            // The code a new account gets is hashed too: the same work, so the same time.
+            await hashOf(newVerificationCode(), signal);
+            mail(email, 'Someone tried to create an assisted-cloud account with your address', 'This address has an account already, so no new one was made. If it was you, sign in with your password. If not, nothing changed and you need do nothing.');
+          } else {
+            accounts.save(await withNewCode({ sub: randomUUID(), email, emailVerified: false, passwordHash, createdAt: new Date().toISOString() }, uid));
+          }
           return page(response, 200, 'Verify your email', verifyForm(uid, email));
         }
         if (action === 'verify') {
+          const key = `verify:${email}`;
+          const wait = waitFor(request, key);
+          if (wait) return page(response, 429, 'Verify your email', verifyForm(uid, email, tooMany(wait)));
           const account = accounts.byEmail(email);
-          const verification = account?.verification;
-          const valid = verification && Date.parse(verification.expiresAt) > Date.now() && matches((form.get('code') ?? '').trim(), verification.codeHash);
-          if (!account || !valid) return page(response, 400, 'Verify your email', verifyForm(uid, email, 'The code is wrong or expired'));
+          const asked = account?.verification;
+          // Only the code this interaction asked for, while it lasts; any other is "wrong or expired".
+          const pending = asked && asked.interaction === uid && Date.parse(asked.expiresAt) > Date.now() ? asked : undefined;
+          if (!(await matches((form.get('code') ?? '').trim(), pending?.codeHash, signal)) || !account || !pending) {
+            let problem = 'The code is wrong or expired.';
+            let voided = false;
+            if (account && pending) {
+              const wrongCodes = (pending.wrongCodes ?? 0) + 1;
+              voided = wrongCodes >= WRONG_CODES_PER_CODE;
+              accounts.save({ ...account, verification: voided ? undefined : { ...pending, wrongCodes } });
+              if (voided) problem = 'Too many wrong codes: this code no longer works. Sign in again for a new one.';
+            }
+            const lockout = failed(request, key);
+            return page(response, lockout || voided ? 429 : 400, 'Verify your email', verifyForm(uid, email, `${problem}${lockout ? ` ${tooMany(lockout)}` : ''}`));
+          }
+          attempts.account.succeed(key);
           accounts.save({ ...account, emailVerified: true, verification: undefined });
           return finishLogin(account.sub);
         }
@@ -266,6 +371,7 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           request.url = (request.url ?? '/').slice(MOUNT.length) || '/';
           await callback(request, response);
         } catch (error) {
+          if (response.destroyed) return; // the client left; nobody to answer
           log(`identity stand-in: ${(error as Error).message}`);
           if (!response.headersSent) page(response, 400, 'Sign-in problem', `<p>${escapeHtml((error as Error).message)}</p><p><a href="/">Start again from the console</a></p>`);
         }
@@ -275,6 +381,10 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
         issuer,
         clientId: CONSOLE_CLIENT_ID,
         outbox,
+        attempts: {
+          policies: { account: attempts.account.policy, source: attempts.source.policy, codeSends: attempts.codeSends.policy },
+          clear: () => Object.values(attempts).forEach((limiter) => limiter.clear()),
+        },
         environment: {
           IDENTITY_PROVIDER_ISSUER: issuer,
           IDENTITY_PROVIDER_CLIENT_IDS: CONSOLE_CLIENT_ID,

@@ -5,6 +5,8 @@
  * come from the API (GET /v2/sign-in/settings), so the build knows none. The ID token it ends with
  * is the session's bearer credential, kept as an API token is (session.ts).
  */
+import { safeReturnPath } from './return-path';
+import { CLUSTERS_PATH } from './routes';
 import { API_ROOT, storeToken } from './session';
 
 export const CALLBACK_PATH = '/sign-in/callback';
@@ -75,7 +77,8 @@ export async function completeIdentitySignIn(): Promise<string> {
   const body = (await response.json().catch(() => ({}))) as { id_token?: string; error?: string; error_description?: string };
   if (!response.ok || !body.id_token) throw new Error(body.error_description ?? body.error ?? `The identity provider answered ${response.status}`);
   storeToken(body.id_token);
-  return pending.returnTo;
+  // Checked again on the way back: what the tab kept could have been written by other script.
+  return safeReturnPath(pending.returnTo, window.location.origin, CLUSTERS_PATH);
 }
 
 /**

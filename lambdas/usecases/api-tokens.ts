@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
-import { bearerToken, formatApiToken, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
+import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReason, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
@@ -142,7 +142,8 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
   if (!raw) {
     throw unauthorized(`Authorization header must be "Bearer <api token>"${deps.identity ? ' or "Bearer <identity token>"' : ''}`);
   }
-  if (deps.identity && looksLikeJwt(raw)) return authenticateIdentityToken({ ...deps, identity: deps.identity }, raw);
+  // An API token cut to three parts would pass for a JWT: its 'ac1.' start says what it is.
+  if (deps.identity && looksLikeJwt(raw) && !looksLikeApiToken(raw)) return authenticateIdentityToken({ ...deps, identity: deps.identity }, raw);
   const started = Date.now();
   try {
     return await authenticateApiToken(deps, raw);
@@ -157,9 +158,9 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
 /** How long any API-token refusal takes at least: longer than counting a refusal does. */
 export const REFUSAL_PACE_MS = 100;
 
-async function authenticateApiToken(deps: TokenDeps, raw: string): Promise<Principal> {
+async function authenticateApiToken(deps: TokenDeps & { identity?: IdentityVerifier }, raw: string): Promise<Principal> {
   const parts = parseApiToken(raw);
-  if (!parts) throw unauthorized('The API token is malformed or unknown');
+  if (!parts) throw unauthorized(malformedCredentialReason(raw, Boolean(deps.identity)));
   const token = await deps.store.apiTokens.get({ orgId: parts.orgId, tokenId: parts.tokenId });
   if (!token) throw unauthorized('The API token is malformed or unknown');
   const refuse = async (reason: string, told: string) => {

@@ -181,7 +181,10 @@ describe('identity provider tokens', () => {
     ['forged under a published kid', () => sign({}, { key: stranger, kid: poolA.kid }), /signature does not verify/],
     ['another user pool (its issuer and keys)', () => sign({}, { key: poolB, iss: issuerB }), /not issued by the identity provider this service trusts/],
     ['no expiry', () => new SignJWT({ token_use: 'id', aud: CLIENT }).setProtectedHeader({ alg: 'RS256', kid: poolA.kid }).setIssuer(issuerA).setSubject('alice').sign(poolA.privateKey), /lacks the "exp" claim/],
-    ['malformed', async () => 'eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln', /malformed/],
+    ['malformed', async () => 'eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln', /identity token is malformed: its header or payload/],
+    // Cut short when copied (issue 45): the answer names the kind of token it looked like.
+    ['an API token cut short', async () => 'ac1.someorganisation.sometokenid', /API token is malformed or unknown: it has 3 of the 4 parts/],
+    ['an identity token cut short', async () => (await sign({})).split('.').slice(0, 2).join('.'), /identity token is malformed: it has 2 of the 3 parts a JWT has/],
   ];
   for (const [name, make, reason] of refusals) {
     it(`refuses ${name} with 401 in the infra_error shape, saying why`, async () => {

@@ -16,6 +16,7 @@ import {
   TextInput,
 } from '@patternfly/react-core';
 import { signInSettings, startIdentitySignIn, type SignInSettings } from '../identity';
+import { safeReturnPath } from '../return-path';
 import { CLUSTERS_PATH, JOIN_PATH } from '../routes';
 import { API_ROOT, ApiError, apiRequest, storeToken, takeSignInNotice } from '../session';
 
@@ -31,7 +32,8 @@ export const SignInPage: React.FC = () => {
   const [settings, setSettings] = React.useState<SignInSettings>();
   React.useEffect(() => void signInSettings().then(setSettings, () => setSettings({ identity_provider: false })), []);
   const joining = window.location.pathname === JOIN_PATH;
-  const returnTo = window.location.pathname === '/' ? CLUSTERS_PATH : `${window.location.pathname}${window.location.search}`;
+  // The address bar is anyone's to write: only a page of the console is returned to.
+  const returnTo = safeReturnPath(`${window.location.pathname}${window.location.search}`, window.location.origin, CLUSTERS_PATH);
   const signInWithProvider = () => {
     setError(null);
     startIdentitySignIn(settings!, returnTo).catch((failure: Error) => setError(`Could not start the sign-in: ${failure.message}`));

@@ -60,6 +60,8 @@ function keySetOf(jwksUrl: string): JWTVerifyGetKey {
 }
 
 const SIGN_IN_AGAIN = 'sign in again';
+/** Three parts, as a JWT has (a part missing is refused before: domain/auth/api-token.ts), yet unreadable. */
+const MALFORMED = 'The identity token is malformed: its header or payload is not base64url-encoded JSON; was it cut short or changed when copied?';
 
 /** A reason the holder can act on for each refusal; never the token or its signature. */
 function refusal(error: unknown, settings: IdentityProviderSettings): DomainError {
@@ -87,7 +89,7 @@ function refusal(error: unknown, settings: IdentityProviderSettings): DomainErro
   if (error instanceof errors.JWSSignatureVerificationFailed) {
     return unauthorized('The identity token\'s signature does not verify against the identity provider\'s keys');
   }
-  if (error instanceof errors.JOSEError) return unauthorized('The identity token is malformed');
+  if (error instanceof errors.JOSEError) return unauthorized(MALFORMED);
   throw error;
 }
 
@@ -96,7 +98,7 @@ function readable<T>(decode: () => T): T {
   try {
     return decode();
   } catch {
-    throw unauthorized('The identity token is malformed');
+    throw unauthorized(MALFORMED);
   }
 }
 

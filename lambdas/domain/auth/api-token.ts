@@ -43,6 +43,32 @@ export function parseApiToken(token: string): TokenParts | undefined {
   return parts && { orgId: parts.orgId, tokenId: parts.id, secret: parts.secret };
 }
 
+/** Whether a bearer credential starts the way every API token does (`ac1.`), whatever follows. */
+export const looksLikeApiToken = (credential: string): boolean => credential.startsWith(`${API_TOKEN_PREFIX}.`);
+
+/** Every JWT's header is a JSON object, and `{"` in base64url is `eyJ`. */
+const looksLikeJwtStart = (credential: string): boolean => credential.startsWith('eyJ');
+
+/**
+ * Why a bearer credential that is neither a well-formed API token nor taken as an identity token
+ * was refused, naming what it looked like, so that a token cut short when copied says so. It
+ * counts parts and never repeats any, and says nothing of whether an organisation or token exists.
+ */
+export function malformedCredentialReason(credential: string, identityTokensAccepted: boolean): string {
+  const parts = credential.split('.').length;
+  if (looksLikeApiToken(credential)) {
+    return parts === 4
+      ? 'The API token is malformed or unknown: a part is empty or has characters an API token never has; was it cut short or changed when copied?'
+      : `The API token is malformed or unknown: it has ${parts} of the 4 parts an API token has (${API_TOKEN_PREFIX}.<organisation>.<id>.<secret>); was it cut short when copied?`;
+  }
+  if (looksLikeJwtStart(credential)) {
+    return identityTokensAccepted
+      ? `The identity token is malformed: it has ${parts} of the 3 parts a JWT has (header.payload.signature); was it cut short when copied?`
+      : 'The API token is malformed or unknown: this looks like an identity token (a JWT), and this service trusts no identity provider; use an API token';
+  }
+  return `The API token is malformed or unknown: it is neither an API token (${API_TOKEN_PREFIX}.…) nor an identity token (a JWT)`;
+}
+
 export interface InvitationCodeParts {
   orgId: string;
   invitationId: string;
