@@ -21,7 +21,7 @@ const SECRET_QUERY = /([?&](?:image_token|api_key|token|X-Amz-[A-Za-z-]+)=)[^&#\
 /** Step ids: the step type and a random suffix (upstream's 8 hex digits; ours may differ). */
 const STEP_ID = /^([a-z][a-z-]*[a-z])-[0-9a-zA-Z]{6,}$/;
 
-/** Fields whose string value is a JSON document on the wire (upstream's models keep them as text). */
+/** Fields whose string value is a JSON document on the wire (upstream's models keep them as text); any other string holding a JSON object or array is parsed too. */
 export const JSON_STRING_FIELDS = new Set([
   'validations_info', 'feature_usage', 'connectivity', 'inventory', 'ntp_sources', 'free_addresses', 'domain_resolutions',
   'images_status', 'disks_info', 'tang_connectivity', 'install_config_overrides', 'ignition_config_overrides',
@@ -85,10 +85,10 @@ function parseJsonText(text: string): unknown {
 export function normalize(value: unknown, ids: Placeholders, key?: string): unknown {
   if (value === null || value === undefined) return value;
   if (typeof value === 'string') {
-    if (key && JSON_STRING_FIELDS.has(key)) {
-      const parsed = parseJsonText(value);
-      if (parsed !== undefined) return normalize(parsed, ids);
-    }
+    // Named JSON fields, and any other string that holds a JSON object or array (upstream keeps
+    // several as text: connectivity groups, IP collisions, DNS resolutions, the runner's arguments).
+    const parsed = parseJsonText(value);
+    if (parsed !== undefined && (typeof parsed === 'object' || (key && JSON_STRING_FIELDS.has(key)))) return normalize(parsed, ids);
     return normalizeString(value, ids, key);
   }
   if (Array.isArray(value)) return value.map((item) => normalize(item, ids, key));

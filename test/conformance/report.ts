@@ -167,7 +167,7 @@ export class Recorder {
       differing: this.differing,
       accepted: this.accepted,
       notes: this.notes,
-    }, null, 1));
+    }));
     writeFileSync(summary, `${this.summary(extra)}\n`);
     return { json, summary };
   }
