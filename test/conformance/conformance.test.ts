@@ -14,8 +14,8 @@ import { DEFAULT_SETTLE, pool, runScenario, type Harness } from './runner.js';
 import { allScenarios, sampleScenarios } from './scenarios/index.js';
 import { startBothServices, type BothServices } from './services.js';
 
-const SCENARIOS_PER_AREA = Number(process.env.CONFORMANCE_SAMPLE ?? 3);
-const GENERATED = Number(process.env.CONFORMANCE_GENERATED ?? 200);
+const SCENARIOS_PER_AREA = Number(process.env.CONFORMANCE_SAMPLE ?? 5);
+const GENERATED = Number(process.env.CONFORMANCE_GENERATED ?? 400);
 const SEED = Number(process.env.CONFORMANCE_SEED ?? 20260843);
 const CONCURRENCY = 16;
 const out = fileURLToPath(new URL('../../.conformance/ci', import.meta.url));
