@@ -6,6 +6,7 @@
  * | id | operation | path | difference | reason |
  * - operation: operationIds (or the harness's `settle:cluster`, `settle:host`, `events`), comma-separated, `*` a wildcard;
  * - path: the field path as the report prints it; `*` matches within one segment, `**` across segments;
+ *   a status difference's path names both codes: `(status ours 404, upstream 500)`;
  * - difference: `only ours`, `only upstream`, `value`, `status` or `any`;
  * - reason: required (our tokens and organisations; a named upstream bug we do not copy).
  */

@@ -13,7 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { SIDES, type Answer, type Side } from './client.js';
 import { compareValues } from './compare.js';
 import { normalize } from './normalize.js';
-import { cleanUp, errorReason, newSideStates, pool, type Harness, type SideState } from './runner.js';
+import { cleanUp, errorReason, newSideStates, pool, statusClassPath, statusPath, type Harness, type SideState } from './runner.js';
 import { MissingVariable, substitute } from './scenario.js';
 import {
   API_VIP, API_VIP_V6, BUNDLES, clusterBody, DEFAULT_VERSION, hostInventory, INGRESS_VIP, INGRESS_VIP_V6, labHosts, MACHINE_NETWORK, MACHINE_NETWORK_V6, OPERATORS, PULL_SECRET, SSH_KEY, AGENT_VERSION,
@@ -270,7 +270,7 @@ export async function runGeneratedCase(harness: Harness, generated: GeneratedCas
     const classes = { ours: statusClass(answers.ours.status), upstream: statusClass(answers.upstream.status) };
     recorder.record({
       area, scenario, step: 0, operation: operation.op, check: 'status class', request,
-      differences: classes.ours === classes.upstream ? [] : [{ path: '(status class)', kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }],
+      differences: classes.ours === classes.upstream ? [] : [{ path: statusClassPath(classes.ours, classes.upstream), kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }],
       reasons: { ours: errorReason(answers.ours.body), upstream: errorReason(answers.upstream.body) },
     });
     if (!is2xx(answers.ours.status) || !is2xx(answers.upstream.status) || !operation.readBack) return;
@@ -287,7 +287,7 @@ export async function runGeneratedCase(harness: Harness, generated: GeneratedCas
     const comparable = (i: number, side: Side) => withoutJudgements(normalize(stored[i]!.body, states[side].ids));
     recorder.record({
       area, scenario, step: 1, operation: operation.op, check: 'stored', request,
-      differences: stored[0]!.status !== stored[1]!.status ? [{ path: '(read back status)', kind: 'status', ours: stored[0]!.status, upstream: stored[1]!.status }] : compareValues(comparable(0, 'ours'), comparable(1, 'upstream')),
+      differences: stored[0]!.status !== stored[1]!.status ? [{ path: `(read back) ${statusPath(stored[0]!.status, stored[1]!.status)}`, kind: 'status', ours: stored[0]!.status, upstream: stored[1]!.status }] : compareValues(comparable(0, 'ours'), comparable(1, 'upstream')),
     });
   } finally {
     await cleanUp(harness, states);

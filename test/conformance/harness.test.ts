@@ -57,6 +57,9 @@ describe('docs/compatibility.md', () => {
     expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].org_id', kind: 'value' })).toBeUndefined();
     expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].x.org_id', kind: 'only ours' })).toBeUndefined();
     expect(acceptingRow(rows, 'anything', { path: 'a.b.user_name', kind: 'value' })?.id).toBe('r2');
+    const statusRows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| s1 | V2GetBundle | (status ours 404, upstream 500) | status | a named upstream bug answering 500 |\n');
+    expect(acceptingRow(statusRows, 'V2GetBundle', { path: '(status ours 404, upstream 500)', kind: 'status' })?.id).toBe('s1');
+    expect(acceptingRow(statusRows, 'V2GetBundle', { path: '(status ours 200, upstream 500)', kind: 'status' })).toBeUndefined();
     expect(() => parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r3 | * | x | value |  |\n')).toThrow(/reason|5 cells/);
   });
 

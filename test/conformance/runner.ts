@@ -45,6 +45,13 @@ export function newSideStates(hostIds: readonly string[] = []): Record<Side, Sid
   return states;
 }
 
+/**
+ * The path of a status difference names both codes, so that a row of docs/compatibility.md can
+ * accept one pair (an upstream 500 where we answer 404) and no other.
+ */
+export const statusPath = (ours: number, upstream: number) => `(status ours ${ours}, upstream ${upstream})`;
+export const statusClassPath = (ours: string, upstream: string) => `(status class ours ${ours}, upstream ${upstream})`;
+
 /** An error answer's comparable part: its code (upstream sends it as text or number) and kind. */
 export function errorShape(body: unknown): { code?: string; kind?: unknown } {
   if (!body || typeof body !== 'object') return { kind: typeof body === 'string' ? '(text)' : undefined };
@@ -72,7 +79,7 @@ export function compareAnswers(
   recorder.record({
     ...base,
     check: 'status',
-    differences: ours.status === upstream.status ? [] : [{ path: '(status)', kind: 'status', ours: ours.status, upstream: upstream.status }],
+    differences: ours.status === upstream.status ? [] : [{ path: statusPath(ours.status, upstream.status), kind: 'status', ours: ours.status, upstream: upstream.status }],
     ...(ours.status === upstream.status ? {} : { reasons: { ours: errorReason(ours.body), upstream: errorReason(upstream.body) } }),
   });
   if (is4xx(ours.status) && is4xx(upstream.status)) {
@@ -220,7 +227,7 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
       if (step.setup) {
         // A setup step failing on one side only is still a difference: later steps would compare nothing.
         if (is2xx(answers.ours.status) !== is2xx(answers.upstream.status)) {
-          harness.recorder.record({ ...context, operation: step.op, check: 'status', request: { method: step.method, path: step.path, body: step.body ?? step.raw }, differences: [{ path: '(status)', kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }], reasons: { ours: errorReason(answers.ours.body), upstream: errorReason(answers.upstream.body) } });
+          harness.recorder.record({ ...context, operation: step.op, check: 'status', request: { method: step.method, path: step.path, body: step.body ?? step.raw }, differences: [{ path: statusPath(answers.ours.status, answers.upstream.status), kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }], reasons: { ours: errorReason(answers.ours.body), upstream: errorReason(answers.upstream.body) } });
         }
         continue;
       }
