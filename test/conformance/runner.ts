@@ -3,6 +3,9 @@
  * compared, judgements compared once both services stopped changing them (settle).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { SIDES, type Answer, type ServiceEndpoint, type Side } from './client.js';
 import { compareValues, type Difference } from './compare.js';
 import { normalize, normalizeInstallConfig, Placeholders } from './normalize.js';
@@ -24,6 +27,25 @@ export const DEFAULT_SETTLE = { settleTimeoutMs: 60_000, settleReads: 3, settleP
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const is2xx = (status: number) => status >= 200 && status < 300;
 const is4xx = (status: number) => status >= 400 && status < 500;
+
+let agentOnly: Set<string> | undefined;
+/**
+ * Operations openapi.yaml secures with the agent's key alone (as upstream's swagger does): sent as
+ * the agent of the scenario's infra-env unless a step says otherwise. Upstream, without
+ * authentication, would take them from anyone; we would not.
+ */
+export function agentOnlyOperations(): Set<string> {
+  if (!agentOnly) {
+    const document = parseYaml(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; security?: Record<string, unknown>[] }>> };
+    agentOnly = new Set();
+    for (const operations of Object.values(document.paths)) {
+      for (const operation of Object.values(operations)) {
+        if (operation?.operationId && operation.security?.length && operation.security.every((scheme) => Object.keys(scheme).join() === 'agentAuth')) agentOnly.add(operation.operationId);
+      }
+    }
+  }
+  return agentOnly;
+}
 
 /** What each side knows in a scenario: its variables and its placeholders. */
 export interface SideState {
@@ -205,7 +227,8 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
       }
       let requests: Record<Side, { method: string; path: string; body?: unknown; raw?: string; agentOf?: string; headers?: Record<string, string> }>;
       try {
-        requests = Object.fromEntries(SIDES.map((side) => [side, substitute({ method: step.method, path: step.path, body: step.body, raw: step.raw, agentOf: step.agentOf, headers: step.headers }, states[side].vars)])) as typeof requests;
+        const agentOf = step.agentOf ?? (agentOnlyOperations().has(step.op) ? '{{infraEnv}}' : undefined);
+        requests = Object.fromEntries(SIDES.map((side) => [side, substitute({ method: step.method, path: step.path, body: step.body, raw: step.raw, agentOf, headers: step.headers }, states[side].vars)])) as typeof requests;
       } catch (error) {
         if (error instanceof MissingVariable) {
           // An earlier step failed on a side: what depends on it cannot run (its failure was recorded).

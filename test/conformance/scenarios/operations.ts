@@ -18,7 +18,7 @@ export function operationScenarios(): Scenario[] {
     ['v2GetCluster', `/clusters/${UNKNOWN}`], ['v2GetCluster', '/clusters/not-a-uuid'], ['GetInfraEnv', `/infra-envs/${UNKNOWN}`], ['GetInfraEnv', '/infra-envs/not-a-uuid'],
     ['v2GetHost', `/infra-envs/${UNKNOWN}/hosts/${UNKNOWN}`], ['v2ListHosts', `/infra-envs/${UNKNOWN}/hosts`], ['ListClusterHosts', `/clusters/${UNKNOWN}/hosts`],
     ['v2GetClusterInstallConfig', `/clusters/${UNKNOWN}/install-config`], ['V2ListClusterManifests', `/clusters/${UNKNOWN}/manifests`], ['v2GetIgnoredValidations', `/clusters/${UNKNOWN}/ignored-validations`],
-    ['V2ListOfClusterOperators', `/clusters/${UNKNOWN}/monitored-operators`], ['v2GetPreflightRequirements', `/clusters/${UNKNOWN}/preflight-requirements`],
+    ['v2GetPreflightRequirements', `/clusters/${UNKNOWN}/preflight-requirements`],
     ['GetClusterSupportedPlatforms', `/clusters/${UNKNOWN}/supported-platforms`], ['V2GetClusterUISettings', `/clusters/${UNKNOWN}/ui-settings`],
     ['V2GetCredentials', `/clusters/${UNKNOWN}/credentials`], ['GetInfraEnvDownloadURL', `/infra-envs/${UNKNOWN}/downloads/image-url`],
     ['v2ListEvents', `/events?cluster_id=${UNKNOWN}`], ['v2ListEvents', '/events?cluster_id=not-a-uuid'], ['v2ListEvents', `/events?infra_env_id=${UNKNOWN}`],
@@ -32,7 +32,9 @@ export function operationScenarios(): Scenario[] {
 
   // Malformed bodies on the create and update operations.
   for (const [op, method, path] of [['v2RegisterCluster', 'POST', '/clusters'], ['RegisterInfraEnv', 'POST', '/infra-envs'], ['v2ImportCluster', 'POST', '/clusters/import'], ['v2TriggerEvent', 'POST', '/events']] as const) {
-    for (const [name, raw] of [['not-json', '{bad'], ['array', '[]'], ['string', '"x"'], ['empty', '']] as const) add(`malformed/${op}/${name}`, 'operations', [{ op, method, path, raw }]);
+    // v2TriggerEvent is the agent's (an infra-env first); the others the user's.
+    const setup = op === 'v2TriggerEvent' ? clusterWithInfraEnv(clusterBody()) : [];
+    for (const [name, raw] of [['not-json', '{bad'], ['array', '[]'], ['string', '"x"'], ['empty', '']] as const) add(`malformed/${op}/${name}`, 'operations', [...setup, { op, method, path, raw }]);
   }
   for (const [name, raw] of [['not-json', '{bad'], ['array', '[]']] as const) {
     withCluster(`malformed/V2UpdateCluster/${name}`, [{ op: 'V2UpdateCluster', method: 'PATCH', path: '/clusters/{{cluster}}', raw }]);

@@ -1,6 +1,12 @@
 /** Operators and bundles (catalogue reads, clusters created and updated with them), and disk encryption. */
-import { get, patch, settle, type Scenario } from '../scenario.js';
-import { BUNDLES, clusterBody, clusterLifecycle, OPERATORS, type Json } from './common.js';
+import { get, patch, post, settle, type Scenario } from '../scenario.js';
+import { BUNDLES, clusterBody, clusterLifecycle, OPERATORS, PULL_SECRET, type Json } from './common.js';
+
+/** The cluster's monitored operators, as its agents read them (an agent-only operation: an infra-env first). */
+const monitoredOperators = () => [
+  post('RegisterInfraEnv', '/infra-envs', { name: 'operators', pull_secret: PULL_SECRET, cluster_id: '{{cluster}}' }, { save: { infraEnv: 'id' }, setup: true }),
+  get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators', { agentOf: '{{infraEnv}}' }),
+];
 
 export function operatorScenarios(): Scenario[] {
   const scenarios: Scenario[] = [];
@@ -19,13 +25,13 @@ export function operatorScenarios(): Scenario[] {
       scenarios.push({
         id: `operators/create/${operator}/cpc-${cpc}`,
         area: 'operators',
-        steps: clusterLifecycle(clusterBody({ control_plane_count: cpc, olm_operators: [{ name: operator }] }), [get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators')]),
+        steps: clusterLifecycle(clusterBody({ control_plane_count: cpc, olm_operators: [{ name: operator }] }), [...monitoredOperators()]),
       });
     }
     scenarios.push({
       id: `operators/update/${operator}`,
       area: 'operators',
-      steps: clusterLifecycle(clusterBody(), [patch('V2UpdateCluster', '/clusters/{{cluster}}', { olm_operators: [{ name: operator }] }), settle(), get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators')]),
+      steps: clusterLifecycle(clusterBody(), [patch('V2UpdateCluster', '/clusters/{{cluster}}', { olm_operators: [{ name: operator }] }), settle(), ...monitoredOperators()]),
     });
   }
   const combos: [string, Json][] = [
@@ -35,12 +41,12 @@ export function operatorScenarios(): Scenario[] {
     ['empty-name', { olm_operators: [{ name: '' }] }], ['old-release-openshift-ai', { olm_operators: [{ name: 'openshift-ai' }], openshift_version: '4.14.71' }],
     ['arm64-cnv', { olm_operators: [{ name: 'cnv' }], cpu_architecture: 'arm64' }], ['lso-sno', { olm_operators: [{ name: 'lso' }], control_plane_count: 1 }],
   ];
-  for (const [name, fields] of combos) scenarios.push({ id: `operators/combo/${name}`, area: 'operators', steps: clusterLifecycle(clusterBody(fields), [get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators')]) });
+  for (const [name, fields] of combos) scenarios.push({ id: `operators/combo/${name}`, area: 'operators', steps: clusterLifecycle(clusterBody(fields), [...monitoredOperators()]) });
   for (const bundle of [...BUNDLES, 'no-such-bundle']) {
     for (const cpc of [3, 1]) {
-      scenarios.push({ id: `operators/bundle-create/${bundle}/cpc-${cpc}`, area: 'operators', steps: clusterLifecycle(clusterBody({ control_plane_count: cpc, operator_bundles: [{ id: bundle }] }), [get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators')]) });
+      scenarios.push({ id: `operators/bundle-create/${bundle}/cpc-${cpc}`, area: 'operators', steps: clusterLifecycle(clusterBody({ control_plane_count: cpc, operator_bundles: [{ id: bundle }] }), [...monitoredOperators()]) });
     }
-    scenarios.push({ id: `operators/bundle-update/${bundle}`, area: 'operators', steps: clusterLifecycle(clusterBody(), [patch('V2UpdateCluster', '/clusters/{{cluster}}', { operator_bundles: [{ id: bundle }] }), settle(), get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators')]) });
+    scenarios.push({ id: `operators/bundle-update/${bundle}`, area: 'operators', steps: clusterLifecycle(clusterBody(), [patch('V2UpdateCluster', '/clusters/{{cluster}}', { operator_bundles: [{ id: bundle }] }), settle(), ...monitoredOperators()]) });
   }
   scenarios.push({ id: 'operators/bundle-with-olm', area: 'operators', steps: clusterLifecycle(clusterBody({ operator_bundles: [{ id: 'virtualization' }], olm_operators: [{ name: 'lvm' }] })) });
   return scenarios;
