@@ -1,0 +1,95 @@
+/** The harness's own machinery, without services: normalization, field-path comparison, the compatibility table, generated requests. */
+import { describe, expect, it } from 'vitest';
+import { compareValues } from './compare.js';
+import { acceptingRow, loadCompatibilityTable, parseCompatibilityTable } from './compatibility.js';
+import { generatedCases } from './generated.js';
+import { normalize, normalizeInstallConfig, Placeholders } from './normalize.js';
+import { Recorder } from './report.js';
+import { allScenarios } from './scenarios/index.js';
+import { substitute, MissingVariable } from './scenario.js';
+
+describe('normalize', () => {
+  it('maps ids to placeholders, named ones first, others by first appearance; times, URLs and tokens to markers', () => {
+    const ours = new Placeholders();
+    const upstream = new Placeholders();
+    ours.name('11111111-1111-4111-8111-111111111111', 'cluster');
+    upstream.name('22222222-2222-4222-8222-222222222222', 'cluster');
+    const a = normalize({ id: '11111111-1111-4111-8111-111111111111', href: '/api/assisted-install/v2/clusters/11111111-1111-4111-8111-111111111111', other: 'aaaaaaaa-1111-4111-8111-111111111111', created_at: '2026-01-01T00:00:00.123Z', zero: '0001-01-01T00:00:00Z', url: 'http://127.0.0.1:4242/x?image_token=abc&y=1', step_id: 'inventory-0a1b2c3d' }, ours);
+    const b = normalize({ id: '22222222-2222-4222-8222-222222222222', href: '/api/assisted-install/v2/clusters/22222222-2222-4222-8222-222222222222', other: 'bbbbbbbb-1111-4111-8111-111111111111', created_at: '2025-05-05T10:00:00Z', zero: '0001-01-01T00:00:00.000Z', url: 'http://127.0.0.1:999/x?image_token=zzz&y=1', step_id: 'inventory-ffffffff' }, upstream);
+    expect(a).toEqual(b);
+    expect(a).toMatchObject({ id: '<cluster>', other: '<id#1>', created_at: '<time>', zero: '<zero-time>', url: '<service>/x?image_token=<secret>&y=1', step_id: 'inventory-<random>' });
+  });
+
+  it('parses JSON held in string fields and install-config YAML', () => {
+    const ids = new Placeholders();
+    expect(normalize({ validations_info: '{"network":[{"id":"a","status":"success"}]}', name: '{not json' }, ids)).toEqual({ validations_info: { network: [{ id: 'a', status: 'success' }] }, name: '{not json' });
+    expect(normalizeInstallConfig('apiVersion: v1\nbaseDomain: example.com\n', ids)).toEqual({ apiVersion: 'v1', baseDomain: 'example.com' });
+  });
+});
+
+describe('compareValues', () => {
+  it('reports field paths with both values; null and absent are the same; empty containers are not', () => {
+    expect(compareValues({ a: 1, b: null, c: [], d: { e: 'x' } }, { a: 2, d: { e: 'x', f: true } })).toEqual([
+      { path: 'a', kind: 'value', ours: 1, upstream: 2 },
+      { path: 'c', kind: 'only ours', ours: [] },
+      { path: 'd.f', kind: 'only upstream', upstream: true },
+    ]);
+  });
+
+  it('compares unordered arrays by identity, as sets or sorted; ordered ones by position', () => {
+    expect(compareValues({ ops: [{ name: 'a', v: 1 }, { name: 'b', v: 2 }] }, { ops: [{ name: 'b', v: 3 }, { name: 'a', v: 1 }] })).toEqual([{ path: 'ops[b].v', kind: 'value', ours: 2, upstream: 3 }]);
+    expect(compareValues({ tags: ['x', 'y'] }, { tags: ['y', 'z'] })).toEqual([{ path: 'tags[]', kind: 'only ours', ours: 'x' }, { path: 'tags[]', kind: 'only upstream', upstream: 'z' }]);
+    expect(compareValues({ api_vips: [{ ip: '1' }, { ip: '2' }] }, { api_vips: [{ ip: '2' }, { ip: '1' }] })).toHaveLength(2);
+  });
+});
+
+describe('docs/compatibility.md', () => {
+  it('parses, and every row has a reason', () => {
+    const rows = loadCompatibilityTable();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.reason.length, row.id).toBeGreaterThan(20);
+  });
+
+  it('matches a difference by operation, path glob and kind, and only those', () => {
+    const rows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | v2GetCluster, V2* | hosts[*].org_id | only ours | organisations exist only here |\n| r2 | * | **.user_name | value | tokens name their user differently |\n');
+    expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].org_id', kind: 'only ours' })?.id).toBe('r1');
+    expect(acceptingRow(rows, 'V2UpdateCluster', { path: 'hosts[<host0>].org_id', kind: 'only ours' })?.id).toBe('r1');
+    expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].org_id', kind: 'value' })).toBeUndefined();
+    expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].x.org_id', kind: 'only ours' })).toBeUndefined();
+    expect(acceptingRow(rows, 'anything', { path: 'a.b.user_name', kind: 'value' })?.id).toBe('r2');
+    const statusRows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| s1 | V2GetBundle | (status ours 404, upstream 500) | status | a named upstream bug answering 500 |\n');
+    expect(acceptingRow(statusRows, 'V2GetBundle', { path: '(status ours 404, upstream 500)', kind: 'status' })?.id).toBe('s1');
+    expect(acceptingRow(statusRows, 'V2GetBundle', { path: '(status ours 200, upstream 500)', kind: 'status' })).toBeUndefined();
+    expect(() => parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r3 | * | x | value |  |\n')).toThrow(/reason|5 cells/);
+  });
+
+  it('a comparison with only accepted differences is accepted; any other differs', () => {
+    const rows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | * | org_id | only ours | organisations exist only here |\n');
+    const recorder = new Recorder(rows);
+    recorder.record({ area: 'a', scenario: 's', step: 0, operation: 'op', check: 'body', differences: [{ path: 'org_id', kind: 'only ours', ours: 'x' }] });
+    recorder.record({ area: 'a', scenario: 's', step: 1, operation: 'op', check: 'body', differences: [{ path: 'org_id', kind: 'only ours', ours: 'x' }, { path: 'name', kind: 'value', ours: 'a', upstream: 'b' }] });
+    recorder.record({ area: 'a', scenario: 's', step: 2, operation: 'op', check: 'body', differences: [] });
+    expect(recorder.totals()).toEqual({ comparisons: 3, agreeing: 1, accepted: 1, differing: 1 });
+    expect(recorder.causes().filter((cause) => !cause.acceptedBy).map((cause) => cause.path)).toEqual(['name']);
+  });
+});
+
+describe('corpus', () => {
+  it('has at least 500 scenarios with unique ids, every area represented', () => {
+    const scenarios = allScenarios();
+    expect(scenarios.length).toBeGreaterThanOrEqual(500);
+    expect(new Set(scenarios.map((s) => s.area)).size).toBeGreaterThanOrEqual(10);
+  });
+
+  it('generates the same requests from the same seed, and different ones from another', () => {
+    const a = generatedCases(50, 7);
+    expect(generatedCases(50, 7)).toEqual(a);
+    expect(generatedCases(50, 8)).not.toEqual(a);
+    expect(new Set(a.map((c) => c.kind)).size).toBeGreaterThan(3);
+  });
+
+  it('substitutes each side\'s variables, and refuses a step whose variable is not set', () => {
+    expect(substitute({ path: '/clusters/{{cluster}}', body: ['{{host0}}'] }, { cluster: 'c', host0: 'h' })).toEqual({ path: '/clusters/c', body: ['h'] });
+    expect(() => substitute('/x/{{missing}}', {})).toThrow(MissingVariable);
+  });
+});
