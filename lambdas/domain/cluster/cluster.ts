@@ -254,6 +254,11 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
     (params.machine_network_cidr ? [{ cidr: params.machine_network_cidr as string }] : undefined) ??
     list<Network>(current.machine_networks) ?? [];
 
+  // The schema lets a network leave out its CIDR; upstream refuses it in these words.
+  for (const [label, networks] of [['Cluster', clusterNetworks], ['Service', serviceNetworks], ['Machine', machineNetworks]] as const) {
+    const index = networks.findIndex((network) => !network.cidr);
+    if (index >= 0) throw badRequest(`${label} Network CIDR cannot be empty (index ${index})`);
+  }
   const named: [string, Network][] = [
     ...clusterNetworks.map((n): [string, Network] => ['cluster network', n]),
     ...serviceNetworks.map((n): [string, Network] => ['service network', n]),
