@@ -11,7 +11,7 @@ import {
   isDisconnectedCluster,
 } from '../domain/cluster/cluster.js';
 import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
-import type { Params } from '../domain/core/validation.js';
+import { withoutNullFields, type Params } from '../domain/core/validation.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
@@ -92,7 +92,8 @@ function emailDomainOf(principal: Principal): { emailDomain?: string } {
   return email?.includes('@') ? { emailDomain: email.split('@').pop()! } : {};
 }
 
-export async function registerCluster(deps: ClusterDeps, principal: Principal, params: ClusterCreateParams): Promise<Record<string, unknown>> {
+export async function registerCluster(deps: ClusterDeps, principal: Principal, request: ClusterCreateParams): Promise<Record<string, unknown>> {
+  const params = withoutNullFields(request);
   const release = resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
   const record = createClusterRecord(params, {
     orgId: principal.orgId,
@@ -116,7 +117,8 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, p
  * POST /v2/clusters/disconnected: a DisconnectedCluster, the holder of a disconnected ISO's name and
  * release. Not judged: it stays unmonitored for as long as it exists.
  */
-export async function registerDisconnectedCluster(deps: ClusterDeps, principal: Principal, params: Params): Promise<Record<string, unknown>> {
+export async function registerDisconnectedCluster(deps: ClusterDeps, principal: Principal, request: Params): Promise<Record<string, unknown>> {
+  const params = withoutNullFields(request);
   // The schema requires both; upstream's own words for an empty one.
   if (typeof params.name !== 'string' || params.name === '') throw badRequest('cluster name is required');
   if (typeof params.openshift_version !== 'string' || params.openshift_version === '') throw badRequest('OpenShift version is required');
@@ -170,7 +172,8 @@ export async function listClusters(
 
 const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => a.createdAt.localeCompare(b.createdAt);
 
-export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, params: ClusterUpdateParams) {
+export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, request: ClusterUpdateParams) {
+  const params = withoutNullFields(request);
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, clusterId };

@@ -1,5 +1,6 @@
 import type { HostUpdateParams } from '../../contracts/wire.js';
 import { conflict } from '../domain/core/errors.js';
+import { withoutNullFields } from '../domain/core/validation.js';
 import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
@@ -43,7 +44,8 @@ export async function getHost(deps: HostDeps, principal: Principal, infraEnvId: 
   return hostView(await findHost(deps.store, principal, infraEnvId, hostId));
 }
 
-export async function updateHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, params: HostUpdateParams) {
+export async function updateHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, request: HostUpdateParams) {
+  const params = withoutNullFields(request);
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
   const cluster = host.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();

@@ -6,7 +6,7 @@ import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView, isDisconnected
 import { isDisconnectedCluster } from '../domain/cluster/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
-import type { Params } from '../domain/core/validation.js';
+import { withoutNullFields, type Params } from '../domain/core/validation.js';
 import { defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
@@ -30,7 +30,8 @@ export interface InfraEnvDeps {
 }
 
 
-export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, params: Params) {
+export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, request: Params) {
+  const params = withoutNullFields(request);
   const clusterId = params.cluster_id as string | undefined;
   let release;
   let disconnectedClusterName: string | undefined;
@@ -110,7 +111,8 @@ export async function listInfraEnvs(deps: InfraEnvDeps, principal: Principal, qu
   return Promise.all(sorted.map((infraEnv) => visibleInfraEnv(deps, principal, infraEnv)));
 }
 
-export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string, params: Params) {
+export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string, request: Params) {
+  const params = withoutNullFields(request);
   const current = await findInfraEnv(deps.store, principal, infraEnvId);
   const release = typeof params.openshift_version === 'string'
     ? resolveRelease(params.openshift_version, current.attributes.cpu_architecture as string)

@@ -283,10 +283,11 @@ export async function resetCluster(deps: InstallationDeps, principal: Principal,
 /** POST /v2/infra-envs/{id}/hosts/{host_id}/actions/install: a day-2 host joins an installed cluster. */
 export async function installDay2Host(deps: InstallationDeps, principal: Principal, infraEnvId: string, hostId: string): Promise<Host> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
-  const refreshed = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId })) ?? host;
-  if (refreshed.attributes.kind !== 'AddToExistingClusterHost') {
+  // Refused before the refresh, which would write the host: a refused request changes nothing.
+  if (host.attributes.kind !== 'AddToExistingClusterHost') {
     throw conflict(`Host ${hostId} belongs to a cluster being created: install the cluster instead`);
   }
+  const refreshed = (await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId })) ?? host;
   if (refreshed.status !== 'known') throw conflict(`Host ${hostId} is ${refreshed.status}; only a known host can be installed`);
   const updated = await transitionHostRecord(deps, refreshed, 'InstallHost', {}, (next) => {
     next.attributes.role = 'worker';

@@ -2,9 +2,12 @@
  * Bad input for every implemented operation: each is refused with a 4xx in the upstream error
  * shape and a reason, never a 5xx, and nothing is half-written.
  */
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
@@ -72,6 +75,10 @@ describe('bad input', () => {
     { name: 'same API and ingress VIP', method: 'POST', path: '/clusters', body: cluster({ api_vips: [{ ip: '192.168.1.5' }], ingress_vips: [{ ip: '192.168.1.5' }] }), expected: 400, reason: /appears both in apiVIPs and ingressVIPs/ },
     { name: 'VIPs for single node with user-managed networking', method: 'POST', path: '/clusters', body: cluster({ control_plane_count: 1, user_managed_networking: true, api_vips: [{ ip: '192.168.1.5' }], ingress_vips: [{ ip: '192.168.1.6' }] }), expected: 400, reason: /API VIPs cannot be set with User Managed Networking/ },
     { name: 'update VIPs no host network holds', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ api_vips: [{ ip: '192.168.127.5' }], ingress_vips: [{ ip: '192.168.127.6' }] }), expected: 400, reason: /No suitable matching CIDR found for VIP 192\.168\.127\.5/ },
+    // Networks without a CIDR (the schema does not require one): the machine network's was a 500.
+    ...(['cluster', 'service', 'machine'] as const).map((kind): Case => ({ name: `update ${kind} network without a CIDR`, method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ [`${kind}_networks`]: [{}] }), expected: 400, reason: new RegExp(`^${kind[0]!.toUpperCase()}${kind.slice(1)} Network CIDR cannot be empty \\(index 0\\)$`) })),
+    { name: 'create with a cluster network without a CIDR', method: 'POST', path: '/clusters', body: cluster({ cluster_networks: [{ host_prefix: 23 }] }), expected: 400, reason: /^Cluster Network CIDR cannot be empty \(index 0\)$/ },
+    { name: 'update VIP without an IP', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ api_vips: [{}] }), expected: 400 },
     { name: 'update machine network by hand', method: 'PATCH', path: `/clusters/${clusterId}`, body: JSON.stringify({ machine_networks: [{ cidr: '192.168.127.0/24' }] }), expected: 400, reason: /Setting the Machine Network CIDR is forbidden/ },
     { name: 'bad base domain', method: 'POST', path: '/clusters', body: cluster({ base_dns_domain: 'no_underscores.com' }), expected: 400, reason: /base_dns_domain/ },
     { name: 'bad SSH key', method: 'POST', path: '/clusters', body: cluster({ ssh_public_key: 'ssh-rsa notbase64!!' }), expected: 400, reason: /ssh_public_key/ },
@@ -143,6 +150,72 @@ describe('bad input', () => {
       expect(status, path).toBe(200);
       expect({ path, cacheControl: headers['cache-control'], sniffing: headers['x-content-type-options'] }).toEqual({ path, cacheControl: 'no-store', sniffing: 'nosniff' });
     }
+  });
+
+  /** The properties of a parameters schema openapi.yaml lets be null (a nullable enum only where it lists null, as OpenAPI 3.0.3 reads it). */
+  const nullableFields = (schemaName: string): string[] => {
+    const schema = (loadOpenApiDocument() as any).components.schemas[schemaName];
+    return Object.entries(schema.properties as Record<string, { nullable?: boolean; enum?: unknown[] }>)
+      .filter(([, property]) => property.nullable && (!property.enum || property.enum.includes(null)))
+      .map(([name]) => name);
+  };
+  const allNull = (fields: string[]) => Object.fromEntries(fields.map((field) => [field, null]));
+  /** What a resource's view says of these fields, without the ids nested entries carry. */
+  const viewOf = (body: Record<string, unknown>, fields: string[]) =>
+    JSON.parse(JSON.stringify(Object.fromEntries(fields.map((field) => [field, body[field]])), (key, value) => (key === 'cluster_id' ? undefined : value)));
+
+  // upstream's Go decodes a null into a nil pointer, which its create and update handlers read as
+  // "not given": PATCH {"service_network_cidr": null} was a 500 here (a TypeError in parseCidr).
+  it('reads a null for a nullable field of a create or update as not given, as upstream does', async () => {
+    const problems: string[] = [];
+    const expectNothingChanged = async (label: string, path: string, schema: string) => {
+      const fields = nullableFields(schema);
+      const before = (await send({ method: 'GET', path })).body;
+      const { status, body } = await send({ method: 'PATCH', path, body: JSON.stringify(allNull(fields)) });
+      if (status !== 201) problems.push(`${label}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
+      const after = (await send({ method: 'GET', path })).body;
+      expect(viewOf(after, fields), label).toEqual(viewOf(before, fields));
+    };
+    await expectNothingChanged('cluster update', `/clusters/${clusterId}`, 'v2-cluster-update-params');
+    await expectNothingChanged('infra-env update', `/infra-envs/${infraEnvId}`, 'infra-env-update-params');
+    const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
+    const hostId = randomUUID();
+    const registered = await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${infraEnvId}/hosts`, {
+      method: 'POST', headers: { 'X-Secret-Key': agentToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ host_id: hostId }),
+    });
+    expect(registered.status).toBe(201);
+    await expectNothingChanged('host update', `/infra-envs/${infraEnvId}/hosts/${hostId}`, 'host-update-params');
+
+    // Created with every nullable field null: as created without them.
+    const clusterFields = nullableFields('cluster-create-params');
+    const created = await send({ method: 'POST', path: '/clusters', body: cluster(allNull(clusterFields)) });
+    if (created.status !== 201) problems.push(`cluster create: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+    else expect(viewOf(created.body, clusterFields), 'cluster create').toEqual(viewOf((await send({ method: 'GET', path: `/clusters/${clusterId}` })).body, clusterFields));
+    const createdInfraEnv = await send({ method: 'POST', path: '/infra-envs', body: infra(allNull(nullableFields('infra-env-create-params'))) });
+    if (createdInfraEnv.status !== 201) problems.push(`infra-env create: ${createdInfraEnv.status} ${JSON.stringify(createdInfraEnv.body).slice(0, 300)}`);
+    else expect(createdInfraEnv.body.cluster_id ?? null).toBeNull();
+    expect(problems).toEqual([]);
+    await send({ method: 'DELETE', path: `/infra-envs/${infraEnvId}/hosts/${hostId}` });
+    if (created.status === 201) await send({ method: 'DELETE', path: `/clusters/${created.body.id}` });
+    if (createdInfraEnv.status === 201) await send({ method: 'DELETE', path: `/infra-envs/${createdInfraEnv.body.id}` });
+  });
+
+  // The refusal came after a refresh of the host, which wrote it (the fuzzing of accepted requests
+  // found the host's version moved by a 409).
+  it('refuses to install a host of a cluster being created without writing the host', async () => {
+    const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
+    const hostId = randomUUID();
+    const registered = await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${infraEnvId}/hosts`, {
+      method: 'POST', headers: { 'X-Secret-Key': agentToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ host_id: hostId }),
+    });
+    expect(registered.status).toBe(201);
+    const key = { orgId: 'default', infraEnvId, hostId };
+    // Silent for 4 minutes, and the monitor has not been by yet: a refresh would write it as disconnected.
+    const before = await container().store.hosts.mutate(key, (host) => ({ ...host, attributes: { ...host.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() } }));
+    const { status, body } = await send({ method: 'POST', path: `/infra-envs/${infraEnvId}/hosts/${hostId}/actions/install` });
+    expect({ status, reason: body.reason }).toEqual({ status: 409, reason: expect.stringMatching(/install the cluster instead/) });
+    expect((await container().store.hosts.get(key))?.version).toBe(before?.version);
+    await send({ method: 'DELETE', path: `/infra-envs/${infraEnvId}/hosts/${hostId}` });
   });
 
   it('refuses each with the documented 4xx, an upstream error body and a reason', async () => {

@@ -12,11 +12,14 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
+import { OpenAPIBackend } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
+import { withInt64Integers } from '../../lambdas/handlers/api/int64-integers.js';
+import { loadOpenApiDocument, loadRouterDefinition } from '../../lambdas/handlers/api/openapi-document.js';
+import { addRouterFormats } from '../../lambdas/handlers/api/router-formats.js';
 import { container } from '../../lambdas/platform/container.js';
-import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
-import { PULL_SECRET } from '../support/fixtures.js';
+import { issueAgentToken, issueInfraEnvAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { inventory, PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -309,4 +312,510 @@ describe('fuzzing every operation with invalid requests', () => {
     expect(byOperation.size).toBe(operations.length);
     expect(await snapshot()).toEqual(before);
   }, 900_000);
+});
+
+// --- requests the schema accepts ----------------------------------------------------------
+//
+// A second generator: requests openapi.yaml accepts (each checked against the router's own
+// validator before it is sent), with the values a careless or hostile client may send within the
+// schema: null where nullable, the bounds of every number type (int64 here is a JavaScript safe
+// integer, int32 its 32 bits, minimum/maximum), strings as long as maxLength allows (or very long
+// where nothing bounds them), strings matching each pattern and format, every enum value, arrays
+// within their item counts, required and optional properties, and deep nesting where the type is
+// free. Paths mostly name a real cluster, infra-env and host (sometimes a random id: a 404).
+// Every answer must be a 2xx or a 4xx, and a 4xx must leave the resources it names as they were.
+//
+// FUZZ_VALID_RUNS sets the number of requests (10,000 by default), FUZZ_SEED replays a run (the
+// same requests; with FUZZ_CONCURRENCY=1 in the same order too), FUZZ_CONCURRENCY the workers
+// (4 by default), each with its own cluster, infra-env and host.
+
+const FUZZ_VALID_RUNS = Number(process.env.FUZZ_VALID_RUNS ?? 10_000);
+const FUZZ_CONCURRENCY = Math.max(1, Number(process.env.FUZZ_CONCURRENCY ?? 4));
+
+/** Stand-ins for the ids of the worker's own resources: replaced in the path, query and body when the request is sent. */
+const OWN_ID_PLACEHOLDERS = {
+  cluster_id: 'fffffff1-0000-4000-8000-00000000c1a5',
+  infra_env_id: 'fffffff2-0000-4000-8000-0000000001e0',
+  host_id: 'fffffff3-0000-4000-8000-000000000405',
+} as const;
+type OwnIdName = keyof typeof OWN_ID_PLACEHOLDERS;
+const isOwnIdName = (name: string | undefined): name is OwnIdName => name !== undefined && Object.hasOwn(OWN_ID_PLACEHOLDERS, name);
+
+/** Deeper than this the router refuses a body as Go's decoder would (10,000 levels). */
+const DEEPEST_ACCEPTED_NESTING = 9_000;
+/** Lengths of the long strings where no maxLength bounds them: past a DynamoDB item's 400 KB too. */
+const LONG_STRING_LENGTHS = [1_000, 1_000, 65_536, 450_000];
+
+interface AcceptedContext {
+  /** The OpenShift versions the service offers (openshift_version fields draw from them). */
+  versions: string[];
+}
+
+const ofLength = (length: number) => fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme' }).map((chunk) => chunk.repeat(Math.ceil(length / chunk.length)).slice(0, length));
+
+/**
+ * A JSON value nested `levels` deep, in arrays or objects, stands in the generated value as a
+ * marker string, written out as JSON text only when the body is (JSON.stringify would overflow
+ * the stack on it).
+ */
+const nested = (levels: number, kind: 'array' | 'object'): string => `\u0000nested:${levels}:${kind}\u0000`;
+const NESTED_MARKER = /"\\u0000nested:(\d+):(array|object)\\u0000"/g;
+const toJsonText = (value: unknown, text = JSON.stringify(value)): string =>
+  !text.includes('\\u0000nested:') ? text : text.replace(NESTED_MARKER, (_, levels: string, kind: string) => (kind === 'array' ? `${'['.repeat(Number(levels))}${']'.repeat(Number(levels))}` : `${'{"n":'.repeat(Number(levels) - 1)}{}${'}'.repeat(Number(levels) - 1)}`));
+
+/** Any JSON value, sometimes nested deep: what a property of no declared type (or free additionalProperties) accepts. */
+function freeValue(depth: number): fc.Arbitrary<unknown> {
+  const room = DEEPEST_ACCEPTED_NESTING - depth;
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(2, 32, 33, 100, 1_000, room), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([levels, kind]) => nested(Math.min(levels, room), kind)) },
+  );
+}
+
+/** A network in CIDR notation with its host bits clear, as a careful client sends one. */
+const realisticCidr = fc.oneof(
+  fc.constantFrom('10.128.0.0/14', '172.30.0.0/16', '192.168.127.0/24', '10.0.0.0/8', '0.0.0.0/0', 'fd01::/48', 'fd02::/112', '2001:db8::/32'),
+  fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 32 })).map(([ip, prefix]) => {
+    const bits = ip.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
+    const network = prefix === 0 ? 0 : Math.floor(bits / 2 ** (32 - prefix)) * 2 ** (32 - prefix);
+    return `${[24, 16, 8, 0].map((shift) => Math.floor(network / 2 ** shift) % 256).join('.')}/${prefix}`;
+  }),
+);
+const realisticMac = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }).map((bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join(':'));
+
+/** Values a pattern may be meant for: each is offered where the pattern accepts a sample of it. */
+const PATTERN_CANDIDATES: [sample: string, arbitrary: fc.Arbitrary<string>][] = [
+  ['10.0.0.0/8', realisticCidr],
+  ['192.168.1.5', fc.ipV4()],
+  ['fd00::5', fc.ipV6()],
+  ['52:54:00:aa:bb:01', realisticMac],
+  ['quay.io/openshift/image:4.15', fc.tuple(fc.domain(), fc.stringMatching(/^[a-z0-9]{1,10}$/)).map(([domain, tag]) => `${domain}/repo/image:${tag}`)],
+  ['manifest.yaml', fc.stringMatching(/^[a-z0-9-]{1,20}\.(json|ya?ml)$/)],
+];
+
+/** Realistic values for properties by name, offered beside the generic ones, so requests get past the first checks to deeper code. */
+function hintFor(name: string | undefined, context: AcceptedContext): fc.Arbitrary<unknown> | undefined {
+  switch (name) {
+    case 'pull_secret':
+      return fc.constant(PULL_SECRET);
+    case 'openshift_version':
+      return fc.constantFrom(...context.versions);
+    case 'base_dns_domain':
+      return fc.domain();
+    case 'name':
+      return fc.stringMatching(/^[a-z]([a-z0-9-]{0,30}[a-z0-9])?$/);
+    case 'http_proxy':
+    case 'https_proxy':
+      return fc.webUrl({ validSchemes: ['http'] });
+    case 'no_proxy':
+      return fc.array(fc.domain(), { minLength: 1, maxLength: 3 }).map((domains) => domains.join(','));
+    case 'ssh_public_key':
+    case 'ssh_authorized_key':
+      return fc.constant(sshPublicKey());
+    case 'ip':
+      return fc.ipV4();
+    case 'cidr':
+    case 'cluster_network_cidr':
+    case 'service_network_cidr':
+    case 'machine_network_cidr':
+      return realisticCidr;
+    case 'additional_ntp_source':
+    case 'additional_ntp_sources':
+      return fc.array(fc.oneof(fc.domain(), fc.ipV4()), { minLength: 1, maxLength: 3 }).map((sources) => sources.join(','));
+    case 'ignition_config_override':
+      return fc.constant('{"ignition":{"version":"3.2.0"}}');
+    case 'output':
+      return fc.constantFrom(inventory('fuzzed-host'), '{}', '');
+    default:
+      return undefined;
+  }
+}
+
+function acceptedString(s: Schema, name: string | undefined, context: AcceptedContext): fc.Arbitrary<string> {
+  const minLength = s.minLength ?? 0;
+  const maxLength = s.maxLength ?? Number.POSITIVE_INFINITY;
+  const fits = (text: string) => text.length >= minLength && text.length <= maxLength;
+  const options: fc.Arbitrary<string>[] = [];
+  if (s.pattern) {
+    const pattern = new RegExp(s.pattern, 'u');
+    options.push(fc.stringMatching(pattern));
+    for (const [sample, arbitrary] of PATTERN_CANDIDATES) if (pattern.test(sample)) options.push(arbitrary.filter((text) => pattern.test(text)));
+  } else {
+    switch (s.format) {
+      case 'uuid': options.push(fc.uuid()); break;
+      case 'date-time': options.push(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((date) => date.toISOString())); break;
+      case 'ipv4': options.push(fc.ipV4()); break;
+      case 'ipv6': options.push(fc.ipV6()); break;
+      case 'email': options.push(fc.emailAddress()); break;
+      case 'uri': options.push(fc.webUrl({ withQueryParameters: true, withFragments: true })); break;
+      case 'hostname': options.push(fc.domain()); break;
+      case 'mac': options.push(realisticMac); break;
+      default: {
+        const cap = Math.min(maxLength, 40);
+        const weighted: fc.WeightedArbitrary<string>[] = [
+          { weight: 20, arbitrary: fc.string({ minLength: Math.min(minLength, cap), maxLength: cap }) },
+          { weight: 10, arbitrary: fc.string({ minLength: Math.min(minLength, cap), maxLength: cap, unit: 'binary' }) },
+        ];
+        if (minLength > 0) weighted.push({ weight: 2, arbitrary: ofLength(minLength) });
+        // As long as the schema allows: every string at its maxLength now and then; where nothing
+        // bounds it, a long one rarely (a request carries many strings, and each long one costs).
+        if (Number.isFinite(maxLength)) weighted.push({ weight: 3, arbitrary: ofLength(maxLength) });
+        else weighted.push({ weight: 1, arbitrary: fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength) });
+        options.push(fc.oneof(...weighted));
+      }
+    }
+  }
+  const generic = fc.oneof(...options).filter(fits);
+  const hint = hintFor(name, context) as fc.Arbitrary<string> | undefined;
+  return hint ? fc.oneof(hint.filter(fits), generic) : generic;
+}
+
+/** The bounds of an integer schema: its format's (int64 here: the safe integers), narrowed by minimum/maximum. */
+function integerBounds(s: Schema): [number, number] {
+  let min = s.format === 'int32' ? -(2 ** 31) : Number.MIN_SAFE_INTEGER;
+  let max = s.format === 'int32' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+  if (typeof s.minimum === 'number') min = Math.max(min, s.exclusiveMinimum === true ? Math.floor(s.minimum) + 1 : Math.ceil(s.minimum));
+  if (typeof s.maximum === 'number') max = Math.min(max, s.exclusiveMaximum === true ? Math.ceil(s.maximum) - 1 : Math.floor(s.maximum));
+  return [min, max];
+}
+
+function acceptedInteger(s: Schema): fc.Arbitrary<number> {
+  const [min, max] = integerBounds(s);
+  const within = (n: number) => Math.min(max, Math.max(min, n));
+  return fc.oneof(
+    fc.constantFrom(min, max, within(0), within(1), within(-1), within(2 ** 31 - 1), within(2 ** 31), within(2 ** 32)),
+    fc.integer({ min: within(-1_000), max: within(1_000) }),
+    fc.double({ min, max, noNaN: true }).map(Math.trunc).map(within),
+  );
+}
+
+function acceptedNumber(s: Schema): fc.Arbitrary<number> {
+  const min = typeof s.minimum === 'number' ? s.minimum : -Number.MAX_VALUE;
+  const max = typeof s.maximum === 'number' ? s.maximum : Number.MAX_VALUE;
+  return fc.oneof(
+    fc.constantFrom(min, max, 0, 5e-324, 1e308, -1e308, 0.1, 2 ** 53 + 2).filter((n) => n >= min && n <= max),
+    fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+  ).filter((n) => (s.exclusiveMinimum !== true || n > min) && (s.exclusiveMaximum !== true || n < max));
+}
+
+const typeOf = (s: Schema): string | undefined => s.type ?? (s.properties ? 'object' : s.items ? 'array' : undefined);
+
+/** A value the schema accepts. `depth` counts the JSON levels above it; deep down, optional parts are left out. */
+function acceptedValueFor(schema: Schema, context: AcceptedContext, depth = 0, name?: string): fc.Arbitrary<unknown> {
+  const s = resolve(schema);
+  const value = acceptedNonNullValue(s, context, depth, name);
+  // ajv takes a null for a nullable enum only where the enum lists null.
+  const takesNull = s.nullable === true && typeOf(s) !== undefined && (!s.enum || (s.enum as unknown[]).includes(null));
+  return takesNull ? fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: value }) : value;
+}
+
+function acceptedNonNullValue(s: Schema, context: AcceptedContext, depth: number, name: string | undefined): fc.Arbitrary<unknown> {
+  if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
+  if (isOwnIdName(name) && s.format === 'uuid') return fc.oneof({ weight: 4, arbitrary: fc.constant(OWN_ID_PLACEHOLDERS[name]) }, { weight: 1, arbitrary: fc.uuid() });
+  switch (typeOf(s)) {
+    case 'string':
+      return acceptedString(s, name, context);
+    case 'integer':
+      return acceptedInteger(s);
+    case 'number':
+      return acceptedNumber(s);
+    case 'boolean':
+      return fc.boolean();
+    case 'array': {
+      const minLength = s.minItems ?? 0;
+      const maxLength = s.maxItems ?? Number.POSITIVE_INFINITY;
+      const item = acceptedValueFor(s.items ?? {}, context, depth + 1);
+      if (depth > 6) return fc.array(item, { minLength, maxLength: minLength });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.array(item, { minLength, maxLength: Math.max(minLength, Math.min(maxLength, 4)) }) },
+        // Many of one item: cheap to generate, as long as the schema lets it be.
+        { weight: 1, arbitrary: fc.tuple(item, fc.integer({ min: minLength, max: Math.min(maxLength, 200) })).map(([one, count]) => Array.from({ length: count }, () => one)) },
+      );
+    }
+    case 'object': {
+      const properties = Object.entries((s.properties ?? {}) as Record<string, Schema>);
+      const required = ((s.required ?? []) as string[]).filter((key) => properties.some(([property]) => property === key));
+      const kept = depth > 6 ? properties.filter(([property]) => required.includes(property)) : properties;
+      const values = Object.fromEntries(kept.map(([property, propertySchema]) => [property, acceptedValueFor(propertySchema, context, depth + 1, property)]));
+      const optional = kept.map(([property]) => property).filter((property) => !required.includes(property));
+      const withProperties = (names: string[]) => fc.record(Object.fromEntries(names.map((property) => [property, values[property]!])));
+      // Mostly a few optional properties, so each reaches the code that reads it rather than a
+      // refusal of another; sometimes any number of them.
+      const declared = optional.length === 0 ? withProperties(required) : fc.oneof(
+        { weight: 3, arbitrary: fc.subarray(optional, { maxLength: Math.min(3, optional.length) }).chain((names) => withProperties([...required, ...names])) },
+        { weight: 1, arbitrary: fc.record(values, { requiredKeys: required }) },
+      );
+      const additional = s.additionalProperties;
+      if (additional === false || depth > 6) return declared;
+      // Properties the schema does not name: free where additionalProperties says so, rare otherwise.
+      const extraValue = additional && typeof additional === 'object' ? acceptedValueFor(additional, context, depth + 1) : freeValue(depth + 1);
+      const extraKeys = fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !properties.some(([property]) => property === key) && key !== '__proto__');
+      const extras = fc.dictionary(extraKeys, extraValue, { maxKeys: additional === undefined ? 1 : 4, noNullPrototype: true });
+      return fc.tuple(declared, fc.oneof({ weight: additional === undefined ? 9 : 1, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extras })).map(([known, extra]) => ({ ...extra, ...known }));
+    }
+    default:
+      return freeValue(depth);
+  }
+}
+
+/** A request the schema accepts, with the worker's own ids as placeholders. */
+interface AcceptedRequest {
+  operation: string;
+  asUser: boolean;
+  method: string;
+  /** Path parameters by name, as sent (not yet encoded). */
+  pathParameters: Record<string, string>;
+  query: [string, string][];
+  headers: Record<string, string>;
+  contentType?: string;
+  body?: string;
+}
+
+/** A query or header value as text, the way a client writes it. */
+const asText = (value: unknown): string => (typeof value === 'string' ? value.toWellFormed() : JSON.stringify(value));
+
+/** A multipart/form-data body with one file part (the log upload). */
+function multipartBody(field: string, content: string, boundary = 'fuzz-boundary-7d41'): { contentType: string; body: string } {
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    body: `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="logs.tar.gz"\r\nContent-Type: application/octet-stream\r\n\r\n${content}\r\n--${boundary}--\r\n`,
+  };
+}
+
+function acceptedRequestFor(operation: Operation, context: AcceptedContext): fc.Arbitrary<AcceptedRequest> {
+  const byLocation = (location: Parameter['in']) => operation.parameters.filter((p) => p.in === location);
+  const pathParameter = (p: Parameter): fc.Arbitrary<string> => {
+    if (isOwnIdName(p.name)) return fc.oneof({ weight: 9, arbitrary: fc.constant(OWN_ID_PLACEHOLDERS[p.name]) }, { weight: 1, arbitrary: fc.uuid() });
+    if (p.name === 'organization_id') return fc.oneof({ weight: 3, arbitrary: fc.constant('default') }, { weight: 1, arbitrary: acceptedString(p.schema, p.name, context) });
+    // What a path segment cannot carry, whatever the schema says: nothing, '.' or '..', a '/', and
+    // what the router refuses in any path before it reads a schema (whitespace, control characters, '%').
+    return (acceptedValueFor(p.schema, context, 0, p.name) as fc.Arbitrary<unknown>).map(asText).filter((text) => text.length > 0 && text !== '.' && text !== '..' && !/[\s\u0000-\u001f\u007f%/]/u.test(text));
+  };
+  const optional = (p: Parameter, value: fc.Arbitrary<unknown>) => (p.required ? value : fc.option(value, { nil: undefined, freq: 2 }));
+  const queryValue = (p: Parameter): fc.Arbitrary<string[] | undefined> => {
+    const schema = resolve(p.schema);
+    const values = schema.type === 'array'
+      ? fc.array(acceptedValueFor(schema.items ?? {}, context, 1), { minLength: Math.max(1, schema.minItems ?? 0), maxLength: Math.max(1, Math.min(schema.maxItems ?? 3, 3)) })
+      : acceptedValueFor(schema, context, 0, p.name).map((value) => [value]);
+    // A query cannot say null: a nullable parameter is left out instead.
+    const texts: fc.Arbitrary<string[]> = values.map((list) => (list as unknown[]).filter((value) => value !== null).map(asText));
+    return (optional(p, texts) as fc.Arbitrary<string[] | undefined>).map((list) => (list?.length ? list : undefined));
+  };
+  const headerValue = (p: Parameter) => optional(p, resolve(p.schema).type === 'string' ? fc.stringMatching(/^[!-~]{1,40}$/) : acceptedValueFor(p.schema, context, 0, p.name).filter((value) => value !== null).map(asText));
+
+  const path = fc.record(Object.fromEntries(byLocation('path').map((p) => [p.name, pathParameter(p)])));
+  const query = fc.tuple(...byLocation('query').map((p) => queryValue(p).map((values) => (values ?? []).map((value) => [p.name, value] as [string, string])))).map((lists) => lists.flat());
+  const headers = fc.record(Object.fromEntries(byLocation('header').map((p) => [p.name, headerValue(p)])), { requiredKeys: [] })
+    .map((record) => Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined)));
+  const bodies: fc.Arbitrary<{ contentType?: string; body?: string }>[] = [];
+  if (operation.jsonBody) bodies.push(acceptedValueFor(operation.jsonBody, context).map((body) => ({ contentType: 'application/json', body: toJsonText(body) })));
+  // An empty body is no body on the wire: not a text.
+  if (operation.otherBody === 'text/plain') bodies.push(fc.oneof(fc.string({ minLength: 1, maxLength: 200 }), fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength)).map((text) => ({ contentType: 'text/plain', body: text.toWellFormed() })));
+  if (operation.otherBody === 'multipart/form-data') bodies.push(fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength)).map((content) => multipartBody('upfile', content.toWellFormed())));
+  const body = bodies.length ? fc.oneof(...bodies) : fc.constant<{ contentType?: string; body?: string }>({});
+  return fc.record({ pathParameters: path, query, headers, body }).map(({ pathParameters, query: queryEntries, headers: headerEntries, body: { contentType, body: text } }) => ({
+    operation: operation.id, asUser: operation.asUser, method: operation.method, pathParameters, query: queryEntries, headers: headerEntries,
+    ...(text === undefined ? {} : { contentType, body: text }),
+  }));
+}
+
+/** A router validator as the API's own: the same document, int64 rule and formats. */
+function routerValidator(): OpenAPIBackend {
+  const api = new OpenAPIBackend({ definition: withInt64Integers(loadRouterDefinition()), apiRoot: API, quick: true, validate: true, customizeAjv: (ajv) => addRouterFormats(ajv) });
+  api.init();
+  return api;
+}
+
+/** Operations whose success starts work that goes on after the answer (an installation workflow): the worker's resources are not watched after one. */
+const STARTS_BACKGROUND_WORK = new Set(['v2InstallCluster']);
+/** Operations whose success makes the worker's agent token stale. */
+const ENDS_AGENT_TOKEN = new Set(['RegenerateInfraEnvSigningKey']);
+
+describe('fuzzing every operation with requests the schema accepts', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let context: AcceptedContext;
+  const agent = new Agent({ keepAlive: true, maxSockets: FUZZ_CONCURRENCY * 2 });
+  const validator = routerValidator();
+
+  interface Worker extends Resources {
+    agentToken: string;
+  }
+
+  const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; text: string }>((resolvePromise, reject) => {
+      const url = new URL(env.runtime.url);
+      const payload = body === undefined ? undefined : Buffer.from(body);
+      const outgoing = httpRequest({
+        host: url.hostname, port: url.port, method, path, agent,
+        headers: { ...headers, ...(payload ? { 'Content-Length': String(payload.length) } : {}) },
+      }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      outgoing.setTimeout(60_000, () => outgoing.destroy(new Error(`${method} ${path.slice(0, 200)}: no answer in 60 s`)));
+      outgoing.on('error', reject);
+      outgoing.end(payload);
+    });
+  const asAdmin = () => ({ Authorization: `Bearer ${env.adminToken}` });
+
+  let workerCount = 0;
+  /** A cluster, an infra-env bound to it and a host registered with the infra-env's agent token, for one worker. */
+  const createWorkerResources = async (): Promise<Worker> => {
+    const post = async (path: string, body: object, headers: Record<string, string>) => {
+      const answer = await send('POST', `${API}${path}`, { ...headers, 'Content-Type': 'application/json' }, JSON.stringify(body));
+      if (answer.status !== 201) throw new Error(`setup POST ${path}: ${answer.status} ${answer.text.slice(0, 300)}`);
+      return JSON.parse(answer.text) as { id: string };
+    };
+    workerCount += 1;
+    const cluster = await post('/v2/clusters', { name: `fuzz-accepted-${workerCount}`, openshift_version: context.versions[0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, asAdmin());
+    const infraEnv = await post('/v2/infra-envs', { name: `fuzz-accepted-${workerCount}`, pull_secret: PULL_SECRET, cluster_id: cluster.id }, asAdmin());
+    const stored = await container().store.infraEnvs.get({ orgId: 'default', infraEnvId: infraEnv.id });
+    const agentToken = await issueInfraEnvAgentToken(container().config.agentSigningKeyPem, stored!, new Date(Date.now() + 3_600_000));
+    const host = await post(`/v2/infra-envs/${infraEnv.id}/hosts`, { host_id: randomUUID() }, { 'X-Secret-Key': agentToken });
+    const hostId = (host as unknown as { host?: { id: string } }).host?.id ?? host.id;
+    return { clusterId: cluster.id, infraEnvId: infraEnv.id, hostId, agentToken };
+  };
+
+  /** The versions of the worker's resources (undefined: gone). */
+  const versionsOf = async (worker: Worker) => {
+    const store = container().store;
+    const [cluster, infraEnv, host] = await Promise.all([
+      store.clusters.get({ orgId: 'default', clusterId: worker.clusterId }),
+      store.infraEnvs.get({ orgId: 'default', infraEnvId: worker.infraEnvId }),
+      store.hosts.get({ orgId: 'default', infraEnvId: worker.infraEnvId, hostId: worker.hostId }),
+    ]);
+    return { cluster: cluster?.version, infraEnv: infraEnv?.version, host: host?.version };
+  };
+
+  /** The request as sent by this worker: its ids in place of the placeholders. */
+  const materialize = (request: AcceptedRequest, worker: Worker) => {
+    const ids: Record<string, string> = { [OWN_ID_PLACEHOLDERS.cluster_id]: worker.clusterId, [OWN_ID_PLACEHOLDERS.infra_env_id]: worker.infraEnvId, [OWN_ID_PLACEHOLDERS.host_id]: worker.hostId };
+    const own = (text: string) => text.replace(/fffffff[123]-0000-4000-8000-[0-9a-f]{12}/g, (placeholder) => ids[placeholder] ?? placeholder);
+    const operation = operations.find((o) => o.id === request.operation)!;
+    const pathParameters = Object.fromEntries(Object.entries(request.pathParameters).map(([name, value]) => [name, own(value)]));
+    const query = request.query.map(([name, value]) => [name, own(value)] as [string, string]);
+    const route = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathParameters[name]!));
+    const queryText = query.length ? `?${query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')}` : '';
+    return { route, path: `${API}${route}${queryText}`, query, body: request.body === undefined ? undefined : own(request.body) };
+  };
+
+  /** What the router's validator says of the request: undefined when it accepts it. */
+  const refusal = (request: AcceptedRequest, sent: ReturnType<typeof materialize>): string | undefined => {
+    const query: Record<string, string | string[]> = {};
+    for (const [name, value] of sent.query) query[name] = name in query ? [...[query[name]!].flat(), value] : value;
+    const jsonBody = request.contentType === 'application/json' || request.contentType === 'text/plain';
+    const body = request.contentType === 'text/plain' ? JSON.stringify(sent.body) : jsonBody ? sent.body : undefined;
+    const result = validator.validateRequest({ method: request.method, path: `${API}${sent.route}`, query, headers: { ...request.headers, ...(jsonBody ? { 'content-type': 'application/json' } : {}) }, body }, request.operation);
+    return result.valid ? undefined : (result.errors ?? []).slice(0, 3).map((e) => `${e.instancePath} ${e.message}`).join('; ');
+  };
+
+  beforeAll(async () => {
+    // No periodic monitor may change a resource while a request that must change nothing is judged.
+    env = await testRuntime({ syntheticBaseImages: false, scheduleOverrides: { 'host-monitor': 24 * 3_600_000 } });
+    const versions = JSON.parse((await send('GET', `${API}/v2/openshift-versions`, asAdmin())).text) as Record<string, unknown>;
+    context = { versions: Object.keys(versions) };
+    expect(context.versions.length).toBeGreaterThan(0);
+  }, 180_000);
+  afterAll(async () => {
+    agent.destroy();
+    await env?.close();
+  });
+
+  it(`answers ${FUZZ_VALID_RUNS} accepted requests across every operation with a 2xx or a 4xx that changes nothing`, async () => {
+    const started = performance.now();
+    const arbitrary = fc.oneof(...operations.map((operation) => acceptedRequestFor(operation, context)));
+    // Drawn in batches, each from its own seed, so a run of any length holds only a batch in memory.
+    const BATCH = 250;
+    const batches = Math.ceil(FUZZ_VALID_RUNS / BATCH);
+    let pending: AcceptedRequest[] = [];
+    let batch = 0;
+    let drawn = 0;
+    const next = (): AcceptedRequest | undefined => {
+      if (drawn >= FUZZ_VALID_RUNS) return undefined;
+      if (pending.length === 0 && batch < batches) pending = fc.sample(arbitrary, { numRuns: Math.min(BATCH, FUZZ_VALID_RUNS - batch * BATCH), seed: FUZZ_SEED + batch++ }).reverse();
+      drawn += 1;
+      return pending.pop();
+    };
+
+    const statuses = new Map<string, number>();
+    const answeredByOperation = new Map<string, Set<number>>();
+    const failures: string[] = [];
+    let generatorRefused = 0;
+    const generatorRefusals: string[] = [];
+    let routerRefused = 0;
+    const routerRefusals: string[] = [];
+    let workersRenewed = 0;
+    const timeByOperation = new Map<string, { count: number; ms: number }>();
+    /** Operations the service answers with its 501 (not implemented yet): no crash, and no other answer to judge. */
+    const notImplemented = new Set<string>();
+    const describeRequest = (request: AcceptedRequest, sent: ReturnType<typeof materialize>) => `${request.operation} ${request.method} ${sent.path.slice(0, 200)} ${sent.body?.slice(0, 200) ?? ''}`;
+
+    const work = async () => {
+      let worker = await createWorkerResources();
+      // Only this worker's requests touch its resources, and each answer comes after its follow-ups:
+      // the versions read after one request are those the next one starts from.
+      let before = await versionsOf(worker);
+      for (let request = next(); request; request = next()) {
+        // Gone (deregistered, or its host or infra-env was): a fresh set, so the run goes on.
+        if (before.cluster === undefined || before.infraEnv === undefined || before.host === undefined) {
+          worker = await createWorkerResources();
+          workersRenewed += 1;
+          before = await versionsOf(worker);
+        }
+        const sent = materialize(request, worker);
+        const refused = refusal(request, sent);
+        if (refused) {
+          generatorRefused += 1;
+          if (generatorRefusals.length < 10) generatorRefusals.push(`${describeRequest(request, sent)} → ${refused}`);
+          continue;
+        }
+        const headers: Record<string, string> = {
+          ...request.headers,
+          ...(request.asUser ? asAdmin() : { 'X-Secret-Key': worker.agentToken }),
+          ...(request.contentType ? { 'Content-Type': request.contentType } : {}),
+        };
+        const sentAt = performance.now();
+        const { status, text } = await send(request.method, sent.path, headers, sent.body);
+        const took = timeByOperation.get(request.operation) ?? { count: 0, ms: 0 };
+        timeByOperation.set(request.operation, { count: took.count + 1, ms: took.ms + performance.now() - sentAt });
+        statuses.set(`${Math.floor(status / 100)}xx`, (statuses.get(`${Math.floor(status / 100)}xx`) ?? 0) + 1);
+        answeredByOperation.set(request.operation, (answeredByOperation.get(request.operation) ?? new Set()).add(status));
+        if (status === 501 && text.includes('does not implement')) {
+          notImplemented.add(request.operation);
+        } else if (status >= 500 || status < 200 || (status >= 300 && status < 400)) {
+          failures.push(`${describeRequest(request, sent)} → ${status} ${text.slice(0, 300)}`);
+        } else if (status >= 400) {
+          // The router's validator refused what its twin here accepted: the generator or the twin is wrong.
+          if (status === 400 && text.includes('"Invalid request: ')) {
+            routerRefused += 1;
+            if (routerRefusals.length < 10) routerRefusals.push(`${describeRequest(request, sent)} → ${text.slice(0, 300)}`);
+          }
+        }
+        const after = await versionsOf(worker);
+        if (status >= 400 && status < 500 && JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${describeRequest(request, sent)} → ${status} changed ${JSON.stringify(before)} to ${JSON.stringify(after)}: ${text.slice(0, 300)}`);
+        before = after;
+        if (status < 300 && (STARTS_BACKGROUND_WORK.has(request.operation) || ENDS_AGENT_TOKEN.has(request.operation))) {
+          worker = await createWorkerResources();
+          workersRenewed += 1;
+          before = await versionsOf(worker);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: FUZZ_CONCURRENCY }, work));
+
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const sent = [...statuses.values()].reduce((sum, n) => sum + n, 0);
+    const succeeded = [...answeredByOperation].filter(([, answers]) => [...answers].some((status) => status < 300)).length;
+    console.info([
+      `fuzzed ${FUZZ_VALID_RUNS} accepted requests (FUZZ_SEED=${FUZZ_SEED}, ${FUZZ_CONCURRENCY} workers) in ${seconds} s: ${sent} sent over ${answeredByOperation.size} of ${operations.length} operations (${succeeded} answered a 2xx at least once), answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+      `slowest answers (mean ms): ${[...timeByOperation].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8).map(([id, { count, ms }]) => `${id} ${Math.round(ms / count)} ×${count}`).join(', ')}`,
+      `resources re-created ${workersRenewed} times; not implemented (501): ${[...notImplemented].sort().join(', ') || 'none'}`,
+      `the generator's requests the router's validator refuses: ${generatorRefused} here (not sent), ${routerRefused} at the router`,
+      ...generatorRefusals.map((line) => `  refused here: ${line}`),
+      ...routerRefusals.map((line) => `  refused by the router: ${line}`),
+    ].join('\n'));
+    expect(failures.slice(0, 40), `replay with FUZZ_SEED=${FUZZ_SEED}`).toEqual([]);
+    expect(answeredByOperation.size).toBe(operations.length);
+  }, 1_800_000);
 });

@@ -271,6 +271,11 @@ function normalizedNetworks(value: unknown): Network[] | undefined {
 function withNormalizedNetworks<T extends ClusterCreateParams | ClusterUpdateParams>(params: T): T {
   const { cluster_network_cidr: _c, cluster_network_host_prefix: _h, service_network_cidr: _s, machine_network_cidr: _m, ...rest } = params as Params;
   const normalized: Params = { ...rest };
+  // The schema lets a network leave out its CIDR; upstream refuses it in these words.
+  for (const [label, field] of [['Cluster', 'cluster_networks'], ['Service', 'service_networks'], ['Machine', 'machine_networks']] as const) {
+    const index = list<Network>(params[field as keyof T])?.findIndex((network) => !network.cidr) ?? -1;
+    if (index >= 0) throw badRequest(`${label} Network CIDR cannot be empty (index ${index})`);
+  }
   for (const field of ['cluster_networks', 'service_networks', 'machine_networks']) {
     const networks = normalizedNetworks(params[field as keyof T]);
     if (networks) normalized[field] = networks;

@@ -10,6 +10,16 @@ export type Params = Record<string, unknown>;
 
 type Reason = string | undefined;
 
+/**
+ * A create or update request's parameters without the fields it sent as null. upstream's Go
+ * decodes a null into a nil pointer, which its create and update handlers read as "not given";
+ * openapi.yaml lets a nullable field be null, and no field here gives a null another meaning.
+ * Only the top level: a null inside a value is that value's own (and its schema's) business.
+ */
+export function withoutNullFields<T extends object>(params: T): T {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== null)) as T;
+}
+
 // ---- pull secret ------------------------------------------------------------------------------
 
 export function pullSecretProblem(pullSecret: string): Reason {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, type Context as OpenApiContext, type Document, type Operation } from 'openapi-backend';
-import addFormats from 'ajv-formats';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { DomainError, unauthorized } from '../../domain/core/errors.js';
 import { container } from '../../platform/container.js';
@@ -12,6 +11,7 @@ import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent
 import type { Principal } from '../../usecases/principal.js';
 import { describeValidationError } from './validation-messages.js';
 import { withInt64Integers } from './int64-integers.js';
+import { addRouterFormats } from './router-formats.js';
 import { header } from './params.js';
 import { headersSent, isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
@@ -56,16 +56,7 @@ function createRouter(document: Document): OpenAPIBackend {
     apiRoot: API_ROOT,
     quick: true,
     validate: true,
-    customizeAjv: (ajv) => {
-      addFormats.default(ajv as never);
-      // Formats upstream's swagger uses that ajv-formats does not define.
-      ajv.addFormat('mac', /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/);
-      ajv.addFormat('string', true);
-      // upstream's int64 fields hold any 64-bit integer; ours hold those a JavaScript number keeps
-      // exactly, and refuse the rest (1e20, 2^53 + 1) rather than store another number.
-      ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
-      return ajv;
-    },
+    customizeAjv: (ajv) => addRouterFormats(ajv),
   });
 
   api.registerSecurityHandler('userAuth', async (c: OpenApiContext, event: ApiEvent) =>
