@@ -1,13 +1,15 @@
 /**
  * The CI sample of the conformance corpus (npm run conformance runs it whole): a few scenarios of
  * every area and a few hundred generated requests, against our service and upstream's side by side.
- * Fails on any difference docs/compatibility.md does not list, printing each with both answers;
- * the report is written to .conformance/ci/.
+ * Fails on any difference that docs/compatibility.md does not list (deliberate, with a reason) and
+ * that is not in the backlog of open differences (open-differences.ts), printing each with both
+ * answers; the report is written to .conformance/ci/.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCompatibilityTable } from './compatibility.js';
+import { againstOpenDifferences, loadOpenDifferences } from './open-differences.js';
 import { generatedCases, runGenerated } from './generated.js';
 import { Recorder } from './report.js';
 import { DEFAULT_SETTLE, pool, runScenario, type Harness } from './runner.js';
@@ -50,8 +52,12 @@ describe('conformance with upstream assisted-service (CI sample)', () => {
     expect(recorder.scenarios).toBe(scenarios.length);
     expect(recorder.totals().comparisons).toBeGreaterThan(scenarios.length);
     expect(recorder.notes.filter((note) => note.includes('stopped:'))).toEqual([]);
-    // Each unlisted difference, with both answers: fix it, or list it with its reason in docs/compatibility.md.
-    const unlisted = recorder.causes().filter((cause) => !cause.acceptedBy).map((cause) => `${cause.check} ${cause.path} (${cause.kind}) ×${cause.count} [${cause.operations.join(', ')}]: ours ${JSON.stringify(cause.example.ours)?.slice(0, 200)} | upstream ${JSON.stringify(cause.example.upstream)?.slice(0, 200)}`);
-    expect(unlisted).toEqual([]);
+    // Each difference neither listed with its reason in docs/compatibility.md nor in the backlog of
+    // open differences (open-differences.json, issue 43's remaining work), with both answers: a
+    // regression, or a new finding to fix (or to list with its reason).
+    const { known, fresh, notSeen } = againstOpenDifferences(recorder.causes().filter((cause) => !cause.acceptedBy), loadOpenDifferences());
+    console.log(`open differences (backlog): ${known.length} seen of ${loadOpenDifferences().length}; ${notSeen.length} not seen in this sample${notSeen.length ? ' (fixed, or not sampled: npm run conformance:record-open after a fix)' : ''}`);
+    const described = fresh.map((cause) => `${cause.check} ${cause.path} (${cause.kind}) ×${cause.count} [${cause.operations.join(', ')}]: ours ${JSON.stringify(cause.example.ours)?.slice(0, 200)} | upstream ${JSON.stringify(cause.example.upstream)?.slice(0, 200)}`);
+    expect(described).toEqual([]);
   }, 240_000);
 });

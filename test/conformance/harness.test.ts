@@ -5,6 +5,7 @@ import { acceptingRow, loadCompatibilityTable, parseCompatibilityTable } from '.
 import { generatedCases } from './generated.js';
 import { normalize, normalizeInstallConfig, Placeholders } from './normalize.js';
 import { Recorder } from './report.js';
+import { againstOpenDifferences, loadOpenDifferences, openDifferenceKey } from './open-differences.js';
 import { allScenarios } from './scenarios/index.js';
 import { substitute, MissingVariable } from './scenario.js';
 
@@ -91,5 +92,35 @@ describe('corpus', () => {
   it('substitutes each side\'s variables, and refuses a step whose variable is not set', () => {
     expect(substitute({ path: '/clusters/{{cluster}}', body: ['{{host0}}'] }, { cluster: 'c', host0: 'h' })).toEqual({ path: '/clusters/c', body: ['h'] });
     expect(() => substitute('/x/{{missing}}', {})).toThrow(MissingVariable);
+  });
+});
+
+describe('open differences (the backlog)', () => {
+  const cause = (check: string, path: string, kind: string, operations = ['y']) => ({ check, path, kind, operations, count: 1, example: { scenario: 's' } });
+
+  it('knows a cause by check, path and kind; a settled one and a status by check and path alone, since timing moves their values', () => {
+    const open = [
+      { check: 'body', path: 'a.b', kind: 'only ours', operations: ['x'] },
+      { check: 'settle', path: 'cluster.status', kind: 'value', operations: ['settle'] },
+      { check: 'status', path: '(status ours 400, upstream 201)', kind: 'status', operations: ['y'] },
+    ];
+    const { known, fresh, notSeen } = againstOpenDifferences([
+      cause('body', 'a.b', 'only ours'),
+      cause('body', 'a.b', 'value'),
+      cause('settle', 'cluster.status', 'only ours'),
+      cause('status', '(status ours 409, upstream 201)', 'status'),
+      cause('status', '(status ours 400, upstream 201)', 'status', ['z']),
+      cause('body', 'c', 'value'),
+    ], open);
+    expect(known.map((c) => `${c.path} ${c.kind}`)).toEqual(['a.b only ours', 'cluster.status only ours', '(status ours 409, upstream 201) status']);
+    // The same codes on another operation are another cause.
+    expect(fresh.map((c) => `${c.path} ${c.kind} ${c.operations}`)).toEqual(['a.b value y', '(status ours 400, upstream 201) status z', 'c value y']);
+    expect(notSeen).toEqual([]);
+    expect(againstOpenDifferences([], open).notSeen).toHaveLength(3);
+  });
+
+  it('the checked-in backlog parses and has no entry twice', () => {
+    const open = loadOpenDifferences();
+    expect(new Set(open.map(openDifferenceKey)).size).toBe(open.length);
   });
 });
