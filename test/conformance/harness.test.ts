@@ -119,6 +119,17 @@ describe('open differences (the backlog)', () => {
     expect(againstOpenDifferences([], open).notSeen).toHaveLength(3);
   });
 
+  it('sets apart new differences in judgements whose timing varies from the others', () => {
+    const split = againstOpenDifferences([
+      cause('settle', 'hosts.<host>.suggested_role', 'value'),
+      cause('event-names', 'names[]', 'only ours'),
+      cause('body', 'validations_info.hardware[has-cpu-cores-for-role].message', 'value'),
+      cause('body', 'inventory.disks[*].bootable', 'only ours'),
+    ], []);
+    expect(split.freshTimingDependent.map((c) => c.path)).toEqual(['hosts.<host>.suggested_role', 'names[]', 'validations_info.hardware[has-cpu-cores-for-role].message']);
+    expect(split.fresh.map((c) => c.path)).toEqual(['inventory.disks[*].bootable']);
+  });
+
   it('the checked-in backlog parses and has no entry twice', () => {
     const open = loadOpenDifferences();
     expect(new Set(open.map(openDifferenceKey)).size).toBe(open.length);

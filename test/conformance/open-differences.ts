@@ -35,21 +35,41 @@ export function loadOpenDifferences(file = OPEN_DIFFERENCES_FILE): OpenDifferenc
   return parsed.differences;
 }
 
+/**
+ * Judgements whose value depends on when each side judged (both services judge on their own
+ * schedule while the scenarios run concurrently): a settled status or validation, the events a
+ * judgement emitted, a host's validations or suggested role read mid-flight. A new difference there
+ * may be a finding or the timing of one run: the CI sample prints it and fails only on the others;
+ * `npm run conformance` counts it as a difference like any.
+ */
+export function isTimingDependent(cause: Pick<Cause, 'check' | 'path'>): boolean {
+  if (cause.check === 'settle' || cause.check === 'event-names') return true;
+  return /(^|\.)(validations_info|status_info|suggested_role|status|progress)(\.|\[|$)/.test(cause.path);
+}
+
 /** Splits the unlisted causes of a run into those the backlog knows and new ones; and says which backlog entries did not occur. */
-export function againstOpenDifferences(unlisted: readonly Cause[], open: readonly OpenDifference[]): { known: Cause[]; fresh: Cause[]; notSeen: OpenDifference[] } {
+export function againstOpenDifferences(unlisted: readonly Cause[], open: readonly OpenDifference[]): { known: Cause[]; fresh: Cause[]; freshTimingDependent: Cause[]; notSeen: OpenDifference[] } {
   const keys = new Set(open.map(openDifferenceKey));
   const seen = new Set(unlisted.map(openDifferenceKey));
+  const unknown = unlisted.filter((cause) => !keys.has(openDifferenceKey(cause)));
   return {
     known: unlisted.filter((cause) => keys.has(openDifferenceKey(cause))),
-    fresh: unlisted.filter((cause) => !keys.has(openDifferenceKey(cause))),
+    fresh: unknown.filter((cause) => !isTimingDependent(cause)),
+    freshTimingDependent: unknown.filter(isTimingDependent),
     notSeen: open.filter((difference) => !seen.has(openDifferenceKey(difference))),
   };
 }
 
-/** Writes the backlog from a report's unlisted causes (sorted, one entry a key). */
-export function recordOpenDifferences(report: string, file = OPEN_DIFFERENCES_FILE): number {
-  const { causes } = JSON.parse(readFileSync(report, 'utf8')) as { causes: Cause[] };
+/**
+ * Writes the backlog from reports' unlisted causes (sorted, one entry a key). By default the
+ * entries already in the file are kept too (a sample shows a different part of the timing-dependent
+ * ones each run); `replace` keeps only what the reports show, for after a fix.
+ */
+export function recordOpenDifferences(reports: readonly string[], options: { replace?: boolean; file?: string } = {}): number {
+  const file = options.file ?? OPEN_DIFFERENCES_FILE;
+  const causes = reports.flatMap((report) => (JSON.parse(readFileSync(report, 'utf8')) as { causes: Cause[] }).causes);
   const byKey = new Map<string, OpenDifference>();
+  if (!options.replace) for (const kept of loadOpenDifferences(file)) byKey.set(openDifferenceKey(kept), kept);
   for (const cause of causes.filter((c) => !c.acceptedBy)) {
     const key = openDifferenceKey(cause);
     const known = byKey.get(key);
@@ -65,6 +85,9 @@ export function recordOpenDifferences(report: string, file = OPEN_DIFFERENCES_FI
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const report = process.argv[2] ?? fileURLToPath(new URL('../../.conformance/ci/differences.json', import.meta.url));
-  console.log(`${recordOpenDifferences(report)} open differences written to ${OPEN_DIFFERENCES_FILE}`);
+  const args = process.argv.slice(2);
+  const replace = args.includes('--replace');
+  const reports = args.filter((arg) => arg !== '--replace');
+  const written = recordOpenDifferences(reports.length ? reports : [fileURLToPath(new URL('../../.conformance/ci/differences.json', import.meta.url))], { replace });
+  console.log(`${written} open differences written to ${OPEN_DIFFERENCES_FILE}${replace ? '' : ' (with those it held; --replace keeps only the reports\'s)'}`);
 }
