@@ -426,6 +426,9 @@ function hintFor(name: string | undefined, context: AcceptedContext): fc.Arbitra
       return fc.constant('{"ignition":{"version":"3.2.0"}}');
     case 'output':
       return fc.constantFrom(inventory('fuzzed-host'), '{}', '');
+    case 'content':
+      // A manifest's content: base64 of a YAML or JSON document.
+      return fc.constantFrom('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fuzzed\n  namespace: openshift-config\n', '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzzed"}}').map((text) => Buffer.from(text).toString('base64'));
     default:
       return undefined;
   }
@@ -781,7 +784,8 @@ describe('fuzzing every operation with requests the schema accepts', () => {
         const { status, text } = await send(request.method, sent.path, headers, sent.body);
         const took = timeByOperation.get(request.operation) ?? { count: 0, ms: 0 };
         timeByOperation.set(request.operation, { count: took.count + 1, ms: took.ms + performance.now() - sentAt });
-        statuses.set(`${Math.floor(status / 100)}xx`, (statuses.get(`${Math.floor(status / 100)}xx`) ?? 0) + 1);
+        const statusClass = status === 501 && text.includes('does not implement') ? '501 not implemented' : `${Math.floor(status / 100)}xx`;
+        statuses.set(statusClass, (statuses.get(statusClass) ?? 0) + 1);
         answeredByOperation.set(request.operation, (answeredByOperation.get(request.operation) ?? new Set()).add(status));
         if (status === 501 && text.includes('does not implement')) {
           notImplemented.add(request.operation);
