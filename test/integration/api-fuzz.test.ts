@@ -14,8 +14,8 @@ import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { OpenAPIBackend } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withInt64Integers } from '../../lambdas/handlers/api/int64-integers.js';
 import { loadOpenApiDocument, loadRouterDefinition } from '../../lambdas/handlers/api/openapi-document.js';
+import { asRouterDocument } from '../../lambdas/handlers/api/router-document.js';
 import { addRouterFormats } from '../../lambdas/handlers/api/router-formats.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken, issueInfraEnvAgentToken } from '../../lambdas/usecases/agent-tokens.js';
@@ -426,6 +426,9 @@ function hintFor(name: string | undefined, context: AcceptedContext): fc.Arbitra
       return fc.constant('{"ignition":{"version":"3.2.0"}}');
     case 'output':
       return fc.constantFrom(inventory('fuzzed-host'), '{}', '');
+    case 'content':
+      // A manifest's content: base64 of a YAML or JSON document.
+      return fc.constantFrom('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fuzzed\n  namespace: openshift-config\n', '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzzed"}}').map((text) => Buffer.from(text).toString('base64'));
     default:
       return undefined;
   }
@@ -545,13 +548,15 @@ function acceptedNonNullValue(s: Schema, context: AcceptedContext, depth: number
         { weight: 3, arbitrary: fc.subarray(optional, { maxLength: Math.min(3, optional.length) }).chain((names) => withProperties([...required, ...names])) },
         { weight: 1, arbitrary: fc.record(values, { requiredKeys: required }) },
       );
+      // Properties the schema does not name: where additionalProperties allows them (an object that
+      // names its properties and says nothing of others is closed, as upstream's decoder and the router read it).
       const additional = s.additionalProperties;
-      if (additional === false || depth > 6) return declared;
-      // Properties the schema does not name: free where additionalProperties says so, rare otherwise.
+      const open = additional === true || (additional !== undefined && typeof additional === 'object') || (additional === undefined && properties.length === 0);
+      if (!open || depth > 6) return declared;
       const extraValue = additional && typeof additional === 'object' ? acceptedValueFor(additional, context, depth + 1) : freeValue(depth + 1);
       const extraKeys = fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !properties.some(([property]) => property === key) && key !== '__proto__');
-      const extras = fc.dictionary(extraKeys, extraValue, { maxKeys: additional === undefined ? 1 : 4, noNullPrototype: true });
-      return fc.tuple(declared, fc.oneof({ weight: additional === undefined ? 9 : 1, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extras })).map(([known, extra]) => ({ ...extra, ...known }));
+      const extras = fc.dictionary(extraKeys, extraValue, { maxKeys: 4, noNullPrototype: true });
+      return fc.tuple(declared, fc.oneof(fc.constant({}), extras)).map(([known, extra]) => ({ ...extra, ...known }));
     }
     default:
       return freeValue(depth);
@@ -621,7 +626,7 @@ function acceptedRequestFor(operation: Operation, context: AcceptedContext): fc.
 
 /** A router validator as the API's own: the same document, int64 rule and formats. */
 function routerValidator(): OpenAPIBackend {
-  const api = new OpenAPIBackend({ definition: withInt64Integers(loadRouterDefinition()), apiRoot: API, quick: true, validate: true, customizeAjv: (ajv) => addRouterFormats(ajv) });
+  const api = new OpenAPIBackend({ definition: asRouterDocument(loadRouterDefinition()), apiRoot: API, quick: true, validate: true, customizeAjv: (ajv) => addRouterFormats(ajv) });
   api.init();
   return api;
 }
@@ -779,7 +784,8 @@ describe('fuzzing every operation with requests the schema accepts', () => {
         const { status, text } = await send(request.method, sent.path, headers, sent.body);
         const took = timeByOperation.get(request.operation) ?? { count: 0, ms: 0 };
         timeByOperation.set(request.operation, { count: took.count + 1, ms: took.ms + performance.now() - sentAt });
-        statuses.set(`${Math.floor(status / 100)}xx`, (statuses.get(`${Math.floor(status / 100)}xx`) ?? 0) + 1);
+        const statusClass = status === 501 && text.includes('does not implement') ? '501 not implemented' : `${Math.floor(status / 100)}xx`;
+        statuses.set(statusClass, (statuses.get(statusClass) ?? 0) + 1);
         answeredByOperation.set(request.operation, (answeredByOperation.get(request.operation) ?? new Set()).add(status));
         if (status === 501 && text.includes('does not implement')) {
           notImplemented.add(request.operation);
@@ -810,6 +816,7 @@ describe('fuzzing every operation with requests the schema accepts', () => {
     console.info([
       `fuzzed ${FUZZ_VALID_RUNS} accepted requests (FUZZ_SEED=${FUZZ_SEED}, ${FUZZ_CONCURRENCY} workers) in ${seconds} s: ${sent} sent over ${answeredByOperation.size} of ${operations.length} operations (${succeeded} answered a 2xx at least once), answers ${JSON.stringify(Object.fromEntries(statuses))}`,
       `slowest answers (mean ms): ${[...timeByOperation].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8).map(([id, { count, ms }]) => `${id} ${Math.round(ms / count)} ×${count}`).join(', ')}`,
+      `never a 2xx: ${[...answeredByOperation].filter(([, answers]) => ![...answers].some((status) => status < 300)).map(([id, answers]) => `${id} (${[...answers].sort().join('/')})`).sort().join(', ')}`,
       `resources re-created ${workersRenewed} times; not implemented (501): ${[...notImplemented].sort().join(', ') || 'none'}`,
       `the generator's requests the router's validator refuses: ${generatorRefused} here (not sent), ${routerRefused} at the router`,
       ...generatorRefusals.map((line) => `  refused here: ${line}`),

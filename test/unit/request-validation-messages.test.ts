@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { describeValidationError } from '../../lambdas/handlers/api/validation-messages.js';
+import { withClosedObjects } from '../../lambdas/handlers/api/router-document.js';
 import descriptions from '../../lambdas/handlers/api/pattern-descriptions.json' with { type: 'json' };
 
 function patternsOf(node: unknown, found = new Set<string>()): Set<string> {
@@ -33,6 +34,23 @@ describe('request validation messages', () => {
     expect(text).toBe('machine_networks/0/cidr: must be an IPv4 or IPv6 network in CIDR notation, such as 192.168.111.0/24 or fd2e:6f44:5dd8::/64 (prefix length up to 32 for IPv4, 128 for IPv6)');
     const unknown = describeValidationError({ instancePath: '/x', schemaPath: '#/x', keyword: 'pattern', message: 'must match pattern "^a+$"', params: { pattern: '^a+$' } });
     expect(unknown).not.toContain('^a+$');
+  });
+
+  it('names an undeclared field, cut short, as upstream refuses it', () => {
+    const error = (instancePath: string, name: string) => describeValidationError({ instancePath, schemaPath: '#/x', keyword: 'additionalProperties', message: 'must NOT have additional properties', params: { additionalProperty: name } });
+    expect(error('/requestBody/platform/external', 'deep')).toBe('platform/external: unknown field "deep"');
+    expect(error('/requestBody', 'x'.repeat(10_000))).toBe(`unknown field "${'x'.repeat(64)}…"`);
+  });
+
+  it('closes the objects that name their properties, and leaves maps and free objects open', () => {
+    const closed = withClosedObjects({
+      named: { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string' } } } } },
+      map: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
+      free: { type: 'object' },
+    });
+    expect(closed.named).toMatchObject({ additionalProperties: false, properties: { a: { additionalProperties: false } } });
+    expect(closed.map.additionalProperties).toEqual({ type: 'string' });
+    expect(closed.free).toEqual({ type: 'object' });
   });
 
   it('lists the allowed values of an enum', () => {

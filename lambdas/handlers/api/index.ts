@@ -10,7 +10,7 @@ import { authenticateUser } from '../../usecases/api-tokens.js';
 import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent-tokens.js';
 import type { Principal } from '../../usecases/principal.js';
 import { describeValidationError } from './validation-messages.js';
-import { withInt64Integers } from './int64-integers.js';
+import { asRouterDocument } from './router-document.js';
 import { addRouterFormats } from './router-formats.js';
 import { header } from './params.js';
 import { headersSent, isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
@@ -39,9 +39,9 @@ async function routerDocument(): Promise<Document> {
   const file = process.env.OPENAPI_DOCUMENT;
   if (file?.endsWith('.json')) {
     const document: Document = JSON.parse(readFileSync(file, 'utf8'));
-    return withInt64Integers(document);
+    return asRouterDocument(document);
   }
-  return withInt64Integers((await import('./openapi-document.js')).loadRouterDefinition());
+  return asRouterDocument((await import('./openapi-document.js')).loadRouterDefinition());
 }
 
 /** The media types openapi.yaml lets the operation take its body in. */

@@ -10,6 +10,12 @@ export function describeValidationError(error: { instancePath?: string; schemaPa
     const wanted = PATTERN_DESCRIPTIONS.get(String(error.params.pattern));
     return `${where}: must be ${wanted ?? 'in the format the API documents for it (see openapi.yaml)'}`;
   }
+  if (error.keyword === 'additionalProperties') {
+    // The field's name as sent, cut short: an answer never echoes much of a request back.
+    const name = String(error.params.additionalProperty);
+    const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+    return `${where === 'requestBody' ? '' : `${where}: `}unknown field ${JSON.stringify(shown)}`;
+  }
   if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) {
     return `${where}: must be one of ${error.params.allowedValues.map(String).join(', ')}`;
   }
