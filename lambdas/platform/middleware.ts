@@ -20,6 +20,27 @@ const JSON_TYPE = /^application\/(.+\+)?json\s*($|;)/i;
 export const MAX_JSON_NESTING = 10_000;
 
 /**
+ * DynamoDB stores numbers of magnitude 1e-130 to 1e125 with 38 digits, and the AWS SDK marshals
+ * only integers JavaScript holds exactly: a number outside that, anywhere in a body (free-form
+ * values included), would be refused by the store after the request was accepted.
+ */
+export function unstorableNumberIn(value: unknown): { path: string; value: number } | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [next, path] = stack.pop()!;
+    if (typeof next === 'number') {
+      const magnitude = Math.abs(next);
+      if (!Number.isFinite(next) || magnitude > 9.99e124 || (magnitude !== 0 && magnitude < 1e-129) || (Number.isInteger(next) && !Number.isSafeInteger(next))) return { path, value: next };
+    } else if (Array.isArray(next)) next.forEach((item, index) => stack.push([item, `${path}[${index}]`]));
+    else if (next !== null && typeof next === 'object') for (const [key, item] of Object.entries(next)) stack.push([item, path ? `${path}.${key}` : key]);
+  }
+  return undefined;
+}
+
+/** Only a text with an exponent or a long run of digits can hold such a number: ordinary bodies are not walked. */
+const MAY_HOLD_UNSTORABLE_NUMBER = /\d{16}|\d[eE][+-]?\d/;
+
+/**
  * The deepest nesting of arrays and objects in a JSON text, counting only brackets outside strings.
  * A text shorter than twice the limit cannot exceed it, so ordinary bodies are not scanned.
  */
@@ -73,6 +94,12 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
           return;
         }
         throw badRequest(`The request body is not valid JSON: ${messageOf(error)}`);
+      }
+      if (MAY_HOLD_UNSTORABLE_NUMBER.test(raw)) {
+        const unstorable = unstorableNumberIn(event.body);
+        if (unstorable !== undefined) {
+          throw badRequest(`${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`);
+        }
       }
     },
   };

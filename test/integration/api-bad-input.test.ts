@@ -122,8 +122,11 @@ describe('bad input', () => {
     { name: 'cluster NTP source with an underscore', method: 'POST', path: '/clusters', body: cluster({ additional_ntp_source: 'time_1.example.com' }), expected: 400, reason: /Invalid NTP source/ },
     // Names people read in lists and the audit trail: no lone surrogate (strict JSON parsers refused the list), no bidi override.
     { name: 'infra-env name with a lone surrogate', method: 'POST', path: '/infra-envs', body: infra({ name: 'x' }).replace('"name":"x"', '"name":"a\\ud800b"'), expected: 400, reason: /lone UTF-16 surrogate/ },
-    { name: 'infra-env renamed with a bidi override', method: 'PATCH', path: `/infra-envs/${infraEnvId}`, body: JSON.stringify({ name: 'gpj.\u202eexe' }), expected: 400, reason: /U\+202E/ },
+    { name: 'infra-env named with a bidi override', method: 'POST', path: '/infra-envs', body: infra({ name: 'gpj.\u202eexe' }), expected: 400, reason: /U\+202E/ },
     { name: 'token name with a bidi override', method: 'POST', path: '/api-tokens', body: JSON.stringify({ name: 'ci\u202e', role: 'user' }), expected: 400, reason: /U\+202E/ },
+    // Numbers DynamoDB cannot store, in a free-form value (the accepted-request fuzzing: a 500 from the store's marshalling or its range check).
+    { name: 'a number above what the store holds, in a free-form value', method: 'PUT', path: `/clusters/${clusterId}/ui-settings`, body: '{"a":{"b":[9.829173929080957e61]}}', expected: 400, reason: /^a\.b\[0\] holds the number 9\.829173929080957e\+61, which the service cannot store/ },
+    { name: 'a number below what the store holds', method: 'PUT', path: `/clusters/${clusterId}/ui-settings`, body: '{"tiny":1e-300}', expected: 400, reason: /tiny holds the number 1e-300/ },
     // Nested deeper than Go's JSON decoder takes (it overflowed our stack: a 500).
     { name: 'ui-settings nested 20,000 deep', method: 'PUT', path: `/clusters/${clusterId}/ui-settings`, body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`, expected: 400, reason: /more than 10000 levels deep/ },
     { name: 'image URL of unknown infra-env', method: 'GET', path: `/infra-envs/${missing}/downloads/image-url`, expected: 404 },
