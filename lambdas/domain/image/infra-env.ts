@@ -223,10 +223,28 @@ export function applyInfraEnvUpdate(
   return next;
 }
 
+/**
+ * Fields upstream's infra-env document leaves out while empty (Go's omitempty): an empty string or
+ * list given at creation or update is not echoed.
+ */
+const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments'] as const;
+
+/** How upstream's answers spell a time never set: Go's zero time. */
+const UNSET_TIME = '0001-01-01T00:00:00.000Z';
+
 /** The upstream `infra-env` document; the pull secret and the image signing key stay out. */
 export function infraEnvView(infraEnv: InfraEnv): Record<string, unknown> {
   const { [DISCONNECTED_CLUSTER_NAME]: _madeFor, ...attributes } = infraEnv.attributes;
+  for (const field of OMITTED_WHEN_EMPTY) {
+    const value: unknown = attributes[field];
+    // kernel_arguments is kept as its JSON text: "[]" is the empty list.
+    if (value === '' || value === '[]' || (Array.isArray(value) && value.length === 0)) delete attributes[field];
+  }
   return {
+    // Upstream carries these from creation: the owner's e-mail domain ("Unknown" without one) and
+    // the image's expiry, Go's zero time until an image is made.
+    email_domain: 'Unknown',
+    expires_at: UNSET_TIME,
     ...attributes,
     kind: 'InfraEnv',
     id: infraEnv.infraEnvId,
