@@ -737,6 +737,9 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 /** How upstream's answers spell a time never set: Go's zero time. */
 export const UNSET_TIME = '0001-01-01T00:00:00.000Z';
 
+/** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;
+
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the
  * monitored-operators list alike: it names its cluster, and a status never reported carries Go's
@@ -777,5 +780,10 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   for (const count of ['total_host_count', 'enabled_host_count', 'ready_host_count']) {
     if (wire[count] === 0) delete wire[count];
   }
+  for (const field of OMITTED_WHEN_EMPTY) {
+    if (wire[field] === '') delete wire[field];
+  }
+  // When the machine networks last changed is this service's own bookkeeping, not a field of upstream's.
+  delete wire.machine_network_cidr_updated_at;
   return wire;
 }
