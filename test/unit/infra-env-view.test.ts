@@ -19,10 +19,12 @@ describe('infra-env view', () => {
     }
   });
 
-  it('keeps a given key, and carries the e-mail domain and an unset expiry from creation', () => {
+  it('keeps a given key, and carries the e-mail domain, an unset expiry and an empty proxy from creation', () => {
     const view = created({ ssh_authorized_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOeGJ0dVJ4Ow2fTS4GCYvOVOMEzhuNNMSxLNTpIa6A7l a@b' });
     expect(view.ssh_authorized_key).toMatch(/^ssh-ed25519 /);
     expect(view.email_domain).toBe('Unknown');
     expect(view.expires_at).toBe('0001-01-01T00:00:00.000Z');
+    expect(view.proxy).toEqual({});
+    expect(created({ proxy: { http_proxy: 'http://proxy.example.com:3128' } }).proxy).toEqual({ http_proxy: 'http://proxy.example.com:3128' });
   });
 });

@@ -245,6 +245,8 @@ export function infraEnvView(infraEnv: InfraEnv): Record<string, unknown> {
     // the image's expiry, Go's zero time until an image is made.
     email_domain: 'Unknown',
     expires_at: UNSET_TIME,
+    // Go's zero proxy: upstream answers an empty object when no proxy was given.
+    proxy: {},
     ...attributes,
     kind: 'InfraEnv',
     id: infraEnv.infraEnvId,
