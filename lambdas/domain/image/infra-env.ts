@@ -224,6 +224,22 @@ export function applyInfraEnvUpdate(
 }
 
 /**
+ * The details of the image_info_updated event upstream records whenever an infra-env's image is
+ * (re)described, at registration and each update: its proxy when one is set, its type, and whether
+ * an SSH key goes in.
+ */
+export function imageInfoDetails(infraEnv: Pick<InfraEnv, 'attributes'>): string {
+  const a = infraEnv.attributes;
+  const proxy = isJsonObject(a.proxy) && typeof a.proxy.http_proxy === 'string' && a.proxy.http_proxy !== '' ? a.proxy.http_proxy : undefined;
+  const sshKey = typeof a.ssh_authorized_key === 'string' && a.ssh_authorized_key !== '';
+  return [
+    ...(proxy ? [`proxy URL is "${proxy}"`] : []),
+    `Image type is "${String(a.type ?? DEFAULT_IMAGE_TYPE)}"`,
+    `SSH public key is ${sshKey ? 'set' : 'not set'}`,
+  ].join(', ');
+}
+
+/**
  * Fields upstream's infra-env document leaves out while empty (Go's omitempty): an empty string or
  * list given at creation or update is not echoed.
  */
