@@ -86,6 +86,8 @@ export async function startUpstreamService(options: UpstreamServiceOptions = {})
   const monitors = options.monitorIntervals === undefined ? FAST_MONITORS : options.monitorIntervals;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // As upstream's hosted deployment runs: with it, every cluster monitors the cvo operator too.
+    CHECK_CLUSTER_VERSION: 'true',
     ...(monitors ? { HOST_MONITOR_INTERVAL: monitors.host, CLUSTER_MONITOR_INTERVAL: monitors.cluster } : {}),
     ...options.env,
   };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host/host.js';
-import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvView, isDisconnectedIso } from '../domain/image/infra-env.js';
+import { applyInfraEnvUpdate, createInfraEnvRecord, imageInfoDetails, infraEnvView, isDisconnectedIso } from '../domain/image/infra-env.js';
 import { isDisconnectedCluster } from '../domain/cluster/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
@@ -12,7 +12,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findInfraEnv, stillThere } from './access.js';
-import { recordEvent } from './events.js';
+import { recordEvent, recordEvents, type RecordEventRequest } from './events.js';
 import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, retainForImageUrls, signImageToken } from './discovery-image.js';
 import { actorName, type Principal } from './principal.js';
@@ -60,7 +60,10 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
     ...(disconnectedClusterName !== undefined ? { disconnectedClusterName } : {}),
   });
   const infraEnv = await deps.store.infraEnvs.create(record);
-  await recordEvent(deps, { name: 'infra_env_registered', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId } });
+  await recordEvents(deps, [
+    { name: 'infra_env_registered', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId } },
+    imageInfoUpdatedEvent(infraEnv),
+  ]);
   return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, infraEnv));
 }
 
@@ -125,7 +128,18 @@ export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, i
     delete next.attributes.expires_at;
     return next;
   });
-  return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, stillThere(updated, `Infra-env ${infraEnvId}`)));
+  const changed = stillThere(updated, `Infra-env ${infraEnvId}`);
+  await recordEvent(deps, imageInfoUpdatedEvent(changed));
+  return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, changed));
+}
+
+/** Upstream describes the image anew at registration and at each update, on the infra-env and its cluster. */
+function imageInfoUpdatedEvent(infraEnv: InfraEnv): RecordEventRequest {
+  return {
+    name: 'image_info_updated',
+    subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId, ...(infraEnv.clusterId ? { clusterId: infraEnv.clusterId } : {}) },
+    props: { details: imageInfoDetails(infraEnv) },
+  };
 }
 
 export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string): Promise<void> {

@@ -200,6 +200,16 @@ describe('the create answer', () => {
       expect(wire).not.toHaveProperty(field);
     }
   });
+
+  it('leaves out empty proxy, tags and NTP strings as upstream\'s omitempty does, and its own machine-network bookkeeping', () => {
+    const cluster = create({ http_proxy: '', https_proxy: '', no_proxy: '', tags: '', additional_ntp_source: '' });
+    cluster.attributes.machine_network_cidr_updated_at = '2026-11-29T06:00:00.000Z';
+    const wire = clusterWireView(cluster);
+    for (const field of ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'machine_network_cidr_updated_at']) {
+      expect(wire).not.toHaveProperty(field);
+    }
+    expect(clusterWireView(create({ no_proxy: 'example.org' })).no_proxy).toBe('example.org');
+  });
 });
 
 describe('update', () => {

@@ -30,6 +30,7 @@ import {
   type StoredHostProgress,
 } from '../../lambdas/domain/install/installation-progress.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
+import { clusterWireView, UNSET_TIME } from '../../lambdas/domain/cluster/cluster.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
@@ -209,6 +210,13 @@ describe('finalizing stages and monitored operators', () => {
     expect(refusal(() => applyOperatorReport(second, { name: 'odf', status: 'available' }, NOW)).kind).toBe('not-found');
     expect(refusal(() => applyOperatorReport(second, { status: 'available' }, NOW)).kind).toBe('bad-request');
     expect(refusal(() => monitoredOperatorsView(second, 'odf')).kind).toBe('not-found');
+  });
+
+  it('answers an operator never reported with its cluster and Go\'s zero time, as upstream does', () => {
+    const [unreported] = monitoredOperatorsView(cluster('ready'), 'console');
+    expect(unreported).toMatchObject({ name: 'console', cluster_id: CLUSTER_ID, status_updated_at: UNSET_TIME });
+    const wire = clusterWireView(cluster('ready'));
+    expect(wire.monitored_operators).toEqual(monitoredOperatorsView(cluster('ready')));
   });
 
   it('gives the cluster machine its finalizing stage, operators and kubeconfig from the attributes', () => {

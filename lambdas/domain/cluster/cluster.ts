@@ -737,6 +737,19 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 /** How upstream's answers spell a time never set: Go's zero time. */
 export const UNSET_TIME = '0001-01-01T00:00:00.000Z';
 
+/** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;
+
+/**
+ * A monitored operator as upstream's API answers it, in the cluster document and the
+ * monitored-operators list alike: it names its cluster, and a status never reported carries Go's
+ * zero time.
+ */
+export function monitoredOperatorWireView(operator: Record<string, unknown>, clusterId: string): Record<string, unknown> {
+  const reportedAt = operator.status_updated_at;
+  return { ...operator, cluster_id: clusterId, status_updated_at: typeof reportedAt === 'string' && reportedAt !== '' ? reportedAt : UNSET_TIME };
+}
+
 /**
  * The cluster document as upstream's API answers it: clusterView with the fields upstream always
  * carries, even unset (Go's zero values: empty objects, zero times, a null deletion time), host
@@ -761,8 +774,16 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
     image_info: { created_at: '0001-01-01T00:00:00Z', expires_at: UNSET_TIME, ...(isJsonObject(a.image_info) ? a.image_info : {}) },
     progress: { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(a.progress) ? a.progress : {}) },
   };
+  if (Array.isArray(view.monitored_operators)) {
+    wire.monitored_operators = view.monitored_operators.map((operator) => monitoredOperatorWireView(operator as Record<string, unknown>, cluster.clusterId));
+  }
   for (const count of ['total_host_count', 'enabled_host_count', 'ready_host_count']) {
     if (wire[count] === 0) delete wire[count];
   }
+  for (const field of OMITTED_WHEN_EMPTY) {
+    if (wire[field] === '') delete wire[field];
+  }
+  // When the machine networks last changed is this service's own bookkeeping, not a field of upstream's.
+  delete wire.machine_network_cidr_updated_at;
   return wire;
 }

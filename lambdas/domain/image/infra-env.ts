@@ -223,10 +223,46 @@ export function applyInfraEnvUpdate(
   return next;
 }
 
+/**
+ * The details of the image_info_updated event upstream records whenever an infra-env's image is
+ * (re)described, at registration and each update: its proxy when one is set, its type, and whether
+ * an SSH key goes in.
+ */
+export function imageInfoDetails(infraEnv: Pick<InfraEnv, 'attributes'>): string {
+  const a = infraEnv.attributes;
+  const proxy = isJsonObject(a.proxy) && typeof a.proxy.http_proxy === 'string' && a.proxy.http_proxy !== '' ? a.proxy.http_proxy : undefined;
+  const sshKey = typeof a.ssh_authorized_key === 'string' && a.ssh_authorized_key !== '';
+  return [
+    ...(proxy ? [`proxy URL is "${proxy}"`] : []),
+    `Image type is "${String(a.type ?? DEFAULT_IMAGE_TYPE)}"`,
+    `SSH public key is ${sshKey ? 'set' : 'not set'}`,
+  ].join(', ');
+}
+
+/**
+ * Fields upstream's infra-env document leaves out while empty (Go's omitempty): an empty string or
+ * list given at creation or update is not echoed.
+ */
+const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments'] as const;
+
+/** How upstream's answers spell a time never set: Go's zero time. */
+const UNSET_TIME = '0001-01-01T00:00:00.000Z';
+
 /** The upstream `infra-env` document; the pull secret and the image signing key stay out. */
 export function infraEnvView(infraEnv: InfraEnv): Record<string, unknown> {
   const { [DISCONNECTED_CLUSTER_NAME]: _madeFor, ...attributes } = infraEnv.attributes;
+  for (const field of OMITTED_WHEN_EMPTY) {
+    const value: unknown = attributes[field];
+    // kernel_arguments is kept as its JSON text: "[]" is the empty list.
+    if (value === '' || value === '[]' || (Array.isArray(value) && value.length === 0)) delete attributes[field];
+  }
   return {
+    // Upstream carries these from creation: the owner's e-mail domain ("Unknown" without one) and
+    // the image's expiry, Go's zero time until an image is made.
+    email_domain: 'Unknown',
+    expires_at: UNSET_TIME,
+    // Go's zero proxy: upstream answers an empty object when no proxy was given.
+    proxy: {},
     ...attributes,
     kind: 'InfraEnv',
     id: infraEnv.infraEnvId,

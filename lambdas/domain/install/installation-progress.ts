@@ -8,6 +8,7 @@
 import { X509Certificate } from 'node:crypto';
 import { parseDocument, stringify as stringifyYaml } from 'yaml';
 import type { ClusterTransitionContext } from '../cluster/cluster-facts.js';
+import { monitoredOperatorWireView } from '../cluster/cluster.js';
 import { FINALIZING_STAGES, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
 import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';
 import { badRequest, conflict, errorMessage, notFound } from '../core/errors.js';
@@ -190,7 +191,7 @@ export function storedOperators(cluster: Cluster): StoredMonitoredOperator[] {
 
 /** The `monitored-operators-list`, optionally one operator by name (404 when the cluster has none of that name). */
 export function monitoredOperatorsView(cluster: Cluster, operatorName?: string): Record<string, unknown>[] {
-  const all = storedOperators(cluster).map((operator) => ({ ...operator, cluster_id: cluster.clusterId }));
+  const all = storedOperators(cluster).map((operator) => monitoredOperatorWireView(operator as Record<string, unknown>, cluster.clusterId));
   if (operatorName === undefined) return all;
   if (operatorName === '') throw badRequest('empty operator name is not allowed');
   const found = all.filter((operator) => operator.name === operatorName);
