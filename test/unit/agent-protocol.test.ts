@@ -146,6 +146,26 @@ describe('step replies', () => {
     expect(inventory.disks![1]!.installation_eligibility!.not_eligible_reasons![0]).toMatch(/too small/);
   });
 
+  it('stores the inventory as upstream re-serializes it: the agent\'s own reasons, the service\'s recomputed, Go\'s empty values dropped', () => {
+    const agentDisk = {
+      id: 'sr0', name: 'sr0', size_bytes: 1166016512, drive_type: 'ODD', bootable: false, removable: true, is_installation_media: true,
+      installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is removable', 'Disk is too small (disk only has 1.2 GB, but 20 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, FC.', 'Disk appears to be an installation media'] },
+    };
+    const inventory = { cpu: { architecture: 'x86_64', count: 4 }, boot: { current_boot_mode: 'uefi', pxe_interface: '' }, system_vendor: { virtual: false, manufacturer: 'QEMU' },
+      interfaces: [{ name: 'enp1s0', biosdevname: '', client_id: '', ipv4_addresses: ['192.168.111.10/24'], ipv6_addresses: [] }],
+      disks: [agentDisk, { id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', bootable: false, installation_eligibility: { eligible: true, not_eligible_reasons: null } }] };
+    const stored = applyStepReply(host('discovering'), { step_type: 'inventory', output: JSON.stringify(inventory) }, { ...context, openshiftVersion: '4.18.52' })!;
+    const read = JSON.parse(stored.attributes.inventory as string);
+    expect(read.disks[0].installation_eligibility).toEqual({ not_eligible_reasons: [
+      'Disk is removable', 'Disk appears to be an installation media',
+      'Disk is too small (disk only has 1.167 GB, but 100 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, RAID, iSCSI, FC.',
+    ] });
+    expect(read.disks[1]).toEqual({ id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', installation_eligibility: { eligible: true } });
+    expect(read.boot).toEqual({ current_boot_mode: 'uefi' });
+    expect(read.system_vendor).toEqual({ manufacturer: 'QEMU' });
+    expect(read.interfaces[0]).toEqual({ name: 'enp1s0', ipv4_addresses: ['192.168.111.10/24'] });
+  });
+
   it('changes nothing for a repeated reply or an empty output of a running check', () => {
     const reply = { step_type: 'ntp-synchronizer' as const, output: JSON.stringify({ ntp_sources: [{ source_name: 'a', source_state: 'synced' }] }) };
     const once = applyStepReply(host('known'), reply, context)!;

@@ -9,6 +9,7 @@ import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../core/validation.js';
 import type { HostUpdateParams } from '../../../contracts/wire.js';
+import { UNSET_TIME } from '../cluster/cluster.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([
@@ -167,10 +168,27 @@ export function hostDisplayName(host: Host): string {
   return hostInventory(host)?.hostname || host.hostId;
 }
 
+/**
+ * What the service keeps on a host for itself (the architecture the inventory reported, when the
+ * connectivity report was taken and stored, the free addresses, the last failure of each step):
+ * upstream's host document has none of them.
+ */
+const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors'] as const;
+
+/** Strings upstream's model leaves out when empty (omitempty): a user's update may have set them to ''. */
+const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name'] as const;
+
+/** Go's zero time: upstream's host always has these times, unset ones read as this. */
+const HOST_ZERO_TIMES = ['logs_collected_at', 'logs_started_at', 'stage_started_at', 'stage_updated_at'] as const;
+
 /** The upstream `host` document. */
 export function hostView(host: Host): Record<string, unknown> {
+  const attributes: Record<string, unknown> = { ...host.attributes };
+  for (const field of INTERNAL_HOST_FIELDS) delete attributes[field];
+  for (const field of OMITTED_WHEN_EMPTY) if (attributes[field] === '') delete attributes[field];
+  for (const field of HOST_ZERO_TIMES) attributes[field] ??= UNSET_TIME;
   return {
-    ...host.attributes,
+    ...attributes,
     kind: (host.attributes.kind as string | undefined) ?? 'Host',
     id: host.hostId,
     href: `/api/assisted-install/v2/infra-envs/${host.infraEnvId}/hosts/${host.hostId}`,

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { hostView } from '../../lambdas/domain/host/host.js';
+import type { Host } from '../../lambdas/domain/core/entities.js';
+
+const host = (attributes: Record<string, unknown>): Host => ({
+  orgId: 'o', infraEnvId: 'ie', hostId: 'h', clusterId: 'c', status: 'known', attributes, createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z', version: 1,
+} as Host);
+
+describe('the host document', () => {
+  it('leaves out the service\'s own bookkeeping and the empty strings upstream omits', () => {
+    const view = hostView(host({
+      cpu_architecture: 'x86_64', connectivity_checked_at: 't', connectivity_stored_at: 't', free_addresses: '[]', step_errors: { install: 'failed' },
+      skip_formatting_disks: '', machine_config_pool_name: '', role: 'master',
+    }));
+    for (const field of ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'skip_formatting_disks', 'machine_config_pool_name']) {
+      expect(view).not.toHaveProperty(field);
+    }
+    expect(view.role).toBe('master');
+    expect(hostView(host({ machine_config_pool_name: 'mcp' })).machine_config_pool_name).toBe('mcp');
+  });
+
+  it('shows Go\'s zero time for the log and stage times until they are set', () => {
+    const view = hostView(host({ logs_collected_at: '2026-11-22T11:00:00.000Z' }));
+    expect(view).toMatchObject({ logs_collected_at: '2026-11-22T11:00:00.000Z', logs_started_at: '0001-01-01T00:00:00.000Z', stage_started_at: '0001-01-01T00:00:00.000Z', stage_updated_at: '0001-01-01T00:00:00.000Z' });
+  });
+});
