@@ -3,6 +3,7 @@
  * at once: a poll is a read of the host (and its cluster), written only when liveness is getting
  * stale; a reply writes only what changed, conditionally on the version it read.
  */
+import { UNSET_TIME } from '../domain/cluster/cluster.js';
 import { randomBytes } from 'node:crypto';
 import {
   checkInWrite,
@@ -129,7 +130,10 @@ export async function registerHost(
     host = await reRegistered(existing);
     await recordEvent(deps, registered(host));
   }
-  return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
+  // Upstream answers the host as it built it, before its store stamped times or judged it: zero
+  // times and no validations (they come with the first refresh).
+  const { validations_info: _judgedLater, ...view } = hostView(host);
+  return { ...view, created_at: UNSET_TIME, updated_at: UNSET_TIME, next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
 }
 
 export async function getNextSteps(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
+import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextStepRunnerCommand, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/agent/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
@@ -366,6 +366,13 @@ describe('registration of a single-node cluster\'s hosts', () => {
     const added = newHost({ orgId: 'o', infraEnv, cluster: sno('adding-hosts'), hostId: 'h', now: now.toISOString() }).attributes;
     expect(added).toMatchObject({ role: 'worker', suggested_role: 'worker', kind: 'AddToExistingClusterHost' });
     expect(added.bootstrap).toBeUndefined();
+  });
+
+  it('names the infra-env\'s owner on the host, and answers the step runner with its arguments only, as upstream', () => {
+    const owned = { ...infraEnv, attributes: { user_name: 'admin' } } as typeof infraEnv;
+    expect(newHost({ orgId: 'o', infraEnv: owned, hostId: 'h', now: now.toISOString() }).attributes.user_name).toBe('admin');
+    expect(newHost({ orgId: 'o', infraEnv, hostId: 'h', now: now.toISOString() }).attributes).not.toHaveProperty('user_name');
+    expect(nextStepRunnerCommand({ hostId: 'h', infraEnvId: 'i' }, 'agent:1')).toEqual({ args: ['{"infra_env_id":"i","host_id":"h","agent_version":"agent:1"}'] });
   });
 });
 
