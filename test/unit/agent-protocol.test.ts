@@ -146,7 +146,7 @@ describe('step replies', () => {
     expect(inventory.disks![1]!.installation_eligibility!.not_eligible_reasons![0]).toMatch(/too small/);
   });
 
-  it('stores the inventory as upstream re-serializes it: the agent\'s own reasons, the service\'s recomputed, Go\'s empty values dropped', () => {
+  it('stores the inventory as upstream re-serializes it: the agent\'s own reasons, the service\'s recomputed, Go\'s empty scalars dropped', () => {
     const agentDisk = {
       id: 'sr0', name: 'sr0', size_bytes: 1166016512, drive_type: 'ODD', bootable: false, removable: true, is_installation_media: true,
       installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is removable', 'Disk is too small (disk only has 1.2 GB, but 20 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, FC.', 'Disk appears to be an installation media'] },
@@ -163,7 +163,7 @@ describe('step replies', () => {
     expect(read.disks[1]).toEqual({ id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', installation_eligibility: { eligible: true } });
     expect(read.boot).toEqual({ current_boot_mode: 'uefi' });
     expect(read.system_vendor).toEqual({ manufacturer: 'QEMU' });
-    expect(read.interfaces[0]).toEqual({ name: 'enp1s0', ipv4_addresses: ['192.168.111.10/24'] });
+    expect(read.interfaces[0]).toEqual({ name: 'enp1s0', ipv4_addresses: ['192.168.111.10/24'], ipv6_addresses: [] });
   });
 
   it('changes nothing for a repeated reply or an empty output of a running check', () => {

@@ -23,4 +23,12 @@ describe('the host document', () => {
     const view = hostView(host({ logs_collected_at: '2026-11-22T11:00:00.000Z' }));
     expect(view).toMatchObject({ logs_collected_at: '2026-11-22T11:00:00.000Z', logs_started_at: '0001-01-01T00:00:00.000Z', stage_started_at: '0001-01-01T00:00:00.000Z', stage_updated_at: '0001-01-01T00:00:00.000Z' });
   });
+
+  it('shows the connectivity report as Go re-serializes it: zero and false figures left out', () => {
+    const report = { remote_hosts: [{ host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, packet_loss_percentage: 0, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ mtu_successful: false, remote_ip: '10.0.0.2' }] }] };
+    expect(JSON.parse(hostView(host({ connectivity: JSON.stringify(report) })).connectivity as string)).toEqual({ remote_hosts: [{
+      host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ remote_ip: '10.0.0.2' }],
+    }] });
+    expect(hostView(host({ connectivity: '{' })).connectivity).toBe('{');
+  });
 });

@@ -143,7 +143,8 @@ function diskWithServiceEligibility(disk: InventoryDisk, input: DiskEligibilityI
   // Not one of upstream's service reasons (its agent says it), kept so an installation media never qualifies.
   if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
   const unique = [...new Set(reasons)];
-  return { ...disk, installation_eligibility: { eligible: unique.length === 0, not_eligible_reasons: unique } };
+  // Upstream's reasons of an eligible disk are a nil list: Go writes null, which reads as none.
+  return { ...disk, installation_eligibility: unique.length === 0 ? { eligible: true } : { eligible: false, not_eligible_reasons: unique } };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster, Host } from '../core/entities.js';
-import { hostInventory } from './inventory.js';
+import { hostInventory, withoutGoEmptyValues } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../core/validation.js';
@@ -187,6 +187,8 @@ export function hostView(host: Host): Record<string, unknown> {
   for (const field of INTERNAL_HOST_FIELDS) delete attributes[field];
   for (const field of OMITTED_WHEN_EMPTY) if (attributes[field] === '') delete attributes[field];
   for (const field of HOST_ZERO_TIMES) attributes[field] ??= UNSET_TIME;
+  // Stored as the agent sent it (replies are compared with it); upstream stores what Go re-serialized.
+  if (typeof attributes.connectivity === 'string') attributes.connectivity = goSerialized(attributes.connectivity);
   return {
     ...attributes,
     kind: (host.attributes.kind as string | undefined) ?? 'Host',
@@ -199,4 +201,13 @@ export function hostView(host: Host): Record<string, unknown> {
     created_at: host.createdAt,
     updated_at: host.updatedAt,
   };
+}
+
+/** A stored JSON document as Go would have written it (withoutGoEmptyValues); one that does not parse as it is. */
+function goSerialized(document: string): string {
+  try {
+    return JSON.stringify(withoutGoEmptyValues(JSON.parse(document)));
+  } catch {
+    return document;
+  }
 }

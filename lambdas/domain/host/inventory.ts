@@ -44,10 +44,10 @@ export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: 
 }
 
 /**
- * A document as upstream's Go service re-serializes it: every field of the inventory's models is
- * `omitempty` (only truncation.type is required, and never empty), so empty strings, false, zero,
- * null and empty lists of the agent's document are not stored; objects stay, even empty (the
- * inventory has no maps, and Go keeps a non-nil struct). Lists keep their items as they are, minus what is inside them.
+ * A document as upstream's Go service re-serializes it: its models' scalar fields are `omitempty`
+ * (only truncation.type is required, and never empty), so empty strings, false, zero and null are
+ * not stored. Lists are not omitempty in its models: an empty list the agent sent stays `[]`.
+ * Objects stay, even empty (Go keeps a non-nil struct).
  */
 export function withoutGoEmptyValues(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((item) => (item !== null && typeof item === 'object' ? withoutGoEmptyValues(item) : item));
@@ -55,7 +55,6 @@ export function withoutGoEmptyValues(value: unknown): unknown {
   const kept: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
     if (field === null || field === undefined || field === '' || field === false || field === 0) continue;
-    if (Array.isArray(field) && field.length === 0) continue;
     kept[key] = withoutGoEmptyValues(field);
   }
   return kept;
