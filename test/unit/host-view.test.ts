@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostView } from '../../lambdas/domain/host/host.js';
+import { applyHostUpdate, hostView } from '../../lambdas/domain/host/host.js';
 import type { Host } from '../../lambdas/domain/core/entities.js';
 
 const host = (attributes: Record<string, unknown>): Host => ({
@@ -30,5 +30,16 @@ describe('the host document', () => {
       host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ remote_ip: '10.0.0.2' }],
     }] });
     expect(hostView(host({ connectivity: '{' })).connectivity).toBe('{');
+  });
+
+  it('refuses an ineligible installation disk as upstream does (409), though the stored inventory leaves its false `eligible` out', () => {
+    const inventory = JSON.stringify({ disks: [
+      { id: 'sr0', path: '/dev/sr0', installation_eligibility: { not_eligible_reasons: ['Disk is removable'] } },
+      { id: 'sda', path: '/dev/sda', installation_eligibility: { eligible: true } },
+    ] });
+    const stored = host({ inventory });
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: 'sr0', role: 'install' }] } as never, undefined, 'now'))
+      .toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
+    expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
   });
 });

@@ -71,9 +71,11 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     for (const choice of selected) {
       const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
       if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
-      if (choice.role === 'install' && disk.installation_eligibility?.eligible === false) {
-        const reasons = disk.installation_eligibility.not_eligible_reasons?.join('; ') ?? 'not eligible';
-        throw badRequest(`disk ${choice.id} cannot be the installation disk: ${reasons}`);
+      // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
+      const eligibility = disk.installation_eligibility;
+      if (choice.role === 'install' && (eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0)) {
+        // Upstream's answer: a conflict with the host's state, not a malformed request.
+        throw conflict('Requested installation disk is not part of the host\'s valid disks');
       }
     }
     const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
