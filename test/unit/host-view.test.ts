@@ -40,6 +40,7 @@ describe('the host document', () => {
     const stored = host({ inventory });
     expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: 'sr0', role: 'install' }] } as never, undefined, 'now'))
       .toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict' }));
     expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
   });
 });

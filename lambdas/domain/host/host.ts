@@ -39,6 +39,9 @@ function labelProblem(key: string, value: string): string | undefined {
   return undefined;
 }
 
+/** Upstream's answer (a 409) to an installation disk that is not one of the host's eligible disks. */
+const NOT_A_VALID_DISK = 'Requested installation disk is not part of the host\'s valid disks';
+
 /** Applies a `host-update-params` document. */
 export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: Cluster | undefined, now: string): Host {
   if (!HOST_UPDATABLE_STATES.has(host.status)) {
@@ -70,12 +73,13 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
     for (const choice of selected) {
       const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
+      if (!disk && choice.role === 'install') throw conflict(NOT_A_VALID_DISK);
       if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
       // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
       const eligibility = disk.installation_eligibility;
       if (choice.role === 'install' && (eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0)) {
         // Upstream's answer: a conflict with the host's state, not a malformed request.
-        throw conflict('Requested installation disk is not part of the host\'s valid disks');
+        throw conflict(NOT_A_VALID_DISK);
       }
     }
     const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
