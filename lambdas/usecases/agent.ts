@@ -3,6 +3,7 @@
  * at once: a poll is a read of the host (and its cluster), written only when liveness is getting
  * stale; a reply writes only what changed, conditionally on the version it read.
  */
+import { UNSET_TIME } from '../domain/cluster/cluster.js';
 import { randomBytes } from 'node:crypto';
 import {
   checkInWrite,
@@ -129,7 +130,10 @@ export async function registerHost(
     host = await reRegistered(existing);
     await recordEvent(deps, registered(host));
   }
-  return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
+  // Upstream answers the host as it built it, before its store stamped times or judged it: zero
+  // times and no validations (they come with the first refresh).
+  const { validations_info: _judgedLater, ...view } = hostView(host);
+  return { ...view, created_at: UNSET_TIME, updated_at: UNSET_TIME, next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
 }
 
 export async function getNextSteps(
@@ -277,7 +281,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // The upgrade's result is an event (nothing is stored); the reply then goes the usual way (lost media, errors).
   if (reply.step_type === 'upgrade-agent') await recordEvents(deps, eventRequests(subject, stepReplyEvents(host, host, reply, 0)));
   // Pure: a reply whose output is malformed is refused here, before anything is written.
-  const preview = applyStepReply(host, reply, { now, minDiskBytes: minimumDiskBytes(cluster) });
+  const preview = applyStepReply(host, reply, { now, minDiskBytes: minimumDiskBytes(cluster), openshiftVersion: cluster?.attributes.openshift_version as string | undefined });
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).
@@ -288,7 +292,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
   const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
-  const context = { now, minDiskBytes: minimumDiskBytes(cluster) };
+  const context = { now, minDiskBytes: minimumDiskBytes(cluster), openshiftVersion: cluster?.attributes.openshift_version as string | undefined };
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.

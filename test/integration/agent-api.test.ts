@@ -93,7 +93,9 @@ describe('agent endpoints', () => {
     const key = { orgId: 'default', infraEnvId, hostId };
     const stored = (await container().store.hosts.get(key))!;
     const disks = JSON.parse(stored.attributes.inventory as string).disks as Json[];
-    expect(disks.map((d) => d.installation_eligibility.eligible)).toEqual([true, false]);
+    // Stored as Go re-serializes it: a false `eligible` is left out, the reasons say why.
+    expect(disks.map((d) => d.installation_eligibility.eligible ?? false)).toEqual([true, false]);
+    expect(disks[1]!.installation_eligibility.not_eligible_reasons.length).toBeGreaterThan(0);
     expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body.inventory).toBe(stored.attributes.inventory);
 
     expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, reply, asAgent())).status).toBe(204);
@@ -164,13 +166,14 @@ describe('agent endpoints', () => {
     expect(first.attributes).toMatchObject({ connectivity: report(0.4), connectivity_stored_at: first.attributes.connectivity_checked_at });
     expect(mtuStatus(first)).toBe('success');
 
-    // Round-trip times moved: answered, the host item as it was; the host's view shows the answer.
+    // Round-trip times moved: answered, the host item as it was (the answer's time is the service's
+    // bookkeeping, which upstream's host document does not show).
     await reply(report(0.9));
     const second = await stored();
     expect(second.version).toBe(first.version);
     expect(second.attributes.connectivity).toBe(report(0.4));
     expect(Date.parse(second.attributes.connectivity_checked_at as string)).toBeGreaterThan(Date.parse(first.attributes.connectivity_checked_at as string));
-    expect((await view()).connectivity_checked_at).toBe(second.attributes.connectivity_checked_at);
+    expect((await view()).connectivity_checked_at).toBeUndefined();
     // The same report delivered twice: still nothing written to the host.
     await reply(report(0.9));
     expect((await stored()).version).toBe(first.version);

@@ -256,8 +256,8 @@ describe('REST API v2 resources', () => {
     expect(updated.body).toMatchObject({ requested_hostname: 'master-0.lab', role: 'master', installation_disk_id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4', installation_disk_path: '/dev/sda' });
 
     const small = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}`, { disks_selected_config: [{ id: '/dev/disk/by-id/usb-boot', role: 'install' }] });
-    expect(small.status).toBe(400);
-    expect(small.body.reason).toMatch(/too small/);
+    expect(small.status).toBe(409);
+    expect(small.body.reason).toBe('Requested installation disk is not part of the host\'s valid disks');
 
     const reset = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/reset-validation/container-images-available`);
     expect(reset.status).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
+import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextStepRunnerCommand, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
 import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/agent/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
@@ -144,6 +144,26 @@ describe('step replies', () => {
     ] }, 100e9);
     expect(inventory.disks!.map((d) => d.installation_eligibility!.eligible)).toEqual([true, false, false, false]);
     expect(inventory.disks![1]!.installation_eligibility!.not_eligible_reasons![0]).toMatch(/too small/);
+  });
+
+  it('stores the inventory as upstream re-serializes it: the agent\'s own reasons, the service\'s recomputed, Go\'s empty scalars dropped', () => {
+    const agentDisk = {
+      id: 'sr0', name: 'sr0', size_bytes: 1166016512, drive_type: 'ODD', bootable: false, removable: true, is_installation_media: true,
+      installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is removable', 'Disk is too small (disk only has 1.2 GB, but 20 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, FC.', 'Disk appears to be an installation media'] },
+    };
+    const inventory = { cpu: { architecture: 'x86_64', count: 4 }, boot: { current_boot_mode: 'uefi', pxe_interface: '' }, system_vendor: { virtual: false, manufacturer: 'QEMU' },
+      interfaces: [{ name: 'enp1s0', biosdevname: '', client_id: '', ipv4_addresses: ['192.168.111.10/24'], ipv6_addresses: [] }],
+      disks: [agentDisk, { id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', bootable: false, installation_eligibility: { eligible: true, not_eligible_reasons: null } }] };
+    const stored = applyStepReply(host('discovering'), { step_type: 'inventory', output: JSON.stringify(inventory) }, { ...context, openshiftVersion: '4.18.52' })!;
+    const read = JSON.parse(stored.attributes.inventory as string);
+    expect(read.disks[0].installation_eligibility).toEqual({ not_eligible_reasons: [
+      'Disk is removable', 'Disk appears to be an installation media',
+      'Disk is too small (disk only has 1.167 GB, but 100 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, RAID, iSCSI, FC.',
+    ] });
+    expect(read.disks[1]).toEqual({ id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', installation_eligibility: { eligible: true } });
+    expect(read.boot).toEqual({ current_boot_mode: 'uefi' });
+    expect(read.system_vendor).toEqual({ manufacturer: 'QEMU' });
+    expect(read.interfaces[0]).toEqual({ name: 'enp1s0', ipv4_addresses: ['192.168.111.10/24'], ipv6_addresses: [] });
   });
 
   it('changes nothing for a repeated reply or an empty output of a running check', () => {
@@ -346,6 +366,13 @@ describe('registration of a single-node cluster\'s hosts', () => {
     const added = newHost({ orgId: 'o', infraEnv, cluster: sno('adding-hosts'), hostId: 'h', now: now.toISOString() }).attributes;
     expect(added).toMatchObject({ role: 'worker', suggested_role: 'worker', kind: 'AddToExistingClusterHost' });
     expect(added.bootstrap).toBeUndefined();
+  });
+
+  it('names the infra-env\'s owner on the host, and answers the step runner with its arguments only, as upstream', () => {
+    const owned = { ...infraEnv, attributes: { user_name: 'admin' } } as typeof infraEnv;
+    expect(newHost({ orgId: 'o', infraEnv: owned, hostId: 'h', now: now.toISOString() }).attributes.user_name).toBe('admin');
+    expect(newHost({ orgId: 'o', infraEnv, hostId: 'h', now: now.toISOString() }).attributes).not.toHaveProperty('user_name');
+    expect(nextStepRunnerCommand({ hostId: 'h', infraEnvId: 'i' }, 'agent:1')).toEqual({ args: ['{"infra_env_id":"i","host_id":"h","agent_version":"agent:1"}'] });
   });
 });
 

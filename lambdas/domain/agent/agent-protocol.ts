@@ -138,6 +138,8 @@ export function newHost(context: {
       registered_at: context.now,
       checked_in_at: context.now,
       discovery_agent_version: context.agentVersion,
+      // The agent registers on behalf of whoever made its infra-env: upstream names them on the host.
+      ...(typeof context.infraEnv.attributes.user_name === 'string' ? { user_name: context.infraEnv.attributes.user_name } : {}),
       cpu_architecture: context.infraEnv.attributes.cpu_architecture,
     },
   };
@@ -171,11 +173,8 @@ export function reRegister(host: Host, agentVersion: string | undefined, now: st
 }
 
 export function nextStepRunnerCommand(host: Pick<Host, 'hostId' | 'infraEnvId'>, agentVersion: string) {
-  return {
-    command: '',
-    args: [JSON.stringify({ infra_env_id: host.infraEnvId, host_id: host.hostId, agent_version: agentVersion })],
-    retry_seconds: RULES.defaultNextInstructionSeconds,
-  };
+  // Upstream answers only the arguments: an empty command and a zero retry are omitted (omitempty).
+  return { args: [JSON.stringify({ infra_env_id: host.infraEnvId, host_id: host.hostId, agent_version: agentVersion })] };
 }
 
 // ---- instructions ------------------------------------------------------------------------------

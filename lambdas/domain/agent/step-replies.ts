@@ -9,10 +9,20 @@ import type { Cluster, Host } from '../core/entities.js';
 import { hostDisplayName, requestContext, withTransition } from '../host/host.js';
 import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
 import { parseStoredJson } from '../core/stored-json.js';
+import { withoutGoEmptyValues } from '../host/inventory.js';
+import { diskNotEligibleReasons, type DiskEligibilityInput } from '../host/validations/host-validations-disks.js';
+
 import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
 import { isJsonObject, recordOf, text, type Reader } from '../../../contracts/json-shapes.js';
 import { readImageStatuses, STEP_OUTPUT_READERS, type ContainerImageAvailability, type Inventory, type InventoryDisk, type VerifiedVip } from '../../../contracts/step-replies.js';
+
+/** What a reply is judged with: the time, and the disk size and release of the host's cluster (none: the infra-env's). */
+export interface StepReplyContext {
+  now: string;
+  minDiskBytes: number;
+  openshiftVersion?: string;
+}
 
 /**
  * Replies whose stored result the validations of other hosts read (hostnames and interfaces,
@@ -117,21 +127,24 @@ function outputIfReadable<T>(reply: StepReply, read: Reader<T>): T | undefined {
   return document === NOT_JSON ? undefined : read(document);
 }
 
-/** The service decides installation eligibility on top of what the agent says. */
-export function withServiceEligibility(inventory: Inventory, minDiskBytes: number): Inventory {
+/**
+ * The service decides installation eligibility on top of what the agent says, as upstream does when
+ * the inventory arrives: the agent's own reasons stay, the service's are recomputed (size for the
+ * cluster's requirement, drive type for the architecture and release: diskNotEligibleReasons).
+ */
+export function withServiceEligibility(inventory: Inventory, minDiskBytes: number, openshiftVersion = ''): Inventory {
   if (!inventory.disks) return inventory;
-  return { ...inventory, disks: inventory.disks.map((disk) => diskWithServiceEligibility(disk, minDiskBytes)) };
+  const input = { inventory, minDiskSizeGb: minDiskBytes / 1e9, openshiftVersion };
+  return { ...inventory, disks: inventory.disks.map((disk) => diskWithServiceEligibility(disk, input)) };
 }
 
-function diskWithServiceEligibility(disk: InventoryDisk, minDiskBytes: number): InventoryDisk {
-  const reasons = [...(disk.installation_eligibility?.not_eligible_reasons ?? [])];
-  if ((disk.size_bytes ?? 0) < minDiskBytes) {
-    reasons.push(`Disk is too small (disk only has ${((disk.size_bytes ?? 0) / 1e9).toFixed(1)} GB, but ${(minDiskBytes / 1e9).toFixed(0)} GB are required)`);
-  }
+function diskWithServiceEligibility(disk: InventoryDisk, input: DiskEligibilityInput): InventoryDisk {
+  const reasons = diskNotEligibleReasons(disk, input);
+  // Not one of upstream's service reasons (its agent says it), kept so an installation media never qualifies.
   if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
-  if (['FDD', 'ODD', 'LVM'].includes(disk.drive_type ?? '')) reasons.push(`Drive type is ${disk.drive_type}, it must be one of HDD, SSD, Multipath, iSCSI, FC, RAID, ECKD, FBA, virtual`);
   const unique = [...new Set(reasons)];
-  return { ...disk, installation_eligibility: { eligible: unique.length === 0, not_eligible_reasons: unique } };
+  // Upstream's reasons of an eligible disk are a nil list: Go writes null, which reads as none.
+  return { ...disk, installation_eligibility: unique.length === 0 ? { eligible: true } : { eligible: false, not_eligible_reasons: unique } };
 }
 
 /**
@@ -169,7 +182,7 @@ const OUTPUT_KEPT_ON_FAILURE: ReadonlySet<string> = new Set(['container-image-av
  * What a step reply changes on the host; undefined when it changes nothing (the same reply twice,
  * or a check already running that answered with no output).
  */
-export function applyStepReply(host: Host, reply: StepReply, context: { now: string; minDiskBytes: number }): Host | undefined {
+export function applyStepReply(host: Host, reply: StepReply, context: StepReplyContext): Host | undefined {
   const next = structuredClone(host);
   const attributes = next.attributes;
   const exitCode = reply.exit_code ?? 0;
@@ -237,14 +250,14 @@ function applyFailedOutput(attributes: Record<string, unknown>, reply: StepReply
  * tang, the API VIP, free addresses) are stored as the agent sent them, once their top level is
  * the step's; the others are stored as read.
  */
-function applyOutput(attributes: Record<string, unknown>, reply: StepReply, context: { now: string; minDiskBytes: number }): void {
+function applyOutput(attributes: Record<string, unknown>, reply: StepReply, context: StepReplyContext): void {
   switch (reply.step_type) {
     case 'inventory': {
       if ((reply.output ?? '').length > MAX_INVENTORY_BYTES) throw badRequest(`the inventory is larger than ${MAX_INVENTORY_BYTES} bytes`);
       const read = STEP_OUTPUT_READERS.inventory(jsonOutput(reply));
       if (!read) throw badRequest('the inventory must be a JSON object');
-      const inventory = withServiceEligibility(read, context.minDiskBytes);
-      attributes.inventory = JSON.stringify(inventory);
+      const inventory = withServiceEligibility(read, context.minDiskBytes, context.openshiftVersion);
+      attributes.inventory = JSON.stringify(withoutGoEmptyValues(inventory));
       if (inventory.cpu?.architecture) attributes.cpu_architecture = inventory.cpu.architecture === 'aarch64' ? 'arm64' : inventory.cpu.architecture;
       break;
     }

@@ -4,11 +4,12 @@
  */
 import { badRequest, conflict } from '../core/errors.js';
 import type { Cluster, Host } from '../core/entities.js';
-import { hostInventory } from './inventory.js';
+import { hostInventory, withoutGoEmptyValues } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../core/validation.js';
 import type { HostUpdateParams } from '../../../contracts/wire.js';
+import { UNSET_TIME } from '../cluster/cluster.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([
@@ -37,6 +38,9 @@ function labelProblem(key: string, value: string): string | undefined {
   if (value !== '' && !LABEL_NAME.test(value)) return `node label value "${value}" for "${key}" is not a valid Kubernetes label value`;
   return undefined;
 }
+
+/** Upstream's answer (a 409) to an installation disk that is not one of the host's eligible disks. */
+const NOT_A_VALID_DISK = 'Requested installation disk is not part of the host\'s valid disks';
 
 /** Applies a `host-update-params` document. */
 export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: Cluster | undefined, now: string): Host {
@@ -69,10 +73,13 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
     for (const choice of selected) {
       const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
+      if (!disk && choice.role === 'install') throw conflict(NOT_A_VALID_DISK);
       if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
-      if (choice.role === 'install' && disk.installation_eligibility?.eligible === false) {
-        const reasons = disk.installation_eligibility.not_eligible_reasons?.join('; ') ?? 'not eligible';
-        throw badRequest(`disk ${choice.id} cannot be the installation disk: ${reasons}`);
+      // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
+      const eligibility = disk.installation_eligibility;
+      if (choice.role === 'install' && (eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0)) {
+        // Upstream's answer: a conflict with the host's state, not a malformed request.
+        throw conflict(NOT_A_VALID_DISK);
       }
     }
     const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
@@ -167,10 +174,29 @@ export function hostDisplayName(host: Host): string {
   return hostInventory(host)?.hostname || host.hostId;
 }
 
+/**
+ * What the service keeps on a host for itself (the architecture the inventory reported, when the
+ * connectivity report was taken and stored, the free addresses, the last failure of each step):
+ * upstream's host document has none of them.
+ */
+const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors'] as const;
+
+/** Strings upstream's model leaves out when empty (omitempty): a user's update may have set them to ''. */
+const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name'] as const;
+
+/** Go's zero time: upstream's host always has these times, unset ones read as this. */
+const HOST_ZERO_TIMES = ['logs_collected_at', 'logs_started_at', 'stage_started_at', 'stage_updated_at'] as const;
+
 /** The upstream `host` document. */
 export function hostView(host: Host): Record<string, unknown> {
+  const attributes: Record<string, unknown> = { ...host.attributes };
+  for (const field of INTERNAL_HOST_FIELDS) delete attributes[field];
+  for (const field of OMITTED_WHEN_EMPTY) if (attributes[field] === '') delete attributes[field];
+  for (const field of HOST_ZERO_TIMES) attributes[field] ??= UNSET_TIME;
+  // Stored as the agent sent it (replies are compared with it); upstream stores what Go re-serialized.
+  if (typeof attributes.connectivity === 'string') attributes.connectivity = goSerialized(attributes.connectivity);
   return {
-    ...host.attributes,
+    ...attributes,
     kind: (host.attributes.kind as string | undefined) ?? 'Host',
     id: host.hostId,
     href: `/api/assisted-install/v2/infra-envs/${host.infraEnvId}/hosts/${host.hostId}`,
@@ -181,4 +207,13 @@ export function hostView(host: Host): Record<string, unknown> {
     created_at: host.createdAt,
     updated_at: host.updatedAt,
   };
+}
+
+/** A stored JSON document as Go would have written it (withoutGoEmptyValues); one that does not parse as it is. */
+function goSerialized(document: string): string {
+  try {
+    return JSON.stringify(withoutGoEmptyValues(JSON.parse(document)));
+  } catch {
+    return document;
+  }
 }

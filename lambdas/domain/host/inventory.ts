@@ -42,3 +42,20 @@ export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: 
   }
   return undefined;
 }
+
+/**
+ * A document as upstream's Go service re-serializes it: its models' scalar fields are `omitempty`
+ * (only truncation.type is required, and never empty), so empty strings, false, zero and null are
+ * not stored. Lists are not omitempty in its models: an empty list the agent sent stays `[]`.
+ * Objects stay, even empty (Go keeps a non-nil struct).
+ */
+export function withoutGoEmptyValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (item !== null && typeof item === 'object' ? withoutGoEmptyValues(item) : item));
+  if (value === null || typeof value !== 'object') return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    if (field === null || field === undefined || field === '' || field === false || field === 0) continue;
+    kept[key] = withoutGoEmptyValues(field);
+  }
+  return kept;
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { applyHostUpdate, hostView } from '../../lambdas/domain/host/host.js';
+import type { Host } from '../../lambdas/domain/core/entities.js';
+
+const host = (attributes: Record<string, unknown>): Host => ({
+  orgId: 'o', infraEnvId: 'ie', hostId: 'h', clusterId: 'c', status: 'known', attributes, createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z', version: 1,
+} as Host);
+
+describe('the host document', () => {
+  it('leaves out the service\'s own bookkeeping and the empty strings upstream omits', () => {
+    const view = hostView(host({
+      cpu_architecture: 'x86_64', connectivity_checked_at: 't', connectivity_stored_at: 't', free_addresses: '[]', step_errors: { install: 'failed' },
+      skip_formatting_disks: '', machine_config_pool_name: '', role: 'master',
+    }));
+    for (const field of ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'skip_formatting_disks', 'machine_config_pool_name']) {
+      expect(view).not.toHaveProperty(field);
+    }
+    expect(view.role).toBe('master');
+    expect(hostView(host({ machine_config_pool_name: 'mcp' })).machine_config_pool_name).toBe('mcp');
+  });
+
+  it('shows Go\'s zero time for the log and stage times until they are set', () => {
+    const view = hostView(host({ logs_collected_at: '2026-11-22T11:00:00.000Z' }));
+    expect(view).toMatchObject({ logs_collected_at: '2026-11-22T11:00:00.000Z', logs_started_at: '0001-01-01T00:00:00.000Z', stage_started_at: '0001-01-01T00:00:00.000Z', stage_updated_at: '0001-01-01T00:00:00.000Z' });
+  });
+
+  it('shows the connectivity report as Go re-serializes it: zero and false figures left out', () => {
+    const report = { remote_hosts: [{ host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, packet_loss_percentage: 0, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ mtu_successful: false, remote_ip: '10.0.0.2' }] }] };
+    expect(JSON.parse(hostView(host({ connectivity: JSON.stringify(report) })).connectivity as string)).toEqual({ remote_hosts: [{
+      host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ remote_ip: '10.0.0.2' }],
+    }] });
+    expect(hostView(host({ connectivity: '{' })).connectivity).toBe('{');
+  });
+
+  it('refuses an ineligible installation disk as upstream does (409), though the stored inventory leaves its false `eligible` out', () => {
+    const inventory = JSON.stringify({ disks: [
+      { id: 'sr0', path: '/dev/sr0', installation_eligibility: { not_eligible_reasons: ['Disk is removable'] } },
+      { id: 'sda', path: '/dev/sda', installation_eligibility: { eligible: true } },
+    ] });
+    const stored = host({ inventory });
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: 'sr0', role: 'install' }] } as never, undefined, 'now'))
+      .toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict' }));
+    expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
+  });
+});
