@@ -3,7 +3,7 @@
  * at once: a poll is a read of the host (and its cluster), written only when liveness is getting
  * stale; a reply writes only what changed, conditionally on the version it read.
  */
-import { UNSET_TIME } from '../domain/cluster/cluster.js';
+import { UNSET_TIME } from '../domain/core/entities.js';
 import { randomBytes } from 'node:crypto';
 import {
   checkInWrite,

@@ -6,7 +6,8 @@
  * create makes (parsing and dual-stack shape) and which it leaves to the validations.
  */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, clusterWireView, createClusterRecord, UNSET_TIME } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { Params } from '../../lambdas/domain/core/validation.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';

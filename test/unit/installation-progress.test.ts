@@ -30,7 +30,8 @@ import {
   type StoredHostProgress,
 } from '../../lambdas/domain/install/installation-progress.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
-import { clusterWireView, UNSET_TIME } from '../../lambdas/domain/cluster/cluster.js';
+import { clusterWireView } from '../../lambdas/domain/cluster/cluster.js';
+import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');

@@ -5,7 +5,7 @@
 import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
-import type { Cluster, ClusterAttributes } from '../core/entities.js';
+import { UNSET_TIME, type Cluster, type ClusterAttributes } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../../contracts/wire.js';
 import {
@@ -735,7 +735,6 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** How upstream's answers spell a time never set: Go's zero time. */
-export const UNSET_TIME = '0001-01-01T00:00:00.000Z';
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
 const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;

@@ -3,13 +3,12 @@
  * drive hosts (the lifecycle work); here are the user-side rules. Pure.
  */
 import { badRequest, conflict } from '../core/errors.js';
-import type { Cluster, Host } from '../core/entities.js';
+import { UNSET_TIME, type Cluster, type Host } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../core/validation.js';
 import type { HostUpdateParams } from '../../../contracts/wire.js';
-import { UNSET_TIME } from '../cluster/cluster.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([
