@@ -40,6 +40,7 @@ import { ConcurrentModificationError, type HostLiveness, type Store } from '../p
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
+import { ownStagesSource } from './hosts.js';
 import { forgetPeersUnlessLarge, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
@@ -129,7 +130,7 @@ export async function registerHost(
     host = await reRegistered(existing);
     await recordEvent(deps, registered(host));
   }
-  return { ...hostView(host), next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
+  return { ...hostView(host, await ownStagesSource(deps.store, host, cluster)), next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
 }
 
 export async function getNextSteps(

@@ -5,7 +5,7 @@
 import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
 import { badRequest, conflict } from '../core/errors.js';
-import type { Cluster, ClusterAttributes } from '../core/entities.js';
+import { UNSET_TIME, type Cluster, type ClusterAttributes } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../../contracts/wire.js';
 import {
@@ -729,8 +729,10 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
   return view;
 }
 
-/** How upstream's answers spell a time never set: Go's zero time. */
-export const UNSET_TIME = '0001-01-01T00:00:00.000Z';
+export { UNSET_TIME };
+
+/** A single-node cluster, as upstream's answers judge it when they list its hosts' stages (one control plane node). */
+export const isSingleNodeCluster = (cluster: Cluster): boolean => cluster.attributes.control_plane_count === 1;
 
 /**
  * The cluster document as upstream's API answers it: clusterView with the fields upstream always

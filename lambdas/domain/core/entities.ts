@@ -219,3 +219,6 @@ export type HostAttributes = Attributes<Schemas['host']> & {
   /** The host's container image pulls by image (a JSON object of upstream's container_image_availability). */
   images_status?: string;
 };
+
+/** How upstream's answers spell a time never set: Go's zero time. */
+export const UNSET_TIME = '0001-01-01T00:00:00.000Z';

@@ -107,12 +107,16 @@ export function applyHostProgress(host: Host, cluster: ProgressCluster, report: 
   let machineStage: HostStage = accepted.recordedStage;
   if (report.stage !== 'Failed') {
     const newStage = progress.current_stage !== accepted.recordedStage;
+    // A new stage has its own clock: the previous stage's timed-out mark goes with it (upstream
+    // never sends a false one, and the UI warns whenever the field is there).
+    const { stage_timed_out: previousStageTimedOut, ...kept } = progress;
     next.attributes.progress = {
-      ...progress,
+      ...kept,
+      ...(!newStage && previousStageTimedOut ? { stage_timed_out: previousStageTimedOut } : {}),
       current_stage: accepted.recordedStage,
       progress_info: info,
       stage_updated_at: at,
-      ...(newStage ? { stage_started_at: at, stage_timed_out: false } : {}),
+      ...(newStage ? { stage_started_at: at } : {}),
       installation_percentage: roundHalfEven(accepted.installationPercentage ?? 0),
     } satisfies StoredHostProgress;
   } else {
