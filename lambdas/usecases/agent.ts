@@ -41,6 +41,7 @@ import { ConcurrentModificationError, type HostLiveness, type Store } from '../p
 import { findHost, findInfraEnv, stillThere } from './access.js';
 import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
+import { ownStagesSource } from './hosts.js';
 import { forgetPeersUnlessLarge, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
@@ -132,7 +133,7 @@ export async function registerHost(
   }
   // Upstream answers the host as it built it, before its store stamped times or judged it: zero
   // times and no validations (they come with the first refresh).
-  const { validations_info: _judgedLater, ...view } = hostView(host);
+  const { validations_info: _judgedLater, ...view } = hostView(host, await ownStagesSource(deps.store, host, cluster));
   return { ...view, created_at: UNSET_TIME, updated_at: UNSET_TIME, next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
 }
 

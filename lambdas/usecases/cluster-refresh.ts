@@ -12,7 +12,7 @@ import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/clus
 import type { ClusterTransitionContext } from '../domain/cluster/cluster-state-machine.js';
 import { installationTransitionContext } from '../domain/install/installation-progress.js';
 import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
-import { clusterValidationsInfo, validateCluster, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
+import { clusterValidationsInfo, validateCluster, validatesInStatus, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
 import type { Cluster, ClusterAttributes, Host } from '../domain/core/entities.js';
 import { calculateMachineNetworkCidr } from '../domain/network/machine-network.js';
 import type { Clock } from '../ports/clock.js';
@@ -94,7 +94,10 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
   const ignored = cluster.attributes.ignored_cluster_validations as string | undefined;
   const results = validateCluster({ cluster: view as never, hosts: hosts.map(validationInput), now });
-  const info = clusterValidationsInfo(results, ignored);
+  // The machine reads the results in every status; they are recorded (and their changes announced)
+  // only in the statuses upstream evaluates them in.
+  const recordsValidations = validatesInStatus(cluster.status);
+  const info = recordsValidations ? clusterValidationsInfo(results, ignored) : cluster.attributes.validations_info;
   const transition = transitionCluster({ status: cluster.status }, 'RefreshStatus', {
     now,
     statusInfo: cluster.attributes.status_info as string | undefined,
@@ -115,7 +118,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
   if (!moved && !infoChanged && !machineNetwork && !progressChanged && !addressBookChanged) return cluster;
 
-  const events = validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results);
+  const events = recordsValidations ? validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results) : [];
   // Whether this judgement is the one written: judgements of one cluster run at once in several
   // instances (the stream's follow-up, the install workflow, the monitor), and only the one whose
   // conditional write won may announce the move, or "installed" would be announced twice.
@@ -132,7 +135,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
     }
     wrote = true;
     const next = structuredClone(current);
-    next.attributes.validations_info = info;
+    if (recordsValidations) next.attributes.validations_info = info;
     if (machineNetwork) {
       next.attributes.machine_networks = subject.attributes.machine_networks;
       next.attributes.machine_network_cidr_updated_at = now.toISOString();

@@ -9,13 +9,14 @@ import {
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
   isDisconnectedCluster,
+  isSingleNodeCluster,
 } from '../domain/cluster/cluster.js';
 import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
 import { withoutNullFields, type Params } from '../domain/core/validation.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
-import { hostView } from '../domain/host/host.js';
+import { hostView, type ProgressStagesSource } from '../domain/host/host.js';
 import { operatorBundlesOf } from '../domain/cluster/cluster-operators.js';
 import { hostNetworks } from '../domain/network/host-networks.js';
 import type { MachineNetworkHost } from '../domain/network/machine-network.js';
@@ -77,11 +78,16 @@ export const withOperatorBundles = (view: Record<string, unknown>, cluster: Clus
   operator_bundles: operatorBundlesOf(cluster.attributes.monitored_operators),
 });
 
-export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean }): Promise<Record<string, unknown>> {
+/**
+ * The cluster document. `hostStages`: its hosts list their progress_stages, as upstream's answers
+ * about one cluster do (get, update, cancel, reset); its listings and its install answer do not.
+ */
+export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean; hostStages: boolean }): Promise<Record<string, unknown>> {
   // The counts and networks read only statuses and inventories: liveness only shows in the hosts.
   const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId }, { liveness: options.withHosts });
+  const stages: ProgressStagesSource = options.hostStages ? { singleNode: isSingleNodeCluster(cluster) } : 'not-listed';
   return {
-    ...clusterWireView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map(hostView) : [] }),
+    ...clusterWireView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map((host) => hostView(host, stages)) : [] }),
     host_networks: hostNetworks(hosts),
   };
 }
@@ -136,7 +142,7 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
 
 export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {
   const cluster = await findCluster(deps.store, principal, clusterId);
-  return asSeenBy(principal, withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts }), cluster));
+  return asSeenBy(principal, withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts, hostStages: true }), cluster));
 }
 
 /** What a caller who may not see credentials is not shown of a cluster: the proxies' user and password. */
@@ -154,7 +160,7 @@ export async function listClusters(
   principal: Principal,
   query: { withHosts?: boolean; openshiftClusterId?: string; name?: string } = {},
 ): Promise<Record<string, unknown>[]> {
-  const describe = async (cluster: Cluster) => asSeenBy(principal, await describeCluster(deps.store, cluster, { withHosts: !!query.withHosts }));
+  const describe = async (cluster: Cluster) => asSeenBy(principal, await describeCluster(deps.store, cluster, { withHosts: !!query.withHosts, hostStages: false }));
   if (query.name === undefined && query.openshiftClusterId === undefined) {
     const clusters = (await deps.store.clusters.listByOrg(principal.orgId)).sort(byCreation);
     return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);
@@ -188,7 +194,7 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);
   const updated = stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`);
-  return withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true }), updated);
+  return withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true, hostStages: true }), updated);
 }
 
 /**

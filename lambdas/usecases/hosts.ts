@@ -1,7 +1,9 @@
 import type { HostUpdateParams } from '../../contracts/wire.js';
 import { conflict } from '../domain/core/errors.js';
 import { withoutNullFields } from '../domain/core/validation.js';
-import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost } from '../domain/host/host.js';
+import { isSingleNodeCluster } from '../domain/cluster/cluster.js';
+import type { Cluster, Host } from '../domain/core/entities.js';
+import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost, type ProgressStagesSource } from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
@@ -20,6 +22,16 @@ export interface HostListFilter {
   status?: string;
 }
 
+/**
+ * How an answer about one host lists its stages (upstream's get, update, register and day-2 reset
+ * answers): as its cluster has them; a host bound to no cluster has none to list.
+ */
+export async function ownStagesSource(store: Store, host: Host, cluster?: Cluster): Promise<ProgressStagesSource> {
+  if (!host.clusterId) return 'no-cluster';
+  const owner = cluster ?? (await store.clusters.get({ orgId: host.orgId, clusterId: host.clusterId }));
+  return owner ? { singleNode: isSingleNodeCluster(owner) } : 'no-cluster';
+}
+
 function filterHosts<T extends { status: string; attributes: Record<string, unknown> }>(hosts: T[], filter: HostListFilter): T[] {
   return hosts.filter((h) => (!filter.status || h.status === filter.status) && (!filter.role || h.attributes.role === filter.role));
 }
@@ -27,21 +39,23 @@ function filterHosts<T extends { status: string; attributes: Record<string, unkn
 export async function listInfraEnvHosts(deps: HostDeps, principal: Principal, infraEnvId: string) {
   await findInfraEnv(deps.store, principal, infraEnvId);
   const hosts = await deps.store.hosts.listByInfraEnv({ orgId: principal.orgId, infraEnvId });
-  return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(hostView);
+  // Upstream lists an infra-env's hosts as if they had no cluster (see ProgressStagesSource).
+  return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => hostView(host, 'no-cluster'));
 }
 
 export async function listClusterHosts(deps: HostDeps, principal: Principal, clusterId: string, filter: HostListFilter & { withInventory?: boolean }) {
   await findCluster(deps.store, principal, clusterId);
   const hosts = filterHosts(await deps.store.hosts.listByCluster({ orgId: principal.orgId, clusterId }), filter);
   return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => {
-    const view = hostView(host);
+    const view = hostView(host, 'not-listed');
     if (!filter.withInventory) delete view.inventory;
     return view;
   });
 }
 
 export async function getHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string) {
-  return hostView(await findHost(deps.store, principal, infraEnvId, hostId));
+  const host = await findHost(deps.store, principal, infraEnvId, hostId);
+  return hostView(host, await ownStagesSource(deps.store, host));
 }
 
 export async function updateHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, request: HostUpdateParams) {
@@ -51,7 +65,8 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
   stillThere(await deps.store.hosts.mutate(key, (current) => applyHostUpdate(current, params, cluster, now)), `Host ${hostId}`);
-  return hostView(stillThere(await refreshHost(deps, key), `Host ${hostId}`));
+  const updated = stillThere(await refreshHost(deps, key), `Host ${hostId}`);
+  return hostView(updated, await ownStagesSource(deps.store, updated, cluster));
 }
 
 export async function deregisterHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string): Promise<void> {
@@ -78,7 +93,7 @@ export async function bindHostToCluster(deps: HostDeps, principal: Principal, in
   });
   const host = stillThere(bound, `Host ${hostId}`);
   await recordEvents(deps, eventRequests({ orgId: principal.orgId, infraEnvId, hostId, clusterId }, events));
-  return hostView(host);
+  return hostView(host, 'not-listed');
 }
 
 export async function unbindHostFromCluster(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string) {
@@ -93,7 +108,7 @@ export async function unbindHostFromCluster(deps: HostDeps, principal: Principal
   });
   const host = stillThere(unbound, `Host ${hostId}`);
   await recordEvents(deps, eventRequests({ orgId: principal.orgId, infraEnvId, hostId }, events));
-  return hostView(host);
+  return hostView(host, 'not-listed');
 }
 
 export async function resetHostValidation(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string, validationId: string) {
@@ -102,5 +117,5 @@ export async function resetHostValidation(deps: HostDeps, principal: Principal, 
   const key = { orgId: principal.orgId, infraEnvId, hostId };
   const reset = stillThere(await deps.store.hosts.mutate(key, (host) => resetValidation(host, validationId, now)), `Host ${hostId}`);
   // Judged at once: the reset is what the host (and its cluster) was waiting for.
-  return hostView((await refreshHost(deps, key, reset)) ?? reset);
+  return hostView((await refreshHost(deps, key, reset)) ?? reset, 'not-listed');
 }

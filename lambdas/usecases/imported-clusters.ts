@@ -21,5 +21,5 @@ export async function importCluster(deps: { store: Store; clock: Clock }, princi
   }));
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: ADD_HOSTS_CLUSTER_KIND } });
   // Not judged now: an adding-hosts cluster stays so whatever its hosts, and its monitor judges them.
-  return withOperatorBundles(await describeCluster(deps.store, created, { withHosts: true }), created);
+  return withOperatorBundles(await describeCluster(deps.store, created, { withHosts: true, hostStages: false }), created);
 }

@@ -296,5 +296,5 @@ export async function updateHostInstallerArgs(deps: InstallationFilesDeps, princ
     subject: { orgId: principal.orgId, infraEnvId, hostId, ...(updated.clusterId ? { clusterId: updated.clusterId } : {}) },
     props: { host_name: hostDisplayName(updated) },
   });
-  return hostView(updated);
+  return hostView(updated, 'not-listed');
 }

@@ -230,5 +230,5 @@ export async function completeInstallation(deps: InstallationDeps, principal: Pr
     await deps.store.clusters.mutate(key, (current) => ({ ...current, attributes: { ...current.attributes, [CONTROLLER_COMPLETION]: completion }, updatedAt: now })),
     `Cluster ${clusterId}`,
   );
-  return describeCluster(deps.store, cluster, { withHosts: true });
+  return describeCluster(deps.store, cluster, { withHosts: true, hostStages: false });
 }

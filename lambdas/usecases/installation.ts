@@ -162,7 +162,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
 
   // Known hosts of a preparing cluster start their preparation checks (disk speed, image pull).
   for (const host of hosts) await refreshHost(deps, { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId });
-  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
+  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true, hostStages: false });
 }
 
 /** A judgement moved the cluster between a user action's plan and its write. */
@@ -244,7 +244,7 @@ export async function cancelInstallation(deps: InstallationDeps, principal: Prin
   }
   forgetPeers(principal.orgId, clusterId);
   await emitClusterEvents(deps, written, transition.events);
-  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
+  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true, hostStages: true });
 }
 
 /**
@@ -277,7 +277,7 @@ export async function resetCluster(deps: InstallationDeps, principal: Principal,
     prefix: `${clusterObjectPrefix(principal.orgId, clusterId)}installation/`,
     modifiedBefore: stamp,
   });
-  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
+  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true, hostStages: true });
 }
 
 /** POST /v2/infra-envs/{id}/hosts/{host_id}/actions/install: a day-2 host joins an installed cluster. */
@@ -344,5 +344,5 @@ export async function allowAddingHosts(deps: InstallationDeps, principal: Princi
   if (updated?.status === 'adding-hosts' && cluster.status !== 'adding-hosts') {
     await recordEvent(deps, { name: 'cluster_status_updated', subject: key, props: { cluster_status: 'adding-hosts', status_info: 'cluster is adding hosts to existing OCP cluster' } });
   }
-  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true });
+  return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true, hostStages: false });
 }

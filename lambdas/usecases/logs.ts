@@ -227,7 +227,7 @@ async function logsBundle(deps: LogsDeps, principal: Principal, cluster: Cluster
       if (content) files.push({ path: entry.path, contents: Buffer.from(content), mode: 0o644 });
     });
   }
-  const metadata = await describeCluster(deps.store, cluster, { withHosts: true });
+  const metadata = await describeCluster(deps.store, cluster, { withHosts: true, hostStages: false });
   const { events } = await listEvents(deps, principal, { clusterId, limit: -1 });
   files.push(
     { path: 'cluster_metadata.json', contents: Buffer.from(JSON.stringify(metadata, null, 2)), mode: 0o644 },

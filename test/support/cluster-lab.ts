@@ -79,8 +79,11 @@ export async function infraEnvWithAgent(api: ApiClient, version: string, cluster
   return { ...(clusterId ? { clusterId } : {}), infraEnvId, agent };
 }
 
-/** A cluster named `name` in example.com with the given recorded hosts, all `known`, the cluster `ready`. */
-export async function readyCluster(api: ApiClient, options: { name?: string; hosts?: string[]; baseDomain?: string } = {}): Promise<LabCluster> {
+/**
+ * A cluster named `name` in example.com with the given recorded hosts, all `known`, the cluster
+ * `ready`; `settings` are more fields of its registration (a single node's machine network, say).
+ */
+export async function readyCluster(api: ApiClient, options: { name?: string; hosts?: string[]; baseDomain?: string; settings?: Json } = {}): Promise<LabCluster> {
   const names = options.hosts ?? FIVE_HOSTS;
   const clusterName = options.name ?? 'ocp';
   const baseDomain = options.baseDomain ?? 'example.com';
@@ -90,6 +93,7 @@ export async function readyCluster(api: ApiClient, options: { name?: string; hos
     name: clusterName, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: baseDomain, ssh_public_key: sshPublicKey(),
     additional_ntp_source: 'clock.example.com',
     ...(singleNode ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true } : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
+    ...options.settings,
   }, api.user());
   expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
   const clusterId = cluster.body.id as string;

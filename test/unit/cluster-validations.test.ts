@@ -17,6 +17,7 @@ import {
   normalizeCidr,
   parseClusterValidationsInfo,
   validateCluster,
+  validatesInStatus,
   validationChanges,
   type ClusterValidationId,
   type ClusterValidationInput,
@@ -482,5 +483,12 @@ describe('machine network calculation', () => {
     expect(normalizeCidr('192.168.127.77/24')).toBe('192.168.127.0/24');
     expect(normalizeCidr('2001:0db8:0127:0000::1/64')).toBe('2001:db8:127::/64');
     expect(normalizeCidr('nonsense')).toBeUndefined();
+  });
+});
+
+describe('when a cluster\'s validations are recorded', () => {
+  it('in the statuses upstream evaluates them in only: an installing or installed cluster keeps the verdict it started with', () => {
+    expect(['insufficient', 'ready', 'pending-for-input', 'preparing-for-installation'].filter(validatesInStatus)).toHaveLength(4);
+    expect(['installing', 'installing-pending-user-action', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts'].filter(validatesInStatus)).toEqual([]);
   });
 });

@@ -11,25 +11,25 @@ describe('the host document', () => {
     const view = hostView(host({
       cpu_architecture: 'x86_64', connectivity_checked_at: 't', connectivity_stored_at: 't', free_addresses: '[]', step_errors: { install: 'failed' },
       skip_formatting_disks: '', machine_config_pool_name: '', role: 'master',
-    }));
+    }), 'no-cluster');
     for (const field of ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'skip_formatting_disks', 'machine_config_pool_name']) {
       expect(view).not.toHaveProperty(field);
     }
     expect(view.role).toBe('master');
-    expect(hostView(host({ machine_config_pool_name: 'mcp' })).machine_config_pool_name).toBe('mcp');
+    expect(hostView(host({ machine_config_pool_name: 'mcp' }), 'no-cluster').machine_config_pool_name).toBe('mcp');
   });
 
   it('shows Go\'s zero time for the log and stage times until they are set', () => {
-    const view = hostView(host({ logs_collected_at: '2026-11-22T11:00:00.000Z' }));
+    const view = hostView(host({ logs_collected_at: '2026-11-22T11:00:00.000Z' }), 'no-cluster');
     expect(view).toMatchObject({ logs_collected_at: '2026-11-22T11:00:00.000Z', logs_started_at: '0001-01-01T00:00:00.000Z', stage_started_at: '0001-01-01T00:00:00.000Z', stage_updated_at: '0001-01-01T00:00:00.000Z' });
   });
 
   it('shows the connectivity report as Go re-serializes it: zero and false figures left out', () => {
     const report = { remote_hosts: [{ host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, packet_loss_percentage: 0, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ mtu_successful: false, remote_ip: '10.0.0.2' }] }] };
-    expect(JSON.parse(hostView(host({ connectivity: JSON.stringify(report) })).connectivity as string)).toEqual({ remote_hosts: [{
+    expect(JSON.parse(hostView(host({ connectivity: JSON.stringify(report) }), 'no-cluster').connectivity as string)).toEqual({ remote_hosts: [{
       host_id: 'p', l3_connectivity: [{ remote_ip_address: '10.0.0.2', successful: true, average_rtt_ms: 0.4 }], l2_connectivity: [], mtu_report: [{ remote_ip: '10.0.0.2' }],
     }] });
-    expect(hostView(host({ connectivity: '{' })).connectivity).toBe('{');
+    expect(hostView(host({ connectivity: '{' }), 'no-cluster').connectivity).toBe('{');
   });
 
   it('refuses an ineligible installation disk as upstream does (409), though the stored inventory leaves its false `eligible` out', () => {

@@ -734,8 +734,6 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
   return view;
 }
 
-/** How upstream's answers spell a time never set: Go's zero time. */
-
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
 const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;
 
@@ -748,6 +746,9 @@ export function monitoredOperatorWireView(operator: Record<string, unknown>, clu
   const reportedAt = operator.status_updated_at;
   return { ...operator, cluster_id: clusterId, status_updated_at: typeof reportedAt === 'string' && reportedAt !== '' ? reportedAt : UNSET_TIME };
 }
+
+/** A single-node cluster, as upstream's answers judge it when they list its hosts' stages (one control plane node). */
+export const isSingleNodeCluster = (cluster: Cluster): boolean => cluster.attributes.control_plane_count === 1;
 
 /**
  * The cluster document as upstream's API answers it: clusterView with the fields upstream always

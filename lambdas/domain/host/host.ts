@@ -3,11 +3,12 @@
  * drive hosts (the lifecycle work); here are the user-side rules. Pure.
  */
 import { badRequest, conflict } from '../core/errors.js';
-import { UNSET_TIME, type Cluster, type Host } from '../core/entities.js';
+import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../core/validation.js';
+import { stagesFor, type HostStage } from './host-states.js';
 import type { HostUpdateParams } from '../../../contracts/wire.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
@@ -174,6 +175,47 @@ export function hostDisplayName(host: Host): string {
 }
 
 /**
+ * What an answer knows of the host's cluster to list the host's stages. Upstream lists them in the
+ * answers about one host or one cluster, as the cluster has it (`singleNode`); in its infra-env host
+ * listing as if the host had no cluster (a single node's host is then listed with the bootstrap
+ * host's stages); and not at all (null) in the cluster's host listing and the install answer.
+ */
+export type ProgressStagesSource = { singleNode: boolean } | 'no-cluster' | 'not-listed';
+
+/**
+ * `progress_stages`: the stages of the host's role, which the UI counts the host through
+ * ("Installing 3/8"): the bootstrap host's, a control plane node's (an arbiter's too), a worker's,
+ * a single node's; a day-2 host's end at Rebooting. Empty for a host without a role yet.
+ */
+export function hostProgressStages(host: Host, source: ProgressStagesSource): HostStage[] | null {
+  if (source === 'not-listed') return null;
+  const role = host.attributes.role;
+  return [...stagesFor({
+    ...(role ? { role } : {}),
+    bootstrap: !!host.attributes.bootstrap,
+    singleNode: source !== 'no-cluster' && source.singleNode,
+    day2: host.attributes.kind === 'AddToExistingClusterHost',
+  })];
+}
+
+/**
+ * `host.progress` as upstream sends it: every host has one; the stage's times are always there (Go's
+ * zero time before the first report); the stage, percentage and info only once set; and
+ * `stage_timed_out` only when true (the UI warns of an overdue stage whenever the field is present).
+ */
+export function hostProgressView(progress: HostAttributes['progress']): NonNullable<HostAttributes['progress']> {
+  const stored = progress ?? {};
+  return {
+    ...(stored.current_stage ? { current_stage: stored.current_stage } : {}),
+    ...(stored.installation_percentage ? { installation_percentage: stored.installation_percentage } : {}),
+    ...(stored.progress_info ? { progress_info: stored.progress_info } : {}),
+    stage_started_at: stored.stage_started_at || UNSET_TIME,
+    ...(stored.stage_timed_out === true ? { stage_timed_out: true } : {}),
+    stage_updated_at: stored.stage_updated_at || UNSET_TIME,
+  };
+}
+
+/**
  * What the service keeps on a host for itself (the architecture the inventory reported, when the
  * connectivity report was taken and stored, the free addresses, the last failure of each step):
  * upstream's host document has none of them.
@@ -186,9 +228,11 @@ const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name']
 /** Go's zero time: upstream's host always has these times, unset ones read as this. */
 const HOST_ZERO_TIMES = ['logs_collected_at', 'logs_started_at', 'stage_started_at', 'stage_updated_at'] as const;
 
-/** The upstream `host` document. */
-export function hostView(host: Host): Record<string, unknown> {
-  const attributes: Record<string, unknown> = { ...host.attributes };
+/** The upstream `host` document; `stages` says how it lists the host's stages (see ProgressStagesSource). */
+export function hostView(host: Host, stages: ProgressStagesSource): Record<string, unknown> {
+  // Upstream leaves out a false bootstrap, as its other false and empty fields.
+  const { bootstrap, ...stored } = host.attributes;
+  const attributes: Record<string, unknown> = { ...stored };
   for (const field of INTERNAL_HOST_FIELDS) delete attributes[field];
   for (const field of OMITTED_WHEN_EMPTY) if (attributes[field] === '') delete attributes[field];
   for (const field of HOST_ZERO_TIMES) attributes[field] ??= UNSET_TIME;
@@ -196,6 +240,7 @@ export function hostView(host: Host): Record<string, unknown> {
   if (typeof attributes.connectivity === 'string') attributes.connectivity = goSerialized(attributes.connectivity);
   return {
     ...attributes,
+    ...(bootstrap ? { bootstrap } : {}),
     kind: (host.attributes.kind as string | undefined) ?? 'Host',
     id: host.hostId,
     href: `/api/assisted-install/v2/infra-envs/${host.infraEnvId}/hosts/${host.hostId}`,
@@ -203,6 +248,8 @@ export function hostView(host: Host): Record<string, unknown> {
     ...(host.clusterId ? { cluster_id: host.clusterId } : {}),
     status: host.status,
     status_info: (host.attributes.status_info as string | undefined) ?? '',
+    progress: hostProgressView(host.attributes.progress),
+    progress_stages: hostProgressStages(host, stages),
     created_at: host.createdAt,
     updated_at: host.updatedAt,
   };

@@ -59,15 +59,11 @@ export function isWatchedHost(status: string, attributes: Readonly<Record<string
 }
 
 /**
- * Upstream stores the float percentage in an integer column; PostgreSQL's float-to-bigint cast
- * rounds to the nearest integer, ties to even (62.5 → 62), which is what its clients see.
+ * Upstream's host percentage is its float cut to an integer: its answers say 37 for 3 of 8 stages
+ * (37.5), 87 for 7 of 8, 54 for 6 of 11 and 66 for 6 of 9 (test/fixtures/upstream-host-progress).
  */
-export function roundHalfEven(value: number): number {
-  const floor = Math.floor(value);
-  const fraction = value - floor;
-  if (fraction > 0.5) return floor + 1;
-  if (fraction < 0.5) return floor;
-  return floor % 2 === 0 ? floor : floor + 1;
+export function storedPercentage(value: number): number {
+  return Math.trunc(value);
 }
 
 const roleOf = (host: Host) => host.attributes.role;
@@ -108,13 +104,17 @@ export function applyHostProgress(host: Host, cluster: ProgressCluster, report: 
   let machineStage: HostStage = accepted.recordedStage;
   if (report.stage !== 'Failed') {
     const newStage = progress.current_stage !== accepted.recordedStage;
+    // A new stage has its own clock: the previous stage's timed-out mark goes with it (upstream
+    // never sends a false one, and the UI warns whenever the field is there).
+    const { stage_timed_out: previousStageTimedOut, ...kept } = progress;
     next.attributes.progress = {
-      ...progress,
+      ...kept,
+      ...(!newStage && previousStageTimedOut ? { stage_timed_out: previousStageTimedOut } : {}),
       current_stage: accepted.recordedStage,
       progress_info: info,
       stage_updated_at: at,
-      ...(newStage ? { stage_started_at: at, stage_timed_out: false } : {}),
-      installation_percentage: roundHalfEven(accepted.installationPercentage ?? 0),
+      ...(newStage ? { stage_started_at: at } : {}),
+      installation_percentage: storedPercentage(accepted.installationPercentage ?? 0),
     } satisfies StoredHostProgress;
   } else {
     machineStage = 'Failed';

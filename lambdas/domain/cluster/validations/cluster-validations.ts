@@ -87,6 +87,16 @@ const byCategoryThenId = (a: ClusterValidationResult, b: ClusterValidationResult
   CATEGORY_ORDER.indexOf(a.category) - CATEGORY_ORDER.indexOf(b.category) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
+ * The statuses in which upstream evaluates a cluster's validations and records them. Outside them
+ * (installing, installed, adding hosts, …) validations_info keeps what was last recorded: the
+ * verdict the installation started with, not "hosts not ready" while they install.
+ */
+export const CLUSTER_VALIDATION_STATUSES: readonly string[] = ['insufficient', 'ready', 'pending-for-input', 'preparing-for-installation'];
+
+/** Whether a cluster in this status has its validations evaluated and recorded. */
+export const validatesInStatus = (status: string): boolean => CLUSTER_VALIDATION_STATUSES.includes(status);
+
+/**
  * Evaluates every cluster validation, one result per enum id, ordered as validations_info lists
  * them. Ids the service configuration disables are reported as disabled (which the state machine
  * counts as passing) unless the cluster has its own ignored-validations list, as upstream.

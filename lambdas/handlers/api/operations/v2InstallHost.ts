@@ -8,5 +8,5 @@ import { pathParam } from '../params.js';
 /** Upstream answers host actions with 202 and the host. */
 export const v2InstallHost: Operation = async ({ api, principal, ports }) => {
   requireRole(principal, 'write');
-  return json(202, hostView(await installDay2Host(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'))));
+  return json(202, hostView(await installDay2Host(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id')), 'not-listed'));
 };
