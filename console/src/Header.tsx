@@ -57,7 +57,7 @@ export const Header: React.FC = () => {
     <Masthead>
       <MastheadMain>
         <MastheadBrand>
-          <MastheadLogo component={(props) => <NavLink {...props} to={CLUSTERS_PATH} className={`${props.className ?? ""} pf-v6-u-text-decoration-none`} />}>
+          <MastheadLogo component={(props) => <NavLink {...props} to={CLUSTERS_PATH} />}>
             <img src="/logo.svg" alt="" height={32} width={32} className="pf-v6-u-mr-sm" />
             <span className="pf-v6-u-font-size-lg pf-v6-u-font-weight-bold" style={{ color: "var(--pf-t--global--text--color--regular)" }}>Assisted Installer</span>
           </MastheadLogo>

@@ -11,7 +11,10 @@ const dateTimeFormatter = new Intl.DateTimeFormat('default', {
 });
 
 // The library's keys contain ':' and '.', so both separators are switched off the way it expects.
+// Its plurals are i18next's v3 JSON ("key" and "key_plural"); i18next 21 reads v4 ("key_one",
+// "key_other") unless told, and would say "Installing 2 worker".
 void i18n.use(initReactI18next).init({
+  compatibilityJSON: 'v3',
   lng: 'en',
   resources: { en: { translation } },
   supportedLngs: ['en'],
