@@ -135,6 +135,8 @@ describe('REST API v2 resources', () => {
     expect(olm(cluster).map((o) => o.name)).toEqual(['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh', 'nvidia-gpu', 'lso', 'node-feature-discovery']);
     expect(olm(cluster).find((o) => o.name === 'odf')).toEqual({
       name: 'odf', operator_type: 'olm', namespace: 'openshift-storage', subscription_name: 'odf-operator', timeout_seconds: 1800, source_bundles: ['openshift-ai'],
+      // As upstream answers a monitored operator: its cluster, and Go's zero time until it reports.
+      cluster_id: cluster.id, status_updated_at: '0001-01-01T00:00:00.000Z',
     });
     expect(olm(cluster).find((o) => o.name === 'lso')).toMatchObject({ dependency_only: true, namespace: 'openshift-local-storage' });
     expect(cluster.operator_bundles).toEqual([{ id: 'openshift-ai', optional_operators: ['nvidia-gpu'] }]);
