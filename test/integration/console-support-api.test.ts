@@ -51,15 +51,17 @@ describe('console support endpoints', () => {
     expect(tooLarge.body.reason).toMatch(/limited to/);
   });
 
-  it('offers no operator bundles, and says so for any bundle id', async () => {
+  it("offers upstream's operator bundles, and answers an unknown bundle id with a 404", async () => {
     const list = await api.call('GET', '/operators/bundles', undefined, api.user());
     expect(list.status).toBe(200);
     expectMatchesSchema('V2ListBundles', 200, list.body);
-    expect(list.body).toEqual([]);
+    expect((list.body as unknown as { id: string }[]).map((bundle) => bundle.id)).toEqual(['virtualization', 'openshift-ai']);
     const one = await api.call('GET', '/operators/bundles/virtualization', undefined, api.user());
-    expect(one.status).toBe(404);
-    expectMatchesSchema('V2GetBundle', 404, one.body);
-    expect(one.body.reason).toMatch(/not offered/);
+    expect(one.status).toBe(200);
+    expectMatchesSchema('V2GetBundle', 200, one.body);
+    const unknown = await api.call('GET', '/operators/bundles/no-such-bundle', undefined, api.user());
+    expect(unknown.status).toBe(404);
+    expectMatchesSchema('V2GetBundle', 404, unknown.body);
   });
 
   it('shows the networks the hosts are on, and feature usage, on the cluster', async () => {
