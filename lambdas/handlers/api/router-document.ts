@@ -1,25 +1,38 @@
-import { withInt64Integers } from './int64-integers.js';
-
 /**
- * upstream's decoder refuses a body field its model does not declare ("json: unknown field"): an
- * object schema that names its properties and says nothing of others is closed here too
- * (additionalProperties: false). Maps (additionalProperties given) and free objects stay open.
- * Undeclared fields were stored as sent and echoed back; one nested past DynamoDB's 32 levels was
- * a 500.
+ * openapi.yaml as the router checks requests against it, with two of upstream's decoding rules
+ * (the served document stays as written):
+ * - go-swagger reads an integer without a format as int64, so every such integer is checked as
+ *   int64 (the router's ajv format admits only integers JavaScript holds exactly);
+ * - upstream's decoder refuses a body field its model does not declare ("json: unknown field"): an
+ *   object schema that names its properties and says nothing of others is closed here too
+ *   (additionalProperties: false). Maps (additionalProperties given) and free objects stay open.
+ *   Undeclared fields were stored as sent and echoed back; one nested past DynamoDB's 32 levels was
+ *   a 500.
  */
-export function withClosedObjects<T>(schema: T): T {
+type SchemaRule = (schema: Record<string, unknown>) => void;
+
+const int64Integers: SchemaRule = (schema) => {
+  if (schema.type === 'integer' && schema.format === undefined) schema.format = 'int64';
+};
+
+const closedObjects: SchemaRule = (schema) => {
+  if (schema.properties && typeof schema.properties === 'object' && schema.additionalProperties === undefined) schema.additionalProperties = false;
+};
+
+function withRules<T>(document: T, rules: readonly SchemaRule[]): T {
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit);
     if (node === null || typeof node !== 'object') return node;
     const copy: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) copy[key] = visit(value);
-    if (copy.properties && typeof copy.properties === 'object' && copy.additionalProperties === undefined) copy.additionalProperties = false;
+    for (const rule of rules) rule(copy);
     return copy;
   };
-  return visit(schema) as T;
+  return visit(document) as T;
 }
 
-/** openapi.yaml as the router checks requests against it: with upstream's integer and unknown-field rules (the served document stays as written). */
+export const withClosedObjects = <T>(document: T): T => withRules(document, [closedObjects]);
+
 export function asRouterDocument<T>(document: T): T {
-  return withInt64Integers(withClosedObjects(document));
+  return withRules(document, [int64Integers, closedObjects]);
 }
