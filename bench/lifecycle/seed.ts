@@ -57,7 +57,7 @@ export async function seedCluster(options: {
       { step_type: 'inventory', output: JSON.stringify(inventoryOf(index)) },
       ...repliesAfterInventory(index, ids, cluster.name, options.neighbours).map((r) => ({ step_type: r.step_type as StepReply['step_type'], output: JSON.stringify(r.output) })),
     ];
-    for (const reply of replies) host = applyStepReply(host, reply, { now, minDiskBytes: 100e9 }) ?? host;
+    for (const reply of replies) host = applyStepReply(host, reply, { now, disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } }) ?? host;
     host.attributes.timestamp = Math.floor(options.clock.now().getTime() / 1000);
     const { version: _hostVersion, ...record } = { ...host, monitorShard: monitorShardOf(hostId, store.activeShards) };
     await store.hosts.create(record);

@@ -255,11 +255,6 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
 
 const isSingleNode = (cluster: Cluster | undefined) => (cluster?.attributes.control_plane_count as number | undefined) === 1;
 
-/** The smallest disk an inventory's disks are eligible with, by the cluster's release and shape. */
-function minimumDiskBytes(cluster: Cluster | undefined): number {
-  const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
-  return (minimums[isSingleNode(cluster) ? 'sno' : 'worker']?.disk_size_gb ?? 100) * 1e9;
-}
 
 /** `markTaken`: the check's mark went with what the reply wrote. */
 async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<{ markTaken: boolean }> {
@@ -282,7 +277,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // The upgrade's result is an event (nothing is stored); the reply then goes the usual way (lost media, errors).
   if (reply.step_type === 'upgrade-agent') await recordEvents(deps, eventRequests(subject, stepReplyEvents(host, host, reply, 0)));
   // Pure: a reply whose output is malformed is refused here, before anything is written.
-  const preview = applyStepReply(host, reply, { now, minDiskBytes: minimumDiskBytes(cluster), openshiftVersion: cluster?.attributes.openshift_version as string | undefined });
+  const preview = applyStepReply(host, reply, { now, disks: { ...(cluster ? { cluster } : {}), ...(infraEnv ? { infraEnv } : {}) } });
   // Only news can change the verdict: an unchanged reply leaves the host as it was, except that
   // a host waiting on its peers is judged anew at each periodic connectivity report (the peers
   // it is judged with may have changed since).
@@ -293,7 +288,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
   const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
-  const context = { now, minDiskBytes: minimumDiskBytes(cluster), openshiftVersion: cluster?.attributes.openshift_version as string | undefined };
+  const context = { now, disks: { ...(cluster ? { cluster } : {}), ...(infraEnv ? { infraEnv } : {}) } };
   // A reply its peers' validations read is judged against a listing started now (it shows every
   // peer's last word), and once written makes the next refresh in this process list the cluster
   // anew; the others are judged against the peers as listed within the last few seconds.

@@ -13,6 +13,7 @@ import {
 } from '../domain/cluster/cluster.js';
 import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
 import { withoutNullFields, type Params } from '../domain/core/validation.js';
+import { withRefreshedInventory } from '../domain/host/installation-disk.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
@@ -189,7 +190,15 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
   const readsHosts = setsVips || params.cluster_networks !== undefined;
   const hosts = readsHosts ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
-  stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
+  const changed = stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
+  // Each host's disks are judged anew for the cluster as it now is, as upstream does on every update.
+  for (const host of await deps.store.hosts.listByCluster(key)) {
+    const hostKey = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
+    await deps.store.hosts.mutate(hostKey, (current) => {
+      const refreshed = withRefreshedInventory(current, { cluster: changed });
+      return refreshed === current ? undefined : refreshed;
+    }, host);
+  }
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);

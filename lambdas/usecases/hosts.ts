@@ -10,6 +10,7 @@ import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
 import { eventRequests, recordEvent, recordEvents } from './events.js';
 import type { EventIntent } from '../domain/core/state-rules.js';
 import { refreshHost } from './host-refresh.js';
+import { withRefreshedInventory } from '../domain/host/installation-disk.js';
 import type { Principal } from './principal.js';
 
 export interface HostDeps {
@@ -64,7 +65,11 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
   const cluster = host.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
-  stillThere(await deps.store.hosts.mutate(key, (current) => applyHostUpdate(current, params, cluster, now)), `Host ${hostId}`);
+  // A bound host's disks are judged anew for its (maybe new) role, as upstream does after an update.
+  stillThere(await deps.store.hosts.mutate(key, (current) => {
+    const updated = applyHostUpdate(current, params, cluster, now);
+    return cluster ? withRefreshedInventory(updated, { cluster }) : updated;
+  }), `Host ${hostId}`);
   const updated = stillThere(await refreshHost(deps, key), `Host ${hostId}`);
   return hostView(updated, await ownStagesSource(deps.store, updated, cluster));
 }

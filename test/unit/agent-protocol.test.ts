@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextStepRunnerCommand, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
-import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents, withServiceEligibility } from '../../lambdas/domain/agent/step-replies.js';
+import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents } from '../../lambdas/domain/agent/step-replies.js';
+import { withServiceEligibility } from '../../lambdas/domain/host/installation-disk.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
@@ -133,7 +134,7 @@ describe('liveness', () => {
 });
 
 describe('step replies', () => {
-  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
 
   it('decides disk eligibility on the service side', () => {
     const inventory = withServiceEligibility({ disks: [
@@ -141,7 +142,7 @@ describe('step replies', () => {
       { id: 'b', size_bytes: 50e9, drive_type: 'HDD' },
       { id: 'c', size_bytes: 500e9, drive_type: 'ODD' },
       { id: 'd', size_bytes: 500e9, drive_type: 'SSD', is_installation_media: true },
-    ] }, 100e9);
+    ] }, { minDiskSizeGb: 100, openshiftVersion: '' });
     expect(inventory.disks!.map((d) => d.installation_eligibility!.eligible)).toEqual([true, false, false, false]);
     expect(inventory.disks![1]!.installation_eligibility!.not_eligible_reasons![0]).toMatch(/too small/);
   });
@@ -154,7 +155,7 @@ describe('step replies', () => {
     const inventory = { cpu: { architecture: 'x86_64', count: 4 }, boot: { current_boot_mode: 'uefi', pxe_interface: '' }, system_vendor: { virtual: false, manufacturer: 'QEMU' },
       interfaces: [{ name: 'enp1s0', biosdevname: '', client_id: '', ipv4_addresses: ['192.168.111.10/24'], ipv6_addresses: [] }],
       disks: [agentDisk, { id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', bootable: false, installation_eligibility: { eligible: true, not_eligible_reasons: null } }] };
-    const stored = applyStepReply(host('discovering'), { step_type: 'inventory', output: JSON.stringify(inventory) }, { ...context, openshiftVersion: '4.18.52' })!;
+    const stored = applyStepReply(host('discovering'), { step_type: 'inventory', output: JSON.stringify(inventory) }, context)!;
     const read = JSON.parse(stored.attributes.inventory as string);
     expect(read.disks[0].installation_eligibility).toEqual({ not_eligible_reasons: [
       'Disk is removable', 'Disk appears to be an installation media',
@@ -189,7 +190,7 @@ describe('step replies', () => {
 });
 
 describe('connectivity replies: what the host item must keep', () => {
-  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
   const report = (rtt: number, peer: { l3?: boolean; mac?: string; mtu?: boolean } = {}) => JSON.stringify({
     remote_hosts: [{
       host_id: 'h2',
@@ -279,7 +280,7 @@ describe('preparation steps and upgrades, with upstream\'s arguments', () => {
 });
 
 describe('replies upstream reads even when they fail', () => {
-  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
   const release = 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64';
 
   it('stores the image check\'s results from its exit-2 reply, a known image getting only its new result', () => {
@@ -331,7 +332,7 @@ describe('replies upstream reads even when they fail', () => {
 });
 
 describe('malformed replies are refused before anything is written, and events never fail a reply', () => {
-  const context = { now: now.toISOString(), minDiskBytes: 100e9 };
+  const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
   it.each([
     ['ntp-synchronizer', 'null'],
     ['ntp-synchronizer', '{"ntp_sources":5}'],

@@ -9,19 +9,17 @@ import type { Cluster, Host } from '../core/entities.js';
 import { hostDisplayName, requestContext, withTransition } from '../host/host.js';
 import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
 import { parseStoredJson } from '../core/stored-json.js';
-import { withoutGoEmptyValues } from '../host/inventory.js';
-import { diskNotEligibleReasons, type DiskEligibilityInput } from '../host/validations/host-validations-disks.js';
+import { diskRequirement, storeInventoryAndDisks, type DiskRequirementSource } from '../host/installation-disk.js';
 
 import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
 import { isJsonObject, recordOf, text, type Reader } from '../../../contracts/json-shapes.js';
-import { readImageStatuses, STEP_OUTPUT_READERS, type ContainerImageAvailability, type Inventory, type InventoryDisk, type VerifiedVip } from '../../../contracts/step-replies.js';
+import { readImageStatuses, STEP_OUTPUT_READERS, type ContainerImageAvailability, type VerifiedVip } from '../../../contracts/step-replies.js';
 
-/** What a reply is judged with: the time, and the disk size and release of the host's cluster (none: the infra-env's). */
+/** What a reply is judged with: the time, and the cluster (none: the infra-env) whose disk size and release an inventory's disks are judged for. */
 export interface StepReplyContext {
   now: string;
-  minDiskBytes: number;
-  openshiftVersion?: string;
+  disks: DiskRequirementSource;
 }
 
 /**
@@ -125,26 +123,6 @@ function readOutput<T>(reply: StepReply, read: Reader<T>): T {
 function outputIfReadable<T>(reply: StepReply, read: Reader<T>): T | undefined {
   const document = outputDocument(reply);
   return document === NOT_JSON ? undefined : read(document);
-}
-
-/**
- * The service decides installation eligibility on top of what the agent says, as upstream does when
- * the inventory arrives: the agent's own reasons stay, the service's are recomputed (size for the
- * cluster's requirement, drive type for the architecture and release: diskNotEligibleReasons).
- */
-export function withServiceEligibility(inventory: Inventory, minDiskBytes: number, openshiftVersion = ''): Inventory {
-  if (!inventory.disks) return inventory;
-  const input = { inventory, minDiskSizeGb: minDiskBytes / 1e9, openshiftVersion };
-  return { ...inventory, disks: inventory.disks.map((disk) => diskWithServiceEligibility(disk, input)) };
-}
-
-function diskWithServiceEligibility(disk: InventoryDisk, input: DiskEligibilityInput): InventoryDisk {
-  const reasons = diskNotEligibleReasons(disk, input);
-  // Not one of upstream's service reasons (its agent says it), kept so an installation media never qualifies.
-  if (disk.is_installation_media) reasons.push('Disk appears to be an installation media');
-  const unique = [...new Set(reasons)];
-  // Upstream's reasons of an eligible disk are a nil list: Go writes null, which reads as none.
-  return { ...disk, installation_eligibility: unique.length === 0 ? { eligible: true } : { eligible: false, not_eligible_reasons: unique } };
 }
 
 /**
@@ -256,9 +234,8 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       if ((reply.output ?? '').length > MAX_INVENTORY_BYTES) throw badRequest(`the inventory is larger than ${MAX_INVENTORY_BYTES} bytes`);
       const read = STEP_OUTPUT_READERS.inventory(jsonOutput(reply));
       if (!read) throw badRequest('the inventory must be a JSON object');
-      const inventory = withServiceEligibility(read, context.minDiskBytes, context.openshiftVersion);
-      attributes.inventory = JSON.stringify(withoutGoEmptyValues(inventory));
-      if (inventory.cpu?.architecture) attributes.cpu_architecture = inventory.cpu.architecture === 'aarch64' ? 'arm64' : inventory.cpu.architecture;
+      storeInventoryAndDisks(attributes, read, diskRequirement(attributes, read, context.disks));
+      if (read.cpu?.architecture) attributes.cpu_architecture = read.cpu.architecture === 'aarch64' ? 'arm64' : read.cpu.architecture;
       break;
     }
     case 'connectivity-check':

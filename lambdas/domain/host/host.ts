@@ -240,6 +240,9 @@ export function hostView(host: Host, stages: ProgressStagesSource): Record<strin
   if (typeof attributes.connectivity === 'string') attributes.connectivity = goSerialized(attributes.connectivity);
   return {
     ...attributes,
+    // Where upstream lists the stages (its customizeHost), it also answers with the name the host
+    // goes by: the one given, else the one reported, else the host's id.
+    ...(stages !== 'not-listed' ? { requested_hostname: hostDisplayName(host) } : {}),
     ...(bootstrap ? { bootstrap } : {}),
     kind: (host.attributes.kind as string | undefined) ?? 'Host',
     id: host.hostId,

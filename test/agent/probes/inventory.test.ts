@@ -168,7 +168,7 @@ const serverTools = () =>
 /** What the service stores from an inventory reply, read back the two ways the service reads it. */
 function throughService(inventory: Record<string, unknown>) {
   const host: Host = { orgId: 'org', infraEnvId: 'infra', hostId: '4f0e3a1c-2b5d-4e6f-8a9b-0c1d2e3f4a5b', status: 'discovering', createdAt: 'then', updatedAt: 'then', version: 1, attributes: {} };
-  const stored = applyStepReply(host, { step_type: 'inventory', step_id: 'inventory-1', output: JSON.stringify(inventory) }, { now: 'now', minDiskBytes: 100e9 });
+  const stored = applyStepReply(host, { step_type: 'inventory', step_id: 'inventory-1', output: JSON.stringify(inventory) }, { now: 'now', disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } });
   if (!stored) throw new Error('the service changed nothing on an inventory reply');
   return { lenient: hostInventory(stored), strict: readInventory(stored.attributes), stored };
 }

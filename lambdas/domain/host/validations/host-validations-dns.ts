@@ -77,22 +77,6 @@ function clusterDomainCheck(sub: string, printableSub: string, target: string, h
   };
 }
 
-/**
- * Upstream stopped running this check (MGMT-15213: behind a mirror or proxy it fails although the
- * installation works); here it runs but never gates a host, and passes behind a proxy.
- */
-const releaseDomainResolved: Check = (ctx) => {
-  const cluster = ctx.cluster;
-  // Upstream never shows this check; an unbound host has no release to resolve yet.
-  if (!cluster) return notApplicable('host is unbound');
-  if (cluster.day2 && ctx.day2Host) return success('host belongs to day2 cluster');
-  const host = cluster.releaseImage.split('/')[0]?.replace(/:\d+$/, '') ?? '';
-  if (host === '') return pending('The cluster has no release image yet');
-  if (parseIp(host) || parseIp(host.replace(/^\[|\]$/g, ''))) return success(`Release host ${host} is an IP address`);
-  if (cluster.proxied) return success(`Release host ${host} is reached through the cluster's proxy`);
-  return checkResolution(ctx, host, host, 'release image host', false);
-};
-
 const WILDCARD_PROBE = 'validateNoWildcardDNS';
 
 /** A wildcard record under the cluster domain would capture names the installation must resolve itself. */
@@ -121,6 +105,5 @@ export const DNS_CHECKS: Readonly<Partial<Record<HostValidationId, Check>>> = {
   'api-domain-name-resolved-correctly': clusterDomainCheck('api', 'api', 'API load balancer', true),
   'api-int-domain-name-resolved-correctly': clusterDomainCheck('api-int', 'api-int', 'internal API load balancer', true),
   'apps-domain-name-resolved-correctly': clusterDomainCheck('console-openshift-console.apps', '*.apps', 'application ingress', false),
-  'release-domain-name-resolved-correctly': releaseDomainResolved,
   'dns-wildcard-not-configured': dnsWildcardNotConfigured,
 };

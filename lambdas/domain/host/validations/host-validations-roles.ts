@@ -11,6 +11,9 @@ import type { HardwareRole, RoleMinimums } from '../../catalogues/preflight.js';
 
 type Minimums = Record<HardwareRole, RoleMinimums>;
 
+/** Edge-worker products by default (upstream's EDGE_WORKERS_PRODUCT_NAMES); the service configuration may name others. */
+export const DEFAULT_EDGE_WORKER_PRODUCTS: readonly string[] = ['BlueField SoC'];
+
 /** A BlueField-style SoC runs as a worker with smaller minimums. */
 export function isEdgeWorker(inventory: Inventory | undefined, productNames: readonly string[]): boolean {
   const arch = inventory?.cpu?.architecture;

@@ -25,7 +25,7 @@ import {
 import { NETWORK_CHECKS } from './host-validations-network.js';
 import { operatorOutcomes, operatorsHostRequirements } from './host-validations-operators.js';
 import { catalogueAgentImages } from '../../catalogues/catalogues.js';
-import { anyRoleMinimum, isEdgeWorker, ocpRoleRequirements, suggestRoles, unboundRequirements, withOperators } from './host-validations-roles.js';
+import { anyRoleMinimum, DEFAULT_EDGE_WORKER_PRODUCTS, isEdgeWorker, ocpRoleRequirements, suggestRoles, unboundRequirements, withOperators } from './host-validations-roles.js';
 import { hardwareMinimums, type HardwareRequirementsEntry } from '../../catalogues/preflight.js';
 
 export type { HostValidationResult } from './host-validations-model.js';
@@ -94,7 +94,7 @@ function resolveConfig(config: HostValidationConfig = {}): ResolvedValidationCon
     disabledValidations: config.disabledValidations ?? [],
     enableUpgradeAgent: config.enableUpgradeAgent ?? true,
     agentImage: config.agentImage ?? catalogueAgentImages().agent,
-    edgeWorkerProductNames: config.edgeWorkerProductNames ?? ['BlueField SoC'],
+    edgeWorkerProductNames: config.edgeWorkerProductNames ?? DEFAULT_EDGE_WORKER_PRODUCTS,
     enableSingleNodeDnsmasq: config.enableSingleNodeDnsmasq ?? true,
     imageDownloadRateThreshold: config.imageDownloadRateThreshold ?? 0.001,
   };
@@ -244,7 +244,12 @@ function buildContext(input: HostValidationInput): ValidationContext {
 
 // ---------------------------------------------------------------- evaluation
 
-/** The order upstream evaluates (and lists) its own validations; operator results follow, sorted by id. */
+/**
+ * The order upstream evaluates (and lists) its own validations; operator results follow, sorted by
+ * id. release-domain-name-resolved-correctly is in the enum but upstream does not run it (MGMT-15213:
+ * behind a mirror or proxy it failed although the installation succeeds), and its host document
+ * never lists it: neither does ours.
+ */
 const EVALUATION_ORDER: readonly HostValidationId[] = [
   'connected', 'media-connected', 'has-inventory', 'inventory-not-partially-truncated', 'inventory-not-fully-truncated',
   'has-min-cpu-cores', 'has-min-memory', 'has-min-valid-disks', 'machine-cidr-defined', 'has-cpu-cores-for-role',
@@ -252,7 +257,7 @@ const EVALUATION_ORDER: readonly HostValidationId[] = [
   'belongs-to-majority-group', 'mtu-valid', 'valid-platform-network-settings', 'ntp-synced', 'time-synced-between-host-and-service',
   'container-images-available', 'sufficient-installation-disk-speed', 'sufficient-network-latency-requirement-for-role',
   'sufficient-packet-loss-requirement-for-role', 'has-default-route', 'api-domain-name-resolved-correctly',
-  'api-int-domain-name-resolved-correctly', 'apps-domain-name-resolved-correctly', 'release-domain-name-resolved-correctly',
+  'api-int-domain-name-resolved-correctly', 'apps-domain-name-resolved-correctly',
   'compatible-with-cluster-platform', 'dns-wildcard-not-configured', 'disk-encryption-requirements-satisfied',
   'non-overlapping-subnets', 'vsphere-disk-uuid-enabled', 'compatible-agent', 'no-skip-installation-disk', 'no-skip-missing-disk',
   'no-ip-collisions-in-network', 'no-iscsi-nic-belongs-to-machine-cidr',
