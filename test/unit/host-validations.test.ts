@@ -60,11 +60,11 @@ const ROWS: Row[] = [
     clusterAttrs(w).kind = 'AddHostsCluster';
     Object.assign(w.attributes['master-0']!, { kind: 'AddToExistingClusterHost', api_vip_connectivity: JSON.stringify({ is_success: true, url: 'http://api.ocp.example.com:22624/config/worker', ignition: '{"ignition":{"version":"3.2.0"}}' }) });
   } },
-  { name: 'host cut off from the other four', id: 'belongs-to-majority-group', status: 'failure', message: /majority/, setup: (w) => {
+  { name: 'host cut off from the other four', id: 'belongs-to-majority-group', status: 'failure', message: /^No connectivity to the majority of hosts in the cluster$/, setup: (w) => {
     w.attributes['master-0']!.connectivity = JSON.stringify({ remote_hosts: [] });
   } },
   { name: 'two hosts cannot form a majority yet', id: 'belongs-to-majority-group', status: 'pending', message: /Not enough hosts/, machines: ['master-0', 'master-1'] },
-  { name: 'no NTP source synced', id: 'ntp-synced', status: 'failure', message: /couldn't synchronize/, setup: (w) => (w.attributes['master-0']!.ntp_sources = JSON.stringify([{ source_name: 'clock.corp.example.com', source_state: 'unreachable' }])) },
+  { name: 'no NTP source synced', id: 'ntp-synced', status: 'failure', message: /^Host couldn't synchronize with any NTP server$/, setup: (w) => (w.attributes['master-0']!.ntp_sources = JSON.stringify([{ source_name: 'clock.corp.example.com', source_state: 'unreachable' }])) },
   { name: 'host clock 30 minutes behind', id: 'time-synced-between-host-and-service', status: 'failure', message: /service time is ahead/, setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) - 30 * 60) },
   { name: 'host clock 2 hours ahead', id: 'time-synced-between-host-and-service', status: 'failure', message: /host time is ahead/, setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) + 2 * 3600) },
   { name: 'host clock 15 minutes behind is tolerated', id: 'time-synced-between-host-and-service', status: 'success', setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) - 15 * 60) },
@@ -128,18 +128,19 @@ const ROWS: Row[] = [
   { name: 'partially truncated inventory is not fully truncated', id: 'inventory-not-fully-truncated', status: 'success', setup: (w) => (w.inventories['master-0']!.truncation = { type: 'partial' }) },
   { name: 'one core', id: 'has-min-cpu-cores', status: 'failure', message: /minimum required CPU cores for any role is 2, found only 1/, target: 'undersized', machines: [...HEALTHY, 'undersized'] },
   { name: '4 GiB of RAM', id: 'has-min-memory', status: 'failure', message: /minimum required RAM for any role is 8\.00 GiB, found only 4\.00 GiB/, target: 'undersized', machines: [...HEALTHY, 'undersized'] },
-  { name: 'only small and removable disks', id: 'has-min-valid-disks', status: 'failure', message: /No eligible disks.*sda: Disk is too small \(disk only has 21.475 GB, but 100 GB are required\).*sdb: Disk is removable/, target: 'no-eligible-disk', machines: [...HEALTHY, 'no-eligible-disk'] },
+  { name: 'only small and removable disks', id: 'has-min-valid-disks', status: 'failure', message: /^No eligible disks were found, please check specific disks to see why they are not eligible$/, target: 'no-eligible-disk', machines: [...HEALTHY, 'no-eligible-disk'] },
   { name: 'no inventory yet', id: 'has-min-valid-disks', status: 'pending', setup: (w) => (w.inventories['master-0'] = undefined) },
   { name: 'installation disk measured at 25 ms (upstream only warns, at the reply)', id: 'sufficient-installation-disk-speed', status: 'success', message: /^Speed of installation disk is sufficient$/, setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 0, speed_ms: 25 } } })) },
   { name: 'disk speed check failed', id: 'sufficient-installation-disk-speed', status: 'failure', setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 1 } } })) },
   { name: 'disk speed never measured', id: 'sufficient-installation-disk-speed', status: 'success', message: /not yet been measured/, setup: (w) => delete w.attributes['master-0']!.disks_info },
+  { name: 'no installation disk stored (no eligible disk), as upstream', id: 'sufficient-installation-disk-speed', status: 'error', message: /^Validation error$/, setup: (w) => { delete w.attributes['master-0']!.installation_disk_id; delete w.attributes['master-0']!.installation_disk_path; } },
   { name: 'a 4-core host as the single node', id: 'has-cpu-cores-for-role', status: 'failure', message: /Require at least 8 CPU cores for master role, found only 4/, target: 'worker-0', machines: ['worker-0'], setup: (w) => {
     Object.assign(clusterAttrs(w), { control_plane_count: 1, user_managed_networking: true, platform: { type: 'none' } });
     Object.assign(w.attributes['worker-0']!, { role: 'master', suggested_role: 'master' });
   } },
   { name: 'a 12 GiB master', id: 'has-memory-for-role', status: 'failure', message: /Require at least 16\.00 GiB RAM for role master, found only 12\.00 GiB/, setup: (w) => (w.inventories['master-0']!.memory.physical_bytes = 12 * 1024 ** 3) },
   { name: 'operators raise the role minimum', id: 'has-cpu-cores-for-role', status: 'failure', message: /Require at least 12 CPU cores for master role, found only 8/, setup: (w) => withOperators(w, 'mce', 'cnv') },
-  { name: 'two hosts named master-0', id: 'hostname-unique', status: 'failure', message: /master-0\.ocp\.example\.com is not unique/, setup: (w) => (w.attributes['master-1']!.requested_hostname = 'master-0.ocp.example.com') },
+  { name: 'two hosts named master-0', id: 'hostname-unique', status: 'failure', message: /^Hostname master-0\.ocp\.example\.com is not unique in cluster$/, setup: (w) => (w.attributes['master-1']!.requested_hostname = 'master-0.ocp.example.com') },
   { name: 'named localhost', id: 'hostname-valid', status: 'failure', message: /The host name localhost is forbidden/, setup: (w) => (w.inventories['master-0']!.hostname = 'localhost') },
   { name: 'upper case and underscore', id: 'hostname-valid', status: 'failure', message: /should match pattern/, setup: (w) => (w.attributes['master-0']!.requested_hostname = 'Master_0') },
   { name: 'KVM host in a vSphere cluster', id: 'compatible-with-cluster-platform', status: 'failure', message: /not compatible with cluster platform vsphere/, setup: (w) => (clusterAttrs(w).platform = { type: 'vsphere' }) },

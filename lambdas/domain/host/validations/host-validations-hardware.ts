@@ -6,7 +6,7 @@
 import { storedDiskSpeed } from '../inventory.js';
 import { diskEncryptionCovers } from '../disk-encryption.js';
 import { CLUSTER_DEFAULTS } from '../../catalogues/catalogues.js';
-import { diskIdentifier, diskNotEligibleReasons, validDriveTypes } from './host-validations-disks.js';
+import { diskIdentifier, validDriveTypes } from './host-validations-disks.js';
 import {
   disksOf, error, failure, notApplicable, outcomeOf, pending, readJson, readStoredJson, success,
   type Check, type Inventory, type PeerHost, type ValidationContext,
@@ -77,13 +77,10 @@ const minMemory: Check = (ctx) => {
 
 const minValidDisks: Check = (ctx) => {
   if (!ctx.inventory) return pending('Missing inventory');
-  const disks = disksOf(ctx.inventory);
-  if (disks.length === 0) return error('The host reported no disks: attach a disk of at least the required size');
+  if (disksOf(ctx.inventory).length === 0) return error('Failed to detected disks');
   if (ctx.eligibleDisks.length > 0) return success('Sufficient disk capacity');
-  // The first few disks' reasons, so the message says what to change without opening every disk.
-  const input = { inventory: ctx.inventory, minDiskSizeGb: ctx.requirements.diskSizeGb, openshiftVersion: ctx.openshiftVersion };
-  const why = disks.slice(0, 3).map((disk) => `${disk.name ?? disk.id ?? 'disk'}: ${diskNotEligibleReasons(disk, input).join(', ')}`);
-  return failure(`No eligible disks were found, please check specific disks to see why they are not eligible (${why.join('; ')}${disks.length > 3 ? '; …' : ''})`);
+  // Upstream's words: each disk's own reasons are in its installation_eligibility.
+  return failure('No eligible disks were found, please check specific disks to see why they are not eligible');
 };
 
 /** disks_info entries are keyed by the path the disk speed check was run on; the disk chosen by default counts too. */
@@ -96,6 +93,9 @@ const measuredSpeed = (ctx: ValidationContext) => storedDiskSpeed(ctx.attributes
  * (disk_speed_slower_than_supported).
  */
 const installationDiskSpeed: Check = (ctx) => {
+  // Upstream reads the speed of the stored installation disk; a host without one (no inventory
+  // yet, or no eligible disk) is an error to it.
+  if (!ctx.attributes.installation_disk_id && !ctx.attributes.installation_disk_path) return error('Validation error');
   const speed = measuredSpeed(ctx);
   if (!speed?.tested) return success('Speed of installation disk has not yet been measured');
   if ((speed.exit_code ?? 0) === 0) return success('Speed of installation disk is sufficient');
@@ -139,7 +139,7 @@ const hostnameUnique: Check = (ctx) => {
   const name = ctx.self.hostname;
   const clash = (hostnamesOf(ctx.clusterHosts).get(name) ?? []).some((id) => id !== ctx.self.id);
   return clash
-    ? failure(`Hostname ${name} is not unique in cluster: set a different host name on one of the hosts`)
+    ? failure(`Hostname ${name} is not unique in cluster`)
     : success(`Hostname ${name} is unique in cluster`);
 };
 

@@ -155,7 +155,7 @@ const belongsToMajorityGroup: Check = (ctx) => {
   if (passed === 'pending') return pending('Not enough information to calculate host majority groups');
   if (passed) return success('Host has connectivity to the majority of hosts in the cluster');
   if (ctx.clusterHosts.length < (fencing ? 2 : 3)) return pending('Not enough hosts in cluster to calculate connectivity groups');
-  return failure('No connectivity to the majority of hosts in the cluster: check that this host shares the machine network with the other hosts and that no firewall blocks it');
+  return failure('No connectivity to the majority of hosts in the cluster');
 };
 
 type ThresholdKind = 'latency' | 'packet-loss';
@@ -256,7 +256,7 @@ const ntpSynced: Check = (ctx) => {
   // A pool host with no NTP source configured has nothing to be synced to: upstream passes it silently.
   const noSourceWanted = (): Outcome | undefined =>
     UNBOUND_STATUSES.includes(ctx.self.host.status) && !ctx.infraEnv?.attributes.additional_ntp_sources ? notApplicable() : undefined;
-  const unsynced = failure("Host couldn't synchronize with any NTP server: configure a reachable NTP source on the cluster (additional_ntp_source) or on the host's network");
+  const unsynced = failure("Host couldn't synchronize with any NTP server");
   const sources = readStoredJson<{ source_state?: string }[]>(ctx.attributes, 'ntp_sources');
   if (sources === null) return error('Parse error for NTP sources');
   if ((sources ?? []).some((source) => source.source_state === 'synced')) return success('Host NTP is synced');
