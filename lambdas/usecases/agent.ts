@@ -132,10 +132,16 @@ export async function registerHost(
     await recordEvent(deps, registered(host));
   }
   // Upstream answers the host as it built it, before its store stamped times or judged it: zero
-  // times and no validations (they come with the first refresh).
-  const { validations_info: _judgedLater, ...view } = hostView(host, await ownStagesSource(deps.store, host, cluster));
+  // times, no validations (they come with the first refresh), and none of what the agent's replies
+  // and the installation leave on a stored host (its progress, the inventory and the installation
+  // disk chosen from it), also when the host registers again.
+  const view = hostView(host, await ownStagesSource(deps.store, host, cluster));
+  for (const field of NOT_IN_REGISTRATION_ANSWER) delete view[field];
   return { ...view, created_at: UNSET_TIME, updated_at: UNSET_TIME, next_step_runner_command: nextStepRunnerCommand(host, agentSettings(deps).image) };
 }
+
+/** Fields of the stored host that upstream's registration answer (the host as it built it) never has. */
+const NOT_IN_REGISTRATION_ANSWER = ['validations_info', 'progress', 'inventory', 'installation_disk_id', 'installation_disk_path', 'disks_to_be_formatted'] as const;
 
 export async function getNextSteps(
   deps: AgentDeps,

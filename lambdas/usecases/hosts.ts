@@ -65,10 +65,10 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
   const cluster = host.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
-  // A bound host's disks are judged anew for its (maybe new) role, as upstream does after an update.
+  // A bound host's disks are judged anew after an update, as upstream does: for the role it had before it.
   stillThere(await deps.store.hosts.mutate(key, (current) => {
     const updated = applyHostUpdate(current, params, cluster, now);
-    return cluster ? withRefreshedInventory(updated, { cluster }) : updated;
+    return cluster ? withRefreshedInventory(updated, { cluster }, current) : updated;
   }), `Host ${hostId}`);
   const updated = stillThere(await refreshHost(deps, key), `Host ${hostId}`);
   return hostView(updated, await ownStagesSource(deps.store, updated, cluster));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { acceptingRow, type DeliberateDifference } from './compatibility.js';
 import type { Difference } from './compare.js';
 
-export type Check = 'status' | 'status class' | 'body' | 'error' | 'install-config' | 'event-names' | 'settle' | 'stored';
+export type Check = 'status' | 'status class' | 'body' | 'error' | 'install-config' | 'event-names' | 'host-progress' | 'settle' | 'wait' | 'stored';
 
 export interface RecordedDifference extends Difference {
   acceptedBy?: string;

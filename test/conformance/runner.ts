@@ -10,7 +10,7 @@ import { SIDES, type Answer, type ServiceEndpoint, type Side } from './client.js
 import { compareValues, type Difference } from './compare.js';
 import { normalize, normalizeInstallConfig, Placeholders } from './normalize.js';
 import type { Recorder } from './report.js';
-import { MissingVariable, pick, substitute, type RequestStep, type Scenario, type SettleStep } from './scenario.js';
+import { MissingVariable, pick, substitute, type RequestStep, type Scenario, type SettleStep, type WaitStep } from './scenario.js';
 
 export interface Harness {
   endpoints: Record<Side, ServiceEndpoint>;
@@ -118,10 +118,14 @@ export function compareAnswers(
     const body = answers[side].body;
     const ids = states[side].ids;
     if (context.compare === 'install-config') return normalizeInstallConfig(body, ids);
+    if (context.compare === 'host-progress') {
+      const { progress, progress_stages } = (body ?? {}) as { progress?: unknown; progress_stages?: unknown };
+      return normalize({ progress, progress_stages }, ids);
+    }
     if (context.compare === 'event-names') return { names: [...new Set((Array.isArray(body) ? body : []).map((event) => (event as { name?: string }).name ?? '(unnamed)'))] };
     return normalize(body, ids);
   };
-  const check = context.compare === 'install-config' ? 'install-config' : context.compare === 'event-names' ? 'event-names' : 'body';
+  const check = context.compare === 'install-config' ? 'install-config' : context.compare === 'event-names' ? 'event-names' : context.compare === 'host-progress' ? 'host-progress' : 'body';
   recorder.record({ ...base, check, differences: compareValues(comparable('ours'), comparable('upstream')) });
 }
 
@@ -205,6 +209,31 @@ export async function settleAndCompare(harness: Harness, context: { area: string
   harness.recorder.record({ ...context, operation: 'settle', check: 'settle', differences });
 }
 
+export const DEFAULT_WAIT_MS = 60_000;
+
+/**
+ * Polls each side until the field holds one of the values (bounded). Which of the values each side
+ * reached is not compared; a side that reached none by the deadline is a difference of its own.
+ */
+export async function waitOnBothSides(harness: Harness, context: { area: string; scenario: string; step: number }, step: WaitStep, states: Record<Side, SideState>): Promise<void> {
+  const deadline = Date.now() + (step.timeoutMs ?? DEFAULT_WAIT_MS);
+  const differences: Difference[] = [];
+  await Promise.all(SIDES.map(async (side) => {
+    const path = substitute(step.path, states[side].vars);
+    for (;;) {
+      const answer = await harness.endpoints[side].send({ method: 'GET', path });
+      const value = is2xx(answer.status) ? pick(answer.body, step.field) : undefined;
+      if (typeof value === 'string' && step.values.includes(value)) return;
+      if (Date.now() > deadline) {
+        differences.push({ path: `(reached) ${step.field}`, kind: 'value', [side]: `${JSON.stringify(value)}, not one of ${step.values.join(', ')} after ${step.timeoutMs ?? DEFAULT_WAIT_MS} ms` });
+        return;
+      }
+      await sleep(harness.settlePauseMs);
+    }
+  }));
+  harness.recorder.record({ ...context, operation: 'wait', check: 'wait', differences });
+}
+
 /** Runs one scenario; returns nothing, everything goes to the recorder. Cleans up what it created. */
 export async function runScenario(harness: Harness, scenario: Scenario): Promise<void> {
   const hostIds = Array.from({ length: scenario.hosts ?? 0 }, () => randomUUID());
@@ -212,6 +241,19 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
   try {
     for (const [index, step] of scenario.steps.entries()) {
       const context = { area: scenario.area, scenario: scenario.id, step: index };
+      if (step.kind === 'wait') {
+        try {
+          for (const side of SIDES) substitute(step.path, states[side].vars);
+        } catch (error) {
+          if (error instanceof MissingVariable) {
+            harness.recorder.skippedSteps++;
+            continue;
+          }
+          throw error;
+        }
+        await waitOnBothSides(harness, context, step, states);
+        continue;
+      }
       if (step.kind === 'settle') {
         try {
           for (const side of SIDES) substitute(step.cluster ?? step.infraEnv, states[side].vars);

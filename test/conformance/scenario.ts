@@ -23,9 +23,10 @@ export interface RequestStep {
    * - `body` (default): the whole normalized answer when both accept, the error's code and kind when both refuse;
    * - `install-config`: the answer parsed as YAML;
    * - `event-names`: the set of event names of the answer (a list of events);
-   * - `status`: the status code only (answers that carry nothing comparable, e.g. files).
+   * - `status`: the status code only (answers that carry nothing comparable, e.g. files);
+   * - `host-progress`: a host's `progress` and `progress_stages` only (the installation's progress, stage by stage).
    */
-  compare?: 'body' | 'install-config' | 'event-names' | 'status';
+  compare?: 'body' | 'install-config' | 'event-names' | 'status' | 'host-progress';
   /** Fields of the answer saved as variables, e.g. { cluster: 'id' }. */
   save?: Record<string, string>;
   /** A setup step: run on both sides, but its answer is not compared (the scenario compares later steps). */
@@ -40,7 +41,21 @@ export interface SettleStep {
   infraEnv?: string;
 }
 
-export type Step = RequestStep | SettleStep;
+/**
+ * Waits, on each side on its own, until a GET answers with `field` holding one of `values` (or the
+ * deadline passes); nothing is compared. For flows that move on each service's own schedule (an
+ * installation's preparation) before the next request makes sense.
+ */
+export interface WaitStep {
+  kind: 'wait';
+  /** Below /api/assisted-install/v2; `{{var}}` substituted. */
+  path: string;
+  field: string;
+  values: string[];
+  timeoutMs?: number;
+}
+
+export type Step = RequestStep | SettleStep | WaitStep;
 
 export interface Scenario {
   id: string;
@@ -92,4 +107,5 @@ export const patch = (op: string, path: string, body?: unknown, extra: Partial<R
 export const put = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'PUT', path, ...(body === undefined ? {} : { body }), ...extra });
 export const del = (op: string, path: string, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'DELETE', path, ...extra });
 export const settle = (cluster = '{{cluster}}'): SettleStep => ({ kind: 'settle', cluster });
+export const waitFor = (path: string, field: string, values: string[], timeoutMs?: number): WaitStep => ({ kind: 'wait', path, field, values, ...(timeoutMs ? { timeoutMs } : {}) });
 export const settleInfraEnv = (infraEnv = '{{infraEnv}}'): SettleStep => ({ kind: 'settle', infraEnv });

@@ -61,6 +61,25 @@ describe('agent endpoints', () => {
     expect(steps.body.instructions).toEqual([{ step_type: 'inventory', step_id: expect.stringMatching(/^inventory-[0-9a-f]{8}$/), args: [hostId] }]);
   });
 
+  it('answers a registration as upstream builds the host (no progress, no installation disk), and stores the disk upstream picks from the inventory', async () => {
+    const hostId = randomUUID();
+    const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    expect(registered.body).not.toHaveProperty('progress');
+    // The name the host goes by: its id until it reports one.
+    expect(registered.body.requested_hostname).toBe(hostId);
+    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory('master-9') }, asAgent())).status).toBe(204);
+    const stored = (await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body;
+    const reported = JSON.parse(inventory('master-9'));
+    expect(stored.requested_hostname).toBe(reported.hostname);
+    expect(stored.installation_disk_path).toMatch(/^\/dev\//);
+    expect(stored.installation_disk_id).toBeTruthy();
+    // Only bootable disks are formatted by default: this inventory reports none.
+    expect(stored).not.toHaveProperty('disks_to_be_formatted');
+    const again = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
+    expect(again.body).not.toHaveProperty('installation_disk_id');
+    expect(again.body).not.toHaveProperty('progress');
+  });
+
   it('writes the role a host\'s judgement suggests (upstream\'s role selection), and the agent\'s VIP verdicts on the cluster', async () => {
     const hostId = randomUUID();
     await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());

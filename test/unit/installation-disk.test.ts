@@ -47,12 +47,19 @@ describe('the installation disk upstream stores on the host', () => {
     expect(host.attributes.disks_to_be_formatted).toBe(fixture('no-eligible-disk').disks[0].id);
   });
 
-  it('judges the disks for the effective role after an update: an arbiter needs 50 GB, not the worker\'s 100', () => {
+  it('judges the disks for the effective role: an arbiter needs 50 GB, not the worker\'s 100', () => {
     const discovered = withInventory(newHost(), fixture('master-0'));
     expect(storedDisks(discovered)[1]!.installation_eligibility.not_eligible_reasons).toContain('Disk is too small (disk only has 1.167 GB, but 100 GB are required)');
     const twoNodes = cluster({ control_plane_count: 2 });
     const arbiter = withRefreshedInventory(applyHostUpdate(discovered, { host_role: 'arbiter' }, twoNodes, NOW), { cluster: twoNodes });
     expect(storedDisks(arbiter)[1]!.installation_eligibility.not_eligible_reasons).toContain('Disk is too small (disk only has 1.167 GB, but 50 GB are required)');
+  });
+
+  it('after a user\'s update, judges them for the role the host had before it, as upstream', () => {
+    const twoNodes = cluster({ control_plane_count: 2 });
+    const arbiter = withRefreshedInventory({ ...withInventory(newHost(), fixture('master-0')), attributes: { ...withInventory(newHost(), fixture('master-0')).attributes, suggested_role: 'arbiter' } }, { cluster: twoNodes });
+    const master = withRefreshedInventory(applyHostUpdate(arbiter, { host_role: 'master' }, twoNodes, NOW), { cluster: twoNodes }, arbiter);
+    expect(storedDisks(master)[1]!.installation_eligibility.not_eligible_reasons).toContain('Disk is too small (disk only has 1.167 GB, but 50 GB are required)');
   });
 
   it('keeps the user\'s eligible choice, and falls back to the preferred disk once it is no longer eligible', () => {

@@ -129,12 +129,14 @@ const REFRESHED_STATES: ReadonlySet<string> = new Set([...HOST_UPDATABLE_STATES,
  * A host's stored inventory judged anew for its role and cluster, with the installation disk and
  * the disks formatted by default that follow (upstream's RefreshInventory, after a host or cluster
  * update). The host itself (the same object) when it has no inventory, is past the states upstream
- * refreshes in, or nothing changed.
+ * refreshes in, or nothing changed. `judgedAs` is the host whose role the disks are judged for:
+ * after a user's update upstream judges them for the role the host had before it (the new role's
+ * size applies from the next refresh: the agent's next inventory, a cluster update).
  */
-export function withRefreshedInventory(host: Host, source: DiskRequirementSource): Host {
+export function withRefreshedInventory(host: Host, source: DiskRequirementSource, judgedAs: Pick<Host, 'attributes'> = host): Host {
   const inventory = REFRESHED_STATES.has(host.status) ? storedInventory(host.attributes) : undefined;
   if (!inventory) return host;
   const next = structuredClone(host);
-  storeInventoryAndDisks(next.attributes, inventory, diskRequirement(next.attributes, inventory, source));
+  storeInventoryAndDisks(next.attributes, inventory, diskRequirement(judgedAs.attributes, inventory, source));
   return JSON.stringify(next.attributes) === JSON.stringify(host.attributes) ? host : next;
 }

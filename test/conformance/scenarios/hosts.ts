@@ -3,10 +3,10 @@
  * inventories and a healthy lab's replies, hosts that fail validations, every step reply type
  * (valid, failed, malformed), and the user's host operations.
  */
-import { del, get, patch, post, settle, type Scenario, type Step } from '../scenario.js';
+import { del, get, patch, post, put, settle, waitFor, type Scenario, type Step } from '../scenario.js';
 import {
   API_VIP, API_VIP_V6, assignRoles, clusterBody, clusterWithInfraEnv, hostInventory, hostsDiscovered, INGRESS_VIP, INGRESS_VIP_V6, labHosts, MACHINE_NETWORK, MACHINE_NETWORK_V6,
-  registerHost, healthyReplies, stepReply, type Json, type LabHost,
+  registerHost, healthyReplies, stepReply, AGENT_VERSION, type Json, type LabHost,
 } from './common.js';
 
 const VIPS = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] };
@@ -200,5 +200,54 @@ export function hostScenarios(): Scenario[] {
   for (const [name, steps] of userOps) {
     scenarios.push({ id: `hosts/user/${name}`, area: 'host updates', ...hostFlow({ ...VIPS }, three, [...steps, settle(), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')]) });
   }
+  scenarios.push(installProgressScenario());
   return scenarios;
+}
+
+const HOST_PATH = '/infra-envs/{{infraEnv}}/hosts/{{host0}}';
+const PREPARING_OR_LATER = ['preparing-for-installation', 'preparing-successful', 'installing', 'installing-in-progress'];
+
+/**
+ * One single-node host taken through an installation, then through its stages by the agent's
+ * progress reports (v2UpdateHostInstallProgress), the host's `progress` and `progress_stages`
+ * compared after each report: the stage, its info, the percentage, when it started and was last
+ * updated, a repeated stage with new info, a lower stage refused. The host reports its clock with its
+ * first poll (time-synced-between-host-and-service), so that the cluster can become ready; the
+ * preparation's disk speed check is answered once each service asks for it.
+ */
+function installProgressScenario(): Scenario {
+  const body = clusterBody({ control_plane_count: 1 });
+  const host = labHosts(1)[0]!;
+  const report = (progress: Json) => put('v2UpdateHostInstallProgress', `${HOST_PATH}/progress`, progress, { agentOf: '{{infraEnv}}' });
+  const readProgress = get('v2GetHost', HOST_PATH, { compare: 'host-progress' });
+  return {
+    id: 'hosts/progress/sno',
+    area: 'host flows',
+    hosts: 1,
+    steps: [
+      ...clusterWithInfraEnv(body),
+      post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION }, { agentOf: '{{infraEnv}}', setup: true }),
+      get('v2GetNextSteps', `${HOST_PATH}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, { agentOf: '{{infraEnv}}', setup: true }),
+      { ...stepReply(0, 'inventory', hostInventory(host)), setup: true },
+      ...healthyReplies(0, [host], { clusterName: body.name as string, apiVip: host.ipv4, ingressVip: host.ipv4 }).map((step) => ({ ...step, setup: true })),
+      waitFor('/clusters/{{cluster}}', 'status', ['ready']),
+      post('v2InstallCluster', '/clusters/{{cluster}}/actions/install', undefined, { compare: 'status' }),
+      waitFor(HOST_PATH, 'status', PREPARING_OR_LATER),
+      { ...stepReply(0, 'installation-disk-speed-check', { io_sync_duration: 2, path: '/dev/disk/by-id/wwn-0x5000c5008e3d0a10' }), setup: true },
+      waitFor(HOST_PATH, 'status', ['installing', 'installing-in-progress'], 90_000),
+      readProgress,
+      report({ current_stage: 'Starting installation' }),
+      readProgress,
+      report({ current_stage: 'Installing', progress_info: 'bootstrap' }),
+      readProgress,
+      report({ current_stage: 'Writing image to disk', progress_info: '20%' }),
+      readProgress,
+      report({ current_stage: 'Writing image to disk', progress_info: '80%' }),
+      readProgress,
+      report({ current_stage: 'Starting installation' }),
+      readProgress,
+      report({ current_stage: 'Rebooting' }),
+      readProgress,
+    ],
+  };
 }
