@@ -17,6 +17,7 @@ import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/w
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { hostView, type ProgressStagesSource } from '../domain/host/host.js';
+import { hostInventory } from '../domain/host/inventory.js';
 import { operatorBundlesOf } from '../domain/cluster/cluster-operators.js';
 import { hostNetworks } from '../domain/network/host-networks.js';
 import type { MachineNetworkHost } from '../domain/network/machine-network.js';
@@ -188,8 +189,11 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   // Changed cluster networks must hold a slice for each host.
   const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
   const readsHosts = setsVips || params.cluster_networks !== undefined;
-  const hosts = readsHosts ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
-  stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
+  // Every update reads them: its feature usage records which of them are virtual machines.
+  const clusterHosts = await deps.store.hosts.listByCluster(key);
+  const hosts = readsHosts ? clusterHosts.map(machineNetworkHost) : [];
+  const virtualHostIds = clusterHosts.filter((host) => hostInventory(host)?.system_vendor?.virtual === true).map((host) => host.hostId);
+  stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts, virtualHostIds)), `Cluster ${clusterId}`);
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);

@@ -48,6 +48,7 @@ import {
 import { normalizeCpuArchitecture } from '../catalogues/feature-support.js';
 import { isBelow } from '../core/ocp-version.js';
 import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
+import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
 
 
@@ -389,9 +390,20 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
   };
 }
 
-/** Soft timeouts were on for the cluster's organisation when it was created (org_soft_timeouts_enabled). */
+/**
+ * Where a cluster keeps the service's ENABLE_SOFT_TIMEOUTS as it was when the cluster was created.
+ * Internal: not part of the view. The document's org_soft_timeouts_enabled is upstream's other
+ * half, the organisation's capability, which every organisation here has (as every one has on
+ * upstream's services without OCM).
+ */
+const SERVICE_SOFT_TIMEOUTS = 'service_soft_timeouts';
+
+/** Soft timeouts apply: the service had them on when the cluster was created, and its organisation may use them. */
 export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
-  return cluster?.attributes.org_soft_timeouts_enabled === true;
+  const attributes = cluster?.attributes;
+  // Clusters stored before the two were apart kept the service setting in org_soft_timeouts_enabled.
+  const serviceSetting = attributes?.[SERVICE_SOFT_TIMEOUTS] ?? attributes?.org_soft_timeouts_enabled;
+  return serviceSetting === true && attributes?.org_soft_timeouts_enabled === true;
 }
 
 /** Fields copied as given after their own checks. */
@@ -488,7 +500,8 @@ export function createClusterRecord(
     monitored_operators: builtinMonitoredOperators(),
     status_info: 'Cluster is not ready for install',
     user_name: context.userName,
-    org_soft_timeouts_enabled: context.softTimeouts ?? false,
+    org_soft_timeouts_enabled: true,
+    [SERVICE_SOFT_TIMEOUTS]: context.softTimeouts ?? false,
     ...(context.emailDomain ? { email_domain: context.emailDomain } : {}),
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
@@ -523,6 +536,7 @@ export function createClusterRecord(
   checkOperators(attributes, params, { prerequisites: namedArchitecture, features: namedArchitecture });
   check(pullSecretProblem(params.pull_secret));
   check(clusterNameProblem(name));
+  attributes.feature_usage = registrationFeatureUsage(attributes);
   return {
     orgId: context.orgId,
     clusterId: context.clusterId,
@@ -608,7 +622,13 @@ export function disconnectedClusterRefusal(cluster: Pick<Cluster, 'clusterId' | 
  * VIPs and networks, the platform and networking mode, the single-node rules, disk encryption and
  * the features the result uses.
  */
-export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParams, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
+export function applyClusterUpdate(
+  cluster: Cluster,
+  request: ClusterUpdateParams,
+  now: string,
+  hosts: readonly MachineNetworkHost[] = [],
+  virtualHostIds: readonly string[] = [],
+): Cluster {
   const disconnected = disconnectedClusterRefusal(cluster, 'updated');
   if (disconnected) throw conflict(disconnected);
   const params = withNormalizedNetworks(request);
@@ -668,6 +688,7 @@ export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParam
   if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
   if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
+  current.feature_usage = updatedFeatureUsage(stored, params, current, virtualHostIds);
   next.updatedAt = now;
   return next;
 }
@@ -701,6 +722,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
   // this service stopped writing them still hold them.
   const {
     [PEER_ADDRESS_BOOK]: _addressBook,
+    [SERVICE_SOFT_TIMEOUTS]: _serviceSoftTimeouts,
     cluster_network_cidr: _clusterNetworkCidr,
     cluster_network_host_prefix: _clusterNetworkHostPrefix,
     service_network_cidr: _serviceNetworkCidr,
@@ -718,8 +740,8 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     status_info: (cluster.attributes.status_info as string | undefined) ?? '',
     status_updated_at: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.createdAt,
     image_info: (cluster.attributes.image_info as object | undefined) ?? {},
-    // Upstream reports feature usage to its telemetry from this field; nothing is tracked here.
-    feature_usage: (cluster.attributes.feature_usage as string | undefined) ?? '{}',
+    // Upstream leaves it out of clusters it never recorded usage for (imported ones).
+    feature_usage: cluster.attributes.feature_usage as string | undefined,
     pull_secret_set: !!cluster.pullSecret,
     created_at: cluster.createdAt,
     updated_at: cluster.updatedAt,
