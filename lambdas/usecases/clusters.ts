@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { resolveOpenshiftVersion } from '../domain/catalogues/catalogues.js';
+import { clusterCpuArchitectureProblem, resolveOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import {
   applyClusterUpdate,
   BUSY_STATES,
@@ -71,6 +71,15 @@ function hostCounts(hosts: Host[]) {
 }
 
 /**
+ * Upstream's answers to an update and an import carry the cluster's creation time as
+ * image_info.created_at (seen on its service); its other answers carry Go's zero time there.
+ */
+export const withCreationAsImageTime = (view: Record<string, unknown>, cluster: Cluster) => ({
+  ...view,
+  image_info: { ...(view.image_info as object | undefined), created_at: cluster.createdAt },
+});
+
+/**
  * The answers about one cluster (create, get, update, import) carry its operator bundles, derived from its
  * operators' source_bundles; upstream's listings and other answers do not.
  */
@@ -101,6 +110,8 @@ function emailDomainOf(principal: Principal): { emailDomain?: string } {
 
 export async function registerCluster(deps: ClusterDeps, principal: Principal, request: ClusterCreateParams): Promise<Record<string, unknown>> {
   const params = withoutNullFields(request);
+  const architectureProblem = clusterCpuArchitectureProblem(params.openshift_version, params.cpu_architecture);
+  if (architectureProblem) throw badRequest(architectureProblem);
   const release = resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
   const record = createClusterRecord(params, {
     orgId: principal.orgId,
@@ -198,7 +209,7 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);
   const updated = stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`);
-  return withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true, hostStages: true }), updated);
+  return withCreationAsImageTime(withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true, hostStages: true }), updated), updated);
 }
 
 /**

@@ -87,6 +87,11 @@ describe('feature usage (upstream internal/usage)', () => {
     expect(usage(update(registered(), { olm_operators: [] })).CNV).toBeUndefined();
   });
 
+  it('records the networking mode an update implies: platform none makes a multi-node cluster\'s networking user-managed', () => {
+    expect(usage(update(create(), { platform: { type: 'none' } }))['User Managed Networking With Multi Node'])
+      .toEqual({ id: 'USER_MANAGED_NETWORKING_WITH_MULTI_NODE', name: 'User Managed Networking With Multi Node' });
+  });
+
   it('adds each install-config override key, with FIPS, to what was recorded', () => {
     const first = installConfigOverridesFeatureUsage('{}', JSON.stringify({ fips: true, networking: { networkType: 'OVNKubernetes', clusterNetwork: [] } }));
     const second = installConfigOverridesFeatureUsage(first, JSON.stringify({ capabilities: { baselineCapabilitySet: 'None' } }));

@@ -178,6 +178,16 @@ export function cpuArchitecturesOf(version: string, releases: OpenshiftRelease[]
   return [...new Set(matching.flatMap(offeredArchitectures))];
 }
 
+/**
+ * Upstream's check of the architecture a new cluster names: x86_64 (or none) and multi always
+ * pass, any other must be one its OS images offer for the version, by their own name (so the
+ * alias aarch64, which the infra-env accepts, is refused for a cluster).
+ */
+export function clusterCpuArchitectureProblem(version: string, requested: string | undefined): string | undefined {
+  if (requested === undefined || requested === '' || requested === 'x86_64' || requested === 'multi') return undefined;
+  return cpuArchitecturesOf(version).includes(requested) ? undefined : `Requested CPU architecture ${requested} is not available`;
+}
+
 /** The `release-source` model: which minors and architectures we offer, and from which channel. */
 export interface ReleaseSource {
   openshift_version: string;

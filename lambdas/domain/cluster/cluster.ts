@@ -688,7 +688,14 @@ export function applyClusterUpdate(
   if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
   if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
-  current.feature_usage = updatedFeatureUsage(stored, params, current, virtualHostIds);
+  // Upstream tracks the platform and networking mode the update settled on, implied ones included
+  // (platform none makes networking user-managed).
+  const settledRequest = {
+    ...params,
+    ...(settled.platform ? { platform: settled.platform } : {}),
+    ...(settled.userManagedNetworking !== undefined ? { user_managed_networking: settled.userManagedNetworking } : {}),
+  };
+  current.feature_usage = updatedFeatureUsage(stored, settledRequest, current, virtualHostIds);
   next.updatedAt = now;
   return next;
 }
@@ -757,7 +764,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
-const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key'] as const;
 
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the
