@@ -461,6 +461,15 @@ function withDiskEncryptionDefaults(encryption: unknown): ClusterAttributes['dis
   return { ...given, enable_on: (given.enable_on as 'none' | undefined) ?? 'none', mode: (given.mode as 'tpmv2' | undefined) ?? 'tpmv2' };
 }
 
+/** The stored disk encryption with an update's settings over it: enable_on and mode given empty take their defaults, empty Tang servers leave the stored ones. */
+function updatedDiskEncryption(stored: unknown, given: Record<string, unknown>): ClusterAttributes['disk_encryption'] {
+  const next: Record<string, unknown> = { ...(isJsonObject(stored) ? stored : {}) };
+  if (given.enable_on !== undefined && given.enable_on !== null) next.enable_on = given.enable_on || 'none';
+  if (given.mode !== undefined && given.mode !== null) next.mode = given.mode || 'tpmv2';
+  if (typeof given.tang_servers === 'string' && given.tang_servers !== '') next.tang_servers = given.tang_servers;
+  return next as ClusterAttributes['disk_encryption'];
+}
+
 /** Upstream answers every platform with its external settings, empty unless the platform is external. */
 function withEmptyExternal(platform: Platform): Platform {
   return { ...platform, external: platform.external ?? {} };
@@ -506,6 +515,8 @@ export function createClusterRecord(
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
+  // A load balancer given without a type gets the default one, as upstream registers it.
+  if (!attributes.load_balancer?.type) attributes.load_balancer = { ...attributes.load_balancer, type: 'cluster-managed' };
   Object.assign(attributes, networking(params, context.clusterId, attributes, {
     singleNode,
     openshiftVersion: context.release.openshiftVersion,
@@ -641,6 +652,10 @@ export function applyClusterUpdate(
   }
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') check(pullSecretProblem(params.pull_secret));
   if (typeof params.name === 'string' && params.name !== '') check(clusterNameProblem(params.name));
+  // The API's host name is the existing cluster's: only an imported (day-2) cluster takes it.
+  if (typeof params.api_vip_dns_name === 'string' && stored.kind !== 'AddHostsCluster') {
+    throw badRequest(`Can't update api vip to ${params.api_vip_dns_name} for day1 cluster ${cluster.clusterId}`);
+  }
   if (!UPDATABLE_STATES.has(cluster.status)) {
     throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
   }
@@ -677,6 +692,8 @@ export function applyClusterUpdate(
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
   if (params.control_plane_count !== undefined && params.control_plane_count !== null) current.control_plane_count = params.control_plane_count;
   Object.assign(current, simpleFields(params));
+  // Upstream changes only the disk encryption settings given (empty ones to their defaults) and keeps the others.
+  if (isJsonObject(params.disk_encryption)) current.disk_encryption = updatedDiskEncryption(stored.disk_encryption, params.disk_encryption);
   Object.assign(current, networking(params, cluster.clusterId, current, {
     singleNode,
     openshiftVersion,
@@ -749,7 +766,8 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     image_info: (cluster.attributes.image_info as object | undefined) ?? {},
     // Upstream leaves it out of clusters it never recorded usage for (imported ones).
     feature_usage: cluster.attributes.feature_usage as string | undefined,
-    pull_secret_set: !!cluster.pullSecret,
+    // Go's omitempty: upstream leaves it out while false (imported and disconnected clusters).
+    ...(cluster.pullSecret ? { pull_secret_set: true } : {}),
     created_at: cluster.createdAt,
     updated_at: cluster.updatedAt,
     hosts: extras.hosts ?? [],
@@ -764,7 +782,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
-const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key'] as const;
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key', 'base_dns_domain'] as const;
 
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the
