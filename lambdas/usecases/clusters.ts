@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { clusterCpuArchitectureProblem, resolveOpenshiftVersion } from '../domain/catalogues/catalogues.js';
+import { clusterCpuArchitectureProblem, resolveOpenshiftVersion, resolveReleaseImage } from '../domain/catalogues/catalogues.js';
 import {
   applyClusterUpdate,
   BUSY_STATES,
@@ -51,6 +51,16 @@ export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): Res
   if (!release) {
     throw badRequest(`OpenShift ${version} for ${cpuArchitecture} is not offered; GET /v2/openshift-versions lists what is`);
   }
+  return release;
+}
+
+/** The release a new cluster asks for: its payload when it names one (upstream takes it over the version), else its version. */
+function releaseOf(params: ClusterCreateParams): ResolvedRelease {
+  if (typeof params.ocp_release_image !== 'string' || params.ocp_release_image === '') {
+    return resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
+  }
+  const release = resolveReleaseImage(params.ocp_release_image, params.cpu_architecture ?? 'x86_64');
+  if ('problem' in release) throw badRequest(release.problem);
   return release;
 }
 
@@ -112,7 +122,7 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, r
   const params = withoutNullFields(request);
   const architectureProblem = clusterCpuArchitectureProblem(params.openshift_version, params.cpu_architecture);
   if (architectureProblem) throw badRequest(architectureProblem);
-  const release = resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
+  const release = releaseOf(params);
   const record = createClusterRecord(params, {
     orgId: principal.orgId,
     clusterId: randomUUID(),
