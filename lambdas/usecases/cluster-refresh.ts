@@ -7,6 +7,8 @@ import { peerAddressBook } from '../domain/agent/agent-protocol.js';
 import { clusterView, PEER_ADDRESS_BOOK, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../domain/cluster/cluster.js';
 import { summarizeClusterValidations } from '../domain/cluster/cluster-facts.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
+import { clusterConnectivityDocuments } from '../domain/cluster/cluster-connectivity.js';
+import { hostInventory } from '../domain/host/inventory.js';
 import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
 import { clusterProgress, isNotAllowed, transitionCluster } from '../domain/cluster/cluster-state-machine.js';
 import type { ClusterTransitionContext } from '../domain/cluster/cluster-state-machine.js';
@@ -116,7 +118,14 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const progressChanged = !!progress && JSON.stringify(progress) !== JSON.stringify(pickPercentages(cluster.attributes.progress));
   const addressBook = peerAddressBook(hosts);
   const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
-  if (!moved && !infoChanged && !machineNetwork && !progressChanged && !addressBookChanged) return cluster;
+  // Upstream's monitor stores them before it judges, from the status the cluster had.
+  const connectivity = clusterConnectivityDocuments(
+    { status: cluster.status, controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3 },
+    hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
+  );
+  const connectivityChanged = !!connectivity &&
+    (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups || connectivity.ip_collisions !== cluster.attributes.ip_collisions);
+  if (!moved && !infoChanged && !machineNetwork && !progressChanged && !addressBookChanged && !connectivityChanged) return cluster;
 
   const events = recordsValidations ? validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results) : [];
   // Whether this judgement is the one written: judgements of one cluster run at once in several
@@ -147,6 +156,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
       applyClusterEffects(next, transition.effects, now.toISOString());
     }
     if (progress) next.attributes.progress = { ...((next.attributes.progress as object | undefined) ?? {}), ...progress };
+    if (connectivity) Object.assign(next.attributes, connectivity);
     if (addressBookChanged) next.attributes[PEER_ADDRESS_BOOK] = { fingerprint: addressBook, changed_at: now.toISOString() } satisfies StoredAddressBook;
     next.updatedAt = now.toISOString();
     return next;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { resolveOpenshiftVersion } from '../domain/catalogues/catalogues.js';
+import { clusterCpuArchitectureProblem, resolveOpenshiftVersion, resolveReleaseImage } from '../domain/catalogues/catalogues.js';
 import {
   applyClusterUpdate,
   BUSY_STATES,
@@ -18,6 +18,7 @@ import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/w
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { hostView, type ProgressStagesSource } from '../domain/host/host.js';
+import { hostInventory } from '../domain/host/inventory.js';
 import { operatorBundlesOf } from '../domain/cluster/cluster-operators.js';
 import { hostNetworks } from '../domain/network/host-networks.js';
 import type { MachineNetworkHost } from '../domain/network/machine-network.js';
@@ -54,6 +55,16 @@ export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): Res
   return release;
 }
 
+/** The release a new cluster asks for: its payload when it names one (upstream takes it over the version), else its version. */
+function releaseOf(params: ClusterCreateParams): ResolvedRelease {
+  if (typeof params.ocp_release_image !== 'string' || params.ocp_release_image === '') {
+    return resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
+  }
+  const release = resolveReleaseImage(params.ocp_release_image, params.cpu_architecture ?? 'x86_64');
+  if ('problem' in release) throw badRequest(release.problem);
+  return release;
+}
+
 /** Clusters whose hosts a listing reads at once: an organisation of thousands must not queue every other request behind one listing. */
 const CLUSTERS_DESCRIBED_IN_FLIGHT = 16;
 
@@ -69,6 +80,15 @@ function hostCounts(hosts: Host[]) {
     ready: hosts.filter((h) => h.status === 'known').length,
   };
 }
+
+/**
+ * Upstream's answers to an update and an import carry the cluster's creation time as
+ * image_info.created_at (seen on its service); its other answers carry Go's zero time there.
+ */
+export const withCreationAsImageTime = (view: Record<string, unknown>, cluster: Cluster) => ({
+  ...view,
+  image_info: { ...(view.image_info as object | undefined), created_at: cluster.createdAt },
+});
 
 /**
  * The answers about one cluster (create, get, update, import) carry its operator bundles, derived from its
@@ -101,7 +121,9 @@ function emailDomainOf(principal: Principal): { emailDomain?: string } {
 
 export async function registerCluster(deps: ClusterDeps, principal: Principal, request: ClusterCreateParams): Promise<Record<string, unknown>> {
   const params = withoutNullFields(request);
-  const release = resolveRelease(params.openshift_version, params.cpu_architecture ?? 'x86_64');
+  const architectureProblem = clusterCpuArchitectureProblem(params.openshift_version, params.cpu_architecture);
+  if (architectureProblem) throw badRequest(architectureProblem);
+  const release = releaseOf(params);
   const record = createClusterRecord(params, {
     orgId: principal.orgId,
     clusterId: randomUUID(),
@@ -189,10 +211,13 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   // Changed cluster networks must hold a slice for each host.
   const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
   const readsHosts = setsVips || params.cluster_networks !== undefined;
-  const hosts = readsHosts ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
-  const changed = stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
+  // Every update reads them: its feature usage records which of them are virtual machines.
+  const clusterHosts = await deps.store.hosts.listByCluster(key);
+  const hosts = readsHosts ? clusterHosts.map(machineNetworkHost) : [];
+  const virtualHostIds = clusterHosts.filter((host) => hostInventory(host)?.system_vendor?.virtual === true).map((host) => host.hostId);
+  const changed = stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts, virtualHostIds)), `Cluster ${clusterId}`);
   // Each host's disks are judged anew for the cluster as it now is, as upstream does on every update.
-  for (const host of await deps.store.hosts.listByCluster(key)) {
+  for (const host of clusterHosts) {
     const hostKey = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
     await deps.store.hosts.mutate(hostKey, (current) => {
       const refreshed = withRefreshedInventory(current, { cluster: changed });
@@ -203,7 +228,7 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const agent = deps.config?.agent;
   await rejudgeClusterHosts({ store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) }, key);
   const updated = stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`);
-  return withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true, hostStages: true }), updated);
+  return withCreationAsImageTime(withOperatorBundles(await describeCluster(deps.store, updated, { withHosts: true, hostStages: true }), updated), updated);
 }
 
 /**

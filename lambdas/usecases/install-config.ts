@@ -4,6 +4,7 @@
  * no events).
  */
 import { UPDATABLE_STATES } from '../domain/cluster/cluster.js';
+import { installConfigOverridesFeatureUsage } from '../domain/cluster/feature-usage.js';
 import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../domain/core/entities.js';
 import type { Schemas } from '../../contracts/wire.js';
 import { builtinOperators } from '../domain/catalogues/catalogues.js';
@@ -83,6 +84,8 @@ export async function updateInstallConfig(deps: InstallConfigDeps, principal: Pr
     // Upstream leaves an empty value out of the cluster document.
     if (overrides === '') delete attributes.install_config_overrides;
     attributes.monitored_operators = withConsole(attributes.monitored_operators, consoleEnabled(String(attributes.openshift_version ?? ''), overrides));
+    const usage = installConfigOverridesFeatureUsage(cluster.attributes.feature_usage, overrides);
+    if (usage !== undefined) attributes.feature_usage = usage;
     return { ...cluster, attributes, updatedAt: now };
   });
   stillThere(updated, `Cluster ${clusterId}`);

@@ -22,6 +22,7 @@ import {
   type ManifestView,
 } from '../domain/install/manifests.js';
 import { manifestObjectKey } from '../domain/core/object-keys.js';
+import { customManifestFeatureUsage } from '../domain/cluster/feature-usage.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type ManifestKey, type Store } from '../ports/store.js';
@@ -138,7 +139,16 @@ export async function createManifest(deps: ManifestDeps, principal: Principal, c
   check(contentProblem(content, path));
   await requireDistinct(deps, cluster, folder, fileName);
   await writeManifest(deps, cluster, folder, fileName, content);
+  await recordCustomManifestUsage(deps, cluster, true);
   return manifestView({ folder, fileName, source: 'user' });
+}
+
+/** The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom manifest"). */
+async function recordCustomManifestUsage(deps: ManifestDeps, cluster: Cluster, used: boolean): Promise<void> {
+  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => ({
+    ...current,
+    attributes: { ...current.attributes, feature_usage: customManifestFeatureUsage(current.attributes.feature_usage, used) },
+  }));
 }
 
 /**
@@ -185,6 +195,8 @@ export async function deleteManifest(deps: ManifestDeps, principal: Principal, c
   // The record first: from then on the manifest is gone for every reader, whatever happens to the object.
   await deps.store.manifests.remove(key);
   await bestEffort(() => deps.blobs.remove(BUCKET, existing.objectKey));
+  const remaining = await deps.store.manifests.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+  if (!remaining.some((manifest) => manifest.source === 'user')) await recordCustomManifestUsage(deps, cluster, false);
 }
 
 export async function downloadManifest(deps: ManifestDeps, principal: Principal, clusterId: string, ref: ManifestRef): Promise<ManifestFile> {

@@ -31,7 +31,7 @@ describe('clusterView', () => {
     expect(view).not.toHaveProperty('pull_secret');
   });
 
-  it('stamps org_soft_timeouts_enabled from the service setting (ENABLE_SOFT_TIMEOUTS, off by default) on new clusters', () => {
+  it('keeps the service setting (ENABLE_SOFT_TIMEOUTS, off by default) on new clusters, and answers the organisation\'s capability in org_soft_timeouts_enabled, as upstream', () => {
     const env = { TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l' };
     expect(configFromEnvironment(env).softTimeouts).toBe(false);
     expect(configFromEnvironment({ ...env, ENABLE_SOFT_TIMEOUTS: 'true' }).softTimeouts).toBe(true);
@@ -40,11 +40,16 @@ describe('clusterView', () => {
     const context = { orgId: 'org', clusterId: '11111111-1111-4111-8111-111111111111', now: NOW, release, userName: 'u' };
     const soft = { ...createClusterRecord(params, { ...context, softTimeouts: true }), version: 1 };
     const hard = { ...createClusterRecord(params, context), version: 1 };
+    // Upstream's org_soft_timeouts_enabled is the organisation's capability: true without OCM, whatever ENABLE_SOFT_TIMEOUTS says.
     expect([clusterView(soft).org_soft_timeouts_enabled, softTimeoutsEnabled(soft)]).toEqual([true, true]);
-    expect([clusterView(hard).org_soft_timeouts_enabled, softTimeoutsEnabled(hard)]).toEqual([false, false]);
+    expect([clusterView(hard).org_soft_timeouts_enabled, softTimeoutsEnabled(hard)]).toEqual([true, false]);
+    expect(Object.keys(clusterView(soft))).not.toContain('service_soft_timeouts');
+    // A cluster stored before the two were apart kept the service setting in org_soft_timeouts_enabled.
+    const legacy = { ...hard, attributes: { ...hard.attributes, service_soft_timeouts: undefined, org_soft_timeouts_enabled: true } };
+    expect(softTimeoutsEnabled(legacy)).toBe(true);
     // Not something a user sets: the create parameters do not carry it.
-    const claimingSoftTimeouts = { ...params, org_soft_timeouts_enabled: true };
-    expect(createClusterRecord(claimingSoftTimeouts, context).attributes.org_soft_timeouts_enabled).toBe(false);
+    const claimingSoftTimeouts = { ...params, org_soft_timeouts_enabled: true, service_soft_timeouts: true };
+    expect(softTimeoutsEnabled({ ...createClusterRecord(claimingSoftTimeouts, context), version: 1 })).toBe(false);
   });
 
   it('reads how often the install workflow re-judges a cluster from INSTALL_POLL_SECONDS: whole seconds, at least 1, else 30', () => {

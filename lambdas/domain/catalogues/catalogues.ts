@@ -171,11 +171,43 @@ export function resolveOpenshiftVersion(
   };
 }
 
+/**
+ * The release a new cluster names by its payload (`ocp_release_image`), as upstream's registration
+ * takes it over the version asked for: one of the catalogue's payloads, fitting the architecture
+ * the cluster asks for (x86_64 by default; a multi payload fits each architecture it covers, and
+ * only a multi payload fits multi).
+ */
+export function resolveReleaseImage(url: string, cpuArchitecture: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): ResolvedRelease | { problem: string } {
+  const release = releases.find((r) => Object.values(r.release_images).includes(url));
+  if (!release) return { problem: `failed to get release image by URL ${url} during cluster registration: it is none of the releases this service offers (GET /v2/openshift-versions lists them)` };
+  const imageArch = (Object.entries(release.release_images).find(([, image]) => image === url)![0]) as CpuArchitecture;
+  const payloadArchitectures = imageArch === 'multi' ? release.multi_cpu_architectures : [imageArch];
+  const requested = normalizeCpuArchitecture(cpuArchitecture || 'x86_64');
+  if (requested === 'multi' ? imageArch !== 'multi' : !payloadArchitectures.includes(requested)) {
+    return {
+      problem: requested === 'multi'
+        ? `release image URL ${url} does not support requested CPU architecture multi`
+        : `Requested CPU architecture ${requested} is not supported for release image URL ${url}. Supported architectures in release image: [${payloadArchitectures.join(' ')}]`,
+    };
+  }
+  return { openshiftVersion: imageArch === 'multi' ? `${release.version}-multi` : release.version, releaseImage: url, cpuArchitecture: imageArch };
+}
+
 /** CPU architectures offered for a version ("4.18", "4.18.52"), `multi` included when offered. */
 export function cpuArchitecturesOf(version: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): string[] {
   const base = stripMultiSuffix(version.trim());
   const matching = releases.filter((r) => (hasPatch(base) ? r.version === base : r.openshift_version === majorMinor(base)));
   return [...new Set(matching.flatMap(offeredArchitectures))];
+}
+
+/**
+ * Upstream's check of the architecture a new cluster names: x86_64 (or none) and multi always
+ * pass, any other must be one its OS images offer for the version, by their own name (so the
+ * alias aarch64, which the infra-env accepts, is refused for a cluster).
+ */
+export function clusterCpuArchitectureProblem(version: string, requested: string | undefined): string | undefined {
+  if (requested === undefined || requested === '' || requested === 'x86_64' || requested === 'multi') return undefined;
+  return cpuArchitecturesOf(version).includes(requested) ? undefined : `Requested CPU architecture ${requested} is not available`;
 }
 
 /** The `release-source` model: which minors and architectures we offer, and from which channel. */

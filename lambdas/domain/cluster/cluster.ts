@@ -48,6 +48,7 @@ import {
 import { normalizeCpuArchitecture } from '../catalogues/feature-support.js';
 import { isBelow } from '../core/ocp-version.js';
 import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
+import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
 
 
@@ -389,9 +390,20 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
   };
 }
 
-/** Soft timeouts were on for the cluster's organisation when it was created (org_soft_timeouts_enabled). */
+/**
+ * Where a cluster keeps the service's ENABLE_SOFT_TIMEOUTS as it was when the cluster was created.
+ * Internal: not part of the view. The document's org_soft_timeouts_enabled is upstream's other
+ * half, the organisation's capability, which every organisation here has (as every one has on
+ * upstream's services without OCM).
+ */
+const SERVICE_SOFT_TIMEOUTS = 'service_soft_timeouts';
+
+/** Soft timeouts apply: the service had them on when the cluster was created, and its organisation may use them. */
 export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
-  return cluster?.attributes.org_soft_timeouts_enabled === true;
+  const attributes = cluster?.attributes;
+  // Clusters stored before the two were apart kept the service setting in org_soft_timeouts_enabled.
+  const serviceSetting = attributes?.[SERVICE_SOFT_TIMEOUTS] ?? attributes?.org_soft_timeouts_enabled;
+  return serviceSetting === true && attributes?.org_soft_timeouts_enabled === true;
 }
 
 /** Fields copied as given after their own checks. */
@@ -449,6 +461,15 @@ function withDiskEncryptionDefaults(encryption: unknown): ClusterAttributes['dis
   return { ...given, enable_on: (given.enable_on as 'none' | undefined) ?? 'none', mode: (given.mode as 'tpmv2' | undefined) ?? 'tpmv2' };
 }
 
+/** The stored disk encryption with an update's settings over it: enable_on and mode given empty take their defaults, empty Tang servers leave the stored ones. */
+function updatedDiskEncryption(stored: unknown, given: Record<string, unknown>): ClusterAttributes['disk_encryption'] {
+  const next: Record<string, unknown> = { ...(isJsonObject(stored) ? stored : {}) };
+  if (given.enable_on !== undefined && given.enable_on !== null) next.enable_on = given.enable_on || 'none';
+  if (given.mode !== undefined && given.mode !== null) next.mode = given.mode || 'tpmv2';
+  if (typeof given.tang_servers === 'string' && given.tang_servers !== '') next.tang_servers = given.tang_servers;
+  return next as ClusterAttributes['disk_encryption'];
+}
+
 /** Upstream answers every platform with its external settings, empty unless the platform is external. */
 function withEmptyExternal(platform: Platform): Platform {
   return { ...platform, external: platform.external ?? {} };
@@ -488,11 +509,14 @@ export function createClusterRecord(
     monitored_operators: builtinMonitoredOperators(),
     status_info: 'Cluster is not ready for install',
     user_name: context.userName,
-    org_soft_timeouts_enabled: context.softTimeouts ?? false,
+    org_soft_timeouts_enabled: true,
+    [SERVICE_SOFT_TIMEOUTS]: context.softTimeouts ?? false,
     ...(context.emailDomain ? { email_domain: context.emailDomain } : {}),
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
+  // A load balancer given without a type gets the default one, as upstream registers it.
+  if (!attributes.load_balancer?.type) attributes.load_balancer = { ...attributes.load_balancer, type: 'cluster-managed' };
   Object.assign(attributes, networking(params, context.clusterId, attributes, {
     singleNode,
     openshiftVersion: context.release.openshiftVersion,
@@ -523,6 +547,7 @@ export function createClusterRecord(
   checkOperators(attributes, params, { prerequisites: namedArchitecture, features: namedArchitecture });
   check(pullSecretProblem(params.pull_secret));
   check(clusterNameProblem(name));
+  attributes.feature_usage = registrationFeatureUsage(attributes);
   return {
     orgId: context.orgId,
     clusterId: context.clusterId,
@@ -608,7 +633,13 @@ export function disconnectedClusterRefusal(cluster: Pick<Cluster, 'clusterId' | 
  * VIPs and networks, the platform and networking mode, the single-node rules, disk encryption and
  * the features the result uses.
  */
-export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParams, now: string, hosts: readonly MachineNetworkHost[] = []): Cluster {
+export function applyClusterUpdate(
+  cluster: Cluster,
+  request: ClusterUpdateParams,
+  now: string,
+  hosts: readonly MachineNetworkHost[] = [],
+  virtualHostIds: readonly string[] = [],
+): Cluster {
   const disconnected = disconnectedClusterRefusal(cluster, 'updated');
   if (disconnected) throw conflict(disconnected);
   const params = withNormalizedNetworks(request);
@@ -621,6 +652,10 @@ export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParam
   }
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') check(pullSecretProblem(params.pull_secret));
   if (typeof params.name === 'string' && params.name !== '') check(clusterNameProblem(params.name));
+  // The API's host name is the existing cluster's: only an imported (day-2) cluster takes it.
+  if (typeof params.api_vip_dns_name === 'string' && stored.kind !== 'AddHostsCluster') {
+    throw badRequest(`Can't update api vip to ${params.api_vip_dns_name} for day1 cluster ${cluster.clusterId}`);
+  }
   if (!UPDATABLE_STATES.has(cluster.status)) {
     throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
   }
@@ -657,6 +692,8 @@ export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParam
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
   if (params.control_plane_count !== undefined && params.control_plane_count !== null) current.control_plane_count = params.control_plane_count;
   Object.assign(current, simpleFields(params));
+  // Upstream changes only the disk encryption settings given (empty ones to their defaults) and keeps the others.
+  if (isJsonObject(params.disk_encryption)) current.disk_encryption = updatedDiskEncryption(stored.disk_encryption, params.disk_encryption);
   Object.assign(current, networking(params, cluster.clusterId, current, {
     singleNode,
     openshiftVersion,
@@ -668,6 +705,14 @@ export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParam
   if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
   if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
+  // Upstream tracks the platform and networking mode the update settled on, implied ones included
+  // (platform none makes networking user-managed).
+  const settledRequest = {
+    ...params,
+    ...(settled.platform ? { platform: settled.platform } : {}),
+    ...(settled.userManagedNetworking !== undefined ? { user_managed_networking: settled.userManagedNetworking } : {}),
+  };
+  current.feature_usage = updatedFeatureUsage(stored, settledRequest, current, virtualHostIds);
   next.updatedAt = now;
   return next;
 }
@@ -701,6 +746,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
   // this service stopped writing them still hold them.
   const {
     [PEER_ADDRESS_BOOK]: _addressBook,
+    [SERVICE_SOFT_TIMEOUTS]: _serviceSoftTimeouts,
     cluster_network_cidr: _clusterNetworkCidr,
     cluster_network_host_prefix: _clusterNetworkHostPrefix,
     service_network_cidr: _serviceNetworkCidr,
@@ -718,9 +764,10 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     status_info: (cluster.attributes.status_info as string | undefined) ?? '',
     status_updated_at: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.createdAt,
     image_info: (cluster.attributes.image_info as object | undefined) ?? {},
-    // Upstream reports feature usage to its telemetry from this field; nothing is tracked here.
-    feature_usage: (cluster.attributes.feature_usage as string | undefined) ?? '{}',
-    pull_secret_set: !!cluster.pullSecret,
+    // Upstream leaves it out of clusters it never recorded usage for (imported ones).
+    feature_usage: cluster.attributes.feature_usage as string | undefined,
+    // Go's omitempty: upstream leaves it out while false (imported and disconnected clusters).
+    ...(cluster.pullSecret ? { pull_secret_set: true } : {}),
     created_at: cluster.createdAt,
     updated_at: cluster.updatedAt,
     hosts: extras.hosts ?? [],
@@ -735,7 +782,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
-const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key', 'base_dns_domain'] as const;
 
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the

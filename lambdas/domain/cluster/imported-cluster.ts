@@ -77,7 +77,6 @@ export function createImportedClusterRecord(
     monitored_operators: [],
     // Upstream's monitor sets it within seconds (fewer than five hosts); set here at once, as for a new cluster.
     schedulable_masters_forced_true: true,
-    image_info: { created_at: context.now },
     status_info: CLUSTER_STATUS_INFO.addingHosts,
     user_name: context.userName,
   };

@@ -164,7 +164,9 @@ export function proxyUrlProblem(field: 'http_proxy' | 'https_proxy', value: stri
 }
 
 export function noProxyProblem(value: string): Reason {
-  if (value.trim() === '*') return undefined;
+  // Upstream checks nothing more of a value holding the wildcard (supported since OpenShift 4.8,
+  // older than any release offered): "*,example.com" is accepted as it is.
+  if (value.includes('*')) return undefined;
   for (const entry of value.split(',').map((e) => e.trim())) {
     if (!entry) return 'no_proxy has an empty entry: separate domains, IPs and CIDRs with single commas';
     const domain = entry.replace(/^\./, '');

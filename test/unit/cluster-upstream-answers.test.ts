@@ -1,0 +1,61 @@
+/** Cluster rules where upstream's service answered otherwise than we did (issue 43's conformance runs). */
+import { describe, expect, it } from 'vitest';
+import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import type { Cluster } from '../../lambdas/domain/core/entities.js';
+import { DomainError } from '../../lambdas/domain/core/errors.js';
+import { noProxyProblem } from '../../lambdas/domain/core/validation.js';
+import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
+import type { ResolvedRelease } from '../../lambdas/domain/catalogues/catalogues.js';
+
+const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
+const NOW = '2026-08-01T00:00:00.000Z';
+const RELEASE: ResolvedRelease = { openshiftVersion: '4.18.52', releaseImage: 'quay.io/x:4.18.52', cpuArchitecture: 'x86_64' };
+
+function create(params: Partial<ClusterCreateParams> = {}): Cluster {
+  const record = createClusterRecord(
+    { name: 'answers', openshift_version: '4.18', pull_secret: PULL_SECRET, base_dns_domain: 'e.com', ...params } as ClusterCreateParams,
+    { orgId: 'org', clusterId: 'c1', now: NOW, release: RELEASE, userName: 'u' },
+  );
+  return { ...record, version: 1 } as Cluster;
+}
+const update = (cluster: Cluster, params: Partial<ClusterUpdateParams>) => applyClusterUpdate(cluster, params as ClusterUpdateParams, NOW);
+
+function refusal(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'bad-request') return error.message;
+    throw error;
+  }
+  throw new Error('not refused');
+}
+
+describe('cluster answers as upstream\'s', () => {
+  it('refuses an API host name for a day-1 cluster', () => {
+    expect(refusal(() => update(create(), { api_vip_dns_name: 'api.x.e.com' }))).toBe("Can't update api vip to api.x.e.com for day1 cluster c1");
+  });
+
+  it('changes only the disk encryption settings an update gives', () => {
+    const tang = '[{"url":"http://t","thumbprint":"x"}]';
+    const encrypted = create({ disk_encryption: { enable_on: 'masters', mode: 'tang', tang_servers: tang } });
+    expect(update(encrypted, { disk_encryption: {} }).attributes.disk_encryption).toEqual({ enable_on: 'masters', mode: 'tang', tang_servers: tang });
+    expect(update(encrypted, { disk_encryption: { enable_on: 'all' } }).attributes.disk_encryption).toEqual({ enable_on: 'all', mode: 'tang', tang_servers: tang });
+    expect(update(create(), { disk_encryption: {} }).attributes.disk_encryption).toEqual({ enable_on: 'none', mode: 'tpmv2' });
+  });
+
+  it('registers a load balancer given without a type as cluster-managed', () => {
+    expect(create({ load_balancer: {} as never }).attributes.load_balancer).toEqual({ type: 'cluster-managed' });
+    expect(create({ load_balancer: { type: 'user-managed' } }).attributes.load_balancer).toEqual({ type: 'user-managed' });
+  });
+
+  it('accepts a no_proxy holding the wildcard among other entries', () => {
+    expect(noProxyProblem('*,example.com')).toBeUndefined();
+    expect(noProxyProblem('not a domain!')).toBeDefined();
+  });
+
+  it('leaves out an empty base domain and SSH key, as Go\'s omitempty does', () => {
+    const view = clusterWireView(create({ base_dns_domain: '', ssh_public_key: '' }));
+    expect(view).not.toHaveProperty('base_dns_domain');
+    expect(view).not.toHaveProperty('ssh_public_key');
+  });
+});
