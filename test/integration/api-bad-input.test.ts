@@ -10,6 +10,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
+import { upstreamError } from '../support/upstream-errors.js';
 
 type Case = { name: string; method: string; path: string; body?: string; contentType?: string; expected: number; reason?: RegExp };
 
@@ -237,8 +238,9 @@ describe('bad input', () => {
       if (headers['cache-control'] !== 'no-store' || headers['x-content-type-options'] !== 'nosniff') problems.push(`headers cache-control=${headers['cache-control']} x-content-type-options=${headers['x-content-type-options']}`);
       if (status !== c.expected) problems.push(`status ${status}, expected ${c.expected}`);
       if (status >= 500) problems.push('5xx');
-      if (!(body && body.kind === 'Error' && body.id === status && body.code === String(status) && typeof body.reason === 'string' && body.reason.length > 5)) problems.push(`body ${JSON.stringify(body)}`);
-      if (c.reason && !c.reason.test(body?.reason ?? '')) problems.push(`reason "${body?.reason}" does not match ${c.reason}`);
+      const error = upstreamError(body);
+      if (!(error && error.code === String(status) && error.reason.length > 5)) problems.push(`body ${JSON.stringify(body)}`);
+      if (c.reason && !c.reason.test(error?.reason ?? '')) problems.push(`reason "${error?.reason}" does not match ${c.reason}`);
       if (JSON.stringify(body ?? '').includes('not-a-real-password')) problems.push('reason leaks the pull secret');
       if (problems.length) failures.push(`${c.name}: ${problems.join('; ')}`);
     }
