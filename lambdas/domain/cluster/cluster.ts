@@ -49,6 +49,7 @@ import { normalizeCpuArchitecture } from '../catalogues/feature-support.js';
 import { isBelow } from '../core/ocp-version.js';
 import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
+import { ADD_HOSTS_CLUSTER_KIND } from './imported-cluster.js';
 
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
@@ -735,7 +736,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
-const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources'] as const;
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'name'] as const;
 
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the
@@ -785,5 +786,9 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   }
   // When the machine networks last changed is this service's own bookkeeping, not a field of upstream's.
   delete wire.machine_network_cidr_updated_at;
+  // Go's omitempty: a cluster without a pull secret (an imported one) does not say so.
+  if (wire.pull_secret_set === false) delete wire.pull_secret_set;
+  // Upstream's import records no feature usage (its cluster document then has none).
+  if (a.kind === ADD_HOSTS_CLUSTER_KIND && a.feature_usage === undefined) delete wire.feature_usage;
   return wire;
 }

@@ -67,7 +67,10 @@ export function createImportedClusterRecord(
     openshift_cluster_id: params.openshift_cluster_id,
     api_vip_dns_name: hostname,
     ...(implied ? { base_dns_domain: implied.baseDomain } : {}),
-    platform: { type: 'baremetal' },
+    // Upstream's import sets none of a new cluster's defaults: its stored record reads back with
+    // empty disk encryption and external platform settings, and no feature usage.
+    platform: { type: 'baremetal', external: {} },
+    disk_encryption: {},
     load_balancer: { type: 'cluster-managed' },
     api_vips: [],
     ingress_vips: [],
@@ -75,9 +78,6 @@ export function createImportedClusterRecord(
     service_networks: [],
     machine_networks: [],
     monitored_operators: [],
-    // Upstream's monitor sets it within seconds (fewer than five hosts); set here at once, as for a new cluster.
-    schedulable_masters_forced_true: true,
-    image_info: { created_at: context.now },
     status_info: CLUSTER_STATUS_INFO.addingHosts,
     user_name: context.userName,
   };
@@ -90,4 +90,30 @@ export function createImportedClusterRecord(
     updatedAt: context.now,
     attributes,
   };
+}
+
+/** The fields upstream's import answer leaves out: its lists (Go's nil slices), and what it sets only on reading the record back. */
+const NOT_IN_THE_IMPORT_ANSWER = [
+  'api_vips', 'ingress_vips', 'cluster_networks', 'service_networks', 'machine_networks', 'monitored_operators', 'operator_bundles',
+  'ignition_endpoint', 'progress', 'disk_encryption', 'feature_usage',
+] as const;
+
+/**
+ * The answer to the import itself, as upstream gives it: the cluster as its import built it in
+ * memory, not read back from the store. Its lists are null, it carries no disk encryption,
+ * external platform settings, ignition endpoint or progress yet, and its image_info holds the time
+ * of the import (the stored record's reads back as Go's zero time).
+ */
+export function importAnswer(view: Record<string, unknown>, importedAt: string): Record<string, unknown> {
+  const answer: Record<string, unknown> = { ...view };
+  for (const field of NOT_IN_THE_IMPORT_ANSWER) delete answer[field];
+  for (const list of ['api_vips', 'ingress_vips', 'cluster_networks', 'service_networks', 'machine_networks', 'monitored_operators', 'operator_bundles']) answer[list] = null;
+  const platform = answer.platform;
+  if (platform && typeof platform === 'object' && !Array.isArray(platform)) {
+    const { external: _external, ...rest } = platform as Record<string, unknown>;
+    answer.platform = rest;
+  }
+  const imageInfo = answer.image_info;
+  answer.image_info = { ...(imageInfo && typeof imageInfo === 'object' ? imageInfo : {}), created_at: importedAt };
+  return answer;
 }
