@@ -3,7 +3,6 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { badRequest } from '../domain/core/errors.js';
 import { errorResponse, mapError, messageOf, requestFormErrorResponse, RequestFormError } from './http.js';
 import { logger, metrics } from './observability.js';
 
@@ -98,7 +97,8 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
       if (MAY_HOLD_UNSTORABLE_NUMBER.test(raw)) {
         const unstorable = unstorableNumberIn(event.body);
         if (unstorable !== undefined) {
-          throw badRequest(`${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`);
+          // A refusal of the body's form, as upstream's framework refuses a number its field's Go type cannot hold.
+          throw new RequestFormError(400, `${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`);
         }
       }
     },

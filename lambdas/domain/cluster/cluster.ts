@@ -652,7 +652,8 @@ export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParam
     ...(settled.platform ? { platform: settled.platform } : {}),
     user_managed_networking: settled.userManagedNetworking ?? stored.user_managed_networking,
   };
-  check(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
+  // Upstream does not judge an imported cluster's features: it knows no release to judge them by.
+  if (stored.kind !== ADD_HOSTS_CLUSTER_KIND) check(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
 
   if (typeof params.name === 'string' && params.name !== '') next.name = params.name;
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
