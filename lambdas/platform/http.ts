@@ -38,23 +38,43 @@ export function errorResponse(statusCode: number, reason: string): APIGatewayPro
   return json(statusCode, { kind: 'Error', id: statusCode, href: '', code: String(statusCode), reason });
 }
 
+/**
+ * Upstream's answer to a request refused for its form before any operation runs (a body that does
+ * not parse, a value its schema does not allow, a path or method no operation serves): its HTTP
+ * framework's `{code, message}`, with the code a number, not the operations' `error`.
+ */
+export function requestFormErrorResponse(statusCode: number, message: string): APIGatewayProxyResult {
+  return json(statusCode, { code: statusCode, message });
+}
+
+/** A request refused for its form (see requestFormErrorResponse), thrown where that is found. */
+export class RequestFormError extends Error {
+  constructor(readonly statusCode: number, message: string) {
+    super(message);
+    this.name = 'RequestFormError';
+  }
+}
+
 export interface MappedError {
   statusCode: number;
   reason: string;
   /** Whether the failure is ours (logged with its stack) rather than the caller's. */
   internal: boolean;
+  /** A refusal of the request's form, answered in that shape (requestFormErrorResponse). */
+  form?: boolean;
 }
 
 /** Decides what a failure means to the caller. Anything unrecognised is an internal error with a generic reason. */
 export function mapError(error: unknown, requestId: string): MappedError {
   if (error instanceof DomainError) return { statusCode: STATUS[error.kind], reason: error.message, internal: false };
+  if (error instanceof RequestFormError) return { statusCode: error.statusCode, reason: error.message, internal: false, form: true };
   if (error instanceof ConcurrentModificationError || error instanceof TooMuchContentionError) {
     return { statusCode: 503, reason: `${error.message}; please retry`, internal: false };
   }
   if (isExposedClientError(error)) {
     // middy's body parser reports malformed JSON as 422; upstream answers 400 for any unparsable body.
     const statusCode = error.statusCode === 422 ? 400 : error.statusCode;
-    return { statusCode, reason: typeof error.message === 'string' ? error.message : 'bad request', internal: false };
+    return { statusCode, reason: typeof error.message === 'string' ? error.message : 'bad request', internal: false, form: true };
   }
   const fault = storageFault(error);
   // Still ours to look into (logged with its stack), but the caller is told what happened.

@@ -3,8 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { badRequest } from '../domain/core/errors.js';
-import { errorResponse, mapError, messageOf } from './http.js';
+import { errorResponse, mapError, messageOf, requestFormErrorResponse, RequestFormError } from './http.js';
 import { logger, metrics } from './observability.js';
 
 /** An API event whose JSON body (when it has one) has been parsed. */
@@ -85,7 +84,7 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
       event.rawBody = raw;
       const contentType = event.headers?.['content-type'] ?? '';
       if (!raw || !JSON_TYPE.test(contentType)) return;
-      if (jsonNestingExceeds(raw)) throw badRequest(`The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep`);
+      if (jsonNestingExceeds(raw)) throw new RequestFormError(400, `The request body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep`);
       try {
         event.body = JSON.parse(raw);
       } catch (error) {
@@ -93,12 +92,13 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
           event.body = raw;
           return;
         }
-        throw badRequest(`The request body is not valid JSON: ${messageOf(error)}`);
+        throw new RequestFormError(400, `The request body is not valid JSON: ${messageOf(error)}`);
       }
       if (MAY_HOLD_UNSTORABLE_NUMBER.test(raw)) {
         const unstorable = unstorableNumberIn(event.body);
         if (unstorable !== undefined) {
-          throw badRequest(`${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`);
+          // A refusal of the body's form, as upstream's framework refuses a number its field's Go type cannot hold.
+          throw new RequestFormError(400, `${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`);
         }
       }
     },
@@ -114,7 +114,7 @@ function errorMapper(): MiddlewareObj<ApiEvent, APIGatewayProxyResult> {
       if (mapped.internal) logger.error('request failed', { error: request.error, answered: { statusCode: mapped.statusCode, reason: mapped.reason } });
       else logger.info('request rejected', { statusCode: mapped.statusCode, reason: mapped.reason });
       metrics.addMetric(mapped.internal ? 'InternalErrors' : 'RejectedRequests', 'Count', 1);
-      request.response = errorResponse(mapped.statusCode, mapped.reason);
+      request.response = mapped.form ? requestFormErrorResponse(mapped.statusCode, mapped.reason) : errorResponse(mapped.statusCode, mapped.reason);
     },
   };
 }

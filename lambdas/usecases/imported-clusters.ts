@@ -5,10 +5,10 @@
  * installed one by one (POST /v2/infra-envs/{id}/hosts/{host_id}/actions/install).
  */
 import { randomUUID } from 'node:crypto';
-import { ADD_HOSTS_CLUSTER_KIND, createImportedClusterRecord, type ImportClusterParams } from '../domain/cluster/imported-cluster.js';
+import { ADD_HOSTS_CLUSTER_KIND, createImportedClusterRecord, importAnswer, type ImportClusterParams } from '../domain/cluster/imported-cluster.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { describeCluster, withCreationAsImageTime, withOperatorBundles } from './clusters.js';
+import { describeCluster } from './clusters.js';
 import { recordEvent } from './events.js';
 import { actorName, type Principal } from './principal.js';
 
@@ -21,5 +21,5 @@ export async function importCluster(deps: { store: Store; clock: Clock }, princi
   }));
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: ADD_HOSTS_CLUSTER_KIND } });
   // Not judged now: an adding-hosts cluster stays so whatever its hosts, and its monitor judges them.
-  return withCreationAsImageTime(withOperatorBundles(await describeCluster(deps.store, created, { withHosts: true, hostStages: false }), created), created);
+  return importAnswer(await describeCluster(deps.store, created, { withHosts: true, hostStages: false }), created.createdAt);
 }

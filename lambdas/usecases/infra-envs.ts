@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host/host.js';
-import { applyInfraEnvUpdate, createInfraEnvRecord, imageInfoDetails, infraEnvView, isDisconnectedIso } from '../domain/image/infra-env.js';
+import { applyInfraEnvUpdate, createInfraEnvRecord, imageInfoDetails, infraEnvFeaturesProblem, infraEnvView, isDisconnectedIso } from '../domain/image/infra-env.js';
 import { isDisconnectedCluster } from '../domain/cluster/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
 import { withoutNullFields, type Params } from '../domain/core/validation.js';
-import { defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
+import { normalizeCpuArchitecture, osImageVersionFor } from '../domain/catalogues/catalogues.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
@@ -33,52 +33,47 @@ export interface InfraEnvDeps {
 export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, request: Params) {
   const params = withoutNullFields(request);
   const clusterId = params.cluster_id as string | undefined;
-  let release;
   let disconnectedClusterName: string | undefined;
   const cluster = clusterId ? await findCluster(deps.store, principal, clusterId) : undefined;
   if (cluster && isDisconnectedCluster(cluster)) disconnectedClusterName = cluster.name;
-  // An imported cluster has no release (upstream keeps none): its infra-env's is the one asked
-  // for, as for an infra-env of no cluster.
+  // Upstream's default architecture, whatever the cluster's: an infra-env of an arm64 cluster names arm64.
+  const cpuArchitecture = normalizeCpuArchitecture(params.cpu_architecture as string | undefined);
+  // An imported cluster has no release (upstream keeps none): nothing to match.
   if (cluster && typeof cluster.attributes.openshift_version === 'string') {
-    const clusterArch = cluster.attributes.cpu_architecture as string;
-    const requestedArch = params.cpu_architecture as string | undefined;
-    if (requestedArch && clusterArch !== 'multi' && requestedArch !== clusterArch) {
-      throw badRequest(`cpu_architecture ${requestedArch} does not match cluster ${clusterId}'s ${clusterArch}`);
-    }
-    release = resolveRelease(cluster.attributes.openshift_version, requestedArch ?? clusterArch);
-  } else {
-    release = resolveRelease((params.openshift_version as string | undefined) ?? defaultOpenshiftVersion(), (params.cpu_architecture as string | undefined) ?? 'x86_64');
+    const clusterArch = cluster.attributes.cpu_architecture as string | undefined;
+    if (clusterArch === 'multi') resolveRelease(cluster.attributes.openshift_version, cpuArchitecture);
+    else if (clusterArch && cpuArchitecture !== clusterArch) throw badRequest(`Specified CPU architecture (${cpuArchitecture}) doesn't match the cluster (${clusterArch})`);
   }
+  const openshiftVersion = osImageVersionFor(params.openshift_version as string | undefined, cpuArchitecture);
   const record = createInfraEnvRecord(params, {
     orgId: principal.orgId,
     infraEnvId: randomUUID(),
     now: deps.clock.now().toISOString(),
-    release,
+    openshiftVersion,
+    cpuArchitecture,
     clusterId,
     imageTokenKey: newImageTokenKey(),
     userName: actorName(principal),
     ...(disconnectedClusterName !== undefined ? { disconnectedClusterName } : {}),
   });
+  if (cluster) {
+    const problem = infraEnvFeaturesProblem(cluster, String(record.attributes.type), cpuArchitecture);
+    if (problem) throw badRequest(problem);
+  }
   const infraEnv = await deps.store.infraEnvs.create(record);
   await recordEvents(deps, [
     { name: 'infra_env_registered', subject: { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId } },
     imageInfoUpdatedEvent(infraEnv),
   ]);
-  return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, infraEnv));
+  return visibleInfraEnv(deps, principal, (await recordImageUrl(deps, infraEnv)).infraEnv);
 }
 
 /**
- * A disconnected-iso infra-env is shown with its image URL as soon as it is created or changed, as
- * upstream shows every infra-env: the console's disconnected wizard downloads the ISO from the
- * infra-env it created and never asks for the URL. (Other infra-envs get theirs from
- * downloads/image-url, which also composes the image ahead.)
+ * Signs an image URL valid for the configured lifetime and records it on the infra-env: at
+ * registration and each update, as upstream describes every infra-env with its image URL (the
+ * console's disconnected wizard downloads the ISO from the infra-env it created and never asks for
+ * the URL), and at each downloads/image-url.
  */
-async function withDisconnectedImageUrl(deps: InfraEnvDeps, infraEnv: InfraEnv): Promise<InfraEnv> {
-  if (!isDisconnectedIso(infraEnv)) return infraEnv;
-  return (await recordImageUrl(deps, infraEnv)).infraEnv;
-}
-
-/** Signs an image URL valid for the configured lifetime and records it on the infra-env. */
 async function recordImageUrl(deps: InfraEnvDeps, infraEnv: InfraEnv): Promise<{ infraEnv: InfraEnv; url: string; expiresAt: string }> {
   const expires = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
   const url = await signedImageUrl(deps.config.publicUrl, infraEnv, expires);
@@ -117,20 +112,21 @@ export async function listInfraEnvs(deps: InfraEnvDeps, principal: Principal, qu
 export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, infraEnvId: string, request: Params) {
   const params = withoutNullFields(request);
   const current = await findInfraEnv(deps.store, principal, infraEnvId);
-  const release = typeof params.openshift_version === 'string'
-    ? resolveRelease(params.openshift_version, current.attributes.cpu_architecture as string)
-    : undefined;
+  const requestedVersion = typeof params.openshift_version === 'string' && params.openshift_version !== '' ? params.openshift_version : undefined;
+  // Upstream checks that the version (asked for, or kept) has an RHCOS image, and keeps what was asked for as written.
+  osImageVersionFor(requestedVersion ?? (current.attributes.openshift_version as string | undefined), current.attributes.cpu_architecture as string);
+  const cluster = current.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: current.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();
   const updated = await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (infraEnv) => {
-    const next = applyInfraEnvUpdate(infraEnv, params, now, release);
-    // Any change makes earlier image URLs describe another image.
-    delete next.attributes.download_url;
-    delete next.attributes.expires_at;
+    const next = applyInfraEnvUpdate(infraEnv, params, now, requestedVersion);
+    const problem = cluster && infraEnvFeaturesProblem(cluster, String(next.attributes.type), next.attributes.cpu_architecture as string);
+    if (problem) throw badRequest(problem);
     return next;
   });
   const changed = stillThere(updated, `Infra-env ${infraEnvId}`);
   await recordEvent(deps, imageInfoUpdatedEvent(changed));
-  return visibleInfraEnv(deps, principal, await withDisconnectedImageUrl(deps, changed));
+  // Any change may make earlier image URLs describe another image: a new one is signed.
+  return visibleInfraEnv(deps, principal, (await recordImageUrl(deps, changed)).infraEnv);
 }
 
 /** Upstream describes the image anew at registration and at each update, on the infra-env and its cluster. */

@@ -21,6 +21,18 @@ describe('normalize', () => {
     expect(a).toMatchObject({ id: '<cluster>', other: '<id#1>', created_at: '<time>', zero: '<zero-time>', url: '<service>/x?image_token=<secret>&y=1', step_id: 'inventory-<random>' });
   });
 
+  it('reads a discovery image URL, ours or upstream\'s, as the image it names', () => {
+    const ours = new Placeholders();
+    const upstream = new Placeholders();
+    ours.name('11111111-1111-4111-8111-111111111111', 'infraEnv');
+    upstream.name('22222222-2222-4222-8222-222222222222', 'infraEnv');
+    const a = normalize({ url: 'http://127.0.0.1:4242/api/assisted-images/images/11111111-1111-4111-8111-111111111111?arch=arm64&image_token=eyJ.x.y&type=minimal-iso&version=4.18' }, ours);
+    const b = normalize({ url: 'http://127.0.0.1:999/byid/22222222-2222-4222-8222-222222222222/4.18/arm64/minimal.iso' }, upstream);
+    expect(a).toEqual({ url: '<discovery image <infraEnv> version=4.18 arch=arm64 type=minimal-iso>' });
+    expect(b).toEqual(a);
+    expect(normalize({ url: 'http://127.0.0.1:999/byid/22222222-2222-4222-8222-222222222222/5.0/arm64/minimal.iso' }, upstream)).not.toEqual(a);
+  });
+
   it('parses JSON held in string fields and install-config YAML', () => {
     const ids = new Placeholders();
     expect(normalize({ validations_info: '{"network":[{"id":"a","status":"success"}]}', name: '{not json' }, ids)).toEqual({ validations_info: { network: [{ id: 'a', status: 'success' }] }, name: '{not json' });

@@ -18,6 +18,30 @@ const API_TOKEN = /\bac1\.[A-Za-z0-9-]+\.[0-9a-f]{32}\.[A-Za-z0-9_-]+/g;
 const LOOPBACK_ORIGIN = /https?:\/\/(?:127\.0\.0\.1|localhost):\d+/g;
 /** Query parameters that carry a credential or a signature. */
 const SECRET_QUERY = /([?&](?:image_token|api_key|token|X-Amz-[A-Za-z-]+)=)[^&#\s"]+/g;
+/**
+ * A discovery image's URL, on either side: upstream's image service names the image in its path
+ * (`/byid/<id>/<version>/<arch>/<type>.iso`; `bytoken`/`byapikey` carry a token where the id is),
+ * ours in its query (`/api/assisted-images/images/<id>?arch=…&image_token=…&type=…&version=…`).
+ * Both become the image they name, so what is compared is the shape: which infra-env, version,
+ * architecture and type. The service that serves it and how its credential is carried are each
+ * side's own (docs/compatibility.md, discovery-image-url).
+ */
+const UPSTREAM_IMAGE_URL = /^<service>\/(?:byid|bytoken|byapikey)\/([^/]+)\/([^/]+)\/([^/]+)\/(full|minimal|disconnected)\.iso$/;
+const OUR_IMAGE_URL = /^<service>\/api\/assisted-images\/images\/([^/?]+)\?(.*)$/;
+
+function discoveryImageUrl(url: string, ids: Placeholders): string | undefined {
+  const image = (id: string, version: string | null, arch: string | null, type: string | null) =>
+    `<discovery image ${/^[0-9a-f-]{36}$/i.test(id) ? ids.of(id) : '<token>'} version=${version} arch=${arch} type=${type}>`;
+  const upstream = UPSTREAM_IMAGE_URL.exec(url);
+  if (upstream) return image(upstream[1]!, upstream[2]!, upstream[3]!, `${upstream[4]}-iso`);
+  const ours = OUR_IMAGE_URL.exec(url);
+  if (ours) {
+    const query = new URLSearchParams(ours[2]);
+    return image(ours[1]!, query.get('version'), query.get('arch'), query.get('type'));
+  }
+  return undefined;
+}
+
 /** Step ids: the step type and a random suffix (upstream's 8 hex digits; ours may differ). */
 const STEP_ID = /^([a-z][a-z-]*[a-z])-[0-9a-zA-Z]{6,}$/;
 
@@ -60,6 +84,8 @@ function normalizeString(text: string, ids: Placeholders, key?: string): string 
   }
   if (UUID_ONLY.test(text)) return ids.of(text);
   if (TIMESTAMP.test(text)) return ZERO_TIME.test(text) ? '<zero-time>' : '<time>';
+  const image = discoveryImageUrl(text.replace(LOOPBACK_ORIGIN, '<service>'), ids);
+  if (image) return image;
   return text
     .replace(LOOPBACK_ORIGIN, '<service>')
     .replace(SECRET_QUERY, '$1<secret>')

@@ -14,6 +14,7 @@ import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
+import { upstreamError } from '../support/upstream-errors.js';
 
 type Json = Record<string, any>;
 type Reply = { status: number; body: any; text: string };
@@ -233,8 +234,9 @@ describe('cluster settings API', () => {
         const problems: string[] = [];
         if (status !== c.expected) problems.push(`status ${status}, expected ${c.expected}`);
         if (status >= 500) problems.push('5xx');
-        if (!(body && body.kind === 'Error' && body.id === status && typeof body.reason === 'string' && body.reason.length > 5)) problems.push(`body ${text}`);
-        if (c.reason && !c.reason.test(body?.reason ?? '')) problems.push(`reason "${body?.reason}" does not match ${c.reason}`);
+        const error = upstreamError(body);
+        if (!(error && error.code === String(status) && error.reason.length > 5)) problems.push(`body ${text}`);
+        if (c.reason && !c.reason.test(error?.reason ?? '')) problems.push(`reason "${error?.reason}" does not match ${c.reason}`);
         if (SECRET_PARTS.some((part) => text.includes(part))) problems.push('the reply leaks the pull secret');
         if (problems.length) failures.push(`${c.name}: ${problems.join('; ')}`);
       }

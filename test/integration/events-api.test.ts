@@ -6,6 +6,7 @@ import { recordEvent } from '../../lambdas/usecases/events.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import { upstreamError } from '../support/upstream-errors.js';
 
 const CLUSTER = '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01';
 const CLUSTER_B = '0f9a1c52-2222-4e7a-9d3c-5b8e2f6a7c01';
@@ -188,8 +189,7 @@ describe('GET /v2/events', () => {
   ])('answers 400 for %s', async (query, reason) => {
     const result = await get(`cluster_id=${CLUSTER}&${query}`);
     expect(result.status).toBe(400);
-    expect(result.body).toMatchObject({ kind: 'Error', code: '400' });
-    expect((result.body as { reason: string }).reason).toMatch(reason);
+    expect(upstreamError(result.body)).toMatchObject({ code: '400', reason: expect.stringMatching(reason) });
   });
 
   it('answers 400 for a cluster_id that is not a UUID', async () => {

@@ -19,6 +19,8 @@ import { apiClient, eventually, infraEnvWithAgent, defaultVersion, inventoryFixt
 import { PULL_SECRET } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import { osImageVersionFor } from '../../lambdas/domain/catalogues/catalogues.js';
+import { upstreamError } from '../support/upstream-errors.js';
 
 const OPENSHIFT_CLUSTER_ID = '3b1a0a1e-0bd6-4b7c-9c4b-4f7c1bd6a001';
 const importBody = (overrides: Json = {}) => ({ name: 'ignored', api_vip_dnsname: 'api.imp1.example.com', openshift_cluster_id: OPENSHIFT_CLUSTER_ID, ...overrides });
@@ -61,41 +63,40 @@ describe('imported clusters and agent events', () => {
         load_balancer: { type: 'cluster-managed' },
         hosts: [],
         host_networks: [],
-        api_vips: [],
-        ingress_vips: [],
-        cluster_networks: [],
-        service_networks: [],
-        machine_networks: [],
-        monitored_operators: [],
         href: `/api/assisted-install/v2/clusters/${cluster.id}`,
         image_info: { created_at: cluster.created_at },
       });
       // Go's omitempty: no pull secret, no pull_secret_set.
       expect(cluster).not.toHaveProperty('pull_secret_set');
       // No release, pull secret or networking of its own: the existing cluster has them.
-      for (const absent of ['openshift_version', 'ocp_release_image', 'cpu_architecture', 'control_plane_count', 'network_type', 'validations_info']) {
+      // Upstream's answer, built in memory, has its lists nil (null); read back, they are empty lists.
+      for (const absent of ['api_vips', 'ingress_vips', 'cluster_networks', 'service_networks', 'machine_networks', 'monitored_operators', 'openshift_version', 'ocp_release_image', 'cpu_architecture', 'control_plane_count', 'network_type', 'validations_info', 'pull_secret_set', 'feature_usage', 'disk_encryption']) {
         expect(cluster, absent).not.toHaveProperty(absent);
       }
       const read = await api.call('GET', `/clusters/${cluster.id}`, undefined, api.user());
       expect(read.status).toBe(200);
-      // Upstream's import answer carries the creation time as the image's; its reads carry Go's zero time.
-      expect(read.body).toEqual({ ...cluster, image_info: { ...(cluster.image_info as Json), created_at: '0001-01-01T00:00:00Z' } });
+      // Read back as upstream's stored record: empty lists and settings, Go's zero image time.
+      expect(read.body).toMatchObject({ id: cluster.id, api_vips: [], monitored_operators: [], disk_encryption: {}, platform: { type: 'baremetal', external: {} }, image_info: { created_at: '0001-01-01T00:00:00Z' } });
       const events = (await api.call('GET', `/events?cluster_id=${cluster.id}`, undefined, api.user())).body as Json[];
       expect(events.map((e) => [e.name, e.message])).toEqual([['cluster_registration_succeeded', 'Successfully registered cluster']]);
       // The same OpenShift cluster may be imported again, as upstream allows.
       expect((await importCluster(importBody())).status).toBe(201);
     });
 
-    it("keeps the name sent when the host name is not the API's, and ignores openshift_version", async () => {
+    it("keeps the name sent when the host name is not the API's, and openshift_version as sent", async () => {
       for (const hostname of ['1.2.3.4', 'api-int.imp2.example.com', 'api.two-labels', '2001:db8::1', '']) {
         const created = await importCluster(importBody({ name: 'kept', api_vip_dnsname: hostname, openshift_version: '4.18' }));
         expect(created.status, `${hostname}: ${created.text}`).toBe(201);
         expect(created.body).toMatchObject({ name: 'kept', api_vip_dns_name: hostname });
         expect(created.body, hostname).not.toHaveProperty('base_dns_domain');
-        expect(created.body, hostname).not.toHaveProperty('openshift_version');
+        expect(created.body.openshift_version, hostname).toBe('4.18');
       }
       // Upstream's baremetal name rule admits an empty name and a leading digit.
-      for (const name of ['', '1abc']) expect((await importCluster(importBody({ name, api_vip_dnsname: 'x' }))).body).toMatchObject({ name });
+      expect((await importCluster(importBody({ name: '1abc', api_vip_dnsname: 'x' }))).body).toMatchObject({ name: '1abc' });
+      // An empty name is left out, as upstream's omitempty does.
+      const unnamed = await importCluster(importBody({ name: '', api_vip_dnsname: 'x' }));
+      expect(unnamed.status).toBe(201);
+      expect(unnamed.body).not.toHaveProperty('name');
     });
 
     it('answers 400 for what upstream refuses', async () => {
@@ -113,7 +114,7 @@ describe('imported clusters and agent events', () => {
       for (const [what, body] of refused) {
         const answer = await importCluster(body);
         expect(answer.status, `${what}: ${answer.text}`).toBe(400);
-        expect(answer.body, what).toMatchObject({ kind: 'Error', code: '400' });
+        expect(upstreamError(answer.body), what).toMatchObject({ code: '400' });
       }
       const badName = await importCluster(importBody({ api_vip_dnsname: 'api.Bad_Name.example.com' }));
       expect(badName.body.reason).toBe(
@@ -141,8 +142,8 @@ describe('imported clusters and agent events', () => {
       const cluster = (await importCluster(importBody({ api_vip_dnsname: 'api.day2.example.com' }))).body as Json;
       const infraEnv = await api.call('POST', '/infra-envs', { name: 'day2', pull_secret: PULL_SECRET, cluster_id: cluster.id }, api.user());
       expect(infraEnv.status, infraEnv.text).toBe(201);
-      // The imported cluster has no release: the infra-env has the service's default one.
-      expect(infraEnv.body.openshift_version).toBe(await defaultVersion(api));
+      // An infra-env's version is its RHCOS image's minor, the latest when none is asked for (upstream's rule).
+      expect(infraEnv.body.openshift_version).toBe(osImageVersionFor(undefined, 'x86_64'));
       const infraEnvId = infraEnv.body.id as string;
       const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
 

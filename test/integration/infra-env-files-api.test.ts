@@ -17,6 +17,7 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET, inventory, sshPublicKey, NETWORK_YAML } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import { upstreamError } from '../support/upstream-errors.js';
 
 type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: Headers };
 
@@ -133,7 +134,7 @@ describe('infra-env file downloads API', () => {
     for (const query of ['file_name=kubeconfig', '', 'file_name=discovery.ign&ipxe_script_type=boot-order-control', 'file_name=ipxe-script&mac=nope', 'file_name=discovery.ign&discovery_iso_type=dvd']) {
       const response = await call('GET', files(id, query));
       expect(response.status, query).toBe(400);
-      expect(response.body).toMatchObject({ kind: 'Error', id: 400 });
+      expect(upstreamError(response.body), query).toMatchObject({ code: '400' });
     }
   });
 

@@ -11,6 +11,7 @@ import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import { upstreamError } from '../support/upstream-errors.js';
 
 type Json = Record<string, any>;
 type Reply = { status: number; body: any; bytes: Buffer; headers: Headers };
@@ -175,8 +176,8 @@ describe('cluster manifests API', () => {
     for (const c of cases) {
       const reply = await call(c.method, c.path, c.body, env.adminToken, c.contentType);
       expect(reply.status, `${c.name}: ${JSON.stringify(reply.body)}`).toBe(c.expected);
-      expect(reply.body, c.name).toMatchObject({ kind: 'Error', code: String(c.expected) });
-      if (c.reason) expect(reply.body.reason, c.name).toMatch(c.reason);
+      expect(upstreamError(reply.body), c.name).toMatchObject({ code: String(c.expected) });
+      if (c.reason) expect(upstreamError(reply.body)?.reason, c.name).toMatch(c.reason);
     }
     expect(await stored(id)).toEqual(before);
     expect((await call('GET', `${base}/files?${query('keep.yaml')}`)).bytes.toString()).toBe('a: 1\n');

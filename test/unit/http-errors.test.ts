@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
-import { errorResponse, mapError } from '../../lambdas/platform/http.js';
+import { errorResponse, mapError, RequestFormError, requestFormErrorResponse } from '../../lambdas/platform/http.js';
 import { storageFault } from '../../lambdas/platform/storage-faults.js';
 import { ConcurrentModificationError, TooMuchContentionError } from '../../lambdas/ports/store.js';
 
@@ -9,6 +9,11 @@ describe('error shapes', () => {
     expect(JSON.parse(errorResponse(401, 'no').body)).toEqual({ code: 401, message: 'no' });
     expect(JSON.parse(errorResponse(403, 'no').body)).toEqual({ code: 403, message: 'no' });
     expect(JSON.parse(errorResponse(409, 'busy').body)).toEqual({ kind: 'Error', id: 409, href: '', code: '409', reason: 'busy' });
+  });
+
+  it('answers a refusal of the request\'s form (unparsable body, value outside the schema) as upstream\'s framework does: {code, message}', () => {
+    expect(JSON.parse(requestFormErrorResponse(400, 'name in body is required').body)).toEqual({ code: 400, message: 'name in body is required' });
+    expect(mapError(new RequestFormError(400, 'not JSON'), 'r')).toEqual({ statusCode: 400, reason: 'not JSON', internal: false, form: true });
   });
 
   it.each([

@@ -193,6 +193,23 @@ export function resolveReleaseImage(url: string, cpuArchitecture: string, releas
   return { openshiftVersion: imageArch === 'multi' ? `${release.version}-multi` : release.version, releaseImage: url, cpuArchitecture: imageArch };
 }
 
+/**
+ * The RHCOS image an infra-env boots, named by its minor ("4.18"), as upstream picks it: the image
+ * of the requested version's minor for the architecture, or, with no version asked for, the highest
+ * minor with an image for it (a beta one included: upstream's OS image list knows no support
+ * levels). The cluster an infra-env belongs to plays no part. Throws upstream's 400 when none fits.
+ */
+export function osImageVersionFor(requestedVersion: string | undefined, cpuArchitecture: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): string {
+  const arch = normalizeCpuArchitecture(cpuArchitecture || 'x86_64');
+  const minors = [...new Set(releases.filter((release) => release.os_images[arch]).map((release) => release.openshift_version))];
+  if (minors.length === 0) throw badRequest(`The requested CPU architecture (${arch}) isn't specified in OS images list`);
+  const requested = requestedVersion?.trim();
+  if (!requested) return minors.reduce((latest, minor) => (compareBaseVersions(minor, latest) > 0 ? minor : latest));
+  const minor = majorMinor(stripMultiSuffix(requested));
+  if (minor && minors.includes(minor)) return minor;
+  throw badRequest(`No OS image for Openshift version ${requested} and architecture ${arch}: The requested OS image for version (${requested}) and CPU architecture (${arch}) isn't specified in OS images list`);
+}
+
 /** CPU architectures offered for a version ("4.18", "4.18.52"), `multi` included when offered. */
 export function cpuArchitecturesOf(version: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): string[] {
   const base = stripMultiSuffix(version.trim());

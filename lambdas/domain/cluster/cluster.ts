@@ -50,6 +50,7 @@ import { isBelow } from '../core/ocp-version.js';
 import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
 import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
+import { ADD_HOSTS_CLUSTER_KIND } from './imported-cluster.js';
 
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
@@ -686,7 +687,8 @@ export function applyClusterUpdate(
     ...(settled.platform ? { platform: settled.platform } : {}),
     user_managed_networking: settled.userManagedNetworking ?? stored.user_managed_networking,
   };
-  check(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
+  // Upstream does not judge an imported cluster's features: it knows no release to judge them by.
+  if (stored.kind !== ADD_HOSTS_CLUSTER_KIND) check(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
 
   if (typeof params.name === 'string' && params.name !== '') next.name = params.name;
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
@@ -782,7 +784,7 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
-const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key', 'base_dns_domain'] as const;
+const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key', 'base_dns_domain', 'name'] as const;
 
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the
@@ -832,5 +834,9 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   }
   // When the machine networks last changed is this service's own bookkeeping, not a field of upstream's.
   delete wire.machine_network_cidr_updated_at;
+  // Go's omitempty: a cluster without a pull secret (an imported one) does not say so.
+  if (wire.pull_secret_set === false) delete wire.pull_secret_set;
+  // Upstream's import records no feature usage (its cluster document then has none).
+  if (a.kind === ADD_HOSTS_CLUSTER_KIND && a.feature_usage === undefined) delete wire.feature_usage;
   return wire;
 }

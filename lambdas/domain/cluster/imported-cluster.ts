@@ -11,8 +11,8 @@
  *   replaces the one sent, and its base domain; any other (an IP address, `api-int.…`, two labels)
  *   gives neither, and the name sent is kept;
  * - the name is held to the baremetal platform's name rule, which admits an empty name;
- * - `openshift_version` is accepted and not kept; the same `openshift_cluster_id` may be imported
- *   more than once.
+ * - `openshift_version` is kept as sent, unchecked; the same `openshift_cluster_id` may be
+ *   imported more than once.
  */
 import type { Cluster, ClusterAttributes } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
@@ -66,8 +66,12 @@ export function createImportedClusterRecord(
     imported: true,
     openshift_cluster_id: params.openshift_cluster_id,
     api_vip_dns_name: hostname,
+    ...(typeof params.openshift_version === 'string' && params.openshift_version !== '' ? { openshift_version: params.openshift_version } : {}),
     ...(implied ? { base_dns_domain: implied.baseDomain } : {}),
-    platform: { type: 'baremetal' },
+    // Upstream's import sets none of a new cluster's defaults: its stored record reads back with
+    // empty disk encryption and external platform settings, and no feature usage.
+    platform: { type: 'baremetal', external: {} },
+    disk_encryption: {},
     load_balancer: { type: 'cluster-managed' },
     api_vips: [],
     ingress_vips: [],
@@ -75,8 +79,6 @@ export function createImportedClusterRecord(
     service_networks: [],
     machine_networks: [],
     monitored_operators: [],
-    // Upstream's monitor sets it within seconds (fewer than five hosts); set here at once, as for a new cluster.
-    schedulable_masters_forced_true: true,
     status_info: CLUSTER_STATUS_INFO.addingHosts,
     user_name: context.userName,
   };
@@ -89,4 +91,33 @@ export function createImportedClusterRecord(
     updatedAt: context.now,
     attributes,
   };
+}
+
+/**
+ * The fields upstream's import answer leaves out: its lists (Go's nil slices, sent as null, which
+ * openapi.yaml does not allow for all of them: left out here, which a client reads the same way),
+ * and what it sets only on reading the record back.
+ */
+const NOT_IN_THE_IMPORT_ANSWER = [
+  'api_vips', 'ingress_vips', 'cluster_networks', 'service_networks', 'machine_networks', 'monitored_operators', 'operator_bundles',
+  'ignition_endpoint', 'progress', 'disk_encryption', 'feature_usage',
+] as const;
+
+/**
+ * The answer to the import itself, as upstream gives it: the cluster as its import built it in
+ * memory, not read back from the store. Its lists are absent, it carries no disk encryption,
+ * external platform settings, ignition endpoint or progress yet, and its image_info holds the time
+ * of the import (the stored record's reads back as Go's zero time).
+ */
+export function importAnswer(view: Record<string, unknown>, importedAt: string): Record<string, unknown> {
+  const answer: Record<string, unknown> = { ...view };
+  for (const field of NOT_IN_THE_IMPORT_ANSWER) delete answer[field];
+  const platform = answer.platform;
+  if (platform && typeof platform === 'object' && !Array.isArray(platform)) {
+    const { external: _external, ...rest } = platform as Record<string, unknown>;
+    answer.platform = rest;
+  }
+  const imageInfo = answer.image_info;
+  answer.image_info = { ...(imageInfo && typeof imageInfo === 'object' ? imageInfo : {}), created_at: importedAt };
+  return answer;
 }

@@ -135,7 +135,7 @@ function ntpSourceValid(source: string): boolean {
 }
 
 /** A comma-separated list of NTP sources (empty clears it), each an IP address or a host name. */
-export function ntpSourcesProblem(field: 'additional_ntp_source' | 'additional_ntp_sources', sources: string): Reason {
+export function ntpSourcesProblem(field: 'additional_ntp_source' | 'additional_ntp_sources' | 'ntp_sources', sources: string): Reason {
   if (sources === '') return undefined;
   const invalid = sources.split(',').find((source) => !ntpSourceValid(source));
   if (invalid === undefined) return undefined;

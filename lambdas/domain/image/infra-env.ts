@@ -8,8 +8,11 @@ import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import { displayTextProblem, isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
-import type { ResolvedRelease } from '../catalogues/catalogues.js';
 import type { Params } from '../core/validation.js';
+import type { ClusterAttributes } from '../core/entities.js';
+import type { FeatureId } from '../catalogues/feature-support.js';
+import { activeClusterFeatures, clusterFeaturesProblem } from '../cluster/cluster-features.js';
+import { ADD_HOSTS_CLUSTER_KIND } from '../cluster/imported-cluster.js';
 
 export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
 export const DEFAULT_IMAGE_TYPE = 'full-iso';
@@ -106,6 +109,9 @@ export function ignitionOverrideProblem(override: string): string | undefined {
 
 function kernelArgumentsProblem(args: readonly unknown[]): string | undefined {
   for (const arg of args) {
+    // The schema names replace and delete too; upstream's service takes append only.
+    const operation = isJsonObject(arg) ? arg.operation : undefined;
+    if (operation !== 'append') return `Only kernel argument operation append is supported.  Got ${String(operation ?? '')}`;
     const value = isJsonObject(arg) ? arg.value : undefined;
     if (!value || typeof value !== 'string' || /[\s'"`$;|&]/.test(value)) {
       return `kernel_arguments: "${String(value ?? '')}" must be one argument without spaces, quotes or shell characters`;
@@ -130,6 +136,7 @@ function attributesFrom(params: Params): Record<string, unknown> {
     check(ignitionOverrideProblem(params.ignition_config_override));
   }
   if (typeof params.additional_ntp_sources === 'string') check(ntpSourcesProblem('additional_ntp_sources', params.additional_ntp_sources));
+  if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
   if (Array.isArray(params.static_network_config)) {
     check(staticNetworkConfigProblem(params.static_network_config));
     out.static_network_config = params.static_network_config.length ? JSON.stringify(params.static_network_config) : '';
@@ -138,10 +145,33 @@ function attributesFrom(params: Params): Record<string, unknown> {
     check(kernelArgumentsProblem(params.kernel_arguments));
     out.kernel_arguments = JSON.stringify(params.kernel_arguments);
   }
-  for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'network_discovery_delay_seconds']) {
+  for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'network_discovery_delay_seconds']) {
     if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
   }
   return out;
+}
+
+/**
+ * Why upstream refuses an infra-env for this cluster, in its words, or undefined: the cluster's
+ * features with the image type's (full or minimal ISO) must go together and with the infra-env's
+ * CPU architecture on the cluster's version (an OCI external platform boots minimal ISOs only).
+ * An imported cluster (AddHostsCluster) is not checked, as upstream does not check it.
+ */
+export function infraEnvFeaturesProblem(cluster: { attributes: ClusterAttributes }, imageType: string, cpuArchitecture: string): string | undefined {
+  const version = cluster.attributes.openshift_version;
+  if (cluster.attributes.kind === ADD_HOSTS_CLUSTER_KIND || typeof version !== 'string' || version === '') return undefined;
+  const isoFeature: FeatureId | undefined = imageType === 'full-iso' ? 'FULL_ISO' : imageType === 'minimal-iso' ? 'MINIMAL_ISO' : undefined;
+  return clusterFeaturesProblem([...activeClusterFeatures(cluster.attributes), ...(isoFeature ? [isoFeature] : [])], version, cpuArchitecture);
+}
+
+/**
+ * Upstream's rule for the two NTP fields: `ntp_sources` replaces the image's sources and
+ * `additional_ntp_sources` adds to them, so an infra-env holds one or the other, judged on what it
+ * will hold once the request applies.
+ */
+function ntpFieldsProblem(current: Record<string, unknown>, params: Params): string | undefined {
+  const value = (field: string) => (typeof params[field] === 'string' ? (params[field] as string) : typeof current[field] === 'string' ? (current[field] as string) : '');
+  return value('ntp_sources') !== '' && value('additional_ntp_sources') !== '' ? 'ntp_sources and additional_ntp_sources are mutually exclusive' : undefined;
 }
 
 /**
@@ -170,7 +200,10 @@ function assignAttributes(target: Record<string, unknown>, fields: Record<string
 export function createInfraEnvRecord(
   params: Params,
   context: {
-    orgId: string; infraEnvId: string; now: string; release?: ResolvedRelease; clusterId?: string; imageTokenKey: string; userName: string;
+    orgId: string; infraEnvId: string; now: string; clusterId?: string; imageTokenKey: string; userName: string;
+    /** The minor of the RHCOS image it boots (osImageVersionFor), and its CPU architecture (normalised). */
+    openshiftVersion?: string;
+    cpuArchitecture?: string;
     /**
      * The name of the DisconnectedCluster it is created for: its infra-envs default to disconnected-iso,
      * and keep the name (it never changes) so their ISO can be made after the cluster is gone.
@@ -180,10 +213,11 @@ export function createInfraEnvRecord(
 ): Omit<InfraEnv, 'version'> {
   check(pullSecretProblem(params.pull_secret as string));
   if (typeof params.name === 'string') check(displayTextProblem('name', params.name));
+  check(ntpFieldsProblem({}, params));
   const attributes: Record<string, unknown> = {
     kind: 'InfraEnv',
-    cpu_architecture: context.release?.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
-    ...(context.release ? { openshift_version: context.release.openshiftVersion } : {}),
+    cpu_architecture: context.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
+    ...(context.openshiftVersion ? { openshift_version: context.openshiftVersion } : {}),
     user_name: context.userName,
     ...attributesFrom(params),
     ...(context.disconnectedClusterName !== undefined ? { [DISCONNECTED_CLUSTER_NAME]: context.disconnectedClusterName } : {}),
@@ -206,7 +240,8 @@ export function applyInfraEnvUpdate(
   infraEnv: InfraEnv,
   params: Params,
   now: string,
-  release?: ResolvedRelease,
+  /** The version asked for, kept as written once its RHCOS image is known to exist (as upstream keeps it). */
+  openshiftVersion?: string,
   /** What its cluster is; by default read from the infra-env: bound, and made for a DisconnectedCluster. */
   cluster: InfraEnvClusterContext = { bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes, disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes },
 ): InfraEnv {
@@ -216,9 +251,10 @@ export function applyInfraEnvUpdate(
     check(pullSecretProblem(params.pull_secret));
     next.pullSecret = params.pull_secret;
   }
+  check(ntpFieldsProblem(infraEnv.attributes, params));
   Object.assign(next.attributes, attributesFrom(params));
   assignAttributes(next.attributes, imageTypeAndRendezvous(params, infraEnv.attributes, cluster));
-  if (release) next.attributes.openshift_version = release.openshiftVersion;
+  if (openshiftVersion) next.attributes.openshift_version = openshiftVersion;
   next.updatedAt = now;
   return next;
 }

@@ -3,7 +3,7 @@ import { OpenAPIBackend, type Context as OpenApiContext, type Document, type Ope
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { DomainError, unauthorized } from '../../domain/core/errors.js';
 import { container } from '../../platform/container.js';
-import { errorResponse } from '../../platform/http.js';
+import { errorResponse, requestFormErrorResponse } from '../../platform/http.js';
 import { initializedAheadOfTraffic } from '../../platform/initialization.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import { authenticateUser } from '../../usecases/api-tokens.js';
@@ -101,9 +101,9 @@ function createRouter(document: Document): OpenAPIBackend {
     },
     notImplemented: async (c) =>
       errorResponse(501, `assisted-cloud does not implement ${c.operation?.operationId ?? 'this operation'} yet`),
-    notFound: async (c) => errorResponse(404, `No operation serves ${c.request.method.toUpperCase()} ${c.request.path}`),
-    methodNotAllowed: async (c) => errorResponse(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`),
-    validationFail: async (c) => errorResponse(400, `Invalid request: ${validationReason(c)}`),
+    notFound: async (c) => requestFormErrorResponse(404, `No operation serves ${c.request.method.toUpperCase()} ${c.request.path}`),
+    methodNotAllowed: async (c) => requestFormErrorResponse(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`),
+    validationFail: async (c) => requestFormErrorResponse(400, `Invalid request: ${validationReason(c)}`),
     unauthorizedHandler: async (c) => {
       // Credentials in the URL decline quietly when absent, so their refusal, when there is one,
       // is the reason that applies (an expired pre-signed URL, not "send a bearer token").

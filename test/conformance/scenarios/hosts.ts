@@ -130,6 +130,12 @@ export function hostScenarios(): Scenario[] {
     scenarios.push({ id: `hosts/reply/${type}/not-json`, area: 'step replies', hosts: 3, steps: base([stepReply(0, type, 'not json {')]) });
     scenarios.push({ id: `hosts/reply/${type}/failed`, area: 'step replies', hosts: 3, steps: base([stepReply(0, type, '', { exit_code: 1, error: 'command failed' })]) });
   }
+  // A step reply with no body at all (docs/compatibility.md, upstream-drops-empty-step-reply): one host is enough.
+  scenarios.push({ id: 'hosts/reply/no-body', area: 'step replies', hosts: 1, steps: [
+    ...clusterWithInfraEnv(clusterBody(VIPS)),
+    post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION }, { agentOf: '{{infraEnv}}', setup: true }),
+    post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', undefined, { agentOf: '{{infraEnv}}' }),
+  ] });
   scenarios.push({ id: 'hosts/reply/unknown-type', area: 'step replies', hosts: 3, steps: base([stepReply(0, 'no-such-step', {})]) });
   scenarios.push({ id: 'hosts/reply/no-step-type', area: 'step replies', hosts: 3, steps: base([post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', { step_id: 'x', output: '{}' }, { agentOf: '{{infraEnv}}' })]) });
   scenarios.push({ id: 'hosts/reply/unknown-host', area: 'step replies', hosts: 3, steps: base([post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/0f0f0f0f-0000-4000-8000-000000000000/instructions', { step_type: 'inventory', step_id: 'inventory-1', output: '{}' }, { agentOf: '{{infraEnv}}' })]) });

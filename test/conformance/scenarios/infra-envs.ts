@@ -55,6 +55,16 @@ export function infraEnvScenarios(): Scenario[] {
   for (const [name, fields] of updates) {
     scenarios.push({ id: `infra-envs/update/${name}`, area: 'infra-envs', steps: infraEnvLifecycle({}, [patch('UpdateInfraEnv', '/infra-envs/{{infraEnv}}', fields), get('GetInfraEnv', '/infra-envs/{{infraEnv}}')]) });
   }
+  // An int64 beyond 2^53 (docs/compatibility.md, int64-beyond-2-53): sent as text, since a JavaScript number cannot hold it.
+  scenarios.push({
+    id: 'infra-envs/update/delay-beyond-2^53',
+    area: 'infra-envs',
+    steps: infraEnvLifecycle({}, [
+      { op: 'UpdateInfraEnv', method: 'PATCH', path: '/infra-envs/{{infraEnv}}', raw: '{"network_discovery_delay_seconds": 9007199254740993}' },
+      { op: 'UpdateInfraEnv', method: 'PATCH', path: '/infra-envs/{{infraEnv}}', raw: '{"network_discovery_delay_seconds": 9007199254740991}' },
+      get('GetInfraEnv', '/infra-envs/{{infraEnv}}'),
+    ]),
+  });
   scenarios.push({
     id: 'infra-envs/files',
     area: 'infra-envs',

@@ -122,13 +122,18 @@ export function operationScenarios(): Scenario[] {
     ['metrics-category', { cluster_id: '{{cluster}}', message: 'x', severity: 'info', category: 'metrics', event_time: '2026-01-01T00:00:00Z' }],
     ['unknown-cluster', { cluster_id: UNKNOWN, message: 'x', severity: 'info', category: 'user', event_time: '2026-01-01T00:00:00Z' }],
   ];
+  // A message longer than upstream's column (docs/compatibility.md, triggered-event-message-limit), and a host nobody registered (trigger-event-outside-reach).
+  events.push(['message-too-long', { cluster_id: '{{cluster}}', message: 'm'.repeat(5_000), severity: 'info', category: 'user', event_time: '2026-01-01T00:00:00Z' }]);
+  events.push(['unregistered-host', { cluster_id: '{{cluster}}', host_id: '{{host1}}', message: 'x', severity: 'info', category: 'user', event_time: '2026-01-01T00:00:00Z' }]);
   for (const [name, body] of events) {
     add(`trigger-event/${name}`, 'day-2 and events', [
       ...clusterWithInfraEnv(clusterBody()),
+      // The host an event names is one the agent registered (an unknown one is trigger-event/unregistered-host).
+      post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}', discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:latest' }, { agentOf: '{{infraEnv}}', setup: true }),
       post('v2TriggerEvent', '/events', body),
       get('v2ListEvents', '/events?cluster_id={{cluster}}', { compare: 'event-names' }),
       get('v2ListEvents', '/events?cluster_id={{cluster}}&severities=warning&severities=error', { compare: 'event-names' }),
-    ], 1);
+    ], 2);
   }
   // Event queries.
   for (const query of ['&limit=1', '&offset=1', '&order=descending', '&severities=info', '&categories=user', '&message=registered', '&cluster_level=true', '&deleted_hosts=true', '&limit=-1', '&order=sideways', '&severities=loud']) {
