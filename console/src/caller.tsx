@@ -7,55 +7,9 @@
 import React from 'react';
 import { Alert, AlertActionLink, Bullseye, PageSection, Spinner } from '@patternfly/react-core';
 import { ApiError, apiRequest, signOut } from './session';
+import { callerOf, type Caller, type CallersOrganisation, type Role } from './caller-rules';
 
-export type Role = 'admin' | 'user' | 'read-only';
-
-export interface CallersOrganisation {
-  id: string;
-  name: string;
-  role: Role;
-  member_count: number;
-  created_at: string;
-  /** A person's own user id and email (signed in through the identity provider). */
-  user_id?: string;
-  email?: string;
-  /** The API token the session calls with. */
-  api_token_id?: string;
-  api_token_name?: string;
-}
-
-export interface Caller {
-  organisation: CallersOrganisation;
-  /** How the header names the caller: the person's email, else the token's name. */
-  name: string;
-  role: Role;
-  isPerson: boolean;
-  /** Create, change and delete clusters and infra-envs, download credentials (docs/api.md, roles). */
-  canWrite: boolean;
-  isAdmin: boolean;
-  /** Admins manage every token; a person manages their own, with at most their own role. */
-  canManageTokens: boolean;
-}
-
-/** Why a read-only caller is not offered an action (the API's own rule, docs/api.md). */
-export const READ_ONLY_REASON = 'Your role is read-only: you can see clusters, hosts and events, but not change them or download their credentials.';
-
-const ROLE_ORDER: Role[] = ['read-only', 'user', 'admin'];
-export const roleWithin = (role: Role, limit: Role) => ROLE_ORDER.indexOf(role) <= ROLE_ORDER.indexOf(limit);
-
-export function callerOf(organisation: CallersOrganisation): Caller {
-  const isPerson = organisation.user_id !== undefined;
-  const name = organisation.email ?? organisation.user_id ?? (organisation.api_token_name ? `API token "${organisation.api_token_name}"` : 'an API token');
-  return {
-    organisation,
-    name,
-    role: organisation.role,
-    isPerson,
-    canWrite: organisation.role !== 'read-only',
-    isAdmin: organisation.role === 'admin',
-    canManageTokens: organisation.role === 'admin' || isPerson,
-  };
-}
+export { READ_ONLY_REASON, roleWithin, type Caller, type Role } from './caller-rules';
 
 /**
  * The role of the signed-in caller, for code outside React (the UI library's response interceptor,

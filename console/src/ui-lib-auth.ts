@@ -1,22 +1,8 @@
 import type { AxiosError, AxiosInstance } from 'axios';
 import { Api } from '@openshift-assisted/ui-lib/ocm';
 import { callersRole } from './caller';
+import { withViewerPermissions } from './caller-rules';
 import { currentToken, reasonOf, signOut } from './session';
-
-/** A cluster's own document: `…/v2/clusters/<uuid>`, nothing after it. */
-const CLUSTER_DOCUMENT = /\/v2\/clusters\/[0-9a-f-]{36}\/?$/;
-
-/**
- * The library's viewer mode for a read-only caller: it reads `permissions.canEdit` from the current
- * cluster (its `ExtendedCluster`, what OCM's permissions feed) and then disables the wizard's
- * inputs, hides "Add hosts" and the host actions and keeps "Install cluster" disabled. The field
- * is added to the cluster as this browser received it; the API's document is upstream's.
- */
-export function withViewerPermissions(url: string | undefined, method: string | undefined, data: unknown, role: string | undefined): unknown {
-  if (role !== 'read-only' || (method ?? 'get').toLowerCase() !== 'get' || !url || !CLUSTER_DOCUMENT.test(url.split('?')[0]!)) return data;
-  if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
-  return { ...(data as Record<string, unknown>), permissions: { canEdit: false } };
-}
 
 /**
  * The library builds some URLs from a base ending in '/' plus a suffix starting with one
