@@ -43,7 +43,8 @@ export const SyntheticImageNotice: React.FC = () => {
     const checked = new Map<string, Promise<boolean>>();
     const look = () => {
       const dialog = document.querySelector(DIALOG_SELECTOR);
-      const input = dialog?.querySelector<HTMLInputElement>('input[readonly]');
+      // The URL's field, not anything of ours placed in the dialog.
+      const input = [...(dialog?.querySelectorAll<HTMLInputElement>('input[readonly]') ?? [])].find((candidate) => !candidate.closest(`.${NOTICE_SLOT_CLASS}`));
       const url = input?.value ?? '';
       if (!dialog || !/\/images\//.test(url) || !/[?&]image_token=/.test(url)) {
         setFound(undefined);
@@ -76,7 +77,8 @@ export const SyntheticImageNotice: React.FC = () => {
         boots from it. Hosts for a lab can be simulated instead (<strong>Boot simulated hosts</strong> on the cluster page).
       </Content>
       <Content component="p">To make images that boot real hosts, import the RHCOS live ISO of the release once on the machine that runs the service (README, “Discovery ISOs”):</Content>
-      <ClipboardCopy isReadOnly isCode hoverTip="Copy" clickTip="Copied" data-testid="import-iso-command">
+      {/* Inline, not a text field: the dialog's first read-only field stays the ISO's URL, for those who read it. */}
+      <ClipboardCopy variant="inline-compact" isCode hoverTip="Copy" clickTip="Copied" data-testid="import-iso-command">
         {importCommand(found.image)}
       </ClipboardCopy>
     </Alert>,

@@ -185,6 +185,13 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     await c.page.getByTestId('member-c@example.com').getByTestId('member-you').waitFor();
     expect(await c.page.getByLabel(/^Role of /).count()).toBe(0);
     await c.screenshot('organisation');
+    // Nor does the lab's route boot hosts for them: it asks the API for the discovery ignition as them.
+    const cToken = (await c.page.evaluate(() => sessionStorage.getItem('assisted-cloud.api-token'))) as string;
+    const boot = await fetch(`${env.runtime.url}/api/local/simulated-hosts`, {
+      method: 'POST', headers: { Authorization: `Bearer ${cToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ infra_env_id: infraEnvId, profiles_mix: 'master:1' }),
+    });
+    expect(boot.status).toBe(403);
     expect(c.consoleErrors).toEqual([]);
     expect(c.failedApiCalls().map((call) => `${call.method} ${call.path} ${call.status}`)).toEqual([]);
     await c.close();
@@ -224,7 +231,9 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     await isoDialog.getByText('Discovery ISO is ready to be downloaded').waitFor({ timeout: 90_000 });
     const notice = isoDialog.getByTestId('synthetic-image-notice');
     await notice.getByText('SYNTHETIC image: it will not boot').waitFor({ timeout: 30_000 });
-    expect(await notice.getByTestId('import-iso-command').locator('input').inputValue()).toMatch(/^npm run import-iso -- --version \S+ --arch x86_64 --type full-iso --file rhcos-live\.x86_64\.iso$/);
+    // The dialog's first read-only field is still the ISO's URL.
+    expect(await isoDialog.locator('input[readonly]').first().inputValue()).toMatch(/\/images\/.*image_token=/);
+    expect((await notice.getByTestId('import-iso-command').textContent())?.trim()).toMatch(/^npm run import-iso -- --version \S+ --arch x86_64 --type full-iso --file rhcos-live\.x86_64\.iso$/);
     await a.screenshot('iso-synthetic');
     await isoDialog.getByTestId('close-iso-btn').click();
 
