@@ -19,6 +19,7 @@ import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
 import { identityStandInRoute, type IdentityStandIn } from './identity-stand-in.js';
+import { simulatedHostsRoute } from './simulated-hosts.js';
 import { LocalContainerTasks } from './containers.js';
 import { claimDataDirectory, MIN_FREE_BYTES_TO_START, storageHealth, storageProblem } from './data-directory.js';
 import { LocalSyntheticBaseImages, syntheticBaseImagesOffered } from './synthetic-base-images.js';
@@ -336,6 +337,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     };
     const settings = { settleFollowUps: options.settleFollowUps ?? false };
     const identityRoute = identityStandInRoute();
+    // The console's "Boot simulated hosts" (local runtime only); they stop with the runtime.
+    let apiUrl = '';
+    const simulatedHosts = simulatedHostsRoute({ url: () => apiUrl, log });
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,
@@ -350,10 +354,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         // Which instance answered: for reading logs, and for tests of instance isolation.
         return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
-      localRoutes: [healthRoute, identityRoute.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
+      localRoutes: [healthRoute, identityRoute.route, simulatedHosts.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
       log,
     });
     stops.push(() => api.close());
+    // Stopped before the API closes (stops run last first): the hosts' last calls still get answers.
+    stops.push(() => simulatedHosts.stopAll());
+    apiUrl = api.url;
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
     const identity = (options.identityStandIn ?? (process.env.ASSISTED_IDENTITY_STAND_IN !== 'off' && !process.env.IDENTITY_PROVIDER_ISSUER))

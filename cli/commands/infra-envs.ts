@@ -67,7 +67,12 @@ export function registerImage(program: Command, cli: Cli): void {
       note(result.checksum ? `${result.checksum.algorithm} verified: ${result.checksum.expected}` : 'the server states no checksum for this image: not verified');
       // The service names images made from a SYNTHETIC base ISO so (the embedded runtime builds one when no RHCOS image was imported).
       const synthetic = /SYNTHETIC/.test(result.serverFileName ?? '');
-      if (synthetic) note('SYNTHETIC image: made from a stand-in base ISO, not RHCOS; it does not boot (npm run import-iso -- --file <RHCOS live ISO> imports a real one)');
+      if (synthetic) {
+        // The image URL names the release and type the base ISO is for; import-iso needs the version.
+        const image = new URL(presigned.url ?? '', 'http://image').searchParams;
+        const release = `--version ${image.get('version') ?? '<version>'} --arch ${image.get('arch') ?? 'x86_64'} --type ${image.get('type') ?? 'full-iso'}`;
+        note(`SYNTHETIC image: made from a stand-in base ISO, not RHCOS; it does not boot (npm run import-iso -- ${release} --file <RHCOS live ISO> imports a real one, README "Discovery ISOs")`);
+      }
       print(cli.format(), { file: result.file, bytes: result.bytes, resumed_from: result.resumedFrom, checksum: result.checksum ?? null, synthetic }, (r) => `${r.file} (${r.bytes} bytes${r.synthetic ? ', SYNTHETIC: does not boot' : ''})`);
     });
 }

@@ -52,8 +52,11 @@ function invitationCode(given: string): string {
 
 const joinLink = (url: string, code: string) => `${url.replace(/\/+$/, '')}/join#${code}`;
 
+/** Who the login is, as the organisation's answer says: a person's email (or user id), else the API token's name. */
+const callerName = (o: Organisation) => o.email ?? o.user_id ?? (o.api_token_name !== undefined ? `API token "${o.api_token_name}" (${o.api_token_id ?? ''})` : '');
+
 const organisationText = (o: Organisation) =>
-  [`id:        ${o.id}`, `name:      ${o.name}`, `your role: ${o.role}`, `members:   ${o.member_count}`, `created:   ${o.created_at}`].join('\n');
+  [`id:        ${o.id}`, `name:      ${o.name}`, `you:       ${callerName(o)}`, `your role: ${o.role}`, `members:   ${o.member_count}`, `created:   ${o.created_at}`].join('\n');
 
 const memberRow = (m: Member, you?: string) => [m.user_id, m.email ?? '', m.role, m.joined_at, m.user_id === you ? 'you' : ''];
 const MEMBER_HEADER = ['USER ID', 'EMAIL', 'ROLE', 'JOINED', ''];
@@ -62,7 +65,7 @@ const MEMBER_HEADER = ['USER ID', 'EMAIL', 'ROLE', 'JOINED', ''];
 export function registerOrgs(program: Command, cli: Cli): void {
   const orgs = program.command('orgs').description('your organisation');
 
-  organisationCommand(orgs, 'show', 'your organisation: id, name, your role, member count')
+  organisationCommand(orgs, 'show', 'your organisation: id, name, who you are, your role, member count')
     .action(async (options: { org?: string }) => {
       const api = cli.client();
       const organisation = options.org

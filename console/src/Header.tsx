@@ -1,6 +1,7 @@
 import React from 'react';
 import { NavLink, useLocation } from 'react-router-dom-v5-compat';
 import {
+  Divider,
   Dropdown,
   DropdownItem,
   DropdownList,
@@ -9,6 +10,7 @@ import {
   MastheadContent,
   MastheadLogo,
   MastheadMain,
+  Label,
   MenuToggle,
   Nav,
   NavItem,
@@ -20,6 +22,7 @@ import {
 } from '@patternfly/react-core';
 import { QuestionCircleIcon } from '@patternfly/react-icons';
 import { AboutModal } from './AboutModal';
+import { useCaller } from './caller';
 import { CLUSTERS_PATH, ORGANISATION_PATH, TOKENS_PATH } from './routes';
 import { providerSignOutUrl } from './identity';
 import { API_ROOT, currentToken, signOut } from './session';
@@ -31,7 +34,7 @@ const SECTIONS = [
 ];
 
 /** A masthead menu: a toggle and its items, closed again by a choice, Escape or a click outside. */
-const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; children: React.ReactNode }> = ({ label, toggle, children }) => {
+const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; header?: React.ReactNode; children: React.ReactNode }> = ({ label, toggle, header, children }) => {
   const [open, setOpen] = React.useState(false);
   return (
     <Dropdown
@@ -45,6 +48,7 @@ const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; children:
         </MenuToggle>
       )}
     >
+      {header}
       <DropdownList>{children}</DropdownList>
     </Dropdown>
   );
@@ -53,6 +57,7 @@ const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; children:
 export const Header: React.FC = () => {
   const [aboutOpen, setAboutOpen] = React.useState(false);
   const { pathname } = useLocation();
+  const { caller } = useCaller();
   return (
     <Masthead>
       <MastheadMain>
@@ -89,7 +94,32 @@ export const Header: React.FC = () => {
                 </MastheadMenu>
               </ToolbarItem>
               <ToolbarItem>
-                <MastheadMenu label="Account" toggle="Signed in with an API token">
+                <MastheadMenu
+                  label="Account"
+                  toggle={
+                    <span data-testid="caller">
+                      <span data-testid="caller-name">{caller.name}</span>
+                      <span className="pf-v6-u-mx-sm" data-testid="caller-organisation">
+                        {caller.organisation.name}
+                      </span>
+                      <Label isCompact data-testid="caller-role">
+                        {caller.role}
+                      </Label>
+                    </span>
+                  }
+                  header={
+                    <>
+                      <div className="pf-v6-u-px-md pf-v6-u-py-sm" data-testid="caller-details">
+                        <div className="pf-v6-u-font-size-sm pf-v6-u-text-color-subtle">{caller.isPerson ? 'Signed in through the identity provider' : 'Signed in with an API token'}</div>
+                        <div className="pf-v6-u-font-weight-bold">{caller.name}</div>
+                        <div>
+                          {caller.role} in {caller.organisation.name}
+                        </div>
+                      </div>
+                      <Divider />
+                    </>
+                  }
+                >
                   <DropdownItem key="sign-out" onClick={() => void providerSignOutUrl(currentToken()).then((url) => signOut(undefined, url))}>
                     Sign out
                   </DropdownItem>

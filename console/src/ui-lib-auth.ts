@@ -1,5 +1,7 @@
 import type { AxiosError, AxiosInstance } from 'axios';
 import { Api } from '@openshift-assisted/ui-lib/ocm';
+import { callersRole } from './caller';
+import { withViewerPermissions } from './caller-rules';
 import { currentToken, reasonOf, signOut } from './session';
 
 /**
@@ -31,7 +33,10 @@ export function authenticateUiLibClients(): void {
       if (token) config.headers = { ...(config.headers as Record<string, string>), Authorization: `Bearer ${token}` };
       return config;
     });
-    client.interceptors.response.use(undefined, (error: AxiosError) => {
+    client.interceptors.response.use((response) => {
+      response.data = withViewerPermissions(response.config.url, response.config.method, response.data, callersRole());
+      return response;
+    }, (error: AxiosError) => {
       if (error.response?.status === 401) signOut(reasonOf(401, error.response.data));
       return Promise.reject(error);
     });

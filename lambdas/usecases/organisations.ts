@@ -92,7 +92,12 @@ async function audit(deps: OrganisationDeps, orgId: string, name: string, props:
 
 // ---- views --------------------------------------------------------------------------------------
 
-export function organisationView(organisation: Organisation, members: Members, principal: UserPrincipal): Record<string, unknown> {
+/**
+ * The organisation as its caller sees it, with who the caller is (their role, and their user id and
+ * email, or the name of the API token they call with), so a client can say who is signed in.
+ */
+export function organisationView(organisation: Organisation, members: Members, principal: UserPrincipal, callersToken?: { name: string }): Record<string, unknown> {
+  const email = principal.userId !== undefined ? (principal.email ?? members[principal.userId]?.email) : undefined;
   return {
     id: organisation.orgId,
     name: organisation.name,
@@ -100,7 +105,15 @@ export function organisationView(organisation: Organisation, members: Members, p
     member_count: Object.keys(members).length,
     role: principal.role,
     ...(principal.userId !== undefined ? { user_id: principal.userId } : {}),
+    ...(email ? { email } : {}),
+    ...(principal.tokenId !== undefined ? { api_token_id: principal.tokenId } : {}),
+    ...(callersToken ? { api_token_name: callersToken.name } : {}),
   };
+}
+
+/** The API token the caller calls with, if any (its name is part of the organisation's view). */
+async function callersToken(deps: OrganisationDeps, principal: UserPrincipal): Promise<{ name: string } | undefined> {
+  return principal.tokenId === undefined ? undefined : deps.store.apiTokens.get({ orgId: principal.orgId, tokenId: principal.tokenId });
 }
 
 export function memberView(userId: string, member: OrganisationMember): Record<string, unknown> {
@@ -130,7 +143,7 @@ export function invitationView(invitation: Invitation, now: Date): Record<string
 
 export async function getOrganisation(deps: OrganisationDeps, principal: UserPrincipal, orgId: string) {
   const organisation = await callersOrganisation(deps, principal, orgId);
-  return organisationView(organisation, await membersOf(deps, organisation), principal);
+  return organisationView(organisation, await membersOf(deps, organisation), principal, await callersToken(deps, principal));
 }
 
 export async function renameOrganisation(deps: OrganisationDeps, principal: UserPrincipal, orgId: string, name: string) {
@@ -145,7 +158,7 @@ export async function renameOrganisation(deps: OrganisationDeps, principal: User
   });
   if (!renamed) throw notFound(`Organisation ${orgId} not found`);
   if (oldName !== renamed.name) await audit(deps, orgId, 'organisation_renamed', { actor: actorName(principal), old_name: oldName, new_name: renamed.name });
-  return organisationView(renamed, await membersOf(deps, renamed), principal);
+  return organisationView(renamed, await membersOf(deps, renamed), principal, await callersToken(deps, principal));
 }
 
 // ---- members ------------------------------------------------------------------------------------

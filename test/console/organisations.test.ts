@@ -111,7 +111,9 @@ describe('console: people, organisations and invitations (Chromium)', () => {
     const bRow = a.page.getByTestId('member-b@example.com');
     expect(await bRow.textContent()).toContain('b@example.com');
     await bRow.getByRole('button', { name: 'Remove' }).click();
+    await a.page.getByTestId('removal-dialog').getByRole('button', { name: 'Remove' }).click();
     await bRow.waitFor({ state: 'detached' });
+    expect(await a.page.getByTestId('organisation-success').textContent()).toContain('b@example.com is no longer a member.');
     await a.screenshot('removed-b');
     expect((await api(bApiToken.body.token, 'GET', '/clusters')).status).toBe(401);
     // An invitation works once; B, signed in again, is in an organisation of their own, without A's clusters.

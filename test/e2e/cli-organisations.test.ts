@@ -66,6 +66,8 @@ describe('the assisted CLI: organisations, members, invitations', () => {
     expect(shown.code, shown.stderr).toBe(EXIT.ok);
     expect(shown.stdout).toMatch(/^id: +default$/m);
     expect(shown.stdout).toMatch(/^your role: admin$/m);
+    // Who the login is: the API token, by name and id.
+    expect(shown.stdout).toMatch(new RegExp(`^you: +API token ".+" \\(${admin.split('.')[2]}\\)$`, 'm'));
     // API tokens are not members.
     expect(shown.stdout).toMatch(/^members: +0$/m);
 

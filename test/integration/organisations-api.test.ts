@@ -53,7 +53,9 @@ describe('organisations, members and invitations', () => {
     const listed = await call(tokens.alice!, 'GET', '/organizations');
     expect(listed.status, listed.text).toBe(200);
     expectMatchesSchema('ListOrganizations', 200, listed.body);
-    expect(listed.body).toEqual([expect.objectContaining({ role: 'admin', member_count: 1, name: "alice@example.com's organisation", user_id: userId('alice') })]);
+    // Who the caller is comes with it: a person's email; an API token's id and name (below).
+    expect(listed.body).toEqual([expect.objectContaining({ role: 'admin', member_count: 1, name: "alice@example.com's organisation", user_id: userId('alice'), email: 'alice@example.com' })]);
+    expect(listed.body![0]).not.toHaveProperty('api_token_name');
     const org = listed.body![0] as { id: string };
 
     const got = await call(tokens.alice!, 'GET', `/organizations/${org.id}`);
@@ -80,6 +82,11 @@ describe('organisations, members and invitations', () => {
     const asToken = await call(env.adminToken, 'GET', '/organizations');
     expect(asToken.body).toEqual([expect.objectContaining({ id: 'default', role: 'admin' })]);
     expect(asToken.body![0]).not.toHaveProperty('user_id');
+    expect(asToken.body![0]).not.toHaveProperty('email');
+    expectMatchesSchema('ListOrganizations', 200, asToken.body);
+    const adminTokenId = env.adminToken.split('.')[2];
+    const adminTokenRecord = ((await call(env.adminToken, 'GET', '/api-tokens')).body as unknown as { id: string; name: string }[]).find((token) => token.id === adminTokenId)!;
+    expect(asToken.body![0]).toMatchObject({ api_token_id: adminTokenId, api_token_name: adminTokenRecord.name });
   });
 
   it('lets B join A as read-only with a single-use code made for their email, see what A has, and hold a read-only token', async () => {

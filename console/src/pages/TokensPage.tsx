@@ -24,10 +24,10 @@ import {
   Title,
 } from '@patternfly/react-core';
 import { Table, Tbody, Td, Tr } from '@patternfly/react-table';
+import { roleWithin, useCaller, type Role } from '../caller';
 import { HeadWithActions, RowAction } from '../components/ListTable';
 import { API_ROOT, apiRequest } from '../session';
 
-type Role = 'admin' | 'user' | 'read-only';
 type ApiToken = { id: string; name: string; role: Role; org_id?: string; created_at: string; expires_at?: string; revoked_at?: string };
 type CreatedApiToken = ApiToken & { token: string };
 
@@ -46,17 +46,21 @@ function tokenState(token: ApiToken, now: number): { label: string; color: 'gree
 }
 
 export const TokensPage: React.FC = () => {
+  const { caller } = useCaller();
+  // Admins make tokens of any role; a person, tokens of their own with at most their role (docs/api.md).
+  const roles = ROLES.filter((option) => caller.isAdmin || roleWithin(option.value, caller.role));
   const [tokens, setTokens] = React.useState<ApiToken[]>();
   const [loadError, setLoadError] = React.useState<string>();
   const [actionError, setActionError] = React.useState<string>();
   const [created, setCreated] = React.useState<CreatedApiToken>();
   const [revoking, setRevoking] = React.useState<ApiToken>();
   const [name, setName] = React.useState('');
-  const [role, setRole] = React.useState<Role>('user');
+  const [role, setRole] = React.useState<Role>(caller.canWrite ? 'user' : 'read-only');
   const [expiresOn, setExpiresOn] = React.useState('');
   const [busy, setBusy] = React.useState(false);
 
   const load = React.useCallback(() => {
+    if (!caller.canManageTokens) return;
     apiRequest<ApiToken[]>('GET', '/v2/api-tokens').then(
       (list) => {
         setTokens([...list].sort((a, b) => b.created_at.localeCompare(a.created_at)));
@@ -64,7 +68,7 @@ export const TokensPage: React.FC = () => {
       },
       (failure: Error) => setLoadError(failure.message),
     );
-  }, []);
+  }, [caller.canManageTokens]);
   React.useEffect(load, [load]);
 
   const create = async (event: React.FormEvent) => {
@@ -97,7 +101,6 @@ export const TokensPage: React.FC = () => {
     }
   };
 
-  const orgIds = [...new Set((tokens ?? []).map((token) => token.org_id).filter(Boolean))];
   const now = Date.now();
   return (
     <>
@@ -106,7 +109,9 @@ export const TokensPage: React.FC = () => {
         <DescriptionList isHorizontal className="pf-v6-u-mt-md">
           <DescriptionListGroup>
             <DescriptionListTerm>Organisation</DescriptionListTerm>
-            <DescriptionListDescription data-testid="organisation">{orgIds.join(', ') || '—'}</DescriptionListDescription>
+            <DescriptionListDescription data-testid="organisation">
+              {caller.organisation.name} <code className="pf-v6-u-text-color-subtle">{caller.organisation.id}</code>
+            </DescriptionListDescription>
           </DescriptionListGroup>
           <DescriptionListGroup>
             <DescriptionListTerm>API reference</DescriptionListTerm>
@@ -118,6 +123,15 @@ export const TokensPage: React.FC = () => {
           </DescriptionListGroup>
         </DescriptionList>
       </PageSection>
+      {!caller.canManageTokens && (
+        <PageSection>
+          <Alert variant="info" isInline title="Only the organisation's admins manage API tokens" data-testid="tokens-not-offered">
+            You are signed in with an API token whose role is {caller.role}: API tokens are made, listed and revoked by the organisation&apos;s admins, and by
+            people signed in through the identity provider for themselves.
+          </Alert>
+        </PageSection>
+      )}
+      {caller.canManageTokens && (<>
       <PageSection>
         <Title headingLevel="h2">Create an API token</Title>
         {actionError && (
@@ -144,7 +158,7 @@ export const TokensPage: React.FC = () => {
           </FormGroup>
           <FormGroup label="Role" fieldId="token-role">
             <FormSelect id="token-role" value={role} onChange={(_event, value) => setRole(value as Role)}>
-              {ROLES.map((option) => (
+              {roles.map((option) => (
                 <FormSelectOption key={option.value} value={option.value} label={option.label} />
               ))}
             </FormSelect>
@@ -166,7 +180,11 @@ export const TokensPage: React.FC = () => {
             {loadError}
           </Alert>
         )}
-        {tokens && tokens.length === 0 && <Content component="p">No tokens.</Content>}
+        {tokens && tokens.length === 0 && (
+          <Content component="p" data-testid="tokens-empty">
+            {caller.isAdmin ? 'No API tokens yet.' : 'You have made no API tokens yet.'} Create one above for scripts, the CLI or CI.
+          </Content>
+        )}
         {tokens && tokens.length > 0 && (
           <Table aria-label="API tokens" variant="compact">
             <HeadWithActions columns={['Name', 'Role', 'State', 'Created', 'Expires', 'ID']} />
@@ -193,6 +211,7 @@ export const TokensPage: React.FC = () => {
           </Table>
         )}
       </PageSection>
+      </>)}
       <Modal variant="small" isOpen={revoking !== undefined} onClose={() => setRevoking(undefined)} aria-labelledby="revoke-title">
         <ModalHeader title={`Revoke "${revoking?.name ?? ''}"?`} labelId="revoke-title" titleIconVariant="warning" />
         <ModalBody>Requests with this token are refused from now on. This cannot be undone.</ModalBody>
