@@ -145,10 +145,11 @@ export async function createManifest(deps: ManifestDeps, principal: Principal, c
 
 /** The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom manifest"). */
 async function recordCustomManifestUsage(deps: ManifestDeps, cluster: Cluster, used: boolean): Promise<void> {
-  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => ({
-    ...current,
-    attributes: { ...current.attributes, feature_usage: customManifestFeatureUsage(current.attributes.feature_usage, used) },
-  }));
+  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => {
+    const featureUsage = customManifestFeatureUsage(current.attributes.feature_usage, used);
+    // Unchanged usage writes nothing: most uploads follow the first.
+    return featureUsage === current.attributes.feature_usage ? undefined : { ...current, attributes: { ...current.attributes, feature_usage: featureUsage } };
+  });
 }
 
 /**

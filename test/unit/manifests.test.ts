@@ -171,7 +171,16 @@ function memoryPorts(status: ClusterStatus = 'ready') {
     },
     listByCluster: async () => [...records.values()],
   };
-  const store = { clusters: { get: async (k: { orgId: string }) => (k.orgId === ORG ? cluster : undefined) }, manifests } as unknown as Store;
+  let storedCluster = cluster;
+  const clusters = {
+    get: async (k: { orgId: string }) => (k.orgId === ORG ? storedCluster : undefined),
+    mutate: async (_: unknown, change: (current: typeof cluster) => typeof cluster | undefined) => {
+      const next = change(storedCluster);
+      if (next) storedCluster = { ...next, version: storedCluster.version + 1 };
+      return storedCluster;
+    },
+  };
+  const store = { clusters, manifests } as unknown as Store;
   const blobs = {
     put: async (_: string, key: string, body: Uint8Array) => void objects.set(key, body),
     get: async (_: string, key: string) => objects.get(key),
