@@ -55,6 +55,8 @@ export interface VersusSettings {
   judgeTimeoutMs: number;
   /** Print each phase as it ends. */
   verbose: boolean;
+  /** Both by default; one alone to profile it (OUR_SERVICE_NODE_ARGS='--cpu-prof ...'): no ratios then. */
+  sides: SideName[];
 }
 
 export interface PhaseResult extends LoadResult {
@@ -62,6 +64,8 @@ export interface PhaseResult extends LoadResult {
   databaseCpuMsPerRequest: number;
   /** Undefined where the side's calls could not be counted. */
   dbCallsPerRequest: number | undefined;
+  /** Ours: the calls per request by caller, operation and kind of item, most first. */
+  dbCallKinds?: Record<string, number>;
 }
 
 export interface SideRun {
@@ -101,6 +105,10 @@ export function settingsFromEnvironment(env = process.env): VersusSettings {
     settleMs: number('VS_SETTLE_MS', 11_000),
     judgeTimeoutMs: number('VS_JUDGE_TIMEOUT_MS', 180_000),
     verbose: true,
+    sides: (env.VS_SIDES ?? 'ours,upstream').split(',').map((side) => {
+      if (side !== 'ours' && side !== 'upstream') throw new Error(`VS_SIDES: '${side}' is neither ours nor upstream`);
+      return side;
+    }),
   };
 }
 
@@ -145,6 +153,8 @@ interface Side {
   servicePids(): number[];
   databasePids(): number[];
   dbCalls(): Promise<number | undefined>;
+  /** Ours only: the calls by caller, operation and kind of item. */
+  dbCallsByKind?(): Promise<Record<string, number> | undefined>;
   stop(): Promise<void>;
 }
 
@@ -169,6 +179,7 @@ async function startSide(name: SideName, concurrency: number): Promise<Side> {
       servicePids: () => service.servicePids(),
       databasePids: () => service.databasePids(),
       dbCalls: () => service.dynamodbCalls(),
+      dbCallsByKind: () => service.dynamodbCallsByKind(),
       stop: async () => {
         client.close();
         await service.stop();
@@ -237,12 +248,18 @@ async function createClusters(side: Side, shape: Shape, concurrency: number): Pr
 async function measure(side: Side, settleMs: number, run: () => Promise<LoadResult>): Promise<PhaseResult> {
   const cpuBefore = { service: cpuTicks(side.servicePids()), database: cpuTicks(side.databasePids()) };
   const callsBefore = await side.dbCalls();
+  const kindsBefore = await side.dbCallsByKind?.();
   const load = await run();
   await sleep(settleMs);
   const cpuAfter = { service: cpuTicks(side.servicePids()), database: cpuTicks(side.databasePids()) };
   const callsAfter = await side.dbCalls();
+  const kindsAfter = await side.dbCallsByKind?.();
   const requests = Math.max(1, load.requests);
+  const kinds = kindsAfter && kindsBefore
+    ? Object.fromEntries(Object.entries(kindsAfter).map(([kind, n]): [string, number] => [kind, (n - (kindsBefore[kind] ?? 0)) / requests]).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]))
+    : undefined;
   return {
+    ...(kinds ? { dbCallKinds: kinds } : {}),
     ...load,
     serviceCpuMsPerRequest: cpuMsBetween(cpuBefore.service, cpuAfter.service) / requests,
     databaseCpuMsPerRequest: cpuMsBetween(cpuBefore.database, cpuAfter.database) / requests,
@@ -305,6 +322,7 @@ async function runSide(name: SideName, shape: Shape, round: number, settings: Ve
     const fleet = await createClusters(side, shape, settings.concurrency);
     const log = (workload: string, result: PhaseResult) => {
       if (settings.verbose) console.log(`round ${round} ${shapeName(shape)} ${name.padEnd(8)} ${workload.padEnd(17)} ${describePhase(result)}`);
+      if (settings.verbose && result.dbCallKinds) console.log(`    DB calls/request by kind: ${Object.entries(result.dbCallKinds).slice(0, 8).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join('; ')}`);
     };
     const registrations = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => register(side, host)));
     log('registrations', registrations);
@@ -372,7 +390,7 @@ export async function versusUpstream(overrides: Partial<VersusSettings> = {}): P
   console.log(`versus-upstream: shapes ${settings.shapes.map(shapeName).join(', ')}, ${settings.rounds} round(s), concurrency ${settings.concurrency}, ${settings.pollsPerHost} poll(s) per host, settle ${settings.settleMs} ms`);
   const runs: SideRun[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    const order: SideName[] = round % 2 ? ['ours', 'upstream'] : ['upstream', 'ours'];
+    const order = (round % 2 ? (['ours', 'upstream'] as const) : (['upstream', 'ours'] as const)).filter((side) => settings.sides.includes(side));
     for (const shape of settings.shapes) {
       for (const side of order) runs.push(await runSide(side, shape, round, settings));
     }

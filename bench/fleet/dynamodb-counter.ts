@@ -24,6 +24,7 @@ createServer((incoming, outgoing) => {
     // The running total of table requests (the stream's polling left out), for a bench reading it
     // between phases: GET /__count is answered here, not passed on.
     if (incoming.method === 'GET' && incoming.url === '/__count') return outgoing.end(String(total));
+    if (incoming.method === 'GET' && incoming.url === '/__counts') return outgoing.end(JSON.stringify(Object.fromEntries(byCaller)));
     if (!String(incoming.headers['x-amz-target'] ?? '').startsWith('DynamoDBStreams')) total += 1;
     const body = Buffer.concat(chunks);
     const operation = String(incoming.headers['x-amz-target'] ?? '?').replace(/^DynamoDB(Streams)?_\d+\./, '');

@@ -28,6 +28,8 @@ export interface OurService {
   databasePids(): number[];
   /** DynamoDB requests the counting proxy has passed on so far (undefined without it). */
   dynamodbCalls(): Promise<number | undefined>;
+  /** The same by the function that asked, the operation and the kind of item (the proxy's tally). */
+  dynamodbCallsByKind(): Promise<Record<string, number> | undefined>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +48,15 @@ async function proxyCount(endpoint: string): Promise<number | undefined> {
   try {
     const answer = await fetch(`${endpoint}/__count`);
     return answer.ok ? Number(await answer.text()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function proxyCountsByKind(endpoint: string): Promise<Record<string, number> | undefined> {
+  try {
+    const answer = await fetch(`${endpoint}/__counts`);
+    return answer.ok ? ((await answer.json()) as Record<string, number>) : undefined;
   } catch {
     return undefined;
   }
@@ -102,6 +113,7 @@ export async function startOurService(options: { countDynamoDb?: boolean } = {})
       servicePids: () => [servicePid],
       databasePids: () => [dynamoPid, ...descendantsOf(dynamoPid)],
       dynamodbCalls: () => (proxy ? proxyCount(endpoint) : Promise.resolve(undefined)),
+      dynamodbCallsByKind: () => (proxy ? proxyCountsByKind(endpoint) : Promise.resolve(undefined)),
       stop,
     };
   } catch (error) {
