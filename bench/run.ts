@@ -9,6 +9,7 @@ import { discoveryImage } from './discovery-image.js';
 import { fleet } from './fleet.js';
 import { fleetConnected } from './fleet/connected.js';
 import { lifecycle } from './lifecycle.js';
+import { versusUpstream } from './versus-upstream.js';
 
 const benches: Record<string, () => Promise<unknown>> = {
   'api-vs-getitem': () => apiVsGetItem(),
@@ -21,10 +22,11 @@ const benches: Record<string, () => Promise<unknown>> = {
   'discovery-image': () => discoveryImage(),
   fleet: () => fleet(),
   'fleet-connected': () => fleetConnected(),
+  'versus-upstream': () => versusUpstream(),
 };
 
 /** Run only when named: an hour or more at their default settings. */
-const longBenches = new Set(['fleet', 'fleet-connected']);
+const longBenches = new Set(['fleet', 'fleet-connected', 'versus-upstream']);
 
 const only = process.argv.slice(2);
 for (const [name, bench] of Object.entries(benches)) {

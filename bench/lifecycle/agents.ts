@@ -4,7 +4,8 @@ import type { Clock } from '../../lambdas/ports/clock.js';
 import { loadResult, type LoadResult } from '../load.js';
 
 export interface AgentClient {
-  call(method: string, route: string, body?: unknown): Promise<{ status: number; body: string }>;
+  /** `extraHeaders` for this call only (another infra-env's agent token on the same sockets). */
+  call(method: string, route: string, body?: unknown, extraHeaders?: Record<string, string>): Promise<{ status: number; body: string }>;
   close(): void;
 }
 
@@ -13,12 +14,12 @@ export function agentClient(baseUrl: string, headers: Record<string, string>, so
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   const prefix = `${baseUrl}/api/assisted-install/v2`;
   return {
-    call: (method, route, body) =>
+    call: (method, route, body, extraHeaders) =>
       new Promise((resolve, reject) => {
         const payload = body === undefined ? undefined : JSON.stringify(body);
         const request = http.request(
           `${prefix}${route}`,
-          { method, agent, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) } },
+          { method, agent, headers: { ...headers, ...extraHeaders, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) } },
           (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStore } from '../adapters/dynamodb/store.js';
 import { unmeteredRetries } from '../adapters/dynamodb/retries.js';
+import { sdkLoggerWithoutPayloads } from '../adapters/sdk-client.js';
 import type { BlobStore } from '../ports/blobs.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
@@ -58,6 +59,7 @@ function build(): Ports {
         client: new DynamoDBClient({
           region,
           maxAttempts,
+          logger: sdkLoggerWithoutPayloads,
           ...(process.env.DYNAMODB_RETRY_QUOTA === 'off' ? { retryStrategy: unmeteredRetries(maxAttempts) } : {}),
           requestHandler: { httpAgent: pooled, httpsAgent: pooled },
         }),

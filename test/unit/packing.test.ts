@@ -29,4 +29,22 @@ describe('packing long text attributes of stored items', () => {
     const again = packItem({ attributes: { inventory: `${text}` } }) as unknown as Record<string, Record<string, Uint8Array>>;
     expect(Buffer.from(again[PACKED_ATTRIBUTE]!.inventory!).equals(Buffer.from(first[PACKED_ATTRIBUTE]!.inventory!))).toBe(true);
   });
+
+  it('unpacks a listed item alike without keeping its texts for writing back', () => {
+    const item = { pk: 'p', attributes: { inventory: long('listed'), role: 'worker' } };
+    const packed = packItem(item);
+    expect(unpackItem(packed, { remember: false })).toEqual(item);
+  });
+
+  it('inflates a listed item again only when its stored bytes changed', () => {
+    const first = packItem({ pk: 'h', sk: 'HOST', attributes: { inventory: long('v1') } });
+    const read = (item: Record<string, unknown>) => (unpackItem(item, { remember: false }).attributes as Record<string, string>).inventory;
+    const once = read(first);
+    expect(read(structuredClone(first))).toBe(once);
+    // The same item rewritten with another text: its new bytes are inflated, not the old text served.
+    const second = packItem({ pk: 'h', sk: 'HOST', attributes: { inventory: long('v2') } });
+    expect(read(second)).toBe(long('v2'));
+    expect(read(first)).toBe(long('v1'));
+  });
 });
+

@@ -88,6 +88,8 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
   }
 
   private readonly fromItem = (item: Item): T => stripKeys<T>(this.spec.packed ? unpackItem(item) : item)!;
+  /** A listed item: its texts are not remembered for writing back (see unpackItem). */
+  private readonly fromListedItem = (item: Item): T => stripKeys<T>(this.spec.packed ? unpackItem(item, { remember: false }) : item)!;
 
   async get(key: K): Promise<T | undefined> {
     const itemKey = this.spec.key(key);
@@ -184,11 +186,11 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
   }
 
   queryAll(query: IndexQuery): Promise<T[]> {
-    return queryAll<T>(this.doc, this.table, query, this.fromItem);
+    return queryAll<T>(this.doc, this.table, query, this.fromListedItem);
   }
 
   queryPage(query: IndexQuery, page?: PageRequest): Promise<Page<T>> {
-    return queryPage<T>(this.doc, this.table, query, page, this.fromItem);
+    return queryPage<T>(this.doc, this.table, query, page, this.fromListedItem);
   }
 }
 

@@ -36,6 +36,22 @@ function deflated(text: string): Uint8Array {
   return packed;
 }
 
+/**
+ * The text last inflated for an item's packed attribute (by item key and attribute name), served
+ * again while the stored bytes are the same: a cluster listed every few seconds inflates only the
+ * hosts that changed, and hands out the same string, whose parse stored-json then finds.
+ */
+const inflatedTexts = new LocalCache<{ bytes: Uint8Array; text: string }>('inflated-texts', { sizeOf: (key, entry) => key.length + entry.text.length + entry.bytes.byteLength });
+
+function inflated(bytes: Uint8Array, place: string | undefined): string {
+  const known = place === undefined ? undefined : inflatedTexts.peek(place);
+  if (known && Buffer.from(known.bytes.buffer, known.bytes.byteOffset, known.bytes.byteLength).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return known.text;
+  const text = inflateRawSync(bytes).toString('utf8');
+  // A copy of exactly its bytes: the SDK's buffers are views into larger ones.
+  if (place !== undefined && inflatedTexts.enabled) inflatedTexts.set(place, { bytes: new Uint8Array(bytes), text });
+  return text;
+}
+
 /** The item with its long string `attributes` moved, deflated, to PACKED_ATTRIBUTE. */
 export function packItem<T extends Record<string, unknown>>(item: T): T {
   const attributes = item.attributes;
@@ -52,14 +68,20 @@ export function packItem<T extends Record<string, unknown>>(item: T): T {
   return packed ? { ...item, attributes: kept, [PACKED_ATTRIBUTE]: packed } : item;
 }
 
-/** The item as it was before packItem. Items stored before packing existed come back unchanged. */
-export function unpackItem(item: Item): Item {
+/**
+ * The item as it was before packItem. Items stored before packing existed come back unchanged.
+ * `remember: false` for listings: their texts are seldom written back by this instance, and
+ * remembering each one keys the cache by the whole text (hashing every ~37 KB inventory of a
+ * 1,000-host listing cost more than the listing's other work in the profile).
+ */
+export function unpackItem(item: Item, options: { remember?: boolean } = {}): Item {
   const packed = item[PACKED_ATTRIBUTE];
   if (!packed || typeof packed !== 'object') return item;
   const attributes: Item = { ...(typeof item.attributes === 'object' ? item.attributes : {}) };
+  const itemKey = typeof item.pk === 'string' && typeof item.sk === 'string' ? `${item.pk}|${item.sk}|` : undefined;
   for (const [name, bytes] of Object.entries(packed)) {
-    const text = inflateRawSync(bytes).toString('utf8');
-    remember(text, bytes);
+    const text = inflated(bytes, itemKey === undefined ? undefined : itemKey + name);
+    if (options.remember !== false) remember(text, bytes);
     attributes[name] = text;
   }
   const unpacked: Item = { ...item, attributes };
