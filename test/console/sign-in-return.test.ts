@@ -35,8 +35,10 @@ describe('console: where signing in returns to (Chromium)', () => {
   };
 
   /** Where the tab settles after a sign-in: the console's clusters, or wherever it was sent. */
-  const settled = async () => {
-    await session.page.waitForURL((url) => url.pathname !== '/sign-in/callback' && (url.origin !== new URL(env.runtime.url).origin || !url.pathname.startsWith('/identity/')), { timeout: 30_000 });
+  const settled = async (leaving?: string) => {
+    // `leaving`: the address signed in from; the sign-in page checks the token with the API before it
+    // navigates, so until then the tab is still there (a slow first answer outlasted the wait below).
+    await session.page.waitForURL((url) => url.href !== leaving && url.pathname !== '/sign-in/callback' && (url.origin !== new URL(env.runtime.url).origin || !url.pathname.startsWith('/identity/')), { timeout: 30_000 });
     await session.page.waitForLoadState();
     // Give a late client-side redirect its chance to happen.
     await session.page.waitForTimeout(500);
@@ -60,9 +62,10 @@ describe('console: where signing in returns to (Chromium)', () => {
   for (const opened of ['//evil.example/x', '/\\evil.example/x', '/%2F%2Fevil.example/x']) {
     it(`signs in by API token from ${opened} and stays on the console`, async () => {
       await openSignedOut(`${env.runtime.url}${opened}`);
+      const signedOutAt = session.page.url();
       await session.page.getByLabel('API token').fill(env.adminToken);
       await session.page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      const landed = await settled();
+      const landed = await settled(signedOutAt);
       expect(landed.origin).toBe(new URL(env.runtime.url).origin);
       expect(landed.pathname).toBe(CLUSTERS);
       expect(evilVisits).toEqual([]);
