@@ -3,7 +3,7 @@ import { conflict } from '../domain/core/errors.js';
 import { withoutNullFields } from '../domain/core/validation.js';
 import { isSingleNodeCluster } from '../domain/cluster/cluster.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
-import { applyHostUpdate, bindHost, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost, type ProgressStagesSource } from '../domain/host/host.js';
+import { applyHostUpdate, bindHost, hostChangeAnswer, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost, type ProgressStagesSource } from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
@@ -71,7 +71,7 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
     return cluster ? withRefreshedInventory(updated, { cluster }, current) : updated;
   }), `Host ${hostId}`);
   const updated = stillThere(await refreshHost(deps, key), `Host ${hostId}`);
-  return hostView(updated, await ownStagesSource(deps.store, updated, cluster));
+  return hostChangeAnswer(updated, await ownStagesSource(deps.store, updated, cluster));
 }
 
 export async function deregisterHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string): Promise<void> {

@@ -9,7 +9,7 @@ import { posix } from 'node:path';
 import { roleAllows } from '../domain/auth/api-token.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict, forbidden, notFound } from '../domain/core/errors.js';
-import { HOST_UPDATABLE_STATES, hostDisplayName, hostView } from '../domain/host/host.js';
+import { HOST_UPDATABLE_STATES, hostChangeAnswer, hostDisplayName } from '../domain/host/host.js';
 import {
   AGENT_CREDENTIAL_FILES,
   CLUSTER_FILE_NAMES,
@@ -296,5 +296,5 @@ export async function updateHostInstallerArgs(deps: InstallationFilesDeps, princ
     subject: { orgId: principal.orgId, infraEnvId, hostId, ...(updated.clusterId ? { clusterId: updated.clusterId } : {}) },
     props: { host_name: hostDisplayName(updated) },
   });
-  return hostView(updated, 'not-listed');
+  return hostChangeAnswer(updated, 'not-listed');
 }

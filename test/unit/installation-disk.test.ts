@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyStepReply } from '../../lambdas/domain/agent/step-replies.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
-import { applyHostUpdate, hostView } from '../../lambdas/domain/host/host.js';
+import { applyHostUpdate, hostChangeAnswer, hostView } from '../../lambdas/domain/host/host.js';
 import { disksToBeFormatted, withRefreshedInventory } from '../../lambdas/domain/host/installation-disk.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/inventories/${name}.json`, import.meta.url), 'utf8')) as Record<string, any>;
@@ -76,6 +76,25 @@ describe('the installation disk upstream stores on the host', () => {
   it('leaves a host past the states upstream refreshes in as it is', () => {
     const installing = { ...withInventory(newHost(), fixture('master-0')), status: 'installing' as const };
     expect(withRefreshedInventory(installing, { cluster: cluster({ control_plane_count: 2 }) })).toBe(installing);
+  });
+});
+
+describe('the ignition endpoint token', () => {
+  it('is kept out of the host document, which says whether one is set', () => {
+    const host = withInventory(newHost(), fixture('master-0'));
+    const set = applyHostUpdate(host, { ignition_endpoint_token: 'secret' }, cluster(), NOW);
+    expect(hostView(set, 'not-listed')).toMatchObject({ ignition_endpoint_token_set: true });
+    expect(hostView(set, 'not-listed')).not.toHaveProperty('ignition_endpoint_token');
+    expect(hostView(applyHostUpdate(set, { ignition_endpoint_token: '' }, cluster(), NOW), 'not-listed')).not.toHaveProperty('ignition_endpoint_token_set');
+  });
+});
+
+describe('the answer to a user\'s change of a host', () => {
+  it('carries the free addresses the agent reported, which the host\'s other answers leave out', () => {
+    const free = JSON.stringify([{ network: '192.168.111.0/24', free_addresses: ['192.168.111.100'] }]);
+    const host = { ...newHost(), attributes: { ...newHost().attributes, free_addresses: free } };
+    expect(hostChangeAnswer(host, { singleNode: false }).free_addresses).toBe(free);
+    expect(hostView(host, { singleNode: false })).not.toHaveProperty('free_addresses');
   });
 });
 

@@ -98,6 +98,12 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
   }
   if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = params.disks_skip_formatting.filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
   if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
+  if (typeof params.ignition_endpoint_token === 'string') {
+    // Kept for fetching the day-2 ignition; the host document only says whether one is set (false left out, as Go).
+    attributes.ignition_endpoint_token = params.ignition_endpoint_token;
+    if (params.ignition_endpoint_token !== '') attributes.ignition_endpoint_token_set = true;
+    else delete attributes.ignition_endpoint_token_set;
+  }
   next.updatedAt = now;
   return next;
 }
@@ -217,10 +223,10 @@ export function hostProgressView(progress: HostAttributes['progress']): NonNulla
 
 /**
  * What the service keeps on a host for itself (the architecture the inventory reported, when the
- * connectivity report was taken and stored, the free addresses, the last failure of each step):
- * upstream's host document has none of them.
+ * connectivity report was taken and stored, the free addresses, the last failure of each step, the
+ * ignition endpoint's token): upstream's host document has none of them.
  */
-const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors'] as const;
+const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'ignition_endpoint_token'] as const;
 
 /** Strings upstream's model leaves out when empty (omitempty): a user's update may have set them to ''. */
 const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name'] as const;
@@ -256,6 +262,17 @@ export function hostView(host: Host, stages: ProgressStagesSource): Record<strin
     created_at: host.createdAt,
     updated_at: host.updatedAt,
   };
+}
+
+/**
+ * The host as upstream answers a user's change to it (v2UpdateHost, the installer arguments): read
+ * back from its store whole, so with the free addresses the agent last reported, which its other
+ * answers leave out.
+ */
+export function hostChangeAnswer(host: Host, stages: ProgressStagesSource): Record<string, unknown> {
+  const view = hostView(host, stages);
+  const free = host.attributes.free_addresses;
+  return typeof free === 'string' && free !== '' ? { ...view, free_addresses: free } : view;
 }
 
 /** A stored JSON document as Go would have written it (withoutGoEmptyValues); one that does not parse as it is. */

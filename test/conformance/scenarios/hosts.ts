@@ -222,7 +222,8 @@ const PREPARING_OR_LATER = ['preparing-for-installation', 'preparing-successful'
  * preparation's disk speed check is answered once each service asks for it.
  */
 function installProgressScenario(): Scenario {
-  const body = clusterBody({ control_plane_count: 1 });
+  // The machine network is given: how each service derives a single node's from its host is compared elsewhere.
+  const body = clusterBody({ control_plane_count: 1, machine_networks: [{ cidr: MACHINE_NETWORK }] });
   const host = labHosts(1)[0]!;
   const report = (progress: Json) => put('v2UpdateHostInstallProgress', `${HOST_PATH}/progress`, progress, { agentOf: '{{infraEnv}}' });
   const readProgress = get('v2GetHost', HOST_PATH, { compare: 'host-progress' });
