@@ -16,7 +16,7 @@ import { installationTransitionContext } from '../domain/install/installation-pr
 import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validatesInStatus, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
 import type { Cluster, ClusterAttributes, Host } from '../domain/core/entities.js';
-import { calculateMachineNetworkCidr } from '../domain/network/machine-network.js';
+import { derivedMachineNetworks } from '../domain/cluster/cluster-machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { causedBy, clusterWrite, recordEvents } from './events.js';
@@ -54,15 +54,10 @@ export function installationContext(cluster: Cluster): Partial<ClusterTransition
   };
 }
 
-/** The machine network upstream derives when VIPs are set and the user gave none. */
-function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string | undefined {
-  const attributes = cluster.attributes;
-  if (attributes.user_managed_networking || ((attributes.machine_networks as unknown[] | undefined) ?? []).length > 0) return undefined;
-  const apiVip = attributes.api_vips?.[0]?.ip;
-  const ingressVip = attributes.ingress_vips?.[0]?.ip;
-  if (!apiVip) return undefined;
+/** The machine networks upstream's monitor derives from the VIPs and the hosts (cluster-machine-network). */
+function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string[] | undefined {
   const candidates = hosts.map((h) => ({ inventory: h.attributes.inventory as string | undefined }));
-  return calculateMachineNetworkCidr(candidates, apiVip, ingressVip);
+  return derivedMachineNetworks(cluster.status, cluster.attributes, candidates);
 }
 
 /** Judgements of one cluster made again when others keep writing it between a read and the write. */
@@ -90,7 +85,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const machineNetwork = derivedMachineNetwork(cluster, hosts);
   const subject = { ...cluster, attributes: { ...cluster.attributes } };
   if (machineNetwork) {
-    subject.attributes.machine_networks = [{ cluster_id: cluster.clusterId, cidr: machineNetwork }];
+    subject.attributes.machine_networks = machineNetwork.map((cidr) => ({ cluster_id: cluster.clusterId, cidr }));
   }
   // The DHCP lease validation times the lease from when the machine network was set: not an API field.
   const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
