@@ -63,12 +63,21 @@ function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string[] | unde
 /** Judgements of one cluster made again when others keep writing it between a read and the write. */
 const JUDGEMENTS_PER_REFRESH = 4;
 
-export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, preloadedHosts?: Host[]): Promise<Cluster | undefined> {
+/**
+ * `options.registration`: the judgement a registration makes at once. Upstream's registration
+ * stores no connectivity documents (its monitor's first pass does), so that one leaves them out.
+ */
+export async function refreshCluster(
+  deps: ClusterRefreshDeps,
+  key: { orgId: string; clusterId: string },
+  preloadedHosts?: Host[],
+  options: { registration?: boolean } = {},
+): Promise<Cluster | undefined> {
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
   for (let judgement = 1; ; judgement++) {
     const cluster = await deps.store.clusters.get(key);
     if (!cluster) return undefined;
-    const outcome = await judgeCluster(deps, key, cluster, hosts);
+    const outcome = await judgeCluster(deps, key, cluster, hosts, options);
     // Written, unchanged, or moved by someone else (their status stands): done. Otherwise the
     // cluster changed between the read and the write, and this verdict and its announcements were
     // made on a copy that is no longer the one written: judged again on the current record.
@@ -79,7 +88,13 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
 
 const STALE = Symbol('stale');
 
-async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, cluster: Cluster, hosts: Host[]): Promise<Cluster | undefined | typeof STALE> {
+async function judgeCluster(
+  deps: ClusterRefreshDeps,
+  key: { orgId: string; clusterId: string },
+  cluster: Cluster,
+  hosts: Host[],
+  options: { registration?: boolean },
+): Promise<Cluster | undefined | typeof STALE> {
   const now = deps.clock.now();
 
   const machineNetwork = derivedMachineNetwork(cluster, hosts);
@@ -114,7 +129,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const addressBook = peerAddressBook(hosts);
   const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
   // Upstream's monitor stores them before it judges, from the status the cluster had.
-  const connectivity = clusterConnectivityDocuments(
+  const connectivity = options.registration ? undefined : clusterConnectivityDocuments(
     { status: cluster.status, controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3 },
     hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
   );
