@@ -16,7 +16,7 @@ import { installationTransitionContext } from '../domain/install/installation-pr
 import type { ValidationHostInput } from '../domain/cluster/validations/cluster-validation-context.js';
 import { clusterValidationsInfo, validateCluster, validatesInStatus, validationChanges } from '../domain/cluster/validations/cluster-validations.js';
 import type { Cluster, ClusterAttributes, Host } from '../domain/core/entities.js';
-import { calculateMachineNetworkCidr } from '../domain/network/machine-network.js';
+import { derivedMachineNetworks } from '../domain/cluster/cluster-machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { causedBy, clusterWrite, recordEvents } from './events.js';
@@ -54,26 +54,30 @@ export function installationContext(cluster: Cluster): Partial<ClusterTransition
   };
 }
 
-/** The machine network upstream derives when VIPs are set and the user gave none. */
-function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string | undefined {
-  const attributes = cluster.attributes;
-  if (attributes.user_managed_networking || ((attributes.machine_networks as unknown[] | undefined) ?? []).length > 0) return undefined;
-  const apiVip = attributes.api_vips?.[0]?.ip;
-  const ingressVip = attributes.ingress_vips?.[0]?.ip;
-  if (!apiVip) return undefined;
+/** The machine networks upstream's monitor derives from the VIPs and the hosts (cluster-machine-network). */
+function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string[] | undefined {
   const candidates = hosts.map((h) => ({ inventory: h.attributes.inventory as string | undefined }));
-  return calculateMachineNetworkCidr(candidates, apiVip, ingressVip);
+  return derivedMachineNetworks(cluster.status, cluster.attributes, candidates);
 }
 
 /** Judgements of one cluster made again when others keep writing it between a read and the write. */
 const JUDGEMENTS_PER_REFRESH = 4;
 
-export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, preloadedHosts?: Host[]): Promise<Cluster | undefined> {
+/**
+ * `options.registration`: the judgement a registration makes at once. Upstream's registration
+ * stores no connectivity documents (its monitor's first pass does), so that one leaves them out.
+ */
+export async function refreshCluster(
+  deps: ClusterRefreshDeps,
+  key: { orgId: string; clusterId: string },
+  preloadedHosts?: Host[],
+  options: { registration?: boolean } = {},
+): Promise<Cluster | undefined> {
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
   for (let judgement = 1; ; judgement++) {
     const cluster = await deps.store.clusters.get(key);
     if (!cluster) return undefined;
-    const outcome = await judgeCluster(deps, key, cluster, hosts);
+    const outcome = await judgeCluster(deps, key, cluster, hosts, options);
     // Written, unchanged, or moved by someone else (their status stands): done. Otherwise the
     // cluster changed between the read and the write, and this verdict and its announcements were
     // made on a copy that is no longer the one written: judged again on the current record.
@@ -84,13 +88,19 @@ export async function refreshCluster(deps: ClusterRefreshDeps, key: { orgId: str
 
 const STALE = Symbol('stale');
 
-async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clusterId: string }, cluster: Cluster, hosts: Host[]): Promise<Cluster | undefined | typeof STALE> {
+async function judgeCluster(
+  deps: ClusterRefreshDeps,
+  key: { orgId: string; clusterId: string },
+  cluster: Cluster,
+  hosts: Host[],
+  options: { registration?: boolean },
+): Promise<Cluster | undefined | typeof STALE> {
   const now = deps.clock.now();
 
   const machineNetwork = derivedMachineNetwork(cluster, hosts);
   const subject = { ...cluster, attributes: { ...cluster.attributes } };
   if (machineNetwork) {
-    subject.attributes.machine_networks = [{ cluster_id: cluster.clusterId, cidr: machineNetwork }];
+    subject.attributes.machine_networks = machineNetwork.map((cidr) => ({ cluster_id: cluster.clusterId, cidr }));
   }
   // The DHCP lease validation times the lease from when the machine network was set: not an API field.
   const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
@@ -119,7 +129,7 @@ async function judgeCluster(deps: ClusterRefreshDeps, key: { orgId: string; clus
   const addressBook = peerAddressBook(hosts);
   const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
   // Upstream's monitor stores them before it judges, from the status the cluster had.
-  const connectivity = clusterConnectivityDocuments(
+  const connectivity = options.registration ? undefined : clusterConnectivityDocuments(
     { status: cluster.status, controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3 },
     hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
   );

@@ -123,7 +123,7 @@ describe('cluster transitions driven by the cluster refresh', () => {
 
         // With soft timeouts the installation as a whole has a deadline instead.
         for (const status of ['installing', 'finalizing']) {
-          const soft = await verdict(status, status === 'installing' ? installing : installed, { org_soft_timeouts_enabled: true, install_started_at: minutesAgo(24 * 60 + 1) });
+          const soft = await verdict(status, status === 'installing' ? installing : installed, { org_soft_timeouts_enabled: true, service_soft_timeouts: true, install_started_at: minutesAgo(24 * 60 + 1) });
           expect([status, soft.status, soft.attributes.status_info]).toEqual([status, 'error', expect.stringMatching(/installation timeout/)]);
         }
 

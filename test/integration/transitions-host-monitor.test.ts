@@ -208,7 +208,7 @@ describe('host transitions driven by the host monitor', () => {
       ]);
     }, 90_000);
 
-    it('with soft timeouts (org_soft_timeouts_enabled), warns about silent hosts and overdue stages once instead of failing them', async () => {
+    it('with soft timeouts (ENABLE_SOFT_TIMEOUTS when the cluster was created, and org_soft_timeouts_enabled), warns about silent hosts and overdue stages once instead of failing them', async () => {
       const seen = await scene(async () => {
         const l = await lab();
         const stage = (current_stage: string, minutes: number) => ({ role: 'master', progress: { current_stage, stage_started_at: minutesAgo(minutes), stage_updated_at: minutesAgo(minutes) } });
@@ -219,7 +219,7 @@ describe('host transitions driven by the host monitor', () => {
           await seedHost(l, hostId, 'installing-in-progress', stage(current, 91));
           overdue.set(current, hostId);
         }
-        await seedCluster(l, 'installing', { install_started_at: minutesAgo(30), org_soft_timeouts_enabled: true });
+        await seedCluster(l, 'installing', { install_started_at: minutesAgo(30), org_soft_timeouts_enabled: true, service_soft_timeouts: true });
         await monitor();
         expect(await statusesOf(l, silent)).toEqual(Object.fromEntries([...silent.keys()].map((from) => [from, from])));
         expect((await hostOf(l, silent.get('installing')!)).status_info).toBe('Host is failing to perform periodic health check during the installation phase.');

@@ -59,3 +59,12 @@ describe('cluster answers as upstream\'s', () => {
     expect(view).not.toHaveProperty('ssh_public_key');
   });
 });
+
+describe('the IP family listed first by a new dual-stack cluster', () => {
+  const dual = { cluster_networks: [{ cidr: '10.128.0.0/14', host_prefix: 23 }, { cidr: 'fd01::/48', host_prefix: 64 }], machine_networks: [{ cidr: '192.168.111.0/24' }, { cidr: 'fd2e:6f44:5dd8:c956::/120' }] };
+  it('must be the same in every list, as upstream refuses otherwise', () => {
+    expect(refusal(() => create({ ...dual, service_networks: [{ cidr: 'fd02::/112' }, { cidr: '172.30.0.0/16' }] } as Partial<ClusterCreateParams>)))
+      .toBe('Inconsistent IP family order: machine_networks first IP is 192.168.111.0/24 but service_networks first IP is fd02::/112. All networks must have the same IP family first');
+    expect(create({ ...dual, service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }] } as Partial<ClusterCreateParams>).attributes.machine_networks).toHaveLength(2);
+  });
+});

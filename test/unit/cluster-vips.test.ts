@@ -86,7 +86,13 @@ describe('VIP rules on create', () => {
     ['a single node without user-managed networking', { control_plane_count: 1, user_managed_networking: false }, "Can't disable user-managed-networking on single node OpenShift"],
     ['a single node with DHCP VIPs', { control_plane_count: 1, vip_dhcp_allocation: true }, 'VIP DHCP Allocation cannot be enabled on single node OpenShift'],
     ['dual-stack VIPs before OpenShift 4.12', { ...DUAL_STACK_NETWORKS, machine_networks: networks(LAB, 'fd00::/64'), api_vips: vips('192.168.127.5', 'fd00::5'), ingress_vips: vips('192.168.127.6', 'fd00::6') }, 'dual-stack VIPs are not supported in OpenShift 4.11.0', '4.11.0'],
-    ['IPv6-primary machine networks before OpenShift 4.12', { ...DUAL_STACK_NETWORKS, machine_networks: networks('fd00::/64', LAB), api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') }, 'First machine networks has to be IPv4 subnet (IPv6-primary dual-stack requires OpenShift 4.12+), got fd00::/64', '4.11.0'],
+    // Every list IPv6 first: upstream refuses a mixed order before it looks at the version.
+    ['IPv6-primary machine networks before OpenShift 4.12', {
+      cluster_networks: [{ cidr: 'fd01::/48', host_prefix: 64 }, { cidr: '10.128.0.0/14', host_prefix: 23 }], service_networks: networks('fd02::/112', '172.30.0.0/16'),
+      machine_networks: networks('fd00::/64', LAB), api_vips: vips('fd00::5'), ingress_vips: vips('fd00::6'),
+    }, 'First machine networks has to be IPv4 subnet (IPv6-primary dual-stack requires OpenShift 4.12+), got fd00::/64', '4.11.0'],
+    ['a dual-stack cluster listing IPv6 first in some lists only', { ...DUAL_STACK_NETWORKS, machine_networks: networks('fd00::/64', LAB), api_vips: vips('192.168.127.5'), ingress_vips: vips('192.168.127.6') },
+      'Inconsistent IP family order: machine_networks first IP is fd00::/64 but api_vips first IP is 192.168.127.5. All networks must have the same IP family first', '4.18.0'],
   ])('%s', (_name, params, expected, version) => {
     expect(outcome(() => create(params, version))).toBe(expected);
   });

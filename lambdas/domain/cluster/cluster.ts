@@ -49,6 +49,7 @@ import { normalizeCpuArchitecture } from '../catalogues/feature-support.js';
 import { isBelow } from '../core/ocp-version.js';
 import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
 import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.js';
+import { ipFamilyOrderProblem } from './cluster-ip-family-order.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
 import { ADD_HOSTS_CLUSTER_KIND } from './imported-cluster.js';
 
@@ -491,6 +492,8 @@ export function createClusterRecord(
   context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string; softTimeouts?: boolean; emailDomain?: string },
 ): Omit<Cluster, 'version'> {
   const params = withNormalizedNetworks(request);
+  // Upstream checks the dual-stack family order before anything else of a registration.
+  check(ipFamilyOrderProblem(params));
   const name = params.name;
   const { count, mode } = createdControlPlane(params, context.release.openshiftVersion);
   const singleNode = count === 1;
