@@ -35,7 +35,6 @@ import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import { recordEvent } from './events.js';
 import { removeDnsRecords } from './installation-workflow.js';
 import { actorName, type Principal } from './principal.js';
-import { ADD_HOSTS_CLUSTER_KIND } from '../domain/cluster/imported-cluster.js';
 
 export interface ClusterDeps {
   store: Store;
@@ -181,15 +180,14 @@ const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => a.cre
 
 export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, request: ClusterUpdateParams) {
   const params = withoutNullFields(request);
-  const found = await findCluster(deps.store, principal, clusterId);
+  await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, clusterId };
   // New VIPs are placed with the hosts' interfaces and free-address scans, as upstream does; a scan
   // that lands meanwhile is judged by the cluster's vips-valid validations on the next refresh.
   // Changed cluster networks must hold a slice for each host.
   const setsVips = params.api_vips !== undefined || params.ingress_vips !== undefined;
-  // An imported cluster's update counts its hosts (whether control planes are forced schedulable).
-  const readsHosts = setsVips || params.cluster_networks !== undefined || found.attributes.kind === ADD_HOSTS_CLUSTER_KIND;
+  const readsHosts = setsVips || params.cluster_networks !== undefined;
   const hosts = readsHosts ? (await deps.store.hosts.listByCluster(key)).map(machineNetworkHost) : [];
   stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts)), `Cluster ${clusterId}`);
   // Judges the cluster, then every host on it, and the cluster again if a host moved.

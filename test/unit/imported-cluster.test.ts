@@ -44,7 +44,7 @@ describe('imported clusters', () => {
     expect(updated.pullSecret).toBe(PULL_SECRET);
     // As upstream's update leaves it: its (empty) feature usage recorded, no VIP DHCP setting.
     expect(updated.attributes.feature_usage).toBe('{}');
-    expect(updated.attributes.schedulable_masters_forced_true).toBe(true);
+    expect(updated.attributes).not.toHaveProperty('schedulable_masters_forced_true');
     expect(updated.attributes).not.toHaveProperty('vip_dhcp_allocation');
   });
 

@@ -670,20 +670,19 @@ export function applyClusterUpdate(cluster: Cluster, request: ClusterUpdateParam
   if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
   if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
-  if (stored.kind === ADD_HOSTS_CLUSTER_KIND) importedClusterUpdated(current, stored, params, hosts.length);
+  if (stored.kind === ADD_HOSTS_CLUSTER_KIND) importedClusterUpdated(current, stored, params);
   next.updatedAt = now;
   return next;
 }
 
 /**
  * What upstream's update leaves on an imported cluster: the feature usage it records at every
- * update (none used: `{}`), schedulable control planes forced while it has fewer than five hosts
- * (its import sets none; every update refreshes it), and no VIP DHCP setting unless one is asked
- * for (its import sets none).
+ * update (none used: `{}`), and no VIP DHCP setting unless one is asked for (its import sets none).
+ * schedulable_masters_forced_true stays unset: upstream's answers were seen both with and without
+ * it (its monitor's timing), and its stored import has none.
  */
-function importedClusterUpdated(current: ClusterAttributes, stored: ClusterAttributes, params: ClusterUpdateParams, hostCount: number): void {
+function importedClusterUpdated(current: ClusterAttributes, stored: ClusterAttributes, params: ClusterUpdateParams): void {
   if (current.feature_usage === undefined) current.feature_usage = '{}';
-  current.schedulable_masters_forced_true = hostCount < 5;
   if (stored.vip_dhcp_allocation === undefined && (params.vip_dhcp_allocation === undefined || params.vip_dhcp_allocation === null)) delete current.vip_dhcp_allocation;
 }
 
