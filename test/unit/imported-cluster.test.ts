@@ -42,7 +42,12 @@ describe('imported clusters', () => {
   it('takes an update of its pull secret without judging features it has no release for (upstream\'s 201)', () => {
     const record = { ...createImportedClusterRecord(params(), context), version: 1 };
     const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
-    expect(applyClusterUpdate(record, { pull_secret: PULL_SECRET }, context.now).pullSecret).toBe(PULL_SECRET);
+    const updated = applyClusterUpdate(record, { pull_secret: PULL_SECRET }, context.now);
+    expect(updated.pullSecret).toBe(PULL_SECRET);
+    // As upstream's update leaves it: its (empty) feature usage recorded, no VIP DHCP setting.
+    expect(updated.attributes.feature_usage).toBe('{}');
+    expect(updated.attributes).not.toHaveProperty('schedulable_masters_forced_true');
+    expect(updated.attributes).not.toHaveProperty('vip_dhcp_allocation');
   });
 
   it('reads back as upstream\'s stored import does: none of a new cluster\'s defaults, no feature usage, no pull secret flag, a zero image time', () => {

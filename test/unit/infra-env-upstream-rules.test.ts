@@ -1,7 +1,7 @@
 /** Upstream's rules for an infra-env's RHCOS version, NTP fields and features (issue 43, checked against upstream's service). */
 import { describe, expect, it } from 'vitest';
 import { osImageVersionFor } from '../../lambdas/domain/catalogues/catalogues.js';
-import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvFeaturesProblem } from '../../lambdas/domain/image/infra-env.js';
+import { applyInfraEnvUpdate, createInfraEnvRecord, infraEnvFeaturesProblem, infraEnvView } from '../../lambdas/domain/image/infra-env.js';
 
 const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
 const context = { orgId: 'org', infraEnvId: '11111111-1111-4111-8111-111111111111', now: '2026-11-29T06:00:00.000Z', imageTokenKey: 'k', userName: 'admin' };
@@ -25,6 +25,11 @@ describe('NTP sources of an infra-env', () => {
   it('keeps ntp_sources, checked as additional_ntp_sources is', () => {
     expect(createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'clock.example.com' }, context).attributes.ntp_sources).toBe('clock.example.com');
     expect(() => createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'bad host!' }, context)).toThrow(/Invalid NTP source/);
+  });
+
+  it('leaves an emptied ntp_sources out of the document, as upstream\'s omitempty does', () => {
+    const stored = { ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'a.example.com' }, context), version: 1 };
+    expect(infraEnvView(applyInfraEnvUpdate(stored, { ntp_sources: '' }, context.now))).not.toHaveProperty('ntp_sources');
   });
 
   it('refuses both fields at once, on create and on update against what is stored', () => {

@@ -710,16 +710,31 @@ export function applyClusterUpdate(
   if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
   if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
-  // Upstream tracks the platform and networking mode the update settled on, implied ones included
-  // (platform none makes networking user-managed).
-  const settledRequest = {
-    ...params,
-    ...(settled.platform ? { platform: settled.platform } : {}),
-    ...(settled.userManagedNetworking !== undefined ? { user_managed_networking: settled.userManagedNetworking } : {}),
-  };
-  current.feature_usage = updatedFeatureUsage(stored, settledRequest, current, virtualHostIds);
+  if (stored.kind === ADD_HOSTS_CLUSTER_KIND) {
+    importedClusterUpdated(current, stored, params);
+  } else {
+    // Upstream tracks the platform and networking mode the update settled on, implied ones included
+    // (platform none makes networking user-managed).
+    const settledRequest = {
+      ...params,
+      ...(settled.platform ? { platform: settled.platform } : {}),
+      ...(settled.userManagedNetworking !== undefined ? { user_managed_networking: settled.userManagedNetworking } : {}),
+    };
+    current.feature_usage = updatedFeatureUsage(stored, settledRequest, current, virtualHostIds);
+  }
   next.updatedAt = now;
   return next;
+}
+
+/**
+ * What upstream's update leaves on an imported cluster: the feature usage it records at every
+ * update (none used: `{}`), and no VIP DHCP setting unless one is asked for (its import sets none).
+ * schedulable_masters_forced_true stays unset: upstream's answers were seen both with and without
+ * it (its monitor's timing), and its stored import has none.
+ */
+function importedClusterUpdated(current: ClusterAttributes, stored: ClusterAttributes, params: ClusterUpdateParams): void {
+  if (current.feature_usage === undefined) current.feature_usage = '{}';
+  if (stored.vip_dhcp_allocation === undefined && (params.vip_dhcp_allocation === undefined || params.vip_dhcp_allocation === null)) delete current.vip_dhcp_allocation;
 }
 
 /** The properties of openapi.yaml's `cluster` definition (test/unit/cluster-view.test.ts keeps them equal). */

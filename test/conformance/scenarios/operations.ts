@@ -124,17 +124,23 @@ export function operationScenarios(): Scenario[] {
   ];
   // A message longer than upstream's column (docs/compatibility.md, triggered-event-message-limit), and a host nobody registered (trigger-event-outside-reach).
   events.push(['message-too-long', { cluster_id: '{{cluster}}', message: 'm'.repeat(5_000), severity: 'info', category: 'user', event_time: '2026-01-01T00:00:00Z' }]);
-  events.push(['unregistered-host', { cluster_id: '{{cluster}}', host_id: '{{host1}}', message: 'x', severity: 'info', category: 'user', event_time: '2026-01-01T00:00:00Z' }]);
   for (const [name, body] of events) {
     add(`trigger-event/${name}`, 'day-2 and events', [
       ...clusterWithInfraEnv(clusterBody()),
       // The host an event names is one the agent registered (an unknown one is trigger-event/unregistered-host).
       post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}', discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:latest' }, { agentOf: '{{infraEnv}}', setup: true }),
+      // Both judge the new host before the events are listed: the validation events are then the same.
+      settle(),
       post('v2TriggerEvent', '/events', body),
       get('v2ListEvents', '/events?cluster_id={{cluster}}', { compare: 'event-names' }),
       get('v2ListEvents', '/events?cluster_id={{cluster}}&severities=warning&severities=error', { compare: 'event-names' }),
-    ], 2);
+    ], 1);
   }
+  // An event about a host nobody registered: not listed after, since only upstream records it.
+  add('trigger-event/unregistered-host', 'day-2 and events', [
+    ...clusterWithInfraEnv(clusterBody()),
+    post('v2TriggerEvent', '/events', { cluster_id: '{{cluster}}', host_id: '{{host0}}', message: 'x', severity: 'info', category: 'user', event_time: '2026-01-01T00:00:00Z' }),
+  ], 1);
   // Event queries.
   for (const query of ['&limit=1', '&offset=1', '&order=descending', '&severities=info', '&categories=user', '&message=registered', '&cluster_level=true', '&deleted_hosts=true', '&limit=-1', '&order=sideways', '&severities=loud']) {
     scenarios.push({ id: `operations/events/query${query}`, area: 'day-2 and events', steps: clusterLifecycle(clusterBody(), [get('v2ListEvents', `/events?cluster_id={{cluster}}${query}`, { compare: 'event-names' })]) });
