@@ -68,3 +68,10 @@ describe('the IP family listed first by a new dual-stack cluster', () => {
     expect(create({ ...dual, service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }] } as Partial<ClusterCreateParams>).attributes.machine_networks).toHaveLength(2);
   });
 });
+
+describe('a cluster\'s name', () => {
+  it('may start with a digit, as upstream\'s rule admits', () => {
+    expect(create({ name: '1abc' }).name).toBe('1abc');
+    expect(refusal(() => create({ name: '-abc' }))).toMatch(/start and end with a letter or digit/);
+  });
+});

@@ -79,8 +79,9 @@ export function sshPublicKeyProblem(keys: string): Reason {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function clusterNameProblem(name: string): Reason {
-  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 54) {
-    return `cluster name "${name}" must be 1–54 lowercase letters, digits or '-', start with a letter and end with a letter or digit`;
+  // Upstream's rule for a cluster's name: a DNS label, so a leading digit is fine ("1abc").
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 54) {
+    return `cluster name "${name}" must be 1–54 lowercase letters, digits or '-', and start and end with a letter or digit`;
   }
   return undefined;
 }
