@@ -16,7 +16,7 @@ import { loadProfile } from '../agent/src/simulate/profile.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
-import { PULL_SECRET } from '../test/support/fixtures.js';
+import { PULL_SECRET } from './support/fixtures.js';
 
 /** The longest path a host walks, in stages the simulation sleeps through (bootstrap: installer 10 + the controller's). */
 const STAGES_ON_LONGEST_PATH = 10;

@@ -7,8 +7,8 @@
  * cli/ztp/validate.ts). Pure: no I/O.
  */
 import type { ClusterCreateParams, InfraEnvCreateParams } from '../api.js';
-import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/image/static-network/static-network.js';
-import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, parseCidr, sshPublicKeyProblem } from '../../lambdas/domain/core/validation.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../contracts/static-network-config.js';
+import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, parseCidr, sshPublicKeyProblem } from '../../contracts/input-checks.js';
 import type { ManifestDocument, ManifestError, ManifestKind } from './manifests.js';
 import { cidrList, FieldReader, isRecord, key, proxyOf, pullSecretOf, staticNetworkEntry, vips } from './validate.js';
 

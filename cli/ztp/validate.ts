@@ -5,8 +5,8 @@
  * checked here; cli/ztp/translate.ts maps what passes to the REST API's parameters. Pure: no I/O.
  */
 import YAML from 'yaml';
-import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/image/static-network/static-network.js';
-import { cidrProblem, isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem } from '../../lambdas/domain/core/validation.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../contracts/static-network-config.js';
+import { cidrProblem, isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem } from '../../contracts/input-checks.js';
 import type { ManifestDocument, ManifestError } from './manifests.js';
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReas
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
-import { displayTextProblem, proxyUrlWithoutCredentials } from '../domain/core/validation.js';
+import { displayTextProblem, proxyUrlWithoutCredentials } from '../../contracts/input-checks.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
 import { lesserRole, roleWithin } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';

@@ -12,7 +12,7 @@ import {
   isSingleNodeCluster,
 } from '../domain/cluster/cluster.js';
 import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
-import { withoutNullFields, type Params } from '../domain/core/validation.js';
+import { withoutNullFields, type Params } from '../../contracts/input-checks.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';

@@ -6,7 +6,7 @@ import { applyInfraEnvUpdate, createInfraEnvRecord, imageInfoDetails, infraEnvVi
 import { isDisconnectedCluster } from '../domain/cluster/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
-import { withoutNullFields, type Params } from '../domain/core/validation.js';
+import { withoutNullFields, type Params } from '../../contracts/input-checks.js';
 import { defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';

@@ -13,7 +13,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { forwarderScript } from '../agent/runtime/netns-agent.js';
+import { forwarderScript } from '../../bench/support/netns-agent.js';
+
+export { agentUnitOf } from '../../bench/support/agent-unit.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -151,14 +153,6 @@ export function startUpstreamAgent(options: {
       for (const device of attached.split('\n').map((line) => line.split(':')[0]!).filter(Boolean)) spawnSync('losetup', ['-d', device]);
     },
   };
-}
-
-/** The agent token and --agent-version image of an infra-env's discovery ignition, as a booted host finds them. */
-export function agentUnitOf(discoveryIgnition: string): { token: string; image: string } {
-  const token = /PULL_SECRET_TOKEN=([^"\\\s]+)/.exec(discoveryIgnition)?.[1];
-  const image = /--agent-version[ =]([^"\\\s]+)/.exec(discoveryIgnition)?.[1];
-  if (!token || !image) throw new Error('the discovery ignition carries no agent.service with PULL_SECRET_TOKEN and --agent-version');
-  return { token, image };
 }
 
 /** Step-runner log lines about one step type: what was handed and what was replied. */

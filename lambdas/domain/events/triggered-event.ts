@@ -15,7 +15,7 @@
  */
 import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
-import { displayTextProblem } from '../core/validation.js';
+import { displayTextProblem } from '../../../contracts/input-checks.js';
 import type { Schemas } from '../../../contracts/wire.js';
 import { looksLikeSecret } from './events.js';
 

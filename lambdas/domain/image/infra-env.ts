@@ -7,9 +7,9 @@ import { badRequest } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
-import { displayTextProblem, isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../core/validation.js';
+import { displayTextProblem, isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../../../contracts/input-checks.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
-import type { Params } from '../core/validation.js';
+import type { Params } from '../../../contracts/input-checks.js';
 
 export const IMAGE_TYPES = ['full-iso', 'minimal-iso'] as const;
 export const DEFAULT_IMAGE_TYPE = 'full-iso';
