@@ -20,7 +20,7 @@ import { agentTokenEpochOf, issueInfraEnvAgentToken, issueInfraEnvUrlToken } fro
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/auth/agent-token.js';
 import { signImageToken, type DiscoveryImageSettings } from './discovery-image.js';
 import type { Principal } from './principal.js';
-import { requireSecretAccess } from './api-tokens.js';
+import { requireSecretAccess } from './secret-access.js';
 import { noteCredentialHolder } from './credential-holders.js';
 
 export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'] as const;

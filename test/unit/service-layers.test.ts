@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sources, specifiersOf } from '../support/import-graph.js';
+import { cycles, importGraph, sources, specifiersOf } from '../support/import-graph.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -59,6 +59,36 @@ function forbiddenImports(files: ReadonlyMap<string, readonly string[]>): string
   return found.sort();
 }
 
+/**
+ * The longest chain of imports among the modules (they must have no cycle), first module first: its
+ * length is how many modules one must read to understand the first. Ties go to the chain that
+ * sorts first, so the answer is the same on every run.
+ */
+function longestChain(edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const memo = new Map<string, string[]>();
+  const chainFrom = (module: string): string[] => {
+    const known = memo.get(module);
+    if (known) return known;
+    let longest: string[] = [];
+    for (const next of [...(edges.get(module) ?? [])].sort()) {
+      const chain = chainFrom(next);
+      if (chain.length > longest.length) longest = chain;
+    }
+    const chain = [module, ...longest];
+    memo.set(module, chain);
+    return chain;
+  };
+  let longest: string[] = [];
+  for (const module of [...edges.keys()].sort()) {
+    const chain = chainFrom(module);
+    if (chain.length > longest.length) longest = chain;
+  }
+  return longest;
+}
+
+/** How many use cases deep an import chain among lambdas/usecases/ may run (docs/architecture.md, "Which use case calls which"). */
+const MOST_USE_CASE_LEVELS = 7;
+
 /** The project's modules under the checked folders, each with its import specifiers (paths relative to the project). */
 function projectImports(): Map<string, string[]> {
   const folders = ['lambdas', 'contracts', 'agent', 'cli', 'bench'];
@@ -78,6 +108,25 @@ describe('the layers of the service, the agent, the CLI and the benchmarks', () 
 
   it('imports only down the layers', () => {
     expect(forbiddenImports(projectImports())).toEqual([]);
+  });
+
+  it(`keeps the use cases free of import cycles and at most ${MOST_USE_CASE_LEVELS} levels deep`, () => {
+    const useCases = path.join(projectRoot, 'lambdas', 'usecases');
+    const edges = importGraph(useCases);
+    expect(cycles(edges, useCases)).toEqual([]);
+    const chain = longestChain(edges).map((file) => path.relative(useCases, file));
+    expect(chain.length, chain.join(' → ')).toBeLessThanOrEqual(MOST_USE_CASE_LEVELS);
+  });
+
+  it('measures the longest import chain', () => {
+    const edges = new Map([
+      ['a', ['b', 'c']],
+      ['b', ['d']],
+      ['c', []],
+      ['d', []],
+      ['e', ['a']],
+    ]);
+    expect(longestChain(edges)).toEqual(['e', 'a', 'b', 'd']);
   });
 
   it('reports an import that skips or climbs a layer', () => {
