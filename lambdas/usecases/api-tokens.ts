@@ -11,7 +11,7 @@ import type { IdentityVerifier } from '../ports/identity.js';
 import type { Store } from '../ports/store.js';
 import { newSecret, secretHash, secretMatches } from './credential-secrets.js';
 import { recordEvent } from './events.js';
-import { actorName, type Principal, type UserPrincipal } from './principal.js';
+import { actorName, requireRole, type Principal, type UserPrincipal } from './principal.js';
 import { authenticateIdentityToken } from './users.js';
 
 export interface TokenDeps {
@@ -202,10 +202,3 @@ async function recordRefusal(deps: TokenDeps, token: ApiToken, reason: string): 
  * Users act within their token's role. Agents reach only the operations whose security admits
  * agentAuth, scoped to their infra-env by the lookups; among those they may read.
  */
-export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
-  const allowed = principal.kind === 'agent' ? action === 'read' : roleAllows(principal.role, action);
-  if (!allowed) {
-    const whose = principal.kind === 'user' && principal.userId !== undefined ? 'Your role in the organisation' : "This token's role";
-    throw forbidden(`${whose} may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
-  }
-}

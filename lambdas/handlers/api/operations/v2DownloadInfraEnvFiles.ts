@@ -1,5 +1,4 @@
 import { contentDisposition } from '../../../domain/install/manifests.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadInfraEnvFile } from '../../../usecases/infra-env-files.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
@@ -9,7 +8,6 @@ import { pathParam, queryString } from '../params.js';
  * infra-env's modification time (the image service dates the images it builds with it).
  */
 export const v2DownloadInfraEnvFiles: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
   const file = await downloadInfraEnvFile(ports, principal, pathParam(api, 'infra_env_id'), {
     fileName: queryString(api, 'file_name') ?? '',
     mac: queryString(api, 'mac'),
