@@ -22,9 +22,17 @@ export type RequestBody<Id extends OperationId> = BodyOf<operations[Id]['request
 /** The caller an operation of this access receives: the router has checked it (authorize) before the handler runs. */
 export type PrincipalOf<A extends Access> = A extends 'agent' ? AgentPrincipal : A extends 'write' | 'people' ? UserPrincipal : Principal;
 
+/** The path parameters of operation Id, by name, as openapi.yaml declares them (contracts/api.ts). */
+export type PathParameters<Id extends OperationId> = operations[Id]['parameters'] extends { path: infer Path } ? Path : Record<never, never>;
+
+/** openapi-backend's context for a request routed to operation Id: its path parameters are that operation's. */
+export type OperationContext<Id extends OperationId = OperationId> = Omit<OpenApiContext, 'request'> & {
+  request: Omit<OpenApiContext['request'], 'params'> & { params: PathParameters<Id> };
+};
+
 /** What every operation handler receives: the routed request, its validated body, the caller, and the ports. */
 export interface OperationRequest<Id extends OperationId = OperationId, Caller extends Principal = Principal> {
-  api: OpenApiContext;
+  api: OperationContext<Id>;
   event: ApiEvent;
   /** event.body, validated against the operation's request body in openapi.yaml before the handler runs. */
   body: RequestBody<Id>;

@@ -16,7 +16,7 @@ import { header } from './params.js';
 import { headersSent, isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
 import { operations, publicOperations } from './operations/index.js';
-import type { OperationId, Operation as OperationHandler, RequestBody } from './context.js';
+import type { OperationContext, OperationId, Operation as OperationHandler, RequestBody } from './context.js';
 
 export const API_ROOT = '/api/assisted-install';
 
@@ -128,7 +128,8 @@ function createRouter(document: Document): OpenAPIBackend {
       authorize(principal, entry.access);
       // The handler is typed for the callers its access admits, which authorize has just checked.
       const operation = (await entry.load()) as OperationHandler<Id>;
-      return operation({ api: c, event, body: validatedBody<Id>(event), lambda, principal, ports: container() });
+      // openapi-backend matched the path against this operation's template: its params are the operation's.
+      return operation({ api: c as OperationContext<Id>, event, body: validatedBody<Id>(event), lambda, principal, ports: container() });
     };
   };
   for (const operationId of Object.keys(operations)) if (isImplemented(operationId)) registerOperation(operationId);

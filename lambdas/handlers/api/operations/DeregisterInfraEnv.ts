@@ -3,7 +3,7 @@ import { deregisterInfraEnv } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const DeregisterInfraEnv: Operation = async ({ api, principal, ports }) => {
+export const DeregisterInfraEnv: Operation<'DeregisterInfraEnv'> = async ({ api, principal, ports }) => {
   await deregisterInfraEnv(ports, principal, pathParam(api, 'infra_env_id'));
   return noContent();
 };

@@ -4,7 +4,7 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** The minimal ISO's extra ramdisk (static network files, rootfs proxy), or 204 when it would be empty. */
-export const DownloadMinimalInitrd: Operation = async ({ api, principal, ports }) => {
+export const DownloadMinimalInitrd: Operation<'DownloadMinimalInitrd'> = async ({ api, principal, ports }) => {
   const ramdisk = await minimalInitrd(ports, principal, pathParam(api, 'infra_env_id'));
   if (!ramdisk) return noContent();
   return {

@@ -3,6 +3,6 @@ import { json } from '../../../platform/http.js';
 import type { Operation } from '../context.js';
 import { queryStrings } from '../params.js';
 
-export const GetDetailedSupportedFeatures: Operation = async ({ api }) => {
+export const GetDetailedSupportedFeatures: Operation<'GetDetailedSupportedFeatures'> = async ({ api }) => {
   return json(200, detailedFeatureSupport(supportFilters(queryStrings(api, SUPPORT_FILTER_PARAMETERS))));
 };

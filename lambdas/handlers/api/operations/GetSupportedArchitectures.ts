@@ -3,7 +3,7 @@ import { json } from '../../../platform/http.js';
 import type { Operation } from '../context.js';
 import { queryString } from '../params.js';
 
-export const GetSupportedArchitectures: Operation = async ({ api }) => {
+export const GetSupportedArchitectures: Operation<'GetSupportedArchitectures'> = async ({ api }) => {
   const openshiftVersion = requireOpenshiftVersion(queryString(api, 'openshift_version'));
   return json(200, { architectures: architectureSupportLevels(openshiftVersion) });
 };

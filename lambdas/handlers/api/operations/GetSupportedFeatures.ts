@@ -3,6 +3,6 @@ import { json } from '../../../platform/http.js';
 import type { Operation } from '../context.js';
 import { queryStrings } from '../params.js';
 
-export const GetSupportedFeatures: Operation = async ({ api }) => {
+export const GetSupportedFeatures: Operation<'GetSupportedFeatures'> = async ({ api }) => {
   return json(200, { features: featureSupportLevels(supportFilters(queryStrings(api, SUPPORT_FILTER_PARAMETERS))) });
 };

@@ -14,6 +14,6 @@ export function fileResponse(file: DownloadedFile): APIGatewayProxyResult {
   };
 }
 
-export const V2DownloadClusterFiles: Operation = async ({ api, principal, ports }) => {
+export const V2DownloadClusterFiles: Operation<'V2DownloadClusterFiles'> = async ({ api, principal, ports }) => {
   return fileResponse(await downloadClusterFile(ports, principal, pathParam(api, 'cluster_id'), queryString(api, 'file_name') ?? ''));
 };

@@ -3,6 +3,6 @@ import { listMonitoredOperators } from '../../../usecases/installation-progress.
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
 
-export const V2ListOfClusterOperators: Operation = async ({ api, principal, ports }) => {
+export const V2ListOfClusterOperators: Operation<'V2ListOfClusterOperators'> = async ({ api, principal, ports }) => {
   return json(200, await listMonitoredOperators(ports, principal, pathParam(api, 'cluster_id'), queryString(api, 'operator_name')));
 };

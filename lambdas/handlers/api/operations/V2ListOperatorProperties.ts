@@ -3,6 +3,6 @@ import { json } from '../../../platform/http.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const V2ListOperatorProperties: Operation = async ({ api }) => {
+export const V2ListOperatorProperties: Operation<'V2ListOperatorProperties'> = async ({ api }) => {
   return json(200, operatorProperties(pathParam(api, 'operator_name')));
 };

@@ -85,7 +85,7 @@ export function multipartBodyOf(event: ApiEvent): MultipartBody {
 }
 
 /** Agents (logs_sender) and the installer controller upload here; upstream answers 204. */
-export const V2UploadLogs: Operation = async ({ api, event, principal, ports }) => {
+export const V2UploadLogs: Operation<'V2UploadLogs'> = async ({ api, event, principal, ports }) => {
   await uploadLogs(ports, principal, {
     clusterId: pathParam(api, 'cluster_id'),
     logsType: parseUploadLogsType(queryString(api, 'logs_type')),

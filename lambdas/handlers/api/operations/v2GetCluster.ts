@@ -3,6 +3,6 @@ import { getCluster } from '../../../usecases/clusters.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryFlag } from '../params.js';
 
-export const v2GetCluster: Operation = async ({ api, principal, ports }) => {
+export const v2GetCluster: Operation<'v2GetCluster'> = async ({ api, principal, ports }) => {
   return json(200, await getCluster(ports, principal, pathParam(api, 'cluster_id'), { excludeHosts: queryFlag(api, 'exclude_hosts') }));
 };

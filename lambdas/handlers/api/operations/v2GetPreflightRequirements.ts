@@ -3,6 +3,6 @@ import { getPreflightRequirements } from '../../../usecases/cluster-settings.js'
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const v2GetPreflightRequirements: Operation = async ({ api, principal, ports }) => {
+export const v2GetPreflightRequirements: Operation<'v2GetPreflightRequirements'> = async ({ api, principal, ports }) => {
   return json(200, await getPreflightRequirements(ports, principal, pathParam(api, 'cluster_id')));
 };

@@ -5,6 +5,6 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers host actions with 202 and the host. */
-export const v2InstallHost: Operation = async ({ api, principal, ports }) => {
+export const v2InstallHost: Operation<'v2InstallHost'> = async ({ api, principal, ports }) => {
   return json(202, hostView(await installDay2Host(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id')), 'not-listed'));
 };

@@ -44,7 +44,7 @@ function order(query: RawQuery): EventQuery['order'] {
   return value === 'ascending' || value === 'descending' ? value : undefined;
 }
 
-export const v2ListEvents: Operation = async ({ api, principal, ports }) => {
+export const v2ListEvents: Operation<'v2ListEvents'> = async ({ api, principal, ports }) => {
   const query: RawQuery = api.request.query;
   const eventQuery: EventQuery = {
     clusterId: text(query, 'cluster_id'),

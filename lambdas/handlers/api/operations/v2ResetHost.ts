@@ -6,7 +6,7 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers a host reset with 200 and the host. */
-export const v2ResetHost: Operation = async ({ api, principal, ports }) => {
+export const v2ResetHost: Operation<'v2ResetHost'> = async ({ api, principal, ports }) => {
   const host = await resetDay2Host(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'));
   return json(200, hostView(host, await ownStagesSource(ports.store, host)));
 };
