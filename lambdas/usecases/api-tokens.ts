@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReason, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
@@ -149,7 +149,7 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
   } catch (error) {
     // Every refusal of an API token is answered at the same pace, so that how long it took (a
     // refused known token is counted, an unknown one is not) does not tell which token ids exist.
-    await setTimeout(Math.max(0, started + REFUSAL_PACE_MS - Date.now()));
+    await sleep(Math.max(0, started + REFUSAL_PACE_MS - Date.now()));
     throw error;
   }
 }

@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forwarderScript } from '../../bench/support/netns-agent.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export { agentUnitOf } from '../../bench/support/agent-unit.js';
 
@@ -69,7 +70,7 @@ export async function startLoopbackNamespace(options: { socketPath: string; port
       child.kill('SIGKILL');
       throw new Error(`the loopback namespace did not come up: ${errors.join('')}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
@@ -77,7 +78,7 @@ export async function startLoopbackNamespace(options: { socketPath: string; port
     url,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      await Promise.race([exited, sleep(5_000)]);
     },
   };
 }
@@ -141,11 +142,11 @@ export function startUpstreamAgent(options: {
         // device. (Signalling run-agent.sh itself again while that trap runs would cut it short.)
         const agentPid = readOr(path.join(dir, 'agent.pid')).trim();
         if (agentPid) spawnSync(path.join(tool, 'stop.sh'), [agentPid], { timeout: 30_000 });
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        await Promise.race([exited, sleep(15_000)]);
         if (child.exitCode === null && child.signalCode === null) {
           const runPid = readOr(path.join(dir, 'run.pid')).trim();
           spawnSync(path.join(tool, 'stop.sh'), [runPid || String(child.pid)], { timeout: 30_000 });
-          await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+          await Promise.race([exited, sleep(15_000)]);
         }
       }
       // Whatever happened above, no loop device stays attached to this agent's disk.
@@ -189,7 +190,7 @@ setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 500);
       child.kill('SIGKILL');
       throw new Error('the stand-in tang server did not start');
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
