@@ -33,8 +33,9 @@ export function withoutProxyCredentials<T extends Record<string, unknown>>(view:
   const copy: Record<string, unknown> = { ...view };
   redact(copy);
   if (isJsonObject(copy.proxy)) {
-    copy.proxy = { ...copy.proxy };
-    redact(copy.proxy as Record<string, unknown>);
+    const proxy = { ...copy.proxy };
+    redact(proxy);
+    copy.proxy = proxy;
   }
   return copy as T;
 }
