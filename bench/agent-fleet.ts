@@ -22,10 +22,10 @@ import { Fleet } from '../agent/src/simulate/fleet.js';
 import { loadProfile } from '../agent/src/simulate/profile.js';
 import { freePort } from '../bin/local/net.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
-import { spawnAgentInNetns, startBridge } from '../test/agent/runtime/netns-agent.js';
+import { spawnAgentInNetns, startBridge } from './support/netns-agent.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 function percentile(values: number[], p: number): number {

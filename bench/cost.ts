@@ -69,6 +69,7 @@ import { meteredDynamoClient } from './lifecycle/capacity.js';
 import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import { doorComparison, followPasses, installedMonthly, installRequests, monthlyBill, SECONDS_PER_MONTH, total, workflowTransitions, type Breakdown, type Caller, type FargatePrices, type FunctionFacts, type InstallAssumptions, type InstallRequestKind, type InstallRun, type Prices, type RequestCost, type StackFacts, type TaskFacts, type WorkloadLine } from './cost/model.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The simulated fleet's network (agent/src/simulate's default, 192.168.111.0/24) and the VIPs in it. */
 const FLEET_API_VIP = '192.168.111.5';
@@ -579,7 +580,7 @@ async function measure(): Promise<Measurements> {
         }
       }
       // What the stream still delivers for these hours' writes.
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await sleep(2_000);
     };
     // Unmeasured first: what a host writes every so many minutes (its stored connectivity figures)
     // is then as likely at any time of the measured hours as on a host connected for days, rather
@@ -742,7 +743,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
         const cluster = await statusOf();
         if (wanted(cluster.status)) return cluster;
         if (Date.now() > deadline) throw new Error(`the measured install is ${cluster.status} (${cluster.status_info}) after ${seconds} s; the fleet's last lines:\n${fleetLines.slice(-5).join('\n')}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     };
     await waitFor((status) => status === 'ready', 120);
@@ -760,7 +761,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
         const records = readdirSync(executions).filter((name) => name.endsWith('.json')).map((name) => JSON.parse(readFileSync(path.join(executions, name), 'utf8')) as { stateMachineArn: string; status: string; history: { state: string }[] });
         const installs = records.filter((r) => r.stateMachineArn.endsWith(':install-cluster'));
         if (installs.length > 0 && installs.every((r) => r.status !== 'RUNNING')) return installs;
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
       throw new Error('the install workflow did not end');
     };
@@ -768,7 +769,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     await stopFleet();
     stopFleet = undefined;
     // What the stream still delivers for the install's last writes.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await sleep(2_000);
     recorder.recording = false;
     s3Server.counting = false;
 

@@ -30,7 +30,7 @@ import { buildCli } from '../cli/build.js';
 import { startDynamoDbLocal } from '../bin/local/dynamodb-local.js';
 import { freePort } from '../bin/local/net.js';
 import { startRuntime } from '../bin/local/runtime.js';
-import { PULL_SECRET, sshPublicKey } from '../test/support/fixtures.js';
+import { PULL_SECRET, sshPublicKey } from './support/fixtures.js';
 import { CustomerTroubles, percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
 

@@ -16,7 +16,8 @@ import { loadProfile } from '../agent/src/simulate/profile.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
-import { PULL_SECRET } from '../test/support/fixtures.js';
+import { PULL_SECRET } from './support/fixtures.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The longest path a host walks, in stages the simulation sleeps through (bootstrap: installer 10 + the controller's). */
 const STAGES_ON_LONGEST_PATH = 10;
@@ -56,13 +57,13 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
     let status = '';
     while (status !== 'ready' && Date.now() < deadline) {
       status = (await call('GET', `/clusters/${cluster.id}`)).status as string;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
     if (status !== 'ready') throw new Error(`cluster never became ready (${status})`);
     const started = performance.now();
     await call('POST', `/clusters/${cluster.id}/actions/install`);
     while (!['installed', 'error', 'cancelled'].includes(status) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       status = (await call('GET', `/clusters/${cluster.id}`)).status as string;
     }
     const wallS = (performance.now() - started) / 1000;

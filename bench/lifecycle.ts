@@ -35,6 +35,7 @@ import { seedCluster } from './lifecycle/seed.js';
 import { ceilingFromFloors, describeCost, meteredDynamoClient, perRequest, type CapacityMeter, type CapacityTotals } from './lifecycle/capacity.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { closedLoop, describe, type LoadResult } from './load.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -347,7 +348,7 @@ function keepPolling(ids: readonly string[], poll: (hostId: string) => Promise<b
     for (let n = 0; !stopped; n++) {
       // Poll n is due at n × gap: late polls go out at once, early ones wait for their time.
       const wait = started + n * gapMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await sleep(wait);
       while (inFlight.size >= MAX_IN_FLIGHT && !stopped) await Promise.race(inFlight);
       if (stopped) break;
       const one: Promise<void> = poll(ids[n % ids.length]!)
@@ -397,7 +398,8 @@ async function pollOnTime(options: {
   let maxLateMs = 0;
   let disconnected = 0;
   const passes: number[] = [];
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(ms, 50))));
+  /** Short waits, so a stop is seen within 50 ms. */
+  const nap = (ms: number) => sleep(Math.max(1, Math.min(ms, 50)));
 
   const pollers = Array.from({ length: options.concurrency }, async () => {
     while (clock.now().getTime() < end) {
@@ -405,7 +407,7 @@ async function pollOnTime(options: {
       let next = -1;
       for (let i = 0; i < due.length; i++) if (!busy[i] && (next < 0 || due[i]! < due[next]!)) next = i;
       if (next < 0 || due[next]! > now) {
-        await sleep(next < 0 ? 5 : clock.realMs(due[next]! - now));
+        await nap(next < 0 ? 5 : clock.realMs(due[next]! - now));
         continue;
       }
       busy[next] = true;

@@ -15,7 +15,7 @@ import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
 import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { createConnectionPool } from '../../agent/src/transport.js';
-import { agentUnitOf } from '../../test/support/upstream-agent.js';
+import { agentUnitOf } from '../support/agent-unit.js';
 import { LatencyBook, callClass, percentile, type LatencySummary } from './contract.js';
 import { counter, expectStatus, Failure, pathTemplate, sleep as sleepUnlessAborted, userClient } from './rest.js';
 

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { freePort } from '../../bin/local/net.js';
 import { startRuntime } from '../../bin/local/runtime.js';
-import { PULL_SECRET, sshPublicKey } from '../../test/support/fixtures.js';
+import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { CustomerTroubles, percentile, type LatencySummary } from './contract.js';
 import { cpuSplit, CpuMeter } from './cpu.js';
 import type { ConnectedOutcome, ConnectedReport, ConnectedSettings } from './connected-customer.js';

@@ -20,7 +20,7 @@ import { FINALIZING_STAGES, HOST_STAGES } from '../../agent/src/installer/index.
 import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { createConnectionPool } from '../../agent/src/transport.js';
 import { exampleManifests } from '../../cli/ztp/examples.js';
-import { agentUnitOf } from '../../test/support/upstream-agent.js';
+import { agentUnitOf } from '../support/agent-unit.js';
 import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
 import { counter, expectStatus, Failure, pathTemplate, sleep, userClient } from './rest.js';
 

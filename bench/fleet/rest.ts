@@ -24,12 +24,8 @@ export const expectStatus = (answer: Answer, status: number, cause: string) => {
 /** A path with its ids and query left out: what calls are counted by. */
 export const pathTemplate = (route: string) => route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}');
 
-/** A timer that ends early, without an error, when the signal aborts. */
-export const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, ms));
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
+/** A timer that ends early, without an error, when the signal aborts: the agent's own. */
+export { sleep } from '../../agent/src/installer/cluster-view.js';
 
 export interface UserClient {
   call(method: string, route: string, body?: unknown): Promise<Answer>;

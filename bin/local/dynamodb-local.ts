@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -21,8 +22,6 @@ function jarDirectory(): string {
 
 /** Java source run by Java's source launcher: DynamoDB Local listening on 127.0.0.1 only. */
 const LOOPBACK_LAUNCHER = path.join(import.meta.dirname, 'LoopbackDynamoDBLocal.java');
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * SQLite failing on its files (SQLITE_READONLY 8, SQLITE_IOERR 10, SQLITE_FULL 13, SQLITE_CANTOPEN 14),

@@ -17,19 +17,6 @@ import { SignatureRefused, verifyJsonProtocolSignature, type KeyPair } from './s
 
 export { substitute } from './asl.js';
 
-if (!(Promise as unknown as { withResolvers?: unknown }).withResolvers) {
-  // aws-local-stepfunctions needs Promise.withResolvers, which Node 20 lacks.
-  (Promise as unknown as { withResolvers: () => unknown }).withResolvers = function withResolvers<T>() {
-    let resolve!: (value: T) => void;
-    let reject!: (reason?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise, resolve, reject };
-  };
-}
-
 export const ACCOUNT = '000000000000';
 export const REGION = 'us-east-1';
 export const stateMachineArn = (name: string) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${name}`;

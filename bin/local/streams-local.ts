@@ -24,6 +24,8 @@ import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynam
 import type { DynamoDBRecord } from 'aws-lambda';
 import { FileReplacer, removeLeftoverTemporaries } from './replaced-files.js';
 import type { StreamSpec } from '../../lib/catalogue.js';
+import { backoffMs } from '../../lambdas/domain/core/backoff.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface StreamPollerOptions {
   client: DynamoDBClient;
@@ -59,8 +61,6 @@ const DRAIN_ROUNDS = 3;
 const logBatch = process.env.ASSISTED_ACCESS_LOG
   ? (line: Record<string, unknown>) => appendFileSync(process.env.ASSISTED_ACCESS_LOG!, `${JSON.stringify(line)}\n`)
   : undefined;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether a value matches a Lambda event filter pattern (the subset the catalogue uses: values and prefixes). */
 export function matchesFilter(pattern: unknown, value: unknown): boolean {
@@ -357,7 +357,7 @@ class MappingPoller {
       attempts += 1;
       if (attempts <= this.mapping.maximumRetryAttempts) {
         this.stats.retried += 1;
-        await sleep(Math.min(MAX_RETRY_DELAY_MS, 100 * 2 ** (attempts - 1)));
+        await sleep(backoffMs(attempts - 1, { baseMs: 100, capMs: MAX_RETRY_DELAY_MS }));
         continue;
       }
       if (this.mapping.bisectBatchOnFunctionError && pending.length > 1) {

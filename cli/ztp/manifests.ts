@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 
 /** The kinds `ztp apply` understands, with the apiVersion each must carry. */
 export const MANIFEST_KINDS = {
@@ -51,11 +52,10 @@ export interface ManifestFile {
   text: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function stringMap(value: unknown, where: string, report: (field: string, message: string) => void): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (!isRecord(value)) {
+  if (!isJsonObject(value)) {
     report(where, 'must be a map of strings');
     return {};
   }
@@ -96,13 +96,13 @@ export function parseManifestFiles(files: readonly ManifestFile[]): { documents:
       if (value === null || value === undefined) continue;
       const report = (field: string | undefined, message: string, kind?: string, name?: string) =>
         errors.push({ file, document: position, ...(kind ? { kind } : {}), ...(name ? { name } : {}), ...(field ? { field } : {}), message });
-      if (!isRecord(value)) {
+      if (!isJsonObject(value)) {
         report(undefined, 'is not a Kubernetes object (a map with apiVersion, kind and metadata)');
         continue;
       }
       const kind = value.kind;
       const metadata = value.metadata;
-      const name = isRecord(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
+      const name = isJsonObject(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
       if (typeof kind !== 'string' || kind === '') {
         report('kind', 'is missing', undefined, name);
         continue;
@@ -118,7 +118,7 @@ export function parseManifestFiles(files: readonly ManifestFile[]): { documents:
         report(field, message, kind, name);
       };
       if (value.apiVersion !== expectedVersion) reportHere('apiVersion', `must be ${expectedVersion} for a ${kind}, not ${JSON.stringify(value.apiVersion ?? null)}`);
-      if (!isRecord(metadata)) {
+      if (!isJsonObject(metadata)) {
         reportHere('metadata', 'is missing');
         continue;
       }

@@ -7,10 +7,11 @@
  * cli/ztp/validate.ts). Pure: no I/O.
  */
 import type { ClusterCreateParams, InfraEnvCreateParams } from '../api.js';
-import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/image/static-network/static-network.js';
-import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, parseCidr, sshPublicKeyProblem } from '../../lambdas/domain/core/validation.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../contracts/static-network-config.js';
+import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, parseCidr, sshPublicKeyProblem } from '../../contracts/input-checks.js';
 import type { ManifestDocument, ManifestError, ManifestKind } from './manifests.js';
-import { cidrList, FieldReader, isRecord, key, proxyOf, pullSecretOf, staticNetworkEntry, vips } from './validate.js';
+import { cidrList, FieldReader, key, proxyOf, pullSecretOf, staticNetworkEntry, vips } from './validate.js';
+import { isJsonObject } from '../../contracts/json-shapes.js';
 
 export const INSTALL_CONFIG_OVERRIDES_ANNOTATION = 'agent-install.openshift.io/install-config-overrides';
 
@@ -71,7 +72,7 @@ function hyperthreadingOf(reader: FieldReader): ClusterCreateParams['hyperthread
   const workers = reader
     .list('spec.compute')
     .map((pool, index) => {
-      const value = isRecord(pool) ? pool.hyperthreading : undefined;
+      const value = isJsonObject(pool) ? pool.hyperthreading : undefined;
       if (value === undefined || value === 'Enabled' || value === 'Disabled') return value;
       reader.problem(`spec.compute[${index}].hyperthreading`, `must be Enabled or Disabled, not ${JSON.stringify(value)}`);
       return undefined;
@@ -107,7 +108,7 @@ function clusterParams(
 
   const clusterNetworks = aci.list('spec.networking.clusterNetwork').flatMap((item, index) => {
     const field = `spec.networking.clusterNetwork[${index}]`;
-    if (!isRecord(item)) {
+    if (!isJsonObject(item)) {
       aci.problem(field, 'must be {cidr, hostPrefix}');
       return [];
     }
@@ -172,7 +173,7 @@ function clusterParams(
     const field = `metadata.annotations[${INSTALL_CONFIG_OVERRIDES_ANNOTATION}]`;
     try {
       const parsed: unknown = JSON.parse(annotation);
-      if (!isRecord(parsed)) aci.problem(field, 'must be a JSON object of install-config fields');
+      if (!isJsonObject(parsed)) aci.problem(field, 'must be a JSON object of install-config fields');
       else overrides = JSON.stringify(parsed);
     } catch (error) {
       aci.problem(field, `is not JSON: ${(error as Error).message}`);
@@ -229,7 +230,7 @@ function infraEnvPlan(
   const ignitionOverride = reader.string('spec.ignitionConfigOverride');
   if (ignitionOverride) {
     try {
-      if (!isRecord(JSON.parse(ignitionOverride))) reader.problem('spec.ignitionConfigOverride', 'must be a JSON object (an Ignition config)');
+      if (!isJsonObject(JSON.parse(ignitionOverride))) reader.problem('spec.ignitionConfigOverride', 'must be a JSON object (an Ignition config)');
     } catch (error) {
       reader.problem('spec.ignitionConfigOverride', `is not JSON: ${(error as Error).message}`);
     }
@@ -238,7 +239,7 @@ function infraEnvPlan(
   const trustBundle = reader.string('spec.additionalTrustBundle');
   const kernelArguments = reader.list('spec.kernelArguments').flatMap((item, index) => {
     const field = `spec.kernelArguments[${index}]`;
-    if (!isRecord(item) || typeof item.value !== 'string' || !['append', 'replace', 'delete'].includes(item.operation as string)) {
+    if (!isJsonObject(item) || typeof item.value !== 'string' || !['append', 'replace', 'delete'].includes(item.operation as string)) {
       reader.problem(field, 'must be {operation: append|replace|delete, value: string}');
       return [];
     }
@@ -248,11 +249,11 @@ function infraEnvPlan(
   const chosen: ManifestDocument[] = [];
   const selector = reader.get('spec.nmStateConfigLabelSelector');
   if (selector !== undefined && selector !== null) {
-    if (!isRecord(selector)) reader.problem('spec.nmStateConfigLabelSelector', 'must be a label selector ({matchLabels: {...}})');
+    if (!isJsonObject(selector)) reader.problem('spec.nmStateConfigLabelSelector', 'must be a label selector ({matchLabels: {...}})');
     else {
       if (selector.matchExpressions !== undefined) reader.problem('spec.nmStateConfigLabelSelector.matchExpressions', 'is not supported; use matchLabels');
       const matchLabels = selector.matchLabels;
-      if (!isRecord(matchLabels) || Object.keys(matchLabels).length === 0) {
+      if (!isJsonObject(matchLabels) || Object.keys(matchLabels).length === 0) {
         reader.problem('spec.nmStateConfigLabelSelector.matchLabels', 'must give at least one label');
       } else {
         const wanted = Object.entries(matchLabels);

@@ -5,12 +5,10 @@
  * checked here; cli/ztp/translate.ts maps what passes to the REST API's parameters. Pure: no I/O.
  */
 import YAML from 'yaml';
-import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../lambdas/domain/image/static-network/static-network.js';
-import { cidrProblem, isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem } from '../../lambdas/domain/core/validation.js';
+import { staticNetworkConfigProblem, type StaticNetworkEntry } from '../../contracts/static-network-config.js';
+import { cidrProblem, isIp, noProxyProblem, proxyUrlProblem, pullSecretProblem } from '../../contracts/input-checks.js';
 import type { ManifestDocument, ManifestError } from './manifests.js';
-
-type Json = Record<string, unknown>;
-export const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject } from '../../contracts/json-shapes.js';
 
 /** Reads fields of one document, recording a ManifestError per problem. */
 export class FieldReader {
@@ -26,7 +24,7 @@ export class FieldReader {
 
   get(field: string): unknown {
     let value: unknown = this.document.body;
-    for (const part of field.split('.')) value = isRecord(value) ? value[part] : undefined;
+    for (const part of field.split('.')) value = isJsonObject(value) ? value[part] : undefined;
     return value;
   }
 
@@ -113,9 +111,9 @@ export function pullSecretOf(reader: FieldReader, secrets: Map<string, ManifestD
   let value: string;
   const stringData = secretReader.get('stringData');
   const data = secretReader.get('data');
-  if (isRecord(stringData) && typeof stringData['.dockerconfigjson'] === 'string') {
+  if (isJsonObject(stringData) && typeof stringData['.dockerconfigjson'] === 'string') {
     value = stringData['.dockerconfigjson'];
-  } else if (isRecord(data) && typeof data['.dockerconfigjson'] === 'string') {
+  } else if (isJsonObject(data) && typeof data['.dockerconfigjson'] === 'string') {
     const encoded = data['.dockerconfigjson'].replace(/\s+/g, '');
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
       secretReader.problem('data[.dockerconfigjson]', 'is not base64 (use stringData for plain text)');
@@ -128,7 +126,7 @@ export function pullSecretOf(reader: FieldReader, secrets: Map<string, ManifestD
   }
   const problem = pullSecretProblem(value);
   if (problem) {
-    secretReader.problem(isRecord(stringData) && '.dockerconfigjson' in stringData ? 'stringData[.dockerconfigjson]' : 'data[.dockerconfigjson]', problem);
+    secretReader.problem(isJsonObject(stringData) && '.dockerconfigjson' in stringData ? 'stringData[.dockerconfigjson]' : 'data[.dockerconfigjson]', problem);
     return undefined;
   }
   return value;
@@ -148,7 +146,7 @@ export function proxyOf(reader: FieldReader): { http_proxy?: string; https_proxy
 export function cidrList(reader: FieldReader, field: string, itemField?: string): string[] {
   return reader.list(field).flatMap((item, index) => {
     const where = itemField ? `${field}[${index}].${itemField}` : `${field}[${index}]`;
-    const cidr = itemField ? (isRecord(item) ? item[itemField] : undefined) : item;
+    const cidr = itemField ? (isJsonObject(item) ? item[itemField] : undefined) : item;
     if (typeof cidr !== 'string' || cidr === '') {
       reader.problem(where, 'is required (a CIDR such as 192.168.111.0/24)');
       return [];
@@ -176,7 +174,7 @@ export function vips(reader: FieldReader, plural: string, singular: string): { i
 /** nmstate config + interface list of one NMStateConfig as a static_network_config entry. */
 export function staticNetworkEntry(reader: FieldReader): StaticNetworkEntry | undefined {
   const config = reader.get('spec.config');
-  if (!isRecord(config)) {
+  if (!isJsonObject(config)) {
     reader.problem('spec.config', 'is required: the host network in nmstate format');
     return undefined;
   }
@@ -186,7 +184,7 @@ export function staticNetworkEntry(reader: FieldReader): StaticNetworkEntry | un
     return undefined;
   }
   const map = interfaces.flatMap((item, index) => {
-    if (!isRecord(item) || typeof item.name !== 'string' || typeof item.macAddress !== 'string') {
+    if (!isJsonObject(item) || typeof item.name !== 'string' || typeof item.macAddress !== 'string') {
       reader.problem(`spec.interfaces[${index}]`, 'must be {name, macAddress} strings');
       return [];
     }

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReason, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
-import { displayTextProblem, proxyUrlWithoutCredentials } from '../domain/core/validation.js';
-import { isJsonObject } from '../../contracts/json-shapes.js';
+import { displayTextProblem } from '../../contracts/input-checks.js';
 import { lesserRole, roleWithin } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdentityVerifier } from '../ports/identity.js';
 import type { Store } from '../ports/store.js';
 import { newSecret, secretHash, secretMatches } from './credential-secrets.js';
 import { recordEvent } from './events.js';
-import { actorName, type Principal, type UserPrincipal } from './principal.js';
+import { actorName, requireRole, type Principal, type UserPrincipal } from './principal.js';
 import { authenticateIdentityToken } from './users.js';
 
 export interface TokenDeps {
@@ -150,7 +149,7 @@ export async function authenticateUser(deps: TokenDeps & { identity?: IdentityVe
   } catch (error) {
     // Every refusal of an API token is answered at the same pace, so that how long it took (a
     // refused known token is counted, an unknown one is not) does not tell which token ids exist.
-    await setTimeout(Math.max(0, started + REFUSAL_PACE_MS - Date.now()));
+    await sleep(Math.max(0, started + REFUSAL_PACE_MS - Date.now()));
     throw error;
   }
 }
@@ -203,47 +202,3 @@ async function recordRefusal(deps: TokenDeps, token: ApiToken, reason: string): 
  * Users act within their token's role. Agents reach only the operations whose security admits
  * agentAuth, scoped to their infra-env by the lookups; among those they may read.
  */
-/**
- * Whether the caller may receive material that carries credentials: discovery ignitions and image
- * URLs (the agent token is baked in), install-config's pull secret, cluster ignitions. Read-only
- * tokens may not: anything they read could otherwise be turned into write access. Agents get what
- * their own infra-env and cluster need; their scope is checked where the resource is found.
- */
-export function maySeeSecrets(principal: Principal): boolean {
-  return principal.kind === 'agent' || roleAllows(principal.role, 'write');
-}
-
-/**
- * A cluster or infra-env view as a caller who may not see credentials gets it: proxy URLs keep
- * their host but not the user and password they carry (docs/api.md, read-only tokens).
- */
-export function withoutProxyCredentials<T extends Record<string, unknown>>(view: T): T {
-  const redact = (record: Record<string, unknown>) => {
-    for (const field of ['http_proxy', 'https_proxy']) {
-      const value = record[field];
-      if (typeof value === 'string') record[field] = proxyUrlWithoutCredentials(value);
-    }
-  };
-  const copy: Record<string, unknown> = { ...view };
-  redact(copy);
-  if (isJsonObject(copy.proxy)) {
-    copy.proxy = { ...copy.proxy };
-    redact(copy.proxy as Record<string, unknown>);
-  }
-  return copy as T;
-}
-
-/** The pull secret is the cluster owner's: users who may change the cluster, not agents or read-only tokens. */
-export const mayReadPullSecret = (principal: Principal): boolean => principal.kind === 'user' && roleAllows(principal.role, 'write');
-
-export function requireSecretAccess(principal: Principal, what: string): void {
-  if (!maySeeSecrets(principal)) throw forbidden(`${what} carries credentials; a read-only token may not fetch it`);
-}
-
-export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
-  const allowed = principal.kind === 'agent' ? action === 'read' : roleAllows(principal.role, action);
-  if (!allowed) {
-    const whose = principal.kind === 'user' && principal.userId !== undefined ? 'Your role in the organisation' : "This token's role";
-    throw forbidden(`${whose} may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
-  }
-}

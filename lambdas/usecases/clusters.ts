@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { clusterCpuArchitectureProblem, resolveOpenshiftVersion, resolveReleaseImage } from '../domain/catalogues/catalogues.js';
+import { clusterCpuArchitectureProblem, resolveRelease, resolveReleaseImage } from '../domain/catalogues/catalogues.js';
 import {
   applyClusterUpdate,
   BUSY_STATES,
@@ -9,25 +9,21 @@ import {
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
   isDisconnectedCluster,
-  isSingleNodeCluster,
 } from '../domain/cluster/cluster.js';
-import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
-import { withoutNullFields, type Params } from '../domain/core/validation.js';
-import { withRefreshedInventory } from '../domain/host/installation-disk.js';
+import { withoutNullFields, type Params } from '../../contracts/input-checks.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
-import { hostView, type ProgressStagesSource } from '../domain/host/host.js';
+import type { ResolvedRelease } from '../domain/catalogues/catalogues.js';
+import { withRefreshedInventory } from '../domain/host/installation-disk.js';
 import { hostInventory } from '../domain/host/inventory.js';
-import { operatorBundlesOf } from '../domain/cluster/cluster-operators.js';
-import { hostNetworks } from '../domain/network/host-networks.js';
 import type { MachineNetworkHost } from '../domain/network/machine-network.js';
 import type { Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
 import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { clusterObjectPrefix } from '../domain/core/object-keys.js';
-import { maySeeSecrets, withoutProxyCredentials } from './api-tokens.js';
+import { maySeeSecrets, withoutProxyCredentials } from './secret-access.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { findCluster, stillThere } from './access.js';
 import { mapBounded } from '../domain/core/bounded-concurrency.js';
@@ -35,8 +31,9 @@ import { refreshCluster } from './cluster-refresh.js';
 import { rejudgeClusterHosts } from './host-changes.js';
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import { recordEvent } from './events.js';
-import { removeDnsRecords } from './installation-workflow.js';
+import { removeDnsRecords } from './cluster-dns.js';
 import { actorName, type Principal } from './principal.js';
+import { describeCluster, withCreationAsImageTime, withOperatorBundles } from './cluster-view.js';
 
 export interface ClusterDeps {
   store: Store;
@@ -45,14 +42,6 @@ export interface ClusterDeps {
   dns: DnsZones;
   /** Service settings stamped on new clusters, and the agent settings hosts are judged with; absent in callers that never create one. */
   config?: { softTimeouts: boolean; agent?: AgentSettings };
-}
-
-export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
-  const release = resolveOpenshiftVersion(version, cpuArchitecture);
-  if (!release) {
-    throw badRequest(`OpenShift ${version} for ${cpuArchitecture} is not offered; GET /v2/openshift-versions lists what is`);
-  }
-  return release;
 }
 
 /** The release a new cluster asks for: its payload when it names one (upstream takes it over the version), else its version. */
@@ -72,46 +61,6 @@ const machineNetworkHost = (host: Host): MachineNetworkHost => ({
   inventory: host.attributes.inventory as string | undefined,
   freeAddresses: host.attributes.free_addresses as string | undefined,
 });
-
-function hostCounts(hosts: Host[]) {
-  return {
-    total: hosts.length,
-    enabled: hosts.length,
-    ready: hosts.filter((h) => h.status === 'known').length,
-  };
-}
-
-/**
- * Upstream's answers to an update and an import carry the cluster's creation time as
- * image_info.created_at (seen on its service); its other answers carry Go's zero time there.
- */
-export const withCreationAsImageTime = (view: Record<string, unknown>, cluster: Cluster) => ({
-  ...view,
-  image_info: { ...(view.image_info as object | undefined), created_at: cluster.createdAt },
-});
-
-/**
- * The answers about one cluster (create, get, update, import) carry its operator bundles, derived from its
- * operators' source_bundles; upstream's listings and other answers do not.
- */
-export const withOperatorBundles = (view: Record<string, unknown>, cluster: Cluster) => ({
-  ...view,
-  operator_bundles: operatorBundlesOf(cluster.attributes.monitored_operators),
-});
-
-/**
- * The cluster document. `hostStages`: its hosts list their progress_stages, as upstream's answers
- * about one cluster do (get, update, cancel, reset); its listings and its install answer do not.
- */
-export async function describeCluster(store: Store, cluster: Cluster, options: { withHosts: boolean; hostStages: boolean }): Promise<Record<string, unknown>> {
-  // The counts and networks read only statuses and inventories: liveness only shows in the hosts.
-  const hosts = await store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId }, { liveness: options.withHosts });
-  const stages: ProgressStagesSource = options.hostStages ? { singleNode: isSingleNodeCluster(cluster) } : 'not-listed';
-  return {
-    ...clusterWireView(cluster, { counts: hostCounts(hosts), hosts: options.withHosts ? hosts.map((host) => hostView(host, stages)) : [] }),
-    host_networks: hostNetworks(hosts),
-  };
-}
 
 /** The domain of a signed-in user's email, which upstream records on the clusters they register. */
 function emailDomainOf(principal: Principal): { emailDomain?: string } {

@@ -6,12 +6,12 @@
  * base plus the few MiB window around the rewritten areas, so building one costs the same for a
  * 100 MiB or a 1 GiB base. Objects are named by a hash of what went into them and reused.
  */
-import type { ServiceConfig } from '../platform/config.js';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
-import { discoveryIgnitionText, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
+import { discoveryIgnitionText, type DiscoveryIgnitionInput, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
+import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
 import { badRequest, conflict, notFound, unauthorized } from '../domain/core/errors.js';
@@ -70,8 +70,22 @@ export interface DiscoveryImageDeps {
   syntheticBaseImages?: SyntheticBaseImages;
   /** For disconnected-iso infra-envs, whose ignition is the agent-based installer's unconfigured one. */
   unconfiguredIgnitions?: UnconfiguredIgnitions;
-  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> &
-    Partial<Pick<ServiceConfig, 'agentTokenTtlSeconds'>> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
+  config: DiscoveryImageSettings;
+}
+
+/**
+ * The slice of the service's settings a discovery image (and discovery.ign) is made from; the
+ * composition root hands over its whole config, which has these fields.
+ */
+export interface DiscoveryImageSettings {
+  /** Base URL clients reach the API at: the image's URLs point there. */
+  publicUrl: string;
+  imageUrlTtlSeconds: number;
+  /** Signs the agent token baked into the image. */
+  agentSigningKeyPem?: string | undefined;
+  mirrorRegistries?: DiscoveryIgnitionInput['mirrorRegistries'];
+  agentTokenTtlSeconds?: number;
+  agent?: Pick<AgentSettings, 'image'>;
 }
 
 /** What one base image is, written next to it at import. */

@@ -1,6 +1,6 @@
 import type { HostUpdateParams } from '../../contracts/wire.js';
 import { conflict } from '../domain/core/errors.js';
-import { withoutNullFields } from '../domain/core/validation.js';
+import { withoutNullFields } from '../../contracts/input-checks.js';
 import { isSingleNodeCluster } from '../domain/cluster/cluster.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { applyHostUpdate, bindHost, hostChangeAnswer, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost, type ProgressStagesSource } from '../domain/host/host.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ADD_HOSTS_CLUSTER_KIND, createImportedClusterRecord, importAnswer, type ImportClusterParams } from '../domain/cluster/imported-cluster.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { describeCluster } from './clusters.js';
+import { describeCluster } from './cluster-view.js';
 import { recordEvent } from './events.js';
 import { actorName, type Principal } from './principal.js';
 

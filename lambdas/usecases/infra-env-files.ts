@@ -2,7 +2,6 @@
  * GET /v2/infra-envs/{id}/downloads/files: the discovery ignition, the iPXE script and the static
  * network files of an infra-env, generated on each request from its current settings.
  */
-import type { ServiceConfig } from '../platform/config.js';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import { discoveryIgnitionText, generatedStaticNetworkFiles, staticNetworkEntries, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
 import type { InfraEnv } from '../domain/core/entities.js';
@@ -19,9 +18,9 @@ import { disconnectedIgnitionText } from './disconnected-ignition.js';
 import { findInfraEnv } from './access.js';
 import { agentTokenEpochOf, issueInfraEnvAgentToken, issueInfraEnvUrlToken } from './agent-tokens.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS } from '../domain/auth/agent-token.js';
-import { signImageToken } from './discovery-image.js';
+import { signImageToken, type DiscoveryImageSettings } from './discovery-image.js';
 import type { Principal } from './principal.js';
-import { requireSecretAccess } from './api-tokens.js';
+import { requireSecretAccess } from './secret-access.js';
 import { noteCredentialHolder } from './credential-holders.js';
 
 export const INFRA_ENV_FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'] as const;
@@ -31,8 +30,7 @@ export interface InfraEnvFilesDeps {
   clock: Clock;
   /** For disconnected-iso infra-envs, whose discovery.ign is the agent-based installer's unconfigured ignition. */
   unconfiguredIgnitions?: UnconfiguredIgnitions;
-  config: Pick<ServiceConfig, 'publicUrl' | 'imageUrlTtlSeconds' | 'agentSigningKeyPem' | 'mirrorRegistries'> &
-    Partial<Pick<ServiceConfig, 'agentTokenTtlSeconds'>> & { agent?: Pick<ServiceConfig['agent'], 'image'> };
+  config: DiscoveryImageSettings;
 }
 
 export interface InfraEnvFileQuery {

@@ -6,17 +6,16 @@ import { applyInfraEnvUpdate, createInfraEnvRecord, imageInfoDetails, infraEnvFe
 import { isDisconnectedCluster } from '../domain/cluster/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
-import { withoutNullFields, type Params } from '../domain/core/validation.js';
-import { normalizeCpuArchitecture, osImageVersionFor } from '../domain/catalogues/catalogues.js';
+import { withoutNullFields, type Params } from '../../contracts/input-checks.js';
+import { normalizeCpuArchitecture, osImageVersionFor, resolveRelease } from '../domain/catalogues/catalogues.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findInfraEnv, stillThere } from './access.js';
 import { recordEvent, recordEvents, type RecordEventRequest } from './events.js';
-import { resolveRelease } from './clusters.js';
 import { prepareDiscoveryImage, removeDiscoveryImages, retainForImageUrls, signImageToken } from './discovery-image.js';
 import { actorName, type Principal } from './principal.js';
-import { maySeeSecrets, requireSecretAccess, withoutProxyCredentials } from './api-tokens.js';
+import { maySeeSecrets, requireSecretAccess, withoutProxyCredentials } from './secret-access.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { newImageTokenKey, noteCredentialHolder, withNewSigningKey } from './credential-holders.js';
 

@@ -13,7 +13,7 @@ import { consoleEnabled, installConfigJson, installConfigOverridesProblem, insta
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
-import { mayReadPullSecret, maySeeSecrets } from './api-tokens.js';
+import { mayReadPullSecret, maySeeSecrets } from './secret-access.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 

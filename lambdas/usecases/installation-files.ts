@@ -28,14 +28,13 @@ import {
 import { parseDownloadLogsType } from '../domain/install/logs.js';
 import { installConfigYamlWithoutPullSecret } from '../domain/install/install-config.js';
 import { contentDisposition, isManifestFolder } from '../domain/install/manifests.js';
-import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/core/object-keys.js';
+import { clusterObjectPrefix, hostIgnitionObjectKey, INSTALLATION_BUCKET, installationObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { mayReadPullSecret, maySeeSecrets, requireSecretAccess } from './api-tokens.js';
+import { mayReadPullSecret, maySeeSecrets, requireSecretAccess } from './secret-access.js';
 import { recordEvent } from './events.js';
-import { INSTALLATION_BUCKET } from './installation-progress.js';
 import { downloadClusterLogs } from './logs.js';
 import type { Principal } from './principal.js';
 

@@ -23,14 +23,14 @@ import {
   type OperatorReport,
 } from '../domain/install/installation-progress.js';
 import type { HostStage } from '../domain/host/host-states.js';
-import { installationObjectKey } from '../domain/core/object-keys.js';
+import { INSTALLATION_BUCKET, installationObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { refreshCluster } from './cluster-refresh.js';
-import { describeCluster } from './clusters.js';
+import { describeCluster } from './cluster-view.js';
 import { causedBy, hostWrite, recordEvent, recordEvents } from './events.js';
 import { forgetPeers } from './host-refresh.js';
 import type { Principal } from './principal.js';
@@ -45,8 +45,6 @@ export interface InstallationDeps {
 
 type ClusterKey = { orgId: string; clusterId: string };
 
-/** Where the installation's generated files live (the workflow writes them there). */
-export const INSTALLATION_BUCKET = 'files';
 /** Upstream keeps at most this much of a controller's error text. */
 const MAX_ERROR_INFO = 2_048;
 

@@ -192,15 +192,6 @@ export async function publishDnsRecords(deps: InstallWorkflowDeps, input: Instal
   return { ...input, proceed: true, dns: zone };
 }
 
-/** Removes what publishDnsRecords created (deregistering the cluster). */
-export async function removeDnsRecords(deps: Pick<InstallWorkflowDeps, 'dns' | 'store' | 'clock'>, cluster: Cluster): Promise<void> {
-  const zone = cluster.attributes.dns_zone as string | undefined;
-  const records = cluster.attributes.dns_records;
-  if (!zone || !records?.length) return;
-  await deps.dns.remove(zone, records);
-  await recordEvent(deps, { name: 'cluster_dns_records_deleted', subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
-}
-
 /** One look at the installation: re-judges the cluster (time-based transitions) and says whether it ended. */
 export async function followInstallation(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
   const cluster = await currentAttempt(deps, input);

@@ -24,7 +24,7 @@ import type { Workflows } from '../ports/workflows.js';
 import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { installationContext, refreshCluster } from './cluster-refresh.js';
-import { describeCluster } from './clusters.js';
+import { describeCluster } from './cluster-view.js';
 import { causedBy, clusterWrite, hostWrite, recordEvent, recordEvents } from './events.js';
 import { forgetPeers, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';

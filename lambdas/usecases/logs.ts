@@ -39,7 +39,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
-import { describeCluster } from './clusters.js';
+import { describeCluster } from './cluster-view.js';
 import { listEvents, recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 

@@ -24,6 +24,8 @@ import { recordEvent } from './events.js';
 import { actorName, type Principal, type UserPrincipal } from './principal.js';
 import { forgetInfraEnvTokens } from './agent-tokens.js';
 import { supersedingCredentialsOf } from './credential-holders.js';
+import { backoffMs } from '../domain/core/backoff.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface OrganisationDeps {
   store: Store;
@@ -70,7 +72,7 @@ export async function decidedAgainOnConflict<T>(what: string, decide: () => Prom
     } catch (error) {
       if (!(error instanceof ConcurrentModificationError)) throw error;
       if (attempt === DECISION_ATTEMPTS) throw new TooMuchContentionError(what, attempt);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      await sleep(backoffMs(attempt, { baseMs: 10 }));
     }
   }
 }

@@ -1,3 +1,4 @@
+import { roleAllows } from '../domain/auth/api-token.js';
 import { forbidden } from '../domain/core/errors.js';
 import type { Role } from '../domain/core/entities.js';
 
@@ -30,6 +31,44 @@ export function requireAgent(principal: Principal): asserts principal is Extract
 /** Operations of people and their API tokens (the router admits only userAuth; this states the intent). */
 export function requireSignedInUser(principal: Principal): asserts principal is UserPrincipal {
   if (principal.kind !== 'user') throw forbidden('This operation is for people and their API tokens, not for the discovery agent');
+}
+
+/** Whether the caller's role (an agent: its standing, which only reads) allows a kind of action. */
+export function requireRole(principal: Principal, action: 'read' | 'write' | 'manage-tokens'): void {
+  const allowed = principal.kind === 'agent' ? action === 'read' : roleAllows(principal.role, action);
+  if (!allowed) {
+    const whose = principal.kind === 'user' && principal.userId !== undefined ? 'Your role in the organisation' : "This token's role";
+    throw forbidden(`${whose} may not ${action === 'manage-tokens' ? 'manage API tokens' : action}`);
+  }
+}
+
+/**
+ * Who may call an operation, declared once per operation (handlers/api/operations/index.ts) and
+ * checked by the router before the operation's handler runs. openapi.yaml's security says which
+ * credentials are accepted at all; this says what each kind of caller may do with them:
+ * - 'read': every caller the credentials admit: people of any role, agents within their infra-env;
+ * - 'write': people whose role may change things (admin, user), never an agent;
+ * - 'people': people and their API tokens, of any role, never an agent (finer rules in the use case);
+ * - 'agent': the discovery agent only;
+ * - 'agent or write': the agent, or people who may write.
+ * Finer checks (who may receive a secret, manage tokens, administer the organisation) stay in the use cases.
+ */
+export type Access = 'read' | 'write' | 'people' | 'agent' | 'agent or write';
+
+/** Refuses a caller the operation's access does not admit (403, in the words each refusal always had). */
+export function authorize(principal: Principal, access: Access): void {
+  switch (access) {
+    case 'read':
+    case 'write':
+      return requireRole(principal, access);
+    case 'people':
+      return requireSignedInUser(principal);
+    case 'agent':
+      return requireAgent(principal);
+    case 'agent or write':
+      if (principal.kind === 'user') requireRole(principal, 'write');
+      return;
+  }
 }
 
 /**

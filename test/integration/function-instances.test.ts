@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import { toLambdaRecord } from '../../bin/local/streams-local.js';
-import { isHostRecord } from '../../lambdas/adapters/dynamodb/stream-records.js';
+import { isHostRecord } from '../../lambdas/platform/stream-records.js';
 import { container } from '../../lambdas/platform/container.js';
 import { API_VIP, apiClient, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient } from '../support/cluster-lab.js';
 import { PULL_SECRET } from '../support/fixtures.js';

@@ -10,33 +10,18 @@ import { Resolver } from 'node:dns/promises';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 import { apiClient, API_VIP, eventually, INGRESS_VIP, readyCluster, type ApiClient, type Json, type LabCluster } from '../support/cluster-lab.js';
+import { createIngressCa } from '../../agent/src/controller/ingress-ca.js';
 
 const STAGES: Record<string, string[]> = {
   bootstrap: ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done'],
   master: ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting', 'Configuring', 'Joined', 'Done'],
   worker: ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting', 'Waiting for ignition', 'Configuring', 'Joined', 'Done'],
 };
-
-function ingressCa(): string {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = '01';
-  cert.validity.notBefore = new Date();
-  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-  const subject = [{ name: 'commonName', value: 'ingress-operator@1' }];
-  cert.setSubject(subject);
-  cert.setIssuer(subject);
-  cert.setExtensions([{ name: 'basicConstraints', cA: true }]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
 
 describe('installing a cluster through the REST API', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
@@ -145,7 +130,7 @@ describe('installing a cluster through the REST API', () => {
       expect(put.status, put.text).toBe(200);
     }
     const cert = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${lab.clusterId}/uploads/ingress-cert`, {
-      method: 'POST', headers: { ...lab.agent, 'Content-Type': 'application/json' }, body: JSON.stringify(ingressCa()),
+      method: 'POST', headers: { ...lab.agent, 'Content-Type': 'application/json' }, body: JSON.stringify(createIngressCa().certificatePem),
     });
     expect(cert.status, await cert.text()).toBe(201);
     const complete = await api.call('POST', `/clusters/${lab.clusterId}/actions/complete-installation`, { is_success: true }, lab.agent);

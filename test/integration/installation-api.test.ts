@@ -6,8 +6,7 @@
  * operators, uploads the ingress CA and completes; the files the workflow would write are put
  * through the BlobStore port and downloaded by users, agents and presigned URLs.
  */
-import { generateKeyPairSync, randomUUID, X509Certificate } from 'node:crypto';
-import forge from 'node-forge';
+import { randomUUID, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { transitionCluster, type ClusterStatus } from '../../lambdas/domain/cluster/cluster-state-machine.js';
@@ -22,24 +21,13 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
+import { selfSignedCa } from '../../agent/src/controller/ingress-ca.js';
 
 type Json = Record<string, any>;
 type Reply = { status: number; body: any; bytes: Buffer; headers: Headers };
 
 /** A self-signed CA certificate, as openshift-install and the ingress operator make them. */
-function caCertificate(commonName: string): string {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  cert.serialNumber = '02';
-  cert.validity.notBefore = new Date('2025-01-01T00:00:00Z');
-  cert.validity.notAfter = new Date('2035-01-01T00:00:00Z');
-  cert.setSubject([{ name: 'commonName', value: commonName }]);
-  cert.setIssuer([{ name: 'commonName', value: commonName }]);
-  cert.setExtensions([{ name: 'basicConstraints', cA: true }]);
-  cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()), forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
+const caCertificate = (commonName: string): string => selfSignedCa(commonName).certificatePem;
 
 const subjectsOf = (bundle: string) =>
   (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem).subject);

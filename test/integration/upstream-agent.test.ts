@@ -27,7 +27,7 @@ import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { freePort, until } from '../support/net.js';
 import { testRuntime } from '../support/runtime.js';
 import { agentUnitOf, startLoopbackNamespace, startStandInTang, startUpstreamAgent, stepLines, type LoopbackNamespace, type UpstreamAgent } from '../support/upstream-agent.js';
-import { startBridge } from '../agent/runtime/netns-agent.js';
+import { startBridge } from '../../bench/support/netns-agent.js';
 
 type Json = Record<string, any>;
 

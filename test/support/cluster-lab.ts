@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET, sshPublicKey } from './fixtures.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Json = Record<string, any>;
 export const API_VIP = '192.168.111.5';
@@ -167,7 +168,7 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
     value = await read();
   }
   return value;

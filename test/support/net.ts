@@ -1,6 +1,7 @@
-export { freePort } from '../../bin/local/net.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { freePort } from '../../bin/local/net.js';
+export { sleep };
 
 /** Polls until `probe` yields a value; bounded by `timeoutMs`. */
 export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {

@@ -6,9 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
 import { createIngressCa } from '../../agent/src/controller/ingress-ca.js';
-import { installationObjectKey } from '../../lambdas/domain/core/object-keys.js';
+import { INSTALLATION_BUCKET, installationObjectKey } from '../../lambdas/domain/core/object-keys.js';
 import { container } from '../../lambdas/platform/container.js';
-import { INSTALLATION_BUCKET } from '../../lambdas/usecases/installation-progress.js';
 import { inventory, PULL_SECRET } from './fixtures.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';

@@ -23,6 +23,7 @@ import { answered, collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from '
 import { testRuntime } from './runtime.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 vi.mock('../../lambdas/domain/host/host-state-machine.js', async (importOriginal) => {
   const recorder = await import('./rule-recorder.js');
@@ -104,7 +105,7 @@ export async function scene(body: () => Promise<void>): Promise<Set<string>> {
   await body();
   // Instances report their rules over a channel: what they answered before the last reply arrives just after it.
   await streams.drained();
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await sleep(50);
   const seen = new Set(answered.slice(start));
   for (const pair of seen) driven.add(pair);
   return seen;

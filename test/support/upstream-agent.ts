@@ -13,7 +13,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { forwarderScript } from '../agent/runtime/netns-agent.js';
+import { forwarderScript } from '../../bench/support/netns-agent.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export { agentUnitOf } from '../../bench/support/agent-unit.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -67,7 +70,7 @@ export async function startLoopbackNamespace(options: { socketPath: string; port
       child.kill('SIGKILL');
       throw new Error(`the loopback namespace did not come up: ${errors.join('')}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
@@ -75,7 +78,7 @@ export async function startLoopbackNamespace(options: { socketPath: string; port
     url,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      await Promise.race([exited, sleep(5_000)]);
     },
   };
 }
@@ -139,11 +142,11 @@ export function startUpstreamAgent(options: {
         // device. (Signalling run-agent.sh itself again while that trap runs would cut it short.)
         const agentPid = readOr(path.join(dir, 'agent.pid')).trim();
         if (agentPid) spawnSync(path.join(tool, 'stop.sh'), [agentPid], { timeout: 30_000 });
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        await Promise.race([exited, sleep(15_000)]);
         if (child.exitCode === null && child.signalCode === null) {
           const runPid = readOr(path.join(dir, 'run.pid')).trim();
           spawnSync(path.join(tool, 'stop.sh'), [runPid || String(child.pid)], { timeout: 30_000 });
-          await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+          await Promise.race([exited, sleep(15_000)]);
         }
       }
       // Whatever happened above, no loop device stays attached to this agent's disk.
@@ -151,14 +154,6 @@ export function startUpstreamAgent(options: {
       for (const device of attached.split('\n').map((line) => line.split(':')[0]!).filter(Boolean)) spawnSync('losetup', ['-d', device]);
     },
   };
-}
-
-/** The agent token and --agent-version image of an infra-env's discovery ignition, as a booted host finds them. */
-export function agentUnitOf(discoveryIgnition: string): { token: string; image: string } {
-  const token = /PULL_SECRET_TOKEN=([^"\\\s]+)/.exec(discoveryIgnition)?.[1];
-  const image = /--agent-version[ =]([^"\\\s]+)/.exec(discoveryIgnition)?.[1];
-  if (!token || !image) throw new Error('the discovery ignition carries no agent.service with PULL_SECRET_TOKEN and --agent-version');
-  return { token, image };
 }
 
 /** Step-runner log lines about one step type: what was handed and what was replied. */
@@ -195,7 +190,7 @@ setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 500);
       child.kill('SIGKILL');
       throw new Error('the stand-in tang server did not start');
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
-import type { Params } from '../../lambdas/domain/core/validation.js';
+import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import type { ResolvedRelease } from '../../lambdas/domain/catalogues/catalogues.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
-import { noProxyProblem } from '../../lambdas/domain/core/validation.js';
+import { noProxyProblem } from '../../contracts/input-checks.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { ResolvedRelease } from '../../lambdas/domain/catalogues/catalogues.js';
 

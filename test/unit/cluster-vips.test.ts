@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
-import type { Params } from '../../lambdas/domain/core/validation.js';
+import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import type { MachineNetworkHost } from '../../lambdas/domain/network/machine-network.js';

@@ -15,7 +15,7 @@ const contractsRoot = path.resolve(import.meta.dirname, '..', '..', 'contracts')
 
 /** Each group's floor. The same table is drawn in docs/architecture.md. */
 const FLOOR_OF_GROUP: Record<string, number> = {
-  core: 0, // records, errors, input checks, the state-rule engine, validation ids
+  core: 0, // records, errors, the state-rule engine, validation ids
   catalogues: 1, // the data files and what reads them
   events: 1, // the event catalogue
   host: 2, // a host: states, rules, facts, inventory, validations

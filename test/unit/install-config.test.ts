@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { applyClusterUpdate, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
-import type { Params } from '../../lambdas/domain/core/validation.js';
+import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
 import type { HostRole } from '../../lambdas/domain/host/host-states.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';

@@ -3,8 +3,7 @@
  * percentages and refusals, finalizing stages, operator reports, the ingress CA merged into the
  * kubeconfig (with real certificates), download rules, installer arguments and ignition overrides.
  */
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import forge from 'node-forge';
+import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
@@ -33,6 +32,7 @@ import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import { clusterWireView } from '../../lambdas/domain/cluster/cluster.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
+import { selfSignedCa } from '../../agent/src/controller/ingress-ca.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
@@ -251,20 +251,7 @@ describe('finalizing stages and monitored operators', () => {
 });
 
 /** A self-signed CA certificate, as openshift-install and the ingress operator make them. */
-function caCertificate(commonName: string): string {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  cert.serialNumber = '01';
-  cert.validity.notBefore = new Date('2025-01-01T00:00:00Z');
-  cert.validity.notAfter = new Date('2035-01-01T00:00:00Z');
-  const name = [{ name: 'commonName', value: commonName }];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([{ name: 'basicConstraints', cA: true }]);
-  cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()), forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
+const caCertificate = (commonName: string): string => selfSignedCa(commonName).certificatePem;
 
 describe('ingress CA into the kubeconfig', () => {
   const apiCa = caCertificate('kube-apiserver-lb-signer');

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatInvitationCode, parseApiToken, parseInvitationCode } from '../../lambdas/domain/auth/api-token.js';
 import type { OrganisationMember, Role } from '../../lambdas/domain/core/entities.js';
-import { displayTextProblem } from '../../lambdas/domain/core/validation.js';
+import { displayTextProblem } from '../../contracts/input-checks.js';
 import { capacityProblem, lastAdminProblem, lesserRole, MAX_MEMBERS, organisationNameProblem, roleWithin, sameEmail, withMember, withoutMember } from '../../lambdas/domain/auth/organisation.js';
 
 const ROLES: Role[] = ['admin', 'user', 'read-only'];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { deflateRawSync } from 'node:zlib';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { hostChangesOf } from '../../lambdas/adapters/dynamodb/stream-records.js';
+import { hostChangesOf } from '../../lambdas/platform/stream-records.js';
 
 const item = (status: string, extra: Record<string, unknown> = {}) => ({
   pk: 'ORG#o#INFRAENV#i#HOST#h', sk: 'HOST', orgId: 'o', infraEnvId: 'i', hostId: 'h', clusterId: 'c', status, version: 2,

@@ -14,6 +14,14 @@ export interface IngressCa {
 }
 
 export function createIngressCa(now: Date = new Date()): IngressCa {
+  return selfSignedCa(`ingress-operator@${Math.floor(now.getTime() / 1000)}`, now);
+}
+
+/**
+ * A self-signed RSA CA of this common name, valid from a minute before `now` for two years: the
+ * shape of the CAs a cluster's operators make (the tests make the cluster's other CAs with it).
+ */
+export function selfSignedCa(commonName: string, now: Date = new Date()): IngressCa {
   // Node's native key generation: forge's pure-JS RSA takes seconds.
   const { publicKey, privateKey } = generateKeyPairSync('rsa', {
     modulusLength: 2048,
@@ -26,7 +34,7 @@ export function createIngressCa(now: Date = new Date()): IngressCa {
   certificate.serialNumber = `01${randomBytes(15).toString('hex')}`;
   certificate.validity.notBefore = new Date(now.getTime() - 60_000);
   certificate.validity.notAfter = new Date(now.getTime() + VALIDITY_DAYS * 86_400_000);
-  const subject = [{ name: 'commonName', value: `ingress-operator@${Math.floor(now.getTime() / 1000)}` }];
+  const subject = [{ name: 'commonName', value: commonName }];
   certificate.setSubject(subject);
   certificate.setIssuer(subject);
   certificate.setExtensions([

@@ -2,6 +2,7 @@
  * What the installer and the controller read back from the service: `GET /v2/clusters/{id}` with its
  * hosts, and bounded waits on it.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import type { AgentLog, ApiCallOptions, ApiTransport } from '../contracts.js';
 
 export interface ClusterHostView {
@@ -56,16 +57,10 @@ export class AbortedError extends Error {
   }
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
+/** Waits `ms`, or less when the signal aborts: then without an error, for the caller checks its signal. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  await wait(Math.max(0, ms), undefined, { signal }).catch((error: unknown) => {
+    if (!signal?.aborted) throw error;
   });
 }
 

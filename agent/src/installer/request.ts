@@ -4,6 +4,7 @@
  * allow-list, must-gather images, proxy URLs, OpenShift version, disk paths.
  */
 import { parseInstallerArgs } from './installer-args.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 export interface InstallProxy {
   readonly http_proxy?: string;
@@ -50,10 +51,6 @@ const VERSION = /^v?\d+(\.\d+)*(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 const ROLES = ['master', 'worker', 'bootstrap', 'arbiter', 'auto-assign'];
 const MUST_GATHER_OPERATORS = ['cnv', 'lso', 'ocs', 'odf', 'ocp'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function optionalString(body: Record<string, unknown>, key: string): string | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
@@ -95,7 +92,7 @@ function validateMustGather(value: string): void {
   let images: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(value);
-    images = isObject(parsed) ? parsed : { ocp: value };
+    images = isJsonObject(parsed) ? parsed : { ocp: value };
   } catch {
     images = { ocp: value };
   }
@@ -117,7 +114,7 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
   } catch (error) {
     return { ok: false, error: `install: InstallCmdRequest is not valid JSON: ${(error as Error).message}` };
   }
-  if (!isObject(body)) return { ok: false, error: 'install: InstallCmdRequest must be a JSON object' };
+  if (!isJsonObject(body)) return { ok: false, error: 'install: InstallCmdRequest must be a JSON object' };
   try {
     const clusterId = requiredString(body, 'cluster_id');
     const infraEnvId = requiredString(body, 'infra_env_id');
@@ -146,7 +143,7 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     if (mustGather) validateMustGather(mustGather);
     let proxy: InstallProxy | undefined;
     if (body['proxy'] !== undefined && body['proxy'] !== null) {
-      if (!isObject(body['proxy'])) throw new Error('proxy must be an object');
+      if (!isJsonObject(body['proxy'])) throw new Error('proxy must be an object');
       const rawProxy = body['proxy'];
       proxy = {
         http_proxy: optionalString(rawProxy, 'http_proxy'),

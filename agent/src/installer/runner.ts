@@ -11,6 +11,7 @@ import { isAddHostsInstall, isControlPlane, readCluster, stageOf, waitFor, type 
 import { WriteProgressTracker } from './progress.js';
 import type { ValidatedInstallRequest } from './request.js';
 import { installFlow, type HostStage, type InstallFlow } from './stages.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Everything that waits on other hosts or on the new cluster gets these. */
 export interface WaitContext {
@@ -232,7 +233,7 @@ async function writeImageToDisk(
       lastError = error as Error;
       log.warn(`writing image to disk failed (attempt ${attempt} of ${attempts})`, { error: lastError.message });
       if (signal.aborted) break;
-      if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, options.writeRetryPauseMs ?? 1_000));
+      if (attempt < attempts) await sleep(options.writeRetryPauseMs ?? 1_000);
     }
   }
   throw new Error(`failed to write image to disk: ${lastError?.message ?? 'stopped'}`);

@@ -14,19 +14,10 @@ import { stripKeys, type IndexAttributes, type Item, type ItemKey } from './keys
 import { packItem, unpackItem } from './packing.js';
 import type { WriteGuard } from './host-liveness.js';
 import { queryAll, queryPage, type IndexQuery } from './queries.js';
+import { backoffMs } from '../../domain/core/backoff.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type TransactWriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Full-jitter exponential backoff: spreads the retries of writers that collided on one item so
- * the number of attempts stays near linear in the number of writers instead of quadratic.
- */
-function backoffMs(attempt: number): number {
-  const cap = Math.min(2_000, 10 * 2 ** attempt);
-  return Math.random() * cap;
-}
 
 export interface EntitySpec<T, K> {
   name: string;
@@ -163,7 +154,7 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
         return await this.replace({ ...changed, version: current.version });
       } catch (error) {
         if (!(error instanceof ConcurrentModificationError)) throw error;
-        await sleep(backoffMs(attempt));
+        await sleep(backoffMs(attempt, { baseMs: 10 }));
       }
     }
     throw new TooMuchContentionError(this.spec.name, this.maxAttempts);

@@ -24,6 +24,8 @@ import type { ClusterKey, HostKey, HostLiveness, InfraEnvKey, Page, PageRequest,
 import { LONG_CHECKS, LONG_CHECKS_HANDED_AT } from '../../domain/agent/agent-protocol.js';
 import { SILENCE_VERDICTS } from '../../domain/host/host-watch.js';
 import type { Item, ItemKey } from './keys.js';
+import { backoffMs } from '../../domain/core/backoff.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type HostRepository = Store['hosts'];
 
@@ -228,7 +230,7 @@ export class HostLivenessItems {
       let wanted: Item[] = partitions.slice(start, start + BATCH_GET_LIMIT).map((pk) => ({ pk, sk: LIVENESS_SORT_KEY }));
       for (let attempt = 0; wanted.length > 0; attempt += 1) {
         if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`liveness of ${wanted.length} hosts still unread after ${BATCH_GET_ATTEMPTS} attempts`);
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+        if (attempt > 0) await sleep(backoffMs(attempt, { baseMs: 25 }));
         const result = await this.doc.send(new BatchGetCommand({
           RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', CONNECTIVITY_CHECKED_AT, '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
         }));

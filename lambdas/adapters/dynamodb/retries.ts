@@ -8,6 +8,8 @@
  * the standard strategy stands.
  */
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { backoffMs } from '../../domain/core/backoff.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type RetryStrategyV2 = Extract<NonNullable<DynamoDBClientConfig['retryStrategy']>, { acquireInitialRetryToken: unknown }>;
 type RetryErrorInfo = Parameters<RetryStrategyV2['refreshRetryTokenForRetry']>[1];
@@ -27,7 +29,7 @@ export function unmeteredRetries(maxAttempts: number): RetryStrategyV2 {
       const retries = previous.getRetryCount() + 1;
       const retryable = errorInfo.errorType === 'THROTTLING' || errorInfo.errorType === 'TRANSIENT';
       if (!retryable || retries >= maxAttempts) throw new Error(`No retry: ${retryable ? `${maxAttempts} attempts made` : `a ${errorInfo.errorType} error`}`);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retries)));
+      await sleep(backoffMs(retries, { baseMs: BASE_DELAY_MS, capMs: MAX_DELAY_MS }));
       return token(retries);
     },
     recordSuccess() {},

@@ -26,6 +26,8 @@ import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
 import { unpackItem } from './packing.js';
 import { queryAll, queryPage } from './queries.js';
 import type { SdkClientOptions } from '../sdk-client.js';
+import { backoffMs } from '../../domain/core/backoff.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What the active index is read for: a few hundred bytes per host instead of its inventory and replies. */
 export const WATCHED_HOST_PROJECTION: readonly string[] = [
@@ -243,7 +245,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
           let requests = events.slice(start, start + BATCH_WRITE_LIMIT).map((event) => ({ PutRequest: { Item: eventItem(event) } }));
           for (let attempt = 0; requests.length > 0; attempt += 1) {
             if (attempt === BATCH_WRITE_ATTEMPTS) throw new TooMuchContentionError('events', BATCH_WRITE_ATTEMPTS);
-            if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+            if (attempt > 0) await sleep(backoffMs(attempt, { baseMs: 25 }));
             const written = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
             requests = (written.UnprocessedItems?.[table] ?? []) as typeof requests;
           }

@@ -4,7 +4,7 @@
  * one consistent record and is written conditionally on its version.
  */
 import type { Organisation, OrganisationMember, Role } from '../core/entities.js';
-import { displayTextProblem } from '../core/validation.js';
+import { displayTextProblem } from '../../../contracts/input-checks.js';
 
 /**
  * An organisation's members live on its record (at most 400 KB in DynamoDB): this bound keeps the

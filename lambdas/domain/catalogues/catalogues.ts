@@ -210,6 +210,15 @@ export function osImageVersionFor(requestedVersion: string | undefined, cpuArchi
   throw badRequest(`No OS image for Openshift version ${requested} and architecture ${arch}: The requested OS image for version (${requested}) and CPU architecture (${arch}) isn't specified in OS images list`);
 }
 
+/** The release resolveOpenshiftVersion finds, or a 400 saying where the offered ones are listed. */
+export function resolveRelease(version: string, cpuArchitecture = 'x86_64'): ResolvedRelease {
+  const release = resolveOpenshiftVersion(version, cpuArchitecture);
+  if (!release) {
+    throw badRequest(`OpenShift ${version} for ${cpuArchitecture} is not offered; GET /v2/openshift-versions lists what is`);
+  }
+  return release;
+}
+
 /** CPU architectures offered for a version ("4.18", "4.18.52"), `multi` included when offered. */
 export function cpuArchitecturesOf(version: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): string[] {
   const base = stripMultiSuffix(version.trim());

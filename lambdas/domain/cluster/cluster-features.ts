@@ -18,7 +18,7 @@ import {
 } from '../catalogues/feature-support.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterAttributes } from '../core/entities.js';
-import { parseCidr } from '../core/validation.js';
+import { parseCidr } from '../../../contracts/input-checks.js';
 
 const NETWORK_TYPE_FEATURES: Record<string, FeatureId> = {
   OpenShiftSDN: 'SDN_NETWORK_TYPE',

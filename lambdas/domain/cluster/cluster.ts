@@ -35,7 +35,7 @@ import {
   pullSecretProblem,
   sshPublicKeyProblem,
   type Params,
-} from '../core/validation.js';
+} from '../../../contracts/input-checks.js';
 import type { ResolvedRelease } from '../catalogues/catalogues.js';
 import {
   builtinMonitoredOperators,

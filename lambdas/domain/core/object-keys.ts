@@ -10,6 +10,9 @@ export function manifestObjectKey(orgId: string, clusterId: string, folder: stri
   return `${clusterObjectPrefix(orgId, clusterId)}manifests/${folder}/${fileName}`;
 }
 
+/** The bucket the installation's objects (the keys below) live in: the workflow writes them there. */
+export const INSTALLATION_BUCKET = 'files';
+
 /**
  * What preparing an installation writes: install-config.yaml, the installer's outputs
  * (bootstrap/master/worker.ign, metadata.json, kubeconfig-noingress, kubeadmin-password) and,

@@ -6,6 +6,7 @@
 import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import catalogueData from './catalogue.json' with { type: 'json' };
 import serviceCatalogueData from './service-catalogue.json' with { type: 'json' };
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 /** How a catalogue property is typed; `optional-uuid` is upstream's UUID_PTR (e.g. a host's cluster). */
 export type PropertyType = 'uuid' | 'optional-uuid' | 'string' | 'integer' | 'boolean';
@@ -198,7 +199,6 @@ export interface EventView {
   props?: string;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The value with every object's keys in sorted order, as upstream's JSON encoder writes props (Go
@@ -206,7 +206,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  */
 function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isPlainObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
 }
 

@@ -15,9 +15,10 @@
  */
 import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
-import { displayTextProblem } from '../core/validation.js';
+import { displayTextProblem } from '../../../contracts/input-checks.js';
 import type { Schemas } from '../../../contracts/wire.js';
 import { looksLikeSecret } from './events.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 export type TriggerEventParams = Schemas['event'];
 
@@ -38,7 +39,6 @@ function categoryOf(category: string | undefined): TriggeredCategory {
   return known;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The properties `props` carries, by upstream's reading of it; undefined when it carries none. */
 export function triggeredEventProps(props: string | undefined): Record<string, unknown> | undefined {
@@ -51,7 +51,7 @@ export function triggeredEventProps(props: string | undefined): Record<string, u
   }
   const items = Array.isArray(parsed) ? parsed : [parsed];
   let pairs: [string, unknown][] = [];
-  if (items.length === 1 && isPlainObject(items[0])) {
+  if (items.length === 1 && isJsonObject(items[0])) {
     pairs = Object.entries(items[0]);
   } else if (items.length > 1 && items.length % 2 === 0) {
     for (let index = 0; index < items.length; index += 2) {

@@ -7,7 +7,7 @@ import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../cor
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
-import { hostnameProblem } from '../core/validation.js';
+import { hostnameProblem } from '../../../contracts/input-checks.js';
 import { stagesFor, type HostStage } from './host-states.js';
 import type { HostUpdateParams } from '../../../contracts/wire.js';
 

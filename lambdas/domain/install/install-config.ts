@@ -13,7 +13,7 @@ import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../core/entities.js';
 import { conflict } from '../core/errors.js';
 import { isBelow, majorMinor, parseBaseVersion } from '../core/ocp-version.js';
-import { overlaps, parseCidr, proxyUrlWithoutCredentials } from '../core/validation.js';
+import { overlaps, parseCidr, proxyUrlWithoutCredentials } from '../../../contracts/input-checks.js';
 import { hostInventory, type Inventory } from '../host/inventory.js';
 
 // ---------------------------------------------------------------- upstream's typed model

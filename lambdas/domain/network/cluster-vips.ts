@@ -12,7 +12,7 @@
 import { featureSupportLevel } from '../catalogues/feature-support.js';
 import { calculateMachineNetworkCidr, ipInCidr, verifyVipInMachineNetwork, type MachineNetworkHost, type VipCheck } from './machine-network.js';
 import { isBelow } from '../core/ocp-version.js';
-import { ipFamily, parseCidr } from '../core/validation.js';
+import { ipFamily, parseCidr } from '../../../contracts/input-checks.js';
 
 /** The cluster as the VIP rules see it: the request's values, or the stored ones where upstream takes those. */
 export interface VipConfiguration {

@@ -5,7 +5,7 @@
  * inventory and free-network-addresses reply (JSON text).
  */
 import { Address4, Address6 } from 'ip-address';
-import { contains, parseCidr, type Cidr } from '../core/validation.js';
+import { contains, parseCidr, type Cidr } from '../../../contracts/input-checks.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 /** What the machine-network functions read of a host. */

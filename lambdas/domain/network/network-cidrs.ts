@@ -6,7 +6,7 @@
  * (network-prefix-valid, no-cidrs-overlapping), which fail later. An update of a network checks
  * its size, host prefix and overlaps at once. Pure.
  */
-import { parseCidr } from '../core/validation.js';
+import { parseCidr } from '../../../contracts/input-checks.js';
 
 /** Addresses a cluster or service network must hold at least: 2^7 (upstream's MinMaskDelta). */
 const MIN_CLUSTER_OR_SERVICE_MASK_DELTA = 7;

@@ -8,7 +8,7 @@ import { initializedAheadOfTraffic } from '../../platform/initialization.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import { authenticateUser } from '../../usecases/api-tokens.js';
 import { authenticateAgent, authenticateInfraEnvUrl } from '../../usecases/agent-tokens.js';
-import type { Principal } from '../../usecases/principal.js';
+import { authorize, type Principal } from '../../usecases/principal.js';
 import { describeValidationError } from './validation-messages.js';
 import { asRouterDocument } from './router-document.js';
 import { addRouterFormats } from './router-formats.js';
@@ -16,7 +16,7 @@ import { header } from './params.js';
 import { headersSent, isPayloadV2, payloadV2Result, restEventOf, unroutablePath } from './request-path.js';
 import { precompileOperationMatching } from './operation-matcher.js';
 import { operations, publicOperations } from './operations/index.js';
-import type { OperationId, RequestBody } from './context.js';
+import type { OperationContext, OperationId, Operation as OperationHandler, RequestBody } from './context.js';
 
 export const API_ROOT = '/api/assisted-install';
 
@@ -117,19 +117,23 @@ function createRouter(document: Document): OpenAPIBackend {
     },
   };
   const registerOperation = <Id extends OperationId>(operationId: Id) => {
-    const load = operations[operationId];
-    if (!load) return;
+    const entry = operations[operationId];
+    if (!entry) return;
     handlers[operationId] = async (c, event, lambda) => {
       const principal = Object.values(c.security ?? {}).find(
         (result): result is Principal => !!result && typeof result === 'object' && 'kind' in result,
       );
       if (!principal) throw unauthorized('Authentication is required');
-      const operation = await load();
-      return operation({ api: c, event, body: validatedBody<Id>(event), lambda, principal, ports: container() });
+      // The operation's declared access, before its handler (or its module) is loaded.
+      authorize(principal, entry.access);
+      // The handler is typed for the callers its access admits, which authorize has just checked.
+      const operation = (await entry.load()) as OperationHandler<Id>;
+      // openapi-backend matched the path against this operation's template: its params are the operation's.
+      return operation({ api: c as OperationContext<Id>, event, body: validatedBody<Id>(event), lambda, principal, ports: container() });
     };
   };
   for (const operationId of Object.keys(operations)) if (isImplemented(operationId)) registerOperation(operationId);
-  for (const [operationId, load] of Object.entries(publicOperations)) {
+  for (const [operationId, { load }] of Object.entries(publicOperations)) {
     handlers[operationId] = async (c, event, lambda) => (await load())({ api: c, event, lambda, ports: container() });
   }
   api.register(handlers as never);
@@ -183,7 +187,7 @@ const pathOf = (event: ApiEvent) => event.path.replace(/\/{2,}/g, '/');
 const router = createRouter(await routerDocument());
 if (initializedAheadOfTraffic()) {
   for (const operation of router.router.getOperations()) router.validator.getRequestValidatorsForOperation(operation.operationId!);
-  await Promise.all([...Object.values(operations), ...Object.values(publicOperations)].map((load) => load()));
+  await Promise.all([...Object.values(operations), ...Object.values(publicOperations)].map((entry) => entry.load()));
 }
 
 /** Whether openapi.yaml lets the operation this request is for take its body as text/plain. */

@@ -1,7 +1,10 @@
 import type { Context as OpenApiContext } from 'openapi-backend';
 
-/** Path parameters openapi-backend matched (validated against openapi.yaml before we run). */
-export function pathParam(api: OpenApiContext, name: string): string {
+/**
+ * A path parameter of the operation the request was routed to (matched and validated against
+ * openapi.yaml before we run): only a name that operation's path has is accepted.
+ */
+export function pathParam<Path extends object>(api: { request: { params: Path } }, name: keyof Path & string): string {
   return String(api.request.params[name]);
 }
 

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { hostChangesOf } from '../../adapters/dynamodb/stream-records.js';
+import { hostChangesOf } from '../../platform/stream-records.js';
 import { container } from '../../platform/container.js';
 import { taskHandler } from '../../platform/middleware.js';
 import { logger } from '../../platform/observability.js';

@@ -20,7 +20,7 @@ import { PULL_SECRET, sshPublicKey } from '../../support/fixtures.js';
 import { until } from '../../support/net.js';
 import { expectMatchesSchema } from '../../support/response-schema.js';
 import { testRuntime } from '../../support/runtime.js';
-import { spawnAgentInNetns, startBridge, type NetnsAgent } from './netns-agent.js';
+import { spawnAgentInNetns, startBridge, type NetnsAgent } from '../../../bench/support/netns-agent.js';
 
 type Json = Record<string, any>;
 const isRoot = process.getuid?.() === 0;

@@ -17,7 +17,7 @@ import {
 import { featureSupportLevel } from '../../catalogues/feature-support.js';
 import { isIpv6Cidr } from '../../network/machine-network.js';
 import { isValidVersion } from '../../core/ocp-version.js';
-import { overlaps, parseCidr } from '../../core/validation.js';
+import { overlaps, parseCidr } from '../../../../contracts/input-checks.js';
 
 /** Every node gets a /hostPrefix of the cluster network; it must hold at least 2^7 = 128 addresses. */
 const MIN_MASK_DELTA = 7;

@@ -4,7 +4,7 @@
  * output is deterministic (same input, same bytes), so images built twice are identical.
  */
 import { createHash } from 'node:crypto';
-import type { IpConfig, NetworkInterface, NmstateModel, Route } from './static-network-nmstate.js';
+import type { IpConfig, NetworkInterface, NmstateModel, Route } from '../../../../contracts/nmstate.js';
 
 export interface Keyfile {
   name: string;

@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { bindHostToCluster } from '../../../usecases/hosts.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 export const BindHost: Operation<'BindHost'> = async ({ api, body, principal, ports }) => {
-  requireRole(principal, 'write');
     return json(200, await bindHostToCluster(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body.cluster_id));
 };

@@ -1,11 +1,9 @@
 import { noContent } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { deregisterInfraEnv } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const DeregisterInfraEnv: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'write');
+export const DeregisterInfraEnv: Operation<'DeregisterInfraEnv'> = async ({ api, principal, ports }) => {
   await deregisterInfraEnv(ports, principal, pathParam(api, 'infra_env_id'));
   return noContent();
 };

@@ -1,12 +1,10 @@
 import { noContent } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { minimalInitrd } from '../../../usecases/discovery-image.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** The minimal ISO's extra ramdisk (static network files, rootfs proxy), or 204 when it would be empty. */
-export const DownloadMinimalInitrd: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const DownloadMinimalInitrd: Operation<'DownloadMinimalInitrd'> = async ({ api, principal, ports }) => {
   const ramdisk = await minimalInitrd(ports, principal, pathParam(api, 'infra_env_id'));
   if (!ramdisk) return noContent();
   return {

@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { imageDownloadUrl } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const GetInfraEnvDownloadURL: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const GetInfraEnvDownloadURL: Operation<'GetInfraEnvDownloadURL'> = async ({ api, principal, ports }) => {
   return json(200, await imageDownloadUrl(ports, principal, pathParam(api, 'infra_env_id')));
 };

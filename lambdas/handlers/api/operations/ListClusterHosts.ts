@@ -1,11 +1,9 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { listClusterHosts } from '../../../usecases/hosts.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryFlag, queryString } from '../params.js';
 
-export const ListClusterHosts: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const ListClusterHosts: Operation<'ListClusterHosts'> = async ({ api, principal, ports }) => {
   return json(200, await listClusterHosts(ports, principal, pathParam(api, 'cluster_id'), {
     role: queryString(api, 'role'),
     status: queryString(api, 'status'),

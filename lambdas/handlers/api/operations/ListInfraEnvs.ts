@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { listInfraEnvs } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 import { queryString } from '../params.js';
 
-export const ListInfraEnvs: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const ListInfraEnvs: Operation<'ListInfraEnvs'> = async ({ api, principal, ports }) => {
   return json(200, await listInfraEnvs(ports, principal, { clusterId: queryString(api, 'cluster_id') }));
 };

@@ -1,11 +1,9 @@
 import { noContent } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { regenerateSigningKey } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const RegenerateInfraEnvSigningKey: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'write');
+export const RegenerateInfraEnvSigningKey: Operation<'RegenerateInfraEnvSigningKey'> = async ({ api, principal, ports }) => {
   await regenerateSigningKey(ports, principal, pathParam(api, 'infra_env_id'));
   return noContent();
 };

@@ -1,9 +1,7 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { registerInfraEnv } from '../../../usecases/infra-envs.js';
 import type { Operation } from '../context.js';
 
 export const RegisterInfraEnv: Operation<'RegisterInfraEnv'> = async ({ body, principal, ports }) => {
-  requireRole(principal, 'write');
   return json(201, await registerInfraEnv(ports, principal, body));
 };

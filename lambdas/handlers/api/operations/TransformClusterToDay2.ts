@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { allowAddingHosts } from '../../../usecases/installation.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
-export const TransformClusterToDay2: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'write');
+export const TransformClusterToDay2: Operation<'TransformClusterToDay2'> = async ({ api, principal, ports }) => {
   return json(202, await allowAddingHosts(ports, principal, pathParam(api, 'cluster_id')));
 };

@@ -1,11 +1,9 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { cancelInstallation } from '../../../usecases/installation.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers cluster actions with 202 and the cluster. */
-export const V2CancelInstallation: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'write');
+export const V2CancelInstallation: Operation<'V2CancelInstallation'> = async ({ api, principal, ports }) => {
   return json(202, await cancelInstallation(ports, principal, pathParam(api, 'cluster_id')));
 };

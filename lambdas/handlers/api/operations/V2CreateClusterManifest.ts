@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { createManifest } from '../../../usecases/manifests.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 export const V2CreateClusterManifest: Operation<'V2CreateClusterManifest'> = async ({ api, body, principal, ports }) => {
-  requireRole(principal, 'write');
   return json(201, await createManifest(ports, principal, pathParam(api, 'cluster_id'), body));
 };

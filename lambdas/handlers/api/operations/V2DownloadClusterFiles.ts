@@ -1,6 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { contentDisposition } from '../../../domain/install/manifests.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadClusterFile, type DownloadedFile } from '../../../usecases/installation-files.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
@@ -15,7 +14,6 @@ export function fileResponse(file: DownloadedFile): APIGatewayProxyResult {
   };
 }
 
-export const V2DownloadClusterFiles: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const V2DownloadClusterFiles: Operation<'V2DownloadClusterFiles'> = async ({ api, principal, ports }) => {
   return fileResponse(await downloadClusterFile(ports, principal, pathParam(api, 'cluster_id'), queryString(api, 'file_name') ?? ''));
 };

@@ -1,13 +1,11 @@
 import { parseDownloadLogsType } from '../../../domain/install/logs.js';
 import { contentDisposition } from '../../../domain/install/manifests.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadClusterLogs } from '../../../usecases/logs.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
 
 /** The archive as upstream's file responder sends it: octet-stream under an attachment name. */
-export const V2DownloadClusterLogs: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const V2DownloadClusterLogs: Operation<'V2DownloadClusterLogs'> = async ({ api, principal, ports }) => {
   const file = await downloadClusterLogs(ports, principal, pathParam(api, 'cluster_id'), {
     logsType: parseDownloadLogsType(queryString(api, 'logs_type')),
     hostId: queryString(api, 'host_id'),

@@ -1,9 +1,7 @@
 import { clusterDefaultConfig } from '../../../domain/catalogues/catalogues.js';
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
 
-export const V2GetClusterDefaultConfig: Operation = async ({ principal }) => {
-  requireRole(principal, 'read');
+export const V2GetClusterDefaultConfig: Operation<'V2GetClusterDefaultConfig'> = async () => {
   return json(200, clusterDefaultConfig());
 };

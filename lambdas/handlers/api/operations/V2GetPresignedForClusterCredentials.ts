@@ -3,5 +3,5 @@ import { presignedClusterCredentialUrl } from '../../../usecases/installation-fi
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
 
-export const V2GetPresignedForClusterCredentials: Operation = async ({ api, principal, ports }) =>
+export const V2GetPresignedForClusterCredentials: Operation<'V2GetPresignedForClusterCredentials'> = async ({ api, principal, ports }) =>
   json(200, await presignedClusterCredentialUrl(ports, principal, pathParam(api, 'cluster_id'), queryString(api, 'file_name') ?? ''));

@@ -1,9 +1,7 @@
 import { supportedOperatorNames } from '../../../domain/catalogues/catalogues.js';
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import type { Operation } from '../context.js';
 
-export const V2ListSupportedOperators: Operation = async ({ principal }) => {
-  requireRole(principal, 'read');
+export const V2ListSupportedOperators: Operation<'V2ListSupportedOperators'> = async () => {
   return json(200, supportedOperatorNames());
 };

@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { updateClusterUiSettings } from '../../../usecases/cluster-ui-settings.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 export const V2UpdateClusterUISettings: Operation<'V2UpdateClusterUISettings'> = async ({ api, body, principal, ports }) => {
-  requireRole(principal, 'write');
   return json(200, await updateClusterUiSettings(ports, principal, pathParam(api, 'cluster_id'), body));
 };

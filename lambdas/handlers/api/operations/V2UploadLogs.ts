@@ -5,7 +5,6 @@ import { badRequest, DomainError } from '../../../domain/core/errors.js';
 import { parseUploadLogsType } from '../../../domain/install/logs.js';
 import { messageOf, noContent } from '../../../platform/http.js';
 import type { ApiEvent } from '../../../platform/middleware.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { uploadLogs } from '../../../usecases/logs.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
@@ -86,9 +85,7 @@ export function multipartBodyOf(event: ApiEvent): MultipartBody {
 }
 
 /** Agents (logs_sender) and the installer controller upload here; upstream answers 204. */
-export const V2UploadLogs: Operation = async ({ api, event, principal, ports }) => {
-  // openapi.yaml admits only agents, as upstream; a user, should it admit them, needs write access.
-  if (principal.kind === 'user') requireRole(principal, 'write');
+export const V2UploadLogs: Operation<'V2UploadLogs'> = async ({ api, event, principal, ports }) => {
   await uploadLogs(ports, principal, {
     clusterId: pathParam(api, 'cluster_id'),
     logsType: parseUploadLogsType(queryString(api, 'logs_type')),

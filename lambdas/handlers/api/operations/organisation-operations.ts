@@ -1,4 +1,3 @@
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { json, noContent } from '../../../platform/http.js';
 import {
   acceptInvitation,
@@ -11,39 +10,30 @@ import {
   renameOrganisation,
   revokeInvitation,
 } from '../../../usecases/organisations.js';
-import { requireSignedInUser, type UserPrincipal } from '../../../usecases/principal.js';
-import type { Operation, OperationHandlers, OperationId, OperationRequest } from '../context.js';
+import type { Operation, OperationId } from '../context.js';
 import { pathParam } from '../params.js';
 
-/** Organisations are for people and their API tokens: every operation here first refuses the discovery agent. */
-function forPeople<Id extends OperationId>(operation: (request: OperationRequest<Id> & { principal: UserPrincipal }) => Promise<APIGatewayProxyResult>): Operation<Id> {
-  return async (request) => {
-    requireSignedInUser(request.principal);
-    return operation({ ...request, principal: request.principal });
-  };
-}
-
-/** The organisation the path names. */
-const organisationIn = (api: OperationRequest['api']) => pathParam(api, 'organization_id');
-
-/** The organizations tag's operations (our extension), merged into the operations map by operations/index.ts. */
+/**
+ * The organizations tag's operations (our extension), merged into the operations map by
+ * operations/index.ts, which admits only people here (access 'people'): never the discovery agent.
+ */
 export const organisationOperations = {
-  ListOrganizations: forPeople(async ({ principal, ports }) => json(200, [await getOrganisation(ports, principal, principal.orgId)])),
-  GetOrganization: forPeople(async ({ api, principal, ports }) => json(200, await getOrganisation(ports, principal, organisationIn(api)))),
-  UpdateOrganization: forPeople(async ({ api, body, principal, ports }) => json(200, await renameOrganisation(ports, principal, organisationIn(api), body.name))),
-  ListOrganizationMembers: forPeople(async ({ api, principal, ports }) => json(200, await listMembers(ports, principal, organisationIn(api)))),
-  UpdateOrganizationMember: forPeople(async ({ api, body, principal, ports }) =>
-    json(200, await changeMemberRole(ports, principal, organisationIn(api), pathParam(api, 'user_id'), body.role))),
-  RemoveOrganizationMember: forPeople(async ({ api, principal, ports }) => {
-    await removeMember(ports, principal, organisationIn(api), pathParam(api, 'user_id'));
+  ListOrganizations: async ({ principal, ports }) => json(200, [await getOrganisation(ports, principal, principal.orgId)]),
+  GetOrganization: async ({ api, principal, ports }) => json(200, await getOrganisation(ports, principal, pathParam(api, 'organization_id'))),
+  UpdateOrganization: async ({ api, body, principal, ports }) => json(200, await renameOrganisation(ports, principal, pathParam(api, 'organization_id'), body.name)),
+  ListOrganizationMembers: async ({ api, principal, ports }) => json(200, await listMembers(ports, principal, pathParam(api, 'organization_id'))),
+  UpdateOrganizationMember: async ({ api, body, principal, ports }) =>
+    json(200, await changeMemberRole(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'user_id'), body.role)),
+  RemoveOrganizationMember: async ({ api, principal, ports }) => {
+    await removeMember(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'user_id'));
     return noContent();
-  }),
-  ListOrganizationInvitations: forPeople(async ({ api, principal, ports }) => json(200, await listInvitations(ports, principal, organisationIn(api)))),
-  CreateOrganizationInvitation: forPeople(async ({ api, body, principal, ports }) =>
-    json(201, await createInvitation(ports, principal, organisationIn(api), { email: body.email, role: body.role ?? 'user' }))),
-  RevokeOrganizationInvitation: forPeople(async ({ api, principal, ports }) => {
-    await revokeInvitation(ports, principal, organisationIn(api), pathParam(api, 'invitation_id'));
+  },
+  ListOrganizationInvitations: async ({ api, principal, ports }) => json(200, await listInvitations(ports, principal, pathParam(api, 'organization_id'))),
+  CreateOrganizationInvitation: async ({ api, body, principal, ports }) =>
+    json(201, await createInvitation(ports, principal, pathParam(api, 'organization_id'), { email: body.email, role: body.role ?? 'user' })),
+  RevokeOrganizationInvitation: async ({ api, principal, ports }) => {
+    await revokeInvitation(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'invitation_id'));
     return noContent();
-  }),
-  AcceptOrganizationInvitation: forPeople(async ({ body, principal, ports }) => json(200, await acceptInvitation(ports, principal, body.code))),
-} satisfies Partial<OperationHandlers>;
+  },
+  AcceptOrganizationInvitation: async ({ body, principal, ports }) => json(200, await acceptInvitation(ports, principal, body.code)),
+} satisfies { [Id in OperationId]?: Operation<Id, 'people'> };

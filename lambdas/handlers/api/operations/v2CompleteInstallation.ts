@@ -1,10 +1,8 @@
 import { json } from '../../../platform/http.js';
 import { completeInstallation } from '../../../usecases/installation-progress.js';
-import { requireAgent } from '../../../usecases/principal.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 export const v2CompleteInstallation: Operation<'v2CompleteInstallation'> = async ({ api, body, principal, ports }) => {
-  requireAgent(principal);
   return json(202, await completeInstallation(ports, principal, pathParam(api, 'cluster_id'), body));
 };

@@ -1,5 +1,4 @@
 import { contentDisposition } from '../../../domain/install/manifests.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { downloadInfraEnvFile } from '../../../usecases/infra-env-files.js';
 import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
@@ -8,8 +7,7 @@ import { pathParam, queryString } from '../params.js';
  * The file as upstream's file responder sends it: octet-stream, an attachment name and the
  * infra-env's modification time (the image service dates the images it builds with it).
  */
-export const v2DownloadInfraEnvFiles: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const v2DownloadInfraEnvFiles: Operation<'v2DownloadInfraEnvFiles'> = async ({ api, principal, ports }) => {
   const file = await downloadInfraEnvFile(ports, principal, pathParam(api, 'infra_env_id'), {
     fileName: queryString(api, 'file_name') ?? '',
     mac: queryString(api, 'mac'),

@@ -1,11 +1,9 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { installCluster } from '../../../usecases/installation.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers cluster actions with 202 and the cluster. */
-export const v2InstallCluster: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'write');
+export const v2InstallCluster: Operation<'v2InstallCluster'> = async ({ api, principal, ports }) => {
   return json(202, await installCluster(ports, principal, pathParam(api, 'cluster_id')));
 };

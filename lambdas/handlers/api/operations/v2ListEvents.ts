@@ -1,6 +1,5 @@
 import { badRequest } from '../../../domain/core/errors.js';
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { listEvents, type EventQuery } from '../../../usecases/events.js';
 import type { Operation } from '../context.js';
 
@@ -45,8 +44,7 @@ function order(query: RawQuery): EventQuery['order'] {
   return value === 'ascending' || value === 'descending' ? value : undefined;
 }
 
-export const v2ListEvents: Operation = async ({ api, principal, ports }) => {
-  requireRole(principal, 'read');
+export const v2ListEvents: Operation<'v2ListEvents'> = async ({ api, principal, ports }) => {
   const query: RawQuery = api.request.query;
   const eventQuery: EventQuery = {
     clusterId: text(query, 'cluster_id'),

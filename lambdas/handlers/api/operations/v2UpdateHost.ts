@@ -1,11 +1,9 @@
 import { json } from '../../../platform/http.js';
-import { requireRole } from '../../../usecases/api-tokens.js';
 import { updateHost } from '../../../usecases/hosts.js';
 import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 /** Upstream answers a host update with 201. */
 export const v2UpdateHost: Operation<'v2UpdateHost'> = async ({ api, body, principal, ports }) => {
-  requireRole(principal, 'write');
   return json(201, await updateHost(ports, principal, pathParam(api, 'infra_env_id'), pathParam(api, 'host_id'), body));
 };

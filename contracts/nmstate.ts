@@ -4,9 +4,8 @@
  * interfaces, where DNS goes. Errors name the field path, as `interfaces[1].ipv4.address[0].ip`.
  */
 import { parse as parseYaml } from 'yaml';
-import { errorMessage } from '../../core/errors.js';
-import { isJsonObject } from '../../../../contracts/json-shapes.js';
-import { ipFamily, parseCidr } from '../../core/validation.js';
+import { isJsonObject } from './json-shapes.js';
+import { ipFamily, parseCidr } from './input-checks.js';
 
 /** Invalid or unsupported nmstate input; the message starts with the field path. */
 export class StaticNetworkError extends Error {
@@ -322,7 +321,7 @@ export function parseNmstate(yamlText: string): NmstateModel {
   try {
     document = parseYaml(yamlText);
   } catch (error) {
-    fail('', `not valid YAML: ${errorMessage(error).split('\n')[0]}`);
+    fail('', `not valid YAML: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
   }
   if (!document || typeof document !== 'object' || Array.isArray(document)) fail('', 'the nmstate document must be a mapping with an "interfaces" list');
   const top = mapping(document, '', KEYS.top, 'an nmstate document');

@@ -3,7 +3,7 @@
  * acceptable, otherwise a reason a person can act on. No reason ever quotes a secret.
  */
 import { Address4, Address6 } from 'ip-address';
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isJsonObject } from './json-shapes.js';
 
 /** A request's user input as it arrived (after schema validation), by field name. */
 export type Params = Record<string, unknown>;

@@ -1,12 +1,14 @@
 /**
  * The table's stream records as the domain's changes. Images come as Lambda delivers them (binary
  * attributes base64-encoded) or as the Streams API returns them (bytes); either decodes the same.
+ * It lives with the platform, not the DynamoDB adapter: the stream handler reads it, and handlers
+ * reach the store's adapter only through the composition root.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, StreamRecord } from 'aws-lambda';
-import type { HostChange } from '../../domain/host/host-changes.js';
-import { hostOfItem } from './store.js';
+import type { HostChange } from '../domain/host/host-changes.js';
+import { hostOfItem } from '../adapters/dynamodb/store.js';
 
 /** An attribute value as a stream record holds it (binaries in base64 text, the way Lambda delivers them). */
 type StreamValue = NonNullable<StreamRecord['NewImage']>[string];
