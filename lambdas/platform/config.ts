@@ -5,6 +5,7 @@
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import { catalogueAgentImages } from '../domain/catalogues/catalogues.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/auth/agent-token.js';
+import { auditRetentionDays } from '../domain/auth/audit.js';
 import { defaultJwksUrl, type ConsoleSignIn, type IdentityProviderSettings } from '../domain/auth/identity.js';
 
 export interface ServiceConfig {
@@ -46,6 +47,8 @@ export interface ServiceConfig {
    * and optionally IDENTITY_PROVIDER_JWKS_URL. Absent: API tokens only.
    */
   identityProvider?: IdentityProviderSettings;
+  /** Days the audit log keeps a record (AUDIT_RETENTION_DAYS, default 400; docs/api.md, "Audit log"). */
+  auditRetentionDays: number;
 }
 
 /** Plain http only on loopback (a local stand-in, tests); everything else must be https. */
@@ -193,6 +196,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
     installPollSeconds: installPollSecondsFrom(env.INSTALL_POLL_SECONDS),
     agent: agentSettingsFromEnvironment(env),
+    auditRetentionDays: auditRetentionDays(env.AUDIT_RETENTION_DAYS),
     ...(identityProvider ? { identityProvider } : {}),
     ...(env.MIRROR_REGISTRIES_CONF
       ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }

@@ -53,6 +53,7 @@ function build(): Ports {
       provided.store ??
       createDynamoStore({
         tableName: config.tableName,
+        auditRetentionDays: config.auditRetentionDays,
         // More attempts than the SDK's 3, with its backoff: throttling under a burst of agents (and
         // DynamoDB Local's lock time-outs) pass instead of failing the request.
         client: new DynamoDBClient({

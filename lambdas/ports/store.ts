@@ -14,6 +14,7 @@ import type {
   WorkflowExecution,
 } from '../domain/core/entities.js';
 import type { WatchAttribute } from '../domain/host/host-watch.js';
+import type { AuditEvent, AuditFilter, AuditOutcome } from '../domain/auth/audit.js';
 
 /** What names a cluster: its keys, name, creation time, and the two attributes a cluster is looked up by. */
 export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'createdAt'> & {
@@ -218,6 +219,15 @@ export interface Store {
     appendAll(events: readonly ServiceEvent[]): Promise<void>;
     /** Events of one cluster, host or infra-env (the most specific filter wins), in time order. */
     list(filter: EventFilter, page?: PageRequest): Promise<Page<ServiceEvent>>;
+  };
+  /** The audit log (domain/auth/audit.ts): kept for the deployment's retention, then removed by DynamoDB's TTL. */
+  auditLog: {
+    /** Records a request before it acts; a record of this request id already there stays as it is. */
+    begin(event: AuditEvent): Promise<void>;
+    /** How the request ended, and the resource it turned out to act on (a creation's new id). */
+    finish(key: { orgId: string; auditId: string }, ended: { outcome: AuditOutcome; resource: string }): Promise<void>;
+    /** The organisation's records, newest first, within the filter's time window, the rest of the filter applied. */
+    list(filter: AuditFilter, page?: PageRequest): Promise<Page<AuditEvent>>;
   };
   manifests: EntityRepository<Manifest, ManifestKey> & {
     listByCluster(key: ClusterKey): Promise<Manifest[]>;

@@ -75,7 +75,7 @@ const IMPLEMENTED = new Set([...Object.keys(implementedOperations), ...Object.ke
 const TOKEN_MANAGEMENT = new Set(['ListApiTokens', 'CreateApiToken', 'RevokeApiToken']);
 /** The organisation's own record: read by every role, changed by admins. Joining is for people only. */
 const ORGANISATION_READS = new Set(['ListOrganizations', 'GetOrganization', 'ListOrganizationMembers']);
-const ORGANISATION_ADMIN = new Set(['UpdateOrganization', 'UpdateOrganizationMember', 'RemoveOrganizationMember', 'ListOrganizationInvitations', 'CreateOrganizationInvitation', 'RevokeOrganizationInvitation']);
+const ORGANISATION_ADMIN = new Set(['ListAuditEvents', 'UpdateOrganization', 'UpdateOrganizationMember', 'RemoveOrganizationMember', 'ListOrganizationInvitations', 'CreateOrganizationInvitation', 'RevokeOrganizationInvitation']);
 /** The discovery agent's own calls, within its infra-env: an installed cluster leaves them open. */
 const DISCOVERY = new Set(['GetInfraEnv', 'v2RegisterHost', 'v2ListHosts', 'v2GetNextSteps', 'v2PostStepReply', 'v2DownloadInfraEnvFiles']);
 /**

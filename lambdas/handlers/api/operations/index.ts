@@ -61,6 +61,8 @@ export const operations: { [Id in OperationId]?: OperationLoader<OperationHandle
   ListApiTokens: () => import('./ListApiTokens.js').then((m) => m.ListApiTokens),
   CreateApiToken: () => import('./CreateApiToken.js').then((m) => m.CreateApiToken),
   RevokeApiToken: () => import('./RevokeApiToken.js').then((m) => m.RevokeApiToken),
+  // The audit log (assisted-cloud)
+  ListAuditEvents: () => import('./ListAuditEvents.js').then((m) => m.ListAuditEvents),
   // What the discovery agent calls, with its X-Secret-Key
   v2GetNextSteps: () => import('./v2GetNextSteps.js').then((m) => m.v2GetNextSteps),
   v2PostStepReply: () => import('./v2PostStepReply.js').then((m) => m.v2PostStepReply),
