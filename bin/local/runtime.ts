@@ -258,6 +258,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       DYNAMODB_MAX_SOCKETS: process.env.DYNAMODB_MAX_SOCKETS ?? '32',
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // Webhook endpoints on this machine only, unless the person running it allows others (docs/api.md, "Webhooks").
+      WEBHOOK_ENDPOINTS: process.env.ASSISTED_WEBHOOKS_ALLOW_ANY_HOST === 'true' ? 'any' : 'loopback',
+      // The event bus: EventBridge in AWS, a JSON-lines file of the data directory here.
+      LOCAL_EVENT_BUS_FILE: path.join(dataDir, 'event-bus', 'events.jsonl'),
       // A store's failure is explained by the space left where the stores write (platform/storage-faults.ts).
       STORAGE_DIRECTORIES: storageDirectories.join(':'),
     });

@@ -138,6 +138,9 @@ export const keys = {
     skPrefix: 'EVENT#',
   }),
 
+  webhook: ({ orgId, webhookId }: { orgId: string; webhookId: string }): ItemKey => ({ pk: org(orgId), sk: `WEBHOOK#${webhookId}` }),
+  webhooksOf: (orgId: string) => ({ pk: org(orgId), skPrefix: 'WEBHOOK#' }),
+
   /** Audit records: one partition each, listed per organisation by time through gsi1. */
   auditRecord: ({ orgId, auditId }: { orgId: string; auditId: string }): ItemKey => ({ pk: `${org(orgId)}#AUDIT-RECORD#${auditId}`, sk: 'AUDIT' }),
   auditRecordIndexes: (r: { orgId: string; auditId: string; at: string }): IndexAttributes => ({ gsi1pk: `${org(r.orgId)}#AUDIT-LOG`, gsi1sk: `AUDIT#${r.at}#${r.auditId}` }),

@@ -22,12 +22,16 @@ import {
   type UserKey,
   type WatchedHostRecord,
   type WorkflowKey,
+  type WebhookKey,
 } from '../../ports/store.js';
 import { ensureClusterNamesIndexed } from './cluster-name-index.js';
 import { DynamoEntity, type EntitySpec } from './entity.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems } from './host-liveness.js';
 import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
 import { unpackItem } from './packing.js';
+import { webhookDeliveries } from './webhook-deliveries.js';
+import { liveConnections } from './live-connections.js';
+import type { Webhook } from '../../domain/events/webhooks.js';
 import { decodeCursor, encodeCursor, queryAll, queryPage } from './queries.js';
 import type { SdkClientOptions } from '../sdk-client.js';
 
@@ -200,6 +204,12 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     guard: (record) => livenessGuard(keys.host(record), record),
   });
 
+  const webhooks = entity<Webhook, WebhookKey>({
+    name: 'webhook',
+    key: keys.webhook,
+    keyOf: (r) => ({ orgId: r.orgId, webhookId: r.webhookId }),
+  });
+
   const manifests = entity<Manifest, ManifestKey>({
     name: 'manifest',
     key: keys.manifest,
@@ -269,6 +279,11 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     workflows: Object.assign(workflows, {
       listByCluster: (k: { orgId: string; clusterId: string }) => workflows.queryAll(keys.workflowsOf(k.orgId, k.clusterId)),
     }),
+    webhooks: Object.assign(webhooks, {
+      listByOrg: (orgId: string) => webhooks.queryAll(keys.webhooksOf(orgId)),
+    }),
+    webhookDeliveries: webhookDeliveries(doc, table),
+    liveConnections: liveConnections(doc, table, () => Date.now()),
     auditLog: {
       async begin(event) {
         const item = { ...event, ...keys.auditRecord(event), ...keys.auditRecordIndexes(event), entity: 'audit', ttl: Math.floor(Date.parse(event.at) / 1000) + auditRetentionSeconds };

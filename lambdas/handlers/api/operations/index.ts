@@ -61,6 +61,11 @@ export const operations: { [Id in OperationId]?: OperationLoader<OperationHandle
   ListApiTokens: () => import('./ListApiTokens.js').then((m) => m.ListApiTokens),
   CreateApiToken: () => import('./CreateApiToken.js').then((m) => m.CreateApiToken),
   RevokeApiToken: () => import('./RevokeApiToken.js').then((m) => m.RevokeApiToken),
+  // Webhooks (assisted-cloud): one module, loaded whole
+  ListWebhooks: () => import('./webhook-operations.js').then((m) => m.webhookOperations.ListWebhooks),
+  CreateWebhook: () => import('./webhook-operations.js').then((m) => m.webhookOperations.CreateWebhook),
+  DeleteWebhook: () => import('./webhook-operations.js').then((m) => m.webhookOperations.DeleteWebhook),
+  ListWebhookDeliveries: () => import('./webhook-operations.js').then((m) => m.webhookOperations.ListWebhookDeliveries),
   // The audit log (assisted-cloud)
   ListAuditEvents: () => import('./ListAuditEvents.js').then((m) => m.ListAuditEvents),
   // What the discovery agent calls, with its X-Secret-Key
