@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { registerAudit } from './commands/audit.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { registerClusters, registerKubeconfig, registerWait } from './commands/clusters.js';
 import { registerEvents, registerHosts } from './commands/hosts.js';
 import { registerImage, registerInfraEnvs } from './commands/infra-envs.js';
@@ -25,7 +26,7 @@ const program = new Command('assisted')
 
 // The command groups (cli/commands/), in the order help lists them.
 const cli = cliOf(program);
-for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerOrgs, registerMembers, registerInvitations, registerAudit, registerZtp]) {
+for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerOrgs, registerMembers, registerInvitations, registerAudit, registerWebhooks, registerZtp]) {
   register(program, cli);
 }
 

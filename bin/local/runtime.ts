@@ -18,6 +18,7 @@ import { container, provide } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
+import { startLiveGateway } from './live-gateway.js';
 import { identityStandInRoute, type IdentityStandIn } from './identity-stand-in.js';
 import { LocalContainerTasks } from './containers.js';
 import { claimDataDirectory, MIN_FREE_BYTES_TO_START, storageHealth, storageProblem } from './data-directory.js';
@@ -340,6 +341,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     };
     const settings = { settleFollowUps: options.settleFollowUps ?? false };
     const identityRoute = identityStandInRoute();
+    // The WebSocket API on the same port (ws://HOST:PORT/live), its routes invoking the same function modules as in AWS.
+    const live = startLiveGateway({ invoke: (name, event) => functions.invoke(name, event), log });
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,
@@ -354,12 +357,18 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         // Which instance answered: for reading logs, and for tests of instance isolation.
         return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
-      localRoutes: [healthRoute, identityRoute.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
+      localRoutes: [healthRoute, live.route, identityRoute.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
       log,
     });
-    stops.push(() => api.close());
+    api.server.on('upgrade', live.upgrade);
+    stops.push(async () => {
+      live.close();
+      await api.close();
+    });
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
+    // The WebSocket API's management endpoint: the local gateway answers PostToConnection as API Gateway does.
+    process.env.LIVE_MANAGEMENT_URL = api.url;
     const identity = (options.identityStandIn ?? (process.env.ASSISTED_IDENTITY_STAND_IN !== 'off' && !process.env.IDENTITY_PROVIDER_ISSUER))
       ? identityRoute.start({ url: api.url, dataDir, log })
       : undefined;

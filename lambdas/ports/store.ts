@@ -251,6 +251,8 @@ export interface Store {
     add(connection: LiveConnection, cap: number, ttlSeconds: number): Promise<boolean>;
     get(connectionId: string): Promise<LiveConnection | undefined>;
     put(connection: LiveConnection, ttlSeconds: number): Promise<void>;
+    /** Counts one message of the connection in this second, atomically: the count so far this second (undefined when the connection is gone). */
+    countMessage(connectionId: string, second: number): Promise<number | undefined>;
     remove(connectionId: string): Promise<void>;
     listByOrg(orgId: string): Promise<LiveConnection[]>;
   };

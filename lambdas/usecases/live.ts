@@ -6,7 +6,7 @@
  * and messages per second (the connection is closed, saying why).
  */
 import { DomainError } from '../domain/core/errors.js';
-import { changeMessage, countMessage, reaches, subscriptionOf, type LiveCaps } from '../domain/events/live-subscriptions.js';
+import { changeMessage, reaches, subscriptionOf, type LiveCaps } from '../domain/events/live-subscriptions.js';
 import type { Ports } from '../platform/container.js';
 import type { LiveConnections } from '../ports/live-connections.js';
 import type { LiveConnection } from '../ports/store.js';
@@ -41,15 +41,16 @@ export async function disconnect(deps: LiveDeps, connectionId: string): Promise<
 
 /** A client's message: answered on the connection; over the rate cap the connection is closed, saying why. */
 export async function receive(deps: LiveDeps, connectionId: string, message: unknown): Promise<{ reply: Record<string, unknown>; close?: { code: number; reason: string } }> {
-  const connection = await deps.store.liveConnections.get(connectionId);
-  if (!connection) return { reply: { type: 'error', status: 401, reason: 'This connection is not known: connect again' }, close: { code: 4401, reason: 'unknown connection' } };
-  const window = countMessage(connection.window ?? {}, deps.clock.now().getTime(), deps.caps.messagesPerSecond);
-  const counted: LiveConnection = { ...connection, window: { second: window.second, count: window.count } };
-  if (window.over) {
+  const second = Math.floor(deps.clock.now().getTime() / 1000);
+  const count = await deps.store.liveConnections.countMessage(connectionId, second);
+  const connection = count === undefined ? undefined : await deps.store.liveConnections.get(connectionId);
+  if (count === undefined || !connection) return { reply: { type: 'error', status: 401, reason: 'This connection is not known: connect again' }, close: { code: 4401, reason: 'unknown connection' } };
+  if (count > deps.caps.messagesPerSecond) {
     const reason = `more than ${deps.caps.messagesPerSecond} messages per second`;
     await deps.store.liveConnections.remove(connectionId);
     return { reply: { type: 'error', status: 429, reason }, close: { code: 1008, reason } };
   }
+  const counted: LiveConnection = connection;
   const asked = subscriptionOf(message);
   if ('problem' in asked) {
     await deps.store.liveConnections.put(counted, CONNECTION_TTL_SECONDS);

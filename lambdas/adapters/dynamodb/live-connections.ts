@@ -4,8 +4,8 @@
  * an organisation's connections is a counter item updated in the same transaction as the
  * connection is added or removed, so two connects at once cannot both pass the last place.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LiveConnection, Store } from '../../ports/store.js';
 import { stripKeys } from './keys.js';
 import { queryAll } from './queries.js';
@@ -52,6 +52,33 @@ export function liveConnections(doc: DynamoDBDocumentClient, table: string, now:
     },
     async put(connection, ttlSeconds) {
       await doc.send(new PutCommand({ TableName: table, Item: itemOf(connection, ttlSeconds), ConditionExpression: 'attribute_exists(pk)' }));
+    },
+    async countMessage(connectionId, second) {
+      // Two conditional updates: the same second adds one; another second starts at one. Messages handled at once count each.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        for (const [update, condition] of [
+          ['SET #window.#count = #window.#count + :one', 'attribute_exists(pk) AND #window.#second = :second'],
+          ['SET #window = :fresh', 'attribute_exists(pk) AND (attribute_not_exists(#window) OR #window.#second <> :second)'],
+        ] as const) {
+          try {
+            const result = await doc.send(new UpdateCommand({
+              TableName: table,
+              Key: connectionKey(connectionId),
+              UpdateExpression: update,
+              ConditionExpression: condition,
+              ExpressionAttributeNames: update.includes('#count') ? { '#window': 'window', '#count': 'count', '#second': 'second' } : { '#window': 'window', '#second': 'second' },
+              ExpressionAttributeValues: update.includes(':one') ? { ':one': 1, ':second': second } : { ':fresh': { second, count: 1 }, ':second': second },
+              ReturnValues: 'ALL_NEW',
+            }));
+            return (result.Attributes?.window as { count?: number } | undefined)?.count ?? 1;
+          } catch (error) {
+            if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          }
+        }
+        const exists = await doc.send(new GetCommand({ TableName: table, Key: connectionKey(connectionId), ProjectionExpression: 'pk' }));
+        if (!exists.Item) return undefined;
+      }
+      return undefined;
     },
     async remove(connectionId) {
       const result = await doc.send(new GetCommand({ TableName: table, Key: connectionKey(connectionId) }));

@@ -53,12 +53,5 @@ export interface LiveCaps {
 
 export const DEFAULT_LIVE_CAPS: LiveCaps = { connectionsPerOrg: 100, messagesPerSecond: 10 };
 
-/** The client's message count in the current second, and whether it went over the cap. */
-export function countMessage(window: { second?: number; count?: number }, nowMs: number, cap: number): { second: number; count: number; over: boolean } {
-  const second = Math.floor(nowMs / 1000);
-  const count = window.second === second ? (window.count ?? 0) + 1 : 1;
-  return { second, count, over: count > cap };
-}
-
 /** WebSocket close codes: 1008 policy violation (a cap), 4401/4404 the service's own. */
 export const CLOSE_CODES = { overLimit: 1008 } as const;
