@@ -4,6 +4,8 @@
  * people, `-o json|yaml` for scripts; exit codes in cli/exit-codes.ts and docs/cli.md. The commands are in cli/commands/.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { registerAudit } from './commands/audit.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { registerClusters, registerKubeconfig, registerWait } from './commands/clusters.js';
 import { registerEvents, registerHosts } from './commands/hosts.js';
 import { registerImage, registerInfraEnvs } from './commands/infra-envs.js';
@@ -24,7 +26,7 @@ const program = new Command('assisted')
 
 // The command groups (cli/commands/), in the order help lists them.
 const cli = cliOf(program);
-for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerOrgs, registerMembers, registerInvitations, registerZtp]) {
+for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerOrgs, registerMembers, registerInvitations, registerAudit, registerWebhooks, registerZtp]) {
   register(program, cli);
 }
 

@@ -18,6 +18,7 @@ import { nagArn } from './nag-ids.js';
 import { addRestApi } from './rest-api.js';
 import { AGENT_API_FUNCTION, addServiceFunctions, servesRestApi } from './service-functions.js';
 import { addTableStreams } from './table-streams.js';
+import { addLiveApi } from './live-api.js';
 import { AgentSigningKey } from './signing-key/signing-key.js';
 import type { StageConfig } from './stage-config.js';
 import { addSchedules, addStateMachines, stateMachineNames } from './workflows.js';
@@ -126,6 +127,9 @@ export class AssistedStack extends Stack {
 
     // ---- The table's stream: cluster judgements follow host changes --------------------------
     const streams = addTableStreams(this, { table: this.table, streams: catalogue.streams ?? [], functions: this.functions, removalPolicy });
+
+    // ---- Live: the WebSocket API and the event bus (lib/live-api.ts) ---------------------------
+    addLiveApi(this, this.functions);
 
     // ---- API Gateway -------------------------------------------------------------------------
     this.api = addRestApi(this, { catalogue, functions: this.functions, config, logRetention, removalPolicy });

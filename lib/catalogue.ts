@@ -11,7 +11,7 @@ export interface FunctionSpec {
   name: string;
   entry: string;
   handler: string;
-  kind: 'api' | 'task' | 'monitor' | 'stream';
+  kind: 'api' | 'task' | 'monitor' | 'stream' | 'websocket';
   description?: string;
 }
 export interface StateMachineSpec {

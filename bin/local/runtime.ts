@@ -18,6 +18,7 @@ import { container, provide } from '../../lambdas/platform/container.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { startApiGateway, staticSiteRoute } from './api-gateway.js';
+import { startLiveGateway } from './live-gateway.js';
 import { identityStandInRoute, type IdentityStandIn } from './identity-stand-in.js';
 import { simulatedHostsRoute } from './simulated-hosts.js';
 import { LocalContainerTasks } from './containers.js';
@@ -259,6 +260,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       DYNAMODB_MAX_SOCKETS: process.env.DYNAMODB_MAX_SOCKETS ?? '32',
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // Webhook endpoints on this machine only, unless the person running it allows others (docs/api.md, "Webhooks").
+      WEBHOOK_ENDPOINTS: process.env.ASSISTED_WEBHOOKS_ALLOW_ANY_HOST === 'true' ? 'any' : 'loopback',
+      // The event bus: EventBridge in AWS, a JSON-lines file of the data directory here.
+      LOCAL_EVENT_BUS_FILE: path.join(dataDir, 'event-bus', 'events.jsonl'),
       // A store's failure is explained by the space left where the stores write (platform/storage-faults.ts).
       STORAGE_DIRECTORIES: storageDirectories.join(':'),
     });
@@ -340,6 +345,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     // The console's "Boot simulated hosts" (local runtime only); they stop with the runtime.
     let apiUrl = '';
     const simulatedHosts = simulatedHostsRoute({ url: () => apiUrl, log });
+    // The WebSocket API on the same port (ws://HOST:PORT/live), its routes invoking the same function modules as in AWS.
+    const live = startLiveGateway({ invoke: (name, event) => functions.invoke(name, event), log });
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,
@@ -354,15 +361,21 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         // Which instance answered: for reading logs, and for tests of instance isolation.
         return instance ? { ...answer, headers: { ...answer.headers, 'X-Local-Function-Instance': instance } } : answer;
       },
-      localRoutes: [healthRoute, identityRoute.route, simulatedHosts.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
+      localRoutes: [healthRoute, live.route, identityRoute.route, simulatedHosts.route, staticSiteRoute(path.join(PROJECT_ROOT, 'console', 'dist'))],
       log,
     });
-    stops.push(() => api.close());
+    api.server.on('upgrade', live.upgrade);
+    stops.push(async () => {
+      live.close();
+      await api.close();
+    });
     // Stopped before the API closes (stops run last first): the hosts' last calls still get answers.
     stops.push(() => simulatedHosts.stopAll());
     apiUrl = api.url;
     // Known only once the API listens (its port may be picked by the OS); rebuild the ports with it.
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
+    // The WebSocket API's management endpoint: the local gateway answers PostToConnection as API Gateway does.
+    process.env.LIVE_MANAGEMENT_URL = api.url;
     const identity = (options.identityStandIn ?? (process.env.ASSISTED_IDENTITY_STAND_IN !== 'off' && !process.env.IDENTITY_PROVIDER_ISSUER))
       ? identityRoute.start({ url: api.url, dataDir, log })
       : undefined;

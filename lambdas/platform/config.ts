@@ -5,6 +5,9 @@
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import { catalogueAgentImages } from '../domain/catalogues/catalogues.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentTokenTtlProblem } from '../domain/auth/agent-token.js';
+import { auditRetentionDays } from '../domain/auth/audit.js';
+import { DEFAULT_LIVE_CAPS, type LiveCaps } from '../domain/events/live-subscriptions.js';
+import { DEFAULT_WEBHOOK_RETRIES, webhookEndpointPolicy, type WebhookEndpointPolicy, type WebhookRetrySettings } from '../domain/events/webhooks.js';
 import { defaultJwksUrl, type ConsoleSignIn, type IdentityProviderSettings } from '../domain/auth/identity.js';
 
 export interface ServiceConfig {
@@ -46,6 +49,14 @@ export interface ServiceConfig {
    * and optionally IDENTITY_PROVIDER_JWKS_URL. Absent: API tokens only.
    */
   identityProvider?: IdentityProviderSettings;
+  /** Webhook deliveries: where endpoints may be, retries, the wait for an answer (docs/api.md, "Webhooks"). */
+  webhooks: { endpoints: WebhookEndpointPolicy; retries: WebhookRetrySettings; timeoutMs: number };
+  /** The stack's event bus (EVENT_BUS_NAME), or locally a file the events are appended to (LOCAL_EVENT_BUS_FILE). */
+  eventBus?: { busName: string } | { file: string };
+  /** The WebSocket API: its management endpoint (LIVE_MANAGEMENT_URL) and caps (LIVE_MAX_CONNECTIONS_PER_ORG, LIVE_MAX_MESSAGES_PER_SECOND). */
+  live: { managementUrl?: string; caps: LiveCaps };
+  /** Days the audit log keeps a record (AUDIT_RETENTION_DAYS, default 400; docs/api.md, "Audit log"). */
+  auditRetentionDays: number;
 }
 
 /** Plain http only on loopback (a local stand-in, tests); everything else must be https. */
@@ -167,6 +178,14 @@ function installPollSecondsFrom(text: string | undefined): number {
 }
 const DEFAULT_INSTALL_POLL_SECONDS = 30;
 
+/** A whole number (milliseconds, or a count), at least 1, or the default when unset. */
+function positiveMs(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number, at least 1, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
 export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const required = (name: string) => {
     const value = env[name];
@@ -193,6 +212,24 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     softTimeouts: env.ENABLE_SOFT_TIMEOUTS === 'true',
     installPollSeconds: installPollSecondsFrom(env.INSTALL_POLL_SECONDS),
     agent: agentSettingsFromEnvironment(env),
+    auditRetentionDays: auditRetentionDays(env.AUDIT_RETENTION_DAYS),
+    webhooks: {
+      endpoints: webhookEndpointPolicy(env.WEBHOOK_ENDPOINTS),
+      retries: {
+        baseDelayMs: positiveMs('WEBHOOK_RETRY_BASE_MS', env.WEBHOOK_RETRY_BASE_MS, DEFAULT_WEBHOOK_RETRIES.baseDelayMs),
+        maxDelayMs: positiveMs('WEBHOOK_RETRY_MAX_MS', env.WEBHOOK_RETRY_MAX_MS, DEFAULT_WEBHOOK_RETRIES.maxDelayMs),
+        windowMs: positiveMs('WEBHOOK_RETRY_WINDOW_MS', env.WEBHOOK_RETRY_WINDOW_MS, DEFAULT_WEBHOOK_RETRIES.windowMs),
+      },
+      timeoutMs: positiveMs('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 5_000),
+    },
+    live: {
+      ...(env.LIVE_MANAGEMENT_URL ? { managementUrl: env.LIVE_MANAGEMENT_URL } : {}),
+      caps: {
+        connectionsPerOrg: positiveMs('LIVE_MAX_CONNECTIONS_PER_ORG', env.LIVE_MAX_CONNECTIONS_PER_ORG, DEFAULT_LIVE_CAPS.connectionsPerOrg),
+        messagesPerSecond: positiveMs('LIVE_MAX_MESSAGES_PER_SECOND', env.LIVE_MAX_MESSAGES_PER_SECOND, DEFAULT_LIVE_CAPS.messagesPerSecond),
+      },
+    },
+    ...(env.EVENT_BUS_NAME ? { eventBus: { busName: env.EVENT_BUS_NAME } } : env.LOCAL_EVENT_BUS_FILE ? { eventBus: { file: env.LOCAL_EVENT_BUS_FILE } } : {}),
     ...(identityProvider ? { identityProvider } : {}),
     ...(env.MIRROR_REGISTRIES_CONF
       ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }

@@ -10,6 +10,9 @@ import type { IdentityProviderSettings } from '../domain/auth/identity.js';
 import type { Store } from '../ports/store.js';
 import type { SyntheticBaseImages } from '../ports/synthetic-base-images.js';
 import type { Workflows } from '../ports/workflows.js';
+import type { WebhookSender } from '../ports/webhook-sender.js';
+import type { EventBus } from '../ports/event-bus.js';
+import type { LiveConnections } from '../ports/live-connections.js';
 import type { UnconfiguredIgnitions } from '../ports/unconfigured-ignitions.js';
 import { createUnconfiguredIgnitions, unconfiguredIgnitionSettings } from '../adapters/openshift-install/unconfigured-ignitions.js';
 import { blobStore } from './blob-store.js';
@@ -29,6 +32,12 @@ export interface Ports {
   syntheticBaseImages?: SyntheticBaseImages;
   /** The unconfigured ignitions of disconnected ISOs: openshift-install, or the SIMULATED generator where allowed. */
   unconfiguredIgnitions: UnconfiguredIgnitions;
+  /** Posts webhook deliveries (loaded on first use). */
+  webhookSender: WebhookSender;
+  /** The WebSocket API's connections, when the deployment has one (LIVE_MANAGEMENT_URL). */
+  liveConnections?: LiveConnections;
+  /** The stack's event bus, when the deployment has one. */
+  eventBus?: EventBus;
   /** Only when an identity provider is configured: its tokens are then accepted beside API tokens. */
   identity?: IdentityVerifier;
 }
@@ -54,6 +63,7 @@ function build(): Ports {
       provided.store ??
       createDynamoStore({
         tableName: config.tableName,
+        auditRetentionDays: config.auditRetentionDays,
         // More attempts than the SDK's 3, with its backoff: throttling under a burst of agents (and
         // DynamoDB Local's lock time-outs) pass instead of failing the request.
         client: new DynamoDBClient({
@@ -77,6 +87,15 @@ function build(): Ports {
         (await import('../adapters/stepfunctions/workflows.js')).createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
       ),
     clock: provided.clock ?? systemClock,
+    webhookSender:
+      provided.webhookSender ??
+      deferred<WebhookSender>({ post: true }, async () => (await import('../adapters/http/webhook-sender.js')).createHttpWebhookSender()),
+    ...(provided.liveConnections
+      ? { liveConnections: provided.liveConnections }
+      : config.live.managementUrl
+        ? { liveConnections: liveConnectionsOf(config.live.managementUrl, region) }
+        : {}),
+    ...(provided.eventBus ? { eventBus: provided.eventBus } : config.eventBus ? { eventBus: eventBusOf(config.eventBus, region) } : {}),
     unconfiguredIgnitions:
       provided.unconfiguredIgnitions ??
       createUnconfiguredIgnitions(unconfiguredIgnitionSettings(process.env, (level, message) => logger[level](message))),
@@ -87,6 +106,18 @@ function build(): Ports {
         ? { identity: identityVerifier(config.identityProvider) }
         : {}),
   };
+}
+
+function liveConnectionsOf(endpoint: string, region: string): LiveConnections {
+  return deferred<LiveConnections>({ post: true, close: true }, async () => (await import('../adapters/apigateway/connections.js')).createApiGatewayConnections({ endpoint, region }));
+}
+
+function eventBusOf(settings: NonNullable<ServiceConfig['eventBus']>, region: string): EventBus {
+  return deferred<EventBus>({ publish: true }, async () =>
+    'busName' in settings
+      ? (await import('../adapters/eventbridge/bus.js')).createEventBridgeBus({ busName: settings.busName, region })
+      : (await import('../adapters/eventbridge/file-bus.js')).createFileEventBus(settings.file),
+  );
 }
 
 function identityVerifier(settings: IdentityProviderSettings): IdentityVerifier {

@@ -9,6 +9,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, StreamRecord } from 'aws-lambda';
 import type { HostChange } from '../domain/host/host-changes.js';
 import { hostOfItem } from '../adapters/dynamodb/store.js';
+import { liveChangeOf, type LiveChange } from '../domain/events/live-changes.js';
+import { stripKeys } from '../adapters/dynamodb/keys.js';
+import { unpackItem } from '../adapters/dynamodb/packing.js';
 
 /** An attribute value as a stream record holds it (binaries in base64 text, the way Lambda delivers them). */
 type StreamValue = NonNullable<StreamRecord['NewImage']>[string];
@@ -50,5 +53,38 @@ export function hostChangesOf(records: readonly DynamoDBRecord[]): HostChange[] 
       ...(before ? { before: hostOfItem(before) } : {}),
       ...(after ? { after: hostOfItem(after) } : {}),
     };
+  });
+}
+
+/** A record's change as live followers see it, with the stream's identity of the record. */
+export interface StreamedLiveChange {
+  change: LiveChange;
+  /** The stream record's id: the same when the record is delivered again. */
+  eventId: string;
+  /** Its position in its shard: a resource's changes are in order by it. */
+  sequenceNumber: string;
+  /** When the change was written (the record's approximate creation time). */
+  at: string;
+}
+
+/** The changes among the records that someone follows live (clusters, hosts, infra-envs, events), in their order. */
+export function liveChangesOf(records: readonly DynamoDBRecord[]): StreamedLiveChange[] {
+  return records.flatMap((record) => {
+    const before = itemOf(record.dynamodb?.OldImage);
+    const after = itemOf(record.dynamodb?.NewImage);
+    const entity = (after ?? before)?.entity;
+    const change = liveChangeOf(
+      typeof entity === 'string' ? entity : undefined,
+      before ? stripKeys<Record<string, unknown>>(unpackItem(before)) : undefined,
+      after ? stripKeys<Record<string, unknown>>(unpackItem(after)) : undefined,
+    );
+    if (!change) return [];
+    const seconds = record.dynamodb?.ApproximateCreationDateTime;
+    return [{
+      change,
+      eventId: record.eventID ?? record.dynamodb?.SequenceNumber ?? '',
+      sequenceNumber: record.dynamodb?.SequenceNumber ?? '0',
+      at: new Date(typeof seconds === 'number' ? seconds * 1000 : Date.now()).toISOString(),
+    }];
   });
 }

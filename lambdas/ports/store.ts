@@ -14,6 +14,24 @@ import type {
   WorkflowExecution,
 } from '../domain/core/entities.js';
 import type { WatchAttribute } from '../domain/host/host-watch.js';
+import type { AuditEvent, AuditFilter, AuditOutcome } from '../domain/auth/audit.js';
+import type { Webhook, WebhookDelivery } from '../domain/events/webhooks.js';
+
+/** A WebSocket connection: who it authenticated as, what it follows, its message count this second. */
+export interface LiveConnection {
+  connectionId: string;
+  orgId: string;
+  role: import('../domain/core/entities.js').Role;
+  /** The token id or user id it connected with. */
+  actor: string;
+  subscriptions: string[];
+  connectedAt: string;
+  window?: { second: number; count: number };
+}
+
+export interface WebhookKey { orgId: string; webhookId: string }
+/** One endpoint's deliveries about one resource: sent in order, one at a time. */
+export interface WebhookQueue { orgId: string; webhookId: string; resource: string }
 
 /** What names a cluster: its keys, name, creation time, and the two attributes a cluster is looked up by. */
 export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'createdAt'> & {
@@ -218,6 +236,43 @@ export interface Store {
     appendAll(events: readonly ServiceEvent[]): Promise<void>;
     /** Events of one cluster, host or infra-env (the most specific filter wins), in time order. */
     list(filter: EventFilter, page?: PageRequest): Promise<Page<ServiceEvent>>;
+  };
+  /** The audit log (domain/auth/audit.ts): kept for the deployment's retention, then removed by DynamoDB's TTL. */
+  auditLog: {
+    /** Records a request before it acts; a record of this request id already there stays as it is. */
+    begin(event: AuditEvent): Promise<void>;
+    /** How the request ended, and the resource it turned out to act on (a creation's new id). */
+    finish(key: { orgId: string; auditId: string }, ended: { outcome: AuditOutcome; resource: string }): Promise<void>;
+    /** The organisation's records, newest first, within the filter's time window, the rest of the filter applied. */
+    list(filter: AuditFilter, page?: PageRequest): Promise<Page<AuditEvent>>;
+  };
+  liveConnections: {
+    /** Stores the connection unless the organisation has `cap` already: whether it was stored. Kept `ttlSeconds` at most (API Gateway closes a connection after 2 h). */
+    add(connection: LiveConnection, cap: number, ttlSeconds: number): Promise<boolean>;
+    get(connectionId: string): Promise<LiveConnection | undefined>;
+    put(connection: LiveConnection, ttlSeconds: number): Promise<void>;
+    /** Counts one message of the connection in this second, atomically: the count so far this second (undefined when the connection is gone). */
+    countMessage(connectionId: string, second: number): Promise<number | undefined>;
+    remove(connectionId: string): Promise<void>;
+    listByOrg(orgId: string): Promise<LiveConnection[]>;
+  };
+  webhooks: EntityRepository<Webhook, WebhookKey> & {
+    listByOrg(orgId: string): Promise<Webhook[]>;
+  };
+  webhookDeliveries: {
+    /** Adds the delivery to its queue unless one of its id is there (a repeated change): whether it was added. */
+    enqueue(delivery: WebhookDelivery): Promise<boolean>;
+    /** The queue's pending deliveries, oldest first. */
+    pending(queue: WebhookQueue, limit: number): Promise<WebhookDelivery[]>;
+    /** Stores an attempt's outcome (state, attempts, times, last error). */
+    record(delivery: WebhookDelivery): Promise<void>;
+    /** Queues whose oldest pending delivery is due by `now` (ISO time), at most `limit`. */
+    due(now: string, limit: number): Promise<WebhookQueue[]>;
+    /** The endpoint's deliveries, newest first. */
+    listByWebhook(key: WebhookKey, page?: PageRequest): Promise<Page<WebhookDelivery>>;
+    /** Takes the queue for `holder` until `until` unless another holder's lease is still running at `now`: whether it was taken. */
+    lease(queue: WebhookQueue, holder: string, until: string, now: string): Promise<boolean>;
+    release(queue: WebhookQueue, holder: string): Promise<void>;
   };
   manifests: EntityRepository<Manifest, ManifestKey> & {
     listByCluster(key: ClusterKey): Promise<Manifest[]>;

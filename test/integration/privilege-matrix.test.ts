@@ -75,7 +75,7 @@ const IMPLEMENTED = new Set([...Object.keys(implementedOperations), ...Object.ke
 const TOKEN_MANAGEMENT = new Set(['ListApiTokens', 'CreateApiToken', 'RevokeApiToken']);
 /** The organisation's own record: read by every role, changed by admins. Joining is for people only. */
 const ORGANISATION_READS = new Set(['ListOrganizations', 'GetOrganization', 'ListOrganizationMembers']);
-const ORGANISATION_ADMIN = new Set(['UpdateOrganization', 'UpdateOrganizationMember', 'RemoveOrganizationMember', 'ListOrganizationInvitations', 'CreateOrganizationInvitation', 'RevokeOrganizationInvitation']);
+const ORGANISATION_ADMIN = new Set(['ListAuditEvents', 'ListWebhooks', 'CreateWebhook', 'DeleteWebhook', 'ListWebhookDeliveries', 'UpdateOrganization', 'UpdateOrganizationMember', 'RemoveOrganizationMember', 'ListOrganizationInvitations', 'CreateOrganizationInvitation', 'RevokeOrganizationInvitation']);
 /** The discovery agent's own calls, within its infra-env: an installed cluster leaves them open. */
 const DISCOVERY = new Set(['GetInfraEnv', 'v2RegisterHost', 'v2ListHosts', 'v2GetNextSteps', 'v2PostStepReply', 'v2DownloadInfraEnvFiles']);
 /**
@@ -228,6 +228,9 @@ function requestsFor(operation: Operation, world: World): Spec[] {
     RemoveOrganizationMember: [{ absent: /^Member \S+ not found/ }],
     RevokeOrganizationInvitation: [{ absent: /^Invitation \S+ not found/ }],
     CreateOrganizationInvitation: [{ body: { email: 'matrix@example.com', role: 'read-only' } }],
+    CreateWebhook: [{ body: { url: 'http://127.0.0.1:9/matrix', events: ['cluster-status'] } }],
+    DeleteWebhook: [{ absent: /^Webhook \S+ not found/ }],
+    ListWebhookDeliveries: [{ absent: /^Webhook \S+ not found/ }],
     AcceptOrganizationInvitation: [{ body: { code: 'inv1.default.00000000000000000000000000000000.not-a-secret' }, absent: /^This invitation code is not valid/ }],
   };
   return specs[operation.id] ?? [{}];
@@ -250,6 +253,7 @@ function urlOf(operation: Operation, spec: Spec, world: World): string {
     // Nobody: who may call finds no such member or invitation (a 404 naming it), who may not is refused first.
     user_id: '0'.repeat(32),
     invitation_id: '0'.repeat(32),
+    webhook_id: '00000000-0000-0000-0000-000000000000',
     operator_name: 'lso',
     id: bundleId,
   };

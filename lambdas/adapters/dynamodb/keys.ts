@@ -138,6 +138,14 @@ export const keys = {
     skPrefix: 'EVENT#',
   }),
 
+  webhook: ({ orgId, webhookId }: { orgId: string; webhookId: string }): ItemKey => ({ pk: org(orgId), sk: `WEBHOOK#${webhookId}` }),
+  webhooksOf: (orgId: string) => ({ pk: org(orgId), skPrefix: 'WEBHOOK#' }),
+
+  /** Audit records: one partition each, listed per organisation by time through gsi1. */
+  auditRecord: ({ orgId, auditId }: { orgId: string; auditId: string }): ItemKey => ({ pk: `${org(orgId)}#AUDIT-RECORD#${auditId}`, sk: 'AUDIT' }),
+  auditRecordIndexes: (r: { orgId: string; auditId: string; at: string }): IndexAttributes => ({ gsi1pk: `${org(r.orgId)}#AUDIT-LOG`, gsi1sk: `AUDIT#${r.at}#${r.auditId}` }),
+  auditLogOf: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#AUDIT-LOG`, skPrefix: 'AUDIT#' }),
+
   manifest: (m: { orgId: string; clusterId: string; folder: string; fileName: string }): ItemKey => ({
     pk: clusterPartition(m.orgId, m.clusterId),
     sk: `MANIFEST#${m.folder}/${m.fileName}`,

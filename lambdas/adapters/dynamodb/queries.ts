@@ -71,11 +71,11 @@ function queryInput(table: string, query: IndexQuery): QueryCommandInput {
   };
 }
 
-function encodeCursor(key: Item): string {
+export function encodeCursor(key: Item): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-function decodeCursor(cursor: string): Item {
+export function decodeCursor(cursor: string): Item {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return Object.fromEntries(Object.entries(parsed));

@@ -1,5 +1,7 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { badRequest } from '../../domain/core/errors.js';
+import { DEFAULT_AUDIT_RETENTION_DAYS, matchesAuditFilter, type AuditEvent, type AuditFilter } from '../../domain/auth/audit.js';
 import type { ApiToken, Cluster, Host, InfraEnv, Invitation, Manifest, Membership, Organisation, ServiceEvent, User, Versioned, WorkflowExecution } from '../../domain/core/entities.js';
 import { WATCH_ATTRIBUTES } from '../../domain/host/host-watch.js';
 import {
@@ -12,19 +14,25 @@ import {
   type InvitationKey,
   type ManifestKey,
   type OrgKey,
+  type Page,
+  type PageRequest,
   type Store,
   type StoreWrite,
   type TokenKey,
   type UserKey,
   type WatchedHostRecord,
   type WorkflowKey,
+  type WebhookKey,
 } from '../../ports/store.js';
 import { ensureClusterNamesIndexed } from './cluster-name-index.js';
 import { DynamoEntity, type EntitySpec } from './entity.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems } from './host-liveness.js';
 import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
 import { unpackItem } from './packing.js';
-import { queryAll, queryPage } from './queries.js';
+import { webhookDeliveries } from './webhook-deliveries.js';
+import { liveConnections } from './live-connections.js';
+import type { Webhook } from '../../domain/events/webhooks.js';
+import { decodeCursor, encodeCursor, queryAll, queryPage } from './queries.js';
 import type { SdkClientOptions } from '../sdk-client.js';
 import { backoffMs } from '../../domain/core/backoff.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -58,6 +66,49 @@ export interface DynamoStoreOptions extends SdkClientOptions<DynamoDBClient, Dyn
   maxMutateAttempts?: number;
   /** Days events are kept before DynamoDB's TTL removes them. */
   eventRetentionDays?: number;
+  /** Days audit records are kept before DynamoDB's TTL removes them (AUDIT_RETENTION_DAYS, default 400). */
+  auditRetentionDays?: number;
+}
+
+/** Reads one audit listing makes at most to fill a page whose filter skips records. */
+const AUDIT_LISTING_READS = 20;
+
+/**
+ * A page of the organisation's audit log, newest first: the time window is the index's key range,
+ * resource and actor are applied to what it reads, and reading goes on until the page is full (a
+ * bounded number of reads). The cursor is the key of the last record returned, so a page cut short
+ * by the filter skips nothing.
+ */
+async function auditPage(doc: DynamoDBDocumentClient, table: string, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>> {
+  const limit = Math.max(1, Math.min(page.limit ?? 100, 1000));
+  const log = keys.auditLogOf(filter.orgId);
+  let start: Item | undefined;
+  try {
+    start = page.cursor ? decodeCursor(page.cursor) : undefined;
+  } catch {
+    throw badRequest('cursor is not one this service handed out: send the `next` of the page before');
+  }
+  const items: AuditEvent[] = [];
+  for (let read = 0; read < AUDIT_LISTING_READS; read++) {
+    const result = await doc.send(new QueryCommand({
+      TableName: table,
+      IndexName: log.index,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': log.pk, ':from': `${log.skPrefix}${filter.since ?? ''}`, ':to': `${log.skPrefix}${filter.until ?? ''}\uffff` },
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: start,
+    }));
+    for (const item of result.Items ?? []) {
+      const event = stripKeys<AuditEvent>(item)!;
+      if (!matchesAuditFilter(event, filter)) continue;
+      items.push(event);
+      if (items.length === limit) return { items, next: encodeCursor({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk }) };
+    }
+    start = result.LastEvaluatedKey;
+    if (!start) return { items };
+  }
+  return { items, next: encodeCursor(start!) };
 }
 
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -86,6 +137,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const attempts = options.maxMutateAttempts ?? 100;
   const activeShards = options.activeShards ?? 16;
   const retentionSeconds = (options.eventRetentionDays ?? 90) * 86_400;
+  const auditRetentionSeconds = (options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400;
   const eventItem = (event: ServiceEvent) => ({
     ...event,
     ...keys.event(event),
@@ -152,6 +204,12 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     indexes: keys.hostIndexes,
     packed: true,
     guard: (record) => livenessGuard(keys.host(record), record),
+  });
+
+  const webhooks = entity<Webhook, WebhookKey>({
+    name: 'webhook',
+    key: keys.webhook,
+    keyOf: (r) => ({ orgId: r.orgId, webhookId: r.webhookId }),
   });
 
   const manifests = entity<Manifest, ManifestKey>({
@@ -223,6 +281,38 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     workflows: Object.assign(workflows, {
       listByCluster: (k: { orgId: string; clusterId: string }) => workflows.queryAll(keys.workflowsOf(k.orgId, k.clusterId)),
     }),
+    webhooks: Object.assign(webhooks, {
+      listByOrg: (orgId: string) => webhooks.queryAll(keys.webhooksOf(orgId)),
+    }),
+    webhookDeliveries: webhookDeliveries(doc, table),
+    liveConnections: liveConnections(doc, table, () => Date.now()),
+    auditLog: {
+      async begin(event) {
+        const item = { ...event, ...keys.auditRecord(event), ...keys.auditRecordIndexes(event), entity: 'audit', ttl: Math.floor(Date.parse(event.at) / 1000) + auditRetentionSeconds };
+        try {
+          await doc.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+        } catch (error) {
+          // This request's record is there already (the write was retried): the first one stands.
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
+      },
+      async finish(key, ended) {
+        try {
+          await doc.send(new UpdateCommand({
+            TableName: table,
+            Key: keys.auditRecord(key),
+            UpdateExpression: 'SET outcome = :outcome, #resource = :resource',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#resource': 'resource' },
+            ExpressionAttributeValues: { ':outcome': ended.outcome, ':resource': ended.resource },
+          }));
+        } catch (error) {
+          // Never begun (its first write failed, and the request with it): nothing to finish.
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
+      },
+      list: (filter, page = {}) => auditPage(doc, table, filter, page),
+    },
     events: {
       async append(event) {
         try {

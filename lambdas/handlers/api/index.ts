@@ -3,7 +3,8 @@ import { OpenAPIBackend, type Context as OpenApiContext, type Document, type Ope
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { DomainError, unauthorized } from '../../domain/core/errors.js';
 import { container } from '../../platform/container.js';
-import { errorResponse, requestFormErrorResponse } from '../../platform/http.js';
+import { errorResponse, mapError, requestFormErrorResponse } from '../../platform/http.js';
+import { audited, type AuditedRequest } from '../../usecases/audit.js';
 import { initializedAheadOfTraffic } from '../../platform/initialization.js';
 import { apiHandler, type ApiEvent } from '../../platform/middleware.js';
 import { authenticateUser } from '../../usecases/api-tokens.js';
@@ -128,8 +129,10 @@ function createRouter(document: Document): OpenAPIBackend {
       authorize(principal, entry.access);
       // The handler is typed for the callers its access admits, which authorize has just checked.
       const operation = (await entry.load()) as OperationHandler<Id>;
+      const ports = container();
       // openapi-backend matched the path against this operation's template: its params are the operation's.
-      return operation({ api: c as OperationContext<Id>, event, body: validatedBody<Id>(event), lambda, principal, ports: container() });
+      const run = () => operation({ api: c as OperationContext<Id>, event, body: validatedBody<Id>(event), lambda, principal, ports });
+      return audited(ports, principal, auditedRequestOf(c, event), (error) => mapError(error, event.requestContext.requestId), run);
     };
   };
   for (const operationId of Object.keys(operations)) if (isImplemented(operationId)) registerOperation(operationId);
@@ -140,6 +143,19 @@ function createRouter(document: Document): OpenAPIBackend {
   api.init();
   precompileOperationMatching(api);
   return api;
+}
+
+/** What the audit log records of a request (usecases/audit.ts): the operation, its resources, where it came from. */
+function auditedRequestOf(c: OpenApiContext, event: ApiEvent): AuditedRequest {
+  return {
+    requestId: event.requestContext.requestId,
+    operationId: c.operation?.operationId ?? 'unknown',
+    method: event.httpMethod,
+    path: c.operation?.path ?? event.path,
+    params: c.request.params,
+    sourceIp: event.requestContext.identity?.sourceIp ?? undefined,
+    userAgent: header(c, 'user-agent') ?? event.headers['user-agent'] ?? undefined,
+  };
 }
 
 const isImplemented = (operationId: string): operationId is OperationId => Object.hasOwn(operations, operationId);

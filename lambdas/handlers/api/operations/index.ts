@@ -69,6 +69,13 @@ export const operations: { [Id in OperationId]?: OperationEntry<Id> } = {
   ListApiTokens: { access: 'people', load: () => import('./ListApiTokens.js').then((m) => m.ListApiTokens) },
   CreateApiToken: { access: 'people', load: () => import('./CreateApiToken.js').then((m) => m.CreateApiToken) },
   RevokeApiToken: { access: 'people', load: () => import('./RevokeApiToken.js').then((m) => m.RevokeApiToken) },
+  // Webhooks (assisted-cloud): one module, loaded whole; only admins (checked in usecases/webhooks.ts)
+  ListWebhooks: { access: 'read', load: () => import('./webhook-operations.js').then((m) => m.webhookOperations.ListWebhooks) },
+  CreateWebhook: { access: 'write', load: () => import('./webhook-operations.js').then((m) => m.webhookOperations.CreateWebhook) },
+  DeleteWebhook: { access: 'write', load: () => import('./webhook-operations.js').then((m) => m.webhookOperations.DeleteWebhook) },
+  ListWebhookDeliveries: { access: 'read', load: () => import('./webhook-operations.js').then((m) => m.webhookOperations.ListWebhookDeliveries) },
+  // The audit log (assisted-cloud); only admins (checked in usecases/audit.ts)
+  ListAuditEvents: { access: 'read', load: () => import('./ListAuditEvents.js').then((m) => m.ListAuditEvents) },
   // What the discovery agent calls, with its X-Secret-Key
   v2GetNextSteps: { access: 'agent', load: () => import('./v2GetNextSteps.js').then((m) => m.v2GetNextSteps) },
   v2PostStepReply: { access: 'agent', load: () => import('./v2PostStepReply.js').then((m) => m.v2PostStepReply) },

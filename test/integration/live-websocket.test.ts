@@ -1,0 +1,93 @@
+/**
+ * Live changes over WebSocket on the local gateway (issue 48): ws://HOST:PORT/live runs the same
+ * handler modules as AWS's WebSocket API; a subscriber of a cluster gets each change of it (kind,
+ * id, version, changed fields) posted through the management API; an unknown or another
+ * organisation's cluster is a 404; caps on connections per organisation and messages per second.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { container } from '../../lambdas/platform/container.js';
+import { PULL_SECRET } from '../support/fixtures.js';
+import { testRuntime } from '../support/runtime.js';
+
+const API = '/api/assisted-install/v2';
+const CAPS = { LIVE_MAX_CONNECTIONS_PER_ORG: '3', LIVE_MAX_MESSAGES_PER_SECOND: '5' };
+
+describe('live changes over WebSocket', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  const open: WebSocket[] = [];
+
+  /** Opens a connection; resolves with it and its messages, or with the refusal's status. */
+  const connect = (token: string) =>
+    new Promise<{ ws?: WebSocket; messages: Record<string, any>[]; refused?: number; closed: Promise<{ code: number; reason: string }> }>((resolve) => {
+      const ws = new WebSocket(`${env.runtime.url.replace('http', 'ws')}/live?token=${encodeURIComponent(token)}`);
+      const messages: Record<string, any>[] = [];
+      const closed = new Promise<{ code: number; reason: string }>((done) => ws.on('close', (code, reason) => done({ code, reason: reason.toString() })));
+      ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+      ws.on('open', () => {
+        open.push(ws);
+        resolve({ ws, messages, closed });
+      });
+      ws.on('unexpected-response', (_request, response) => resolve({ messages, refused: response.statusCode, closed }));
+      ws.on('error', () => undefined);
+    });
+  const until = async <T>(what: string, read: () => T, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!ok(read())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not reached; last ${JSON.stringify(read()).slice(0, 1000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return read();
+  };
+
+  beforeAll(async () => {
+    Object.assign(process.env, CAPS);
+    env = await testRuntime({ settleFollowUps: false });
+  }, 180_000);
+  afterAll(async () => {
+    for (const ws of open) ws.terminate();
+    for (const name of Object.keys(CAPS)) delete process.env[name];
+    await env?.close();
+  });
+
+  it('authenticates at connect, sends a subscriber each change of its cluster, refuses what it may not see, and enforces the caps', async () => {
+    expect((await connect('not-a-token')).refused).toBe(401);
+    const created = await fetch(`${env.runtime.url}${API}/clusters`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${env.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'live', openshift_version: '4.16', pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }),
+    }).then((response) => response.json() as Promise<{ id: string }>);
+    const subscriber = await connect(env.adminToken);
+    subscriber.ws!.send(JSON.stringify({ action: 'subscribe', cluster_id: created.id }));
+    await until('subscribed', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'subscribed'));
+    subscriber.ws!.send(JSON.stringify({ action: 'subscribe', cluster_id: '00000000-0000-4000-8000-000000000000' }));
+    await until('a 404', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'error' && m.status === 404));
+
+    const orgId = (await fetch(`${env.runtime.url}${API}/organizations`, { headers: { Authorization: `Bearer ${env.adminToken}` } }).then((r) => r.json()) as { id: string }[])[0]!.id;
+    const written = await container().store.clusters.mutate({ orgId, clusterId: created.id }, (cluster) => ({ ...cluster, status: 'ready' }));
+    const change = await until('the change', () => subscriber.messages.find((m) => m.type === 'change' && m.kind === 'cluster' && m.version === written!.version), Boolean);
+    expect(change).toMatchObject({ type: 'change', kind: 'cluster', id: created.id, changed: expect.arrayContaining(['status']), status: 'ready' });
+
+    // Three connections are the organisation's cap here (the subscriber is one).
+    const second = await connect(env.adminToken);
+    await connect(env.adminToken);
+    expect((await connect(env.adminToken)).refused).toBe(429);
+    // A closed connection frees its place.
+    second.ws!.close();
+    await second.closed;
+    await until('a free place', () => 0, () => true);
+    const again = await until('a connection admitted again', () => null, () => true).then(async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const tried = await connect(env.adminToken);
+        if (tried.ws) return tried;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('no place freed');
+    });
+    // More than 5 messages in a second: closed, saying why.
+    for (let i = 0; i < 8; i++) again.ws!.send(JSON.stringify({ action: 'subscribe', org: true }));
+    const closed = await again.closed;
+    expect(again.messages.some((m) => m.type === 'error' && m.status === 429 && /messages per second/.test(m.reason))).toBe(true);
+    expect(closed.code).toBe(1008);
+  }, 120_000);
+});
