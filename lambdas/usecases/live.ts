@@ -7,14 +7,14 @@
  */
 import { DomainError } from '../domain/core/errors.js';
 import { changeMessage, reaches, subscriptionOf, type LiveCaps } from '../domain/events/live-subscriptions.js';
-import type { Ports } from '../platform/container.js';
+import type { Clock } from '../ports/clock.js';
 import type { LiveConnections } from '../ports/live-connections.js';
-import type { LiveConnection } from '../ports/store.js';
+import type { LiveConnection, Store } from '../ports/store.js';
 import { findCluster, findInfraEnv } from './access.js';
 import type { StreamedChange } from './webhooks.js';
 import type { Principal } from './principal.js';
 
-type LiveDeps = Pick<Ports, 'store' | 'clock'> & { connections: LiveConnections; caps: LiveCaps };
+type LiveDeps = { store: Store; clock: Clock } & { connections: LiveConnections; caps: LiveCaps };
 
 /** API Gateway closes a WebSocket connection after 2 hours: the item outlives it by a little. */
 const CONNECTION_TTL_SECONDS = 2 * 3600 + 300;

@@ -11,12 +11,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { v5 as nameBasedUuid } from 'uuid';
 import { badRequest, forbidden, notFound } from '../domain/core/errors.js';
 import { resourceOf, webhookClassesOf, isWebhookEventClass, WEBHOOK_EVENT_CLASSES, type LiveChange, type WebhookEventClass } from '../domain/events/live-changes.js';
-import { isDelivered, nextWebhookAttempt, webhookSignature, webhookUrlProblem, type Webhook, type WebhookDelivery } from '../domain/events/webhooks.js';
-import type { Ports } from '../platform/container.js';
-import type { Page, WebhookQueue } from '../ports/store.js';
+import { isDelivered, nextWebhookAttempt, webhookSignature, webhookUrlProblem, type Webhook, type WebhookDelivery, type WebhookEndpointPolicy, type WebhookRetrySettings } from '../domain/events/webhooks.js';
+import type { Clock } from '../ports/clock.js';
+import type { EventBus } from '../ports/event-bus.js';
+import type { WebhookSender } from '../ports/webhook-sender.js';
+import type { Page, Store, WebhookQueue } from '../ports/store.js';
 import { actorName, type Principal } from './principal.js';
 
-type WebhookDeps = Pick<Ports, 'store' | 'clock' | 'config' | 'webhookSender'> & Partial<Pick<Ports, 'eventBus'>>;
+/** The settings slice webhooks read (ServiceConfig.webhooks). */
+export interface WebhookSettings { endpoints: WebhookEndpointPolicy; retries: WebhookRetrySettings; timeoutMs: number }
+
+type WebhookDeps = { store: Store; clock: Clock; config: { webhooks: WebhookSettings }; webhookSender: WebhookSender; eventBus?: EventBus };
 
 /** Namespace of delivery ids (UUID v5 of endpoint, stream record and class). */
 const DELIVERY_NAMESPACE = '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b';

@@ -125,13 +125,16 @@ function createRouter(document: Document): OpenAPIBackend {
         (result): result is Principal => !!result && typeof result === 'object' && 'kind' in result,
       );
       if (!principal) throw unauthorized('Authentication is required');
-      // The operation's declared access, before its handler (or its module) is loaded.
-      authorize(principal, entry.access);
-      // The handler is typed for the callers its access admits, which authorize has just checked.
-      const operation = (await entry.load()) as OperationHandler<Id>;
       const ports = container();
-      // openapi-backend matched the path against this operation's template: its params are the operation's.
-      const run = () => operation({ api: c as OperationContext<Id>, event, body: validatedBody<Id>(event), lambda, principal, ports });
+      const run = async () => {
+        // The operation's declared access, before its handler (or its module) is loaded; inside the
+        // audited run, so that a refusal is on record too.
+        authorize(principal, entry.access);
+        // The handler is typed for the callers its access admits, which authorize has just checked.
+        const operation = (await entry.load()) as OperationHandler<Id>;
+        // openapi-backend matched the path against this operation's template: its params are the operation's.
+        return operation({ api: c as OperationContext<Id>, event, body: validatedBody<Id>(event), lambda, principal, ports });
+      };
       return audited(ports, principal, auditedRequestOf(c, event), (error) => mapError(error, event.requestContext.requestId), run);
     };
   };
