@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Cluster, Host, InfraEnv } from '../contracts/wire.js';
 import { call, callOrMissing, ServiceError, type Rest } from './assisted.js';
 import { agentConditions, clusterInstallConditions, imageCreatedCondition, shouldStartInstall, withTransitionTimes, type Condition, type SyncProblem } from './conditions.js';
-import { kubeFailure, type Kube, type WatchedCache } from './kube.js';
+import { isNotFound, kubeFailure, type Kube, type WatchedCache } from './kube.js';
 import {
   AGENT,
   AGENT_CLUSTER_INSTALL,
@@ -76,7 +76,7 @@ export class HubController {
   constructor(private readonly options: ControllerOptions) {
     this.kube = options.kube;
     this.rest = options.rest;
-    this.queue = new WorkQueue((key) => this.reconcile(key), { log: options.log, workers: 3 });
+    this.queue = new WorkQueue((key) => this.reconcile(key), { log: options.log, describe: kubeFailure, workers: 3 });
   }
 
   private cache(type: ResourceType): WatchedCache {
@@ -166,6 +166,16 @@ export class HubController {
   }
 
   private async reconcile(key: string): Promise<{ requeueAfterMs?: number } | void> {
+    try {
+      return await this.reconcileKind(key);
+    } catch (error) {
+      // The object went away while it was being reconciled: nothing left to do for it.
+      if (isNotFound(error)) return;
+      throw error;
+    }
+  }
+
+  private async reconcileKind(key: string): Promise<{ requeueAfterMs?: number } | void> {
     const { kind, namespace, name } = parseKey(key);
     switch (kind) {
       case 'AgentClusterInstall':

@@ -9,6 +9,8 @@ export interface QueueOptions {
   maxDelayMs?: number;
   workers?: number;
   log?: (message: string) => void;
+  /** How a failure is told in the log (default: its message). */
+  describe?: (error: unknown) => string;
 }
 
 export type Reconcile = (key: string) => Promise<{ requeueAfterMs?: number } | void>;
@@ -108,7 +110,8 @@ export class WorkQueue {
         const failures = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, failures);
         retryAfter = WorkQueue.backoff(failures, this.baseDelayMs, this.maxDelayMs);
-        this.options.log?.(`${key}: ${(error as Error)?.message ?? String(error)} (attempt ${failures}, retrying in ${retryAfter} ms)`);
+        const told = this.options.describe ? this.options.describe(error) : ((error as Error)?.message ?? String(error));
+        this.options.log?.(`${key}: ${told} (attempt ${failures}, retrying in ${retryAfter} ms)`);
       } finally {
         this.running.delete(key);
       }
