@@ -60,8 +60,9 @@ export function clusterInstallConditions(
     const notAvailable = (type: string): Condition => ({ type, status: 'Unknown', reason: 'NotAvailable', message: 'Information not available' });
     return [specSynced(problem), notAvailable('Validated'), notAvailable('RequirementsMet'), notAvailable('Completed'), notAvailable('Failed'), notAvailable('Stopped')];
   }
-  const status = cluster.status;
-  const info = cluster.status_info ?? '';
+  // A multi-node cluster opened for day-2 workers after its installation is still an installed one.
+  const status = cluster.status === 'adding-hosts' ? 'installed' : cluster.status;
+  const info = cluster.status === 'adding-hosts' ? 'Cluster is installed' : (cluster.status_info ?? '');
   const conditions: Condition[] = [specSynced(problem)];
 
   const checks = failingAndPending(cluster.validations_info);
@@ -79,8 +80,6 @@ export function clusterInstallConditions(
   if (CLUSTER_INSTALLING.has(status)) {
     conditions.push({ type: 'RequirementsMet', status: 'True', reason: 'ClusterAlreadyInstalling', message: 'The cluster requirements are met' });
   } else if (status === 'installed' || status === 'error' || status === 'cancelled') {
-    conditions.push({ type: 'RequirementsMet', status: 'True', reason: 'ClusterInstallationStopped', message: 'The cluster installation stopped' });
-  } else if (status === 'adding-hosts') {
     conditions.push({ type: 'RequirementsMet', status: 'True', reason: 'ClusterInstallationStopped', message: 'The cluster installation stopped' });
   } else if (agents.registered < required) {
     conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'InsufficientAgents', message: `The cluster currently requires ${required} agents but only ${agents.registered} have registered` });

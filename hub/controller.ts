@@ -324,7 +324,7 @@ export class HubController {
     const status: Record<string, unknown> = {
       conditions,
       debugInfo: cluster
-        ? { eventsURL: this.eventsUrl({ cluster_id: cluster.id }), logsURL: '', state: cluster.status === 'adding-hosts' ? 'installed' : cluster.status, stateInfo: cluster.status_info ?? '' }
+        ? { eventsURL: this.eventsUrl({ cluster_id: cluster.id }), logsURL: '', state: cluster.status, stateInfo: cluster.status_info ?? '' }
         : { eventsURL: '', logsURL: '' },
       ...(cluster ? { progress: { totalPercentage: cluster.progress?.total_percentage ?? 0 } } : {}),
       controlPlaneAgentsDiscovered: masters.length,

@@ -34,6 +34,8 @@ const work = mkdtempSync(path.join(tmpdir(), 'assisted-hub-'));
 const kubeDir = path.join(work, 'kube');
 const manifests = path.join(work, 'manifests');
 let kubeconfig = '';
+/** The controllers' kubeconfig: the ServiceAccount of hub/rbac.yaml, so the RBAC manifest is what is tested. */
+let controllerKubeconfig = '';
 let stack: Awaited<ReturnType<typeof testRuntime>>;
 const controllers: { name: string; child: ChildProcess; log: string[] }[] = [];
 const stopFleets: (() => Promise<void>)[] = [];
@@ -72,7 +74,7 @@ const controllerLogs = () => controllers.map((c) => `--- ${c.name}\n${c.log.join
 
 function startController(name: string): { name: string; child: ChildProcess; log: string[] } {
   const log: string[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'hub/main.ts'), '--kubeconfig', kubeconfig, '--token-secret', 'default/assisted-token', '--resync-seconds', '1', '--lease-duration', '4', '--identity', name], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'hub/main.ts'), '--kubeconfig', controllerKubeconfig, '--token-secret', 'assisted-hub/assisted-token', '--lease-namespace', 'assisted-hub', '--resync-seconds', '1', '--lease-duration', '4', '--identity', name], {
     cwd: ROOT,
     env: { ...process.env, ASSISTED_URL: stack.runtime.url, ASSISTED_TOKEN: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +97,7 @@ async function stopController(entry: { child: ChildProcess }, signal: NodeJS.Sig
 
 /** Upstream's examples, with the two references a user fixes (see the CRDs' README) and a machine network for the simulated hosts. */
 function writeExamples(): void {
-  for (const file of ['namespace.yaml', 'pullsecret.yaml', 'clusterImageSet.yaml', 'clusterDeployment.yaml', 'infraEnv.yaml']) copyFileSync(path.join(EXAMPLES, file), path.join(manifests, file));
+  for (const file of ['namespace.yaml', 'pullsecret.yaml', 'clusterImageSet.yaml', 'clusterDeployment.yaml', 'infraEnv.yaml', 'nmstate.yaml']) copyFileSync(path.join(EXAMPLES, file), path.join(manifests, file));
   const aci = readFileSync(path.join(EXAMPLES, 'agentClusterInstall-SNO.yaml'), 'utf8').replace('openshift-v4.9.0', 'openshift-v5.0.0');
   writeFileSync(path.join(manifests, 'agentClusterInstall-SNO.yaml'), aci);
   // The example's pull secret is not one the service accepts: the fixtures' one, same shape.
@@ -115,8 +117,18 @@ beforeAll(async () => {
   spawnSync('mkdir', ['-p', manifests]);
   writeExamples();
   stack = await testRuntime({ settleFollowUps: false });
-  // The controller reads its token from a Secret (--token-secret), as in docs/kube-api.md.
-  await kubectl('create', 'secret', 'generic', 'assisted-token', '-n', 'default', `--from-literal=token=${stack.adminToken}`);
+  // As docs/kube-api.md says: the RBAC manifest, a token for its ServiceAccount, the service's token in a Secret.
+  await kubectl('apply', '-f', path.join(ROOT, 'hub/rbac.yaml'));
+  const request = path.join(work, 'token-request.json');
+  writeFileSync(request, JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } }));
+  const token = JSON.parse(await kubectl('create', '--raw', '/api/v1/namespaces/assisted-hub/serviceaccounts/assisted-hub-controller/token', '-f', request)).status.token as string;
+  const admin = YAML.parse(readFileSync(kubeconfig, 'utf8'));
+  admin.users = [{ name: 'assisted-hub-controller', user: { token } }];
+  admin.contexts = [{ name: 'controller', context: { cluster: admin.clusters[0].name, user: 'assisted-hub-controller' } }];
+  admin['current-context'] = 'controller';
+  controllerKubeconfig = path.join(work, 'controller.kubeconfig');
+  writeFileSync(controllerKubeconfig, YAML.stringify(admin), { mode: 0o600 });
+  await kubectl('create', 'secret', 'generic', 'assisted-token', '-n', 'assisted-hub', `--from-literal=token=${stack.adminToken}`);
 }, 180_000);
 
 afterAll(async () => {
@@ -135,7 +147,7 @@ describe.skipIf(!AVAILABLE)('the hub controller', () => {
     await until('hub-a to lead', async () => first.log.join(''), (log) => log.includes('leading as hub-a'), 30_000, controllerLogs);
     const second = startController('hub-b');
     await until('hub-b to wait', async () => second.log.join(''), (log) => log.includes('waiting for lease'), 30_000, controllerLogs);
-    const lease = await getJson('lease', '-n', 'default', 'assisted-hub-controller');
+    const lease = await getJson('lease', '-n', 'assisted-hub', 'assisted-hub-controller');
     expect(lease.spec.holderIdentity).toBe('hub-a');
 
     await kubectl('apply', '-f', path.join(manifests, 'namespace.yaml'));
@@ -151,6 +163,20 @@ describe.skipIf(!AVAILABLE)('the hub controller', () => {
     const registered = (await (await fetch(`${stack.runtime.url}/api/assisted-install/v2/infra-envs/${infraEnvId}`, { headers: { Authorization: `Bearer ${stack.adminToken}` } })).json()) as any;
     expect(registered.proxy).toMatchObject({ http_proxy: 'http://11.11.11.33', https_proxy: 'http://22.22.22.55' });
     expect(JSON.parse(registered.ignition_config_override).storage.files[0].path).toBe('/etc/someconfig');
+
+    // The example's NMStateConfig is the infra-env's static network config; a second one re-makes the image.
+    const macsOf = (infra: any) => (JSON.parse(infra.static_network_config || '[]') as { mac_interface_map: { mac_address: string }[] }[]).flatMap((entry) => entry.mac_interface_map.map((m) => m.mac_address));
+    expect(macsOf(registered)).toEqual(['02:00:00:80:12:14', '02:00:00:80:12:15']);
+    const secondConfig = YAML.parse(readFileSync(path.join(EXAMPLES, 'nmstate.yaml'), 'utf8'));
+    secondConfig.metadata.name = 'second';
+    secondConfig.spec.config.interfaces = [{ name: 'eth0', type: 'ethernet', state: 'up', 'mac-address': '02:00:00:80:12:16', ipv4: { enabled: true, dhcp: true } }];
+    secondConfig.spec.config.routes = { config: [] };
+    secondConfig.spec.interfaces = [{ name: 'eth0', macAddress: '02:00:00:80:12:16' }];
+    writeFileSync(path.join(work, 'second-nmstate.yaml'), YAML.stringify(secondConfig));
+    await kubectl('apply', '-f', path.join(work, 'second-nmstate.yaml'));
+    const infraEnvAfter = async () => (await (await fetch(`${stack.runtime.url}/api/assisted-install/v2/infra-envs/${infraEnvId}`, { headers: { Authorization: `Bearer ${stack.adminToken}` } })).json()) as any;
+    await until('the second NMStateConfig in the image', infraEnvAfter, (infra) => macsOf(infra).includes('02:00:00:80:12:16'), 30_000, controllerLogs);
+    await until('a re-made image in the InfraEnv\'s status', () => getJson('infraenv', '-n', NS, 'myinfraenv'), (ie) => ie.status.createdTime !== infraEnv.status.createdTime, 30_000, controllerLogs);
 
     const aci = await getJson('agentclusterinstall', '-n', NS, 'test-agent-cluster-install');
     expect(conditionsOf(aci).SpecSynced).toMatchObject({ status: 'True', reason: 'SyncOK' });
@@ -223,7 +249,7 @@ describe.skipIf(!AVAILABLE)('the hub controller', () => {
     await kubectl('patch', 'clusterimageset', 'untagged', '-p', '{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64"}}', '--type', 'merge');
     const fixed = await until('SpecSynced=True', () => getJson('agentclusterinstall', '-n', NS, 'bad'), (a) => conditionsOf(a).SpecSynced?.status === 'True', 30_000, controllerLogs);
     expect(fixed.metadata.annotations['agent-install.openshift.io/cluster-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(controllers.every((c) => !/fatal|TypeError|ReferenceError/.test(c.log.join('')))).toBe(true);
+    expect(controllers.every((c) => !/fatal|TypeError|ReferenceError|forbidden/i.test(c.log.join(''))), controllerLogs()).toBe(true);
   }, 120_000);
 
   it('deregisters the cluster and removes its Agents when the ClusterDeployment is deleted', async () => {

@@ -327,3 +327,13 @@ describe('hub/ imports', () => {
     expect(outside).toEqual([]);
   });
 });
+
+describe('a cluster opened for day-2 workers', () => {
+  it('still reads as installed', () => {
+    const conditions = clusterInstallConditions({ status: 'adding-hosts', status_info: 'cluster is adding hosts to existing OCP cluster' } as Cluster, { controlPlane: 3, workers: 0 }, { registered: 4, unapproved: 1 }, undefined);
+    expect(conditions.map((c) => `${c.type}=${c.status}/${c.reason}`)).toEqual([
+      'SpecSynced=True/SyncOK', 'Validated=True/ValidationsPassing', 'RequirementsMet=True/ClusterInstallationStopped', 'Completed=True/InstallationCompleted', 'Failed=False/InstallationNotFailed', 'Stopped=True/InstallationCompleted',
+    ]);
+    expect(shouldStartInstall({ status: 'adding-hosts' }, { controlPlane: 3, workers: 0 }, { registered: 4, unapproved: 0 }, false)).toBe(false);
+  });
+});
