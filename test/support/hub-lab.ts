@@ -160,5 +160,6 @@ export async function until<T>(what: string, read: () => Promise<T>, done: (valu
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 2_000)} ${lastError ? String(lastError) : ''}\n${logs()}`);
+  const shown = last && typeof last === 'object' && 'status' in last ? (last as { status: unknown }).status : last;
+  throw new Error(`timed out after ${ms} ms waiting for ${what}; last: ${JSON.stringify(shown)?.slice(0, 3_000)} ${lastError ? String(lastError) : ''}\n${logs()}`);
 }
