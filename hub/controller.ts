@@ -706,8 +706,8 @@ export class HubController {
       return;
     }
     const iso = infraEnv?.status?.isoDownloadURL as string | undefined;
-    if (iso && (bmh.spec?.image?.url !== iso || bmh.spec?.online !== true || annotations['inspect.metal3.io'] !== 'disabled')) {
-      await this.kube.patch(BARE_METAL_HOST, namespace, name, { metadata: { annotations: { 'inspect.metal3.io': 'disabled' } }, spec: { image: { url: iso, diskFormat: 'live-iso' }, online: true } });
+    if (iso && (bmh.spec?.image?.url !== iso || bmh.spec?.image?.format !== 'live-iso' || bmh.spec?.online !== true || annotations['inspect.metal3.io'] !== 'disabled')) {
+      await this.kube.patch(BARE_METAL_HOST, namespace, name, { metadata: { annotations: { 'inspect.metal3.io': 'disabled' } }, spec: { image: { url: iso, format: 'live-iso' }, online: true } });
     }
     if (!agent) return { requeueAfterMs: this.options.resyncMs };
     const wanted: Record<string, unknown> = {};
