@@ -1,0 +1,424 @@
+/**
+ * Upstream's custom resources → the REST API's parameters, and back. Pure: no I/O. A problem in a
+ * spec is returned as a sentence naming the resource and the field, for the SpecSynced condition;
+ * what only the service can judge (CIDR overlaps, VIPs outside the machine network...) is left to
+ * it, and its 4xx reason reaches the condition the same way.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams } from '../contracts/wire.js';
+import { ANNOTATION, type KubeObject } from './objects.js';
+
+export class SpecProblem extends Error {}
+
+/** OpenShift version and CPU architecture from a release image tag such as ocp-release:4.18.52-x86_64. */
+export function releaseFromImage(image: string): { version: string; cpuArchitecture: string } | undefined {
+  const tag = /:(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)-(x86_64|aarch64|arm64|ppc64le|s390x|multi)$/.exec(image);
+  if (!tag) return undefined;
+  const arch = tag[2] === 'aarch64' ? 'arm64' : tag[2]!;
+  return { version: arch === 'multi' ? `${tag[1]}-multi` : tag[1]!, cpuArchitecture: arch };
+}
+
+const PLATFORM_TYPES: Record<string, NonNullable<ClusterCreateParams['platform']>['type']> = {
+  BareMetal: 'baremetal',
+  None: 'none',
+  VSphere: 'vsphere',
+  Nutanix: 'nutanix',
+  External: 'external',
+};
+
+const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function vipList(spec: Record<string, any>, plural: string, singular: string): { ip: string }[] | undefined {
+  const list = Array.isArray(spec[plural]) && spec[plural].length > 0 ? (spec[plural] as string[]) : typeof spec[singular] === 'string' && spec[singular] ? [spec[singular] as string] : undefined;
+  return list?.map((ip) => ({ ip }));
+}
+
+function hyperthreading(spec: Record<string, any>): ClusterCreateParams['hyperthreading'] | undefined {
+  const masters = spec.controlPlane?.hyperthreading as string | undefined;
+  const workers = (Array.isArray(spec.compute) ? spec.compute : []).map((pool: any) => pool?.hyperthreading as string | undefined).find((mode: string | undefined) => mode);
+  if (!masters && !workers) return undefined;
+  const onMasters = masters !== 'Disabled';
+  const onWorkers = workers !== 'Disabled';
+  return onMasters && onWorkers ? 'all' : onMasters ? 'masters' : onWorkers ? 'workers' : 'none';
+}
+
+export interface ClusterInputs {
+  clusterDeployment: KubeObject;
+  agentClusterInstall: KubeObject;
+  clusterImageSet: KubeObject;
+  pullSecret: string;
+}
+
+export interface ClusterPlan {
+  params: ClusterCreateParams;
+  /** The install-config overrides annotation, normalised JSON text, or undefined when absent. */
+  installConfigOverrides?: string;
+  expected: { controlPlane: number; workers: number };
+}
+
+/** The cluster-create-params a ClusterDeployment + AgentClusterInstall + ClusterImageSet describe; throws SpecProblem. */
+export function clusterPlan(inputs: ClusterInputs): ClusterPlan {
+  const cd = inputs.clusterDeployment.spec ?? {};
+  const aci = inputs.agentClusterInstall.spec ?? {};
+  const cdName = `ClusterDeployment ${inputs.clusterDeployment.metadata.name}`;
+  const aciName = `AgentClusterInstall ${inputs.agentClusterInstall.metadata.name}`;
+  const name = cd.clusterName as string | undefined;
+  if (!name) throw new SpecProblem(`${cdName}: spec.clusterName is required`);
+  const baseDomain = cd.baseDomain as string | undefined;
+  if (!baseDomain) throw new SpecProblem(`${cdName}: spec.baseDomain is required`);
+  const releaseImage = inputs.clusterImageSet.spec?.releaseImage as string | undefined;
+  if (!releaseImage) throw new SpecProblem(`ClusterImageSet ${inputs.clusterImageSet.metadata.name}: spec.releaseImage is required`);
+  const release = releaseFromImage(releaseImage);
+  if (!release) {
+    throw new SpecProblem(`ClusterImageSet ${inputs.clusterImageSet.metadata.name}: cannot tell the OpenShift version from spec.releaseImage "${releaseImage}"; use a tagged release image such as quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64`);
+  }
+  const controlPlane = Number(aci.provisionRequirements?.controlPlaneAgents ?? 0);
+  if (!Number.isInteger(controlPlane) || controlPlane < 1 || controlPlane === 2 || controlPlane > 5) {
+    throw new SpecProblem(`${aciName}: spec.provisionRequirements.controlPlaneAgents must be 1 (single node) or 3 to 5, not ${String(aci.provisionRequirements?.controlPlaneAgents)}`);
+  }
+  const workers = Number(aci.provisionRequirements?.workerAgents ?? 0);
+  const singleNode = controlPlane === 1;
+  const networking = aci.networking ?? {};
+  const platformName = aci.platformType as string | undefined;
+  let platformType = platformName ? PLATFORM_TYPES[platformName] : undefined;
+  if (platformName && !platformType) throw new SpecProblem(`${aciName}: spec.platformType must be one of ${Object.keys(PLATFORM_TYPES).join(', ')}, not "${platformName}"`);
+  const userManaged = typeof networking.userManagedNetworking === 'boolean' ? (networking.userManagedNetworking as boolean) : undefined;
+  if (!platformType && (userManaged || singleNode)) platformType = 'none';
+  const proxy = aci.proxy ?? {};
+
+  let installConfigOverrides: string | undefined;
+  const annotation = inputs.agentClusterInstall.metadata.annotations?.[ANNOTATION.installConfigOverrides];
+  if (annotation !== undefined && annotation !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(annotation);
+    } catch (error) {
+      throw new SpecProblem(`${aciName}: annotation ${ANNOTATION.installConfigOverrides} is not JSON: ${(error as Error).message}`);
+    }
+    if (!isRecord(parsed)) throw new SpecProblem(`${aciName}: annotation ${ANNOTATION.installConfigOverrides} must be a JSON object of install-config fields`);
+    installConfigOverrides = JSON.stringify(parsed);
+  }
+
+  const apiVips = vipList(aci, 'apiVIPs', 'apiVIP');
+  const ingressVips = vipList(aci, 'ingressVIPs', 'ingressVIP');
+  const threads = hyperthreading(aci);
+  const params: ClusterCreateParams = {
+    name,
+    base_dns_domain: baseDomain,
+    openshift_version: release.version,
+    ocp_release_image: releaseImage,
+    cpu_architecture: release.cpuArchitecture as ClusterCreateParams['cpu_architecture'],
+    pull_secret: inputs.pullSecret,
+    control_plane_count: controlPlane,
+    high_availability_mode: singleNode ? 'None' : 'Full',
+    ...(Array.isArray(networking.clusterNetwork) && networking.clusterNetwork.length
+      ? { cluster_networks: networking.clusterNetwork.map((n: any) => ({ cidr: n.cidr, ...(n.hostPrefix ? { host_prefix: n.hostPrefix } : {}) })) }
+      : {}),
+    ...(Array.isArray(networking.serviceNetwork) && networking.serviceNetwork.length ? { service_networks: networking.serviceNetwork.map((cidr: string) => ({ cidr })) } : {}),
+    ...(Array.isArray(networking.machineNetwork) && networking.machineNetwork.length ? { machine_networks: networking.machineNetwork.map((n: any) => ({ cidr: n.cidr })) } : {}),
+    ...(networking.networkType ? { network_type: networking.networkType } : {}),
+    ...(userManaged !== undefined ? { user_managed_networking: userManaged } : singleNode ? { user_managed_networking: true } : {}),
+    ...(platformType ? { platform: { type: platformType } } : {}),
+    ...(apiVips ? { api_vips: apiVips } : {}),
+    ...(ingressVips ? { ingress_vips: ingressVips } : {}),
+    ...(aci.sshPublicKey ? { ssh_public_key: aci.sshPublicKey } : {}),
+    ...(proxy.httpProxy ? { http_proxy: proxy.httpProxy } : {}),
+    ...(proxy.httpsProxy ? { https_proxy: proxy.httpsProxy } : {}),
+    ...(proxy.noProxy ? { no_proxy: proxy.noProxy } : {}),
+    ...(typeof aci.mastersSchedulable === 'boolean' ? { schedulable_masters: aci.mastersSchedulable } : {}),
+    ...(threads ? { hyperthreading: threads } : {}),
+    ...(aci.diskEncryption
+      ? {
+          disk_encryption: {
+            ...(aci.diskEncryption.enableOn ? { enable_on: aci.diskEncryption.enableOn } : {}),
+            ...(aci.diskEncryption.mode ? { mode: aci.diskEncryption.mode } : {}),
+            ...(aci.diskEncryption.tangServers ? { tang_servers: aci.diskEncryption.tangServers } : {}),
+          },
+        }
+      : {}),
+  };
+  return { params, ...(installConfigOverrides ? { installConfigOverrides } : {}), expected: { controlPlane, workers } };
+}
+
+const ips = (list: { ip?: string | null }[] | null | undefined) => (list ?? []).map((vip) => vip.ip ?? '');
+const cidrs = (list: { cidr?: string | null; host_prefix?: number | null }[] | null | undefined, withPrefix = false) =>
+  (list ?? []).map((net) => (withPrefix ? { cidr: net.cidr, host_prefix: net.host_prefix } : { cidr: net.cidr }));
+
+/** The PATCH that brings a registered cluster to what the resources ask for; empty when nothing differs. */
+export function clusterUpdate(existing: Cluster, want: ClusterCreateParams): ClusterUpdateParams {
+  const update: ClusterUpdateParams = {};
+  for (const field of ['name', 'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'network_type', 'user_managed_networking', 'schedulable_masters', 'hyperthreading'] as const) {
+    if (want[field] === undefined) continue;
+    if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) (update as Record<string, unknown>)[field] = want[field];
+  }
+  if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
+  if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
+  if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks.map((n) => ({ host_prefix: 23, ...n })), true))) update.cluster_networks = want.cluster_networks;
+  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks))) update.service_networks = want.service_networks;
+  if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
+    // A single-stack cluster-managed load balancer's machine network is calculated from its VIPs:
+    // the service refuses it set by hand, as upstream's does, so send the VIPs again instead.
+    const userManaged = want.user_managed_networking ?? existing.user_managed_networking;
+    if (userManaged || want.machine_networks.length > 1) update.machine_networks = want.machine_networks;
+    else if (want.api_vips && want.ingress_vips) Object.assign(update, { api_vips: want.api_vips, ingress_vips: want.ingress_vips });
+  }
+  if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
+  return update;
+}
+
+/** True when the stored install-config overrides already say what the annotation says. */
+export function sameOverrides(stored: string | null | undefined, wanted: string | undefined): boolean {
+  if (!wanted) return !stored;
+  if (!stored) return false;
+  try {
+    return isDeepStrictEqual(JSON.parse(stored), JSON.parse(wanted));
+  } catch {
+    return false;
+  }
+}
+
+/** The manifests of the referenced ConfigMaps (manifestsConfigMapRefs wins over the deprecated manifestsConfigMapRef). */
+export function manifestConfigMapNames(aci: KubeObject): string[] {
+  const refs = aci.spec?.manifestsConfigMapRefs;
+  if (Array.isArray(refs) && refs.length > 0) return refs.map((ref: any) => String(ref?.name ?? '')).filter(Boolean);
+  const single = aci.spec?.manifestsConfigMapRef?.name;
+  return single ? [String(single)] : [];
+}
+
+const MANIFEST_NAME = /^[A-Za-z0-9._-]+\.(ya?ml|json)$/;
+
+/** ConfigMap data → manifests to upload to the openshift folder; throws SpecProblem for a bad file name or duplicate. */
+export function manifestsFromConfigMaps(configMaps: { name: string; data: Record<string, string> }[]): { fileName: string; content: string }[] {
+  const seen = new Map<string, string>();
+  const manifests: { fileName: string; content: string }[] = [];
+  for (const configMap of configMaps) {
+    for (const [fileName, content] of Object.entries(configMap.data).sort(([a], [b]) => a.localeCompare(b))) {
+      if (!MANIFEST_NAME.test(fileName)) throw new SpecProblem(`ConfigMap ${configMap.name}: key "${fileName}" is not a manifest file name (it must end in .yaml, .yml or .json)`);
+      const earlier = seen.get(fileName);
+      if (earlier) throw new SpecProblem(`ConfigMap ${configMap.name}: manifest "${fileName}" is also in ConfigMap ${earlier}; names must be unique across the referenced ConfigMaps`);
+      seen.set(fileName, configMap.name);
+      manifests.push({ fileName, content });
+    }
+  }
+  return manifests;
+}
+
+/** An NMStateConfig → one static network config entry (the nmstate YAML and the MAC to interface map). */
+export function staticNetworkEntry(config: KubeObject): { network_yaml: string; mac_interface_map: { mac_address: string; logical_nic_name: string }[] } {
+  const spec = config.spec ?? {};
+  if (!isRecord(spec.config)) throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.config must be an nmstate document`);
+  const interfaces = Array.isArray(spec.interfaces) ? spec.interfaces : [];
+  if (interfaces.length === 0) throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.interfaces must map at least one MAC address to an interface name`);
+  return {
+    network_yaml: toYaml(spec.config),
+    mac_interface_map: interfaces.map((item: any) => ({ mac_address: String(item?.macAddress ?? ''), logical_nic_name: String(item?.name ?? '') })),
+  };
+}
+
+/** JSON is YAML: nmstate reads either, and the service parses the text as YAML. */
+const toYaml = (value: unknown) => JSON.stringify(value);
+
+export function labelsMatch(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  if (!isRecord(selector)) return false;
+  const matchLabels = isRecord(selector.matchLabels) ? Object.entries(selector.matchLabels) : [];
+  const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
+  if (matchLabels.length === 0 && expressions.length === 0) return false;
+  const have = labels ?? {};
+  if (!matchLabels.every(([key, value]) => have[key] === String(value))) return false;
+  return expressions.every((expression: any) => {
+    const value = have[expression?.key];
+    const values: string[] = Array.isArray(expression?.values) ? expression.values.map(String) : [];
+    switch (expression?.operator) {
+      case 'In': return value !== undefined && values.includes(value);
+      case 'NotIn': return value === undefined || !values.includes(value);
+      case 'Exists': return value !== undefined;
+      case 'DoesNotExist': return value === undefined;
+      default: return false;
+    }
+  });
+}
+
+export type InfraEnvParams = Omit<InfraEnvCreateParams, 'cluster_id'>;
+
+/** An InfraEnv (+ its pull secret and selected NMStateConfigs, sorted by name) → infra-env-create-params; throws SpecProblem. */
+export function infraEnvParams(infraEnv: KubeObject, pullSecret: string, nmStateConfigs: KubeObject[], cluster?: { openshiftVersion?: string; cpuArchitecture?: string }): InfraEnvParams {
+  const spec = infraEnv.spec ?? {};
+  const name = `InfraEnv ${infraEnv.metadata.name}`;
+  if (spec.ignitionConfigOverride) {
+    try {
+      if (!isRecord(JSON.parse(spec.ignitionConfigOverride))) throw new Error('not an object');
+    } catch (error) {
+      throw new SpecProblem(`${name}: spec.ignitionConfigOverride must be a JSON Ignition config (${(error as Error).message})`);
+    }
+  }
+  const proxy = spec.proxy ?? {};
+  const kernelArguments = Array.isArray(spec.kernelArguments) ? spec.kernelArguments : [];
+  const staticNetwork = [...nmStateConfigs].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)).map(staticNetworkEntry);
+  const ntp = Array.isArray(spec.additionalNTPSources) ? (spec.additionalNTPSources as string[]) : [];
+  return {
+    name: infraEnv.metadata.name,
+    pull_secret: pullSecret,
+    ...(spec.sshAuthorizedKey ? { ssh_authorized_key: spec.sshAuthorizedKey } : {}),
+    ...(proxy.httpProxy || proxy.httpsProxy || proxy.noProxy
+      ? { proxy: { ...(proxy.httpProxy ? { http_proxy: proxy.httpProxy } : {}), ...(proxy.httpsProxy ? { https_proxy: proxy.httpsProxy } : {}), ...(proxy.noProxy ? { no_proxy: proxy.noProxy } : {}) } }
+      : {}),
+    ...(ntp.length ? { additional_ntp_sources: ntp.join(',') } : {}),
+    ...(spec.ignitionConfigOverride ? { ignition_config_override: spec.ignitionConfigOverride } : {}),
+    ...((spec.cpuArchitecture ?? cluster?.cpuArchitecture) ? { cpu_architecture: (spec.cpuArchitecture ?? cluster?.cpuArchitecture) as InfraEnvCreateParams['cpu_architecture'] } : {}),
+    ...(spec.osImageVersion ? { openshift_version: spec.osImageVersion } : cluster?.openshiftVersion ? { openshift_version: cluster.openshiftVersion } : {}),
+    ...(spec.additionalTrustBundle ? { additional_trust_bundle: spec.additionalTrustBundle } : {}),
+    ...(kernelArguments.length ? { kernel_arguments: kernelArguments.map((item: any) => ({ operation: item.operation, value: item.value })) } : {}),
+    ...(spec.imageType ? { image_type: spec.imageType } : {}),
+    ...(staticNetwork.length ? { static_network_config: staticNetwork } : {}),
+  };
+}
+
+function storedStaticNetwork(infraEnv: InfraEnv): unknown {
+  if (!infraEnv.static_network_config) return [];
+  try {
+    return JSON.parse(infraEnv.static_network_config);
+  } catch {
+    return infraEnv.static_network_config;
+  }
+}
+
+/** The PATCH that brings a registered infra-env to the InfraEnv's spec; empty when nothing differs. */
+export function infraEnvUpdate(existing: InfraEnv, want: InfraEnvParams): InfraEnvUpdateParams {
+  const update: InfraEnvUpdateParams = {};
+  if ((existing.ssh_authorized_key ?? '') !== (want.ssh_authorized_key ?? '')) update.ssh_authorized_key = want.ssh_authorized_key ?? '';
+  if ((existing.additional_ntp_sources ?? '') !== (want.additional_ntp_sources ?? '') && want.additional_ntp_sources !== undefined) update.additional_ntp_sources = want.additional_ntp_sources;
+  if ((existing.ignition_config_override ?? '') !== (want.ignition_config_override ?? '')) update.ignition_config_override = want.ignition_config_override ?? '';
+  if ((existing.additional_trust_bundle ?? '') !== (want.additional_trust_bundle ?? '')) update.additional_trust_bundle = want.additional_trust_bundle ?? '';
+  if (!isDeepStrictEqual(existing.kernel_arguments ?? [], want.kernel_arguments ?? [])) update.kernel_arguments = want.kernel_arguments ?? [];
+  const have = existing.proxy ?? {};
+  const wantProxy = want.proxy ?? {};
+  if ((['http_proxy', 'https_proxy', 'no_proxy'] as const).some((key) => (have[key] || undefined) !== (wantProxy[key] || undefined))) update.proxy = { http_proxy: wantProxy.http_proxy ?? '', https_proxy: wantProxy.https_proxy ?? '', no_proxy: wantProxy.no_proxy ?? '' };
+  const wantNetwork = (want.static_network_config ?? []).map((entry) => ({ ...entry }));
+  if (!isDeepStrictEqual(normaliseStatic(storedStaticNetwork(existing)), normaliseStatic(wantNetwork))) update.static_network_config = want.static_network_config ?? [];
+  if (want.image_type && existing.type !== want.image_type) update.image_type = want.image_type;
+  return update;
+}
+
+/** Stored entries may carry the YAML re-rendered; compare its parsed form, not the text. */
+function normaliseStatic(entries: unknown): unknown {
+  if (!Array.isArray(entries)) return entries;
+  return entries.map((entry: any) => {
+    let network: unknown = entry?.network_yaml;
+    try {
+      network = JSON.parse(String(entry?.network_yaml));
+    } catch {
+      // Not JSON: compare the text as stored.
+    }
+    return { network, macs: (entry?.mac_interface_map ?? []).map((m: any) => `${String(m.mac_address).toLowerCase()}=${m.logical_nic_name}`).sort() };
+  });
+}
+
+/** The Agent's host fields the service should have, as host-update-params, for what differs. */
+export function hostUpdate(agent: KubeObject, host: Host): Record<string, unknown> {
+  const spec = agent.spec ?? {};
+  const update: Record<string, unknown> = {};
+  if (spec.hostname && spec.hostname !== (host.requested_hostname ?? '')) update.host_name = spec.hostname;
+  if (spec.role && spec.role !== host.suggested_role && spec.role !== host.role) update.host_role = spec.role;
+  else if (spec.role && host.role === 'auto-assign' && spec.role !== 'auto-assign') update.host_role = spec.role;
+  const disk = spec.installation_disk_id || diskIdForPath(host, spec.installation_disk_path);
+  if (disk && disk !== host.installation_disk_id) update.disks_selected_config = [{ id: disk, role: 'install' }];
+  if (spec.machineConfigPool && spec.machineConfigPool !== (host.machine_config_pool_name ?? '')) update.machine_config_pool_name = spec.machineConfigPool;
+  if (spec.nodeLabels && isRecord(spec.nodeLabels)) {
+    const want = Object.entries(spec.nodeLabels).map(([key, value]) => ({ key, value: String(value) })).sort((a, b) => a.key.localeCompare(b.key));
+    let have: { key: string; value: string }[] = [];
+    try {
+      have = (JSON.parse(host.node_labels ?? '[]') as { key: string; value: string }[]).sort((a, b) => a.key.localeCompare(b.key));
+    } catch {
+      have = [];
+    }
+    if (!isDeepStrictEqual(have, want)) update.node_labels = want;
+  }
+  return update;
+}
+
+function diskIdForPath(host: Host, path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  const disks = parseInventory(host)?.disks ?? [];
+  const disk = disks.find((d: any) => d.by_path === path || d.by_id === path || d.path === path);
+  return disk?.id ?? undefined;
+}
+
+export function parseInventory(host: Pick<Host, 'inventory'>): Record<string, any> | undefined {
+  if (!host.inventory) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(host.inventory);
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const stripEmpty = <T extends Record<string, unknown>>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== '')) as T;
+const int = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : undefined);
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** A host's inventory in the Agent's status shape (upstream's HostInventory fields, camelCase). */
+export function agentInventory(host: Pick<Host, 'inventory'>): Record<string, unknown> | undefined {
+  const inventory = parseInventory(host);
+  if (!inventory) return undefined;
+  const cpu = inventory.cpu ?? {};
+  const memory = inventory.memory ?? {};
+  const boot = inventory.boot ?? {};
+  const vendor = inventory.system_vendor ?? {};
+  return stripEmpty({
+    hostname: str(inventory.hostname),
+    bmcAddress: str(inventory.bmc_address),
+    bmcV6Address: str(inventory.bmc_v6address),
+    memory: stripEmpty({ physicalBytes: int(memory.physical_bytes), usableBytes: int(memory.usable_bytes) }),
+    cpu: stripEmpty({ count: int(cpu.count), clockMegahertz: int(cpu.frequency), flags: Array.isArray(cpu.flags) ? cpu.flags.map(String) : undefined, modelName: str(cpu.model_name), architecture: str(cpu.architecture) }),
+    interfaces: (Array.isArray(inventory.interfaces) ? inventory.interfaces : []).map((nic: any) => stripEmpty({
+      ipV6Addresses: Array.isArray(nic.ipv6_addresses) ? nic.ipv6_addresses.map(String) : [],
+      ipV4Addresses: Array.isArray(nic.ipv4_addresses) ? nic.ipv4_addresses.map(String) : [],
+      flags: Array.isArray(nic.flags) ? nic.flags.map(String) : [],
+      vendor: str(nic.vendor),
+      name: str(nic.name),
+      hasCarrier: typeof nic.has_carrier === 'boolean' ? nic.has_carrier : undefined,
+      product: str(nic.product),
+      mtu: int(nic.mtu),
+      biosDevName: str(nic.biosdevname),
+      clientID: str(nic.client_id),
+      macAddress: str(nic.mac_address),
+      speedMbps: int(nic.speed_mbps),
+    })),
+    disks: (Array.isArray(inventory.disks) ? inventory.disks : []).map((disk: any) => stripEmpty({
+      id: str(disk.id) ?? str(disk.path) ?? '',
+      driveType: str(disk.drive_type),
+      vendor: str(disk.vendor),
+      name: str(disk.name),
+      path: str(disk.path),
+      hctl: str(disk.hctl),
+      byPath: str(disk.by_path),
+      byID: str(disk.by_id),
+      model: str(disk.model),
+      wwn: str(disk.wwn),
+      serial: str(disk.serial),
+      sizeBytes: int(disk.size_bytes),
+      bootable: typeof disk.bootable === 'boolean' ? disk.bootable : undefined,
+      smart: str(disk.smart),
+      installationEligibility: { eligible: Boolean(disk.installation_eligibility?.eligible), notEligibleReasons: (disk.installation_eligibility?.not_eligible_reasons ?? []).map(String) },
+    })),
+    boot: stripEmpty({ currentBootMode: str(boot.current_boot_mode), pxeInterface: str(boot.pxe_interface), deviceType: str(boot.device_type) }),
+    systemVendor: stripEmpty({ serialNumber: str(vendor.serial_number), productName: str(vendor.product_name), manufacturer: str(vendor.manufacturer), virtual: typeof vendor.virtual === 'boolean' ? vendor.virtual : undefined }),
+  });
+}
+
+/** The MAC addresses a host reported, lower case. */
+export function hostMacs(host: Pick<Host, 'inventory'>): string[] {
+  const inventory = parseInventory(host);
+  return (Array.isArray(inventory?.interfaces) ? inventory.interfaces : []).map((nic: any) => String(nic.mac_address ?? '').toLowerCase()).filter(Boolean);
+}
+
+export function validationsInfo(text: string | null | undefined): Record<string, { id: string; status: string; message: string }[]> | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) ? (parsed as Record<string, { id: string; status: string; message: string }[]>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
