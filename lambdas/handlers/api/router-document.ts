@@ -8,6 +8,8 @@
  *   (additionalProperties: false). Maps (additionalProperties given) and free objects stay open.
  *   Undeclared fields were stored as sent and echoed back; one nested past DynamoDB's 32 levels was
  *   a 500.
+ * - go-swagger decodes a null into a nil pointer whatever the field's enum: a nullable enum admits
+ *   null here too (ajv checks the enum before nullable), and the use cases read it as "not given".
  */
 type SchemaRule = (schema: Record<string, unknown>) => void;
 
@@ -17,6 +19,10 @@ const int64Integers: SchemaRule = (schema) => {
 
 const closedObjects: SchemaRule = (schema) => {
   if (schema.properties && typeof schema.properties === 'object' && schema.additionalProperties === undefined) schema.additionalProperties = false;
+};
+
+const nullableEnums: SchemaRule = (schema) => {
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
 };
 
 function withRules<T>(document: T, rules: readonly SchemaRule[]): T {
@@ -34,5 +40,5 @@ function withRules<T>(document: T, rules: readonly SchemaRule[]): T {
 export const withClosedObjects = <T>(document: T): T => withRules(document, [closedObjects]);
 
 export function asRouterDocument<T>(document: T): T {
-  return withRules(document, [int64Integers, closedObjects]);
+  return withRules(document, [int64Integers, closedObjects, nullableEnums]);
 }
