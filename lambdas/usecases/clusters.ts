@@ -114,7 +114,9 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
 
 export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {
   const cluster = await findCluster(deps.store, principal, clusterId);
-  return asSeenBy(principal, withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts, hostStages: true }), cluster));
+  const view = withOperatorBundles(await describeCluster(deps.store, cluster, { withHosts: !options.excludeHosts, hostStages: true }), cluster);
+  // Upstream answers exclude-hosts with hosts null (not loaded), where a cluster without hosts has [].
+  return asSeenBy(principal, options.excludeHosts ? { ...view, hosts: null } : view);
 }
 
 /** What a caller who may not see credentials is not shown of a cluster: the proxies' user and password. */

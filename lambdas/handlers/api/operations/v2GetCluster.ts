@@ -4,5 +4,5 @@ import type { Operation } from '../context.js';
 import { pathParam, queryFlag } from '../params.js';
 
 export const v2GetCluster: Operation<'v2GetCluster'> = async ({ api, principal, ports }) => {
-  return json(200, await getCluster(ports, principal, pathParam(api, 'cluster_id'), { excludeHosts: queryFlag(api, 'exclude_hosts') }));
+  return json(200, await getCluster(ports, principal, pathParam(api, 'cluster_id'), { excludeHosts: queryFlag(api, 'exclude-hosts') }));
 };
