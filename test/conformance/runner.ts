@@ -158,7 +158,7 @@ function hostJudgements(hosts: unknown, ids: Placeholders): Judgement['hosts'] {
   for (const host of Array.isArray(hosts) ? (hosts as Record<string, unknown>[]) : []) {
     out[ids.of(String(host.id))] = {
       status: host.status,
-      status_info: normalize(host.status_info, ids),
+      status_info: normalize(host.status_info, ids, 'status_info'),
       role: host.role,
       suggested_role: host.suggested_role,
       validations: validationStatuses(host.validations_info),
@@ -174,7 +174,7 @@ async function readJudgement(endpoint: ServiceEndpoint, target: SettleStep, stat
     if (!is2xx(answer.status)) return { error: `GET cluster: ${answer.status}` };
     const cluster = answer.body as Record<string, unknown>;
     return {
-      cluster: { status: cluster.status, status_info: normalize(cluster.status_info, state.ids), validations: validationStatuses(cluster.validations_info) },
+      cluster: { status: cluster.status, status_info: normalize(cluster.status_info, state.ids, 'status_info'), validations: validationStatuses(cluster.validations_info) },
       hosts: hostJudgements(cluster.hosts, state.ids),
     };
   }
