@@ -88,6 +88,9 @@ export async function startUpstreamService(options: UpstreamServiceOptions = {})
     ...process.env,
     // As upstream's hosted deployment runs: with it, every cluster monitors the cvo operator too.
     CHECK_CLUSTER_VERSION: 'true',
+    // Two-node clusters with fencing (TNF) are a topology this service offers; upstream's deployment
+    // switches them on with this flag (off by default), so the oracle runs with them, as we do.
+    TNF_CLUSTERS_SUPPORT: 'true',
     ...(monitors ? { HOST_MONITOR_INTERVAL: monitors.host, CLUSTER_MONITOR_INTERVAL: monitors.cluster } : {}),
     ...options.env,
   };
