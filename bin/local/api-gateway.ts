@@ -288,6 +288,9 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
     awaitingFirstRequest.set(socket, timer);
     socket.once('close', () => clearTimeout(timer));
   });
+  // An upgrade (the live WebSocket) is a first request the handler above never sees: without this,
+  // the first-request timer would cut every WebSocket HEADERS_TIMEOUT_MS after it opened.
+  server.on('upgrade', (request: http.IncomingMessage) => clearTimeout(awaitingFirstRequest.get(request.socket)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

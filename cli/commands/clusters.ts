@@ -2,10 +2,12 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { call, resolveClusterId, type ClusterCreateParams, type ClusterUpdateParams } from '../api.js';
+import YAML from 'yaml';
+import { call, resolveClusterId, type Cluster, type ClusterCreateParams, type ClusterUpdateParams, type Host } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
+import { openChangeFeed } from '../live.js';
 import { note, print } from '../output.js';
-import { clientAndId, clusterRow, failingValidations, parseDuration, readParams, readText, type Cli } from './shared.js';
+import { clientAndId, clusterRow, failingValidations, hostname, parseDuration, printEvent, readParams, readText, type Cli } from './shared.js';
 
 /** `clusters list|create|update|show|delete|install|cancel|reset` */
 export function registerClusters(program: Command, cli: Cli): void {
@@ -144,6 +146,48 @@ export function registerClusters(program: Command, cli: Cli): void {
       });
     });
 
+  clusters
+    .command('watch <cluster>')
+    .description('follow a cluster (id or name) until it is installed (exit 0) or settles elsewhere (exit 7): status, host stages, new events')
+    .option('--timeout <duration>', 'give up after this long (exit 4)', '3h')
+    .option('--interval <duration>', 'poll interval when live changes are unavailable', '10s')
+    .option('--live-url <url>', 'the live changes WebSocket (default: $ASSISTED_LIVE_URL, else ws(s)://SERVICE/live)')
+    .action(async (idOrName: string, options: { timeout: string; interval: string; liveUrl?: string }) => {
+      const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
+      const timeout = parseDuration(options.timeout);
+      const interval = parseDuration(options.interval);
+      const deadline = Date.now() + timeout;
+      const fmt = cli.format();
+      const feed = await openChangeFeed(cli.credentials(), { cluster_id: id }, { url: options.liveUrl ?? process.env.ASSISTED_LIVE_URL });
+      const shown = new Map<string, string>();
+      let seenEvents = 0;
+      /** Prints a line for `key` only when it differs from the last one printed for it. */
+      const show = (key: string, line: string, record: unknown) => {
+        if (shown.get(key) === line) return;
+        shown.set(key, line);
+        process.stdout.write(fmt === 'table' ? `${line}\n` : fmt === 'json' ? `${JSON.stringify(record)}\n` : `---\n${YAML.stringify(record)}`);
+      };
+      try {
+        for (;;) {
+          const cluster = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
+          show('cluster', `cluster ${clusterProgressLine(cluster)}`, { kind: 'cluster', id, status: cluster.status, status_info: cluster.status_info, progress: cluster.progress });
+          for (const host of cluster.hosts ?? []) {
+            show(`host ${host.id}`, `host ${hostname(host) || host.id}: ${hostProgressLine(host)}`, { kind: 'host', id: host.id, status: host.status, status_info: host.status_info, progress: host.progress });
+          }
+          const events = await call('listing events', () => api.GET('/v2/events', { params: { query: { cluster_id: id, order: 'ascending', offset: seenEvents, limit: -1 } as never } }));
+          for (const event of events) printEvent(fmt, event, 'event ');
+          seenEvents += events.length;
+          if (cluster.status === 'installed') return;
+          // A settled cluster will not move on by itself: watching longer could only time out.
+          if (SETTLED.has(cluster.status)) throw new CliError(`cluster ${id} is ${cluster.status}, not installed: ${cluster.status_info}`, EXIT.unexpectedState);
+          if (Date.now() >= deadline) throw new CliError(`cluster ${id} is still ${cluster.status} after ${options.timeout}`, EXIT.timeout);
+          await feed.next(interval, Math.max(deadline - Date.now(), 0));
+        }
+      } finally {
+        feed.close();
+      }
+    });
+
   for (const [verb, description] of [
     ['delete', 'deregister a cluster'],
     ['install', 'start the installation'],
@@ -173,6 +217,19 @@ export function registerClusters(program: Command, cli: Cli): void {
 }
 
 const SETTLED = new Set(['installed', 'error', 'cancelled']);
+
+/** `installing 45%: Installation in progress` */
+function clusterProgressLine(cluster: Cluster): string {
+  const percentage = cluster.progress?.total_percentage;
+  return `${cluster.status}${percentage !== undefined ? ` ${percentage}%` : ''}: ${cluster.status_info}`;
+}
+
+/** `installing-in-progress, Writing image to disk 30%` */
+function hostProgressLine(host: Host): string {
+  const progress = host.progress;
+  const stage = progress?.current_stage ? `, ${progress.current_stage}${progress.installation_percentage !== undefined ? ` ${progress.installation_percentage}%` : ''}` : '';
+  return `${host.status}${stage}`;
+}
 
 /** `wait` */
 export function registerWait(program: Command, cli: Cli): void {

@@ -1,7 +1,5 @@
 /** `assisted hosts list` and `events`: what the hosts and the service report. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import YAML from 'yaml';
 import { call, resolveClusterId, resolveInfraEnvId, type Host } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { print } from '../output.js';
@@ -9,16 +7,8 @@ import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
 import { profilesFromMix } from '../../agent/src/simulate/profile.js';
 import { parseStageDurations } from '../../agent/src/simulate/durations.js';
-import { clientAndId, failingValidations, parseDuration, type Cli } from './shared.js';
-
-function hostname(host: Host): string {
-  if (host.requested_hostname) return host.requested_hostname;
-  try {
-    return (JSON.parse(host.inventory ?? '{}') as { hostname?: string }).hostname ?? '';
-  } catch {
-    return '';
-  }
-}
+import { clientAndId, failingValidations, hostname, parseDuration, printEvent, type Cli } from './shared.js';
+import { openChangeFeed, type LiveSubscription } from '../live.js';
 
 /** What a host booted from the discovery image would use: the agent unit's service URL and token. */
 export function agentSettingsFromIgnition(ignitionText: string): { url: string; token: string; agentVersion: string } {
@@ -125,9 +115,10 @@ export function registerEvents(program: Command, cli: Cli): void {
     .option('--infra-env <infra-env>', 'infra-env id or name')
     .option('--host <host-id>', 'host id')
     .option('-f, --follow', 'keep printing new events until interrupted (or --timeout)')
-    .option('--interval <duration>', 'poll interval when following', '5s')
+    .option('--interval <duration>', 'poll interval when following without live changes', '5s')
     .option('--timeout <duration>', 'stop following after this long (exit 0)')
-    .action(async (options: { cluster?: string; infraEnv?: string; host?: string; follow?: boolean; interval: string; timeout?: string }) => {
+    .option('--live-url <url>', 'the live changes WebSocket (default: $ASSISTED_LIVE_URL, else ws(s)://SERVICE/live)')
+    .action(async (options: { cluster?: string; infraEnv?: string; host?: string; follow?: boolean; interval: string; timeout?: string; liveUrl?: string }) => {
       const api = cli.client();
       const query: Record<string, string | number> = { order: 'ascending' };
       if (options.cluster) query.cluster_id = await resolveClusterId(api, options.cluster);
@@ -138,16 +129,19 @@ export function registerEvents(program: Command, cli: Cli): void {
       const deadline = options.timeout ? Date.now() + parseDuration(options.timeout) : Number.POSITIVE_INFINITY;
       let seen = 0;
       const fmt = cli.format();
-      for (;;) {
-        const events = await call('listing events', () => api.GET('/v2/events', { params: { query: { ...query, offset: seen, limit: -1 } as never } }));
-        for (const event of events) {
-          if (fmt === 'json') process.stdout.write(`${JSON.stringify(event)}\n`);
-          else if (fmt === 'yaml') process.stdout.write(`---\n${YAML.stringify(event)}`);
-          else process.stdout.write(`${event.event_time}  ${event.severity.padEnd(8)} ${event.message}\n`);
+      // Following: each live change of the cluster (or infra-env) re-reads the events; polling when the socket is unavailable.
+      const subscription: LiveSubscription | undefined = query.cluster_id ? { cluster_id: String(query.cluster_id) } : query.infra_env_id ? { infra_env_id: String(query.infra_env_id) } : undefined;
+      const feed = options.follow ? await openChangeFeed(cli.credentials(), subscription, { url: options.liveUrl ?? process.env.ASSISTED_LIVE_URL }) : undefined;
+      try {
+        for (;;) {
+          const events = await call('listing events', () => api.GET('/v2/events', { params: { query: { ...query, offset: seen, limit: -1 } as never } }));
+          for (const event of events) printEvent(fmt, event);
+          seen += events.length;
+          if (!feed || Date.now() >= deadline) return;
+          await feed.next(interval, Math.max(deadline - Date.now(), 0));
         }
-        seen += events.length;
-        if (!options.follow || Date.now() >= deadline) return;
-        await sleep(Math.min(interval, Math.max(deadline - Date.now(), 0)));
+      } finally {
+        feed?.close();
       }
     });
 }

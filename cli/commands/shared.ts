@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import YAML from 'yaml';
-import { apiClient, type ApiClient, type Cluster, type Credentials, type Schemas } from '../api.js';
+import { apiClient, type ApiClient, type Cluster, type Credentials, type Host, type Schemas } from '../api.js';
 import { resolveCredentials } from '../config.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { outputFormat, type OutputFormat } from '../output.js';
@@ -71,6 +71,23 @@ export function failingValidations(validationsInfo: string | undefined | null): 
   } catch {
     return [];
   }
+}
+
+/** The name a host goes by: the one asked for, else the one its inventory reports. */
+export function hostname(host: Host): string {
+  if (host.requested_hostname) return host.requested_hostname;
+  try {
+    return (JSON.parse(host.inventory ?? '{}') as { hostname?: string }).hostname ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** One event as `events` prints it: a line for people (after `prefix`), a JSON line, or a YAML document. */
+export function printEvent(format: OutputFormat, event: Schemas['event'], prefix = ''): void {
+  if (format === 'json') process.stdout.write(`${JSON.stringify(event)}\n`);
+  else if (format === 'yaml') process.stdout.write(`---\n${YAML.stringify(event)}`);
+  else process.stdout.write(`${prefix}${event.event_time}  ${event.severity.padEnd(8)} ${event.message}\n`);
 }
 
 export const clusterRow = (c: Cluster) => [c.id, c.name ?? '', c.openshift_version ?? '', c.status, String(c.total_host_count ?? c.hosts?.length ?? 0), c.status_info];
