@@ -62,13 +62,13 @@ export function clusterDifferences(existing: Cluster, plan: ClusterPlan): Cluste
   if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks, true))) update.cluster_networks = want.cluster_networks;
   if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks))) update.service_networks = want.service_networks;
   if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
-    // The service calculates a single-stack cluster-managed load balancer's machine network from
-    // its VIPs and hosts, and refuses it set by hand, as upstream's API does: send the VIPs again.
+    // The service derives a single-stack cluster-managed load balancer's machine network from its
+    // hosts' networks (none until a host on it is discovered) and refuses it set by hand, as upstream's
+    // API does: there the difference is the service's to settle, and the VIPs are compared above.
     const userManagedNetworking = want.user_managed_networking ?? existing.user_managed_networking;
     const userManagedLoadBalancer = (want.load_balancer?.type ?? existing.load_balancer?.type) === 'user-managed';
     const dhcp = want.vip_dhcp_allocation ?? existing.vip_dhcp_allocation;
     if (userManagedNetworking || userManagedLoadBalancer || dhcp || want.machine_networks.length > 1) update.machine_networks = want.machine_networks;
-    else if (want.api_vips && want.ingress_vips) Object.assign(update, { api_vips: want.api_vips, ingress_vips: want.ingress_vips });
   }
   if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
   if (want.disk_encryption) {

@@ -9,6 +9,7 @@ import { exampleManifests } from '../../cli/ztp/examples.js';
 import { formatManifestError, parseManifestFiles, type ManifestFile } from '../../cli/ztp/manifests.js';
 import { clusterConditions } from '../../cli/ztp/conditions.js';
 import { planFromManifests, releaseFromImage } from '../../cli/ztp/translate.js';
+import { clusterDifferences } from '../../cli/ztp/apply.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { editManifest } from '../support/ztp-manifests.js';
 
@@ -62,6 +63,17 @@ describe('translating ZTP manifests', () => {
     expect(yaml.interfaces[0].ipv4.address).toEqual([{ ip: '192.168.111.20', 'prefix-length': 24 }]);
     expect(yaml.routes.config[0]['next-hop-address']).toBe('192.168.111.1');
     expect(result.warnings).toEqual([]);
+  });
+
+  it('leaves a cluster-managed machine network to the service: none yet while no host is on it is no difference', () => {
+    const cluster = plan(examples('ha')).plan.clusters[0]!;
+    const want = cluster.params;
+    // As the service answers before any host is discovered: the VIPs kept, the machine network derived later.
+    const existing = { ...want, id: 'c', machine_networks: [], api_vips: want.api_vips, ingress_vips: want.ingress_vips } as unknown as Parameters<typeof clusterDifferences>[0];
+    expect(clusterDifferences(existing, cluster)).toEqual({});
+    // With user-managed networking the machine network is the user's: a difference is sent.
+    const userManaged = { ...cluster, params: { ...want, user_managed_networking: true } };
+    expect(clusterDifferences({ ...existing, user_managed_networking: true } as typeof existing, userManaged)).toEqual({ machine_networks: want.machine_networks });
   });
 
   it('plans a single-node cluster with user-managed networking and no VIPs', () => {
