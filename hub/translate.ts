@@ -156,11 +156,11 @@ export function clusterUpdate(existing: Cluster, want: ClusterCreateParams): Clu
   if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks.map((n) => ({ host_prefix: 23, ...n })), true))) update.cluster_networks = want.cluster_networks;
   if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks))) update.service_networks = want.service_networks;
   if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
-    // A single-stack cluster-managed load balancer's machine network is calculated from its VIPs:
-    // the service refuses it set by hand, as upstream's does, so send the VIPs again instead.
+    // A single-stack cluster-managed machine network is the service's to derive from its hosts'
+    // networks (none until a host on it is discovered) and refused set by hand, as upstream's is:
+    // only a user-managed or dual-stack one is sent; the VIPs are compared above.
     const userManaged = want.user_managed_networking ?? existing.user_managed_networking;
     if (userManaged || want.machine_networks.length > 1) update.machine_networks = want.machine_networks;
-    else if (want.api_vips && want.ingress_vips) Object.assign(update, { api_vips: want.api_vips, ingress_vips: want.ingress_vips });
   }
   if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
   return update;

@@ -107,6 +107,14 @@ describe('clusterUpdate', () => {
     expect(clusterUpdate(registered, plan.params)).toEqual({ ssh_public_key: 'ssh-ed25519 BBBB', machine_networks: [{ cidr: '10.0.0.0/24' }] });
   });
 
+  it('leaves a cluster-managed single-stack machine network to the service (none yet while no host is on it)', () => {
+    const managed = { ...registered, user_managed_networking: false, machine_networks: [], platform: { type: 'baremetal' }, api_vips: [{ ip: '192.168.126.100' }], ingress_vips: [{ ip: '192.168.126.101' }] } as unknown as Cluster;
+    const plan = clusterPlan({ clusterDeployment, agentClusterInstall: sno, clusterImageSet: imageSet, pullSecret: 'x' });
+    const want = { ...plan.params, user_managed_networking: false, platform: { type: 'baremetal' }, api_vips: [{ ip: '192.168.126.100' }], ingress_vips: [{ ip: '192.168.126.101' }] } as typeof plan.params;
+    expect(want.machine_networks).toEqual([{ cidr: '192.168.126.0/24' }]);
+    expect(clusterUpdate(managed, want)).toEqual({});
+  });
+
   it('compares install-config overrides as JSON', () => {
     expect(sameOverrides('{"fips": true}', '{"fips":true}')).toBe(true);
     expect(sameOverrides('', undefined)).toBe(true);
