@@ -4,7 +4,8 @@
  * from the API VIP and the hosts' interfaces when the user has not set one, as upstream does.
  */
 import { peerAddressBook } from '../domain/agent/agent-protocol.js';
-import { clusterView, PEER_ADDRESS_BOOK, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../domain/cluster/cluster.js';
+import { clusterView, PEER_ADDRESS_BOOK, schedulableMastersForcedTrue, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../domain/cluster/cluster.js';
+import { ADD_HOSTS_CLUSTER_KIND } from '../domain/cluster/imported-cluster.js';
 import { summarizeClusterValidations } from '../domain/cluster/cluster-facts.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { clusterConnectivityDocuments } from '../domain/cluster/cluster-connectivity.js';
@@ -135,7 +136,11 @@ async function judgeCluster(
   );
   const connectivityChanged = !!connectivity &&
     (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups || connectivity.ip_collisions !== cluster.attributes.ip_collisions);
-  if (!moved && !infoChanged && !machineNetwork && !progressChanged && !addressBookChanged && !connectivityChanged) return cluster;
+  // Refreshed from the hosts registered, as upstream does at each registration and departure (not
+  // on a cluster adding hosts to an existing one: its import sets none).
+  const forcedSchedulable = cluster.attributes.kind === ADD_HOSTS_CLUSTER_KIND ? undefined : schedulableMastersForcedTrue(hosts.length);
+  const forcedSchedulableChanged = forcedSchedulable !== undefined && forcedSchedulable !== cluster.attributes.schedulable_masters_forced_true;
+  if (!moved && !infoChanged && !machineNetwork && !progressChanged && !addressBookChanged && !connectivityChanged && !forcedSchedulableChanged) return cluster;
 
   const events = recordsValidations ? validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results) : [];
   // Whether this judgement is the one written: judgements of one cluster run at once in several
@@ -167,6 +172,7 @@ async function judgeCluster(
     }
     if (progress) next.attributes.progress = { ...((next.attributes.progress as object | undefined) ?? {}), ...progress };
     if (connectivity) Object.assign(next.attributes, connectivity);
+    if (forcedSchedulableChanged) next.attributes.schedulable_masters_forced_true = forcedSchedulable;
     if (addressBookChanged) next.attributes[PEER_ADDRESS_BOOK] = { fingerprint: addressBook, changed_at: now.toISOString() } satisfies StoredAddressBook;
     next.updatedAt = now.toISOString();
     return next;

@@ -132,11 +132,13 @@ describe('agent endpoints', () => {
       method: 'POST', headers: { 'Content-Type': 'application/json', ...asAgent() },
     });
     expect(empty.status).toBe(400);
-    expect(((await empty.json()) as Json).reason).toMatch(/step reply is missing/);
+    const emptyBody = (await empty.json()) as Json;
+    expect(emptyBody.reason).toMatch(/step reply is missing/);
     for (const timestamp of ['1e308', '1'.repeat(30), String(2 ** 53 + 2)]) {
       const polled = await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${timestamp}`, undefined, asAgent());
       expect(polled.status, `timestamp=${timestamp}: ${JSON.stringify(polled.body)}`).toBe(400);
-      expect(polled.body.reason).toMatch(/timestamp/);
+      // Refused for its form (the query's schema), in the shape upstream's framework gives those: {code, message}.
+      expect(polled.body.message).toMatch(/timestamp/);
     }
     expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent())).status).toBe(200);
   });

@@ -1,6 +1,6 @@
 /** Cluster rules where upstream's service answered otherwise than we did (issue 43's conformance runs). */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate, clusterWireView, createClusterRecord, schedulableMastersForcedTrue } from '../../lambdas/domain/cluster/cluster.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { noProxyProblem } from '../../contracts/input-checks.js';
@@ -73,5 +73,11 @@ describe('a cluster\'s name', () => {
   it('may start with a digit, as upstream\'s rule admits', () => {
     expect(create({ name: '1abc' }).name).toBe('1abc');
     expect(refusal(() => create({ name: '-abc' }))).toMatch(/start and end with a letter or digit/);
+  });
+});
+
+describe('schedulable_masters_forced_true', () => {
+  it('holds while fewer than five hosts are registered, as upstream refreshes it at each registration and departure', () => {
+    expect([0, 1, 3, 4, 5, 6, 100].map(schedulableMastersForcedTrue)).toEqual([true, true, true, true, false, false, false]);
   });
 });

@@ -507,7 +507,7 @@ export function createClusterRecord(
     hyperthreading: 'all',
     network_type: 'OVNKubernetes',
     schedulable_masters: false,
-    // Upstream registers every cluster with it set; its monitor does not revisit it.
+    // No host yet: forced (schedulableMastersForcedTrue), until the fifth host registers.
     schedulable_masters_forced_true: true,
     load_balancer: { type: 'cluster-managed' },
     monitored_operators: builtinMonitoredOperators(),
@@ -857,4 +857,15 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   // Upstream's import records no feature usage (its cluster document then has none).
   if (a.kind === ADD_HOSTS_CLUSTER_KIND && a.feature_usage === undefined) delete wire.feature_usage;
   return wire;
+}
+
+/** Hosts from which a cluster's control plane need not run workloads (upstream's ForceSchedulableMastersMaxHostCount). */
+const HOSTS_TO_UNFORCE_SCHEDULABLE_MASTERS = 5;
+
+/**
+ * schedulable_masters_forced_true as upstream refreshes it whenever a host registers or leaves: with
+ * fewer than five hosts the control plane must also run workloads (there are too few workers).
+ */
+export function schedulableMastersForcedTrue(registeredHosts: number): boolean {
+  return registeredHosts < HOSTS_TO_UNFORCE_SCHEDULABLE_MASTERS;
 }
