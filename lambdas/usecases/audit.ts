@@ -95,5 +95,9 @@ export async function listAuditEvents(deps: AuditDeps, principal: Principal, fil
     ...(filter.since !== undefined ? { since: new Date(filter.since).toISOString() } : {}),
     ...(filter.until !== undefined ? { until: new Date(filter.until).toISOString() } : {}),
   };
+  // DynamoDB refuses a key range whose start is after its end: a 400 that says so, not its 500.
+  if (normalised.since !== undefined && normalised.until !== undefined && normalised.since > normalised.until) {
+    throw badRequest(`since (${normalised.since}) is after until (${normalised.until}): no time is in that range`);
+  }
   return deps.store.auditLog.list({ ...normalised, orgId: principal.orgId }, page);
 }
