@@ -156,6 +156,8 @@ describe('webhooks', () => {
     receiver.refuseFirstTry = true;
     await receiver.start(receiver.port);
     await until(`deliveries of ${clusterId}`, () => receiver.written(clusterId, path), (statuses) => statuses.length === path.length, 60_000);
+    // Each refused first try is sent again after its backoff: the last one's resend may still be on its way.
+    await until(`resends of ${clusterId}'s deliveries`, () => receiver.received.filter((r) => r.duplicate && r.body.resource.id === clusterId).length, (resent) => resent >= path.length, 60_000);
     expect(receiver.written(clusterId, path)).toEqual(path);
     const ofCluster = receiver.received.filter((r) => r.body.resource.id === clusterId);
     expect(ofCluster.filter((r) => r.duplicate).length).toBeGreaterThanOrEqual(path.length);
