@@ -1,9 +1,7 @@
 import { json, noContent } from '../../../platform/http.js';
 import { createWebhook, deleteWebhook, deliveryView, listDeliveries, listWebhooks, webhookView } from '../../../usecases/webhooks.js';
 import type { OperationHandlers } from '../context.js';
-import { pathParam } from '../params.js';
-
-const text = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+import { pathParam, queryString } from '../params.js';
 
 /** The webhooks operations (our extension), merged into the operations map by operations/index.ts. */
 export const webhookOperations = {
@@ -17,8 +15,8 @@ export const webhookOperations = {
     return noContent();
   },
   ListWebhookDeliveries: async ({ api, principal, ports }) => {
-    const limit = text(api.request.query.limit);
-    const cursor = text(api.request.query.cursor);
+    const limit = queryString(api, 'limit');
+    const cursor = queryString(api, 'cursor');
     const page = await listDeliveries(ports, principal, pathParam(api, 'webhook_id'), { ...(limit ? { limit: Number(limit) } : {}), ...(cursor ? { cursor } : {}) });
     return json(200, { deliveries: page.items.map(deliveryView), ...(page.next ? { next_cursor: page.next } : {}) });
   },
