@@ -9,7 +9,7 @@
 import type { Cluster, Host, InfraEnv } from '../core/entities.js';
 import { hardwareMinimums } from '../catalogues/preflight.js';
 import { storedInventory, withoutGoEmptyValues, type Inventory, type InventoryDisk } from './inventory.js';
-import { diskIdentifier, diskNotEligibleReasons, findDisk, isNvme, type DiskEligibilityInput } from './validations/host-validations-disks.js';
+import { byInstallationPreference, diskIdentifier, diskNotEligibleReasons, findDisk, type DiskEligibilityInput } from './validations/host-validations-disks.js';
 import { DEFAULT_EDGE_WORKER_PRODUCTS, isEdgeWorker, ocpRoleRequirements, unboundRequirements } from './validations/host-validations-roles.js';
 import type { HostRole } from './host-states.js';
 import { HOST_UPDATABLE_STATES } from './host.js';
@@ -74,15 +74,7 @@ const isEligible = (disk: InventoryDisk) => disk.installation_eligibility?.eligi
  * first, then by HCTL.
  */
 export function eligibleByPreference(inventory: Inventory): InventoryDisk[] {
-  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return (inventory.disks ?? []).filter(isEligible).sort(
-    (a, b) =>
-      Number(!!b.bootable) - Number(!!a.bootable) ||
-      Number(isNvme(a)) - Number(isNvme(b)) ||
-      compare(a.drive_type ?? '', b.drive_type ?? '') ||
-      (a.size_bytes ?? 0) - (b.size_bytes ?? 0) ||
-      compare(a.hctl ?? '', b.hctl ?? ''),
-  );
+  return (inventory.disks ?? []).filter(isEligible).sort(byInstallationPreference);
 }
 
 /** Drive types whose disks are never formatted by default (shared or multipath storage). */

@@ -114,14 +114,19 @@ export const isNvme = (disk: InventoryDisk) => (disk.name ?? '').startsWith('nvm
  */
 export function eligibleDisks(input: DiskEligibilityInput): InventoryDisk[] {
   const eligible = disksOf(input.inventory).filter((disk) => diskNotEligibleReasons(disk, input).length === 0);
-  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return eligible.sort(
-    (a, b) =>
-      Number(!!b.bootable) - Number(!!a.bootable) ||
-      Number(isNvme(a)) - Number(isNvme(b)) ||
-      compare(a.drive_type ?? '', b.drive_type ?? '') ||
-      (a.size_bytes ?? 0) - (b.size_bytes ?? 0) ||
-      compare(a.hctl ?? '', b.hctl ?? ''),
+  return eligible.sort(byInstallationPreference);
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Upstream's order of preference among eligible installation disks: bootable, not NVMe, drive type, smallest, HCTL. */
+export function byInstallationPreference(a: InventoryDisk, b: InventoryDisk): number {
+  return (
+    Number(!!b.bootable) - Number(!!a.bootable) ||
+    Number(isNvme(a)) - Number(isNvme(b)) ||
+    compareText(a.drive_type ?? '', b.drive_type ?? '') ||
+    (a.size_bytes ?? 0) - (b.size_bytes ?? 0) ||
+    compareText(a.hctl ?? '', b.hctl ?? '')
   );
 }
 
