@@ -7,24 +7,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams } from '../contracts/wire.js';
 import { ANNOTATION, type KubeObject } from './objects.js';
+import { PLATFORM_TYPES, releaseFromImage } from '../contracts/release-image.js';
+
+export { releaseFromImage };
 
 export class SpecProblem extends Error {}
 
-/** OpenShift version and CPU architecture from a release image tag such as ocp-release:4.18.52-x86_64. */
-export function releaseFromImage(image: string): { version: string; cpuArchitecture: string } | undefined {
-  const tag = /:(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)-(x86_64|aarch64|arm64|ppc64le|s390x|multi)$/.exec(image);
-  if (!tag) return undefined;
-  const arch = tag[2] === 'aarch64' ? 'arm64' : tag[2]!;
-  return { version: arch === 'multi' ? `${tag[1]}-multi` : tag[1]!, cpuArchitecture: arch };
-}
-
-const PLATFORM_TYPES: Record<string, NonNullable<ClusterCreateParams['platform']>['type']> = {
-  BareMetal: 'baremetal',
-  None: 'none',
-  VSphere: 'vsphere',
-  Nutanix: 'nutanix',
-  External: 'external',
-};
 
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -12,6 +12,9 @@ import { baseDomainProblem, cidrProblem, clusterNameProblem, hostPrefixProblem, 
 import type { ManifestDocument, ManifestError, ManifestKind } from './manifests.js';
 import { cidrList, FieldReader, key, proxyOf, pullSecretOf, staticNetworkEntry, vips } from './validate.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
+import { PLATFORM_TYPES, releaseFromImage } from '../../contracts/release-image.js';
+
+export { releaseFromImage };
 
 export const INSTALL_CONFIG_OVERRIDES_ANNOTATION = 'agent-install.openshift.io/install-config-overrides';
 
@@ -42,21 +45,6 @@ export interface ZtpPlan {
   warnings: string[];
 }
 
-/** OpenShift version and CPU architecture from a release image tag such as ocp-release:4.18.52-x86_64. */
-export function releaseFromImage(image: string): { version: string; cpuArchitecture: string } | undefined {
-  const tag = /:(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)-(x86_64|aarch64|arm64|ppc64le|s390x|multi)$/.exec(image);
-  if (!tag) return undefined;
-  const arch = tag[2] === 'aarch64' ? 'arm64' : tag[2]!;
-  return { version: arch === 'multi' ? `${tag[1]}-multi` : tag[1]!, cpuArchitecture: arch };
-}
-
-const PLATFORM_TYPES: Record<string, NonNullable<ClusterCreateParams['platform']>['type']> = {
-  BareMetal: 'baremetal',
-  None: 'none',
-  VSphere: 'vsphere',
-  Nutanix: 'nutanix',
-  External: 'external',
-};
 
 function hyperthreadingOf(reader: FieldReader): ClusterCreateParams['hyperthreading'] {
   const modeOf = (field: string) => {
