@@ -71,11 +71,13 @@ function item(orgId: string, index: number, bytes: number): Record<string, Attri
   };
 }
 
-export async function measureDynamoDbFloor(options: { callsPerKind?: number; concurrency?: number } = {}): Promise<DynamoDbFloor> {
+export async function measureDynamoDbFloor(options: { callsPerKind?: number; concurrency?: number; inMemory?: boolean } = {}): Promise<DynamoDbFloor> {
   const calls = options.callsPerKind ?? 400;
   const concurrency = options.concurrency ?? 16;
   const workDir = mkdtempSync(path.join(tmpdir(), 'dynamodb-floor-'));
-  const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), dataDir: path.join(workDir, 'dynamodb') });
+  const port = await freePort('127.0.0.1');
+  const dataDir = path.join(workDir, 'dynamodb');
+  const dynamo = await startDynamoDbLocal({ port, ...(options.inMemory ? {} : { dataDir }) });
   const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
   const table = 'floor';
   try {
