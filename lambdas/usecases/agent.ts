@@ -42,7 +42,8 @@ import { findHost, findInfraEnv, stillThere } from './access.js';
 import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { ownStagesSource } from './hosts.js';
-import { forgetPeersUnlessLarge, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
+import { forgetPeersUnlessLarge, recentClusterHosts } from './cluster-peer-listings.js';
+import { judgedWrite, loadSurroundings, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {

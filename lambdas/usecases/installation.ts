@@ -23,10 +23,12 @@ import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
-import { installationContext, refreshCluster } from './cluster-refresh.js';
+import { installationContext } from '../domain/judgement/cluster-judgement.js';
+import { refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './cluster-view.js';
 import { causedBy, clusterWrite, hostWrite, recordEvent, recordEvents } from './events.js';
-import { forgetPeers, refreshHost } from './host-refresh.js';
+import { forgetPeers } from './cluster-peer-listings.js';
+import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface InstallationDeps {
