@@ -64,21 +64,16 @@ function derivedMachineNetwork(cluster: Cluster, hosts: Host[]): string[] | unde
 /** Judgements of one cluster made again when others keep writing it between a read and the write. */
 const JUDGEMENTS_PER_REFRESH = 4;
 
-/**
- * `options.registration`: the judgement a registration makes at once. Upstream's registration
- * stores no connectivity documents (its monitor's first pass does), so that one leaves them out.
- */
 export async function refreshCluster(
   deps: ClusterRefreshDeps,
   key: { orgId: string; clusterId: string },
   preloadedHosts?: Host[],
-  options: { registration?: boolean } = {},
 ): Promise<Cluster | undefined> {
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
   for (let judgement = 1; ; judgement++) {
     const cluster = await deps.store.clusters.get(key);
     if (!cluster) return undefined;
-    const outcome = await judgeCluster(deps, key, cluster, hosts, options);
+    const outcome = await judgeCluster(deps, key, cluster, hosts);
     // Written, unchanged, or moved by someone else (their status stands): done. Otherwise the
     // cluster changed between the read and the write, and this verdict and its announcements were
     // made on a copy that is no longer the one written: judged again on the current record.
@@ -94,7 +89,6 @@ async function judgeCluster(
   key: { orgId: string; clusterId: string },
   cluster: Cluster,
   hosts: Host[],
-  options: { registration?: boolean },
 ): Promise<Cluster | undefined | typeof STALE> {
   const now = deps.clock.now();
 
@@ -129,8 +123,10 @@ async function judgeCluster(
   const progressChanged = !!progress && JSON.stringify(progress) !== JSON.stringify(pickPercentages(cluster.attributes.progress));
   const addressBook = peerAddressBook(hosts);
   const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
-  // Upstream's monitor stores them before it judges, from the status the cluster had.
-  const connectivity = options.registration ? undefined : clusterConnectivityDocuments(
+  // Upstream's monitor stores them before it judges, from the status the cluster had. A new
+  // cluster's first judgement here (at its registration) is that first pass: the monitor here only
+  // visits clusters through their hosts, so a cluster without any would otherwise never have them.
+  const connectivity = clusterConnectivityDocuments(
     { status: cluster.status, controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3 },
     hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
   );

@@ -52,6 +52,19 @@ describe('cluster settings API', () => {
   }, 180_000);
   afterAll(async () => env?.close());
 
+  describe('cluster document', () => {
+    it('holds upstream\'s connectivity documents once the new cluster was judged, not in the registration\'s answer', async () => {
+      const cluster = await newCluster();
+      // Upstream's answer is the cluster as registered; its monitor's first pass stores the documents.
+      expect(cluster.connectivity_majority_groups ?? null).toBeNull();
+      expect(cluster.ip_collisions ?? null).toBeNull();
+      const read = await call('GET', `/clusters/${cluster.id}`);
+      expect(read.status, read.text).toBe(200);
+      expect(JSON.parse(read.body.connectivity_majority_groups)).toEqual({ majority_groups: { IPv4: [], IPv6: [] }, l3_connected_addresses: {} });
+      expect(read.body.ip_collisions).toBe('{}');
+    });
+  });
+
   describe('install config', () => {
     it('returns the generated install-config, with the real pull secret, as a JSON string', async () => {
       const key = sshPublicKey();
