@@ -190,8 +190,8 @@ describe('cluster settings API', () => {
       expect(reply.status, reply.text).toBe(200);
       expectMatchesSchema('v2GetPreflightRequirements', 200, reply.body);
       expect(reply.body.ocp).toEqual({
-        master: { quantitative: { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 }, qualitative: [] },
-        worker: { quantitative: { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 }, qualitative: [] },
+        master: { quantitative: { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 } },
+        worker: { quantitative: { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 } },
       });
       const names = reply.body.operators.map((o: Json) => o.operator_name);
       expect(names).toEqual(expect.arrayContaining(['lvm', 'odf', 'cnv', 'lso']));
