@@ -63,6 +63,15 @@ describe('cluster settings API', () => {
       expect(JSON.parse(read.body.connectivity_majority_groups)).toEqual({ majority_groups: { IPv4: [], IPv6: [] }, l3_connected_addresses: {} });
       expect(read.body.ip_collisions).toBe('{}');
     });
+
+    it('answers the supported platforms as upstream does: none alone without hosts, 404 for an unknown cluster', async () => {
+      const cluster = await newCluster();
+      const reply = await call('GET', `/clusters/${cluster.id}/supported-platforms`);
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body).toEqual(['none']);
+      const unknown = await call('GET', '/clusters/00000000-0000-0000-0000-000000000000/supported-platforms');
+      expect(unknown.status, unknown.text).toBe(404);
+    });
   });
 
   describe('install config', () => {
