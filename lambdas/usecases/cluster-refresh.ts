@@ -20,21 +20,16 @@ export interface ClusterRefreshDeps {
 /** Judgements of one cluster made again when others keep writing it between a read and the write. */
 const JUDGEMENTS_PER_REFRESH = 4;
 
-/**
- * `options.registration`: the judgement a registration makes at once. Upstream's registration
- * stores no connectivity documents (its monitor's first pass does), so that one leaves them out.
- */
 export async function refreshCluster(
   deps: ClusterRefreshDeps,
   key: { orgId: string; clusterId: string },
   preloadedHosts?: Host[],
-  options: { registration?: boolean } = {},
 ): Promise<Cluster | undefined> {
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
   for (let judgement = 1; ; judgement++) {
     const cluster = await deps.store.clusters.get(key);
     if (!cluster) return undefined;
-    const outcome = await judgeAndWrite(deps, key, cluster, hosts, options);
+    const outcome = await judgeAndWrite(deps, key, cluster, hosts);
     // Written, unchanged, or moved by someone else (their status stands): done. Otherwise the
     // cluster changed between the read and the write, and this verdict and its announcements were
     // made on a copy that is no longer the one written: judged again on the current record.
@@ -51,10 +46,9 @@ async function judgeAndWrite(
   key: { orgId: string; clusterId: string },
   cluster: Cluster,
   hosts: Host[],
-  options: { registration?: boolean },
 ): Promise<Cluster | undefined | typeof STALE> {
   const now = deps.clock.now();
-  const judged = judgeCluster(cluster, hosts, { now, ...(options.registration ? { registration: true } : {}) });
+  const judged = judgeCluster(cluster, hosts, { now });
   if (judged.unchanged) return cluster;
   // Whether this judgement is the one written: judgements of one cluster run at once in several
   // instances (the stream's follow-up, the install workflow, the monitor), and only the one whose

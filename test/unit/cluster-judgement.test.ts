@@ -49,10 +49,10 @@ describe('the verdict on a cluster', () => {
     expect(judgement.results.find((result) => result.id === 'sufficient-masters-count')).toMatchObject({ status: 'failure' });
   });
 
-  it('leaves the connectivity documents to the monitor when judging at registration', () => {
+  it('gives a cluster its connectivity documents from its first judgement, hosts or none (upstream\'s first monitor pass)', () => {
     const { cluster: record, hosts } = cluster();
     expect(judgeCluster(record, hosts, { now: NOW }).connectivity).toBeDefined();
-    expect(judgeCluster(record, hosts, { now: NOW, registration: true }).connectivity).toBeUndefined();
+    expect(judgeCluster(record, [], { now: NOW }).connectivity).toMatchObject({ ip_collisions: '{}' });
   });
 
   it('asks for the prepared hosts to be judged again when the cluster starts installing', () => {

@@ -408,6 +408,22 @@ export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
   return serviceSetting === true && attributes?.org_soft_timeouts_enabled === true;
 }
 
+/** Upstream's tag: words of letters, digits and underscores, separated by single spaces (Go's `\w`, ASCII). */
+const TAG = /^[0-9A-Za-z_]+( [0-9A-Za-z_]+)*$/;
+
+/** A cluster's tags: a comma-separated list of tags, or nothing (upstream's ValidateTags). */
+export function tagsProblem(tags: string): string | undefined {
+  if (tags === '' || tags.split(',').every((tag) => TAG.test(tag))) return undefined;
+  return `Invalid format for Tags: ${tags}. Tags should be a comma-separated list (e.g. tag1,tag2,tag3). ` +
+    'Each tag can consist of the following characters: Alphanumeric (aA-zZ, 0-9), underscore (_) and white-spaces.';
+}
+
+/** A cluster either replaces the image's NTP sources (ntp_sources) or adds to them (additional_ntp_source), judged on the result. */
+export function ntpSourcesConflict(attributes: { additional_ntp_source?: unknown; ntp_sources?: unknown }): string | undefined {
+  const given = (value: unknown) => typeof value === 'string' && value !== '';
+  return given(attributes.additional_ntp_source) && given(attributes.ntp_sources) ? 'ntp_sources and additional_ntp_source are mutually exclusive' : undefined;
+}
+
 /** Fields copied as given after their own checks. */
 function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): ClusterAttributes {
   const params: Params = request;
@@ -418,6 +434,8 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   if (typeof params.https_proxy === 'string' && params.https_proxy !== '') check(proxyUrlProblem('https_proxy', params.https_proxy));
   if (typeof params.no_proxy === 'string' && params.no_proxy !== '') check(noProxyProblem(params.no_proxy));
   if (typeof params.additional_ntp_source === 'string') check(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
+  if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
+  if (typeof params.tags === 'string') check(tagsProblem(params.tags));
   for (const field of [
     'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'additional_ntp_source', 'ntp_sources',
     'hyperthreading', 'network_type', 'schedulable_masters', 'disk_encryption', 'ignition_endpoint', 'tags', 'load_balancer',
@@ -519,6 +537,7 @@ export function createClusterRecord(
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
+  check(ntpSourcesConflict(attributes));
   // A load balancer given without a type gets the default one, as upstream registers it.
   if (!attributes.load_balancer?.type) attributes.load_balancer = { ...attributes.load_balancer, type: 'cluster-managed' };
   Object.assign(attributes, networking(params, context.clusterId, attributes, {
@@ -697,6 +716,7 @@ export function applyClusterUpdate(
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
   if (params.control_plane_count !== undefined && params.control_plane_count !== null) current.control_plane_count = params.control_plane_count;
   Object.assign(current, simpleFields(params));
+  check(ntpSourcesConflict(current));
   // Upstream changes only the disk encryption settings given (empty ones to their defaults) and keeps the others.
   if (isJsonObject(params.disk_encryption)) current.disk_encryption = updatedDiskEncryption(stored.disk_encryption, params.disk_encryption);
   Object.assign(current, networking(params, cluster.clusterId, current, {

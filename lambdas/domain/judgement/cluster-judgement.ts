@@ -63,11 +63,6 @@ export interface ClusterJudgement {
 
 export interface ClusterJudgementOptions {
   now: Date;
-  /**
-   * The judgement a registration makes at once. Upstream's registration stores no connectivity
-   * documents (its monitor's first pass does), so that one leaves them out.
-   */
-  registration?: boolean;
 }
 
 /** What the cluster validations read of a host. */
@@ -157,8 +152,10 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
   const progressChanged = !!progress && JSON.stringify(progress) !== JSON.stringify(pickPercentages(cluster.attributes.progress));
   const addressBook = peerAddressBook(hosts);
   const addressBookChanged = addressBook !== storedAddressBook(cluster)?.fingerprint;
-  // Upstream's monitor stores them before it judges, from the status the cluster had.
-  const connectivity = options.registration ? undefined : clusterConnectivityDocuments(
+  // Upstream's monitor stores them before it judges, from the status the cluster had. A new
+  // cluster's first judgement here (at its registration) is that first pass: the monitor here only
+  // visits clusters through their hosts, so a cluster without any would otherwise never have them.
+  const connectivity = clusterConnectivityDocuments(
     { status: cluster.status, controlPlaneCount },
     hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
   );
