@@ -43,4 +43,16 @@ describe('the host document', () => {
     expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict' }));
     expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
   });
+  it('applies disks_skip_formatting to the disks already skipped, as upstream: once each, false removes, unknown disks refused (400)', () => {
+    const inventory = JSON.stringify({ disks: [{ id: 'sda', path: '/dev/sda' }, { id: 'sdb', path: '/dev/sdb' }] });
+    const skip = (stored: Host, changes: { disk_id: string; skip_formatting: boolean }[]) => applyHostUpdate(stored, { disks_skip_formatting: changes } as never, undefined, 'now');
+    const once = skip(host({ inventory }), [{ disk_id: 'sda', skip_formatting: true }, { disk_id: 'sda', skip_formatting: true }]);
+    expect(once.attributes.skip_formatting_disks).toBe('sda');
+    expect(skip(once, [{ disk_id: 'sdb', skip_formatting: true }]).attributes.skip_formatting_disks).toBe('sda,sdb');
+    expect(skip(once, [{ disk_id: 'sda', skip_formatting: false }]).attributes.skip_formatting_disks).toBe('');
+    expect(skip(host({ inventory }), [{ disk_id: 'sda', skip_formatting: true }, { disk_id: 'sda', skip_formatting: false }]).attributes.skip_formatting_disks).toBe('');
+    expect(() => skip(host({ inventory }), [{ disk_id: '/dev/nope', skip_formatting: true }])).toThrow(expect.objectContaining({
+      kind: 'bad-request', message: "Disk identifier /dev/nope doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: sda, sdb",
+    }));
+  });
 });

@@ -96,7 +96,9 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     }
     attributes.node_labels = JSON.stringify(Object.fromEntries(labels.map((l) => [l.key, l.value])));
   }
-  if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = params.disks_skip_formatting.filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
+  if (Array.isArray(params.disks_skip_formatting) && params.disks_skip_formatting.length > 0) {
+    attributes.skip_formatting_disks = skippedFormattingAfter(host, params.disks_skip_formatting).join(',');
+  }
   if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
   if (typeof params.ignition_endpoint_token === 'string') {
     // Kept for fetching the day-2 ignition; the host document only says whether one is set (false left out, as Go).
@@ -106,6 +108,27 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
   }
   next.updatedAt = now;
   return next;
+}
+
+/**
+ * The disks skipped from formatting once a request's changes apply to the ones already skipped, as
+ * upstream does: a disk already listed stays once, `skip_formatting: false` takes one out, and a
+ * disk newly skipped must be one of the inventory's (its id, else its path).
+ */
+function skippedFormattingAfter(host: Host, changes: NonNullable<HostUpdateParams['disks_skip_formatting']>): string[] {
+  const inventoryIds = (hostInventory(host)?.disks ?? []).map((disk) => disk.id || disk.path || '');
+  let skipped = String(host.attributes.skip_formatting_disks ?? '').split(',').filter((id) => id !== '');
+  for (const change of changes) {
+    if (skipped.includes(change.disk_id)) {
+      if (!change.skip_formatting) skipped = skipped.filter((id) => id !== change.disk_id);
+    } else if (change.skip_formatting) {
+      if (!inventoryIds.includes(change.disk_id)) {
+        throw badRequest(`Disk identifier ${change.disk_id} doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: ${inventoryIds.join(', ')}`);
+      }
+      skipped.push(change.disk_id);
+    }
+  }
+  return skipped;
 }
 
 /** What the host table reads of a host for a request's trigger (a registration, a bind, a reply). */
