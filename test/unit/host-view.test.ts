@@ -55,4 +55,13 @@ describe('the host document', () => {
       kind: 'bad-request', message: "Disk identifier /dev/nope doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: sda, sdb",
     }));
   });
+  it('gives the arbiter role as upstream: in a day-1 cluster of 4.19+ on baremetal (none from 4.22), whatever its control plane count', () => {
+    const cluster = (attributes: Record<string, unknown>) => ({ clusterId: 'c', attributes: { control_plane_count: 3, platform: { type: 'baremetal' }, ...attributes } }) as never;
+    const role = (attributes: Record<string, unknown>) => applyHostUpdate(host({}), { host_role: 'arbiter' } as never, cluster(attributes), 'now').attributes.role;
+    expect(role({ openshift_version: '4.22.9' })).toBe('arbiter');
+    expect(role({ openshift_version: '4.22.9', platform: { type: 'none' } })).toBe('arbiter');
+    expect(() => role({ openshift_version: '4.21.3', platform: { type: 'none' } })).toThrow(expect.objectContaining({ kind: 'bad-request', message: "Cannot set role arbiter to host h in infra-env ie: cluster's platform must be baremetal" }));
+    expect(() => role({ openshift_version: '4.18.52' })).toThrow(expect.objectContaining({ message: "Cannot set role arbiter to host h in infra-env ie: cluster's openshift version must be at least 4.19" }));
+    expect(() => role({ openshift_version: '4.22.9', platform: { type: 'vsphere' } })).toThrow(expect.objectContaining({ message: expect.stringContaining('must be baremetal or none') }));
+  });
 });

@@ -5,6 +5,7 @@
 import { badRequest, conflict } from '../core/errors.js';
 import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
+import { arbiterHostsProblem } from '../cluster/cluster.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../../../contracts/input-checks.js';
@@ -60,9 +61,8 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     if (cluster.attributes.control_plane_count === 1 && !['master', 'auto-assign'].includes(params.host_role)) {
       throw badRequest(`a single-node cluster's host is its control plane: role ${params.host_role} is not possible`);
     }
-    if (params.host_role === 'arbiter' && cluster.attributes.control_plane_count !== 2) {
-      throw badRequest('the arbiter role exists only for clusters with two control-plane nodes');
-    }
+    const arbiterProblem = params.host_role === 'arbiter' ? arbiterHostsProblem(cluster) : undefined;
+    if (arbiterProblem) throw badRequest(`Cannot set role arbiter to host ${host.hostId} in infra-env ${host.infraEnvId}: ${arbiterProblem}`);
     attributes.role = params.host_role;
     if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
   }
