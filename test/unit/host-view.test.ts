@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyHostUpdate, hostView } from '../../lambdas/domain/host/host.js';
+import { applyHostUpdate, bindHost, hostProgressStages, hostView, unbindHost } from '../../lambdas/domain/host/host.js';
 import type { Host } from '../../lambdas/domain/core/entities.js';
 
 const host = (attributes: Record<string, unknown>): Host => ({
@@ -63,5 +63,17 @@ describe('the host document', () => {
     expect(() => role({ openshift_version: '4.21.3', platform: { type: 'none' } })).toThrow(expect.objectContaining({ kind: 'bad-request', message: "Cannot set role arbiter to host h in infra-env ie: cluster's platform must be baremetal" }));
     expect(() => role({ openshift_version: '4.18.52' })).toThrow(expect.objectContaining({ message: "Cannot set role arbiter to host h in infra-env ie: cluster's openshift version must be at least 4.19" }));
     expect(() => role({ openshift_version: '4.22.9', platform: { type: 'vsphere' } })).toThrow(expect.objectContaining({ message: expect.stringContaining('must be baremetal or none') }));
+  });
+  it('binds and unbinds a pool host as upstream: the inventory is reported again, the role is auto-assign, a single node\'s unassigned host has no stages', () => {
+    const pool = { ...host({ inventory: '{"hostname":"node-0"}', role: 'auto-assign', suggested_role: 'auto-assign', bootstrap: true, images_status: '{}' }), clusterId: undefined, status: 'known-unbound' } as Host;
+    const cluster = { clusterId: 'c', status: 'pending-for-input', attributes: { control_plane_count: 1 } } as never;
+    const bound = bindHost(pool, cluster, undefined, '2026-11-22T11:00:00.000Z').host;
+    expect(bound.attributes).toMatchObject({ role: 'auto-assign', suggested_role: 'auto-assign' });
+    for (const field of ['inventory', 'bootstrap', 'images_status']) expect(bound.attributes).not.toHaveProperty(field);
+    expect(hostProgressStages(bound, { singleNode: true })).toEqual([]);
+    expect(hostProgressStages({ ...bound, attributes: { ...bound.attributes, role: 'master' } }, { singleNode: true })).toContain('Waiting for bootkube');
+    const unbound = unbindHost({ ...bound, status: 'known', attributes: { ...bound.attributes, inventory: '{}', role: 'master', suggested_role: 'master' } }, undefined, '2026-11-22T11:00:00.000Z').host;
+    expect(unbound.attributes).toMatchObject({ role: 'auto-assign', suggested_role: 'auto-assign' });
+    expect(unbound.attributes).not.toHaveProperty('inventory');
   });
 });

@@ -174,6 +174,7 @@ export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string
   }
   const next = withTransition(host, transition, now, { clusterId: cluster.clusterId });
   next.attributes.role = 'auto-assign';
+  next.attributes.suggested_role = 'auto-assign';
   return { host: next, transition };
 }
 
