@@ -134,7 +134,8 @@ export function newHost(context: {
       // A single-node cluster's own host can only be its control plane: upstream makes it master and
       // bootstrap on registration. A host added to an installed (or imported) cluster registers as a
       // worker, as upstream's do.
-      ...(context.cluster ? registrationRole(context.cluster) : {}),
+      // A pool host (no cluster yet) is auto-assign too, as upstream's column defaults make it.
+      ...(context.cluster ? registrationRole(context.cluster) : { role: 'auto-assign', suggested_role: 'auto-assign' }),
       registered_at: context.now,
       checked_in_at: context.now,
       discovery_agent_version: context.agentVersion,

@@ -279,7 +279,7 @@ export function imageInfoDetails(infraEnv: Pick<InfraEnv, 'attributes'>): string
  * Fields upstream's infra-env document leaves out while empty (Go's omitempty): an empty string or
  * list given at creation or update is not echoed.
  */
-const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments', 'ntp_sources'] as const;
+const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments', 'ntp_sources', 'additional_ntp_sources'] as const;
 
 /** How upstream's answers spell a time never set: Go's zero time. */
 const UNSET_TIME = '0001-01-01T00:00:00.000Z';
