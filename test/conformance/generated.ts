@@ -196,7 +196,6 @@ export function generatedCases(count: number, seed: number): GeneratedCase[] {
 }
 
 /**
-/**
  * Judgement fields: compared by scenarios once both services settle, not right after a write.
  * - The connectivity documents: upstream's cluster monitor writes them on its pass, so a read right
  *   after a write shows them or not depending on whether that pass came yet.
