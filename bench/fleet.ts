@@ -35,7 +35,11 @@ import { CustomerTroubles, percentile, type ClusterOutcome, type CustomerReport,
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const tally = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
+const tally = (values: readonly string[]) => {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+};
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export interface FleetResult {
@@ -178,8 +182,11 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       console.log(`\nstopping early at +${seconds(stoppedAtMs - settings.startedAt)}: the clusters in flight are abandoned; the report covers the clusters that ended`);
       child.send({ type: 'stop' });
     };
-    removeStopHandlers = () => ['SIGINT', 'SIGTERM'].forEach((signal) => process.off(signal, stopEarly));
-    ['SIGINT', 'SIGTERM'].forEach((signal) => process.on(signal, stopEarly));
+    const stopSignals = ['SIGINT', 'SIGTERM'] as const;
+    removeStopHandlers = () => {
+      for (const signal of stopSignals) process.off(signal, stopEarly);
+    };
+    for (const signal of stopSignals) process.on(signal, stopEarly);
     const outcomes: ClusterOutcome[] = [];
     const troubles = new CustomerTroubles();
     const { serverErrors, agentErrors } = troubles;

@@ -114,7 +114,7 @@ function printCeilings(one: Record<string, unknown>, more: Record<string, unknow
   };
   const floors = floorOf(one);
   if (!costs || !floors) return;
-  console.log(`\n${'DynamoDB Local ceilings'.padEnd(32)}${'served (1 / ' + many + ' instances)'.padEnd(30)}${'ceiling'.padEnd(12)}calls and units per request`);
+  console.log(`\n${'DynamoDB Local ceilings'.padEnd(32)}${`served (1 / ${many}${' instances)'.padEnd(30)}`}${'ceiling'.padEnd(12)}calls and units per request`);
   for (const [label, key] of [['registrations', 'registrations'], ['inventory replies', 'inventories'], ['other replies', 'others'], ['polls', 'polls']] as const) {
     const cost = costs[key];
     if (!cost) continue;

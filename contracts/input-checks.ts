@@ -110,6 +110,7 @@ export function hostnameProblem(hostname: string): Reason {
  * controls that make a name read otherwise than it is stored (U+061C, U+200E/F, U+202A–U+202E,
  * U+2066–U+2069).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /**

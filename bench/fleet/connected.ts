@@ -169,8 +169,14 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
     // The customer closes its connections and ends; bounded.
     await new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => (child.kill('SIGKILL'), resolve()), 30_000);
-      child.once('exit', () => (clearTimeout(timer), resolve()));
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve();
+      }, 30_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
     const o = outcome!;
 

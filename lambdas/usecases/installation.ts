@@ -299,7 +299,7 @@ export async function installDay2Host(deps: InstallationDeps, principal: Princip
       if (disk.path) next.attributes.installation_disk_path = disk.path;
     }
   });
-  if (!updated || updated.status !== 'installing') throw conflict(`Host ${hostId} changed meanwhile; try again`);
+  if (updated?.status !== 'installing') throw conflict(`Host ${hostId} changed meanwhile; try again`);
   return updated;
 }
 
@@ -312,7 +312,7 @@ export async function resetDay2Host(deps: InstallationDeps, principal: Principal
   const updated = await transitionHostRecord(deps, host, 'ResettingPendingUserAction', { resetByUser: true }, (next) => {
     for (const field of ['progress', 'install_step_sent_at']) delete next.attributes[field];
   });
-  if (!updated || updated.status !== 'resetting-pending-user-action') throw conflict(`Host ${hostId} is ${host.status}; it cannot be reset now`);
+  if (updated?.status !== 'resetting-pending-user-action') throw conflict(`Host ${hostId} is ${host.status}; it cannot be reset now`);
   return updated;
 }
 

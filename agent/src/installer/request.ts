@@ -131,7 +131,7 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     for (const [key, value] of [['controller_image', controllerImage], ['installer_image', installerImage], ['mco_image', optionalString(body, 'mco_image')]] as const) {
       if (value !== undefined && value !== '' && !IMAGE_REF.test(value)) throw new Error(`${key} "${value}" is not a valid image reference`);
     }
-    const controlPlaneCount = body['control_plane_count'];
+    const controlPlaneCount = body.control_plane_count;
     if (controlPlaneCount !== undefined && controlPlaneCount !== null && (typeof controlPlaneCount !== 'number' || !Number.isInteger(controlPlaneCount) || controlPlaneCount < 0)) {
       throw new Error('control_plane_count must be a non-negative integer');
     }
@@ -142,9 +142,9 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     const mustGather = optionalString(body, 'must_gather_image');
     if (mustGather) validateMustGather(mustGather);
     let proxy: InstallProxy | undefined;
-    if (body['proxy'] !== undefined && body['proxy'] !== null) {
-      if (!isJsonObject(body['proxy'])) throw new Error('proxy must be an object');
-      const rawProxy = body['proxy'];
+    if (body.proxy !== undefined && body.proxy !== null) {
+      if (!isJsonObject(body.proxy)) throw new Error('proxy must be an object');
+      const rawProxy = body.proxy;
       proxy = {
         http_proxy: optionalString(rawProxy, 'http_proxy'),
         https_proxy: optionalString(rawProxy, 'https_proxy'),

@@ -448,7 +448,7 @@ export function nextSteps(context: StepContext): Steps {
  * the write reaches the stream, whose follow-up judges the cluster).
  */
 export function checkInWrite(host: Host, now: Date, agentVersion: string | undefined, hostTimestamp?: number): 'host' | 'liveness' | 'none' {
-  if (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version) return 'host';
+  if (agentVersion && agentVersion !== host.attributes.discovery_agent_version) return 'host';
   if (hostTimestamp !== undefined) {
     if (host.attributes.timestamp === undefined) return 'host';
     if (clockMoved(host, { attributes: { timestamp: hostTimestamp, checked_in_at: now.toISOString() } })) return 'host';

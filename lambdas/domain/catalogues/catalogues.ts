@@ -12,7 +12,7 @@ import {
   incompatibleFeatureIds,
   isArchitectureSupported,
   isPlatformSupported,
-  SUPPORT_FILTER_PARAMETERS,
+  type SUPPORT_FILTER_PARAMETERS,
   supportFilters,
   listFeatureSupport,
   isCpuArchitecture,

@@ -50,7 +50,7 @@ const normalRole = (role: HostRole): HostRole => (role === 'bootstrap' ? 'master
 /** The catalogue's requirements for this cluster shape; an unreadable version falls back to the base ones. */
 function catalogueRequirements(name: string, cluster: ClusterFacts): { master: CpuRam; worker: CpuRam } {
   const shape = (q: HostTypeRequirements): CpuRam => ({ cpuCores: q.quantitative.cpu_cores ?? 0, ramMib: q.quantitative.ram_mib ?? 0 });
-  let requirements;
+  let requirements: ReturnType<typeof operatorRequirements>;
   try {
     requirements = operatorRequirements(name, { openshiftVersion: cluster.openshiftVersion, singleNode: cluster.singleNode });
   } catch {
