@@ -8,7 +8,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { EXIT_VALIDATION_ERROR, type StepContext, type StepResult, type StepRunner } from '../contracts.js';
-import { AbortedError, sleep } from './cluster-view.js';
+import { AbortedError } from './cluster-view.js';
+import { sleep } from '../sleep.js';
 import { DryRunHost, type DryRunConfig } from './dry-run.js';
 import { RealHost } from './real-host.js';
 import { parseInstallCmdRequest, type ValidatedInstallRequest } from './request.js';

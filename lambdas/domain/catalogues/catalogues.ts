@@ -363,6 +363,9 @@ export function findOperator(name: string): OlmOperatorDefinition | undefined {
   return OLM_OPERATORS.find((operator) => operator.name === name);
 }
 
+/** The operator's name as messages show it ("OpenShift Virtualization"), or the name itself for one not in the catalogue. */
+export const operatorFullName = (name: string): string => findOperator(name)?.full_name ?? name;
+
 function requireOperator(name: string): OlmOperatorDefinition {
   const operator = findOperator(name);
   if (!operator) throw notFound(`Operator ${name} is not supported; GET /v2/supported-operators lists the supported ones`);

@@ -6,7 +6,7 @@
 import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import catalogueData from './catalogue.json' with { type: 'json' };
 import serviceCatalogueData from './service-catalogue.json' with { type: 'json' };
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { sortedKeys } from '../../../contracts/json-shapes.js';
 
 /** How a catalogue property is typed; `optional-uuid` is upstream's UUID_PTR (e.g. a host's cluster). */
 export type PropertyType = 'uuid' | 'optional-uuid' | 'string' | 'integer' | 'boolean';
@@ -200,15 +200,6 @@ export interface EventView {
 }
 
 
-/**
- * The value with every object's keys in sorted order, as upstream's JSON encoder writes props (Go
- * maps). The store does not keep the order of a map's keys.
- */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isJsonObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
-}
 
 export function eventView(event: ServiceEvent): EventView {
   // Catalogue events carry no props; events sent through POST /v2/events may (stored without

@@ -29,7 +29,7 @@ interface GoField { name: string; type: GoType; omitEmpty: boolean }
 type GoValue = string | number | boolean | null | GoValue[] | GoObject;
 interface GoObject { [field: string]: GoValue }
 
-const isGoObject = (value: GoValue | undefined): value is GoObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isGoObject = (value: GoValue | undefined): value is GoObject => isJsonObject(value);
 
 const str: GoType = { kind: 'string' };
 const bool: GoType = { kind: 'bool' };
