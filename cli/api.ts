@@ -34,7 +34,7 @@ export function apiClient(credentials: Credentials, fetchImpl: typeof fetch = gl
 export function failureReason(error: unknown, response: Response): string {
   if (error && typeof error === 'object') {
     const record = error as Record<string, unknown>;
-    for (const key of ['reason', 'message']) if (typeof record[key] === 'string' && record[key]) return record[key] as string;
+    for (const key of ['reason', 'message']) if (typeof record[key] === 'string' && record[key]) return record[key];
   }
   if (typeof error === 'string' && error.trim()) return error.trim().slice(0, 500);
   return `${response.status} ${response.statusText}`.trim();

@@ -54,7 +54,7 @@ export function addTableStreams(stack: Stack, props: TableStreamsProps): TableSt
         bisectBatchOnError: spec.bisectBatchOnFunctionError,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(failures),
-        ...(spec.filter ? { filters: [lambda.FilterCriteria.filter(spec.filter as Record<string, unknown>)] } : {}),
+        ...(spec.filter ? { filters: [lambda.FilterCriteria.filter(spec.filter)] } : {}),
       }),
     );
     const iteratorAge = fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' });

@@ -106,7 +106,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
 
   const transition = transitionCluster({ status: cluster.status }, 'PrepareForInstallation', {
     now,
-    controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
+    controlPlaneCount: cluster.attributes.control_plane_count ?? 3,
     hosts: hosts.map(summaryOf),
     ...installationContext(cluster),
   });
@@ -196,7 +196,7 @@ async function writeUserClusterAction(
     const now = deps.clock.now();
     const transition = transitionCluster({ status: cluster.status }, trigger, {
       now,
-      controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
+      controlPlaneCount: cluster.attributes.control_plane_count ?? 3,
       hosts: hosts.map(summaryOf),
       ...installationContext(cluster),
     });

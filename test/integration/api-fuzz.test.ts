@@ -603,7 +603,7 @@ function acceptedRequestFor(operation: Operation, context: AcceptedContext): fc.
       ? fc.array(acceptedValueFor(schema.items ?? {}, context, 1), { minLength: Math.max(1, schema.minItems ?? 0), maxLength: Math.max(1, Math.min(schema.maxItems ?? 3, 3)) })
       : acceptedValueFor(schema, context, 0, p.name).map((value) => [value]);
     // A query cannot say null: a nullable parameter is left out instead.
-    const texts: fc.Arbitrary<string[]> = values.map((list) => (list as unknown[]).filter((value) => value !== null).map(asText));
+    const texts: fc.Arbitrary<string[]> = values.map((list) => list.filter((value) => value !== null).map(asText));
     return (optional(p, texts) as fc.Arbitrary<string[] | undefined>).map((list) => (list?.length ? list : undefined));
   };
   const headerValue = (p: Parameter) => optional(p, resolve(p.schema).type === 'string' ? fc.stringMatching(/^[!-~]{1,40}$/) : acceptedValueFor(p.schema, context, 0, p.name).filter((value) => value !== null).map(asText));

@@ -4,6 +4,7 @@
  * id, version, changed fields) posted through the management API; an unknown or another
  * organisation's cluster is a 404; caps on connections per organisation and messages per second.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { container } from '../../lambdas/platform/container.js';
@@ -35,7 +36,7 @@ describe('live changes over WebSocket', () => {
     const deadline = Date.now() + timeoutMs;
     while (!ok(read())) {
       if (Date.now() > deadline) throw new Error(`${what}: not reached; last ${JSON.stringify(read()).slice(0, 1000)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     return read();
   };
@@ -80,7 +81,7 @@ describe('live changes over WebSocket', () => {
       for (let attempt = 0; attempt < 40; attempt++) {
         const tried = await connect(env.adminToken);
         if (tried.ws) return tried;
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
       throw new Error('no place freed');
     });

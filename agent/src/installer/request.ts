@@ -69,7 +69,7 @@ function optionalStringArray(body: Record<string, unknown>, key: string): string
   const value = body[key];
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new Error(`${key} must be an array of strings`);
-  return value as string[];
+  return value;
 }
 
 function requiredString(body: Record<string, unknown>, key: string): string {
