@@ -5,6 +5,11 @@
 import { Address4, Address6 } from 'ip-address';
 import { isJsonObject } from './json-shapes.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its usual text form, either case, as upstream's strfmt.UUID accepts it. */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 /** A request's user input as it arrived (after schema validation), by field name. */
 export type Params = Record<string, unknown>;
 

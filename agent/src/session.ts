@@ -10,7 +10,7 @@
 import type { AgentLog, ApiResponse, ApiTransport, StepContext, StepRequest, StepResult, StepRunner } from './contracts.js';
 import { EXIT_MEDIA_DISCONNECTED, EXIT_VALIDATION_ERROR } from './contracts.js';
 import type { CommandRunner } from './exec.js';
-import { isUuid } from './host-id.js';
+import { isUuid } from '../../contracts/input-checks.js';
 import { sleep } from './sleep.js';
 
 export interface BackoffSettings {

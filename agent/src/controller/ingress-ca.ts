@@ -25,7 +25,7 @@ export function createIngressCa(now: Date = new Date()): Promise<IngressCa> {
  * shape of the CAs a cluster's operators make (the tests make the cluster's other CAs with it).
  */
 export async function selfSignedCa(commonName: string, now: Date = new Date()): Promise<IngressCa> {
-  const keys = (await webcrypto.subtle.generateKey(RSA_SHA256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const keys = await webcrypto.subtle.generateKey(RSA_SHA256, true, ['sign', 'verify']);
   const certificate = await x509.X509CertificateGenerator.createSelfSigned(
     {
       // A leading 0x01 keeps the DER integer positive and non-zero, as RFC 5280 wants.

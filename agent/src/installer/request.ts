@@ -5,6 +5,7 @@
  */
 import { parseInstallerArgs } from './installer-args.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isUuid } from '../../../contracts/input-checks.js';
 
 export interface InstallProxy {
   readonly http_proxy?: string;
@@ -42,7 +43,6 @@ export interface ValidatedInstallRequest extends InstallCmdRequest {
 
 export type InstallRequestResult = { readonly ok: true; readonly request: ValidatedInstallRequest } | { readonly ok: false; readonly error: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Swagger's image reference pattern for controller_image, installer_image, mco_image. */
 const IMAGE_REF = /^(([a-zA-Z0-9\-.]+)(:[0-9]+)?\/)?[a-z0-9._\-/@]+[?::a-zA-Z0-9_\-.]+$/;
 const SERVICE_IP = /^(?:(?:(?:[0-9]{1,3}\.){3}[0-9]{1,3})|(?:(?:[0-9a-fA-F]*:[0-9a-fA-F]*){2,}))$/;
@@ -120,7 +120,7 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     const infraEnvId = requiredString(body, 'infra_env_id');
     const hostId = requiredString(body, 'host_id');
     for (const [key, value] of [['cluster_id', clusterId], ['infra_env_id', infraEnvId], ['host_id', hostId]] as const) {
-      if (!UUID.test(value)) throw new Error(`${key} "${value}" is not a UUID`);
+      if (!isUuid(value)) throw new Error(`${key} "${value}" is not a UUID`);
     }
     const role = requiredString(body, 'role');
     if (!ROLES.includes(role)) throw new Error(`role "${role}" is not one of ${ROLES.join(', ')}`);
