@@ -33,14 +33,13 @@ import { startRuntime } from '../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from './support/fixtures.js';
 import { CustomerTroubles, percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
+import { seconds, setting } from './support/settings.js';
 
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const tally = (values: readonly string[]) => {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
 };
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export interface FleetResult {
   settings: Omit<CustomerSettings, 'adminToken' | 'pullSecret' | 'sshPublicKey'>;

@@ -36,11 +36,11 @@ import { ceilingFromFloors, describeCost, meteredDynamoClient, perRequest, type 
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { closedLoop, describe, type LoadResult } from './load.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { seconds as formatSeconds, setting } from './support/settings.js';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const pad = (label: string) => label.padEnd(58);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const seconds = (ms: number) => formatSeconds(ms, 2);
 
 function countBy(hosts: readonly Host[]): string {
   const counts = new Map<string, number>();
