@@ -29,6 +29,7 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { agentClient, eachBounded, type AgentClient } from './lifecycle/agents.js';
 import { inventoryOf } from './lifecycle/fleet.js';
@@ -121,7 +122,6 @@ export function settingsFromEnvironment(env = process.env): VersusSettings {
 const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
 const OPENSHIFT_VERSION = '4.22.9';
 const TICKS_PER_SECOND = 100;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -49,7 +49,7 @@ function validity(days: number): { notBefore: Date; notAfter: Date } {
  * anyway, and an RSA key costs the task many times the CPU of an EC one to make.
  */
 async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  return webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify']);
 }
 
 /** The installation's root CA, self-signed. */

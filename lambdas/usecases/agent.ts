@@ -260,7 +260,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   }
 }
 
-const isSingleNode = (cluster: Cluster | undefined) => (cluster?.attributes.control_plane_count as number | undefined) === 1;
+const isSingleNode = (cluster: Cluster | undefined) => cluster?.attributes.control_plane_count === 1;
 
 
 /** `markTaken`: the check's mark went with what the reply wrote. */
@@ -293,7 +293,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // when its text is the same as last time's.
   if (!preview && !rejudge && !replyTransition(host, reply, now)) return { markTaken: false };
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
-  const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
+  const minimums = hardwareMinimums(cluster?.attributes.openshift_version ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
   const context = { now, disks: { ...(cluster ? { cluster } : {}), ...(infraEnv ? { infraEnv } : {}) } };
   // A reply its peers' validations read is judged against a listing started now (it shows every

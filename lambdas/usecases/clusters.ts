@@ -58,8 +58,8 @@ function releaseOf(params: ClusterCreateParams): ResolvedRelease {
 const CLUSTERS_DESCRIBED_IN_FLIGHT = 16;
 
 const machineNetworkHost = (host: Host): MachineNetworkHost => ({
-  inventory: host.attributes.inventory as string | undefined,
-  freeAddresses: host.attributes.free_addresses as string | undefined,
+  inventory: host.attributes.inventory,
+  freeAddresses: host.attributes.free_addresses,
 });
 
 /** The domain of a signed-in user's email, which upstream records on the clusters they register. */

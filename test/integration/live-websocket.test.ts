@@ -5,6 +5,7 @@
  * organisation's cluster is a 404; caps on connections per organisation and messages per second;
  * the management API checks SigV4 as AWS's does (unsigned or wrongly signed calls are 403s).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import WebSocket from 'ws';
@@ -38,7 +39,7 @@ describe('live changes over WebSocket', () => {
     const deadline = Date.now() + timeoutMs;
     while (!ok(read())) {
       if (Date.now() > deadline) throw new Error(`${what}: not reached; last ${JSON.stringify(read()).slice(0, 1000)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     return read();
   };
@@ -83,7 +84,7 @@ describe('live changes over WebSocket', () => {
       for (let attempt = 0; attempt < 40; attempt++) {
         const tried = await connect(env.adminToken);
         if (tried.ws) return tried;
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
       throw new Error('no place freed');
     });

@@ -12,7 +12,7 @@ import { hostWeight } from '../../lambdas/domain/host/validations/host-validatio
 import { hardwareMinimums } from '../../lambdas/domain/catalogues/preflight.js';
 import { HOST_VALIDATION_IDS } from '../../lambdas/domain/core/validation-ids.js';
 
-import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, MachineName, HEALTHY, World, connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
+import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, type MachineName, HEALTHY, type World, type connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
 
 
 interface Row {

@@ -77,7 +77,7 @@ function mergedPlatform(platform: Platform, stored: Platform | undefined): Platf
 
 /** An external platform's cloud controller manager is "" until set (setExternalDefaultValues). */
 function withExternalDefaults(platform: Platform | undefined, stored: Platform | undefined): Platform | undefined {
-  if (!platform || platform.type !== 'external' || !platform.external) return platform;
+  if (platform?.type !== 'external' || !platform.external) return platform;
   if (platform.external.cloud_controller_manager !== undefined || stored?.type === 'external') return platform;
   return { ...platform, external: { ...platform.external, cloud_controller_manager: '' } };
 }

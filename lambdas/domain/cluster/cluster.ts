@@ -566,7 +566,7 @@ export function createClusterRecord(
   }));
   const requestedArchitecture = normalizeCpuArchitecture(params.cpu_architecture);
   const settled = platformOrRefusal(createdPlatform({
-    platform: params.platform as Platform | undefined,
+    platform: params.platform,
     userManagedNetworking: params.user_managed_networking ?? undefined,
     controlPlaneCount: count,
     cpuArchitecture: requestedArchitecture,
@@ -596,7 +596,7 @@ export function createClusterRecord(
     status: 'insufficient',
     createdAt: context.now,
     updatedAt: context.now,
-    pullSecret: params.pull_secret as string,
+    pullSecret: params.pull_secret,
     attributes,
   };
 }
@@ -703,7 +703,7 @@ export function applyClusterUpdate(
   const singleNode = (current.control_plane_count as number) === 1;
   const cpuArchitecture = (current.cpu_architecture as string | undefined) ?? 'x86_64';
   const settled = platformOrRefusal(updatedPlatform(
-    { platform: params.platform as Platform | undefined, userManagedNetworking: params.user_managed_networking ?? undefined },
+    { platform: params.platform, userManagedNetworking: params.user_managed_networking ?? undefined },
     {
       platform: current.platform,
       userManagedNetworking: current.user_managed_networking === true,
@@ -717,7 +717,7 @@ export function applyClusterUpdate(
     if (params.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
   }
   check(diskEncryptionProblem(params.disk_encryption));
-  check(singleNodePlatformProblem(current.control_plane_count as number, params.platform as Platform | undefined));
+  check(singleNodePlatformProblem(current.control_plane_count as number, params.platform));
   // Upstream judges the features of the stored cluster with the request over it, before it applies
   // the networking changes (whose own refusals come after).
   const requested: ClusterAttributes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
@@ -819,11 +819,11 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     name: cluster.name,
     org_id: cluster.orgId,
     status: cluster.status,
-    status_info: (cluster.attributes.status_info as string | undefined) ?? '',
-    status_updated_at: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.createdAt,
+    status_info: cluster.attributes.status_info ?? '',
+    status_updated_at: cluster.attributes.status_updated_at ?? cluster.createdAt,
     image_info: (cluster.attributes.image_info as object | undefined) ?? {},
     // Upstream leaves it out of clusters it never recorded usage for (imported ones).
-    feature_usage: cluster.attributes.feature_usage as string | undefined,
+    feature_usage: cluster.attributes.feature_usage,
     // Go's omitempty: upstream leaves it out while false (imported and disconnected clusters).
     ...(cluster.pullSecret ? { pull_secret_set: true } : {}),
     created_at: cluster.createdAt,
@@ -870,7 +870,7 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
     'last-installation-preparation': preparation ?? {},
     ignition_endpoint: a.ignition_endpoint ?? {},
     deleted_at: null,
-    email_domain: (a.email_domain as string | undefined) ?? 'Unknown',
+    email_domain: a.email_domain ?? 'Unknown',
     install_started_at: time(a.install_started_at),
     install_completed_at: time(a.install_completed_at),
     controller_logs_started_at: time(a.controller_logs_started_at),

@@ -76,7 +76,7 @@ export function followUps(changes: readonly HostChange[]): ClusterFollowUp[] {
   const consider = (change: HostChange, clusterId: string, before: Host | undefined, after: Host | undefined) => {
     const host = (after ?? before)!;
     const peerNews = changed(before, after, READ_BY_PEERS) || reachabilityChanged(before?.attributes.connectivity, after?.attributes.connectivity);
-    const lost = !!before && !!after && peerValidationLost(before.attributes.validations_info as string | undefined, after.attributes.validations_info as string | undefined);
+    const lost = !!before && !!after && peerValidationLost(before.attributes.validations_info, after.attributes.validations_info);
     if (!concernsCluster(before, after) && !peerNews && !lost) return;
     const key = `${host.orgId}/${clusterId}`;
     let followUp = byCluster.get(key);

@@ -136,7 +136,7 @@ export function requestContext(host: Host, now: string | Date, extra: Partial<Ho
   return {
     now: typeof now === 'string' ? new Date(now) : now,
     hostName: hostDisplayName(host),
-    statusInfo: host.attributes.status_info as string | undefined,
+    statusInfo: host.attributes.status_info,
     bound: !!host.clusterId,
     day2: host.attributes.kind === 'AddToExistingClusterHost',
     ...extra,
@@ -199,7 +199,7 @@ export function resetValidation(host: Host, validationId: string, now: string): 
 
 /** The name people know a host by: the one they gave it, else the one it reported. */
 export function hostDisplayName(host: Host): string {
-  const requested = host.attributes.requested_hostname as string | undefined;
+  const requested = host.attributes.requested_hostname;
   if (requested) return requested;
   return hostInventory(host)?.hostname || host.hostId;
 }
@@ -280,7 +280,7 @@ export function hostView(host: Host, stages: ProgressStagesSource): Record<strin
     infra_env_id: host.infraEnvId,
     ...(host.clusterId ? { cluster_id: host.clusterId } : {}),
     status: host.status,
-    status_info: (host.attributes.status_info as string | undefined) ?? '',
+    status_info: host.attributes.status_info ?? '',
     progress: hostProgressView(host.attributes.progress),
     progress_stages: hostProgressStages(host, stages),
     created_at: host.createdAt,

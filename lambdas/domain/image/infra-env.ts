@@ -170,7 +170,7 @@ export function infraEnvFeaturesProblem(cluster: { attributes: ClusterAttributes
  * will hold once the request applies.
  */
 function ntpFieldsProblem(current: Record<string, unknown>, params: Params): string | undefined {
-  const value = (field: string) => (typeof params[field] === 'string' ? (params[field] as string) : typeof current[field] === 'string' ? (current[field] as string) : '');
+  const value = (field: string) => (typeof params[field] === 'string' ? params[field] : typeof current[field] === 'string' ? current[field] : '');
   return value('ntp_sources') !== '' && value('additional_ntp_sources') !== '' ? 'ntp_sources and additional_ntp_sources are mutually exclusive' : undefined;
 }
 
