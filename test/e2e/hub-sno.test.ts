@@ -148,6 +148,12 @@ describe.skipIf(!HUB_LAB_AVAILABLE)('the hub controller', () => {
     const password = await getJson('secret', '-n', NS, 'single-node-admin-password');
     expect(Buffer.from(password.data.username, 'base64').toString()).toBe('kubeadmin');
 
+    // As upstream's controller does for every installed cluster, the single-node one too becomes a
+    // day-2 cluster that later hosts of the InfraEnv can join.
+    const day2 = await until('the cluster open for day-2 hosts', () => lab.rest(`/clusters/${clusterId}`), (r) => r.body?.status === 'adding-hosts', 30_000, controllerLogs);
+    expect(day2.body.kind).toBe('AddHostsCluster');
+    expect(conditionsOf(await getJson('agentclusterinstall', '-n', NS, 'test-agent-cluster-install')).Completed).toMatchObject({ status: 'True', reason: 'InstallationCompleted' });
+
     const installedAgent = await until('the Agent installed', () => getJson('agent', '-n', NS, agent.metadata.name), (a) => conditionsOf(a).Installed?.status === 'True', 30_000, controllerLogs);
     expect(installedAgent.status.progress.currentStage).toBe('Done');
     expect(installedAgent.status.inventory.hostname).toBeTruthy();

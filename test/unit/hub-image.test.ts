@@ -3,15 +3,16 @@
  * runs alone, outside the project (no node_modules), and the Containerfile that copies it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildHubImageContext } from '../../hub/build.js';
 
 describe('the hub controller\'s image', () => {
   it('bundles the controller into one module that runs alone, and the Containerfile copies what the context holds', async () => {
     const outdir = mkdtempSync(path.join(tmpdir(), 'hub-image-'));
+    onTestFinished(() => rmSync(outdir, { recursive: true, force: true }));
     const { bundle } = await buildHubImageContext({ outdir });
     expect(readdirSync(outdir).sort()).toEqual(['Containerfile', 'hub.mjs']);
     const containerfile = readFileSync(path.join(outdir, 'Containerfile'), 'utf8');
