@@ -91,6 +91,26 @@ describe('host monitor', () => {
     expect((await container().store.hosts.get(key(other)))!.status).not.toBe('disconnected');
   });
 
+  it('judges a cluster whole again for news to its hosts (a hostname), not for a host refreshing what no peer reads', async () => {
+    const hostId = randomUUID();
+    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
+    // Polled: its liveness item exists, where its news version is kept.
+    expect((await call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, undefined, agent)).status).toBe(200);
+    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('news-node') }, agent)).status).toBe(204);
+    await env.runtime.streams.drained();
+    await settle();
+    const write = async (attributes: Record<string, unknown>) => {
+      await container().store.hosts.mutate(key(hostId), (h) => ({ ...h, updatedAt: new Date().toISOString(), attributes: { ...h.attributes, ...attributes } }));
+      await env.runtime.streams.drained();
+    };
+    // Its own report, read by no peer: written, but no news (before #49 any write had the cluster judged whole).
+    await write({ ntp_sources: JSON.stringify([{ source_name: `ntp-${randomUUID()}`, source_state: 'synced' }]) });
+    expect((await monitorHosts(container())).judgedWhole).toBe(0);
+    // A hostname peers read: news.
+    await write({ requested_hostname: `renamed-${hostId.slice(0, 8)}` });
+    expect((await monitorHosts(container())).judgedWhole).toBe(1);
+  });
+
   it('brings a disconnected host back as soon as it polls, without waiting for a pass', async () => {
     const hostId = await register('returning-node');
     await setCheckedIn(hostId, 4 * 60_000);
