@@ -33,10 +33,13 @@ import { startRuntime } from '../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from './support/fixtures.js';
 import { CustomerTroubles, percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
+import { seconds, setting } from './support/settings.js';
 
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const tally = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const tally = (values: readonly string[]) => {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+};
 
 export interface FleetResult {
   settings: Omit<CustomerSettings, 'adminToken' | 'pullSecret' | 'sshPublicKey'>;
@@ -178,8 +181,11 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       console.log(`\nstopping early at +${seconds(stoppedAtMs - settings.startedAt)}: the clusters in flight are abandoned; the report covers the clusters that ended`);
       child.send({ type: 'stop' });
     };
-    removeStopHandlers = () => ['SIGINT', 'SIGTERM'].forEach((signal) => process.off(signal, stopEarly));
-    ['SIGINT', 'SIGTERM'].forEach((signal) => process.on(signal, stopEarly));
+    const stopSignals = ['SIGINT', 'SIGTERM'] as const;
+    removeStopHandlers = () => {
+      for (const signal of stopSignals) process.off(signal, stopEarly);
+    };
+    for (const signal of stopSignals) process.on(signal, stopEarly);
     const outcomes: ClusterOutcome[] = [];
     const troubles = new CustomerTroubles();
     const { serverErrors, agentErrors } = troubles;

@@ -36,11 +36,11 @@ import { ceilingFromFloors, describeCost, meteredDynamoClient, perRequest, type 
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { closedLoop, describe, type LoadResult } from './load.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { seconds as formatSeconds, setting } from './support/settings.js';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const pad = (label: string) => label.padEnd(58);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const seconds = (ms: number) => formatSeconds(ms, 2);
 
 function countBy(hosts: readonly Host[]): string {
   const counts = new Map<string, number>();
@@ -114,7 +114,7 @@ function printCeilings(one: Record<string, unknown>, more: Record<string, unknow
   };
   const floors = floorOf(one);
   if (!costs || !floors) return;
-  console.log(`\n${'DynamoDB Local ceilings'.padEnd(32)}${'served (1 / ' + many + ' instances)'.padEnd(30)}${'ceiling'.padEnd(12)}calls and units per request`);
+  console.log(`\n${'DynamoDB Local ceilings'.padEnd(32)}${`served (1 / ${many}${' instances)'.padEnd(30)}`}${'ceiling'.padEnd(12)}calls and units per request`);
   for (const [label, key] of [['registrations', 'registrations'], ['inventory replies', 'inventories'], ['other replies', 'others'], ['polls', 'polls']] as const) {
     const cost = costs[key];
     if (!cost) continue;

@@ -29,10 +29,12 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { agentClient, eachBounded, type AgentClient } from './lifecycle/agents.js';
 import { inventoryOf } from './lifecycle/fleet.js';
 import type { LoadResult } from './load.js';
+import { describeFloor, measureDynamoDbFloor, pathFloorMs, type DynamoDbFloor } from './support/dynamodb-floor.js';
 import { startOurService } from './support/our-service.js';
 import { startUpstreamService } from './support/upstream-service.js';
 
@@ -57,6 +59,8 @@ export interface VersusSettings {
   verbose: boolean;
   /** Both by default; one alone to profile it (OUR_SERVICE_NODE_ARGS='--cpu-prof ...'): no ratios then. */
   sides: SideName[];
+  /** Calls of each kind to measure DynamoDB Local's floor with (0: not measured). */
+  floorCalls: number;
 }
 
 export interface PhaseResult extends LoadResult {
@@ -66,6 +70,8 @@ export interface PhaseResult extends LoadResult {
   dbCallsPerRequest: number | undefined;
   /** Ours: the calls per request by caller, operation and kind of item, most first. */
   dbCallKinds?: Record<string, number>;
+  /** Ours: DynamoDB Local's own CPU-ms for those calls (bench/support/dynamodb-floor.ts), when measured. */
+  databaseFloorMsPerRequest?: number;
 }
 
 export interface SideRun {
@@ -105,6 +111,7 @@ export function settingsFromEnvironment(env = process.env): VersusSettings {
     settleMs: number('VS_SETTLE_MS', 11_000),
     judgeTimeoutMs: number('VS_JUDGE_TIMEOUT_MS', 180_000),
     verbose: true,
+    floorCalls: number('VS_FLOOR_CALLS', 400),
     sides: (env.VS_SIDES ?? 'ours,upstream').split(',').map((side) => {
       if (side !== 'ours' && side !== 'upstream') throw new Error(`VS_SIDES: '${side}' is neither ours nor upstream`);
       return side;
@@ -115,7 +122,6 @@ export function settingsFromEnvironment(env = process.env): VersusSettings {
 const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
 const OPENSHIFT_VERSION = '4.22.9';
 const TICKS_PER_SECOND = 100;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -245,7 +251,7 @@ async function createClusters(side: Side, shape: Shape, concurrency: number): Pr
 }
 
 /** Runs one phase, with CPU and DB calls counted from its start to `settleMs` after its end. */
-async function measure(side: Side, settleMs: number, run: () => Promise<LoadResult>): Promise<PhaseResult> {
+async function measure(side: Side, settleMs: number, run: () => Promise<LoadResult>, floor?: DynamoDbFloor): Promise<PhaseResult> {
   const cpuBefore = { service: cpuTicks(side.servicePids()), database: cpuTicks(side.databasePids()) };
   const callsBefore = await side.dbCalls();
   const kindsBefore = await side.dbCallsByKind?.();
@@ -260,6 +266,7 @@ async function measure(side: Side, settleMs: number, run: () => Promise<LoadResu
     : undefined;
   return {
     ...(kinds ? { dbCallKinds: kinds } : {}),
+    ...(kinds && floor ? { databaseFloorMsPerRequest: pathFloorMs(kinds, floor) } : {}),
     ...load,
     serviceCpuMsPerRequest: cpuMsBetween(cpuBefore.service, cpuAfter.service) / requests,
     databaseCpuMsPerRequest: cpuMsBetween(cpuBefore.database, cpuAfter.database) / requests,
@@ -313,10 +320,13 @@ async function untilJudged(side: Side, fleet: Fleet, settings: VersusSettings): 
 const fixed = (value: number | undefined, digits = 1) => (value === undefined ? 'unavailable' : value.toFixed(digits));
 
 export function describePhase(result: PhaseResult): string {
-  return `${result.perSecond.toFixed(1)}/s (${result.requests} in ${result.seconds.toFixed(1)} s, errors ${result.errors}), p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, CPU ms/request service ${result.serviceCpuMsPerRequest.toFixed(2)} + database ${result.databaseCpuMsPerRequest.toFixed(2)}, DB calls/request ${fixed(result.dbCallsPerRequest)}`;
+  const floor = result.databaseFloorMsPerRequest === undefined
+    ? ''
+    : ` (floor of its calls ${result.databaseFloorMsPerRequest.toFixed(2)}, ${(result.databaseCpuMsPerRequest / Math.max(result.databaseFloorMsPerRequest, 0.01)).toFixed(1)}x it)`;
+  return `${result.perSecond.toFixed(1)}/s (${result.requests} in ${result.seconds.toFixed(1)} s, errors ${result.errors}), p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, CPU ms/request service ${result.serviceCpuMsPerRequest.toFixed(2)} + database ${result.databaseCpuMsPerRequest.toFixed(2)}${floor}, DB calls/request ${fixed(result.dbCallsPerRequest)}`;
 }
 
-async function runSide(name: SideName, shape: Shape, round: number, settings: VersusSettings): Promise<SideRun> {
+async function runSide(name: SideName, shape: Shape, round: number, settings: VersusSettings, floor?: DynamoDbFloor): Promise<SideRun> {
   const side = await startSide(name, settings.concurrency);
   try {
     const fleet = await createClusters(side, shape, settings.concurrency);
@@ -324,14 +334,14 @@ async function runSide(name: SideName, shape: Shape, round: number, settings: Ve
       if (settings.verbose) console.log(`round ${round} ${shapeName(shape)} ${name.padEnd(8)} ${workload.padEnd(17)} ${describePhase(result)}`);
       if (settings.verbose && result.dbCallKinds) console.log(`    DB calls/request by kind: ${Object.entries(result.dbCallKinds).slice(0, 8).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join('; ')}`);
     };
-    const registrations = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => register(side, host)));
+    const registrations = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => register(side, host)), floor);
     log('registrations', registrations);
-    const inventoryReplies = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => replyInventory(side, host)));
+    const inventoryReplies = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => replyInventory(side, host)), floor);
     log('inventory-replies', inventoryReplies);
     const mix = await untilJudged(side, fleet, settings);
     if (settings.verbose) console.log(`round ${round} ${shapeName(shape)} ${name.padEnd(8)} statuses before polls: ${Object.entries(mix).map(([status, n]) => `${status} ${n}`).join(', ')}`);
     const polls = Array.from({ length: settings.pollsPerHost }, () => fleet.hosts).flat();
-    const pollResult = await measure(side, settings.settleMs, () => eachBounded(polls, settings.concurrency, (host) => pollOnce(side, host)));
+    const pollResult = await measure(side, settings.settleMs, () => eachBounded(polls, settings.concurrency, (host) => pollOnce(side, host)), floor);
     log('polls', pollResult);
     return { side: name, round, shape: shapeName(shape), phases: { registrations, 'inventory-replies': inventoryReplies, polls: pollResult }, statusMix: mix };
   } finally {
@@ -368,7 +378,7 @@ export function summaryLine(summary: Summary): string {
 
 /** Medians over rounds of every figure, per side, workload and shape: docs/performance.md's table. */
 export function table(runs: readonly SideRun[]): string {
-  const rows = ['| workload | shape | side | rate /s | p50 ms | p99 ms | service CPU ms/req | DB CPU ms/req | DB calls/req |', '|---|---|---|---:|---:|---:|---:|---:|---:|'];
+  const rows = ['| workload | shape | side | rate /s | p50 ms | p99 ms | service CPU ms/req | DB CPU ms/req | DB floor ms/req | DB calls/req |', '|---|---|---|---:|---:|---:|---:|---:|---:|---:|'];
   for (const workload of WORKLOADS) {
     for (const shape of [...new Set(runs.map((run) => run.shape))]) {
       for (const side of ['ours', 'upstream'] as const) {
@@ -378,7 +388,7 @@ export function table(runs: readonly SideRun[]): string {
           const values = phases.map(pick).filter((value): value is number => value !== undefined);
           return values.length ? median(values) : undefined;
         };
-        rows.push(`| ${workload} | ${shape} | ${side} | ${fixed(m((p) => p.perSecond))} | ${fixed(m((p) => p.p50Ms))} | ${fixed(m((p) => p.p99Ms))} | ${fixed(m((p) => p.serviceCpuMsPerRequest))} | ${fixed(m((p) => p.databaseCpuMsPerRequest))} | ${fixed(m((p) => p.dbCallsPerRequest))} |`);
+        rows.push(`| ${workload} | ${shape} | ${side} | ${fixed(m((p) => p.perSecond))} | ${fixed(m((p) => p.p50Ms))} | ${fixed(m((p) => p.p99Ms))} | ${fixed(m((p) => p.serviceCpuMsPerRequest))} | ${fixed(m((p) => p.databaseCpuMsPerRequest))} | ${fixed(m((p) => p.databaseFloorMsPerRequest), 2)} | ${fixed(m((p) => p.dbCallsPerRequest))} |`);
       }
     }
   }
@@ -388,11 +398,16 @@ export function table(runs: readonly SideRun[]): string {
 export async function versusUpstream(overrides: Partial<VersusSettings> = {}): Promise<{ runs: SideRun[]; summaries: Summary[] }> {
   const settings = { ...settingsFromEnvironment(), ...overrides };
   console.log(`versus-upstream: shapes ${settings.shapes.map(shapeName).join(', ')}, ${settings.rounds} round(s), concurrency ${settings.concurrency}, ${settings.pollsPerHost} poll(s) per host, settle ${settings.settleMs} ms`);
+  let floor: DynamoDbFloor | undefined;
+  if (settings.floorCalls > 0 && settings.sides.includes('ours')) {
+    floor = await measureDynamoDbFloor({ callsPerKind: settings.floorCalls, concurrency: settings.concurrency });
+    console.log(`DynamoDB Local's floor on this machine, java CPU per call: ${describeFloor(floor)}`);
+  }
   const runs: SideRun[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     const order = (round % 2 ? (['ours', 'upstream'] as const) : (['upstream', 'ours'] as const)).filter((side) => settings.sides.includes(side));
     for (const shape of settings.shapes) {
-      for (const side of order) runs.push(await runSide(side, shape, round, settings));
+      for (const side of order) runs.push(await runSide(side, shape, round, settings, floor));
     }
   }
   const summaries = summarise(runs);

@@ -6,6 +6,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from '../contracts/api.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { isUuid } from '../contracts/input-checks.js';
 
 export type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams, Schemas } from '../contracts/wire.js';
 export type ApiClient = Client<paths>;
@@ -34,7 +35,7 @@ export function apiClient(credentials: Credentials, fetchImpl: typeof fetch = gl
 export function failureReason(error: unknown, response: Response): string {
   if (error && typeof error === 'object') {
     const record = error as Record<string, unknown>;
-    for (const key of ['reason', 'message']) if (typeof record[key] === 'string' && record[key]) return record[key] as string;
+    for (const key of ['reason', 'message']) if (typeof record[key] === 'string' && record[key]) return record[key];
   }
   if (typeof error === 'string' && error.trim()) return error.trim().slice(0, 500);
   return `${response.status} ${response.statusText}`.trim();
@@ -71,8 +72,6 @@ export async function call<T>(what: string, request: () => Promise<{ data?: T; e
   return result.data as T;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 
 /** An id as given, or the id of the one `kind` the listing names so (people know names, the API wants ids). */
 async function idOfNamed(kind: string, idOrName: string, list: () => Promise<{ id: string; name?: string }[]>): Promise<string> {

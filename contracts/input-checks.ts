@@ -5,6 +5,11 @@
 import { Address4, Address6 } from 'ip-address';
 import { isJsonObject } from './json-shapes.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its usual text form, either case, as upstream's strfmt.UUID accepts it. */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 /** A request's user input as it arrived (after schema validation), by field name. */
 export type Params = Record<string, unknown>;
 
@@ -110,6 +115,7 @@ export function hostnameProblem(hostname: string): Reason {
  * controls that make a name read otherwise than it is stored (U+061C, U+200E/F, U+202A–U+202E,
  * U+2066–U+2069).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /**

@@ -12,6 +12,16 @@ export type Reader<T> = (value: unknown) => T | undefined;
 /** A JSON object (not a list, not null); what the readers below return of one is frozen. */
 export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The value with every object's keys in sorted order, as Go's JSON encoder writes maps (upstream's
+ * event props, feature usage). The store does not keep the order of a map's keys.
+ */
+export function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isJsonObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
+}
+
 export const text: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
 export const finite: Reader<number> = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 export const flag: Reader<boolean> = (value) => (typeof value === 'boolean' ? value : undefined);

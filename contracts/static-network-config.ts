@@ -63,3 +63,16 @@ export function staticNetworkConfigProblem(entries: readonly unknown[]): string 
   }
   return undefined;
 }
+
+/**
+ * An infra-env's stored `static_network_config` (the JSON text of its entries) as a value to compare
+ * with wanted entries: [] when there is none, the text itself when it is not JSON.
+ */
+export function storedStaticNetworkConfig(text: string | null | undefined): unknown {
+  if (!text) return [];
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -8,6 +8,7 @@
  * performance cmd accepts 2 params in args"), and keeps refusing it at every poll.
  */
 import { Address4 } from 'ip-address';
+import { isUuid } from './input-checks.js';
 
 export interface ConnectivityCheckNic {
   name: string;
@@ -99,7 +100,6 @@ export class StepArgumentsError extends Error {
   override readonly name = 'StepArgumentsError';
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The args of a step, as the service sends them. */
 export function encodeStepArgs<T extends RequestStepType>(stepType: T, request: StepRequests[T]): string[] {
@@ -157,7 +157,7 @@ export function decodeStepArgs<T extends RequestStepType>(stepType: T, args: rea
   switch (stepType) {
     case 'inventory': {
       exactCount(stepType, given, 1);
-      if (!UUID.test(given[0]!)) throw new StepArgumentsError(`inventory args[0] must be the host id (a UUID), not ${JSON.stringify(given[0]!.slice(0, 64))}`);
+      if (!isUuid(given[0]!)) throw new StepArgumentsError(`inventory args[0] must be the host id (a UUID), not ${JSON.stringify(given[0]!.slice(0, 64))}`);
       return decoded({ host_id: given[0] });
     }
     case 'stop-installation':

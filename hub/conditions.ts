@@ -2,8 +2,8 @@
  * The conditions upstream's controllers set on AgentClusterInstall, InfraEnv and Agent, with its
  * reasons and messages, derived from what the REST API reports. Pure.
  */
+import { CLUSTER_INSTALLING, outcomeConditions, validatedCondition, validationSummary } from '../contracts/cluster-install-conditions.js';
 import type { Cluster, Host } from '../contracts/wire.js';
-import { validationsInfo } from './translate.js';
 
 export interface Condition {
   type: string;
@@ -18,19 +18,6 @@ export interface Condition {
 export interface SyncProblem {
   kind: 'input' | 'backend';
   message: string;
-}
-
-const BEFORE_INSTALL = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
-const CLUSTER_INSTALLING = new Set(['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action']);
-
-function failingAndPending(text: string | null | undefined) {
-  const info = validationsInfo(text);
-  const all = info ? Object.values(info).flat() : [];
-  return {
-    failing: all.filter((v) => v.status === 'failure').map((v) => v.message || v.id),
-    pending: all.filter((v) => v.status === 'pending').map((v) => v.message || v.id),
-    known: all.length > 0,
-  };
 }
 
 export function specSynced(problem: SyncProblem | undefined, subject: 'cluster' | 'agent' = 'cluster'): Condition {
@@ -60,21 +47,12 @@ export function clusterInstallConditions(
     const notAvailable = (type: string): Condition => ({ type, status: 'Unknown', reason: 'NotAvailable', message: 'Information not available' });
     return [specSynced(problem), notAvailable('Validated'), notAvailable('RequirementsMet'), notAvailable('Completed'), notAvailable('Failed'), notAvailable('Stopped')];
   }
-  // A multi-node cluster opened for day-2 workers after its installation is still an installed one.
+  // A cluster opened for day-2 workers after its installation is still an installed one.
   const status = cluster.status === 'adding-hosts' ? 'installed' : cluster.status;
   const info = cluster.status === 'adding-hosts' ? 'Cluster is installed' : (cluster.status_info ?? '');
   const conditions: Condition[] = [specSynced(problem)];
 
-  const checks = failingAndPending(cluster.validations_info);
-  if (!BEFORE_INSTALL.has(status) || (checks.known && checks.failing.length === 0 && checks.pending.length === 0)) {
-    conditions.push({ type: 'Validated', status: 'True', reason: 'ValidationsPassing', message: "The cluster's validations are passing" });
-  } else if (checks.failing.length > 0) {
-    conditions.push({ type: 'Validated', status: 'False', reason: 'ValidationsFailing', message: `The cluster's validations are failing: ${checks.failing.join(',')}` });
-  } else if (checks.pending.length > 0) {
-    conditions.push({ type: 'Validated', status: 'False', reason: 'ValidationsUserPending', message: `The cluster's validations are pending for user: ${checks.pending.join(',')}` });
-  } else {
-    conditions.push({ type: 'Validated', status: 'Unknown', reason: 'ValidationsUnknown', message: "The cluster's validations have not yet been calculated" });
-  }
+  conditions.push(validatedCondition({ status, validations_info: cluster.validations_info }));
 
   const required = expected.controlPlane + expected.workers;
   if (CLUSTER_INSTALLING.has(status)) {
@@ -94,35 +72,7 @@ export function clusterInstallConditions(
   }
   const requirementsMet = conditions[conditions.length - 1]!.status === 'True';
 
-  if (status === 'installed') {
-    conditions.push({ type: 'Completed', status: 'True', reason: 'InstallationCompleted', message: `The installation has completed: ${info}` });
-  } else if (status === 'error') {
-    conditions.push({ type: 'Completed', status: 'False', reason: 'InstallationFailed', message: `The installation has failed: ${info}` });
-  } else if (CLUSTER_INSTALLING.has(status)) {
-    conditions.push({ type: 'Completed', status: 'False', reason: 'InstallationInProgress', message: `The installation is in progress: ${info}` });
-  } else if (holdInstallation && requirementsMet) {
-    conditions.push({ type: 'Completed', status: 'False', reason: 'InstallationOnHold', message: 'The installation is on hold. To unhold set holdInstallation to false' });
-  } else if (BEFORE_INSTALL.has(status) || status === 'cancelled') {
-    conditions.push({ type: 'Completed', status: 'False', reason: 'InstallationNotStarted', message: 'The installation has not yet started' });
-  } else {
-    conditions.push({ type: 'Completed', status: 'False', reason: 'UnknownStatus', message: `The installation status is currently not recognized: ${status}` });
-  }
-
-  conditions.push(
-    status === 'error'
-      ? { type: 'Failed', status: 'True', reason: 'InstallationFailed', message: `The installation failed: ${info}` }
-      : { type: 'Failed', status: 'False', reason: 'InstallationNotFailed', message: 'The installation has not failed' },
-  );
-
-  if (status === 'installed') {
-    conditions.push({ type: 'Stopped', status: 'True', reason: 'InstallationCompleted', message: 'The installation has stopped because it completed successfully' });
-  } else if (status === 'error') {
-    conditions.push({ type: 'Stopped', status: 'True', reason: 'InstallationFailed', message: 'The installation has stopped due to error' });
-  } else if (status === 'cancelled') {
-    conditions.push({ type: 'Stopped', status: 'True', reason: 'InstallationCancelled', message: 'The installation has stopped because it was cancelled' });
-  } else {
-    conditions.push({ type: 'Stopped', status: 'False', reason: 'InstallationNotStopped', message: 'The installation is waiting to start or in progress' });
-  }
+  conditions.push(...outcomeConditions(status, info, holdInstallation && requirementsMet));
   return conditions;
 }
 
@@ -166,7 +116,7 @@ export function agentConditions(host: Pick<Host, 'status' | 'status_info' | 'val
   } else {
     conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'AgentNotReady', message: 'The agent is not ready to begin the installation' });
   }
-  const checks = failingAndPending(host.validations_info);
+  const checks = validationSummary(host.validations_info);
   if (!HOST_BEFORE_INSTALL.has(status) || (checks.known && checks.failing.length === 0 && checks.pending.length === 0)) {
     conditions.push({ type: 'Validated', status: 'True', reason: 'ValidationsPassing', message: "The agent's validations are passing" });
   } else if (checks.failing.length > 0) {

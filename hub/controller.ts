@@ -308,8 +308,9 @@ export class HubController {
       }
     }
     if (cluster && cd && (cluster.status === 'installed' || cluster.status === 'adding-hosts')) await this.publishInstalled(cluster, aci, cd);
-    if (cluster && cd && cluster.status === 'installed' && expected.controlPlane > 1) {
-      // As upstream turns an installed multi-node cluster into a day-2 one: hosts booted later join it.
+    if (cluster && cd && cluster.status === 'installed') {
+      // As upstream turns every installed cluster into a day-2 one (AddHostsCluster): hosts booted later
+      // from the InfraEnv register to it and, once their Agent is approved, install as workers.
       const id = cluster.id;
       await call(`allowing workers to join cluster ${id}`, () => this.rest.POST('/v2/clusters/{cluster_id}/actions/allow-add-workers', { params: { path: { cluster_id: id } } })).catch((error: unknown) =>
         this.options.log(`${namespace}/${name}: ${(error as Error).message}`),

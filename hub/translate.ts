@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams } from '../contracts/wire.js';
 import { ANNOTATION, type KubeObject } from './objects.js';
 import { PLATFORM_TYPES, releaseFromImage } from '../contracts/release-image.js';
+import { storedStaticNetworkConfig } from '../contracts/static-network-config.js';
 
 export { releaseFromImage };
 
@@ -261,15 +262,6 @@ export function infraEnvParams(infraEnv: KubeObject, pullSecret: string, nmState
   };
 }
 
-function storedStaticNetwork(infraEnv: InfraEnv): unknown {
-  if (!infraEnv.static_network_config) return [];
-  try {
-    return JSON.parse(infraEnv.static_network_config);
-  } catch {
-    return infraEnv.static_network_config;
-  }
-}
-
 /** The PATCH that brings a registered infra-env to the InfraEnv's spec; empty when nothing differs. */
 export function infraEnvUpdate(existing: InfraEnv, want: InfraEnvParams): InfraEnvUpdateParams {
   const update: InfraEnvUpdateParams = {};
@@ -282,7 +274,7 @@ export function infraEnvUpdate(existing: InfraEnv, want: InfraEnvParams): InfraE
   const wantProxy = want.proxy ?? {};
   if ((['http_proxy', 'https_proxy', 'no_proxy'] as const).some((key) => (have[key] || undefined) !== (wantProxy[key] || undefined))) update.proxy = { http_proxy: wantProxy.http_proxy ?? '', https_proxy: wantProxy.https_proxy ?? '', no_proxy: wantProxy.no_proxy ?? '' };
   const wantNetwork = (want.static_network_config ?? []).map((entry) => ({ ...entry }));
-  if (!isDeepStrictEqual(normaliseStatic(storedStaticNetwork(existing)), normaliseStatic(wantNetwork))) update.static_network_config = want.static_network_config ?? [];
+  if (!isDeepStrictEqual(normaliseStatic(storedStaticNetworkConfig(existing.static_network_config)), normaliseStatic(wantNetwork))) update.static_network_config = want.static_network_config ?? [];
   if (want.image_type && existing.type !== want.image_type) update.image_type = want.image_type;
   return update;
 }

@@ -131,14 +131,14 @@ function stringList(key: string, raw: unknown): string[] {
   const value = parsed(key, raw);
   if (value === undefined || value === null || value === '') return [];
   if (typeof value === 'string') return value.split(',').map((item) => item.trim()).filter(Boolean);
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
   throw new Error(`context ${key}: expected a comma-separated list or a JSON array of strings`);
 }
 
 function stringMap(key: string, raw: unknown): Record<string, string> {
   const value = parsed(key, raw);
   if (value === undefined || value === null || value === '') return {};
-  if (typeof value === 'object' && !Array.isArray(value) && Object.values(value as object).every((item) => typeof item === 'string')) {
+  if (typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string')) {
     return value as Record<string, string>;
   }
   throw new Error(`context ${key}: expected a JSON object of strings`);

@@ -6,7 +6,7 @@
  * stream falling behind) and on records reaching that queue.
  */
 import { Duration, type RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -54,7 +54,7 @@ export function addTableStreams(stack: Stack, props: TableStreamsProps): TableSt
         bisectBatchOnError: spec.bisectBatchOnFunctionError,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(failures),
-        ...(spec.filter ? { filters: [lambda.FilterCriteria.filter(spec.filter as Record<string, unknown>)] } : {}),
+        ...(spec.filter ? { filters: [lambda.FilterCriteria.filter(spec.filter)] } : {}),
       }),
     );
     const iteratorAge = fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' });

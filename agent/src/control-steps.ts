@@ -143,7 +143,7 @@ export function logsGatherStep(collect: LogCollector = collectHostLogs): StepRun
     const archive = await tarGz(`logs_host_${body.host_id}`, files);
     const form = new FormData();
     form.append('upfile', new Blob([archive], { type: 'application/gzip' }), 'logs.tar.gz');
-    let response;
+    let response: Awaited<ReturnType<typeof context.api.call>>;
     try {
       response = await context.api.call('POST', `/v2/clusters/${body.cluster_id}/logs`, {
         query: { host_id: body.host_id, infra_env_id: body.infra_env_id, logs_type: 'host' },

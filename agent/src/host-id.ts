@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentLog } from './contracts.js';
+import { isUuid } from '../../contracts/input-checks.js';
 
 export const FAILURE_HOST_ID = 'deaddead-dead-dead-dead-deaddeaddead';
 
@@ -17,7 +18,6 @@ const PLACEHOLDER_SERIALS = new Set([
   'default string', 'not specified', 'pca_number.acc', 'to be filled by o.e.m.',
 ]);
 const PLACEHOLDER_UUIDS = new Set(['00000000-0000-0000-0000-000000000000', '03000200-0400-0500-0006-000700080009']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type HostIdSource = 'override' | 'board-serial' | 'system-uuid' | 'mac' | 'fallback';
 
@@ -26,10 +26,6 @@ export interface DerivedHostId {
   readonly source: HostIdSource;
   /** The value the id came from (a serial, UUID or MAC and its interface), for the log. */
   readonly from?: string;
-}
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }
 
 /** md5 of the text, written in UUID form (no version bits set), as upstream formats it. */

@@ -10,7 +10,8 @@
 import type { AgentLog, ApiResponse, ApiTransport, StepContext, StepRequest, StepResult, StepRunner } from './contracts.js';
 import { EXIT_MEDIA_DISCONNECTED, EXIT_VALIDATION_ERROR } from './contracts.js';
 import type { CommandRunner } from './exec.js';
-import { isUuid } from './host-id.js';
+import { isUuid } from '../../contracts/input-checks.js';
+import { sleep } from './sleep.js';
 
 export interface BackoffSettings {
   readonly initialMs: number;
@@ -107,19 +108,6 @@ export interface SessionOptions {
   readonly random?: () => number;
 }
 
-/** Waits `ms`, or less when the signal aborts; never rejects. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Upstream's error bodies: InfraError {code, message} for 401/403, Error {code, reason} otherwise; gateways send text. */
 async function reasonOf(response: ApiResponse): Promise<string> {
@@ -200,7 +188,7 @@ export class AgentSession {
     const hours = this.timing.parkMs / 3_600_000;
     const when = hours >= 1 ? `${hours} h` : `${Math.round(this.timing.parkMs / 1000)} s`;
     this.log.error(`parked: ${reason}; will retry in ${when}`);
-    await pause(this.timing.parkMs, signal);
+    await sleep(this.timing.parkMs, signal);
   }
 
   private async register(signal: AbortSignal): Promise<Registration | undefined> {
@@ -215,7 +203,7 @@ export class AgentSession {
       } catch (error) {
         if (signal.aborted) return undefined;
         this.log.warn(`cannot reach the service to register: ${(error as Error).message}; retrying in ${this.timing.registerRetryMs / 1000} s`);
-        await pause(this.timing.registerRetryMs, signal);
+        await sleep(this.timing.registerRetryMs, signal);
         continue;
       }
       switch (response.status) {
@@ -241,7 +229,7 @@ export class AgentSession {
           continue;
         default:
           this.log.warn(`registration failed with HTTP ${response.status}: ${await reasonOf(response)}; retrying in ${this.timing.registerRetryMs / 1000} s`);
-          await pause(this.timing.registerRetryMs, signal);
+          await sleep(this.timing.registerRetryMs, signal);
       }
     }
     return undefined;
@@ -257,7 +245,7 @@ export class AgentSession {
     const command = body.next_step_runner_command as { args?: unknown[]; retry_seconds?: number } | undefined;
     if (!command) {
       this.log.error(`incompatible server version: the registration answer has no next_step_runner_command; retrying in ${this.timing.incompatibleServerMs / 1000} s`);
-      await pause(this.timing.incompatibleServerMs, signal);
+      await sleep(this.timing.incompatibleServerMs, signal);
       return undefined;
     }
     let request: { host_id?: unknown; agent_version?: unknown } = {};
@@ -269,7 +257,7 @@ export class AgentSession {
     if (typeof request.host_id !== 'string' || !isUuid(request.host_id)) {
       const retryMs = command.retry_seconds && command.retry_seconds > 0 ? command.retry_seconds * 1000 : this.timing.incompatibleServerMs;
       this.log.error(`the service's step runner request has no valid host_id (${JSON.stringify(command.args?.[0] ?? null).slice(0, 200)}); registering again in ${retryMs / 1000} s`);
-      await pause(retryMs, signal);
+      await sleep(retryMs, signal);
       return undefined;
     }
     return {
@@ -311,7 +299,7 @@ export class AgentSession {
           const seconds = Math.max(0, Number(steps.next_instruction_seconds ?? 0) || 0);
           const waitMs = Math.min(seconds * 1000, this.timing.maxPollIntervalMs ?? Number.POSITIVE_INFINITY);
           scheduledAt = Date.now() + waitMs;
-          await pause(waitMs, signal);
+          await sleep(waitMs, signal);
           if (restart) {
             this.log.info('agent upgraded; registering again');
             return 'register-again';
@@ -339,7 +327,7 @@ export class AgentSession {
       const waitMs = backoff.next();
       this.log.warn(`polling for instructions failed (${failure}); retrying in ${(waitMs / 1000).toFixed(1)} s`);
       scheduledAt = Date.now() + waitMs;
-      await pause(waitMs, signal);
+      await sleep(waitMs, signal);
     }
     return 'stopped';
   }
@@ -437,7 +425,7 @@ export class AgentSession {
       if (first !== 'timeout') return first;
       controller.abort(new Error('step timeout'));
       const grace = new AbortController();
-      await Promise.race([running, pause(this.timing.stepAbortGraceMs, grace.signal)]);
+      await Promise.race([running, sleep(this.timing.stepAbortGraceMs, grace.signal)]);
       grace.abort();
       return { exit_code: EXIT_STEP_TIMEOUT, error: `step ${request.step_type} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped` };
     } finally {
@@ -481,7 +469,7 @@ export class AgentSession {
   private async drain(): Promise<void> {
     if (this.running.size === 0) return;
     const grace = new AbortController();
-    await Promise.race([Promise.allSettled([...this.running.values()].map((slot) => slot.run)), pause(this.timing.stopGraceMs, grace.signal)]);
+    await Promise.race([Promise.allSettled([...this.running.values()].map((slot) => slot.run)), sleep(this.timing.stopGraceMs, grace.signal)]);
     grace.abort();
     if (this.running.size) this.log.warn('stopped with steps still winding down', { steps: [...this.running.keys()].join(',') });
   }

@@ -36,9 +36,8 @@ import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { CustomerTroubles, percentile, type LatencySummary } from './contract.js';
 import { cpuSplit, CpuMeter } from './cpu.js';
 import type { ConnectedOutcome, ConnectedReport, ConnectedSettings } from './connected-customer.js';
+import { seconds, setting } from '../support/settings.js';
 
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** One scheduled HostMonitor invocation, as the runtime answered it. */
 export interface MonitorRun {
@@ -169,8 +168,14 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
     // The customer closes its connections and ends; bounded.
     await new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => (child.kill('SIGKILL'), resolve()), 30_000);
-      child.once('exit', () => (clearTimeout(timer), resolve()));
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve();
+      }, 30_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
     const o = outcome!;
 

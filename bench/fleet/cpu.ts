@@ -53,7 +53,11 @@ function descendants(root: number): Map<number, ProcTimes> {
   }
   const found = new Map<number, ProcTimes>();
   const walk = (pid: number) => {
-    for (const [child, times] of all) if (times.ppid === pid && !found.has(child)) (found.set(child, times), walk(child));
+    for (const [child, times] of all) {
+      if (times.ppid !== pid || found.has(child)) continue;
+      found.set(child, times);
+      walk(child);
+    }
   };
   walk(root);
   return found;

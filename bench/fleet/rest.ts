@@ -25,7 +25,7 @@ export const expectStatus = (answer: Answer, status: number, cause: string) => {
 export const pathTemplate = (route: string) => route.replace(/\?.*/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}');
 
 /** A timer that ends early, without an error, when the signal aborts: the agent's own. */
-export { sleep } from '../../agent/src/installer/cluster-view.js';
+export { sleep } from '../../agent/src/sleep.js';
 
 export interface UserClient {
   call(method: string, route: string, body?: unknown): Promise<Answer>;

@@ -99,8 +99,14 @@ export async function startOurService(options: { countDynamoDb?: boolean } = {})
     });
     const ready = await new Promise<{ url: string; orgId: string } | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), 180_000);
-      service!.once('message', (message) => (clearTimeout(timer), resolve(message as { url: string; orgId: string })));
-      service!.once('exit', () => (clearTimeout(timer), resolve(undefined)));
+      service!.once('message', (message) => {
+        clearTimeout(timer);
+        resolve(message as { url: string; orgId: string });
+      });
+      service!.once('exit', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
     });
     if (!ready) throw new Error('our service (bench/support/our-service.ts) did not start');
     const servicePid = service.pid!;
@@ -141,7 +147,10 @@ async function serve(): Promise<void> {
   process.send!({ url: runtime.url, orgId: runtime.orgId });
   process.once('SIGTERM', () => {
     const force = setTimeout(() => process.exit(1), 15_000);
-    void runtime.stop().finally(() => (clearTimeout(force), process.exit(0)));
+    void runtime.stop().finally(() => {
+      clearTimeout(force);
+      process.exit(0);
+    });
   });
 }
 

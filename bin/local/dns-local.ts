@@ -99,7 +99,7 @@ export async function startDnsServer(zones: LocalDnsZones, options: { host: stri
         for (const address of record.values) {
           response.answers.push({
             name: question.name,
-            type: Packet.TYPE[record.type] as number,
+            type: Packet.TYPE[record.type],
             class: Packet.CLASS.IN,
             ttl: record.ttl,
             address,

@@ -383,7 +383,9 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
         outbox,
         attempts: {
           policies: { account: attempts.account.policy, source: attempts.source.policy, codeSends: attempts.codeSends.policy },
-          clear: () => Object.values(attempts).forEach((limiter) => limiter.clear()),
+          clear: () => {
+            for (const limiter of Object.values(attempts)) limiter.clear();
+          },
         },
         environment: {
           IDENTITY_PROVIDER_ISSUER: issuer,

@@ -3,13 +3,15 @@
  * connection's routes invoke the function modules of lambdas/functions.json ($connect LiveConnect,
  * $disconnect LiveDisconnect, every message LiveMessage), and the service talks back through the
  * management API (`POST /@connections/{id}` sends, `DELETE` closes; 410 for a connection that is
- * gone), which this gateway answers on the same port.
+ * gone), which this gateway answers on the same port. As AWS's, that API is IAM-authorised: a call
+ * must carry a SigV4 signature (service `execute-api`) made with the runtime's key pair, or it is a 403.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LocalRoute } from './api-gateway.js';
+import { SignatureRefused, verifyJsonProtocolSignature, type KeyPair } from './sigv4.js';
 
 export const LIVE_PATH = '/live';
 /** API Gateway's limit on a WebSocket frame. */
@@ -30,7 +32,12 @@ const statusOf = (result: unknown): { statusCode: number; body: string } => {
   return { statusCode: answer.statusCode ?? 200, body: answer.body ?? '' };
 };
 
-export function startLiveGateway(options: { invoke: Invoke; log?: (message: string) => void }): LiveGateway {
+/** API Gateway answers every failed IAM check on the management API with a 403 and `{"message"}`. */
+function refuse(response: ServerResponse, error: SignatureRefused): void {
+  response.writeHead(403, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': error.type }).end(JSON.stringify({ message: error.message }));
+}
+
+export function startLiveGateway(options: { invoke: Invoke; credentials: KeyPair; log?: (message: string) => void }): LiveGateway {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const sockets = new Map<string, WebSocket>();
   const event = (connectionId: string, routeKey: string, extra: Record<string, unknown> = {}) => ({
@@ -75,10 +82,19 @@ export function startLiveGateway(options: { invoke: Invoke; log?: (message: stri
     route: async (request: IncomingMessage, response: ServerResponse) => {
       const match = /^\/@connections\/([A-Za-z0-9_-]+)$/.exec(new URL(request.url ?? '/', 'http://local').pathname);
       if (!match) return false;
-      // The management API is the service's own: only this machine reaches the listener (loopback).
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      try {
+        await verifyJsonProtocolSignature(request, body, options.credentials, 'execute-api');
+      } catch (error) {
+        if (!(error instanceof SignatureRefused)) throw error;
+        refuse(response, error);
+        return true;
+      }
       const ws = sockets.get(match[1]!);
       if (!ws || ws.readyState !== ws.OPEN) {
-        response.writeHead(410, { 'Content-Type': 'application/json' }).end('{"message":"GoneException"}');
+        response.writeHead(410, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'GoneException' }).end('{"message":null}');
         return true;
       }
       if (request.method === 'DELETE') {
@@ -86,9 +102,7 @@ export function startLiveGateway(options: { invoke: Invoke; log?: (message: stri
         response.writeHead(204).end();
         return true;
       }
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      ws.send(Buffer.concat(chunks).toString('utf8'));
+      ws.send(body.toString('utf8'));
       response.writeHead(200).end();
       return true;
     },

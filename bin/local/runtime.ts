@@ -236,7 +236,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const baseDomains = options.baseDomains ?? (process.env.ASSISTED_BASE_DOMAINS ?? '').split(',').filter(Boolean);
     Object.assign(process.env, {
       AWS_REGION: REGION,
-      // s3rver serves only requests signed with its one key pair; DynamoDB Local and our stand-ins accept any.
+      // s3rver, the Step Functions stand-in and the live gateway's management API serve only requests
+      // signed with this one key pair; DynamoDB Local accepts any.
       AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
@@ -346,7 +347,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     let apiUrl = '';
     const simulatedHosts = simulatedHostsRoute({ url: () => apiUrl, log });
     // The WebSocket API on the same port (ws://HOST:PORT/live), its routes invoking the same function modules as in AWS.
-    const live = startLiveGateway({ invoke: (name, event) => functions.invoke(name, event), log });
+    const live = startLiveGateway({ invoke: (name, event) => functions.invoke(name, event), credentials: S3RVER_CREDENTIALS, log });
     const api = await startApiGateway({
       host,
       port: options.port ?? 8090,

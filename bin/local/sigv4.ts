@@ -44,7 +44,7 @@ export class NodeSha256 implements Checksum {
 export function parseAmzDate(value: string | undefined): Date | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '');
   if (!match) return undefined;
-  const [, year, month, day, hours, minutes, seconds] = match.map(Number) as number[];
+  const [, year, month, day, hours, minutes, seconds] = match.map(Number);
   return new Date(Date.UTC(year!, month! - 1, day!, hours, minutes, seconds));
 }
 

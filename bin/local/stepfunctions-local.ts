@@ -304,7 +304,7 @@ export class StepFunctionsLocal {
   private recordForToken(token: string): ExecutionRecord {
     const arn = Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8');
     const record = this.executions.get(arn);
-    if (!record || record.status !== 'RUNNING' || record.cursor?.token !== token) {
+    if (record?.status !== 'RUNNING' || record.cursor?.token !== token) {
       throw new ServiceError('TaskTimedOut', 'Task Timed Out: the token is unknown or its task has already ended');
     }
     return record;

@@ -12,9 +12,10 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   DescribeStreamCommand,
-  DynamoDBStreamsClient,
+  type DynamoDBStreamsClient,
   ExpiredIteratorException,
   GetRecordsCommand,
+  type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   TrimmedDataAccessException,
   type _Record as StreamRecord,
@@ -272,7 +273,7 @@ class MappingPoller {
     const position = this.checkpoints.positions[shardId];
     const ask = (type: 'AFTER_SEQUENCE_NUMBER' | 'TRIM_HORIZON') =>
       this.options.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ShardIteratorType: type, ...(type === 'AFTER_SEQUENCE_NUMBER' ? { SequenceNumber: position } : {}) }));
-    let answer;
+    let answer: Awaited<ReturnType<typeof ask>>;
     try {
       answer = await ask(position ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON');
     } catch (error) {
@@ -287,7 +288,7 @@ class MappingPoller {
   private async readShard(shardId: string): Promise<number> {
     const iterator = await this.iteratorFor(shardId);
     if (!iterator) return this.finish(shardId);
-    let page;
+    let page: GetRecordsCommandOutput;
     try {
       page = await this.options.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: RECORDS_PER_READ }));
     } catch (error) {

@@ -47,7 +47,7 @@ export function registerHosts(program: Command, cli: Cli): void {
       );
       // The image the service expects agents to run: the simulated hosts report it, as booted hosts would.
       const { url, token, agentVersion } = agentSettingsFromIgnition(ignition as unknown as string);
-      let profiles;
+      let profiles: ReturnType<typeof profilesFromMix>;
       try {
         profiles = profilesFromMix(options.profilesMix);
       } catch (error) {

@@ -8,7 +8,7 @@ import { planFromManifests, type ZtpPlan } from '../ztp/translate.js';
 import type { Cli } from './shared.js';
 
 function loadPlan(dir: string): ZtpPlan {
-  let files;
+  let files: ReturnType<typeof readManifestDir>;
   try {
     files = readManifestDir(dir);
   } catch (error) {

@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { call, type ApiClient, type Cluster, type ClusterUpdateParams, type InfraEnv, type InfraEnvUpdateParams } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
+import { storedStaticNetworkConfig } from '../../contracts/static-network-config.js';
 import { clusterConditions, type Condition } from './conditions.js';
 import type { ClusterPlan, InfraEnvPlan, ZtpPlan } from './translate.js';
 
@@ -79,15 +80,6 @@ export function clusterDifferences(existing: Cluster, plan: ClusterPlan): Cluste
   return update;
 }
 
-function storedStaticNetwork(infraEnv: InfraEnv): unknown {
-  if (!infraEnv.static_network_config) return [];
-  try {
-    return JSON.parse(infraEnv.static_network_config);
-  } catch {
-    return infraEnv.static_network_config;
-  }
-}
-
 export function infraEnvDifferences(existing: InfraEnv, plan: InfraEnvPlan): InfraEnvUpdateParams {
   const want = plan.params;
   const update: InfraEnvUpdateParams = {};
@@ -101,7 +93,7 @@ export function infraEnvDifferences(existing: InfraEnv, plan: InfraEnvPlan): Inf
     const differs = (['http_proxy', 'https_proxy', 'no_proxy'] as const).some((key) => (have[key] ?? undefined) !== (want.proxy![key] ?? undefined));
     if (differs) update.proxy = want.proxy;
   }
-  if (!isDeepStrictEqual(storedStaticNetwork(existing), want.static_network_config ?? [])) update.static_network_config = want.static_network_config ?? [];
+  if (!isDeepStrictEqual(storedStaticNetworkConfig(existing.static_network_config), want.static_network_config ?? [])) update.static_network_config = want.static_network_config ?? [];
   return update;
 }
 

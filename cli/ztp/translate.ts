@@ -115,7 +115,7 @@ function clusterParams(
       aci.problem(`${field}.hostPrefix`, `must be an integer, not ${JSON.stringify(hostPrefix)}`);
       return [];
     }
-    const prefix = (hostPrefix as number | undefined) ?? (parseCidr(cidr)?.family === 6 ? 64 : 23);
+    const prefix = hostPrefix ?? (parseCidr(cidr)?.family === 6 ? 64 : 23);
     const problem = hostPrefixProblem(cidr, prefix);
     if (problem) aci.problem(`${field}.hostPrefix`, problem);
     return [{ cidr, host_prefix: prefix }];

@@ -8,6 +8,7 @@ import { Header } from './Header';
 import { SimulatedHosts } from './SimulatedHosts';
 import { SyntheticImageNotice } from './SyntheticImageNotice';
 import { CALLBACK_PATH, rememberJoinCode } from './identity';
+import { LiveUpdates } from './live';
 import { JoinPage } from './pages/JoinPage';
 import { OrganisationPage } from './pages/OrganisationPage';
 import { SignInCallback } from './pages/SignInCallback';
@@ -46,6 +47,7 @@ export const App: React.FC = () => {
     <BrowserRouter>
       <CompatRouter>
         <CallerProvider>
+          <LiveUpdates />
           <Page masthead={<Header />}>
             <ReadOnlyNotice />
             <SimulatedHosts />

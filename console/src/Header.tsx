@@ -25,6 +25,7 @@ import { AboutModal } from './AboutModal';
 import { useCaller } from './caller';
 import { CLUSTERS_PATH, ORGANISATION_PATH, TOKENS_PATH } from './routes';
 import { providerSignOutUrl } from './identity';
+import { LiveIndicator } from './live';
 import { API_ROOT, currentToken, signOut } from './session';
 
 const SECTIONS = [
@@ -83,6 +84,9 @@ export const Header: React.FC = () => {
               </Nav>
             </ToolbarItem>
             <ToolbarGroup align={{ default: 'alignEnd' }}>
+              <ToolbarItem alignSelf="center">
+                <LiveIndicator />
+              </ToolbarItem>
               <ToolbarItem>
                 <MastheadMenu label="Help" toggle={<QuestionCircleIcon />}>
                   <DropdownItem key="api" to={`${API_ROOT}/v2/openapi.yaml`} isExternalLink>

@@ -87,7 +87,7 @@ export async function completeIdentitySignIn(): Promise<string> {
  * client_id + logout_uri), back to the console. Undefined for API-token sessions (a token is not a JWT).
  */
 export async function providerSignOutUrl(token: string | null): Promise<string | undefined> {
-  if (!token || token.split('.').length !== 3) return undefined;
+  if (token?.split('.').length !== 3) return undefined;
   const settings = await signInSettings().catch(() => undefined);
   if (!settings?.end_session_endpoint || !settings.client_id) return undefined;
   const back = `${window.location.origin}/`;

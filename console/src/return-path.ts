@@ -20,6 +20,7 @@ export function safeReturnPath(candidate: string | null | undefined, origin: str
     return fallback;
   }
   // Control characters and whitespace never belong in a console path; URL parsing would drop some.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this check refuses
   if (/[\u0000-\u0020\u007f-\u009f]/.test(decoded) || !sameSiteStart(candidate) || !sameSiteStart(decoded)) return fallback;
   let url: URL;
   try {

@@ -2,7 +2,7 @@
  * The SIMULATED installer: what `openshift-install create ignition-configs` produces, made without
  * a release payload, for machines where no openshift-install is configured (like upstream's
  * dummy-ignition mode). The keys and certificates are real (a CA, an admin client certificate
- * signed by it, the CA trusted by the pointer ignitions) and every ignition file is valid Ignition
+ * and the API's serving certificate signed by it, the CA trusted by the pointer ignitions) and every ignition file is valid Ignition
  * 3.2, so everything downstream (serving ignition to hosts, the kubeconfig merge, downloads) runs
  * for real. What is simulated is the cluster those files would bring up: none would.
  */
@@ -49,7 +49,7 @@ function validity(days: number): { notBefore: Date; notAfter: Date } {
  * anyway, and an RSA key costs the task many times the CPU of an EC one to make.
  */
 async function keyPair(): Promise<webcrypto.CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  return webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify']);
 }
 
 /** The installation's root CA, self-signed. */
@@ -68,11 +68,18 @@ async function rootCertificate(keys: webcrypto.CryptoKeyPair, days: number): Pro
   });
 }
 
-/** The client certificate of system:admin (group system:masters), signed by the root CA. */
-async function adminCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey }, days: number): Promise<x509.X509Certificate> {
+/** A certificate the root CA issues: not a CA, for signing only, with the given purposes. */
+async function issuedCertificate(
+  publicKey: webcrypto.CryptoKey,
+  root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey },
+  days: number,
+  subject: x509.JsonName,
+  usage: x509.ExtendedKeyUsageType,
+  extra: x509.Extension[] = [],
+): Promise<x509.X509Certificate> {
   return x509.X509CertificateGenerator.create({
     serialNumber: serial(),
-    subject: [{ CN: ['system:admin'] }, { O: ['system:masters'] }],
+    subject,
     issuer: root.cert.subjectName,
     publicKey,
     signingKey: root.key,
@@ -82,10 +89,28 @@ async function adminCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x5
       new x509.BasicConstraintsExtension(false),
       // Signing only: keyEncipherment is an RSA key's usage, not an EC key's.
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      new x509.ExtendedKeyUsageExtension([usage]),
+      ...extra,
       await x509.AuthorityKeyIdentifierExtension.create(root.cert.publicKey),
     ],
   });
+}
+
+/** The client certificate of system:admin (group system:masters), signed by the root CA. */
+function adminCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey }, days: number): Promise<x509.X509Certificate> {
+  return issuedCertificate(publicKey, root, days, [{ CN: ['system:admin'] }, { O: ['system:masters'] }], x509.ExtendedKeyUsage.clientAuth);
+}
+
+/**
+ * The API server's serving certificate for api.<cluster domain> and api-int.<cluster domain>,
+ * signed by the root CA, as a real bootstrap ignition carries the load balancers' serving
+ * certificates: the cluster's API serves it and the kubeconfig's CA verifies it.
+ */
+function apiServingCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey }, clusterDomain: string, days: number): Promise<x509.X509Certificate> {
+  const names = [`api.${clusterDomain}`, `api-int.${clusterDomain}`];
+  return issuedCertificate(publicKey, root, days, [{ CN: [names[0]!] }], x509.ExtendedKeyUsage.serverAuth, [
+    new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value }))),
+  ]);
 }
 
 /** kubeadmin's password in openshift-install's shape: four groups of five characters. */
@@ -116,11 +141,13 @@ export async function simulateInstaller(input: SimulationInput): Promise<Install
   const clusterDomain = `${name}.${baseDomain}`;
   const infraId = `${name.slice(0, 27)}-${randomBytes(3).toString('hex').slice(0, 5)}`;
 
-  const [rootKeys, adminKeys] = await Promise.all([keyPair(), keyPair()]);
+  const [rootKeys, adminKeys, servingKeys] = await Promise.all([keyPair(), keyPair(), keyPair()]);
   const rootCa = await rootCertificate(rootKeys, 3650);
   const rootPem = rootCa.toString('pem');
   const adminCert = await adminCertificate(adminKeys.publicKey, { cert: rootCa, key: rootKeys.privateKey }, 3650);
   const adminKeyPem = KeyObject.from(adminKeys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
+  const servingCert = await apiServingCertificate(servingKeys.publicKey, { cert: rootCa, key: rootKeys.privateKey }, clusterDomain, 3650);
+  const servingKeyPem = KeyObject.from(servingKeys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
 
   const kubeconfig = {
     apiVersion: 'v1',
@@ -149,6 +176,8 @@ export async function simulateInstaller(input: SimulationInput): Promise<Install
         file('/etc/motd', `This node was prepared by the ${SIMULATED_INSTALLER_NAME} of assisted-cloud: it cannot run OpenShift.\n`),
         file('/opt/openshift/tls/root-ca.crt', rootPem),
         file('/opt/openshift/auth/kubeconfig', kubeconfigYaml, 0o600),
+        file('/opt/openshift/tls/kube-apiserver-lb-server.crt', servingCert.toString('pem')),
+        file('/opt/openshift/tls/kube-apiserver-lb-server.key', servingKeyPem, 0o600),
         ...Object.entries(input.manifests).map(([relative, contents]) => file(`/opt/openshift/${relative}`, contents)),
       ],
     },

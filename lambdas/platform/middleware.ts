@@ -30,7 +30,7 @@ export function unstorableNumberIn(value: unknown): { path: string; value: numbe
     if (typeof next === 'number') {
       const magnitude = Math.abs(next);
       if (!Number.isFinite(next) || magnitude > 9.99e124 || (magnitude !== 0 && magnitude < 1e-129) || (Number.isInteger(next) && !Number.isSafeInteger(next))) return { path, value: next };
-    } else if (Array.isArray(next)) next.forEach((item, index) => stack.push([item, `${path}[${index}]`]));
+    } else if (Array.isArray(next)) for (const [index, item] of next.entries()) stack.push([item, `${path}[${index}]`]);
     else if (next !== null && typeof next === 'object') for (const [key, item] of Object.entries(next)) stack.push([item, path ? `${path}.${key}` : key]);
   }
   return undefined;

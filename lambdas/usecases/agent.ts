@@ -42,7 +42,8 @@ import { findHost, findInfraEnv, stillThere } from './access.js';
 import { causedBy, eventRequests, hostWrite, recordEvent, recordEvents } from './events.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { ownStagesSource } from './hosts.js';
-import { forgetPeersUnlessLarge, judgedWrite, loadSurroundings, recentClusterHosts, refreshHost } from './host-refresh.js';
+import { forgetPeersUnlessLarge, recentClusterHosts } from './cluster-peer-listings.js';
+import { judgedWrite, loadSurroundings, refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface AgentDeps {
@@ -259,7 +260,7 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
   }
 }
 
-const isSingleNode = (cluster: Cluster | undefined) => (cluster?.attributes.control_plane_count as number | undefined) === 1;
+const isSingleNode = (cluster: Cluster | undefined) => cluster?.attributes.control_plane_count === 1;
 
 
 /** `markTaken`: the check's mark went with what the reply wrote. */
@@ -292,7 +293,7 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // when its text is the same as last time's.
   if (!preview && !rejudge && !replyTransition(host, reply, now)) return { markTaken: false };
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
-  const minimums = hardwareMinimums((cluster?.attributes.openshift_version as string | undefined) ?? '');
+  const minimums = hardwareMinimums(cluster?.attributes.openshift_version ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
   const context = { now, disks: { ...(cluster ? { cluster } : {}), ...(infraEnv ? { infraEnv } : {}) } };
   // A reply its peers' validations read is judged against a listing started now (it shows every

@@ -3,6 +3,8 @@ import { UPDATABLE_STATES } from '../domain/cluster/cluster.js';
 import { badRequest } from '../domain/core/errors.js';
 import { ignoredValidationsProblem, ignoredValidationsView, type IgnoredValidations } from '../domain/core/ignored-validations.js';
 import { preflightClusterOf, preflightRequirements, type PreflightHardwareRequirements } from '../domain/catalogues/preflight.js';
+import { clusterSupportedPlatforms } from '../domain/cluster/cluster-platform.js';
+import { hostInventory } from '../domain/host/inventory.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
@@ -51,4 +53,11 @@ export async function setIgnoredValidations(
 export async function getPreflightRequirements(deps: ClusterSettingsDeps, principal: Principal, clusterId: string): Promise<PreflightHardwareRequirements> {
   const cluster = await findCluster(deps.store, principal, clusterId);
   return preflightRequirements(preflightClusterOf(cluster.attributes));
+}
+
+/** GET /v2/clusters/{id}/supported-platforms: the platforms every host of the cluster can run on. */
+export async function getClusterSupportedPlatforms(deps: ClusterSettingsDeps, principal: Principal, clusterId: string): Promise<string[]> {
+  const cluster = await findCluster(deps.store, principal, clusterId);
+  const hosts = await deps.store.hosts.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
+  return clusterSupportedPlatforms(Number(cluster.attributes.control_plane_count ?? 3), hosts.map(hostInventory));
 }

@@ -58,8 +58,8 @@ function releaseOf(params: ClusterCreateParams): ResolvedRelease {
 const CLUSTERS_DESCRIBED_IN_FLIGHT = 16;
 
 const machineNetworkHost = (host: Host): MachineNetworkHost => ({
-  inventory: host.attributes.inventory as string | undefined,
-  freeAddresses: host.attributes.free_addresses as string | undefined,
+  inventory: host.attributes.inventory,
+  freeAddresses: host.attributes.free_addresses,
 });
 
 /** The domain of a signed-in user's email, which upstream records on the clusters they register. */
@@ -85,9 +85,10 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, r
   });
   const created = await deps.store.clusters.create(record);
   await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
-  // Judged at once, so a read right after already says what input is missing. The answer is the
-  // cluster as registered, as upstream's is: its monitor judges a new cluster seconds later.
-  await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, [], { registration: true });
+  // Judged at once, so a read right after already says what input is missing (and holds the
+  // connectivity documents upstream's monitor stores). The answer is the cluster as registered, as
+  // upstream's is: its monitor judges a new cluster seconds later.
+  await refreshCluster(deps, { orgId: created.orgId, clusterId: created.clusterId }, []);
   return withOperatorBundles({ ...clusterWireView(created), host_networks: [] }, created);
 }
 

@@ -274,7 +274,7 @@ export function objectRangeReader(blobs: BlobStore, key: string, size: number, m
 
 /** The minor version and architecture an infra-env's images are built for. */
 export function imageReleaseOf(infraEnv: InfraEnv): { version: string; arch: string } {
-  const full = (infraEnv.attributes.openshift_version as string | undefined) ?? defaultOpenshiftVersion();
+  const full = infraEnv.attributes.openshift_version ?? defaultOpenshiftVersion();
   return { version: majorMinor(full) ?? full, arch: infraEnv.attributes.cpu_architecture as string };
 }
 

@@ -9,7 +9,8 @@ import type { Host, InfraEnv } from '../domain/core/entities.js';
 import { waitsOnPeers } from '../domain/host/host-watch.js';
 import { forEachBounded } from '../domain/core/bounded-concurrency.js';
 import { refreshCluster } from './cluster-refresh.js';
-import { FRESH_PEER_LISTINGS_UP_TO, refreshLoadedHost, type RefreshDeps } from './host-refresh.js';
+import { FRESH_PEER_LISTINGS_UP_TO } from './cluster-peer-listings.js';
+import { refreshLoadedHost, type RefreshDeps } from './host-refresh.js';
 
 /** Host judgements in flight at once for one cluster. */
 const PEER_REJUDGEMENTS_IN_FLIGHT = 8;

@@ -90,7 +90,7 @@ async function ipxeScriptFile(deps: InfraEnvFilesDeps, infraEnv: InfraEnv, query
   } else if (query.ipxeScriptType === 'boot-order-control') {
     return ipxeRedirectScript({ serviceBaseUrl: deps.config.publicUrl, infraEnvId: infraEnv.infraEnvId, imageToken: await imageToken(deps, infraEnv) });
   }
-  const openshiftVersion = (infraEnv.attributes.openshift_version as string | undefined) ?? defaultOpenshiftVersion();
+  const openshiftVersion = infraEnv.attributes.openshift_version ?? defaultOpenshiftVersion();
   return ipxeBootScript({
     imageServiceBaseUrl: imageServiceBaseUrl(deps.config.publicUrl),
     infraEnvId: infraEnv.infraEnvId,

@@ -113,7 +113,7 @@ export async function updateInfraEnv(deps: InfraEnvDeps, principal: Principal, i
   const current = await findInfraEnv(deps.store, principal, infraEnvId);
   const requestedVersion = typeof params.openshift_version === 'string' && params.openshift_version !== '' ? params.openshift_version : undefined;
   // Upstream checks that the version (asked for, or kept) has an RHCOS image, and keeps what was asked for as written.
-  osImageVersionFor(requestedVersion ?? (current.attributes.openshift_version as string | undefined), current.attributes.cpu_architecture as string);
+  osImageVersionFor(requestedVersion ?? current.attributes.openshift_version, current.attributes.cpu_architecture as string);
   const cluster = current.clusterId ? await deps.store.clusters.get({ orgId: principal.orgId, clusterId: current.clusterId }) : undefined;
   const now = deps.clock.now().toISOString();
   const updated = await deps.store.infraEnvs.mutate({ orgId: principal.orgId, infraEnvId }, (infraEnv) => {
@@ -176,7 +176,7 @@ export async function signedImageUrl(publicUrl: string, infraEnv: InfraEnv, expi
     arch: infraEnv.attributes.cpu_architecture as string,
     image_token: token,
     type: (infraEnv.attributes.type as string | undefined) ?? 'full-iso',
-    version: ((infraEnv.attributes.openshift_version as string | undefined) ?? '').split('.').slice(0, 2).join('.'),
+    version: (infraEnv.attributes.openshift_version ?? '').split('.').slice(0, 2).join('.'),
   });
   return `${publicUrl}/api/assisted-images/images/${infraEnv.infraEnvId}?${query}`;
 }

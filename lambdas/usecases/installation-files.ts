@@ -135,7 +135,7 @@ export async function getCredentials(deps: InstallationFilesDeps, principal: Pri
   return {
     username: 'kubeadmin',
     password: Buffer.from(password).toString('utf8'),
-    console_url: consoleOperator ? consoleUrl(cluster.name, cluster.attributes.base_dns_domain as string | undefined) : '',
+    console_url: consoleOperator ? consoleUrl(cluster.name, cluster.attributes.base_dns_domain) : '',
   };
 }
 

@@ -32,7 +32,7 @@ import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './cluster-view.js';
 import { causedBy, hostWrite, recordEvent, recordEvents } from './events.js';
-import { forgetPeers } from './host-refresh.js';
+import { forgetPeers } from './cluster-peer-listings.js';
 import type { Principal } from './principal.js';
 
 export { installationTransitionContext };

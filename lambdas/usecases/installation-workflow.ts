@@ -43,7 +43,7 @@ const attemptOf = (input: InstallWorkflowInput): EventCause => ({ record: `insta
 /** Writes install-config.yaml for the installer; manifests are read by it from where the API keeps them. */
 export async function prepareInstallation(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
   const cluster = await currentAttempt(deps, input);
-  if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
+  if (cluster?.status !== 'preparing-for-installation') return { ...input, proceed: false };
   await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), cause: attemptOf(input), props: { step: 'rendering install-config.yaml and collecting the custom manifests' } });
   const yaml = await renderClusterInstallConfigYaml(deps.store, cluster);
   await deps.blobs.put('files', installationObjectKey(input.orgId, input.clusterId, 'install-config.yaml'), yaml, 'application/yaml');
@@ -96,7 +96,7 @@ function installerReport(text: string): InstallerReport {
  */
 export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
   const cluster = await currentAttempt(deps, input);
-  if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
+  if (cluster?.status !== 'preparing-for-installation') return { ...input, proceed: false };
   const reportBytes = await deps.blobs.get('files', installationObjectKey(input.orgId, input.clusterId, INSTALLER_REPORT));
   if (!reportBytes) throw new Error('the installer finished without leaving its report: the installation files are incomplete');
   const report = installerReport(Buffer.from(reportBytes).toString('utf8'));
@@ -146,7 +146,7 @@ export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: 
 /** The installer or a task failed: the attempt is over, the user may try again from ready. */
 export async function recordPreparationFailure(deps: InstallWorkflowDeps, input: InstallWorkflowInput & { failure?: { Error?: string; Cause?: string } }) {
   const cluster = await currentAttempt(deps, input);
-  if (!cluster || cluster.status !== 'preparing-for-installation') return { ...input, proceed: false };
+  if (cluster?.status !== 'preparing-for-installation') return { ...input, proceed: false };
   const reason = summarizeFailure(input.failure);
   const now = deps.clock.now().toISOString();
   await deps.store.clusters.mutate(subjectOf(input), (current) => {

@@ -23,10 +23,12 @@ import type { Store } from '../ports/store.js';
 import type { Workflows } from '../ports/workflows.js';
 import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
-import { installationContext, refreshCluster } from './cluster-refresh.js';
+import { installationContext } from '../domain/judgement/cluster-judgement.js';
+import { refreshCluster } from './cluster-refresh.js';
 import { describeCluster } from './cluster-view.js';
 import { causedBy, clusterWrite, hostWrite, recordEvent, recordEvents } from './events.js';
-import { forgetPeers, refreshHost } from './host-refresh.js';
+import { forgetPeers } from './cluster-peer-listings.js';
+import { refreshHost } from './host-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface InstallationDeps {
@@ -106,7 +108,7 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
 
   const transition = transitionCluster({ status: cluster.status }, 'PrepareForInstallation', {
     now,
-    controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
+    controlPlaneCount: cluster.attributes.control_plane_count ?? 3,
     hosts: hosts.map(summaryOf),
     ...installationContext(cluster),
   });
@@ -196,7 +198,7 @@ async function writeUserClusterAction(
     const now = deps.clock.now();
     const transition = transitionCluster({ status: cluster.status }, trigger, {
       now,
-      controlPlaneCount: (cluster.attributes.control_plane_count as number | undefined) ?? 3,
+      controlPlaneCount: cluster.attributes.control_plane_count ?? 3,
       hosts: hosts.map(summaryOf),
       ...installationContext(cluster),
     });
@@ -299,7 +301,7 @@ export async function installDay2Host(deps: InstallationDeps, principal: Princip
       if (disk.path) next.attributes.installation_disk_path = disk.path;
     }
   });
-  if (!updated || updated.status !== 'installing') throw conflict(`Host ${hostId} changed meanwhile; try again`);
+  if (updated?.status !== 'installing') throw conflict(`Host ${hostId} changed meanwhile; try again`);
   return updated;
 }
 
@@ -312,7 +314,7 @@ export async function resetDay2Host(deps: InstallationDeps, principal: Principal
   const updated = await transitionHostRecord(deps, host, 'ResettingPendingUserAction', { resetByUser: true }, (next) => {
     for (const field of ['progress', 'install_step_sent_at']) delete next.attributes[field];
   });
-  if (!updated || updated.status !== 'resetting-pending-user-action') throw conflict(`Host ${hostId} is ${host.status}; it cannot be reset now`);
+  if (updated?.status !== 'resetting-pending-user-action') throw conflict(`Host ${hostId} is ${host.status}; it cannot be reset now`);
   return updated;
 }
 

@@ -60,11 +60,14 @@ export function authorize(principal: Principal, access: Access): void {
   switch (access) {
     case 'read':
     case 'write':
-      return requireRole(principal, access);
+      requireRole(principal, access);
+      return;
     case 'people':
-      return requireSignedInUser(principal);
+      requireSignedInUser(principal);
+      return;
     case 'agent':
-      return requireAgent(principal);
+      requireAgent(principal);
+      return;
     case 'agent or write':
       if (principal.kind === 'user') requireRole(principal, 'write');
       return;

@@ -12,7 +12,7 @@ import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 const client = new SecretsManagerClient({});
 
 export function isEs256PrivateKey(pem: string | undefined): boolean {
-  if (!pem || !pem.includes('PRIVATE KEY')) return false;
+  if (!pem?.includes('PRIVATE KEY')) return false;
   try {
     const key = createPrivateKey(pem);
     return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';

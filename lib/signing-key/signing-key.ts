@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CustomResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CustomResource, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';

@@ -44,6 +44,8 @@ export interface ApiCall {
   path: string;
   query: string;
   status: number;
+  /** When the response arrived (ms since the epoch). */
+  at?: number;
 }
 
 export interface BrowserSession {
@@ -96,7 +98,7 @@ export async function openBrowser(baseUrl: string, testName: string): Promise<Br
     const url = new URL(response.url());
     if (url.origin !== new URL(baseUrl).origin) return;
     if (url.pathname.startsWith('/api/')) {
-      apiCalls.push({ method: response.request().method(), path: url.pathname, query: url.search, status: response.status() });
+      apiCalls.push({ method: response.request().method(), path: url.pathname, query: url.search, status: response.status(), at: Date.now() });
     } else if (response.status() >= 400) {
       failedRequests.push(`${response.status()} ${url.pathname}`);
     }

@@ -66,7 +66,7 @@ const implementations: [string, () => { zones: DnsZones; cleanup(): void }][] = 
 ];
 
 describe.each(implementations)('DnsZones contract: %s', (_name, make) => {
-  let cleanup = () => undefined as void;
+  let cleanup: () => void = () => undefined;
   afterEach(() => cleanup());
 
   function zonesUnderTest(): DnsZones {

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../../cli/build.js';
 import { EXIT } from '../../cli/exit-codes.js';
@@ -102,7 +103,7 @@ describe('assisted clusters watch / events --follow', () => {
 
       // The follower, too, got the install's end without waiting out its interval; it then runs to its timeout, so it is stopped.
       const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline && !/Successfully completed installing cluster/.test(follow.stdout())) await new Promise((resolve) => setTimeout(resolve, 200));
+      while (Date.now() < deadline && !/Successfully completed installing cluster/.test(follow.stdout())) await sleep(200);
       follow.child.kill('SIGINT');
       const followed = await follow.done;
       expect(followed.stderr).not.toMatch(/polling/);

@@ -35,6 +35,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
@@ -122,7 +123,7 @@ async function startRuntimeProcess(dataDir: string, binDir: string, port: number
   await until(async () => {
     if (child.exitCode !== null || child.signalCode !== null) {
       // Its output may still be on its way after it exited.
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      await Promise.race([closed, sleep(2_000)]);
       throw new Error(`the runtime exited (${child.exitCode ?? child.signalCode})`);
     }
     const answer = await fetch(`${url}/healthz`).catch(() => undefined);

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import YAML from 'yaml';
@@ -227,7 +228,7 @@ describe('installing clusters with fleets of simulated agents', () => {
       // The agent's next poll carries stop-installation; its installer stops reporting.
       await eventually(async () => fleet.lines.some((line) => /stop-installation/.test(line)), (seen) => seen, 15_000, 250);
       const before = JSON.stringify(((await statusOf(lab.api, clusterId)).hosts as Json[])[0]!.progress);
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await sleep(3_000);
       const after = await statusOf(lab.api, clusterId);
       expect(after.status).toBe('cancelled');
       expect((after.hosts as Json[])[0]!.status).toBe('cancelled');

@@ -1,9 +1,11 @@
 /**
  * The hub controller with a three-node cluster: upstream's multi-node AgentClusterInstall example
  * (VIPs, BareMetal platform, hyperthreading; its references fixed), three SIMULATED masters booted
- * from the InfraEnv's image and approved with `kubectl patch`, Completed; then BareMetalHosts
- * labelled with the InfraEnv: one matching an installed Agent by MAC is detached, a spare one gets
- * the ISO.
+ * from the InfraEnv's image and approved with `kubectl patch`, Completed through a kill of the
+ * only controller mid-install and the start of a new one (nothing registered twice); then
+ * BareMetalHosts labelled with the InfraEnv: one matching an installed Agent by MAC is detached, a
+ * spare one gets the ISO; then a day-2 worker booted later from the InfraEnv, installed by
+ * approving its Agent.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,8 +27,8 @@ afterAll(async () => {
 const example = (file: string) => YAML.parse(readFileSync(path.join(EXAMPLES, file), 'utf8'));
 
 describe.skipIf(!HUB_LAB_AVAILABLE)('the hub controller, three nodes', () => {
-  it('installs a three-node cluster and drives BareMetalHosts', async () => {
-    lab.startController('hub-ha');
+  it('installs a three-node cluster through a restart of its controller, adds a day-2 worker and drives BareMetalHosts', async () => {
+    const first = lab.startController('hub-ha');
     const aci = example('agentClusterInstall.yaml');
     aci.metadata.namespace = NS;
     aci.spec.imageSetRef.name = 'openshift-v5.0.0';
@@ -55,15 +57,26 @@ describe.skipIf(!HUB_LAB_AVAILABLE)('the hub controller, three nodes', () => {
     const agents = await until('three Agents', () => lab.get('agents', '-n', NS), (list) => list.items.length === 3, 60_000, () => `${lab.logs()}\n${fleet.lines.slice(-10).join('\n')}`);
     for (const agent of agents.items) await lab.kubectl('-n', NS, 'patch', 'agents.agent-install.openshift.io', agent.metadata.name, '-p', '{"spec":{"approved":true,"role":"master"}}', '--type', 'merge');
 
+    // The only controller is killed mid-install and a new one is started: it converges from what
+    // the resources and the service say, with nothing registered twice.
+    await until('the installation to start', () => lab.get('agentclusterinstall', '-n', NS, aci.metadata.name), (a) => conditionsOf(a).Completed?.reason === 'InstallationInProgress', 60_000, lab.logs);
+    await lab.stopController(first, 'SIGKILL');
+    const restarted = lab.startController('hub-ha-restarted');
+    await until('the new controller to lead', async () => restarted.log.join(''), (log) => log.includes('leading as hub-ha-restarted'), 30_000, lab.logs);
+
     const done = await until('Completed', () => lab.get('agentclusterinstall', '-n', NS, aci.metadata.name), (a) => conditionsOf(a).Completed?.status === 'True', 300_000, () => `${lab.logs()}\n${fleet.lines.slice(-10).join('\n')}`);
     expect(done.status.controlPlaneAgentsDiscovered).toBe(3);
     expect(await lab.get('clusterdeployment', '-n', NS, 'ha')).toMatchObject({ spec: { installed: true } });
     const bootstrap = (await lab.get('agents', '-n', NS)).items.filter((agent: any) => agent.status.bootstrap === true);
     expect(bootstrap).toHaveLength(1);
-
-    // Day 2 is not exercised: after allow-add-workers the service still refuses a new host of the
-    // day-1 infra-env ("Host is trying to register after the cluster has already been installed");
-    // see docs/kube-api.md.
+    // Nothing duplicated by the restart: one cluster, one infra-env, three hosts and three Agents.
+    const clusters = (await lab.rest('/clusters')).body.filter((c: any) => c.name === 'ha');
+    expect(clusters.map((c: any) => c.id)).toEqual([clusterId]);
+    const infraEnvs = (await lab.rest(`/infra-envs?cluster_id=${clusterId}`)).body;
+    expect(infraEnvs).toHaveLength(1);
+    const infraEnvId = image.metadata.annotations['agent-install.openshift.io/infra-env-id'] as string;
+    expect((await lab.rest(`/infra-envs/${infraEnvId}/hosts`)).body).toHaveLength(3);
+    expect((await lab.get('agents', '-n', NS)).items).toHaveLength(3);
     const joined = await until('a master installed', () => lab.get('agent', '-n', NS, agents.items[0].metadata.name), (a) => conditionsOf(a).Installed?.status === 'True', 60_000, lab.logs);
     expect(joined.status.role).toBe('master');
 
@@ -83,5 +96,23 @@ describe.skipIf(!HUB_LAB_AVAILABLE)('the hub controller, three nodes', () => {
     const spare = await until('the spare BareMetalHost booting the ISO', () => lab.get('bmh', '-n', NS, 'spare'), (b) => Boolean(b.spec.image?.url), 30_000, lab.logs);
     expect(spare.spec).toMatchObject({ online: true, image: { url: expect.stringContaining('/images/'), format: 'live-iso' } });
     expect(spare.metadata.annotations['inspect.metal3.io']).toBe('disabled');
+
+    // Day 2: as upstream does, the installed cluster became an AddHostsCluster; a host booted later
+    // from the same InfraEnv registers to it, and approving its Agent installs it as a worker.
+    const day2 = await until('the cluster open for day-2 hosts', () => lab.rest(`/clusters/${clusterId}`), (r) => r.body?.status === 'adding-hosts', 30_000, lab.logs);
+    expect(day2.body.kind).toBe('AddHostsCluster');
+    const late = await lab.bootHosts(image, ['worker'], '1.2.3.0/24', 400, { seed: `${infraEnvId}/day-2`, firstHostOffset: 20 });
+    const withWorker = await until('a fourth Agent', () => lab.get('agents', '-n', NS), (list) => list.items.length === 4, 60_000, () => `${lab.logs()}\n${late.lines.slice(-10).join('\n')}`);
+    const worker = withWorker.items.find((agent: any) => !agents.items.some((first: any) => first.metadata.name === agent.metadata.name));
+    expect(worker.spec.clusterDeploymentName).toEqual({ name: 'ha', namespace: NS });
+    const workerHost = (await lab.rest(`/infra-envs/${infraEnvId}/hosts/${worker.metadata.name}`)).body;
+    expect(workerHost).toMatchObject({ kind: 'AddToExistingClusterHost', role: 'worker', cluster_id: clusterId });
+    await until('the day-2 Agent waiting for approval', () => lab.get('agent', '-n', NS, worker.metadata.name), (a) => conditionsOf(a).RequirementsMet?.reason === 'AgentIsNotApproved', 60_000, () => `${lab.logs()}\n${late.lines.slice(-10).join('\n')}`);
+    await lab.kubectl('-n', NS, 'patch', 'agents.agent-install.openshift.io', worker.metadata.name, '-p', '{"spec":{"approved":true}}', '--type', 'merge');
+    const added = await until('the day-2 worker installed', () => lab.get('agent', '-n', NS, worker.metadata.name), (a) => conditionsOf(a).Installed?.status === 'True', 120_000, () => `${lab.logs()}\n${late.lines.slice(-10).join('\n')}`);
+    expect(added.status).toMatchObject({ role: 'worker', debugInfo: { state: 'added-to-existing-cluster' } });
+    const stillInstalled = await lab.get('agentclusterinstall', '-n', NS, aci.metadata.name);
+    expect(conditionsOf(stillInstalled).Completed).toMatchObject({ status: 'True', reason: 'InstallationCompleted' });
+    expect(lab.controllers.every((c) => !/fatal|TypeError|ReferenceError|forbidden/i.test(c.log.join(''))), lab.logs()).toBe(true);
   }, 700_000);
 });

@@ -7,8 +7,10 @@
  * to Completed, through the loss of the leading controller mid-install. Then a bad spec, and the
  * teardown through the finalizers.
  */
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { PULL_SECRET } from '../support/fixtures.js';
@@ -19,6 +21,7 @@ const lab = new HubLab();
 const kubectl = (...args: string[]) => lab.kubectl(...args);
 const getJson = (...args: string[]) => lab.get(...args);
 const controllerLogs = () => lab.logs();
+const execFileAsync = promisify(execFile);
 const bearer = () => ({ headers: { Authorization: `Bearer ${lab.stack.adminToken}` } });
 
 /** Upstream's examples, with the two references a user fixes (see the CRDs' README) and a pull secret the service accepts. */
@@ -115,8 +118,41 @@ describe.skipIf(!HUB_LAB_AVAILABLE)('the hub controller', () => {
     expect(cd.spec.clusterMetadata).toMatchObject({ adminKubeconfigSecretRef: { name: 'single-node-admin-kubeconfig' }, adminPasswordSecretRef: { name: 'single-node-admin-password' } });
     const kubeconfigSecret = await getJson('secret', '-n', NS, 'single-node-admin-kubeconfig');
     expect(Buffer.from(kubeconfigSecret.data.kubeconfig, 'base64').toString()).toMatch(/clusters:/);
+    // The kubeconfig Secret works with kubectl against a stand-in for the cluster's API: a real
+    // kube-apiserver serving the certificate the cluster's bootstrap ignition carries for
+    // api.<cluster domain>, trusting the cluster's root CA for client certificates.
+    const kubeconfigFile = path.join(lab.work, 'spoke.kubeconfig');
+    writeFileSync(kubeconfigFile, Buffer.from(kubeconfigSecret.data.kubeconfig, 'base64'), { mode: 0o600 });
+    const clusterId = done.metadata.annotations['agent-install.openshift.io/cluster-id'] as string;
+    const ignition = (await (await fetch(`${lab.stack.runtime.url}/api/assisted-install/v2/clusters/${clusterId}/downloads/files?file_name=bootstrap.ign`, bearer())).json()) as { storage: { files: { path: string; contents: { source: string } }[] } };
+    const ignitionFile = (file: string) => {
+      const source = ignition.storage.files.find((f) => f.path === file)?.contents.source ?? '';
+      return Buffer.from(source.slice(source.indexOf('base64,') + 'base64,'.length), 'base64').toString('utf8');
+    };
+    const standIn = await lab.startStandInApi('single-node', {
+      servingCertPem: ignitionFile('/opt/openshift/tls/kube-apiserver-lb-server.crt'),
+      servingKeyPem: ignitionFile('/opt/openshift/tls/kube-apiserver-lb-server.key'),
+      clientCaPem: ignitionFile('/opt/openshift/tls/root-ca.crt'),
+    });
+    const apiName = new URL(YAML.parse(readFileSync(kubeconfigFile, 'utf8')).clusters[0].cluster.server).hostname;
+    expect(apiName).toBe('api.test-cluster.hive.example.com');
+    const spokeKubectl = (...args: string[]) => execFileAsync('kubectl', ['--kubeconfig', kubeconfigFile, '--server', standIn.url, '--tls-server-name', apiName, ...args], { timeout: 30_000 });
+    const ready = await until('the stand-in API ready through the Secret\'s kubeconfig', () => spokeKubectl('get', '--raw', '/readyz').then((r) => r.stdout), (out) => out.trim() === 'ok', 60_000);
+    expect(ready.trim()).toBe('ok');
+    const whoami = JSON.parse((await spokeKubectl('auth', 'whoami', '-o', 'json')).stdout);
+    expect(whoami.status.userInfo).toMatchObject({ username: 'system:admin', groups: expect.arrayContaining(['system:masters']) });
+    expect((await spokeKubectl('get', 'namespaces', '-o', 'name')).stdout).toContain('namespace/default');
+    // The server name is checked: without it, 127.0.0.1 is not a name the certificate was issued for.
+    await expect(execFileAsync('kubectl', ['--kubeconfig', kubeconfigFile, '--server', standIn.url, 'get', '--raw', '/readyz'], { timeout: 30_000 })).rejects.toThrow(/x509: cannot validate certificate for 127\.0\.0\.1 because it doesn't contain any IP SANs/);
+
     const password = await getJson('secret', '-n', NS, 'single-node-admin-password');
     expect(Buffer.from(password.data.username, 'base64').toString()).toBe('kubeadmin');
+
+    // As upstream's controller does for every installed cluster, the single-node one too becomes a
+    // day-2 cluster that later hosts of the InfraEnv can join.
+    const day2 = await until('the cluster open for day-2 hosts', () => lab.rest(`/clusters/${clusterId}`), (r) => r.body?.status === 'adding-hosts', 30_000, controllerLogs);
+    expect(day2.body.kind).toBe('AddHostsCluster');
+    expect(conditionsOf(await getJson('agentclusterinstall', '-n', NS, 'test-agent-cluster-install')).Completed).toMatchObject({ status: 'True', reason: 'InstallationCompleted' });
 
     const installedAgent = await until('the Agent installed', () => getJson('agent', '-n', NS, agent.metadata.name), (a) => conditionsOf(a).Installed?.status === 'True', 30_000, controllerLogs);
     expect(installedAgent.status.progress.currentStage).toBe('Done');
@@ -139,8 +175,32 @@ describe.skipIf(!HUB_LAB_AVAILABLE)('the hub controller', () => {
     await kubectl('patch', 'clusterimageset', 'untagged', '-p', '{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64"}}', '--type', 'merge');
     const fixed = await until('SpecSynced=True', () => getJson('agentclusterinstall', '-n', NS, 'bad'), (a) => conditionsOf(a).SpecSynced?.status === 'True', 30_000, controllerLogs);
     expect(fixed.metadata.annotations['agent-install.openshift.io/cluster-id']).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A ClusterImageSet that does not exist, and networking the service refuses (an API VIP without
+    // an ingress VIP): each says which resource and field to fix, and the fix is taken.
+    const vipsCd = { ...cd, metadata: { name: 'bad-vips', namespace: NS }, spec: { ...cd.spec, clusterName: 'bad-vips', clusterInstallRef: { ...cd.spec.clusterInstallRef, name: 'bad-vips' } } };
+    const vipsAci = { ...aci, metadata: { name: 'bad-vips', namespace: NS }, spec: { clusterDeploymentRef: { name: 'bad-vips' }, imageSetRef: { name: 'no-such-image-set' }, apiVIPs: ['192.168.126.100'], networking: { machineNetwork: [{ cidr: '192.168.126.0/24' }] }, provisionRequirements: { controlPlaneAgents: 3 } } };
+    await lab.apply('bad-vips.yaml', [vipsCd, vipsAci]);
+    const noImageSet = await until('SpecSynced=False for the missing ClusterImageSet', () => getJson('agentclusterinstall', '-n', NS, 'bad-vips'), (a) => conditionsOf(a).SpecSynced?.status === 'False', 30_000, controllerLogs);
+    expect(conditionsOf(noImageSet).SpecSynced).toMatchObject({ reason: 'InputError', message: 'The Spec could not be synced due to an input error: ClusterImageSet no-such-image-set (spec.imageSetRef) does not exist' });
+    await kubectl('-n', NS, 'patch', 'agentclusterinstall', 'bad-vips', '-p', '{"spec":{"imageSetRef":{"name":"untagged"}}}', '--type', 'merge');
+    const refusedVips = await until('SpecSynced=False for the VIPs', () => getJson('agentclusterinstall', '-n', NS, 'bad-vips'), (a) => /apiVIPs/.test(conditionsOf(a).SpecSynced?.message ?? ''), 30_000, controllerLogs);
+    expect(conditionsOf(refusedVips).SpecSynced).toMatchObject({ status: 'False', reason: 'InputError' });
+    expect(conditionsOf(refusedVips).SpecSynced?.message).toMatch(/^The Spec could not be synced due to an input error: registering cluster bad-vips: 400 [\s\S]*configuration must include the same number of apiVIPs \(got 1\) and ingressVIPs \(got 0\)/);
+    expect(refusedVips.metadata.annotations?.['agent-install.openshift.io/cluster-id']).toBeUndefined();
+    // Not a crash loop: the controllers keep running, and a spec that stays bad is looked at again
+    // only at the slower pace for input errors, not at once after each failure.
+    const logged = () => lab.controllers.map((c) => c.log.join('')).join('').split('\n').filter((line) => line.includes(`${NS}/bad-vips: registering cluster`)).length;
+    const before = logged();
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    expect(logged() - before).toBeLessThanOrEqual(2);
+    expect(lab.controllers.filter((c) => c.child.exitCode === null && c.child.signalCode === null).length).toBeGreaterThan(0);
+    await kubectl('-n', NS, 'patch', 'agentclusterinstall', 'bad-vips', '-p', '{"spec":{"ingressVIPs":["192.168.126.101"]}}', '--type', 'merge');
+    const fixedVips = await until('SpecSynced=True once the ingress VIP is there', () => getJson('agentclusterinstall', '-n', NS, 'bad-vips'), (a) => conditionsOf(a).SpecSynced?.status === 'True', 30_000, controllerLogs);
+    const registeredVips = await lab.rest(`/clusters/${fixedVips.metadata.annotations['agent-install.openshift.io/cluster-id']}`);
+    expect(registeredVips.body).toMatchObject({ api_vips: [{ ip: '192.168.126.100' }], ingress_vips: [{ ip: '192.168.126.101' }] });
     expect(lab.controllers.every((c) => !/fatal|TypeError|ReferenceError|forbidden/i.test(c.log.join(''))), controllerLogs()).toBe(true);
-  }, 120_000);
+  }, 150_000);
 
   it('deregisters the cluster and removes its Agents when the ClusterDeployment is deleted', async () => {
     const aci = await getJson('agentclusterinstall', '-n', NS, 'test-agent-cluster-install');

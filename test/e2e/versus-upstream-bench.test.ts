@@ -18,6 +18,7 @@ describe('the versus-upstream bench at a tiny scale', () => {
       settleMs: 500,
       judgeTimeoutMs: 60_000,
       verbose: false,
+      floorCalls: 40,
     });
     expect(runs.map((run) => `${run.side} ${run.shape}`).sort()).toEqual(['ours 1x5', 'ours 2x3', 'upstream 1x5', 'upstream 2x3']);
     for (const run of runs) {
@@ -32,6 +33,11 @@ describe('the versus-upstream bench at a tiny scale', () => {
         expect(run.phases[workload].serviceCpuMsPerRequest).toBeGreaterThanOrEqual(0);
         // Both sides' DB calls are counted (the proxy before DynamoDB Local; pg_stat_database).
         expect(run.phases[workload].dbCallsPerRequest).toBeGreaterThanOrEqual(0);
+      }
+      // Ours: the floor of DynamoDB Local's own CPU for the calls each path made, measured in this run.
+      if (run.side === 'ours') {
+        expect(run.phases.registrations.databaseFloorMsPerRequest).toBeGreaterThan(0);
+        expect(run.phases['inventory-replies'].databaseFloorMsPerRequest).toBeGreaterThan(0);
       }
     }
     expect(summaries.map(summaryLine)).toHaveLength(6);

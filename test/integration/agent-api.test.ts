@@ -2,6 +2,7 @@
  * The agent-facing endpoints as the upstream agent uses them: register, poll for steps, reply.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
 import { CONNECTIVITY_FIGURES_REFRESH_MS } from '../../lambdas/domain/agent/step-replies.js';
@@ -178,7 +179,7 @@ describe('agent endpoints', () => {
     const mtuStatus = (host: { attributes: Record<string, unknown> }) => Object.values(JSON.parse(host.attributes.validations_info as string) as Record<string, Json[]>).flat().find((v) => v.id === 'mtu-valid')?.status;
     // What follows a host write through the stream (its cluster, peers waiting on it) settles first.
     const settled = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await sleep(1_500);
       return stored();
     };
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { createApiToken, REFUSAL_PACE_MS, revokeApiToken } from '../../lambdas/usecases/api-tokens.js';
@@ -99,7 +100,7 @@ describe('API authentication and organisations', () => {
     const soon = new Date(Date.now() + 1_000).toISOString();
     const { token: expiring } = await createApiToken(ports, { orgId: 'default', name: 'expiring', role: 'user', expiresAt: soon });
     expect((await get(expiring)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await sleep(1_100);
     const expired = await get(expiring);
     expect(expired.status).toBe(401);
     expect(((await expired.json()) as { message: string }).message).toMatch(/expired/);

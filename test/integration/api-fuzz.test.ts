@@ -130,7 +130,6 @@ function valueFor(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
       return fc.oneof(fc.boolean(), noise);
     case 'array':
       return fc.oneof(fc.array(valueFor(s.items ?? {}, depth + 1), { maxLength: 3 }), noise);
-    case 'object':
     default: {
       const properties = Object.entries((s.properties ?? {}) as Record<string, Schema>);
       if (properties.length === 0) return noise;
@@ -594,6 +593,7 @@ function acceptedRequestFor(operation: Operation, context: AcceptedContext): fc.
     if (p.name === 'organization_id') return fc.oneof({ weight: 3, arbitrary: fc.constant('default') }, { weight: 1, arbitrary: acceptedString(p.schema, p.name, context) });
     // What a path segment cannot carry, whatever the schema says: nothing, '.' or '..', a '/', and
     // what the router refuses in any path before it reads a schema (whitespace, control characters, '%').
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the router refuses control characters in a path, so the fuzzer leaves them out
     return (acceptedValueFor(p.schema, context, 0, p.name) as fc.Arbitrary<unknown>).map(asText).filter((text) => text.length > 0 && text !== '.' && text !== '..' && !/[\s\u0000-\u001f\u007f%/]/u.test(text));
   };
   const optional = (p: Parameter, value: fc.Arbitrary<unknown>) => (p.required ? value : fc.option(value, { nil: undefined, freq: 2 }));
@@ -603,7 +603,7 @@ function acceptedRequestFor(operation: Operation, context: AcceptedContext): fc.
       ? fc.array(acceptedValueFor(schema.items ?? {}, context, 1), { minLength: Math.max(1, schema.minItems ?? 0), maxLength: Math.max(1, Math.min(schema.maxItems ?? 3, 3)) })
       : acceptedValueFor(schema, context, 0, p.name).map((value) => [value]);
     // A query cannot say null: a nullable parameter is left out instead.
-    const texts: fc.Arbitrary<string[]> = values.map((list) => (list as unknown[]).filter((value) => value !== null).map(asText));
+    const texts: fc.Arbitrary<string[]> = values.map((list) => list.filter((value) => value !== null).map(asText));
     return (optional(p, texts) as fc.Arbitrary<string[] | undefined>).map((list) => (list?.length ? list : undefined));
   };
   const headerValue = (p: Parameter) => optional(p, resolve(p.schema).type === 'string' ? fc.stringMatching(/^[!-~]{1,40}$/) : acceptedValueFor(p.schema, context, 0, p.name).filter((value) => value !== null).map(asText));

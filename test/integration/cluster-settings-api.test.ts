@@ -52,6 +52,28 @@ describe('cluster settings API', () => {
   }, 180_000);
   afterAll(async () => env?.close());
 
+  describe('cluster document', () => {
+    it('holds upstream\'s connectivity documents once the new cluster was judged, not in the registration\'s answer', async () => {
+      const cluster = await newCluster();
+      // Upstream's answer is the cluster as registered; its monitor's first pass stores the documents.
+      expect(cluster.connectivity_majority_groups ?? null).toBeNull();
+      expect(cluster.ip_collisions ?? null).toBeNull();
+      const read = await call('GET', `/clusters/${cluster.id}`);
+      expect(read.status, read.text).toBe(200);
+      expect(JSON.parse(read.body.connectivity_majority_groups)).toEqual({ majority_groups: { IPv4: [], IPv6: [] }, l3_connected_addresses: {} });
+      expect(read.body.ip_collisions).toBe('{}');
+    });
+
+    it('answers the supported platforms as upstream does: none alone without hosts, 404 for an unknown cluster', async () => {
+      const cluster = await newCluster();
+      const reply = await call('GET', `/clusters/${cluster.id}/supported-platforms`);
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body).toEqual(['none']);
+      const unknown = await call('GET', '/clusters/00000000-0000-0000-0000-000000000000/supported-platforms');
+      expect(unknown.status, unknown.text).toBe(404);
+    });
+  });
+
   describe('install config', () => {
     it('returns the generated install-config, with the real pull secret, as a JSON string', async () => {
       const key = sshPublicKey();
@@ -177,8 +199,8 @@ describe('cluster settings API', () => {
       expect(reply.status, reply.text).toBe(200);
       expectMatchesSchema('v2GetPreflightRequirements', 200, reply.body);
       expect(reply.body.ocp).toEqual({
-        master: { quantitative: { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 }, qualitative: [] },
-        worker: { quantitative: { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 }, qualitative: [] },
+        master: { quantitative: { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 } },
+        worker: { quantitative: { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 } },
       });
       const names = reply.body.operators.map((o: Json) => o.operator_name);
       expect(names).toEqual(expect.arrayContaining(['lvm', 'odf', 'cnv', 'lso']));

@@ -7,6 +7,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalContainerTasks } from '../../bin/local/containers.js';
 
@@ -48,12 +49,12 @@ describe('local container tasks', () => {
     for (let attempt = 0; attempt < 200; attempt++) {
       const line = logged.slice(after).find((entry) => /^\[greeter\] pid \d+$/.test(entry));
       if (line) return Number(line.split(' ').at(-1));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     throw new Error('the task never printed its pid');
   }
   async function gone(pid: number): Promise<boolean> {
-    for (let attempt = 0; attempt < 100 && alive(pid); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let attempt = 0; attempt < 100 && alive(pid); attempt++) await sleep(50);
     return !alive(pid);
   }
   const launcherPids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { setTimeout as sleep } from 'node:timers/promises';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { infraEnvImagesPrefix } from '../../lambdas/domain/core/object-keys.js';
@@ -272,7 +273,7 @@ describe('disconnected clusters', () => {
     expect(await blobs.list('images', prefix)).toHaveLength(1);
     let done = await workflows.describe(executionArn);
     while (done.status === 'RUNNING' && Date.now() - started < 30_000) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
       done = await workflows.describe(executionArn);
     }
     expect(done.status).toBe('SUCCEEDED');

@@ -4,6 +4,7 @@
  * host writes through the table's DynamoDB stream, once per change however often it is delivered.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import { toLambdaRecord } from '../../bin/local/streams-local.js';
@@ -77,10 +78,10 @@ describe('function instances', () => {
     // Wait for load on every instance, then crash the busiest one.
     let killedInFlight = 0;
     while (Date.now() < deadline && killedInFlight === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       if (statuses.length > 30) killedInFlight = await env.runtime.functions.killBusiest('Api');
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     stop = true;
     await Promise.all(load);
     expect(killedInFlight).toBeGreaterThan(0);
@@ -262,7 +263,7 @@ describe('cluster judgement through the table stream', () => {
       expect(stored.status).toBe(204);
       expect(instanceOf(stored)).not.toBe(polled);
       // X's copy of the cluster is at most 1 s old (recent-cluster-copies); its listing serves 5 s.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await sleep(1_100);
       await nextGoesTo(polled);
       const second = await poll(a);
       expect(instanceOf(second)).toBe(polled);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
-import { forgetPeers } from '../../lambdas/usecases/host-refresh.js';
+import { forgetPeers } from '../../lambdas/usecases/cluster-peer-listings.js';
 import { apiClient, API_VIP, defaultVersion, eventually, infraEnvWithAgent, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
 

@@ -105,8 +105,8 @@ describe('identity provider tokens', () => {
   afterAll(async () => {
     await env?.close();
     await new Promise((resolve) => jwks?.close(resolve));
-    process.stdout.write = writes.stdout as typeof process.stdout.write;
-    process.stderr.write = writes.stderr as typeof process.stderr.write;
+    process.stdout.write = writes.stdout;
+    process.stderr.write = writes.stderr;
   });
 
   it('accepts an ID token and a Cognito access token of the same user, in their personal organisation', async () => {

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setPriority } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -91,7 +92,6 @@ describe('local identity stand-in', () => {
     return { jar, uid, verifier, post };
   }
   const signedIn = (result: { url: string }) => new URL(result.url).searchParams.has('code');
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
   /** What the stand-in printed on the console while it started (oidc-provider warns there). */

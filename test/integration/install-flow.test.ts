@@ -130,7 +130,7 @@ describe('installing a cluster through the REST API', () => {
       expect(put.status, put.text).toBe(200);
     }
     const cert = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${lab.clusterId}/uploads/ingress-cert`, {
-      method: 'POST', headers: { ...lab.agent, 'Content-Type': 'application/json' }, body: JSON.stringify(createIngressCa().certificatePem),
+      method: 'POST', headers: { ...lab.agent, 'Content-Type': 'application/json' }, body: JSON.stringify((await createIngressCa()).certificatePem),
     });
     expect(cert.status, await cert.text()).toBe(201);
     const complete = await api.call('POST', `/clusters/${lab.clusterId}/actions/complete-installation`, { is_success: true }, lab.agent);

@@ -27,7 +27,8 @@ type Json = Record<string, any>;
 type Reply = { status: number; body: any; bytes: Buffer; headers: Headers };
 
 /** A self-signed CA certificate, as openshift-install and the ingress operator make them. */
-const caCertificate = (commonName: string): string => selfSignedCa(commonName).certificatePem;
+const caCertificate = async (commonName: string): Promise<string> => (await selfSignedCa(commonName)).certificatePem;
+const apiCa = await caCertificate('kube-apiserver-lb-signer');
 
 const subjectsOf = (bundle: string) =>
   (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem).subject);
@@ -60,7 +61,6 @@ describe('installation API: progress, controller reports and downloads', () => {
   let orgB: Record<string, string>;
   const hostIds = new Map<string, string>();
   let spareHostId: string;
-  const apiCa = caCertificate('kube-apiserver-lb-signer');
   const files: Record<string, string> = {};
 
   const user = () => ({ Authorization: `Bearer ${env.adminToken}` });
@@ -394,7 +394,7 @@ describe('installation API: progress, controller reports and downloads', () => {
   });
 
   it('merges the ingress CA into the final kubeconfig once, and the cluster can complete', async () => {
-    const ingressCa = caCertificate('ingress-operator@1700000000');
+    const ingressCa = await caCertificate('ingress-operator@1700000000');
     const upload = (pem: string, id = clusterId, headers = agent) => call('POST', `/clusters/${id}/uploads/ingress-cert`, pem, headers);
     expect((await upload(ingressCa, otherClusterId, otherAgent)).status).toBe(400);
     expect((await upload('not a certificate')).status).toBe(400);
@@ -408,7 +408,7 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect(parsed.users).toEqual(parse(files['kubeconfig-noingress']!).users);
 
     // A second upload, even of another CA, leaves the kubeconfig as it was.
-    expect((await upload(caCertificate('another-ingress'))).status).toBe(201);
+    expect((await upload(await caCertificate('another-ingress'))).status).toBe(201);
     expect((await call('GET', `/clusters/${clusterId}/downloads/credentials?file_name=kubeconfig`)).bytes).toEqual(kubeconfig.bytes);
 
     // The cluster machine's installation facts, as the cluster refresh reads them.

@@ -2,10 +2,14 @@
  * Live changes over WebSocket on the local gateway (issue 48): ws://HOST:PORT/live runs the same
  * handler modules as AWS's WebSocket API; a subscriber of a cluster gets each change of it (kind,
  * id, version, changed fields) posted through the management API; an unknown or another
- * organisation's cluster is a 404; caps on connections per organisation and messages per second.
+ * organisation's cluster is a 404; caps on connections per organisation and messages per second;
+ * the management API checks SigV4 as AWS's does (unsigned or wrongly signed calls are 403s).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import WebSocket from 'ws';
+import { createApiGatewayConnections } from '../../lambdas/adapters/apigateway/connections.js';
 import { container } from '../../lambdas/platform/container.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
@@ -35,7 +39,7 @@ describe('live changes over WebSocket', () => {
     const deadline = Date.now() + timeoutMs;
     while (!ok(read())) {
       if (Date.now() > deadline) throw new Error(`${what}: not reached; last ${JSON.stringify(read()).slice(0, 1000)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     return read();
   };
@@ -80,7 +84,7 @@ describe('live changes over WebSocket', () => {
       for (let attempt = 0; attempt < 40; attempt++) {
         const tried = await connect(env.adminToken);
         if (tried.ws) return tried;
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
       throw new Error('no place freed');
     });
@@ -90,4 +94,38 @@ describe('live changes over WebSocket', () => {
     expect(again.messages.some((m) => m.type === 'error' && m.status === 429 && /messages per second/.test(m.reason))).toBe(true);
     expect(closed.code).toBe(1008);
   }, 120_000);
+
+  it('answers the management API only when SigV4-signed with the runtime\'s key pair, as AWS does', async () => {
+    // The first test's connections closed: the one left is this test's, and its id is the one stored.
+    for (const ws of open.splice(0)) ws.terminate();
+    const orgId = (await fetch(`${env.runtime.url}${API}/organizations`, { headers: { Authorization: `Bearer ${env.adminToken}` } }).then((r) => r.json()) as { id: string }[])[0]!.id;
+    const stored = () => container().store.liveConnections.listByOrg(orgId);
+    const deadline = Date.now() + 20_000;
+    while ((await stored()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const subscriber = await connect(env.adminToken);
+    subscriber.ws!.send(JSON.stringify({ action: 'subscribe', org: true }));
+    await until('subscribed', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'subscribed'));
+    const storedConnections = await stored();
+    expect(storedConnections).toHaveLength(1);
+    const connectionId = storedConnections[0]!.connectionId;
+    const target = `${env.runtime.url}/@connections/${connectionId}`;
+
+    const unsigned = await fetch(target, { method: 'POST', body: '{"type":"forged"}' });
+    expect(unsigned.status).toBe(403);
+    expect(await unsigned.json()).toMatchObject({ message: expect.stringMatching(/Missing Authentication Token/) });
+    expect((await fetch(target, { method: 'DELETE' })).status).toBe(403);
+
+    const signedWith = (secretAccessKey: string) =>
+      new ApiGatewayManagementApiClient({ endpoint: env.runtime.url, region: process.env.AWS_REGION!, credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey } });
+    const wrong = await signedWith('not-the-secret').send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from('{"type":"forged"}') })).catch((error: { $metadata?: { httpStatusCode?: number } }) => error);
+    expect((wrong as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode).toBe(403);
+
+    // The service's own client (the fan-out's), with the runtime's credentials: sent, and a gone connection is a 410.
+    const connections = createApiGatewayConnections({ endpoint: env.runtime.url, region: process.env.AWS_REGION! });
+    expect(await connections.post(connectionId, '{"type":"signed"}')).toBe('sent');
+    await until('the signed message', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'signed'));
+    expect(subscriber.messages.some((m) => m.type === 'forged')).toBe(false);
+    const gone = await signedWith(process.env.AWS_SECRET_ACCESS_KEY!).send(new PostToConnectionCommand({ ConnectionId: 'no-such-connection', Data: Buffer.from('{}') })).catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(GoneException);
+  }, 60_000);
 });

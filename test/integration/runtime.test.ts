@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
@@ -152,9 +153,9 @@ describe('embedded runtime', () => {
     await blobs.put('files', `${prefix}install-config.yaml`, 'attempt 1');
     await blobs.put('files', `${prefix}kubeconfig`, 'attempt 1');
     // S3 keeps times to the second: the reset comes in a later second than attempt 1's files.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await sleep(1_100);
     const resetAt = new Date();
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await sleep(1_100);
     await blobs.put('files', `${prefix}install-config.yaml`, 'attempt 2');
     const executionArn = await workflows.start('purge-objects', `purge-${randomUUID()}`, { bucket: 'files', prefix, modifiedBefore: resetAt.toISOString() });
     const done = await until(async () => {

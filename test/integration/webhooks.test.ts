@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../lambdas/domain/events/webhooks.js';
 import { container } from '../../lambdas/platform/container.js';
@@ -70,7 +71,7 @@ async function until<T>(what: string, read: () => T | Promise<T>, ok: (value: T)
     const value = await read();
     if (ok(value)) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms; last: ${JSON.stringify(value).slice(0, 1500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 }
 

@@ -14,6 +14,7 @@ import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
 import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { agentSettingsFromIgnition } from '../../cli/commands/hosts.js';
+import { freePort } from './net.js';
 import { testRuntime } from './runtime.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -127,13 +128,63 @@ export class HubLab {
     clearTimeout(timer);
   }
 
+  /**
+   * A stand-in for an installed cluster's API: the kit's kube-apiserver (beside the hub's, on the
+   * hub's etcd under its own prefix) serving the certificate and key of the cluster's bootstrap
+   * ignition and trusting client certificates of the cluster's root CA, as the real one would. It
+   * listens on 127.0.0.1 only; a client reaches it under the cluster's API name with
+   * `--tls-server-name` (or `--server` pointing at the port it answers).
+   */
+  async startStandInApi(name: string, tls: { servingCertPem: string; servingKeyPem: string; clientCaPem: string }): Promise<{ url: string }> {
+    const kube = path.join(this.work, 'kube');
+    const dir = path.join(this.work, `stand-in-${name}`);
+    mkdirSync(dir, { recursive: true });
+    const write = (file: string, text: string) => {
+      writeFileSync(path.join(dir, file), text, { mode: 0o600 });
+      return path.join(dir, file);
+    };
+    // The hub's etcd, as its API server was told it (start.sh records no other trace of the port).
+    const hubArgs = readFileSync(`/proc/${readFileSync(path.join(kube, 'kube-apiserver.pid'), 'utf8').trim()}/cmdline`, 'utf8').split('\0');
+    const etcd = hubArgs.find((arg) => arg.startsWith('--etcd-servers='));
+    if (!etcd) throw new Error('the hub\'s kube-apiserver names no --etcd-servers');
+    const port = await freePort();
+    const child = spawn(path.join(kube, 'bin/kube-apiserver'), [
+      etcd, `--etcd-prefix=/stand-in-${name}`,
+      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`,
+      `--tls-cert-file=${write('serving.crt', tls.servingCertPem)}`, `--tls-private-key-file=${write('serving.key', tls.servingKeyPem)}`,
+      `--client-ca-file=${write('client-ca.crt', tls.clientCaPem)}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${path.join(kube, 'pki/sa.pub')}`, `--service-account-signing-key-file=${path.join(kube, 'pki/sa.key')}`,
+      '--authorization-mode=RBAC', '--service-cluster-ip-range=10.96.0.0/12', '--endpoint-reconciler-type=none', `--cert-dir=${path.join(dir, 'certs')}`,
+    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const log: string[] = [];
+    child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+    this.stops.push(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    });
+    // Ready once it answers TLS on its port at all (any status: the anonymous request is refused).
+    const url = `https://127.0.0.1:${port}`;
+    await until(`the stand-in API of ${name} listening`, async () => {
+      if (child.exitCode !== null) throw new Error(`kube-apiserver exited ${child.exitCode}: ${log.join('').slice(-2_000)}`);
+      return spawnSync('curl', ['-sk', '-o', '/dev/null', '-w', '%{http_code}', `${url}/readyz`], { encoding: 'utf8', timeout: 5_000 }).stdout;
+    }, (code) => /^[1-5]\d\d$/.test(code), 60_000, () => log.join('').slice(-2_000));
+    return { url };
+  }
+
   /** SIMULATED hosts booted from the InfraEnv's image: the service URL and token are its discovery ignition's. */
-  async bootHosts(infraEnv: any, profiles: string[], network: string, stageMs = 400): Promise<{ lines: string[] }> {
+  async bootHosts(infraEnv: any, profiles: string[], network: string, stageMs = 400, identities: { seed?: string; firstHostOffset?: number } = {}): Promise<{ lines: string[] }> {
     const infraEnvId = infraEnv.metadata.annotations['agent-install.openshift.io/infra-env-id'] as string;
     const ignition = await (await fetch(infraEnv.status.bootArtifacts.discoveryIgnitionURL)).text();
     const lines: string[] = [];
     const fleet = new Fleet({
       ...agentSettingsFromIgnition(ignition), infraEnvId, profiles: profiles.map((profile) => loadProfile(profile)), network,
+      // A later boot on the same InfraEnv needs other seeds and addresses, or its hosts would be the first boot's.
+      ...identities,
       timing: { maxPollIntervalMs: 1_000 },
       staggerMs: 20,
       installDurationsMs: Object.fromEntries(STAGES.map((stage) => [stage, stageMs])),

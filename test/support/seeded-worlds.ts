@@ -81,7 +81,8 @@ export const INSTALLATION_FILES = ['kubeconfig', 'kubeconfig-noingress', 'kubead
 
 export const secretMarker = (clusterId: string, fileName: string) => `SECRET-${fileName}-${clusterId}`;
 
-let clusterCa: string | undefined;
+/** The cluster's CA in the seeded kubeconfigs: one for all, made when the module loads. */
+const clusterCa = (await createIngressCa()).certificatePem;
 
 /** A kubeconfig as the installer writes one (the ingress CA can be merged into it), marked. */
 function kubeconfig(marker: string): string {
@@ -94,7 +95,7 @@ function kubeconfig(marker: string): string {
     '- name: seeded',
     '  cluster:',
     '    server: https://api.seeded.example.com:6443',
-    `    certificate-authority-data: ${data((clusterCa ??= createIngressCa().certificatePem))}`,
+    `    certificate-authority-data: ${data(clusterCa)}`,
     'contexts:',
     '- name: admin',
     '  context:',

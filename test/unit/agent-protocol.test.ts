@@ -185,6 +185,11 @@ describe('step replies', () => {
 
   it('refuses outputs that are not the step\'s JSON', () => {
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: '[1]' }, context)).toThrow(/JSON object/);
+    // Fields of another JSON kind than upstream's Go types are refused (400), as Go's decoder does; null reads as absent.
+    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ cpu: 'eight', memory: [] }) }, context))
+      .toThrow(expect.objectContaining({ kind: 'bad-request', message: 'json: cannot unmarshal string into Go struct field Inventory.cpu of type models.CPU' }));
+    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ disks: {} }) }, context)).toThrow(/unmarshal object into Go struct field Inventory.disks/);
+    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ hostname: 'h', cpu: null }) }, context)).not.toThrow();
     expect(() => applyStepReply(host('known'), { step_type: 'connectivity-check', output: '{' }, context)).toThrow(/not the JSON/);
   });
 });

@@ -16,7 +16,7 @@ import {
   judgeAgentCall,
   type AgentCallContext,
 } from '../../lambdas/domain/auth/agent-token.js';
-import { DomainError } from '../../lambdas/domain/core/errors.js';
+import type { DomainError } from '../../lambdas/domain/core/errors.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';
 import { agentTokenTtlFromEnvironment } from '../../lambdas/platform/config.js';
 import { authenticateAgent, forgetInfraEnvTokens, issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { forEachBounded, mapBounded } from '../../lambdas/domain/core/bounded-concurrency.js';
 
@@ -21,7 +22,7 @@ describe('bounded concurrency', () => {
 
   it('keeps the order of the items in its results whatever order they finish in', async () => {
     const results = await mapBounded([30, 10, 20, 0], 3, async (delay) => {
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay);
       return delay * 2;
     });
     expect(results).toEqual([60, 20, 40, 0]);

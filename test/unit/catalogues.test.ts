@@ -338,6 +338,15 @@ describe('feature support levels', () => {
     expect(error.kind).toBe('bad-request');
     expect(error.message).toMatch(reason);
   });
+
+  it('answers a malformed version in the plain listings as upstream does (its service, by curl)', () => {
+    const levels = (cpu_architecture: string) => featureSupportLevels(supportFilters({ openshift_version: 'garbage', cpu_architecture }, 'compared-with-nothing'));
+    // Failed comparisons read as "not offered yet", except where upstream's check goes the other way.
+    expect(levels('x86_64')).toMatchObject({ SNO: 'supported', LVM: 'unavailable', SDN_NETWORK_TYPE: 'unavailable', VIP_AUTO_ALLOC: 'unavailable', EXTERNAL_PLATFORM_OCI: 'supported' });
+    expect(Object.values(levels('arm64')).every((level) => level === 'unavailable')).toBe(true);
+    expect(architectureSupportLevels('garbage')).toEqual({ X86_64_ARCHITECTURE: 'supported', ARM64_ARCHITECTURE: 'unavailable', PPC64LE_ARCHITECTURE: 'unavailable', S390X_ARCHITECTURE: 'unavailable', MULTIARCH_RELEASE_IMAGE: 'unavailable' });
+    expect(failure(() => supportFilters({}, 'compared-with-nothing')).message).toMatch(/openshift_version in query is required/);
+  });
 });
 
 describe('operators', () => {

@@ -253,3 +253,26 @@ describe('update', () => {
     expect(platformAndMode(update(cluster(), params))).toEqual(expected);
   });
 });
+
+describe('tags and NTP sources on create and update', () => {
+  const update = (cluster: Cluster, params: Params) => applyClusterUpdate(cluster, params, NOW, []);
+  const TAGS_REFUSED = /^Invalid format for Tags: /;
+  it.each([['a,b,c'], ['tag one,tag_2'], ['']])('accepts tags %j', (tags) => {
+    expect(outcome(() => create({ tags }))).toBe('accepted');
+    expect(outcome(() => update(create({}), { tags }))).toBe('accepted');
+  });
+
+  it.each([['!'], ['a,,b'], ['a  b'], [' a'], ['a,'], ['é']])('refuses tags %j, as upstream (400)', (tags) => {
+    expect(outcome(() => create({ tags }))).toMatch(TAGS_REFUSED);
+    expect(outcome(() => update(create({}), { tags }))).toMatch(TAGS_REFUSED);
+  });
+
+  it('checks ntp_sources as upstream does, and refuses it beside additional_ntp_source', () => {
+    expect(outcome(() => create({ ntp_sources: 'bad host!' }))).toMatch(/Invalid NTP source in ntp_sources/);
+    expect(outcome(() => create({ ntp_sources: 'clock.example.com' }))).toBe('accepted');
+    expect(outcome(() => create({ ntp_sources: 'clock.example.com', additional_ntp_source: '10.0.0.1' }))).toBe('ntp_sources and additional_ntp_source are mutually exclusive');
+    // On update, judged on what the cluster would hold.
+    expect(outcome(() => update(create({ additional_ntp_source: '10.0.0.1' }), { ntp_sources: 'clock.example.com' }))).toBe('ntp_sources and additional_ntp_source are mutually exclusive');
+    expect(outcome(() => update(create({ additional_ntp_source: '10.0.0.1' }), { ntp_sources: 'clock.example.com', additional_ntp_source: '' }))).toBe('accepted');
+  });
+});

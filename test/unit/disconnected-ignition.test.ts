@@ -164,7 +164,7 @@ printf '{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/found"
   });
 
   it('uses the SIMULATED generator only when allowed, and otherwise refuses with 409 naming what to configure', async () => {
-    const empty = { PATH: workDir + '/nothing-here' };
+    const empty = { PATH: `${workDir}/nothing-here` };
     const saved = process.env.PATH;
     process.env.PATH = empty.PATH;
     try {

@@ -25,6 +25,7 @@ const FLOOR_OF_GROUP: Record<string, number> = {
   image: 5, // the discovery image: ignition, ISO, initrd, iPXE, static networking
   install: 5, // install-config, installation, progress, logs, manifests
   agent: 6, // the agent ⇄ service protocol: step requests and replies
+  judgement: 7, // the verdicts on a host and on a cluster: facts in, judgement out
 };
 
 /** Packages the domain may use: none does I/O or knows where it runs. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validationConfigOf } from '../../lambdas/usecases/host-refresh.js';
+import { validationConfigOf } from '../../lambdas/usecases/cluster-peer-listings.js';
 
 describe('the validation settings a host judgement is made with', () => {
   it('are one object per agent settings object, so that the judgements of one cluster listing share its peers', () => {

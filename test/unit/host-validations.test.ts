@@ -8,10 +8,11 @@ import {
   type HostValidationConfig, type HostValidationId,
 } from '../../lambdas/domain/host/validations/host-validations.js';
 import { clusterFacts, type PeerHost } from '../../lambdas/domain/host/validations/host-validations-model.js';
+import { hostWeight } from '../../lambdas/domain/host/validations/host-validations-roles.js';
 import { hardwareMinimums } from '../../lambdas/domain/catalogues/preflight.js';
 import { HOST_VALIDATION_IDS } from '../../lambdas/domain/core/validation-ids.js';
 
-import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, MachineName, HEALTHY, World, connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
+import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, type MachineName, HEALTHY, type World, type connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
 
 
 interface Row {
@@ -339,11 +340,11 @@ describe('validateHost: unbound hosts', () => {
 });
 
 describe('role-dependent requirements', () => {
-  it('gives auto-assign hosts the role they would get: masters first, in registration order', () => {
+  it('gives auto-assign hosts the role they would get: masters first, lightest hosts first (upstream\'s SortHosts)', () => {
     const w = world();
     for (const attributes of Object.values(w.attributes)) Object.assign(attributes!, { role: 'auto-assign', suggested_role: 'auto-assign' });
-    expect(find(run(w, 'master-2'), 'has-cpu-cores-for-role').message).toBe('Sufficient CPU cores for role master');
-    expect(find(run(w, 'worker-0'), 'has-cpu-cores-for-role').message).toBe('Sufficient CPU cores for role worker');
+    expect(find(run(w, 'worker-0'), 'has-cpu-cores-for-role').message).toBe('Sufficient CPU cores for role master');
+    expect(find(run(w, 'master-2'), 'has-cpu-cores-for-role').message).toBe('Sufficient CPU cores for role worker');
   });
 
   it('suggests roles as upstream: an undersized host never becomes a master, a two-node control plane gets an arbiter', () => {
@@ -360,6 +361,19 @@ describe('role-dependent requirements', () => {
     expect(Object.fromEntries(suggest(2))).toEqual({
       [MACHINES.undersized.id]: 'worker', [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'arbiter',
     });
+  });
+
+  it('takes hosts lightest first, as upstream\'s monitor does, so a later, smaller host becomes a control-plane node', () => {
+    // Registered master-0, master-1, then worker-0 (4 cores, 16 GiB): upstream's SortHosts puts worker-0 first.
+    const w = world(['master-0', 'master-1', 'worker-0']);
+    const hosts = (Object.keys(w.attributes) as MachineName[]).map((name, index) => hostRecord(w, name, index));
+    const peers: PeerHost[] = hosts.map((host) => ({ id: host.hostId, host, inventory: JSON.parse(host.attributes.inventory as string), assignedRole: 'auto-assign', role: 'auto-assign', hostname: '' }));
+    expect(hostWeight(peers[2]!.inventory!)).toBeLessThan(hostWeight(peers[0]!.inventory!));
+    const suggested = suggestRoles({
+      cluster: clusterFacts(clusterRecord({ control_plane_count: 2 })), hosts: peers,
+      minimums: hardwareMinimums('4.19.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
+    });
+    expect(Object.fromEntries(suggested)).toEqual({ [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'arbiter' });
   });
 
   it('uses the single-node minimums, lowered from OpenShift 4.22', () => {

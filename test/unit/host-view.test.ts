@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyHostUpdate, hostView } from '../../lambdas/domain/host/host.js';
+import { applyHostUpdate, bindHost, hostProgressStages, hostView, unbindHost } from '../../lambdas/domain/host/host.js';
 import type { Host } from '../../lambdas/domain/core/entities.js';
 
 const host = (attributes: Record<string, unknown>): Host => ({
@@ -42,5 +42,38 @@ describe('the host document', () => {
       .toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
     expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict' }));
     expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
+  });
+  it('applies disks_skip_formatting to the disks already skipped, as upstream: once each, false removes, unknown disks refused (400)', () => {
+    const inventory = JSON.stringify({ disks: [{ id: 'sda', path: '/dev/sda' }, { id: 'sdb', path: '/dev/sdb' }] });
+    const skip = (stored: Host, changes: { disk_id: string; skip_formatting: boolean }[]) => applyHostUpdate(stored, { disks_skip_formatting: changes } as never, undefined, 'now');
+    const once = skip(host({ inventory }), [{ disk_id: 'sda', skip_formatting: true }, { disk_id: 'sda', skip_formatting: true }]);
+    expect(once.attributes.skip_formatting_disks).toBe('sda');
+    expect(skip(once, [{ disk_id: 'sdb', skip_formatting: true }]).attributes.skip_formatting_disks).toBe('sda,sdb');
+    expect(skip(once, [{ disk_id: 'sda', skip_formatting: false }]).attributes.skip_formatting_disks).toBe('');
+    expect(skip(host({ inventory }), [{ disk_id: 'sda', skip_formatting: true }, { disk_id: 'sda', skip_formatting: false }]).attributes.skip_formatting_disks).toBe('');
+    expect(() => skip(host({ inventory }), [{ disk_id: '/dev/nope', skip_formatting: true }])).toThrow(expect.objectContaining({
+      kind: 'bad-request', message: "Disk identifier /dev/nope doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: sda, sdb",
+    }));
+  });
+  it('gives the arbiter role as upstream: in a day-1 cluster of 4.19+ on baremetal (none from 4.22), whatever its control plane count', () => {
+    const cluster = (attributes: Record<string, unknown>) => ({ clusterId: 'c', attributes: { control_plane_count: 3, platform: { type: 'baremetal' }, ...attributes } }) as never;
+    const role = (attributes: Record<string, unknown>) => applyHostUpdate(host({}), { host_role: 'arbiter' } as never, cluster(attributes), 'now').attributes.role;
+    expect(role({ openshift_version: '4.22.9' })).toBe('arbiter');
+    expect(role({ openshift_version: '4.22.9', platform: { type: 'none' } })).toBe('arbiter');
+    expect(() => role({ openshift_version: '4.21.3', platform: { type: 'none' } })).toThrow(expect.objectContaining({ kind: 'bad-request', message: "Cannot set role arbiter to host h in infra-env ie: cluster's platform must be baremetal" }));
+    expect(() => role({ openshift_version: '4.18.52' })).toThrow(expect.objectContaining({ message: "Cannot set role arbiter to host h in infra-env ie: cluster's openshift version must be at least 4.19" }));
+    expect(() => role({ openshift_version: '4.22.9', platform: { type: 'vsphere' } })).toThrow(expect.objectContaining({ message: expect.stringContaining('must be baremetal or none') }));
+  });
+  it('binds and unbinds a pool host as upstream: the inventory is reported again, the role is auto-assign, a single node\'s unassigned host has no stages', () => {
+    const pool = { ...host({ inventory: '{"hostname":"node-0"}', role: 'auto-assign', suggested_role: 'auto-assign', bootstrap: true, images_status: '{}' }), clusterId: undefined, status: 'known-unbound' } as Host;
+    const cluster = { clusterId: 'c', status: 'pending-for-input', attributes: { control_plane_count: 1 } } as never;
+    const bound = bindHost(pool, cluster, undefined, '2026-11-22T11:00:00.000Z').host;
+    expect(bound.attributes).toMatchObject({ role: 'auto-assign', suggested_role: 'auto-assign' });
+    for (const field of ['inventory', 'bootstrap', 'images_status']) expect(bound.attributes).not.toHaveProperty(field);
+    expect(hostProgressStages(bound, { singleNode: true })).toEqual([]);
+    expect(hostProgressStages({ ...bound, attributes: { ...bound.attributes, role: 'master' } }, { singleNode: true })).toContain('Waiting for bootkube');
+    const unbound = unbindHost({ ...bound, status: 'known', attributes: { ...bound.attributes, inventory: '{}', role: 'master', suggested_role: 'master' } }, undefined, '2026-11-22T11:00:00.000Z').host;
+    expect(unbound.attributes).toMatchObject({ role: 'auto-assign', suggested_role: 'auto-assign' });
+    expect(unbound.attributes).not.toHaveProperty('inventory');
   });
 });

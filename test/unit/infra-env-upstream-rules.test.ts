@@ -30,6 +30,9 @@ describe('NTP sources of an infra-env', () => {
   it('leaves an emptied ntp_sources out of the document, as upstream\'s omitempty does', () => {
     const stored = { ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'a.example.com' }, context), version: 1 };
     expect(infraEnvView(applyInfraEnvUpdate(stored, { ntp_sources: '' }, context.now))).not.toHaveProperty('ntp_sources');
+    // additional_ntp_sources too, given empty at creation or emptied by an update.
+    expect(infraEnvView({ ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, additional_ntp_sources: '' }, context), version: 1 })).not.toHaveProperty('additional_ntp_sources');
+    expect(infraEnvView(applyInfraEnvUpdate(stored, { additional_ntp_sources: '' }, context.now))).not.toHaveProperty('additional_ntp_sources');
   });
 
   it('refuses both fields at once, on create and on update against what is stored', () => {

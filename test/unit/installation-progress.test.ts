@@ -251,11 +251,10 @@ describe('finalizing stages and monitored operators', () => {
 });
 
 /** A self-signed CA certificate, as openshift-install and the ingress operator make them. */
-const caCertificate = (commonName: string): string => selfSignedCa(commonName).certificatePem;
+const caCertificate = async (commonName: string): Promise<string> => (await selfSignedCa(commonName)).certificatePem;
+const [apiCa, ingressCa] = await Promise.all([caCertificate('kube-apiserver-lb-signer'), caCertificate('ingress-operator@1700000000')]);
 
 describe('ingress CA into the kubeconfig', () => {
-  const apiCa = caCertificate('kube-apiserver-lb-signer');
-  const ingressCa = caCertificate('ingress-operator@1700000000');
   const kubeconfig = stringify({
     apiVersion: 'v1', kind: 'Config',
     clusters: [{ name: 'ocp', cluster: { server: 'https://api.ocp.example.com:6443', 'certificate-authority-data': Buffer.from(apiCa).toString('base64') } }],

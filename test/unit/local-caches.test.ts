@@ -72,7 +72,11 @@ describe('local caches', () => {
   it('share one read in flight, and do not keep a failed or refused one', async () => {
     const reader = new RecentReads<boolean>('infra-env-existence', { enabled: true });
     let reads = 0;
-    const [a, b] = await Promise.all([reader.get('k', async () => (++reads, true)), reader.get('k', async () => (++reads, true))]);
+    const readOnce = async () => {
+      reads++;
+      return true;
+    };
+    const [a, b] = await Promise.all([reader.get('k', readOnce), reader.get('k', readOnce)]);
     expect([a, b, reads]).toEqual([true, true, 1]);
     await expect(reader.get('failing', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     expect(await reader.get('failing', async () => true)).toBe(true);

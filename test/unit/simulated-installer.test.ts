@@ -57,6 +57,27 @@ describe('the SIMULATED installer', () => {
     expect(bootstrap.storage.files.map((file) => file.path)).toEqual(expect.arrayContaining(['/opt/openshift/tls/root-ca.crt', '/opt/openshift/auth/kubeconfig', '/opt/openshift/openshift/99-x.yaml']));
   });
 
+  it('puts the API\'s serving certificate and key, issued by the root CA for api and api-int, in the bootstrap ignition', async () => {
+    const outputs = await simulateInstaller({ installConfigYaml, manifests: {} });
+    const { root } = read(outputs);
+    const bootstrap = JSON.parse(outputs['bootstrap.ign']) as { storage: { files: { path: string; mode: number; contents: { source: string } }[] } };
+    const fileText = (path: string) => {
+      const source = bootstrap.storage.files.find((file) => file.path === path)?.contents.source ?? '';
+      return decoded(source.slice(source.indexOf('base64,') + 'base64,'.length));
+    };
+    const serving = new X509Certificate(fileText('/opt/openshift/tls/kube-apiserver-lb-server.crt'));
+    const keyPem = fileText('/opt/openshift/tls/kube-apiserver-lb-server.key');
+    expect(serving.ca).toBe(false);
+    expect(serving.checkIssued(root)).toBe(true);
+    expect(serving.verify(root.publicKey)).toBe(true);
+    expect(serving.checkHost('api.demo.example.com')).toBe('api.demo.example.com');
+    expect(serving.checkHost('api-int.demo.example.com')).toBe('api-int.demo.example.com');
+    expect(serving.checkHost('console-openshift-console.apps.demo.example.com')).toBeUndefined();
+    expect(serving.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']); // serverAuth
+    expect(serving.checkPrivateKey(createPrivateKey(keyPem))).toBe(true);
+    expect(bootstrap.storage.files.find((file) => file.path.endsWith('lb-server.key'))?.mode).toBe(0o600);
+  });
+
   it('makes new keys for every installation', async () => {
     const [first, second] = (await Promise.all([simulateInstaller({ installConfigYaml, manifests: {} }), simulateInstaller({ installConfigYaml, manifests: {} })])).map(read);
     expect(first!.adminKeyPem).not.toBe(second!.adminKeyPem);

@@ -317,7 +317,9 @@ describe('pre-network-manager-config.sh', () => {
   });
 
   const roots: string[] = [];
-  afterEach(() => roots.splice(0).forEach((root) => rmSync(root, { recursive: true, force: true })));
+  afterEach(() => {
+    for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
 
   /** Stages the image files and a fake /sys/class/net in a temp root, runs the script, returns the installed profiles. */
   function boot(shell: string, entries: StaticNetworkEntry[], nics: Record<string, string>, existing: Record<string, string> = {}) {

@@ -8,6 +8,7 @@ import YAML from 'yaml';
 import { exampleManifests } from '../../cli/ztp/examples.js';
 import { formatManifestError, parseManifestFiles, type ManifestFile } from '../../cli/ztp/manifests.js';
 import { clusterConditions } from '../../cli/ztp/conditions.js';
+import { clusterInstallConditions } from '../../hub/conditions.js';
 import { planFromManifests, releaseFromImage } from '../../cli/ztp/translate.js';
 import { clusterDifferences } from '../../cli/ztp/apply.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
@@ -221,5 +222,22 @@ describe('AgentClusterInstall conditions from the cluster state', () => {
     });
     expect(installed.find((c) => c.type === 'Completed')!.message).toBe('The installation has completed: Cluster is installed');
     expect(summary(clusterConditions({ status: 'error', status_info: 'host failed', validations_info: '{}' }, expected))).toMatchObject({ Completed: 'False InstallationFailed', Failed: 'True InstallationFailed', Stopped: 'True InstallationFailed' });
+  });
+
+  it('words Validated as the hub controller does (contracts/cluster-install-conditions.ts): failing messages joined with "," as upstream joins them', () => {
+    const validations = JSON.stringify({
+      network: [{ id: 'machine-cidr-defined', status: 'failure', message: 'The Machine Network CIDR is undefined' }, { id: 'api-vips-defined', status: 'failure', message: 'API virtual IPs are undefined' }],
+      hosts: [{ id: 'all-hosts-are-ready-to-install', status: 'success', message: 'All hosts in the cluster are ready to install.' }],
+    });
+    const cluster = { status: 'insufficient' as const, status_info: 'x', validations_info: validations, total_host_count: 3 };
+    const cli = clusterConditions(cluster, { controlPlane: 3, workers: 0 }).find((c) => c.type === 'Validated');
+    const hub = clusterInstallConditions(cluster, { controlPlane: 3, workers: 0 }, { registered: 3, unapproved: 0 }, undefined).find((c) => c.type === 'Validated');
+    expect(cli).toEqual({ type: 'Validated', status: 'False', reason: 'ValidationsFailing', message: "The cluster's validations are failing: The Machine Network CIDR is undefined,API virtual IPs are undefined" });
+    expect(hub).toEqual(cli);
+    // Completed, Failed and Stopped are the same three words in both, for every status.
+    for (const status of ['insufficient', 'ready', 'installing', 'finalizing', 'installed', 'error', 'cancelled', 'pending-for-input'] as const) {
+      const tail = (conditions: { type: string }[]) => conditions.filter((c) => ['Completed', 'Failed', 'Stopped'].includes(c.type));
+      expect(tail(clusterConditions({ status, status_info: 'info', validations_info: '{}' }, expected)), status).toEqual(tail(clusterInstallConditions({ status, status_info: 'info', validations_info: '{}' }, expected, { registered: 0, unapproved: 0 }, undefined)));
+    }
   });
 });

@@ -14,7 +14,8 @@
  * controller image the install step names.
  */
 import type { AgentLog, ApiTransport } from '../contracts.js';
-import { readCluster, sleep, type ClusterHostView, type ClusterView } from '../installer/cluster-view.js';
+import { readCluster, type ClusterHostView, type ClusterView } from '../installer/cluster-view.js';
+import { sleep } from '../sleep.js';
 import type { SimulatedNodeRegistry } from '../installer/simulated.js';
 import { controllerStages, hostFlow, type FinalizingStage, type HostStage } from '../installer/stages.js';
 import { createIngressCa } from './ingress-ca.js';
@@ -165,7 +166,7 @@ export async function runSimulatedController(options: SimulatedControllerOptions
     await pause('Waiting for cluster operators');
 
     await reportStage('Adding router ca');
-    const ca = createIngressCa();
+    const ca = await createIngressCa();
     await expectStatus('POST', `/v2/clusters/${clusterId}/uploads/ingress-cert`, ca.certificatePem, [201, 200, 204], 'ingress certificate upload');
     await pause('Adding router ca');
 

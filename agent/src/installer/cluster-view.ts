@@ -2,7 +2,7 @@
  * What the installer and the controller read back from the service: `GET /v2/clusters/{id}` with its
  * hosts, and bounded waits on it.
  */
-import { setTimeout as wait } from 'node:timers/promises';
+import { sleep } from '../sleep.js';
 import type { AgentLog, ApiCallOptions, ApiTransport } from '../contracts.js';
 
 export interface ClusterHostView {
@@ -57,12 +57,6 @@ export class AbortedError extends Error {
   }
 }
 
-/** Waits `ms`, or less when the signal aborts: then without an error, for the caller checks its signal. */
-export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  await wait(Math.max(0, ms), undefined, { signal }).catch((error: unknown) => {
-    if (!signal?.aborted) throw error;
-  });
-}
 
 export interface WaitOptions {
   readonly pollMs: number;

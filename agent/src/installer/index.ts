@@ -8,12 +8,13 @@
  */
 import { stat } from 'node:fs/promises';
 import { EXIT_VALIDATION_ERROR, type StepContext, type StepResult, type StepRunner } from '../contracts.js';
-import { AbortedError, sleep } from './cluster-view.js';
+import { AbortedError } from './cluster-view.js';
+import { sleep } from '../sleep.js';
 import { DryRunHost, type DryRunConfig } from './dry-run.js';
 import { RealHost } from './real-host.js';
 import { parseInstallCmdRequest, type ValidatedInstallRequest } from './request.js';
 import { runInstaller, type InstallerHost, type InstallOutcome, type RunInstallerOptions } from './runner.js';
-import { SimulatedHost, SimulatedNodeRegistry } from './simulated.js';
+import { SimulatedHost, type SimulatedNodeRegistry } from './simulated.js';
 import { installFlow, isHostStage, type HostStage, type InstallFlow } from './stages.js';
 
 export { runInstaller, type InstallerHost, type InstallOutcome, type RunInstallerOptions, type WaitContext } from './runner.js';
@@ -38,7 +39,7 @@ function outcomeToResult(outcome: InstallOutcome): StepResult {
 }
 
 function parseRequest(args: readonly string[] | undefined, context: StepContext): { request: ValidatedInstallRequest } | { result: StepResult } {
-  if (!args || args.length !== 1) return { result: { exit_code: EXIT_VALIDATION_ERROR, error: `install: expected exactly 1 argument, got ${args?.length ?? 0}` } };
+  if (args?.length !== 1) return { result: { exit_code: EXIT_VALIDATION_ERROR, error: `install: expected exactly 1 argument, got ${args?.length ?? 0}` } };
   const parsed = parseInstallCmdRequest(args[0]);
   if (!parsed.ok) {
     context.log.error('invalid install request', { error: parsed.error });

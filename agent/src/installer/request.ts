@@ -5,6 +5,7 @@
  */
 import { parseInstallerArgs } from './installer-args.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isUuid } from '../../../contracts/input-checks.js';
 
 export interface InstallProxy {
   readonly http_proxy?: string;
@@ -42,7 +43,6 @@ export interface ValidatedInstallRequest extends InstallCmdRequest {
 
 export type InstallRequestResult = { readonly ok: true; readonly request: ValidatedInstallRequest } | { readonly ok: false; readonly error: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Swagger's image reference pattern for controller_image, installer_image, mco_image. */
 const IMAGE_REF = /^(([a-zA-Z0-9\-.]+)(:[0-9]+)?\/)?[a-z0-9._\-/@]+[?::a-zA-Z0-9_\-.]+$/;
 const SERVICE_IP = /^(?:(?:(?:[0-9]{1,3}\.){3}[0-9]{1,3})|(?:(?:[0-9a-fA-F]*:[0-9a-fA-F]*){2,}))$/;
@@ -69,7 +69,7 @@ function optionalStringArray(body: Record<string, unknown>, key: string): string
   const value = body[key];
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new Error(`${key} must be an array of strings`);
-  return value as string[];
+  return value;
 }
 
 function requiredString(body: Record<string, unknown>, key: string): string {
@@ -120,7 +120,7 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     const infraEnvId = requiredString(body, 'infra_env_id');
     const hostId = requiredString(body, 'host_id');
     for (const [key, value] of [['cluster_id', clusterId], ['infra_env_id', infraEnvId], ['host_id', hostId]] as const) {
-      if (!UUID.test(value)) throw new Error(`${key} "${value}" is not a UUID`);
+      if (!isUuid(value)) throw new Error(`${key} "${value}" is not a UUID`);
     }
     const role = requiredString(body, 'role');
     if (!ROLES.includes(role)) throw new Error(`role "${role}" is not one of ${ROLES.join(', ')}`);
@@ -131,7 +131,7 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     for (const [key, value] of [['controller_image', controllerImage], ['installer_image', installerImage], ['mco_image', optionalString(body, 'mco_image')]] as const) {
       if (value !== undefined && value !== '' && !IMAGE_REF.test(value)) throw new Error(`${key} "${value}" is not a valid image reference`);
     }
-    const controlPlaneCount = body['control_plane_count'];
+    const controlPlaneCount = body.control_plane_count;
     if (controlPlaneCount !== undefined && controlPlaneCount !== null && (typeof controlPlaneCount !== 'number' || !Number.isInteger(controlPlaneCount) || controlPlaneCount < 0)) {
       throw new Error('control_plane_count must be a non-negative integer');
     }
@@ -142,9 +142,9 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     const mustGather = optionalString(body, 'must_gather_image');
     if (mustGather) validateMustGather(mustGather);
     let proxy: InstallProxy | undefined;
-    if (body['proxy'] !== undefined && body['proxy'] !== null) {
-      if (!isJsonObject(body['proxy'])) throw new Error('proxy must be an object');
-      const rawProxy = body['proxy'];
+    if (body.proxy !== undefined && body.proxy !== null) {
+      if (!isJsonObject(body.proxy)) throw new Error('proxy must be an object');
+      const rawProxy = body.proxy;
       proxy = {
         http_proxy: optionalString(rawProxy, 'http_proxy'),
         https_proxy: optionalString(rawProxy, 'https_proxy'),

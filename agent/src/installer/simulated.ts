@@ -4,7 +4,7 @@
  * only the machine is imaginary. Used by simulated agents and fleets, never selected implicitly.
  */
 import type { AgentLog } from '../contracts.js';
-import { sleep } from './cluster-view.js';
+import { sleep } from '../sleep.js';
 import type { InstallerHost, WaitContext, WriteImageInput } from './runner.js';
 import { waitForControllerViaService, waitForMastersViaService } from './service-waits.js';
 

@@ -11,7 +11,8 @@ import { runSimulatedController } from '../controller/index.js';
 import type { CommandRunner } from '../exec.js';
 import { SimulatedNodeRegistry, simulatedInstallStep } from '../installer/index.js';
 import type { RootLog } from '../log.js';
-import { AgentSession, pause, type SessionTiming } from '../session.js';
+import { AgentSession, type SessionTiming } from '../session.js';
+import { sleep } from '../sleep.js';
 import { createConnectionPool, createTransport, type RetryDelays, type TransportOptions } from '../transport.js';
 import { ClusterView } from './cluster-view.js';
 import { simulatedIdentity, type SimulatedIdentity } from './host.js';
@@ -134,7 +135,7 @@ export class Fleet {
       for (const host of this.hosts) {
         if (this.stopAll.signal.aborted) break;
         this.running.push(this.runHost(host));
-        if (stagger > 0) await pause(stagger, this.stopAll.signal);
+        if (stagger > 0) await sleep(stagger, this.stopAll.signal);
       }
       await Promise.all(this.running);
       await Promise.allSettled([...this.controllers.values()]);

@@ -93,7 +93,7 @@ export async function apiVipConnectivityCheck(request: StepRequest, context: Ste
     }
     // A failed download is the answer the service asks for, so it is a successful step with is_success false.
     const downloadFailed = (reason: string): StepResult => ({ exit_code: 0, output: encodeStepOutput('api-vip-connectivity-check', { is_success: false, url, download_error: reason }), error: 'ignition download error' });
-    let response;
+    let response: Awaited<ReturnType<typeof httpGet>>;
     try {
       response = await httpGet(url, { headers, ca, timeoutMs: IGNITION_TIMEOUT_MS, signal: context.signal });
     } catch (error) {

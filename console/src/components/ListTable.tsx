@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Button } from '@patternfly/react-core';
 import { Td, Th, Thead, Tr } from '@patternfly/react-table';
 

@@ -44,7 +44,7 @@ type LivenessUpdate = Omit<UpdateCommandInput, 'TableName' | 'Key'> & { UpdateEx
 /** A check-in's write: only forward. */
 function checkInUpdate(liveness: HostLiveness): LivenessUpdate {
   return {
-    UpdateExpression: 'SET #at = :at, #ttl = :ttl, #entity = :entity' + (liveness.timestamp === undefined ? ' REMOVE #timestamp' : ', #timestamp = :timestamp'),
+    UpdateExpression: `SET #at = :at, #ttl = :ttl, #entity = :entity${liveness.timestamp === undefined ? ' REMOVE #timestamp' : ', #timestamp = :timestamp'}`,
     ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
     ExpressionAttributeNames: { '#at': 'checked_in_at', '#ttl': 'ttl', '#entity': 'entity', '#timestamp': 'timestamp' },
     ExpressionAttributeValues: {

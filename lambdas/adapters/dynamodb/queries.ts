@@ -1,6 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Page, PageRequest } from '../../ports/store.js';
 import { stripKeys, type Item } from './keys.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 
 const MAX_PAGES = 1_000;
 
@@ -78,7 +79,7 @@ export function encodeCursor(key: Item): string {
 export function decodeCursor(cursor: string): Item {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return Object.fromEntries(Object.entries(parsed));
+    if (isJsonObject(parsed)) return Object.fromEntries(Object.entries(parsed));
   } catch {
     // fall through to the error below
   }

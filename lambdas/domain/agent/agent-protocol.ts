@@ -134,7 +134,8 @@ export function newHost(context: {
       // A single-node cluster's own host can only be its control plane: upstream makes it master and
       // bootstrap on registration. A host added to an installed (or imported) cluster registers as a
       // worker, as upstream's do.
-      ...(context.cluster ? registrationRole(context.cluster) : {}),
+      // A pool host (no cluster yet) is auto-assign too, as upstream's column defaults make it.
+      ...(context.cluster ? registrationRole(context.cluster) : { role: 'auto-assign', suggested_role: 'auto-assign' }),
       registered_at: context.now,
       checked_in_at: context.now,
       discovery_agent_version: context.agentVersion,
@@ -148,7 +149,7 @@ export function newHost(context: {
 /** The host's installation disk as the table's messages name it (wrong boot order). */
 function installationDiskOf(host: Host): InstallationDisk | undefined {
   const disk = installationDisk(host);
-  const path = (host.attributes.installation_disk_path as string | undefined) ?? disk?.path;
+  const path = host.attributes.installation_disk_path ?? disk?.path;
   if (!disk && !path) return undefined;
   return { name: disk?.name ?? path ?? '', path, identifier: disk?.id ?? path ?? '', model: disk?.model, serial: disk?.serial };
 }
@@ -243,12 +244,12 @@ export interface AgentSettings {
  * id, else its path (upstream's GetBootDevice).
  */
 export function diskSpeedCheckDevice(host: Host): string | undefined {
-  return (host.attributes.installation_disk_id as string | undefined) || (host.attributes.installation_disk_path as string | undefined) || undefined;
+  return host.attributes.installation_disk_id || host.attributes.installation_disk_path || undefined;
 }
 
 /** Images the agent checks before installing: the release image and the installer (upstream's list, less what needs the release payload). */
 function imagesToCheck(cluster: Cluster | undefined, host: Host, images: AgentImages): string[] {
-  const wanted = [cluster?.attributes.ocp_release_image as string | undefined, images.installer].filter((image): image is string => !!image);
+  const wanted = [cluster?.attributes.ocp_release_image, images.installer].filter((image): image is string => !!image);
   let known: Readonly<Record<string, unknown>> = {};
   try {
     const stored = parseStoredJson(host.attributes, 'images_status');
@@ -284,9 +285,9 @@ interface StepInput {
  */
 function domainResolutionArgs({ host, cluster, attributes }: StepInput): string[] | undefined {
   if (!cluster || !attributes.base_dns_domain) return undefined;
-  const base = `${cluster.name}.${attributes.base_dns_domain as string}`;
+  const base = `${cluster.name}.${attributes.base_dns_domain}`;
   const domains = [`api.${base}`, `api-int.${base}`, `console-openshift-console.apps.${base}`, `validateNoWildcardDNS.${base}.`, `validateNoWildcardDNS.${base}`];
-  const registry = registryHost((attributes.ocp_release_image as string | undefined) ?? '');
+  const registry = registryHost(attributes.ocp_release_image ?? '');
   if (registry && host.attributes.kind !== 'AddToExistingClusterHost') domains.push(registry);
   return encodeStepArgs('domain-resolution', { domains: domains.map((domain_name) => ({ domain_name })) });
 }
@@ -328,7 +329,7 @@ function installArgs({ context, host, cluster, images }: StepInput): string[] | 
  */
 const STEP_ARGUMENTS: { readonly [T in StepType]?: (input: StepInput) => string[] | undefined } = {
   inventory: ({ host }) => encodeStepArgs('inventory', { host_id: host.hostId }),
-  'ntp-synchronizer': ({ attributes }) => encodeStepArgs('ntp-synchronizer', { ntp_source: (attributes.additional_ntp_source as string | undefined) ?? '' }),
+  'ntp-synchronizer': ({ attributes }) => encodeStepArgs('ntp-synchronizer', { ntp_source: attributes.additional_ntp_source ?? '' }),
   'connectivity-check': ({ context, host }) => {
     if (!context.newPeers && !connectivityDue(host, context.now)) return undefined;
     if (context.peersJson) return [context.peersJson()];
@@ -417,7 +418,7 @@ const UPGRADABLE_STATUSES: ReadonlySet<string> = new Set(['binding', 'discoverin
 
 /** Whether the host's agent reported a version other than the one the service's hosts must run. */
 export function agentNeedsUpgrade(host: Host, agentImage: string): boolean {
-  const reported = host.attributes.discovery_agent_version as string | undefined;
+  const reported = host.attributes.discovery_agent_version;
   return !!reported && !!agentImage && reported !== agentImage;
 }
 
@@ -448,12 +449,12 @@ export function nextSteps(context: StepContext): Steps {
  * the write reaches the stream, whose follow-up judges the cluster).
  */
 export function checkInWrite(host: Host, now: Date, agentVersion: string | undefined, hostTimestamp?: number): 'host' | 'liveness' | 'none' {
-  if (!!agentVersion && agentVersion !== host.attributes.discovery_agent_version) return 'host';
+  if (agentVersion && agentVersion !== host.attributes.discovery_agent_version) return 'host';
   if (hostTimestamp !== undefined) {
     if (host.attributes.timestamp === undefined) return 'host';
     if (clockMoved(host, { attributes: { timestamp: hostTimestamp, checked_in_at: now.toISOString() } })) return 'host';
   }
-  const last = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
+  const last = Date.parse(host.attributes.checked_in_at ?? '');
   return Number.isNaN(last) || now.getTime() - last >= CHECK_IN_WRITE_INTERVAL_MS ? 'liveness' : 'none';
 }
 

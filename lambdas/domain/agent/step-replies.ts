@@ -105,6 +105,39 @@ function jsonOutput(reply: StepReply): unknown {
   return document;
 }
 
+/** The JSON kind of each inventory field and the Go type upstream decodes it into. */
+const INVENTORY_FIELD_KINDS: Readonly<Record<string, { kind: 'string' | 'object' | 'array'; goType: string }>> = {
+  hostname: { kind: 'string', goType: 'string' },
+  bmc_address: { kind: 'string', goType: 'string' },
+  bmc_v6address: { kind: 'string', goType: 'string' },
+  tpm_version: { kind: 'string', goType: 'string' },
+  boot: { kind: 'object', goType: 'models.Boot' },
+  cpu: { kind: 'object', goType: 'models.CPU' },
+  memory: { kind: 'object', goType: 'models.Memory' },
+  system_vendor: { kind: 'object', goType: 'models.SystemVendor' },
+  truncation: { kind: 'object', goType: 'models.InventoryTruncation' },
+  interfaces: { kind: 'array', goType: '[]*models.Interface' },
+  disks: { kind: 'array', goType: '[]*models.Disk' },
+  gpus: { kind: 'array', goType: '[]*models.Gpu' },
+  routes: { kind: 'array', goType: '[]*models.Route' },
+};
+
+const jsonKind = (value: unknown): string => (Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value === 'object' ? 'object' : typeof value);
+
+/**
+ * Upstream decodes an inventory with Go's encoding/json and refuses the reply (400) when a field
+ * holds another JSON kind than its Go type (a string for the CPU, a list for the memory), so the
+ * host keeps the inventory it had; a null field is read as absent, as Go reads it.
+ */
+export function inventoryFieldTypeProblem(document: Readonly<Record<string, unknown>>): string | undefined {
+  for (const [field, value] of Object.entries(document)) {
+    const expected = INVENTORY_FIELD_KINDS[field];
+    if (!expected || value === null || value === undefined || jsonKind(value) === expected.kind) continue;
+    return `json: cannot unmarshal ${jsonKind(value)} into Go struct field Inventory.${field} of type ${expected.goType}`;
+  }
+  return undefined;
+}
+
 /** The output as a JSON object (the shape every step's response model has), refused otherwise. */
 function objectOutput(reply: StepReply): Readonly<Record<string, unknown>> {
   const document = jsonOutput(reply);
@@ -232,7 +265,10 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
   switch (reply.step_type) {
     case 'inventory': {
       if ((reply.output ?? '').length > MAX_INVENTORY_BYTES) throw badRequest(`the inventory is larger than ${MAX_INVENTORY_BYTES} bytes`);
-      const read = STEP_OUTPUT_READERS.inventory(jsonOutput(reply));
+      const document = jsonOutput(reply);
+      const typeProblem = isJsonObject(document) ? inventoryFieldTypeProblem(document) : undefined;
+      if (typeProblem) throw badRequest(typeProblem);
+      const read = STEP_OUTPUT_READERS.inventory(document);
       if (!read) throw badRequest('the inventory must be a JSON object');
       storeInventoryAndDisks(attributes, read, diskRequirement(attributes, read, context.disks));
       if (read.cpu?.architecture) attributes.cpu_architecture = read.cpu.architecture === 'aarch64' ? 'arm64' : read.cpu.architecture;

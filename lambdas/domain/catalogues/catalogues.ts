@@ -12,7 +12,7 @@ import {
   incompatibleFeatureIds,
   isArchitectureSupported,
   isPlatformSupported,
-  SUPPORT_FILTER_PARAMETERS,
+  type SUPPORT_FILTER_PARAMETERS,
   supportFilters,
   listFeatureSupport,
   isCpuArchitecture,
@@ -362,6 +362,9 @@ export const builtinOperators = (): BuiltinOperatorDefinition[] => BUILTIN_OPERA
 export function findOperator(name: string): OlmOperatorDefinition | undefined {
   return OLM_OPERATORS.find((operator) => operator.name === name);
 }
+
+/** The operator's name as messages show it ("OpenShift Virtualization"), or the name itself for one not in the catalogue. */
+export const operatorFullName = (name: string): string => findOperator(name)?.full_name ?? name;
 
 function requireOperator(name: string): OlmOperatorDefinition {
   const operator = findOperator(name);

@@ -48,8 +48,11 @@ export interface SupportFilters {
 /** The query parameters both feature-support operations filter by. */
 export const SUPPORT_FILTER_PARAMETERS = ['openshift_version', 'cpu_architecture', 'platform_type', 'external_platform_name'] as const;
 
-export function supportFilters(query: Partial<Record<(typeof SUPPORT_FILTER_PARAMETERS)[number], string>>): SupportFilters {
-  const openshiftVersion = requireOpenshiftVersion(query.openshift_version);
+export function supportFilters(
+  query: Partial<Record<(typeof SUPPORT_FILTER_PARAMETERS)[number], string>>,
+  malformedVersion: 'refused' | 'compared-with-nothing' = 'refused',
+): SupportFilters {
+  const openshiftVersion = malformedVersion === 'refused' ? requireOpenshiftVersion(query.openshift_version) : requireOpenshiftVersionGiven(query.openshift_version);
   const cpuArchitecture = normalizeCpuArchitecture(query.cpu_architecture);
   if (!isCpuArchitecture(cpuArchitecture)) {
     throw badRequest(`cpu_architecture "${query.cpu_architecture}" is not one of ${CPU_ARCHITECTURES.join(', ')}`);
@@ -69,6 +72,8 @@ export function supportFilters(query: Partial<Record<(typeof SUPPORT_FILTER_PARA
 interface Condition {
   below?: string;
   at_least?: string;
+  /** For a malformed version: whether the version part (below / at_least) holds. */
+  if_malformed?: boolean;
   minor?: string;
   arch?: string[];
   platform?: string[];
@@ -175,6 +180,16 @@ export const featureIds = (): FeatureId[] => Object.keys(FEATURES);
 export const architectureIds = (): ArchitectureId[] => ARCHITECTURE_ENTRIES.map(([id]) => id);
 export const featureName = (id: FeatureId): string | undefined => FEATURES[id]?.name;
 
+/**
+ * Throws a 400 unless a version is given at all. Upstream's plain support listings
+ * (GetSupportedFeatures, GetSupportedArchitectures) take a malformed one: each comparison with it
+ * fails and counts as false, so only rules that ask nothing of the version apply (see holds).
+ */
+export function requireOpenshiftVersionGiven(version: string | undefined): string {
+  if (!version || version.trim() === '') throw badRequest('openshift_version in query is required');
+  return version.trim();
+}
+
 /** Throws a 400 the caller can act on unless the version is `major.minor[.patch][-suffix]`. */
 export function requireOpenshiftVersion(version: string | undefined): string {
   if (!version || !isValidVersion(version)) {
@@ -193,8 +208,17 @@ interface Evaluation {
 function holds(condition: Condition | undefined, e: Evaluation): boolean {
   if (!condition) return true;
   const c = condition;
-  if (c.below !== undefined && !isBelow(e.version, c.below)) return false;
-  if (c.at_least !== undefined && !isAtLeast(e.version, c.at_least)) return false;
+  if (c.below !== undefined || c.at_least !== undefined) {
+    if (isValidVersion(e.version)) {
+      if (c.below !== undefined && !isBelow(e.version, c.below)) return false;
+      if (c.at_least !== undefined && !isAtLeast(e.version, c.at_least)) return false;
+    } else {
+      // A malformed version (taken only by the plain listings): upstream reads most failed
+      // comparisons as "not offered yet" (below every release); a rule says where it does not.
+      const holdsForMalformed = c.if_malformed ?? c.at_least === undefined;
+      if (!holdsForMalformed) return false;
+    }
+  }
   if (c.minor !== undefined && !sameMinor(e.version, c.minor)) return false;
   if (c.arch !== undefined && !c.arch.includes(e.arch)) return false;
   if (c.platform !== undefined && !(e.platformType !== undefined && c.platform.includes(e.platformType))) return false;
@@ -214,7 +238,7 @@ function firstMatchingRule(rules: SupportRule[], e: Evaluation): SupportRule {
 
 function evaluation(filters: SupportFilters): Evaluation {
   return {
-    version: requireOpenshiftVersion(filters.openshiftVersion),
+    version: requireOpenshiftVersionGiven(filters.openshiftVersion),
     arch: normalizeCpuArchitecture(filters.cpuArchitecture),
     platformType: filters.platformType,
     externalPlatformName: filters.externalPlatformName,
@@ -265,7 +289,7 @@ export function architectureSupportLevel(architecture: string, openshiftVersion:
   const arch = normalizeCpuArchitecture(architecture);
   const definition = ARCHITECTURE_ENTRIES.map(([, candidate]) => candidate).find((candidate) => candidate.cpu_architecture === arch);
   if (!definition) return 'unavailable';
-  const e = { version: requireOpenshiftVersion(openshiftVersion), arch };
+  const e = { version: requireOpenshiftVersionGiven(openshiftVersion), arch };
   return firstMatchingRule(definition.support, e).level;
 }
 

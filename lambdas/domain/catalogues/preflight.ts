@@ -82,7 +82,8 @@ export interface RequirementDetails {
 }
 export interface HostTypeHardwareRequirements {
   quantitative: RequirementDetails;
-  qualitative: string[];
+  /** Absent when there is none: upstream leaves an empty list out (null). */
+  qualitative?: string[];
 }
 export interface PreflightHardwareRequirements {
   operators: { operator_name: string; dependencies: string[]; requirements: { master: HostTypeHardwareRequirements; worker: HostTypeHardwareRequirements } }[];
@@ -112,7 +113,7 @@ function details(source: RoleMinimums): RequirementDetails {
 
 const hostType = (requirements: HostTypeRequirements): HostTypeHardwareRequirements => ({
   quantitative: details(requirements.quantitative),
-  qualitative: [...(requirements.qualitative ?? [])],
+  ...(requirements.qualitative?.length ? { qualitative: [...requirements.qualitative] } : {}),
 });
 
 /** Which roles must have TPM enabled in the BIOS: those disk encryption with TPM v2 covers. */
@@ -131,8 +132,8 @@ function tpmRoles(encryption: PreflightCluster['diskEncryption']): { master: boo
 export function preflightRequirements(cluster: PreflightCluster): PreflightHardwareRequirements {
   const minimums = hardwareMinimums(cluster.openshiftVersion);
   const singleNode = cluster.controlPlaneCount === 1;
-  const master: HostTypeHardwareRequirements = { quantitative: details(singleNode ? minimums.sno : minimums.master), qualitative: [] };
-  const worker: HostTypeHardwareRequirements = { quantitative: details(minimums.worker), qualitative: [] };
+  const master: HostTypeHardwareRequirements = { quantitative: details(singleNode ? minimums.sno : minimums.master) };
+  const worker: HostTypeHardwareRequirements = { quantitative: details(minimums.worker) };
   const tpm = tpmRoles(cluster.diskEncryption);
   if (tpm.master) master.quantitative.tpm_enabled_in_bios = true;
   if (tpm.worker) worker.quantitative.tpm_enabled_in_bios = true;

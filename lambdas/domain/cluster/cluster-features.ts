@@ -56,7 +56,7 @@ function isDualStack(attributes: ClusterAttributes): boolean {
  */
 export function activeClusterFeatures(attributes: ClusterAttributes, stored?: ClusterAttributes): FeatureId[] {
   const active = new Set<FeatureId>();
-  const controlPlaneCount = (attributes.control_plane_count as number | undefined) ?? 3;
+  const controlPlaneCount = attributes.control_plane_count ?? 3;
   if (controlPlaneCount === 1) active.add('SNO');
   if (controlPlaneCount > 3) active.add('NON_STANDARD_HA_CONTROL_PLANE');
   if (attributes.vip_dhcp_allocation === true) active.add('VIP_AUTO_ALLOC');

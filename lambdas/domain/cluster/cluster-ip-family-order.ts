@@ -14,7 +14,7 @@ const familyOf = (address: string): 4 | 6 | undefined => {
 
 const firstOf = (list: unknown, field: 'cidr' | 'ip'): string | undefined => {
   const first = Array.isArray(list) ? list[0] : undefined;
-  return isJsonObject(first) && typeof first[field] === 'string' && first[field] !== '' ? (first[field] as string) : undefined;
+  return isJsonObject(first) && typeof first[field] === 'string' && first[field] !== '' ? first[field] : undefined;
 };
 
 const familiesIn = (list: unknown): Set<4 | 6> =>

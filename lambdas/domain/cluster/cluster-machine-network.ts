@@ -16,11 +16,12 @@ import type { ClusterAttributes } from '../core/entities.js';
 
 const DERIVING_STATES: ReadonlySet<string> = new Set(['pending-for-input', 'insufficient']);
 
-const cidrsOf = (networks: unknown): string[] =>
+/** The CIDRs of a stored network list (machine, service or cluster networks), skipping entries without one. */
+export const cidrsOf = (networks: unknown): string[] =>
   (Array.isArray(networks) ? networks : []).map((network) => (network as { cidr?: unknown })?.cidr).filter((cidr): cidr is string => typeof cidr === 'string' && cidr !== '');
 
 /** Any of the machine, service or cluster networks holds both address families. */
-function isDualStack(attributes: ClusterAttributes): boolean {
+export function isDualStack(attributes: ClusterAttributes): boolean {
   return [attributes.machine_networks, attributes.service_networks, attributes.cluster_networks].some((networks) => {
     const cidrs = cidrsOf(networks);
     return cidrs.some((cidr) => cidr.includes(':')) && cidrs.some((cidr) => !cidr.includes(':'));

@@ -17,6 +17,7 @@ import {
   normalizeCpuArchitecture,
   olmOperatorFeatureIds,
   operatorDependencies,
+  operatorFullName as fullName,
   type ClusterShape,
   type FeatureId,
   type MonitoredOlmOperator,
@@ -103,8 +104,6 @@ export function withOlmOperators(current: readonly MonitoredOperator[] | undefin
 
 const olmNames = (operators: readonly MonitoredOperator[] | undefined): string[] =>
   (operators ?? []).filter((operator) => operator.operator_type === 'olm' && operator.name).map((operator) => operator.name!);
-
-const fullName = (name: string) => findOperator(name)?.full_name ?? name;
 
 /**
  * Upstream's operator prerequisites: LVM and OpenShift Virtualization together need 4.15, or a

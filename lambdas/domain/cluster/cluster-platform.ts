@@ -12,6 +12,8 @@
  */
 import { isFeatureAvailableForArchitecture } from '../catalogues/feature-support.js';
 import type { ClusterAttributes } from '../core/entities.js';
+import type { Inventory } from '../host/inventory.js';
+import { platformSupportsHost } from '../host/validations/host-validations-hardware.js';
 
 export type Platform = NonNullable<ClusterAttributes['platform']>;
 type PlatformType = Platform['type'];
@@ -75,7 +77,7 @@ function mergedPlatform(platform: Platform, stored: Platform | undefined): Platf
 
 /** An external platform's cloud controller manager is "" until set (setExternalDefaultValues). */
 function withExternalDefaults(platform: Platform | undefined, stored: Platform | undefined): Platform | undefined {
-  if (!platform || platform.type !== 'external' || !platform.external) return platform;
+  if (platform?.type !== 'external' || !platform.external) return platform;
   if (platform.external.cloud_controller_manager !== undefined || stored?.type === 'external') return platform;
   return { ...platform, external: { ...platform.external, cloud_controller_manager: '' } };
 }
@@ -180,3 +182,28 @@ export function singleNodePlatformProblem(controlPlaneCount: number, platform: P
   if (controlPlaneCount !== 1 || !platform || platform.type === 'none' || platform.type === 'external') return undefined;
   return `Single node cluster is not supported alongside ${platform.type} platform`;
 }
+
+/**
+ * The platform providers upstream's registry holds, in its order: the platform each one serves and
+ * which hosts it can run (OCI's external integration, then any other external platform: both are
+ * named `external`, so hosts OCI can run list it twice, as upstream's answer does).
+ */
+const PLATFORM_PROVIDERS: readonly { type: PlatformType; runs: string }[] = [
+  { type: 'vsphere', runs: 'vsphere' }, { type: 'baremetal', runs: 'baremetal' }, { type: 'none', runs: 'none' },
+  { type: 'nutanix', runs: 'nutanix' }, { type: 'external', runs: OCI }, { type: 'external', runs: 'external' },
+];
+
+/**
+ * GET /v2/clusters/{id}/supported-platforms (deprecated upstream): `none` alone for a single-node
+ * cluster or one without hosts; otherwise each platform whose provider can run every host of the
+ * cluster (a host whose inventory has not arrived yet runs only on the platforms that ask nothing
+ * of it: baremetal, none, external).
+ */
+export function clusterSupportedPlatforms(controlPlaneCount: number, hostInventories: readonly (Inventory | undefined)[]): PlatformType[] {
+  if (hostInventories.length === 0 || controlPlaneCount === 1) return ['none'];
+  return PLATFORM_PROVIDERS.filter((provider) => hostInventories.every((inventory) => runsOn(provider.runs, inventory))).map((provider) => provider.type);
+}
+
+/** Platforms that need a host's vendor cannot run a host without an inventory. */
+const runsOn = (platform: string, inventory: Inventory | undefined): boolean =>
+  inventory ? platformSupportsHost(platform, inventory) : !['vsphere', 'nutanix', OCI].includes(platform);

@@ -78,6 +78,24 @@ const NON_STANDARD_HA_CONTROL_PLANE_VERSION = '4.18';
 const TWO_CONTROL_PLANES_VERSION = '4.19';
 const MAX_CONTROL_PLANES = 5;
 
+/** None as an arbiter cluster's platform from this version on (MinimumVersionForArbiterClustersWithNonePlatform). */
+const ARBITER_NONE_PLATFORM_VERSION = '4.22';
+
+/**
+ * Why a host of this cluster cannot take the arbiter role, or undefined when it can (upstream's
+ * ValidateClusterSupportsArbiterHosts): a day-1 cluster of OpenShift 4.19 or newer on baremetal
+ * (or none from 4.22). The control plane count is not checked: the cluster validations judge it.
+ */
+export function arbiterHostsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
+  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
+  const version = String(cluster.attributes.openshift_version ?? '');
+  if (isBelow(version, TWO_CONTROL_PLANES_VERSION)) return `cluster's openshift version must be at least ${TWO_CONTROL_PLANES_VERSION}`;
+  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
+  if (!platform) return "cluster's platform must be set";
+  if (!isBelow(version, ARBITER_NONE_PLATFORM_VERSION)) return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
+  return platform === 'baremetal' ? undefined : "cluster's platform must be baremetal";
+}
+
 /** Upstream's rules tying the availability mode to the control plane count (validateHighAvailabilityWithControlPlaneCount). */
 export function controlPlaneProblem(mode: string, count: number, openshiftVersion: string): string | undefined {
   if (mode === 'None' && count !== 1) return 'single-node clusters must have a single control plane node';
@@ -408,6 +426,22 @@ export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
   return serviceSetting === true && attributes?.org_soft_timeouts_enabled === true;
 }
 
+/** Upstream's tag: words of letters, digits and underscores, separated by single spaces (Go's `\w`, ASCII). */
+const TAG = /^[0-9A-Za-z_]+( [0-9A-Za-z_]+)*$/;
+
+/** A cluster's tags: a comma-separated list of tags, or nothing (upstream's ValidateTags). */
+export function tagsProblem(tags: string): string | undefined {
+  if (tags === '' || tags.split(',').every((tag) => TAG.test(tag))) return undefined;
+  return `Invalid format for Tags: ${tags}. Tags should be a comma-separated list (e.g. tag1,tag2,tag3). ` +
+    'Each tag can consist of the following characters: Alphanumeric (aA-zZ, 0-9), underscore (_) and white-spaces.';
+}
+
+/** A cluster either replaces the image's NTP sources (ntp_sources) or adds to them (additional_ntp_source), judged on the result. */
+export function ntpSourcesConflict(attributes: { additional_ntp_source?: unknown; ntp_sources?: unknown }): string | undefined {
+  const given = (value: unknown) => typeof value === 'string' && value !== '';
+  return given(attributes.additional_ntp_source) && given(attributes.ntp_sources) ? 'ntp_sources and additional_ntp_source are mutually exclusive' : undefined;
+}
+
 /** Fields copied as given after their own checks. */
 function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): ClusterAttributes {
   const params: Params = request;
@@ -418,6 +452,8 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   if (typeof params.https_proxy === 'string' && params.https_proxy !== '') check(proxyUrlProblem('https_proxy', params.https_proxy));
   if (typeof params.no_proxy === 'string' && params.no_proxy !== '') check(noProxyProblem(params.no_proxy));
   if (typeof params.additional_ntp_source === 'string') check(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
+  if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
+  if (typeof params.tags === 'string') check(tagsProblem(params.tags));
   for (const field of [
     'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'additional_ntp_source', 'ntp_sources',
     'hyperthreading', 'network_type', 'schedulable_masters', 'disk_encryption', 'ignition_endpoint', 'tags', 'load_balancer',
@@ -519,6 +555,7 @@ export function createClusterRecord(
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
+  check(ntpSourcesConflict(attributes));
   // A load balancer given without a type gets the default one, as upstream registers it.
   if (!attributes.load_balancer?.type) attributes.load_balancer = { ...attributes.load_balancer, type: 'cluster-managed' };
   Object.assign(attributes, networking(params, context.clusterId, attributes, {
@@ -529,7 +566,7 @@ export function createClusterRecord(
   }));
   const requestedArchitecture = normalizeCpuArchitecture(params.cpu_architecture);
   const settled = platformOrRefusal(createdPlatform({
-    platform: params.platform as Platform | undefined,
+    platform: params.platform,
     userManagedNetworking: params.user_managed_networking ?? undefined,
     controlPlaneCount: count,
     cpuArchitecture: requestedArchitecture,
@@ -559,7 +596,7 @@ export function createClusterRecord(
     status: 'insufficient',
     createdAt: context.now,
     updatedAt: context.now,
-    pullSecret: params.pull_secret as string,
+    pullSecret: params.pull_secret,
     attributes,
   };
 }
@@ -666,7 +703,7 @@ export function applyClusterUpdate(
   const singleNode = (current.control_plane_count as number) === 1;
   const cpuArchitecture = (current.cpu_architecture as string | undefined) ?? 'x86_64';
   const settled = platformOrRefusal(updatedPlatform(
-    { platform: params.platform as Platform | undefined, userManagedNetworking: params.user_managed_networking ?? undefined },
+    { platform: params.platform, userManagedNetworking: params.user_managed_networking ?? undefined },
     {
       platform: current.platform,
       userManagedNetworking: current.user_managed_networking === true,
@@ -680,7 +717,7 @@ export function applyClusterUpdate(
     if (params.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
   }
   check(diskEncryptionProblem(params.disk_encryption));
-  check(singleNodePlatformProblem(current.control_plane_count as number, params.platform as Platform | undefined));
+  check(singleNodePlatformProblem(current.control_plane_count as number, params.platform));
   // Upstream judges the features of the stored cluster with the request over it, before it applies
   // the networking changes (whose own refusals come after).
   const requested: ClusterAttributes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
@@ -697,6 +734,7 @@ export function applyClusterUpdate(
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
   if (params.control_plane_count !== undefined && params.control_plane_count !== null) current.control_plane_count = params.control_plane_count;
   Object.assign(current, simpleFields(params));
+  check(ntpSourcesConflict(current));
   // Upstream changes only the disk encryption settings given (empty ones to their defaults) and keeps the others.
   if (isJsonObject(params.disk_encryption)) current.disk_encryption = updatedDiskEncryption(stored.disk_encryption, params.disk_encryption);
   Object.assign(current, networking(params, cluster.clusterId, current, {
@@ -781,11 +819,11 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
     name: cluster.name,
     org_id: cluster.orgId,
     status: cluster.status,
-    status_info: (cluster.attributes.status_info as string | undefined) ?? '',
-    status_updated_at: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.createdAt,
+    status_info: cluster.attributes.status_info ?? '',
+    status_updated_at: cluster.attributes.status_updated_at ?? cluster.createdAt,
     image_info: (cluster.attributes.image_info as object | undefined) ?? {},
     // Upstream leaves it out of clusters it never recorded usage for (imported ones).
-    feature_usage: cluster.attributes.feature_usage as string | undefined,
+    feature_usage: cluster.attributes.feature_usage,
     // Go's omitempty: upstream leaves it out while false (imported and disconnected clusters).
     ...(cluster.pullSecret ? { pull_secret_set: true } : {}),
     created_at: cluster.createdAt,
@@ -832,7 +870,7 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
     'last-installation-preparation': preparation ?? {},
     ignition_endpoint: a.ignition_endpoint ?? {},
     deleted_at: null,
-    email_domain: (a.email_domain as string | undefined) ?? 'Unknown',
+    email_domain: a.email_domain ?? 'Unknown',
     install_started_at: time(a.install_started_at),
     install_completed_at: time(a.install_completed_at),
     controller_logs_started_at: time(a.controller_logs_started_at),

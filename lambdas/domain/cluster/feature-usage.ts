@@ -9,8 +9,9 @@
  * The feature names are catalogue data (catalogues/feature-usage.json). Pure.
  */
 import catalogue from '../catalogues/feature-usage.json' with { type: 'json' };
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isJsonObject, sortedKeys } from '../../../contracts/json-shapes.js';
 import type { ClusterAttributes } from '../core/entities.js';
+import { isDualStack } from './cluster-machine-network.js';
 
 type FeatureKey = keyof typeof catalogue.features;
 type UsageData = Record<string, unknown>;
@@ -40,12 +41,6 @@ export function parseFeatureUsage(text: unknown): FeatureUsage {
   }
 }
 
-/** Objects with their keys sorted, as Go's encoder writes maps. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isJsonObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
-}
 
 export const serializeFeatureUsage = (usages: FeatureUsage): string => JSON.stringify(sortedKeys(usages));
 
@@ -119,18 +114,6 @@ const olmOperatorNames = (operators: unknown): string[] =>
   (Array.isArray(operators) ? operators : [])
     .filter((operator): operator is { name: string } => isJsonObject(operator) && operator.operator_type === 'olm' && typeof operator.name === 'string')
     .map((operator) => operator.name);
-
-function cidrsOf(networks: unknown): string[] {
-  return (Array.isArray(networks) ? networks : []).map((network) => (isJsonObject(network) ? text(network.cidr) : '')).filter((cidr) => cidr !== '');
-}
-
-/** Any of the cluster's machine, service or cluster networks holds both address families. */
-function isDualStack(attributes: ClusterAttributes): boolean {
-  return [attributes.machine_networks, attributes.service_networks, attributes.cluster_networks].some((networks) => {
-    const cidrs = cidrsOf(networks);
-    return cidrs.some((cidr) => cidr.includes(':')) && cidrs.some((cidr) => !cidr.includes(':'));
-  });
-}
 
 function setNetworkingUsage(usages: FeatureUsage, attributes: ClusterAttributes): void {
   setUsage(usages, attributes.vip_dhcp_allocation === true, featureName('vipAutoAllocation'));

@@ -17,6 +17,7 @@
 import type { Cluster, ClusterAttributes } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
 import type { Schemas } from '../../../contracts/wire.js';
+import { isJsonObject } from '../../../contracts/json-shapes.js';
 import { CLUSTER_STATUS_INFO } from './cluster-state-rules.js';
 
 export type ImportClusterParams = Schemas['import-cluster-params'];
@@ -113,8 +114,8 @@ export function importAnswer(view: Record<string, unknown>, importedAt: string):
   const answer: Record<string, unknown> = { ...view };
   for (const field of NOT_IN_THE_IMPORT_ANSWER) delete answer[field];
   const platform = answer.platform;
-  if (platform && typeof platform === 'object' && !Array.isArray(platform)) {
-    const { external: _external, ...rest } = platform as Record<string, unknown>;
+  if (isJsonObject(platform)) {
+    const { external: _external, ...rest } = platform;
     answer.platform = rest;
   }
   const imageInfo = answer.image_info;

@@ -6,7 +6,8 @@
 import type { EventSeverity, ServiceEvent } from '../core/entities.js';
 import catalogueData from './catalogue.json' with { type: 'json' };
 import serviceCatalogueData from './service-catalogue.json' with { type: 'json' };
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { sortedKeys } from '../../../contracts/json-shapes.js';
+import { isUuid } from '../../../contracts/input-checks.js';
 
 /** How a catalogue property is typed; `optional-uuid` is upstream's UUID_PTR (e.g. a host's cluster). */
 export type PropertyType = 'uuid' | 'optional-uuid' | 'string' | 'integer' | 'boolean';
@@ -50,7 +51,6 @@ const ID_PROPERTIES = { cluster_id: 'clusterId', host_id: 'hostId', infra_env_id
 type IdProperty = keyof typeof ID_PROPERTIES;
 const isIdProperty = (name: string): name is IdProperty => Object.hasOwn(ID_PROPERTIES, name);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Event messages are shown to every user of the cluster and kept for months, so a property whose
@@ -108,7 +108,7 @@ const referencedProperties = (template: string): Set<string> =>
   new Set([...template.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!));
 
 function checkType(event: string, name: string, type: PropertyType, value: unknown): EventPropertyValue {
-  if (typeof value === 'string' && (type === 'string' || ((type === 'uuid' || type === 'optional-uuid') && UUID.test(value)))) return value;
+  if (typeof value === 'string' && (type === 'string' || ((type === 'uuid' || type === 'optional-uuid') && isUuid(value)))) return value;
   if (typeof value === 'number' && type === 'integer' && Number.isSafeInteger(value)) return value;
   if (typeof value === 'boolean' && type === 'boolean') return value;
   throw new InvalidEventError(`Event ${event}: property ${name} must be of type ${type}, got ${JSON.stringify(value)}`);
@@ -200,15 +200,6 @@ export interface EventView {
 }
 
 
-/**
- * The value with every object's keys in sorted order, as upstream's JSON encoder writes props (Go
- * maps). The store does not keep the order of a map's keys.
- */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isJsonObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
-}
 
 export function eventView(event: ServiceEvent): EventView {
   // Catalogue events carry no props; events sent through POST /v2/events may (stored without

@@ -3,11 +3,11 @@
  * which changes reach it, the message it gets, and the caps on connections and messages.
  */
 import type { LiveChange } from './live-changes.js';
+import { isUuid } from '../../../contracts/input-checks.js';
 
 /** `org`: the organisation's clusters and infra-envs; `cluster:<id>`: a cluster, its hosts and events; `infra-env:<id>`: likewise. */
 export type Subscription = 'org' | `cluster:${string}` | `infra-env:${string}`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The subscription a client message asks for, or why it is not one. */
 export function subscriptionOf(message: unknown): { subscription: Subscription; id?: string; kind?: 'cluster' | 'infra-env' } | { problem: string } {
@@ -17,7 +17,7 @@ export function subscriptionOf(message: unknown): { subscription: Subscription; 
   for (const [field, kind] of [['cluster_id', 'cluster'], ['infra_env_id', 'infra-env']] as const) {
     const id = body[field];
     if (id === undefined) continue;
-    if (typeof id !== 'string' || !UUID.test(id)) return { problem: `${field} must be a UUID` };
+    if (typeof id !== 'string' || !isUuid(id)) return { problem: `${field} must be a UUID` };
     return { subscription: `${kind}:${id.toLowerCase()}`, id: id.toLowerCase(), kind };
   }
   return { problem: 'subscribe names a cluster_id, an infra_env_id, or org: true' };

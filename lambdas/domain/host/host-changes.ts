@@ -74,7 +74,7 @@ const refOf = (host: Host): HostRef => ({ orgId: host.orgId, infraEnvId: host.in
 const isPeerNews = (before: Host | undefined, after: Host | undefined) =>
   changed(before, after, READ_BY_PEERS) || reachabilityChanged(before?.attributes.connectivity, after?.attributes.connectivity);
 const lostPeerVerdict = (before: Host | undefined, after: Host | undefined) =>
-  !!before && !!after && peerValidationLost(before.attributes.validations_info as string | undefined, after.attributes.validations_info as string | undefined);
+  !!before && !!after && peerValidationLost(before.attributes.validations_info, after.attributes.validations_info);
 
 /**
  * Whether a stored change of a host is news to the judgements that watch its cluster: it can move

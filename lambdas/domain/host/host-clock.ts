@@ -16,7 +16,7 @@ export const CLOCK_NEWS_SECONDS = 30;
 /** The host's clock against the service's, in seconds, as of its last check-in (its reading and when the service took it). */
 function clockOffset(host: Pick<Host, 'attributes'>): number | undefined {
   const reading = host.attributes.timestamp;
-  const takenAt = Date.parse((host.attributes.checked_in_at as string | undefined) ?? '');
+  const takenAt = Date.parse(host.attributes.checked_in_at ?? '');
   return typeof reading === 'number' && Number.isFinite(takenAt) ? reading - takenAt / 1000 : undefined;
 }
 

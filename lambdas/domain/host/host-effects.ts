@@ -43,10 +43,16 @@ export function applyHostEffects(next: Host, effects: readonly HostEffect[], now
         break;
       case 'cluster-bound':
         if (options.clusterId) next.clusterId = options.clusterId;
+        // Upstream's bind resets what the agent reports again once it reboots into the cluster's
+        // discovery: the inventory, the bootstrap mark, the images' status and the progress.
+        for (const field of ['inventory', 'bootstrap', 'images_status', 'progress']) delete attributes[field];
         break;
       case 'cluster-unbound':
         delete next.clusterId;
-        for (const field of ['role', 'suggested_role', 'bootstrap', 'progress', 'installation_disk_id', 'installation_disk_path', 'connectivity', 'free_addresses', 'domain_name_resolutions', 'images_status', 'disks_info']) delete attributes[field];
+        for (const field of ['inventory', 'bootstrap', 'progress', 'installation_disk_id', 'installation_disk_path', 'connectivity', 'free_addresses', 'domain_name_resolutions', 'images_status', 'disks_info']) delete attributes[field];
+        // Back in the pool as registered there: auto-assign (upstream's unbind resets the role).
+        attributes.role = 'auto-assign';
+        attributes.suggested_role = 'auto-assign';
         break;
       default:
         // cluster-preparation-reset concerns the cluster, and is deliberately not applied: the

@@ -99,7 +99,9 @@ export function stagesFor(host: StageSelector): readonly HostStage[] {
   let stages: readonly HostStage[];
   // The single node bootstraps itself whether or not it is marked bootstrap (the installation
   // plan names no bootstrap host when there is one control plane node): its stages are SNO's.
-  if (host.singleNode && host.role !== 'worker') stages = SNO_STAGES;
+  // A host without a role yet (auto-assign, as a pool host bound to a single-node cluster is) has no
+  // stages, as upstream's.
+  if (host.singleNode && host.role !== 'worker' && host.role !== 'auto-assign' && (host.role || host.bootstrap)) stages = SNO_STAGES;
   else if (host.bootstrap || host.role === 'bootstrap') stages = BOOTSTRAP_STAGES;
   else if (host.role === 'master' || host.role === 'arbiter') stages = MASTER_STAGES;
   else if (host.role === 'worker') stages = WORKER_STAGES;

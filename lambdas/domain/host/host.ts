@@ -5,6 +5,7 @@
 import { badRequest, conflict } from '../core/errors.js';
 import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
+import { arbiterHostsProblem } from '../cluster/cluster.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../../../contracts/input-checks.js';
@@ -60,9 +61,8 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     if (cluster.attributes.control_plane_count === 1 && !['master', 'auto-assign'].includes(params.host_role)) {
       throw badRequest(`a single-node cluster's host is its control plane: role ${params.host_role} is not possible`);
     }
-    if (params.host_role === 'arbiter' && cluster.attributes.control_plane_count !== 2) {
-      throw badRequest('the arbiter role exists only for clusters with two control-plane nodes');
-    }
+    const arbiterProblem = params.host_role === 'arbiter' ? arbiterHostsProblem(cluster) : undefined;
+    if (arbiterProblem) throw badRequest(`Cannot set role arbiter to host ${host.hostId} in infra-env ${host.infraEnvId}: ${arbiterProblem}`);
     attributes.role = params.host_role;
     if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
   }
@@ -96,7 +96,9 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     }
     attributes.node_labels = JSON.stringify(Object.fromEntries(labels.map((l) => [l.key, l.value])));
   }
-  if (Array.isArray(params.disks_skip_formatting)) attributes.skip_formatting_disks = params.disks_skip_formatting.filter((d) => d.skip_formatting).map((d) => d.disk_id).join(',');
+  if (Array.isArray(params.disks_skip_formatting) && params.disks_skip_formatting.length > 0) {
+    attributes.skip_formatting_disks = skippedFormattingAfter(host, params.disks_skip_formatting).join(',');
+  }
   if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
   if (typeof params.ignition_endpoint_token === 'string') {
     // Kept for fetching the day-2 ignition; the host document only says whether one is set (false left out, as Go).
@@ -108,12 +110,33 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
   return next;
 }
 
+/**
+ * The disks skipped from formatting once a request's changes apply to the ones already skipped, as
+ * upstream does: a disk already listed stays once, `skip_formatting: false` takes one out, and a
+ * disk newly skipped must be one of the inventory's (its id, else its path).
+ */
+function skippedFormattingAfter(host: Host, changes: NonNullable<HostUpdateParams['disks_skip_formatting']>): string[] {
+  const inventoryIds = (hostInventory(host)?.disks ?? []).map((disk) => disk.id || disk.path || '');
+  let skipped = String(host.attributes.skip_formatting_disks ?? '').split(',').filter((id) => id !== '');
+  for (const change of changes) {
+    if (skipped.includes(change.disk_id)) {
+      if (!change.skip_formatting) skipped = skipped.filter((id) => id !== change.disk_id);
+    } else if (change.skip_formatting) {
+      if (!inventoryIds.includes(change.disk_id)) {
+        throw badRequest(`Disk identifier ${change.disk_id} doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: ${inventoryIds.join(', ')}`);
+      }
+      skipped.push(change.disk_id);
+    }
+  }
+  return skipped;
+}
+
 /** What the host table reads of a host for a request's trigger (a registration, a bind, a reply). */
 export function requestContext(host: Host, now: string | Date, extra: Partial<HostTransitionContext> = {}): HostTransitionContext {
   return {
     now: typeof now === 'string' ? new Date(now) : now,
     hostName: hostDisplayName(host),
-    statusInfo: host.attributes.status_info as string | undefined,
+    statusInfo: host.attributes.status_info,
     bound: !!host.clusterId,
     day2: host.attributes.kind === 'AddToExistingClusterHost',
     ...extra,
@@ -151,6 +174,7 @@ export function bindHost(host: Host, cluster: Cluster, infraEnvClusterId: string
   }
   const next = withTransition(host, transition, now, { clusterId: cluster.clusterId });
   next.attributes.role = 'auto-assign';
+  next.attributes.suggested_role = 'auto-assign';
   return { host: next, transition };
 }
 
@@ -175,7 +199,7 @@ export function resetValidation(host: Host, validationId: string, now: string): 
 
 /** The name people know a host by: the one they gave it, else the one it reported. */
 export function hostDisplayName(host: Host): string {
-  const requested = host.attributes.requested_hostname as string | undefined;
+  const requested = host.attributes.requested_hostname;
   if (requested) return requested;
   return hostInventory(host)?.hostname || host.hostId;
 }
@@ -256,7 +280,7 @@ export function hostView(host: Host, stages: ProgressStagesSource): Record<strin
     infra_env_id: host.infraEnvId,
     ...(host.clusterId ? { cluster_id: host.clusterId } : {}),
     status: host.status,
-    status_info: (host.attributes.status_info as string | undefined) ?? '',
+    status_info: host.attributes.status_info ?? '',
     progress: hostProgressView(host.attributes.progress),
     progress_stages: hostProgressStages(host, stages),
     created_at: host.createdAt,

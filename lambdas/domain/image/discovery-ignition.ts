@@ -243,7 +243,7 @@ const NTP_SOURCE = /^[A-Za-z0-9][A-Za-z0-9.:_-]*$/;
 function ntpSourcesOf(attributes: Record<string, unknown>): { sources: string[]; replace: boolean } {
   const replace = typeof attributes.ntp_sources === 'string' && attributes.ntp_sources.trim() !== '';
   const field = replace ? 'ntp_sources' : 'additional_ntp_sources';
-  const raw = typeof attributes[field] === 'string' ? (attributes[field] as string) : '';
+  const raw = typeof attributes[field] === 'string' ? attributes[field] : '';
   const sources = raw.split(',').map((source) => source.trim()).filter(Boolean);
   const bad = sources.find((source) => !NTP_SOURCE.test(source));
   if (bad !== undefined) throw badRequest(`${field}: "${bad}" is not a host name or IP address; update the infra-env`);

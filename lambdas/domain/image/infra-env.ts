@@ -170,7 +170,7 @@ export function infraEnvFeaturesProblem(cluster: { attributes: ClusterAttributes
  * will hold once the request applies.
  */
 function ntpFieldsProblem(current: Record<string, unknown>, params: Params): string | undefined {
-  const value = (field: string) => (typeof params[field] === 'string' ? (params[field] as string) : typeof current[field] === 'string' ? (current[field] as string) : '');
+  const value = (field: string) => (typeof params[field] === 'string' ? params[field] : typeof current[field] === 'string' ? current[field] : '');
   return value('ntp_sources') !== '' && value('additional_ntp_sources') !== '' ? 'ntp_sources and additional_ntp_sources are mutually exclusive' : undefined;
 }
 
@@ -279,7 +279,7 @@ export function imageInfoDetails(infraEnv: Pick<InfraEnv, 'attributes'>): string
  * Fields upstream's infra-env document leaves out while empty (Go's omitempty): an empty string or
  * list given at creation or update is not echoed.
  */
-const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments', 'ntp_sources'] as const;
+const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments', 'ntp_sources', 'additional_ntp_sources'] as const;
 
 /** How upstream's answers spell a time never set: Go's zero time. */
 const UNSET_TIME = '0001-01-01T00:00:00.000Z';

@@ -29,7 +29,7 @@ interface GoField { name: string; type: GoType; omitEmpty: boolean }
 type GoValue = string | number | boolean | null | GoValue[] | GoObject;
 interface GoObject { [field: string]: GoValue }
 
-const isGoObject = (value: GoValue | undefined): value is GoObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isGoObject = (value: GoValue | undefined): value is GoObject => isJsonObject(value);
 
 const str: GoType = { kind: 'string' };
 const bool: GoType = { kind: 'bool' };
@@ -267,7 +267,14 @@ function noProxy(attributes: ClusterAttributes, name: string): string {
 
 // ---------------------------------------------------------------- generation
 
-function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfigOptions, doc: Record<string, any>): void {
+/** The install-config document as generated, before decodeStruct gives it Go's shape. */
+interface InstallConfigDraft {
+  networking: Record<string, unknown>;
+  controlPlane: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfigOptions, doc: InstallConfigDraft): void {
   const a = cluster.attributes;
   const type = text(a.platform?.type) || (a.user_managed_networking ? 'none' : 'baremetal');
   const machineNetworks = networksOf(a.machine_networks);
@@ -335,7 +342,7 @@ const NUTANIX_PLACEHOLDERS = {
 };
 
 /** Two control-plane nodes without an arbiter fence each other with the BMC credentials of both. */
-function fencing(cluster: Cluster, hosts: Host[], doc: Record<string, any>): void {
+function fencing(cluster: Cluster, hosts: Host[], doc: InstallConfigDraft): void {
   const masters = hosts.filter((h) => effectiveRole(h) === 'master');
   if (cluster.attributes.control_plane_count !== 2 || countRole(hosts, 'arbiter') > 0 || masters.length !== 2) return;
   const credentials = masters.map(fencingCredentialsOf);
@@ -377,7 +384,7 @@ function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions
   const version = text(a.openshift_version);
   const listOrNil = <T>(items: T[]) => (items.length > 0 ? items : null);
   const networkType = text(a.network_type) || 'OVNKubernetes';
-  const doc: Record<string, any> = {
+  const doc: InstallConfigDraft = {
     apiVersion: 'v1',
     baseDomain: text(a.base_dns_domain),
     networking: {

@@ -81,7 +81,7 @@ export interface InstallImages {
 /** The disk the host installs to: the one chosen (by the user or at install time), else the first eligible. */
 export function installationDisk(host: Host): InventoryDisk | undefined {
   const attributes = host.attributes;
-  const reference = (attributes.installation_disk_id || attributes.installation_disk_path) as string | undefined;
+  const reference = attributes.installation_disk_id || attributes.installation_disk_path;
   const disks = hostInventory(host)?.disks ?? [];
   const chosen = reference
     ? disks.find((disk) => disk.id === reference || disk.path === reference || (disk.name && `/dev/${disk.name}` === reference))

@@ -84,6 +84,7 @@ function extension(fileName: string): string {
 export function fileNameProblem(fileName: string): Reason {
   if (fileName.length === 0) return 'file_name must not be empty';
   if (fileName.includes('/')) return `Manifest file name "${fileName}" must not include a directory; choose the folder with "folder"`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this check refuses
   if (/[\u0000-\u001f\u007f]/.test(fileName)) return 'Manifest file name must not contain control characters (tabs, line breaks…)';
   if (fileName.includes(' ')) return `Manifest file name "${fileName}" must not include a space`;
   const stem = fileName.slice(0, fileName.length - extension(fileName).length);

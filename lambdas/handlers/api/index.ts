@@ -91,7 +91,7 @@ function createRouter(document: Document): OpenAPIBackend {
   api.registerSecurityHandler('imageAuth', async (c: OpenApiContext) => imageTokenPrincipal(c, header(c, 'image-token')));
   api.registerSecurityHandler('imageURLAuth', async (c: OpenApiContext, event: ApiEvent) => imageTokenPrincipal(c, urlCredential(event, 'image_token')));
 
-  const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult | void>> = {
+  const handlers: Record<string, (c: OpenApiContext, ...args: Args) => Promise<APIGatewayProxyResult | undefined>> = {
     // Before security and validation: a body in a type the operation does not take is a 415.
     postRoutingHandler: async (c, event) => {
       const accepted = bodyTypesOf(c.operation);
@@ -99,6 +99,7 @@ function createRouter(document: Document): OpenAPIBackend {
       if (event.rawBody && accepted.length > 0 && !accepted.some((type) => type === contentType || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))))) {
         throw new DomainError('unsupported-media-type', `Content-Type ${contentType || '(none)'} is not accepted here; send ${accepted.join(' or ')}`);
       }
+      return undefined;
     },
     notImplemented: async (c) =>
       errorResponse(501, `assisted-cloud does not implement ${c.operation?.operationId ?? 'this operation'} yet`),

@@ -45,6 +45,7 @@ export function precompileOperationMatching(api: OpenAPIBackend): void {
 
   const original = router.matchOperation.bind(router);
   // Private in the library's types: the bracket form reaches it.
+  // biome-ignore lint/complexity/useLiteralKeys: the dotted form does not compile on a private member
   const underApiRoot = (path: string): boolean => router['isUnderApiRoot'](path);
   router.matchOperation = ((request: Request, strict?: boolean) => {
     const normalized = router.normalizeRequest(request);

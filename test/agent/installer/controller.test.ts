@@ -217,6 +217,6 @@ describe('SIMULATED installers and controller together', () => {
     const results = await Promise.all(installs);
     expect(results.map((result) => result.exit_code)).toEqual([0, 0, 0, 0, 0]);
     expect(await controller).toEqual({ exit: 'installed', completed: true });
-    roles.forEach((role, index) => expect(distinctStages(fake.progressOf(id(index + 1)))).toEqual(expectedStages(role)));
+    for (const [index, role] of roles.entries()) expect(distinctStages(fake.progressOf(id(index + 1)))).toEqual(expectedStages(role));
   }, 30_000);
 });

@@ -169,7 +169,7 @@ export function fetchTransport(baseUrl: string): ApiTransport {
       const response = await fetch(url, {
         method,
         headers: options.json !== undefined ? { 'content-type': 'application/json' } : undefined,
-        body: options.json !== undefined ? JSON.stringify(options.json) : (options.body as string | Uint8Array | FormData | undefined),
+        body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
         signal: options.signal,
       });
       return {

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInstallStep, installStep, simulatedInstallStep, SimulatedNodeRegistry, type SimulatedRebootEvent } from '../../../agent/src/installer/index.js';
 import { captureLog, distinctStages, FakeService, IGNITION, stepContext, VALID_REQUEST, type FakeCluster, type FakeHost } from './fake-service.js';
@@ -140,7 +141,7 @@ describe('SIMULATED installer: per-role stage sequences', () => {
     expect(distinctStages(service.progressOf(ME))).toEqual(['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting']);
     expectProgressSteps(service.progressOf(ME));
     expect(rebooted).toEqual([{ hostId: ME, infraEnvId: INFRA_ENV_ID, clusterId: CLUSTER_ID, flow: 'master', comesBack: true }]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     expect(nodes.isUp(ME)).toBe(true);
   });
 
@@ -260,7 +261,7 @@ describe('SIMULATED installer: failure paths', () => {
     const controller = new AbortController();
     const step = simulatedInstallStep({ ...FAST, stuckAt: 'Installing' });
     const running = step({ step_type: 'install', step_id: 'i', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, controller.signal));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sleep(400);
     expect(distinctStages(service.progressOf(ME))).toEqual(['Starting installation', 'Installing']);
     controller.abort();
     const result = await running;

@@ -122,8 +122,8 @@ describe('InstallCmdRequest validation', () => {
 });
 
 describe('ingress CA', () => {
-  it('is a real self-signed CA certificate', () => {
-    const ca = createIngressCa(new Date('2026-01-02T03:04:05Z'));
+  it('is a real self-signed CA certificate', async () => {
+    const ca = await createIngressCa(new Date('2026-01-02T03:04:05Z'));
     const certificate = new X509Certificate(ca.certificatePem);
     expect(certificate.ca).toBe(true);
     expect(certificate.subject).toBe('CN=ingress-operator@1767323045');

@@ -42,7 +42,11 @@ export function hostScenarios(): Scenario[] {
   const scenarios: Scenario[] = [];
   const flow = (id: string, fields: Json, hosts: LabHost[], more: Step[] = []) => scenarios.push({ id: `hosts/${id}`, area: 'host flows', ...hostFlow(fields, hosts, more) });
 
-  const five = [...labHosts(3), ...labHosts(2, { fixture: 'worker-0', first: 3 })];
+  // Where auto-assign hosts contend for fewer control-plane (or arbiter) places than there are
+  // hosts, the hosts that win are lighter than those that lose: upstream's monitor takes hosts
+  // lightest first, and among hosts of equal weight in its database's row order, which moves as
+  // rows are updated, so a tie for a place would be decided differently from run to run.
+  const five = [...labHosts(3, { fixture: 'worker-0' }), ...labHosts(2, { first: 3 })];
   for (const version of ['4.18.52', '4.22.9']) {
     flow(`sno/${version}`, { openshift_version: version, control_plane_count: 1 }, labHosts(1));
     flow(`sno-umn-false/${version}`, { openshift_version: version, control_plane_count: 1, user_managed_networking: false, ...VIPS }, labHosts(1));
@@ -57,8 +61,8 @@ export function hostScenarios(): Scenario[] {
     flow(`two-hosts/${version}`, { openshift_version: version, ...VIPS }, labHosts(2));
   }
   for (const version of ['4.19.42', '4.22.9']) {
-    flow(`arbiter/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [...labHosts(2, { role: 'master' }), ...labHosts(1, { first: 2, role: 'arbiter' })]);
-    flow(`arbiter-auto/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, labHosts(3));
+    flow(`arbiter/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [...labHosts(2, { fixture: 'worker-0', role: 'master' }), ...labHosts(1, { first: 2, role: 'arbiter' })]);
+    flow(`arbiter-auto/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [...labHosts(2, { fixture: 'worker-0' }), ...labHosts(1, { first: 2 })]);
   }
   for (const version of ['4.20.33', '4.22.9']) {
     const fencing = (i: number) => patch('v2UpdateHost', `/infra-envs/{{infraEnv}}/hosts/{{host${i}}}`, { fencing_credentials: { address: `https://bmc${i}.example.com`, username: 'admin', password: 'secret', certificate_verification: 'Disabled' } });

@@ -6,7 +6,7 @@
  * topology, OpenShift AI's workers — and that the operators they depend on are there too (clusters
  * stored before dependencies were added at selection may lack them). Pure.
  */
-import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorDependencies } from '../../catalogues/catalogues.js';
+import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorDependencies, operatorFullName as fullName } from '../../catalogues/catalogues.js';
 import { effectiveRole } from '../cluster-hosts.js';
 import {
   error,
@@ -36,7 +36,6 @@ interface OperatorValidation {
   onlyWhenSelected?: boolean;
 }
 
-const fullName = (operator: string) => findOperator(operator)?.full_name ?? operator;
 
 /** Fails when the cluster's release is older than the operator supports (upstream's BaseVersionLessThan). */
 function minimumVersion(minimum: string, message: (minimum: string) => string) {

@@ -44,13 +44,13 @@ import type { ValidationStatus } from '../../host/host-facts.js';
 import { isValidationIgnored } from '../../core/ignored-validations.js';
 
 export { CLUSTER_VALIDATION_CATEGORIES, CLUSTER_VALIDATION_IDS, type ClusterValidationCategory, type ClusterValidationId } from '../../core/validation-ids.js';
-export {
-  type ClusterValidationInput,
-  type ClusterValidationResult,
-  type ClusterValidationSubject,
-  type NetworkInput,
-  type ValidationHostInput,
-  type VipInput,
+export type {
+  ClusterValidationInput,
+  ClusterValidationResult,
+  ClusterValidationSubject,
+  NetworkInput,
+  ValidationHostInput,
+  VipInput,
 } from './cluster-validation-context.js';
 export { calculateMachineNetworkCidr, normalizeCidr } from '../../network/machine-network.js';
 

@@ -135,7 +135,7 @@ function fullMeshGroup(views: { set: IndexSet; me: number }[], minSize: number):
   const list = new GroupList();
   for (const view of views) list.addOrMerge({ set: view.set, participants: [view.me] });
   const primaries = list.all();
-  primaries.forEach((group, index) => (group.primaries = [index]));
+  for (const [index, group] of primaries.entries()) group.primaries = [index];
   for (let candidate = list.largest(minSize); candidate; candidate = list.largest(minSize)) {
     if (candidate.set.length === candidate.participants.length) return candidate.set;
     const currentSize = candidate.set.length;

@@ -160,7 +160,7 @@ const hostnameValid: Check = (ctx) => {
 const MANUFACTURERS: Readonly<Record<string, string>> = { vsphere: 'VMware, Inc.', nutanix: 'Nutanix', oci: 'OracleCloud.com' };
 
 /** Whether the platform can run this host (upstream's provider IsHostSupported). */
-function platformSupportsHost(platform: string, inventory: Inventory | undefined): boolean {
+export function platformSupportsHost(platform: string, inventory: Inventory | undefined): boolean {
   const manufacturer = MANUFACTURERS[platform];
   return manufacturer === undefined || inventory?.system_vendor?.manufacturer === manufacturer;
 }

@@ -267,7 +267,7 @@ export function parseIp(text: string | undefined): ParsedIp | undefined {
 }
 
 export function parseCidr(text: string | undefined): ParsedCidr | undefined {
-  if (!text || !text.includes('/')) return undefined;
+  if (!text?.includes('/')) return undefined;
   const address = parseAddress(text);
   if (!address) return undefined;
   const family = address instanceof Address4 ? 4 : 6;

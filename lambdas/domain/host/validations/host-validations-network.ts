@@ -23,7 +23,7 @@ const MINUTE_MS = 60_000;
 const connected: Check = (ctx) => {
   const progress = ctx.attributes.progress;
   const ok = isHostConnected({
-    checkedInAt: ctx.attributes.checked_in_at as string | undefined,
+    checkedInAt: ctx.attributes.checked_in_at,
     bootstrap: ctx.attributes.bootstrap === true,
     progress: { currentStage: progress?.current_stage },
     now: ctx.now,
@@ -337,7 +337,7 @@ const noIscsiNicInMachineCidr: Check = (ctx) => {
   const cluster = ctx.cluster;
   if (!cluster || (cluster.userManagedNetworking && !cluster.singleNode) || cluster.imported || cluster.day2) return notApplicable();
   const disks = ctx.inventory?.disks ?? [];
-  const installDisk = findDisk(disks, (ctx.attributes.installation_disk_id || ctx.attributes.installation_disk_path) as string | undefined);
+  const installDisk = findDisk(disks, ctx.attributes.installation_disk_id || ctx.attributes.installation_disk_path);
   if (!installDisk) return notApplicable();
   const networks = machineNetworks(ctx);
   if (!ctx.inventory || networks.length === 0) return pending('Missing inventory or machine network CIDR');

@@ -4,7 +4,7 @@
  * adds to the host's CPU and memory totals for its role. Base numbers come from
  * catalogues/operators.json; the per-role and per-disk rules are upstream's. Pure.
  */
-import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorRequirements, type HostTypeRequirements } from '../../catalogues/catalogues.js';
+import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorFullName as fullName, operatorRequirements, type HostTypeRequirements } from '../../catalogues/catalogues.js';
 import type { HostRole } from '../host-states.js';
 import { HOST_VALIDATION_CATEGORIES, type HostValidationId } from '../../core/validation-ids.js';
 import {
@@ -50,7 +50,7 @@ const normalRole = (role: HostRole): HostRole => (role === 'bootstrap' ? 'master
 /** The catalogue's requirements for this cluster shape; an unreadable version falls back to the base ones. */
 function catalogueRequirements(name: string, cluster: ClusterFacts): { master: CpuRam; worker: CpuRam } {
   const shape = (q: HostTypeRequirements): CpuRam => ({ cpuCores: q.quantitative.cpu_cores ?? 0, ramMib: q.quantitative.ram_mib ?? 0 });
-  let requirements;
+  let requirements: ReturnType<typeof operatorRequirements>;
   try {
     requirements = operatorRequirements(name, { openshiftVersion: cluster.openshiftVersion, singleNode: cluster.singleNode });
   } catch {
@@ -156,7 +156,6 @@ export function operatorsHostRequirements(ctx: OperatorHostContext): CpuRam {
 
 // ---------------------------------------------------------------- validations
 
-const fullName = (name: string) => findOperator(name)?.full_name ?? name;
 /** Upstream's operators give no reason when a host satisfies them: the message is empty. */
 const satisfied = (_name: string) => success('');
 const secureBootEnabled = (inventory: Inventory) => inventory.boot?.secure_boot_state === 'Enabled';

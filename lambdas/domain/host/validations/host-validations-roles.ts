@@ -99,12 +99,38 @@ function fitsRole(input: RoleSuggestionInput, working: PeerHost[], host: PeerHos
 const registrationOrder = (a: PeerHost, b: PeerHost) =>
   a.host.createdAt.localeCompare(b.host.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+const GIB = 1024 ** 3;
+
+/**
+ * A host's hardware weight, as upstream's SortHosts measures it: CPU cores above 4, plus a tenth
+ * of usable RAM (whole GiB) above 16 GiB, plus 0.004 per GiB of eligible disks above 100 GiB.
+ */
+export function hostWeight(inventory: Inventory): number {
+  const eligibleDiskGib = (inventory.disks ?? []).reduce((sum, disk) => sum + (disk.installation_eligibility?.eligible ? Math.floor((disk.size_bytes ?? 0) / GIB) : 0), 0);
+  return (inventory.cpu?.count ?? 0) - 4 + 0.1 * (Math.floor((inventory.memory?.usable_bytes ?? 0) / GIB) - 16) + 0.004 * (eligibleDiskGib - 100);
+}
+
+/**
+ * The order upstream's monitor refreshes a cluster's roles in (its SortHosts): hosts without a GPU
+ * before hosts with one, each group lightest first (hostWeight), so the smallest hosts that fit
+ * become control-plane nodes. Hosts of equal weight keep
+ * registration order (upstream keeps its database's row order, which moves as rows are updated).
+ */
+export function inRoleRefreshOrder(hosts: readonly PeerHost[]): PeerHost[] {
+  const keys = new Map(hosts.map((host) => [host, { gpu: (host.inventory?.gpus ?? []).length > 0 ? 1 : 0, weight: host.inventory ? hostWeight(host.inventory) : 0 }]));
+  return [...hosts].sort((a, b) => {
+    const ka = keys.get(a)!;
+    const kb = keys.get(b)!;
+    return ka.gpu - kb.gpu || ka.weight - kb.weight || registrationOrder(a, b);
+  });
+}
+
 /**
  * The role each auto-assign host would get, as upstream's selectRole decides it one host at a
  * time: a control-plane node while fewer than control_plane_count hosts are (if the host meets a
  * master's requirements, operators included), then one arbiter for a two-node control plane, the
- * rest workers; day-2 hosts are always workers. Upstream's answer depends on the order its
- * monitor refreshes hosts in; here hosts are taken in registration order so it never flips.
+ * rest workers; day-2 hosts are always workers. Hosts are taken in upstream's monitor order
+ * (inRoleRefreshOrder: lightest first), ties in registration order so the answer never flips.
  * Hosts without an inventory keep auto-assign.
  */
 export function suggestRoles(input: RoleSuggestionInput): Map<string, HostRole> {
@@ -124,8 +150,8 @@ export function suggestRoles(input: RoleSuggestionInput): Map<string, HostRole> 
     return count;
   };
   const suggestions = new Map<string, HostRole>();
-  for (const host of [...working].sort(registrationOrder)) {
-    if (host.assignedRole !== 'auto-assign' || !host.inventory) continue;
+  for (const host of inRoleRefreshOrder(working.filter((peer) => peer.inventory))) {
+    if (host.assignedRole !== 'auto-assign') continue;
     let role: HostRole = 'worker';
     const controlPlane = input.cluster.controlPlaneCount;
     if (input.cluster.day2 || host.host.attributes.kind === 'AddToExistingClusterHost') {

@@ -122,7 +122,7 @@ function peerOf(host: Host): PeerHost {
 /** The selected installation disk, else the one upstream would select. */
 function installationDiskOf(peer: PeerHost, eligible: readonly InventoryDisk[]): InventoryDisk | undefined {
   const attributes = peer.host.attributes;
-  const reference = (attributes.installation_disk_id || attributes.installation_disk_path) as string | undefined;
+  const reference = attributes.installation_disk_id || attributes.installation_disk_path;
   return findDisk(peer.inventory?.disks ?? [], reference) ?? eligible[0];
 }
 

@@ -45,7 +45,7 @@ function ipSection(iface: NetworkInterface, family: 4 | 6): Section {
   const config = family === 4 ? iface.ipv4 : iface.ipv6;
   const method = ipMethod(config, family);
   const keys: Section[1] = [['method', method]];
-  config.addresses.forEach((address, index) => keys.push([`address${index + 1}`, `${address.ip}/${address.prefixLength}`]));
+  for (const [index, address] of config.addresses.entries()) keys.push([`address${index + 1}`, `${address.ip}/${address.prefixLength}`]);
   // Keyfile lists are ';'-terminated.
   if (iface.dns[family].length > 0) keys.push(['dns', `${iface.dns[family].join(';')};`]);
   const searchFamily = iface.ipv4.enabled ? 4 : 6;

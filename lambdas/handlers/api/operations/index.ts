@@ -109,6 +109,7 @@ export const operations: { [Id in OperationId]?: OperationEntry<Id> } = {
   v2GetClusterInstallConfig: { access: 'read', load: () => import('./v2GetClusterInstallConfig.js').then((m) => m.v2GetClusterInstallConfig) },
   v2GetIgnoredValidations: { access: 'read', load: () => import('./v2GetIgnoredValidations.js').then((m) => m.v2GetIgnoredValidations) },
   v2GetPreflightRequirements: { access: 'read', load: () => import('./v2GetPreflightRequirements.js').then((m) => m.v2GetPreflightRequirements) },
+  GetClusterSupportedPlatforms: { access: 'read', load: () => import('./GetClusterSupportedPlatforms.js').then((m) => m.GetClusterSupportedPlatforms) },
   v2SetIgnoredValidations: { access: 'write', load: () => import('./v2SetIgnoredValidations.js').then((m) => m.v2SetIgnoredValidations) },
   v2UpdateClusterInstallConfig: { access: 'write', load: () => import('./v2UpdateClusterInstallConfig.js').then((m) => m.v2UpdateClusterInstallConfig) },
   // The user's installation actions on clusters and (day-2) hosts

@@ -1,0 +1,171 @@
+/**
+ * The console's live updates (issue 48), in Debian's Chromium against one local stack with a
+ * SIMULATED single-node host:
+ * - the masthead says "live" once the page is subscribed over ws://HOST:PORT/live;
+ * - a host's status change, and a host renamed by another client, show in the page within a couple
+ *   of seconds, far inside the library's 10 s poll;
+ * - while live the library's cluster poll is slowed to 60 s: every read of the cluster follows a push;
+ * - when the socket is closed by the service and its reconnections are refused the indicator says
+ *   "polling" and the library polls at its own pace again; once the socket is allowed it is live again.
+ * Screenshots: test-results/console/live-updates/, and docs/screenshots/console-live-*.png.
+ */
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLog } from '../../agent/src/log.js';
+import { Fleet } from '../../agent/src/simulate/fleet.js';
+import { loadProfile } from '../../agent/src/simulate/profile.js';
+import { container } from '../../lambdas/platform/container.js';
+import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { PULL_SECRET } from '../support/fixtures.js';
+import { testRuntime } from '../support/runtime.js';
+import { ensureConsoleBuilt, openBrowser, projectRoot, signIn, type BrowserSession } from './browser.js';
+
+type Json = Record<string, any>;
+/** "Within a couple of seconds": a fifth of the library's 10 s poll. */
+const SHOWN_WITHIN_MS = 2_000;
+/** Longer than the library's 10 s cluster poll. */
+const QUIET_WINDOW_MS = 12_000;
+
+interface DomElement {
+  textContent: string | null;
+  querySelectorAll(selector: string): ArrayLike<DomElement> & Iterable<DomElement>;
+}
+declare const document: { querySelectorAll(selector: string): ArrayLike<DomElement> & Iterable<DomElement> };
+
+/** Waits until a row of the hosts table has `hostname` (and `status`, when given); the local time it was first seen. */
+async function shownAt(page: Page, hostname: string, status?: string): Promise<number> {
+  await page.waitForFunction(
+    ([name, text]) =>
+      [...document.querySelectorAll('table tbody tr')].some((row) => {
+        const cells = [...row.querySelectorAll('td, th')].map((cell) => (cell.textContent ?? '').trim());
+        return cells.includes(name!) && (!text || cells.some((cell) => cell.startsWith(text)));
+      }),
+    [hostname, status] as const,
+    { polling: 20, timeout: 30_000 },
+  );
+  return Date.now();
+}
+
+describe('console: live updates over the WebSocket (Chromium, a simulated host)', () => {
+  let env: Awaited<ReturnType<typeof testRuntime>>;
+  let session: BrowserSession;
+  let stopFleet: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    env = await testRuntime({ settleFollowUps: false });
+    session = await openBrowser(env.runtime.url, 'live-updates');
+  }, 600_000);
+  afterAll(async () => {
+    await stopFleet?.();
+    await session?.close();
+    await env?.close();
+  });
+
+  const api = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, {
+      method,
+      headers: { Authorization: `Bearer ${env.adminToken}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  it('shows a change within a couple of seconds, polls at 60 s while live, and at its own pace when the socket is refused', async () => {
+    const { page } = session;
+    const version = (Object.entries((await api('GET', '/openshift-versions')).body as Record<string, Json>).find(([, v]) => v.default)!)[0];
+    const created = await api('POST', '/clusters', { name: 'live', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', control_plane_count: 1 });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const clusterId = created.body.id as string;
+    const infraEnv = await api('POST', '/infra-envs', { name: 'live', pull_secret: PULL_SECRET, cluster_id: clusterId });
+    expect(infraEnv.status).toBe(201);
+
+    // Pushed change frames, as the page receives them.
+    const pushes: { at: number; changed: string[] }[] = [];
+    page.on('websocket', (socket) => {
+      socket.on('framereceived', ({ payload }) => {
+        const message = JSON.parse(String(payload)) as Json;
+        if (message.type === 'change') pushes.push({ at: Date.now(), changed: message.changed as string[] });
+      });
+    });
+    const clusterReads = (from: number, to = Date.now()) =>
+      session.apiCalls.filter((call) => call.method === 'GET' && call.path === `/api/assisted-install/v2/clusters/${clusterId}` && call.at !== undefined && call.at >= from && call.at <= to).length;
+
+    await signIn(session, env.adminToken);
+    await page.goto(`/assisted-installer/clusters/${clusterId}`);
+    await page.getByRole('button', { name: 'Host discovery' }).click();
+    const indicator = page.getByTestId('live-indicator');
+    await expect.poll(() => indicator.getAttribute('data-live'), { timeout: 20_000 }).toBe('true');
+    expect(await indicator.textContent()).toBe('live');
+    const liveFrom = Date.now();
+
+    // A SIMULATED host boots: its row appears and its status settles, each shown as it happens.
+    const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: env.runtime.orgId, infraEnvId: infraEnv.body.id });
+    const lines: string[] = [];
+    const fleet = new Fleet({
+      url: env.runtime.url, infraEnvId: infraEnv.body.id, token, agentVersion: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+      profiles: [loadProfile('sno')], staggerMs: 0, timing: { maxPollIntervalMs: 3_000 },
+      log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
+    });
+    const stop = new AbortController();
+    const running = fleet.run(stop.signal);
+    stopFleet = async () => { stop.abort(); await running; };
+    // Ready (`known`): the page is read once the API says so, so a row shown earlier counts late (an upper bound).
+    const ready = async () => ((await api('GET', `/infra-envs/${infraEnv.body.id}/hosts`)).body as Json[]).find((candidate) => candidate.status === 'known');
+    await expect.poll(ready, { timeout: 60_000, interval: 100 }).toBeTruthy();
+    const host = (await ready())!;
+    const hostname = host.requested_hostname ?? (JSON.parse(host.inventory) as Json).hostname;
+    const statusShownAt = await shownAt(page, hostname, 'Ready');
+    const latencies = [statusShownAt - Date.parse(host.status_updated_at)];
+    await stopFleet();
+    stopFleet = undefined;
+    await session.screenshot('live');
+
+    // Renamed by another client (the API, as the CLI would): each name shows within a couple of seconds.
+    for (let rename = 1; rename <= 3; rename++) {
+      const name = `live-renamed-${rename}`;
+      const sentAt = Date.now();
+      expect((await api('PATCH', `/infra-envs/${infraEnv.body.id}/hosts/${host.id}`, { host_name: name })).status).toBe(201);
+      latencies.push((await shownAt(page, name)) - sentAt);
+    }
+    expect(Math.max(...latencies), `latencies ${latencies.join(', ')} ms`).toBeLessThan(SHOWN_WITHIN_MS);
+
+    // While live the library's 10 s poll waits 60 s: each read of the cluster follows a push, or the previous read by 60 s.
+    await page.waitForTimeout(QUIET_WINDOW_MS);
+    const liveTo = Date.now();
+    const readTimes = session.apiCalls.filter((call) => call.method === 'GET' && call.path === `/api/assisted-install/v2/clusters/${clusterId}` && call.at! >= liveFrom && call.at! <= liveTo).map((call) => call.at!);
+    const unpushed = readTimes.filter((at, index) => index > 0 && !pushes.some((push) => push.at <= at && at - push.at <= 2_000) && at - readTimes[index - 1]! < 59_000);
+    expect(unpushed, `reads ${readTimes.map((at) => at - liveFrom).join(', ')}; pushes ${pushes.map((push) => push.at - liveFrom).join(', ')} (ms after live)`).toEqual([]);
+
+    // The service closes the socket (API Gateway's DeleteConnection) and further connections are refused: polling.
+    let refuse = true;
+    await page.routeWebSocket(/\/live(\?|$)/, (socket) => {
+      if (refuse) void socket.close({ code: 1013, reason: 'refused by the test' });
+      else socket.connectToServer();
+    });
+    const [connection] = await container().store.liveConnections.listByOrg(env.runtime.orgId);
+    expect(connection).toBeDefined();
+    const management = new ApiGatewayManagementApiClient({ endpoint: env.runtime.url, region: process.env.AWS_REGION! });
+    await management.send(new DeleteConnectionCommand({ ConnectionId: connection!.connectionId }));
+    await expect.poll(() => indicator.getAttribute('data-live'), { timeout: SHOWN_WITHIN_MS }).toBe('false');
+    expect(await indicator.textContent()).toBe('polling');
+    const pollingFrom = Date.now();
+    await page.waitForTimeout(QUIET_WINDOW_MS);
+    expect(clusterReads(pollingFrom)).toBeGreaterThanOrEqual(1);
+    await session.screenshot('polling');
+    copyFileSync(path.join(projectRoot, 'test-results/console/live-updates/02-polling.png'), path.join(projectRoot, 'docs/screenshots/console-live-polling.png'));
+    copyFileSync(path.join(projectRoot, 'test-results/console/live-updates/01-live.png'), path.join(projectRoot, 'docs/screenshots/console-live.png'));
+
+    // Allowed again: the next try (at most 30 s later) is live again.
+    refuse = false;
+    await expect.poll(() => indicator.getAttribute('data-live'), { timeout: 35_000 }).toBe('true');
+
+    console.log(`live updates: shown ${latencies.map((ms) => `${ms} ms`).join(', ')} after the change; cluster reads while live ${readTimes.length} in ${Math.round((liveTo - liveFrom) / 1000)} s after ${pushes.length} pushes, while polling ${clusterReads(pollingFrom)} in ${QUIET_WINDOW_MS / 1000} s`);
+    expect(session.consoleErrors).toEqual([]);
+    expect(session.failedApiCalls().map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,68 @@
+/**
+ * The verdict on a cluster, reached directly in the domain (domain/judgement/cluster-judgement.ts):
+ * no store, no runtime. The fixture is host-validation-lab's healthy five-host cluster.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
+import { applyClusterJudgement, judgeCluster } from '../../lambdas/domain/judgement/cluster-judgement.js';
+import { HEALTHY, hostRecord, NOW, world, type MachineName } from '../support/host-validation-lab.js';
+
+/** The healthy cluster and its hosts, each host in the status given (known by default). */
+function cluster(statuses: Partial<Record<MachineName, Host['status']>> = {}): { cluster: Cluster; hosts: Host[] } {
+  const w = world();
+  const hosts = HEALTHY.map((name, index): Host => ({ ...hostRecord(w, name, index), status: statuses[name] ?? 'known' }));
+  // What the user gave and the agents verified: the pull secret, and VIPs found free.
+  const record: Cluster = { ...w.cluster!, pullSecret: 'redacted' };
+  record.attributes.api_vips = [{ ip: '192.168.111.5', verification: 'succeeded' }];
+  record.attributes.ingress_vips = [{ ip: '192.168.111.4', verification: 'succeeded' }];
+  return { cluster: record, hosts };
+}
+
+describe('the verdict on a cluster', () => {
+  it('is ready once every host is known and every cluster validation passes', () => {
+    const { cluster: record, hosts } = cluster();
+    const judgement = judgeCluster(record, hosts, { now: NOW });
+    expect(judgement.results.filter((result) => result.status === 'failure')).toEqual([]);
+    expect(judgement.move?.status).toBe('ready');
+    expect(judgement.unchanged).toBe(false);
+    const written = applyClusterJudgement(record, judgement, NOW.toISOString());
+    expect(written).toMatchObject({ status: 'ready', attributes: { status_info: judgement.move!.statusInfo, status_updated_at: NOW.toISOString() } });
+    expect(JSON.parse(written.attributes.validations_info as string)).toHaveProperty('hosts-data');
+    expect(judgement.events.map((event) => event.name)).toContain('cluster_status_updated');
+    // Judged again as written, nothing is left to change.
+    expect(judgeCluster(written, hosts, { now: NOW }).unchanged).toBe(true);
+  });
+
+  it('stays insufficient while a host is insufficient, and says why', () => {
+    const { cluster: record, hosts } = cluster({ 'worker-1': 'insufficient' });
+    const judgement = judgeCluster(record, hosts, { now: NOW });
+    expect(judgement.move?.status ?? record.status).toBe('insufficient');
+    const allHostsReady = judgement.results.find((result) => result.id === 'all-hosts-are-ready-to-install');
+    expect(allHostsReady).toMatchObject({ status: 'failure' });
+    expect(allHostsReady!.message).toMatch(/^[^\n]+$/);
+  });
+
+  it('stays insufficient without enough masters', () => {
+    const { cluster: record, hosts } = cluster();
+    const judgement = judgeCluster(record, hosts.filter((host) => host.attributes.role !== 'master' || host.hostId.endsWith('0')), { now: NOW });
+    expect(judgement.move?.status ?? record.status).toBe('insufficient');
+    expect(judgement.results.find((result) => result.id === 'sufficient-masters-count')).toMatchObject({ status: 'failure' });
+  });
+
+  it('gives a cluster its connectivity documents from its first judgement, hosts or none (upstream\'s first monitor pass)', () => {
+    const { cluster: record, hosts } = cluster();
+    expect(judgeCluster(record, hosts, { now: NOW }).connectivity).toBeDefined();
+    expect(judgeCluster(record, [], { now: NOW }).connectivity).toMatchObject({ ip_collisions: '{}' });
+  });
+
+  it('asks for the prepared hosts to be judged again when the cluster starts installing', () => {
+    const { cluster: record, hosts } = cluster(Object.fromEntries(HEALTHY.map((name) => [name, 'preparing-successful' as const])));
+    record.status = 'preparing-for-installation';
+    record.attributes.install_started_at = NOW.toISOString();
+    record.attributes.last_installation_preparation = { status: 'success', reason: '' };
+    const judgement = judgeCluster(record, hosts, { now: NOW });
+    expect(judgement.move?.status).toBe('installing');
+    expect(judgement.rejudgeHosts).toBe('judged');
+    expect(applyClusterJudgement(record, judgement, NOW.toISOString()).attributes.progress).toBeDefined();
+  });
+});
