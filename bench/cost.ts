@@ -95,10 +95,12 @@ interface Tally extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodb
   kind: string;
   /** When each DynamoDB or S3 call of the invocation was in flight (performance.now() intervals). */
   waits: [number, number][];
+  /** Read units by DynamoDB command (QueryCommand, BatchGetItemCommand, ...): which reads a request's units are. */
+  readUnitsByCommand: Record<string, number>;
 }
 
 /** Sums per kind of request; `RequestCost` is their average. */
-interface Sums extends Omit<Tally, 'kind' | 'waits'> {
+interface Sums extends Omit<Tally, 'kind' | 'waits' | 'readUnitsByCommand'> {
   measured: number;
   responseBytes: number;
   gzippedResponseBytes: number;
@@ -123,6 +125,7 @@ const invocation = new AsyncLocalStorage<Tally>();
 
 class Recorder {
   private readonly sums = new Map<string, Sums>();
+  private readonly readsByCommand = new Map<string, Record<string, number>>();
   recording = false;
   /** Appended to the kinds recorded from now on: the steady hour's requests are priced apart from the discovery's. */
   phase = '';
@@ -138,6 +141,15 @@ class Recorder {
     sums.gzippedResponseBytes += gzippedResponseBytes;
     sums.wallMs += wallMs;
     sums.waitingMs += coveredMs(tally.waits);
+    const byCommand = this.readsByCommand.get(kind) ?? {};
+    for (const [command, units] of Object.entries(tally.readUnitsByCommand)) byCommand[command] = (byCommand[command] ?? 0) + units;
+    this.readsByCommand.set(kind, byCommand);
+  }
+
+  /** The average read units per request of a kind, by DynamoDB command. */
+  readUnitsByCommand(kind: string): Record<string, number> {
+    const n = this.count(kind);
+    return Object.fromEntries(Object.entries(this.readsByCommand.get(kind) ?? {}).map(([command, units]) => [command, n ? units / n : 0]));
   }
 
   count(kind: string): number {
@@ -186,7 +198,7 @@ function apiKind(event: { httpMethod?: string; path?: string; body?: string | nu
 }
 
 function emptyTally(kind: string): Tally {
-  return { kind, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, infoLogBytes: 0, metricLogBytes: 0, waits: [] };
+  return { kind, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, infoLogBytes: 0, metricLogBytes: 0, waits: [], readUnitsByCommand: {} };
 }
 
 /** The handler, each invocation counted under its kind. */
@@ -337,7 +349,12 @@ interface Measurements {
   steady: { hosts: number; clusterSize: number; warmupHours: number };
   /** What one write of a steady host's item bills the table (its size in KB) and each index. */
   hostWrite: { units: Record<string, number> };
+  /** The stream batches of one inventory reply, measured alone, by the number of hosts in its cluster: read units per batch, by command. */
+  inventoryBatches: { hosts: number; batches: number; readUnits: number; readUnitsByCommand: Record<string, number>; dynamodbCalls: number }[];
 }
+
+/** The phase an inventory reply measured alone is recorded in, with the stream batches it causes. */
+const inventoryBatchPhase = (hosts: number) => ` (inventory reply, ${hosts} hosts)`;
 
 /**
  * What one write of a host's item bills the table and each index holding a copy (the item put
@@ -348,16 +365,17 @@ interface Measurements {
 type MeteredCount = 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets';
 
 /** Adds to the measured invocation this code runs in (none: not counted) and records the wait. */
-function addToInvocation(counts: Partial<Record<MeteredCount, number>>, started: number): void {
+function addToInvocation(counts: Partial<Record<MeteredCount, number>>, started: number, command?: string): void {
   const current = invocation.getStore();
   if (!current) return;
   for (const [key, value] of Object.entries(counts) as [MeteredCount, number][]) current[key] += value;
+  if (command && counts.readUnits !== undefined) current.readUnitsByCommand[command] = (current.readUnitsByCommand[command] ?? 0) + counts.readUnits;
   current.waits.push([started, performance.now()]);
 }
 
 /** A DynamoDB client counting consumed units and an S3 client counting billed requests, each charged to the invocation that makes the call. */
 function meteredClients(dynamodbEndpoint: string) {
-  const meter = meteredDynamoClient(dynamodbEndpoint, ({ read, units, ms }) => addToInvocation({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms));
+  const meter = meteredDynamoClient(dynamodbEndpoint, ({ command, read, units, ms }) => addToInvocation({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms, command.replace(/Command$/, '')));
   const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
   s3.middlewareStack.add(
     (next, context) => async (args) => {
@@ -461,11 +479,12 @@ async function measure(): Promise<Measurements> {
         (await client.call('POST', `${route}/${hostId}/instructions`, { step_type, step_id: `${step_type}-cost`, exit_code: 0, output: JSON.stringify(output) })).status === 204,
     });
     const { poll, reply } = agentCalls(agents, hostsRoute);
-    const discover = async (hostId: string, i: number) => {
+    const discover = async (hostId: string, i: number, aroundInventory?: (send: () => Promise<boolean>) => Promise<boolean>) => {
       // The agent the service hands out: another version would be told to upgrade on every poll.
       let ok = (await agents.call('POST', hostsRoute, { host_id: hostId, discovery_agent_version: agentImage })).status === 201;
       ok = (await poll(hostId)).status === 200 && ok;
-      ok = (await reply(hostId, 'inventory', inventoryOf(i))) && ok;
+      const sendInventory = () => reply(hostId, 'inventory', inventoryOf(i));
+      ok = (await (aroundInventory ? aroundInventory(sendInventory) : sendInventory())) && ok;
       for (const r of repliesAfterInventory(i, ids, 'cost', neighbours)) ok = (await reply(hostId, r.step_type, r.output)) && ok;
       return ok;
     };
@@ -474,15 +493,51 @@ async function measure(): Promise<Measurements> {
     const steadyPoll = (hostId: string) => steadyAgents.get(hostId)!.poll(hostId);
     const steadyReply = (hostId: string, step_type: string, output: unknown) => steadyAgents.get(hostId)!.reply(hostId, step_type, output);
 
-    // ---- the cluster's first hosts, not counted; then the sample, one request at a time
+    // ---- the cluster's first hosts, not counted; then the sample, one request at a time. On the
+    // way, at each of STREAM_BATCH_SIZES, the host that makes the cluster that size sends its
+    // inventory alone, with the stream drained before and after: the stream batches that reply
+    // causes are priced apart, as 'stream batch (HostChanges) (inventory reply, N hosts)'. Whether
+    // reads per change grow with the cluster is read from them (issue #49).
+    const bulkCount = hostCount - sampleCount;
+    const checkpoints = [...new Set([...(process.env.COST_STREAM_SIZES ?? '10,100').split(',').map(Number).filter((size) => Number.isInteger(size) && size > 0 && size <= bulkCount), hostCount])].sort((a, b) => a - b);
+    const inventoryAlone = (size: number) => async (send: () => Promise<boolean>) => {
+      const was = { recording: recorder.recording, phase: recorder.phase };
+      await runtime.streams.drained();
+      recorder.recording = true;
+      recorder.phase = inventoryBatchPhase(size);
+      try {
+        const ok = await send();
+        await runtime.streams.drained();
+        return ok;
+      } finally {
+        recorder.recording = was.recording;
+        recorder.phase = was.phase;
+      }
+    };
+    const discoverAt = (hostId: string, i: number) => discover(hostId, i, checkpoints.includes(i + 1) ? inventoryAlone(i + 1) : undefined);
     recorder.recording = false;
-    const bulk = ids.slice(0, hostCount - sampleCount);
-    const seeded = await eachBounded(bulk, concurrency, discover);
-    if (seeded.errors) throw new Error(`${seeded.errors} hosts of ${bulk.length} failed discovery`);
+    let seededCount = 0;
+    for (const size of [...checkpoints.filter((size) => size <= bulkCount), ...(bulkCount > 0 ? [bulkCount] : [])]) {
+      // Up to the checkpoint's host, side by side; the checkpoint's host alone.
+      const before = ids.slice(seededCount, size - 1);
+      const seeded = await eachBounded(before, concurrency, (hostId, i) => discover(hostId, seededCount + i));
+      if (seeded.errors) throw new Error(`${seeded.errors} hosts of ${before.length} failed discovery`);
+      if (size - 1 >= seededCount && !(await discoverAt(ids[size - 1]!, size - 1))) throw new Error(`host ${size} failed discovery`);
+      seededCount = size;
+    }
     recorder.recording = true;
-    const sample = await eachBounded(ids.slice(hostCount - sampleCount), 1, (hostId, i) => discover(hostId, hostCount - sampleCount + i));
+    const sample = await eachBounded(ids.slice(bulkCount), 1, (hostId, i) => discoverAt(hostId, bulkCount + i));
     if (sample.errors) throw new Error(`${sample.errors} sampled hosts failed discovery`);
     console.log(`${hostCount} hosts discovered (${sampleCount} of them measured one request at a time)`);
+    const inventoryBatches = checkpoints.map((size) => {
+      const kind = `stream batch (HostChanges)${inventoryBatchPhase(size)}`;
+      const measured = recorder.cost(kind);
+      return { hosts: size, batches: recorder.count(kind), readUnits: measured?.readUnits ?? 0, readUnitsByCommand: recorder.readUnitsByCommand(kind), dynamodbCalls: measured?.dynamodbCalls ?? 0 };
+    });
+    for (const batch of inventoryBatches) {
+      const byCommand = Object.entries(batch.readUnitsByCommand).map(([command, units]) => `${command} ${units.toFixed(1)}`).join(', ');
+      console.log(`stream batch RRU of an inventory reply, ${batch.hosts} hosts in its cluster: ${batch.readUnits.toFixed(1)} RRU (${byCommand || 'no reads'}; ${batch.batches} batch(es), ${batch.dynamodbCalls.toFixed(1)} calls each)`);
+    }
 
     // ---- monitor passes over the whole cluster: the first judges every new host, the second is steady
     await monitorPass(`monitor pass (${hostCount} hosts, first)`);
@@ -598,7 +653,7 @@ async function measure(): Promise<Measurements> {
     recorder.recording = false;
     const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
     pollSeconds.sort((a, b) => a - b);
-    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount, steady: { hosts: steadyCount, clusterSize, warmupHours }, hostWrite };
+    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount, steady: { hosts: steadyCount, clusterSize, warmupHours }, hostWrite, inventoryBatches };
   } finally {
     logger.setLogLevel(previousLevel as never);
     restoreOutput();

@@ -33,6 +33,8 @@ function add(totals: CapacityTotals, consumed: ConsumedCapacity | ConsumedCapaci
 
 /** One call of a metered client: whether it read, the units it consumed and how long it took. */
 export interface MeteredCall {
+  /** The command's name (QueryCommand, BatchGetItemCommand, ...). */
+  command: string;
   read: boolean;
   units: number;
   ms: number;
@@ -54,7 +56,7 @@ export function meteredDynamoClient(endpoint: string, observe?: (call: MeteredCa
       if (read) totals.readCalls += 1;
       const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
       add(totals, consumed, command);
-      observe?.({ read, units: [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0), ms: performance.now() - started });
+      observe?.({ command, read, units: [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0), ms: performance.now() - started });
       return result;
     },
     { step: 'initialize', name: 'countConsumedCapacity' },

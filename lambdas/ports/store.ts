@@ -41,6 +41,11 @@ export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'cr
 /** A watched host as the active index lists it: keys, status, version, updatedAt and WATCH_ATTRIBUTES. */
 export type WatchedHostRecord = Pick<Host, 'orgId' | 'infraEnvId' | 'hostId' | 'clusterId' | 'status' | 'version' | 'updatedAt' | 'monitorShard'> & {
   attributes: Pick<HostAttributes, WatchAttribute>;
+  /**
+   * The latest version of the host whose change was news to its watchers (recordNews), when one
+   * was recorded: a write of a later version that is not news asks the monitor for nothing.
+   */
+  newsVersion?: number;
 };
 
 /** Raised when a conditional write finds another version (or an existing record on create). */
@@ -209,6 +214,14 @@ export interface Store {
      * A check-in older than the one stored changes nothing.
      */
     checkIn(key: HostKey, liveness: HostLiveness): Promise<void>;
+    /**
+     * Records that this version of the host changed something its watchers read
+     * (domain/host/host-changes.ts isNewsToWatchers), beside its liveness: listActive shows the
+     * latest as `newsVersion`. Only forward (an older version than the one recorded changes
+     * nothing), and only for a host that has checked in (no liveness item: nothing is recorded, and
+     * the monitor goes by the host's updatedAt as before).
+     */
+    recordNews(key: HostKey, version: number): Promise<void>;
     /**
      * Marks a check of this type handed out (`long_checks_handed_at` in the host's attributes) if
      * no mark inside its window is stored, in one conditional write; whether this call took it.

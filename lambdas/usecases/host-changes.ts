@@ -4,7 +4,7 @@
  * listing, and re-judges each changed cluster. Requests that change hosts return without waiting
  * for any of this; it runs once per batch and cluster, however many of its hosts changed.
  */
-import { followUps, type ClusterFollowUp, type HostChange } from '../domain/host/host-changes.js';
+import { followUps, isNewsToWatchers, type ClusterFollowUp, type HostChange } from '../domain/host/host-changes.js';
 import type { Host, InfraEnv } from '../domain/core/entities.js';
 import { waitsOnPeers } from '../domain/host/host-watch.js';
 import { forEachBounded } from '../domain/core/bounded-concurrency.js';
@@ -28,6 +28,7 @@ export async function followHostChanges(
   onFailure: (cluster: ClusterFollowUp['cluster'], error: unknown) => void = () => undefined,
 ): Promise<HostChangesOutcome> {
   const outcome: HostChangesOutcome = { clusters: 0, hostsRejudged: 0, failedChangeIds: [] };
+  await recordNews(deps, changes, outcome);
   for (const followUp of followUps(changes)) {
     try {
       outcome.hostsRejudged += await followCluster(deps, followUp);
@@ -38,6 +39,29 @@ export async function followHostChanges(
     }
   }
   return outcome;
+}
+
+/**
+ * Each host whose change was news to its watchers gets its news version recorded (the latest of
+ * the batch per host), so that the monitor can tell a cluster whose hosts changed what peers read
+ * from one whose hosts only refreshed their own reports: only the former is judged whole (clusters
+ * above FRESH_PEER_LISTINGS_UP_TO hosts converge there). A record delivered again records nothing new.
+ */
+async function recordNews(deps: RefreshDeps, changes: readonly HostChange[], outcome: HostChangesOutcome): Promise<void> {
+  const latest = new Map<string, { change: HostChange; host: Host }>();
+  for (const change of changes) {
+    const host = change.after;
+    if (!host?.clusterId || !isNewsToWatchers(change.before, host)) continue;
+    const id = `${host.orgId}/${host.infraEnvId}/${host.hostId}`;
+    if ((latest.get(id)?.host.version ?? -1) < host.version) latest.set(id, { change, host });
+  }
+  await forEachBounded([...latest.values()], PEER_REJUDGEMENTS_IN_FLIGHT, async ({ change, host }) => {
+    try {
+      await deps.store.hosts.recordNews({ orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId }, host.version);
+    } catch {
+      outcome.failedChangeIds.push(change.id);
+    }
+  });
 }
 
 /**

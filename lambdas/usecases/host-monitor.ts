@@ -11,7 +11,7 @@
  * grows linearly with the cluster, never with its square (upstream: 72–101 s for 1,000 hosts).
  */
 import type { Host, InfraEnv } from '../domain/core/entities.js';
-import { dueByTime } from '../domain/host/host-watch.js';
+import { clusterAsHostsRead, dueByTime } from '../domain/host/host-watch.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, WatchedHostRecord } from '../ports/store.js';
 import { forEachBounded } from '../domain/core/bounded-concurrency.js';
@@ -54,6 +54,10 @@ interface WholeJudgement {
   at: string;
   /** The versions this judgement itself wrote (hosts by key, and the cluster): its own writes are no news. */
   wrote: Map<string, number>;
+  /** The version of each host this judgement read or wrote, by key: a later news version is news. */
+  seen: Map<string, number>;
+  /** The cluster as its hosts read it (clusterAsHostsRead) after this judgement, unless it derived the machine network. */
+  clusterAsRead?: string;
 }
 const judgedWholeAt = new LocalCache<WholeJudgement>('monitor-whole-judgements');
 /** Even a quiet cluster is judged whole this often. */
@@ -111,13 +115,26 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   };
   const lastWhole = judgedWholeAt.peek(group.id, { now: startedAt.getTime() });
   let whole = lastWhole === undefined;
-  if (!whole) {
+  if (lastWhole) {
     const changedSince = (updatedAt: string | undefined, key?: string, version?: number) =>
-      !!updatedAt && updatedAt >= lastWhole!.at && (key === undefined || lastWhole!.wrote.get(key) !== version);
+      !!updatedAt && updatedAt >= lastWhole.at && (key === undefined || lastWhole.wrote.get(key) !== version);
     const infraEnvIds = [...new Set(group.hosts.map((host) => host.infraEnvId))];
     const infraEnvsChanged = (await Promise.all(infraEnvIds.map(infraEnvOf))).some((infraEnv) => changedSince(infraEnv?.updatedAt));
-    whole = infraEnvsChanged || changedSince(cluster?.updatedAt, CLUSTER_KEY, cluster?.version) ||
-      group.hosts.some((host) => changedSince(host.updatedAt, `${host.infraEnvId}/${host.hostId}`, host.version));
+    // A cluster write that changed only the cluster's own verdict (its re-judgement by the stream
+    // or the workflow) is no news to its hosts.
+    const clusterChanged = cluster && lastWhole.clusterAsRead !== undefined
+      ? clusterAsHostsRead(cluster) !== lastWhole.clusterAsRead
+      : changedSince(cluster?.updatedAt, CLUSTER_KEY, cluster?.version);
+    // A host write is news only when its stream follow-up recorded it so (a report peers read, a
+    // status, a role...); a refreshed report whose round-trip times alone moved is not. Hosts
+    // without a recorded news version go by their write time. A host gone or added is news.
+    const hostChanged = (host: WatchedHostRecord) => {
+      const key = `${host.infraEnvId}/${host.hostId}`;
+      if (host.newsVersion === undefined) return changedSince(host.updatedAt, key, host.version);
+      const seen = lastWhole.seen.get(key);
+      return seen === undefined || host.newsVersion > seen;
+    };
+    whole = infraEnvsChanged || !!clusterChanged || group.hosts.length !== lastWhole.seen.size || group.hosts.some(hostChanged);
   }
   const targets = whole ? group.hosts : group.hosts.filter((host) => dueByTime(host, startedAt));
   if (targets.length === 0) return;
@@ -128,16 +145,19 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   let statusMoved = false;
   let failures = 0;
   const wrote = new Map<string, number>();
+  const seen = new Map<string, number>();
   const written = new Map<string, Host>();
   const visit = async (key: WatchedHostRecord) => {
     pass.judged += 1;
     try {
       const host = listed.get(`${key.infraEnvId}/${key.hostId}`) ?? (await store.hosts.get(key));
       if (!host) return;
+      seen.set(`${key.infraEnvId}/${key.hostId}`, host.version);
       const surroundings: RefreshSurroundings = { cluster, clusterHosts, infraEnv: await infraEnvOf(host.infraEnvId) };
       const after = await refreshLoadedHost(deps, host, surroundings);
       if (after && after.version !== host.version) {
         wrote.set(`${key.infraEnvId}/${key.hostId}`, after.version);
+        seen.set(`${key.infraEnvId}/${key.hostId}`, after.version);
         written.set(`${key.infraEnvId}/${key.hostId}`, after);
       }
       if (after && after.status !== host.status) {
@@ -154,6 +174,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   pass.failed += failures;
   // The cluster's verdict follows its hosts' statuses: re-judged once, after all of them (and
   // whenever it was judged whole, in case a refresh elsewhere read its hosts before the last change).
+  let clusterAsRead: string | undefined;
   if (cluster && (statusMoved || whole)) {
     try {
       // Judged from the listing this pass read, with what the pass wrote: not a second listing.
@@ -164,6 +185,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
       // they are judged against: then the next pass judges them whole again.
       const networkDerived = JSON.stringify(judged?.attributes.machine_networks ?? []) !== JSON.stringify(cluster.attributes.machine_networks ?? []);
       if (judged && judged.version !== cluster.version && !networkDerived) wrote.set(CLUSTER_KEY, judged.version);
+      if (judged && !networkDerived) clusterAsRead = clusterAsHostsRead(judged);
     } catch {
       pass.failed += 1;
       failures += 1;
@@ -171,7 +193,7 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   }
   if (whole) {
     pass.judgedWhole += 1;
-    if (failures === 0) judgedWholeAt.set(group.id, { at: startedAt.toISOString(), wrote }, startedAt.getTime());
+    if (failures === 0 && seen.size === group.hosts.length) judgedWholeAt.set(group.id, { at: startedAt.toISOString(), wrote, seen, ...(clusterAsRead !== undefined ? { clusterAsRead } : {}) }, startedAt.getTime());
     else judgedWholeAt.forget(group.id);
   }
 }

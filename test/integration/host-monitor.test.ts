@@ -64,9 +64,12 @@ describe('host monitor', () => {
   };
   const setCheckedIn = (hostId: string, msAgo: number) =>
     container().store.hosts.mutate(key(hostId), (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - msAgo).toISOString() } }));
-  /** Passes until one judges nothing whole (the cluster settled), at most five. */
+  /** Passes until one judges nothing whole (the cluster settled, the stream's follow-ups of each pass's writes delivered first), at most five. */
   const settle = async () => {
-    for (let i = 0; i < 5; i++) if ((await monitorHosts(container())).judgedWhole === 0) return;
+    for (let i = 0; i < 5; i++) {
+      await env.runtime.streams.drained();
+      if ((await monitorHosts(container())).judgedWhole === 0) return;
+    }
     throw new Error('the cluster never settled in 5 monitor passes');
   };
 
@@ -89,6 +92,26 @@ describe('host monitor', () => {
     expect(changed.judgedWhole).toBe(1);
     expect(changed.judged).toBe(changed.visited);
     expect((await container().store.hosts.get(key(other)))!.status).not.toBe('disconnected');
+  });
+
+  it('judges a cluster whole again for news to its hosts (a hostname), not for a host refreshing what no peer reads', async () => {
+    const hostId = randomUUID();
+    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
+    // Checked in: its liveness item exists, where its news version is kept.
+    await container().store.hosts.checkIn(key(hostId), { checkedInAt: new Date().toISOString() });
+    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('news-node') }, agent)).status).toBe(204);
+    await env.runtime.streams.drained();
+    await settle();
+    const write = async (attributes: Record<string, unknown>) => {
+      await container().store.hosts.mutate(key(hostId), (h) => ({ ...h, updatedAt: new Date().toISOString(), attributes: { ...h.attributes, ...attributes } }));
+      await env.runtime.streams.drained();
+    };
+    // Its own report, read by no peer: written, but no news (before #49 any write had the cluster judged whole).
+    await write({ ntp_sources: JSON.stringify([{ source_name: `ntp-${randomUUID()}`, source_state: 'synced' }]) });
+    expect((await monitorHosts(container())).judgedWhole).toBe(0);
+    // A hostname peers read: news.
+    await write({ requested_hostname: `renamed-${hostId.slice(0, 8)}` });
+    expect((await monitorHosts(container())).judgedWhole).toBe(1);
   });
 
   it('brings a disconnected host back as soon as it polls, without waiting for a pass', async () => {

@@ -263,6 +263,29 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     }
   });
 
+  it('records a host\'s news version on its liveness item (one write unit), only forward, only once it checked in; the monitor\'s page shows it', async () => {
+    const key = { orgId: 'org-n', infraEnvId: 'ie1', hostId: 'h1' };
+    await store.hosts.create(host('org-n', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 6, attributes: { checked_in_at: now } }));
+    const watched = async () => (await store.hosts.listActive(6)).items.find((h) => h.orgId === 'org-n')!;
+    // Never checked in: nothing to record on, and nothing is created (no orphan item).
+    await store.hosts.recordNews(key, 1);
+    expect((await watched()).newsVersion).toBeUndefined();
+    await store.hosts.checkIn(key, { checkedInAt: '2026-11-22T00:01:00.000Z' });
+    const { units, stop } = countUnits(client);
+    try {
+      await store.hosts.recordNews(key, 3);
+      expect(units).toEqual([{ command: 'UpdateItemCommand', units: 1 }]);
+    } finally {
+      stop();
+    }
+    // A record delivered late (an older version) changes nothing; a later check-in keeps it.
+    await store.hosts.recordNews(key, 2);
+    await store.hosts.checkIn(key, { checkedInAt: '2026-11-22T00:02:00.000Z' });
+    expect(await watched()).toMatchObject({ newsVersion: 3, attributes: { checked_in_at: '2026-11-22T00:02:00.000Z' } });
+    // Host reads do not carry it: it is the monitor's.
+    expect(await store.hosts.get(key)).not.toHaveProperty('newsVersion');
+  });
+
   it('claims a check handed out once by a conditional write on the liveness item: one of many racing polls takes it, an answer frees it', async () => {
     const key = { orgId: 'org-m', infraEnvId: 'ie1', hostId: 'h1' };
     await store.hosts.create(host('org-m', 'ie1', 'h1', { attributes: { checked_in_at: now } }));

@@ -1,7 +1,7 @@
 /** What a stored host change asks of its cluster (domain/host/host-changes.ts): the stream's follow-ups. */
 import { describe, expect, it } from 'vitest';
 import type { Host } from '../../lambdas/domain/core/entities.js';
-import { concernsCluster, followUps } from '../../lambdas/domain/host/host-changes.js';
+import { concernsCluster, followUps, isNewsToWatchers } from '../../lambdas/domain/host/host-changes.js';
 import { CLOCK_NEWS_SECONDS } from '../../lambdas/domain/host/host-clock.js';
 
 const T0 = Date.parse('2026-11-27T12:00:00Z');
@@ -82,5 +82,17 @@ describe('host changes and their cluster', () => {
       expect(followUpsOf(twoPeers(['h2', 'h3']), twoPeers(['h3', 'h2']))).toEqual([]);
       expect(followUpsOf(report(0.4), '{not json')).toHaveLength(1);
     });
+  });
+});
+
+describe('isNewsToWatchers: what the monitor of a large cluster must judge whole for', () => {
+  it('a host\'s own verdict text, or a report peers do not read, is no news; what peers or the cluster read is', () => {
+    const before = host({}, { validations_info: '{"hardware":[]}', ntp_sources: '[]' });
+    expect(isNewsToWatchers(before, host({ version: 2 }, { ...before.attributes, validations_info: '{"hardware":[{"id":"x"}]}' }))).toBe(false);
+    expect(isNewsToWatchers(before, host({ version: 2 }, { ...before.attributes, ntp_sources: '[{"source_name":"a"}]' }))).toBe(false);
+    expect(isNewsToWatchers(before, host({ version: 2 }, { ...before.attributes, inventory: '{"hostname":"n"}' }))).toBe(true);
+    expect(isNewsToWatchers(before, host({ version: 2 }, { ...before.attributes, requested_hostname: 'n' }))).toBe(true);
+    expect(isNewsToWatchers(before, host({ version: 2, status: 'insufficient' }, before.attributes))).toBe(true);
+    expect(isNewsToWatchers(undefined, before)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 /** What the monitor's quiet pass loads: a host only when time alone may have changed its verdict. */
 import { describe, expect, it } from 'vitest';
-import { dueByTime, reconnectsOnPoll } from '../../lambdas/domain/host/host-watch.js';
+import { clusterAsHostsRead, dueByTime, reconnectsOnPoll } from '../../lambdas/domain/host/host-watch.js';
+import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -42,5 +43,24 @@ describe('dueByTime', () => {
     expect(reconnectsOnPoll('disconnected')).toBe(true);
     expect(reconnectsOnPoll('disconnected-unbound')).toBe(true);
     expect(reconnectsOnPoll('known')).toBe(false);
+  });
+});
+
+describe('clusterAsHostsRead', () => {
+  const cluster = (attributes: Record<string, unknown>, overrides: Record<string, unknown> = {}) => ({
+    orgId: 'o', clusterId: 'c', name: 'n', status: 'insufficient', version: 1, createdAt: 'T0', updatedAt: 'T0', attributes, ...overrides,
+  }) as unknown as Cluster;
+
+  it('is the same for a write of the cluster\'s own verdict alone, in any key order', () => {
+    const before = cluster({ api_vips: [{ ip: '10.0.0.5' }], validations_info: '{"a":1}', status_info: 'x', base_dns_domain: 'e.com' });
+    const after = cluster({ base_dns_domain: 'e.com', status_info: 'y', validations_info: '{"a":2}', progress: { total_percentage: 0 }, status_updated_at: 'T1', api_vips: [{ ip: '10.0.0.5' }] }, { version: 2, updatedAt: 'T1' });
+    expect(clusterAsHostsRead(after)).toBe(clusterAsHostsRead(before));
+  });
+
+  it('differs when anything a host may read changed: a setting, the majority groups, the status', () => {
+    const before = cluster({ api_vips: [{ ip: '10.0.0.5' }], connectivity_majority_groups: '{}' });
+    expect(clusterAsHostsRead(cluster({ api_vips: [{ ip: '10.0.0.6' }], connectivity_majority_groups: '{}' }))).not.toBe(clusterAsHostsRead(before));
+    expect(clusterAsHostsRead(cluster({ api_vips: [{ ip: '10.0.0.5' }], connectivity_majority_groups: '{"a":[]}' }))).not.toBe(clusterAsHostsRead(before));
+    expect(clusterAsHostsRead(cluster(before.attributes, { status: 'ready' }))).not.toBe(clusterAsHostsRead(before));
   });
 });

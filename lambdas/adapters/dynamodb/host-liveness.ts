@@ -68,6 +68,8 @@ function claimCondition(type: string, claim: { at: string; staleBefore: string }
 /** Each check type's mark, as an attribute of the liveness item. */
 const markAttribute = (type: string) => `handed_at_${type}`;
 const CONNECTIVITY_CHECKED_AT = 'connectivity_checked_at';
+/** The latest host version that was news to its watchers (recordNews). */
+const NEWS_VERSION = 'news_version';
 const MARK_ATTRIBUTES = [...LONG_CHECKS].map(markAttribute);
 const orphanTtl = (at: string) => Math.floor(Date.parse(at) / 1000) + ORPHAN_TTL_SECONDS;
 
@@ -145,6 +147,16 @@ export class HostLivenessItems {
    */
   async checkIn(hostKey: ItemKey, liveness: HostLiveness): Promise<void> {
     await this.updateIf(hostKey, checkInUpdate(liveness));
+  }
+
+  /** Records a news version where the host's liveness item exists and holds no later one. */
+  async recordNews(hostKey: ItemKey, version: number): Promise<void> {
+    await this.updateIf(hostKey, {
+      UpdateExpression: 'SET #news = :version',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#news) OR #news < :version)',
+      ExpressionAttributeNames: { '#news': NEWS_VERSION },
+      ExpressionAttributeValues: { ':version': version },
+    });
   }
 
   /** Takes the mark where none inside its window is stored: `claim` is the domain's longCheckClaim. */
@@ -232,7 +244,7 @@ export class HostLivenessItems {
         if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`liveness of ${wanted.length} hosts still unread after ${BATCH_GET_ATTEMPTS} attempts`);
         if (attempt > 0) await sleep(backoffMs(attempt, { baseMs: 25 }));
         const result = await this.doc.send(new BatchGetCommand({
-          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', CONNECTIVITY_CHECKED_AT, '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
+          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', CONNECTIVITY_CHECKED_AT, NEWS_VERSION, '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
         }));
         for (const item of result.Responses?.[this.table] ?? []) found.set(item.pk as string, item);
         wanted = result.UnprocessedKeys?.[this.table]?.Keys ?? [];
@@ -263,15 +275,11 @@ export function withLivenessItems(
   items: HostLivenessItems,
   hostKey: (key: HostKey) => ItemKey,
   hostOfItem: (item: Item) => Host,
-): HostListings & Pick<HostRepository, 'checkIn' | 'claimLongCheck' | 'checkInClaiming' | 'answerLongCheck' | 'answerConnectivityCheck'> {
-  /** `clock: false` for the monitor's watched hosts, which carry only the watched attributes. */
-  const merged = async <T extends HostKey & Pick<Host, 'attributes'>>(records: T[], clock = true): Promise<T[]> => {
+): HostListings & Pick<HostRepository, 'checkIn' | 'recordNews' | 'claimLongCheck' | 'checkInClaiming' | 'answerLongCheck' | 'answerConnectivityCheck'> {
+  const merged = async <T extends HostKey & Pick<Host, 'attributes'>>(records: T[]): Promise<T[]> => {
     if (records.length === 0) return records;
     const found = await items.readMany(records.map(hostKey));
-    return records.map((record) => {
-      const liveness = found.get(hostKey(record).pk);
-      return withLiveness(record, clock || !liveness ? liveness : { checked_in_at: liveness.checked_in_at });
-    });
+    return records.map((record) => withLiveness(record, found.get(hostKey(record).pk)));
   };
   return {
     async get(key) {
@@ -286,8 +294,20 @@ export function withLivenessItems(
     listByCluster: async (key, options) => (options?.liveness === false ? base.listByCluster(key) : merged(await base.listByCluster(key))),
     async listActive(shard, page) {
       const listed = await base.listActive(shard, page);
-      return { ...listed, items: await merged(listed.items, false) };
+      if (listed.items.length === 0) return listed;
+      const found = await items.readMany(listed.items.map(hostKey));
+      return {
+        ...listed,
+        items: listed.items.map((record) => {
+          const liveness = found.get(hostKey(record).pk);
+          // Watched records carry only the watched attributes: of the liveness, the check-in and the news.
+          const watched = withLiveness(record, liveness ? { checked_in_at: liveness.checked_in_at } : undefined);
+          const newsVersion = liveness?.[NEWS_VERSION];
+          return typeof newsVersion === 'number' ? { ...watched, newsVersion } : watched;
+        }),
+      };
     },
+    recordNews: (key, version) => items.recordNews(hostKey(key), version),
     checkIn: (key, liveness) => items.checkIn(hostKey(key), liveness),
     claimLongCheck: (key, type, claim) => items.claimLongCheck(hostKey(key), type, claim),
     checkInClaiming: (key, liveness, type, claim) => items.checkInClaiming(hostKey(key), liveness, type, claim),

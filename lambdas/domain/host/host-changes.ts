@@ -71,12 +71,27 @@ const refOf = (host: Host): HostRef => ({ orgId: host.orgId, infraEnvId: host.in
  * came. Replaying a change, or any number of them, asks for the same follow-ups: each re-judges
  * what is stored now, so a duplicate or late record changes nothing that a fresh judgement would not.
  */
+const isPeerNews = (before: Host | undefined, after: Host | undefined) =>
+  changed(before, after, READ_BY_PEERS) || reachabilityChanged(before?.attributes.connectivity, after?.attributes.connectivity);
+const lostPeerVerdict = (before: Host | undefined, after: Host | undefined) =>
+  !!before && !!after && peerValidationLost(before.attributes.validations_info, after.attributes.validations_info);
+
+/**
+ * Whether a stored change of a host is news to the judgements that watch its cluster: it can move
+ * the cluster's verdict, its peers' verdicts, or its own peer-dependent verdict. Other changes (its
+ * own verdict's text, a connectivity report whose round-trip times alone moved, a steady clock's
+ * reading) were judged by the write that made them and ask nothing more. The same rule as followUps.
+ */
+export function isNewsToWatchers(before: Host | undefined, after: Host | undefined): boolean {
+  return concernsCluster(before, after) || isPeerNews(before, after) || lostPeerVerdict(before, after);
+}
+
 export function followUps(changes: readonly HostChange[]): ClusterFollowUp[] {
   const byCluster = new Map<string, ClusterFollowUp>();
   const consider = (change: HostChange, clusterId: string, before: Host | undefined, after: Host | undefined) => {
     const host = (after ?? before)!;
-    const peerNews = changed(before, after, READ_BY_PEERS) || reachabilityChanged(before?.attributes.connectivity, after?.attributes.connectivity);
-    const lost = !!before && !!after && peerValidationLost(before.attributes.validations_info, after.attributes.validations_info);
+    const peerNews = isPeerNews(before, after);
+    const lost = lostPeerVerdict(before, after);
     if (!concernsCluster(before, after) && !peerNews && !lost) return;
     const key = `${host.orgId}/${clusterId}`;
     let followUp = byCluster.get(key);

@@ -7,7 +7,7 @@
  * watched host and loads a whole host only when one of its deadlines may have passed. It errs on
  * the side of "due": a host judged due needlessly costs one refresh, a host missed would stay wrong.
  */
-import type { Host } from '../core/entities.js';
+import type { Cluster, Host } from '../core/entities.js';
 import { HOST_TIMEOUTS, type HostTimeouts } from './host-facts.js';
 import { elapsedMs } from '../core/state-rules.js';
 
@@ -62,4 +62,31 @@ export function dueByTime(host: WatchedHost, now: Date, timeouts: Partial<HostTi
   if (LIVENESS_WATCHED.has(host.status)) return silentFor > limit;
   if (RECONNECTABLE.has(host.status)) return silentFor <= limit;
   return false;
+}
+
+/**
+ * Cluster attributes that record the cluster's own verdict and progress. No host judgement reads
+ * them, so a cluster write that changed only these (the stream's or the workflow's re-judgement of
+ * the cluster) is no news to its hosts.
+ */
+const CLUSTER_OWN_VERDICT: ReadonlySet<string> = new Set(['validations_info', 'status_info', 'status_updated_at', 'progress']);
+
+/** JSON with object keys sorted: the same value reads the same whichever order a store returned its maps in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().filter((key) => (value as Record<string, unknown>)[key] !== undefined).map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * What of a cluster its hosts' judgements may read, as one text: two copies with the same text are
+ * the same cluster to its hosts. Everything but the version, the write time and the cluster's own
+ * verdict (CLUSTER_OWN_VERDICT) counts, so it errs on the side of news.
+ */
+export function clusterAsHostsRead(cluster: Cluster): string {
+  const { version: _version, updatedAt: _updatedAt, attributes, ...rest } = cluster;
+  const read = Object.fromEntries(Object.entries(attributes ?? {}).filter(([name]) => !CLUSTER_OWN_VERDICT.has(name)));
+  return canonicalJson({ ...rest, attributes: read });
 }
