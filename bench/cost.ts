@@ -243,7 +243,9 @@ function countLogBytes(): () => void {
       return true;
     }) as typeof stream.write;
   });
-  return () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write));
+  return () => {
+    for (const [i, stream] of streams.entries()) stream.write = originals[i] as typeof stream.write;
+  };
 }
 
 /** A service clock the bench moves by hand: a steady hour of polls takes seconds. */
@@ -687,7 +689,7 @@ const INSTALL_FUNCTIONS = { InstallPrepare: prepare, InstallRecordFiles: recordF
  * host or a person downloading), and the bytes the latter were sent.
  */
 function countS3Server(port: number) {
-  const state = { signed: { puts: 0, gets: 0 }, presigned: { gets: 0, bytes: 0 }, counting: false, restore: () => undefined as void };
+  const state = { signed: { puts: 0, gets: 0 }, presigned: { gets: 0, bytes: 0 }, counting: false, restore: (): void => undefined };
   const original = http.Server.prototype.emit;
   http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
     if (event === 'request' && state.counting && (this.address() as AddressInfo | null)?.port === port) {

@@ -208,7 +208,7 @@ export class HubController {
 
   private async reconcileClusterDeployment(namespace: string, name: string): Promise<void> {
     const cd = this.cached(CLUSTER_DEPLOYMENT, namespace, name);
-    if (!cd || cd.spec?.clusterInstallRef?.kind !== 'AgentClusterInstall') return;
+    if (cd?.spec?.clusterInstallRef?.kind !== 'AgentClusterInstall') return;
     const aciName = cd.spec.clusterInstallRef.name as string | undefined;
     if (isDeleting(cd)) {
       if (!cd.metadata.finalizers?.includes(FINALIZER.clusterDeployment)) return;
