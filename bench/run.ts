@@ -9,6 +9,7 @@ import { discoveryImage } from './discovery-image.js';
 import { fleet } from './fleet.js';
 import { fleetConnected } from './fleet/connected.js';
 import { lifecycle } from './lifecycle.js';
+import { live } from './live.js';
 import { versusUpstream } from './versus-upstream.js';
 
 const benches: Record<string, () => Promise<unknown>> = {
@@ -23,10 +24,11 @@ const benches: Record<string, () => Promise<unknown>> = {
   fleet: () => fleet(),
   'fleet-connected': () => fleetConnected(),
   'versus-upstream': () => versusUpstream(),
+  live: () => live(),
 };
 
-/** Run only when named: an hour or more at their default settings. */
-const longBenches = new Set(['fleet', 'fleet-connected', 'versus-upstream']);
+/** Run only when named: an hour or more at their default settings (live: Chromium, about 6 minutes). */
+const longBenches = new Set(['fleet', 'fleet-connected', 'versus-upstream', 'live']);
 
 const only = process.argv.slice(2);
 for (const [name, bench] of Object.entries(benches)) {

@@ -7,10 +7,8 @@
  * - while live the library's cluster poll is slowed to 60 s: every read of the cluster follows a push;
  * - when the socket is closed by the service and its reconnections are refused the indicator says
  *   "polling" and the library polls at its own pace again; once the socket is allowed it is live again.
- * Screenshots: test-results/console/live-updates/, and docs/screenshots/console-live-*.png.
+ * Screenshots: test-results/console/live-updates/ (01-live, 02-polling: docs/screenshots/console-live*.png).
  */
-import { copyFileSync } from 'node:fs';
-import path from 'node:path';
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +19,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
-import { ensureConsoleBuilt, openBrowser, projectRoot, signIn, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from './browser.js';
 
 type Json = Record<string, any>;
 /** "Within a couple of seconds": a fifth of the library's 10 s poll. */
@@ -157,8 +155,6 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
     await page.waitForTimeout(QUIET_WINDOW_MS);
     expect(clusterReads(pollingFrom)).toBeGreaterThanOrEqual(1);
     await session.screenshot('polling');
-    copyFileSync(path.join(projectRoot, 'test-results/console/live-updates/02-polling.png'), path.join(projectRoot, 'docs/screenshots/console-live-polling.png'));
-    copyFileSync(path.join(projectRoot, 'test-results/console/live-updates/01-live.png'), path.join(projectRoot, 'docs/screenshots/console-live.png'));
 
     // Allowed again: the next try (at most 30 s later) is live again.
     refuse = false;
