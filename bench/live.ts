@@ -16,7 +16,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
-import { ensureConsoleBuilt, openBrowser, signIn } from '../test/console/browser.js';
+import { ensureConsoleBuilt, openBrowser, signIn } from './support/browser.js';
 import { replaceDocsSection } from './docs-sections.js';
 
 const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });

@@ -18,7 +18,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
-import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from '../../bench/support/browser.js';
 
 /** Operations the wizard needs beyond those every other test uses. */
 const WIZARD_OPERATIONS = ['V2GetClusterUISettings', 'V2UpdateClusterUISettings', 'V2ListBundles'];

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
-import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from '../../bench/support/browser.js';
 
 describe('console: the disconnected (air-gapped) wizard (Chromium)', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;

@@ -19,7 +19,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
-import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, signIn, type BrowserSession } from '../../bench/support/browser.js';
 
 type Json = Record<string, any>;
 /** Long enough for the library's 10 s polls to see hosts mid-way; short enough for a test. */

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt, openBrowser, projectRoot, resultsDir, signIn, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, projectRoot, resultsDir, signIn, type BrowserSession } from '../../bench/support/browser.js';
 import { testRuntime } from '../support/runtime.js';
 
 describe('console: sign-in and API tokens (Chromium)', () => {

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt, openBrowser, type BrowserSession } from './browser.js';
+import { ensureConsoleBuilt, openBrowser, type BrowserSession } from '../../bench/support/browser.js';
 import { testRuntime } from '../support/runtime.js';
 
 const PASSWORD = 'correct horse battery staple';

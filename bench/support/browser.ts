@@ -1,7 +1,7 @@
 /**
- * Debian's Chromium driven by playwright-core against a local stack, with every console message and
- * every API response recorded so the tests can assert a clean run. Screenshots go to
- * test-results/console/<test>/NN-step.png.
+ * Debian's Chromium driven by playwright-core against a local stack, for the console tests and the
+ * live bench, with every console message and every API response recorded so the tests can assert a
+ * clean run. Screenshots go to test-results/console/<test>/NN-step.png.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
