@@ -324,6 +324,13 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       // Checked here, acted on by the caller: VIP verdicts belong to the cluster.
       if (!Array.isArray(jsonOutput(reply))) throw badRequest('the verify-vips reply must list the VIPs');
       break;
+    case 'dhcp-lease-allocate':
+      // Leases are only asked of hosts whose cluster allocates its VIPs by DHCP; upstream refuses
+      // (with a 500, a server error for the agent's mistake) a lease for any other cluster.
+      if (context.disks.cluster?.attributes.vip_dhcp_allocation !== true) {
+        throw badRequest('DHCP is not enabled in the host\'s cluster: no VIP lease was asked of it');
+      }
+      break;
     case 'upgrade-agent':
       // Checked here, acted on by the caller: the upgrade's result is an event.
       objectOutput(reply);
