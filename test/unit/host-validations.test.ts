@@ -100,7 +100,7 @@ const ROWS: Row[] = [
   { name: 'wildcard record under the cluster domain', id: 'dns-wildcard-not-configured', status: 'failure', message: /DNS wildcard configuration was detected.*10\.0\.0\.9/, setup: (w) => {
     w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: [...RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')), resolved('validateNoWildcardDNS.ocp.example.com.', ['10.0.0.9'])] });
   } },
-  { name: 'wildcard probes not resolved yet', id: 'dns-wildcard-not-configured', status: 'pending', setup: (w) => {
+  { name: 'a resolution without the wildcard probes (upstream: an internal error)', id: 'dns-wildcard-not-configured', status: 'error', message: /doesn't contain the wildcard domain/, setup: (w) => {
     w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')) });
   } },
   { name: 'two NICs in the same subnet', id: 'non-overlapping-subnets', status: 'failure', message: /192\.168\.111\.0\/24 appears on multiple interfaces \[enp1s0, enp2s0\]/, setup: (w) => {
