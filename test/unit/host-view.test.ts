@@ -76,4 +76,13 @@ describe('the host document', () => {
     expect(unbound.attributes).toMatchObject({ role: 'auto-assign', suggested_role: 'auto-assign' });
     expect(unbound.attributes).not.toHaveProperty('inventory');
   });
+  it('stores fencing credentials write-only, in a day-1 cluster of 4.20+ on baremetal or none (upstream\'s ValidateClusterSupportsFencingCredentials)', () => {
+    const credentials = { address: 'https://bmc0.example.com', username: 'admin', password: 'secret' };
+    const cluster = (attributes: Record<string, unknown>) => ({ clusterId: 'c', attributes: { control_plane_count: 2, platform: { type: 'baremetal' }, ...attributes } }) as never;
+    const updated = applyHostUpdate(host({}), { fencing_credentials: credentials } as never, cluster({ openshift_version: '4.20.33' }), 'now');
+    expect(JSON.parse(updated.attributes.fencing_credentials as string)).toEqual(credentials);
+    expect(hostView(updated, 'no-cluster')).not.toHaveProperty('fencing_credentials');
+    expect(() => applyHostUpdate(host({}), { fencing_credentials: credentials } as never, cluster({ openshift_version: '4.19.42' }), 'now'))
+      .toThrow(expect.objectContaining({ kind: 'bad-request', message: "Cannot set fencing credentials to host h in infra-env ie: cluster's openshift version must be at least 4.20" }));
+  });
 });

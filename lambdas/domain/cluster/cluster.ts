@@ -96,6 +96,21 @@ export function arbiterHostsProblem(cluster: Pick<Cluster, 'attributes'>): strin
   return platform === 'baremetal' ? undefined : "cluster's platform must be baremetal";
 }
 
+/** Fencing credentials (two-node clusters with fencing) from this version on (MinimumVersionForTwoNodesWithFencing). */
+const FENCING_VERSION = '4.20';
+
+/**
+ * Why a host of this cluster cannot be given fencing credentials, or undefined when it can
+ * (upstream's ValidateClusterSupportsFencingCredentials): a day-1 cluster of OpenShift 4.20 or
+ * newer on baremetal or none.
+ */
+export function fencingCredentialsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
+  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
+  if (isBelow(String(cluster.attributes.openshift_version ?? ''), FENCING_VERSION)) return `cluster's openshift version must be at least ${FENCING_VERSION}`;
+  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
+  return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
+}
+
 /** Upstream's rules tying the availability mode to the control plane count (validateHighAvailabilityWithControlPlaneCount). */
 export function controlPlaneProblem(mode: string, count: number, openshiftVersion: string): string | undefined {
   if (mode === 'None' && count !== 1) return 'single-node clusters must have a single control plane node';

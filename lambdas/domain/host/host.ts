@@ -5,7 +5,7 @@
 import { badRequest, conflict } from '../core/errors.js';
 import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
-import { arbiterHostsProblem } from '../cluster/cluster.js';
+import { arbiterHostsProblem, fencingCredentialsProblem } from '../cluster/cluster.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../../../contracts/input-checks.js';
@@ -98,6 +98,13 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
   }
   if (Array.isArray(params.disks_skip_formatting) && params.disks_skip_formatting.length > 0) {
     attributes.skip_formatting_disks = skippedFormattingAfter(host, params.disks_skip_formatting).join(',');
+  }
+  if (params.fencing_credentials && typeof params.fencing_credentials === 'object') {
+    // Kept write-only (never in an answer): install-config's fencing section and the two-node
+    // fencing topology read them.
+    const problem = cluster ? fencingCredentialsProblem(cluster) : undefined;
+    if (problem) throw badRequest(`Cannot set fencing credentials to host ${host.hostId} in infra-env ${host.infraEnvId}: ${problem}`);
+    attributes.fencing_credentials = JSON.stringify(params.fencing_credentials);
   }
   if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
   if (typeof params.ignition_endpoint_token === 'string') {
@@ -250,7 +257,7 @@ export function hostProgressView(progress: HostAttributes['progress']): NonNulla
  * connectivity report was taken and stored, the free addresses, the last failure of each step, the
  * ignition endpoint's token): upstream's host document has none of them.
  */
-const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'ignition_endpoint_token'] as const;
+const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'ignition_endpoint_token', 'fencing_credentials'] as const;
 
 /** Strings upstream's model leaves out when empty (omitempty): a user's update may have set them to ''. */
 const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name'] as const;
