@@ -376,6 +376,19 @@ describe('role-dependent requirements', () => {
     expect(Object.fromEntries(suggested)).toEqual({ [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'arbiter' });
   });
 
+  it('counts the role checks the cluster ignores as passed, as upstream\'s role conditions do: undersized hosts become masters', () => {
+    const w = world(['undersized', 'master-0']);
+    const hosts = (Object.keys(w.attributes) as MachineName[]).map((name, index) => hostRecord(w, name, index));
+    const peers: PeerHost[] = hosts.map((host) => ({ id: host.hostId, host, inventory: JSON.parse(host.attributes.inventory as string), assignedRole: 'auto-assign', role: 'auto-assign', hostname: '' }));
+    const suggest = (ignored?: string) => suggestRoles({
+      cluster: clusterFacts(clusterRecord({ control_plane_count: 3, ...(ignored ? { ignored_host_validations: ignored } : {}) })), hosts: peers,
+      minimums: hardwareMinimums('4.18.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
+    }).get(MACHINES.undersized.id);
+    expect(suggest()).toBe('worker');
+    expect(suggest('["has-cpu-cores-for-role"]')).toBe('worker');
+    expect(suggest('["has-cpu-cores-for-role","has-memory-for-role"]')).toBe('master');
+  });
+
   it('uses the single-node minimums, lowered from OpenShift 4.22', () => {
     const w = world(['worker-0']);
     Object.assign(clusterAttrs(w), { control_plane_count: 1, openshift_version: '4.22.1', user_managed_networking: true, platform: { type: 'none' } });
