@@ -42,6 +42,10 @@ describe('the host document', () => {
       .toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
     expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict' }));
     expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
+    // Only the install disk counts: a list without one (even empty) is a conflict, two are too.
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }, { id: 'sr0', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict', message: 'duplicate setting of installation path by the user' }));
+    expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }, { id: '/dev/nope', role: 'none' }] } as never, undefined, 'now').attributes.installation_disk_id).toBe('sda');
   });
   it('applies disks_skip_formatting to the disks already skipped, as upstream: once each, false removes, unknown disks refused (400)', () => {
     const inventory = JSON.stringify({ disks: [{ id: 'sda', path: '/dev/sda' }, { id: 'sdb', path: '/dev/sdb' }] });

@@ -67,26 +67,21 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
   }
   if (Array.isArray(params.disks_selected_config)) {
+    // As upstream: only the disk given the install role counts, and there must be exactly one (a
+    // list without one asks to install on no disk, which is not one of the host's valid disks).
     const disks = hostInventory(host)?.disks ?? [];
-    const selected = params.disks_selected_config;
-    const installs = selected.filter((d) => d.role === 'install');
-    if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
-    for (const choice of selected) {
-      const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
-      if (!disk && choice.role === 'install') throw conflict(NOT_A_VALID_DISK);
-      if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
-      // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
-      const eligibility = disk.installation_eligibility;
-      if (choice.role === 'install' && (eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0)) {
-        // Upstream's answer: a conflict with the host's state, not a malformed request.
-        throw conflict(NOT_A_VALID_DISK);
-      }
+    const installs = params.disks_selected_config.filter((d) => d.role === 'install');
+    if (installs.length > 1) throw conflict('duplicate setting of installation path by the user');
+    const choice = installs[0];
+    const disk = choice && disks.find((d) => d.id === choice.id || d.path === choice.id);
+    // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
+    const eligibility = disk?.installation_eligibility;
+    if (!disk || eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0) {
+      // Upstream's answer: a conflict with the host's state, not a malformed request.
+      throw conflict(NOT_A_VALID_DISK);
     }
-    const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
-    if (install) {
-      attributes.installation_disk_id = install.id;
-      attributes.installation_disk_path = install.path;
-    }
+    attributes.installation_disk_id = disk.id;
+    attributes.installation_disk_path = disk.path;
   }
   if (Array.isArray(params.node_labels)) {
     const labels = params.node_labels;
