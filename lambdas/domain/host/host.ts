@@ -5,7 +5,7 @@
 import { badRequest, conflict } from '../core/errors.js';
 import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
-import { arbiterHostsProblem, fencingCredentialsProblem } from '../cluster/cluster.js';
+import { isBelow } from '../core/ocp-version.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../../../contracts/input-checks.js';
@@ -38,6 +38,41 @@ function labelProblem(key: string, value: string): string | undefined {
   }
   if (value !== '' && !LABEL_NAME.test(value)) return `node label value "${value}" for "${key}" is not a valid Kubernetes label value`;
   return undefined;
+}
+
+/** The arbiter role from this version on (MinimumVersionForArbiterClusters). */
+const ARBITER_VERSION = '4.19';
+/** None as an arbiter cluster's platform from this version on (MinimumVersionForArbiterClustersWithNonePlatform). */
+const ARBITER_NONE_PLATFORM_VERSION = '4.22';
+
+/**
+ * Why a host of this cluster cannot take the arbiter role, or undefined when it can (upstream's
+ * ValidateClusterSupportsArbiterHosts): a day-1 cluster of OpenShift 4.19 or newer on baremetal
+ * (or none from 4.22). The control plane count is not checked: the cluster validations judge it.
+ */
+export function arbiterHostsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
+  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
+  const version = String(cluster.attributes.openshift_version ?? '');
+  if (isBelow(version, ARBITER_VERSION)) return `cluster's openshift version must be at least ${ARBITER_VERSION}`;
+  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
+  if (!platform) return "cluster's platform must be set";
+  if (!isBelow(version, ARBITER_NONE_PLATFORM_VERSION)) return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
+  return platform === 'baremetal' ? undefined : "cluster's platform must be baremetal";
+}
+
+/** Fencing credentials (two-node clusters with fencing) from this version on (MinimumVersionForTwoNodesWithFencing). */
+const FENCING_VERSION = '4.20';
+
+/**
+ * Why a host of this cluster cannot be given fencing credentials, or undefined when it can
+ * (upstream's ValidateClusterSupportsFencingCredentials): a day-1 cluster of OpenShift 4.20 or
+ * newer on baremetal or none.
+ */
+export function fencingCredentialsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
+  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
+  if (isBelow(String(cluster.attributes.openshift_version ?? ''), FENCING_VERSION)) return `cluster's openshift version must be at least ${FENCING_VERSION}`;
+  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
+  return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
 }
 
 /** Upstream's answer (a 409) to an installation disk that is not one of the host's eligible disks. */
