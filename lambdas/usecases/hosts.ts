@@ -44,12 +44,13 @@ export async function listInfraEnvHosts(deps: HostDeps, principal: Principal, in
   return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => hostView(host, 'no-cluster'));
 }
 
-export async function listClusterHosts(deps: HostDeps, principal: Principal, clusterId: string, filter: HostListFilter & { withInventory?: boolean }) {
+export async function listClusterHosts(deps: HostDeps, principal: Principal, clusterId: string, filter: HostListFilter & { withInventory?: boolean; withConnectivity?: boolean }) {
   await findCluster(deps.store, principal, clusterId);
   const hosts = filterHosts(await deps.store.hosts.listByCluster({ orgId: principal.orgId, clusterId }), filter);
   return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => {
     const view = hostView(host, 'not-listed');
     if (!filter.withInventory) delete view.inventory;
+    if (!filter.withConnectivity) delete view.connectivity;
     return view;
   });
 }

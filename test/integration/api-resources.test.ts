@@ -250,6 +250,10 @@ describe('REST API v2 resources', () => {
     expect(list.body.map((h: Json) => h.id)).toEqual([hostId]);
     const clusterHosts = await call('GET', `/clusters/${cluster.id}/hosts`);
     expectMatchesSchema('ListClusterHosts', 200, clusterHosts.body);
+    // As upstream: the inventory and the connectivity only when asked for (both flags default to false).
+    expect(clusterHosts.body[0]).not.toHaveProperty('inventory');
+    expect(clusterHosts.body[0]).not.toHaveProperty('connectivity');
+    expect((await call('GET', `/clusters/${cluster.id}/hosts?with-inventory=true`)).body[0]).toHaveProperty('inventory');
     expect((await call('GET', `/clusters/${cluster.id}`)).body.total_host_count).toBe(1);
     // exclude-hosts (upstream's spelling) leaves the hosts out: null, as upstream answers; the counts stay.
     const withoutHosts = (await call('GET', `/clusters/${cluster.id}?exclude-hosts=true`)).body;

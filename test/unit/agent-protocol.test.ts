@@ -190,6 +190,13 @@ describe('step replies', () => {
       .toThrow(expect.objectContaining({ kind: 'bad-request', message: 'json: cannot unmarshal string into Go struct field Inventory.cpu of type models.CPU' }));
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ disks: {} }) }, context)).toThrow(/unmarshal object into Go struct field Inventory.disks/);
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ hostname: 'h', cpu: null }) }, context)).not.toThrow();
+    // Connectivity checks are stored as upstream's Go models re-serialize them: a false is_success left out.
+    const vip = applyStepReply(host('known'), { step_type: 'api-vip-connectivity-check', output: JSON.stringify({ is_success: false, download_error: 'connection refused' }) }, context)!;
+    expect(JSON.parse(vip.attributes.api_vip_connectivity as string)).toEqual({ download_error: 'connection refused' });
+    const tang = applyStepReply(host('known'), { step_type: 'tang-connectivity-check', output: JSON.stringify({ is_success: false, tang_server_response: [] }) }, context)!;
+    expect(JSON.parse(tang.attributes.tang_connectivity as string)).toEqual({ tang_server_response: [] });
+    // A DHCP lease for a cluster that does not allocate its VIPs by DHCP is refused (upstream: 500).
+    expect(() => applyStepReply(host('known'), { step_type: 'dhcp-lease-allocate', output: JSON.stringify({ api_vip_address: '192.168.111.5' }) }, context)).toThrow(/DHCP is not enabled/);
     expect(() => applyStepReply(host('known'), { step_type: 'connectivity-check', output: '{' }, context)).toThrow(/not the JSON/);
   });
 });

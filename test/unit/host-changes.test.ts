@@ -50,6 +50,13 @@ describe('host changes and their cluster', () => {
     expect(moved.map((f) => f.cluster.clusterId).sort()).toEqual(['c1', 'c2']);
   });
 
+  it('new fencing credentials are news for the cluster and the peers: two masters with them make a two-node fencing cluster', () => {
+    const before = host();
+    const after = host({}, { fencing_credentials: '{"address":"https://bmc0.example.com"}' });
+    expect(concernsCluster(before, after)).toBe(true);
+    expect(followUps([{ id: '1', before, after }])).toEqual([{ cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] }]);
+  });
+
   it('a changed connectivity report is peer news even when the cluster reads nothing else of it', () => {
     const before = host({}, { connectivity: '{"remote_hosts":[]}' });
     const after = host({}, { connectivity: '{"remote_hosts":[{"host_id":"h2"}]}' });

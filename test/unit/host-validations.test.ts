@@ -100,7 +100,7 @@ const ROWS: Row[] = [
   { name: 'wildcard record under the cluster domain', id: 'dns-wildcard-not-configured', status: 'failure', message: /DNS wildcard configuration was detected.*10\.0\.0\.9/, setup: (w) => {
     w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: [...RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')), resolved('validateNoWildcardDNS.ocp.example.com.', ['10.0.0.9'])] });
   } },
-  { name: 'wildcard probes not resolved yet', id: 'dns-wildcard-not-configured', status: 'pending', setup: (w) => {
+  { name: 'a resolution without the wildcard probes (upstream: an internal error)', id: 'dns-wildcard-not-configured', status: 'error', message: /doesn't contain the wildcard domain/, setup: (w) => {
     w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')) });
   } },
   { name: 'two NICs in the same subnet', id: 'non-overlapping-subnets', status: 'failure', message: /192\.168\.111\.0\/24 appears on multiple interfaces \[enp1s0, enp2s0\]/, setup: (w) => {
@@ -374,6 +374,19 @@ describe('role-dependent requirements', () => {
       minimums: hardwareMinimums('4.19.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
     });
     expect(Object.fromEntries(suggested)).toEqual({ [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'arbiter' });
+  });
+
+  it('counts the role checks the cluster ignores as passed, as upstream\'s role conditions do: undersized hosts become masters', () => {
+    const w = world(['undersized', 'master-0']);
+    const hosts = (Object.keys(w.attributes) as MachineName[]).map((name, index) => hostRecord(w, name, index));
+    const peers: PeerHost[] = hosts.map((host) => ({ id: host.hostId, host, inventory: JSON.parse(host.attributes.inventory as string), assignedRole: 'auto-assign', role: 'auto-assign', hostname: '' }));
+    const suggest = (ignored?: string) => suggestRoles({
+      cluster: clusterFacts(clusterRecord({ control_plane_count: 3, ...(ignored ? { ignored_host_validations: ignored } : {}) })), hosts: peers,
+      minimums: hardwareMinimums('4.18.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
+    }).get(MACHINES.undersized.id);
+    expect(suggest()).toBe('worker');
+    expect(suggest('["has-cpu-cores-for-role"]')).toBe('worker');
+    expect(suggest('["has-cpu-cores-for-role","has-memory-for-role"]')).toBe('master');
   });
 
   it('uses the single-node minimums, lowered from OpenShift 4.22', () => {

@@ -42,6 +42,10 @@ describe('the host document', () => {
       .toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
     expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict' }));
     expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }] } as never, undefined, 'now').attributes).toMatchObject({ installation_disk_id: 'sda', installation_disk_path: '/dev/sda' });
+    // Only the install disk counts: a list without one (even empty) is a conflict, two are too.
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict', message: 'Requested installation disk is not part of the host\'s valid disks' }));
+    expect(() => applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }, { id: 'sr0', role: 'install' }] } as never, undefined, 'now')).toThrow(expect.objectContaining({ kind: 'conflict', message: 'duplicate setting of installation path by the user' }));
+    expect(applyHostUpdate(stored, { disks_selected_config: [{ id: 'sda', role: 'install' }, { id: '/dev/nope', role: 'none' }] } as never, undefined, 'now').attributes.installation_disk_id).toBe('sda');
   });
   it('applies disks_skip_formatting to the disks already skipped, as upstream: once each, false removes, unknown disks refused (400)', () => {
     const inventory = JSON.stringify({ disks: [{ id: 'sda', path: '/dev/sda' }, { id: 'sdb', path: '/dev/sdb' }] });
@@ -75,5 +79,14 @@ describe('the host document', () => {
     const unbound = unbindHost({ ...bound, status: 'known', attributes: { ...bound.attributes, inventory: '{}', role: 'master', suggested_role: 'master' } }, undefined, '2026-11-22T11:00:00.000Z').host;
     expect(unbound.attributes).toMatchObject({ role: 'auto-assign', suggested_role: 'auto-assign' });
     expect(unbound.attributes).not.toHaveProperty('inventory');
+  });
+  it('stores fencing credentials write-only, in a day-1 cluster of 4.20+ on baremetal or none (upstream\'s ValidateClusterSupportsFencingCredentials)', () => {
+    const credentials = { address: 'https://bmc0.example.com', username: 'admin', password: 'secret' };
+    const cluster = (attributes: Record<string, unknown>) => ({ clusterId: 'c', attributes: { control_plane_count: 2, platform: { type: 'baremetal' }, ...attributes } }) as never;
+    const updated = applyHostUpdate(host({}), { fencing_credentials: credentials } as never, cluster({ openshift_version: '4.20.33' }), 'now');
+    expect(JSON.parse(updated.attributes.fencing_credentials as string)).toEqual(credentials);
+    expect(hostView(updated, 'no-cluster')).not.toHaveProperty('fencing_credentials');
+    expect(() => applyHostUpdate(host({}), { fencing_credentials: credentials } as never, cluster({ openshift_version: '4.19.42' }), 'now'))
+      .toThrow(expect.objectContaining({ kind: 'bad-request', message: "Cannot set fencing credentials to host h in infra-env ie: cluster's openshift version must be at least 4.20" }));
   });
 });

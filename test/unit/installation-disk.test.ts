@@ -50,7 +50,7 @@ describe('the installation disk upstream stores on the host', () => {
   it('judges the disks for the effective role: an arbiter needs 50 GB, not the worker\'s 100', () => {
     const discovered = withInventory(newHost(), fixture('master-0'));
     expect(storedDisks(discovered)[1]!.installation_eligibility.not_eligible_reasons).toContain('Disk is too small (disk only has 1.167 GB, but 100 GB are required)');
-    const twoNodes = cluster({ control_plane_count: 2 });
+    const twoNodes = cluster({ control_plane_count: 2, platform: { type: 'baremetal' } });
     const arbiter = withRefreshedInventory(applyHostUpdate(discovered, { host_role: 'arbiter' }, twoNodes, NOW), { cluster: twoNodes });
     expect(storedDisks(arbiter)[1]!.installation_eligibility.not_eligible_reasons).toContain('Disk is too small (disk only has 1.167 GB, but 50 GB are required)');
   });

@@ -10,6 +10,7 @@ import { hostDisplayName, requestContext, withTransition } from '../host/host.js
 import { isNotAllowed, transitionHost, type HostTransition } from '../host/host-state-machine.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { diskRequirement, storeInventoryAndDisks, type DiskRequirementSource } from '../host/installation-disk.js';
+import { withoutGoEmptyValues } from '../host/inventory.js';
 
 import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
@@ -297,13 +298,13 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       objectOutput(reply);
       attributes.domain_name_resolutions = reply.output;
       break;
+    // Stored as upstream's Go models re-serialize them: a false is_success (and other empty
+    // scalars) left out.
     case 'tang-connectivity-check':
-      objectOutput(reply);
-      attributes.tang_connectivity = reply.output;
+      attributes.tang_connectivity = JSON.stringify(withoutGoEmptyValues(objectOutput(reply)));
       break;
     case 'api-vip-connectivity-check':
-      objectOutput(reply);
-      attributes.api_vip_connectivity = reply.output;
+      attributes.api_vip_connectivity = JSON.stringify(withoutGoEmptyValues(objectOutput(reply)));
       break;
     case 'container-image-availability': {
       const result = STEP_OUTPUT_READERS['container-image-availability'](objectOutput(reply));
@@ -323,6 +324,13 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
     case 'verify-vips':
       // Checked here, acted on by the caller: VIP verdicts belong to the cluster.
       if (!Array.isArray(jsonOutput(reply))) throw badRequest('the verify-vips reply must list the VIPs');
+      break;
+    case 'dhcp-lease-allocate':
+      // Leases are only asked of hosts whose cluster allocates its VIPs by DHCP; upstream refuses
+      // (with a 500, a server error for the agent's mistake) a lease for any other cluster.
+      if (context.disks.cluster?.attributes.vip_dhcp_allocation !== true) {
+        throw badRequest('DHCP is not enabled in the host\'s cluster: no VIP lease was asked of it');
+      }
       break;
     case 'upgrade-agent':
       // Checked here, acted on by the caller: the upgrade's result is an event.

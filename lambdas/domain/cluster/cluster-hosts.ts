@@ -204,6 +204,8 @@ export function summaryOf(host: Host): ClusterHostSummary {
     role: (host.attributes.role) ?? 'auto-assign',
     suggestedRole: host.attributes.suggested_role,
     bootstrap: !!host.attributes.bootstrap,
+    // Read by isTwoNodesWithFencing: without it no cluster was ever judged a two-node fencing one.
+    hasFencingCredentials: !!host.attributes.fencing_credentials,
     ...(progress?.current_stage ? { currentStage: progress.current_stage } : {}),
   };
 }

@@ -78,24 +78,6 @@ const NON_STANDARD_HA_CONTROL_PLANE_VERSION = '4.18';
 const TWO_CONTROL_PLANES_VERSION = '4.19';
 const MAX_CONTROL_PLANES = 5;
 
-/** None as an arbiter cluster's platform from this version on (MinimumVersionForArbiterClustersWithNonePlatform). */
-const ARBITER_NONE_PLATFORM_VERSION = '4.22';
-
-/**
- * Why a host of this cluster cannot take the arbiter role, or undefined when it can (upstream's
- * ValidateClusterSupportsArbiterHosts): a day-1 cluster of OpenShift 4.19 or newer on baremetal
- * (or none from 4.22). The control plane count is not checked: the cluster validations judge it.
- */
-export function arbiterHostsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
-  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
-  const version = String(cluster.attributes.openshift_version ?? '');
-  if (isBelow(version, TWO_CONTROL_PLANES_VERSION)) return `cluster's openshift version must be at least ${TWO_CONTROL_PLANES_VERSION}`;
-  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
-  if (!platform) return "cluster's platform must be set";
-  if (!isBelow(version, ARBITER_NONE_PLATFORM_VERSION)) return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
-  return platform === 'baremetal' ? undefined : "cluster's platform must be baremetal";
-}
-
 /** Upstream's rules tying the availability mode to the control plane count (validateHighAvailabilityWithControlPlaneCount). */
 export function controlPlaneProblem(mode: string, count: number, openshiftVersion: string): string | undefined {
   if (mode === 'None' && count !== 1) return 'single-node clusters must have a single control plane node';

@@ -41,12 +41,13 @@ export interface ClusterFollowUp {
  * What the cluster's judgement reads of each host (cluster-refresh's summaryOf and validation input),
  * but for the host's clock reading (`timestamp`), which every check-in moves: see clockMoved.
  */
-const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'free_addresses', 'installation_disk_id'] as const;
+const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'free_addresses', 'installation_disk_id', 'fencing_credentials'] as const;
 /**
- * What hosts' peer-dependent validations read of their peers; of the connectivity report, only
+ * What hosts' peer-dependent validations read of their peers (fencing credentials make two masters
+ * a two-node fencing cluster, whose majority is 2); of the connectivity report, only
  * who answered (reachabilityChanged): a report whose round-trip times alone moved is no news.
  */
-const READ_BY_PEERS = ['inventory', 'api_vip_connectivity', 'requested_hostname'] as const;
+const READ_BY_PEERS = ['inventory', 'api_vip_connectivity', 'requested_hostname', 'fencing_credentials'] as const;
 
 const currentStage = (host: Host | undefined) => host?.attributes.progress?.current_stage;
 const changed = (before: Host | undefined, after: Host | undefined, names: readonly string[]) =>

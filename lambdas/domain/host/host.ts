@@ -5,7 +5,7 @@
 import { badRequest, conflict } from '../core/errors.js';
 import { UNSET_TIME, type Cluster, type Host, type HostAttributes } from '../core/entities.js';
 import { hostInventory, withoutGoEmptyValues } from './inventory.js';
-import { arbiterHostsProblem } from '../cluster/cluster.js';
+import { isBelow } from '../core/ocp-version.js';
 import { applyHostEffects } from './host-effects.js';
 import { isNotAllowed, transitionHost, type HostTransition, type HostTransitionContext } from './host-state-machine.js';
 import { hostnameProblem } from '../../../contracts/input-checks.js';
@@ -40,6 +40,41 @@ function labelProblem(key: string, value: string): string | undefined {
   return undefined;
 }
 
+/** The arbiter role from this version on (MinimumVersionForArbiterClusters). */
+const ARBITER_VERSION = '4.19';
+/** None as an arbiter cluster's platform from this version on (MinimumVersionForArbiterClustersWithNonePlatform). */
+const ARBITER_NONE_PLATFORM_VERSION = '4.22';
+
+/**
+ * Why a host of this cluster cannot take the arbiter role, or undefined when it can (upstream's
+ * ValidateClusterSupportsArbiterHosts): a day-1 cluster of OpenShift 4.19 or newer on baremetal
+ * (or none from 4.22). The control plane count is not checked: the cluster validations judge it.
+ */
+export function arbiterHostsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
+  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
+  const version = String(cluster.attributes.openshift_version ?? '');
+  if (isBelow(version, ARBITER_VERSION)) return `cluster's openshift version must be at least ${ARBITER_VERSION}`;
+  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
+  if (!platform) return "cluster's platform must be set";
+  if (!isBelow(version, ARBITER_NONE_PLATFORM_VERSION)) return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
+  return platform === 'baremetal' ? undefined : "cluster's platform must be baremetal";
+}
+
+/** Fencing credentials (two-node clusters with fencing) from this version on (MinimumVersionForTwoNodesWithFencing). */
+const FENCING_VERSION = '4.20';
+
+/**
+ * Why a host of this cluster cannot be given fencing credentials, or undefined when it can
+ * (upstream's ValidateClusterSupportsFencingCredentials): a day-1 cluster of OpenShift 4.20 or
+ * newer on baremetal or none.
+ */
+export function fencingCredentialsProblem(cluster: Pick<Cluster, 'attributes'>): string | undefined {
+  if (cluster.attributes.kind === 'AddHostsCluster') return undefined;
+  if (isBelow(String(cluster.attributes.openshift_version ?? ''), FENCING_VERSION)) return `cluster's openshift version must be at least ${FENCING_VERSION}`;
+  const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
+  return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
+}
+
 /** Upstream's answer (a 409) to an installation disk that is not one of the host's eligible disks. */
 const NOT_A_VALID_DISK = 'Requested installation disk is not part of the host\'s valid disks';
 
@@ -67,26 +102,21 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
     if (params.host_role !== 'auto-assign') attributes.suggested_role = params.host_role;
   }
   if (Array.isArray(params.disks_selected_config)) {
+    // As upstream: only the disk given the install role counts, and there must be exactly one (a
+    // list without one asks to install on no disk, which is not one of the host's valid disks).
     const disks = hostInventory(host)?.disks ?? [];
-    const selected = params.disks_selected_config;
-    const installs = selected.filter((d) => d.role === 'install');
-    if (installs.length > 1) throw badRequest('only one disk can be the installation disk');
-    for (const choice of selected) {
-      const disk = disks.find((d) => d.id === choice.id || d.path === choice.id);
-      if (!disk && choice.role === 'install') throw conflict(NOT_A_VALID_DISK);
-      if (!disk) throw badRequest(`disk ${choice.id} is not in this host's inventory`);
-      // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
-      const eligibility = disk.installation_eligibility;
-      if (choice.role === 'install' && (eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0)) {
-        // Upstream's answer: a conflict with the host's state, not a malformed request.
-        throw conflict(NOT_A_VALID_DISK);
-      }
+    const installs = params.disks_selected_config.filter((d) => d.role === 'install');
+    if (installs.length > 1) throw conflict('duplicate setting of installation path by the user');
+    const choice = installs[0];
+    const disk = choice && disks.find((d) => d.id === choice.id || d.path === choice.id);
+    // The stored inventory leaves a false `eligible` out (as Go does): an ineligible disk is one with reasons.
+    const eligibility = disk?.installation_eligibility;
+    if (!disk || eligibility?.eligible === false || (eligibility?.not_eligible_reasons?.length ?? 0) > 0) {
+      // Upstream's answer: a conflict with the host's state, not a malformed request.
+      throw conflict(NOT_A_VALID_DISK);
     }
-    const install = installs[0] && disks.find((d) => d.id === installs[0]!.id || d.path === installs[0]!.id);
-    if (install) {
-      attributes.installation_disk_id = install.id;
-      attributes.installation_disk_path = install.path;
-    }
+    attributes.installation_disk_id = disk.id;
+    attributes.installation_disk_path = disk.path;
   }
   if (Array.isArray(params.node_labels)) {
     const labels = params.node_labels;
@@ -98,6 +128,13 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
   }
   if (Array.isArray(params.disks_skip_formatting) && params.disks_skip_formatting.length > 0) {
     attributes.skip_formatting_disks = skippedFormattingAfter(host, params.disks_skip_formatting).join(',');
+  }
+  if (params.fencing_credentials && typeof params.fencing_credentials === 'object') {
+    // Kept write-only (never in an answer): install-config's fencing section and the two-node
+    // fencing topology read them.
+    const problem = cluster ? fencingCredentialsProblem(cluster) : undefined;
+    if (problem) throw badRequest(`Cannot set fencing credentials to host ${host.hostId} in infra-env ${host.infraEnvId}: ${problem}`);
+    attributes.fencing_credentials = JSON.stringify(params.fencing_credentials);
   }
   if (typeof params.machine_config_pool_name === 'string') attributes.machine_config_pool_name = params.machine_config_pool_name;
   if (typeof params.ignition_endpoint_token === 'string') {
@@ -250,7 +287,7 @@ export function hostProgressView(progress: HostAttributes['progress']): NonNulla
  * connectivity report was taken and stored, the free addresses, the last failure of each step, the
  * ignition endpoint's token): upstream's host document has none of them.
  */
-const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'ignition_endpoint_token'] as const;
+const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'ignition_endpoint_token', 'fencing_credentials'] as const;
 
 /** Strings upstream's model leaves out when empty (omitempty): a user's update may have set them to ''. */
 const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name'] as const;

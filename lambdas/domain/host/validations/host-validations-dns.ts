@@ -93,8 +93,9 @@ const dnsWildcardNotConfigured: Check = (ctx) => {
   ];
   for (const [name, message] of probes) {
     const entry = (response.resolutions ?? []).find((r) => r.domain_name === name);
-    // The agent resolves the probe names only when asked to; until it has, there is no verdict.
-    if (!entry) return pending(`DNS wildcard check cannot be performed yet because the host has not yet resolved ${name}`);
+    // The service always asks the agent to resolve both probe names: a resolution without one is
+    // an error, as upstream judges it.
+    if (!entry) return error('Internal error - DNS wildcard check cannot be performed because the DNS validation result doesn\'t contain the wildcard domain');
     const answers = [...(entry.ipv4_addresses ?? []), ...(entry.ipv6_addresses ?? []), ...(entry.cnames ?? [])];
     if (answers.length > 0) return failure(message + answers.join(', '));
   }

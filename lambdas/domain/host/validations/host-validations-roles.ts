@@ -8,6 +8,7 @@ import { MEMORY_TOLERANCE_MIB } from './host-validations-hardware.js';
 import type { ClusterFacts, Inventory, InventoryDisk, PeerHost, RoleRequirements } from './host-validations-model.js';
 import { operatorsHostRequirements, validateOperator, type CpuRam } from './host-validations-operators.js';
 import type { HardwareRole, RoleMinimums } from '../../catalogues/preflight.js';
+import { isValidationIgnored } from '../../core/ignored-validations.js';
 
 type Minimums = Record<HardwareRole, RoleMinimums>;
 
@@ -89,7 +90,10 @@ function fitsRole(input: RoleSuggestionInput, working: PeerHost[], host: PeerHos
   const operatorContext = { cluster: input.cluster, host: candidate, inventory, clusterHosts: peers, installationDisk: input.installationDiskOf(host) };
   const ocp = ocpRoleRequirements(input.minimums, role, input.cluster.singleNode, isEdgeWorker(inventory, input.edgeWorkerProductNames));
   const needs = withOperators(ocp, operatorsHostRequirements(operatorContext));
-  const enough = (inventory.cpu?.count ?? 0) >= needs.cpuCores && (inventory.memory?.physical_bytes ?? 0) >= (needs.ramMib - MEMORY_TOLERANCE_MIB) * 1024 ** 2;
+  // A check the cluster ignores counts as passed, as in upstream's role conditions.
+  const ignored = (id: string) => isValidationIgnored('host', input.cluster.ignoredHostValidations, id);
+  const enough = ((inventory.cpu?.count ?? 0) >= needs.cpuCores || ignored('has-cpu-cores-for-role'))
+    && ((inventory.memory?.physical_bytes ?? 0) >= (needs.ramMib - MEMORY_TOLERANCE_MIB) * 1024 ** 2 || ignored('has-memory-for-role'));
   if (!enough || !checkOperators) return enough;
   return MASTER_GATING_OPERATORS.filter((name) => input.cluster.olmOperators.includes(name)).every(
     (name) => validateOperator(name, operatorContext).status === 'success',

@@ -7,6 +7,8 @@ export const ListClusterHosts: Operation<'ListClusterHosts'> = async ({ api, pri
   return json(200, await listClusterHosts(ports, principal, pathParam(api, 'cluster_id'), {
     role: queryString(api, 'role'),
     status: queryString(api, 'status'),
-    withInventory: queryFlag(api, 'with-inventory') ?? true,
+    // Upstream lists neither unless asked (both flags default to false).
+    withInventory: queryFlag(api, 'with-inventory') ?? false,
+    withConnectivity: queryFlag(api, 'with-connectivity') ?? false,
   }));
 };
