@@ -276,3 +276,19 @@ describe('tags and NTP sources on create and update', () => {
     expect(outcome(() => update(create({ additional_ntp_source: '10.0.0.1' }), { ntp_sources: 'clock.example.com', additional_ntp_source: '' }))).toBe('accepted');
   });
 });
+
+describe('the default network type, from the version as requested (a payload named by ocp_release_image)', () => {
+  // The release is 4.22.9 (the payload's); the request names another version beside it.
+  const withPayload = (params: Params) => create({ ocp_release_image: 'quay.io/openshift-release-dev/ocp-release:4.22.9-x86_64', ...params }, { version: '4.22.9' });
+
+  it('is OpenShift SDN before 4.12, refused with a 4.22 release, as upstream answers', () => {
+    expect(outcome(() => withPayload({ openshift_version: '4.11' }))).toBe('Openshift version 4.22.9 is not supported for OpenShiftSDN NetworkType');
+    expect(withPayload({ openshift_version: '4.12' }).attributes.network_type).toBe('OVNKubernetes');
+    expect(withPayload({ openshift_version: '4.9.59', control_plane_count: 1 }).attributes.network_type).toBe('OVNKubernetes');
+    expect(withPayload({ openshift_version: '4.9.59', network_type: 'OVNKubernetes' }).attributes.network_type).toBe('OVNKubernetes');
+  });
+
+  it.each([['latest'], ['']])('refuses the malformed requested version %j even beside a payload and a network type', (openshift_version) => {
+    expect(outcome(() => withPayload({ openshift_version, network_type: 'OVNKubernetes' }))).toBe(`Malformed version: ${openshift_version}`);
+  });
+});
