@@ -6,7 +6,7 @@
  * create makes (parsing and dual-stack shape) and which it leaves to the validations.
  */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate, clusterWireView, createClusterRecord, proxySettingsChanged } from '../../lambdas/domain/cluster/cluster.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
@@ -290,5 +290,16 @@ describe('the default network type, from the version as requested (a payload nam
 
   it.each([['latest'], ['']])('refuses the malformed requested version %j even beside a payload and a network type', (openshift_version) => {
     expect(outcome(() => withPayload({ openshift_version, network_type: 'OVNKubernetes' }))).toBe(`Malformed version: ${openshift_version}`);
+  });
+});
+
+describe('proxy settings changed (the update that records proxy_settings_changed, as upstream)', () => {
+  it('is a proxy field named by the update that differs from the stored one', () => {
+    const stored = create({ http_proxy: 'http://proxy.example.com:3128' }).attributes;
+    expect(proxySettingsChanged({ http_proxy: 'http://proxy.example.com:3128' }, stored)).toBe(false);
+    expect(proxySettingsChanged({ http_proxy: 'http://other.example.com:3128' }, stored)).toBe(true);
+    expect(proxySettingsChanged({ no_proxy: '.example.com' }, stored)).toBe(true);
+    expect(proxySettingsChanged({ no_proxy: '' }, stored)).toBe(false);
+    expect(proxySettingsChanged({ name: 'renamed' } as never, stored)).toBe(false);
   });
 });

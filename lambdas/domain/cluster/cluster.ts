@@ -408,6 +408,15 @@ export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
   return serviceSetting === true && attributes?.org_soft_timeouts_enabled === true;
 }
 
+/**
+ * Whether an update changes the cluster's proxy settings (upstream's proxySettingsChanged): a proxy
+ * field the update names differs from the stored one (absent reads as empty). Upstream then records
+ * proxy_settings_changed.
+ */
+export function proxySettingsChanged(params: { http_proxy?: unknown; https_proxy?: unknown; no_proxy?: unknown }, stored: ClusterAttributes): boolean {
+  return (['http_proxy', 'https_proxy', 'no_proxy'] as const).some((field) => typeof params[field] === 'string' && params[field] !== (stored[field] ?? ''));
+}
+
 /** Upstream's tag: words of letters, digits and underscores, separated by single spaces (Go's `\w`, ASCII). */
 const TAG = /^[0-9A-Za-z_]+( [0-9A-Za-z_]+)*$/;
 
