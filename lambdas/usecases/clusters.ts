@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { clusterCpuArchitectureProblem, resolveRelease, resolveReleaseImage } from '../domain/catalogues/catalogues.js';
 import {
   applyClusterUpdate,
+  proxySettingsChanged,
   BUSY_STATES,
   clusterView,
   clusterWireView,
@@ -155,7 +156,7 @@ const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => a.cre
 
 export async function updateCluster(deps: ClusterDeps, principal: Principal, clusterId: string, request: ClusterUpdateParams) {
   const params = withoutNullFields(request);
-  await findCluster(deps.store, principal, clusterId);
+  const before = await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, clusterId };
   // New VIPs are placed with the hosts' interfaces and free-address scans, as upstream does; a scan
@@ -168,6 +169,7 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const hosts = readsHosts ? clusterHosts.map(machineNetworkHost) : [];
   const virtualHostIds = clusterHosts.filter((host) => hostInventory(host)?.system_vendor?.virtual === true).map((host) => host.hostId);
   const changed = stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts, virtualHostIds)), `Cluster ${clusterId}`);
+  if (proxySettingsChanged(params, before.attributes)) await recordEvent(deps, { name: 'proxy_settings_changed', subject: key });
   // Each host's disks are judged anew for the cluster as it now is, as upstream does on every update.
   for (const host of clusterHosts) {
     const hostKey = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };

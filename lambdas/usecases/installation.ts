@@ -11,7 +11,7 @@ import { applyClusterEffects } from '../domain/cluster/cluster-effects.js';
 import { disconnectedClusterRefusal } from '../domain/cluster/cluster.js';
 import { parseClusterValidationsInfo } from '../domain/cluster/validations/cluster-validations.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
-import { conflict } from '../domain/core/errors.js';
+import { badRequest, conflict } from '../domain/core/errors.js';
 import { hostDisplayName, requestContext } from '../domain/host/host.js';
 import { transitionHost, type HostTrigger } from '../domain/host/host-state-machine.js';
 import { judgedRole } from '../domain/host/validations/host-validations.js';
@@ -325,8 +325,9 @@ export async function resetDay2Host(deps: InstallationDeps, principal: Principal
  */
 export async function allowAddingHosts(deps: InstallationDeps, principal: Principal, clusterId: string): Promise<Record<string, unknown>> {
   const cluster = await findCluster(deps.store, principal, clusterId);
+  // Upstream answers 400 (not 409) to a cluster that is not installed yet.
   if (cluster.status !== 'installed' && cluster.status !== 'adding-hosts') {
-    throw conflict(`Cluster ${clusterId} is ${cluster.status}: hosts can be added only to an installed cluster`);
+    throw badRequest(`Cluster ${clusterId} is ${cluster.status}: hosts can be added only to an installed cluster`);
   }
   const key = { orgId: principal.orgId, clusterId };
   const stamp = deps.clock.now().toISOString();

@@ -68,6 +68,7 @@ describe('cluster settings API', () => {
       const cluster = await newCluster();
       const reply = await call('GET', `/clusters/${cluster.id}/supported-platforms`);
       expect(reply.status, reply.text).toBe(200);
+      expectMatchesSchema('GetClusterSupportedPlatforms', 200, reply.body);
       expect(reply.body).toEqual(['none']);
       const unknown = await call('GET', '/clusters/00000000-0000-0000-0000-000000000000/supported-platforms');
       expect(unknown.status, unknown.text).toBe(404);

@@ -6,7 +6,7 @@
  * create makes (parsing and dual-stack shape) and which it leaves to the validations.
  */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, clusterWireView, createClusterRecord } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate, clusterWireView, createClusterRecord, proxySettingsChanged } from '../../lambdas/domain/cluster/cluster.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
@@ -274,5 +274,32 @@ describe('tags and NTP sources on create and update', () => {
     // On update, judged on what the cluster would hold.
     expect(outcome(() => update(create({ additional_ntp_source: '10.0.0.1' }), { ntp_sources: 'clock.example.com' }))).toBe('ntp_sources and additional_ntp_source are mutually exclusive');
     expect(outcome(() => update(create({ additional_ntp_source: '10.0.0.1' }), { ntp_sources: 'clock.example.com', additional_ntp_source: '' }))).toBe('accepted');
+  });
+});
+
+describe('the default network type, from the version as requested (a payload named by ocp_release_image)', () => {
+  // The release is 4.22.9 (the payload's); the request names another version beside it.
+  const withPayload = (params: Params) => create({ ocp_release_image: 'quay.io/openshift-release-dev/ocp-release:4.22.9-x86_64', ...params }, { version: '4.22.9' });
+
+  it('is OpenShift SDN before 4.12, refused with a 4.22 release, as upstream answers', () => {
+    expect(outcome(() => withPayload({ openshift_version: '4.11' }))).toBe('Openshift version 4.22.9 is not supported for OpenShiftSDN NetworkType');
+    expect(withPayload({ openshift_version: '4.12' }).attributes.network_type).toBe('OVNKubernetes');
+    expect(withPayload({ openshift_version: '4.9.59', control_plane_count: 1 }).attributes.network_type).toBe('OVNKubernetes');
+    expect(withPayload({ openshift_version: '4.9.59', network_type: 'OVNKubernetes' }).attributes.network_type).toBe('OVNKubernetes');
+  });
+
+  it.each([['latest'], ['']])('refuses the malformed requested version %j even beside a payload and a network type', (openshift_version) => {
+    expect(outcome(() => withPayload({ openshift_version, network_type: 'OVNKubernetes' }))).toBe(`Malformed version: ${openshift_version}`);
+  });
+});
+
+describe('proxy settings changed (the update that records proxy_settings_changed, as upstream)', () => {
+  it('is a proxy field named by the update that differs from the stored one', () => {
+    const stored = create({ http_proxy: 'http://proxy.example.com:3128' }).attributes;
+    expect(proxySettingsChanged({ http_proxy: 'http://proxy.example.com:3128' }, stored)).toBe(false);
+    expect(proxySettingsChanged({ http_proxy: 'http://other.example.com:3128' }, stored)).toBe(true);
+    expect(proxySettingsChanged({ no_proxy: '.example.com' }, stored)).toBe(true);
+    expect(proxySettingsChanged({ no_proxy: '' }, stored)).toBe(false);
+    expect(proxySettingsChanged({ name: 'renamed' } as never, stored)).toBe(false);
   });
 });

@@ -99,6 +99,8 @@ describe('preflightRequirements', () => {
     const byName = Object.fromEntries(operators.map((o) => [o.operator_name, o]));
     expect(byName.odf).toMatchObject({ dependencies: ['lso'], requirements: { master: { quantitative: { cpu_cores: 6, ram_mib: 19456 } }, worker: { quantitative: { cpu_cores: 8, ram_mib: 19456 } } } });
     expect(byName.lso!.requirements).toEqual({ master: { quantitative: {} }, worker: { quantitative: {} } });
+    // Upstream (its service): MCE, MetalLB and OpenShift AI state an empty qualitative list, the others none.
+    for (const name of ['mce', 'metallb', 'openshift-ai']) expect(byName[name]!.requirements.master.qualitative).toEqual([]);
     expect(byName.cnv!.requirements.master.quantitative).toEqual({ cpu_cores: 4, ram_mib: 150 });
   });
 

@@ -53,7 +53,8 @@ export interface OpenshiftRelease {
 export interface OpenshiftVersionView {
   display_name: string;
   support_level: VersionSupportLevel;
-  default: boolean;
+  /** Present (true) on the default release only. */
+  default?: true;
   cpu_architectures: string[];
 }
 
@@ -118,13 +119,13 @@ export function listOpenshiftVersions(
     add(release.version, {
       display_name: release.display_name,
       support_level: release.support_level,
-      default: release.default === true,
+      // Upstream names only the default release (default: true) and leaves the flag out of the others.
+      ...(release.default === true ? { default: true } : {}),
       cpu_architectures: singleArchitecturesOf(release),
     });
     add(`${release.version}-multi`, {
       display_name: `${release.display_name}-multi`,
       support_level: release.support_level,
-      default: false,
       cpu_architectures: multiArchitecturesOf(release),
     });
   }

@@ -82,7 +82,7 @@ export interface RequirementDetails {
 }
 export interface HostTypeHardwareRequirements {
   quantitative: RequirementDetails;
-  /** Absent when there is none: upstream leaves an empty list out (null). */
+  /** Absent when the requirement states none (upstream's null); an operator may state an empty list. */
   qualitative?: string[];
 }
 export interface PreflightHardwareRequirements {
@@ -113,7 +113,8 @@ function details(source: RoleMinimums): RequirementDetails {
 
 const hostType = (requirements: HostTypeRequirements): HostTypeHardwareRequirements => ({
   quantitative: details(requirements.quantitative),
-  ...(requirements.qualitative?.length ? { qualitative: [...requirements.qualitative] } : {}),
+  // As upstream's operators state it: some an empty list ([]), most none at all (null).
+  ...(requirements.qualitative ? { qualitative: [...requirements.qualitative] } : {}),
 });
 
 /** Which roles must have TPM enabled in the BIOS: those disk encryption with TPM v2 covers. */

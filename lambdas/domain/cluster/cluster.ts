@@ -46,7 +46,7 @@ import {
   type OperatorSelection,
 } from './cluster-operators.js';
 import { normalizeCpuArchitecture } from '../catalogues/feature-support.js';
-import { isBelow } from '../core/ocp-version.js';
+import { isBelow, isValidVersion } from '../core/ocp-version.js';
 import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-features.js';
 import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.js';
 import { ipFamilyOrderProblem } from './cluster-ip-family-order.js';
@@ -408,6 +408,15 @@ export function softTimeoutsEnabled(cluster: Cluster | undefined): boolean {
   return serviceSetting === true && attributes?.org_soft_timeouts_enabled === true;
 }
 
+/**
+ * Whether an update changes the cluster's proxy settings (upstream's proxySettingsChanged): a proxy
+ * field the update names differs from the stored one (absent reads as empty). Upstream then records
+ * proxy_settings_changed.
+ */
+export function proxySettingsChanged(params: { http_proxy?: unknown; https_proxy?: unknown; no_proxy?: unknown }, stored: ClusterAttributes): boolean {
+  return (['http_proxy', 'https_proxy', 'no_proxy'] as const).some((field) => typeof params[field] === 'string' && params[field] !== (stored[field] ?? ''));
+}
+
 /** Upstream's tag: words of letters, digits and underscores, separated by single spaces (Go's `\w`, ASCII). */
 const TAG = /^[0-9A-Za-z_]+( [0-9A-Za-z_]+)*$/;
 
@@ -501,6 +510,18 @@ const platformOrRefusal = (outcome: PlatformOutcome): Exclude<PlatformOutcome, {
 };
 
 /**
+ * The network type a registration that names none gets, from the version as requested (not the
+ * release's, which a named payload decides): OVN-Kubernetes from 4.12 and for a single node,
+ * OpenShift SDN before (then refused with the release if that is 4.15 or later, as upstream does).
+ * Upstream reads the requested version even when a payload is named, so a malformed one is refused.
+ */
+export function defaultNetworkType(requestedVersion: unknown, controlPlaneCount: number): 'OVNKubernetes' | 'OpenShiftSDN' {
+  const version = typeof requestedVersion === 'string' ? requestedVersion : '';
+  if (!isValidVersion(version)) throw badRequest(`Malformed version: ${version}`);
+  return controlPlaneCount === 1 || !isBelow(version, '4.12') ? 'OVNKubernetes' : 'OpenShiftSDN';
+}
+
+/**
  * A new cluster, checked and defaulted as upstream's registration does: control plane, VIPs and
  * networks as sent, then the platform and networking mode, the single-node rules, disk
  * encryption, and the features the result uses; the name and pull secret last.
@@ -515,6 +536,7 @@ export function createClusterRecord(
   const name = params.name;
   const { count, mode } = createdControlPlane(params, context.release.openshiftVersion);
   const singleNode = count === 1;
+  const networkType = defaultNetworkType(params.openshift_version, count);
   const attributes: ClusterAttributes = {
     kind: 'Cluster',
     openshift_version: context.release.openshiftVersion,
@@ -523,7 +545,7 @@ export function createClusterRecord(
     control_plane_count: count,
     high_availability_mode: mode,
     hyperthreading: 'all',
-    network_type: 'OVNKubernetes',
+    network_type: networkType,
     schedulable_masters: false,
     // No host yet: forced (schedulableMastersForcedTrue), until the fifth host registers.
     schedulable_masters_forced_true: true,
