@@ -27,8 +27,8 @@ type Subscribe = { org: true } | { cluster_id: string } | { infra_env_id: string
 const CLUSTER_PAGE = new RegExp(`^${CLUSTERS_PATH}/([0-9a-f-]{36})(?:/|$)`, 'i');
 
 /** What the page at `pathname` shows, as subscriptions. */
-async function subscriptionsFor(pathname: string): Promise<Subscribe[]> {
-  const clusterId = CLUSTER_PAGE.exec(pathname)?.[1];
+/** What a page shows: a cluster's page its cluster and infra-envs, every other page the organisation's lists. */
+async function subscriptionsFor(clusterId: string | undefined): Promise<Subscribe[]> {
   if (!clusterId) return [{ org: true }];
   // Hosts not yet bound to the cluster show on its page too: they belong to its infra-envs.
   const infraEnvs = await apiRequest<{ id: string }[]>('GET', `/v2/infra-envs?cluster_id=${clusterId}`).catch(() => []);
@@ -93,23 +93,21 @@ function follow(subscriptions: Subscribe[], token: string): () => void {
 /** Follows what the current page shows, from inside the router; a new page subscribes anew. */
 export const LiveUpdates: React.FC = () => {
   const { pathname } = useLocation();
+  // Subscriptions follow the resource the page shows, not each path under it (its tabs, its steps).
   const clusterId = CLUSTER_PAGE.exec(pathname)?.[1];
-  const key = clusterId ?? 'org';
   React.useEffect(() => {
     const token = currentToken();
     if (!token || typeof WebSocket === 'undefined') return undefined;
     let stop: (() => void) | undefined;
     let cancelled = false;
-    void subscriptionsFor(pathname).then((subscriptions) => {
+    void subscriptionsFor(clusterId).then((subscriptions) => {
       if (!cancelled) stop = follow(subscriptions, token);
     });
     return () => {
       cancelled = true;
       stop?.();
     };
-    // Subscriptions follow the resource the page shows, not each path under it (its tabs, its steps).
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
+  }, [clusterId]);
   return null;
 };
 

@@ -57,7 +57,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${API_ROOT}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if (text) {
     try {
       parsed = JSON.parse(text);

@@ -58,7 +58,7 @@ export function endpoint(side: Side, url: string, credentials: { userToken?: str
           dispatcher,
         });
         const text = await answer.body.text();
-        let body: unknown = undefined;
+        let body: unknown;
         if (text) {
           try {
             body = JSON.parse(text);

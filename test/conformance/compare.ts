@@ -56,9 +56,18 @@ export function compareValues(ours: unknown, upstream: unknown, path = ''): Diff
 
 function walk(ours: unknown, upstream: unknown, path: string, out: Difference[]): void {
   if (isAbsent(ours) && isAbsent(upstream)) return;
-  if (isAbsent(upstream)) return void out.push({ path, kind: 'only ours', ours });
-  if (isAbsent(ours)) return void out.push({ path, kind: 'only upstream', upstream });
-  if (Array.isArray(ours) && Array.isArray(upstream)) return compareArrays(ours, upstream, path, out);
+  if (isAbsent(upstream)) {
+    out.push({ path, kind: 'only ours', ours });
+    return;
+  }
+  if (isAbsent(ours)) {
+    out.push({ path, kind: 'only upstream', upstream });
+    return;
+  }
+  if (Array.isArray(ours) && Array.isArray(upstream)) {
+    compareArrays(ours, upstream, path, out);
+    return;
+  }
   if (isObject(ours) && isObject(upstream)) {
     for (const key of [...new Set([...Object.keys(ours), ...Object.keys(upstream)])].sort()) walk(ours[key], upstream[key], join(path, key), out);
     return;

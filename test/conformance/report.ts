@@ -81,8 +81,13 @@ export class Recorder {
     const counts = this.areas.get(comparison.area) ?? { comparisons: 0, agreeing: 0, accepted: 0, differing: 0 };
     counts.comparisons++;
     if (differences.length === 0) counts.agreeing++;
-    else if (differences.every((d) => d.acceptedBy)) (counts.accepted++, this.accepted.push(recorded));
-    else (counts.differing++, this.differing.push(recorded));
+    else if (differences.every((d) => d.acceptedBy)) {
+      counts.accepted++;
+      this.accepted.push(recorded);
+    } else {
+      counts.differing++;
+      this.differing.push(recorded);
+    }
     this.areas.set(comparison.area, counts);
     return recorded;
   }

@@ -37,6 +37,7 @@ const NOT_PROJECT_FILES: Record<string, string> = {
   'nmstateconfig.yaml': 'a ZTP manifest the user writes',
   'agent-config.yaml': "a manifest of the agent-based installer's, which the user writes",
   'dist/assisted.mjs': 'the CLI bundle the build writes',
+  'deploy/podman/configmap.yml': "upstream's on-premises configuration (the oracle's release list comes from it)",
   'hub.mjs': "the hub controller's bundle npm run build:hub writes into dist/hub-image/",
   'contracts/api.ts': 'generated from openapi.yaml (npm install and npm test run generate:contracts)',
   'test-results/console/first-load.json': 'what the console tests write',

@@ -181,8 +181,8 @@ export function healthyReplies(index: number, hosts: readonly LabHost[], lab: La
 /** Every host registered with its inventory, then each host's healthy replies, then settle. */
 export function hostsDiscovered(hosts: readonly LabHost[], lab: LabNetwork): Step[] {
   const steps: Step[] = [];
-  hosts.forEach((host, i) => steps.push(...registerHost(i, host)));
-  hosts.forEach((_, i) => steps.push(...healthyReplies(i, hosts, lab)));
+  for (const [i, host] of hosts.entries()) steps.push(...registerHost(i, host));
+  for (const i of hosts.keys()) steps.push(...healthyReplies(i, hosts, lab));
   steps.push(settle());
   return steps;
 }
