@@ -14,6 +14,11 @@ export default defineConfig({
     // can take several times that there. The bounds are for hangs, not for speed.
     testTimeout: 90_000,
     hookTimeout: 180_000,
-    env: { NODE_NO_WARNINGS: '1', ASSISTED_API_INSTANCES: process.env.ASSISTED_API_INSTANCES ?? '3', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    env: {
+      NODE_NO_WARNINGS: '1',
+      ASSISTED_API_INSTANCES: process.env.ASSISTED_API_INSTANCES ?? '3',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
   },
 });

@@ -90,7 +90,10 @@ http.createServer((req, res) => {
 
 async function startStandIn(pollSeconds: number): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-e', STAND_IN], { env: { ...process.env, PORT: String(port), POLL_SECONDS: String(pollSeconds) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', STAND_IN], {
+    env: { ...process.env, PORT: String(port), POLL_SECONDS: String(pollSeconds) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`stand-in service exited ${code}`)));
@@ -108,7 +111,14 @@ interface Stack {
 async function startStack(dataDir: string): Promise<Stack> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-    env: { ...process.env, ASSISTED_PORT: String(port), ASSISTED_DNS_PORT: String(await freePort()), ASSISTED_DATA_DIR: dataDir, ASSISTED_HOST: '127.0.0.1', NODE_NO_WARNINGS: '1' },
+    env: {
+      ...process.env,
+      ASSISTED_PORT: String(port),
+      ASSISTED_DNS_PORT: String(await freePort()),
+      ASSISTED_DATA_DIR: dataDir,
+      ASSISTED_HOST: '127.0.0.1',
+      NODE_NO_WARNINGS: '1',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -264,7 +274,9 @@ export async function agentFleet(): Promise<Record<string, unknown>> {
       console.log(`real agent RSS, idle between polls              ${mib(real.idleRss)}`);
     }
 
-    console.log(`simulated fleet against a stand-in service that answers at once (the fleet's own limit), polls every ${pollSeconds} s (not 60), ${windowMs / 1000} s per step:`);
+    console.log(
+      `simulated fleet against a stand-in service that answers at once (the fleet's own limit), polls every ${pollSeconds} s (not 60), ${windowMs / 1000} s per step:`,
+    );
     console.log(HEADER);
     const standIn = await startStandIn(pollSeconds);
     let sustained: FleetStep | undefined;
@@ -275,7 +287,8 @@ export async function agentFleet(): Promise<Record<string, unknown>> {
         console.log(row(step));
         smallest ??= step;
         if (!(step.lateP99 <= 1_000 && step.polls >= 0.8 * step.expectedPolls)) {
-          if (step.pollP99 > 1_000) console.log('  (poll round trips > 1 s: the single-process stand-in may be the bottleneck at this size, not only the fleet)');
+          if (step.pollP99 > 1_000)
+            console.log('  (poll round trips > 1 s: the single-process stand-in may be the bottleneck at this size, not only the fleet)');
           break;
         }
         sustained = step;
@@ -287,10 +300,17 @@ export async function agentFleet(): Promise<Record<string, unknown>> {
     if (sustained) {
       const atSixty = Math.round((sustained.hosts * 60) / pollSeconds);
       const perCore = sustained.cpuMsPerPoll > 0 ? Math.round(60_000 / sustained.cpuMsPerPoll) : Infinity;
-      console.log(`sustained ${sustained.hosts} hosts at ${pollSeconds} s polls (${(sustained.hosts / pollSeconds).toFixed(0)} polls/s)${sustained.hosts * 2 > maxHosts ? ` — the ramp's limit (BENCH_FLEET_MAX=${maxHosts}), not the fleet's` : ''}`);
-      console.log(`extrapolated to 60 s polls                      ≈ ${atSixty} hosts by poll rate; ≈ ${perCore} hosts per CPU core by fleet CPU time per poll`);
+      console.log(
+        `sustained ${sustained.hosts} hosts at ${pollSeconds} s polls (${(sustained.hosts / pollSeconds).toFixed(0)} polls/s)${sustained.hosts * 2 > maxHosts ? ` — the ramp's limit (BENCH_FLEET_MAX=${maxHosts}), not the fleet's` : ''}`,
+      );
+      console.log(
+        `extrapolated to 60 s polls                      ≈ ${atSixty} hosts by poll rate; ≈ ${perCore} hosts per CPU core by fleet CPU time per poll`,
+      );
       const perHost = smallest && sustained.hosts > smallest.hosts ? (sustained.rss - smallest.rss) / (sustained.hosts - smallest.hosts) : undefined;
-      if (perHost !== undefined) console.log(`fleet RSS per simulated host                    ≈ ${(perHost / 1024).toFixed(0)} KiB (so ${atSixty} hosts would hold ≈ ${mib(perHost * atSixty)})`);
+      if (perHost !== undefined)
+        console.log(
+          `fleet RSS per simulated host                    ≈ ${(perHost / 1024).toFixed(0)} KiB (so ${atSixty} hosts would hold ≈ ${mib(perHost * atSixty)})`,
+        );
       Object.assign(result, { sustainedHosts: sustained.hosts, pollSeconds, hostsAt60s: atSixty, hostsPerCoreAt60s: perCore, rssPerHost: perHost });
     } else console.log('  the fleet did not keep up even at 100 hosts');
 

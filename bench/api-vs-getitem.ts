@@ -22,10 +22,11 @@ export async function apiVsGetItem(options: { durationMs?: number; concurrency?:
     const [, orgId, tokenId] = token.split('.');
     const client = new DynamoDBClient({ endpoint: runtime.endpoints.dynamodb, region: 'us-east-1' });
     const key = { pk: { S: `ORG#${orgId}` }, sk: { S: `TOKEN#${tokenId}` } };
-    const floor = await closedLoop(
-      async () => !!(await client.send(new GetItemCommand({ TableName: 'assisted', Key: key, ConsistentRead: true }))).Item,
-      { concurrency, durationMs, warmupMs: 2_000 },
-    );
+    const floor = await closedLoop(async () => !!(await client.send(new GetItemCommand({ TableName: 'assisted', Key: key, ConsistentRead: true }))).Item, {
+      concurrency,
+      durationMs,
+      warmupMs: 2_000,
+    });
     client.destroy();
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });

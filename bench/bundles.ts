@@ -82,7 +82,13 @@ function resolve(value: Intrinsic): string {
   const [[fn, arg]] = Object.entries(value) as [[string, Intrinsic]];
   switch (fn) {
     case 'Ref': {
-      const pseudo: Record<string, string> = { 'AWS::Region': REGION, 'AWS::Partition': 'aws', 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': 'AssistedCloud-staging' };
+      const pseudo: Record<string, string> = {
+        'AWS::Region': REGION,
+        'AWS::Partition': 'aws',
+        'AWS::AccountId': ACCOUNT,
+        'AWS::URLSuffix': 'amazonaws.com',
+        'AWS::StackName': 'AssistedCloud-staging',
+      };
       return pseudo[arg as string] ?? String(arg).toLowerCase();
     }
     case 'Fn::GetAtt': {
@@ -111,7 +117,13 @@ function synthesizedBundles(outdir: string, modules: StackModules = { root: PROJ
   const app = new App({ outdir, context });
   const stack = new modules.AssistedStack(app, 'AssistedCloud-staging', { config: modules.stageConfigFromContext((key) => context[key]) });
   const template = app.synth().getStackArtifact(stack.artifactId).template as {
-    Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string }; Handler?: string; MemorySize?: number; Environment?: { Variables?: Record<string, Intrinsic> } } }>;
+    Resources: Record<
+      string,
+      {
+        Type: string;
+        Properties: { Code?: { S3Key?: string }; Handler?: string; MemorySize?: number; Environment?: { Variables?: Record<string, Intrinsic> } };
+      }
+    >;
   };
   const entries = new Map(catalogue.functions.map((fn) => [fn.name, fn.entry]));
   const bundles = new Map<string, Bundle>();
@@ -134,7 +146,9 @@ function synthesizedBundles(outdir: string, modules: StackModules = { root: PROJ
       handler: resource.Properties.Handler!.replace(/^index\./, ''),
       dir,
       // Lambda unpacks the asset in /var/task: paths there are the staged asset's.
-      environment: Object.fromEntries(Object.entries(resource.Properties.Environment?.Variables ?? {}).map(([name, value]) => [name, resolve(value).replace(/^\/var\/task(?=\/)/, dir)])),
+      environment: Object.fromEntries(
+        Object.entries(resource.Properties.Environment?.Variables ?? {}).map(([name, value]) => [name, resolve(value).replace(/^\/var\/task(?=\/)/, dir)]),
+      ),
       initCodeBytes: 0,
       codeBytes: files.filter((file) => file.endsWith('.mjs') || file.endsWith('.js')).reduce((sum, file) => sum + statSync(path.join(dir, file)).size, 0),
       assetBytes: files.reduce((sum, file) => sum + statSync(path.join(dir, file)).size, 0),
@@ -195,7 +209,11 @@ function timeNode(script: string, cwd: string, environment: Record<string, strin
   return new Promise((done, fail) => {
     const started = process.hrtime.bigint();
     const measured = `${script}\n{ const u = process.cpuUsage(); process.stdout.write('\\ncpu ' + (u.user + u.system) / 1000); }`;
-    const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', measured], { cwd, env: { PATH: process.env.PATH ?? '', ...environment }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', measured], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...environment },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -247,7 +265,8 @@ function largestPackages(entry: string, count = 10): string {
       const file = pending.pop()!;
       if (atInit.has(file)) continue;
       atInit.add(file);
-      for (const imported of metafile.outputs[file]!.imports) if (imported.kind === 'import-statement' && metafile.outputs[imported.path]) pending.push(imported.path);
+      for (const imported of metafile.outputs[file]!.imports)
+        if (imported.kind === 'import-statement' && metafile.outputs[imported.path]) pending.push(imported.path);
     }
     const byPackage = new Map<string, number>();
     for (const file of atInit) {
@@ -256,7 +275,11 @@ function largestPackages(entry: string, count = 10): string {
         byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
       }
     }
-    return [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`).join(', ');
+    return [...byPackage]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`)
+      .join(', ');
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -296,8 +319,15 @@ const API_SMOKE: { method: string; path: string; headers?: Record<string, string
 
 function apiSmokeScript(index: string, handler: string): string {
   const events = API_SMOKE.map(({ method, path, headers = {}, body }) => ({
-    httpMethod: method, path, headers, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null,
-    body: body ?? null, isBase64Encoded: false, requestContext: { requestId: 'bench' },
+    httpMethod: method,
+    path,
+    headers,
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    body: body ?? null,
+    isBase64Encoded: false,
+    requestContext: { requestId: 'bench' },
   }));
   return `const m = await import(${JSON.stringify(index)});
 const context = { awsRequestId: 'bench', functionName: 'Api', getRemainingTimeInMillis: () => 30000 };
@@ -338,7 +368,11 @@ async function comparedBundles(ref: string, outdir: string): Promise<{ bundles: 
     symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(tree, 'node_modules'));
     const stackModule = (await import(pathToFileURL(path.join(tree, 'lib/assisted-stack.ts')).href)) as typeof import('../lib/assisted-stack.js');
     const configModule = (await import(pathToFileURL(path.join(tree, 'lib/stage-config.ts')).href)) as typeof import('../lib/stage-config.js');
-    const bundles = synthesizedBundles(path.join(outdir, 'compared'), { root: tree, AssistedStack: stackModule.AssistedStack, stageConfigFromContext: configModule.stageConfigFromContext });
+    const bundles = synthesizedBundles(path.join(outdir, 'compared'), {
+      root: tree,
+      AssistedStack: stackModule.AssistedStack,
+      stageConfigFromContext: configModule.stageConfigFromContext,
+    });
     for (const bundle of bundles) bundle.names = bundle.names.map((name) => `${name.replace(/ \(.*/, '')} @${commit}`);
     return { bundles, commit, cleanup };
   } catch (error) {
@@ -363,7 +397,9 @@ export async function bundles(): Promise<void> {
     const all = [...synthesized, floor, ...(compared?.bundles ?? [])];
     const common = { NODE_NO_WARNINGS: '1', AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url };
     const indexOf = (bundle: Bundle) => path.join(bundle.dir, 'index.mjs');
-    const scripts = all.map((b) => `const m = await import(${JSON.stringify(indexOf(b))}); if (typeof m[${JSON.stringify(b.handler)}] !== 'function') process.exit(3);`);
+    const scripts = all.map(
+      (b) => `const m = await import(${JSON.stringify(indexOf(b))}); if (typeof m[${JSON.stringify(b.handler)}] !== 'function') process.exit(3);`,
+    );
     const environments = all.map((bundle) => ({ ...bundle.environment, ...lambdaEnvironment(bundle), ...common }));
     const initFiles = new Map<Bundle, string[]>();
     for (const [i, bundle] of all.entries()) {
@@ -391,8 +427,13 @@ export async function bundles(): Promise<void> {
       const { stdout } = await timeNode(apiSmokeScript(indexOf(bundle), bundle.handler), bundle.dir, environments[i]!);
       const statuses = JSON.parse(/^statuses (.*)$/m.exec(stdout)?.[1] ?? '[]') as number[];
       const expected = API_SMOKE.map((request) => request.status);
-      if (JSON.stringify(statuses) !== JSON.stringify(expected)) throw new Error(`${shortName(bundle)}'s bundle answered ${JSON.stringify(statuses)}, not ${JSON.stringify(expected)}, to ${API_SMOKE.map((r) => `${r.method} ${r.path}`).join(', ')}`);
-      console.log(`${shortName(bundle)}'s bundle answers ${API_SMOKE.map((r) => `${r.method} ${r.path.replace('/api/assisted-install', '')} ${r.status}`).join(', ')}`);
+      if (JSON.stringify(statuses) !== JSON.stringify(expected))
+        throw new Error(
+          `${shortName(bundle)}'s bundle answered ${JSON.stringify(statuses)}, not ${JSON.stringify(expected)}, to ${API_SMOKE.map((r) => `${r.method} ${r.path}`).join(', ')}`,
+        );
+      console.log(
+        `${shortName(bundle)}'s bundle answers ${API_SMOKE.map((r) => `${r.method} ${r.path.replace('/api/assisted-install', '')} ${r.status}`).join(', ')}`,
+      );
     }
 
     const bare: Timing[] = [];
@@ -416,30 +457,49 @@ export async function bundles(): Promise<void> {
       cpuMs: median(inits[i]!.map((t) => t.cpuMs)),
     }));
     const keyReaders = synthesized.filter((bundle) => bundle.environment.EC_PRIVATE_KEY_SECRET_ARN).map(shortName);
-    const sdk = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules/@aws-sdk/client-dynamodb/package.json'), 'utf8')) as { version: string }).version;
+    const sdk = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules/@aws-sdk/client-dynamodb/package.json'), 'utf8')) as { version: string })
+      .version;
     const nodeOptions = [...new Set(synthesized.map((bundle) => bundle.environment.NODE_OPTIONS ?? ''))].filter(Boolean);
 
-    console.log(`bare node start: ${bareMs.toFixed(0)} ms, ${bareCpuMs.toFixed(0)} ms CPU (median of ${RUNS} rounds, ${process.version}, ${process.arch}, ${load})`);
+    console.log(
+      `bare node start: ${bareMs.toFixed(0)} ms, ${bareCpuMs.toFixed(0)} ms CPU (median of ${RUNS} rounds, ${process.version}, ${process.arch}, ${load})`,
+    );
     console.log(`AWS SDK: bundled (the pinned @aws-sdk/* ${sdk} and its @smithy/* dependencies), not the Lambda runtime's copy`);
     console.log(`NODE_OPTIONS of the functions: ${nodeOptions.length ? nodeOptions.join(', ') : '(none)'}`);
-    console.log(`agent signing key read at init from a loopback Secrets Manager (${secrets.requests()} requests in all) by ${keyReaders.join(', ') || 'no function'}`);
+    console.log(
+      `agent signing key read at init from a loopback Secrets Manager (${secrets.requests()} requests in all) by ${keyReaders.join(', ') || 'no function'}`,
+    );
     console.log('function (entry)                                               init code KiB  all code KiB  asset KiB  init ms  init ÷ bare  CPU ms (bare +)');
     for (const { bundle, initKib, codeKib, assetKib, initMs, cpuMs } of rows) {
       const first = shortName(bundle);
       const label = bundle === floor ? bundle.names[0]! : `${bundle.names.length > 1 ? `${first} +${bundle.names.length - 1}` : first} (${bundle.entry})`;
-      console.log(`${label.padEnd(62)}${initKib.toFixed(0).padStart(14)}${codeKib.toFixed(0).padStart(14)}${assetKib.toFixed(0).padStart(11)}${initMs.toFixed(0).padStart(9)}${(initMs / bareMs).toFixed(1).padStart(13)}${`+${(cpuMs - bareCpuMs).toFixed(0)}`.padStart(17)}`);
-      if (process.env.BUNDLES_ANALYZE === '1' && !compared?.bundles.includes(bundle)) console.log(`    largest packages (KiB of init code, minified): ${largestPackages(bundle.entry)}`);
+      console.log(
+        `${label.padEnd(62)}${initKib.toFixed(0).padStart(14)}${codeKib.toFixed(0).padStart(14)}${assetKib.toFixed(0).padStart(11)}${initMs.toFixed(0).padStart(9)}${(initMs / bareMs).toFixed(1).padStart(13)}${`+${(cpuMs - bareCpuMs).toFixed(0)}`.padStart(17)}`,
+      );
+      if (process.env.BUNDLES_ANALYZE === '1' && !compared?.bundles.includes(bundle))
+        console.log(`    largest packages (KiB of init code, minified): ${largestPackages(bundle.entry)}`);
     }
-    for (const call of firstCalls) console.log(`first call of ${shortName(call.bundle)}: ${call.what} loads ${kib(call.addedBytes)} KiB more in ${median(call.times).toFixed(0)} ms`);
+    for (const call of firstCalls)
+      console.log(`first call of ${shortName(call.bundle)}: ${call.what} loads ${kib(call.addedBytes)} KiB more in ${median(call.times).toFixed(0)} ms`);
     if (compared) {
       console.log(`compared with ${compareRef} (${compared.commit}), in the same rounds: init code KiB, init ms, CPU ms above bare node, before -> now`);
       for (const before of rows.filter((r) => compared.bundles.includes(r.bundle))) {
-        const now = rows.find((r) => !compared.bundles.includes(r.bundle) && r.bundle !== floor && r.bundle.entry === before.bundle.entry && shortName(r.bundle) === shortName(before.bundle).replace(/ @.*/, ''));
+        const now = rows.find(
+          (r) =>
+            !compared.bundles.includes(r.bundle) &&
+            r.bundle !== floor &&
+            r.bundle.entry === before.bundle.entry &&
+            shortName(r.bundle) === shortName(before.bundle).replace(/ @.*/, ''),
+        );
         if (!now) continue;
-        console.log(`  ${shortName(now.bundle).padEnd(16)} ${before.initKib.toFixed(0).padStart(5)} -> ${now.initKib.toFixed(0).padStart(5)} KiB  ${before.initMs.toFixed(0).padStart(5)} -> ${now.initMs.toFixed(0).padStart(4)} ms  +${(before.cpuMs - bareCpuMs).toFixed(0).padStart(3)} -> +${(now.cpuMs - bareCpuMs).toFixed(0)} ms CPU`);
+        console.log(
+          `  ${shortName(now.bundle).padEnd(16)} ${before.initKib.toFixed(0).padStart(5)} -> ${now.initKib.toFixed(0).padStart(5)} KiB  ${before.initMs.toFixed(0).padStart(5)} -> ${now.initMs.toFixed(0).padStart(4)} ms  +${(before.cpuMs - bareCpuMs).toFixed(0).padStart(3)} -> +${(now.cpuMs - bareCpuMs).toFixed(0)} ms CPU`,
+        );
       }
     }
-    const over = rows.filter((r) => r.bundle !== floor && !compared?.bundles.includes(r.bundle) && (r.initKib > AIM_KIB || r.initMs > AIM_INIT_MS)).map((r) => shortName(r.bundle));
+    const over = rows
+      .filter((r) => r.bundle !== floor && !compared?.bundles.includes(r.bundle) && (r.initKib > AIM_KIB || r.initMs > AIM_INIT_MS))
+      .map((r) => shortName(r.bundle));
     console.log(`aims (#21): init code ≤ ${AIM_KIB} KiB and init ≤ ${AIM_INIT_MS} ms; ${over.length ? `above: ${over.join(', ')}` : 'all within'}`);
 
     if (process.env.BUNDLES_WRITE_DOCS === '1') {
@@ -447,7 +507,12 @@ export async function bundles(): Promise<void> {
       const table = [
         '| function(s) | entry | init code KiB | all code KiB | asset KiB | init ms | init ÷ bare node | init CPU ms above bare node |',
         '|---|---|---|---|---|---|---|---|',
-        ...rows.filter((r) => !compared?.bundles.includes(r.bundle)).map(({ bundle, initKib, codeKib, assetKib, initMs, cpuMs }) => `| ${bundle === floor ? `*${bundle.names[0]}*` : bundle.names.join(', ')} | \`${bundle.entry}\` | ${initKib.toFixed(0)} | ${codeKib.toFixed(0)} | ${assetKib.toFixed(0)} | ${initMs.toFixed(0)} | ${(initMs / bareMs).toFixed(1)} | ${(cpuMs - bareCpuMs).toFixed(0)} |`),
+        ...rows
+          .filter((r) => !compared?.bundles.includes(r.bundle))
+          .map(
+            ({ bundle, initKib, codeKib, assetKib, initMs, cpuMs }) =>
+              `| ${bundle === floor ? `*${bundle.names[0]}*` : bundle.names.join(', ')} | \`${bundle.entry}\` | ${initKib.toFixed(0)} | ${codeKib.toFixed(0)} | ${assetKib.toFixed(0)} | ${initMs.toFixed(0)} | ${(initMs / bareMs).toFixed(1)} | ${(cpuMs - bareCpuMs).toFixed(0)} |`,
+          ),
       ].join('\n');
       const calls = [
         '| function | first call | loads more KiB | in ms |',

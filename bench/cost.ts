@@ -68,7 +68,28 @@ import { agentClient, eachBounded } from './lifecycle/agents.js';
 import { meteredDynamoClient } from './lifecycle/capacity.js';
 import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
-import { doorComparison, followPasses, installedMonthly, installRequests, monthlyBill, SECONDS_PER_MONTH, total, workflowTransitions, type Breakdown, type Caller, type FargatePrices, type FunctionFacts, type InstallAssumptions, type InstallRequestKind, type InstallRun, type Prices, type RequestCost, type StackFacts, type TaskFacts, type WorkloadLine } from './cost/model.js';
+import {
+  doorComparison,
+  followPasses,
+  installedMonthly,
+  installRequests,
+  monthlyBill,
+  SECONDS_PER_MONTH,
+  total,
+  workflowTransitions,
+  type Breakdown,
+  type Caller,
+  type FargatePrices,
+  type FunctionFacts,
+  type InstallAssumptions,
+  type InstallRequestKind,
+  type InstallRun,
+  type Prices,
+  type RequestCost,
+  type StackFacts,
+  type TaskFacts,
+  type WorkloadLine,
+} from './cost/model.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The simulated fleet's network (agent/src/simulate's default, 192.168.111.0/24) and the VIPs in it. */
@@ -91,7 +112,9 @@ const S3_FREE = /^Delete/;
 const S3_PUT_CLASS = /^(Put|Copy|CreateMultipartUpload|UploadPart|CompleteMultipartUpload|List)/;
 
 /** What one invocation asked for, as it runs (the AsyncLocalStorage store). */
-interface Tally extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets' | 'logBytes'>, Required<Pick<RequestCost, 'infoLogBytes' | 'metricLogBytes'>> {
+interface Tally
+  extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets' | 'logBytes'>,
+    Required<Pick<RequestCost, 'infoLogBytes' | 'metricLogBytes'>> {
   kind: string;
   /** When each DynamoDB or S3 call of the invocation was in flight (performance.now() intervals). */
   waits: [number, number][];
@@ -134,9 +157,28 @@ class Recorder {
     if (!this.recording) return;
     const kind = tally.kind + this.phase;
     let sums = this.sums.get(kind);
-    if (!sums) this.sums.set(kind, (sums = { measured: 0, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, infoLogBytes: 0, metricLogBytes: 0, responseBytes: 0, gzippedResponseBytes: 0, wallMs: 0, waitingMs: 0 }));
+    if (!sums)
+      this.sums.set(
+        kind,
+        (sums = {
+          measured: 0,
+          readUnits: 0,
+          writeUnits: 0,
+          dynamodbCalls: 0,
+          s3Puts: 0,
+          s3Gets: 0,
+          logBytes: 0,
+          infoLogBytes: 0,
+          metricLogBytes: 0,
+          responseBytes: 0,
+          gzippedResponseBytes: 0,
+          wallMs: 0,
+          waitingMs: 0,
+        }),
+      );
     sums.measured += 1;
-    for (const key of ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes', 'infoLogBytes', 'metricLogBytes'] as const) sums[key] += tally[key];
+    for (const key of ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes', 'infoLogBytes', 'metricLogBytes'] as const)
+      sums[key] += tally[key];
     sums.responseBytes += responseBytes;
     sums.gzippedResponseBytes += gzippedResponseBytes;
     sums.wallMs += wallMs;
@@ -198,7 +240,19 @@ function apiKind(event: { httpMethod?: string; path?: string; body?: string | nu
 }
 
 function emptyTally(kind: string): Tally {
-  return { kind, readUnits: 0, writeUnits: 0, dynamodbCalls: 0, s3Puts: 0, s3Gets: 0, logBytes: 0, infoLogBytes: 0, metricLogBytes: 0, waits: [], readUnitsByCommand: {} };
+  return {
+    kind,
+    readUnits: 0,
+    writeUnits: 0,
+    dynamodbCalls: 0,
+    s3Puts: 0,
+    s3Gets: 0,
+    logBytes: 0,
+    infoLogBytes: 0,
+    metricLogBytes: 0,
+    waits: [],
+    readUnitsByCommand: {},
+  };
 }
 
 /** The handler, each invocation counted under its kind. */
@@ -276,7 +330,10 @@ function stackFacts(): StackFacts {
     const resources = (app.synth().getStackArtifact(stack.artifactId).template as { Resources: Record<string, Resource> }).Resources;
     const all = Object.entries(resources);
     const count = (type: string) => all.filter(([, resource]) => resource.Type === type).length;
-    const functionNamed = (name: string) => all.find(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(`${name}Function`) && !id.startsWith(`${name}FunctionFunctionUrl`));
+    const functionNamed = (name: string) =>
+      all.find(
+        ([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(`${name}Function`) && !id.startsWith(`${name}FunctionFunctionUrl`),
+      );
     const facts = (name: string): FunctionFacts & { logging: Record<string, string> } => {
       const found = functionNamed(name);
       if (!found) throw new Error(`the staging stack has no function ${name}`);
@@ -289,7 +346,10 @@ function stackFacts(): StackFacts {
         logging: { ...props.LoggingConfig, powertools: props.Environment?.Variables?.POWERTOOLS_LOG_LEVEL },
       };
     };
-    const agentUrl = all.some(([, resource]) => resource.Type === 'AWS::Lambda::Url' && JSON.stringify(resource.Properties?.TargetFunctionArn ?? '').includes(`"${AGENT_API_FUNCTION}Function`));
+    const agentUrl = all.some(
+      ([, resource]) =>
+        resource.Type === 'AWS::Lambda::Url' && JSON.stringify(resource.Properties?.TargetFunctionArn ?? '').includes(`"${AGENT_API_FUNCTION}Function`),
+    );
     const people = facts(REST_API_FUNCTION);
     const functions: Record<Caller, FunctionFacts> = {
       agent: agentUrl ? facts(AGENT_API_FUNCTION) : people,
@@ -301,8 +361,10 @@ function stackFacts(): StackFacts {
     // The level Powertools logs at is the stricter of its own and Lambda's filter (Lambda drops what is below its level).
     const levels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
     const levelOf = (fn: { logging: Record<string, string> }) =>
-      levels[Math.max(levels.indexOf((fn.logging.powertools ?? 'INFO') as never), levels.indexOf((fn.logging.ApplicationLogLevel ?? 'DEBUG') as never))] ?? 'INFO';
-    const systemQuiet = (fn: { logging: Record<string, string> }) => fn.logging.LogFormat === 'JSON' && ['WARN', 'ERROR'].includes(fn.logging.SystemLogLevel ?? '');
+      levels[Math.max(levels.indexOf((fn.logging.powertools ?? 'INFO') as never), levels.indexOf((fn.logging.ApplicationLogLevel ?? 'DEBUG') as never))] ??
+      'INFO';
+    const systemQuiet = (fn: { logging: Record<string, string> }) =>
+      fn.logging.LogFormat === 'JSON' && ['WARN', 'ERROR'].includes(fn.logging.SystemLogLevel ?? '');
     const agents = functions.agent as ReturnType<typeof facts>;
     const stage = all.find(([, resource]) => resource.Type === 'AWS::ApiGateway::Stage')?.[1];
     return {
@@ -316,7 +378,12 @@ function stackFacts(): StackFacts {
       logLevel: levelOf(agents),
       platformLogLines: !systemQuiet(agents),
       installerTask: installerTaskOf(all.find(([, resource]) => resource.Type === 'AWS::ECS::TaskDefinition')?.[1]),
-      functions: Object.fromEntries(Object.entries(functions).map(([caller, { memoryMb, architecture, tracing, publishesMetrics }]) => [caller, { memoryMb, architecture, tracing, publishesMetrics }])) as Record<Caller, FunctionFacts>,
+      functions: Object.fromEntries(
+        Object.entries(functions).map(([caller, { memoryMb, architecture, tracing, publishesMetrics }]) => [
+          caller,
+          { memoryMb, architecture, tracing, publishesMetrics },
+        ]),
+      ) as Record<Caller, FunctionFacts>,
     };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
@@ -327,7 +394,11 @@ function stackFacts(): StackFacts {
 function installerTaskOf(definition: Resource | undefined): TaskFacts | undefined {
   if (!definition?.Properties) return undefined;
   const props = definition.Properties;
-  return { vcpu: Number(props.Cpu) / 1024, memoryGb: Number(props.Memory) / 1024, architecture: props.RuntimePlatform?.CpuArchitecture === 'ARM64' ? 'arm64' : 'x86_64' };
+  return {
+    vcpu: Number(props.Cpu) / 1024,
+    memoryGb: Number(props.Memory) / 1024,
+    architecture: props.RuntimePlatform?.CpuArchitecture === 'ARM64' ? 'arm64' : 'x86_64',
+  };
 }
 
 /**
@@ -338,7 +409,16 @@ function installerTaskOf(definition: Resource | undefined): TaskFacts | undefine
  */
 function stackBefore21(now: StackFacts): StackFacts {
   const fn: FunctionFacts = { memoryMb: 1024, architecture: 'arm64', tracing: 'Active', publishesMetrics: true };
-  return { ...now, natGateways: 1, alarms: 29, agentDoor: 'cloudfront+rest', restTracing: true, logLevel: 'INFO', platformLogLines: true, functions: { agent: fn, user: fn, stream: fn, monitor: fn, workflow: fn } };
+  return {
+    ...now,
+    natGateways: 1,
+    alarms: 29,
+    agentDoor: 'cloudfront+rest',
+    restTracing: true,
+    logLevel: 'INFO',
+    platformLogLines: true,
+    functions: { agent: fn, user: fn, stream: fn, monitor: fn, workflow: fn },
+  };
 }
 
 interface Measurements {
@@ -377,7 +457,9 @@ function addToInvocation(counts: Partial<Record<MeteredCount, number>>, started:
 
 /** A DynamoDB client counting consumed units and an S3 client counting billed requests, each charged to the invocation that makes the call. */
 function meteredClients(dynamodbEndpoint: string) {
-  const meter = meteredDynamoClient(dynamodbEndpoint, ({ command, read, units, ms }) => addToInvocation({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms, command.replace(/Command$/, '')));
+  const meter = meteredDynamoClient(dynamodbEndpoint, ({ command, read, units, ms }) =>
+    addToInvocation({ dynamodbCalls: 1, ...(read ? { readUnits: units } : { writeUnits: units }) }, performance.now() - ms, command.replace(/Command$/, '')),
+  );
   const s3 = new S3Client(s3ClientConfig({ region: container().config.region, forcePathStyle: true }));
   s3.middlewareStack.add(
     (next, context) => async (args) => {
@@ -389,7 +471,8 @@ function meteredClients(dynamodbEndpoint: string) {
         presigned = Boolean((result.output as { presigned?: unknown }).presigned);
         return result;
       } finally {
-        if (!presigned && !S3_FREE.test(context.commandName ?? '')) addToInvocation(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
+        if (!presigned && !S3_FREE.test(context.commandName ?? ''))
+          addToInvocation(S3_PUT_CLASS.test(context.commandName ?? '') ? { s3Puts: 1 } : { s3Gets: 1 }, started);
       }
     },
     { step: 'initialize', name: 'countS3Requests' },
@@ -404,7 +487,9 @@ async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnv
     const { Item } = await client.send(new GetItemCommand({ TableName, Key: marshall(keys.host(key)), ConsistentRead: true }));
     if (!Item) throw new Error('the steady host is gone');
     // An index is billed only where its copy changes: updatedAt moves, as it does with any host write.
-    const { ConsumedCapacity } = await client.send(new PutItemCommand({ TableName, Item: { ...Item, updatedAt: { S: new Date().toISOString() } }, ReturnConsumedCapacity: 'INDEXES' }));
+    const { ConsumedCapacity } = await client.send(
+      new PutItemCommand({ TableName, Item: { ...Item, updatedAt: { S: new Date().toISOString() } }, ReturnConsumedCapacity: 'INDEXES' }),
+    );
     const table = ConsumedCapacity?.Table?.CapacityUnits ?? 0;
     const units: Record<string, number> = { total: ConsumedCapacity?.CapacityUnits ?? 0, table };
     const indexes = Object.entries(ConsumedCapacity?.GlobalSecondaryIndexes ?? {});
@@ -450,7 +535,12 @@ async function measure(): Promise<Measurements> {
 
     // ---- a monitor pass with nothing to watch (the idle service's every minute)
     recorder.recording = true;
-    const monitorPass = (kind: string) => measured(recorder, () => monitorHosts({ store: container().store, clock }), () => kind)({}, {} as Context);
+    const monitorPass = (kind: string) =>
+      measured(
+        recorder,
+        () => monitorHosts({ store: container().store, clock }),
+        () => kind,
+      )({}, {} as Context);
     await monitorPass('monitor pass (idle)');
 
     const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
@@ -459,8 +549,13 @@ async function measure(): Promise<Measurements> {
     const versions = JSON.parse((await user.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
     const created = await user.call('POST', '/clusters', {
-      name: 'cost', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: BASE_DOMAIN,
-      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], additional_ntp_source: 'clock.example.com',
+      name: 'cost',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: BASE_DOMAIN,
+      api_vips: [{ ip: API_VIP }],
+      ingress_vips: [{ ip: INGRESS_VIP }],
+      additional_ntp_source: 'clock.example.com',
     });
     if (created.status !== 201) throw new Error(`cluster: ${created.status} ${created.body}`);
     const clusterId = (JSON.parse(created.body) as { id: string }).id;
@@ -478,7 +573,14 @@ async function measure(): Promise<Measurements> {
       route,
       poll: (hostId: string) => client.call('GET', `${route}/${hostId}/instructions?timestamp=${Math.floor(clock.now().getTime() / 1000)}`),
       reply: async (hostId: string, step_type: string, output: unknown) =>
-        (await client.call('POST', `${route}/${hostId}/instructions`, { step_type, step_id: `${step_type}-cost`, exit_code: 0, output: JSON.stringify(output) })).status === 204,
+        (
+          await client.call('POST', `${route}/${hostId}/instructions`, {
+            step_type,
+            step_id: `${step_type}-cost`,
+            exit_code: 0,
+            output: JSON.stringify(output),
+          })
+        ).status === 204,
     });
     const { poll, reply } = agentCalls(agents, hostsRoute);
     const discover = async (hostId: string, i: number, aroundInventory?: (send: () => Promise<boolean>) => Promise<boolean>) => {
@@ -501,7 +603,15 @@ async function measure(): Promise<Measurements> {
     // causes are priced apart, as 'stream batch (HostChanges) (inventory reply, N hosts)'. Whether
     // reads per change grow with the cluster is read from them (issue #49).
     const bulkCount = hostCount - sampleCount;
-    const checkpoints = [...new Set([...(process.env.COST_STREAM_SIZES ?? '10,100').split(',').map(Number).filter((size) => Number.isInteger(size) && size > 0 && size <= bulkCount), hostCount])].sort((a, b) => a - b);
+    const checkpoints = [
+      ...new Set([
+        ...(process.env.COST_STREAM_SIZES ?? '10,100')
+          .split(',')
+          .map(Number)
+          .filter((size) => Number.isInteger(size) && size > 0 && size <= bulkCount),
+        hostCount,
+      ]),
+    ].sort((a, b) => a - b);
     const inventoryAlone = (size: number) => async (send: () => Promise<boolean>) => {
       const was = { recording: recorder.recording, phase: recorder.phase };
       await runtime.streams.drained();
@@ -534,11 +644,21 @@ async function measure(): Promise<Measurements> {
     const inventoryBatches = checkpoints.map((size) => {
       const kind = `stream batch (HostChanges)${inventoryBatchPhase(size)}`;
       const measured = recorder.cost(kind);
-      return { hosts: size, batches: recorder.count(kind), readUnits: measured?.readUnits ?? 0, readUnitsByCommand: recorder.readUnitsByCommand(kind), dynamodbCalls: measured?.dynamodbCalls ?? 0 };
+      return {
+        hosts: size,
+        batches: recorder.count(kind),
+        readUnits: measured?.readUnits ?? 0,
+        readUnitsByCommand: recorder.readUnitsByCommand(kind),
+        dynamodbCalls: measured?.dynamodbCalls ?? 0,
+      };
     });
     for (const batch of inventoryBatches) {
-      const byCommand = Object.entries(batch.readUnitsByCommand).map(([command, units]) => `${command} ${units.toFixed(1)}`).join(', ');
-      console.log(`stream batch RRU of an inventory reply, ${batch.hosts} hosts in its cluster: ${batch.readUnits.toFixed(1)} RRU (${byCommand || 'no reads'}; ${batch.batches} batch(es), ${batch.dynamodbCalls.toFixed(1)} calls each)`);
+      const byCommand = Object.entries(batch.readUnitsByCommand)
+        .map(([command, units]) => `${command} ${units.toFixed(1)}`)
+        .join(', ');
+      console.log(
+        `stream batch RRU of an inventory reply, ${batch.hosts} hosts in its cluster: ${batch.readUnits.toFixed(1)} RRU (${byCommand || 'no reads'}; ${batch.batches} batch(es), ${batch.dynamodbCalls.toFixed(1)} calls each)`,
+      );
     }
 
     // ---- monitor passes over the whole cluster: the first judges every new host, the second is steady
@@ -556,8 +676,13 @@ async function measure(): Promise<Measurements> {
     for (let first = 0; first < steadyCount; first += clusterSize) {
       const name = `cost-${first / clusterSize}`;
       const made = await user.call('POST', '/clusters', {
-        name, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: BASE_DOMAIN,
-        api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], additional_ntp_source: 'clock.example.com',
+        name,
+        openshift_version: version,
+        pull_secret: PULL_SECRET,
+        base_dns_domain: BASE_DOMAIN,
+        api_vips: [{ ip: API_VIP }],
+        ingress_vips: [{ ip: INGRESS_VIP }],
+        additional_ntp_source: 'clock.example.com',
         ...(clusterSize === 1 ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, api_vips: [], ingress_vips: [] } : {}),
       });
       if (made.status !== 201) throw new Error(`steady cluster: ${made.status} ${made.body}`);
@@ -576,7 +701,8 @@ async function measure(): Promise<Measurements> {
         const replies = () => repliesAfterInventory(index, members, name, clusterSize - 1);
         steadyReplies.set(hostId, replies);
         steadyAgents.set(hostId, agentCalls(client, route));
-        if ((await client.call('POST', route, { host_id: hostId, discovery_agent_version: agentImage })).status !== 201) throw new Error('steady registration refused');
+        if ((await client.call('POST', route, { host_id: hostId, discovery_agent_version: agentImage })).status !== 201)
+          throw new Error('steady registration refused');
         // As an agent does: the first poll (its clock reading) before the inventory.
         if ((await steadyPoll(hostId)).status !== 200) throw new Error('steady first poll refused');
         if (!(await steadyReply(hostId, 'inventory', inventoryOf(index)))) throw new Error('steady inventory refused');
@@ -601,13 +727,19 @@ async function measure(): Promise<Measurements> {
       const status = view.status ?? '?';
       statuses[status] = (statuses[status] ?? 0) + 1;
       if (status !== 'known' && !notKnown) {
-        const failing = Object.values(JSON.parse(view.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>).flat().filter((v) => v.status !== 'success' && v.status !== 'disabled');
+        const failing = Object.values(JSON.parse(view.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>)
+          .flat()
+          .filter((v) => v.status !== 'success' && v.status !== 'disabled');
         notKnown = `${status}: ${failing.map((v) => `${v.id} (${v.status}: ${v.message})`).join('; ')}`;
       }
     }
     // The figures below are a known host's only when the hosts are known: say why not.
     if (notKnown) console.log(`a steady host is ${notKnown}`);
-    console.log(`steady hosts (${steady.length}, clusters of ${clusterSize}): ${Object.entries(statuses).map(([status, n]) => `${n} ${status}`).join(', ')}`);
+    console.log(
+      `steady hosts (${steady.length}, clusters of ${clusterSize}): ${Object.entries(statuses)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(', ')}`,
+    );
 
     // ---- steady hours of those hosts, on the stepped clock
     const due = new Map(steady.map((id, i) => [id, clock.now().getTime() + (i / steady.length) * 60_000]));
@@ -646,16 +778,41 @@ async function measure(): Promise<Measurements> {
     recorder.recording = true;
     recorder.phase = ' (steady)';
     await runFor(steadyHours);
-    const hostWrite = await hostWriteByIndex(runtime.endpoints.dynamodb, { orgId: runtime.orgId, infraEnvId: steadyAgents.get(steady[0]!)!.route.split('/')[2]!, hostId: steady[0]! });
-    console.log(`one write of a steady host's item: ${Object.entries(hostWrite.units).map(([name, units]) => `${name} ${units}`).join(', ')} WRU`);
+    const hostWrite = await hostWriteByIndex(runtime.endpoints.dynamodb, {
+      orgId: runtime.orgId,
+      infraEnvId: steadyAgents.get(steady[0]!)!.route.split('/')[2]!,
+      hostId: steady[0]!,
+    });
+    console.log(
+      `one write of a steady host's item: ${Object.entries(hostWrite.units)
+        .map(([name, units]) => `${name} ${units}`)
+        .join(', ')} WRU`,
+    );
     const hostHours = steadyCount * steadyHours;
     // Everything the hour's hosts asked for, each kind priced by its own measurements.
-    const perHostHour = Object.fromEntries(recorder.kinds().filter((kind) => kind.endsWith(recorder.phase)).map((kind) => [kind, recorder.count(kind) / hostHours]));
-    console.log(`steady hour of ${steadyCount} known hosts: steps handed per host-hour: ${Object.entries(handed).map(([type, n]) => `${type} ${(n / hostHours).toFixed(1)}`).join(', ')}`);
+    const perHostHour = Object.fromEntries(
+      recorder
+        .kinds()
+        .filter((kind) => kind.endsWith(recorder.phase))
+        .map((kind) => [kind, recorder.count(kind) / hostHours]),
+    );
+    console.log(
+      `steady hour of ${steadyCount} known hosts: steps handed per host-hour: ${Object.entries(handed)
+        .map(([type, n]) => `${type} ${(n / hostHours).toFixed(1)}`)
+        .join(', ')}`,
+    );
     recorder.recording = false;
     const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
     pollSeconds.sort((a, b) => a - b);
-    return { costs, perHostHour, pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60, hosts: hostCount, steady: { hosts: steadyCount, clusterSize, warmupHours }, hostWrite, inventoryBatches };
+    return {
+      costs,
+      perHostHour,
+      pollSeconds: pollSeconds[pollSeconds.length >> 1] ?? 60,
+      hosts: hostCount,
+      steady: { hosts: steadyCount, clusterSize, warmupHours },
+      hostWrite,
+      inventoryBatches,
+    };
   } finally {
     logger.setLogLevel(previousLevel as never);
     restoreOutput();
@@ -670,7 +827,14 @@ async function measure(): Promise<Measurements> {
  * (bearer token: the install's user actions), an agent's step traffic as apiKind names it, or
  * another call of the agents' installer and controller by method and route.
  */
-function installKind(event: { httpMethod?: string; path?: string; headers?: Record<string, string> | null; queryStringParameters?: Record<string, string> | null; body?: string | null; isBase64Encoded?: boolean }): string {
+function installKind(event: {
+  httpMethod?: string;
+  path?: string;
+  headers?: Record<string, string> | null;
+  queryStringParameters?: Record<string, string> | null;
+  body?: string | null;
+  isBase64Encoded?: boolean;
+}): string {
   const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   if (headers[OBSERVER_HEADER]) return 'observer';
   const route = (event.path ?? '').replace(/^\/api\/assisted-install/, '').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '{id}');
@@ -681,7 +845,13 @@ function installKind(event: { httpMethod?: string; path?: string; headers?: Reco
 }
 
 const OBSERVER_HEADER = 'x-bench-observer';
-const INSTALL_FUNCTIONS = { InstallPrepare: prepare, InstallRecordFiles: recordFiles, InstallPreparationFailed: preparationFailed, InstallPublishDns: publishDns, InstallFollow: follow };
+const INSTALL_FUNCTIONS = {
+  InstallPrepare: prepare,
+  InstallRecordFiles: recordFiles,
+  InstallPreparationFailed: preparationFailed,
+  InstallPublishDns: publishDns,
+  InstallFollow: follow,
+};
 
 /**
  * S3 requests by price class as the local S3 server answered them: those signed in a header (the
@@ -715,7 +885,15 @@ function countS3Server(port: number) {
 export interface InstallMeasurement {
   run: InstallRun;
   /** The simulated install: wall seconds from the fleet's start to `installed`, polls the agents made, the workflow's states in order. */
-  simulated: { seconds: number; polls: number; hosts: number; workflowHistory: string[]; serverS3: { puts: number; gets: number }; functionsS3: { puts: number; gets: number }; presigned: { gets: number; bytes: number } };
+  simulated: {
+    seconds: number;
+    polls: number;
+    hosts: number;
+    workflowHistory: string[];
+    serverS3: { puts: number; gets: number };
+    functionsS3: { puts: number; gets: number };
+    presigned: { gets: number; bytes: number };
+  };
 }
 
 /**
@@ -739,7 +917,11 @@ export async function measureInstall(): Promise<InstallMeasurement> {
   for (const [name, handler] of Object.entries(INSTALL_FUNCTIONS)) extraFunctions[name] = measured(recorder, handler as Handler, () => `workflow ${name}`);
   // The connected scenario's metered store and blobs point at its stopped runtime: this runtime's own, until the metered ones below.
   provide({ store: undefined, blobs: undefined, clock: systemClock });
-  const { runtime, close } = await monitorBenchRuntime('assisted-cost-install-', { baseDomains: [FLEET_BASE_DOMAIN], apiInstances: 1, extraFunctions: extraFunctions as never });
+  const { runtime, close } = await monitorBenchRuntime('assisted-cost-install-', {
+    baseDomains: [FLEET_BASE_DOMAIN],
+    apiInstances: 1,
+    extraFunctions: extraFunctions as never,
+  });
   const s3Server = countS3Server(Number(new URL(runtime.endpoints.s3).port));
   const restoreOutput = countLogBytes();
   const previousLevel = logger.getLevelName();
@@ -749,7 +931,10 @@ export async function measureInstall(): Promise<InstallMeasurement> {
   const fleetLines: string[] = [];
   try {
     const { meter, s3 } = meteredClients(runtime.endpoints.dynamodb);
-    provide({ store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }), blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }) });
+    provide({
+      store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }),
+      blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }),
+    });
     clients.push({ close: () => meter.client.destroy() }, { close: () => s3.destroy() });
 
     const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
@@ -760,14 +945,26 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
 
     // Not counted: the release's base ISO, made once (imported in AWS; the SYNTHETIC one is built here on first use).
-    const warmEnv = await observer.call('POST', '/infra-envs', { name: 'cost-warm', pull_secret: PULL_SECRET, openshift_version: version, cpu_architecture: 'x86_64' });
+    const warmEnv = await observer.call('POST', '/infra-envs', {
+      name: 'cost-warm',
+      pull_secret: PULL_SECRET,
+      openshift_version: version,
+      cpu_architecture: 'x86_64',
+    });
     if (warmEnv.status !== 201) throw new Error(`warm-up infra-env: ${warmEnv.status} ${warmEnv.body}`);
     await observer.call('GET', `/infra-envs/${(JSON.parse(warmEnv.body) as { id: string }).id}/downloads/image-url`);
 
     // ---- counted from here: the user's actions, the agents, the workflow, the stream
     recorder.recording = true;
     s3Server.counting = true;
-    const made = await user.call('POST', '/clusters', { name: 'cost-install', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: FLEET_BASE_DOMAIN, api_vips: [{ ip: FLEET_API_VIP }], ingress_vips: [{ ip: FLEET_INGRESS_VIP }] });
+    const made = await user.call('POST', '/clusters', {
+      name: 'cost-install',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: FLEET_BASE_DOMAIN,
+      api_vips: [{ ip: FLEET_API_VIP }],
+      ingress_vips: [{ ip: FLEET_INGRESS_VIP }],
+    });
     if (made.status !== 201) throw new Error(`install cluster: ${made.status} ${made.body}`);
     const clusterId = (JSON.parse(made.body) as { id: string }).id;
     const madeEnv = await user.call('POST', '/infra-envs', { name: 'cost-install', pull_secret: PULL_SECRET, cluster_id: clusterId });
@@ -780,11 +977,28 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     const started = performance.now();
     const stageMs = 150;
     const fleet = new Fleet({
-      url: runtime.url, infraEnvId, token, agentVersion: container().config.agent?.image ?? catalogueAgentImages().agent,
+      url: runtime.url,
+      infraEnvId,
+      token,
+      agentVersion: container().config.agent?.image ?? catalogueAgentImages().agent,
       profiles: ['master', 'master', 'master'].map((name) => loadProfile(name)),
       staggerMs: 20,
       timing: { maxPollIntervalMs: 1_000 },
-      installDurationsMs: Object.fromEntries(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'].map((stage) => [stage, stageMs])),
+      installDurationsMs: Object.fromEntries(
+        [
+          'Starting installation',
+          'Installing',
+          'Writing image to disk',
+          'Waiting for control plane',
+          'Waiting for bootkube',
+          'Waiting for controller',
+          'Rebooting',
+          'Configuring',
+          'Joined',
+          'Done',
+          'Waiting for ignition',
+        ].map((stage) => [stage, stageMs]),
+      ),
       log: createLog({ level: 'info', sink: (line) => fleetLines.push(line) }),
     });
     const stop = new AbortController();
@@ -799,7 +1013,10 @@ export async function measureInstall(): Promise<InstallMeasurement> {
       for (;;) {
         const cluster = await statusOf();
         if (wanted(cluster.status)) return cluster;
-        if (Date.now() > deadline) throw new Error(`the measured install is ${cluster.status} (${cluster.status_info}) after ${seconds} s; the fleet's last lines:\n${fleetLines.slice(-5).join('\n')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the measured install is ${cluster.status} (${cluster.status_info}) after ${seconds} s; the fleet's last lines:\n${fleetLines.slice(-5).join('\n')}`,
+          );
         await sleep(500);
       }
     };
@@ -815,7 +1032,12 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     const executions = path.join(runtime.dataDir, 'stepfunctions');
     const record = async () => {
       for (let i = 0; i < 60; i++) {
-        const records = readdirSync(executions).filter((name) => name.endsWith('.json')).map((name) => JSON.parse(readFileSync(path.join(executions, name), 'utf8')) as { stateMachineArn: string; status: string; history: { state: string }[] });
+        const records = readdirSync(executions)
+          .filter((name) => name.endsWith('.json'))
+          .map(
+            (name) =>
+              JSON.parse(readFileSync(path.join(executions, name), 'utf8')) as { stateMachineArn: string; status: string; history: { state: string }[] },
+          );
         const installs = records.filter((r) => r.stateMachineArn.endsWith(':install-cluster'));
         if (installs.length > 0 && installs.every((r) => r.status !== 'RUNNING')) return installs;
         await sleep(500);
@@ -830,16 +1052,25 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     recorder.recording = false;
     s3Server.counting = false;
 
-    const kinds: InstallRequestKind[] = recorder.kinds().filter((kind) => kind !== 'observer').map((kind) => ({
-      label: kind,
-      caller: kind.startsWith('user ') ? 'user' : kind.startsWith('workflow ') ? 'workflow' : kind.startsWith('stream batch') ? 'stream' : 'agent',
-      cost: recorder.cost(kind)!,
-      measuredCount: recorder.count(kind),
-      drivenBy: kind === 'poll' ? 'agent-poll' : kind === 'workflow InstallFollow' ? 'follow' : 'event',
-    }));
-    const functionsS3 = kinds.reduce((sum, kind) => ({ puts: sum.puts + kind.cost.s3Puts * kind.measuredCount, gets: sum.gets + kind.cost.s3Gets * kind.measuredCount }), { puts: 0, gets: 0 });
+    const kinds: InstallRequestKind[] = recorder
+      .kinds()
+      .filter((kind) => kind !== 'observer')
+      .map((kind) => ({
+        label: kind,
+        caller: kind.startsWith('user ') ? 'user' : kind.startsWith('workflow ') ? 'workflow' : kind.startsWith('stream batch') ? 'stream' : 'agent',
+        cost: recorder.cost(kind)!,
+        measuredCount: recorder.count(kind),
+        drivenBy: kind === 'poll' ? 'agent-poll' : kind === 'workflow InstallFollow' ? 'follow' : 'event',
+      }));
+    const functionsS3 = kinds.reduce(
+      (sum, kind) => ({ puts: sum.puts + kind.cost.s3Puts * kind.measuredCount, gets: sum.gets + kind.cost.s3Gets * kind.measuredCount }),
+      { puts: 0, gets: 0 },
+    );
     // The stand-in records a state as it is entered, but the run can end before the last one (Finished) is recorded: AWS counts it.
-    const history = installs.flatMap((r) => [...r.history.map((entry) => entry.state), ...(r.status === 'SUCCEEDED' && r.history.at(-1)?.state !== 'Finished' ? ['Finished'] : [])]);
+    const history = installs.flatMap((r) => [
+      ...r.history.map((entry) => entry.state),
+      ...(r.status === 'SUCCEEDED' && r.history.at(-1)?.state !== 'Finished' ? ['Finished'] : []),
+    ]);
     return {
       run: {
         kinds,
@@ -850,7 +1081,15 @@ export async function measureInstall(): Promise<InstallMeasurement> {
         downloadS3Gets: s3Server.presigned.gets,
         downloadBytes: s3Server.presigned.bytes,
       },
-      simulated: { seconds, polls: fleet.metrics.polls, hosts: 3, workflowHistory: history, serverS3: { ...s3Server.signed }, functionsS3, presigned: { ...s3Server.presigned } },
+      simulated: {
+        seconds,
+        polls: fleet.metrics.polls,
+        hosts: 3,
+        workflowHistory: history,
+        serverS3: { ...s3Server.signed },
+        functionsS3,
+        presigned: { ...s3Server.presigned },
+      },
     };
   } finally {
     await stopFleet?.();
@@ -868,11 +1107,17 @@ export async function measureInstall(): Promise<InstallMeasurement> {
 const dollars = (value: number) => (value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`);
 
 function printCosts(costs: Record<string, RequestCost>, prices: Prices): void {
-  console.log(`\n${'per request (measured)'.padEnd(38)}${'n'.padStart(6)}${'RRU'.padStart(8)}${'WRU'.padStart(8)}${'calls'.padStart(7)}${'S3'.padStart(5)}${'log B'.padStart(8)}${'resp B'.padStart(8)}${'gzip B'.padStart(8)}${'own ms'.padStart(8)}${'billed ms'.padStart(10)}`);
+  console.log(
+    `\n${'per request (measured)'.padEnd(38)}${'n'.padStart(6)}${'RRU'.padStart(8)}${'WRU'.padStart(8)}${'calls'.padStart(7)}${'S3'.padStart(5)}${'log B'.padStart(8)}${'resp B'.padStart(8)}${'gzip B'.padStart(8)}${'own ms'.padStart(8)}${'billed ms'.padStart(10)}`,
+  );
   for (const [kind, cost] of Object.entries(costs)) {
     const waiting = cost.dynamodbCalls * prices.assumedAwsLatencyMs.dynamodbCall + (cost.s3Puts + cost.s3Gets) * prices.assumedAwsLatencyMs.s3Call;
     console.log(
-      `${kind.padEnd(38)}${String(cost.measured).padStart(6)}${cost.readUnits.toFixed(1).padStart(8)}${cost.writeUnits.toFixed(1).padStart(8)}${cost.dynamodbCalls.toFixed(1).padStart(7)}${(cost.s3Puts + cost.s3Gets).toFixed(1).padStart(5)}${cost.logBytes.toFixed(0).padStart(8)}${cost.responseBytes.toFixed(0).padStart(8)}${(cost.gzippedResponseBytes ?? cost.responseBytes).toFixed(0).padStart(8)}${cost.handlerMs.toFixed(1).padStart(8)}${Math.ceil(cost.handlerMs + waiting).toString().padStart(10)}`,
+      `${kind.padEnd(38)}${String(cost.measured).padStart(6)}${cost.readUnits.toFixed(1).padStart(8)}${cost.writeUnits.toFixed(1).padStart(8)}${cost.dynamodbCalls.toFixed(1).padStart(7)}${(cost.s3Puts + cost.s3Gets).toFixed(1).padStart(5)}${cost.logBytes.toFixed(0).padStart(8)}${cost.responseBytes.toFixed(0).padStart(8)}${(cost.gzippedResponseBytes ?? cost.responseBytes).toFixed(0).padStart(8)}${cost.handlerMs.toFixed(1).padStart(8)}${Math.ceil(
+        cost.handlerMs + waiting,
+      )
+        .toString()
+        .padStart(10)}`,
     );
   }
 }
@@ -906,7 +1151,12 @@ function billTable(scenarios: Record<string, Breakdown>): string {
   const names = Object.keys(scenarios);
   const components = [...new Set(names.flatMap((name) => Object.keys(scenarios[name]!)))];
   const rows = components.map((component) => `| ${component} | ${names.map((name) => dollars(scenarios[name]![component] ?? 0)).join(' | ')} |`);
-  return [`| component | ${names.join(' | ')} |`, `|---|${names.map(() => '---|').join('')}`, ...rows, `| **total** | ${names.map((name) => `**${dollars(total(scenarios[name]!))}**`).join(' | ')} |`].join('\n');
+  return [
+    `| component | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---|').join('')}`,
+    ...rows,
+    `| **total** | ${names.map((name) => `**${dollars(total(scenarios[name]!))}**`).join(' | ')} |`,
+  ].join('\n');
 }
 
 /** The install workflow re-judges an installing cluster every INSTALL_POLL_SECONDS: the stack sets none, so the handlers' default. */
@@ -927,48 +1177,91 @@ function installAssumptionLines(a: InstallAssumptions, task: TaskFacts, pollSeco
 }
 
 function installKindsTable(install: InstallMeasurement, a: InstallAssumptions, pollSeconds: number): string {
-  const rows = install.run.kinds.map((kind) => `| ${kind.label} | ${kind.caller} | ${kind.measuredCount} | ${Math.round(installRequests(kind, a, pollSeconds, DEPLOYED_INSTALL_POLL_SECONDS))} | ${kind.cost.readUnits.toFixed(1)} | ${kind.cost.writeUnits.toFixed(1)} | ${(kind.cost.s3Puts + kind.cost.s3Gets).toFixed(1)} | ${kind.cost.responseBytes.toFixed(0)} | ${kind.cost.handlerMs.toFixed(1)} |`);
-  return ['| request (one install) | caller | simulated | real install | RRU | WRU | S3 | resp B | own ms |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+  const rows = install.run.kinds.map(
+    (kind) =>
+      `| ${kind.label} | ${kind.caller} | ${kind.measuredCount} | ${Math.round(installRequests(kind, a, pollSeconds, DEPLOYED_INSTALL_POLL_SECONDS))} | ${kind.cost.readUnits.toFixed(1)} | ${kind.cost.writeUnits.toFixed(1)} | ${(kind.cost.s3Puts + kind.cost.s3Gets).toFixed(1)} | ${kind.cost.responseBytes.toFixed(0)} | ${kind.cost.handlerMs.toFixed(1)} |`,
+  );
+  return [
+    '| request (one install) | caller | simulated | real install | RRU | WRU | S3 | resp B | own ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 const DOCS_BEGIN = '<!-- cost:begin (generated by `COST_WRITE_DOCS=1 npm run bench -- cost`) -->';
 const DOCS_END = '<!-- cost:end -->';
 
 export async function cost(): Promise<Record<string, unknown>> {
-  const prices = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'prices.json'), 'utf8')) as Prices & { asOf: string; region: string; fargate: FargatePrices };
+  const prices = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'prices.json'), 'utf8')) as Prices & {
+    asOf: string;
+    region: string;
+    fargate: FargatePrices;
+  };
   const assumptions = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'bench', 'cost', 'install-assumptions.json'), 'utf8')) as InstallAssumptions;
   const stack = stackFacts();
-  const sizing = Object.entries(stack.functions).map(([caller, fn]) => `${caller} ${fn.memoryMb} MB ${fn.architecture} ${fn.tracing}${fn.publishesMetrics ? '' : ' no metric lines'}`).join(', ');
-  console.log(`staging stack: ${stack.natGateways} NAT gateway(s), ${stack.alarms} alarms, ${stack.secrets} secret(s), ${stack.hostedZones} hosted zone(s), ${stack.kmsKeys} KMS key(s); agents via ${stack.agentDoor}; logs at ${stack.logLevel}${stack.platformLogLines ? ' with' : ' without'} Lambda's platform lines; functions: ${sizing}`);
+  const sizing = Object.entries(stack.functions)
+    .map(([caller, fn]) => `${caller} ${fn.memoryMb} MB ${fn.architecture} ${fn.tracing}${fn.publishesMetrics ? '' : ' no metric lines'}`)
+    .join(', ');
+  console.log(
+    `staging stack: ${stack.natGateways} NAT gateway(s), ${stack.alarms} alarms, ${stack.secrets} secret(s), ${stack.hostedZones} hosted zone(s), ${stack.kmsKeys} KMS key(s); agents via ${stack.agentDoor}; logs at ${stack.logLevel}${stack.platformLogLines ? ' with' : ' without'} Lambda's platform lines; functions: ${sizing}`,
+  );
   const measurements = await measure();
   printCosts(measurements.costs, prices);
   const { idle, connected } = bills(measurements, stack, prices);
   if (!stack.installerTask) throw new Error('the staging stack has no installer task definition');
   const install = await measureInstall();
-  const installed = installedMonthly(idle.lines, install.run, assumptions, stack, stack.installerTask, prices, { pollSeconds: measurements.pollSeconds, installPollSeconds: DEPLOYED_INSTALL_POLL_SECONDS, schedulerInvocationsPerMonth: SECONDS_PER_MONTH / 60 });
+  const installed = installedMonthly(idle.lines, install.run, assumptions, stack, stack.installerTask, prices, {
+    pollSeconds: measurements.pollSeconds,
+    installPollSeconds: DEPLOYED_INSTALL_POLL_SECONDS,
+    schedulerInvocationsPerMonth: SECONDS_PER_MONTH / 60,
+  });
   const installNotes = installAssumptionLines(assumptions, stack.installerTask, measurements.pollSeconds, install);
   const installTable = installKindsTable(install, assumptions, measurements.pollSeconds);
   const perInstallTable = billTable({ 'one three-node install': installed.perInstall });
-  console.log(`\none three-node cluster from creation to installed (workflow states: ${install.simulated.workflowHistory.join(' > ')}):\n${installTable}\n\n${perInstallTable}\n\nassumed:\n${installNotes.map((line) => `- ${line}`).join('\n')}`);
-  const perHost = Object.entries(measurements.perHostHour).map(([kind, n]) => `${kind} ${n.toFixed(1)}`).join(', ');
+  console.log(
+    `\none three-node cluster from creation to installed (workflow states: ${install.simulated.workflowHistory.join(' > ')}):\n${installTable}\n\n${perInstallTable}\n\nassumed:\n${installNotes.map((line) => `- ${line}`).join('\n')}`,
+  );
+  const perHost = Object.entries(measurements.perHostHour)
+    .map(([kind, n]) => `${kind} ${n.toFixed(1)}`)
+    .join(', ');
   console.log(`\nper connected host and hour (steady, next_instruction_seconds ${measurements.pollSeconds}): ${perHost}`);
   const table = billTable({ idle: idle.bill, '1,000 connected hosts': connected.bill, '1,000 hosts installed': installed.bill });
   console.log(`\nmonthly, ${prices.region} list prices (${prices.asOf}, bench/cost/prices.json):\n${table}`);
   const before = bills(measurements, stackBefore21(stack), prices);
-  console.log(`\nthe same requests on the stack before #21 (NAT gateway, agents through CloudFront and REST, 1,024 MB, traced, INFO):\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}`);
+  console.log(
+    `\nthe same requests on the stack before #21 (NAT gateway, agents through CloudFront and REST, 1,024 MB, traced, INFO):\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}`,
+  );
   const doors = doorComparison(connected.lines, stack, prices);
   const doorsTable = billTable(doors);
   console.log(`\nthe agents' requests of 1,000 connected hosts through each door (door charges and Lambda only):\n${doorsTable}`);
-  const result = { prices: { region: prices.region, asOf: prices.asOf }, stack, ...measurements, scenarios: { idle, connected, installed: { ...installed, assumptions, run: install.run, simulated: install.simulated } }, before21: { idle: before.idle.bill, connected: before.connected.bill }, doors };
+  const result = {
+    prices: { region: prices.region, asOf: prices.asOf },
+    stack,
+    ...measurements,
+    scenarios: { idle, connected, installed: { ...installed, assumptions, run: install.run, simulated: install.simulated } },
+    before21: { idle: before.idle.bill, connected: before.connected.bill },
+    doors,
+  };
   const out = process.env.COST_OUT ?? path.join(tmpdir(), 'cost.json');
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nresult written to ${out}`);
   if (process.env.COST_WRITE_DOCS === '1') {
-    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS), after ${measurements.steady.warmupHours} unmeasured hour(s) of the same (COST_WARMUP_HOURS); priced as 1,000 connected hosts. 1,000 hosts installed is ${assumptions.clustersPerMonth} three-node clusters a month, each one measured install (below) on top of the idle service.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(measurements.costs).map(([kind, c]) => `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`).join('\n')}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nOne three-node cluster from creation to installed, measured with SIMULATED hosts through the local runtime and priced for a real install's durations (1,000 hosts installed = idle + ${assumptions.clustersPerMonth} of these):\n\n${perInstallTable}\n\n${installTable}\n\nAssumed (bench/cost/install-assumptions.json):\n\n${installNotes.map((line) => `- ${line}`).join('\n')}\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
+    const section = `${DOCS_BEGIN}\nRegistration, first replies and monitor passes measured in one cluster of ${measurements.hosts} hosts (LIFECYCLE_HOSTS); the steady hour on ${measurements.steady.hosts} known hosts in clusters of ${measurements.steady.clusterSize} (COST_STEADY_HOSTS, COST_CLUSTER_HOSTS), after ${measurements.steady.warmupHours} unmeasured hour(s) of the same (COST_WARMUP_HOURS); priced as 1,000 connected hosts. 1,000 hosts installed is ${assumptions.clustersPerMonth} three-node clusters a month, each one measured install (below) on top of the idle service.\n\n${table}\n\nMeasured per request (averages; "own ms" is the handler's time less its waits on the local stores, "billed ms" adds ${prices.assumedAwsLatencyMs.dynamodbCall} ms per DynamoDB call and ${prices.assumedAwsLatencyMs.s3Call} ms per S3 call):\n\n| request | RRU | WRU | DynamoDB calls | S3 requests | log bytes | own ms |\n|---|---|---|---|---|---|---|\n${Object.entries(
+      measurements.costs,
+    )
+      .map(
+        ([kind, c]) =>
+          `| ${kind} | ${c.readUnits.toFixed(1)} | ${c.writeUnits.toFixed(1)} | ${c.dynamodbCalls.toFixed(1)} | ${(c.s3Puts + c.s3Gets).toFixed(1)} | ${c.logBytes.toFixed(0)} | ${c.handlerMs.toFixed(1)} |`,
+      )
+      .join(
+        '\n',
+      )}\n\nPer connected host and hour: ${perHost} (the service's poll interval for a known host: ${measurements.pollSeconds} s).\n\nOne three-node cluster from creation to installed, measured with SIMULATED hosts through the local runtime and priced for a real install's durations (1,000 hosts installed = idle + ${assumptions.clustersPerMonth} of these):\n\n${perInstallTable}\n\n${installTable}\n\nAssumed (bench/cost/install-assumptions.json):\n\n${installNotes.map((line) => `- ${line}`).join('\n')}\n\nThe agents' requests of 1,000 connected hosts through each door (the door's charges and the Lambda time):\n\n${doorsTable}\n\nThe same requests on the stack before #21 (a NAT gateway, agents through CloudFront and REST, every function 1,024 MB and traced, INFO logs with Lambda's platform lines):\n\n${billTable({ idle: before.idle.bill, '1,000 connected hosts': before.connected.bill })}\n${DOCS_END}`;
     replaceDocsSection(path.join(PROJECT_ROOT, 'docs', 'deploy.md'), DOCS_BEGIN, DOCS_END, section);
     console.log('docs/deploy.md cost section regenerated');
   }
-  console.log(`\nbefore #21's stack changes: idle ${dollars(total(before.idle.bill))}/month, 1000 connected hosts ${dollars(total(before.connected.bill))}/month`);
+  console.log(
+    `\nbefore #21's stack changes: idle ${dollars(total(before.idle.bill))}/month, 1000 connected hosts ${dollars(total(before.connected.bill))}/month`,
+  );
   console.log(`\nidle: ${dollars(total(idle.bill))}/month`);
   console.log(`1000 connected hosts: ${dollars(total(connected.bill))}/month`);
   console.log(`1000 hosts installed: ${dollars(total(installed.bill))}/month`);

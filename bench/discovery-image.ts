@@ -45,7 +45,13 @@ export async function discoveryImage(options: { sizesMiB?: number[] } = {}): Pro
       const view = await registerInfraEnv(ports, principal, { name: `bench-${sizeMiB}`, pull_secret: PULL_SECRET });
       const infraEnv = (await ports.store.infraEnvs.get({ orgId: runtime.orgId, infraEnvId: view.id as string }))!;
       const { version, arch } = imageReleaseOf(infraEnv);
-      const file = await buildSyntheticBaseIso({ version, arch, type: 'full-iso', outFile: path.join(dataDir, `base-${sizeMiB}.iso`), sizeBytes: sizeMiB * MiB });
+      const file = await buildSyntheticBaseIso({
+        version,
+        arch,
+        type: 'full-iso',
+        outFile: path.join(dataDir, `base-${sizeMiB}.iso`),
+        sizeBytes: sizeMiB * MiB,
+      });
       const target = localImportTarget(runtime.endpoints.s3);
       let baseBytes: number;
       try {
@@ -57,11 +63,18 @@ export async function discoveryImage(options: { sizesMiB?: number[] } = {}): Pro
 
       // Bytes through our code for one image (a variant of the infra-env, so nothing is reused).
       const meter = newMeter();
-      await ensureDiscoveryImage(ports, { ...infraEnv, attributes: { ...infraEnv.attributes, additional_ntp_sources: 'ntp.bench.example.com' } }, { type: 'full-iso', version, arch }, meter);
+      await ensureDiscoveryImage(
+        ports,
+        { ...infraEnv, attributes: { ...infraEnv.attributes, additional_ntp_sources: 'ntp.bench.example.com' } },
+        { type: 'full-iso', version, arch },
+        meter,
+      );
 
       // Time from asking for the URL (which composes) to the image service's redirect.
       const started = performance.now();
-      const urlReply = await fetch(`${runtime.url}/api/assisted-install/v2/infra-envs/${infraEnv.infraEnvId}/downloads/image-url`, { headers: { Authorization: `Bearer ${adminToken}` } });
+      const urlReply = await fetch(`${runtime.url}/api/assisted-install/v2/infra-envs/${infraEnv.infraEnvId}/downloads/image-url`, {
+        headers: { Authorization: `Bearer ${adminToken}` },
+      });
       const { url } = (await urlReply.json()) as { url: string };
       const redirect = await fetch(url, { redirect: 'manual' });
       if (redirect.status !== 302) throw new Error(`image URL answered ${redirect.status}`);
@@ -89,7 +102,8 @@ export async function discoveryImage(options: { sizesMiB?: number[] } = {}): Pro
       );
     }
     const [first, last] = [results[0], results.at(-1)];
-    if (first && last && first !== last) console.log(`bytes per image ${last.baseMiB.toFixed(0)} MiB base ÷ ${first.baseMiB.toFixed(0)} MiB base: ${(last.ourMiB / first.ourMiB).toFixed(3)}`);
+    if (first && last && first !== last)
+      console.log(`bytes per image ${last.baseMiB.toFixed(0)} MiB base ÷ ${first.baseMiB.toFixed(0)} MiB base: ${(last.ourMiB / first.ourMiB).toFixed(3)}`);
     return results;
   } finally {
     await runtime.stop();

@@ -86,7 +86,10 @@ export function sustainedRate(outcomes: readonly ClusterOutcome[]): number {
 async function countingDynamoDb(dataDir: string | undefined) {
   const dynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1'), ...(dataDir ? { dataDir } : {}) });
   const port = await freePort('127.0.0.1');
-  const proxy = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'dynamodb-counter.ts'), String(port), dynamo.endpoint], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+  const proxy = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'dynamodb-counter.ts'), String(port), dynamo.endpoint], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   const listening = await new Promise<boolean>((resolve) => {
     proxy.once('message', () => resolve(true));
     proxy.once('exit', () => resolve(false));
@@ -136,7 +139,12 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     if (process.env.FLEET_COUNT_DYNAMODB === '1') counter = await countingDynamoDb(inMemory ? undefined : path.join(workDir, 'data', 'dynamodb'));
     else if (inMemory) memoryDynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1') });
     runtime = await startRuntime({
-      port: 0, dnsPort: 0, dataDir: path.join(workDir, 'data'), baseDomains: ['example.com'], warmAllFunctions: true, identityStandIn: false,
+      port: 0,
+      dnsPort: 0,
+      dataDir: path.join(workDir, 'data'),
+      baseDomains: ['example.com'],
+      warmAllFunctions: true,
+      identityStandIn: false,
       ...(counter ? { dynamodbEndpoint: counter.endpoint } : memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
     });
     await runtime.warmed;
@@ -165,10 +173,15 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       ...given,
     };
     const pollLabel = settings.pollSeconds === 60 ? 'upstream’s 60 s' : `${settings.pollSeconds} s (FASTER than upstream’s 60 s)`;
-    console.log(`fleet: ${settings.clusters} clusters (${settings.mix}), ${settings.inFlight} in flight at once, agents poll at most every ${pollLabel}, SIMULATED hosts and installer (stages ${settings.stageMs} ms), controller reading its cluster every ${settings.controllerPollSeconds} s, automation every ${settings.watchSeconds} s, install workflow polling every ${process.env.INSTALL_POLL_SECONDS ?? 30} s, DynamoDB Local ${inMemory ? 'IN MEMORY (FLEET_DYNAMODB=memory)' : 'on disk as npm start runs it'}, ${availableParallelism()} cores`);
+    console.log(
+      `fleet: ${settings.clusters} clusters (${settings.mix}), ${settings.inFlight} in flight at once, agents poll at most every ${pollLabel}, SIMULATED hosts and installer (stages ${settings.stageMs} ms), controller reading its cluster every ${settings.controllerPollSeconds} s, automation every ${settings.watchSeconds} s, install workflow polling every ${process.env.INSTALL_POLL_SECONDS ?? 30} s, DynamoDB Local ${inMemory ? 'IN MEMORY (FLEET_DYNAMODB=memory)' : 'on disk as npm start runs it'}, ${availableParallelism()} cores`,
+    );
 
     const cpu = new CpuMeter(runtime.functions);
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'customer.ts')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fleet', 'customer.ts')], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     customer = child;
     // Over the IPC channel, not argv: the admin token and pull secret stay out of the process list.
     child.send({ type: 'settings', settings });
@@ -178,7 +191,9 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
     const stopEarly = () => {
       if (stoppedAtMs !== undefined) return;
       stoppedAtMs = Date.now();
-      console.log(`\nstopping early at +${seconds(stoppedAtMs - settings.startedAt)}: the clusters in flight are abandoned; the report covers the clusters that ended`);
+      console.log(
+        `\nstopping early at +${seconds(stoppedAtMs - settings.startedAt)}: the clusters in flight are abandoned; the report covers the clusters that ended`,
+      );
       child.send({ type: 'stop' });
     };
     const stopSignals = ['SIGINT', 'SIGTERM'] as const;
@@ -236,34 +251,82 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
       byKind: tally(installedOutcomes.map((o) => o.kind)),
       byChannel: tally(installedOutcomes.map((o) => o.channel)),
       failedInstalls: ended.length - installedOutcomes.length + (stoppedAtMs === undefined ? settings.clusters - outcomes.length : 0),
-      ...(stoppedAtMs !== undefined ? { stoppedEarly: { afterSeconds: (stoppedAtMs - settings.startedAt) / 1000, abandonedInFlight: abandoned, neverStarted: settings.clusters - outcomes.length } } : {}),
+      ...(stoppedAtMs !== undefined
+        ? {
+            stoppedEarly: {
+              afterSeconds: (stoppedAtMs - settings.startedAt) / 1000,
+              abandonedInFlight: abandoned,
+              neverStarted: settings.clusters - outcomes.length,
+            },
+          }
+        : {}),
       failures,
       creationToInstalledSeconds: { p50: percentile(durations, 50) / 1000, p95: percentile(durations, 95) / 1000, max: (durations.at(-1) ?? 0) / 1000 },
       latencies,
       calls,
       serverErrors,
       peakConnectedHosts: peakConnected,
-      cpuSecondsPerInstall: Object.fromEntries(Object.entries(cpuSeconds).map(([where, s]) => [where, installedOutcomes.length ? s / installedOutcomes.length : 0])),
+      cpuSecondsPerInstall: Object.fromEntries(
+        Object.entries(cpuSeconds).map(([where, s]) => [where, installedOutcomes.length ? s / installedOutcomes.length : 0]),
+      ),
       cpuSeconds,
       cores: availableParallelism(),
       ...(dynamoRequests ? { dynamodbRequests: dynamoRequests } : {}),
     };
 
-    if (result.stoppedEarly) console.log(`\nSTOPPED EARLY after ${seconds(stoppedAtMs! - settings.startedAt)}: ${abandoned} clusters abandoned in flight, ${result.stoppedEarly.neverStarted} never started; everything below covers the clusters that ended`);
-    console.log(`\nclusters: ${ended.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`);
-    console.log(`creation to installed: p50 ${result.creationToInstalledSeconds.p50.toFixed(1)} s, p95 ${result.creationToInstalledSeconds.p95.toFixed(1)} s, max ${result.creationToInstalledSeconds.max.toFixed(1)} s`);
-    const phases = (pick: (o: ClusterOutcome) => number | undefined) => percentile(installedOutcomes.map(pick).filter((v): v is number => v !== undefined).sort((a, b) => a - b), 50) / 1000;
-    console.log(`  median phases: created ${phases((o) => o.times.created).toFixed(1)} s, ready ${phases((o) => o.times.ready).toFixed(1)} s, install started ${phases((o) => o.times.installStarted).toFixed(1)} s`);
+    if (result.stoppedEarly)
+      console.log(
+        `\nSTOPPED EARLY after ${seconds(stoppedAtMs! - settings.startedAt)}: ${abandoned} clusters abandoned in flight, ${result.stoppedEarly.neverStarted} never started; everything below covers the clusters that ended`,
+      );
+    console.log(
+      `\nclusters: ${ended.length} ended of ${settings.clusters} (${installedOutcomes.length} installed: ${JSON.stringify(result.byKind)}, ${JSON.stringify(result.byChannel)}) in ${seconds(wallMs)}; peak hosts connected at once: ${peakConnected}`,
+    );
+    console.log(
+      `creation to installed: p50 ${result.creationToInstalledSeconds.p50.toFixed(1)} s, p95 ${result.creationToInstalledSeconds.p95.toFixed(1)} s, max ${result.creationToInstalledSeconds.max.toFixed(1)} s`,
+    );
+    const phases = (pick: (o: ClusterOutcome) => number | undefined) =>
+      percentile(
+        installedOutcomes
+          .map(pick)
+          .filter((v): v is number => v !== undefined)
+          .sort((a, b) => a - b),
+        50,
+      ) / 1000;
+    console.log(
+      `  median phases: created ${phases((o) => o.times.created).toFixed(1)} s, ready ${phases((o) => o.times.ready).toFixed(1)} s, install started ${phases((o) => o.times.installStarted).toFixed(1)} s`,
+    );
     console.log('API latency as the callers see it (ms)            count      p50      p99  worst minute p99      max');
-    for (const [kind, s] of Object.entries(latencies).sort()) console.log(`  ${kind.padEnd(44)}${String(s.count).padStart(9)}${s.p50.toFixed(1).padStart(9)}${s.p99.toFixed(1).padStart(9)}${s.worstMinuteP99.toFixed(1).padStart(18)}${s.max.toFixed(0).padStart(9)}`);
-    const serviceSeconds = Object.entries(cpuSeconds).filter(([where]) => !where.startsWith('customer')).reduce((sum, [, s]) => sum + s, 0);
-    console.log(`CPU seconds per install, by where they went (the service used ${serviceSeconds.toFixed(0)} CPU s in ${seconds(wallMs)}: ${(serviceSeconds / (wallMs / 1000)).toFixed(2)} cores on average)`);
+    for (const [kind, s] of Object.entries(latencies).sort())
+      console.log(
+        `  ${kind.padEnd(44)}${String(s.count).padStart(9)}${s.p50.toFixed(1).padStart(9)}${s.p99.toFixed(1).padStart(9)}${s.worstMinuteP99.toFixed(1).padStart(18)}${s.max.toFixed(0).padStart(9)}`,
+      );
+    const serviceSeconds = Object.entries(cpuSeconds)
+      .filter(([where]) => !where.startsWith('customer'))
+      .reduce((sum, [, s]) => sum + s, 0);
+    console.log(
+      `CPU seconds per install, by where they went (the service used ${serviceSeconds.toFixed(0)} CPU s in ${seconds(wallMs)}: ${(serviceSeconds / (wallMs / 1000)).toFixed(2)} cores on average)`,
+    );
     console.log(cpuSplit(result.cpuSecondsPerInstall));
     const perInstall = (n: number) => (installedOutcomes.length ? n / installedOutcomes.length : 0).toFixed(1);
-    console.log(`calls per install (customer side): ${Object.entries(calls).slice(0, 14).map(([call, n]) => `${call} ${perInstall(n)}`).join(', ')}`);
+    console.log(
+      `calls per install (customer side): ${Object.entries(calls)
+        .slice(0, 14)
+        .map(([call, n]) => `${call} ${perInstall(n)}`)
+        .join(', ')}`,
+    );
     if (dynamoRequests) {
-      console.log(`DynamoDB requests per install (FLEET_COUNT_DYNAMODB): ${Object.entries(dynamoRequests.requests).slice(0, 24).map(([request, n]) => `${request} ${perInstall(n)}`).join(', ')}`);
-      console.log(`  by the function that asked: ${Object.entries(dynamoRequests.byCaller).slice(0, 40).map(([request, n]) => `${request} ${perInstall(n)}`).join(', ')}`);
+      console.log(
+        `DynamoDB requests per install (FLEET_COUNT_DYNAMODB): ${Object.entries(dynamoRequests.requests)
+          .slice(0, 24)
+          .map(([request, n]) => `${request} ${perInstall(n)}`)
+          .join(', ')}`,
+      );
+      console.log(
+        `  by the function that asked: ${Object.entries(dynamoRequests.byCaller)
+          .slice(0, 40)
+          .map(([request, n]) => `${request} ${perInstall(n)}`)
+          .join(', ')}`,
+      );
     }
     if (Object.keys(serverErrors).length) console.log(`5xx answers: ${JSON.stringify(serverErrors)}`);
     if (Object.keys(failures).length) console.log(`failures by cause: ${JSON.stringify(failures)}`);

@@ -30,7 +30,9 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
   const token = readFileSync(runtime.adminTokenFile, 'utf8').trim();
   const call = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${runtime.url}/api/assisted-install/v2${route}`, {
-      method, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
     });
     return (await response.json().catch(() => ({}))) as Record<string, any>;
   };
@@ -39,16 +41,36 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
     const versions = (await call('GET', '/openshift-versions')) as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
     const cluster = await call('POST', '/clusters', {
-      name: 'bench', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com',
-      api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }],
+      name: 'bench',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      api_vips: [{ ip: '192.168.111.5' }],
+      ingress_vips: [{ ip: '192.168.111.4' }],
     });
     const infraEnv = await call('POST', '/infra-envs', { name: 'bench', pull_secret: PULL_SECRET, cluster_id: cluster.id });
     const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv.id });
-    const stages = ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'];
+    const stages = [
+      'Starting installation',
+      'Installing',
+      'Writing image to disk',
+      'Waiting for control plane',
+      'Waiting for bootkube',
+      'Waiting for controller',
+      'Rebooting',
+      'Configuring',
+      'Joined',
+      'Done',
+      'Waiting for ignition',
+    ];
     const fleet = new Fleet({
-      url: runtime.url, infraEnvId: infraEnv.id, token: agentToken, agentVersion: 'bench',
+      url: runtime.url,
+      infraEnvId: infraEnv.id,
+      token: agentToken,
+      agentVersion: 'bench',
       profiles: ['master', 'master', 'master', 'worker', 'worker'].map((name) => loadProfile(name)),
-      staggerMs: 10, timing: { maxPollIntervalMs: 1_000 },
+      staggerMs: 10,
+      timing: { maxPollIntervalMs: 1_000 },
       installDurationsMs: Object.fromEntries(stages.map((stage) => [stage, stageMs])),
       log: createLog({ level: 'error', sink: () => undefined }),
     });
@@ -86,12 +108,16 @@ export async function installOverhead(): Promise<void> {
     const run = await oneInstall(stageMs);
     runs.push({ stageMs, ...run });
     const overhead = run.wallS - run.simulatedS;
-    console.log(`stage ${stageMs} ms: install→installed ${run.wallS.toFixed(1)} s, simulated work ${run.simulatedS.toFixed(1)} s, orchestration ${overhead.toFixed(1)} s (${((overhead / run.wallS) * 100).toFixed(0)}% of wall)`);
+    console.log(
+      `stage ${stageMs} ms: install→installed ${run.wallS.toFixed(1)} s, simulated work ${run.simulatedS.toFixed(1)} s, orchestration ${overhead.toFixed(1)} s (${((overhead / run.wallS) * 100).toFixed(0)}% of wall)`,
+    );
   }
   if (runs.length >= 2) {
     const [a, b] = [runs[0]!, runs[runs.length - 1]!];
     const fixed = a.wallS - ((b.wallS - a.wallS) / (b.simulatedS - a.simulatedS)) * a.simulatedS;
-    console.log(`fixed overhead (intercept of wall vs simulated time): ${fixed.toFixed(1)} s; for comparison upstream's monitors alone tick every 10 s (cluster) and 8 s (hosts)`);
+    console.log(
+      `fixed overhead (intercept of wall vs simulated time): ${fixed.toFixed(1)} s; for comparison upstream's monitors alone tick every 10 s (cluster) and 8 s (hosts)`,
+    );
   }
 }
 

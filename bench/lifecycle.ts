@@ -86,7 +86,8 @@ export async function lifecycle(): Promise<Record<string, unknown>> {
     ['DynamoDB Local GetItem (floor)', 'floor', ''],
     ['DynamoDB Local PutItem (floor)', 'writeFloor', ''],
   ];
-  const cell = (result: LoadResult | undefined) => (result ? `${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(0)} p99 ${result.p99Ms.toFixed(0)} ms` : '-').padEnd(34);
+  const cell = (result: LoadResult | undefined) =>
+    (result ? `${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(0)} p99 ${result.p99Ms.toFixed(0)} ms` : '-').padEnd(34);
   console.log(`\n${'side by side'.padEnd(32)}${'1 instance'.padEnd(34)}${`${many} instances`.padEnd(34)}ratio  aim`);
   for (const [label, key, aim] of rows) {
     const one = runs[1]![key] as LoadResult | undefined;
@@ -106,7 +107,12 @@ export async function lifecycle(): Promise<Record<string, unknown>> {
  * spent on the DynamoDB calls one request makes (counted on the in-thread run). A rate near its
  * ceiling is DynamoDB Local's floor, not the service's; the units say what DynamoDB would bill.
  */
-function printCeilings(one: Record<string, unknown>, more: Record<string, unknown>, many: number, costs: Record<string, CapacityTotals | undefined> | undefined): void {
+function printCeilings(
+  one: Record<string, unknown>,
+  more: Record<string, unknown>,
+  many: number,
+  costs: Record<string, CapacityTotals | undefined> | undefined,
+): void {
   const floorOf = (run: Record<string, unknown>) => {
     const reads = (run.floor as LoadResult | undefined)?.perSecond;
     const writes = (run.writeFloor as LoadResult | undefined)?.perSecond;
@@ -115,7 +121,12 @@ function printCeilings(one: Record<string, unknown>, more: Record<string, unknow
   const floors = floorOf(one);
   if (!costs || !floors) return;
   console.log(`\n${'DynamoDB Local ceilings'.padEnd(32)}${`served (1 / ${many}${' instances)'.padEnd(30)}`}${'ceiling'.padEnd(12)}calls and units per request`);
-  for (const [label, key] of [['registrations', 'registrations'], ['inventory replies', 'inventories'], ['other replies', 'others'], ['polls', 'polls']] as const) {
+  for (const [label, key] of [
+    ['registrations', 'registrations'],
+    ['inventory replies', 'inventories'],
+    ['other replies', 'others'],
+    ['polls', 'polls'],
+  ] as const) {
     const cost = costs[key];
     if (!cost) continue;
     const served = [one[key], more[key]].map((result) => ((result as LoadResult | undefined)?.perSecond ?? NaN).toFixed(0)).join(' / ');
@@ -156,8 +167,13 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
     const clusterName = 'bench';
     const created = await user.call('POST', '/clusters', {
-      name: clusterName, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: BASE_DOMAIN,
-      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], additional_ntp_source: 'clock.example.com',
+      name: clusterName,
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: BASE_DOMAIN,
+      api_vips: [{ ip: API_VIP }],
+      ingress_vips: [{ ip: INGRESS_VIP }],
+      additional_ntp_source: 'clock.example.com',
     });
     if (created.status !== 201) throw new Error(`cluster: ${created.status} ${created.body}`);
     const clusterId = (JSON.parse(created.body) as { id: string }).id;
@@ -181,7 +197,14 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
       return answer.status === 200;
     };
     const reply = async (hostId: string, step_type: string, output: unknown) =>
-      (await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, { step_type, step_id: `${step_type}-bench`, exit_code: 0, output: JSON.stringify(output) })).status === 204;
+      (
+        await agents.call('POST', `${hostsRoute}/${hostId}/instructions`, {
+          step_type,
+          step_id: `${step_type}-bench`,
+          exit_code: 0,
+          output: JSON.stringify(output),
+        })
+      ).status === 204;
 
     // ---- DynamoDB Local's own rate for conditional one-item writes, on a table of its own (no stream)
     if (!phase.monitorPhases) {
@@ -191,7 +214,11 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
 
     // ---- 1. registrations
     let metered = meter?.totals();
-    const registrations = await eachBounded(ids, concurrency, async (host_id) => (await agents.call('POST', hostsRoute, { host_id, discovery_agent_version: 'bench' })).status === 201);
+    const registrations = await eachBounded(
+      ids,
+      concurrency,
+      async (host_id) => (await agents.call('POST', hostsRoute, { host_id, discovery_agent_version: 'bench' })).status === 201,
+    );
     costs.registrations = cost(metered, ids.length);
     console.log(`${pad(`host registrations, ${hostCount} new hosts in one cluster`)}${describe(registrations)}`);
     results.registrations = registrations;
@@ -228,10 +255,11 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
       const dynamo = new DynamoDBClient({ endpoint: runtime.endpoints.dynamodb, region: 'us-east-1' });
       const [, orgId, tokenId] = adminToken.split('.');
       const key = { pk: { S: `ORG#${orgId}` }, sk: { S: `TOKEN#${tokenId}` } };
-      const floor = await closedLoop(
-        async () => !!(await dynamo.send(new GetItemCommand({ TableName: 'assisted', Key: key, ConsistentRead: true }))).Item,
-        { concurrency, durationMs, warmupMs: 2_000 },
-      );
+      const floor = await closedLoop(async () => !!(await dynamo.send(new GetItemCommand({ TableName: 'assisted', Key: key, ConsistentRead: true }))).Item, {
+        concurrency,
+        durationMs,
+        warmupMs: 2_000,
+      });
       dynamo.destroy();
       let turn = 0;
       Object.assign(checks, { count: 0, bytes: 0 });
@@ -251,7 +279,12 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
       metered = meter.totals();
       await eachBounded(ids, concurrency, poll);
       costs.polls = cost(metered, ids.length);
-      for (const [label, key] of [['registration', 'registrations'], ['inventory reply', 'inventories'], ['other reply', 'others'], ['poll after inventory', 'polls']] as const) {
+      for (const [label, key] of [
+        ['registration', 'registrations'],
+        ['inventory reply', 'inventories'],
+        ['other reply', 'others'],
+        ['poll after inventory', 'polls'],
+      ] as const) {
         if (costs[key]) console.log(`${pad(`DynamoDB per ${label}`)}${describeCost(costs[key])}`);
       }
       results.costs = costs;
@@ -293,11 +326,23 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
 
     // ---- 4. false disconnects while every host polls on time
     if (!skip.has('disconnects')) {
-      const outcome = await pollOnTime({ ids, poll: (hostId) => agents.call('GET', `${hostsRoute}/${hostId}/instructions?timestamp=${hostTime()}`), clock, factor, simulatedMinutes, concurrency: 64, store: ports.store });
+      const outcome = await pollOnTime({
+        ids,
+        poll: (hostId) => agents.call('GET', `${hostsRoute}/${hostId}/instructions?timestamp=${hostTime()}`),
+        clock,
+        factor,
+        simulatedMinutes,
+        concurrency: 64,
+        store: ports.store,
+      });
       const after = await ports.store.hosts.listByCluster(clusterKey);
       const disconnectedAtEnd = after.filter((h) => h.status === 'disconnected').length;
-      console.log(`${pad(`polling on time, ${simulatedMinutes} simulated min at ×${factor}`)}${outcome.polls} polls, ${outcome.passes.length} monitor passes (longest ${seconds(Math.max(0, ...outcome.passes))} real), latest poll ${(outcome.maxLateMs / 1000).toFixed(1)} s (simulated) behind schedule, poll errors ${outcome.errors}`);
-      console.log(`${pad('hosts marked disconnected by the monitor / at the end')}${outcome.disconnected} / ${disconnectedAtEnd} of ${hostCount} (upstream: 435 / 366; must be 0)`);
+      console.log(
+        `${pad(`polling on time, ${simulatedMinutes} simulated min at ×${factor}`)}${outcome.polls} polls, ${outcome.passes.length} monitor passes (longest ${seconds(Math.max(0, ...outcome.passes))} real), latest poll ${(outcome.maxLateMs / 1000).toFixed(1)} s (simulated) behind schedule, poll errors ${outcome.errors}`,
+      );
+      console.log(
+        `${pad('hosts marked disconnected by the monitor / at the end')}${outcome.disconnected} / ${disconnectedAtEnd} of ${hostCount} (upstream: 435 / 366; must be 0)`,
+      );
       Object.assign(results, { falseDisconnects: outcome.disconnected, disconnectedAtEnd, maxPollLateMs: outcome.maxLateMs });
     }
     return results;
@@ -314,21 +359,34 @@ async function writeFloor(endpoint: string, concurrency: number, durationMs: num
   const dynamo = new DynamoDBClient({ endpoint, region: 'us-east-1' });
   const TableName = `bench-write-floor-${crypto.randomUUID()}`;
   try {
-    await dynamo.send(new CreateTableCommand({
-      TableName,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }));
-    const payload = 'x'.repeat(900);
-    return await closedLoop(async () => {
-      await dynamo.send(new PutItemCommand({
+    await dynamo.send(
+      new CreateTableCommand({
         TableName,
-        Item: { pk: { S: `ORG#bench` }, sk: { S: `HOST#${crypto.randomUUID()}` }, payload: { S: payload }, version: { N: '0' } },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }));
-      return true;
-    }, { concurrency, durationMs, warmupMs: 2_000 });
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    const payload = 'x'.repeat(900);
+    return await closedLoop(
+      async () => {
+        await dynamo.send(
+          new PutItemCommand({
+            TableName,
+            Item: { pk: { S: `ORG#bench` }, sk: { S: `HOST#${crypto.randomUUID()}` }, payload: { S: payload }, version: { N: '0' } },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      },
+      { concurrency, durationMs, warmupMs: 2_000 },
+    );
   } finally {
     await dynamo.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
     dynamo.destroy();
@@ -416,7 +474,7 @@ async function pollOnTime(options: {
         const response = await options.poll(options.ids[next]!);
         polls += 1;
         if (response.status !== 200) errors += 1;
-        const seconds = response.status === 200 ? (JSON.parse(response.body) as { next_instruction_seconds?: number }).next_instruction_seconds ?? 60 : 60;
+        const seconds = response.status === 200 ? ((JSON.parse(response.body) as { next_instruction_seconds?: number }).next_instruction_seconds ?? 60) : 60;
         due[next] = clock.now().getTime() + seconds * 1000;
       } catch {
         errors += 1;

@@ -112,9 +112,11 @@ async function consoleWindows(url: string, token: string, clusterId: string, per
     const { page } = session;
     let refuse = false;
     let pushes = 0;
-    page.on('websocket', (socket) => socket.on('framereceived', ({ payload }) => {
-      if (String(payload).includes('"type":"change"')) pushes += 1;
-    }));
+    page.on('websocket', (socket) =>
+      socket.on('framereceived', ({ payload }) => {
+        if (String(payload).includes('"type":"change"')) pushes += 1;
+      }),
+    );
     await page.routeWebSocket(/\/live(\?|$)/, (socket) => {
       if (refuse) void socket.close({ code: 1013, reason: 'refused by the bench' });
       else socket.connectToServer();
@@ -123,7 +125,11 @@ async function consoleWindows(url: string, token: string, clusterId: string, per
     for (const mode of ['live', 'polling'] as const) {
       refuse = mode === 'polling';
       await page.goto(`/assisted-installer/clusters/${clusterId}`);
-      await page.waitForFunction((expected) => (globalThis as any).document.querySelector('[data-testid="live-indicator"]')?.getAttribute('data-live') === expected, mode === 'live' ? 'true' : 'false', { timeout: 30_000 });
+      await page.waitForFunction(
+        (expected) => (globalThis as any).document.querySelector('[data-testid="live-indicator"]')?.getAttribute('data-live') === expected,
+        mode === 'live' ? 'true' : 'false',
+        { timeout: 30_000 },
+      );
       // Settled: the page's first reads are not part of a window.
       await page.waitForTimeout(3_000);
       for (const busy of [false, true]) {
@@ -158,12 +164,15 @@ function monthlyCost(prices: Prices, consoles: number, messagesPerMinute: number
   const fanOutBatches = orgs * messagesPerMinute * MINUTES_PER_MONTH;
   const gbSecond = (ms: number, mb: number) => (ms / 1000) * (mb / 1024) * prices.perGbSecond.lambdaArm64;
   // Each connect also carries a subscribe and its answer.
-  const webSocket = ((messages + connects * 2) / 1e6) * WEBSOCKET_PER_MILLION_MESSAGES + ((consoles * MINUTES_PER_MONTH) / 1e6) * WEBSOCKET_PER_MILLION_CONNECTION_MINUTES;
+  const webSocket =
+    ((messages + connects * 2) / 1e6) * WEBSOCKET_PER_MILLION_MESSAGES + ((consoles * MINUTES_PER_MONTH) / 1e6) * WEBSOCKET_PER_MILLION_CONNECTION_MINUTES;
   const fanOutLambda = fanOutBatches * (prices.perRequest.lambdaInvocation + gbSecond(FANOUT_BASE_MS + FANOUT_MS_PER_POST * perOrg, 512));
   // $connect, subscribe, $disconnect: a function each (1,024 MB).
   const connectLambdas = connects * 3 * (prices.perRequest.lambdaInvocation + gbSecond(CONNECT_MS, 1024));
   // An eventually consistent Query reads half a unit per 4 KB; connect: a transaction of two items (2 write units each), subscribe: a put, disconnect: a transaction.
-  const reads = fanOutBatches * Math.max(1, Math.ceil((perOrg * CONNECTION_ITEM_BYTES) / 4096)) * 0.5 * prices.perRequest.dynamodbReadUnit + connects * 2 * prices.perRequest.dynamodbReadUnit;
+  const reads =
+    fanOutBatches * Math.max(1, Math.ceil((perOrg * CONNECTION_ITEM_BYTES) / 4096)) * 0.5 * prices.perRequest.dynamodbReadUnit +
+    connects * 2 * prices.perRequest.dynamodbReadUnit;
   const writes = connects * (4 + 1 + 4) * prices.perRequest.dynamodbWriteUnit;
   return { webSocket, fanOutLambda, connectLambdas, dynamodb: reads + writes, total: webSocket + fanOutLambda + connectLambdas + reads + writes };
 }
@@ -180,22 +189,39 @@ export async function live(): Promise<Record<string, unknown>> {
     const token = runtime.createdAdminToken ?? readFileSync(runtime.adminTokenFile, 'utf8').trim();
     const versions = (await api(runtime.url, token, 'GET', '/openshift-versions')) as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
-    const cluster = await api(runtime.url, token, 'POST', '/clusters', { name: 'live-bench', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', control_plane_count: 1 });
+    const cluster = await api(runtime.url, token, 'POST', '/clusters', {
+      name: 'live-bench',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      control_plane_count: 1,
+    });
     await api(runtime.url, token, 'POST', '/infra-envs', { name: 'live-bench', pull_secret: PULL_SECRET, cluster_id: cluster.id });
 
     const latencies = (await measureLatency(runtime.url, token, runtime.orgId, cluster.id, samples)).sort((a, b) => a - b);
     const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(latencies, p));
-    console.log(`write → message at a subscribed client, ${latencies.length} writes: p50 ${p50!.toFixed(0)} ms, p95 ${p95!.toFixed(0)} ms, p99 ${p99!.toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`);
+    console.log(
+      `write → message at a subscribed client, ${latencies.length} writes: p50 ${p50!.toFixed(0)} ms, p95 ${p95!.toFixed(0)} ms, p99 ${p99!.toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms`,
+    );
 
     const windows = await consoleWindows(runtime.url, token, cluster.id, periodMs, changeEveryMs);
     const of = (mode: Window['mode'], busy: boolean) => windows.find((w) => w.mode === mode && w.busy === busy)!;
-    for (const w of windows) console.log(`console on a cluster page, ${w.mode.padEnd(7)} ${w.busy ? `a change every ${changeEveryMs / 1000} s` : 'idle'}: ${w.requestsPerMinute.toFixed(1)} requests/min (${w.pushesPerMinute.toFixed(1)} pushes/min)`);
+    for (const w of windows)
+      console.log(
+        `console on a cluster page, ${w.mode.padEnd(7)} ${w.busy ? `a change every ${changeEveryMs / 1000} s` : 'idle'}: ${w.requestsPerMinute.toFixed(1)} requests/min (${w.pushesPerMinute.toFixed(1)} pushes/min)`,
+      );
     const ratio = (busy: boolean) => of('polling', busy).requestsPerMinute / Math.max(of('live', busy).requestsPerMinute, 1 / (periodMs / 60_000));
 
     const busyMessages = of('live', true).pushesPerMinute;
     const costs = [1, 50, 1000].map((consoles) => ({ consoles, idle: monthlyCost(prices, consoles, 0), busy: monthlyCost(prices, consoles, busyMessages) }));
-    const restSavedPerConsole = (of('polling', false).requestsPerMinute - of('live', false).requestsPerMinute) * MINUTES_PER_MONTH * (prices.perRequest.apiGatewayRest + prices.perRequest.lambdaInvocation);
-    for (const row of costs) console.log(`${row.consoles} open consoles: $${row.idle.total.toFixed(2)}/month idle, $${row.busy.total.toFixed(2)}/month at ${busyMessages.toFixed(0)} messages/min each`);
+    const restSavedPerConsole =
+      (of('polling', false).requestsPerMinute - of('live', false).requestsPerMinute) *
+      MINUTES_PER_MONTH *
+      (prices.perRequest.apiGatewayRest + prices.perRequest.lambdaInvocation);
+    for (const row of costs)
+      console.log(
+        `${row.consoles} open consoles: $${row.idle.total.toFixed(2)}/month idle, $${row.busy.total.toFixed(2)}/month at ${busyMessages.toFixed(0)} messages/min each`,
+      );
 
     const dollars = (value: number) => `$${value < 10 ? value.toFixed(2) : value.toFixed(0)}`;
     const section = [
@@ -212,7 +238,10 @@ export async function live(): Promise<Record<string, unknown>> {
       '',
       '| open consoles | idle: WebSocket + Lambda + DynamoDB | busy: WebSocket | busy: fan-out Lambda | busy: connect Lambdas | busy: DynamoDB | busy: total |',
       '|---|---|---|---|---|---|---|',
-      ...costs.map(({ consoles, idle, busy }) => `| ${consoles} | ${dollars(idle.total)} | ${dollars(busy.webSocket)} | ${dollars(busy.fanOutLambda)} | ${dollars(busy.connectLambdas)} | ${dollars(busy.dynamodb)} | ${dollars(busy.total)} |`),
+      ...costs.map(
+        ({ consoles, idle, busy }) =>
+          `| ${consoles} | ${dollars(idle.total)} | ${dollars(busy.webSocket)} | ${dollars(busy.fanOutLambda)} | ${dollars(busy.connectLambdas)} | ${dollars(busy.dynamodb)} | ${dollars(busy.total)} |`,
+      ),
       '',
       `Against it: the REST requests an idle console no longer makes, ${dollars(restSavedPerConsole)} a month per console at API Gateway REST + Lambda invocation prices (before the Lambda's duration and DynamoDB reads of each).`,
       END,

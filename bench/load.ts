@@ -11,9 +11,11 @@ export interface LoadResult {
 export async function closedLoop(task: () => Promise<boolean>, options: { concurrency: number; durationMs: number; warmupMs?: number }): Promise<LoadResult> {
   if (options.warmupMs) {
     const warmEnd = Date.now() + options.warmupMs;
-    await Promise.all(Array.from({ length: options.concurrency }, async () => {
-      while (Date.now() < warmEnd) await task().catch(() => false);
-    }));
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (Date.now() < warmEnd) await task().catch(() => false);
+      }),
+    );
   }
   const latencies: number[] = [];
   let errors = 0;

@@ -206,7 +206,23 @@ async function startSide(name: SideName, concurrency: number): Promise<Side> {
     databasePids: () => service.pids().slice(1),
     dbCalls: async () => {
       try {
-        const out = execFileSync('/usr/lib/postgresql/15/bin/psql', ['-h', '127.0.0.1', '-p', String(pgPort()), '-U', 'postgres', '-d', 'postgres', '-qAt', '-c', "select xact_commit + xact_rollback from pg_stat_database where datname = 'installer'"], { encoding: 'utf8', timeout: 10_000 });
+        const out = execFileSync(
+          '/usr/lib/postgresql/15/bin/psql',
+          [
+            '-h',
+            '127.0.0.1',
+            '-p',
+            String(pgPort()),
+            '-U',
+            'postgres',
+            '-d',
+            'postgres',
+            '-qAt',
+            '-c',
+            "select xact_commit + xact_rollback from pg_stat_database where datname = 'installer'",
+          ],
+          { encoding: 'utf8', timeout: 10_000 },
+        );
         return Number(out.trim());
       } catch {
         return undefined;
@@ -238,15 +254,34 @@ async function createClusters(side: Side, shape: Shape, concurrency: number): Pr
   const clusterIds: string[] = new Array(shape.clusters);
   const infraEnvIds: string[] = new Array(shape.clusters);
   const prefix = `vs${Date.now().toString(36)}`;
-  const made = await eachBounded(Array.from({ length: shape.clusters }, (_, i) => i), concurrency, async (i) => {
-    const cluster = await json(side, 'POST', '/clusters', { name: `${prefix}-${i}`, openshift_version: OPENSHIFT_VERSION, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
-    clusterIds[i] = cluster.id;
-    const infraEnv = await json(side, 'POST', '/infra-envs', { name: `${prefix}-${i}-ie`, pull_secret: PULL_SECRET, cluster_id: cluster.id, cpu_architecture: 'x86_64', openshift_version: OPENSHIFT_VERSION });
-    infraEnvIds[i] = infraEnv.id;
-    return true;
-  });
+  const made = await eachBounded(
+    Array.from({ length: shape.clusters }, (_, i) => i),
+    concurrency,
+    async (i) => {
+      const cluster = await json(side, 'POST', '/clusters', {
+        name: `${prefix}-${i}`,
+        openshift_version: OPENSHIFT_VERSION,
+        pull_secret: PULL_SECRET,
+        base_dns_domain: 'example.com',
+      });
+      clusterIds[i] = cluster.id;
+      const infraEnv = await json(side, 'POST', '/infra-envs', {
+        name: `${prefix}-${i}-ie`,
+        pull_secret: PULL_SECRET,
+        cluster_id: cluster.id,
+        cpu_architecture: 'x86_64',
+        openshift_version: OPENSHIFT_VERSION,
+      });
+      infraEnvIds[i] = infraEnv.id;
+      return true;
+    },
+  );
   if (made.errors) throw new Error(`${side.name}: ${made.errors} of ${shape.clusters} clusters could not be created`);
-  const hosts = Array.from({ length: shape.clusters * shape.hostsPerCluster }, (_, index) => ({ infraEnvId: infraEnvIds[Math.floor(index / shape.hostsPerCluster)]!, hostId: randomUUID(), index }));
+  const hosts = Array.from({ length: shape.clusters * shape.hostsPerCluster }, (_, index) => ({
+    infraEnvId: infraEnvIds[Math.floor(index / shape.hostsPerCluster)]!,
+    hostId: randomUUID(),
+    index,
+  }));
   return { hosts, clusterIds, infraEnvIds };
 }
 
@@ -261,9 +296,15 @@ async function measure(side: Side, settleMs: number, run: () => Promise<LoadResu
   const callsAfter = await side.dbCalls();
   const kindsAfter = await side.dbCallsByKind?.();
   const requests = Math.max(1, load.requests);
-  const kinds = kindsAfter && kindsBefore
-    ? Object.fromEntries(Object.entries(kindsAfter).map(([kind, n]): [string, number] => [kind, (n - (kindsBefore[kind] ?? 0)) / requests]).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]))
-    : undefined;
+  const kinds =
+    kindsAfter && kindsBefore
+      ? Object.fromEntries(
+          Object.entries(kindsAfter)
+            .map(([kind, n]): [string, number] => [kind, (n - (kindsBefore[kind] ?? 0)) / requests])
+            .filter(([, n]) => n > 0)
+            .sort((a, b) => b[1] - a[1]),
+        )
+      : undefined;
   return {
     ...(kinds ? { dbCallKinds: kinds } : {}),
     ...(kinds && floor ? { databaseFloorMsPerRequest: pathFloorMs(kinds, floor) } : {}),
@@ -277,7 +318,12 @@ async function measure(side: Side, settleMs: number, run: () => Promise<LoadResu
 const instructionsRoute = (host: Fleet['hosts'][number]) => `/infra-envs/${host.infraEnvId}/hosts/${host.hostId}/instructions`;
 
 async function register(side: Side, host: Fleet['hosts'][number]): Promise<boolean> {
-  const answer = await side.client.call('POST', `/infra-envs/${host.infraEnvId}/hosts`, { host_id: host.hostId, discovery_agent_version: 'bench' }, await side.agentHeaders(host.infraEnvId));
+  const answer = await side.client.call(
+    'POST',
+    `/infra-envs/${host.infraEnvId}/hosts`,
+    { host_id: host.hostId, discovery_agent_version: 'bench' },
+    await side.agentHeaders(host.infraEnvId),
+  );
   return answer.status === 201;
 }
 
@@ -287,7 +333,12 @@ async function replyInventory(side: Side, host: Fleet['hosts'][number]): Promise
   if (poll.status !== 200) return false;
   const steps = (JSON.parse(poll.body) as { instructions?: { step_type: string; step_id: string }[] }).instructions ?? [];
   const stepId = steps.find((step) => step.step_type === 'inventory')?.step_id ?? `inventory-${host.hostId.slice(0, 8)}`;
-  const reply = await side.client.call('POST', instructionsRoute(host), { step_id: stepId, step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventoryOf(host.index)) }, headers);
+  const reply = await side.client.call(
+    'POST',
+    instructionsRoute(host),
+    { step_id: stepId, step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventoryOf(host.index)) },
+    headers,
+  );
   return reply.status === 204;
 }
 
@@ -320,9 +371,10 @@ async function untilJudged(side: Side, fleet: Fleet, settings: VersusSettings): 
 const fixed = (value: number | undefined, digits = 1) => (value === undefined ? 'unavailable' : value.toFixed(digits));
 
 export function describePhase(result: PhaseResult): string {
-  const floor = result.databaseFloorMsPerRequest === undefined
-    ? ''
-    : ` (floor of its calls ${result.databaseFloorMsPerRequest.toFixed(2)}, ${(result.databaseCpuMsPerRequest / Math.max(result.databaseFloorMsPerRequest, 0.01)).toFixed(1)}x it)`;
+  const floor =
+    result.databaseFloorMsPerRequest === undefined
+      ? ''
+      : ` (floor of its calls ${result.databaseFloorMsPerRequest.toFixed(2)}, ${(result.databaseCpuMsPerRequest / Math.max(result.databaseFloorMsPerRequest, 0.01)).toFixed(1)}x it)`;
   return `${result.perSecond.toFixed(1)}/s (${result.requests} in ${result.seconds.toFixed(1)} s, errors ${result.errors}), p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, CPU ms/request service ${result.serviceCpuMsPerRequest.toFixed(2)} + database ${result.databaseCpuMsPerRequest.toFixed(2)}${floor}, DB calls/request ${fixed(result.dbCallsPerRequest)}`;
 }
 
@@ -332,14 +384,30 @@ async function runSide(name: SideName, shape: Shape, round: number, settings: Ve
     const fleet = await createClusters(side, shape, settings.concurrency);
     const log = (workload: string, result: PhaseResult) => {
       if (settings.verbose) console.log(`round ${round} ${shapeName(shape)} ${name.padEnd(8)} ${workload.padEnd(17)} ${describePhase(result)}`);
-      if (settings.verbose && result.dbCallKinds) console.log(`    DB calls/request by kind: ${Object.entries(result.dbCallKinds).slice(0, 8).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join('; ')}`);
+      if (settings.verbose && result.dbCallKinds)
+        console.log(
+          `    DB calls/request by kind: ${Object.entries(result.dbCallKinds)
+            .slice(0, 8)
+            .map(([kind, n]) => `${kind} ${n.toFixed(2)}`)
+            .join('; ')}`,
+        );
     };
     const registrations = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => register(side, host)), floor);
     log('registrations', registrations);
-    const inventoryReplies = await measure(side, settings.settleMs, () => eachBounded(fleet.hosts, settings.concurrency, (host) => replyInventory(side, host)), floor);
+    const inventoryReplies = await measure(
+      side,
+      settings.settleMs,
+      () => eachBounded(fleet.hosts, settings.concurrency, (host) => replyInventory(side, host)),
+      floor,
+    );
     log('inventory-replies', inventoryReplies);
     const mix = await untilJudged(side, fleet, settings);
-    if (settings.verbose) console.log(`round ${round} ${shapeName(shape)} ${name.padEnd(8)} statuses before polls: ${Object.entries(mix).map(([status, n]) => `${status} ${n}`).join(', ')}`);
+    if (settings.verbose)
+      console.log(
+        `round ${round} ${shapeName(shape)} ${name.padEnd(8)} statuses before polls: ${Object.entries(mix)
+          .map(([status, n]) => `${status} ${n}`)
+          .join(', ')}`,
+      );
     const polls = Array.from({ length: settings.pollsPerHost }, () => fleet.hosts).flat();
     const pollResult = await measure(side, settings.settleMs, () => eachBounded(polls, settings.concurrency, (host) => pollOnce(side, host)), floor);
     log('polls', pollResult);
@@ -378,7 +446,10 @@ export function summaryLine(summary: Summary): string {
 
 /** Medians over rounds of every figure, per side, workload and shape: docs/performance.md's table. */
 export function table(runs: readonly SideRun[]): string {
-  const rows = ['| workload | shape | side | rate /s | p50 ms | p99 ms | service CPU ms/req | DB CPU ms/req | DB floor ms/req | DB calls/req |', '|---|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const rows = [
+    '| workload | shape | side | rate /s | p50 ms | p99 ms | service CPU ms/req | DB CPU ms/req | DB floor ms/req | DB calls/req |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const workload of WORKLOADS) {
     for (const shape of [...new Set(runs.map((run) => run.shape))]) {
       for (const side of ['ours', 'upstream'] as const) {
@@ -388,7 +459,12 @@ export function table(runs: readonly SideRun[]): string {
           const values = phases.map(pick).filter((value): value is number => value !== undefined);
           return values.length ? median(values) : undefined;
         };
-        rows.push(`| ${workload} | ${shape} | ${side} | ${fixed(m((p) => p.perSecond))} | ${fixed(m((p) => p.p50Ms))} | ${fixed(m((p) => p.p99Ms))} | ${fixed(m((p) => p.serviceCpuMsPerRequest))} | ${fixed(m((p) => p.databaseCpuMsPerRequest))} | ${fixed(m((p) => p.databaseFloorMsPerRequest), 2)} | ${fixed(m((p) => p.dbCallsPerRequest))} |`);
+        rows.push(
+          `| ${workload} | ${shape} | ${side} | ${fixed(m((p) => p.perSecond))} | ${fixed(m((p) => p.p50Ms))} | ${fixed(m((p) => p.p99Ms))} | ${fixed(m((p) => p.serviceCpuMsPerRequest))} | ${fixed(m((p) => p.databaseCpuMsPerRequest))} | ${fixed(
+            m((p) => p.databaseFloorMsPerRequest),
+            2,
+          )} | ${fixed(m((p) => p.dbCallsPerRequest))} |`,
+        );
       }
     }
   }
@@ -397,7 +473,9 @@ export function table(runs: readonly SideRun[]): string {
 
 export async function versusUpstream(overrides: Partial<VersusSettings> = {}): Promise<{ runs: SideRun[]; summaries: Summary[] }> {
   const settings = { ...settingsFromEnvironment(), ...overrides };
-  console.log(`versus-upstream: shapes ${settings.shapes.map(shapeName).join(', ')}, ${settings.rounds} round(s), concurrency ${settings.concurrency}, ${settings.pollsPerHost} poll(s) per host, settle ${settings.settleMs} ms`);
+  console.log(
+    `versus-upstream: shapes ${settings.shapes.map(shapeName).join(', ')}, ${settings.rounds} round(s), concurrency ${settings.concurrency}, ${settings.pollsPerHost} poll(s) per host, settle ${settings.settleMs} ms`,
+  );
   let floor: DynamoDbFloor | undefined;
   if (settings.floorCalls > 0 && settings.sides.includes('ours')) {
     floor = await measureDynamoDbFloor({ callsPerKind: settings.floorCalls, concurrency: settings.concurrency });

@@ -37,7 +37,8 @@ export type BootstrapResult =
  * one: a second run must not leave admin credentials nobody asked for.
  */
 export async function bootstrapFirstAdmin(deps: { store: Store; clock: Clock }, request: BootstrapRequest): Promise<BootstrapResult> {
-  if (!ORG_ID.test(request.orgId)) throw new Error(`organisation id "${request.orgId}": letters, digits, _ and - only (it is a part of every API token), at most 64`);
+  if (!ORG_ID.test(request.orgId))
+    throw new Error(`organisation id "${request.orgId}": letters, digits, _ and - only (it is a part of every API token), at most 64`);
   const { created } = await ensureOrganisation(deps, request.orgId, request.orgName);
   const now = deps.clock.now();
   const activeAdminTokens = (await listApiTokens(deps, request.orgId)).filter((token) => token.role === 'admin' && !tokenRejection(token, now));
@@ -83,7 +84,9 @@ async function main(): Promise<number> {
     );
     if (result.kind === 'refused') {
       const names = result.activeAdminTokens.map((token) => `${token.tokenId} "${token.name}" (created ${token.createdAt})`).join(', ');
-      console.error(`organisation ${values.org} already has an active admin token: ${names}. Use it, pass --another for one more, or revoke one with \`npm run token -- revoke ID\`.`);
+      console.error(
+        `organisation ${values.org} already has an active admin token: ${names}. Use it, pass --another for one more, or revoke one with \`npm run token -- revoke ID\`.`,
+      );
       return 1;
     }
     if (result.organisationCreated) console.error(`created organisation ${values.org}`);

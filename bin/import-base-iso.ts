@@ -8,7 +8,21 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, closeSync, readSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  closeSync,
+  readSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -51,7 +65,9 @@ function run(command: string, args: string[], timeoutMs: number): Promise<void> 
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.on('error', (error) => reject(new Error(`${command}: ${error.message}${(error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (Debian: apt-get install xorriso)' : ''}`)));
+    child.on('error', (error) =>
+      reject(new Error(`${command}: ${error.message}${(error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (Debian: apt-get install xorriso)' : ''}`)),
+    );
     child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`))));
   });
 }
@@ -60,7 +76,13 @@ function run(command: string, args: string[], timeoutMs: number): Promise<void> 
  * Builds a SYNTHETIC base ISO with xorriso into `outFile`. `sizeBytes` (full ISOs) pads it with a
  * sparse placeholder rootfs to about that size.
  */
-export async function buildSyntheticBaseIso(options: { version: string; arch: string; type: BaseImageType; outFile: string; sizeBytes?: number }): Promise<string> {
+export async function buildSyntheticBaseIso(options: {
+  version: string;
+  arch: string;
+  type: BaseImageType;
+  outFile: string;
+  sizeBytes?: number;
+}): Promise<string> {
   const tree = mkdtempSync(path.join(tmpdir(), 'synthetic-iso-'));
   try {
     const overhead = 2 * 1024 * 1024;
@@ -129,13 +151,29 @@ export async function importBaseIsoFile(
       for (const [artifact, isoPath] of Object.entries(BOOT_ARTIFACT_PATHS) as [BootArtifact, string][]) {
         const found = await iso.find(isoPath);
         if (!found) continue;
-        await uploadFileRange(target, bootArtifactObjectKey(options.version, options.arch, artifact), options.file, found.offset, found.length, 'application/octet-stream');
+        await uploadFileRange(
+          target,
+          bootArtifactObjectKey(options.version, options.arch, artifact),
+          options.file,
+          found.offset,
+          found.length,
+          'application/octet-stream',
+        );
         bootArtifacts.push(artifact);
       }
     }
     const info = await recordBaseImage(
       { blobs: target.blobs, clock: options.clock ?? systemClock },
-      { version: options.version, arch: options.arch, type: options.type, size, sha256, synthetic: options.synthetic, source: options.source, read: reader.read },
+      {
+        version: options.version,
+        arch: options.arch,
+        type: options.type,
+        size,
+        sha256,
+        synthetic: options.synthetic,
+        source: options.source,
+        read: reader.read,
+      },
     );
     return { info, bootArtifacts };
   } finally {
@@ -145,7 +183,9 @@ export async function importBaseIsoFile(
 
 /** An import target on the local runtime's S3 endpoint (bucket names as bin/local/runtime.ts creates them). */
 export function localImportTarget(endpoint: string): ImportTarget & { close(): void } {
-  const client = new S3Client(s3ClientConfig({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }));
+  const client = new S3Client(
+    s3ClientConfig({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }),
+  );
   const buckets = { files: 'assisted-files', images: 'assisted-images', logs: 'assisted-logs' };
   return { client, bucket: buckets.images, blobs: createS3BlobStore({ buckets, client }), close: () => client.destroy() };
 }
@@ -205,7 +245,7 @@ async function main(): Promise<void> {
   const closers: (() => Promise<void> | void)[] = [() => rmSync(work, { recursive: true, force: true })];
   try {
     let file = values.file;
-    let source = values.file ? path.resolve(values.file) : values.url ?? 'synthetic';
+    let source = values.file ? path.resolve(values.file) : (values.url ?? 'synthetic');
     if (values.url) {
       file = path.join(work, 'download.iso');
       await download(values.url, file);
@@ -223,7 +263,11 @@ async function main(): Promise<void> {
     if (process.env.IMAGES_BUCKET) {
       const client = new S3Client(s3ClientConfig());
       closers.push(() => client.destroy());
-      target = { client, bucket: process.env.IMAGES_BUCKET, blobs: createS3BlobStore({ client, buckets: { files: '', logs: '', images: process.env.IMAGES_BUCKET } }) };
+      target = {
+        client,
+        bucket: process.env.IMAGES_BUCKET,
+        blobs: createS3BlobStore({ client, buckets: { files: '', logs: '', images: process.env.IMAGES_BUCKET } }),
+      };
       where = `s3://${process.env.IMAGES_BUCKET}`;
     } else {
       const dataDir = path.resolve(process.env.ASSISTED_DATA_DIR ?? '.assisted');
@@ -235,7 +279,12 @@ async function main(): Promise<void> {
       }
       if (!endpoint) {
         // The service is stopped: write into its data directory through a short-lived S3 stand-in.
-        const s3 = await startS3Local({ host: '127.0.0.1', port: 0, directory: path.join(dataDir, 's3'), buckets: ['assisted-files', 'assisted-images', 'assisted-logs'] });
+        const s3 = await startS3Local({
+          host: '127.0.0.1',
+          port: 0,
+          directory: path.join(dataDir, 's3'),
+          buckets: ['assisted-files', 'assisted-images', 'assisted-logs'],
+        });
         closers.push(() => s3.stop());
         endpoint = s3.endpoint;
       }

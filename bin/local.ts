@@ -6,7 +6,8 @@ import { startRuntime } from './local/runtime.js';
 function installerMode(): string {
   const probe = spawnSync(process.env.OPENSHIFT_INSTALL || 'openshift-install', ['version'], { encoding: 'utf8', timeout: 30_000 });
   if (!probe.error && probe.status === 0) return probe.stdout.split('\n')[0] ?? 'openshift-install';
-  if (process.env.ASSISTED_SIMULATED_INSTALLER === 'false') return 'none: no openshift-install on PATH and the simulated installer is refused (installs will fail)';
+  if (process.env.ASSISTED_SIMULATED_INSTALLER === 'false')
+    return 'none: no openshift-install on PATH and the simulated installer is refused (installs will fail)';
   return 'SIMULATED (no openshift-install on PATH or in OPENSHIFT_INSTALL): clusters install with simulated ignition files';
 }
 

@@ -59,12 +59,24 @@ async function call(method: string, route: string, body?: unknown): Promise<unkn
   return parsed;
 }
 
-interface TokenRow { id: string; name: string; role: string; created_at: string; expires_at?: string; revoked_at?: string; token?: string }
+interface TokenRow {
+  id: string;
+  name: string;
+  role: string;
+  created_at: string;
+  expires_at?: string;
+  revoked_at?: string;
+  token?: string;
+}
 
 switch (command) {
   case 'create': {
     if (!values.name) fail('create needs --name (who or what uses the token)');
-    const created = (await call('POST', '/api-tokens', { name: values.name, role: values.role, ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}) })) as TokenRow;
+    const created = (await call('POST', '/api-tokens', {
+      name: values.name,
+      role: values.role,
+      ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}),
+    })) as TokenRow;
     if (values.json) console.log(JSON.stringify(created, null, 2));
     else console.log(`${created.token}\n\ntoken ${created.id} (${created.role}) created; the secret above is shown only now.`);
     break;
@@ -75,10 +87,22 @@ switch (command) {
       console.log(JSON.stringify(tokens, null, 2));
       break;
     }
-    const rows = tokens.map((t) => [t.id, t.name, t.role, t.created_at, t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active']);
+    const rows = tokens.map((t) => [
+      t.id,
+      t.name,
+      t.role,
+      t.created_at,
+      t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active',
+    ]);
     const header = ['ID', 'NAME', 'ROLE', 'CREATED', 'STATE'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+    for (const row of [header, ...rows])
+      console.log(
+        row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      );
     break;
   }
   case 'revoke': {

@@ -8,7 +8,16 @@ import type { paths } from '../contracts/api.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { isUuid } from '../contracts/input-checks.js';
 
-export type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams, Schemas } from '../contracts/wire.js';
+export type {
+  Cluster,
+  ClusterCreateParams,
+  ClusterUpdateParams,
+  Host,
+  InfraEnv,
+  InfraEnvCreateParams,
+  InfraEnvUpdateParams,
+  Schemas,
+} from '../contracts/wire.js';
 export type ApiClient = Client<paths>;
 
 export const API_BASE_PATH = '/api/assisted-install';
@@ -71,7 +80,6 @@ export async function call<T>(what: string, request: () => Promise<{ data?: T; e
   if (!result.response.ok) throw apiFailure(what, result.error, result.response, hints);
   return result.data as T;
 }
-
 
 /** An id as given, or the id of the one `kind` the listing names so (people know names, the API wants ids). */
 async function idOfNamed(kind: string, idOrName: string, list: () => Promise<{ id: string; name?: string }[]>): Promise<string> {

@@ -54,7 +54,10 @@ export function resolveCredentials(flags: { url?: string; token?: string }, env:
   const token = flags.token ?? env.ASSISTED_TOKEN ?? stored.token;
   const url = flags.url ?? env.ASSISTED_URL ?? stored.url ?? (token ? localServiceUrl(env) : undefined);
   if (!url || !token) {
-    throw new CliError(`not logged in: run \`assisted login --url URL --token-stdin\` (or set ASSISTED_URL and ASSISTED_TOKEN); looked in ${configFile(env)}`, EXIT.usage);
+    throw new CliError(
+      `not logged in: run \`assisted login --url URL --token-stdin\` (or set ASSISTED_URL and ASSISTED_TOKEN); looked in ${configFile(env)}`,
+      EXIT.usage,
+    );
   }
   return { url, token };
 }

@@ -77,7 +77,10 @@ export async function download(url: string, file: string, options: { progress?: 
   if (!response.ok || !response.body) {
     clearTimeout(timer);
     const text = (await response.text().catch(() => '')).slice(0, 300);
-    throw new CliError(`downloading ${file}: ${response.status} ${response.statusText} ${text}`.trim(), response.status >= 400 && response.status < 500 ? EXIT.apiRefused : EXIT.transient);
+    throw new CliError(
+      `downloading ${file}: ${response.status} ${response.statusText} ${text}`.trim(),
+      response.status >= 400 && response.status < 500 ? EXIT.apiRefused : EXIT.transient,
+    );
   }
   const resumed = response.status === 206;
   const start = resumed ? have : 0;
@@ -97,21 +100,36 @@ export async function download(url: string, file: string, options: { progress?: 
   try {
     await pipeline(counted, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
   } catch (error) {
-    throw new CliError(`downloading ${file}: interrupted after ${received} bytes (${(error as Error).message}); run the same command again to resume`, EXIT.transient);
+    throw new CliError(
+      `downloading ${file}: interrupted after ${received} bytes (${(error as Error).message}); run the same command again to resume`,
+      EXIT.transient,
+    );
   } finally {
     clearTimeout(timer);
   }
-  if (total !== undefined && received !== total) throw new CliError(`downloading ${file}: got ${received} of ${total} bytes; run the same command again to resume`, EXIT.transient);
+  if (total !== undefined && received !== total)
+    throw new CliError(`downloading ${file}: got ${received} of ${total} bytes; run the same command again to resume`, EXIT.transient);
   return finish(part, file, validatorFile, received, start, checksumOf(response.headers), dispositionFileName(response.headers));
 }
 
-async function finish(part: string, file: string, validatorFile: string, bytes: number, resumedFrom: number, checksum: Expected | undefined, serverFileName: string | undefined): Promise<DownloadResult> {
+async function finish(
+  part: string,
+  file: string,
+  validatorFile: string,
+  bytes: number,
+  resumedFrom: number,
+  checksum: Expected | undefined,
+  serverFileName: string | undefined,
+): Promise<DownloadResult> {
   if (checksum) {
     const actual = await digestOf(part, checksum.algorithm);
     if (actual !== checksum.expected) {
       rmSync(part, { force: true });
       rmSync(validatorFile, { force: true });
-      throw new CliError(`downloading ${file}: ${checksum.algorithm} is ${actual} but the server states ${checksum.expected}; the partial file was removed`, EXIT.checksumMismatch);
+      throw new CliError(
+        `downloading ${file}: ${checksum.algorithm} is ${actual} but the server states ${checksum.expected}; the partial file was removed`,
+        EXIT.checksumMismatch,
+      );
     }
   }
   renameSync(part, file);

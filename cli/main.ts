@@ -26,7 +26,23 @@ const program = new Command('assisted')
 
 // The command groups (cli/commands/), in the order help lists them.
 const cli = cliOf(program);
-for (const register of [registerLogin, registerClusters, registerInfraEnvs, registerImage, registerHosts, registerEvents, registerWait, registerKubeconfig, registerTokens, registerOrgs, registerMembers, registerInvitations, registerAudit, registerWebhooks, registerZtp]) {
+for (const register of [
+  registerLogin,
+  registerClusters,
+  registerInfraEnvs,
+  registerImage,
+  registerHosts,
+  registerEvents,
+  registerWait,
+  registerKubeconfig,
+  registerTokens,
+  registerOrgs,
+  registerMembers,
+  registerInvitations,
+  registerAudit,
+  registerWebhooks,
+  registerZtp,
+]) {
   register(program, cli);
 }
 

@@ -5,7 +5,9 @@ import { defineConfig, defaultClientConditions, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const consolePackage = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
-const uiLibPackage = JSON.parse(readFileSync(new URL('./node_modules/@openshift-assisted/ui-lib/package.json', import.meta.url), 'utf8')) as { version: string };
+const uiLibPackage = JSON.parse(readFileSync(new URL('./node_modules/@openshift-assisted/ui-lib/package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 function gitSha(): string {
   try {
@@ -55,7 +57,8 @@ function livePollingOfUiLib(): Plugin {
           return replacement;
         });
       }
-      if (count !== timersByFile[file]) throw new Error(`${file}: ${count} timer calls where ${timersByFile[file]} were expected; see livePollingOfUiLib in console/vite.config.ts`);
+      if (count !== timersByFile[file])
+        throw new Error(`${file}: ${count} timer calls where ${timersByFile[file]} were expected; see livePollingOfUiLib in console/vite.config.ts`);
       return { code: `import * as __livePolling from ${JSON.stringify(pollingModule)};\n${transformed}`, map: null };
     },
   };

@@ -41,8 +41,15 @@ export function validatedCondition(cluster: Pick<Cluster, 'status' | 'validation
   if (!CLUSTER_BEFORE_INSTALL.has(cluster.status) || (checks.known && checks.failing.length === 0 && checks.pending.length === 0)) {
     return { type: 'Validated', status: 'True', reason: 'ValidationsPassing', message: "The cluster's validations are passing" };
   }
-  if (checks.failing.length > 0) return { type: 'Validated', status: 'False', reason: 'ValidationsFailing', message: `The cluster's validations are failing: ${checks.failing.join(',')}` };
-  if (checks.pending.length > 0) return { type: 'Validated', status: 'False', reason: 'ValidationsUserPending', message: `The cluster's validations are pending for user: ${checks.pending.join(',')}` };
+  if (checks.failing.length > 0)
+    return { type: 'Validated', status: 'False', reason: 'ValidationsFailing', message: `The cluster's validations are failing: ${checks.failing.join(',')}` };
+  if (checks.pending.length > 0)
+    return {
+      type: 'Validated',
+      status: 'False',
+      reason: 'ValidationsUserPending',
+      message: `The cluster's validations are pending for user: ${checks.pending.join(',')}`,
+    };
   return { type: 'Validated', status: 'Unknown', reason: 'ValidationsUnknown', message: "The cluster's validations have not yet been calculated" };
 }
 
@@ -52,11 +59,21 @@ export function validatedCondition(cluster: Pick<Cluster, 'status' | 'validation
  */
 export function outcomeConditions(status: string, info: string, onHold = false): ClusterCondition[] {
   let completed: ClusterCondition;
-  if (status === 'installed') completed = { type: 'Completed', status: 'True', reason: 'InstallationCompleted', message: `The installation has completed: ${info}` };
-  else if (status === 'error') completed = { type: 'Completed', status: 'False', reason: 'InstallationFailed', message: `The installation has failed: ${info}` };
-  else if (CLUSTER_INSTALLING.has(status)) completed = { type: 'Completed', status: 'False', reason: 'InstallationInProgress', message: `The installation is in progress: ${info}` };
-  else if (onHold) completed = { type: 'Completed', status: 'False', reason: 'InstallationOnHold', message: 'The installation is on hold. To unhold set holdInstallation to false' };
-  else if (CLUSTER_BEFORE_INSTALL.has(status) || status === 'cancelled') completed = { type: 'Completed', status: 'False', reason: 'InstallationNotStarted', message: 'The installation has not yet started' };
+  if (status === 'installed')
+    completed = { type: 'Completed', status: 'True', reason: 'InstallationCompleted', message: `The installation has completed: ${info}` };
+  else if (status === 'error')
+    completed = { type: 'Completed', status: 'False', reason: 'InstallationFailed', message: `The installation has failed: ${info}` };
+  else if (CLUSTER_INSTALLING.has(status))
+    completed = { type: 'Completed', status: 'False', reason: 'InstallationInProgress', message: `The installation is in progress: ${info}` };
+  else if (onHold)
+    completed = {
+      type: 'Completed',
+      status: 'False',
+      reason: 'InstallationOnHold',
+      message: 'The installation is on hold. To unhold set holdInstallation to false',
+    };
+  else if (CLUSTER_BEFORE_INSTALL.has(status) || status === 'cancelled')
+    completed = { type: 'Completed', status: 'False', reason: 'InstallationNotStarted', message: 'The installation has not yet started' };
   else completed = { type: 'Completed', status: 'False', reason: 'UnknownStatus', message: `The installation status is currently not recognized: ${status}` };
 
   const failed: ClusterCondition =
@@ -65,9 +82,12 @@ export function outcomeConditions(status: string, info: string, onHold = false):
       : { type: 'Failed', status: 'False', reason: 'InstallationNotFailed', message: 'The installation has not failed' };
 
   let stopped: ClusterCondition;
-  if (status === 'installed') stopped = { type: 'Stopped', status: 'True', reason: 'InstallationCompleted', message: 'The installation has stopped because it completed successfully' };
-  else if (status === 'error') stopped = { type: 'Stopped', status: 'True', reason: 'InstallationFailed', message: 'The installation has stopped due to error' };
-  else if (status === 'cancelled') stopped = { type: 'Stopped', status: 'True', reason: 'InstallationCancelled', message: 'The installation has stopped because it was cancelled' };
+  if (status === 'installed')
+    stopped = { type: 'Stopped', status: 'True', reason: 'InstallationCompleted', message: 'The installation has stopped because it completed successfully' };
+  else if (status === 'error')
+    stopped = { type: 'Stopped', status: 'True', reason: 'InstallationFailed', message: 'The installation has stopped due to error' };
+  else if (status === 'cancelled')
+    stopped = { type: 'Stopped', status: 'True', reason: 'InstallationCancelled', message: 'The installation has stopped because it was cancelled' };
   else stopped = { type: 'Stopped', status: 'False', reason: 'InstallationNotStopped', message: 'The installation is waiting to start or in progress' };
   return [completed, failed, stopped];
 }

@@ -64,7 +64,10 @@ const SSH_KEY_TYPES = new Set([
 
 /** One or more public keys in authorized_keys format; each key's blob must name its own type. */
 export function sshPublicKeyProblem(keys: string): Reason {
-  const lines = keys.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const lines = keys
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
   if (lines.length === 0) return 'ssh_public_key is empty';
   for (const [index, line] of lines.entries()) {
     const [type, data] = line.split(/\s+/);
@@ -126,7 +129,8 @@ const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u
 export function displayTextProblem(field: string, text: string): Reason {
   if (!text.isWellFormed()) return `${field} holds a lone UTF-16 surrogate, which is no character: send the text as UTF-8`;
   const found = UNSHOWABLE.exec(text)?.[0];
-  if (found !== undefined) return `${field} may not hold control or bidirectional-control characters (it holds U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
+  if (found !== undefined)
+    return `${field} may not hold control or bidirectional-control characters (it holds U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
   return undefined;
 }
 

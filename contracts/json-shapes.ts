@@ -19,7 +19,11 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
 export function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
   if (!isJsonObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys(value[key])]),
+  );
 }
 
 export const text: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);

@@ -20,7 +20,10 @@ export function isStaticNetworkEntry(value: unknown): value is StaticNetworkEntr
   if (!isJsonObject(value) || typeof value.network_yaml !== 'string') return false;
   const map = value.mac_interface_map;
   if (map === undefined) return true;
-  return Array.isArray(map) && map.every((item) => isJsonObject(item) && typeof item.mac_address === 'string' && ['string', 'undefined'].includes(typeof item.logical_nic_name));
+  return (
+    Array.isArray(map) &&
+    map.every((item) => isJsonObject(item) && typeof item.mac_address === 'string' && ['string', 'undefined'].includes(typeof item.logical_nic_name))
+  );
 }
 
 /** Why the entries cannot be used, naming the entry index and field; undefined when they can. */
@@ -45,7 +48,8 @@ export function staticNetworkConfigProblem(entries: readonly unknown[]): string 
     for (const [itemIndex, item] of map.entries()) {
       const path = `${where}.mac_interface_map[${itemIndex}]`;
       const { mac_address: macAddress, logical_nic_name: name } = isJsonObject(item) ? item : {};
-      if (typeof macAddress !== 'string' || !MAC_ADDRESS.test(macAddress)) return `${path}.mac_address "${macAddress}" is not a MAC address such as 52:54:00:12:34:56`;
+      if (typeof macAddress !== 'string' || !MAC_ADDRESS.test(macAddress))
+        return `${path}.mac_address "${macAddress}" is not a MAC address such as 52:54:00:12:34:56`;
       if (typeof name !== 'string' || !LOGICAL_NIC.test(name)) return `${path}.logical_nic_name "${name ?? ''}" must be 1–15 letters, digits, '_' or '-'`;
       if (names.has(name)) return `${path}.logical_nic_name "${name}" is mapped more than once for this host`;
       names.add(name);
@@ -55,7 +59,8 @@ export function staticNetworkConfigProblem(entries: readonly unknown[]): string 
       hostOfMac.set(mac, index);
       const named = model.interfaces.find((iface) => iface.name === name);
       // The boot script renames logical names to real NICs; a bond or vlan name must never be renamed.
-      if (named && named.type !== 'ethernet') return `${path}.logical_nic_name "${name}" is a ${named.type} in network_yaml; map MAC addresses to ethernet interfaces only`;
+      if (named && named.type !== 'ethernet')
+        return `${path}.logical_nic_name "${name}" is a ${named.type} in network_yaml; map MAC addresses to ethernet interfaces only`;
       if (named?.macAddress && named.macAddress !== macAddress.toUpperCase()) {
         return `${path}.mac_address ${macAddress} contradicts the mac-address ${named.macAddress} that network_yaml gives ${name}`;
       }

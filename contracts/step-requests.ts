@@ -100,7 +100,6 @@ export class StepArgumentsError extends Error {
   override readonly name = 'StepArgumentsError';
 }
 
-
 /** The args of a step, as the service sends them. */
 export function encodeStepArgs<T extends RequestStepType>(stepType: T, request: StepRequests[T]): string[] {
   switch (stepType) {
@@ -167,7 +166,8 @@ export function decodeStepArgs<T extends RequestStepType>(stepType: T, args: rea
       exactCount(stepType, given, 2);
       const body = object(stepType, json(stepType, given[0]));
       const timeout = Number(given[1]);
-      if (!Number.isFinite(timeout) || timeout <= 0) throw new StepArgumentsError(`${stepType} args[1] must be a timeout in seconds, not ${JSON.stringify(given[1])}`);
+      if (!Number.isFinite(timeout) || timeout <= 0)
+        throw new StepArgumentsError(`${stepType} args[1] must be a timeout in seconds, not ${JSON.stringify(given[1])}`);
       return decoded({ path: text(stepType, body, 'path'), timeout_seconds: timeout });
     }
     default:
@@ -177,19 +177,27 @@ export function decodeStepArgs<T extends RequestStepType>(stepType: T, args: rea
   const value = json(stepType, given[0]);
   switch (stepType) {
     case 'connectivity-check':
-      return decoded(list(stepType, value).map((entry, index) => {
-        const host = object(`${stepType} host ${index}`, entry);
-        const nics = list(`${stepType} host ${index} nics`, host.nics ?? []).map((nic) => {
-          const fields = object(`${stepType} nic`, nic);
-          return { name: text(stepType, fields, 'name', { optional: true, allowEmpty: true }), mac: text(stepType, fields, 'mac', { optional: true, allowEmpty: true }), ip_addresses: list(`${stepType} ip_addresses`, fields.ip_addresses ?? []).map(String) };
-        });
-        return { host_id: text(stepType, host, 'host_id'), nics };
-      }));
+      return decoded(
+        list(stepType, value).map((entry, index) => {
+          const host = object(`${stepType} host ${index}`, entry);
+          const nics = list(`${stepType} host ${index} nics`, host.nics ?? []).map((nic) => {
+            const fields = object(`${stepType} nic`, nic);
+            return {
+              name: text(stepType, fields, 'name', { optional: true, allowEmpty: true }),
+              mac: text(stepType, fields, 'mac', { optional: true, allowEmpty: true }),
+              ip_addresses: list(`${stepType} ip_addresses`, fields.ip_addresses ?? []).map(String),
+            };
+          });
+          return { host_id: text(stepType, host, 'host_id'), nics };
+        }),
+      );
     case 'free-network-addresses':
-      return decoded(list(stepType, value).map((entry) => {
-        if (typeof entry !== 'string') throw new StepArgumentsError(`${stepType} args[0] must list IPv4 CIDRs as strings`);
-        return entry;
-      }));
+      return decoded(
+        list(stepType, value).map((entry) => {
+          if (typeof entry !== 'string') throw new StepArgumentsError(`${stepType} args[0] must list IPv4 CIDRs as strings`);
+          return entry;
+        }),
+      );
     case 'container-image-availability': {
       const body = object(stepType, value);
       const images = list(`${stepType} images`, body.images).map((image) => {
@@ -208,12 +216,14 @@ export function decodeStepArgs<T extends RequestStepType>(stepType: T, args: rea
     case 'ntp-synchronizer':
       return decoded({ ntp_source: text(stepType, object(stepType, value), 'ntp_source', { allowEmpty: true }) });
     case 'verify-vips':
-      return decoded(list(stepType, value).map((entry) => {
-        const vip = object(stepType, entry);
-        const type = text(stepType, vip, 'vip_type');
-        if (type !== 'api' && type !== 'ingress') throw new StepArgumentsError(`${stepType} vip_type must be api or ingress, not ${JSON.stringify(type)}`);
-        return { vip: text(stepType, vip, 'vip'), vip_type: type };
-      }));
+      return decoded(
+        list(stepType, value).map((entry) => {
+          const vip = object(stepType, entry);
+          const type = text(stepType, vip, 'vip_type');
+          if (type !== 'api' && type !== 'ingress') throw new StepArgumentsError(`${stepType} vip_type must be api or ingress, not ${JSON.stringify(type)}`);
+          return { vip: text(stepType, vip, 'vip'), vip_type: type };
+        }),
+      );
     case 'tang-connectivity-check':
       return decoded({ tang_servers: text(stepType, object(stepType, value), 'tang_servers') });
     case 'api-vip-connectivity-check': {
@@ -222,7 +232,12 @@ export function decodeStepArgs<T extends RequestStepType>(stepType: T, args: rea
     }
     case 'dhcp-lease-allocate': {
       const body = object(stepType, value);
-      return decoded({ ...body, interface: text(stepType, body, 'interface'), api_vip_mac: text(stepType, body, 'api_vip_mac'), ingress_vip_mac: text(stepType, body, 'ingress_vip_mac') });
+      return decoded({
+        ...body,
+        interface: text(stepType, body, 'interface'),
+        api_vip_mac: text(stepType, body, 'api_vip_mac'),
+        ingress_vip_mac: text(stepType, body, 'ingress_vip_mac'),
+      });
     }
     case 'upgrade-agent':
       return decoded({ agent_image: text(stepType, object(stepType, value), 'agent_image') });

@@ -11,7 +11,11 @@ export type Rest = Client<paths>;
 export const API_BASE_PATH = '/api/assisted-install';
 
 export class ServiceError extends Error {
-  constructor(readonly status: number, readonly reason: string, what: string) {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    what: string,
+  ) {
     super(`${what}: ${status ? `${status} ` : ''}${reason}`);
   }
   get isInput(): boolean {

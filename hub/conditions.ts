@@ -45,7 +45,14 @@ export function clusterInstallConditions(
 ): Condition[] {
   if (!cluster) {
     const notAvailable = (type: string): Condition => ({ type, status: 'Unknown', reason: 'NotAvailable', message: 'Information not available' });
-    return [specSynced(problem), notAvailable('Validated'), notAvailable('RequirementsMet'), notAvailable('Completed'), notAvailable('Failed'), notAvailable('Stopped')];
+    return [
+      specSynced(problem),
+      notAvailable('Validated'),
+      notAvailable('RequirementsMet'),
+      notAvailable('Completed'),
+      notAvailable('Failed'),
+      notAvailable('Stopped'),
+    ];
   }
   // A cluster opened for day-2 workers after its installation is still an installed one.
   const status = cluster.status === 'adding-hosts' ? 'installed' : cluster.status;
@@ -60,11 +67,26 @@ export function clusterInstallConditions(
   } else if (status === 'installed' || status === 'error' || status === 'cancelled') {
     conditions.push({ type: 'RequirementsMet', status: 'True', reason: 'ClusterInstallationStopped', message: 'The cluster installation stopped' });
   } else if (agents.registered < required) {
-    conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'InsufficientAgents', message: `The cluster currently requires ${required} agents but only ${agents.registered} have registered` });
+    conditions.push({
+      type: 'RequirementsMet',
+      status: 'False',
+      reason: 'InsufficientAgents',
+      message: `The cluster currently requires ${required} agents but only ${agents.registered} have registered`,
+    });
   } else if (agents.unapproved > 0) {
-    conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'UnapprovedAgents', message: `The installation is pending on the approval of ${agents.unapproved} agents` });
+    conditions.push({
+      type: 'RequirementsMet',
+      status: 'False',
+      reason: 'UnapprovedAgents',
+      message: `The installation is pending on the approval of ${agents.unapproved} agents`,
+    });
   } else if (expected.workers === 0 && agents.registered > required) {
-    conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'AdditionalAgents', message: `The cluster currently requires exactly ${required} agents but have ${agents.registered} registered` });
+    conditions.push({
+      type: 'RequirementsMet',
+      status: 'False',
+      reason: 'AdditionalAgents',
+      message: `The cluster currently requires exactly ${required} agents but have ${agents.registered} registered`,
+    });
   } else if (status === 'ready') {
     conditions.push({ type: 'RequirementsMet', status: 'True', reason: 'ClusterIsReady', message: 'The cluster is ready to begin the installation' });
   } else {
@@ -77,7 +99,12 @@ export function clusterInstallConditions(
 }
 
 /** The install starts by itself when the cluster is ready, enough agents are bound, all are approved and nothing holds it. */
-export function shouldStartInstall(cluster: Pick<Cluster, 'status'>, expected: { controlPlane: number; workers: number }, agents: AgentCounts, holdInstallation: boolean): boolean {
+export function shouldStartInstall(
+  cluster: Pick<Cluster, 'status'>,
+  expected: { controlPlane: number; workers: number },
+  agents: AgentCounts,
+  holdInstallation: boolean,
+): boolean {
   if (cluster.status !== 'ready' || holdInstallation) return false;
   if (agents.unapproved > 0) return false;
   const required = expected.controlPlane + expected.workers;
@@ -88,21 +115,54 @@ export function shouldStartInstall(cluster: Pick<Cluster, 'status'>, expected: {
 
 export function imageCreatedCondition(problem: SyncProblem | undefined, created: boolean): Condition {
   if (problem) return { type: 'ImageCreated', status: 'False', reason: 'ImageCreationError', message: `Failed to create image: ${problem.message}` };
-  if (!created) return { type: 'ImageCreated', status: 'False', reason: 'ImageCreationError', message: 'Failed to create image: the cluster the InfraEnv refers to is not registered yet' };
+  if (!created)
+    return {
+      type: 'ImageCreated',
+      status: 'False',
+      reason: 'ImageCreationError',
+      message: 'Failed to create image: the cluster the InfraEnv refers to is not registered yet',
+    };
   return { type: 'ImageCreated', status: 'True', reason: 'ImageCreated', message: 'Image has been created' };
 }
 
-const HOST_INSTALLING = new Set(['preparing-for-installation', 'preparing-successful', 'installing', 'installing-in-progress', 'installing-pending-user-action']);
-const HOST_BEFORE_INSTALL = new Set(['discovering', 'known', 'insufficient', 'disconnected', 'pending-for-input', 'binding', 'known-unbound', 'insufficient-unbound', 'discovering-unbound', 'disconnected-unbound', 'preparing-failed']);
+const HOST_INSTALLING = new Set([
+  'preparing-for-installation',
+  'preparing-successful',
+  'installing',
+  'installing-in-progress',
+  'installing-pending-user-action',
+]);
+const HOST_BEFORE_INSTALL = new Set([
+  'discovering',
+  'known',
+  'insufficient',
+  'disconnected',
+  'pending-for-input',
+  'binding',
+  'known-unbound',
+  'insufficient-unbound',
+  'discovering-unbound',
+  'disconnected-unbound',
+  'preparing-failed',
+]);
 
 /** The Agent conditions for its host: SpecSynced, Connected, RequirementsMet, Validated, Installed, Bound. */
-export function agentConditions(host: Pick<Host, 'status' | 'status_info' | 'validations_info' | 'cluster_id'>, approved: boolean, problem: SyncProblem | undefined): Condition[] {
+export function agentConditions(
+  host: Pick<Host, 'status' | 'status_info' | 'validations_info' | 'cluster_id'>,
+  approved: boolean,
+  problem: SyncProblem | undefined,
+): Condition[] {
   const status = host.status;
   const info = host.status_info ?? '';
   const conditions: Condition[] = [specSynced(problem, 'agent')];
   conditions.push(
     status === 'disconnected' || status === 'disconnected-unbound'
-      ? { type: 'Connected', status: 'False', reason: 'AgentIsDisconnected', message: 'The agent has not contacted the installation service in some time, user action should be taken' }
+      ? {
+          type: 'Connected',
+          status: 'False',
+          reason: 'AgentIsDisconnected',
+          message: 'The agent has not contacted the installation service in some time, user action should be taken',
+        }
       : { type: 'Connected', status: 'True', reason: 'AgentIsConnected', message: "The agent's connection to the installation service is unimpaired" },
   );
   if (HOST_INSTALLING.has(status)) {
@@ -120,9 +180,19 @@ export function agentConditions(host: Pick<Host, 'status' | 'status_info' | 'val
   if (!HOST_BEFORE_INSTALL.has(status) || (checks.known && checks.failing.length === 0 && checks.pending.length === 0)) {
     conditions.push({ type: 'Validated', status: 'True', reason: 'ValidationsPassing', message: "The agent's validations are passing" });
   } else if (checks.failing.length > 0) {
-    conditions.push({ type: 'Validated', status: 'False', reason: 'ValidationsFailing', message: `The agent's validations are failing: ${checks.failing.join(',')}` });
+    conditions.push({
+      type: 'Validated',
+      status: 'False',
+      reason: 'ValidationsFailing',
+      message: `The agent's validations are failing: ${checks.failing.join(',')}`,
+    });
   } else if (checks.pending.length > 0) {
-    conditions.push({ type: 'Validated', status: 'False', reason: 'ValidationsUserPending', message: `The agent's validations are pending for user: ${checks.pending.join(',')}` });
+    conditions.push({
+      type: 'Validated',
+      status: 'False',
+      reason: 'ValidationsUserPending',
+      message: `The agent's validations are pending for user: ${checks.pending.join(',')}`,
+    });
   } else {
     conditions.push({ type: 'Validated', status: 'Unknown', reason: 'ValidationsUnknown', message: "The agent's validations have not yet been calculated" });
   }

@@ -8,7 +8,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Cluster, Host, InfraEnv } from '../contracts/wire.js';
 import { call, callOrMissing, ServiceError, type Rest } from './assisted.js';
-import { agentConditions, clusterInstallConditions, imageCreatedCondition, shouldStartInstall, withTransitionTimes, type Condition, type SyncProblem } from './conditions.js';
+import {
+  agentConditions,
+  clusterInstallConditions,
+  imageCreatedCondition,
+  shouldStartInstall,
+  withTransitionTimes,
+  type Condition,
+  type SyncProblem,
+} from './conditions.js';
 import { isNotFound, kubeFailure, type Kube, type WatchedCache } from './kube.js';
 import {
   AGENT,
@@ -33,7 +41,6 @@ import {
   agentInventory,
   clusterPlan,
   clusterUpdate,
-
   hostUpdate,
   infraEnvParams,
   infraEnvUpdate,
@@ -56,7 +63,17 @@ export interface ControllerOptions {
 }
 
 const BEFORE_INSTALL = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
-const HOST_BEFORE_INSTALL = new Set(['discovering', 'known', 'insufficient', 'disconnected', 'pending-for-input', 'known-unbound', 'insufficient-unbound', 'discovering-unbound', 'disconnected-unbound']);
+const HOST_BEFORE_INSTALL = new Set([
+  'discovering',
+  'known',
+  'insufficient',
+  'disconnected',
+  'pending-for-input',
+  'known-unbound',
+  'insufficient-unbound',
+  'discovering-unbound',
+  'disconnected-unbound',
+]);
 const PULL_SECRET_KEY = '.dockerconfigjson';
 /** Signed image URLs are valid for hours; they are signed again after one. */
 const URL_REFRESH_MS = 60 * 60 * 1000;
@@ -129,7 +146,8 @@ export class HubController {
     const add = (t: ResourceType, ns: string | undefined, name: string | undefined) => name && this.queue.add(objectKey(t, ns, name));
     switch (type.kind) {
       case 'ClusterImageSet':
-        for (const aci of this.all(AGENT_CLUSTER_INSTALL)) if (aci.spec?.imageSetRef?.name === object.metadata.name) add(AGENT_CLUSTER_INSTALL, aci.metadata.namespace, aci.metadata.name);
+        for (const aci of this.all(AGENT_CLUSTER_INSTALL))
+          if (aci.spec?.imageSetRef?.name === object.metadata.name) add(AGENT_CLUSTER_INSTALL, aci.metadata.namespace, aci.metadata.name);
         break;
       case 'ClusterDeployment':
         add(CLUSTER_DEPLOYMENT, namespace, object.metadata.name);
@@ -138,12 +156,17 @@ export class HubController {
       case 'AgentClusterInstall':
         add(AGENT_CLUSTER_INSTALL, namespace, object.metadata.name);
         for (const infraEnv of this.all(INFRA_ENV)) {
-          if (infraEnv.spec?.clusterRef?.name === object.spec?.clusterDeploymentRef?.name && (infraEnv.spec?.clusterRef?.namespace ?? infraEnv.metadata.namespace) === namespace) add(INFRA_ENV, infraEnv.metadata.namespace, infraEnv.metadata.name);
+          if (
+            infraEnv.spec?.clusterRef?.name === object.spec?.clusterDeploymentRef?.name &&
+            (infraEnv.spec?.clusterRef?.namespace ?? infraEnv.metadata.namespace) === namespace
+          )
+            add(INFRA_ENV, infraEnv.metadata.namespace, infraEnv.metadata.name);
         }
         break;
       case 'InfraEnv':
         add(INFRA_ENV, namespace, object.metadata.name);
-        for (const bmh of this.all(BARE_METAL_HOST, namespace)) if (bmh.metadata.labels?.[LABEL.infraEnv] === object.metadata.name) add(BARE_METAL_HOST, namespace, bmh.metadata.name);
+        for (const bmh of this.all(BARE_METAL_HOST, namespace))
+          if (bmh.metadata.labels?.[LABEL.infraEnv] === object.metadata.name) add(BARE_METAL_HOST, namespace, bmh.metadata.name);
         break;
       case 'NMStateConfig':
         // Its labels may have stopped matching too: every InfraEnv of the namespace looks again.
@@ -235,16 +258,22 @@ export class HubController {
     }
     if (!plan) return undefined;
     // A controller stopped between registering and annotating finds its cluster again.
-    const named = await call(`looking up cluster ${plan.params.name}`, () => this.rest.GET('/v2/clusters', { params: { query: { name: plan.params.name } } as never }));
+    const named = await call(`looking up cluster ${plan.params.name}`, () =>
+      this.rest.GET('/v2/clusters', { params: { query: { name: plan.params.name } } as never }),
+    );
     const match = named.find((cluster) => cluster.name === plan.params.name && cluster.base_dns_domain === plan.params.base_dns_domain);
     if (!match) return undefined;
-    await this.kube.patch(AGENT_CLUSTER_INSTALL, aci.metadata.namespace!, aci.metadata.name, { metadata: { annotations: { [ANNOTATION.clusterId]: match.id } } });
+    await this.kube.patch(AGENT_CLUSTER_INSTALL, aci.metadata.namespace!, aci.metadata.name, {
+      metadata: { annotations: { [ANNOTATION.clusterId]: match.id } },
+    });
     return call(`reading cluster ${match.id}`, () => this.rest.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: match.id } } }));
   }
 
   /** Agents whose spec.clusterDeploymentName names this ClusterDeployment. */
   private agentsOf(cdNamespace: string, cdName: string): KubeObject[] {
-    return this.all(AGENT).filter((agent) => agent.spec?.clusterDeploymentName?.name === cdName && (agent.spec.clusterDeploymentName.namespace ?? agent.metadata.namespace) === cdNamespace);
+    return this.all(AGENT).filter(
+      (agent) => agent.spec?.clusterDeploymentName?.name === cdName && (agent.spec.clusterDeploymentName.namespace ?? agent.metadata.namespace) === cdNamespace,
+    );
   }
 
   private async reconcileClusterInstall(namespace: string, name: string): Promise<{ requeueAfterMs?: number } | void> {
@@ -280,7 +309,9 @@ export class HubController {
         const update = clusterUpdate(cluster, plan.params);
         if (Object.keys(update).length > 0) {
           const id = cluster.id;
-          cluster = await call(`updating cluster ${id} (${Object.keys(update).join(', ')})`, () => this.rest.PATCH('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } }, body: update }));
+          cluster = await call(`updating cluster ${id} (${Object.keys(update).join(', ')})`, () =>
+            this.rest.PATCH('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } }, body: update }),
+          );
         }
       }
       if (BEFORE_INSTALL.has(cluster.status) && cluster.status !== 'adding-hosts') {
@@ -295,11 +326,16 @@ export class HubController {
     }
 
     const counts = { registered: agents.length, unapproved: agents.filter((agent) => agent.spec?.approved !== true).length };
-    const expected = plan?.expected ?? { controlPlane: Number(aci.spec?.provisionRequirements?.controlPlaneAgents ?? 1), workers: Number(aci.spec?.provisionRequirements?.workerAgents ?? 0) };
+    const expected = plan?.expected ?? {
+      controlPlane: Number(aci.spec?.provisionRequirements?.controlPlaneAgents ?? 1),
+      workers: Number(aci.spec?.provisionRequirements?.workerAgents ?? 0),
+    };
     if (cluster && !problem && shouldStartInstall(cluster, expected, counts, hold)) {
       const id = cluster.id;
       try {
-        cluster = await call(`starting the installation of cluster ${id}`, () => this.rest.POST('/v2/clusters/{cluster_id}/actions/install', { params: { path: { cluster_id: id } } }));
+        cluster = await call(`starting the installation of cluster ${id}`, () =>
+          this.rest.POST('/v2/clusters/{cluster_id}/actions/install', { params: { path: { cluster_id: id } } }),
+        );
         this.options.log(`${namespace}/${name}: installation of cluster ${id} started`);
       } catch (error) {
         // A host that stopped being ready in between: the next pass looks again.
@@ -312,14 +348,19 @@ export class HubController {
       // As upstream turns every installed cluster into a day-2 one (AddHostsCluster): hosts booted later
       // from the InfraEnv register to it and, once their Agent is approved, install as workers.
       const id = cluster.id;
-      await call(`allowing workers to join cluster ${id}`, () => this.rest.POST('/v2/clusters/{cluster_id}/actions/allow-add-workers', { params: { path: { cluster_id: id } } })).catch((error: unknown) =>
-        this.options.log(`${namespace}/${name}: ${(error as Error).message}`),
-      );
+      await call(`allowing workers to join cluster ${id}`, () =>
+        this.rest.POST('/v2/clusters/{cluster_id}/actions/allow-add-workers', { params: { path: { cluster_id: id } } }),
+      ).catch((error: unknown) => this.options.log(`${namespace}/${name}: ${(error as Error).message}`));
     }
 
-    const conditions = withTransitionTimes(clusterInstallConditions(cluster, expected, counts, problem, hold), aci.status?.conditions, new Date().toISOString());
+    const conditions = withTransitionTimes(
+      clusterInstallConditions(cluster, expected, counts, problem, hold),
+      aci.status?.conditions,
+      new Date().toISOString(),
+    );
     const roleOf = (agent: KubeObject) => agent.status?.role ?? agent.spec?.role;
-    const isReady = (agent: KubeObject) => agent.spec?.approved === true && agent.status?.conditions?.some((c: Condition) => c.type === 'RequirementsMet' && c.status === 'True');
+    const isReady = (agent: KubeObject) =>
+      agent.spec?.approved === true && agent.status?.conditions?.some((c: Condition) => c.type === 'RequirementsMet' && c.status === 'True');
     const masters = agents.filter((agent) => roleOf(agent) === 'master');
     const workers = agents.filter((agent) => roleOf(agent) === 'worker');
     const status: Record<string, unknown> = {
@@ -351,7 +392,9 @@ export class HubController {
     if (sameOverrides(cluster.install_config_overrides, plan.installConfigOverrides)) return;
     const id = cluster.id;
     const body = plan.installConfigOverrides ?? '{}';
-    await call(`applying the install-config overrides of cluster ${id}`, () => this.rest.PATCH('/v2/clusters/{cluster_id}/install-config', { params: { path: { cluster_id: id } }, body }));
+    await call(`applying the install-config overrides of cluster ${id}`, () =>
+      this.rest.PATCH('/v2/clusters/{cluster_id}/install-config', { params: { path: { cluster_id: id } }, body }),
+    );
   }
 
   /** Uploads the referenced ConfigMaps' manifests that the cluster lacks or holds with other content. */
@@ -366,20 +409,31 @@ export class HubController {
     }
     const wanted = manifestsFromConfigMaps(configMaps);
     const id = cluster.id;
-    const existing = await call(`listing the manifests of cluster ${id}`, () => this.rest.GET('/v2/clusters/{cluster_id}/manifests', { params: { path: { cluster_id: id } } }));
+    const existing = await call(`listing the manifests of cluster ${id}`, () =>
+      this.rest.GET('/v2/clusters/{cluster_id}/manifests', { params: { path: { cluster_id: id } } }),
+    );
     for (const manifest of wanted) {
       const present = existing.some((m) => m.folder === 'openshift' && m.file_name === manifest.fileName);
       if (present) {
         const content = await call(`reading manifest ${manifest.fileName}`, () =>
-          this.rest.GET('/v2/clusters/{cluster_id}/manifests/files', { params: { path: { cluster_id: id }, query: { folder: 'openshift', file_name: manifest.fileName } }, parseAs: 'text' }),
+          this.rest.GET('/v2/clusters/{cluster_id}/manifests/files', {
+            params: { path: { cluster_id: id }, query: { folder: 'openshift', file_name: manifest.fileName } },
+            parseAs: 'text',
+          }),
         );
         if ((content as unknown as string) === manifest.content) continue;
         await call(`replacing manifest ${manifest.fileName}`, () =>
-          this.rest.PATCH('/v2/clusters/{cluster_id}/manifests', { params: { path: { cluster_id: id } }, body: { folder: 'openshift', file_name: manifest.fileName, updated_content: Buffer.from(manifest.content).toString('base64') } as never }),
+          this.rest.PATCH('/v2/clusters/{cluster_id}/manifests', {
+            params: { path: { cluster_id: id } },
+            body: { folder: 'openshift', file_name: manifest.fileName, updated_content: Buffer.from(manifest.content).toString('base64') } as never,
+          }),
         );
       } else {
         await call(`uploading manifest ${manifest.fileName}`, () =>
-          this.rest.POST('/v2/clusters/{cluster_id}/manifests', { params: { path: { cluster_id: id } }, body: { folder: 'openshift', file_name: manifest.fileName, content: Buffer.from(manifest.content).toString('base64') } }),
+          this.rest.POST('/v2/clusters/{cluster_id}/manifests', {
+            params: { path: { cluster_id: id } },
+            body: { folder: 'openshift', file_name: manifest.fileName, content: Buffer.from(manifest.content).toString('base64') },
+          }),
         );
       }
     }
@@ -399,9 +453,14 @@ export class HubController {
     if (cd.spec?.installed === true && isDeepStrictEqual(cd.spec?.clusterMetadata, metadata) && isDeepStrictEqual(aci.spec?.clusterMetadata, metadata)) return;
     const id = cluster.id;
     const kubeconfig = await call(`downloading the kubeconfig of cluster ${id}`, () =>
-      this.rest.GET('/v2/clusters/{cluster_id}/downloads/credentials', { params: { path: { cluster_id: id }, query: { file_name: 'kubeconfig' } }, parseAs: 'text' }),
+      this.rest.GET('/v2/clusters/{cluster_id}/downloads/credentials', {
+        params: { path: { cluster_id: id }, query: { file_name: 'kubeconfig' } },
+        parseAs: 'text',
+      }),
     );
-    const credentials = await call(`reading the credentials of cluster ${id}`, () => this.rest.GET('/v2/clusters/{cluster_id}/credentials', { params: { path: { cluster_id: id } } }));
+    const credentials = await call(`reading the credentials of cluster ${id}`, () =>
+      this.rest.GET('/v2/clusters/{cluster_id}/credentials', { params: { path: { cluster_id: id } } }),
+    );
     const labels = { 'hive.openshift.io/cluster-deployment-name': cd.metadata.name };
     await this.kube.putSecret(namespace, kubeconfigName, { kubeconfig: kubeconfig as unknown as string }, labels);
     await this.kube.putSecret(namespace, passwordName, { username: credentials.username ?? 'kubeadmin', password: credentials.password ?? '' }, labels);
@@ -445,13 +504,20 @@ export class HubController {
   private async findInfraEnv(infraEnv: KubeObject, clusterId: string | undefined): Promise<InfraEnv | undefined> {
     const id = infraEnv.metadata.annotations?.[ANNOTATION.infraEnvId];
     if (id) {
-      const found = await callOrMissing(`reading infra-env ${id}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } } }));
+      const found = await callOrMissing(`reading infra-env ${id}`, () =>
+        this.rest.GET('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } } }),
+      );
       if (found) return found;
     }
     if (!clusterId) return undefined;
-    const listed = await call(`listing the infra-envs of cluster ${clusterId}`, () => this.rest.GET('/v2/infra-envs', { params: { query: { cluster_id: clusterId } } }));
+    const listed = await call(`listing the infra-envs of cluster ${clusterId}`, () =>
+      this.rest.GET('/v2/infra-envs', { params: { query: { cluster_id: clusterId } } }),
+    );
     const match = listed.find((candidate) => candidate.name === infraEnv.metadata.name);
-    if (match) await this.kube.patch(INFRA_ENV, infraEnv.metadata.namespace!, infraEnv.metadata.name, { metadata: { annotations: { [ANNOTATION.infraEnvId]: match.id } } });
+    if (match)
+      await this.kube.patch(INFRA_ENV, infraEnv.metadata.namespace!, infraEnv.metadata.name, {
+        metadata: { annotations: { [ANNOTATION.infraEnvId]: match.id } },
+      });
     return match;
   }
 
@@ -472,13 +538,21 @@ export class HubController {
       if (ref?.name) {
         clusterId = this.clusterIdOfDeployment(ref.namespace ?? namespace, ref.name);
         if (!clusterId) waitingForCluster = true;
-        else cluster = await call(`reading cluster ${clusterId}`, () => this.rest.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId! } } }));
+        else
+          cluster = await call(`reading cluster ${clusterId}`, () =>
+            this.rest.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId! } } }),
+          );
       }
       if (!waitingForCluster) {
         const pullSecret = await this.pullSecret(namespace, object.spec?.pullSecretRef?.name, `InfraEnv ${name}`);
         const selector = object.spec?.nmStateConfigLabelSelector;
         const configs = selector ? this.all(NMSTATE_CONFIG, namespace).filter((config) => labelsMatch(selector, config.metadata.labels)) : [];
-        const params = infraEnvParams(object, pullSecret, configs, cluster ? { openshiftVersion: cluster.openshift_version, cpuArchitecture: cluster.cpu_architecture } : undefined);
+        const params = infraEnvParams(
+          object,
+          pullSecret,
+          configs,
+          cluster ? { openshiftVersion: cluster.openshift_version, cpuArchitecture: cluster.cpu_architecture } : undefined,
+        );
         infraEnv = await this.findInfraEnv(object, clusterId);
         if (!infraEnv) {
           const body = { ...params, ...(clusterId ? { cluster_id: clusterId } : {}) };
@@ -490,7 +564,9 @@ export class HubController {
           const update = infraEnvUpdate(infraEnv, params);
           if (Object.keys(update).length > 0) {
             const id = infraEnv.id;
-            infraEnv = await call(`updating infra-env ${id} (${Object.keys(update).join(', ')})`, () => this.rest.PATCH('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } }, body: update }));
+            infraEnv = await call(`updating infra-env ${id} (${Object.keys(update).join(', ')})`, () =>
+              this.rest.PATCH('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } }, body: update }),
+            );
             this.options.log(`${namespace}/${name}: infra-env ${id} updated (${Object.keys(update).join(', ')}); its image is re-made`);
             imageChanged = true;
           }
@@ -510,7 +586,11 @@ export class HubController {
       const age = Date.now() - new Date(object.status?.createdTime ?? 0).getTime();
       if (imageChanged || !object.status?.isoDownloadURL || !object.status?.bootArtifacts?.ipxeScript || !(age < URL_REFRESH_MS)) {
         const id = infraEnv.id;
-        status.isoDownloadURL = (await call(`signing the image URL of infra-env ${id}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }))).url;
+        status.isoDownloadURL = (
+          await call(`signing the image URL of infra-env ${id}`, () =>
+            this.rest.GET('/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }),
+          )
+        ).url;
         status.bootArtifacts = await this.bootArtifacts(infraEnv);
         status.createdTime = new Date().toISOString();
       }
@@ -524,7 +604,13 @@ export class HubController {
   private async bootArtifacts(infraEnv: InfraEnv): Promise<Record<string, string>> {
     const id = infraEnv.id;
     const presigned = async (fileName: string) =>
-      (await call(`presigning ${fileName}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}/downloads/files-presigned', { params: { path: { infra_env_id: id }, query: { file_name: fileName as 'ipxe-script' } } }))).url;
+      (
+        await call(`presigning ${fileName}`, () =>
+          this.rest.GET('/v2/infra-envs/{infra_env_id}/downloads/files-presigned', {
+            params: { path: { infra_env_id: id }, query: { file_name: fileName as 'ipxe-script' } },
+          }),
+        )
+      ).url;
     const ipxeScript = await presigned('ipxe-script');
     const discoveryIgnitionURL = await presigned('discovery.ign').catch(() => '');
     const artifacts: Record<string, string> = { ipxeScript, ...(discoveryIgnitionURL ? { discoveryIgnitionURL } : {}) };
@@ -542,7 +628,9 @@ export class HubController {
   private async syncAgents(object: KubeObject, infraEnv: InfraEnv): Promise<void> {
     const namespace = object.metadata.namespace!;
     const id = infraEnv.id;
-    const hosts = await call(`listing the hosts of infra-env ${id}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts', { params: { path: { infra_env_id: id } } }));
+    const hosts = await call(`listing the hosts of infra-env ${id}`, () =>
+      this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts', { params: { path: { infra_env_id: id } } }),
+    );
     for (const host of hosts) {
       if (this.cached(AGENT, namespace, host.id)) {
         this.queue.add(objectKey(AGENT, namespace, host.id));
@@ -568,11 +656,18 @@ export class HubController {
   private async deleteInfraEnv(object: KubeObject): Promise<void> {
     if (!object.metadata.finalizers?.includes(FINALIZER.infraEnv)) return;
     const namespace = object.metadata.namespace!;
-    for (const agent of this.all(AGENT, namespace)) if (agent.metadata.labels?.[LABEL.infraEnv] === object.metadata.name) await this.kube.delete(AGENT, namespace, agent.metadata.name);
+    for (const agent of this.all(AGENT, namespace))
+      if (agent.metadata.labels?.[LABEL.infraEnv] === object.metadata.name) await this.kube.delete(AGENT, namespace, agent.metadata.name);
     const id = object.metadata.annotations?.[ANNOTATION.infraEnvId];
     if (id) {
-      const hosts = (await callOrMissing(`listing the hosts of infra-env ${id}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts', { params: { path: { infra_env_id: id } } }))) ?? [];
-      for (const host of hosts) await callOrMissing(`deregistering host ${host.id}`, () => this.rest.DELETE('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: { infra_env_id: id, host_id: host.id } } }));
+      const hosts =
+        (await callOrMissing(`listing the hosts of infra-env ${id}`, () =>
+          this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts', { params: { path: { infra_env_id: id } } }),
+        )) ?? [];
+      for (const host of hosts)
+        await callOrMissing(`deregistering host ${host.id}`, () =>
+          this.rest.DELETE('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: { infra_env_id: id, host_id: host.id } } }),
+        );
       await callOrMissing(`deregistering infra-env ${id}`, () => this.rest.DELETE('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } } }));
     }
     await this.kube.setFinalizer(INFRA_ENV, object, FINALIZER.infraEnv, false);
@@ -587,7 +682,9 @@ export class HubController {
     const infraEnvObject = infraEnvName ? this.cached(INFRA_ENV, namespace, infraEnvName) : undefined;
     const infraEnvId = infraEnvObject?.metadata.annotations?.[ANNOTATION.infraEnvId];
     if (!infraEnvId) return { requeueAfterMs: this.options.resyncMs };
-    let host = await callOrMissing(`reading host ${name}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: { infra_env_id: infraEnvId, host_id: name } } }));
+    let host = await callOrMissing(`reading host ${name}`, () =>
+      this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: { infra_env_id: infraEnvId, host_id: name } } }),
+    );
     if (!host) {
       // The host was deregistered: its Agent goes too, as upstream's does.
       await this.kube.delete(AGENT, namespace, name);
@@ -624,16 +721,27 @@ export class HubController {
     if (lateBinding && wantedCd && !host.cluster_id) {
       const clusterId = this.clusterIdOfDeployment(spec.clusterDeploymentName.namespace ?? agent.metadata.namespace, wantedCd);
       if (!clusterId) throw new SpecProblem(`ClusterDeployment ${wantedCd} (spec.clusterDeploymentName) has no registered cluster yet`);
-      host = await call(`binding host ${host.id} to cluster ${clusterId}`, () => this.rest.POST('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind', { params: { path: hostPath }, body: { cluster_id: clusterId } }));
+      host = await call(`binding host ${host.id} to cluster ${clusterId}`, () =>
+        this.rest.POST('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind', { params: { path: hostPath }, body: { cluster_id: clusterId } }),
+      );
     } else if (lateBinding && !wantedCd && host.cluster_id) {
-      host = await call(`unbinding host ${host.id}`, () => this.rest.POST('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind', { params: { path: hostPath } }));
+      host = await call(`unbinding host ${host.id}`, () =>
+        this.rest.POST('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind', { params: { path: hostPath } }),
+      );
     }
     const update = hostUpdate(agent, host);
     if (Object.keys(update).length > 0) {
-      host = await call(`updating host ${host.id} (${Object.keys(update).join(', ')})`, () => this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: hostPath }, body: update as never }));
+      host = await call(`updating host ${host.id} (${Object.keys(update).join(', ')})`, () =>
+        this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: hostPath }, body: update as never }),
+      );
     }
     if ((spec.ignitionConfigOverrides ?? '') !== (host.ignition_config_overrides ?? '') && spec.ignitionConfigOverrides !== undefined) {
-      await call(`setting the ignition overrides of host ${host.id}`, () => this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/ignition', { params: { path: hostPath }, body: { config: spec.ignitionConfigOverrides } }));
+      await call(`setting the ignition overrides of host ${host.id}`, () =>
+        this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/ignition', {
+          params: { path: hostPath },
+          body: { config: spec.ignitionConfigOverrides },
+        }),
+      );
       host = await reread();
     }
     if (spec.installerArgs !== undefined && spec.installerArgs !== '') {
@@ -643,7 +751,8 @@ export class HubController {
       } catch (error) {
         throw new SpecProblem(`Agent ${agent.metadata.name}: spec.installerArgs is not a JSON list of strings (${(error as Error).message})`);
       }
-      if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) throw new SpecProblem(`Agent ${agent.metadata.name}: spec.installerArgs must be a JSON list of strings`);
+      if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string'))
+        throw new SpecProblem(`Agent ${agent.metadata.name}: spec.installerArgs must be a JSON list of strings`);
       let have: unknown = [];
       try {
         have = JSON.parse(host.installer_args || '[]');
@@ -651,13 +760,17 @@ export class HubController {
         have = undefined;
       }
       if (!isDeepStrictEqual(have, args)) {
-        await call(`setting the installer args of host ${host.id}`, () => this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args', { params: { path: hostPath }, body: { args: args as string[] } }));
+        await call(`setting the installer args of host ${host.id}`, () =>
+          this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args', { params: { path: hostPath }, body: { args: args as string[] } }),
+        );
         host = await reread();
       }
     }
     // Day 2: an approved host of a cluster that is already installed installs on its own.
-    if (spec.approved === true && host.status === 'known' && host.cluster_id && (host.kind === 'AddToExistingClusterHost')) {
-      host = await call(`installing host ${host.id} into its installed cluster`, () => this.rest.POST('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install', { params: { path: hostPath } }));
+    if (spec.approved === true && host.status === 'known' && host.cluster_id && host.kind === 'AddToExistingClusterHost') {
+      host = await call(`installing host ${host.id} into its installed cluster`, () =>
+        this.rest.POST('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install', { params: { path: hostPath } }),
+      );
       this.options.log(`${agent.metadata.namespace}/${agent.metadata.name}: day-2 installation started`);
     }
     return host;
@@ -680,7 +793,11 @@ export class HubController {
         ...(progress.stage_started_at && !progress.stage_started_at.startsWith('0001') ? { stageStartTime: progress.stage_started_at } : {}),
         ...(progress.stage_updated_at && !progress.stage_updated_at.startsWith('0001') ? { stageUpdateTime: progress.stage_updated_at } : {}),
       },
-      debugInfo: { eventsURL: this.eventsUrl({ host_id: host.id, ...(host.infra_env_id ? { infra_env_id: host.infra_env_id } : {}) }), state: host.status, stateInfo: host.status_info ?? '' },
+      debugInfo: {
+        eventsURL: this.eventsUrl({ host_id: host.id, ...(host.infra_env_id ? { infra_env_id: host.infra_env_id } : {}) }),
+        state: host.status,
+        stateInfo: host.status_info ?? '',
+      },
       ...(host.validations_info ? { validationsInfo: validationsInfo(host.validations_info) } : {}),
       ...(host.installation_disk_id ? { installation_disk_id: host.installation_disk_id } : {}),
       ...(host.ntp_sources ? { ntpSources: ntpSources(host.ntp_sources) } : {}),
@@ -697,18 +814,27 @@ export class HubController {
     const infraEnv = this.cached(INFRA_ENV, namespace, infraEnvName);
     const mac = String(bmh.spec?.bootMACAddress ?? '').toLowerCase();
     const agent = mac
-      ? this.all(AGENT, namespace).find((candidate) => (candidate.status?.inventory?.interfaces ?? []).some((nic: { macAddress?: string }) => nic.macAddress?.toLowerCase() === mac))
+      ? this.all(AGENT, namespace).find((candidate) =>
+          (candidate.status?.inventory?.interfaces ?? []).some((nic: { macAddress?: string }) => nic.macAddress?.toLowerCase() === mac),
+        )
       : undefined;
     const installed = agent?.status?.conditions?.some((c: Condition) => c.type === 'Installed' && c.status === 'True') === true;
     const annotations = bmh.metadata.annotations ?? {};
     if (installed) {
       // Installed: the host is the cluster's now; metal3 must not re-provision it.
-      if (annotations[ANNOTATION.bmhDetached] === undefined) await this.kube.patch(BARE_METAL_HOST, namespace, name, { metadata: { annotations: { [ANNOTATION.bmhDetached]: 'assisted-service-controller' } } });
+      if (annotations[ANNOTATION.bmhDetached] === undefined)
+        await this.kube.patch(BARE_METAL_HOST, namespace, name, { metadata: { annotations: { [ANNOTATION.bmhDetached]: 'assisted-service-controller' } } });
       return;
     }
     const iso = infraEnv?.status?.isoDownloadURL as string | undefined;
-    if (iso && (bmh.spec?.image?.url !== iso || bmh.spec?.image?.format !== 'live-iso' || bmh.spec?.online !== true || annotations['inspect.metal3.io'] !== 'disabled')) {
-      await this.kube.patch(BARE_METAL_HOST, namespace, name, { metadata: { annotations: { 'inspect.metal3.io': 'disabled' } }, spec: { image: { url: iso, format: 'live-iso' }, online: true } });
+    if (
+      iso &&
+      (bmh.spec?.image?.url !== iso || bmh.spec?.image?.format !== 'live-iso' || bmh.spec?.online !== true || annotations['inspect.metal3.io'] !== 'disabled')
+    ) {
+      await this.kube.patch(BARE_METAL_HOST, namespace, name, {
+        metadata: { annotations: { 'inspect.metal3.io': 'disabled' } },
+        spec: { image: { url: iso, format: 'live-iso' }, online: true },
+      });
     }
     if (!agent) return { requeueAfterMs: this.options.resyncMs };
     const wanted: Record<string, unknown> = {};
@@ -723,11 +849,15 @@ export class HubController {
     const disk = bmh.spec?.rootDeviceHints?.deviceName as string | undefined;
     if (disk && !agent.spec?.installation_disk_path && !agent.spec?.installation_disk_id) wanted.installation_disk_path = disk;
     const labels: Record<string, string> = {};
-    for (const [key, value] of Object.entries(annotations)) if (key.startsWith(ANNOTATION.bmhAgentLabelPrefix)) labels[key.slice(ANNOTATION.bmhAgentLabelPrefix.length)] = value;
+    for (const [key, value] of Object.entries(annotations))
+      if (key.startsWith(ANNOTATION.bmhAgentLabelPrefix)) labels[key.slice(ANNOTATION.bmhAgentLabelPrefix.length)] = value;
     if (agent.metadata.labels?.[LABEL.bmh] !== name) labels[LABEL.bmh] = name;
     const labelsDiffer = Object.entries(labels).some(([key, value]) => agent.metadata.labels?.[key] !== value);
     if (Object.keys(wanted).length > 0 || labelsDiffer) {
-      await this.kube.patch(AGENT, namespace, agent.metadata.name, { ...(labelsDiffer ? { metadata: { labels } } : {}), ...(Object.keys(wanted).length ? { spec: wanted } : {}) });
+      await this.kube.patch(AGENT, namespace, agent.metadata.name, {
+        ...(labelsDiffer ? { metadata: { labels } } : {}),
+        ...(Object.keys(wanted).length ? { spec: wanted } : {}),
+      });
     }
     return { requeueAfterMs: this.options.resyncMs };
   }
@@ -746,9 +876,11 @@ function ntpSources(sources: string): { sourceName: string; sourceState: string 
 function stripTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripTimes);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'lastTransitionTime' && key !== 'lastProbeTime' && key !== 'lastHeartbeatTime' && key !== 'createdTime').map(([key, v]) => [key, stripTimes(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'lastTransitionTime' && key !== 'lastProbeTime' && key !== 'lastHeartbeatTime' && key !== 'createdTime')
+        .map(([key, v]) => [key, stripTimes(v)]),
+    );
   }
   return value;
 }
-
-

@@ -47,7 +47,10 @@ export class Kube {
   readonly core: CoreV1Api;
   readonly coordination: CoordinationV1Api;
 
-  constructor(readonly config: KubeConfig, readonly namespace?: string) {
+  constructor(
+    readonly config: KubeConfig,
+    readonly namespace?: string,
+  ) {
     this.custom = config.makeApiClient(CustomObjectsApi);
     this.core = config.makeApiClient(CoreV1Api);
     this.coordination = config.makeApiClient(CoordinationV1Api);
@@ -84,22 +87,40 @@ export class Kube {
   }
 
   async list(type: ResourceType, namespace: string, labelSelector?: string): Promise<KubeObject[]> {
-    const result = (await this.custom.listNamespacedCustomObject({ group: type.group, version: type.version, namespace, plural: type.plural, ...(labelSelector ? { labelSelector } : {}) })) as { items: KubeObject[] };
+    const result = (await this.custom.listNamespacedCustomObject({
+      group: type.group,
+      version: type.version,
+      namespace,
+      plural: type.plural,
+      ...(labelSelector ? { labelSelector } : {}),
+    })) as { items: KubeObject[] };
     return result.items;
   }
 
   async create(type: ResourceType, namespace: string, body: KubeObject): Promise<KubeObject> {
-    return (await this.custom.createNamespacedCustomObject({ group: type.group, version: type.version, namespace, plural: type.plural, body: { apiVersion: `${type.group}/${type.version}`, kind: type.kind, ...body } })) as KubeObject;
+    return (await this.custom.createNamespacedCustomObject({
+      group: type.group,
+      version: type.version,
+      namespace,
+      plural: type.plural,
+      body: { apiVersion: `${type.group}/${type.version}`, kind: type.kind, ...body },
+    })) as KubeObject;
   }
 
   /** A JSON merge patch of metadata and/or spec. */
   async patch(type: ResourceType, namespace: string, name: string, body: Record<string, unknown>): Promise<KubeObject> {
-    return (await this.custom.patchNamespacedCustomObject({ group: type.group, version: type.version, namespace, plural: type.plural, name, body }, MERGE)) as KubeObject;
+    return (await this.custom.patchNamespacedCustomObject(
+      { group: type.group, version: type.version, namespace, plural: type.plural, name, body },
+      MERGE,
+    )) as KubeObject;
   }
 
   /** A JSON merge patch of the status subresource. */
   async patchStatus(type: ResourceType, namespace: string, name: string, status: Record<string, unknown>): Promise<KubeObject> {
-    return (await this.custom.patchNamespacedCustomObjectStatus({ group: type.group, version: type.version, namespace, plural: type.plural, name, body: { status } }, MERGE)) as KubeObject;
+    return (await this.custom.patchNamespacedCustomObjectStatus(
+      { group: type.group, version: type.version, namespace, plural: type.plural, name, body: { status } },
+      MERGE,
+    )) as KubeObject;
   }
 
   async delete(type: ResourceType, namespace: string, name: string): Promise<void> {

@@ -29,7 +29,10 @@ export class LeaderElector {
   private renewTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly kube: Kube, private readonly options: LeaderOptions) {}
+  constructor(
+    private readonly kube: Kube,
+    private readonly options: LeaderOptions,
+  ) {}
 
   /** One attempt to hold the lease; true when this process holds it afterwards. */
   async tryAcquireOrRenew(now = new Date()): Promise<boolean> {
@@ -40,7 +43,10 @@ export class LeaderElector {
       try {
         await this.kube.coordination.createNamespacedLease({
           namespace,
-          body: { metadata: { name, namespace }, spec: { holderIdentity: identity, leaseDurationSeconds, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 } },
+          body: {
+            metadata: { name, namespace },
+            spec: { holderIdentity: identity, leaseDurationSeconds, acquireTime: stamp, renewTime: stamp, leaseTransitions: 0 },
+          },
         });
         return true;
       } catch (error) {
@@ -118,7 +124,10 @@ export class LeaderElector {
       await this.kube.coordination.replaceNamespacedLease({
         namespace: this.options.namespace,
         name: this.options.name,
-        body: { metadata: { name: this.options.name, namespace: this.options.namespace, resourceVersion: lease.metadata?.resourceVersion }, spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined } },
+        body: {
+          metadata: { name: this.options.name, namespace: this.options.namespace, resourceVersion: lease.metadata?.resourceVersion },
+          spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined },
+        },
       });
     } catch {
       // Best effort: the lease runs out by itself.

@@ -42,16 +42,16 @@ async function tokenFrom(kube: Kube, flags: Flags): Promise<string> {
 
 async function main(argv: string[]): Promise<number> {
   const program = new Command('hub')
-    .description('the hub controller: installs clusters from upstream\'s custom resources through the Assisted REST API')
-    .option('--kubeconfig <file>', 'kubeconfig of the hub\'s API server (default: $KUBECONFIG)')
+    .description("the hub controller: installs clusters from upstream's custom resources through the Assisted REST API")
+    .option('--kubeconfig <file>', "kubeconfig of the hub's API server (default: $KUBECONFIG)")
     .option('--namespace <namespace>', 'watch this namespace only (default: all namespaces)')
-    .option('--assisted-url <url>', 'the Assisted service\'s root URL (default: $ASSISTED_URL)')
+    .option('--assisted-url <url>', "the Assisted service's root URL (default: $ASSISTED_URL)")
     .option('--token-secret <namespace/name>', 'read the API token from this Secret instead of $ASSISTED_TOKEN')
     .option('--token-secret-key <key>', 'the key of the token in that Secret', 'token')
     .option('--lease-namespace <namespace>', 'namespace of the leader-election Lease', 'default')
     .option('--lease-name <name>', 'name of the leader-election Lease', 'assisted-hub-controller')
     .option('--lease-duration <seconds>', 'how long a leader that stopped renewing keeps the lease', '15')
-    .option('--identity <id>', 'this controller\'s name in the Lease', `${hostname()}-${process.pid}`)
+    .option('--identity <id>', "this controller's name in the Lease", `${hostname()}-${process.pid}`)
     .option('--resync-seconds <seconds>', 'how often each resource is compared with the service again', '30')
     .exitOverride();
   try {
@@ -78,7 +78,13 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const rest = restClient(serviceUrl, () => token);
-  const elector = new LeaderElector(kube, { namespace: flags.leaseNamespace, name: flags.leaseName, identity: flags.identity, leaseDurationSeconds: leaseDuration, log });
+  const elector = new LeaderElector(kube, {
+    namespace: flags.leaseNamespace,
+    name: flags.leaseName,
+    identity: flags.identity,
+    leaseDurationSeconds: leaseDuration,
+    log,
+  });
   const stop = new AbortController();
   let controller: HubController | undefined;
   let exitCode = 0;
@@ -98,7 +104,13 @@ async function main(argv: string[]): Promise<number> {
   if (!leading) return exitCode;
   if (flags.tokenSecret) {
     // A rotated token Secret is read again every resync.
-    const refresh = setInterval(() => void tokenFrom(kube, flags).then((fresh) => (token = fresh)).catch((error: unknown) => log(`token: ${kubeFailure(error)}`)), resyncSeconds * 1000);
+    const refresh = setInterval(
+      () =>
+        void tokenFrom(kube, flags)
+          .then((fresh) => (token = fresh))
+          .catch((error: unknown) => log(`token: ${kubeFailure(error)}`)),
+      resyncSeconds * 1000,
+    );
     refresh.unref();
   }
   controller = new HubController({ kube, rest, serviceUrl, resyncMs: resyncSeconds * 1000, log });

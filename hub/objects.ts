@@ -12,15 +12,47 @@ export interface ResourceType {
   namespaced: boolean;
 }
 
-export const CLUSTER_IMAGE_SET: ResourceType = { group: 'hive.openshift.io', version: 'v1', plural: 'clusterimagesets', kind: 'ClusterImageSet', namespaced: false };
-export const CLUSTER_DEPLOYMENT: ResourceType = { group: 'hive.openshift.io', version: 'v1', plural: 'clusterdeployments', kind: 'ClusterDeployment', namespaced: true };
-export const AGENT_CLUSTER_INSTALL: ResourceType = { group: 'extensions.hive.openshift.io', version: 'v1beta1', plural: 'agentclusterinstalls', kind: 'AgentClusterInstall', namespaced: true };
+export const CLUSTER_IMAGE_SET: ResourceType = {
+  group: 'hive.openshift.io',
+  version: 'v1',
+  plural: 'clusterimagesets',
+  kind: 'ClusterImageSet',
+  namespaced: false,
+};
+export const CLUSTER_DEPLOYMENT: ResourceType = {
+  group: 'hive.openshift.io',
+  version: 'v1',
+  plural: 'clusterdeployments',
+  kind: 'ClusterDeployment',
+  namespaced: true,
+};
+export const AGENT_CLUSTER_INSTALL: ResourceType = {
+  group: 'extensions.hive.openshift.io',
+  version: 'v1beta1',
+  plural: 'agentclusterinstalls',
+  kind: 'AgentClusterInstall',
+  namespaced: true,
+};
 export const INFRA_ENV: ResourceType = { group: 'agent-install.openshift.io', version: 'v1beta1', plural: 'infraenvs', kind: 'InfraEnv', namespaced: true };
-export const NMSTATE_CONFIG: ResourceType = { group: 'agent-install.openshift.io', version: 'v1beta1', plural: 'nmstateconfigs', kind: 'NMStateConfig', namespaced: true };
+export const NMSTATE_CONFIG: ResourceType = {
+  group: 'agent-install.openshift.io',
+  version: 'v1beta1',
+  plural: 'nmstateconfigs',
+  kind: 'NMStateConfig',
+  namespaced: true,
+};
 export const AGENT: ResourceType = { group: 'agent-install.openshift.io', version: 'v1beta1', plural: 'agents', kind: 'Agent', namespaced: true };
 export const BARE_METAL_HOST: ResourceType = { group: 'metal3.io', version: 'v1alpha1', plural: 'baremetalhosts', kind: 'BareMetalHost', namespaced: true };
 
-export const WATCHED: readonly ResourceType[] = [CLUSTER_IMAGE_SET, CLUSTER_DEPLOYMENT, AGENT_CLUSTER_INSTALL, INFRA_ENV, NMSTATE_CONFIG, AGENT, BARE_METAL_HOST];
+export const WATCHED: readonly ResourceType[] = [
+  CLUSTER_IMAGE_SET,
+  CLUSTER_DEPLOYMENT,
+  AGENT_CLUSTER_INSTALL,
+  INFRA_ENV,
+  NMSTATE_CONFIG,
+  AGENT,
+  BARE_METAL_HOST,
+];
 
 export const apiPath = (type: ResourceType, namespace?: string) =>
   `/apis/${type.group}/${type.version}${type.namespaced && namespace ? `/namespaces/${namespace}` : ''}/${type.plural}`;

@@ -27,7 +27,10 @@ export class WorkQueue {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
 
-  constructor(private readonly reconcile: Reconcile, private readonly options: QueueOptions = {}) {
+  constructor(
+    private readonly reconcile: Reconcile,
+    private readonly options: QueueOptions = {},
+  ) {
     this.baseDelayMs = options.baseDelayMs ?? 500;
     this.maxDelayMs = options.maxDelayMs ?? 60_000;
   }

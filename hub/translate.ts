@@ -14,17 +14,23 @@ export { releaseFromImage };
 
 export class SpecProblem extends Error {}
 
-
 const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function vipList(spec: Record<string, any>, plural: string, singular: string): { ip: string }[] | undefined {
-  const list = Array.isArray(spec[plural]) && spec[plural].length > 0 ? (spec[plural] as string[]) : typeof spec[singular] === 'string' && spec[singular] ? [spec[singular] as string] : undefined;
+  const list =
+    Array.isArray(spec[plural]) && spec[plural].length > 0
+      ? (spec[plural] as string[])
+      : typeof spec[singular] === 'string' && spec[singular]
+        ? [spec[singular] as string]
+        : undefined;
   return list?.map((ip) => ({ ip }));
 }
 
 function hyperthreading(spec: Record<string, any>): ClusterCreateParams['hyperthreading'] | undefined {
   const masters = spec.controlPlane?.hyperthreading as string | undefined;
-  const workers = (Array.isArray(spec.compute) ? spec.compute : []).map((pool: any) => pool?.hyperthreading as string | undefined).find((mode: string | undefined) => mode);
+  const workers = (Array.isArray(spec.compute) ? spec.compute : [])
+    .map((pool: any) => pool?.hyperthreading as string | undefined)
+    .find((mode: string | undefined) => mode);
   if (!masters && !workers) return undefined;
   const onMasters = masters !== 'Disabled';
   const onWorkers = workers !== 'Disabled';
@@ -59,18 +65,23 @@ export function clusterPlan(inputs: ClusterInputs): ClusterPlan {
   if (!releaseImage) throw new SpecProblem(`ClusterImageSet ${inputs.clusterImageSet.metadata.name}: spec.releaseImage is required`);
   const release = releaseFromImage(releaseImage);
   if (!release) {
-    throw new SpecProblem(`ClusterImageSet ${inputs.clusterImageSet.metadata.name}: cannot tell the OpenShift version from spec.releaseImage "${releaseImage}"; use a tagged release image such as quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64`);
+    throw new SpecProblem(
+      `ClusterImageSet ${inputs.clusterImageSet.metadata.name}: cannot tell the OpenShift version from spec.releaseImage "${releaseImage}"; use a tagged release image such as quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64`,
+    );
   }
   const controlPlane = Number(aci.provisionRequirements?.controlPlaneAgents ?? 0);
   if (!Number.isInteger(controlPlane) || controlPlane < 1 || controlPlane === 2 || controlPlane > 5) {
-    throw new SpecProblem(`${aciName}: spec.provisionRequirements.controlPlaneAgents must be 1 (single node) or 3 to 5, not ${String(aci.provisionRequirements?.controlPlaneAgents)}`);
+    throw new SpecProblem(
+      `${aciName}: spec.provisionRequirements.controlPlaneAgents must be 1 (single node) or 3 to 5, not ${String(aci.provisionRequirements?.controlPlaneAgents)}`,
+    );
   }
   const workers = Number(aci.provisionRequirements?.workerAgents ?? 0);
   const singleNode = controlPlane === 1;
   const networking = aci.networking ?? {};
   const platformName = aci.platformType as string | undefined;
   let platformType = platformName ? PLATFORM_TYPES[platformName] : undefined;
-  if (platformName && !platformType) throw new SpecProblem(`${aciName}: spec.platformType must be one of ${Object.keys(PLATFORM_TYPES).join(', ')}, not "${platformName}"`);
+  if (platformName && !platformType)
+    throw new SpecProblem(`${aciName}: spec.platformType must be one of ${Object.keys(PLATFORM_TYPES).join(', ')}, not "${platformName}"`);
   const userManaged = typeof networking.userManagedNetworking === 'boolean' ? (networking.userManagedNetworking as boolean) : undefined;
   if (!platformType && (userManaged || singleNode)) platformType = 'none';
   const proxy = aci.proxy ?? {};
@@ -103,8 +114,12 @@ export function clusterPlan(inputs: ClusterInputs): ClusterPlan {
     ...(Array.isArray(networking.clusterNetwork) && networking.clusterNetwork.length
       ? { cluster_networks: networking.clusterNetwork.map((n: any) => ({ cidr: n.cidr, ...(n.hostPrefix ? { host_prefix: n.hostPrefix } : {}) })) }
       : {}),
-    ...(Array.isArray(networking.serviceNetwork) && networking.serviceNetwork.length ? { service_networks: networking.serviceNetwork.map((cidr: string) => ({ cidr })) } : {}),
-    ...(Array.isArray(networking.machineNetwork) && networking.machineNetwork.length ? { machine_networks: networking.machineNetwork.map((n: any) => ({ cidr: n.cidr })) } : {}),
+    ...(Array.isArray(networking.serviceNetwork) && networking.serviceNetwork.length
+      ? { service_networks: networking.serviceNetwork.map((cidr: string) => ({ cidr })) }
+      : {}),
+    ...(Array.isArray(networking.machineNetwork) && networking.machineNetwork.length
+      ? { machine_networks: networking.machineNetwork.map((n: any) => ({ cidr: n.cidr })) }
+      : {}),
     ...(networking.networkType ? { network_type: networking.networkType } : {}),
     ...(userManaged !== undefined ? { user_managed_networking: userManaged } : singleNode ? { user_managed_networking: true } : {}),
     ...(platformType ? { platform: { type: platformType } } : {}),
@@ -136,14 +151,36 @@ const cidrs = (list: { cidr?: string | null; host_prefix?: number | null }[] | n
 /** The PATCH that brings a registered cluster to what the resources ask for; empty when nothing differs. */
 export function clusterUpdate(existing: Cluster, want: ClusterCreateParams): ClusterUpdateParams {
   const update: ClusterUpdateParams = {};
-  for (const field of ['name', 'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'network_type', 'user_managed_networking', 'schedulable_masters', 'hyperthreading'] as const) {
+  for (const field of [
+    'name',
+    'base_dns_domain',
+    'ssh_public_key',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+    'network_type',
+    'user_managed_networking',
+    'schedulable_masters',
+    'hyperthreading',
+  ] as const) {
     if (want[field] === undefined) continue;
     if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) (update as Record<string, unknown>)[field] = want[field];
   }
   if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
   if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
-  if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks.map((n) => ({ host_prefix: 23, ...n })), true))) update.cluster_networks = want.cluster_networks;
-  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks))) update.service_networks = want.service_networks;
+  if (
+    want.cluster_networks &&
+    !isDeepStrictEqual(
+      cidrs(existing.cluster_networks, true),
+      cidrs(
+        want.cluster_networks.map((n) => ({ host_prefix: 23, ...n })),
+        true,
+      ),
+    )
+  )
+    update.cluster_networks = want.cluster_networks;
+  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks)))
+    update.service_networks = want.service_networks;
   if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
     // A single-stack cluster-managed machine network is the service's to derive from its hosts'
     // networks (none until a host on it is discovered) and refused set by hand, as upstream's is:
@@ -182,9 +219,13 @@ export function manifestsFromConfigMaps(configMaps: { name: string; data: Record
   const manifests: { fileName: string; content: string }[] = [];
   for (const configMap of configMaps) {
     for (const [fileName, content] of Object.entries(configMap.data).sort(([a], [b]) => a.localeCompare(b))) {
-      if (!MANIFEST_NAME.test(fileName)) throw new SpecProblem(`ConfigMap ${configMap.name}: key "${fileName}" is not a manifest file name (it must end in .yaml, .yml or .json)`);
+      if (!MANIFEST_NAME.test(fileName))
+        throw new SpecProblem(`ConfigMap ${configMap.name}: key "${fileName}" is not a manifest file name (it must end in .yaml, .yml or .json)`);
       const earlier = seen.get(fileName);
-      if (earlier) throw new SpecProblem(`ConfigMap ${configMap.name}: manifest "${fileName}" is also in ConfigMap ${earlier}; names must be unique across the referenced ConfigMaps`);
+      if (earlier)
+        throw new SpecProblem(
+          `ConfigMap ${configMap.name}: manifest "${fileName}" is also in ConfigMap ${earlier}; names must be unique across the referenced ConfigMaps`,
+        );
       seen.set(fileName, configMap.name);
       manifests.push({ fileName, content });
     }
@@ -197,7 +238,8 @@ export function staticNetworkEntry(config: KubeObject): { network_yaml: string; 
   const spec = config.spec ?? {};
   if (!isRecord(spec.config)) throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.config must be an nmstate document`);
   const interfaces = Array.isArray(spec.interfaces) ? spec.interfaces : [];
-  if (interfaces.length === 0) throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.interfaces must map at least one MAC address to an interface name`);
+  if (interfaces.length === 0)
+    throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.interfaces must map at least one MAC address to an interface name`);
   return {
     network_yaml: toYaml(spec.config),
     mac_interface_map: interfaces.map((item: any) => ({ mac_address: String(item?.macAddress ?? ''), logical_nic_name: String(item?.name ?? '') })),
@@ -218,11 +260,16 @@ export function labelsMatch(selector: unknown, labels: Record<string, string> | 
     const value = have[expression?.key];
     const values: string[] = Array.isArray(expression?.values) ? expression.values.map(String) : [];
     switch (expression?.operator) {
-      case 'In': return value !== undefined && values.includes(value);
-      case 'NotIn': return value === undefined || !values.includes(value);
-      case 'Exists': return value !== undefined;
-      case 'DoesNotExist': return value === undefined;
-      default: return false;
+      case 'In':
+        return value !== undefined && values.includes(value);
+      case 'NotIn':
+        return value === undefined || !values.includes(value);
+      case 'Exists':
+        return value !== undefined;
+      case 'DoesNotExist':
+        return value === undefined;
+      default:
+        return false;
     }
   });
 }
@@ -230,7 +277,12 @@ export function labelsMatch(selector: unknown, labels: Record<string, string> | 
 export type InfraEnvParams = Omit<InfraEnvCreateParams, 'cluster_id'>;
 
 /** An InfraEnv (+ its pull secret and selected NMStateConfigs, sorted by name) → infra-env-create-params; throws SpecProblem. */
-export function infraEnvParams(infraEnv: KubeObject, pullSecret: string, nmStateConfigs: KubeObject[], cluster?: { openshiftVersion?: string; cpuArchitecture?: string }): InfraEnvParams {
+export function infraEnvParams(
+  infraEnv: KubeObject,
+  pullSecret: string,
+  nmStateConfigs: KubeObject[],
+  cluster?: { openshiftVersion?: string; cpuArchitecture?: string },
+): InfraEnvParams {
   const spec = infraEnv.spec ?? {};
   const name = `InfraEnv ${infraEnv.metadata.name}`;
   if (spec.ignitionConfigOverride) {
@@ -249,11 +301,19 @@ export function infraEnvParams(infraEnv: KubeObject, pullSecret: string, nmState
     pull_secret: pullSecret,
     ...(spec.sshAuthorizedKey ? { ssh_authorized_key: spec.sshAuthorizedKey } : {}),
     ...(proxy.httpProxy || proxy.httpsProxy || proxy.noProxy
-      ? { proxy: { ...(proxy.httpProxy ? { http_proxy: proxy.httpProxy } : {}), ...(proxy.httpsProxy ? { https_proxy: proxy.httpsProxy } : {}), ...(proxy.noProxy ? { no_proxy: proxy.noProxy } : {}) } }
+      ? {
+          proxy: {
+            ...(proxy.httpProxy ? { http_proxy: proxy.httpProxy } : {}),
+            ...(proxy.httpsProxy ? { https_proxy: proxy.httpsProxy } : {}),
+            ...(proxy.noProxy ? { no_proxy: proxy.noProxy } : {}),
+          },
+        }
       : {}),
     ...(ntp.length ? { additional_ntp_sources: ntp.join(',') } : {}),
     ...(spec.ignitionConfigOverride ? { ignition_config_override: spec.ignitionConfigOverride } : {}),
-    ...((spec.cpuArchitecture ?? cluster?.cpuArchitecture) ? { cpu_architecture: (spec.cpuArchitecture ?? cluster?.cpuArchitecture) as InfraEnvCreateParams['cpu_architecture'] } : {}),
+    ...((spec.cpuArchitecture ?? cluster?.cpuArchitecture)
+      ? { cpu_architecture: (spec.cpuArchitecture ?? cluster?.cpuArchitecture) as InfraEnvCreateParams['cpu_architecture'] }
+      : {}),
     ...(spec.osImageVersion ? { openshift_version: spec.osImageVersion } : cluster?.openshiftVersion ? { openshift_version: cluster.openshiftVersion } : {}),
     ...(spec.additionalTrustBundle ? { additional_trust_bundle: spec.additionalTrustBundle } : {}),
     ...(kernelArguments.length ? { kernel_arguments: kernelArguments.map((item: any) => ({ operation: item.operation, value: item.value })) } : {}),
@@ -266,15 +326,19 @@ export function infraEnvParams(infraEnv: KubeObject, pullSecret: string, nmState
 export function infraEnvUpdate(existing: InfraEnv, want: InfraEnvParams): InfraEnvUpdateParams {
   const update: InfraEnvUpdateParams = {};
   if ((existing.ssh_authorized_key ?? '') !== (want.ssh_authorized_key ?? '')) update.ssh_authorized_key = want.ssh_authorized_key ?? '';
-  if ((existing.additional_ntp_sources ?? '') !== (want.additional_ntp_sources ?? '') && want.additional_ntp_sources !== undefined) update.additional_ntp_sources = want.additional_ntp_sources;
-  if ((existing.ignition_config_override ?? '') !== (want.ignition_config_override ?? '')) update.ignition_config_override = want.ignition_config_override ?? '';
+  if ((existing.additional_ntp_sources ?? '') !== (want.additional_ntp_sources ?? '') && want.additional_ntp_sources !== undefined)
+    update.additional_ntp_sources = want.additional_ntp_sources;
+  if ((existing.ignition_config_override ?? '') !== (want.ignition_config_override ?? ''))
+    update.ignition_config_override = want.ignition_config_override ?? '';
   if ((existing.additional_trust_bundle ?? '') !== (want.additional_trust_bundle ?? '')) update.additional_trust_bundle = want.additional_trust_bundle ?? '';
   if (!isDeepStrictEqual(existing.kernel_arguments ?? [], want.kernel_arguments ?? [])) update.kernel_arguments = want.kernel_arguments ?? [];
   const have = existing.proxy ?? {};
   const wantProxy = want.proxy ?? {};
-  if ((['http_proxy', 'https_proxy', 'no_proxy'] as const).some((key) => (have[key] || undefined) !== (wantProxy[key] || undefined))) update.proxy = { http_proxy: wantProxy.http_proxy ?? '', https_proxy: wantProxy.https_proxy ?? '', no_proxy: wantProxy.no_proxy ?? '' };
+  if ((['http_proxy', 'https_proxy', 'no_proxy'] as const).some((key) => (have[key] || undefined) !== (wantProxy[key] || undefined)))
+    update.proxy = { http_proxy: wantProxy.http_proxy ?? '', https_proxy: wantProxy.https_proxy ?? '', no_proxy: wantProxy.no_proxy ?? '' };
   const wantNetwork = (want.static_network_config ?? []).map((entry) => ({ ...entry }));
-  if (!isDeepStrictEqual(normaliseStatic(storedStaticNetworkConfig(existing.static_network_config)), normaliseStatic(wantNetwork))) update.static_network_config = want.static_network_config ?? [];
+  if (!isDeepStrictEqual(normaliseStatic(storedStaticNetworkConfig(existing.static_network_config)), normaliseStatic(wantNetwork)))
+    update.static_network_config = want.static_network_config ?? [];
   if (want.image_type && existing.type !== want.image_type) update.image_type = want.image_type;
   return update;
 }
@@ -304,7 +368,9 @@ export function hostUpdate(agent: KubeObject, host: Host): Record<string, unknow
   if (disk && disk !== host.installation_disk_id) update.disks_selected_config = [{ id: disk, role: 'install' }];
   if (spec.machineConfigPool && spec.machineConfigPool !== (host.machine_config_pool_name ?? '')) update.machine_config_pool_name = spec.machineConfigPool;
   if (spec.nodeLabels && isRecord(spec.nodeLabels)) {
-    const want = Object.entries(spec.nodeLabels).map(([key, value]) => ({ key, value: String(value) })).sort((a, b) => a.key.localeCompare(b.key));
+    const want = Object.entries(spec.nodeLabels)
+      .map(([key, value]) => ({ key, value: String(value) }))
+      .sort((a, b) => a.key.localeCompare(b.key));
     let have: { key: string; value: string }[] = [];
     try {
       have = (JSON.parse(host.node_labels ?? '[]') as { key: string; value: string }[]).sort((a, b) => a.key.localeCompare(b.key));
@@ -333,7 +399,8 @@ export function parseInventory(host: Pick<Host, 'inventory'>): Record<string, an
   }
 }
 
-const stripEmpty = <T extends Record<string, unknown>>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== '')) as T;
+const stripEmpty = <T extends Record<string, unknown>>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== '')) as T;
 const int = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : undefined);
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -350,40 +417,58 @@ export function agentInventory(host: Pick<Host, 'inventory'>): Record<string, un
     bmcAddress: str(inventory.bmc_address),
     bmcV6Address: str(inventory.bmc_v6address),
     memory: stripEmpty({ physicalBytes: int(memory.physical_bytes), usableBytes: int(memory.usable_bytes) }),
-    cpu: stripEmpty({ count: int(cpu.count), clockMegahertz: int(cpu.frequency), flags: Array.isArray(cpu.flags) ? cpu.flags.map(String) : undefined, modelName: str(cpu.model_name), architecture: str(cpu.architecture) }),
-    interfaces: (Array.isArray(inventory.interfaces) ? inventory.interfaces : []).map((nic: any) => stripEmpty({
-      ipV6Addresses: Array.isArray(nic.ipv6_addresses) ? nic.ipv6_addresses.map(String) : [],
-      ipV4Addresses: Array.isArray(nic.ipv4_addresses) ? nic.ipv4_addresses.map(String) : [],
-      flags: Array.isArray(nic.flags) ? nic.flags.map(String) : [],
-      vendor: str(nic.vendor),
-      name: str(nic.name),
-      hasCarrier: typeof nic.has_carrier === 'boolean' ? nic.has_carrier : undefined,
-      product: str(nic.product),
-      mtu: int(nic.mtu),
-      biosDevName: str(nic.biosdevname),
-      clientID: str(nic.client_id),
-      macAddress: str(nic.mac_address),
-      speedMbps: int(nic.speed_mbps),
-    })),
-    disks: (Array.isArray(inventory.disks) ? inventory.disks : []).map((disk: any) => stripEmpty({
-      id: str(disk.id) ?? str(disk.path) ?? '',
-      driveType: str(disk.drive_type),
-      vendor: str(disk.vendor),
-      name: str(disk.name),
-      path: str(disk.path),
-      hctl: str(disk.hctl),
-      byPath: str(disk.by_path),
-      byID: str(disk.by_id),
-      model: str(disk.model),
-      wwn: str(disk.wwn),
-      serial: str(disk.serial),
-      sizeBytes: int(disk.size_bytes),
-      bootable: typeof disk.bootable === 'boolean' ? disk.bootable : undefined,
-      smart: str(disk.smart),
-      installationEligibility: { eligible: Boolean(disk.installation_eligibility?.eligible), notEligibleReasons: (disk.installation_eligibility?.not_eligible_reasons ?? []).map(String) },
-    })),
+    cpu: stripEmpty({
+      count: int(cpu.count),
+      clockMegahertz: int(cpu.frequency),
+      flags: Array.isArray(cpu.flags) ? cpu.flags.map(String) : undefined,
+      modelName: str(cpu.model_name),
+      architecture: str(cpu.architecture),
+    }),
+    interfaces: (Array.isArray(inventory.interfaces) ? inventory.interfaces : []).map((nic: any) =>
+      stripEmpty({
+        ipV6Addresses: Array.isArray(nic.ipv6_addresses) ? nic.ipv6_addresses.map(String) : [],
+        ipV4Addresses: Array.isArray(nic.ipv4_addresses) ? nic.ipv4_addresses.map(String) : [],
+        flags: Array.isArray(nic.flags) ? nic.flags.map(String) : [],
+        vendor: str(nic.vendor),
+        name: str(nic.name),
+        hasCarrier: typeof nic.has_carrier === 'boolean' ? nic.has_carrier : undefined,
+        product: str(nic.product),
+        mtu: int(nic.mtu),
+        biosDevName: str(nic.biosdevname),
+        clientID: str(nic.client_id),
+        macAddress: str(nic.mac_address),
+        speedMbps: int(nic.speed_mbps),
+      }),
+    ),
+    disks: (Array.isArray(inventory.disks) ? inventory.disks : []).map((disk: any) =>
+      stripEmpty({
+        id: str(disk.id) ?? str(disk.path) ?? '',
+        driveType: str(disk.drive_type),
+        vendor: str(disk.vendor),
+        name: str(disk.name),
+        path: str(disk.path),
+        hctl: str(disk.hctl),
+        byPath: str(disk.by_path),
+        byID: str(disk.by_id),
+        model: str(disk.model),
+        wwn: str(disk.wwn),
+        serial: str(disk.serial),
+        sizeBytes: int(disk.size_bytes),
+        bootable: typeof disk.bootable === 'boolean' ? disk.bootable : undefined,
+        smart: str(disk.smart),
+        installationEligibility: {
+          eligible: Boolean(disk.installation_eligibility?.eligible),
+          notEligibleReasons: (disk.installation_eligibility?.not_eligible_reasons ?? []).map(String),
+        },
+      }),
+    ),
     boot: stripEmpty({ currentBootMode: str(boot.current_boot_mode), pxeInterface: str(boot.pxe_interface), deviceType: str(boot.device_type) }),
-    systemVendor: stripEmpty({ serialNumber: str(vendor.serial_number), productName: str(vendor.product_name), manufacturer: str(vendor.manufacturer), virtual: typeof vendor.virtual === 'boolean' ? vendor.virtual : undefined }),
+    systemVendor: stripEmpty({
+      serialNumber: str(vendor.serial_number),
+      productName: str(vendor.product_name),
+      manufacturer: str(vendor.manufacturer),
+      virtual: typeof vendor.virtual === 'boolean' ? vendor.virtual : undefined,
+    }),
   });
 }
 

@@ -60,8 +60,17 @@ export class ServiceAlarms extends Construct {
       alarm(`${name}TimedOut`, machine.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' }), `workflow ${name}: executions timed out`);
     }
     for (const stream of props.streams ?? []) {
-      alarm(`${stream.name}IteratorAge`, stream.iteratorAge, `stream ${stream.name}: ${stream.function.node.id} is more than a minute behind the table's changes`, ITERATOR_AGE_ALARM_MS);
-      alarm(`${stream.name}Failures`, stream.failures.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }), `stream ${stream.name}: records given up on (see the failure queue)`);
+      alarm(
+        `${stream.name}IteratorAge`,
+        stream.iteratorAge,
+        `stream ${stream.name}: ${stream.function.node.id} is more than a minute behind the table's changes`,
+        ITERATOR_AGE_ALARM_MS,
+      );
+      alarm(
+        `${stream.name}Failures`,
+        stream.failures.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        `stream ${stream.name}: records given up on (see the failure queue)`,
+      );
     }
     alarm('Api5xx', props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }), 'API: 5xx answers', 5);
     if (props.agentFunction) {

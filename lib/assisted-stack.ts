@@ -232,17 +232,26 @@ export class AssistedStack extends Stack {
     this.acknowledgeGeneratedPolicies();
 
     new CfnOutput(this, 'Url', { value: publicUrl, description: 'Console and API (…/api/assisted-install/v2)' });
-    new CfnOutput(this, 'CloudFrontDomain', { value: this.site.distribution.distributionDomainName, description: 'Point the custom domain here (CNAME or alias)' });
+    new CfnOutput(this, 'CloudFrontDomain', {
+      value: this.site.distribution.distributionDomainName,
+      description: 'Point the custom domain here (CNAME or alias)',
+    });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'API Gateway stage URL (direct, without CloudFront)' });
     if (this.agentUrl) new CfnOutput(this, 'AgentUrl', { value: this.agentUrl.url, description: 'The service URL discovery agents are given (function URL)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'AgentSigningKeySecret', { value: this.signingKey.secret.secretArn });
     new CfnOutput(this, 'UserPoolId', { value: this.signIn.userPool.userPoolId });
-    new CfnOutput(this, 'ConsoleClientId', { value: this.signIn.consoleClient.userPoolClientId, description: 'The console\'s app client (authorization code + PKCE)' });
+    new CfnOutput(this, 'ConsoleClientId', {
+      value: this.signIn.consoleClient.userPoolClientId,
+      description: "The console's app client (authorization code + PKCE)",
+    });
     new CfnOutput(this, 'SignInUrl', { value: this.signIn.baseUrl, description: 'Hosted sign-in pages and OAuth endpoints of the user pool' });
     if (config.signIn.domainName) {
-      new CfnOutput(this, 'SignInDomainTarget', { value: this.signIn.domain.cloudFrontEndpoint, description: `Point ${config.signIn.domainName} here (CNAME or alias)` });
+      new CfnOutput(this, 'SignInDomainTarget', {
+        value: this.signIn.domain.cloudFrontEndpoint,
+        description: `Point ${config.signIn.domainName} here (CNAME or alias)`,
+      });
     }
   }
 
@@ -256,7 +265,10 @@ export class AssistedStack extends Stack {
       const reason = (what: string) =>
         `CDK's BucketDeployment function (aws-cdk-lib s3-deployment) copies the console build from the CDK asset bucket into the console bucket and invalidates CloudFront: ${what}`;
       Validations.of(deploymentFunction).acknowledge(
-        { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason: reason('it comes with the managed basic execution role.') },
+        {
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+          reason: reason('it comes with the managed basic execution role.'),
+        },
         { id: 'AwsSolutions-L1', reason: reason('its Python runtime is chosen by aws-cdk-lib.') },
         ...['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'].map((action) => ({
           id: `AwsSolutions-IAM5[Action::${action}]`,

@@ -53,9 +53,7 @@ export function addServiceBuckets(stack: Stack, config: StageConfig, removalPoli
       // Discovery images are rebuilt on demand; what is not downloaded for a while is stale.
       { id: 'expire-stale-images', prefix: 'orgs/', expiration: Duration.days(config.imageRetentionDays) },
     ]),
-    logs: bucket('LogsBucket', 'logs', [
-      { id: 'expire-cluster-logs', prefix: 'orgs/', expiration: Duration.days(config.clusterLogRetentionDays) },
-    ]),
+    logs: bucket('LogsBucket', 'logs', [{ id: 'expire-cluster-logs', prefix: 'orgs/', expiration: Duration.days(config.clusterLogRetentionDays) }]),
     access,
   };
 }

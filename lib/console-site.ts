@@ -40,7 +40,7 @@ export function withConnectSources(policy: string, sources: string[]): string {
   if (sources.length === 0) return policy;
   const directives = policy.split(';').map((directive) => directive.trim());
   const index = directives.findIndex((directive) => directive.split(/\s+/)[0] === 'connect-src');
-  if (index < 0) throw new Error('the console\'s Content-Security-Policy has no connect-src to extend');
+  if (index < 0) throw new Error("the console's Content-Security-Policy has no connect-src to extend");
   directives[index] = [directives[index], ...sources].join(' ');
   return directives.join('; ');
 }
@@ -92,7 +92,10 @@ export class ConsoleSite extends Construct {
     const consoleHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ConsoleHeaders', {
       comment: 'assisted-cloud console: CSP, no framing, no sniffing, no referrer, HSTS',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: withConnectSources(CONSOLE_SECURITY_HEADERS['Content-Security-Policy'], props.connectSources ?? []), override: true },
+        contentSecurityPolicy: {
+          contentSecurityPolicy: withConnectSources(CONSOLE_SECURITY_HEADERS['Content-Security-Policy'], props.connectSources ?? []),
+          override: true,
+        },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },

@@ -32,7 +32,8 @@ export function addDataTable(stack: Stack, design: TableDesign, options: { ephem
   }
   Validations.of(table).acknowledge({
     id: 'AwsSolutions-DDB4',
-    reason: 'Point-in-time recovery (35 days, continuous) is the backup of this table; an AWS Backup plan would add cost and no recovery point PITR lacks for staging.',
+    reason:
+      'Point-in-time recovery (35 days, continuous) is the backup of this table; an AWS Backup plan would add cost and no recovery point PITR lacks for staging.',
   });
   return table;
 }

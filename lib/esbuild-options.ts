@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 /** Lets CommonJS dependencies call `require` inside the ESM bundle. */
-const REQUIRE_BANNER =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /**
  * Node's built-in modules, each through a CommonJS shim (`module.exports = process.getBuiltinModule(…)`)

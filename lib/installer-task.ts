@@ -149,7 +149,8 @@ export class InstallerTask extends Construct {
     });
     Validations.of(taskRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagArn(props.filesBucket)}/${ORGANISATION_OBJECTS}]`,
-      reason: 'The installer reads install-config.yaml and manifests and writes outputs of the cluster it is started for; cluster ids are only known at run time, so the grant covers the organisation objects (orgs/*) of the files bucket.',
+      reason:
+        'The installer reads install-config.yaml and manifests and writes outputs of the cluster it is started for; cluster ids are only known at run time, so the grant covers the organisation objects (orgs/*) of the files bucket.',
     });
     Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -15,7 +15,8 @@ export function lambdaRole(scope: Construct, id: string, logGroup: logs.ILogGrou
   if (tracing) {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) support no resource-level permissions; no other statement of this role uses "*".',
+      reason:
+        'xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) support no resource-level permissions; no other statement of this role uses "*".',
     });
   }
   return role;
@@ -25,6 +26,7 @@ export function lambdaRole(scope: Construct, id: string, logGroup: logs.ILogGrou
 export function acknowledgeRuntime(fn: lambda.Function): void {
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
-    reason: 'Pinned to nodejs22.x, the runtime the handlers are bundled for (esbuild target node22) and tested against locally; moving to nodejs24.x is a deliberate upgrade, not a side effect of a CDK release.',
+    reason:
+      'Pinned to nodejs22.x, the runtime the handlers are bundled for (esbuild target node22) and tested against locally; moving to nodejs24.x is a deliberate upgrade, not a side effect of a CDK release.',
   });
 }

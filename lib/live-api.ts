@@ -25,19 +25,25 @@ export function addLiveApi(stack: Stack, functions: Record<string, lambda.Functi
     routeSelectionExpression: '$request.body.action',
   });
   api.addRoute('subscribe', { integration: new WebSocketLambdaIntegration('LiveSubscribe', message) });
-  const stage = new apigwv2.WebSocketStage(stack, 'LiveStage', { webSocketApi: api, stageName: 'live', autoDeploy: true, throttle: { rateLimit: 100, burstLimit: 200 } });
+  const stage = new apigwv2.WebSocketStage(stack, 'LiveStage', {
+    webSocketApi: api,
+    stageName: 'live',
+    autoDeploy: true,
+    throttle: { rateLimit: 100, burstLimit: 200 },
+  });
   for (const fn of [message, changes]) {
     api.grantManageConnections(fn);
     fn.addEnvironment('LIVE_MANAGEMENT_URL', stage.callbackUrl);
     Validations.of(fn.role ?? fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${stack.getLogicalId(api.node.defaultChild as CfnElement)}>/*/*/@connections/*]`,
-      reason: 'Connection ids are made by API Gateway at each connect: posting to and closing connections is granted on this API\'s @connections only.',
+      reason: "Connection ids are made by API Gateway at each connect: posting to and closing connections is granted on this API's @connections only.",
     });
   }
   for (const fn of [connect, disconnect]) fn.addEnvironment('LIVE_MANAGEMENT_URL', stage.callbackUrl);
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG4',
-    reason: '$connect authenticates in its function (an API token or a sign-in session, as the REST API does) and refuses the handshake otherwise; the other routes act only for connections it admitted.',
+    reason:
+      '$connect authenticates in its function (an API token or a sign-in session, as the REST API does) and refuses the handshake otherwise; the other routes act only for connections it admitted.',
   });
   Validations.of(stage).acknowledge({
     id: 'AwsSolutions-APIG1',

@@ -93,22 +93,24 @@ export function addRestApi(stack: Stack, props: RestApiProps): apigateway.Lambda
       {
         id: 'AwsSolutions-APIG4',
         reason:
-          'Authorization is the function\'s: openapi.yaml security schemes, checked by the API handler (Cognito or API tokens as Bearer, agent tokens as X-Secret-Key), as upstream assisted-service does; an API Gateway authorizer cannot read our token table cheaper.',
+          "Authorization is the function's: openapi.yaml security schemes, checked by the API handler (Cognito or API tokens as Bearer, agent tokens as X-Secret-Key), as upstream assisted-service does; an API Gateway authorizer cannot read our token table cheaper.",
       },
       {
         id: 'AwsSolutions-COG4',
         reason:
-          'The API function verifies Cognito tokens itself (jose, against the pool\'s JWKS: issuer, app client, expiry, token use) beside API tokens on the same Bearer header, and agent tokens as X-Secret-Key; a Cognito authorizer would refuse API and agent tokens, and the function must resolve the user\'s organisation and role anyway.',
+          "The API function verifies Cognito tokens itself (jose, against the pool's JWKS: issuer, app client, expiry, token use) beside API tokens on the same Bearer header, and agent tokens as X-Secret-Key; a Cognito authorizer would refuse API and agent tokens, and the function must resolve the user's organisation and role anyway.",
       },
     );
   }
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-APIG2',
-    reason: 'The API function validates every request against openapi.yaml (openapi-backend) before any use case runs; a second, API Gateway copy of the schema would drift from it.',
+    reason:
+      'The API function validates every request against openapi.yaml (openapi-backend) before any use case runs; a second, API Gateway copy of the schema would drift from it.',
   });
   Validations.of(api.deploymentStage).acknowledge({
     id: 'AwsSolutions-APIG3',
-    reason: 'No WAF in staging: managed rule groups reject the large bodies agents post and cost more than the stage; the stage throttles (rate/burst context) and every operation authenticates.',
+    reason:
+      'No WAF in staging: managed rule groups reject the large bodies agents post and cost more than the stage; the stage throttles (rate/burst context) and every operation authenticates.',
   });
   return api;
 }

@@ -130,7 +130,11 @@ function parsed(key: string, raw: unknown): unknown {
 function stringList(key: string, raw: unknown): string[] {
   const value = parsed(key, raw);
   if (value === undefined || value === null || value === '') return [];
-  if (typeof value === 'string') return value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
   throw new Error(`context ${key}: expected a comma-separated list or a JSON array of strings`);
 }
@@ -187,7 +191,14 @@ const PROVIDER_NAME = /^[^_\p{Z}][\p{L}\p{M}\p{S}\p{N}\p{P}][^_\p{Z}]{1,30}$/u;
 const HTTPS_URL = /^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 /** A Secrets Manager secret name (letters, digits and /_+=.@-) or its ARN. */
 const SECRET_NAME = /^([A-Za-z0-9/_+=.@-]{1,512}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+)$/;
-const FEDERATION_KEYS = ['federationName', 'federationOidcIssuer', 'federationOidcClientId', 'federationOidcClientSecretName', 'federationSamlMetadataUrl', 'federationEmailAttribute'];
+const FEDERATION_KEYS = [
+  'federationName',
+  'federationOidcIssuer',
+  'federationOidcClientId',
+  'federationOidcClientSecretName',
+  'federationSamlMetadataUrl',
+  'federationEmailAttribute',
+];
 /** The email claim of SAML identity providers (Entra ID, AD FS, Okta's default attribute statement). */
 const SAML_EMAIL_CLAIM = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress';
 
@@ -210,11 +221,15 @@ function signInConfig(context: Context, stage: string, consoleDomainName: string
   }
   const domainName = optionalString('signInDomainName', context('signInDomainName'), DOMAIN);
   if (domainName && !certificateArn) {
-    throw new Error('context signInDomainName needs certificateArn: the sign-in pages are served by CloudFront with the stage\'s us-east-1 certificate, which must cover this name too');
+    throw new Error(
+      "context signInDomainName needs certificateArn: the sign-in pages are served by CloudFront with the stage's us-east-1 certificate, which must cover this name too",
+    );
   }
   if (domainName && domainPrefix) throw new Error('context signInDomainName and signInDomainPrefix: give one, the user pool has one domain');
   if (domainName && domainName === consoleDomainName) {
-    throw new Error('context signInDomainName must differ from domainName: the console\'s CloudFront distribution holds that name, and Cognito\'s sign-in pages are a distribution of their own');
+    throw new Error(
+      "context signInDomainName must differ from domainName: the console's CloudFront distribution holds that name, and Cognito's sign-in pages are a distribution of their own",
+    );
   }
   return {
     ...(domainPrefix ? { domainPrefix } : {}),
@@ -243,11 +258,15 @@ function federation(context: Context): { federation?: FederatedIdentityProvider 
   }
   const name = optionalString('federationName', context('federationName')) ?? (metadataUrl ? 'SAML' : 'OIDC');
   if (!PROVIDER_NAME.test(name) || name.toLowerCase() === 'cognito') {
-    throw new Error(`context federationName: "${name}" is not a provider name Cognito accepts (3 to 32 characters, no spaces or underscores at either end, not "Cognito")`);
+    throw new Error(
+      `context federationName: "${name}" is not a provider name Cognito accepts (3 to 32 characters, no spaces or underscores at either end, not "Cognito")`,
+    );
   }
   const emailAttribute = optionalString('federationEmailAttribute', context('federationEmailAttribute'), /^\S{1,256}$/);
   if (metadataUrl) return { federation: { type: 'saml', name, metadataUrl, emailAttribute: emailAttribute ?? SAML_EMAIL_CLAIM } };
-  return { federation: { type: 'oidc', name, issuer: issuer!, clientId: clientId!, clientSecretName: clientSecretName!, emailAttribute: emailAttribute ?? 'email' } };
+  return {
+    federation: { type: 'oidc', name, issuer: issuer!, clientId: clientId!, clientSecretName: clientSecretName!, emailAttribute: emailAttribute ?? 'email' },
+  };
 }
 
 function importedVpc(raw: unknown): ImportedVpc | undefined {

@@ -43,7 +43,8 @@ export function addTableStreams(stack: Stack, props: TableStreamsProps): TableSt
     });
     Validations.of(failures).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This queue is the on-failure destination of the stream mapping: it is the dead-letter queue; nothing consumes it but a person, alerted by its alarm.',
+      reason:
+        'This queue is the on-failure destination of the stream mapping: it is the dead-letter queue; nothing consumes it but a person, alerted by its alarm.',
     });
     fn.addEventSource(
       new DynamoEventSource(props.table, {

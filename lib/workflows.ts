@@ -125,7 +125,8 @@ function allowRunTaskSync(stack: Stack, machine: sfn.StateMachine, task: Install
   );
   Validations.of(machine.role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::${nagFormattedArn('ecs', `task/<${stack.getLogicalId(cluster.node.defaultChild as CfnElement)}>/*`)}]`,
-    reason: 'ecs:DescribeTasks and ecs:StopTask for runTask.sync: task ids are only known once the task runs; the grant covers tasks of the installer cluster only.',
+    reason:
+      'ecs:DescribeTasks and ecs:StopTask for runTask.sync: task ids are only known once the task runs; the grant covers tasks of the installer cluster only.',
   });
   machine.addToRolePolicy(
     new iam.PolicyStatement({

@@ -30,10 +30,28 @@ const MEDIA_MOUNT = '/run/media/iso';
 
 const BOOLEAN_FLAGS = ['insecure', 'with-text-logging', 'with-stdout-logging', 'with-journal-logging', 'help'] as const;
 const STRING_FLAGS = [
-  'url', 'infra-env-id', 'agent-version', 'interval', 'cacert', 'host-id', 'gpu-config-file', 'simulate', 'log-level',
-  'max-poll-interval', 'text-log-file',
+  'url',
+  'infra-env-id',
+  'agent-version',
+  'interval',
+  'cacert',
+  'host-id',
+  'gpu-config-file',
+  'simulate',
+  'log-level',
+  'max-poll-interval',
+  'text-log-file',
   // fleet
-  'count', 'profile', 'profiles-mix', 'network', 'first-host', 'seed', 'stagger-ms', 'install-durations', 'install-fail-at', 'connections',
+  'count',
+  'profile',
+  'profiles-mix',
+  'network',
+  'first-host',
+  'seed',
+  'stagger-ms',
+  'install-durations',
+  'install-fail-at',
+  'connections',
 ] as const;
 
 export const USAGE = `usage:
@@ -82,7 +100,8 @@ export function parseCommandLine(argv: readonly string[]): { command: 'agent' | 
   ]);
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: args.filter((a) => !(a.startsWith('--no-') && negatives.has(a.slice(5)))), options, strict: true, allowPositionals: false }).values as typeof values;
+    values = parseArgs({ args: args.filter((a) => !(a.startsWith('--no-') && negatives.has(a.slice(5)))), options, strict: true, allowPositionals: false })
+      .values as typeof values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -176,7 +195,11 @@ export function mediaCheck(exec: CommandRunner): (() => Promise<string | undefin
 /** The real host's steps: probes, control steps and the installer; inventory honours --gpu-config-file. */
 export function realSteps(options: { gpuConfigFile?: string; log: AgentLog }): Record<string, StepRunner> {
   const inventory: StepRunner = async (_request, context) => {
-    const collected = await collectInventory({ exec: context.exec, log: context.log, ...(options.gpuConfigFile ? { gpuConfigFile: options.gpuConfigFile } : {}) });
+    const collected = await collectInventory({
+      exec: context.exec,
+      log: context.log,
+      ...(options.gpuConfigFile ? { gpuConfigFile: options.gpuConfigFile } : {}),
+    });
     return { exit_code: 0, output: JSON.stringify(collected) };
   };
   return { ...probeSteps, ...controlSteps(), inventory, install: installStep };
@@ -209,13 +232,21 @@ async function runAgent(flags: Flags): Promise<void> {
     const profile = loadProfile(flags.simulate);
     const real = deriveHostId({ ...(flags['host-id'] ? { override: flags['host-id'] } : {}) });
     const fleet = new Fleet({
-      url, infraEnvId, agentVersion, token, caCertFile: flags.cacert, insecure: flags.insecure === true,
+      url,
+      infraEnvId,
+      agentVersion,
+      token,
+      caCertFile: flags.cacert,
+      insecure: flags.insecure === true,
       profiles: [profile],
       // The simulated host is not this machine: its id differs from the real agent's unless given.
       hostIds: [flags['host-id'] ? real.hostId : undefined],
       seed: `${real.hostId}/${profile.name}`,
-      network: flags.network, timing: sessionTiming(flags), log,
-      installDurationsMs: parseDurations(flags['install-durations']), installFailAt: flags['install-fail-at'],
+      network: flags.network,
+      timing: sessionTiming(flags),
+      log,
+      installDurationsMs: parseDurations(flags['install-durations']),
+      installFailAt: flags['install-fail-at'],
     });
     await fleet.run(signal);
     await log.close();
@@ -226,9 +257,15 @@ async function runAgent(flags: Flags): Promise<void> {
   log.info('assisted-agent starting', { version: agentVersion, url, infra_env_id: infraEnvId, host_id: derived.hostId, host_id_from: derived.source });
   const api = createTransport({ url, token, agentVersion, caCertFile: flags.cacert, insecure: flags.insecure === true, log });
   const session = new AgentSession({
-    api, infraEnvId, hostId: derived.hostId, agentVersion,
+    api,
+    infraEnvId,
+    hostId: derived.hostId,
+    agentVersion,
     steps: realSteps({ gpuConfigFile: flags['gpu-config-file'], log }),
-    exec: runCommand, log, timing: sessionTiming(flags), mediaCheck: mediaCheck(runCommand),
+    exec: runCommand,
+    log,
+    timing: sessionTiming(flags),
+    mediaCheck: mediaCheck(runCommand),
     hooks: {
       onRegistered: (registration) => {
         if (registration.agentVersion && registration.agentVersion !== agentVersion) {
@@ -261,7 +298,14 @@ function handOver(wanted: string, running: string, log: AgentLog): void {
  * discovery ignition's agent unit names (the service builds images with the agent it expects, and
  * tells any other to upgrade). Read with the agent token, as a booted host could.
  */
-export async function agentVersionOfInfraEnv(options: { url: string; infraEnvId: string; token?: string; caCertFile?: string; insecure?: boolean; log: AgentLog }): Promise<string | undefined> {
+export async function agentVersionOfInfraEnv(options: {
+  url: string;
+  infraEnvId: string;
+  token?: string;
+  caCertFile?: string;
+  insecure?: boolean;
+  log: AgentLog;
+}): Promise<string | undefined> {
   const api = createTransport({ url: options.url, token: options.token, caCertFile: options.caCertFile, insecure: options.insecure, log: options.log });
   try {
     const response = await api.call('GET', `/v2/infra-envs/${options.infraEnvId}/downloads/files`, { query: { file_name: 'discovery.ign' }, retry: 'none' });
@@ -281,9 +325,20 @@ async function runFleetCommand(flags: Flags): Promise<void> {
   const infraEnvId = required(flags, 'infra-env-id');
   let agentVersion = flags['agent-version'];
   if (agentVersion === undefined) {
-    agentVersion = await agentVersionOfInfraEnv({ url, infraEnvId, token: process.env.PULL_SECRET_TOKEN, caCertFile: flags.cacert, insecure: flags.insecure === true, log });
-    if (agentVersion) log.info(`simulated hosts report agent ${agentVersion}, the one the infra-env's discovery ignition names (--agent-version to choose another)`);
-    else log.warn(`the infra-env's discovery ignition could not be read to learn its agent image; simulated hosts report ${AGENT_VERSION_DEFAULT}, and a service expecting another tells them to upgrade (pass --agent-version)`);
+    agentVersion = await agentVersionOfInfraEnv({
+      url,
+      infraEnvId,
+      token: process.env.PULL_SECRET_TOKEN,
+      caCertFile: flags.cacert,
+      insecure: flags.insecure === true,
+      log,
+    });
+    if (agentVersion)
+      log.info(`simulated hosts report agent ${agentVersion}, the one the infra-env's discovery ignition names (--agent-version to choose another)`);
+    else
+      log.warn(
+        `the infra-env's discovery ignition could not be read to learn its agent image; simulated hosts report ${AGENT_VERSION_DEFAULT}, and a service expecting another tells them to upgrade (pass --agent-version)`,
+      );
   }
   const fleet = new Fleet({
     url,
@@ -322,7 +377,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       case 'inventory': {
         const log = createLog({ level: 'warn', sink: (line) => process.stderr.write(`${line}\n`) });
-        const inventory = await collectInventory({ exec: runCommand, log, ...(parsed.flags['gpu-config-file'] ? { gpuConfigFile: parsed.flags['gpu-config-file'] } : {}) });
+        const inventory = await collectInventory({
+          exec: runCommand,
+          log,
+          ...(parsed.flags['gpu-config-file'] ? { gpuConfigFile: parsed.flags['gpu-config-file'] } : {}),
+        });
         process.stdout.write(`${JSON.stringify(inventory, null, 2)}\n`);
         return 0;
       }

@@ -153,7 +153,8 @@ export function logsGatherStep(collect: LogCollector = collectHostLogs): StepRun
     } catch (error) {
       return { exit_code: 1, error: `uploading the logs failed: ${(error as Error).message}` };
     }
-    if (response.status >= 300) return { exit_code: 1, error: `the service refused the logs upload: HTTP ${response.status}: ${(await response.text()).slice(0, 300)}` };
+    if (response.status >= 300)
+      return { exit_code: 1, error: `the service refused the logs upload: HTTP ${response.status}: ${(await response.text()).slice(0, 300)}` };
     await progress('completed');
     return { exit_code: 0, output: encodeStepOutput('logs-gather', { uploaded_bytes: archive.length, files: files.map((file) => file.name) }) };
   };

@@ -40,7 +40,11 @@ export interface WatchedChild {
  * Spawns a command that is killed (SIGKILL) once its timeout passes or the signal aborts: the one
  * watch both the step commands here and the installer's streamed commands run under.
  */
-export function spawnWatched(command: string, args: readonly string[], options: { timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; cwd?: string; stdin: 'pipe' | 'ignore' }): WatchedChild {
+export function spawnWatched(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; cwd?: string; stdin: 'pipe' | 'ignore' },
+): WatchedChild {
   let timedOut = false;
   let settled = false;
   const child = spawn(command, [...args], { env: options.env ?? process.env, cwd: options.cwd, stdio: [options.stdin, 'pipe', 'pipe'] });
@@ -69,7 +73,13 @@ export const runCommand: CommandRunner = (command, args, options = {}) =>
     let stdout = '';
     let stderr = '';
     let outBytes = 0;
-    const { child, timedOut, settle } = spawnWatched(command, args, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: options.signal, env: options.env, cwd: options.cwd, stdin: 'pipe' });
+    const { child, timedOut, settle } = spawnWatched(command, args, {
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signal: options.signal,
+      env: options.env,
+      cwd: options.cwd,
+      stdin: 'pipe',
+    });
     const finish = (result: CommandResult) => {
       if (settle()) resolve(result);
     };

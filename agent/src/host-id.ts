@@ -14,8 +14,17 @@ export const FAILURE_HOST_ID = 'deaddead-dead-dead-dead-deaddeaddead';
 
 /** Serials vendors ship when nobody filled one in; they are shared by many machines. */
 const PLACEHOLDER_SERIALS = new Set([
-  '', 'unknown', 'none', '(none)', '-', 'unspecified base board serial number', 'unspecified system serial number',
-  'default string', 'not specified', 'pca_number.acc', 'to be filled by o.e.m.',
+  '',
+  'unknown',
+  'none',
+  '(none)',
+  '-',
+  'unspecified base board serial number',
+  'unspecified system serial number',
+  'default string',
+  'not specified',
+  'pca_number.acc',
+  'to be filled by o.e.m.',
 ]);
 const PLACEHOLDER_UUIDS = new Set(['00000000-0000-0000-0000-000000000000', '03000200-0400-0500-0006-000700080009']);
 

@@ -33,7 +33,7 @@ export function isLogLevel(value: string): value is LogLevel {
 function formatValue(key: string, value: unknown): string {
   if (SECRET_FIELD.test(key)) return '[redacted]';
   if (value instanceof Error) value = value.message;
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return /[\s"=]/.test(text) || text === '' ? JSON.stringify(text) : text;
 }
 
@@ -55,7 +55,9 @@ export function createLog(options: LogOptions = {}): RootLog {
     file = createWriteStream(options.textFile, { flags: 'a', mode: 0o600 });
     file.on('error', (error) => {
       // A log file we cannot write must not stop the agent; say so once where it can be seen.
-      process.stdout.write(`${formatLine('warn', 'text log file is not writable; logging to stdout only', { file: options.textFile, error: error.message })}\n`);
+      process.stdout.write(
+        `${formatLine('warn', 'text log file is not writable; logging to stdout only', { file: options.textFile, error: error.message })}\n`,
+      );
       file = undefined;
     });
     sinks.push((line) => file?.write(`${line}\n`));

@@ -108,7 +108,6 @@ export interface SessionOptions {
   readonly random?: () => number;
 }
 
-
 /** Upstream's error bodies: InfraError {code, message} for 401/403, Error {code, reason} otherwise; gateways send text. */
 async function reasonOf(response: ApiResponse): Promise<string> {
   const text = await response.text().catch(() => '');
@@ -244,7 +243,9 @@ export class AgentSession {
     }
     const command = body.next_step_runner_command as { args?: unknown[]; retry_seconds?: number } | undefined;
     if (!command) {
-      this.log.error(`incompatible server version: the registration answer has no next_step_runner_command; retrying in ${this.timing.incompatibleServerMs / 1000} s`);
+      this.log.error(
+        `incompatible server version: the registration answer has no next_step_runner_command; retrying in ${this.timing.incompatibleServerMs / 1000} s`,
+      );
       await sleep(this.timing.incompatibleServerMs, signal);
       return undefined;
     }
@@ -256,7 +257,9 @@ export class AgentSession {
     }
     if (typeof request.host_id !== 'string' || !isUuid(request.host_id)) {
       const retryMs = command.retry_seconds && command.retry_seconds > 0 ? command.retry_seconds * 1000 : this.timing.incompatibleServerMs;
-      this.log.error(`the service's step runner request has no valid host_id (${JSON.stringify(command.args?.[0] ?? null).slice(0, 200)}); registering again in ${retryMs / 1000} s`);
+      this.log.error(
+        `the service's step runner request has no valid host_id (${JSON.stringify(command.args?.[0] ?? null).slice(0, 200)}); registering again in ${retryMs / 1000} s`,
+      );
       await sleep(retryMs, signal);
       return undefined;
     }
@@ -376,7 +379,13 @@ export class AgentSession {
     return slot.run;
   }
 
-  private async runStep(request: StepRequest, registration: Registration, signal: AbortSignal, requestRestart: () => void, onReplying: () => void): Promise<void> {
+  private async runStep(
+    request: StepRequest,
+    registration: Registration,
+    signal: AbortSignal,
+    requestRestart: () => void,
+    onReplying: () => void,
+  ): Promise<void> {
     const runner = this.options.steps[request.step_type];
     let result: StepResult;
     const started = Date.now();
@@ -415,7 +424,12 @@ export class AgentSession {
     };
     const running = Promise.resolve()
       .then(() => runner(request, context))
-      .catch((error: unknown): StepResult => ({ exit_code: EXIT_VALIDATION_ERROR, error: `step ${request.step_type} failed: ${(error as Error)?.message ?? String(error)}` }));
+      .catch(
+        (error: unknown): StepResult => ({
+          exit_code: EXIT_VALIDATION_ERROR,
+          error: `step ${request.step_type} failed: ${(error as Error)?.message ?? String(error)}`,
+        }),
+      );
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       if (Number.isFinite(timeoutMs)) timer = setTimeout(() => resolve('timeout'), timeoutMs);
@@ -452,7 +466,10 @@ export class AgentSession {
       ...(result.error ? { error: result.error } : {}),
     };
     try {
-      const response = await this.options.api.call('POST', `/v2/infra-envs/${this.options.infraEnvId}/hosts/${registration.hostId}/instructions`, { json: body, signal });
+      const response = await this.options.api.call('POST', `/v2/infra-envs/${this.options.infraEnvId}/hosts/${registration.hostId}/instructions`, {
+        json: body,
+        signal,
+      });
       if (response.status >= 200 && response.status < 300) {
         if (result.exit_code === 0 && result.output !== undefined) this.lastOutputs.set(type, { output: result.output, at: now });
         else this.lastOutputs.delete(type);

@@ -185,7 +185,14 @@ export function createTransport(options: TransportOptions): ApiTransport {
         }
         if ('response' in outcome) return outcome.response;
         const wait = delayFor(attempt);
-        options.log?.debug('request failed; retrying', { method, path: url.pathname, failure: outcome.failure, attempt: attempt + 1, of: outcome.retries, retry_in_ms: wait });
+        options.log?.debug('request failed; retrying', {
+          method,
+          path: url.pathname,
+          failure: outcome.failure,
+          attempt: attempt + 1,
+          of: outcome.retries,
+          retry_in_ms: wait,
+        });
         await abortableSleep(wait, callOptions.signal);
       }
     },

@@ -9,7 +9,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 
 const pooled = { maxSockets: 256, keepAlive: true };
-const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION, maxAttempts: 8, requestHandler: { httpAgent: pooled, httpsAgent: pooled } }));
+const client = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: process.env.AWS_REGION, maxAttempts: 8, requestHandler: { httpAgent: pooled, httpsAgent: pooled } }),
+);
 const logger = new Logger({ serviceName: 'floor' });
 const metrics = new Metrics({ serviceName: 'floor', namespace: 'Floor' });
 

@@ -76,7 +76,20 @@ export interface StackFacts {
 }
 
 export interface Prices {
-  perRequest: Record<'apiGatewayRest' | 'apiGatewayHttp' | 'cloudFrontHttps' | 'lambdaInvocation' | 'dynamodbReadUnit' | 'dynamodbWriteUnit' | 's3Put' | 's3Get' | 'stepFunctionsTransition' | 'xrayTrace' | 'schedulerInvocation', number>;
+  perRequest: Record<
+    | 'apiGatewayRest'
+    | 'apiGatewayHttp'
+    | 'cloudFrontHttps'
+    | 'lambdaInvocation'
+    | 'dynamodbReadUnit'
+    | 'dynamodbWriteUnit'
+    | 's3Put'
+    | 's3Get'
+    | 'stepFunctionsTransition'
+    | 'xrayTrace'
+    | 'schedulerInvocation',
+    number
+  >;
   perGb: Record<'cloudFrontTransferOut' | 'dataTransferOut' | 'logsIngestion', number>;
   perGbSecond: Record<'lambdaArm64' | 'lambdaX86', number>;
   monthly: Record<'natGateway' | 'cloudWatchAlarm' | 'secret' | 'hostedZone' | 'kmsKey', number>;
@@ -129,7 +142,9 @@ export function fixedMonthly(stack: StackFacts, prices: Prices): Breakdown {
 export function loggedBytes(cost: RequestCost, fn: FunctionFacts, stack: StackFacts, prices: Prices): number {
   const quiet = stack.logLevel === 'WARN' || stack.logLevel === 'ERROR';
   const lines = cost.logBytes - (cost.metricLogBytes ?? 0) - (quiet ? (cost.infoLogBytes ?? 0) : 0);
-  return Math.max(0, lines) + (fn.publishesMetrics ? (cost.metricLogBytes ?? 0) : 0) + (stack.platformLogLines ? prices.lambdaPlatformLogBytesPerInvocation : 0);
+  return (
+    Math.max(0, lines) + (fn.publishesMetrics ? (cost.metricLogBytes ?? 0) : 0) + (stack.platformLogLines ? prices.lambdaPlatformLogBytesPerInvocation : 0)
+  );
 }
 
 /** The door a caller's requests come through on this stack: none for internal invocations. */
@@ -167,7 +182,8 @@ export function monthlyBill(lines: readonly WorkloadLine[], stack: StackFacts, p
       bill.CloudFront! += perMonth * (prices.perRequest.cloudFrontHttps + (cost.responseBytes / GB) * prices.perGb.cloudFrontTransferOut);
       logBytes += prices.apiGatewayAccessLogBytesPerRequest;
     } else if (door === 'http-api') {
-      bill['API Gateway (HTTP)']! += perMonth * prices.perRequest.apiGatewayHttp * Math.max(1, Math.ceil(cost.responseBytes / prices.apiGatewayHttpMeteringBytes));
+      bill['API Gateway (HTTP)']! +=
+        perMonth * prices.perRequest.apiGatewayHttp * Math.max(1, Math.ceil(cost.responseBytes / prices.apiGatewayHttpMeteringBytes));
       bill['Data transfer out']! += perMonth * (cost.responseBytes / GB) * prices.perGb.dataTransferOut;
     } else if (door === 'function-url') {
       bill['Data transfer out']! += perMonth * ((cost.gzippedResponseBytes ?? cost.responseBytes) / GB) * prices.perGb.dataTransferOut;
@@ -180,7 +196,9 @@ export function monthlyBill(lines: readonly WorkloadLine[], stack: StackFacts, p
     bill.S3! += perMonth * (cost.s3Puts * prices.perRequest.s3Put + cost.s3Gets * prices.perRequest.s3Get);
     bill['CloudWatch Logs']! += perMonth * (logBytes / GB) * prices.perGb.logsIngestion;
   }
-  const traces = (stack.restTracing ? sampledTraces(restRequests, prices.xraySampling) : 0) + [...lambdaSampled.values()].reduce((sum, n) => sum + sampledTraces(n, prices.xraySampling), 0);
+  const traces =
+    (stack.restTracing ? sampledTraces(restRequests, prices.xraySampling) : 0) +
+    [...lambdaSampled.values()].reduce((sum, n) => sum + sampledTraces(n, prices.xraySampling), 0);
   bill['X-Ray'] = traces * prices.perRequest.xrayTrace;
   return bill;
 }
@@ -296,7 +314,13 @@ export function fargateCharge(task: TaskFacts, minutes: number, prices: FargateP
 }
 
 /** The charges of one install that are not a function's request: the workflow's transitions, the installer task, its S3 requests, and what is downloaded from S3 directly (the hosts' ISO, measured pre-signed downloads). */
-export function installExtras(run: InstallRun, assumptions: InstallAssumptions, task: TaskFacts, prices: Prices & { fargate: FargatePrices }, follows: number): Breakdown {
+export function installExtras(
+  run: InstallRun,
+  assumptions: InstallAssumptions,
+  task: TaskFacts,
+  prices: Prices & { fargate: FargatePrices },
+  follows: number,
+): Breakdown {
   const downloadGb = (assumptions.isoDownloadsPerCluster * assumptions.isoBytes + run.downloadBytes) / GB;
   return {
     'Step Functions': workflowTransitions(run.workflowStates, run.workflowFollows, follows) * prices.perRequest.stepFunctionsTransition,
@@ -320,7 +344,12 @@ export function installedMonthly(
   timing: { pollSeconds: number; installPollSeconds: number; schedulerInvocationsPerMonth: number },
 ): { lines: WorkloadLine[]; bill: Breakdown; perInstall: Breakdown } {
   const clusters = assumptions.clustersPerMonth;
-  const installLines = run.kinds.map((kind) => ({ label: kind.label, caller: kind.caller, cost: kind.cost, perMonth: clusters * installRequests(kind, assumptions, timing.pollSeconds, timing.installPollSeconds) }));
+  const installLines = run.kinds.map((kind) => ({
+    label: kind.label,
+    caller: kind.caller,
+    cost: kind.cost,
+    perMonth: clusters * installRequests(kind, assumptions, timing.pollSeconds, timing.installPollSeconds),
+  }));
   const extras = installExtras(run, assumptions, task, prices, followPasses(assumptions, timing.installPollSeconds));
   const idle = monthlyBill(idleLines, stack, prices, timing.schedulerInvocationsPerMonth);
   const bill = monthlyBill([...idleLines, ...installLines], stack, prices, timing.schedulerInvocationsPerMonth);

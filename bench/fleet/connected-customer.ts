@@ -87,7 +87,9 @@ export type ConnectedReport =
   | { type: 'agent-error'; line: string }
   | { type: 'done'; outcome: ConnectedOutcome };
 
-const settings = await new Promise<ConnectedSettings>((resolve) => process.once('message', (message: { settings: ConnectedSettings }) => resolve(message.settings)));
+const settings = await new Promise<ConnectedSettings>((resolve) =>
+  process.once('message', (message: { settings: ConnectedSettings }) => resolve(message.settings)),
+);
 const report = (message: ConnectedReport) => process.send?.(message);
 const stopAll = new AbortController();
 process.on('disconnect', () => stopAll.abort());
@@ -111,7 +113,6 @@ const SNO = settings.hostsPerCluster === 1;
 // Clusters are in datacenters of their own: every one uses the same machine network (the ZTP examples').
 const NETWORK = SNO ? '192.168.112.0/24' : '192.168.111.0/24';
 
-
 // ---- what the agents see: per host, its answered polls
 interface HostPolls {
   last: number;
@@ -129,13 +130,22 @@ async function oneCluster(index: number): Promise<void> {
   const name = `${settings.namePrefix}-${index}`;
   try {
     const cluster = await user.call('POST', '/clusters', {
-      name, openshift_version: await user.openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
+      name,
+      openshift_version: await user.openshiftVersion(),
+      pull_secret: settings.pullSecret,
+      base_dns_domain: 'example.com',
+      ssh_public_key: settings.sshPublicKey,
       ...(SNO
         ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORK }] }
         : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
     });
     expectStatus(cluster, 201, 'creating the cluster');
-    const infraEnv = await user.call('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
+    const infraEnv = await user.call('POST', '/infra-envs', {
+      name,
+      pull_secret: settings.pullSecret,
+      cluster_id: cluster.body.id,
+      ssh_authorized_key: settings.sshPublicKey,
+    });
     expectStatus(infraEnv, 201, 'creating the infra-env');
     const clusterId = cluster.body.id as string;
     const infraEnvId = infraEnv.body.id as string;
@@ -143,7 +153,10 @@ async function oneCluster(index: number): Promise<void> {
     expectStatus(ignition, 200, 'downloading discovery.ign');
     const { token, image } = agentUnitOf(ignition.text);
     const fleet = new Fleet({
-      url: settings.url, infraEnvId, token, agentVersion: image,
+      url: settings.url,
+      infraEnvId,
+      token,
+      agentVersion: image,
       profiles: PROFILES,
       network: NETWORK,
       staggerMs: 50,
@@ -172,7 +185,12 @@ async function oneCluster(index: number): Promise<void> {
       },
       log: agentLog,
     });
-    fleets.push({ fleet, clusterId, infraEnvId, run: fleet.run(stopAll.signal).catch((error: Error) => void report({ type: 'agent-error', line: `fleet of ${name}: ${error.message}` })) });
+    fleets.push({
+      fleet,
+      clusterId,
+      infraEnvId,
+      run: fleet.run(stopAll.signal).catch((error: Error) => void report({ type: 'agent-error', line: `fleet of ${name}: ${error.message}` })),
+    });
   } catch (error) {
     const cause = error instanceof Failure ? error.reason : `unexpected: ${(error as Error).message.slice(0, 120)}`;
     creationFailures[cause] = (creationFailures[cause] ?? 0) + 1;
@@ -194,12 +212,14 @@ function connectedNow(now = Date.now()): number {
 /** Runs `work` over `items`, `limit` at once. */
 async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length && !stopAll.signal.aborted) {
-      const index = next++;
-      await work(items[index]!, index);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length && !stopAll.signal.aborted) {
+        const index = next++;
+        await work(items[index]!, index);
+      }
+    }),
+  );
 }
 
 /** What the service judged: statuses now, and every move to disconnected its events recorded. */
@@ -218,7 +238,8 @@ async function serviceView(): Promise<ConnectedOutcome['service']> {
       // "Host h: updated status from known to disconnected (…)" (host_status_updated); never "from disconnected to …".
       const events = await user.call('GET', `/events?cluster_id=${clusterId}&message=${encodeURIComponent('to disconnected')}&limit=10000`);
       expectStatus(events, 200, 'listing events');
-      for (const event of events.body as { host_id?: string; message: string }[]) if (event.host_id && / to disconnected/i.test(event.message)) evented.add(event.host_id);
+      for (const event of events.body as { host_id?: string; message: string }[])
+        if (event.host_id && / to disconnected/i.test(event.message)) evented.add(event.host_id);
     } catch {
       view.readFailures += 1;
     }
@@ -231,17 +252,28 @@ async function main(): Promise<void> {
   const phase = (name: Extract<ConnectedReport, { type: 'phase' }>['phase'], detail: string) => report({ type: 'phase', at: Date.now(), phase: name, detail });
   const sampler = setInterval(() => {
     const hosts = allHosts();
-    report({ type: 'sample', at: Date.now(), running: hosts.filter((h) => h.state === 'running').length, registered: hosts.filter((h) => h.serviceHostId).length, connected: connectedNow() });
+    report({
+      type: 'sample',
+      at: Date.now(),
+      running: hosts.filter((h) => h.state === 'running').length,
+      registered: hosts.filter((h) => h.serviceHostId).length,
+      connected: connectedNow(),
+    });
   }, 1_000);
   const deadline = settings.startedAt + settings.registerTimeoutMs;
   const deadlineSignal = AbortSignal.any([stopAll.signal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
 
   // ---- clusters created, a bounded number at once, each one's hosts booted as soon as it exists
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(settings.createConcurrency, settings.clusters) }, async () => {
-    while (next < settings.clusters && !deadlineSignal.aborted) await oneCluster(next++);
-  }));
-  phase('created', `${fleets.length} clusters created of ${settings.clusters}${Object.keys(creationFailures).length ? `; failures ${JSON.stringify(creationFailures)}` : ''}`);
+  await Promise.all(
+    Array.from({ length: Math.min(settings.createConcurrency, settings.clusters) }, async () => {
+      while (next < settings.clusters && !deadlineSignal.aborted) await oneCluster(next++);
+    }),
+  );
+  phase(
+    'created',
+    `${fleets.length} clusters created of ${settings.clusters}${Object.keys(creationFailures).length ? `; failures ${JSON.stringify(creationFailures)}` : ''}`,
+  );
 
   // ---- every host registered (or the deadline)
   const booted = fleets.length * PROFILES.length;
@@ -266,7 +298,11 @@ async function main(): Promise<void> {
 
   // Judged before the agents stop: a false disconnect is one of a host whose agent still polls, and polled on time throughout.
   const agentsStopped = allHosts().filter((h) => h.serviceHostId && h.state !== 'running').length;
-  const byServiceId = new Map(allHosts().filter((h) => h.serviceHostId).map((h) => [h.serviceHostId!, h]));
+  const byServiceId = new Map(
+    allHosts()
+      .filter((h) => h.serviceHostId)
+      .map((h) => [h.serviceHostId!, h]),
+  );
   const onTime = (hostId: string, now = Date.now()) => {
     const seen = polls.get(hostId);
     return byServiceId.get(hostId)?.state === 'running' && !!seen && seen.maxGap < DISCONNECTION_MS && now - seen.last < DISCONNECTION_MS;

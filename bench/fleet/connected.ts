@@ -38,7 +38,6 @@ import { cpuSplit, CpuMeter } from './cpu.js';
 import type { ConnectedOutcome, ConnectedReport, ConnectedSettings } from './connected-customer.js';
 import { seconds, setting } from '../support/settings.js';
 
-
 /** One scheduled HostMonitor invocation, as the runtime answered it. */
 export interface MonitorRun {
   /** Epoch ms it was answered. */
@@ -61,7 +60,13 @@ export interface ConnectedResult {
   judgedDisconnected: number;
   /** The monitor's own count of hosts it moved to disconnected, summed over its passes (the whole run). */
   monitorMovedToDisconnected: number;
-  monitorPassSeconds: { hold: { passes: number; p50: number; max: number }; wholeRun: { passes: number; p50: number; max: number }; maxHostsVisited: number; failedInvocations: number; passesWithFailedClusters: number };
+  monitorPassSeconds: {
+    hold: { passes: number; p50: number; max: number };
+    wholeRun: { passes: number; p50: number; max: number };
+    maxHostsVisited: number;
+    failedInvocations: number;
+    passesWithFailedClusters: number;
+  };
   /** Agent polls as the agents saw them: over the hold (everyone registered), and over the whole run. */
   agentPollMs: { hold: PollLatency; wholeRun: PollLatency };
   latencies: Record<string, LatencySummary>;
@@ -90,7 +95,12 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
   const inMemory = process.env.FLEET_DYNAMODB === 'memory';
   const memoryDynamo = inMemory ? await startDynamoDbLocal({ port: await freePort('127.0.0.1') }) : undefined;
   const runtime = await startRuntime({
-    port: 0, dnsPort: 0, dataDir: path.join(workDir, 'data'), baseDomains: ['example.com'], warmAllFunctions: true, identityStandIn: false,
+    port: 0,
+    dnsPort: 0,
+    dataDir: path.join(workDir, 'data'),
+    baseDomains: ['example.com'],
+    warmAllFunctions: true,
+    identityStandIn: false,
     ...(memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
   });
   const monitorRuns: MonitorRun[] = [];
@@ -120,10 +130,15 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
     };
     const pollLabel = settings.pollSeconds === 60 ? 'upstream’s 60 s' : `${settings.pollSeconds} s (FASTER than upstream’s 60 s)`;
     const shape = settings.hostsPerCluster === 1 ? 'single-node' : `master×3${settings.hostsPerCluster > 3 ? ` + worker×${settings.hostsPerCluster - 3}` : ''}`;
-    console.log(`fleet-connected: ${settings.clusters} clusters of ${settings.hostsPerCluster} SIMULATED hosts (${shape}) = ${settings.clusters * settings.hostsPerCluster} hosts, never installed; agents poll at most every ${pollLabel}; held ${settings.holdMs / 60_000} min after the last registration; host monitor on the runtime's schedule; ${settings.createConcurrency} creations at once; DynamoDB Local ${inMemory ? 'IN MEMORY (FLEET_DYNAMODB=memory)' : 'on disk as npm start runs it'}; ${availableParallelism()} cores`);
+    console.log(
+      `fleet-connected: ${settings.clusters} clusters of ${settings.hostsPerCluster} SIMULATED hosts (${shape}) = ${settings.clusters * settings.hostsPerCluster} hosts, never installed; agents poll at most every ${pollLabel}; held ${settings.holdMs / 60_000} min after the last registration; host monitor on the runtime's schedule; ${settings.createConcurrency} creations at once; DynamoDB Local ${inMemory ? 'IN MEMORY (FLEET_DYNAMODB=memory)' : 'on disk as npm start runs it'}; ${availableParallelism()} cores`,
+    );
 
     const cpu = new CpuMeter(runtime.functions);
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'connected-customer.ts')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'connected-customer.ts')], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     customer = child;
     // Over the IPC channel, not argv: the admin token and pull secret stay out of the process list.
     child.send({ type: 'settings', settings });
@@ -205,32 +220,58 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
       cores: availableParallelism(),
     };
 
-    console.log(`\nclusters: ${o.clustersCreated} created of ${settings.clusters}${Object.keys(o.creationFailures).length ? ` (failures: ${JSON.stringify(o.creationFailures)})` : ''}; hosts: ${o.hostsRegistered} registered of ${o.hostsBooted} booted; the service lists ${o.service.hostsListed}: ${JSON.stringify(o.service.statuses)}${o.service.readFailures ? `, ${o.service.readFailures} clusters UNREAD` : ''}`);
-    console.log(`held ${seconds(o.holdEndedAt - o.holdStartedAt)} after the last registration (+${seconds(o.lastRegisteredAt - settings.startedAt)}); run ${seconds(wallMs)}`);
-    console.log(`judged disconnected by the service: ${judged.size} (at the end ${o.service.disconnectedAtEnd.length}, in events ${o.service.disconnectionEvents.length}; the monitor's passes report ${result.monitorMovedToDisconnected} moves), of which their agents kept polling on time: ${o.falseDisconnects.length}`);
-    console.log(`agents: longest gap between a host's answered polls p50 ${seconds(o.pollGapMs.p50)}, p99 ${seconds(o.pollGapMs.p99)}, max ${seconds(o.pollGapMs.max)} (${o.pollGapMs.over180s} hosts ≥ 180 s); ${o.agentPollFailures} failed polls; ${o.agentsStopped} agents stopped before the end`);
+    console.log(
+      `\nclusters: ${o.clustersCreated} created of ${settings.clusters}${Object.keys(o.creationFailures).length ? ` (failures: ${JSON.stringify(o.creationFailures)})` : ''}; hosts: ${o.hostsRegistered} registered of ${o.hostsBooted} booted; the service lists ${o.service.hostsListed}: ${JSON.stringify(o.service.statuses)}${o.service.readFailures ? `, ${o.service.readFailures} clusters UNREAD` : ''}`,
+    );
+    console.log(
+      `held ${seconds(o.holdEndedAt - o.holdStartedAt)} after the last registration (+${seconds(o.lastRegisteredAt - settings.startedAt)}); run ${seconds(wallMs)}`,
+    );
+    console.log(
+      `judged disconnected by the service: ${judged.size} (at the end ${o.service.disconnectedAtEnd.length}, in events ${o.service.disconnectionEvents.length}; the monitor's passes report ${result.monitorMovedToDisconnected} moves), of which their agents kept polling on time: ${o.falseDisconnects.length}`,
+    );
+    console.log(
+      `agents: longest gap between a host's answered polls p50 ${seconds(o.pollGapMs.p50)}, p99 ${seconds(o.pollGapMs.p99)}, max ${seconds(o.pollGapMs.max)} (${o.pollGapMs.over180s} hosts ≥ 180 s); ${o.agentPollFailures} failed polls; ${o.agentsStopped} agents stopped before the end`,
+    );
     const holdPasses = result.monitorPassSeconds.hold;
-    console.log(`host monitor (HostMonitor on the runtime's schedule): over the hold ${holdPasses.passes} passes, p50 ${holdPasses.p50.toFixed(2)} s, max ${holdPasses.max.toFixed(2)} s; whole run ${result.monitorPassSeconds.wholeRun.passes} passes, max ${result.monitorPassSeconds.wholeRun.max.toFixed(2)} s; up to ${result.monitorPassSeconds.maxHostsVisited} hosts visited a pass${result.monitorPassSeconds.failedInvocations ? `; ${result.monitorPassSeconds.failedInvocations} invocations FAILED` : ''}${result.monitorPassSeconds.passesWithFailedClusters ? `; ${result.monitorPassSeconds.passesWithFailedClusters} passes with clusters that FAILED` : ''}`);
+    console.log(
+      `host monitor (HostMonitor on the runtime's schedule): over the hold ${holdPasses.passes} passes, p50 ${holdPasses.p50.toFixed(2)} s, max ${holdPasses.max.toFixed(2)} s; whole run ${result.monitorPassSeconds.wholeRun.passes} passes, max ${result.monitorPassSeconds.wholeRun.max.toFixed(2)} s; up to ${result.monitorPassSeconds.maxHostsVisited} hosts visited a pass${result.monitorPassSeconds.failedInvocations ? `; ${result.monitorPassSeconds.failedInvocations} invocations FAILED` : ''}${result.monitorPassSeconds.passesWithFailedClusters ? `; ${result.monitorPassSeconds.passesWithFailedClusters} passes with clusters that FAILED` : ''}`,
+    );
     for (const run of monitorRuns) {
       const inHold = run.at >= o.holdStartedAt && run.at <= o.holdEndedAt;
-      console.log(`  pass answered at +${seconds(run.at - settings.startedAt)}${inHold ? ' (hold)' : ''}: ${seconds(run.ms)}${run.pass ? `, visited ${run.pass.visited}, judged ${run.pass.judged} (${run.pass.judgedWhole} clusters whole), moved ${run.pass.moved}, to disconnected ${run.pass.disconnected}, failed ${run.pass.failed}` : run.ok ? '' : ', FAILED'}`);
+      console.log(
+        `  pass answered at +${seconds(run.at - settings.startedAt)}${inHold ? ' (hold)' : ''}: ${seconds(run.ms)}${run.pass ? `, visited ${run.pass.visited}, judged ${run.pass.judged} (${run.pass.judgedWhole} clusters whole), moved ${run.pass.moved}, to disconnected ${run.pass.disconnected}, failed ${run.pass.failed}` : run.ok ? '' : ', FAILED'}`,
+      );
     }
     const table = (title: string, latencies: Record<string, LatencySummary>) => {
       console.log(`${title.padEnd(50)}count      p50      p99  worst minute p99      max`);
-      for (const [kind, s] of Object.entries(latencies).sort()) console.log(`  ${kind.padEnd(44)}${String(s.count).padStart(9)}${s.p50.toFixed(1).padStart(9)}${s.p99.toFixed(1).padStart(9)}${s.worstMinuteP99.toFixed(1).padStart(18)}${s.max.toFixed(0).padStart(9)}`);
+      for (const [kind, s] of Object.entries(latencies).sort())
+        console.log(
+          `  ${kind.padEnd(44)}${String(s.count).padStart(9)}${s.p50.toFixed(1).padStart(9)}${s.p99.toFixed(1).padStart(9)}${s.worstMinuteP99.toFixed(1).padStart(18)}${s.max.toFixed(0).padStart(9)}`,
+        );
     };
     table('API latency as the callers see it, whole run (ms)', o.latencies);
     table('the same, during the hold only (ms)', o.holdLatencies);
-    const serviceSeconds = Object.entries(cpuSeconds).filter(([where]) => !where.startsWith('customer')).reduce((sum, [, s]) => sum + s, 0);
-    console.log(`CPU seconds by where they went (the service used ${serviceSeconds.toFixed(0)} CPU s in ${seconds(wallMs)}: ${(serviceSeconds / (wallMs / 1000)).toFixed(2)} cores on average)`);
+    const serviceSeconds = Object.entries(cpuSeconds)
+      .filter(([where]) => !where.startsWith('customer'))
+      .reduce((sum, [, s]) => sum + s, 0);
+    console.log(
+      `CPU seconds by where they went (the service used ${serviceSeconds.toFixed(0)} CPU s in ${seconds(wallMs)}: ${(serviceSeconds / (wallMs / 1000)).toFixed(2)} cores on average)`,
+    );
     console.log(cpuSplit(cpuSeconds));
-    console.log(`calls (customer side): ${Object.entries(o.calls).slice(0, 12).map(([call, n]) => `${call} ${n}`).join(', ')}`);
+    console.log(
+      `calls (customer side): ${Object.entries(o.calls)
+        .slice(0, 12)
+        .map(([call, n]) => `${call} ${n}`)
+        .join(', ')}`,
+    );
     if (Object.keys(serverErrors).length) console.log(`5xx answers: ${JSON.stringify(serverErrors)}`);
     for (const line of agentErrors.slice(0, 5)) console.log(`  agent error: ${line}`);
     const out = process.env.FLEET_OUT ?? path.join(tmpdir(), 'fleet-connected.json');
     writeFileSync(out, `${JSON.stringify({ ...result, monitorRuns }, null, 2)}\n`);
     console.log(`result: ${out}`);
-    console.log(`agent polls: p50 ${result.agentPollMs.hold.p50.toFixed(1)} ms, p99 ${result.agentPollMs.hold.p99.toFixed(1)} ms during the hold (whole run: p50 ${result.agentPollMs.wholeRun.p50.toFixed(1)} ms, p99 ${result.agentPollMs.wholeRun.p99.toFixed(1)} ms)`);
+    console.log(
+      `agent polls: p50 ${result.agentPollMs.hold.p50.toFixed(1)} ms, p99 ${result.agentPollMs.hold.p99.toFixed(1)} ms during the hold (whole run: p50 ${result.agentPollMs.wholeRun.p50.toFixed(1)} ms, p99 ${result.agentPollMs.wholeRun.p99.toFixed(1)} ms)`,
+    );
     console.log(`hosts connected at once: ${peakConnected}`);
     console.log(`false disconnects: ${result.falseDisconnects}`);
     console.log(`monitor pass max: ${holdPasses.passes ? `${holdPasses.max.toFixed(2)} s` : 'n/a (no pass during the hold)'}`);

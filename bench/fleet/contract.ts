@@ -66,7 +66,8 @@ export interface LatencySummary {
 export function callClass(method: string, route: string): string {
   if (/\/hosts\/[^/]+\/instructions$/.test(route)) return method === 'GET' ? 'agent polls' : 'agent step replies';
   if (/\/infra-envs\/[^/]+\/hosts$/.test(route) && method === 'POST') return 'agent registrations';
-  if (/\/(progress|logs-progress|logs|monitored-operators|uploads\/[^/]+|actions\/complete-installation)$/.test(route)) return 'install progress and controller reports';
+  if (/\/(progress|logs-progress|logs|monitored-operators|uploads\/[^/]+|actions\/complete-installation)$/.test(route))
+    return 'install progress and controller reports';
   return 'other agent and controller calls';
 }
 
@@ -92,7 +93,17 @@ export class LatencyBook {
     return Object.fromEntries(
       [...this.minutes].map(([kind, byMinute]) => {
         const all = byMinute.flatMap((minute) => minute ?? []).sort((a, b) => a - b);
-        const worstMinuteP99 = Math.max(0, ...byMinute.filter((minute) => minute && minute.length >= 100).map((minute) => percentile([...minute].sort((a, b) => a - b), 99)));
+        const worstMinuteP99 = Math.max(
+          0,
+          ...byMinute
+            .filter((minute) => minute && minute.length >= 100)
+            .map((minute) =>
+              percentile(
+                [...minute].sort((a, b) => a - b),
+                99,
+              ),
+            ),
+        );
         return [kind, { count: all.length, p50: percentile(all, 50), p99: percentile(all, 99), max: all.at(-1) ?? 0, worstMinuteP99 }];
       }),
     );

@@ -111,7 +111,13 @@ export class CpuMeter {
     const functions: Record<string, number> = {};
     for (const [name, ms] of Object.entries(this.functions.cpuMs())) functions[functionGroup(name)] = (functions[functionGroup(name)] ?? 0) + ms / 1000;
     const tasks = launcher ? launcher.own + launcher.children : 0;
-    return { processOwn: self.own, children: self.children - (customerReaped ? this.customerLast : 0) + tasks, dynamodb: java?.own ?? 0, customer: this.customerLast, functions };
+    return {
+      processOwn: self.own,
+      children: self.children - (customerReaped ? this.customerLast : 0) + tasks,
+      dynamodb: java?.own ?? 0,
+      customer: this.customerLast,
+      functions,
+    };
   }
 
   start(): void {
@@ -151,7 +157,9 @@ export class CpuMeter {
 }
 
 export function cpuSplit(perInstall: Record<string, number>): string {
-  const service = Object.entries(perInstall).filter(([where]) => !where.startsWith('customer')).reduce((sum, [, s]) => sum + s, 0);
+  const service = Object.entries(perInstall)
+    .filter(([where]) => !where.startsWith('customer'))
+    .reduce((sum, [, s]) => sum + s, 0);
   return [
     ...Object.entries(perInstall).map(([where, s]) => `  ${where.padEnd(50)}${s.toFixed(3).padStart(9)} s`),
     `  ${'service in all (all but the customer)'.padEnd(50)}${service.toFixed(3).padStart(9)} s`,

@@ -24,7 +24,9 @@ import { agentUnitOf } from '../support/agent-unit.js';
 import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
 import { counter, expectStatus, Failure, pathTemplate, sleep, userClient } from './rest.js';
 
-const settings = await new Promise<CustomerSettings>((resolve) => process.once('message', (message: { settings: CustomerSettings }) => resolve(message.settings)));
+const settings = await new Promise<CustomerSettings>((resolve) =>
+  process.once('message', (message: { settings: CustomerSettings }) => resolve(message.settings)),
+);
 const report = (message: CustomerReport) => process.send?.(message);
 
 const latencies = new LatencyBook(settings.startedAt);
@@ -55,7 +57,9 @@ function kindsOf(mix: string, count: number): ClusterKind[] {
   const given = new Map<ClusterKind, number>();
   return Array.from({ length: count }, (_, index) => {
     // The kind furthest behind its share so far: any prefix of the run has the mix's proportions.
-    const pick = weights.reduce((best, w) => ((given.get(w.kind) ?? 0) - (w.weight / total) * (index + 1) < (given.get(best.kind) ?? 0) - (best.weight / total) * (index + 1) ? w : best));
+    const pick = weights.reduce((best, w) =>
+      (given.get(w.kind) ?? 0) - (w.weight / total) * (index + 1) < (given.get(best.kind) ?? 0) - (best.weight / total) * (index + 1) ? w : best,
+    );
     given.set(pick.kind, (given.get(pick.kind) ?? 0) + 1);
     return pick.kind;
   });
@@ -69,13 +73,22 @@ const NETWORKS: Record<ClusterKind, { machine: string; profiles: string[] }> = {
 
 async function createThroughRest(name: string, kind: ClusterKind): Promise<{ clusterId: string; infraEnvId: string }> {
   const cluster = await user.call('POST', '/clusters', {
-    name, openshift_version: await user.openshiftVersion(), pull_secret: settings.pullSecret, base_dns_domain: 'example.com', ssh_public_key: settings.sshPublicKey,
+    name,
+    openshift_version: await user.openshiftVersion(),
+    pull_secret: settings.pullSecret,
+    base_dns_domain: 'example.com',
+    ssh_public_key: settings.sshPublicKey,
     ...(kind === 'sno'
       ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORKS.sno.machine }] }
       : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
   });
   expectStatus(cluster, 201, 'creating the cluster');
-  const infraEnv = await user.call('POST', '/infra-envs', { name, pull_secret: settings.pullSecret, cluster_id: cluster.body.id, ssh_authorized_key: settings.sshPublicKey });
+  const infraEnv = await user.call('POST', '/infra-envs', {
+    name,
+    pull_secret: settings.pullSecret,
+    cluster_id: cluster.body.id,
+    ssh_authorized_key: settings.sshPublicKey,
+  });
   expectStatus(infraEnv, 201, 'creating the infra-env');
   return { clusterId: cluster.body.id as string, infraEnvId: infraEnv.body.id as string };
 }
@@ -109,7 +122,9 @@ class ZtpBatches {
       for (const file of exampleManifests(kind === 'sno' ? 'sno' : 'ha', { name, pullSecret: settings.pullSecret, sshPublicKey: settings.sshPublicKey })) {
         if (file.file === 'nmstate.yaml') continue; // static addresses for the example's MACs, not the simulated hosts'
         // One ClusterImageSet serves every cluster of the batch (it is cluster-scoped: two of one name are an error).
-        const documents = YAML.parseAllDocuments(file.text).map((document) => document.toJSON() as Record<string, any>).filter((document) => document.kind !== 'ClusterImageSet' || !imageSetWritten);
+        const documents = YAML.parseAllDocuments(file.text)
+          .map((document) => document.toJSON() as Record<string, any>)
+          .filter((document) => document.kind !== 'ClusterImageSet' || !imageSetWritten);
         imageSetWritten ||= documents.some((document) => document.kind === 'ClusterImageSet');
         for (const document of documents) {
           if (document.kind === 'AgentClusterInstall' && kind === 'compact') {
@@ -145,7 +160,11 @@ function runCli(args: string[]): Promise<string> {
     // The token in the environment, not argv: the process list shows every process's arguments.
     // A process group of its own: a Ctrl-C to the run's group would kill an apply midway, and its
     // clusters would count as failed installs rather than as stopped.
-    const child = spawn(process.execPath, [settings.cliBundle, '--url', settings.url, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { PATH: process.env.PATH ?? '', HOME: settings.workDir, ASSISTED_TOKEN: settings.adminToken } });
+    const child = spawn(process.execPath, [settings.cliBundle, '--url', settings.url, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: settings.workDir, ASSISTED_TOKEN: settings.adminToken },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -193,7 +212,10 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
     expectStatus(ignition, 200, 'downloading discovery.ign');
     const { token, image } = agentUnitOf(ignition.text);
     fleet = new Fleet({
-      url: settings.url, infraEnvId, token, agentVersion: image,
+      url: settings.url,
+      infraEnvId,
+      token,
+      agentVersion: image,
       profiles: NETWORKS[kind].profiles.map((profile) => loadProfile(profile)),
       network: NETWORKS[kind].machine,
       staggerMs: 50,
@@ -212,7 +234,11 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
     const started = fleet;
     fleetRun = fleet.run(AbortSignal.any([signal, hostStop.signal])).finally(() => fleets.delete(started));
     for (let cluster: any; ; ) {
-      if (signal.aborted) throw new Failure(stopAll.signal.aborted ? 'stopped' : `not installed within ${settings.clusterTimeoutMs / 1000} s`, `last status ${cluster?.status}: ${cluster?.status_info}`);
+      if (signal.aborted)
+        throw new Failure(
+          stopAll.signal.aborted ? 'stopped' : `not installed within ${settings.clusterTimeoutMs / 1000} s`,
+          `last status ${cluster?.status}: ${cluster?.status_info}`,
+        );
       await sleep(settings.watchSeconds * 1000 * (0.75 + Math.random() / 2), signal);
       const answer = await user.call('GET', `/clusters/${clusterId}`);
       expectStatus(answer, 200, 'reading the cluster');

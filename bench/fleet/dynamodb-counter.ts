@@ -30,7 +30,16 @@ createServer((incoming, outgoing) => {
     const operation = String(incoming.headers['x-amz-target'] ?? '?').replace(/^DynamoDB(Streams)?_\d+\./, '');
     // The first two key strings the request names (pk and sk), ids left out: which kind of item it is about.
     const strings = [...body.toString('utf8', 0, Math.min(body.length, 4096)).matchAll(/"S":"([^"]*)"/g)].slice(0, 2).map((m) => m[1]!);
-    const subject = strings.map((value) => value.split('#').filter((part) => /^[A-Z_]+$/.test(part)).join('#') || '…').join(' ') || '-';
+    const subject =
+      strings
+        .map(
+          (value) =>
+            value
+              .split('#')
+              .filter((part) => /^[A-Z_]+$/.test(part))
+              .join('#') || '…',
+        )
+        .join(' ') || '-';
     count(`${operation} ${subject}`);
     // The function or task that asked, from the SDK's user agent: app/<name>, set per local function
     // and container task (Powertools appends its own -PT-… mark to the app id; the runtime's own

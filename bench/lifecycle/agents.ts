@@ -19,7 +19,11 @@ export function agentClient(baseUrl: string, headers: Record<string, string>, so
         const payload = body === undefined ? undefined : JSON.stringify(body);
         const request = http.request(
           `${prefix}${route}`,
-          { method, agent, headers: { ...headers, ...extraHeaders, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) } },
+          {
+            method,
+            agent,
+            headers: { ...headers, ...extraHeaders, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) },
+          },
           (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));

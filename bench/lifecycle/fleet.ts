@@ -9,9 +9,7 @@ import path from 'node:path';
 type Json = Record<string, any>;
 
 const FIXTURES = ['master-0', 'master-1', 'master-2', 'worker-0', 'worker-1'];
-const templates = FIXTURES.map((name) =>
-  readFileSync(path.join(import.meta.dirname, '../../test/fixtures/inventories', `${name}.json`), 'utf8'),
-);
+const templates = FIXTURES.map((name) => readFileSync(path.join(import.meta.dirname, '../../test/fixtures/inventories', `${name}.json`), 'utf8'));
 
 /** 10.100.0.0/16: third octet 0 holds the VIPs, hosts start at 10.100.1.1 (253 per /24, ~64,000 in all). */
 export const MACHINE_NETWORK = '10.100.0.0/16';
@@ -71,7 +69,12 @@ export function connectivityOf(index: number, ids: readonly string[], neighbours
 }
 
 /** The replies after the inventory, in the order an agent sends them, for a cluster named `clusterName`. */
-export function repliesAfterInventory(index: number, ids: readonly string[], clusterName: string, neighbours: number): { step_type: string; output: Json | Json[] }[] {
+export function repliesAfterInventory(
+  index: number,
+  ids: readonly string[],
+  clusterName: string,
+  neighbours: number,
+): { step_type: string; output: Json | Json[] }[] {
   const base = `${clusterName}.${BASE_DOMAIN}`;
   return [
     { step_type: 'connectivity-check', output: connectivityOf(index, ids, neighbours) },

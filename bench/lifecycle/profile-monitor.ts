@@ -22,7 +22,12 @@ try {
   const principal = { kind: 'user' as const, orgId: runtime.orgId, tokenId: 'profile', role: 'admin' as const };
   const pullSecret = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
   const created = await registerCluster(ports, principal, {
-    name: 'bench', openshift_version: defaultOpenshiftVersion(), pull_secret: pullSecret, base_dns_domain: BASE_DOMAIN, api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }],
+    name: 'bench',
+    openshift_version: defaultOpenshiftVersion(),
+    pull_secret: pullSecret,
+    base_dns_domain: BASE_DOMAIN,
+    api_vips: [{ ip: API_VIP }],
+    ingress_vips: [{ ip: INGRESS_VIP }],
   });
   const clusterId = created.id as string;
   const infraEnvId = (await registerInfraEnv(ports, principal, { name: 'bench', pull_secret: pullSecret, cluster_id: clusterId })).id as string;

@@ -52,10 +52,16 @@ export async function seedCluster(options: {
   const started = performance.now();
   const result = await eachBounded(ids, options.concurrency ?? 32, async (hostId, index) => {
     const now = options.clock.now().toISOString();
-    let host: Host = { ...newHost({ orgId: cluster.orgId, infraEnv: { ...infraEnv, version: 0 }, cluster: { ...cluster, version: 0 }, hostId, agentVersion: 'bench', now }), version: 1 };
+    let host: Host = {
+      ...newHost({ orgId: cluster.orgId, infraEnv: { ...infraEnv, version: 0 }, cluster: { ...cluster, version: 0 }, hostId, agentVersion: 'bench', now }),
+      version: 1,
+    };
     const replies: StepReply[] = [
       { step_type: 'inventory', output: JSON.stringify(inventoryOf(index)) },
-      ...repliesAfterInventory(index, ids, cluster.name, options.neighbours).map((r) => ({ step_type: r.step_type as StepReply['step_type'], output: JSON.stringify(r.output) })),
+      ...repliesAfterInventory(index, ids, cluster.name, options.neighbours).map((r) => ({
+        step_type: r.step_type as StepReply['step_type'],
+        output: JSON.stringify(r.output),
+      })),
     ];
     for (const reply of replies) host = applyStepReply(host, reply, { now, disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } }) ?? host;
     host.attributes.timestamp = Math.floor(options.clock.now().getTime() / 1000);

@@ -34,9 +34,7 @@ export const UPSTREAM_LIBRARY_WARNINGS = [
  * cluster loads (a race inside the library's own networking form; seen once in several runs).
  * Matched by its start: React appends the component stack.
  */
-export const UPSTREAM_LIBRARY_WARNING_PREFIXES = [
-  'Warning: A component is changing an uncontrolled input to be controlled.',
-];
+export const UPSTREAM_LIBRARY_WARNING_PREFIXES = ['Warning: A component is changing an uncontrolled input to be controlled.'];
 
 export interface ApiCall {
   method: string;

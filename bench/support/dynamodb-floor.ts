@@ -14,7 +14,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, TransactWriteItemsCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
 import { freePort } from '../../bin/local/net.js';
 import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { ensureTable } from '../../lambdas/adapters/dynamodb/schema.js';
@@ -78,7 +86,12 @@ export async function measureDynamoDbFloor(options: { callsPerKind?: number; con
   const port = await freePort('127.0.0.1');
   const dataDir = path.join(workDir, 'dynamodb');
   const dynamo = await startDynamoDbLocal({ port, ...(options.inMemory ? {} : { dataDir }) });
-  const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint: dynamo.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const table = 'floor';
   try {
     await ensureTable(client, table);
@@ -96,13 +109,34 @@ export async function measureDynamoDbFloor(options: { callsPerKind?: number; con
       ExpressionAttributeValues: { ':one': { N: '1' }, ':s': { S: 'insufficient' } },
     });
     const kinds: [FloorKind, (i: number) => Promise<unknown>][] = [
-      ['PutItem large conditional', (i) => client.send(new PutItemCommand({ TableName: table, Item: large[i]!, ConditionExpression: 'attribute_not_exists(pk)' }))],
-      ['PutItem small conditional', (i) => client.send(new PutItemCommand({ TableName: table, Item: small[i]!, ConditionExpression: 'attribute_not_exists(pk)' }))],
+      [
+        'PutItem large conditional',
+        (i) => client.send(new PutItemCommand({ TableName: table, Item: large[i]!, ConditionExpression: 'attribute_not_exists(pk)' })),
+      ],
+      [
+        'PutItem small conditional',
+        (i) => client.send(new PutItemCommand({ TableName: table, Item: small[i]!, ConditionExpression: 'attribute_not_exists(pk)' })),
+      ],
       ['GetItem large', (i) => client.send(new GetItemCommand({ TableName: table, Key: key(large[i]!) }))],
       ['GetItem small', (i) => client.send(new GetItemCommand({ TableName: table, Key: key(small[i]!) }))],
-      ['Query 3 small', (i) => client.send(new QueryCommand({ TableName: table, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': small[i]!.gsi2pk! }, Limit: 3 }))],
+      [
+        'Query 3 small',
+        (i) =>
+          client.send(
+            new QueryCommand({
+              TableName: table,
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :pk',
+              ExpressionAttributeValues: { ':pk': small[i]!.gsi2pk! },
+              Limit: 3,
+            }),
+          ),
+      ],
       ['UpdateItem small conditional', (i) => client.send(new UpdateItemCommand(bump(small[i]!)))],
-      ['TransactWriteItems 2 small', (i) => client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: bump(small[i]!) }, { Update: bump(small[(i + 1) % calls]!) }] }))],
+      [
+        'TransactWriteItems 2 small',
+        (i) => client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: bump(small[i]!) }, { Update: bump(small[(i + 1) % calls]!) }] })),
+      ],
     ];
     const pids = () => [dynamo.process.pid!, ...descendantsOf(dynamo.process.pid!)];
     // A first pass warms the JIT and the SQLite pages the way a running service's are; the second is measured.
@@ -170,5 +204,7 @@ export function pathFloorMs(callsPerRequestByKind: Record<string, number>, floor
 }
 
 export function describeFloor(floor: DynamoDbFloor): string {
-  return Object.entries(floor.cpuMsPerCall).map(([kind, ms]) => `${kind} ${ms.toFixed(2)} CPU-ms (p50 ${floor.p50Ms[kind as FloorKind].toFixed(1)} ms)`).join('; ');
+  return Object.entries(floor.cpuMsPerCall)
+    .map(([kind, ms]) => `${kind} ${ms.toFixed(2)} CPU-ms (p50 ${floor.p50Ms[kind as FloorKind].toFixed(1)} ms)`)
+    .join('; ');
 }

@@ -36,7 +36,11 @@ export interface OurService {
 export function descendantsOf(pid: number): number[] {
   let children: number[] = [];
   try {
-    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     // None.
   }
@@ -84,7 +88,11 @@ export async function startOurService(options: { countDynamoDb?: boolean } = {})
     let endpoint = dynamo.endpoint;
     if (options.countDynamoDb !== false) {
       const port = await freePort('127.0.0.1');
-      proxy = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '..', 'fleet', 'dynamodb-counter.ts'), String(port), dynamo.endpoint], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+      proxy = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(import.meta.dirname, '..', 'fleet', 'dynamodb-counter.ts'), String(port), dynamo.endpoint],
+        { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } },
+      );
       const listening = await new Promise<boolean>((resolve) => {
         proxy!.once('message', () => resolve(true));
         proxy!.once('exit', () => resolve(false));
@@ -93,10 +101,14 @@ export async function startOurService(options: { countDynamoDb?: boolean } = {})
       endpoint = `http://127.0.0.1:${port}`;
     }
     const dataDir = path.join(workDir, 'data');
-    service = spawn(process.execPath, [...(process.env.OUR_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', fileURLToPath(import.meta.url)], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { ...process.env, NODE_OPTIONS: '', NODE_NO_WARNINGS: '1', OUR_SERVICE_DATA_DIR: dataDir, OUR_SERVICE_DYNAMODB: endpoint },
-    });
+    service = spawn(
+      process.execPath,
+      [...(process.env.OUR_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', fileURLToPath(import.meta.url)],
+      {
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        env: { ...process.env, NODE_OPTIONS: '', NODE_NO_WARNINGS: '1', OUR_SERVICE_DATA_DIR: dataDir, OUR_SERVICE_DYNAMODB: endpoint },
+      },
+    );
     const ready = await new Promise<{ url: string; orgId: string } | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), 180_000);
       service!.once('message', (message) => {

@@ -25,7 +25,9 @@ export function upstreamServiceDir(): string {
     : [path.resolve(projectRoot, '../shared/tools/upstream-service'), path.resolve(projectRoot, '../../shared/tools/upstream-service')];
   const dir = candidates.find((candidate) => existsSync(path.join(candidate, 'start.sh')));
   if (!dir) {
-    throw new Error(`upstream service tool not found at ${candidates.join(' or ')}: it is shared/tools/upstream-service beside the project (set UPSTREAM_SERVICE_DIR to place it elsewhere)`);
+    throw new Error(
+      `upstream service tool not found at ${candidates.join(' or ')}: it is shared/tools/upstream-service beside the project (set UPSTREAM_SERVICE_DIR to place it elsewhere)`,
+    );
   }
   return dir;
 }
@@ -69,7 +71,11 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: nu
 
 function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }

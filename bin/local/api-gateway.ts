@@ -258,7 +258,8 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
       const name = (error as Error).name;
       options.log?.(`api invocation failed: ${(error as Error).stack ?? error}`);
       if (name === 'FunctionUnavailable') return sendError(response, 503, 'The service cannot take this request right now; retry it shortly');
-      if (name === 'FunctionInstanceCrashed') return sendError(response, 502, 'The function instance answering this request stopped before it answered; retry it');
+      if (name === 'FunctionInstanceCrashed')
+        return sendError(response, 502, 'The function instance answering this request stopped before it answered; retry it');
       sendError(response, 502, 'The API function failed to answer');
     }
   });
@@ -273,9 +274,11 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<{ ser
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const [status, reason] =
-      error.code === 'HPE_HEADER_OVERFLOW' ? [431, `The request line and headers exceed ${http.maxHeaderSize} bytes; send long values in the body`] :
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request did not arrive in time'] :
-      [400, 'The request is not valid HTTP'];
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, `The request line and headers exceed ${http.maxHeaderSize} bytes; send long values in the body`]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'The request did not arrive in time']
+          : [400, 'The request is not valid HTTP'];
     const { body } = errorResponse(status, reason);
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n` +

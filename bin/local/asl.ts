@@ -70,4 +70,3 @@ export function waitDeadline(state: StateDefinition, input: Json, enteredAt: num
   if (typeof timestamp === 'string' && !Number.isNaN(Date.parse(timestamp))) return Date.parse(timestamp);
   return undefined;
 }
-

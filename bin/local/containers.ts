@@ -48,7 +48,14 @@ export class LocalContainerTasks {
 
   /** Bundles every task's image now rather than on its first run. */
   prepareAll(): Promise<void> {
-    return Promise.all(this.specs.map((spec) => this.image(spec).then(() => undefined, () => undefined))).then(() => undefined);
+    return Promise.all(
+      this.specs.map((spec) =>
+        this.image(spec).then(
+          () => undefined,
+          () => undefined,
+        ),
+      ),
+    ).then(() => undefined);
   }
 
   /**
@@ -101,7 +108,10 @@ export class LocalContainerTasks {
   private launcher(): Launcher {
     const current = this.current;
     if (current && running(current.process) && current.process.connected) return current;
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, 'task-launcher.mjs')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, 'task-launcher.mjs')], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: process.env,
+    });
     const launcher: Launcher = { process: child, runs: new Map() };
     child.on('message', (message: LauncherMessage) => {
       const run = launcher.runs.get(message.id);

@@ -48,7 +48,9 @@ export function storageProblem(error: unknown, dataDir: string, directory?: stri
       return problem(`data directory ${dataDir} is not writable: it is on a read-only file system${at}; set ASSISTED_DATA_DIR to a writable directory`);
     case 'EACCES':
     case 'EPERM':
-      return problem(`data directory ${dataDir} is not writable by this user (${code}${at}): give it to this user, or set ASSISTED_DATA_DIR to a directory it owns`);
+      return problem(
+        `data directory ${dataDir} is not writable by this user (${code}${at}): give it to this user, or set ASSISTED_DATA_DIR to a directory it owns`,
+      );
     case 'ENOTDIR':
       return problem(`data directory ${dataDir} cannot be made: a file is in the way${at}; move it, or set ASSISTED_DATA_DIR to another directory`);
     default:

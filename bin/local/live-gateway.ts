@@ -41,7 +41,14 @@ export function startLiveGateway(options: { invoke: Invoke; credentials: KeyPair
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const sockets = new Map<string, WebSocket>();
   const event = (connectionId: string, routeKey: string, extra: Record<string, unknown> = {}) => ({
-    requestContext: { connectionId, routeKey, eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$disconnect' ? 'DISCONNECT' : 'MESSAGE', stage: 'local', requestTimeEpoch: Date.now(), apiId: 'local-live' },
+    requestContext: {
+      connectionId,
+      routeKey,
+      eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$disconnect' ? 'DISCONNECT' : 'MESSAGE',
+      stage: 'local',
+      requestTimeEpoch: Date.now(),
+      apiId: 'local-live',
+    },
     isBase64Encoded: false,
     ...extra,
   });
@@ -55,22 +62,29 @@ export function startLiveGateway(options: { invoke: Invoke; credentials: KeyPair
       const connectionId = randomBytes(12).toString('base64url');
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
       const query = Object.fromEntries(url.searchParams);
-      options.invoke('LiveConnect', event(connectionId, '$connect', { headers, queryStringParameters: Object.keys(query).length ? query : null }))
+      options
+        .invoke('LiveConnect', event(connectionId, '$connect', { headers, queryStringParameters: Object.keys(query).length ? query : null }))
         .then((result) => {
           const { statusCode, body } = statusOf(result);
           if (statusCode !== 200) {
             const text = body || 'refused';
-            socket.end(`HTTP/1.1 ${statusCode} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+            socket.end(
+              `HTTP/1.1 ${statusCode} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+            );
             return;
           }
           server.handleUpgrade(request, socket, head, (ws) => {
             sockets.set(connectionId, ws);
             ws.on('message', (data: Buffer) => {
-              options.invoke('LiveMessage', event(connectionId, 'subscribe', { body: data.toString('utf8') })).catch((error: Error) => options.log?.(`live message failed: ${error.message}`));
+              options
+                .invoke('LiveMessage', event(connectionId, 'subscribe', { body: data.toString('utf8') }))
+                .catch((error: Error) => options.log?.(`live message failed: ${error.message}`));
             });
             ws.on('close', () => {
               sockets.delete(connectionId);
-              options.invoke('LiveDisconnect', event(connectionId, '$disconnect')).catch((error: Error) => options.log?.(`live disconnect failed: ${error.message}`));
+              options
+                .invoke('LiveDisconnect', event(connectionId, '$disconnect'))
+                .catch((error: Error) => options.log?.(`live disconnect failed: ${error.message}`));
             });
           });
         })

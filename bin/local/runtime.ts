@@ -108,7 +108,13 @@ export interface Runtime {
   settings: { settleFollowUps: boolean };
   /** Settles once every function warmed by `warmAllFunctions` serves and the container tasks are bundled (at once without it). */
   warmed: Promise<void>;
-  health(): Promise<{ healthy: boolean; components: Record<string, string>; functions: Record<string, InstanceCounts>; streams: Record<string, StreamMappingStats>; localCaches: 'on' | 'off' }>;
+  health(): Promise<{
+    healthy: boolean;
+    components: Record<string, string>;
+    functions: Record<string, InstanceCounts>;
+    streams: Record<string, StreamMappingStats>;
+    localCaches: 'on' | 'off';
+  }>;
   stop(): Promise<void>;
 }
 
@@ -153,7 +159,8 @@ async function refuseTakenPorts(host: string, apiPort: number, dnsPort: number):
   if (dnsPort !== 0 && ((await udpPortTaken(dnsPort, host)) || (await tcpPortTaken(dnsPort, host)))) {
     taken.push(`port ${dnsPort} on ${host} is already in use (ASSISTED_DNS_PORT, the DNS stand-in, UDP and TCP)`);
   }
-  if (taken.length > 0) throw new Error(`${taken.join('; ')}. Another npm start? Stop it, or set ${taken.length > 1 ? 'those settings' : 'that setting'} to a free port`);
+  if (taken.length > 0)
+    throw new Error(`${taken.join('; ')}. Another npm start? Stop it, or set ${taken.length > 1 ? 'those settings' : 'that setting'} to a free port`);
 }
 
 export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -197,7 +204,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const dnsServer = await startDnsServer(dns, { host, port: options.dnsPort ?? 0 });
     stops.push(() => dnsServer.stop());
 
-    const syntheticBaseImages = (options.syntheticBaseImages ?? syntheticBaseImagesOffered()) ? new LocalSyntheticBaseImages(s3.endpoint, path.join(dataDir, 'synthetic-images'), log) : undefined;
+    const syntheticBaseImages =
+      (options.syntheticBaseImages ?? syntheticBaseImagesOffered())
+        ? new LocalSyntheticBaseImages(s3.endpoint, path.join(dataDir, 'synthetic-images'), log)
+        : undefined;
     // The stand-ins of ports with no SDK-reachable emulator, given to this thread and (through messages) to the instances.
     const runtimePorts = { dns, ...(syntheticBaseImages ? { syntheticBaseImages } : {}) };
     const functions = new LocalFunctions(catalogue.functions, options.extraFunctions, {
@@ -210,9 +220,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     stops.push(() => functions.stop());
     const definitions = Object.fromEntries(
       catalogue.stateMachines.map((machine) => {
-        const substitutions = Object.fromEntries(
-          Object.entries(machine.substitutions ?? {}).map(([key, target]) => [key, localSubstitution(target)]),
-        );
+        const substitutions = Object.fromEntries(Object.entries(machine.substitutions ?? {}).map(([key, target]) => [key, localSubstitution(target)]));
         const file = path.isAbsolute(machine.definition) ? machine.definition : path.join(PROJECT_ROOT, machine.definition);
         return [machine.name, substitute(readFileSync(file, 'utf8'), substitutions)];
       }),
@@ -321,8 +329,18 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
       const results = await Promise.all([
         check('dynamodb', () => dynamoClient.send(new DescribeTableCommand({ TableName: tableName })), components),
         check('s3', () => Promise.all(Object.values(BUCKETS).map((Bucket) => s3Client.send(new ListObjectsV2Command({ Bucket, MaxKeys: 1 })))), components),
-        check('stepfunctions', () => sfnClient.send(new ListExecutionsCommand({ stateMachineArn: stateMachineArn(catalogue.stateMachines[0]?.name ?? 'none') })), components),
-        check('dns', async () => { if (!dnsServer.port) throw new Error('not listening'); }, components),
+        check(
+          'stepfunctions',
+          () => sfnClient.send(new ListExecutionsCommand({ stateMachineArn: stateMachineArn(catalogue.stateMachines[0]?.name ?? 'none') })),
+          components,
+        ),
+        check(
+          'dns',
+          async () => {
+            if (!dnsServer.port) throw new Error('not listening');
+          },
+          components,
+        ),
         // A full or read-only disk: reads still answer, every write fails.
         check('disk', () => storageHealth(dataDir, storageDirectories), components),
       ]);
@@ -377,9 +395,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     process.env.PUBLIC_URL = options.publicUrl ?? process.env.ASSISTED_PUBLIC_URL ?? api.url;
     // The WebSocket API's management endpoint: the local gateway answers PostToConnection as API Gateway does.
     process.env.LIVE_MANAGEMENT_URL = api.url;
-    const identity = (options.identityStandIn ?? (process.env.ASSISTED_IDENTITY_STAND_IN !== 'off' && !process.env.IDENTITY_PROVIDER_ISSUER))
-      ? identityRoute.start({ url: api.url, dataDir, log })
-      : undefined;
+    const identity =
+      (options.identityStandIn ?? (process.env.ASSISTED_IDENTITY_STAND_IN !== 'off' && !process.env.IDENTITY_PROVIDER_ISSUER))
+        ? identityRoute.start({ url: api.url, dataDir, log })
+        : undefined;
     if (identity) {
       Object.assign(process.env, identity.environment);
       stops.push(async () => {
@@ -392,7 +411,9 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     const warmed = Promise.all(
       options.warmAllFunctions
         ? [
-            ...catalogue.functions.filter((spec) => spec.name !== 'Api').map((spec) => functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`))),
+            ...catalogue.functions
+              .filter((spec) => spec.name !== 'Api')
+              .map((spec) => functions.warm(spec.name).catch((error: Error) => log(`warming ${spec.name} failed: ${error.message}`))),
             containerTasks.prepareAll(),
           ]
         : [],
@@ -434,6 +455,12 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     await stopAll();
     // A disk that filled up (or went read-only) during the start fails it in many ways (DynamoDB
     // Local's "unknown error", a 500 from s3rver): say what is wrong instead.
-    throw storageProblem(error, dataDir) ?? (await storageHealth(dataDir, storageDirectories).then(() => error, (problem: unknown) => problem));
+    throw (
+      storageProblem(error, dataDir) ??
+      (await storageHealth(dataDir, storageDirectories).then(
+        () => error,
+        (problem: unknown) => problem,
+      ))
+    );
   }
 }

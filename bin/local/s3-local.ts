@@ -41,7 +41,11 @@ interface ListedObjects {
 }
 
 interface FilesystemStore {
-  getObject(bucket: string, key: string, options?: { start?: number; end?: number }): Promise<{ content: NodeJS.ReadableStream | null; range?: { start: number; end: number }; size?: number } | null>;
+  getObject(
+    bucket: string,
+    key: string,
+    options?: { start?: number; end?: number },
+  ): Promise<{ content: NodeJS.ReadableStream | null; range?: { start: number; end: number }; size?: number } | null>;
   getMetadata(bucket: string, key: string): Promise<Record<string, string>>;
   existsObject(bucket: string, key: string): Promise<boolean>;
   putPart(bucket: string, uploadId: string, partNumber: string, content: NodeJS.ReadableStream): Promise<{ md5: string; size: number }>;
@@ -85,13 +89,22 @@ function rememberBucketConfiguration(store: BucketConfigurationStore): void {
     if (!found) {
       found = read();
       cache.set(key, found);
-      found.then((value) => keep(value) || cache.delete(key), () => cache.delete(key));
+      found.then(
+        (value) => keep(value) || cache.delete(key),
+        () => cache.delete(key),
+      );
     }
     return found;
   };
   const { getBucket, putBucket, deleteBucket, getSubresource, putSubresource, deleteSubresource, reset } = store;
   Object.assign(store, {
-    getBucket: (bucket: string) => remembered(buckets, bucket, () => getBucket.call(store, bucket), (found) => found !== null),
+    getBucket: (bucket: string) =>
+      remembered(
+        buckets,
+        bucket,
+        () => getBucket.call(store, bucket),
+        (found) => found !== null,
+      ),
     putBucket: async (bucket: string) => {
       forgetBucket(bucket);
       return putBucket.call(store, bucket);
@@ -105,7 +118,9 @@ function rememberBucketConfiguration(store: BucketConfigurationStore): void {
       }
     },
     getSubresource: (bucket: string, key: string | undefined, resourceType: string) =>
-      key ? getSubresource.call(store, bucket, key, resourceType) : remembered(subresources, subresourceKey(bucket, resourceType), () => getSubresource.call(store, bucket, key, resourceType)),
+      key
+        ? getSubresource.call(store, bucket, key, resourceType)
+        : remembered(subresources, subresourceKey(bucket, resourceType), () => getSubresource.call(store, bucket, key, resourceType)),
     putSubresource: async (bucket: string, key: string | undefined, resource: { type: string }) => {
       try {
         return await putSubresource.call(store, bucket, key, resource);
@@ -136,7 +151,6 @@ export interface S3Credentials {
 /** The key pair s3rver is born with (its DUMMY_ACCOUNT), and the one the local runtime configures. */
 export const S3RVER_CREDENTIALS: S3Credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-
 /** S3 allows 15 minutes between a signed request's time and its own clock. */
 const MAX_PRESIGNED_SECONDS = 7 * 24 * 3600;
 
@@ -145,7 +159,6 @@ const queryValue = (ctx: KoaContext, name: string): string | undefined => {
   const value = ctx.query[name];
   return Array.isArray(value) ? undefined : value;
 };
-
 
 /** AKID/20130524/us-east-1/s3/aws4_request */
 function parseCredential(credential: string, malformed: string): { accessKeyId: string; region: string } {
@@ -172,7 +185,9 @@ export function requireSignatureV4(credentials: S3Credentials): KoaMiddleware {
     }
   };
   const mismatch = () =>
-    new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', { AWSAccessKeyId: credentials.accessKeyId });
+    new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', {
+      AWSAccessKeyId: credentials.accessKeyId,
+    });
 
   return async (ctx, next) => {
     const authorization = header(ctx, 'authorization');
@@ -181,10 +196,17 @@ export function requireSignatureV4(credentials: S3Credentials): KoaMiddleware {
       throw new S3Error('InvalidRequest', 'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.');
     }
     if (!authorization && !presigned) {
-      throw new S3Error('AccessDenied', 'Access Denied: every request to this S3 needs an AWS Signature Version 4 (Authorization header or presigned URL) made with the local runtime\'s key pair');
+      throw new S3Error(
+        'AccessDenied',
+        "Access Denied: every request to this S3 needs an AWS Signature Version 4 (Authorization header or presigned URL) made with the local runtime's key pair",
+      );
     }
     if (authorization && presigned) {
-      throw new S3Error('InvalidArgument', 'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter or the Authorization header should be specified', { ArgumentName: 'Authorization' });
+      throw new S3Error(
+        'InvalidArgument',
+        'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter or the Authorization header should be specified',
+        { ArgumentName: 'Authorization' },
+      );
     }
     const rawUrl = ctx.originalUrl;
     const queryStart = rawUrl.indexOf('?');
@@ -212,10 +234,12 @@ export function requireSignatureV4(credentials: S3Credentials): KoaMiddleware {
     if (authorization) {
       const match = /^AWS4-HMAC-SHA256\s+(.*)$/.exec(authorization);
       if (!match) throw new S3Error('InvalidArgument', 'Unsupported Authorization Type', { ArgumentName: 'Authorization' });
-      const parts = new Map(match[1]!.split(',').map((part) => {
-        const equals = part.indexOf('=');
-        return [part.slice(0, equals).trim(), part.slice(equals + 1).trim()] as const;
-      }));
+      const parts = new Map(
+        match[1]!.split(',').map((part) => {
+          const equals = part.indexOf('=');
+          return [part.slice(0, equals).trim(), part.slice(equals + 1).trim()] as const;
+        }),
+      );
       const credential = parts.get('Credential');
       const list = parts.get('SignedHeaders');
       provided = parts.get('Signature') ?? '';
@@ -227,7 +251,9 @@ export function requireSignatureV4(credentials: S3Credentials): KoaMiddleware {
       const signingDate = parseAmzDate(header(ctx, 'x-amz-date'));
       if (!signingDate) throw new S3Error('AccessDenied', 'AWS authentication requires a valid x-amz-date header (yyyyMMddTHHmmssZ)');
       if (Math.abs(Date.now() - signingDate.getTime()) > MAX_SKEW_MS) {
-        throw new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.', { RequestTime: header(ctx, 'x-amz-date') });
+        throw new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.', {
+          RequestTime: header(ctx, 'x-amz-date'),
+        });
       }
       if (!header(ctx, 'x-amz-content-sha256')) throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
       const names = signedHeaders(list);
@@ -248,7 +274,10 @@ export function requireSignatureV4(credentials: S3Credentials): KoaMiddleware {
         );
       }
       if (expires > MAX_PRESIGNED_SECONDS) {
-        throw new S3Error('AuthorizationQueryParametersError', 'X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds');
+        throw new S3Error(
+          'AuthorizationQueryParametersError',
+          'X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds',
+        );
       }
       const { accessKeyId, region } = parseCredential(credential, 'AuthorizationQueryParametersError');
       refuseKey(accessKeyId);
@@ -373,7 +402,13 @@ export interface S3Local {
  * s3rver on `host`:`port`, its objects under `directory`, serving only requests signed with
  * `credentials` (default: s3rver's own pair, which the local runtime configures).
  */
-export async function startS3Local(options: { port: number; host: string; directory: string; buckets: string[]; credentials?: S3Credentials }): Promise<S3Local> {
+export async function startS3Local(options: {
+  port: number;
+  host: string;
+  directory: string;
+  buckets: string[];
+  credentials?: S3Credentials;
+}): Promise<S3Local> {
   const credentials = options.credentials ?? S3RVER_CREDENTIALS;
   // s3rver's own authentication (which runs after ours, and checks times) looks keys up in its registry.
   DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);

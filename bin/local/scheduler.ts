@@ -8,7 +8,16 @@ export interface Schedule {
   expression: string;
 }
 
-const UNITS: Record<string, number> = { minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000, second: 1_000, seconds: 1_000 };
+const UNITS: Record<string, number> = {
+  minute: 60_000,
+  minutes: 60_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  day: 86_400_000,
+  days: 86_400_000,
+  second: 1_000,
+  seconds: 1_000,
+};
 
 /** Parses `rate(N unit)`; seconds are accepted locally so monitors can tick faster in tests. */
 export function rateMs(expression: string): number {

@@ -26,7 +26,12 @@ export class NodeSha256 implements Checksum {
   private fresh(): Hash | Hmac {
     if (this.secret === undefined) return createHash('sha256');
     const secret = this.secret;
-    const key = typeof secret === 'string' ? Buffer.from(secret) : ArrayBuffer.isView(secret) ? Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength) : Buffer.from(secret);
+    const key =
+      typeof secret === 'string'
+        ? Buffer.from(secret)
+        : ArrayBuffer.isView(secret)
+          ? Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength)
+          : Buffer.from(secret);
     return createHmac('sha256', key);
   }
   update(chunk: Uint8Array): void {
@@ -65,22 +70,45 @@ export class SignatureRefused extends Error {
  */
 export async function verifyJsonProtocolSignature(request: IncomingMessage, body: Buffer, keys: KeyPair, service: string): Promise<void> {
   const authorization = request.headers.authorization;
-  if (!authorization) throw new SignatureRefused(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token: every call needs an AWS Signature Version 4 made with the local runtime\'s key pair');
+  if (!authorization)
+    throw new SignatureRefused(
+      403,
+      'MissingAuthenticationTokenException',
+      "Missing Authentication Token: every call needs an AWS Signature Version 4 made with the local runtime's key pair",
+    );
   const match = /^AWS4-HMAC-SHA256\s+(.*)$/.exec(authorization);
-  const parts = new Map((match?.[1] ?? '').split(',').map((part) => {
-    const equals = part.indexOf('=');
-    return [part.slice(0, equals).trim(), part.slice(equals + 1).trim()] as const;
-  }));
+  const parts = new Map(
+    (match?.[1] ?? '').split(',').map((part) => {
+      const equals = part.indexOf('=');
+      return [part.slice(0, equals).trim(), part.slice(equals + 1).trim()] as const;
+    }),
+  );
   const [accessKeyId, date, region, scopeService, terminator, ...rest] = (parts.get('Credential') ?? '').split('/');
   const signedHeaders = (parts.get('SignedHeaders') ?? '').split(';').filter(Boolean);
   const provided = parts.get('Signature') ?? '';
-  if (!match || !accessKeyId || !date || !region || scopeService !== service || terminator !== 'aws4_request' || rest.length > 0 || !signedHeaders.includes('host') || !SIGNATURE.test(provided)) {
-    throw new SignatureRefused(400, 'IncompleteSignatureException', `The Authorization header must be AWS4-HMAC-SHA256 with Credential=<key>/<date>/<region>/${service}/aws4_request, SignedHeaders including host, and Signature`);
+  if (
+    !match ||
+    !accessKeyId ||
+    !date ||
+    !region ||
+    scopeService !== service ||
+    terminator !== 'aws4_request' ||
+    rest.length > 0 ||
+    !signedHeaders.includes('host') ||
+    !SIGNATURE.test(provided)
+  ) {
+    throw new SignatureRefused(
+      400,
+      'IncompleteSignatureException',
+      `The Authorization header must be AWS4-HMAC-SHA256 with Credential=<key>/<date>/<region>/${service}/aws4_request, SignedHeaders including host, and Signature`,
+    );
   }
-  if (accessKeyId !== keys.accessKeyId) throw new SignatureRefused(400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+  if (accessKeyId !== keys.accessKeyId)
+    throw new SignatureRefused(400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
   const signingDate = parseAmzDate(String(request.headers['x-amz-date'] ?? ''));
   if (!signingDate) throw new SignatureRefused(400, 'IncompleteSignatureException', 'AWS authentication requires a valid x-amz-date header (yyyyMMddTHHmmssZ)');
-  if (Math.abs(Date.now() - signingDate.getTime()) > MAX_SKEW_MS) throw new SignatureRefused(400, 'InvalidSignatureException', 'Signature expired: the request time is more than 15 minutes from the current time.');
+  if (Math.abs(Date.now() - signingDate.getTime()) > MAX_SKEW_MS)
+    throw new SignatureRefused(400, 'InvalidSignatureException', 'Signature expired: the request time is more than 15 minutes from the current time.');
   const url = request.url ?? '/';
   const queryStart = url.indexOf('?');
   const canonical: HttpRequest = {
@@ -101,6 +129,10 @@ export async function verifyJsonProtocolSignature(request: IncomingMessage, body
   const signed = await signer.sign(canonical, { signingDate, signingRegion: region, signingService: service, signableHeaders: new Set(signedHeaders) });
   const expected = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization))?.[1] ?? '';
   if (expected.length !== provided.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(provided))) {
-    throw new SignatureRefused(400, 'InvalidSignatureException', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.');
+    throw new SignatureRefused(
+      400,
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
+    );
   }
 }

@@ -57,7 +57,16 @@ export function simulatedHostsRoute(options: { url: () => string; log: (message:
   };
 
   const view = (fleet: Running | undefined) =>
-    fleet ? { infra_env_id: fleet.infra_env_id, profiles_mix: fleet.profiles_mix, hosts: fleet.hosts, network: fleet.network, started_at: fleet.started_at, started_by: fleet.started_by } : null;
+    fleet
+      ? {
+          infra_env_id: fleet.infra_env_id,
+          profiles_mix: fleet.profiles_mix,
+          hosts: fleet.hosts,
+          network: fleet.network,
+          started_at: fleet.started_at,
+          started_by: fleet.started_by,
+        }
+      : null;
 
   /** The infra-env as the caller may read it, or the API's refusal. */
   const readableInfraEnv = async (authorization: string | undefined, infraEnvId: string | null) => {
@@ -87,19 +96,30 @@ export function simulatedHostsRoute(options: { url: () => string; log: (message:
 
     const stop = new AbortController();
     const fleet = new Fleet({
-      url, infraEnvId: infraEnv!.id, token, agentVersion, profiles,
+      url,
+      infraEnvId: infraEnv!.id,
+      token,
+      agentVersion,
+      profiles,
       timing: { maxPollIntervalMs: 5_000 },
       log: createLog({ level: 'info', stdout: false, sink: (line) => options.log(`simulated hosts ${infraEnv!.id}: ${line}`) }),
     });
     const entry: Running = {
-      infra_env_id: infraEnv!.id, profiles_mix: mix, hosts: profiles.length, network: fleet.network.cidr,
-      started_at: new Date().toISOString(), started_by: actor,
+      infra_env_id: infraEnv!.id,
+      profiles_mix: mix,
+      hosts: profiles.length,
+      network: fleet.network.cidr,
+      started_at: new Date().toISOString(),
+      started_by: actor,
       stop: async () => {
         stop.abort();
         await done;
       },
     };
-    const done = fleet.run(stop.signal).catch((failure: Error) => options.log(`simulated hosts ${infraEnv!.id} stopped: ${failure.message}`)).finally(() => running.delete(infraEnv!.id));
+    const done = fleet
+      .run(stop.signal)
+      .catch((failure: Error) => options.log(`simulated hosts ${infraEnv!.id} stopped: ${failure.message}`))
+      .finally(() => running.delete(infraEnv!.id));
     running.set(infraEnv!.id, entry);
     await recordEvent(container(), {
       name: 'simulated_hosts_started',

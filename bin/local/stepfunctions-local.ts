@@ -187,10 +187,7 @@ export class StepFunctionsLocal {
       body = await this.dispatch(action, input);
     } catch (error) {
       status = 400;
-      body =
-        error instanceof ServiceError
-          ? { __type: error.type, message: error.message }
-          : { __type: 'InvalidRequest', message: (error as Error).message };
+      body = error instanceof ServiceError ? { __type: error.type, message: error.message } : { __type: 'InvalidRequest', message: (error as Error).message };
     }
     const text = JSON.stringify(body ?? {});
     response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(text) });
@@ -219,7 +216,14 @@ export class StepFunctionsLocal {
         return {
           executions: [...this.executions.values()]
             .filter((r) => r.stateMachineArn === input.stateMachineArn && (!input.statusFilter || r.status === input.statusFilter))
-            .map((r) => ({ executionArn: r.executionArn, stateMachineArn: r.stateMachineArn, name: r.name, status: r.status, startDate: r.startDate / 1000, stopDate: r.stopDate && r.stopDate / 1000 })),
+            .map((r) => ({
+              executionArn: r.executionArn,
+              stateMachineArn: r.stateMachineArn,
+              name: r.name,
+              status: r.status,
+              startDate: r.startDate / 1000,
+              stopDate: r.stopDate && r.stopDate / 1000,
+            })),
         };
       default:
         throw new ServiceError('UnknownOperationException', `the local Step Functions stand-in does not implement ${action}`);
@@ -395,7 +399,10 @@ export class StepFunctionsLocal {
     if (!resource.endsWith('.sync')) throw new TaskFailed('States.Runtime', 'the local runtime runs container tasks only to completion (runTask.sync)');
     if (!this.options.runContainer) throw new TaskFailed('States.Runtime', 'no container runner is configured');
     const parameters = (input ?? {}) as { TaskDefinition?: string; Overrides?: { ContainerOverrides?: { Environment?: { Name: string; Value: string }[] }[] } };
-    const taskName = String(parameters.TaskDefinition ?? '').split('task-definition/').pop()!.split(':')[0]!;
+    const taskName = String(parameters.TaskDefinition ?? '')
+      .split('task-definition/')
+      .pop()!
+      .split(':')[0]!;
     const environment = Object.fromEntries(
       (parameters.Overrides?.ContainerOverrides ?? []).flatMap((override) => override.Environment ?? []).map((entry) => [entry.Name, entry.Value]),
     );
@@ -403,7 +410,10 @@ export class StepFunctionsLocal {
     const task = { TaskDefinitionArn: parameters.TaskDefinition ?? '', LastStatus: 'STOPPED', Containers: [{ Name: taskName, ExitCode: result.exitCode }] };
     // As Step Functions does for .sync: a task whose essential container exits non-zero fails the state.
     if (result.exitCode !== 0) {
-      throw new TaskFailed('States.TaskFailed', JSON.stringify({ ...task, StoppedReason: `Essential container in task exited (${result.exitCode}): ${result.outputTail}` }));
+      throw new TaskFailed(
+        'States.TaskFailed',
+        JSON.stringify({ ...task, StoppedReason: `Essential container in task exited (${result.exitCode}): ${result.outputTail}` }),
+      );
     }
     return { Tasks: [task] } as unknown as Json;
   }
@@ -420,9 +430,7 @@ export class StepFunctionsLocal {
     }
     const tasks = new Map<string, StateDefinition>();
     collectTaskStates(definition.States, tasks);
-    const taskResourceLocalHandlers = Object.fromEntries(
-      [...tasks].map(([name, state]) => [name, this.taskOverride(record, name, state)]),
-    );
+    const taskResourceLocalHandlers = Object.fromEntries([...tasks].map(([name, state]) => [name, this.taskOverride(record, name, state)]));
     const topLevel = new Set(Object.keys(definition.States));
 
     // Every definition was validated whole when the runtime started (see start()); validating it

@@ -67,7 +67,8 @@ const logBatch = process.env.ASSISTED_ACCESS_LOG
 export function matchesFilter(pattern: unknown, value: unknown): boolean {
   if (Array.isArray(pattern)) {
     return pattern.some((allowed) => {
-      if (allowed && typeof allowed === 'object' && 'prefix' in allowed) return typeof value === 'string' && value.startsWith(String((allowed as { prefix: unknown }).prefix));
+      if (allowed && typeof allowed === 'object' && 'prefix' in allowed)
+        return typeof value === 'string' && value.startsWith(String((allowed as { prefix: unknown }).prefix));
       return allowed === value;
     });
   }
@@ -101,7 +102,9 @@ interface Checkpoints {
 class MappingPoller {
   private stopped = false;
   private readonly checkpointFile: string;
-  private readonly files = new FileReplacer((_file, error) => this.options.log?.(`stream ${this.mapping.name}: could not save its checkpoints: ${error.message}`));
+  private readonly files = new FileReplacer((_file, error) =>
+    this.options.log?.(`stream ${this.mapping.name}: could not save its checkpoints: ${error.message}`),
+  );
   private readonly failureFile: string;
   private checkpoints: Checkpoints;
   private readonly iterators = new Map<string, string | undefined>();
@@ -191,10 +194,13 @@ class MappingPoller {
 
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, this.options.idlePollMs ?? Math.min(IDLE_POLL_MAX_MS, IDLE_POLL_MS * 2 ** Math.max(0, this.idleRounds - 1)));
+      const timer = setTimeout(
+        () => {
+          this.wake = undefined;
+          resolve();
+        },
+        this.options.idlePollMs ?? Math.min(IDLE_POLL_MAX_MS, IDLE_POLL_MS * 2 ** Math.max(0, this.idleRounds - 1)),
+      );
       this.wake = () => {
         clearTimeout(timer);
         this.wake = undefined;
@@ -230,7 +236,9 @@ class MappingPoller {
       await this.refreshShards();
       for (const shard of this.shards) {
         if (this.checkpoints.finished.includes(shard.ShardId!)) continue;
-        const latest = await this.options.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'LATEST' }));
+        const latest = await this.options.streams.send(
+          new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'LATEST' }),
+        );
         this.iterators.set(shard.ShardId!, latest.ShardIterator);
       }
     }
@@ -242,7 +250,9 @@ class MappingPoller {
     const shards: Shard[] = [];
     let start: string | undefined;
     do {
-      const page = await this.options.streams.send(new DescribeStreamCommand({ StreamArn: this.streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }));
+      const page = await this.options.streams.send(
+        new DescribeStreamCommand({ StreamArn: this.streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }),
+      );
       shards.push(...(page.StreamDescription?.Shards ?? []));
       start = page.StreamDescription?.LastEvaluatedShardId;
     } while (start);
@@ -272,7 +282,14 @@ class MappingPoller {
     if (this.iterators.has(shardId)) return this.iterators.get(shardId);
     const position = this.checkpoints.positions[shardId];
     const ask = (type: 'AFTER_SEQUENCE_NUMBER' | 'TRIM_HORIZON') =>
-      this.options.streams.send(new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ShardIteratorType: type, ...(type === 'AFTER_SEQUENCE_NUMBER' ? { SequenceNumber: position } : {}) }));
+      this.options.streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: this.streamArn,
+          ShardId: shardId,
+          ShardIteratorType: type,
+          ...(type === 'AFTER_SEQUENCE_NUMBER' ? { SequenceNumber: position } : {}),
+        }),
+      );
     let answer: Awaited<ReturnType<typeof ask>>;
     try {
       answer = await ask(position ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON');
@@ -320,7 +337,9 @@ class MappingPoller {
   }
 
   private async deliver(records: StreamRecord[]): Promise<void> {
-    const wanted = records.map((record) => toLambdaRecord(record, this.streamArn)).filter((record) => !this.mapping.filter || matchesFilter(this.mapping.filter, record));
+    const wanted = records
+      .map((record) => toLambdaRecord(record, this.streamArn))
+      .filter((record) => !this.mapping.filter || matchesFilter(this.mapping.filter, record));
     this.roundDelivered += wanted.length;
     for (let start = 0; start < wanted.length && !this.stopped; start += this.mapping.batchSize) {
       await this.deliverBatch(wanted.slice(start, start + this.mapping.batchSize));
@@ -336,8 +355,16 @@ class MappingPoller {
       let reason: string;
       try {
         const startedAt = Date.now();
-        const answer = (await this.options.invoke(this.mapping.function, { Records: pending })) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
-        logBatch?.({ at: new Date(startedAt).toISOString(), mapping: this.mapping.name, records: pending.length, ms: Date.now() - startedAt, lagMs: startedAt - 1000 * Number(pending[0]?.dynamodb?.ApproximateCreationDateTime ?? startedAt / 1000) });
+        const answer = (await this.options.invoke(this.mapping.function, { Records: pending })) as
+          | { batchItemFailures?: { itemIdentifier: string }[] }
+          | undefined;
+        logBatch?.({
+          at: new Date(startedAt).toISOString(),
+          mapping: this.mapping.name,
+          records: pending.length,
+          ms: Date.now() - startedAt,
+          lagMs: startedAt - 1000 * Number(pending[0]?.dynamodb?.ApproximateCreationDateTime ?? startedAt / 1000),
+        });
         const failed = new Set((answer?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
         failedFrom = failed.size === 0 ? -1 : pending.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
         // An identifier that names no record of the batch fails the whole batch, as Lambda treats it.

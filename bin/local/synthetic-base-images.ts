@@ -47,7 +47,14 @@ export class LocalSyntheticBaseImages implements SyntheticBaseImages {
       if (await loadBaseImage(target.blobs, version, arch, type)) return;
       const started = performance.now();
       await buildSyntheticBaseIso({ version, arch, type, outFile: file });
-      const { info } = await importBaseIsoFile(target, { file, version, arch, type, synthetic: true, source: 'synthetic (built on first use by the embedded runtime)' });
+      const { info } = await importBaseIsoFile(target, {
+        file,
+        version,
+        arch,
+        type,
+        synthetic: true,
+        source: 'synthetic (built on first use by the embedded runtime)',
+      });
       this.log(
         `SYNTHETIC base ISO for OpenShift ${version} ${arch} (${type}) built and imported on first use in ${Math.round(performance.now() - started)} ms (${info.size} bytes): ` +
           `discovery images made from it do not boot; npm run import-iso -- --version ${version} --arch ${arch} --type ${type} --file <${type === 'disconnected-iso' ? `agent-ove.${arch}.iso (the OVE ISO)` : 'RHCOS live ISO'}> imports a real one`,

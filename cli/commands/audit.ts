@@ -32,14 +32,24 @@ export function registerAudit(program: Command, cli: Cli): void {
       const records = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const answer = await call('reading the audit log', () => api.GET('/v2/audit-events', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+        const answer = await call('reading the audit log', () =>
+          api.GET('/v2/audit-events', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }),
+        );
         records.push(...answer.audit_events);
         cursor = answer.next_cursor;
         if (!cursor || !options.all) break;
       }
       print(cli.format(), records, (rows) => ({
         header: ['TIME', 'ACTOR', 'ROLE', 'OPERATION', 'RESOURCE', 'RESULT', 'FROM'],
-        rows: rows.map((r) => [r.at, r.actor.email ?? r.actor.id, r.actor.role, r.operation_id, r.resource, r.outcome.status ? `${r.outcome.result} ${r.outcome.status}` : r.outcome.result, r.source.ip ?? '']),
+        rows: rows.map((r) => [
+          r.at,
+          r.actor.email ?? r.actor.id,
+          r.actor.role,
+          r.operation_id,
+          r.resource,
+          r.outcome.status ? `${r.outcome.result} ${r.outcome.status}` : r.outcome.result,
+          r.source.ip ?? '',
+        ]),
       }));
     });
 }

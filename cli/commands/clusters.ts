@@ -66,7 +66,7 @@ export function registerClusters(program: Command, cli: Cli): void {
 
   clusters
     .command('update <cluster>')
-    .description('change a cluster\'s settings (id or name): networks, VIPs, SSH key, proxy, NTP, name…')
+    .description("change a cluster's settings (id or name): networks, VIPs, SSH key, proxy, NTP, name…")
     .option('--name <name>', 'new cluster name')
     .option('--base-domain <domain>', 'base DNS domain')
     .option('--ssh-key-file <file>', 'SSH public key file for the hosts')
@@ -96,7 +96,8 @@ export function registerClusters(program: Command, cli: Cli): void {
         if (cidr !== undefined && hostPrefix !== undefined) return [{ cidr, host_prefix: hostPrefix }];
         const current = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
         const first = current.cluster_networks?.[0];
-        if (!first) throw new CliError('the cluster has no cluster network to change: give both --cluster-network and --cluster-network-host-prefix', EXIT.usage);
+        if (!first)
+          throw new CliError('the cluster has no cluster network to change: give both --cluster-network and --cluster-network-host-prefix', EXIT.usage);
         return [{ cidr: cidr ?? first.cidr!, host_prefix: hostPrefix ?? first.host_prefix! }];
       };
       const umn = flag('userManagedNetworking');
@@ -170,16 +171,31 @@ export function registerClusters(program: Command, cli: Cli): void {
       try {
         for (;;) {
           const cluster = await call(`reading cluster ${idOrName}`, () => api.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
-          show('cluster', `cluster ${clusterProgressLine(cluster)}`, { kind: 'cluster', id, status: cluster.status, status_info: cluster.status_info, progress: cluster.progress });
+          show('cluster', `cluster ${clusterProgressLine(cluster)}`, {
+            kind: 'cluster',
+            id,
+            status: cluster.status,
+            status_info: cluster.status_info,
+            progress: cluster.progress,
+          });
           for (const host of cluster.hosts ?? []) {
-            show(`host ${host.id}`, `host ${hostname(host) || host.id}: ${hostProgressLine(host)}`, { kind: 'host', id: host.id, status: host.status, status_info: host.status_info, progress: host.progress });
+            show(`host ${host.id}`, `host ${hostname(host) || host.id}: ${hostProgressLine(host)}`, {
+              kind: 'host',
+              id: host.id,
+              status: host.status,
+              status_info: host.status_info,
+              progress: host.progress,
+            });
           }
-          const events = await call('listing events', () => api.GET('/v2/events', { params: { query: { cluster_id: id, order: 'ascending', offset: seenEvents, limit: -1 } as never } }));
+          const events = await call('listing events', () =>
+            api.GET('/v2/events', { params: { query: { cluster_id: id, order: 'ascending', offset: seenEvents, limit: -1 } as never } }),
+          );
           for (const event of events) printEvent(fmt, event, 'event ');
           seenEvents += events.length;
           if (cluster.status === 'installed') return;
           // A settled cluster will not move on by itself: watching longer could only time out.
-          if (SETTLED.has(cluster.status)) throw new CliError(`cluster ${id} is ${cluster.status}, not installed: ${cluster.status_info}`, EXIT.unexpectedState);
+          if (SETTLED.has(cluster.status))
+            throw new CliError(`cluster ${id} is ${cluster.status}, not installed: ${cluster.status_info}`, EXIT.unexpectedState);
           if (Date.now() >= deadline) throw new CliError(`cluster ${id} is still ${cluster.status} after ${options.timeout}`, EXIT.timeout);
           await feed.next(interval, Math.max(deadline - Date.now(), 0));
         }
@@ -227,7 +243,9 @@ function clusterProgressLine(cluster: Cluster): string {
 /** `installing-in-progress, Writing image to disk 30%` */
 function hostProgressLine(host: Host): string {
   const progress = host.progress;
-  const stage = progress?.current_stage ? `, ${progress.current_stage}${progress.installation_percentage !== undefined ? ` ${progress.installation_percentage}%` : ''}` : '';
+  const stage = progress?.current_stage
+    ? `, ${progress.current_stage}${progress.installation_percentage !== undefined ? ` ${progress.installation_percentage}%` : ''}`
+    : '';
   return `${host.status}${stage}`;
 }
 
@@ -282,7 +300,10 @@ export function registerKubeconfig(program: Command, cli: Cli): void {
     .action(async (idOrName: string, options: { file?: string }) => {
       const { api, id } = await clientAndId(cli, idOrName, resolveClusterId);
       const text = await call(`downloading the kubeconfig of ${idOrName}`, () =>
-        api.GET('/v2/clusters/{cluster_id}/downloads/credentials', { params: { path: { cluster_id: id }, query: { file_name: 'kubeconfig' } }, parseAs: 'text' }),
+        api.GET('/v2/clusters/{cluster_id}/downloads/credentials', {
+          params: { path: { cluster_id: id }, query: { file_name: 'kubeconfig' } },
+          parseAs: 'text',
+        }),
       );
       if (options.file) {
         writeFileSync(options.file, text, { mode: 0o600 });

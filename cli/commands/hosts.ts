@@ -22,7 +22,8 @@ export function agentSettingsFromIgnition(ignitionText: string): { url: string; 
   const token = unit && /^Environment=PULL_SECRET_TOKEN=(.*)$/m.exec(unit)?.[1];
   const url = unit && /--url (\S+)/.exec(unit)?.[1];
   const agentVersion = unit && /--agent-version (\S+)/.exec(unit)?.[1];
-  if (!token || !url || !agentVersion) throw new CliError('the discovery ignition has no agent unit with a service URL, agent version and token', EXIT.transient);
+  if (!token || !url || !agentVersion)
+    throw new CliError('the discovery ignition has no agent unit with a service URL, agent version and token', EXIT.transient);
   // systemd writes a literal % as %%.
   const literal = (value: string) => value.replace(/%%/g, '%');
   return { url: literal(url), token: literal(token), agentVersion: literal(agentVersion) };
@@ -36,14 +37,21 @@ export function registerHosts(program: Command, cli: Cli): void {
     .command('simulate')
     .description('run SIMULATED hosts for an infra-env, as if booted from its discovery image (until Ctrl-C)')
     .requiredOption('--infra-env <infra-env>', 'infra-env id or name')
-    .option('--profiles-mix <mix>', 'simulated hosts by profile, e.g. master:3,worker:2 (profiles: master, worker, sno, undersized, or a JSON file)', 'master:3,worker:2')
+    .option(
+      '--profiles-mix <mix>',
+      'simulated hosts by profile, e.g. master:3,worker:2 (profiles: master, worker, sno, undersized, or a JSON file)',
+      'master:3,worker:2',
+    )
     .option('--max-poll-interval <seconds>', 'poll at least this often (the service asks every 60 s)', '5')
     .option('--install-durations <spec>', "simulated installer stage durations: 'Writing image to disk=5000,default=1000' or JSON")
-    .option('--network <cidr>', 'the simulated hosts\' network', '192.168.111.0/24')
+    .option('--network <cidr>', "the simulated hosts' network", '192.168.111.0/24')
     .action(async (options: { infraEnv: string; profilesMix: string; maxPollInterval: string; installDurations?: string; network: string }) => {
       const { api, id: infraEnvId } = await clientAndId(cli, options.infraEnv, resolveInfraEnvId);
       const ignition = await call('downloading the discovery ignition', () =>
-        api.GET('/v2/infra-envs/{infra_env_id}/downloads/files', { params: { path: { infra_env_id: infraEnvId }, query: { file_name: 'discovery.ign' } }, parseAs: 'text' }),
+        api.GET('/v2/infra-envs/{infra_env_id}/downloads/files', {
+          params: { path: { infra_env_id: infraEnvId }, query: { file_name: 'discovery.ign' } },
+          parseAs: 'text',
+        }),
       );
       // The image the service expects agents to run: the simulated hosts report it, as booted hosts would.
       const { url, token, agentVersion } = agentSettingsFromIgnition(ignition as unknown as string);
@@ -68,12 +76,19 @@ export function registerHosts(program: Command, cli: Cli): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       const fleet = new Fleet({
-        url, infraEnvId, token, agentVersion, profiles, network: options.network,
+        url,
+        infraEnvId,
+        token,
+        agentVersion,
+        profiles,
+        network: options.network,
         timing: { maxPollIntervalMs: pollSeconds * 1000 },
         ...(options.installDurations ? { installDurationsMs: stageDurations(options.installDurations) } : {}),
         log: createLog({ level: 'info', stdout: false, sink: (line) => process.stderr.write(`${line}\n`) }),
       });
-      process.stderr.write(`SIMULATED hosts: ${profiles.length} (${options.profilesMix}) on ${fleet.network.cidr} for infra-env ${infraEnvId}; none of their results come from a real machine. Ctrl-C stops them.\n`);
+      process.stderr.write(
+        `SIMULATED hosts: ${profiles.length} (${options.profilesMix}) on ${fleet.network.cidr} for infra-env ${infraEnvId}; none of their results come from a real machine. Ctrl-C stops them.\n`,
+      );
       try {
         await fleet.run(stop.signal);
       } finally {
@@ -130,8 +145,14 @@ export function registerEvents(program: Command, cli: Cli): void {
       let seen = 0;
       const fmt = cli.format();
       // Following: each live change of the cluster (or infra-env) re-reads the events; polling when the socket is unavailable.
-      const subscription: LiveSubscription | undefined = query.cluster_id ? { cluster_id: String(query.cluster_id) } : query.infra_env_id ? { infra_env_id: String(query.infra_env_id) } : undefined;
-      const feed = options.follow ? await openChangeFeed(cli.credentials(), subscription, { url: options.liveUrl ?? process.env.ASSISTED_LIVE_URL }) : undefined;
+      const subscription: LiveSubscription | undefined = query.cluster_id
+        ? { cluster_id: String(query.cluster_id) }
+        : query.infra_env_id
+          ? { infra_env_id: String(query.infra_env_id) }
+          : undefined;
+      const feed = options.follow
+        ? await openChangeFeed(cli.credentials(), subscription, { url: options.liveUrl ?? process.env.ASSISTED_LIVE_URL })
+        : undefined;
       try {
         for (;;) {
           const events = await call('listing events', () => api.GET('/v2/events', { params: { query: { ...query, offset: seen, limit: -1 } as never } }));

@@ -43,7 +43,14 @@ export function registerInfraEnvs(program: Command, cli: Cli): void {
       const { api, id } = await clientAndId(cli, idOrName, resolveInfraEnvId);
       const infraEnv = await call(`reading infra-env ${idOrName}`, () => api.GET('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: id } } }));
       print(cli.format(), infraEnv, (i) =>
-        [`id:        ${i.id}`, `name:      ${i.name}`, `cluster:   ${i.cluster_id ?? '(none: late binding)'}`, `type:      ${i.type}`, `version:   ${i.openshift_version ?? ''} (${i.cpu_architecture ?? ''})`, `image url: ${i.download_url ?? ''}`].join('\n'),
+        [
+          `id:        ${i.id}`,
+          `name:      ${i.name}`,
+          `cluster:   ${i.cluster_id ?? '(none: late binding)'}`,
+          `type:      ${i.type}`,
+          `version:   ${i.openshift_version ?? ''} (${i.cpu_architecture ?? ''})`,
+          `image url: ${i.download_url ?? ''}`,
+        ].join('\n'),
       );
     });
 }
@@ -58,21 +65,31 @@ export function registerImage(program: Command, cli: Cli): void {
     .option('-f, --file <file>', 'where to write it (default: discovery-<infra-env id>.iso)')
     .action(async (idOrName: string, options: { file?: string }) => {
       const { api, id } = await clientAndId(cli, idOrName, resolveInfraEnvId);
-      const presigned = await call(`getting the image URL of infra-env ${idOrName}`, () => api.GET('/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }));
+      const presigned = await call(`getting the image URL of infra-env ${idOrName}`, () =>
+        api.GET('/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }),
+      );
       const file = options.file ?? `discovery-${id}.iso`;
       const bar = progressBar(path.basename(file));
       const result = await download(presigned.url, file, { progress: bar.progress });
       bar.done();
       if (result.resumedFrom > 0) note(`resumed at byte ${result.resumedFrom}`);
-      note(result.checksum ? `${result.checksum.algorithm} verified: ${result.checksum.expected}` : 'the server states no checksum for this image: not verified');
+      note(
+        result.checksum ? `${result.checksum.algorithm} verified: ${result.checksum.expected}` : 'the server states no checksum for this image: not verified',
+      );
       // The service names images made from a SYNTHETIC base ISO so (the embedded runtime builds one when no RHCOS image was imported).
       const synthetic = /SYNTHETIC/.test(result.serverFileName ?? '');
       if (synthetic) {
         // The image URL names the release and type the base ISO is for; import-iso needs the version.
         const image = new URL(presigned.url ?? '', 'http://image').searchParams;
         const release = `--version ${image.get('version') ?? '<version>'} --arch ${image.get('arch') ?? 'x86_64'} --type ${image.get('type') ?? 'full-iso'}`;
-        note(`SYNTHETIC image: made from a stand-in base ISO, not RHCOS; it does not boot (npm run import-iso -- ${release} --file <RHCOS live ISO> imports a real one, README "Discovery ISOs")`);
+        note(
+          `SYNTHETIC image: made from a stand-in base ISO, not RHCOS; it does not boot (npm run import-iso -- ${release} --file <RHCOS live ISO> imports a real one, README "Discovery ISOs")`,
+        );
       }
-      print(cli.format(), { file: result.file, bytes: result.bytes, resumed_from: result.resumedFrom, checksum: result.checksum ?? null, synthetic }, (r) => `${r.file} (${r.bytes} bytes${r.synthetic ? ', SYNTHETIC: does not boot' : ''})`);
+      print(
+        cli.format(),
+        { file: result.file, bytes: result.bytes, resumed_from: result.resumedFrom, checksum: result.checksum ?? null, synthetic },
+        (r) => `${r.file} (${r.bytes} bytes${r.synthetic ? ', SYNTHETIC: does not boot' : ''})`,
+      );
     });
 }

@@ -33,7 +33,11 @@ export function cliOf(program: Command): Cli {
 }
 
 /** The client, with the id of what a command names, resolved through it (a name, say, to the id the API wants). */
-export async function clientAndId<Named>(cli: Cli, named: Named, resolve: (api: ApiClient, named: Named) => Promise<string>): Promise<{ api: ApiClient; id: string }> {
+export async function clientAndId<Named>(
+  cli: Cli,
+  named: Named,
+  resolve: (api: ApiClient, named: Named) => Promise<string>,
+): Promise<{ api: ApiClient; id: string }> {
   const api = cli.client();
   return { api, id: await resolve(api, named) };
 }
@@ -49,7 +53,8 @@ export function readText(file: string, what: string): string {
 export function readParams(file: string | undefined): Record<string, unknown> {
   if (!file) return {};
   const parsed: unknown = YAML.parse(readText(file, 'params file'));
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError(`${file} must hold a JSON or YAML object of API parameters`, EXIT.invalidInput);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new CliError(`${file} must hold a JSON or YAML object of API parameters`, EXIT.invalidInput);
   return parsed as Record<string, unknown>;
 }
 
@@ -90,7 +95,14 @@ export function printEvent(format: OutputFormat, event: Schemas['event'], prefix
   else process.stdout.write(`${prefix}${event.event_time}  ${event.severity.padEnd(8)} ${event.message}\n`);
 }
 
-export const clusterRow = (c: Cluster) => [c.id, c.name ?? '', c.openshift_version ?? '', c.status, String(c.total_host_count ?? c.hosts?.length ?? 0), c.status_info];
+export const clusterRow = (c: Cluster) => [
+  c.id,
+  c.name ?? '',
+  c.openshift_version ?? '',
+  c.status,
+  String(c.total_host_count ?? c.hosts?.length ?? 0),
+  c.status_info,
+];
 
 /** A role in an organisation, as members, invitations and API tokens carry it. */
 export type Role = Schemas['organization-member']['role'];

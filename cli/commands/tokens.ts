@@ -16,7 +16,9 @@ export function registerTokens(program: Command, cli: Cli): void {
     .option('--expires-at <time>', 'ISO 8601 expiry')
     .action(async (options: { name: string; role: Role; expiresAt?: string }) => {
       const created = await call('creating a token', () =>
-        cli.client().POST('/v2/api-tokens', { body: { name: options.name, role: options.role, ...(options.expiresAt ? { expires_at: options.expiresAt } : {}) } }),
+        cli
+          .client()
+          .POST('/v2/api-tokens', { body: { name: options.name, role: options.role, ...(options.expiresAt ? { expires_at: options.expiresAt } : {}) } }),
       );
       print(cli.format(), created, (t) => `${t.token}\n\ntoken ${t.id} (${t.role}) created; the secret above is shown only now.`);
     });
@@ -28,7 +30,13 @@ export function registerTokens(program: Command, cli: Cli): void {
       const list = await call('listing tokens', () => cli.client().GET('/v2/api-tokens'));
       print(cli.format(), list, (rows) => ({
         header: ['ID', 'NAME', 'ROLE', 'CREATED', 'STATE'],
-        rows: rows.map((t) => [t.id, t.name, t.role, t.created_at, t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active']),
+        rows: rows.map((t) => [
+          t.id,
+          t.name,
+          t.role,
+          t.created_at,
+          t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at ? `expires ${t.expires_at}` : 'active',
+        ]),
       }));
     });
 

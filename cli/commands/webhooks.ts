@@ -17,10 +17,16 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .requiredOption('--url <url>', 'where deliveries are POSTed')
     .requiredOption('--events <classes>', `comma-separated: ${CLASSES.join(', ')}`)
     .action(async (options: { url: string; events: string }) => {
-      const events = options.events.split(',').map((event) => event.trim()).filter(Boolean);
+      const events = options.events
+        .split(',')
+        .map((event) => event.trim())
+        .filter(Boolean);
       const unknown = events.filter((event) => !(CLASSES as readonly string[]).includes(event));
-      if (events.length === 0 || unknown.length > 0) throw new CliError(`--events takes ${CLASSES.join(', ')}${unknown.length ? `; not ${unknown.join(', ')}` : ''}`, EXIT.usage);
-      const created = await call('registering a webhook', () => cli.client().POST('/v2/webhooks', { body: { url: options.url, events: events as EventClass[] } }));
+      if (events.length === 0 || unknown.length > 0)
+        throw new CliError(`--events takes ${CLASSES.join(', ')}${unknown.length ? `; not ${unknown.join(', ')}` : ''}`, EXIT.usage);
+      const created = await call('registering a webhook', () =>
+        cli.client().POST('/v2/webhooks', { body: { url: options.url, events: events as EventClass[] } }),
+      );
       print(cli.format(), created, (w) => `${w.secret}\n\nwebhook ${w.id} created for ${w.events.join(', ')}; the signing secret above is shown only now.`);
     });
 
@@ -29,14 +35,19 @@ export function registerWebhooks(program: Command, cli: Cli): void {
     .description('list endpoints')
     .action(async () => {
       const list = await call('listing webhooks', () => cli.client().GET('/v2/webhooks'));
-      print(cli.format(), list, (rows) => ({ header: ['ID', 'URL', 'EVENTS', 'CREATED'], rows: rows.map((w) => [w.id, w.url, w.events.join(','), w.created_at]) }));
+      print(cli.format(), list, (rows) => ({
+        header: ['ID', 'URL', 'EVENTS', 'CREATED'],
+        rows: rows.map((w) => [w.id, w.url, w.events.join(','), w.created_at]),
+      }));
     });
 
   webhooks
     .command('deliveries <webhook-id>')
     .description("an endpoint's deliveries, newest first: pending, delivered, or dead with the last error")
     .action(async (webhookId: string) => {
-      const page = await call('listing deliveries', () => cli.client().GET('/v2/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId } } }));
+      const page = await call('listing deliveries', () =>
+        cli.client().GET('/v2/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId } } }),
+      );
       print(cli.format(), page.deliveries, (rows) => ({
         header: ['ID', 'EVENT', 'RESOURCE', 'STATE', 'ATTEMPTS', 'LAST ERROR'],
         rows: rows.map((d) => [d.id, d.event, d.resource, d.state, String(d.attempts), d.last_error ?? '']),

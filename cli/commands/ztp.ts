@@ -19,14 +19,19 @@ function loadPlan(dir: string): ZtpPlan {
   const planned = planFromManifests(parsed.documents);
   const errors = [...parsed.errors, ...planned.errors];
   if (errors.length > 0) {
-    throw new CliError(`${errors.length} problem(s) in the manifests of ${dir}; nothing was registered:\n${errors.map((e) => `  ${formatManifestError(e)}`).join('\n')}`, EXIT.invalidInput);
+    throw new CliError(
+      `${errors.length} problem(s) in the manifests of ${dir}; nothing was registered:\n${errors.map((e) => `  ${formatManifestError(e)}`).join('\n')}`,
+      EXIT.invalidInput,
+    );
   }
   return planned.plan;
 }
 
 /** `ztp apply|status` */
 export function registerZtp(program: Command, cli: Cli): void {
-  const ztp = program.command('ztp').description('ZTP manifests (ClusterDeployment, AgentClusterInstall, ClusterImageSet, InfraEnv, NMStateConfig, pull-secret Secret) → REST');
+  const ztp = program
+    .command('ztp')
+    .description('ZTP manifests (ClusterDeployment, AgentClusterInstall, ClusterImageSet, InfraEnv, NMStateConfig, pull-secret Secret) → REST');
 
   ztp
     .command('apply <dir>')
@@ -37,8 +42,14 @@ export function registerZtp(program: Command, cli: Cli): void {
       const report = await applyPlan(cli.client(), plan, { dryRun: options.dryRun === true });
       for (const warning of report.warnings) note(`warning: ${warning}`);
       print(cli.format(), options.dryRun ? { calls: report.calls, resources: report.resources } : { resources: report.resources }, (r) => {
-        const calls = options.dryRun ? report.calls.map((c) => `${c.method} ${c.path}${c.body !== undefined ? `\n${JSON.stringify(c.body, null, 2).replace(/^/gm, '    ')}` : ''}`).join('\n') : '';
-        const resources = r.resources.map((res) => `${res.kind} ${res.name}${res.id ? ` (${res.id})` : ''}: ${res.action}${res.fields?.length ? ` [${res.fields.join(', ')}]` : ''}`).join('\n');
+        const calls = options.dryRun
+          ? report.calls
+              .map((c) => `${c.method} ${c.path}${c.body !== undefined ? `\n${JSON.stringify(c.body, null, 2).replace(/^/gm, '    ')}` : ''}`)
+              .join('\n')
+          : '';
+        const resources = r.resources
+          .map((res) => `${res.kind} ${res.name}${res.id ? ` (${res.id})` : ''}: ${res.action}${res.fields?.length ? ` [${res.fields.join(', ')}]` : ''}`)
+          .join('\n');
         return options.dryRun ? `${calls || '(no calls: everything is registered as described)'}\n\n${resources}` : resources;
       });
     });
@@ -55,11 +66,18 @@ export function registerZtp(program: Command, cli: Cli): void {
           apiVersion: 'extensions.hive.openshift.io/v1beta1',
           kind: 'AgentClusterInstall',
           metadata: { name: s.agentClusterInstall.name, ...(s.agentClusterInstall.namespace ? { namespace: s.agentClusterInstall.namespace } : {}) },
-          status: { conditions: s.conditions, debugInfo: { state: s.state ?? '', stateInfo: s.stateInfo ?? '' }, ...(s.clusterId ? { clusterID: s.clusterId } : {}) },
+          status: {
+            conditions: s.conditions,
+            debugInfo: { state: s.state ?? '', stateInfo: s.stateInfo ?? '' },
+            ...(s.clusterId ? { clusterID: s.clusterId } : {}),
+          },
         })),
         (list) =>
           list
-            .map((aci) => `${aci.metadata.name}${aci.status.debugInfo.state ? ` (${aci.status.debugInfo.state})` : ''}\n${aci.status.conditions.map((c) => `${c.type}\t${c.status}\t${c.reason}\t${c.message}`).join('\n')}`)
+            .map(
+              (aci) =>
+                `${aci.metadata.name}${aci.status.debugInfo.state ? ` (${aci.status.debugInfo.state})` : ''}\n${aci.status.conditions.map((c) => `${c.type}\t${c.status}\t${c.reason}\t${c.message}`).join('\n')}`,
+            )
             .join('\n\n'),
       );
     });

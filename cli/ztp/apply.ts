@@ -55,13 +55,26 @@ export function clusterDifferences(existing: Cluster, plan: ClusterPlan): Cluste
     if (want[field] === undefined) return;
     if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) (update as Record<string, unknown>)[field] = want[field];
   };
-  for (const field of ['base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'network_type', 'user_managed_networking', 'schedulable_masters', 'hyperthreading', 'control_plane_count'] as const) {
+  for (const field of [
+    'base_dns_domain',
+    'ssh_public_key',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+    'network_type',
+    'user_managed_networking',
+    'schedulable_masters',
+    'hyperthreading',
+    'control_plane_count',
+  ] as const) {
     scalar(field);
   }
   if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
   if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
-  if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks, true))) update.cluster_networks = want.cluster_networks;
-  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks))) update.service_networks = want.service_networks;
+  if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks, true)))
+    update.cluster_networks = want.cluster_networks;
+  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks)))
+    update.service_networks = want.service_networks;
   if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
     // The service derives a single-stack cluster-managed load balancer's machine network from its
     // hosts' networks (none until a host on it is discovered) and refuses it set by hand, as upstream's
@@ -74,7 +87,9 @@ export function clusterDifferences(existing: Cluster, plan: ClusterPlan): Cluste
   if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
   if (want.disk_encryption) {
     const have = existing.disk_encryption ?? {};
-    const differs = (Object.keys(want.disk_encryption) as (keyof typeof want.disk_encryption)[]).some((key) => (have as Record<string, unknown>)[key] !== want.disk_encryption![key]);
+    const differs = (Object.keys(want.disk_encryption) as (keyof typeof want.disk_encryption)[]).some(
+      (key) => (have as Record<string, unknown>)[key] !== want.disk_encryption![key],
+    );
     if (differs) update.disk_encryption = want.disk_encryption;
   }
   return update;
@@ -84,16 +99,21 @@ export function infraEnvDifferences(existing: InfraEnv, plan: InfraEnvPlan): Inf
   const want = plan.params;
   const update: InfraEnvUpdateParams = {};
   if (want.ssh_authorized_key !== undefined && existing.ssh_authorized_key !== want.ssh_authorized_key) update.ssh_authorized_key = want.ssh_authorized_key;
-  if (want.additional_ntp_sources !== undefined && existing.additional_ntp_sources !== want.additional_ntp_sources) update.additional_ntp_sources = want.additional_ntp_sources;
-  if (want.ignition_config_override !== undefined && existing.ignition_config_override !== want.ignition_config_override) update.ignition_config_override = want.ignition_config_override;
-  if (want.additional_trust_bundle !== undefined && existing.additional_trust_bundle !== want.additional_trust_bundle) update.additional_trust_bundle = want.additional_trust_bundle;
-  if (want.kernel_arguments !== undefined && !isDeepStrictEqual(existing.kernel_arguments ?? [], want.kernel_arguments)) update.kernel_arguments = want.kernel_arguments;
+  if (want.additional_ntp_sources !== undefined && existing.additional_ntp_sources !== want.additional_ntp_sources)
+    update.additional_ntp_sources = want.additional_ntp_sources;
+  if (want.ignition_config_override !== undefined && existing.ignition_config_override !== want.ignition_config_override)
+    update.ignition_config_override = want.ignition_config_override;
+  if (want.additional_trust_bundle !== undefined && existing.additional_trust_bundle !== want.additional_trust_bundle)
+    update.additional_trust_bundle = want.additional_trust_bundle;
+  if (want.kernel_arguments !== undefined && !isDeepStrictEqual(existing.kernel_arguments ?? [], want.kernel_arguments))
+    update.kernel_arguments = want.kernel_arguments;
   if (want.proxy !== undefined) {
     const have = existing.proxy ?? {};
     const differs = (['http_proxy', 'https_proxy', 'no_proxy'] as const).some((key) => (have[key] ?? undefined) !== (want.proxy![key] ?? undefined));
     if (differs) update.proxy = want.proxy;
   }
-  if (!isDeepStrictEqual(storedStaticNetworkConfig(existing.static_network_config), want.static_network_config ?? [])) update.static_network_config = want.static_network_config ?? [];
+  if (!isDeepStrictEqual(storedStaticNetworkConfig(existing.static_network_config), want.static_network_config ?? []))
+    update.static_network_config = want.static_network_config ?? [];
   return update;
 }
 
@@ -114,14 +134,22 @@ function sameOverrides(stored: string | undefined | null, wanted: string): boole
  * A service that ignores the filter, as upstream's does, lists every cluster, and the match below
  * still picks the right one.
  */
-async function findCluster(client: ApiClient, registeredThisRun: readonly Cluster[], name: string, baseDomain: string | undefined): Promise<Cluster | undefined> {
+async function findCluster(
+  client: ApiClient,
+  registeredThisRun: readonly Cluster[],
+  name: string,
+  baseDomain: string | undefined,
+): Promise<Cluster | undefined> {
   const named = (cluster: Cluster) => cluster.name === name && (!baseDomain || cluster.base_dns_domain === baseDomain);
   const candidates = registeredThisRun.some(named)
     ? registeredThisRun
     : await call(`looking up cluster ${name}`, () => client.GET('/v2/clusters', { params: { query: { name } } }));
   const matches = candidates.filter(named);
   if (matches.length > 1) {
-    throw new CliError(`${matches.length} clusters are named ${name}.${baseDomain ?? ''} (${matches.map((c) => c.id).join(', ')}): cannot tell which one the manifests describe`, EXIT.apiRefused);
+    throw new CliError(
+      `${matches.length} clusters are named ${name}.${baseDomain ?? ''} (${matches.map((c) => c.id).join(', ')}): cannot tell which one the manifests describe`,
+      EXIT.apiRefused,
+    );
   }
   if (!matches[0]) return undefined;
   return call(`reading cluster ${matches[0].id}`, () => client.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: matches[0]!.id } } }));
@@ -138,7 +166,8 @@ export async function applyPlan(client: ApiClient, plan: ZtpPlan, options: { dry
   } catch (error) {
     // Undo this run's creations, newest first: infra-envs before the clusters they belong to.
     for (const resource of created.reverse()) {
-      if (resource.kind === 'infra-env') await client.DELETE('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: resource.id } } }).catch(() => undefined);
+      if (resource.kind === 'infra-env')
+        await client.DELETE('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: resource.id } } }).catch(() => undefined);
       else await client.DELETE('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: resource.id } } }).catch(() => undefined);
     }
     if (created.length > 0 && error instanceof Error) error.message += ` (removed the ${created.length} resource(s) this run had created)`;
@@ -181,11 +210,16 @@ async function applyCluster(
     const update = clusterDifferences(existing, plan);
     const fields = Object.keys(update);
     if (fields.length > 0 && !BEFORE_INSTALL.has(existing.status)) {
-      report.warnings.push(`cluster ${name} is ${existing.status}: the manifests differ in ${fields.join(', ')}, which cannot change once installation has started`);
+      report.warnings.push(
+        `cluster ${name} is ${existing.status}: the manifests differ in ${fields.join(', ')}, which cannot change once installation has started`,
+      );
       report.resources.push({ kind: 'cluster', name, id: existing.id, action: 'unchanged' });
     } else if (fields.length > 0) {
       record({ method: 'PATCH', path: `/v2/clusters/${existing.id}`, body: update });
-      if (!options.dryRun) await call(`updating cluster ${name}`, () => client.PATCH('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: existing.id } }, body: update }));
+      if (!options.dryRun)
+        await call(`updating cluster ${name}`, () =>
+          client.PATCH('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: existing.id } }, body: update }),
+        );
       report.resources.push({ kind: 'cluster', name, id: existing.id, action: options.dryRun ? 'would update' : 'updated', fields });
     } else {
       report.resources.push({ kind: 'cluster', name, id: existing.id, action: 'unchanged' });
@@ -202,7 +236,8 @@ async function applyCluster(
     if (resource.action === 'unchanged') Object.assign(resource, { action: options.dryRun ? 'would update' : 'updated', fields: ['install_config_overrides'] });
     else if (resource.action !== 'created' && resource.action !== 'would create') resource.fields = [...(resource.fields ?? []), 'install_config_overrides'];
   }
-  for (const infraEnvPlan of plan.infraEnvs) await applyInfraEnv(client, infraEnvPlan, clusterId ?? placeholder, options, report, created, record, existing === undefined);
+  for (const infraEnvPlan of plan.infraEnvs)
+    await applyInfraEnv(client, infraEnvPlan, clusterId ?? placeholder, options, report, created, record, existing === undefined);
 }
 
 async function applyInfraEnv(
@@ -241,7 +276,10 @@ async function applyInfraEnv(
     return;
   }
   record({ method: 'PATCH', path: `/v2/infra-envs/${existing.id}`, body: update });
-  if (!options.dryRun) await call(`updating infra-env ${name}`, () => client.PATCH('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: existing.id } }, body: update }));
+  if (!options.dryRun)
+    await call(`updating infra-env ${name}`, () =>
+      client.PATCH('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: existing.id } }, body: update }),
+    );
   report.resources.push({ kind: 'infra-env', name, id: existing.id, action: options.dryRun ? 'would update' : 'updated', fields });
 }
 

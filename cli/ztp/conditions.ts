@@ -50,7 +50,12 @@ export function clusterConditions(
   } else if (status === 'installed' || status === 'error' || status === 'cancelled') {
     conditions.push({ type: 'RequirementsMet', status: 'True', reason: 'ClusterInstallationStopped', message: 'The cluster installation stopped' });
   } else if (registered < required) {
-    conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'InsufficientAgents', message: `The cluster currently requires ${required} agents but only ${registered} have registered` });
+    conditions.push({
+      type: 'RequirementsMet',
+      status: 'False',
+      reason: 'InsufficientAgents',
+      message: `The cluster currently requires ${required} agents but only ${registered} have registered`,
+    });
   } else {
     conditions.push({ type: 'RequirementsMet', status: 'False', reason: 'ClusterNotReady', message: 'The cluster is not ready to begin the installation' });
   }

@@ -27,7 +27,15 @@ export function nmStateConfig(name: string, namespace: string, labels: Record<st
     metadata: { name, namespace, labels },
     spec: {
       config: {
-        interfaces: [{ name: 'eth0', type: 'ethernet', state: 'up', 'mac-address': mac, ipv4: { enabled: true, dhcp: false, address: [{ ip: address, 'prefix-length': 24 }] } }],
+        interfaces: [
+          {
+            name: 'eth0',
+            type: 'ethernet',
+            state: 'up',
+            'mac-address': mac,
+            ipv4: { enabled: true, dhcp: false, address: [{ ip: address, 'prefix-length': 24 }] },
+          },
+        ],
         'dns-resolver': { config: { server: [gateway] } },
         routes: { config: [{ destination: '0.0.0.0/0', 'next-hop-address': gateway, 'next-hop-interface': 'eth0', 'table-id': 254 }] },
       },
@@ -42,11 +50,20 @@ export function exampleManifests(kind: ExampleKind, options: ExampleOptions): Ma
   const imageSetName = 'openshift-4.18';
   const secretName = `${name}-pull-secret`;
   const networks = {
-    ha: { machine: ['192.168.111.0/24'], cluster: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }], service: ['172.30.0.0/16'], api: ['192.168.111.5'], ingress: ['192.168.111.4'] },
+    ha: {
+      machine: ['192.168.111.0/24'],
+      cluster: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+      service: ['172.30.0.0/16'],
+      api: ['192.168.111.5'],
+      ingress: ['192.168.111.4'],
+    },
     sno: { machine: ['192.168.112.0/24'], cluster: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }], service: ['172.30.0.0/16'], api: [], ingress: [] },
     'dual-stack': {
       machine: ['192.168.113.0/24', 'fd2e:6f44:5dd8:c956::/120'],
-      cluster: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }, { cidr: 'fd01::/48', hostPrefix: 64 }],
+      cluster: [
+        { cidr: '10.128.0.0/14', hostPrefix: 23 },
+        { cidr: 'fd01::/48', hostPrefix: 64 },
+      ],
       service: ['172.30.0.0/16', 'fd02::/112'],
       api: ['192.168.113.5', 'fd2e:6f44:5dd8:c956::5'],
       ingress: ['192.168.113.4', 'fd2e:6f44:5dd8:c956::4'],
@@ -88,7 +105,9 @@ export function exampleManifests(kind: ExampleKind, options: ExampleOptions): Ma
       },
       provisionRequirements: { controlPlaneAgents: counts[0], workerAgents: counts[1] },
       sshPublicKey: options.sshPublicKey,
-      ...(kind === 'ha' ? { proxy: { httpProxy: 'http://proxy.example.com:3128', httpsProxy: 'http://proxy.example.com:3128', noProxy: '.example.com,192.168.111.0/24' } } : {}),
+      ...(kind === 'ha'
+        ? { proxy: { httpProxy: 'http://proxy.example.com:3128', httpsProxy: 'http://proxy.example.com:3128', noProxy: '.example.com,192.168.111.0/24' } }
+        : {}),
     },
   };
   const clusterImageSet = {
@@ -126,7 +145,9 @@ export function exampleManifests(kind: ExampleKind, options: ExampleOptions): Ma
     const hosts = ['master-0', 'master-1', 'master-2', 'worker-0', 'worker-1'];
     files.push({
       file: 'nmstate.yaml',
-      text: multiDocument(hosts.map((host, i) => nmStateConfig(`${name}-${host}`, namespace, labels, `52:54:00:aa:00:0${i + 1}`, `192.168.111.${20 + i}`, '192.168.111.1'))),
+      text: multiDocument(
+        hosts.map((host, i) => nmStateConfig(`${name}-${host}`, namespace, labels, `52:54:00:aa:00:0${i + 1}`, `192.168.111.${20 + i}`, '192.168.111.1')),
+      ),
     });
   }
   return files;

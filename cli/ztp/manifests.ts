@@ -42,7 +42,8 @@ export interface ManifestError {
 }
 
 export function formatManifestError(error: ManifestError): string {
-  const document = error.document === undefined ? '' : ` document ${error.document}${error.kind ? ` (${error.kind}${error.name ? ` "${error.name}"` : ''})` : ''}`;
+  const document =
+    error.document === undefined ? '' : ` document ${error.document}${error.kind ? ` (${error.kind}${error.name ? ` "${error.name}"` : ''})` : ''}`;
   return `${error.file}:${document}: ${error.field ? `${error.field}: ` : ''}${error.message}`;
 }
 
@@ -51,7 +52,6 @@ export interface ManifestFile {
   file: string;
   text: string;
 }
-
 
 function stringMap(value: unknown, where: string, report: (field: string, message: string) => void): Record<string, string> {
   if (value === undefined || value === null) return {};
@@ -117,13 +117,15 @@ export function parseManifestFiles(files: readonly ManifestFile[]): { documents:
         valid = false;
         report(field, message, kind, name);
       };
-      if (value.apiVersion !== expectedVersion) reportHere('apiVersion', `must be ${expectedVersion} for a ${kind}, not ${JSON.stringify(value.apiVersion ?? null)}`);
+      if (value.apiVersion !== expectedVersion)
+        reportHere('apiVersion', `must be ${expectedVersion} for a ${kind}, not ${JSON.stringify(value.apiVersion ?? null)}`);
       if (!isJsonObject(metadata)) {
         reportHere('metadata', 'is missing');
         continue;
       }
       if (!name) reportHere('metadata.name', 'is missing');
-      else if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) reportHere('metadata.name', `"${name}" is not a Kubernetes object name (lower-case letters, digits, '-' and '.')`);
+      else if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))
+        reportHere('metadata.name', `"${name}" is not a Kubernetes object name (lower-case letters, digits, '-' and '.')`);
       if (metadata.namespace !== undefined && typeof metadata.namespace !== 'string') reportHere('metadata.namespace', 'must be a string');
       const labels = stringMap(metadata.labels, 'metadata.labels', reportHere);
       const annotations = stringMap(metadata.annotations, 'metadata.annotations', reportHere);

@@ -45,7 +45,6 @@ export interface ZtpPlan {
   warnings: string[];
 }
 
-
 function hyperthreadingOf(reader: FieldReader): ClusterCreateParams['hyperthreading'] {
   const modeOf = (field: string) => {
     const value = reader.string(field);
@@ -86,7 +85,10 @@ function clusterParams(
   const releaseImage = imageSet.string('spec.releaseImage', { required: true });
   const release = releaseImage ? releaseFromImage(releaseImage) : undefined;
   if (releaseImage && !release) {
-    imageSet.problem('spec.releaseImage', `cannot tell the OpenShift version from "${releaseImage}": use a tagged release image such as quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64`);
+    imageSet.problem(
+      'spec.releaseImage',
+      `cannot tell the OpenShift version from "${releaseImage}": use a tagged release image such as quay.io/openshift-release-dev/ocp-release:4.18.52-x86_64`,
+    );
   }
 
   const controlPlane = aci.integer('spec.provisionRequirements.controlPlaneAgents', { required: true, min: 1, max: 5 }) ?? 0;
@@ -129,7 +131,8 @@ function clusterParams(
 
   const platformName = aci.string('spec.platformType');
   let platformType = platformName === undefined ? undefined : PLATFORM_TYPES[platformName];
-  if (platformName !== undefined && !platformType) aci.problem('spec.platformType', `must be one of ${Object.keys(PLATFORM_TYPES).join(', ')}, not "${platformName}"`);
+  if (platformName !== undefined && !platformType)
+    aci.problem('spec.platformType', `must be one of ${Object.keys(PLATFORM_TYPES).join(', ')}, not "${platformName}"`);
   const userManaged = aci.boolean('spec.networking.userManagedNetworking');
   if (!platformType && (userManaged || singleNode)) platformType = 'none';
 
@@ -146,7 +149,8 @@ function clusterParams(
     const enableOn = aci.string('spec.diskEncryption.enableOn');
     const mode = aci.string('spec.diskEncryption.mode');
     const tang = aci.string('spec.diskEncryption.tangServers');
-    if (enableOn && !['none', 'all', 'masters', 'workers'].includes(enableOn)) aci.problem('spec.diskEncryption.enableOn', `must be none, all, masters or workers, not "${enableOn}"`);
+    if (enableOn && !['none', 'all', 'masters', 'workers'].includes(enableOn))
+      aci.problem('spec.diskEncryption.enableOn', `must be none, all, masters or workers, not "${enableOn}"`);
     if (mode && mode !== 'tpmv2' && mode !== 'tang') aci.problem('spec.diskEncryption.mode', `must be tpmv2 or tang, not "${mode}"`);
     diskEncryption = {
       ...(enableOn ? { enable_on: enableOn as 'none' } : {}),
@@ -172,7 +176,10 @@ function clusterParams(
   if (platformType === 'external') {
     const externalName = aci.string('spec.external.platformName');
     const ccm = aci.string('spec.external.cloudControllerManager');
-    external = { ...(externalName ? { platform_name: externalName } : {}), ...(ccm !== undefined ? { cloud_controller_manager: ccm === 'External' ? 'External' : '' } : {}) };
+    external = {
+      ...(externalName ? { platform_name: externalName } : {}),
+      ...(ccm !== undefined ? { cloud_controller_manager: ccm === 'External' ? 'External' : '' } : {}),
+    };
   }
 
   const params: ClusterCreateParams = {
@@ -321,16 +328,22 @@ export function planFromManifests(documents: readonly ManifestDocument[]): { pla
     const refKind = cdReader.string('spec.clusterInstallRef.kind', { required: true });
     if (refKind && refKind !== 'AgentClusterInstall') cdReader.problem('spec.clusterInstallRef.kind', `must be AgentClusterInstall, not "${refKind}"`);
     const group = cdReader.string('spec.clusterInstallRef.group');
-    if (group && group !== 'extensions.hive.openshift.io') cdReader.problem('spec.clusterInstallRef.group', `must be extensions.hive.openshift.io, not "${group}"`);
+    if (group && group !== 'extensions.hive.openshift.io')
+      cdReader.problem('spec.clusterInstallRef.group', `must be extensions.hive.openshift.io, not "${group}"`);
     const aciName = cdReader.string('spec.clusterInstallRef.name', { required: true });
     const aci = aciName ? agentClusterInstalls.get(key(cd.namespace, aciName)) : undefined;
-    if (aciName && !aci) cdReader.problem('spec.clusterInstallRef.name', `AgentClusterInstall "${aciName}" is not among the manifests${cd.namespace ? ` in namespace "${cd.namespace}"` : ''}`);
+    if (aciName && !aci)
+      cdReader.problem(
+        'spec.clusterInstallRef.name',
+        `AgentClusterInstall "${aciName}" is not among the manifests${cd.namespace ? ` in namespace "${cd.namespace}"` : ''}`,
+      );
     const pullSecret = pullSecretOf(cdReader, secrets, errors, 'spec.pullSecretRef');
     if (!aci) continue;
     usedAcis.add(aci);
     const aciReader = new FieldReader(aci, errors);
     const backRef = aciReader.string('spec.clusterDeploymentRef.name', { required: true });
-    if (backRef && backRef !== cd.name) aciReader.problem('spec.clusterDeploymentRef.name', `names "${backRef}" but ClusterDeployment "${cd.name}" refers to this AgentClusterInstall`);
+    if (backRef && backRef !== cd.name)
+      aciReader.problem('spec.clusterDeploymentRef.name', `names "${backRef}" but ClusterDeployment "${cd.name}" refers to this AgentClusterInstall`);
     const imageSetName = aciReader.string('spec.imageSetRef.name', { required: true });
     const imageSet = imageSetName ? imageSets.get(key('', imageSetName)) : undefined;
     if (imageSetName && !imageSet) aciReader.problem('spec.imageSetRef.name', `ClusterImageSet "${imageSetName}" is not among the manifests`);
@@ -352,7 +365,11 @@ export function planFromManifests(documents: readonly ManifestDocument[]): { pla
     if (usedAcis.has(aci)) continue;
     const reader = new FieldReader(aci, errors);
     const cdName = reader.string('spec.clusterDeploymentRef.name', { required: true });
-    if (cdName && !clusterDeployments.has(key(aci.namespace, cdName))) reader.problem('spec.clusterDeploymentRef.name', `ClusterDeployment "${cdName}" is not among the manifests${aci.namespace ? ` in namespace "${aci.namespace}"` : ''}`);
+    if (cdName && !clusterDeployments.has(key(aci.namespace, cdName)))
+      reader.problem(
+        'spec.clusterDeploymentRef.name',
+        `ClusterDeployment "${cdName}" is not among the manifests${aci.namespace ? ` in namespace "${aci.namespace}"` : ''}`,
+      );
     else if (cdName) reader.problem('metadata.name', `ClusterDeployment "${cdName}" does not refer to this AgentClusterInstall in spec.clusterInstallRef`);
   }
   if (clusterDeployments.size === 0 && byKind('InfraEnv').length === 0 && errors.length === 0) {
@@ -367,18 +384,34 @@ export function planFromManifests(documents: readonly ManifestDocument[]): { pla
     if (clusterName) {
       const namespace = reader.string('spec.clusterRef.namespace') ?? infraEnv.namespace;
       const cd = clusterDeployments.get(key(namespace, clusterName));
-      if (!cd) reader.problem('spec.clusterRef.name', `ClusterDeployment "${clusterName}" is not among the manifests${namespace ? ` in namespace "${namespace}"` : ''}`);
+      if (!cd)
+        reader.problem(
+          'spec.clusterRef.name',
+          `ClusterDeployment "${clusterName}" is not among the manifests${namespace ? ` in namespace "${namespace}"` : ''}`,
+        );
       else plan = planByDeployment.get(cd);
     }
-    const infraPlan = infraEnvPlan(reader, secrets, nmStateConfigs, entries, selected, errors, plan ? { openshiftVersion: plan.params.openshift_version, cpuArchitecture: plan.params.cpu_architecture } : undefined);
+    const infraPlan = infraEnvPlan(
+      reader,
+      secrets,
+      nmStateConfigs,
+      entries,
+      selected,
+      errors,
+      plan ? { openshiftVersion: plan.params.openshift_version, cpuArchitecture: plan.params.cpu_architecture } : undefined,
+    );
     if (plan) plan.infraEnvs.push(infraPlan);
     else if (!clusterName) unboundInfraEnvs.push(infraPlan);
   }
   for (const config of nmStateConfigs) {
-    if (!selected.has(config)) warnings.push(`${config.file}: document ${config.index} (NMStateConfig "${config.name}"): no InfraEnv selects it; it is not applied`);
+    if (!selected.has(config))
+      warnings.push(`${config.file}: document ${config.index} (NMStateConfig "${config.name}"): no InfraEnv selects it; it is not applied`);
   }
   for (const plan of clusters) {
-    if (plan.infraEnvs.length === 0) warnings.push(`${plan.clusterDeployment.file}: ClusterDeployment "${plan.clusterDeployment.name}": no InfraEnv refers to it, so no discovery image will carry its hosts`);
+    if (plan.infraEnvs.length === 0)
+      warnings.push(
+        `${plan.clusterDeployment.file}: ClusterDeployment "${plan.clusterDeployment.name}": no InfraEnv refers to it, so no discovery image will carry its hosts`,
+      );
   }
   return { plan: { clusters, unboundInfraEnvs, warnings }, errors };
 }

@@ -98,7 +98,10 @@ export function pullSecretOf(reader: FieldReader, secrets: Map<string, ManifestD
   if (!name) return undefined;
   const secret = secrets.get(key(reader.document.namespace, name));
   if (!secret) {
-    reader.problem(`${field}.name`, `Secret "${name}" is not among the manifests${reader.document.namespace ? ` in namespace "${reader.document.namespace}"` : ''}`);
+    reader.problem(
+      `${field}.name`,
+      `Secret "${name}" is not among the manifests${reader.document.namespace ? ` in namespace "${reader.document.namespace}"` : ''}`,
+    );
     return undefined;
   }
   const secretReader = new FieldReader(secret, errors);
@@ -195,7 +198,11 @@ export function staticNetworkEntry(reader: FieldReader): StaticNetworkEntry | un
   const problem = staticNetworkConfigProblem([entry]);
   if (problem) {
     reader.problem(
-      problem.startsWith('static_network_config[0].network_yaml') ? 'spec.config' : problem.startsWith('static_network_config[0].mac_interface_map') ? 'spec.interfaces' : 'spec',
+      problem.startsWith('static_network_config[0].network_yaml')
+        ? 'spec.config'
+        : problem.startsWith('static_network_config[0].mac_interface_map')
+          ? 'spec.interfaces'
+          : 'spec',
       problem
         .replace(/^static_network_config\[0\]\.network_yaml: /, '')
         .replace(/static_network_config\[0\]\.mac_interface_map\[(\d+)\]\.mac_address/g, 'spec.interfaces[$1].macAddress')

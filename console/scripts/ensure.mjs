@@ -26,9 +26,7 @@ function installedLockMatches() {
   const wanted = JSON.parse(readFileSync(path.join(consoleDir, 'package-lock.json'), 'utf8')).packages ?? {};
   const have = JSON.parse(readFileSync(installed, 'utf8')).packages ?? {};
   // Optional packages for other platforms (native bindings) are in the lock but never installed here.
-  return Object.entries(wanted).every(
-    ([name, entry]) => name === '' || have[name]?.version === entry.version || (entry.optional && !have[name]),
-  );
+  return Object.entries(wanted).every(([name, entry]) => name === '' || have[name]?.version === entry.version || (entry.optional && !have[name]));
 }
 
 function newestSourceTime() {

@@ -22,7 +22,11 @@ export const AboutModal: React.FC<{ isOpen: boolean; onClose(): void }> = ({ isO
   ];
   return (
     <PFAboutModal isOpen={isOpen} onClose={onClose} productName="Assisted Installer (assisted-cloud)" brandImageSrc="/logo.svg" brandImageAlt="assisted-cloud">
-      {error && <Alert variant="danger" isInline title="Could not read the component versions">{error}</Alert>}
+      {error && (
+        <Alert variant="danger" isInline title="Could not read the component versions">
+          {error}
+        </Alert>
+      )}
       {/* One term and its value a row, the value free to wrap (image references are long): a
           horizontal description list's fixed term column made them overlap. */}
       <Content component="dl" aria-label="Versions" className="console-about-versions">

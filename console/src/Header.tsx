@@ -35,7 +35,12 @@ const SECTIONS = [
 ];
 
 /** A masthead menu: a toggle and its items, closed again by a choice, Escape or a click outside. */
-const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; header?: React.ReactNode; children: React.ReactNode }> = ({ label, toggle, header, children }) => {
+const MastheadMenu: React.FC<{ label: string; toggle: React.ReactNode; header?: React.ReactNode; children: React.ReactNode }> = ({
+  label,
+  toggle,
+  header,
+  children,
+}) => {
   const [open, setOpen] = React.useState(false);
   return (
     <Dropdown
@@ -65,7 +70,9 @@ export const Header: React.FC = () => {
         <MastheadBrand>
           <MastheadLogo component={(props) => <NavLink {...props} to={CLUSTERS_PATH} />}>
             <img src="/logo.svg" alt="" height={32} width={32} className="pf-v6-u-mr-sm" />
-            <span className="pf-v6-u-font-size-lg pf-v6-u-font-weight-bold" style={{ color: "var(--pf-t--global--text--color--regular)" }}>Assisted Installer</span>
+            <span className="pf-v6-u-font-size-lg pf-v6-u-font-weight-bold" style={{ color: 'var(--pf-t--global--text--color--regular)' }}>
+              Assisted Installer
+            </span>
           </MastheadLogo>
         </MastheadBrand>
       </MastheadMain>
@@ -114,7 +121,9 @@ export const Header: React.FC = () => {
                   header={
                     <>
                       <div className="pf-v6-u-px-md pf-v6-u-py-sm" data-testid="caller-details">
-                        <div className="pf-v6-u-font-size-sm pf-v6-u-text-color-subtle">{caller.isPerson ? 'Signed in through the identity provider' : 'Signed in with an API token'}</div>
+                        <div className="pf-v6-u-font-size-sm pf-v6-u-text-color-subtle">
+                          {caller.isPerson ? 'Signed in through the identity provider' : 'Signed in with an API token'}
+                        </div>
                         <div className="pf-v6-u-font-weight-bold">{caller.name}</div>
                         <div>
                           {caller.role} in {caller.organisation.name}

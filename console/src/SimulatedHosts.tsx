@@ -27,7 +27,11 @@ interface RunningHosts {
 async function lab<T>(method: string, query: string, body?: unknown): Promise<T | undefined> {
   const response = await fetch(`${SIMULATED_HOSTS_PATH}${query}`, {
     method,
-    headers: { Authorization: `Bearer ${currentToken() ?? ''}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Bearer ${currentToken() ?? ''}`,
+      Accept: 'application/json',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const isJson = (response.headers.get('Content-Type') ?? '').startsWith('application/json');
@@ -104,14 +108,21 @@ export const SimulatedHosts: React.FC = () => {
         {running ? (
           <>
             <FlexItem data-testid="simulated-hosts-running">
-              {running.hosts} SIMULATED {running.hosts === 1 ? 'host is' : 'hosts are'} running ({running.profiles_mix}, network {running.network}, started by {running.started_by}): none of
-              their results come from a real machine.
+              {running.hosts} SIMULATED {running.hosts === 1 ? 'host is' : 'hosts are'} running ({running.profiles_mix}, network {running.network}, started by{' '}
+              {running.started_by}): none of their results come from a real machine.
             </FlexItem>
             <FlexItem>
-              <Button variant="secondary" size="sm" isDisabled={busy} onClick={() => void act(async () => {
-                await lab('DELETE', `?infra_env_id=${infraEnvId}`);
-                setRunning(null);
-              })}>
+              <Button
+                variant="secondary"
+                size="sm"
+                isDisabled={busy}
+                onClick={() =>
+                  void act(async () => {
+                    await lab('DELETE', `?infra_env_id=${infraEnvId}`);
+                    setRunning(null);
+                  })
+                }
+              >
                 Stop simulated hosts
               </Button>
             </FlexItem>
@@ -123,9 +134,17 @@ export const SimulatedHosts: React.FC = () => {
               <TextInput aria-label="Simulated hosts by profile" value={mix} onChange={(_event, value) => setMix(value)} style={{ width: '14rem' }} />
             </FlexItem>
             <FlexItem>
-              <Button variant="secondary" size="sm" isDisabled={busy || !mix.trim()} isLoading={busy} onClick={() => void act(async () => {
-                setRunning((await lab<RunningHosts>('POST', '', { infra_env_id: infraEnvId, profiles_mix: mix })) ?? null);
-              })}>
+              <Button
+                variant="secondary"
+                size="sm"
+                isDisabled={busy || !mix.trim()}
+                isLoading={busy}
+                onClick={() =>
+                  void act(async () => {
+                    setRunning((await lab<RunningHosts>('POST', '', { infra_env_id: infraEnvId, profiles_mix: mix })) ?? null);
+                  })
+                }
+              >
                 Boot simulated hosts
               </Button>
             </FlexItem>

@@ -73,10 +73,12 @@ export const SyntheticImageNotice: React.FC = () => {
   return createPortal(
     <Alert variant="warning" isInline title="SYNTHETIC image: it will not boot" data-testid="synthetic-image-notice">
       <Content component="p">
-        No RHCOS live ISO was imported for this release, so this discovery ISO is made from a SYNTHETIC stand-in (not RHCOS): it downloads, but no machine
-        boots from it. Hosts for a lab can be simulated instead (<strong>Boot simulated hosts</strong> on the cluster page).
+        No RHCOS live ISO was imported for this release, so this discovery ISO is made from a SYNTHETIC stand-in (not RHCOS): it downloads, but no machine boots
+        from it. Hosts for a lab can be simulated instead (<strong>Boot simulated hosts</strong> on the cluster page).
       </Content>
-      <Content component="p">To make images that boot real hosts, import the RHCOS live ISO of the release once on the machine that runs the service (README, “Discovery ISOs”):</Content>
+      <Content component="p">
+        To make images that boot real hosts, import the RHCOS live ISO of the release once on the machine that runs the service (README, “Discovery ISOs”):
+      </Content>
       {/* Inline, not a text field: the dialog's first read-only field stays the ISO's URL, for those who read it. */}
       <ClipboardCopy variant="inline-compact" isCode hoverTip="Copy" clickTip="Copied" data-testid="import-iso-command">
         {importCommand(found.image)}

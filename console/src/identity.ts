@@ -28,7 +28,11 @@ export async function signInSettings(): Promise<SignInSettings> {
   return (await response.json()) as SignInSettings;
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const randomText = (length: number) => base64url(crypto.getRandomValues(new Uint8Array(length)));
 
 /** Sends the browser to the provider's sign-in (or sign-up) page; it comes back to CALLBACK_PATH. */

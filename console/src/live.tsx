@@ -120,7 +120,7 @@ export const LiveIndicator: React.FC = () => {
       content={
         live
           ? `Changes are pushed to this page as they happen; it also re-reads every ${LIVE_POLL_MS / 1000} s`
-          : 'No live connection: this page re-reads at the installer UI\'s own pace (every 10 s on a cluster)'
+          : "No live connection: this page re-reads at the installer UI's own pace (every 10 s on a cluster)"
       }
     >
       <Label isCompact color={live ? 'green' : 'grey'} data-testid="live-indicator" data-live={live ? 'true' : 'false'} tabIndex={0}>

@@ -45,7 +45,10 @@ export function reasonOf(status: number, body: unknown): string {
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

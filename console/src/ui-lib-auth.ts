@@ -33,12 +33,15 @@ export function authenticateUiLibClients(): void {
       if (token) config.headers = { ...(config.headers as Record<string, string>), Authorization: `Bearer ${token}` };
       return config;
     });
-    client.interceptors.response.use((response) => {
-      response.data = withViewerPermissions(response.config.url, response.config.method, response.data, callersRole());
-      return response;
-    }, (error: AxiosError) => {
-      if (error.response?.status === 401) signOut(reasonOf(401, error.response.data));
-      return Promise.reject(error);
-    });
+    client.interceptors.response.use(
+      (response) => {
+        response.data = withViewerPermissions(response.config.url, response.config.method, response.data, callersRole());
+        return response;
+      },
+      (error: AxiosError) => {
+        if (error.response?.status === 401) signOut(reasonOf(401, error.response.data));
+        return Promise.reject(error);
+      },
+    );
   }
 }

@@ -15,4 +15,9 @@ export interface SdkClientOptions<Client, Config> {
  * calls both only when they exist, so a logger without them skips that work; warnings and debug
  * lines are dropped, as by the default.
  */
-export const sdkLoggerWithoutPayloads = { debug: () => undefined, warn: () => undefined } as unknown as { debug(...content: unknown[]): void; info(...content: unknown[]): void; warn(...content: unknown[]): void; error(...content: unknown[]): void };
+export const sdkLoggerWithoutPayloads = { debug: () => undefined, warn: () => undefined } as unknown as {
+  debug(...content: unknown[]): void;
+  info(...content: unknown[]): void;
+  warn(...content: unknown[]): void;
+  error(...content: unknown[]): void;
+};

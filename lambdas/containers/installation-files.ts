@@ -30,13 +30,24 @@ function findOpenshiftInstall(): { path: string; version: string } | undefined {
   const candidate = process.env.OPENSHIFT_INSTALL || 'openshift-install';
   const probe = spawnSync(candidate, ['version'], { encoding: 'utf8', timeout: 60_000 });
   if (probe.error || probe.status !== 0) return undefined;
-  return { path: candidate, version: probe.stdout.split('\n')[0]?.replace(/^openshift-install\s*/, '').trim() ?? '' };
+  return {
+    path: candidate,
+    version:
+      probe.stdout
+        .split('\n')[0]
+        ?.replace(/^openshift-install\s*/, '')
+        .trim() ?? '',
+  };
 }
 
 function runInstaller(binary: string, args: string[], dir: string): void {
   log(`running ${binary} ${args.join(' ')}`);
   // The installer's own log carries no secrets at info level; its files do and stay in `dir`.
-  const result = spawnSync(binary, [...args, '--dir', dir, '--log-level', 'info'], { encoding: 'utf8', timeout: 45 * 60_000, stdio: ['ignore', 'inherit', 'inherit'] });
+  const result = spawnSync(binary, [...args, '--dir', dir, '--log-level', 'info'], {
+    encoding: 'utf8',
+    timeout: 45 * 60_000,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (result.error) throw new Error(`${binary} ${args.join(' ')} could not run: ${result.error.message}`);
   if (result.status !== 0) throw new Error(`${binary} ${args.join(' ')} failed with exit code ${result.status}; its log above says why`);
 }
@@ -101,15 +112,24 @@ async function main(): Promise<void> {
   } else if (process.env.ALLOW_SIMULATED_INSTALLER === 'true') {
     // Loaded only when selected: the production image is built without it (lib/installer-task.ts).
     const simulated = await import('./simulated-installer.js');
-    log(`no openshift-install found (set OPENSHIFT_INSTALL or put it on PATH): using the ${simulated.SIMULATED_INSTALLER_NAME}, whose files cannot bring up a real cluster`);
+    log(
+      `no openshift-install found (set OPENSHIFT_INSTALL or put it on PATH): using the ${simulated.SIMULATED_INSTALLER_NAME}, whose files cannot bring up a real cluster`,
+    );
     outputs = await simulated.simulateInstaller({ installConfigYaml: installConfig, manifests });
     report = { installer: 'simulated' };
   } else {
-    throw new Error(`no openshift-install for OpenShift ${version} is available in this task (set OPENSHIFT_INSTALL or put it on PATH), and the simulated installer is not allowed here`);
+    throw new Error(
+      `no openshift-install for OpenShift ${version} is available in this task (set OPENSHIFT_INSTALL or put it on PATH), and the simulated installer is not allowed here`,
+    );
   }
 
   for (const name of INSTALLER_OUTPUTS) {
-    await blobs.put('files', installationObjectKey(orgId, clusterId, name), outputs[name], name.endsWith('.ign') || name.endsWith('.json') ? 'application/json' : 'text/plain');
+    await blobs.put(
+      'files',
+      installationObjectKey(orgId, clusterId, name),
+      outputs[name],
+      name.endsWith('.ign') || name.endsWith('.json') ? 'application/json' : 'text/plain',
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   // Written last: its presence says every output above is complete.

@@ -97,7 +97,11 @@ async function issuedCertificate(
 }
 
 /** The client certificate of system:admin (group system:masters), signed by the root CA. */
-function adminCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey }, days: number): Promise<x509.X509Certificate> {
+function adminCertificate(
+  publicKey: webcrypto.CryptoKey,
+  root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey },
+  days: number,
+): Promise<x509.X509Certificate> {
   return issuedCertificate(publicKey, root, days, [{ CN: ['system:admin'] }, { O: ['system:masters'] }], x509.ExtendedKeyUsage.clientAuth);
 }
 
@@ -106,7 +110,12 @@ function adminCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x509.X50
  * signed by the root CA, as a real bootstrap ignition carries the load balancers' serving
  * certificates: the cluster's API serves it and the kubeconfig's CA verifies it.
  */
-function apiServingCertificate(publicKey: webcrypto.CryptoKey, root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey }, clusterDomain: string, days: number): Promise<x509.X509Certificate> {
+function apiServingCertificate(
+  publicKey: webcrypto.CryptoKey,
+  root: { cert: x509.X509Certificate; key: webcrypto.CryptoKey },
+  clusterDomain: string,
+  days: number,
+): Promise<x509.X509Certificate> {
   const names = [`api.${clusterDomain}`, `api-int.${clusterDomain}`];
   return issuedCertificate(publicKey, root, days, [{ CN: [names[0]!] }], x509.ExtendedKeyUsage.serverAuth, [
     new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value }))),
@@ -153,13 +162,15 @@ export async function simulateInstaller(input: SimulationInput): Promise<Install
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name, cluster: { server: `https://api.${clusterDomain}:6443`, 'certificate-authority-data': Buffer.from(rootPem).toString('base64') } }],
-    users: [{
-      name: 'admin',
-      user: {
-        'client-certificate-data': Buffer.from(adminCert.toString('pem')).toString('base64'),
-        'client-key-data': Buffer.from(adminKeyPem).toString('base64'),
+    users: [
+      {
+        name: 'admin',
+        user: {
+          'client-certificate-data': Buffer.from(adminCert.toString('pem')).toString('base64'),
+          'client-key-data': Buffer.from(adminKeyPem).toString('base64'),
+        },
       },
-    }],
+    ],
     contexts: [{ name: 'admin', context: { cluster: name, user: 'admin' } }],
     'current-context': 'admin',
     preferences: {},
@@ -182,11 +193,14 @@ export async function simulateInstaller(input: SimulationInput): Promise<Install
       ],
     },
     systemd: {
-      units: [{
-        name: 'bootkube.service',
-        enabled: true,
-        contents: '[Unit]\nDescription=Bootstrap a Kubernetes cluster (simulated: prints a notice and exits)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/echo "simulated bootstrap: no release payload"\n\n[Install]\nWantedBy=multi-user.target\n',
-      }],
+      units: [
+        {
+          name: 'bootkube.service',
+          enabled: true,
+          contents:
+            '[Unit]\nDescription=Bootstrap a Kubernetes cluster (simulated: prints a notice and exits)\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/echo "simulated bootstrap: no release payload"\n\n[Install]\nWantedBy=multi-user.target\n',
+        },
+      ],
     },
   };
 

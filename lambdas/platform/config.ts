@@ -77,7 +77,10 @@ function identityProviderUrl(name: string, raw: string): string {
 
 export function identityProviderFromEnvironment(env: NodeJS.ProcessEnv = process.env): IdentityProviderSettings | undefined {
   const issuer = env.IDENTITY_PROVIDER_ISSUER || undefined;
-  const clientIds = (env.IDENTITY_PROVIDER_CLIENT_IDS ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+  const clientIds = (env.IDENTITY_PROVIDER_CLIENT_IDS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   const jwksUrl = env.IDENTITY_PROVIDER_JWKS_URL || undefined;
   if (!issuer) {
     if (clientIds.length > 0 || jwksUrl) throw new Error('IDENTITY_PROVIDER_CLIENT_IDS and IDENTITY_PROVIDER_JWKS_URL need IDENTITY_PROVIDER_ISSUER');
@@ -105,9 +108,12 @@ function consoleSignInFromEnvironment(env: NodeJS.ProcessEnv, clientIds: readonl
   const signOutUrl = env.IDENTITY_PROVIDER_SIGN_OUT_URL || undefined;
   if (!clientId && !authorizationUrl && !tokenUrl && !signOutUrl) return undefined;
   if (!clientId || !authorizationUrl || !tokenUrl) {
-    throw new Error('The console signs in with IDENTITY_PROVIDER_CONSOLE_CLIENT_ID, IDENTITY_PROVIDER_AUTHORIZATION_URL and IDENTITY_PROVIDER_TOKEN_URL together: set all three, or none');
+    throw new Error(
+      'The console signs in with IDENTITY_PROVIDER_CONSOLE_CLIENT_ID, IDENTITY_PROVIDER_AUTHORIZATION_URL and IDENTITY_PROVIDER_TOKEN_URL together: set all three, or none',
+    );
   }
-  if (!clientIds.includes(clientId)) throw new Error('IDENTITY_PROVIDER_CONSOLE_CLIENT_ID must be one of IDENTITY_PROVIDER_CLIENT_IDS, or the API would refuse the console\'s tokens');
+  if (!clientIds.includes(clientId))
+    throw new Error("IDENTITY_PROVIDER_CONSOLE_CLIENT_ID must be one of IDENTITY_PROVIDER_CLIENT_IDS, or the API would refuse the console's tokens");
   return {
     clientId,
     authorizationUrl: identityProviderUrl('IDENTITY_PROVIDER_AUTHORIZATION_URL', authorizationUrl),
@@ -232,7 +238,12 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): Ser
     ...(env.EVENT_BUS_NAME ? { eventBus: { busName: env.EVENT_BUS_NAME } } : env.LOCAL_EVENT_BUS_FILE ? { eventBus: { file: env.LOCAL_EVENT_BUS_FILE } } : {}),
     ...(identityProvider ? { identityProvider } : {}),
     ...(env.MIRROR_REGISTRIES_CONF
-      ? { mirrorRegistries: { registriesConf: env.MIRROR_REGISTRIES_CONF, ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}) } }
+      ? {
+          mirrorRegistries: {
+            registriesConf: env.MIRROR_REGISTRIES_CONF,
+            ...(env.MIRROR_REGISTRIES_CA_BUNDLE ? { caBundle: env.MIRROR_REGISTRIES_CA_BUNDLE } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -84,7 +84,10 @@ function build(): Ports {
     workflows:
       provided.workflows ??
       deferred<Workflows>({ start: true, describe: true, stop: true, succeedTask: true, failTask: true }, async () =>
-        (await import('../adapters/stepfunctions/workflows.js')).createStepFunctionsWorkflows({ stateMachines: config.stateMachines, clientConfig: { region } }),
+        (await import('../adapters/stepfunctions/workflows.js')).createStepFunctionsWorkflows({
+          stateMachines: config.stateMachines,
+          clientConfig: { region },
+        }),
       ),
     clock: provided.clock ?? systemClock,
     webhookSender:
@@ -97,19 +100,16 @@ function build(): Ports {
         : {}),
     ...(provided.eventBus ? { eventBus: provided.eventBus } : config.eventBus ? { eventBus: eventBusOf(config.eventBus, region) } : {}),
     unconfiguredIgnitions:
-      provided.unconfiguredIgnitions ??
-      createUnconfiguredIgnitions(unconfiguredIgnitionSettings(process.env, (level, message) => logger[level](message))),
+      provided.unconfiguredIgnitions ?? createUnconfiguredIgnitions(unconfiguredIgnitionSettings(process.env, (level, message) => logger[level](message))),
     ...(provided.syntheticBaseImages ? { syntheticBaseImages: provided.syntheticBaseImages } : {}),
-    ...(provided.identity
-      ? { identity: provided.identity }
-      : config.identityProvider
-        ? { identity: identityVerifier(config.identityProvider) }
-        : {}),
+    ...(provided.identity ? { identity: provided.identity } : config.identityProvider ? { identity: identityVerifier(config.identityProvider) } : {}),
   };
 }
 
 function liveConnectionsOf(endpoint: string, region: string): LiveConnections {
-  return deferred<LiveConnections>({ post: true, close: true }, async () => (await import('../adapters/apigateway/connections.js')).createApiGatewayConnections({ endpoint, region }));
+  return deferred<LiveConnections>({ post: true, close: true }, async () =>
+    (await import('../adapters/apigateway/connections.js')).createApiGatewayConnections({ endpoint, region }),
+  );
 }
 
 function eventBusOf(settings: NonNullable<ServiceConfig['eventBus']>, region: string): EventBus {

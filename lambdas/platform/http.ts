@@ -49,7 +49,10 @@ export function requestFormErrorResponse(statusCode: number, message: string): A
 
 /** A request refused for its form (see requestFormErrorResponse), thrown where that is found. */
 export class RequestFormError extends Error {
-  constructor(readonly statusCode: number, message: string) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'RequestFormError';
   }
@@ -84,6 +87,14 @@ export function mapError(error: unknown, requestId: string): MappedError {
 
 /** An http-errors style error (as middy's HTTP middlewares throw) meant for the caller: a 4xx with `expose` set. */
 function isExposedClientError(error: unknown): error is { statusCode: number; expose: unknown; message?: unknown } {
-  return typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number'
-    && error.statusCode >= 400 && error.statusCode < 500 && 'expose' in error && !!error.expose;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'statusCode' in error &&
+    typeof error.statusCode === 'number' &&
+    error.statusCode >= 400 &&
+    error.statusCode < 500 &&
+    'expose' in error &&
+    !!error.expose
+  );
 }

@@ -29,7 +29,8 @@ export function unstorableNumberIn(value: unknown): { path: string; value: numbe
     const [next, path] = stack.pop()!;
     if (typeof next === 'number') {
       const magnitude = Math.abs(next);
-      if (!Number.isFinite(next) || magnitude > 9.99e124 || (magnitude !== 0 && magnitude < 1e-129) || (Number.isInteger(next) && !Number.isSafeInteger(next))) return { path, value: next };
+      if (!Number.isFinite(next) || magnitude > 9.99e124 || (magnitude !== 0 && magnitude < 1e-129) || (Number.isInteger(next) && !Number.isSafeInteger(next)))
+        return { path, value: next };
     } else if (Array.isArray(next)) for (const [index, item] of next.entries()) stack.push([item, `${path}[${index}]`]);
     else if (next !== null && typeof next === 'object') for (const [key, item] of Object.entries(next)) stack.push([item, path ? `${path}.${key}` : key]);
   }
@@ -98,7 +99,10 @@ function jsonBody(options: ApiHandlerOptions): MiddlewareObj<ApiEvent> {
         const unstorable = unstorableNumberIn(event.body);
         if (unstorable !== undefined) {
           // A refusal of the body's form, as upstream's framework refuses a number its field's Go type cannot hold.
-          throw new RequestFormError(400, `${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`);
+          throw new RequestFormError(
+            400,
+            `${unstorable.path || 'The request body'} holds the number ${unstorable.value}, which the service cannot store: integers up to 2^53 - 1, other numbers of magnitude 1e-129 to 1e125`,
+          );
         }
       }
     },
@@ -150,15 +154,17 @@ function withMetrics<E, R>(): MiddlewareObj<E, R>[] {
 
 /** The stack every API function shares: context-aware logging, metrics, header normalising, JSON, errors. */
 export function apiHandler(handler: ApiHandler, options: ApiHandlerOptions = {}) {
-  return middy<ApiEvent, APIGatewayProxyResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(withMetrics())
-    .use(httpHeaderNormalizer())
-    // Before errorMapper: middy runs onError in reverse order, so this sees the mapped error answer.
-    .use(responseHeaders())
-    .use(jsonBody(options))
-    .use(errorMapper())
-    .handler(handler);
+  return (
+    middy<ApiEvent, APIGatewayProxyResult>()
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(withMetrics())
+      .use(httpHeaderNormalizer())
+      // Before errorMapper: middy runs onError in reverse order, so this sees the mapped error answer.
+      .use(responseHeaders())
+      .use(jsonBody(options))
+      .use(errorMapper())
+      .handler(handler)
+  );
 }
 
 /** The stack for non-HTTP functions (monitors, workflow tasks): logging and metrics; errors propagate. */

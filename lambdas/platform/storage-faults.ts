@@ -37,5 +37,5 @@ export function storageFault(error: unknown, environment: NodeJS.ProcessEnv = pr
   if (full) {
     return { statusCode: 507, reason: `The service cannot store this change: no space left on device in ${full}. Free some space; nothing was changed` };
   }
-  return { statusCode: 503, reason: 'The service\'s storage failed to take this request; nothing was changed: retry it shortly' };
+  return { statusCode: 503, reason: "The service's storage failed to take this request; nothing was changed: retry it shortly" };
 }

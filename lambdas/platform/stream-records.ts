@@ -80,11 +80,13 @@ export function liveChangesOf(records: readonly DynamoDBRecord[]): StreamedLiveC
     );
     if (!change) return [];
     const seconds = record.dynamodb?.ApproximateCreationDateTime;
-    return [{
-      change,
-      eventId: record.eventID ?? record.dynamodb?.SequenceNumber ?? '',
-      sequenceNumber: record.dynamodb?.SequenceNumber ?? '0',
-      at: new Date(typeof seconds === 'number' ? seconds * 1000 : Date.now()).toISOString(),
-    }];
+    return [
+      {
+        change,
+        eventId: record.eventID ?? record.dynamodb?.SequenceNumber ?? '',
+        sequenceNumber: record.dynamodb?.SequenceNumber ?? '0',
+        at: new Date(typeof seconds === 'number' ? seconds * 1000 : Date.now()).toISOString(),
+      },
+    ];
   });
 }

@@ -28,6 +28,4 @@ export interface PresignOptions {
   contentDisposition?: string;
 }
 
-export type ComposePart =
-  | { kind: 'copy'; sourceKey: string; start: number; end: number }
-  | { kind: 'inline'; body: Uint8Array };
+export type ComposePart = { kind: 'copy'; sourceKey: string; start: number; end: number } | { kind: 'inline'; body: Uint8Array };

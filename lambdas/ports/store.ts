@@ -29,9 +29,16 @@ export interface LiveConnection {
   window?: { second: number; count: number };
 }
 
-export interface WebhookKey { orgId: string; webhookId: string }
+export interface WebhookKey {
+  orgId: string;
+  webhookId: string;
+}
 /** One endpoint's deliveries about one resource: sent in order, one at a time. */
-export interface WebhookQueue { orgId: string; webhookId: string; resource: string }
+export interface WebhookQueue {
+  orgId: string;
+  webhookId: string;
+  resource: string;
+}
 
 /** What names a cluster: its keys, name, creation time, and the two attributes a cluster is looked up by. */
 export type ClusterIdentity = Pick<Cluster, 'orgId' | 'clusterId' | 'name' | 'createdAt'> & {
@@ -58,7 +65,10 @@ export class ConcurrentModificationError extends Error {
 
 /** Raised by `mutate` when it gave up after its bounded number of attempts. */
 export class TooMuchContentionError extends Error {
-  constructor(readonly entity: string, readonly attempts: number) {
+  constructor(
+    readonly entity: string,
+    readonly attempts: number,
+  ) {
     super(`${entity} could not be updated after ${attempts} attempts under contention`);
     this.name = 'TooMuchContentionError';
   }
@@ -109,9 +119,18 @@ export type StoreWrite =
   | { kind: 'replace'; repository: object; record: Versioned }
   | { kind: 'remove'; repository: object; key: object; expectedVersion: number };
 
-export const creating = <T, K>(repository: EntityRepository<T, K>, record: Omit<T, 'version'>): StoreWrite => ({ kind: 'create', repository, record: record as object });
+export const creating = <T, K>(repository: EntityRepository<T, K>, record: Omit<T, 'version'>): StoreWrite => ({
+  kind: 'create',
+  repository,
+  record: record as object,
+});
 export const replacing = <T extends Versioned, K>(repository: EntityRepository<T, K>, record: T): StoreWrite => ({ kind: 'replace', repository, record });
-export const removing = <T, K>(repository: EntityRepository<T, K>, key: K, expectedVersion: number): StoreWrite => ({ kind: 'remove', repository, key: key as object, expectedVersion });
+export const removing = <T, K>(repository: EntityRepository<T, K>, key: K, expectedVersion: number): StoreWrite => ({
+  kind: 'remove',
+  repository,
+  key: key as object,
+  expectedVersion,
+});
 
 export interface EntityRepository<T, K> {
   get(key: K): Promise<T | undefined>;
@@ -131,18 +150,50 @@ export interface EntityRepository<T, K> {
 }
 
 /** What a poll says of its host: when it came (the service's time) and the host's clock then, if it sent it. */
-export interface HostLiveness { checkedInAt: string; timestamp?: number }
+export interface HostLiveness {
+  checkedInAt: string;
+  timestamp?: number;
+}
 
-export interface OrgKey { orgId: string }
-export interface TokenKey { orgId: string; tokenId: string }
-export interface InvitationKey { orgId: string; invitationId: string }
-export interface ClusterKey { orgId: string; clusterId: string }
-export interface InfraEnvKey { orgId: string; infraEnvId: string }
-export interface HostKey { orgId: string; infraEnvId: string; hostId: string }
-export interface ManifestKey { orgId: string; clusterId: string; folder: string; fileName: string }
-export interface WorkflowKey { orgId: string; clusterId: string; workflow: string }
+export interface OrgKey {
+  orgId: string;
+}
+export interface TokenKey {
+  orgId: string;
+  tokenId: string;
+}
+export interface InvitationKey {
+  orgId: string;
+  invitationId: string;
+}
+export interface ClusterKey {
+  orgId: string;
+  clusterId: string;
+}
+export interface InfraEnvKey {
+  orgId: string;
+  infraEnvId: string;
+}
+export interface HostKey {
+  orgId: string;
+  infraEnvId: string;
+  hostId: string;
+}
+export interface ManifestKey {
+  orgId: string;
+  clusterId: string;
+  folder: string;
+  fileName: string;
+}
+export interface WorkflowKey {
+  orgId: string;
+  clusterId: string;
+  workflow: string;
+}
 /** A user, and the user's one membership, by the id the verified identity gives (domain/auth/identity.ts). */
-export interface UserKey { userId: string }
+export interface UserKey {
+  userId: string;
+}
 
 export interface EventFilter {
   orgId: string;

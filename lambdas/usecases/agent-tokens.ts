@@ -60,7 +60,11 @@ export async function issueAgentToken(
 }
 
 /** The agent token an infra-env's image or ignition made now carries. */
-export function issueInfraEnvAgentToken(signingKeyPem: string | undefined, infraEnv: Pick<InfraEnv, 'orgId' | 'infraEnvId' | 'agentTokenEpoch'>, expiresAt: Date): Promise<string> {
+export function issueInfraEnvAgentToken(
+  signingKeyPem: string | undefined,
+  infraEnv: Pick<InfraEnv, 'orgId' | 'infraEnvId' | 'agentTokenEpoch'>,
+  expiresAt: Date,
+): Promise<string> {
   return issueAgentToken(signingKeyPem, { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId, epoch: agentTokenEpochOf(infraEnv), expiresAt });
 }
 
@@ -143,7 +147,9 @@ export async function authenticateAgent(
   // A download URL's token (a `use` claim) opens its infra-env's files, never the agent's operations.
   if (typeof orgId !== 'string' || typeof infraEnvId !== 'string' || payload.use !== undefined) throw invalid();
   if (typeof exp !== 'number' || typeof epoch !== 'number') {
-    throw unauthorized('The agent token was issued before agent tokens expired. Download a new discovery image (or discovery.ign) for the infra-env and boot the host from it');
+    throw unauthorized(
+      'The agent token was issued before agent tokens expired. Download a new discovery image (or discovery.ign) for the infra-env and boot the host from it',
+    );
   }
   const standing = await infraEnvStanding(deps.store, orgId, infraEnvId);
   if (!standing) throw unauthorized('The agent token names an infra-env that no longer exists');

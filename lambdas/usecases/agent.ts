@@ -26,7 +26,14 @@ import {
   type AgentSettings,
 } from '../domain/agent/agent-protocol.js';
 import { catalogueAgentImages } from '../domain/catalogues/catalogues.js';
-import { applyStepReply, applyVipVerifications, connectivityReplyWrite, isNewsToPeers, replyTransition, stepReplyEvents } from '../domain/agent/step-replies.js';
+import {
+  applyStepReply,
+  applyVipVerifications,
+  connectivityReplyWrite,
+  isNewsToPeers,
+  replyTransition,
+  stepReplyEvents,
+} from '../domain/agent/step-replies.js';
 import { storedAddressBook } from '../domain/cluster/cluster.js';
 import { hostEffectiveRole } from '../domain/cluster/cluster-hosts.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host/host-watch.js';
@@ -65,14 +72,18 @@ const peerFragments = new WeakMap<readonly Host[], { hostId: string; json: strin
 function connectivityPeersJson(listing: readonly Host[], hostId: string): string {
   let fragments = peerFragments.get(listing);
   if (!fragments) {
-    fragments = listing.filter((peer) => peer.attributes.inventory).map((peer) => ({ hostId: peer.hostId, json: JSON.stringify({ host_id: peer.hostId, nics: hostNics(peer) }) }));
+    fragments = listing
+      .filter((peer) => peer.attributes.inventory)
+      .map((peer) => ({ hostId: peer.hostId, json: JSON.stringify({ host_id: peer.hostId, nics: hostNics(peer) }) }));
     peerFragments.set(listing, fragments);
   }
-  return `[${fragments.filter((fragment) => fragment.hostId !== hostId).map((fragment) => fragment.json).join(',')}]`;
+  return `[${fragments
+    .filter((fragment) => fragment.hostId !== hostId)
+    .map((fragment) => fragment.json)
+    .join(',')}]`;
 }
 /** An unchanged reply still re-judges a host waiting on its peers when it is its periodic connectivity report. */
 const rejudgedUnchanged = (stepType: string, status: string) => stepType === 'connectivity-check' && waitsOnPeers(status);
-
 
 export async function registerHost(
   deps: AgentDeps,
@@ -94,11 +105,18 @@ export async function registerHost(
 
   const reRegistered = async (justRead?: Host) => {
     let moved: { before: Host; transition: HostTransition } | undefined;
-    const written = stillThere(await deps.store.hosts.mutate(key, (current) => {
-      const registered = reRegister(current, agentVersion, now);
-      moved = { before: current, transition: registered.transition };
-      return registered.host;
-    }, justRead), `Host ${request.host_id}`);
+    const written = stillThere(
+      await deps.store.hosts.mutate(
+        key,
+        (current) => {
+          const registered = reRegister(current, agentVersion, now);
+          moved = { before: current, transition: registered.transition };
+          return registered.host;
+        },
+        justRead,
+      ),
+      `Host ${request.host_id}`,
+    );
     if (moved) {
       const { before, transition } = moved;
       const subject = { orgId: principal.orgId, infraEnvId, hostId: before.hostId, ...(before.clusterId ? { clusterId: before.clusterId } : {}) };
@@ -142,7 +160,14 @@ export async function registerHost(
 }
 
 /** Fields of the stored host that upstream's registration answer (the host as it built it) never has. */
-const NOT_IN_REGISTRATION_ANSWER = ['validations_info', 'progress', 'inventory', 'installation_disk_id', 'installation_disk_path', 'disks_to_be_formatted'] as const;
+const NOT_IN_REGISTRATION_ANSWER = [
+  'validations_info',
+  'progress',
+  'inventory',
+  'installation_disk_id',
+  'installation_disk_path',
+  'disks_to_be_formatted',
+] as const;
 
 export async function getNextSteps(
   deps: AgentDeps,
@@ -159,7 +184,10 @@ export async function getNextSteps(
   const pending: PendingCheckIn = {};
   if (checkIn === 'liveness') {
     const liveness = { checkedInAt: now.toISOString(), ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}) };
-    host = { ...host, attributes: { ...host.attributes, checked_in_at: liveness.checkedInAt, ...(liveness.timestamp !== undefined ? { timestamp: liveness.timestamp } : {}) } };
+    host = {
+      ...host,
+      attributes: { ...host.attributes, checked_in_at: liveness.checkedInAt, ...(liveness.timestamp !== undefined ? { timestamp: liveness.timestamp } : {}) },
+    };
     if (reconnectsOnPoll(host.status)) {
       // Judged connected again: the judgement's write reads the stored check-in, so it goes first.
       await deps.store.hosts.checkIn({ orgId: principal.orgId, infraEnvId, hostId }, liveness);
@@ -169,17 +197,24 @@ export async function getNextSteps(
       pending.checkIn = liveness;
     }
   } else if (checkIn === 'host') {
-    const checkedIn = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => ({
-      ...current,
-      attributes: {
-        ...current.attributes,
-        checked_in_at: now.toISOString(),
-        ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}),
-        ...(poll.agentVersion ? { discovery_agent_version: poll.agentVersion } : {}),
-      },
-    }), host);
+    const checkedIn = await deps.store.hosts.mutate(
+      { orgId: principal.orgId, infraEnvId, hostId },
+      (current) => ({
+        ...current,
+        attributes: {
+          ...current.attributes,
+          checked_in_at: now.toISOString(),
+          ...(poll.timestamp !== undefined ? { timestamp: poll.timestamp } : {}),
+          ...(poll.agentVersion ? { discovery_agent_version: poll.agentVersion } : {}),
+        },
+      }),
+      host,
+    );
     // The steps follow what the agent just said of itself (its version decides an upgrade), as upstream.
-    if (checkedIn) host = reconnectsOnPoll(checkedIn.status) ? ((await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn) : checkedIn;
+    if (checkedIn)
+      host = reconnectsOnPoll(checkedIn.status)
+        ? ((await refreshHost(deps, { orgId: principal.orgId, infraEnvId, hostId }, checkedIn)) ?? checkedIn)
+        : checkedIn;
   }
   try {
     return await handOut(deps, principal, host, cluster, now, pending);
@@ -190,7 +225,9 @@ export async function getNextSteps(
 }
 
 /** A check-in not written yet: the first check claimed takes it along (and clears it). */
-interface PendingCheckIn { checkIn?: HostLiveness }
+interface PendingCheckIn {
+  checkIn?: HostLiveness;
+}
 
 /** The steps for the host as polled, each check handed out once claimed. */
 async function handOut(deps: AgentDeps, principal: Principal, host: Host, cluster: Cluster | undefined, now: Date, pending: PendingCheckIn): Promise<Steps> {
@@ -203,13 +240,24 @@ async function handOut(deps: AgentDeps, principal: Principal, host: Host, cluste
   if (host.clusterId && offersConnectivityCheck(host, cluster) && !awaitingCheck) {
     const due = wantsConnectivityCheck(host, cluster, now);
     const listing = await recentClusterHosts(deps.store, principal.orgId, host.clusterId, storedAddressBook(cluster)?.changed_at);
-    newPeers = !due && hasUncheckedPeers(host, listing.filter((peer) => peer.attributes.inventory).map((peer) => peer.hostId));
+    newPeers =
+      !due &&
+      hasUncheckedPeers(
+        host,
+        listing.filter((peer) => peer.attributes.inventory).map((peer) => peer.hostId),
+      );
     if (due || newPeers) peersJson = connectivityPeersJson(listing, hostId);
   }
   const settings = agentSettings(deps);
   let steps = nextSteps({
-    host, cluster, now, newPeers, peersJson: host.clusterId ? () => peersJson : undefined, stepIdSuffix: () => randomBytes(4).toString('hex'),
-    images: { ...catalogueAgentImages(), agent: settings.image }, upgradeAgent: settings.upgrade,
+    host,
+    cluster,
+    now,
+    newPeers,
+    peersJson: host.clusterId ? () => peersJson : undefined,
+    stepIdSuffix: () => randomBytes(4).toString('hex'),
+    images: { ...catalogueAgentImages(), agent: settings.image },
+    upgradeAgent: settings.upgrade,
     ...(settings.maxNextInstructionSeconds !== undefined ? { maxNextInstructionSeconds: settings.maxNextInstructionSeconds } : {}),
   });
   if (awaitingCheck) steps = { ...steps, instructions: steps.instructions.filter((step) => step.step_type !== 'connectivity-check') };
@@ -222,7 +270,10 @@ async function handOut(deps: AgentDeps, principal: Principal, host: Host, cluste
     const open = claimLongChecks(host.attributes[LONG_CHECKS_HANDED_AT], wantedLong, now).claimed;
     const riding = open.length > 0 ? pending.checkIn : undefined;
     if (riding) delete pending.checkIn;
-    const claim = (type: string, i: number) => (i === 0 && riding ? deps.store.hosts.checkInClaiming(key, riding, type, longCheckClaim(type, now)) : deps.store.hosts.claimLongCheck(key, type, longCheckClaim(type, now)));
+    const claim = (type: string, i: number) =>
+      i === 0 && riding
+        ? deps.store.hosts.checkInClaiming(key, riding, type, longCheckClaim(type, now))
+        : deps.store.hosts.claimLongCheck(key, type, longCheckClaim(type, now));
     const claimed = new Set((await Promise.all(open.map(async (type, i) => ((await claim(type, i)) ? [type] : [])))).flat());
     steps = { ...steps, instructions: steps.instructions.filter((step) => !LONG_CHECKS.has(step.step_type) || claimed.has(step.step_type)) };
   }
@@ -262,7 +313,6 @@ export async function postStepReply(deps: AgentDeps, principal: Principal, infra
 
 const isSingleNode = (cluster: Cluster | undefined) => cluster?.attributes.control_plane_count === 1;
 
-
 /** `markTaken`: the check's mark went with what the reply wrote. */
 async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvId: string, hostId: string, reply: StepReply): Promise<{ markTaken: boolean }> {
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
@@ -271,10 +321,11 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // wait another round of replies (with second-old copies an HA install took about twice as
   // long). Most replies repeat the last one: only an inventory (the
   // disk size its cluster's release requires) and VIP verdicts read them before that is known.
-  const readSurroundings = () => Promise.all([
-    host.clusterId ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined,
-    deps.store.infraEnvs.get({ orgId: principal.orgId, infraEnvId }),
-  ]);
+  const readSurroundings = () =>
+    Promise.all([
+      host.clusterId ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined,
+      deps.store.infraEnvs.get({ orgId: principal.orgId, infraEnvId }),
+    ]);
   const readFirst = reply.step_type === 'inventory' || reply.step_type === 'verify-vips';
   let [cluster, infraEnv] = readFirst ? await readSurroundings() : [undefined, undefined];
   const now = deps.clock.now().toISOString();
@@ -308,28 +359,43 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // periodic report: its round-trip times moved) is recorded as answered, on the liveness item.
   // Decided on the record read, which the answer leaves as it is: a host write made since by
   // another reply stands as if it came after this one.
-  if (preview && reply.step_type === 'connectivity-check' && !replyTransition(host, reply, now) && connectivityReplyWrite(host, preview, new Date(now)) === 'answered' && write.judgeInto(preview) === preview) {
+  if (
+    preview &&
+    reply.step_type === 'connectivity-check' &&
+    !replyTransition(host, reply, now) &&
+    connectivityReplyWrite(host, preview, new Date(now)) === 'answered' &&
+    write.judgeInto(preview) === preview
+  ) {
     return { markTaken: await deps.store.hosts.answerConnectivityCheck(key, now) };
   }
   let moved: ReturnType<typeof replyTransition>;
   // The version the write replaced: what it knew may be newer than the peers this reply was judged with.
   let replaced = host;
-  const after = await deps.store.hosts.mutate(key, (current) => {
-    write.reset();
-    replaced = current;
-    moved = replyTransition(current, reply, now);
-    const base = moved?.host ?? current;
-    const changed = applyStepReply(base, reply, context) ?? (moved ? base : undefined);
-    if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
-    const judged = write.judgeInto(changed ?? current);
-    return judged === current ? undefined : judged;
-  }, host);
+  const after = await deps.store.hosts.mutate(
+    key,
+    (current) => {
+      write.reset();
+      replaced = current;
+      moved = replyTransition(current, reply, now);
+      const base = moved?.host ?? current;
+      const changed = applyStepReply(base, reply, context) ?? (moved ? base : undefined);
+      if (!changed && !rejudgedUnchanged(reply.step_type, current.status)) return undefined;
+      const judged = write.judgeInto(changed ?? current);
+      return judged === current ? undefined : judged;
+    },
+    host,
+  );
   if (after && after.version !== host.version) {
     if (readByPeers) forgetPeersUnlessLarge(principal.orgId, host.clusterId!);
     const effective = hostEffectiveRole(after.attributes);
-    const thresholdMs = minimums[role === 'sno' ? 'sno' : effective === 'master' || effective === 'bootstrap' ? 'master' : 'worker']?.installation_disk_speed_threshold_ms ?? 0;
+    const thresholdMs =
+      minimums[role === 'sno' ? 'sno' : effective === 'master' || effective === 'bootstrap' ? 'master' : 'worker']?.installation_disk_speed_threshold_ms ?? 0;
     // The reply's own transition happened first: its events lead.
-    await write.announce(after, eventRequests(subject, stepReplyEvents(replaced, after, reply, thresholdMs)), eventRequests(subject, moved?.transition.events ?? []));
+    await write.announce(
+      after,
+      eventRequests(subject, stepReplyEvents(replaced, after, reply, thresholdMs)),
+      eventRequests(subject, moved?.transition.events ?? []),
+    );
     // The cluster, the peers waiting on this report, and a verdict that lost a peer-dependent
     // validation on a shared listing all follow through the table's stream (host-changes).
   }
@@ -343,11 +409,15 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
  */
 async function recordVipVerifications(deps: AgentDeps, cluster: Cluster, reply: StepReply): Promise<void> {
   let changed = false;
-  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => {
-    const vips = applyVipVerifications(current, reply);
-    changed = !!vips;
-    return vips ? { ...current, attributes: { ...current.attributes, ...vips }, updatedAt: deps.clock.now().toISOString() } : undefined;
-  }, cluster);
+  await deps.store.clusters.mutate(
+    { orgId: cluster.orgId, clusterId: cluster.clusterId },
+    (current) => {
+      const vips = applyVipVerifications(current, reply);
+      changed = !!vips;
+      return vips ? { ...current, attributes: { ...current.attributes, ...vips }, updatedAt: deps.clock.now().toISOString() } : undefined;
+    },
+    cluster,
+  );
   // The cluster's own record changed: no host change carries this to its judgement.
   if (changed) await refreshCluster(deps, { orgId: cluster.orgId, clusterId: cluster.clusterId });
 }

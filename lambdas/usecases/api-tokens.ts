@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReason, parseApiToken, roleAllows, tokenRejection } from '../domain/auth/api-token.js';
+import {
+  bearerToken,
+  formatApiToken,
+  looksLikeApiToken,
+  malformedCredentialReason,
+  parseApiToken,
+  roleAllows,
+  tokenRejection,
+} from '../domain/auth/api-token.js';
 import type { ApiToken, Role } from '../domain/core/entities.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../domain/core/errors.js';
 import { looksLikeJwt } from '../domain/auth/identity.js';
@@ -93,7 +101,11 @@ export async function createCallersToken(deps: TokenDeps, principal: Principal, 
   // A token made with a member's token is that member's too, so that it dies with their membership.
   const owner = principal.userId ?? principal.ownerUserId;
   const created = await createApiToken(deps, { ...request, orgId: principal.orgId, ...(owner !== undefined ? { ownerUserId: owner } : {}) });
-  await recordEvent(deps, { name: 'api_token_created', subject: { orgId: principal.orgId }, props: { actor: actorName(principal), name: created.record.name, reference: created.record.tokenId, role: created.record.role } });
+  await recordEvent(deps, {
+    name: 'api_token_created',
+    subject: { orgId: principal.orgId },
+    props: { actor: actorName(principal), name: created.record.name, reference: created.record.tokenId, role: created.record.role },
+  });
   return created;
 }
 
@@ -111,7 +123,11 @@ export async function revokeCallersToken(deps: TokenDeps, principal: Principal, 
   if (!token || (!mayManageAll(principal) && token.ownerUserId !== principal.userId)) throw notFound(`API token ${tokenId} does not exist`);
   const revoked = await revokeApiToken(deps, principal.orgId, tokenId, token);
   if (!token.revokedAt) {
-    await recordEvent(deps, { name: 'api_token_revoked', subject: { orgId: principal.orgId }, props: { actor: actorName(principal), name: revoked.name, reference: revoked.tokenId } });
+    await recordEvent(deps, {
+      name: 'api_token_revoked',
+      subject: { orgId: principal.orgId },
+      props: { actor: actorName(principal), name: revoked.name, reference: revoked.tokenId },
+    });
   }
 }
 
@@ -123,9 +139,7 @@ export async function listApiTokens(deps: TokenDeps, orgId: string): Promise<Api
 /** `justRead`: the token as the caller read it a moment ago, which saves mutate's first read. */
 export async function revokeApiToken(deps: TokenDeps, orgId: string, tokenId: string, justRead?: ApiToken): Promise<ApiTokenView> {
   const now = deps.clock.now().toISOString();
-  const revoked = await deps.store.apiTokens.mutate({ orgId, tokenId }, (token) =>
-    token.revokedAt ? undefined : { ...token, revokedAt: now },
-  justRead);
+  const revoked = await deps.store.apiTokens.mutate({ orgId, tokenId }, (token) => (token.revokedAt ? undefined : { ...token, revokedAt: now }), justRead);
   if (!revoked) throw notFound(`API token ${tokenId} does not exist`);
   return viewOf(revoked);
 }
@@ -186,10 +200,14 @@ async function authenticateApiToken(deps: TokenDeps & { identity?: IdentityVerif
 async function recordRefusal(deps: TokenDeps, token: ApiToken, reason: string): Promise<void> {
   const minute = deps.clock.now().toISOString().slice(0, 16);
   let firstOfMinute = false;
-  const counted = await deps.store.apiTokens.mutate({ orgId: token.orgId, tokenId: token.tokenId }, (current) => {
-    firstOfMinute = current.refusals?.lastMinute !== minute;
-    return { ...current, refusals: { count: (current.refusals?.count ?? 0) + 1, lastMinute: minute } };
-  }, token);
+  const counted = await deps.store.apiTokens.mutate(
+    { orgId: token.orgId, tokenId: token.tokenId },
+    (current) => {
+      firstOfMinute = current.refusals?.lastMinute !== minute;
+      return { ...current, refusals: { count: (current.refusals?.count ?? 0) + 1, lastMinute: minute } };
+    },
+    token,
+  );
   if (!counted || !firstOfMinute) return;
   await recordEvent(deps, {
     name: 'sign_in_refused',

@@ -85,9 +85,17 @@ export async function audited(
 }
 
 /** The organisation's audit log, for its admins. */
-export async function listAuditEvents(deps: AuditDeps, principal: Principal, filter: Omit<AuditFilter, 'orgId'>, page: { limit?: number; cursor?: string }): Promise<Page<AuditEvent>> {
+export async function listAuditEvents(
+  deps: AuditDeps,
+  principal: Principal,
+  filter: Omit<AuditFilter, 'orgId'>,
+  page: { limit?: number; cursor?: string },
+): Promise<Page<AuditEvent>> {
   if (principal.kind !== 'user' || principal.role !== 'admin') throw forbidden("Only the organisation's admins may read its audit log");
-  for (const [name, value] of [['since', filter.since], ['until', filter.until]] as const) {
+  for (const [name, value] of [
+    ['since', filter.since],
+    ['until', filter.until],
+  ] as const) {
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw badRequest(`${name} must be an ISO 8601 time, not ${JSON.stringify(value)}`);
   }
   const normalised = {

@@ -15,5 +15,9 @@ export async function removeDnsRecords(deps: { dns: DnsZones; store: Store; cloc
   const records = cluster.attributes.dns_records;
   if (!zone || !records?.length) return;
   await deps.dns.remove(zone, records);
-  await recordEvent(deps, { name: 'cluster_dns_records_deleted', subject: { orgId: cluster.orgId, clusterId: cluster.clusterId }, props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
+  await recordEvent(deps, {
+    name: 'cluster_dns_records_deleted',
+    subject: { orgId: cluster.orgId, clusterId: cluster.clusterId },
+    props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') },
+  });
 }

@@ -74,7 +74,13 @@ export function clusterHostsOf(store: Store, orgId: string, clusterId: string, n
   const cached = peerListings.peek(key);
   if (cached && cached.generation >= wanted && cached.at >= listedAfter && (!cached.done || now - cached.at < listingLifetimeMs(cached))) return cached.hosts;
   const start = () => {
-    const listing: PeerListing = { at: Date.now(), generation: changeCounts.peek(key) ?? 0, hosts: store.hosts.listByCluster({ orgId, clusterId }), done: false, tookMs: 0 };
+    const listing: PeerListing = {
+      at: Date.now(),
+      generation: changeCounts.peek(key) ?? 0,
+      hosts: store.hosts.listByCluster({ orgId, clusterId }),
+      done: false,
+      tookMs: 0,
+    };
     peerListings.set(key, listing, listing.at);
     listing.hosts.then(
       (hosts) => {
@@ -96,10 +102,12 @@ export function clusterHostsOf(store: Store, orgId: string, clusterId: string, n
   // The listing being read started before this caller's change: wait for the one after it.
   let queued = queuedListings.peek(key);
   if (!queued) {
-    queued = cached.hosts.catch(() => undefined).then(() => {
-      queuedListings.forget(key);
-      return start();
-    });
+    queued = cached.hosts
+      .catch(() => undefined)
+      .then(() => {
+        queuedListings.forget(key);
+        return start();
+      });
     queuedListings.set(key, queued);
   }
   return queued;

@@ -71,7 +71,13 @@ async function judgeAndWrite(
   if (!updated || !wrote) return updated;
 
   const eventSubject = { orgId: key.orgId, clusterId: key.clusterId };
-  await recordEvents(deps, causedBy(clusterWrite(updated), judged.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props }))));
+  await recordEvents(
+    deps,
+    causedBy(
+      clusterWrite(updated),
+      judged.events.map((event) => ({ name: event.name, subject: eventSubject, props: event.props })),
+    ),
+  );
   // Upstream's InstallCluster step: the prepared hosts start installing with the cluster. A failed
   // cluster fails its installed hosts too, as upstream's monitor does: the monitor here no longer
   // watches them, so they are judged now (listed after the write, so a host that finished meanwhile

@@ -33,7 +33,9 @@ export async function setIgnoredValidations(
   const now = deps.clock.now().toISOString();
   const updated = await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => {
     if (!UPDATABLE_STATES.has(cluster.status)) {
-      throw badRequest(`Cluster ${clusterId} is in status ${cluster.status}; its ignored validations can be changed only in ${[...UPDATABLE_STATES].join(', ')}`);
+      throw badRequest(
+        `Cluster ${clusterId} is in status ${cluster.status}; its ignored validations can be changed only in ${[...UPDATABLE_STATES].join(', ')}`,
+      );
     }
     const problem = ignoredValidationsProblem(body);
     if (problem) throw badRequest(problem);

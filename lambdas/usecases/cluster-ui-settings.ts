@@ -16,7 +16,12 @@ export async function getClusterUiSettings(deps: { store: Store }, principal: Pr
   return (cluster.attributes.ui_settings as string | undefined) ?? '';
 }
 
-export async function updateClusterUiSettings(deps: { store: Store; clock: Clock }, principal: Principal, clusterId: string, settings: unknown): Promise<string> {
+export async function updateClusterUiSettings(
+  deps: { store: Store; clock: Clock },
+  principal: Principal,
+  clusterId: string,
+  settings: unknown,
+): Promise<string> {
   // Upstream declares a JSON string; its UI sends the document itself. Both are stored as text.
   if (settings !== null && typeof settings === 'object') settings = JSON.stringify(settings);
   if (typeof settings !== 'string') throw badRequest('ui settings must be a JSON document (an object, or a JSON string holding one)');
@@ -24,7 +29,11 @@ export async function updateClusterUiSettings(deps: { store: Store; clock: Clock
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now().toISOString();
   stillThere(
-    await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => ({ ...cluster, attributes: { ...cluster.attributes, ui_settings: settings }, updatedAt: now })),
+    await deps.store.clusters.mutate({ orgId: principal.orgId, clusterId }, (cluster) => ({
+      ...cluster,
+      attributes: { ...cluster.attributes, ui_settings: settings },
+      updatedAt: now,
+    })),
     `Cluster ${clusterId}`,
   );
   return settings;

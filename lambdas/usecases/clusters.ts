@@ -85,7 +85,11 @@ export async function registerCluster(deps: ClusterDeps, principal: Principal, r
     ...emailDomainOf(principal),
   });
   const created = await deps.store.clusters.create(record);
-  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: 'Cluster' } });
+  await recordEvent(deps, {
+    name: 'cluster_registration_succeeded',
+    subject: { orgId: created.orgId, clusterId: created.clusterId },
+    props: { cluster_kind: 'Cluster' },
+  });
   // Judged at once, so a read right after already says what input is missing (and holds the
   // connectivity documents upstream's monitor stores). The answer is the cluster as registered, as
   // upstream's is: its monitor judges a new cluster seconds later.
@@ -103,14 +107,20 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
   if (typeof params.name !== 'string' || params.name === '') throw badRequest('cluster name is required');
   if (typeof params.openshift_version !== 'string' || params.openshift_version === '') throw badRequest('OpenShift version is required');
   const release = resolveRelease(params.openshift_version);
-  const created = await deps.store.clusters.create(createDisconnectedClusterRecord(params, {
-    orgId: principal.orgId,
-    clusterId: randomUUID(),
-    now: deps.clock.now().toISOString(),
-    release,
-    userName: actorName(principal),
-  }));
-  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: DISCONNECTED_CLUSTER_KIND } });
+  const created = await deps.store.clusters.create(
+    createDisconnectedClusterRecord(params, {
+      orgId: principal.orgId,
+      clusterId: randomUUID(),
+      now: deps.clock.now().toISOString(),
+      release,
+      userName: actorName(principal),
+    }),
+  );
+  await recordEvent(deps, {
+    name: 'cluster_registration_succeeded',
+    subject: { orgId: created.orgId, clusterId: created.clusterId },
+    props: { cluster_kind: DISCONNECTED_CLUSTER_KIND },
+  });
   return clusterView(created);
 }
 
@@ -136,19 +146,27 @@ export async function listClusters(
   principal: Principal,
   query: { withHosts?: boolean; openshiftClusterId?: string; name?: string } = {},
 ): Promise<Record<string, unknown>[]> {
-  const describe = async (cluster: Cluster) => asSeenBy(principal, await describeCluster(deps.store, cluster, { withHosts: !!query.withHosts, hostStages: false }));
+  const describe = async (cluster: Cluster) =>
+    asSeenBy(principal, await describeCluster(deps.store, cluster, { withHosts: !!query.withHosts, hostStages: false }));
   if (query.name === undefined && query.openshiftClusterId === undefined) {
     const clusters = (await deps.store.clusters.listByOrg(principal.orgId)).sort(byCreation);
     return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);
   }
-  const candidates = query.name !== undefined
-    ? await deps.store.clusters.listIdentitiesNamed(principal.orgId, query.name)
-    : await deps.store.clusters.listIdentitiesByOrg(principal.orgId);
+  const candidates =
+    query.name !== undefined
+      ? await deps.store.clusters.listIdentitiesNamed(principal.orgId, query.name)
+      : await deps.store.clusters.listIdentitiesByOrg(principal.orgId);
   const matching = candidates
-    .filter((c) => (query.name === undefined || c.name === query.name) && (query.openshiftClusterId === undefined || c.attributes.openshift_cluster_id === query.openshiftClusterId))
+    .filter(
+      (c) =>
+        (query.name === undefined || c.name === query.name) &&
+        (query.openshiftClusterId === undefined || c.attributes.openshift_cluster_id === query.openshiftClusterId),
+    )
     .sort(byCreation);
   // A cluster deleted between the listing and its read is left out, as a later listing would.
-  const clusters = (await mapBounded(matching, CLUSTERS_DESCRIBED_IN_FLIGHT, (c) => deps.store.clusters.get({ orgId: c.orgId, clusterId: c.clusterId }))).filter((c) => c !== undefined);
+  const clusters = (
+    await mapBounded(matching, CLUSTERS_DESCRIBED_IN_FLIGHT, (c) => deps.store.clusters.get({ orgId: c.orgId, clusterId: c.clusterId }))
+  ).filter((c) => c !== undefined);
   return mapBounded(clusters, CLUSTERS_DESCRIBED_IN_FLIGHT, describe);
 }
 
@@ -168,15 +186,22 @@ export async function updateCluster(deps: ClusterDeps, principal: Principal, clu
   const clusterHosts = await deps.store.hosts.listByCluster(key);
   const hosts = readsHosts ? clusterHosts.map(machineNetworkHost) : [];
   const virtualHostIds = clusterHosts.filter((host) => hostInventory(host)?.system_vendor?.virtual === true).map((host) => host.hostId);
-  const changed = stillThere(await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts, virtualHostIds)), `Cluster ${clusterId}`);
+  const changed = stillThere(
+    await deps.store.clusters.mutate(key, (cluster) => applyClusterUpdate(cluster, params, now, hosts, virtualHostIds)),
+    `Cluster ${clusterId}`,
+  );
   if (proxySettingsChanged(params, before.attributes)) await recordEvent(deps, { name: 'proxy_settings_changed', subject: key });
   // Each host's disks are judged anew for the cluster as it now is, as upstream does on every update.
   for (const host of clusterHosts) {
     const hostKey = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
-    await deps.store.hosts.mutate(hostKey, (current) => {
-      const refreshed = withRefreshedInventory(current, { cluster: changed });
-      return refreshed === current ? undefined : refreshed;
-    }, host);
+    await deps.store.hosts.mutate(
+      hostKey,
+      (current) => {
+        const refreshed = withRefreshedInventory(current, { cluster: changed });
+        return refreshed === current ? undefined : refreshed;
+      },
+      host,
+    );
   }
   // Judges the cluster, then every host on it, and the cluster again if a host moved.
   const agent = deps.config?.agent;

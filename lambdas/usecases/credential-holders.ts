@@ -28,9 +28,11 @@ export function memberActingFor(principal: Principal): string | undefined {
 export async function noteCredentialHolder(deps: { store: Store }, principal: Principal, infraEnv: InfraEnv): Promise<InfraEnv> {
   const member = memberActingFor(principal);
   if (member === undefined || infraEnv.credentialHolders?.includes(member)) return infraEnv;
-  const updated = await deps.store.infraEnvs.mutate({ orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId }, (current) =>
-    current.credentialHolders?.includes(member) ? undefined : { ...current, credentialHolders: [...(current.credentialHolders ?? []), member] },
-  infraEnv);
+  const updated = await deps.store.infraEnvs.mutate(
+    { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId },
+    (current) => (current.credentialHolders?.includes(member) ? undefined : { ...current, credentialHolders: [...(current.credentialHolders ?? []), member] }),
+    infraEnv,
+  );
   return updated ?? infraEnv;
 }
 
@@ -39,7 +41,12 @@ export async function noteCredentialHolder(deps: { store: Store }, principal: Pr
  * the next agent token epoch (earlier agent tokens are superseded) and no recorded image URL.
  */
 export function withNewSigningKey(infraEnv: InfraEnv, withoutHolder?: string): InfraEnv {
-  const next: InfraEnv = { ...infraEnv, imageTokenKey: newImageTokenKey(), agentTokenEpoch: agentTokenEpochOf(infraEnv) + 1, attributes: { ...infraEnv.attributes } };
+  const next: InfraEnv = {
+    ...infraEnv,
+    imageTokenKey: newImageTokenKey(),
+    agentTokenEpoch: agentTokenEpochOf(infraEnv) + 1,
+    attributes: { ...infraEnv.attributes },
+  };
   delete next.attributes.download_url;
   delete next.attributes.expires_at;
   if (withoutHolder !== undefined) next.credentialHolders = (infraEnv.credentialHolders ?? []).filter((holder) => holder !== withoutHolder);
@@ -55,7 +62,11 @@ const TRANSACTION_ROOM = 98;
  * transaction holds, the rest are replaced at once, before it: a change that then fails has only
  * replaced keys early, which is the safe side.
  */
-export async function supersedingCredentialsOf(deps: { store: Store }, orgId: string, member: string): Promise<{ writes: StoreWrite[]; infraEnvIds: string[] }> {
+export async function supersedingCredentialsOf(
+  deps: { store: Store },
+  orgId: string,
+  member: string,
+): Promise<{ writes: StoreWrite[]; infraEnvIds: string[] }> {
   const held = (await deps.store.infraEnvs.listByOrg(orgId)).filter((infraEnv) => infraEnv.credentialHolders?.includes(member));
   for (const infraEnv of held.slice(TRANSACTION_ROOM)) {
     await deps.store.infraEnvs.mutate({ orgId, infraEnvId: infraEnv.infraEnvId }, (current) => withNewSigningKey(current, member), infraEnv);

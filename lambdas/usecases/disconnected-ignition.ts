@@ -33,10 +33,13 @@ export async function planDisconnectedIgnition(deps: DisconnectedIgnitionDeps, i
   // A DisconnectedCluster's infra-env knows its name (kept at creation): its ISO is made without
   // reading the cluster, which the console deletes as soon as the download has started.
   const kept = infraEnv.attributes[DISCONNECTED_CLUSTER_NAME] as string | undefined;
-  const cluster = kept === undefined && infraEnv.clusterId ? await deps.store.clusters.get({ orgId: infraEnv.orgId, clusterId: infraEnv.clusterId }) : undefined;
+  const cluster =
+    kept === undefined && infraEnv.clusterId ? await deps.store.clusters.get({ orgId: infraEnv.orgId, clusterId: infraEnv.clusterId }) : undefined;
   const clusterName = kept ?? cluster?.name;
   if (!clusterName) {
-    throw conflict(`Infra-env ${infraEnv.infraEnvId} is a disconnected-iso infra-env without a cluster: create a DisconnectedCluster (POST /v2/clusters/disconnected) and an infra-env for it`);
+    throw conflict(
+      `Infra-env ${infraEnv.infraEnvId} is a disconnected-iso infra-env without a cluster: create a DisconnectedCluster (POST /v2/clusters/disconnected) and an infra-env for it`,
+    );
   }
   const openshiftVersion = (infraEnv.attributes.openshift_version ?? cluster?.attributes.openshift_version) as string;
   const directory = unconfiguredIgnitionInputs({ infraEnv, clusterName });
@@ -46,14 +49,22 @@ export async function planDisconnectedIgnition(deps: DisconnectedIgnitionDeps, i
 }
 
 /** The ignition (JSON text) with the interactive-UI sentinel; records which generator made it. */
-export async function disconnectedIgnitionText(deps: DisconnectedIgnitionDeps, infraEnv: InfraEnv, plan?: DisconnectedIgnitionPlan): Promise<{ text: string; generator: UnconfiguredIgnitionGenerator }> {
+export async function disconnectedIgnitionText(
+  deps: DisconnectedIgnitionDeps,
+  infraEnv: InfraEnv,
+  plan?: DisconnectedIgnitionPlan,
+): Promise<{ text: string; generator: UnconfiguredIgnitionGenerator }> {
   const { directory, openshiftVersion } = plan ?? (await planDisconnectedIgnition(deps, infraEnv));
   const made = await deps.unconfiguredIgnitions.generate({ directory, openshiftVersion, pullSecret: infraEnv.pullSecret });
   const subject = { orgId: infraEnv.orgId, infraEnvId: infraEnv.infraEnvId };
   if (made.generator === 'simulated') {
     await recordEvent(deps, { name: 'unconfigured_ignition_simulated', subject, props: { openshift_version: openshiftVersion } });
   } else {
-    await recordEvent(deps, { name: 'unconfigured_ignition_generated', subject, props: { openshift_version: openshiftVersion, installer_version: made.installerVersion ?? 'unknown' } });
+    await recordEvent(deps, {
+      name: 'unconfigured_ignition_generated',
+      subject,
+      props: { openshift_version: openshiftVersion, installer_version: made.installerVersion ?? 'unknown' },
+    });
   }
   return { text: withInteractiveUi(made.ignition), generator: made.generator };
 }

@@ -117,8 +117,10 @@ export function isImageType(value: string): value is ImageType {
 }
 
 export function importHint(version: string, arch: string, type: ImageType): string {
-  return `no base ISO imported for version ${version} arch ${arch} (${type}): run npm run import-iso -- --version ${version} --arch ${arch} --type ${type} --file <live ISO>` +
-    ` (or --synthetic for a SYNTHETIC, non-booting stand-in)`;
+  return (
+    `no base ISO imported for version ${version} arch ${arch} (${type}): run npm run import-iso -- --version ${version} --arch ${arch} --type ${type} --file <live ISO>` +
+    ` (or --synthetic for a SYNTHETIC, non-booting stand-in)`
+  );
 }
 
 // ---- image tokens
@@ -136,7 +138,11 @@ export async function signImageToken(infraEnv: Pick<InfraEnv, 'infraEnvId' | 'or
  * the token before it is verified (to find the key), then the signature and expiry are checked
  * against that infra-env's key; a token for another infra-env is a 404 for this one.
  */
-export async function authorizeImageToken(deps: { store: Store; blobs?: BlobStore }, infraEnvId: string, token: string | undefined): Promise<{ infraEnv: InfraEnv; expiresAt: Date }> {
+export async function authorizeImageToken(
+  deps: { store: Store; blobs?: BlobStore },
+  infraEnvId: string,
+  token: string | undefined,
+): Promise<{ infraEnv: InfraEnv; expiresAt: Date }> {
   if (!token) throw unauthorized('image_token is required: request an image URL with GET .../downloads/image-url');
   let claims: Record<string, unknown>;
   try {
@@ -146,7 +152,8 @@ export async function authorizeImageToken(deps: { store: Store; blobs?: BlobStor
   }
   if (claims.sub !== infraEnvId) throw notFound(`Infra-env ${infraEnvId} not found`);
   if (typeof claims.org_id !== 'string') throw unauthorized('The image token is not valid; request a new image URL');
-  const infraEnv = (await deps.store.infraEnvs.get({ orgId: claims.org_id, infraEnvId })) ?? (deps.blobs && (await retainedInfraEnv(deps.blobs, claims.org_id, infraEnvId)));
+  const infraEnv =
+    (await deps.store.infraEnvs.get({ orgId: claims.org_id, infraEnvId })) ?? (deps.blobs && (await retainedInfraEnv(deps.blobs, claims.org_id, infraEnvId)));
   if (!infraEnv) throw notFound(`Infra-env ${infraEnvId} not found`);
   try {
     const { payload } = await jwtVerify(token, Buffer.from(infraEnv.imageTokenKey, 'base64url'), { algorithms: ['HS256'] });
@@ -299,7 +306,9 @@ function imageKernelArguments(deps: DiscoveryImageDeps, infraEnv: InfraEnv, base
   const kargs = base.layout.kargs;
   if (base.type !== 'minimal-iso' && changes.length === 0) return undefined;
   if (!kargs) {
-    throw conflict(`the base ISO for ${base.version}/${base.arch} (${base.type}) has no kernel argument areas, so kernel_arguments cannot be applied; import a newer live ISO`);
+    throw conflict(
+      `the base ISO for ${base.version}/${base.arch} (${base.type}) has no kernel argument areas, so kernel_arguments cannot be applied; import a newer live ISO`,
+    );
   }
   let args = kargs.defaultArgs.split(/\s+/).filter(Boolean);
   if (base.type === 'minimal-iso') {
@@ -340,12 +349,20 @@ function imageAgentToken(deps: DiscoveryImageDeps, infraEnv: InfraEnv) {
  * fingerprint stands for the ignition in the image's name, so an image is reused only while it
  * would be made the same (the unconfigured ignition itself is not reproducible: its inputs are).
  */
-async function imageIgnitionSource(deps: DiscoveryImageDeps, infraEnv: InfraEnv, type: ImageType): Promise<{ fingerprint: unknown; simulated: boolean; text(): Promise<string> }> {
+async function imageIgnitionSource(
+  deps: DiscoveryImageDeps,
+  infraEnv: InfraEnv,
+  type: ImageType,
+): Promise<{ fingerprint: unknown; simulated: boolean; text(): Promise<string> }> {
   if (isDisconnectedIso(infraEnv)) {
     if (!deps.unconfiguredIgnitions) throw conflict('this function cannot make disconnected ISOs: it has no unconfigured ignition generator');
     const generated = { ...deps, unconfiguredIgnitions: deps.unconfiguredIgnitions };
     const plan = await planDisconnectedIgnition(generated, infraEnv);
-    return { fingerprint: plan.fingerprint, simulated: plan.generator === 'simulated', text: async () => (await disconnectedIgnitionText(generated, infraEnv, plan)).text };
+    return {
+      fingerprint: plan.fingerprint,
+      simulated: plan.generator === 'simulated',
+      text: async () => (await disconnectedIgnitionText(generated, infraEnv, plan)).text,
+    };
   }
   const agentToken = imageAgentToken(deps, infraEnv);
   return {
@@ -427,7 +444,9 @@ export async function ensureDiscoveryImage(
   if (existing !== undefined) return { key, size: existing, fileName, created: false, synthetic: base.synthetic };
 
   const ignition = await source.text();
-  const patches: Patch[] = [{ offset: base.layout.ignition.offset, bytes: fillArea(ignitionArchive(ignition, extraIgnitionFiles), base.layout.ignition.length, 'discovery ignition') }];
+  const patches: Patch[] = [
+    { offset: base.layout.ignition.offset, bytes: fillArea(ignitionArchive(ignition, extraIgnitionFiles), base.layout.ignition.length, 'discovery ignition') },
+  ];
   if (kernelArguments !== undefined) {
     for (const area of base.layout.kargs!.areas) patches.push({ offset: area.offset, bytes: kargsAreaBytes(kernelArguments, area) });
   }
@@ -456,9 +475,16 @@ export async function ensureDiscoveryImage(
  * The iPXE initrd of an infra-env: the version's initrd with the discovery ignition and the
  * static network ramdisk appended as further archives (the kernel unpacks them in turn).
  */
-export async function ensurePxeInitrd(deps: DiscoveryImageDeps, infraEnv: InfraEnv, request: { version: string; arch: string }, meter?: TransferMeter): Promise<ComposedImage> {
+export async function ensurePxeInitrd(
+  deps: DiscoveryImageDeps,
+  infraEnv: InfraEnv,
+  request: { version: string; arch: string },
+  meter?: TransferMeter,
+): Promise<ComposedImage> {
   if (isDisconnectedIso(infraEnv)) {
-    throw conflict(`Infra-env ${infraEnv.infraEnvId} makes a disconnected ISO, which has no iPXE boot: download its ISO (GET /v2/infra-envs/${infraEnv.infraEnvId}/downloads/image-url)`);
+    throw conflict(
+      `Infra-env ${infraEnv.infraEnvId} makes a disconnected ISO, which has no iPXE boot: download its ISO (GET /v2/infra-envs/${infraEnv.infraEnvId}/downloads/image-url)`,
+    );
   }
   const { key: initrdKey, size: initrdSize } = await bootArtifact(deps, 'initrd', request.version, request.arch);
   const ramdisk = minimalRamdisk(infraEnv);
@@ -497,7 +523,12 @@ export function bootArtifactHint(version: string, arch: string): string {
 }
 
 /** Where a version's kernel, initrd or rootfs lives; 409 when it was never imported. */
-export async function bootArtifact(deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages }, artifact: BootArtifact, version: string, arch: string): Promise<{ key: string; size: number }> {
+export async function bootArtifact(
+  deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages },
+  artifact: BootArtifact,
+  version: string,
+  arch: string,
+): Promise<{ key: string; size: number }> {
   const key = bootArtifactObjectKey(version, arch, artifact);
   let size = await deps.blobs.size('images', key);
   if (size === undefined && deps.syntheticBaseImages) {

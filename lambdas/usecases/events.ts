@@ -64,7 +64,6 @@ function eventIds(requests: readonly RecordEventRequest[]): string[] {
   });
 }
 
-
 /** A state machine's event intents, about one subject, as requests to record. */
 export function eventRequests(subject: EventSubject, intents: readonly { name: string; props: EventProps }[]): RecordEventRequest[] {
   return intents.map((intent) => ({ name: intent.name, subject, props: intent.props }));
@@ -173,7 +172,8 @@ export async function listEvents(deps: { store: Store }, principal: Principal, q
     scoped = (await readEventsOfHosts(deps.store, orgId, hostIds, descending)).filter(inCategory);
   } else if (query.infraEnvId) {
     const all = await readEvents(deps.store, { orgId, infraEnvId: query.infraEnvId }, descending);
-    if (all.length === 0 && !(await deps.store.infraEnvs.get({ orgId, infraEnvId: query.infraEnvId }))) throw notFound(`Infra-env ${query.infraEnvId} not found`);
+    if (all.length === 0 && !(await deps.store.infraEnvs.get({ orgId, infraEnvId: query.infraEnvId })))
+      throw notFound(`Infra-env ${query.infraEnvId} not found`);
     scoped = all.filter(inCategory);
   } else if (categories.includes('audit')) {
     if (principal.kind !== 'user' || !roleAllows(principal.role, 'manage-tokens')) throw forbidden("Only the organisation's admins may read its audit events");
@@ -190,7 +190,10 @@ export async function listEvents(deps: { store: Store }, principal: Principal, q
 
 /** Upstream's lenient paging (negative values mean "no limit" / "from the start"); anything not an integer is a 400. */
 function validate(query: EventQuery) {
-  for (const [name, value] of [['limit', query.limit], ['offset', query.offset]] as const) {
+  for (const [name, value] of [
+    ['limit', query.limit],
+    ['offset', query.offset],
+  ] as const) {
     if (value !== undefined && !Number.isSafeInteger(value)) throw badRequest(`${name} must be an integer, got ${value}`);
   }
   if (query.order !== undefined && query.order !== 'ascending' && query.order !== 'descending') {
@@ -208,21 +211,14 @@ function validate(query: EventQuery) {
   };
 }
 
-async function filterClusterEvents(
-  store: Store,
-  orgId: string,
-  events: ServiceEvent[],
-  query: EventQuery & { hostIds: string[] },
-): Promise<ServiceEvent[]> {
+async function filterClusterEvents(store: Store, orgId: string, events: ServiceEvent[], query: EventQuery & { hostIds: string[] }): Promise<ServiceEvent[]> {
   const needle = query.message?.toLowerCase();
   let selected = needle === undefined ? events : events.filter((event) => event.message.toLowerCase().includes(needle));
   if (query.hostIds.length === 0 && !query.clusterLevel && !query.deletedHosts) return selected;
 
   const wanted = new Set(query.hostIds);
   const deleted = query.deletedHosts ? await deletedHostsOf(store, orgId, selected) : new Set<string>();
-  selected = selected.filter((event) =>
-    event.hostId === undefined ? !!query.clusterLevel : wanted.has(event.hostId) || deleted.has(event.hostId),
-  );
+  selected = selected.filter((event) => (event.hostId === undefined ? !!query.clusterLevel : wanted.has(event.hostId) || deleted.has(event.hostId)));
   return selected;
 }
 

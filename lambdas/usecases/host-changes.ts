@@ -83,7 +83,10 @@ async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp, optio
   const isLost = (host: Host) => followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
   // In larger clusters a judgement per waiting host per batch would grow with the square of the
   // cluster; there the monitor's whole judgement converges peer verdicts.
-  const targets = hosts.length > FRESH_PEER_LISTINGS_UP_TO ? [] : hosts.filter((host) => options.everyHost || (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
+  const targets =
+    hosts.length > FRESH_PEER_LISTINGS_UP_TO
+      ? []
+      : hosts.filter((host) => options.everyHost || (followUp.peerNews && waitsOnPeers(host.status)) || isLost(host));
   if (targets.length === 0) return 0;
   const infraEnvs = new Map<string, Promise<InfraEnv | undefined>>();
   const infraEnvOf = (host: Host) => {

@@ -122,9 +122,10 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
     const infraEnvsChanged = (await Promise.all(infraEnvIds.map(infraEnvOf))).some((infraEnv) => changedSince(infraEnv?.updatedAt));
     // A cluster write that changed only the cluster's own verdict (its re-judgement by the stream
     // or the workflow) is no news to its hosts.
-    const clusterChanged = cluster && lastWhole.clusterAsRead !== undefined
-      ? clusterAsHostsRead(cluster) !== lastWhole.clusterAsRead
-      : changedSince(cluster?.updatedAt, CLUSTER_KEY, cluster?.version);
+    const clusterChanged =
+      cluster && lastWhole.clusterAsRead !== undefined
+        ? clusterAsHostsRead(cluster) !== lastWhole.clusterAsRead
+        : changedSince(cluster?.updatedAt, CLUSTER_KEY, cluster?.version);
     // A host write is news only when its stream follow-up recorded it so (a report peers read, a
     // status, a role...); a refreshed report whose round-trip times alone moved is not. Hosts
     // without a recorded news version go by their write time. A host gone or added is news.
@@ -193,10 +194,10 @@ async function visitGroup(deps: { store: Store; clock: Clock }, group: WatchedGr
   }
   if (whole) {
     pass.judgedWhole += 1;
-    if (failures === 0 && seen.size === group.hosts.length) judgedWholeAt.set(group.id, { at: startedAt.toISOString(), wrote, seen, ...(clusterAsRead !== undefined ? { clusterAsRead } : {}) }, startedAt.getTime());
+    if (failures === 0 && seen.size === group.hosts.length)
+      judgedWholeAt.set(group.id, { at: startedAt.toISOString(), wrote, seen, ...(clusterAsRead !== undefined ? { clusterAsRead } : {}) }, startedAt.getTime());
     else judgedWholeAt.forget(group.id);
   }
 }
 
 const CLUSTER_KEY = 'cluster';
-

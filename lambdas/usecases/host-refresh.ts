@@ -24,12 +24,15 @@ export interface RefreshDeps {
   config?: { agent: AgentSettings };
 }
 
-
 /** What a refresh reads besides the host; the monitor loads it once per cluster for all its hosts. */
 export type RefreshSurroundings = HostSurroundings;
 
 /** `justRead` records (the host's cluster and infra-env as the caller just read them) save reading them again. */
-export async function loadSurroundings(store: Store, host: Host, options: { freshPeers?: boolean; cluster?: Cluster; infraEnv?: InfraEnv } = {}): Promise<RefreshSurroundings> {
+export async function loadSurroundings(
+  store: Store,
+  host: Host,
+  options: { freshPeers?: boolean; cluster?: Cluster; infraEnv?: InfraEnv } = {},
+): Promise<RefreshSurroundings> {
   const knownCluster = options.cluster && options.cluster.clusterId === host.clusterId ? options.cluster : undefined;
   const knownInfraEnv = options.infraEnv && options.infraEnv.infraEnvId === host.infraEnvId ? options.infraEnv : undefined;
   const infraEnvRead = knownInfraEnv ? Promise.resolve(knownInfraEnv) : store.infraEnvs.get({ orgId: host.orgId, infraEnvId: host.infraEnvId });
@@ -95,7 +98,8 @@ export function judgedWrite(deps: RefreshDeps, surroundings: RefreshSurroundings
     /** `alsoRecord` and `leading`: the caller's own events, written in the same batch after and before the judgement's. */
     async announce(written: Host | undefined, alsoRecord: readonly RecordEventRequest[] = [], leading: readonly RecordEventRequest[] = []): Promise<void> {
       const cause = written ? hostWrite(written) : undefined;
-      if (written && before && judged && !judged.unchanged) await announceJudgement(deps, before, judged, causedBy(cause, alsoRecord), causedBy(cause, leading), cause);
+      if (written && before && judged && !judged.unchanged)
+        await announceJudgement(deps, before, judged, causedBy(cause, alsoRecord), causedBy(cause, leading), cause);
       else await recordEvents(deps, causedBy(cause, [...leading, ...alsoRecord]));
     },
   };
@@ -126,14 +130,18 @@ export async function refreshLoadedHost(deps: RefreshDeps, host: Host, surroundi
   let judged = judge(deps, host, surroundings);
   if (judged.unchanged) return host;
   let before = host;
-  const updated = await deps.store.hosts.mutate(key, (current) => {
-    // A check-in moves liveness, not the version: a copy that polled since is judged anew too.
-    if (current.version !== judged.version || current.attributes.checked_in_at !== before.attributes.checked_in_at) {
-      before = current;
-      judged = judge(deps, current, surroundings);
-    }
-    return applyHostJudgement(current, judged, deps.clock.now().toISOString(), deps.store.activeShards);
-  }, host);
+  const updated = await deps.store.hosts.mutate(
+    key,
+    (current) => {
+      // A check-in moves liveness, not the version: a copy that polled since is judged anew too.
+      if (current.version !== judged.version || current.attributes.checked_in_at !== before.attributes.checked_in_at) {
+        before = current;
+        judged = judge(deps, current, surroundings);
+      }
+      return applyHostJudgement(current, judged, deps.clock.now().toISOString(), deps.store.activeShards);
+    },
+    host,
+  );
   if (!updated || updated.version === before.version) return updated;
   await announceJudgement(deps, before, judged, [], [], hostWrite(updated));
   return updated;

@@ -3,7 +3,17 @@ import { conflict } from '../domain/core/errors.js';
 import { withoutNullFields } from '../../contracts/input-checks.js';
 import { isSingleNodeCluster } from '../domain/cluster/cluster.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
-import { applyHostUpdate, bindHost, hostChangeAnswer, HOST_BUSY_STATES, hostDisplayName, hostView, resetValidation, unbindHost, type ProgressStagesSource } from '../domain/host/host.js';
+import {
+  applyHostUpdate,
+  bindHost,
+  hostChangeAnswer,
+  HOST_BUSY_STATES,
+  hostDisplayName,
+  hostView,
+  resetValidation,
+  unbindHost,
+  type ProgressStagesSource,
+} from '../domain/host/host.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
@@ -44,15 +54,22 @@ export async function listInfraEnvHosts(deps: HostDeps, principal: Principal, in
   return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => hostView(host, 'no-cluster'));
 }
 
-export async function listClusterHosts(deps: HostDeps, principal: Principal, clusterId: string, filter: HostListFilter & { withInventory?: boolean; withConnectivity?: boolean }) {
+export async function listClusterHosts(
+  deps: HostDeps,
+  principal: Principal,
+  clusterId: string,
+  filter: HostListFilter & { withInventory?: boolean; withConnectivity?: boolean },
+) {
   await findCluster(deps.store, principal, clusterId);
   const hosts = filterHosts(await deps.store.hosts.listByCluster({ orgId: principal.orgId, clusterId }), filter);
-  return hosts.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((host) => {
-    const view = hostView(host, 'not-listed');
-    if (!filter.withInventory) delete view.inventory;
-    if (!filter.withConnectivity) delete view.connectivity;
-    return view;
-  });
+  return hosts
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .map((host) => {
+      const view = hostView(host, 'not-listed');
+      if (!filter.withInventory) delete view.inventory;
+      if (!filter.withConnectivity) delete view.connectivity;
+      return view;
+    });
 }
 
 export async function getHost(deps: HostDeps, principal: Principal, infraEnvId: string, hostId: string) {
@@ -67,10 +84,13 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
   const now = deps.clock.now().toISOString();
   const key = { orgId: principal.orgId, infraEnvId, hostId };
   // A bound host's disks are judged anew after an update, as upstream does: for the role it had before it.
-  stillThere(await deps.store.hosts.mutate(key, (current) => {
-    const updated = applyHostUpdate(current, params, cluster, now);
-    return cluster ? withRefreshedInventory(updated, { cluster }, current) : updated;
-  }), `Host ${hostId}`);
+  stillThere(
+    await deps.store.hosts.mutate(key, (current) => {
+      const updated = applyHostUpdate(current, params, cluster, now);
+      return cluster ? withRefreshedInventory(updated, { cluster }, current) : updated;
+    }),
+    `Host ${hostId}`,
+  );
   const updated = stillThere(await refreshHost(deps, key), `Host ${hostId}`);
   return hostChangeAnswer(updated, await ownStagesSource(deps.store, updated, cluster));
 }

@@ -13,13 +13,19 @@ import { recordEvent } from './events.js';
 import { actorName, type Principal } from './principal.js';
 
 export async function importCluster(deps: { store: Store; clock: Clock }, principal: Principal, params: ImportClusterParams): Promise<Record<string, unknown>> {
-  const created = await deps.store.clusters.create(createImportedClusterRecord(params, {
-    orgId: principal.orgId,
-    clusterId: randomUUID(),
-    now: deps.clock.now().toISOString(),
-    userName: actorName(principal),
-  }));
-  await recordEvent(deps, { name: 'cluster_registration_succeeded', subject: { orgId: created.orgId, clusterId: created.clusterId }, props: { cluster_kind: ADD_HOSTS_CLUSTER_KIND } });
+  const created = await deps.store.clusters.create(
+    createImportedClusterRecord(params, {
+      orgId: principal.orgId,
+      clusterId: randomUUID(),
+      now: deps.clock.now().toISOString(),
+      userName: actorName(principal),
+    }),
+  );
+  await recordEvent(deps, {
+    name: 'cluster_registration_succeeded',
+    subject: { orgId: created.orgId, clusterId: created.clusterId },
+    props: { cluster_kind: ADD_HOSTS_CLUSTER_KIND },
+  });
   // Not judged now: an adding-hosts cluster stays so whatever its hosts, and its monitor judges them.
   return importAnswer(await describeCluster(deps.store, created, { withHosts: true, hostStages: false }), created.createdAt);
 }

@@ -161,7 +161,12 @@ export async function presignedInfraEnvFileUrl(
   requireSecretAccess(principal, 'A presigned infra-env file URL');
   const infraEnv = await noteCredentialHolder(deps, principal, await findInfraEnv(deps.store, principal, infraEnvId));
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.imageUrlTtlSeconds * 1000);
-  const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, { orgId: infraEnv.orgId, infraEnvId, epoch: agentTokenEpochOf(infraEnv), expiresAt });
+  const apiKey = await issueInfraEnvUrlToken(deps.config.agentSigningKeyPem, {
+    orgId: infraEnv.orgId,
+    infraEnvId,
+    epoch: agentTokenEpochOf(infraEnv),
+    expiresAt,
+  });
   const url = new URL(`${deps.config.publicUrl}/api/assisted-install/v2/infra-envs/${infraEnvId}/downloads/files`);
   url.searchParams.set('file_name', query.fileName);
   if (query.ipxeScriptType) url.searchParams.set('ipxe_script_type', query.ipxeScriptType);

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
 import { HOST_BUSY_STATES } from '../domain/host/host.js';
-import { applyInfraEnvUpdate, createInfraEnvRecord, imageInfoDetails, infraEnvFeaturesProblem, infraEnvView, isDisconnectedIso } from '../domain/image/infra-env.js';
+import {
+  applyInfraEnvUpdate,
+  createInfraEnvRecord,
+  imageInfoDetails,
+  infraEnvFeaturesProblem,
+  infraEnvView,
+  isDisconnectedIso,
+} from '../domain/image/infra-env.js';
 import { isDisconnectedCluster } from '../domain/cluster/cluster.js';
 import { infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import type { Workflows } from '../ports/workflows.js';
@@ -28,7 +35,6 @@ export interface InfraEnvDeps {
   config: { publicUrl: string; imageUrlTtlSeconds: number; agentSigningKeyPem?: string; agentTokenTtlSeconds?: number };
 }
 
-
 export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal, request: Params) {
   const params = withoutNullFields(request);
   const clusterId = params.cluster_id as string | undefined;
@@ -41,7 +47,8 @@ export async function registerInfraEnv(deps: InfraEnvDeps, principal: Principal,
   if (cluster && typeof cluster.attributes.openshift_version === 'string') {
     const clusterArch = cluster.attributes.cpu_architecture as string | undefined;
     if (clusterArch === 'multi') resolveRelease(cluster.attributes.openshift_version, cpuArchitecture);
-    else if (clusterArch && cpuArchitecture !== clusterArch) throw badRequest(`Specified CPU architecture (${cpuArchitecture}) doesn't match the cluster (${clusterArch})`);
+    else if (clusterArch && cpuArchitecture !== clusterArch)
+      throw badRequest(`Specified CPU architecture (${cpuArchitecture}) doesn't match the cluster (${clusterArch})`);
   }
   const openshiftVersion = osImageVersionFor(params.openshift_version as string | undefined, cpuArchitecture);
   const record = createInfraEnvRecord(params, {
@@ -151,7 +158,11 @@ export async function deregisterInfraEnv(deps: InfraEnvDeps, principal: Principa
   forgetInfraEnvTokens(principal.orgId, infraEnvId);
   if (retained !== undefined && deps.workflows) {
     const waitSeconds = retained;
-    await deps.workflows.start('purge-objects', `purge-images-${infraEnvId}`, { bucket: 'images', prefix: infraEnvImagesPrefix(principal.orgId, infraEnvId), waitSeconds });
+    await deps.workflows.start('purge-objects', `purge-images-${infraEnvId}`, {
+      bucket: 'images',
+      prefix: infraEnvImagesPrefix(principal.orgId, infraEnvId),
+      waitSeconds,
+    });
   } else {
     await removeDiscoveryImages(deps, principal.orgId, infraEnvId);
   }

@@ -9,7 +9,15 @@ import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../domain/core/
 import type { Schemas } from '../../contracts/wire.js';
 import { builtinOperators } from '../domain/catalogues/catalogues.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig, withoutProxyCredentials, withoutPullSecret } from '../domain/install/install-config.js';
+import {
+  consoleEnabled,
+  installConfigJson,
+  installConfigOverridesProblem,
+  installConfigYaml,
+  renderInstallConfig,
+  withoutProxyCredentials,
+  withoutPullSecret,
+} from '../domain/install/install-config.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';

@@ -54,8 +54,7 @@ export interface PresignedUrl {
   expires_at: string;
 }
 
-const notGenerated = (what: string, clusterId: string) =>
-  conflict(`${what} of cluster ${clusterId} is not available: the installation has not generated it`);
+const notGenerated = (what: string, clusterId: string) => conflict(`${what} of cluster ${clusterId} is not available: the installation has not generated it`);
 
 function requireFileName<T extends string>(fileName: string, allowed: readonly T[], kind: string): T {
   const known = allowed.find((name) => name === fileName);
@@ -87,7 +86,10 @@ export async function downloadClusterFile(deps: InstallationFilesDeps, principal
   const content = await readInstallationFile(deps, cluster, fileName);
   if (!content) throw notGenerated(fileName, clusterId);
   if (fileName === 'install-config.yaml' && !mayReadPullSecret(principal)) {
-    return { fileName, content: Buffer.from(installConfigYamlWithoutPullSecret(Buffer.from(content).toString('utf8'), { proxyCredentials: maySeeSecrets(principal) })) };
+    return {
+      fileName,
+      content: Buffer.from(installConfigYamlWithoutPullSecret(Buffer.from(content).toString('utf8'), { proxyCredentials: maySeeSecrets(principal) })),
+    };
   }
   return { fileName, content };
 }
@@ -103,7 +105,12 @@ function credentialSource(cluster: Cluster, fileName: CredentialFileName): Crede
 }
 
 /** The cluster and the credential file that answer a request for `requested`, once the caller may have it and the cluster is far enough. */
-async function credentialToServe(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<{ cluster: Cluster; fileName: CredentialFileName }> {
+async function credentialToServe(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  clusterId: string,
+  requested: string,
+): Promise<{ cluster: Cluster; fileName: CredentialFileName }> {
   const asked = requireFileName(requested, CREDENTIAL_FILE_NAMES, 'credentials file');
   requireCredentialAccess(principal, asked);
   const cluster = await findCluster(deps.store, principal, clusterId);
@@ -114,7 +121,12 @@ async function credentialToServe(deps: InstallationFilesDeps, principal: Princip
 }
 
 /** GET /v2/clusters/{id}/downloads/credentials */
-export async function downloadClusterCredential(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<DownloadedFile> {
+export async function downloadClusterCredential(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  clusterId: string,
+  requested: string,
+): Promise<DownloadedFile> {
   const { cluster, fileName } = await credentialToServe(deps, principal, clusterId, requested);
   const content = await readInstallationFile(deps, cluster, fileName);
   if (!content) throw notGenerated(fileName, clusterId);
@@ -157,7 +169,12 @@ export interface PresignedFileQuery {
  * Generated files follow the download rules; `manifests` takes `additional_name`
  * (`<folder>/<file>`); `logs` is prepared as GET /logs would send it, then stored for the URL.
  */
-export async function presignedClusterFileUrl(deps: InstallationFilesDeps, principal: Principal, clusterId: string, query: PresignedFileQuery): Promise<PresignedUrl> {
+export async function presignedClusterFileUrl(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  clusterId: string,
+  query: PresignedFileQuery,
+): Promise<PresignedUrl> {
   if (query.fileName === 'manifests') return presignedManifestUrl(deps, principal, clusterId, query.additionalName);
   if (query.fileName === 'logs') {
     const logsType = parseDownloadLogsType(query.logsType || (query.hostId ? 'host' : undefined));
@@ -180,7 +197,12 @@ export async function presignedClusterFileUrl(deps: InstallationFilesDeps, princ
   return presign(deps, INSTALLATION_BUCKET, key, fileName);
 }
 
-async function presignedManifestUrl(deps: InstallationFilesDeps, principal: Principal, clusterId: string, additionalName: string | undefined): Promise<PresignedUrl> {
+async function presignedManifestUrl(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  clusterId: string,
+  additionalName: string | undefined,
+): Promise<PresignedUrl> {
   if (!additionalName) {
     throw badRequest("Additional name must be provided for 'manifests' file name, prefaced with folder name, e.g.: openshift/99-openshift-xyz.yaml");
   }
@@ -199,7 +221,12 @@ async function presignedManifestUrl(deps: InstallationFilesDeps, principal: Prin
  * GET /v2/clusters/{id}/downloads/credentials-presigned. Unlike upstream, the status and the
  * file are checked first: a URL that would only answer 404 is no use to anyone.
  */
-export async function presignedClusterCredentialUrl(deps: InstallationFilesDeps, principal: Principal, clusterId: string, requested: string): Promise<PresignedUrl> {
+export async function presignedClusterCredentialUrl(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  clusterId: string,
+  requested: string,
+): Promise<PresignedUrl> {
   const { cluster, fileName } = await credentialToServe(deps, principal, clusterId, requested);
   const key = installationObjectKey(cluster.orgId, clusterId, fileName);
   if ((await deps.blobs.size(INSTALLATION_BUCKET, key)) === undefined) throw notGenerated(fileName, clusterId);
@@ -268,7 +295,13 @@ async function changeHostBeforeInstall(
  * PATCH /v2/infra-envs/{id}/hosts/{host_id}/ignition: an Ignition config merged over the host's
  * installation ignition when it is generated; an empty config removes it.
  */
-export async function updateHostIgnition(deps: InstallationFilesDeps, principal: Principal, infraEnvId: string, hostId: string, config: string | undefined): Promise<void> {
+export async function updateHostIgnition(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  infraEnvId: string,
+  hostId: string,
+  config: string | undefined,
+): Promise<void> {
   const override = config ?? '';
   const problem = hostIgnitionOverrideProblem(override);
   if (problem) throw badRequest(problem);
@@ -285,7 +318,13 @@ export async function updateHostIgnition(deps: InstallationFilesDeps, principal:
 }
 
 /** PATCH /v2/infra-envs/{id}/hosts/{host_id}/installer-args: extra coreos-installer arguments (allow-listed). */
-export async function updateHostInstallerArgs(deps: InstallationFilesDeps, principal: Principal, infraEnvId: string, hostId: string, args: string[] | undefined) {
+export async function updateHostInstallerArgs(
+  deps: InstallationFilesDeps,
+  principal: Principal,
+  infraEnvId: string,
+  hostId: string,
+  args: string[] | undefined,
+) {
   const list = args ?? [];
   const problem = installerArgsProblem(list);
   if (problem) throw badRequest(problem);

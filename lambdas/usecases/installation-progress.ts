@@ -56,7 +56,13 @@ export interface HostProgressRequest {
 }
 
 /** PUT /v2/infra-envs/{id}/hosts/{host_id}/progress */
-export async function updateHostInstallProgress(deps: InstallationDeps, principal: Principal, infraEnvId: string, hostId: string, request: HostProgressRequest): Promise<void> {
+export async function updateHostInstallProgress(
+  deps: InstallationDeps,
+  principal: Principal,
+  infraEnvId: string,
+  hostId: string,
+  request: HostProgressRequest,
+): Promise<void> {
   if (!request.current_stage) throw badRequest('current_stage is required');
   const report = { stage: request.current_stage, info: request.progress_info ?? '' };
   const host = await findHost(deps.store, principal, infraEnvId, hostId);
@@ -69,22 +75,37 @@ export async function updateHostInstallProgress(deps: InstallationDeps, principa
 
   const now = deps.clock.now();
   let outcome: HostProgressOutcome | undefined;
-  const stored = await deps.store.hosts.mutate({ orgId: principal.orgId, infraEnvId, hostId }, (current) => {
-    outcome = applyHostProgress(current, progressCluster, report, now);
-    return outcome.changed ? outcome.host : undefined;
-  }, host);
+  const stored = await deps.store.hosts.mutate(
+    { orgId: principal.orgId, infraEnvId, hostId },
+    (current) => {
+      outcome = applyHostProgress(current, progressCluster, report, now);
+      return outcome.changed ? outcome.host : undefined;
+    },
+    host,
+  );
   stillThere(stored, `Host ${hostId}`);
   if (!outcome?.changed) return;
 
   const subject = { orgId: principal.orgId, infraEnvId, hostId, clusterId: host.clusterId };
   const events = [...(outcome.transition?.events ?? []), ...(outcome.progressEvent ? [outcome.progressEvent] : [])];
-  await recordEvents(deps, causedBy(hostWrite(stored!), events.map((event) => ({ name: event.name, subject, props: event.props }))));
+  await recordEvents(
+    deps,
+    causedBy(
+      hostWrite(stored!),
+      events.map((event) => ({ name: event.name, subject, props: event.props })),
+    ),
+  );
   forgetPeers(principal.orgId, host.clusterId);
   // The cluster's progress bar and status follow the host's stage and status: the change reaches
   // the cluster's judgement through the table's stream (host-changes), not inside this report.
 }
 
-const PERCENTAGE_FIELDS = ['preparing_for_installation_stage_percentage', 'installing_stage_percentage', 'finalizing_stage_percentage', 'total_percentage'] as const;
+const PERCENTAGE_FIELDS = [
+  'preparing_for_installation_stage_percentage',
+  'installing_stage_percentage',
+  'finalizing_stage_percentage',
+  'total_percentage',
+] as const;
 
 /**
  * The cluster's progress bar after a host reached a stage or an operator reported (upstream's
@@ -113,7 +134,12 @@ export async function updateClusterProgress(deps: InstallationDeps, key: Cluster
 // ---------------------------------------------------------------- controller reports
 
 /** PUT /v2/clusters/{id}/progress */
-export async function updateClusterFinalizingProgress(deps: InstallationDeps, principal: Principal, clusterId: string, stage: string | undefined): Promise<void> {
+export async function updateClusterFinalizingProgress(
+  deps: InstallationDeps,
+  principal: Principal,
+  clusterId: string,
+  stage: string | undefined,
+): Promise<void> {
   await findCluster(deps.store, principal, clusterId);
   const now = deps.clock.now();
   let changed = false;
@@ -126,7 +152,11 @@ export async function updateClusterFinalizingProgress(deps: InstallationDeps, pr
     `Cluster ${clusterId}`,
   );
   if (changed) {
-    await recordEvent(deps, { name: 'cluster_finalizing_stage_updated', subject: { orgId: principal.orgId, clusterId }, props: { finalizing_stage: stage ?? '' } });
+    await recordEvent(deps, {
+      name: 'cluster_finalizing_stage_updated',
+      subject: { orgId: principal.orgId, clusterId },
+      props: { finalizing_stage: stage ?? '' },
+    });
   }
 }
 
@@ -210,7 +240,12 @@ export interface CompletionParams {
  * decide: the cluster is installed when its hosts, operators and kubeconfig say so. The call is
  * recorded, and a failure's operator report is told as an event, as upstream does.
  */
-export async function completeInstallation(deps: InstallationDeps, principal: Principal, clusterId: string, params: CompletionParams): Promise<Record<string, unknown>> {
+export async function completeInstallation(
+  deps: InstallationDeps,
+  principal: Principal,
+  clusterId: string,
+  params: CompletionParams,
+): Promise<Record<string, unknown>> {
   await findCluster(deps.store, principal, clusterId);
   const key = { orgId: principal.orgId, clusterId };
   const success = params.is_success === true;
@@ -225,7 +260,11 @@ export async function completeInstallation(deps: InstallationDeps, principal: Pr
     reported_at: now,
   };
   const cluster: Cluster = stillThere(
-    await deps.store.clusters.mutate(key, (current) => ({ ...current, attributes: { ...current.attributes, [CONTROLLER_COMPLETION]: completion }, updatedAt: now })),
+    await deps.store.clusters.mutate(key, (current) => ({
+      ...current,
+      attributes: { ...current.attributes, [CONTROLLER_COMPLETION]: completion },
+      updatedAt: now,
+    })),
     `Cluster ${clusterId}`,
   );
   return describeCluster(deps.store, cluster, { withHosts: true, hostStages: false });

@@ -44,12 +44,24 @@ const attemptOf = (input: InstallWorkflowInput): EventCause => ({ record: `insta
 export async function prepareInstallation(deps: InstallWorkflowDeps, input: InstallWorkflowInput) {
   const cluster = await currentAttempt(deps, input);
   if (cluster?.status !== 'preparing-for-installation') return { ...input, proceed: false };
-  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), cause: attemptOf(input), props: { step: 'rendering install-config.yaml and collecting the custom manifests' } });
+  await recordEvent(deps, {
+    name: 'installation_step_started',
+    subject: subjectOf(input),
+    cause: attemptOf(input),
+    props: { step: 'rendering install-config.yaml and collecting the custom manifests' },
+  });
   const yaml = await renderClusterInstallConfigYaml(deps.store, cluster);
   await deps.blobs.put('files', installationObjectKey(input.orgId, input.clusterId, 'install-config.yaml'), yaml, 'application/yaml');
   // Outputs of an earlier attempt must not pass for this one's.
-  await Promise.all([...INSTALLER_OUTPUTS, INSTALLER_REPORT, 'kubeconfig'].map((name) => deps.blobs.remove('files', installationObjectKey(input.orgId, input.clusterId, name))));
-  await recordEvent(deps, { name: 'installation_step_started', subject: subjectOf(input), cause: attemptOf(input), props: { step: 'generating the ignition files with openshift-install' } });
+  await Promise.all(
+    [...INSTALLER_OUTPUTS, INSTALLER_REPORT, 'kubeconfig'].map((name) => deps.blobs.remove('files', installationObjectKey(input.orgId, input.clusterId, name))),
+  );
+  await recordEvent(deps, {
+    name: 'installation_step_started',
+    subject: subjectOf(input),
+    cause: attemptOf(input),
+    props: { step: 'generating the ignition files with openshift-install' },
+  });
   return {
     ...input,
     proceed: true,
@@ -69,7 +81,10 @@ function hostIgnition(base: string, host: { attributes: Record<string, unknown> 
     const files = Array.isArray(storage.files) ? storage.files : [];
     ignition = {
       ...ignition,
-      storage: { ...storage, files: [...files, { path: '/etc/hostname', mode: 0o644, overwrite: true, contents: { source: `data:,${encodeURIComponent(hostname)}` } }] },
+      storage: {
+        ...storage,
+        files: [...files, { path: '/etc/hostname', mode: 0o644, overwrite: true, contents: { source: `data:,${encodeURIComponent(hostname)}` } }],
+      },
     };
   }
   const override = host.attributes.ignition_config_overrides as string | undefined;
@@ -108,7 +123,12 @@ export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: 
   }
   const version = String(cluster.attributes.openshift_version ?? '');
   if (report.installer === 'simulated') {
-    await recordEvent(deps, { name: 'installation_files_simulated', subject: subjectOf(input), cause: attemptOf(input), props: { openshift_version: version } });
+    await recordEvent(deps, {
+      name: 'installation_files_simulated',
+      subject: subjectOf(input),
+      cause: attemptOf(input),
+      props: { openshift_version: version },
+    });
   }
   await recordEvent(deps, {
     name: 'installation_files_generated',
@@ -135,7 +155,11 @@ export async function recordInstallationFiles(deps: InstallWorkflowDeps, input: 
     if (current.attributes.install_attempt !== input.attempt) return undefined;
     return {
       ...current,
-      attributes: { ...current.attributes, last_installation_preparation: { status: 'success', reason: '' }, installer_simulated: report.installer === 'simulated' },
+      attributes: {
+        ...current.attributes,
+        last_installation_preparation: { status: 'success', reason: '' },
+        installer_simulated: report.installer === 'simulated',
+      },
       updatedAt: now,
     };
   });
@@ -187,8 +211,16 @@ export async function publishDnsRecords(deps: InstallWorkflowDeps, input: Instal
   if (!zone) return { ...input, proceed: true, dns: 'unmanaged' };
   const records = clusterDnsRecords(cluster, await deps.store.hosts.listByCluster(subjectOf(input)));
   await deps.dns.upsert(zone, records);
-  await deps.store.clusters.mutate(subjectOf(input), (current) => ({ ...current, attributes: { ...current.attributes, dns_zone: zone, dns_records: records.map((r) => ({ name: r.name, type: r.type })) } }));
-  await recordEvent(deps, { name: 'cluster_dns_records_created', subject: subjectOf(input), cause: attemptOf(input), props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') } });
+  await deps.store.clusters.mutate(subjectOf(input), (current) => ({
+    ...current,
+    attributes: { ...current.attributes, dns_zone: zone, dns_records: records.map((r) => ({ name: r.name, type: r.type })) },
+  }));
+  await recordEvent(deps, {
+    name: 'cluster_dns_records_created',
+    subject: subjectOf(input),
+    cause: attemptOf(input),
+    props: { zone, names: [...new Set(records.map((r) => r.name))].join(', ') },
+  });
   return { ...input, proceed: true, dns: zone };
 }
 

@@ -41,17 +41,26 @@ export interface InstallationDeps {
 
 export const INSTALL_WORKFLOW = 'install-cluster';
 
-
-
 function failingValidations(cluster: Cluster): string {
-  const failing = parseClusterValidationsInfo(cluster.attributes.validations_info).filter((validation) => validation.status === 'failure' || validation.status === 'pending');
-  return failing.map((validation) => `${validation.id}: ${validation.message}`).slice(0, 5).join('; ');
+  const failing = parseClusterValidationsInfo(cluster.attributes.validations_info).filter(
+    (validation) => validation.status === 'failure' || validation.status === 'pending',
+  );
+  return failing
+    .map((validation) => `${validation.id}: ${validation.message}`)
+    .slice(0, 5)
+    .join('; ');
 }
 
 /** The events of the write that produced `written`, in the order given. */
 async function emitClusterEvents(deps: InstallationDeps, written: Cluster, events: readonly { name: string; props: EventProps }[]) {
   const subject = { orgId: written.orgId, clusterId: written.clusterId };
-  await recordEvents(deps, causedBy(clusterWrite(written), events.map((event) => ({ name: event.name, subject, props: event.props }))));
+  await recordEvents(
+    deps,
+    causedBy(
+      clusterWrite(written),
+      events.map((event) => ({ name: event.name, subject, props: event.props })),
+    ),
+  );
 }
 
 /** Runs `trigger` on one host and writes it if the host is still in the status it was judged in. */
@@ -63,11 +72,15 @@ async function transitionHostRecord(
   extra?: (next: Host) => void,
 ): Promise<Host | undefined> {
   const now = deps.clock.now();
-  const transition = transitionHost({ status: host.status }, trigger, requestContext(host, now, {
-    role: ((host.attributes.role) ?? 'auto-assign'),
-    bootstrap: !!host.attributes.bootstrap,
-    ...context,
-  }));
+  const transition = transitionHost(
+    { status: host.status },
+    trigger,
+    requestContext(host, now, {
+      role: host.attributes.role ?? 'auto-assign',
+      bootstrap: !!host.attributes.bootstrap,
+      ...context,
+    }),
+  );
   if (isNotAllowed(transition)) return undefined;
   const key = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId };
   const updated = await deps.store.hosts.mutate(key, (current) => {
@@ -82,7 +95,13 @@ async function transitionHostRecord(
   });
   if (!updated || updated.status !== transition.status) return updated;
   const subject = { orgId: host.orgId, infraEnvId: host.infraEnvId, hostId: host.hostId, ...(host.clusterId ? { clusterId: host.clusterId } : {}) };
-  await recordEvents(deps, causedBy(hostWrite(updated), transition.events.map((event) => ({ name: event.name, subject, props: event.props }))));
+  await recordEvents(
+    deps,
+    causedBy(
+      hostWrite(updated),
+      transition.events.map((event) => ({ name: event.name, subject, props: event.props })),
+    ),
+  );
   return updated;
 }
 
@@ -100,7 +119,9 @@ export async function installCluster(deps: InstallationDeps, principal: Principa
   const hosts = await deps.store.hosts.listByCluster(key);
   const waiting = hosts.filter((host) => host.status !== INSTALLABLE_HOST_STATUS);
   if (waiting.length > 0) {
-    throw conflict(`Hosts ${waiting.map((host) => `${hostDisplayName(host)} (${host.status})`).join(', ')} are not ready to install; wait for them or remove them`);
+    throw conflict(
+      `Hosts ${waiting.map((host) => `${hostDisplayName(host)} (${host.status})`).join(', ')} are not ready to install; wait for them or remove them`,
+    );
   }
   const now = deps.clock.now();
   const roles = new Map(hosts.map((host) => [host.hostId, judgedRole({ host, cluster, clusterHosts: hosts, now })]));
@@ -266,7 +287,8 @@ export async function resetCluster(deps: InstallationDeps, principal: Principal,
   await stopWorkflow(deps, cluster, 'installation reset by the user');
   for (const host of hosts) {
     await transitionHostRecord(deps, host, 'ResettingPendingUserAction', { resetByUser: true }, (next) => {
-      for (const field of ['progress', 'install_step_sent_at', 'bootstrap', 'images_status', 'logs_info', 'logs_started_at', 'logs_collected_at']) delete next.attributes[field];
+      for (const field of ['progress', 'install_step_sent_at', 'bootstrap', 'images_status', 'logs_info', 'logs_started_at', 'logs_collected_at'])
+        delete next.attributes[field];
     });
   }
   forgetPeers(principal.orgId, clusterId);
@@ -345,7 +367,11 @@ export async function allowAddingHosts(deps: InstallationDeps, principal: Princi
     return next;
   });
   if (updated?.status === 'adding-hosts' && cluster.status !== 'adding-hosts') {
-    await recordEvent(deps, { name: 'cluster_status_updated', subject: key, props: { cluster_status: 'adding-hosts', status_info: 'cluster is adding hosts to existing OCP cluster' } });
+    await recordEvent(deps, {
+      name: 'cluster_status_updated',
+      subject: key,
+      props: { cluster_status: 'adding-hosts', status_info: 'cluster is adding hosts to existing OCP cluster' },
+    });
   }
   return describeCluster(deps.store, stillThere(await deps.store.clusters.get(key), `Cluster ${clusterId}`), { withHosts: true, hostStages: false });
 }

@@ -23,15 +23,24 @@ export type ConnectOutcome = { accepted: true } | { accepted: false; status: num
 
 export async function connect(deps: LiveDeps, principal: Principal, connectionId: string): Promise<ConnectOutcome> {
   if (principal.kind !== 'user') return { accepted: false, status: 403, reason: 'Live changes are for people and their API tokens' };
-  const added = await deps.store.liveConnections.add({
-    connectionId,
-    orgId: principal.orgId,
-    role: principal.role,
-    actor: principal.tokenId ?? principal.userId,
-    subscriptions: [],
-    connectedAt: deps.clock.now().toISOString(),
-  }, deps.caps.connectionsPerOrg, CONNECTION_TTL_SECONDS);
-  if (!added) return { accepted: false, status: 429, reason: `The organisation has ${deps.caps.connectionsPerOrg} live connections open, the most it may: close one first` };
+  const added = await deps.store.liveConnections.add(
+    {
+      connectionId,
+      orgId: principal.orgId,
+      role: principal.role,
+      actor: principal.tokenId ?? principal.userId,
+      subscriptions: [],
+      connectedAt: deps.clock.now().toISOString(),
+    },
+    deps.caps.connectionsPerOrg,
+    CONNECTION_TTL_SECONDS,
+  );
+  if (!added)
+    return {
+      accepted: false,
+      status: 429,
+      reason: `The organisation has ${deps.caps.connectionsPerOrg} live connections open, the most it may: close one first`,
+    };
   return { accepted: true };
 }
 
@@ -40,11 +49,19 @@ export async function disconnect(deps: LiveDeps, connectionId: string): Promise<
 }
 
 /** A client's message: answered on the connection; over the rate cap the connection is closed, saying why. */
-export async function receive(deps: LiveDeps, connectionId: string, message: unknown): Promise<{ reply: Record<string, unknown>; close?: { code: number; reason: string } }> {
+export async function receive(
+  deps: LiveDeps,
+  connectionId: string,
+  message: unknown,
+): Promise<{ reply: Record<string, unknown>; close?: { code: number; reason: string } }> {
   const second = Math.floor(deps.clock.now().getTime() / 1000);
   const count = await deps.store.liveConnections.countMessage(connectionId, second);
   const connection = count === undefined ? undefined : await deps.store.liveConnections.get(connectionId);
-  if (count === undefined || !connection) return { reply: { type: 'error', status: 401, reason: 'This connection is not known: connect again' }, close: { code: 4401, reason: 'unknown connection' } };
+  if (count === undefined || !connection)
+    return {
+      reply: { type: 'error', status: 401, reason: 'This connection is not known: connect again' },
+      close: { code: 4401, reason: 'unknown connection' },
+    };
   if (count > deps.caps.messagesPerSecond) {
     const reason = `more than ${deps.caps.messagesPerSecond} messages per second`;
     await deps.store.liveConnections.remove(connectionId);
@@ -79,17 +96,19 @@ export async function fanOut(deps: LiveDeps, streamed: readonly StreamedChange[]
   let dropped = 0;
   for (const [orgId, items] of byOrg) {
     const connections = (await deps.store.liveConnections.listByOrg(orgId)).filter((connection) => connection.subscriptions.length > 0);
-    await Promise.all(connections.map(async (connection) => {
-      for (const { change } of items) {
-        if (!connection.subscriptions.some((subscription) => reaches(change, subscription))) continue;
-        if ((await deps.connections.post(connection.connectionId, JSON.stringify(changeMessage(change)))) === 'gone') {
-          await deps.store.liveConnections.remove(connection.connectionId);
-          dropped += 1;
-          return;
+    await Promise.all(
+      connections.map(async (connection) => {
+        for (const { change } of items) {
+          if (!connection.subscriptions.some((subscription) => reaches(change, subscription))) continue;
+          if ((await deps.connections.post(connection.connectionId, JSON.stringify(changeMessage(change)))) === 'gone') {
+            await deps.store.liveConnections.remove(connection.connectionId);
+            dropped += 1;
+            return;
+          }
+          sent += 1;
         }
-        sent += 1;
-      }
-    }));
+      }),
+    );
   }
   return { sent, dropped };
 }

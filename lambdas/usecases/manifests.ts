@@ -110,7 +110,9 @@ function decode(content: string | null | undefined, path: string): Uint8Array {
 async function requireDistinct(deps: ManifestDeps, cluster: Cluster, folder: ManifestFolder, fileName: string): Promise<void> {
   const other = otherFolder(folder);
   if (await deps.store.manifests.get(keyOf(cluster, other, fileName))) {
-    throw badRequest(`Manifest file ${fileName} cannot be put in folder ${folder}: ${manifestPath(other, fileName)} already exists, and a name may be in only one of manifests and openshift`);
+    throw badRequest(
+      `Manifest file ${fileName} cannot be put in folder ${folder}: ${manifestPath(other, fileName)} already exists, and a name may be in only one of manifests and openshift`,
+    );
   }
 }
 
@@ -216,7 +218,13 @@ export async function downloadManifest(deps: ManifestDeps, principal: Principal,
  * the previous content (or none) is restored and the error rethrown. Returns the undo, for a
  * caller whose next step fails.
  */
-async function writeManifest(deps: ManifestDeps, cluster: Cluster, folder: ManifestFolder, fileName: string, content: Uint8Array): Promise<() => Promise<void>> {
+async function writeManifest(
+  deps: ManifestDeps,
+  cluster: Cluster,
+  folder: ManifestFolder,
+  fileName: string,
+  content: Uint8Array,
+): Promise<() => Promise<void>> {
   const key = keyOf(cluster, folder, fileName);
   const objectKey = manifestObjectKey(cluster.orgId, cluster.clusterId, folder, fileName);
   const previousRecord = await deps.store.manifests.get(key);
@@ -228,7 +236,8 @@ async function writeManifest(deps: ManifestDeps, cluster: Cluster, folder: Manif
   };
   const undo = async () => {
     try {
-      if (previousRecord) await deps.store.manifests.mutate(key, (current) => ({ ...current, source: previousRecord.source, objectKey: previousRecord.objectKey }));
+      if (previousRecord)
+        await deps.store.manifests.mutate(key, (current) => ({ ...current, source: previousRecord.source, objectKey: previousRecord.objectKey }));
       else await deps.store.manifests.remove(key);
     } catch {
       // The record still points at the new content, so that content stays: a whole manifest

@@ -8,17 +8,18 @@ import { randomUUID } from 'node:crypto';
 import { formatInvitationCode, parseInvitationCode } from '../domain/auth/api-token.js';
 import type { Invitation, Membership, Organisation, OrganisationMember, Role } from '../domain/core/entities.js';
 import { badRequest, conflict, forbidden, notFound } from '../domain/core/errors.js';
-import {
-  capacityProblem,
-  lastAdminProblem,
-  organisationNameProblem,
-  sameEmail,
-  withMember,
-  withoutMember,
-  type Members,
-} from '../domain/auth/organisation.js';
+import { capacityProblem, lastAdminProblem, organisationNameProblem, sameEmail, withMember, withoutMember, type Members } from '../domain/auth/organisation.js';
 import type { Clock } from '../ports/clock.js';
-import { ConcurrentModificationError, creating, removing, replacing, storedOrCreated, TooMuchContentionError, type Store, type StoreWrite } from '../ports/store.js';
+import {
+  ConcurrentModificationError,
+  creating,
+  removing,
+  replacing,
+  storedOrCreated,
+  TooMuchContentionError,
+  type Store,
+  type StoreWrite,
+} from '../ports/store.js';
 import { newSecret, secretHash, secretMatches } from './credential-secrets.js';
 import { recordEvent } from './events.js';
 import { actorName, type Principal, type UserPrincipal } from './principal.js';
@@ -44,7 +45,11 @@ export async function ensureOrganisation(
   orgId: string,
   name: string,
 ): Promise<{ organisation: Organisation; created: boolean }> {
-  const { record: organisation, created } = await storedOrCreated(deps.store.organisations, { orgId }, () => ({ orgId, name, createdAt: deps.clock.now().toISOString() }));
+  const { record: organisation, created } = await storedOrCreated(deps.store.organisations, { orgId }, () => ({
+    orgId,
+    name,
+    createdAt: deps.clock.now().toISOString(),
+  }));
   return { organisation, created };
 }
 
@@ -98,7 +103,12 @@ async function audit(deps: OrganisationDeps, orgId: string, name: string, props:
  * The organisation as its caller sees it, with who the caller is (their role, and their user id and
  * email, or the name of the API token they call with), so a client can say who is signed in.
  */
-export function organisationView(organisation: Organisation, members: Members, principal: UserPrincipal, callersToken?: { name: string }): Record<string, unknown> {
+export function organisationView(
+  organisation: Organisation,
+  members: Members,
+  principal: UserPrincipal,
+  callersToken?: { name: string },
+): Record<string, unknown> {
   const email = principal.userId !== undefined ? (principal.email ?? members[principal.userId]?.email) : undefined;
   return {
     id: organisation.orgId,
@@ -202,7 +212,12 @@ export async function changeMemberRole(deps: OrganisationDeps, principal: UserPr
     return { before: member, after: changed };
   });
   if (before.role !== after.role) {
-    await audit(deps, orgId, 'member_role_changed', { actor: actorName(principal), member: before.email ?? userId, old_role: before.role, new_role: after.role });
+    await audit(deps, orgId, 'member_role_changed', {
+      actor: actorName(principal),
+      member: before.email ?? userId,
+      old_role: before.role,
+      new_role: after.role,
+    });
   }
   return memberView(userId, after);
 }
@@ -261,7 +276,8 @@ export async function createInvitation(deps: OrganisationDeps, principal: UserPr
   const organisation = await callersOrganisation(deps, principal, orgId);
   const members = await membersOf(deps, organisation);
   const email = request.email.trim();
-  if (Object.values(members).some((member) => member.email && sameEmail(member.email, email))) throw conflict(`${email} is already a member of this organisation`);
+  if (Object.values(members).some((member) => member.email && sameEmail(member.email, email)))
+    throw conflict(`${email} is already a member of this organisation`);
   const full = capacityProblem(members);
   if (full) throw conflict(full);
   const now = deps.clock.now();

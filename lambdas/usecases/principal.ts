@@ -8,7 +8,7 @@ import type { Role } from '../domain/core/entities.js';
  * membership. Exactly one of the two is set.
  */
 export type UserPrincipal = { kind: 'user'; orgId: string; role: Role } & (
-  | { tokenId: string; /** The member whose token it is (their tokens' tokens are theirs too). */ ownerUserId?: string; userId?: undefined; email?: undefined }
+  | { tokenId: string /** The member whose token it is (their tokens' tokens are theirs too). */; ownerUserId?: string; userId?: undefined; email?: undefined }
   | { userId: string; email?: string; tokenId?: undefined }
 );
 

@@ -31,7 +31,13 @@ export async function membershipOf(deps: UserDeps, identity: VerifiedIdentity): 
     const existing = await deps.store.memberships.get({ userId });
     if (existing) return existing;
     const now = deps.clock.now().toISOString();
-    await storedOrCreated(deps.store.users, { userId }, () => ({ userId, issuer: identity.issuer, subject: identity.subject, ...(identity.email ? { email: identity.email } : {}), createdAt: now }));
+    await storedOrCreated(deps.store.users, { userId }, () => ({
+      userId,
+      issuer: identity.issuer,
+      subject: identity.subject,
+      ...(identity.email ? { email: identity.email } : {}),
+      createdAt: now,
+    }));
     const member: OrganisationMember = { role: 'admin', joinedAt: now, ...(identity.email ? { email: identity.email } : {}) };
     const personal = await deps.store.organisations.get({ orgId: personalOrgIdOf(userId) });
     const personalMembers = personal ? await membersOf(deps, personal) : {};
@@ -48,10 +54,7 @@ export async function membershipOf(deps: UserDeps, identity: VerifiedIdentity): 
 }
 
 /** A verified identity token's principal: the user, their organisation and their role there. */
-export async function authenticateIdentityToken(
-  deps: UserDeps & { identity: IdentityVerifier },
-  token: string,
-): Promise<Extract<Principal, { kind: 'user' }>> {
+export async function authenticateIdentityToken(deps: UserDeps & { identity: IdentityVerifier }, token: string): Promise<Extract<Principal, { kind: 'user' }>> {
   const identity = await deps.identity.verify(token);
   const membership = await membershipOf(deps, identity);
   return {

@@ -10,8 +10,24 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { v5 as nameBasedUuid } from 'uuid';
 import { badRequest, forbidden, notFound } from '../domain/core/errors.js';
-import { resourceOf, webhookClassesOf, isWebhookEventClass, WEBHOOK_EVENT_CLASSES, type LiveChange, type WebhookEventClass } from '../domain/events/live-changes.js';
-import { isDelivered, nextWebhookAttempt, webhookSignature, webhookUrlProblem, type Webhook, type WebhookDelivery, type WebhookEndpointPolicy, type WebhookRetrySettings } from '../domain/events/webhooks.js';
+import {
+  resourceOf,
+  webhookClassesOf,
+  isWebhookEventClass,
+  WEBHOOK_EVENT_CLASSES,
+  type LiveChange,
+  type WebhookEventClass,
+} from '../domain/events/live-changes.js';
+import {
+  isDelivered,
+  nextWebhookAttempt,
+  webhookSignature,
+  webhookUrlProblem,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookEndpointPolicy,
+  type WebhookRetrySettings,
+} from '../domain/events/webhooks.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { WebhookSender } from '../ports/webhook-sender.js';
@@ -19,7 +35,11 @@ import type { Page, Store, WebhookQueue } from '../ports/store.js';
 import { actorName, type Principal } from './principal.js';
 
 /** The settings slice webhooks read (ServiceConfig.webhooks). */
-export interface WebhookSettings { endpoints: WebhookEndpointPolicy; retries: WebhookRetrySettings; timeoutMs: number }
+export interface WebhookSettings {
+  endpoints: WebhookEndpointPolicy;
+  retries: WebhookRetrySettings;
+  timeoutMs: number;
+}
 
 type WebhookDeps = { store: Store; clock: Clock; config: { webhooks: WebhookSettings }; webhookSender: WebhookSender; eventBus?: EventBus };
 
@@ -59,7 +79,8 @@ export async function createWebhook(deps: WebhookDeps, principal: Principal, req
   if (problem) throw badRequest(problem);
   const events = [...new Set(request.events)];
   const unknown = events.filter((event) => !isWebhookEventClass(event));
-  if (events.length === 0 || unknown.length > 0) throw badRequest(`events must name one or more of ${WEBHOOK_EVENT_CLASSES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
+  if (events.length === 0 || unknown.length > 0)
+    throw badRequest(`events must name one or more of ${WEBHOOK_EVENT_CLASSES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
   const webhook = await deps.store.webhooks.create({
     orgId: principal.orgId,
     webhookId: randomUUID(),
@@ -89,7 +110,12 @@ export async function deleteWebhook(deps: WebhookDeps, principal: Principal, web
   await deps.store.webhooks.remove({ orgId: principal.orgId, webhookId });
 }
 
-export async function listDeliveries(deps: WebhookDeps, principal: Principal, webhookId: string, page: { limit?: number; cursor?: string }): Promise<Page<WebhookDelivery>> {
+export async function listDeliveries(
+  deps: WebhookDeps,
+  principal: Principal,
+  webhookId: string,
+  page: { limit?: number; cursor?: string },
+): Promise<Page<WebhookDelivery>> {
   requireAdmin(principal, 'see webhook deliveries');
   await callersWebhook(deps, principal, webhookId);
   return deps.store.webhookDeliveries.listByWebhook({ orgId: principal.orgId, webhookId }, page);
@@ -110,7 +136,12 @@ export function eventBody(deliveryId: string, eventClass: WebhookEventClass, str
     delivery_id: deliveryId,
     event: eventClass,
     occurred_at: streamed.at,
-    resource: { kind: change.kind, id: change.id, ...(change.clusterId ? { cluster_id: change.clusterId } : {}), ...(change.infraEnvId ? { infra_env_id: change.infraEnvId } : {}) },
+    resource: {
+      kind: change.kind,
+      id: change.id,
+      ...(change.clusterId ? { cluster_id: change.clusterId } : {}),
+      ...(change.infraEnvId ? { infra_env_id: change.infraEnvId } : {}),
+    },
     ...(change.version !== undefined ? { version: change.version } : {}),
     ...(change.status ? { status: change.status } : {}),
     ...(change.previousStatus ? { previous_status: change.previousStatus } : {}),
@@ -129,10 +160,12 @@ export async function followForWebhooks(deps: WebhookDeps, streamed: readonly St
   const raised = streamed.flatMap((item) => webhookClassesOf(item.change).map((eventClass) => ({ item, eventClass })));
   if (raised.length === 0) return { queued: 0, published: 0 };
   if (deps.eventBus) {
-    await deps.eventBus.publish(raised.map(({ item, eventClass }) => ({
-      detailType: `assisted.${eventClass}`,
-      detail: eventBody(nameBasedUuid(`bus|${item.eventId}|${eventClass}`, DELIVERY_NAMESPACE), eventClass, item),
-    })));
+    await deps.eventBus.publish(
+      raised.map(({ item, eventClass }) => ({
+        detailType: `assisted.${eventClass}`,
+        detail: eventBody(nameBasedUuid(`bus|${item.eventId}|${eventClass}`, DELIVERY_NAMESPACE), eventClass, item),
+      })),
+    );
   }
   const endpointsByOrg = new Map<string, Promise<Webhook[]>>();
   const endpointsOf = (orgId: string) => {
@@ -182,7 +215,8 @@ export async function retryDueDeliveries(deps: WebhookDeps): Promise<{ queues: n
  */
 async function workQueue(deps: WebhookDeps, queue: WebhookQueue): Promise<void> {
   const holder = randomUUID();
-  const leased = () => deps.store.webhookDeliveries.lease(queue, holder, new Date(deps.clock.now().getTime() + LEASE_MS).toISOString(), deps.clock.now().toISOString());
+  const leased = () =>
+    deps.store.webhookDeliveries.lease(queue, holder, new Date(deps.clock.now().getTime() + LEASE_MS).toISOString(), deps.clock.now().toISOString());
   if (!(await leased())) return;
   try {
     const webhook = await deps.store.webhooks.get({ orgId: queue.orgId, webhookId: queue.webhookId });
@@ -195,7 +229,12 @@ async function workQueue(deps: WebhookDeps, queue: WebhookQueue): Promise<void> 
       if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) > now.getTime()) return;
       const error = await attempt(deps, webhook, delivery);
       const at = deps.clock.now();
-      const attempted = { ...delivery, attempts: delivery.attempts + 1, firstAttemptAt: delivery.firstAttemptAt ?? now.toISOString(), lastAttemptAt: at.toISOString() };
+      const attempted = {
+        ...delivery,
+        attempts: delivery.attempts + 1,
+        firstAttemptAt: delivery.firstAttemptAt ?? now.toISOString(),
+        lastAttemptAt: at.toISOString(),
+      };
       if (error === undefined) {
         const { nextAttemptAt: _, ...delivered } = attempted;
         await deps.store.webhookDeliveries.record({ ...delivered, state: 'delivered', deliveredAt: at.toISOString() });

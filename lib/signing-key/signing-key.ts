@@ -59,7 +59,8 @@ export class AgentSigningKey extends Construct {
     Validations.of(provider).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'The custom resource framework function (aws-cdk-lib custom-resources Provider) comes with the managed basic execution role; it only relays CloudFormation events to the generator.',
+        reason:
+          'The custom resource framework function (aws-cdk-lib custom-resources Provider) comes with the managed basic execution role; it only relays CloudFormation events to the generator.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::${nagArn(generator)}:*]`,
@@ -67,7 +68,7 @@ export class AgentSigningKey extends Construct {
       },
       {
         id: 'AwsSolutions-L1',
-        reason: 'The Provider framework function\'s runtime is chosen by aws-cdk-lib and moves with it.',
+        reason: "The Provider framework function's runtime is chosen by aws-cdk-lib and moves with it.",
       },
     );
     new CustomResource(this, 'Key', {

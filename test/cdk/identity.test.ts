@@ -78,7 +78,8 @@ describe('sign-in: the Cognito user pool and the console client', { timeout: 120
     expect(found, `${name}: ${type}`).toHaveLength(1);
     return found[0]!;
   };
-  const functionOf = (name: string, fn: string) => Object.entries(resources[name]!).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(`${fn}Function`))!;
+  const functionOf = (name: string, fn: string) =>
+    Object.entries(resources[name]!).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(`${fn}Function`))!;
   const distributionId = (name: string) => only(name, 'AWS::CloudFront::Distribution')[0];
 
   it('passes cdk-nag and CloudFormation validation with and without federation', () => {
@@ -167,7 +168,10 @@ describe('sign-in: the Cognito user pool and the console client', { timeout: 120
     }
     for (const spec of loadCatalogue().functions.filter((f) => f.name !== REST_API_FUNCTION)) {
       const variables = functionOf('staging', spec.name)[1].Properties.Environment.Variables as Json;
-      expect(Object.keys(variables).filter((key) => SETTINGS.includes(key)), spec.name).toEqual([]);
+      expect(
+        Object.keys(variables).filter((key) => SETTINGS.includes(key)),
+        spec.name,
+      ).toEqual([]);
     }
   });
 
@@ -207,7 +211,12 @@ describe('sign-in: the Cognito user pool and the console client', { timeout: 120
     const [separator, parts] = csp[0].ContentSecurityPolicy['Fn::Join'] as [string, unknown[]];
     expect(separator).toBe('');
     expect(parts[0]).toMatch(/connect-src 'self' https:\/\/$/);
-    expect(parts.slice(1, 5)).toEqual([{ Ref: domainId }, '.auth.', { Ref: 'AWS::Region' }, expect.stringMatching(/^\.amazoncognito\.com; object-src 'none';/)]);
+    expect(parts.slice(1, 5)).toEqual([
+      { Ref: domainId },
+      '.auth.',
+      { Ref: 'AWS::Region' },
+      expect.stringMatching(/^\.amazoncognito\.com; object-src 'none';/),
+    ]);
     expect(withConnectSources("default-src 'self'; connect-src 'self'; form-action 'self'", ['https://a.example.com'])).toBe(
       "default-src 'self'; connect-src 'self' https://a.example.com; form-action 'self'",
     );
@@ -247,7 +256,10 @@ describe('sign-in: the Cognito user pool and the console client', { timeout: 120
     templates.saml!.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       SupportedIdentityProviders: ['COGNITO', { Ref: providerId }],
       // The console answers on its own domain and on CloudFront's.
-      CallbackURLs: ['https://assisted.example.com/sign-in/callback', { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId('saml'), 'DomainName'] }, '/sign-in/callback']] }],
+      CallbackURLs: [
+        'https://assisted.example.com/sign-in/callback',
+        { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId('saml'), 'DomainName'] }, '/sign-in/callback']] },
+      ],
     });
     templates.saml!.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
       Domain: 'login.assisted.example.com',

@@ -32,7 +32,10 @@ function publish(version: string, options: { corruptSum?: boolean } = {}): void 
   const archive = join(directory, 'openshift-install-linux.tar.gz');
   execFileSync('tar', ['-czf', archive, '-C', build, 'openshift-install']);
   const sum = options.corruptSum ? '0'.repeat(64) : createHash('sha256').update(readFileSync(archive)).digest('hex');
-  writeFileSync(join(directory, 'sha256sum.txt'), `${'1'.repeat(64)}  openshift-client-linux-${version}.tar.gz\n${sum}  openshift-install-linux-${version}.tar.gz\n`);
+  writeFileSync(
+    join(directory, 'sha256sum.txt'),
+    `${'1'.repeat(64)}  openshift-client-linux-${version}.tar.gz\n${sum}  openshift-install-linux-${version}.tar.gz\n`,
+  );
 }
 
 interface Run {
@@ -46,7 +49,14 @@ function run(env: Record<string, string>): Promise<Run> {
   const entry = join(root, 'entry.mjs');
   return new Promise((resolve, reject) => {
     const child = spawn('sh', [SCRIPT], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: root, OPENSHIFT_MIRROR: mirrorUrl, INSTALLATION_FILES_ENTRY: entry, SEEN_FILE: seenFile, ...env },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        TMPDIR: root,
+        OPENSHIFT_MIRROR: mirrorUrl,
+        INSTALLATION_FILES_ENTRY: entry,
+        SEEN_FILE: seenFile,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -99,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('installer entrypoint', { timeout: 60_000 }, () => {
-  it('downloads the release\'s openshift-install, checks it and runs the entry with it', async () => {
+  it("downloads the release's openshift-install, checks it and runs the entry with it", async () => {
     const result = await run({ RELEASE_IMAGE: RELEASE, OPENSHIFT_VERSION: '4.16' });
     expect(result.code, result.output).toBe(0);
     expect(result.seen!.version).toBe('openshift-install 4.16.3');

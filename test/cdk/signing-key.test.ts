@@ -97,7 +97,9 @@ describe('functions reading the key at cold start', () => {
     process.env = { ...saved, EC_PRIVATE_KEY_SECRET_ARN: SECRET_ARN, EC_PRIVATE_KEY_PEM: pem };
     vi.resetModules();
     const { configFromEnvironment } = await import('../../lambdas/platform/config.js');
-    expect(configFromEnvironment({ TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l', EC_PRIVATE_KEY_PEM: pem }).agentSigningKeyPem).toBe(pem);
+    expect(
+      configFromEnvironment({ TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l', EC_PRIVATE_KEY_PEM: pem }).agentSigningKeyPem,
+    ).toBe(pem);
     expect(secrets.calls()).toHaveLength(0);
   });
 });

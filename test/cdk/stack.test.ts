@@ -10,7 +10,16 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { AGENT_API_FUNCTION, API_PATH_PREFIXES, AssistedStack, BINARY_MEDIA_TYPES, PROJECT_ROOT, REST_API_FUNCTION, loadCatalogue, loadTableDesign } from '../../lib/assisted-stack.js';
+import {
+  AGENT_API_FUNCTION,
+  API_PATH_PREFIXES,
+  AssistedStack,
+  BINARY_MEDIA_TYPES,
+  PROJECT_ROOT,
+  REST_API_FUNCTION,
+  loadCatalogue,
+  loadTableDesign,
+} from '../../lib/assisted-stack.js';
 import { memoryFor } from '../../lib/service-functions.js';
 import { addComplianceChecks } from '../../lib/compliance.js';
 import { INSTALLER_CONTAINER_NAME } from '../../lib/installer-task.js';
@@ -69,7 +78,10 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
   const byPrefix = (type: string, prefix: string): [string, Resource] => {
     const found = ofType(type).filter(([id]) => id.startsWith(prefix));
-    expect(found.map(([id]) => id), `${type} ${prefix}*`).toHaveLength(1);
+    expect(
+      found.map(([id]) => id),
+      `${type} ${prefix}*`,
+    ).toHaveLength(1);
     return found[0]!;
   };
   const functionId = (name: string) => byPrefix('AWS::Lambda::Function', `${name}Function`)[0];
@@ -179,7 +191,12 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
       expect(props.MemorySize, spec.name).toBe(memoryFor(spec));
       expect(props.TracingConfig, spec.name).toEqual({ Mode: perPoll(spec) ? 'PassThrough' : 'Active' });
       // JSON lines filtered by level: no INFO line per request, no START/END/REPORT lines.
-      expect(props.LoggingConfig).toEqual({ LogGroup: { Ref: expect.stringMatching(new RegExp(`^${spec.name}Logs`)) }, LogFormat: 'JSON', ApplicationLogLevel: 'WARN', SystemLogLevel: 'WARN' });
+      expect(props.LoggingConfig).toEqual({
+        LogGroup: { Ref: expect.stringMatching(new RegExp(`^${spec.name}Logs`)) },
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'WARN',
+        SystemLogLevel: 'WARN',
+      });
       const env = props.Environment.Variables as Json;
       expect(env.POWERTOOLS_LOG_LEVEL).toBe('WARN');
       expect(env.POWERTOOLS_METRICS_DISABLED, spec.name).toBe(perPoll(spec) ? 'true' : undefined);
@@ -216,7 +233,9 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     for (const spec of catalogue.functions) expect(resources[functionId(spec.name)]!.Properties.ReservedConcurrentExecutions, spec.name).toBeUndefined();
     const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => JSON.stringify(p.Properties.FunctionName).includes(agentFunction));
     // Both actions, as function URLs created since October 2025 require, and only through the URL.
-    expect(permissions.map(([, p]) => [p.Properties.Action, p.Properties.Principal, p.Properties.FunctionUrlAuthType ?? p.Properties.InvokedViaFunctionUrl]).sort()).toEqual([
+    expect(
+      permissions.map(([, p]) => [p.Properties.Action, p.Properties.Principal, p.Properties.FunctionUrlAuthType ?? p.Properties.InvokedViaFunctionUrl]).sort(),
+    ).toEqual([
       ['lambda:InvokeFunction', '*', true],
       ['lambda:InvokeFunctionUrl', '*', 'NONE'],
     ]);
@@ -226,7 +245,11 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     const environment = task.Properties.ContainerDefinitions[0].Environment as { Name: string; Value: unknown }[];
     expect(environment.find((e) => e.Name === 'PUBLIC_URL')!.Value).toEqual({ 'Fn::GetAtt': [urlId, 'FunctionUrl'] });
     // REST's API 5xx alarm has its function URL counterpart.
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Url5xxCount', Dimensions: [{ Name: 'FunctionName', Value: { Ref: agentFunction } }] });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Url5xxCount',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: agentFunction } }],
+    });
   });
 
   it('grants each function its own log group, the table and its indexes, orgs/* objects and nothing broader', () => {
@@ -241,7 +264,8 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
         // ListStreams has no resource-level permission: a stream consumer is granted it on "*" (the
         // stream's own reads are granted on the stream's ARN).
         const streamListing = spec.kind === 'stream' && JSON.stringify(actionsOf(statement)) === JSON.stringify(['dynamodb:ListStreams']);
-        if (resourcesOf(statement).includes('*') && !streamListing) expect(actionsOf(statement).sort(), `${spec.name}: "*" only for X-Ray`).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+        if (resourcesOf(statement).includes('*') && !streamListing)
+          expect(actionsOf(statement).sort(), `${spec.name}: "*" only for X-Ray`).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
         for (const action of actionsOf(statement)) expect(action, `${spec.name}: no wildcard actions`).not.toContain('*');
       }
       const logs = statements.find((s) => actionsOf(s).includes('logs:PutLogEvents'))!;
@@ -291,7 +315,15 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
       TracingEnabled: true,
       AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] }, Format: Match.anyValue() },
       MethodSettings: [
-        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200, LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true }),
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 100,
+          ThrottlingBurstLimit: 200,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          MetricsEnabled: true,
+        }),
       ],
     });
   });
@@ -444,7 +476,10 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     const subnets = ofType('AWS::EC2::Subnet');
     expect(subnets).toHaveLength(2);
     for (const [id, subnet] of subnets) expect(subnet.Properties.MapPublicIpOnLaunch, id).toBe(false);
-    template.hasResourceProperties('AWS::EC2::Route', { DestinationCidrBlock: '0.0.0.0/0', GatewayId: { Ref: Match.stringLikeRegexp('^InstallerNetworkVpcIGW') } });
+    template.hasResourceProperties('AWS::EC2::Route', {
+      DestinationCidrBlock: '0.0.0.0/0',
+      GatewayId: { Ref: Match.stringLikeRegexp('^InstallerNetworkVpcIGW') },
+    });
     template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway', ServiceName: Match.objectLike({}) });
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
     template.hasResourceProperties('AWS::EC2::SecurityGroup', {

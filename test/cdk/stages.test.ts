@@ -67,7 +67,11 @@ describe('AssistedStack per stage', { timeout: 120_000 }, () => {
   });
 
   it('retains and protects data outside dev', () => {
-    prod.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: Match.objectLike({ DeletionProtectionEnabled: true }) });
+    prod.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
     for (const [id, bucket] of Object.entries(prod.findResources('AWS::S3::Bucket'))) {
       // The console bucket holds only the build, redeployed each time.
       expect(bucket.DeletionPolicy, id).toBe(id.startsWith('ConsoleBucket') ? 'Delete' : 'Retain');
@@ -89,14 +93,14 @@ describe('AssistedStack per stage', { timeout: 120_000 }, () => {
     prod.hasOutput('Url', { Value: 'https://assisted.example.com' });
   });
 
-  it('keeps agents on the console domain when told so: no function URL, no agents\' function', () => {
+  it("keeps agents on the console domain when told so: no function URL, no agents' function", () => {
     prod.resourceCountIs('AWS::Lambda::Url', 0);
     expect(Object.keys(prodResources).filter((id) => id.startsWith('AgentApiFunction'))).toEqual([]);
     dev.resourceCountIs('AWS::Lambda::Url', 1);
     dev.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 20 });
   });
 
-  it('logs at the level asked for, Lambda\'s platform lines included below WARN', () => {
+  it("logs at the level asked for, Lambda's platform lines included below WARN", () => {
     const functions = Object.values(prod.findResources('AWS::Lambda::Function')).filter((fn) => fn.Properties.Environment?.Variables?.TABLE_NAME);
     for (const fn of functions) {
       expect(fn.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
@@ -108,7 +112,9 @@ describe('AssistedStack per stage', { timeout: 120_000 }, () => {
     prod.resourceCountIs('AWS::EC2::VPC', 0);
     prod.resourceCountIs('AWS::EC2::NatGateway', 0);
     prod.hasResourceProperties('AWS::EC2::SecurityGroup', { VpcId: 'vpc-0123456789abcdef0' });
-    const machine = Object.values(prod.findResources('AWS::StepFunctions::StateMachine')).find((m) => m.Properties.StateMachineName === 'AssistedCloud-prod-install-cluster')!;
+    const machine = Object.values(prod.findResources('AWS::StepFunctions::StateMachine')).find(
+      (m) => m.Properties.StateMachineName === 'AssistedCloud-prod-install-cluster',
+    )!;
     expect(machine.Properties.DefinitionSubstitutions.InstallerSubnets).toBe('["subnet-0aaaaaaaaaaaaaaa1","subnet-0bbbbbbbbbbbbbbb2"]');
     // Private subnets: the VPC's own NAT is the way out.
     expect(machine.Properties.DefinitionSubstitutions.InstallerAssignPublicIp).toBe('DISABLED');

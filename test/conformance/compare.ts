@@ -18,12 +18,39 @@ export interface Difference {
 
 /** Arrays (by field name) whose order is part of their meaning. */
 export const ORDERED_ARRAYS = new Set([
-  'cluster_networks', 'service_networks', 'machine_networks', 'api_vips', 'ingress_vips', 'args', 'instructions',
-  'progress_stages', 'kernel_arguments', 'ipv4_addresses', 'ipv6_addresses', 'cpu_architectures',
+  'cluster_networks',
+  'service_networks',
+  'machine_networks',
+  'api_vips',
+  'ingress_vips',
+  'args',
+  'instructions',
+  'progress_stages',
+  'kernel_arguments',
+  'ipv4_addresses',
+  'ipv6_addresses',
+  'cpu_architectures',
 ]);
 
 /** Fields that identify an item of an unordered array, in order of preference. */
-const IDENTITY_FIELDS = ['id', 'name', 'step_type', 'cidr', 'ip', 'operator_name', 'feature_id', 'domain_name', 'source_name', 'host_id', 'network', 'file_name', 'url', 'key', 'path', 'mac_address'];
+const IDENTITY_FIELDS = [
+  'id',
+  'name',
+  'step_type',
+  'cidr',
+  'ip',
+  'operator_name',
+  'feature_id',
+  'domain_name',
+  'source_name',
+  'host_id',
+  'network',
+  'file_name',
+  'url',
+  'key',
+  'path',
+  'mac_address',
+];
 
 const isAbsent = (value: unknown) => value === null || value === undefined;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,7 +58,11 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** Canonical JSON (sorted keys): the sort order of unkeyed items, and equality of leaves. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'undefined';
 }
 

@@ -31,12 +31,19 @@ const KINDS = new Set(['only ours', 'only upstream', 'value', 'status', 'any']);
 const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 export function pathPattern(glob: string): RegExp {
-  const source = glob.split('**').map((part) => part.split('*').map(escape).join('[^.]*')).join('.*');
+  const source = glob
+    .split('**')
+    .map((part) => part.split('*').map(escape).join('[^.]*'))
+    .join('.*');
   return new RegExp(`^${source}$`);
 }
 
 const operationPattern = (glob: string) => new RegExp(`^${glob.split('*').map(escape).join('.*')}$`);
-const cell = (text: string) => text.trim().replace(/^`(.*)`$/, '$1').replace(/\\\|/g, '|');
+const cell = (text: string) =>
+  text
+    .trim()
+    .replace(/^`(.*)`$/, '$1')
+    .replace(/\\\|/g, '|');
 
 /** The rows of the table; throws on a malformed row (a row without a reason is malformed). */
 export function parseCompatibilityTable(markdown: string): DeliberateDifference[] {
@@ -51,9 +58,15 @@ export function parseCompatibilityTable(markdown: string): DeliberateDifference[
       if (header && rows.length > 0 && line.trim() === '') break;
       continue;
     }
-    const cells = line.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map(cell);
+    const cells = line
+      .trim()
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split(/(?<!\\)\|/)
+      .map(cell);
     if (!header) {
-      if (cells.join('|').toLowerCase() !== 'id|operation|path|difference|reason') throw new Error(`compatibility table header must be | id | operation | path | difference | reason |, not ${line}`);
+      if (cells.join('|').toLowerCase() !== 'id|operation|path|difference|reason')
+        throw new Error(`compatibility table header must be | id | operation | path | difference | reason |, not ${line}`);
       header = true;
       continue;
     }
@@ -80,6 +93,12 @@ export function loadCompatibilityTable(file = COMPATIBILITY_DOC): DeliberateDiff
 }
 
 /** The row that accepts this difference, if any. */
-export function acceptingRow(rows: readonly DeliberateDifference[], operation: string, difference: { path: string; kind: DifferenceKind }): DeliberateDifference | undefined {
-  return rows.find((row) => (row.kind === 'any' || row.kind === difference.kind) && row.path.test(difference.path) && row.operations.some((op) => op.test(operation)));
+export function acceptingRow(
+  rows: readonly DeliberateDifference[],
+  operation: string,
+  difference: { path: string; kind: DifferenceKind },
+): DeliberateDifference | undefined {
+  return rows.find(
+    (row) => (row.kind === 'any' || row.kind === difference.kind) && row.path.test(difference.path) && row.operations.some((op) => op.test(operation)),
+  );
 }

@@ -55,12 +55,23 @@ describe('conformance with upstream assisted-service (CI sample)', () => {
     // Each difference neither listed with its reason in docs/compatibility.md nor in the backlog of
     // open differences (open-differences.json, issue 43's remaining work), with both answers: a
     // regression, or a new finding to fix (or to list with its reason).
-    const { known, fresh, freshTimingDependent, notSeen } = againstOpenDifferences(recorder.causes().filter((cause) => !cause.acceptedBy), loadOpenDifferences());
-    const describe_ = (cause: Cause) => `${cause.check} ${cause.path} (${cause.kind}) ×${cause.count} [${cause.operations.join(', ')}]: ours ${JSON.stringify(cause.example.ours)?.slice(0, 200)} | upstream ${JSON.stringify(cause.example.upstream)?.slice(0, 200)}`;
-    console.log([
-      `open differences (backlog): ${known.length} seen of ${loadOpenDifferences().length}; ${notSeen.length} not seen in this sample${notSeen.length ? ' (fixed, or not sampled: npm run conformance:record-open after a fix)' : ''}`,
-      ...(freshTimingDependent.length ? [`not in the backlog, in judgements whose timing varies (printed, not failed here; npm run conformance counts them): ${freshTimingDependent.length}`, ...freshTimingDependent.map(describe_)] : []),
-    ].join('\n'));
+    const { known, fresh, freshTimingDependent, notSeen } = againstOpenDifferences(
+      recorder.causes().filter((cause) => !cause.acceptedBy),
+      loadOpenDifferences(),
+    );
+    const describe_ = (cause: Cause) =>
+      `${cause.check} ${cause.path} (${cause.kind}) ×${cause.count} [${cause.operations.join(', ')}]: ours ${JSON.stringify(cause.example.ours)?.slice(0, 200)} | upstream ${JSON.stringify(cause.example.upstream)?.slice(0, 200)}`;
+    console.log(
+      [
+        `open differences (backlog): ${known.length} seen of ${loadOpenDifferences().length}; ${notSeen.length} not seen in this sample${notSeen.length ? ' (fixed, or not sampled: npm run conformance:record-open after a fix)' : ''}`,
+        ...(freshTimingDependent.length
+          ? [
+              `not in the backlog, in judgements whose timing varies (printed, not failed here; npm run conformance counts them): ${freshTimingDependent.length}`,
+              ...freshTimingDependent.map(describe_),
+            ]
+          : []),
+      ].join('\n'),
+    );
     expect(fresh.map(describe_)).toEqual([]);
   }, 240_000);
 });

@@ -16,7 +16,21 @@ import { normalize } from './normalize.js';
 import { cleanUp, errorReason, newSideStates, pool, statusClassPath, statusPath, type Harness, type SideState } from './runner.js';
 import { MissingVariable, substitute } from './scenario.js';
 import {
-  API_VIP, API_VIP_V6, BUNDLES, clusterBody, DEFAULT_VERSION, hostInventory, INGRESS_VIP, INGRESS_VIP_V6, labHosts, MACHINE_NETWORK, MACHINE_NETWORK_V6, OPERATORS, PULL_SECRET, SSH_KEY, AGENT_VERSION,
+  API_VIP,
+  API_VIP_V6,
+  BUNDLES,
+  clusterBody,
+  DEFAULT_VERSION,
+  hostInventory,
+  INGRESS_VIP,
+  INGRESS_VIP_V6,
+  labHosts,
+  MACHINE_NETWORK,
+  MACHINE_NETWORK_V6,
+  OPERATORS,
+  PULL_SECRET,
+  SSH_KEY,
+  AGENT_VERSION,
 } from './scenarios/common.js';
 import { randomUUID } from 'node:crypto';
 
@@ -32,7 +46,8 @@ function schemaNamed(name: string): Schema {
 const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(schemaNamed(String(schema.$ref).split('/').pop()!)) : schema);
 
 /** Mostly valid, sometimes not: weight 4 to the valid pool, 1 to the invalid one. */
-const mixed = <T, U>(valid: readonly T[], invalid: readonly U[]) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) });
+const mixed = <T, U>(valid: readonly T[], invalid: readonly U[]) =>
+  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) });
 
 const V4_CIDRS = ['10.128.0.0/14', '10.132.0.0/14', '172.30.0.0/16', '172.31.0.0/16', MACHINE_NETWORK, '10.0.0.0/8'];
 const V6_CIDRS = ['fd01::/48', 'fd02::/112', MACHINE_NETWORK_V6];
@@ -57,7 +72,10 @@ const POOLS: Record<string, fc.Arbitrary<unknown>> = {
   cluster_network_host_prefix: mixed([23, 24, 25], [0, 1, 31, 129]),
   ip: mixed(VIP_POOL, BAD_VIPS),
   api_vip_dns_name: mixed(['api.example.com'], ['bad name!']),
-  http_proxy: mixed(['http://proxy.example.com:3128', 'http://user:pw@10.0.0.1:8080', '', null], ['ftp://proxy.example.com', 'not a url', 'https://proxy.example.com:3128']),
+  http_proxy: mixed(
+    ['http://proxy.example.com:3128', 'http://user:pw@10.0.0.1:8080', '', null],
+    ['ftp://proxy.example.com', 'not a url', 'https://proxy.example.com:3128'],
+  ),
   https_proxy: mixed(['http://proxy.example.com:3128', 'https://proxy.example.com:3129', '', null], ['ftp://proxy.example.com', 'not a url']),
   no_proxy: mixed(['.example.com', '*', '10.0.0.0/8,.example.com', '', null], ['not valid!', '*,example.com', 'a..b']),
   additional_ntp_source: mixed(['clock.example.com', '10.0.0.1', 'a.example.com,10.0.0.2', '', null], ['bad host!', 'x,,y']),
@@ -107,7 +125,8 @@ const ABSENT = Symbol('absent');
 /** An arbitrary for `schema`: pools first, then the schema's own type, enum, bounds and nullability (with a few values outside them). */
 export function arbitraryFor(schemaIn: Schema, context: { schemaName?: string; property?: string; depth?: number } = {}): fc.Arbitrary<unknown> {
   const depth = context.depth ?? 0;
-  const pooled = (context.schemaName && context.property && SCHEMA_POOLS[`${context.schemaName}.${context.property}`]) || (context.property && POOLS[context.property]);
+  const pooled =
+    (context.schemaName && context.property && SCHEMA_POOLS[`${context.schemaName}.${context.property}`]) || (context.property && POOLS[context.property]);
   if (pooled) return pooled;
   const refName = schemaIn.$ref ? String(schemaIn.$ref).split('/').pop() : undefined;
   const schema = resolve(schemaIn);
@@ -124,13 +143,22 @@ export function arbitraryFor(schemaIn: Schema, context: { schemaName?: string; p
     const max = typeof schema.maximum === 'number' ? schema.maximum : 1000;
     base = fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constantFrom(min - 1, max + 1, 0, -1, 2 ** 31) });
   } else if (schema.type === 'array') {
-    base = depth > 3 ? fc.constant([]) : fc.array(arbitraryFor(schema.items ?? {}, { schemaName: schema.items?.$ref ? String(schema.items.$ref).split('/').pop() : undefined, depth: depth + 1 }), { maxLength: 3 });
+    base =
+      depth > 3
+        ? fc.constant([])
+        : fc.array(
+            arbitraryFor(schema.items ?? {}, { schemaName: schema.items?.$ref ? String(schema.items.$ref).split('/').pop() : undefined, depth: depth + 1 }),
+            { maxLength: 3 },
+          );
   } else if (schema.type === 'object' || schema.properties) {
     base = depth > 3 ? fc.constant({}) : objectArbitrary(schema, refName ?? context.schemaName, depth + 1);
   } else if (schema.format === 'uuid') {
     base = fc.constantFrom('0f0f0f0f-0000-4000-8000-000000000000', 'not-a-uuid');
   } else {
-    base = fc.oneof({ weight: 3, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/) }, { weight: 1, arbitrary: fc.constantFrom('', ' ', 'x'.repeat(300), 'ünïcode') });
+    base = fc.oneof(
+      { weight: 3, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/) },
+      { weight: 1, arbitrary: fc.constantFrom('', ' ', 'x'.repeat(300), 'ünïcode') },
+    );
   }
   return nullable ? fc.oneof({ weight: 8, arbitrary: base }, { weight: 1, arbitrary: fc.constant(null) }) : base;
 }
@@ -139,14 +167,18 @@ export function arbitraryFor(schemaIn: Schema, context: { schemaName?: string; p
 function objectArbitrary(schema: Schema, schemaName: string | undefined, depth: number): fc.Arbitrary<Record<string, unknown>> {
   const required = new Set<string>(schema.required ?? []);
   const entries = Object.entries((schema.properties ?? {}) as Record<string, Schema>).filter(([, property]) => !property.readOnly);
-  const fields = Object.fromEntries(entries.map(([name, property]) => [
-    name,
-    fc.oneof(
-      { weight: required.has(name) ? 1 : 4, arbitrary: fc.constant(ABSENT) },
-      { weight: required.has(name) ? 29 : 1, arbitrary: arbitraryFor(property, { schemaName, property: name, depth }) },
-    ),
-  ]));
-  return fc.record(fields).map((record) => Object.fromEntries(Object.entries(record).filter(([, value]) => value !== (ABSENT as unknown) && value !== undefined)));
+  const fields = Object.fromEntries(
+    entries.map(([name, property]) => [
+      name,
+      fc.oneof(
+        { weight: required.has(name) ? 1 : 4, arbitrary: fc.constant(ABSENT) },
+        { weight: required.has(name) ? 29 : 1, arbitrary: arbitraryFor(property, { schemaName, property: name, depth }) },
+      ),
+    ]),
+  );
+  return fc
+    .record(fields)
+    .map((record) => Object.fromEntries(Object.entries(record).filter(([, value]) => value !== (ABSENT as unknown) && value !== undefined)));
 }
 
 export function bodyArbitrary(schemaName: string, overrides: Record<string, fc.Arbitrary<unknown>> = {}): fc.Arbitrary<Record<string, unknown>> {
@@ -162,15 +194,45 @@ export function bodyArbitrary(schemaName: string, overrides: Record<string, fc.A
 
 /** What a generated case does: which operation it exercises, what it needs first, and where the result is read back. */
 export interface GeneratedCase {
-  kind: 'create-cluster' | 'update-cluster' | 'create-infra-env' | 'update-infra-env' | 'update-host' | 'install-config' | 'manifest' | 'ignored-validations' | 'import-cluster';
+  kind:
+    | 'create-cluster'
+    | 'update-cluster'
+    | 'create-infra-env'
+    | 'update-infra-env'
+    | 'update-host'
+    | 'install-config'
+    | 'manifest'
+    | 'ignored-validations'
+    | 'import-cluster';
   body: unknown;
 }
 
-const INSTALL_CONFIG_OVERRIDES = fc.dictionary(
-  fc.constantFrom('fips', 'capabilities', 'cpuPartitioningMode', 'featureSet', 'networking', 'additionalTrustBundlePolicy', 'unknownKey', 'compute', 'controlPlane', 'platform', 'proxy'),
-  fc.oneof(fc.boolean(), fc.constantFrom('AllNodes', 'None', 'TechPreviewNoUpgrade', 'Always'), fc.constant({ baselineCapabilitySet: 'None' }), fc.constant({ networkType: 'OVNKubernetes' }), fc.constant([{ name: 'worker', replicas: 2 }]), fc.integer({ min: -1, max: 5 })),
-  { maxKeys: 3 },
-).map((value) => JSON.stringify(value));
+const INSTALL_CONFIG_OVERRIDES = fc
+  .dictionary(
+    fc.constantFrom(
+      'fips',
+      'capabilities',
+      'cpuPartitioningMode',
+      'featureSet',
+      'networking',
+      'additionalTrustBundlePolicy',
+      'unknownKey',
+      'compute',
+      'controlPlane',
+      'platform',
+      'proxy',
+    ),
+    fc.oneof(
+      fc.boolean(),
+      fc.constantFrom('AllNodes', 'None', 'TechPreviewNoUpgrade', 'Always'),
+      fc.constant({ baselineCapabilitySet: 'None' }),
+      fc.constant({ networkType: 'OVNKubernetes' }),
+      fc.constant([{ name: 'worker', replicas: 2 }]),
+      fc.integer({ min: -1, max: 5 }),
+    ),
+    { maxKeys: 3 },
+  )
+  .map((value) => JSON.stringify(value));
 
 export function generatedCases(count: number, seed: number): GeneratedCase[] {
   const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -180,17 +242,40 @@ export function generatedCases(count: number, seed: number): GeneratedCase[] {
     { weight: 12, arbitrary: bodyArbitrary('infra-env-create-params').map((body) => ({ kind: 'create-infra-env' as const, body })) },
     { weight: 10, arbitrary: bodyArbitrary('infra-env-update-params').map((body) => ({ kind: 'update-infra-env' as const, body })) },
     { weight: 8, arbitrary: bodyArbitrary('host-update-params').map((body) => ({ kind: 'update-host' as const, body })) },
-    { weight: 5, arbitrary: fc.oneof(INSTALL_CONFIG_OVERRIDES, fc.constantFrom('not json', '[]', '')).map((body) => ({ kind: 'install-config' as const, body })) },
+    {
+      weight: 5,
+      arbitrary: fc.oneof(INSTALL_CONFIG_OVERRIDES, fc.constantFrom('not json', '[]', '')).map((body) => ({ kind: 'install-config' as const, body })),
+    },
     {
       weight: 4,
-      arbitrary: fc.record({
-        folder: fc.constantFrom('manifests', 'openshift', 'etc', undefined),
-        file_name: fc.constantFrom('a.yaml', 'b.yml', 'c.json', 'd.txt', '../e.yaml', 'f.yaml.patch_x', ''),
-        content: fc.constantFrom(b64('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: g\n'), b64('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g"}}'), b64('a: [b'), 'not base64!', ''),
-      }).map((body) => ({ kind: 'manifest' as const, body: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) })),
+      arbitrary: fc
+        .record({
+          folder: fc.constantFrom('manifests', 'openshift', 'etc', undefined),
+          file_name: fc.constantFrom('a.yaml', 'b.yml', 'c.json', 'd.txt', '../e.yaml', 'f.yaml.patch_x', ''),
+          content: fc.constantFrom(
+            b64('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: g\n'),
+            b64('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"g"}}'),
+            b64('a: [b'),
+            'not base64!',
+            '',
+          ),
+        })
+        .map((body) => ({ kind: 'manifest' as const, body: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) })),
     },
-    { weight: 3, arbitrary: bodyArbitrary('ignored-validations', { 'host-validation-ids': fc.constantFrom('["all"]', '["ntp-synced"]', '[]', 'nope', undefined), 'cluster-validation-ids': fc.constantFrom('["all"]', '["api-vips-defined"]', '["pull-secret-set"]', 'x', undefined) }).map((body) => ({ kind: 'ignored-validations' as const, body })) },
-    { weight: 3, arbitrary: bodyArbitrary('import-cluster-params', { openshift_cluster_id: fc.constantFrom('b2f0c1a4-3c57-4a1f-9d2e-6f5a8e7c9d10', 'not-a-uuid', undefined), api_vip_dnsname: fc.constantFrom('api.imported.example.com', '', 'bad name!', undefined) }).map((body) => ({ kind: 'import-cluster' as const, body })) },
+    {
+      weight: 3,
+      arbitrary: bodyArbitrary('ignored-validations', {
+        'host-validation-ids': fc.constantFrom('["all"]', '["ntp-synced"]', '[]', 'nope', undefined),
+        'cluster-validation-ids': fc.constantFrom('["all"]', '["api-vips-defined"]', '["pull-secret-set"]', 'x', undefined),
+      }).map((body) => ({ kind: 'ignored-validations' as const, body })),
+    },
+    {
+      weight: 3,
+      arbitrary: bodyArbitrary('import-cluster-params', {
+        openshift_cluster_id: fc.constantFrom('b2f0c1a4-3c57-4a1f-9d2e-6f5a8e7c9d10', 'not-a-uuid', undefined),
+        api_vip_dnsname: fc.constantFrom('api.imported.example.com', '', 'bad name!', undefined),
+      }).map((body) => ({ kind: 'import-cluster' as const, body })),
+    },
   );
   return fc.sample(arbitrary, { seed, numRuns: count });
 }
@@ -202,11 +287,30 @@ export function generatedCases(count: number, seed: number): GeneratedCase[] {
  * - `suggested_role`: upstream's host monitor suggests roles on its own schedule, so a host read
  *   back right after its inventory holds auto-assign or its role depending on when it looked.
  */
-const JUDGEMENTS = new Set(['status', 'status_info', 'status_updated_at', 'validations_info', 'progress', 'suggested_role', 'ready_host_count', 'enabled_host_count', 'total_host_count', 'logs_info', 'stage_started_at', 'stage_updated_at', 'connectivity_majority_groups', 'ip_collisions']);
+const JUDGEMENTS = new Set([
+  'status',
+  'status_info',
+  'status_updated_at',
+  'validations_info',
+  'progress',
+  'suggested_role',
+  'ready_host_count',
+  'enabled_host_count',
+  'total_host_count',
+  'logs_info',
+  'stage_started_at',
+  'stage_updated_at',
+  'connectivity_majority_groups',
+  'ip_collisions',
+]);
 function withoutJudgements(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(withoutJudgements);
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !JUDGEMENTS.has(key)).map(([key, item]) => [key, key === 'hosts' ? withoutJudgements(item) : item]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !JUDGEMENTS.has(key))
+      .map(([key, item]) => [key, key === 'hosts' ? withoutJudgements(item) : item]),
+  );
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
@@ -217,10 +321,20 @@ const OPERATION: Record<GeneratedCase['kind'], { op: string; method: string; pat
   'update-cluster': { op: 'V2UpdateCluster', method: 'PATCH', path: '/clusters/{{cluster}}', readBack: '/clusters/{{cluster}}' },
   'create-infra-env': { op: 'RegisterInfraEnv', method: 'POST', path: '/infra-envs', readBack: '/infra-envs/{{created}}' },
   'update-infra-env': { op: 'UpdateInfraEnv', method: 'PATCH', path: '/infra-envs/{{infraEnv}}', readBack: '/infra-envs/{{infraEnv}}' },
-  'update-host': { op: 'v2UpdateHost', method: 'PATCH', path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}', readBack: '/infra-envs/{{infraEnv}}/hosts/{{host0}}' },
+  'update-host': {
+    op: 'v2UpdateHost',
+    method: 'PATCH',
+    path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}',
+    readBack: '/infra-envs/{{infraEnv}}/hosts/{{host0}}',
+  },
   'install-config': { op: 'v2UpdateClusterInstallConfig', method: 'PATCH', path: '/clusters/{{cluster}}/install-config', readBack: '/clusters/{{cluster}}' },
-  'manifest': { op: 'V2CreateClusterManifest', method: 'POST', path: '/clusters/{{cluster}}/manifests', readBack: '/clusters/{{cluster}}/manifests' },
-  'ignored-validations': { op: 'v2SetIgnoredValidations', method: 'PUT', path: '/clusters/{{cluster}}/ignored-validations', readBack: '/clusters/{{cluster}}/ignored-validations' },
+  manifest: { op: 'V2CreateClusterManifest', method: 'POST', path: '/clusters/{{cluster}}/manifests', readBack: '/clusters/{{cluster}}/manifests' },
+  'ignored-validations': {
+    op: 'v2SetIgnoredValidations',
+    method: 'PUT',
+    path: '/clusters/{{cluster}}/ignored-validations',
+    readBack: '/clusters/{{cluster}}/ignored-validations',
+  },
   'import-cluster': { op: 'v2ImportCluster', method: 'POST', path: '/clusters/import', readBack: '/clusters/{{created}}' },
 };
 
@@ -229,12 +343,24 @@ async function prepare(harness: Harness, generated: GeneratedCase, states: Recor
   const needsCluster = generated.kind !== 'create-cluster' && generated.kind !== 'import-cluster';
   const needsInfraEnv = generated.kind === 'update-infra-env' || generated.kind === 'update-host';
   const steps: { method: string; path: string; body?: unknown; agentOf?: string; save?: string }[] = [];
-  if (needsCluster) steps.push({ method: 'POST', path: '/clusters', body: clusterBody({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }), save: 'cluster' });
-  if (needsInfraEnv) steps.push({ method: 'POST', path: '/infra-envs', body: { name: 'gen-ie', pull_secret: PULL_SECRET, cluster_id: '{{cluster}}' }, save: 'infraEnv' });
+  if (needsCluster)
+    steps.push({ method: 'POST', path: '/clusters', body: clusterBody({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }), save: 'cluster' });
+  if (needsInfraEnv)
+    steps.push({ method: 'POST', path: '/infra-envs', body: { name: 'gen-ie', pull_secret: PULL_SECRET, cluster_id: '{{cluster}}' }, save: 'infraEnv' });
   if (generated.kind === 'update-host') {
     const host = labHosts(1)[0]!;
-    steps.push({ method: 'POST', path: '/infra-envs/{{infraEnv}}/hosts', body: { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION }, agentOf: '{{infraEnv}}' });
-    steps.push({ method: 'POST', path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', body: { step_type: 'inventory', step_id: 'inventory-0a1b2c3d', output: JSON.stringify(hostInventory(host)) }, agentOf: '{{infraEnv}}' });
+    steps.push({
+      method: 'POST',
+      path: '/infra-envs/{{infraEnv}}/hosts',
+      body: { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION },
+      agentOf: '{{infraEnv}}',
+    });
+    steps.push({
+      method: 'POST',
+      path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions',
+      body: { step_type: 'inventory', step_id: 'inventory-0a1b2c3d', output: JSON.stringify(hostInventory(host)) },
+      agentOf: '{{infraEnv}}',
+    });
   }
   for (const step of steps) {
     const answers = await Promise.all(SIDES.map((side) => harness.endpoints[side].send(substitute(step, states[side].vars))));
@@ -265,18 +391,30 @@ export async function runGeneratedCase(harness: Harness, generated: GeneratedCas
     }
     let requests: Record<Side, { method: string; path: string; body: unknown }>;
     try {
-      requests = Object.fromEntries(SIDES.map((side) => [side, substitute({ method: operation.method, path: operation.path, body: generated.body }, states[side].vars)])) as typeof requests;
+      requests = Object.fromEntries(
+        SIDES.map((side) => [side, substitute({ method: operation.method, path: operation.path, body: generated.body }, states[side].vars)]),
+      ) as typeof requests;
     } catch (error) {
       if (error instanceof MissingVariable) return;
       throw error;
     }
-    const answers = Object.fromEntries(await Promise.all(SIDES.map(async (side) => [side, await harness.endpoints[side].send(requests[side])] as const))) as Record<Side, Answer>;
+    const answers = Object.fromEntries(
+      await Promise.all(SIDES.map(async (side) => [side, await harness.endpoints[side].send(requests[side])] as const)),
+    ) as Record<Side, Answer>;
     recorder.generated++;
     const request = { method: operation.method, path: operation.path, body: generated.body };
     const classes = { ours: statusClass(answers.ours.status), upstream: statusClass(answers.upstream.status) };
     recorder.record({
-      area, scenario, step: 0, operation: operation.op, check: 'status class', request,
-      differences: classes.ours === classes.upstream ? [] : [{ path: statusClassPath(classes.ours, classes.upstream), kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }],
+      area,
+      scenario,
+      step: 0,
+      operation: operation.op,
+      check: 'status class',
+      request,
+      differences:
+        classes.ours === classes.upstream
+          ? []
+          : [{ path: statusClassPath(classes.ours, classes.upstream), kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }],
       reasons: { ours: errorReason(answers.ours.body), upstream: errorReason(answers.upstream.body) },
     });
     if (!is2xx(answers.ours.status) || !is2xx(answers.upstream.status) || !operation.readBack) return;
@@ -289,23 +427,42 @@ export async function runGeneratedCase(harness: Harness, generated: GeneratedCas
         states[side].ids.name(created, 'created');
       }
     }
-    const stored = await Promise.all(SIDES.map((side) => harness.endpoints[side].send({ method: 'GET', path: substitute(operation.readBack!, states[side].vars) })));
+    const stored = await Promise.all(
+      SIDES.map((side) => harness.endpoints[side].send({ method: 'GET', path: substitute(operation.readBack!, states[side].vars) })),
+    );
     const comparable = (i: number, side: Side) => withoutJudgements(normalize(stored[i]!.body, states[side].ids));
     recorder.record({
-      area, scenario, step: 1, operation: operation.op, check: 'stored', request,
-      differences: stored[0]!.status !== stored[1]!.status ? [{ path: `(read back) ${statusPath(stored[0]!.status, stored[1]!.status)}`, kind: 'status', ours: stored[0]!.status, upstream: stored[1]!.status }] : compareValues(comparable(0, 'ours'), comparable(1, 'upstream')),
+      area,
+      scenario,
+      step: 1,
+      operation: operation.op,
+      check: 'stored',
+      request,
+      differences:
+        stored[0]!.status !== stored[1]!.status
+          ? [{ path: `(read back) ${statusPath(stored[0]!.status, stored[1]!.status)}`, kind: 'status', ours: stored[0]!.status, upstream: stored[1]!.status }]
+          : compareValues(comparable(0, 'ours'), comparable(1, 'upstream')),
     });
   } finally {
     await cleanUp(harness, states);
   }
 }
 
-export async function runGenerated(harness: Harness, cases: readonly GeneratedCase[], options: { concurrency: number; onProgress?: (done: number) => void }): Promise<void> {
-  await pool(cases, options.concurrency, async (generated, index) => {
-    try {
-      await runGeneratedCase(harness, generated, index);
-    } catch (error) {
-      harness.recorder.notes.push(`generated#${index} stopped: ${(error as Error).stack ?? error}`);
-    }
-  }, options.onProgress);
+export async function runGenerated(
+  harness: Harness,
+  cases: readonly GeneratedCase[],
+  options: { concurrency: number; onProgress?: (done: number) => void },
+): Promise<void> {
+  await pool(
+    cases,
+    options.concurrency,
+    async (generated, index) => {
+      try {
+        await runGeneratedCase(harness, generated, index);
+      } catch (error) {
+        harness.recorder.notes.push(`generated#${index} stopped: ${(error as Error).stack ?? error}`);
+      }
+    },
+    options.onProgress,
+  );
 }

@@ -15,18 +15,52 @@ describe('normalize', () => {
     const upstream = new Placeholders();
     ours.name('11111111-1111-4111-8111-111111111111', 'cluster');
     upstream.name('22222222-2222-4222-8222-222222222222', 'cluster');
-    const a = normalize({ id: '11111111-1111-4111-8111-111111111111', href: '/api/assisted-install/v2/clusters/11111111-1111-4111-8111-111111111111', other: 'aaaaaaaa-1111-4111-8111-111111111111', created_at: '2026-01-01T00:00:00.123Z', zero: '0001-01-01T00:00:00Z', url: 'http://127.0.0.1:4242/x?image_token=abc&y=1', step_id: 'inventory-0a1b2c3d' }, ours);
-    const b = normalize({ id: '22222222-2222-4222-8222-222222222222', href: '/api/assisted-install/v2/clusters/22222222-2222-4222-8222-222222222222', other: 'bbbbbbbb-1111-4111-8111-111111111111', created_at: '2025-05-05T10:00:00Z', zero: '0001-01-01T00:00:00.000Z', url: 'http://127.0.0.1:999/x?image_token=zzz&y=1', step_id: 'inventory-ffffffff' }, upstream);
+    const a = normalize(
+      {
+        id: '11111111-1111-4111-8111-111111111111',
+        href: '/api/assisted-install/v2/clusters/11111111-1111-4111-8111-111111111111',
+        other: 'aaaaaaaa-1111-4111-8111-111111111111',
+        created_at: '2026-01-01T00:00:00.123Z',
+        zero: '0001-01-01T00:00:00Z',
+        url: 'http://127.0.0.1:4242/x?image_token=abc&y=1',
+        step_id: 'inventory-0a1b2c3d',
+      },
+      ours,
+    );
+    const b = normalize(
+      {
+        id: '22222222-2222-4222-8222-222222222222',
+        href: '/api/assisted-install/v2/clusters/22222222-2222-4222-8222-222222222222',
+        other: 'bbbbbbbb-1111-4111-8111-111111111111',
+        created_at: '2025-05-05T10:00:00Z',
+        zero: '0001-01-01T00:00:00.000Z',
+        url: 'http://127.0.0.1:999/x?image_token=zzz&y=1',
+        step_id: 'inventory-ffffffff',
+      },
+      upstream,
+    );
     expect(a).toEqual(b);
-    expect(a).toMatchObject({ id: '<cluster>', other: '<id#1>', created_at: '<time>', zero: '<zero-time>', url: '<service>/x?image_token=<secret>&y=1', step_id: 'inventory-<random>' });
+    expect(a).toMatchObject({
+      id: '<cluster>',
+      other: '<id#1>',
+      created_at: '<time>',
+      zero: '<zero-time>',
+      url: '<service>/x?image_token=<secret>&y=1',
+      step_id: 'inventory-<random>',
+    });
   });
 
-  it('reads a discovery image URL, ours or upstream\'s, as the image it names', () => {
+  it("reads a discovery image URL, ours or upstream's, as the image it names", () => {
     const ours = new Placeholders();
     const upstream = new Placeholders();
     ours.name('11111111-1111-4111-8111-111111111111', 'infraEnv');
     upstream.name('22222222-2222-4222-8222-222222222222', 'infraEnv');
-    const a = normalize({ url: 'http://127.0.0.1:4242/api/assisted-images/images/11111111-1111-4111-8111-111111111111?arch=arm64&image_token=eyJ.x.y&type=minimal-iso&version=4.18' }, ours);
+    const a = normalize(
+      {
+        url: 'http://127.0.0.1:4242/api/assisted-images/images/11111111-1111-4111-8111-111111111111?arch=arm64&image_token=eyJ.x.y&type=minimal-iso&version=4.18',
+      },
+      ours,
+    );
     const b = normalize({ url: 'http://127.0.0.1:999/byid/22222222-2222-4222-8222-222222222222/4.18/arm64/minimal.iso' }, upstream);
     expect(a).toEqual({ url: '<discovery image <infraEnv> version=4.18 arch=arm64 type=minimal-iso>' });
     expect(b).toEqual(a);
@@ -35,11 +69,14 @@ describe('normalize', () => {
 
   it('parses JSON held in string fields and install-config YAML', () => {
     const ids = new Placeholders();
-    expect(normalize({ validations_info: '{"network":[{"id":"a","status":"success"}]}', name: '{not json' }, ids)).toEqual({ validations_info: { network: [{ id: 'a', status: 'success' }] }, name: '{not json' });
+    expect(normalize({ validations_info: '{"network":[{"id":"a","status":"success"}]}', name: '{not json' }, ids)).toEqual({
+      validations_info: { network: [{ id: 'a', status: 'success' }] },
+      name: '{not json',
+    });
     expect(normalizeInstallConfig('apiVersion: v1\nbaseDomain: example.com\n', ids)).toEqual({ apiVersion: 'v1', baseDomain: 'example.com' });
   });
 
-  it('compares a status_info naming only waiting checks as upstream\'s empty list, and nothing else', () => {
+  it("compares a status_info naming only waiting checks as upstream's empty list, and nothing else", () => {
     const ids = new Placeholders();
     const held = 'Host cannot be installed due to following failing validation(s): ';
     expect(normalize({ status_info: `${held}Missing host time (waiting for a result) ; No NTP (waiting for a result)` }, ids)).toEqual({ status_info: held });
@@ -60,8 +97,26 @@ describe('compareValues', () => {
   });
 
   it('compares unordered arrays by identity, as sets or sorted; ordered ones by position', () => {
-    expect(compareValues({ ops: [{ name: 'a', v: 1 }, { name: 'b', v: 2 }] }, { ops: [{ name: 'b', v: 3 }, { name: 'a', v: 1 }] })).toEqual([{ path: 'ops[b].v', kind: 'value', ours: 2, upstream: 3 }]);
-    expect(compareValues({ tags: ['x', 'y'] }, { tags: ['y', 'z'] })).toEqual([{ path: 'tags[]', kind: 'only ours', ours: 'x' }, { path: 'tags[]', kind: 'only upstream', upstream: 'z' }]);
+    expect(
+      compareValues(
+        {
+          ops: [
+            { name: 'a', v: 1 },
+            { name: 'b', v: 2 },
+          ],
+        },
+        {
+          ops: [
+            { name: 'b', v: 3 },
+            { name: 'a', v: 1 },
+          ],
+        },
+      ),
+    ).toEqual([{ path: 'ops[b].v', kind: 'value', ours: 2, upstream: 3 }]);
+    expect(compareValues({ tags: ['x', 'y'] }, { tags: ['y', 'z'] })).toEqual([
+      { path: 'tags[]', kind: 'only ours', ours: 'x' },
+      { path: 'tags[]', kind: 'only upstream', upstream: 'z' },
+    ]);
     expect(compareValues({ api_vips: [{ ip: '1' }, { ip: '2' }] }, { api_vips: [{ ip: '2' }, { ip: '1' }] })).toHaveLength(2);
   });
 });
@@ -74,26 +129,51 @@ describe('docs/compatibility.md', () => {
   });
 
   it('matches a difference by operation, path glob and kind, and only those', () => {
-    const rows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | v2GetCluster, V2* | hosts[*].org_id | only ours | organisations exist only here |\n| r2 | * | **.user_name | value | tokens name their user differently |\n');
+    const rows = parseCompatibilityTable(
+      '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | v2GetCluster, V2* | hosts[*].org_id | only ours | organisations exist only here |\n| r2 | * | **.user_name | value | tokens name their user differently |\n',
+    );
     expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].org_id', kind: 'only ours' })?.id).toBe('r1');
     expect(acceptingRow(rows, 'V2UpdateCluster', { path: 'hosts[<host0>].org_id', kind: 'only ours' })?.id).toBe('r1');
     expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].org_id', kind: 'value' })).toBeUndefined();
     expect(acceptingRow(rows, 'v2GetCluster', { path: 'hosts[<host0>].x.org_id', kind: 'only ours' })).toBeUndefined();
     expect(acceptingRow(rows, 'anything', { path: 'a.b.user_name', kind: 'value' })?.id).toBe('r2');
-    const statusRows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| s1 | V2GetBundle | (status ours 404, upstream 500) | status | a named upstream bug answering 500 |\n');
+    const statusRows = parseCompatibilityTable(
+      '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| s1 | V2GetBundle | (status ours 404, upstream 500) | status | a named upstream bug answering 500 |\n',
+    );
     expect(acceptingRow(statusRows, 'V2GetBundle', { path: '(status ours 404, upstream 500)', kind: 'status' })?.id).toBe('s1');
     expect(acceptingRow(statusRows, 'V2GetBundle', { path: '(status ours 200, upstream 500)', kind: 'status' })).toBeUndefined();
-    expect(() => parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r3 | * | x | value |  |\n')).toThrow(/reason|5 cells/);
+    expect(() =>
+      parseCompatibilityTable(
+        '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r3 | * | x | value |  |\n',
+      ),
+    ).toThrow(/reason|5 cells/);
   });
 
   it('a comparison with only accepted differences is accepted; any other differs', () => {
-    const rows = parseCompatibilityTable('## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | * | org_id | only ours | organisations exist only here |\n');
+    const rows = parseCompatibilityTable(
+      '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | * | org_id | only ours | organisations exist only here |\n',
+    );
     const recorder = new Recorder(rows);
     recorder.record({ area: 'a', scenario: 's', step: 0, operation: 'op', check: 'body', differences: [{ path: 'org_id', kind: 'only ours', ours: 'x' }] });
-    recorder.record({ area: 'a', scenario: 's', step: 1, operation: 'op', check: 'body', differences: [{ path: 'org_id', kind: 'only ours', ours: 'x' }, { path: 'name', kind: 'value', ours: 'a', upstream: 'b' }] });
+    recorder.record({
+      area: 'a',
+      scenario: 's',
+      step: 1,
+      operation: 'op',
+      check: 'body',
+      differences: [
+        { path: 'org_id', kind: 'only ours', ours: 'x' },
+        { path: 'name', kind: 'value', ours: 'a', upstream: 'b' },
+      ],
+    });
     recorder.record({ area: 'a', scenario: 's', step: 2, operation: 'op', check: 'body', differences: [] });
     expect(recorder.totals()).toEqual({ comparisons: 3, agreeing: 1, accepted: 1, differing: 1 });
-    expect(recorder.causes().filter((cause) => !cause.acceptedBy).map((cause) => cause.path)).toEqual(['name']);
+    expect(
+      recorder
+        .causes()
+        .filter((cause) => !cause.acceptedBy)
+        .map((cause) => cause.path),
+    ).toEqual(['name']);
   });
 });
 
@@ -111,7 +191,7 @@ describe('corpus', () => {
     expect(new Set(a.map((c) => c.kind)).size).toBeGreaterThan(3);
   });
 
-  it('substitutes each side\'s variables, and refuses a step whose variable is not set', () => {
+  it("substitutes each side's variables, and refuses a step whose variable is not set", () => {
     expect(substitute({ path: '/clusters/{{cluster}}', body: ['{{host0}}'] }, { cluster: 'c', host0: 'h' })).toEqual({ path: '/clusters/c', body: ['h'] });
     expect(() => substitute('/x/{{missing}}', {})).toThrow(MissingVariable);
   });
@@ -126,14 +206,17 @@ describe('open differences (the backlog)', () => {
       { check: 'settle', path: 'cluster.status', kind: 'value', operations: ['settle'] },
       { check: 'status', path: '(status ours 400, upstream 201)', kind: 'status', operations: ['y'] },
     ];
-    const { known, fresh, notSeen } = againstOpenDifferences([
-      cause('body', 'a.b', 'only ours'),
-      cause('body', 'a.b', 'value'),
-      cause('settle', 'cluster.status', 'only ours'),
-      cause('status', '(status ours 409, upstream 201)', 'status'),
-      cause('status', '(status ours 400, upstream 201)', 'status', ['z']),
-      cause('body', 'c', 'value'),
-    ], open);
+    const { known, fresh, notSeen } = againstOpenDifferences(
+      [
+        cause('body', 'a.b', 'only ours'),
+        cause('body', 'a.b', 'value'),
+        cause('settle', 'cluster.status', 'only ours'),
+        cause('status', '(status ours 409, upstream 201)', 'status'),
+        cause('status', '(status ours 400, upstream 201)', 'status', ['z']),
+        cause('body', 'c', 'value'),
+      ],
+      open,
+    );
     expect(known.map((c) => `${c.path} ${c.kind}`)).toEqual(['a.b only ours', 'cluster.status only ours', '(status ours 409, upstream 201) status']);
     // The same codes on another operation are another cause.
     expect(fresh.map((c) => `${c.path} ${c.kind} ${c.operations}`)).toEqual(['a.b value y', '(status ours 400, upstream 201) status z', 'c value y']);
@@ -142,13 +225,20 @@ describe('open differences (the backlog)', () => {
   });
 
   it('sets apart new differences in judgements whose timing varies from the others', () => {
-    const split = againstOpenDifferences([
-      cause('settle', 'hosts.<host>.suggested_role', 'value'),
-      cause('event-names', 'names[]', 'only ours'),
-      cause('body', 'validations_info.hardware[has-cpu-cores-for-role].message', 'value'),
-      cause('body', 'inventory.disks[*].bootable', 'only ours'),
-    ], []);
-    expect(split.freshTimingDependent.map((c) => c.path)).toEqual(['hosts.<host>.suggested_role', 'names[]', 'validations_info.hardware[has-cpu-cores-for-role].message']);
+    const split = againstOpenDifferences(
+      [
+        cause('settle', 'hosts.<host>.suggested_role', 'value'),
+        cause('event-names', 'names[]', 'only ours'),
+        cause('body', 'validations_info.hardware[has-cpu-cores-for-role].message', 'value'),
+        cause('body', 'inventory.disks[*].bootable', 'only ours'),
+      ],
+      [],
+    );
+    expect(split.freshTimingDependent.map((c) => c.path)).toEqual([
+      'hosts.<host>.suggested_role',
+      'names[]',
+      'validations_info.hardware[has-cpu-cores-for-role].message',
+    ]);
     expect(split.fresh.map((c) => c.path)).toEqual(['inventory.disks[*].bootable']);
   });
 

@@ -35,7 +35,9 @@ let scenarios = allScenarios();
 if (only) scenarios = scenarios.filter((scenario) => scenario.id.includes(only));
 if (perArea) scenarios = sampleScenarios(scenarios, Number(perArea));
 const cases = generatedCases(generatedCount, seed);
-console.log(`conformance: ${scenarios.length} scenarios, ${generatedCount} generated requests (seed ${seed}, reproduce with --seed ${seed}), ${concurrency} at once, ${rows.length} rows in docs/compatibility.md`);
+console.log(
+  `conformance: ${scenarios.length} scenarios, ${generatedCount} generated requests (seed ${seed}, reproduce with --seed ${seed}), ${concurrency} at once, ${rows.length} rows in docs/compatibility.md`,
+);
 
 const services = await startBothServices();
 const stopOnSignal = () => {
@@ -43,26 +45,40 @@ const stopOnSignal = () => {
 };
 process.once('SIGINT', stopOnSignal);
 process.once('SIGTERM', stopOnSignal);
-console.log(`ours ${services.endpoints.ours.url}, upstream ${services.endpoints.upstream.url} (started in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+console.log(
+  `ours ${services.endpoints.ours.url}, upstream ${services.endpoints.upstream.url} (started in ${((performance.now() - started) / 1000).toFixed(0)} s)`,
+);
 
 const recorder = new Recorder(rows);
 const harness: Harness = { endpoints: services.endpoints, recorder, ...DEFAULT_SETTLE };
 let exitCode = 1;
 try {
   const progressEvery = Math.max(1, Math.floor(scenarios.length / 20));
-  await pool(scenarios, concurrency, async (scenario) => {
-    try {
-      await runScenario(harness, scenario);
-    } catch (error) {
-      recorder.notes.push(`scenario ${scenario.id} stopped: ${(error as Error).stack ?? error}`);
-    }
-  }, (done) => {
-    if (done % progressEvery === 0 || done === scenarios.length) console.log(`  scenarios ${done}/${scenarios.length} (${((performance.now() - started) / 1000).toFixed(0)} s, ${recorder.unlistedCount()} differing comparisons so far)`);
-  });
+  await pool(
+    scenarios,
+    concurrency,
+    async (scenario) => {
+      try {
+        await runScenario(harness, scenario);
+      } catch (error) {
+        recorder.notes.push(`scenario ${scenario.id} stopped: ${(error as Error).stack ?? error}`);
+      }
+    },
+    (done) => {
+      if (done % progressEvery === 0 || done === scenarios.length)
+        console.log(
+          `  scenarios ${done}/${scenarios.length} (${((performance.now() - started) / 1000).toFixed(0)} s, ${recorder.unlistedCount()} differing comparisons so far)`,
+        );
+    },
+  );
   if (generatedCount > 0) {
-    await runGenerated(harness, cases, { concurrency, onProgress: (done) => {
-      if (done % 500 === 0 || done === generatedCount) console.log(`  generated ${done}/${generatedCount} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-    } });
+    await runGenerated(harness, cases, {
+      concurrency,
+      onProgress: (done) => {
+        if (done % 500 === 0 || done === generatedCount)
+          console.log(`  generated ${done}/${generatedCount} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+      },
+    });
   }
   const seconds = (performance.now() - started) / 1000;
   const written = recorder.write(out, { seconds, seed });

@@ -47,10 +47,28 @@ const STEP_ID = /^([a-z][a-z-]*[a-z])-[0-9a-zA-Z]{6,}$/;
 
 /** Fields whose string value is a JSON document on the wire (upstream's models keep them as text); any other string holding a JSON object or array is parsed too. */
 export const JSON_STRING_FIELDS = new Set([
-  'validations_info', 'feature_usage', 'connectivity', 'inventory', 'ntp_sources', 'free_addresses', 'domain_resolutions',
-  'images_status', 'disks_info', 'tang_connectivity', 'install_config_overrides', 'ignition_config_overrides',
-  'ignition_config_override', 'installer_args', 'host_networks_json', 'controller_logs_collected_at_json', 'ui_settings',
-  'tang_servers', 'additional_trust_bundle_json', 'node_labels_json', 'api_vip_connectivity', 'next_step_runner_command_json',
+  'validations_info',
+  'feature_usage',
+  'connectivity',
+  'inventory',
+  'ntp_sources',
+  'free_addresses',
+  'domain_resolutions',
+  'images_status',
+  'disks_info',
+  'tang_connectivity',
+  'install_config_overrides',
+  'ignition_config_overrides',
+  'ignition_config_override',
+  'installer_args',
+  'host_networks_json',
+  'controller_logs_collected_at_json',
+  'ui_settings',
+  'tang_servers',
+  'additional_trust_bundle_json',
+  'node_labels_json',
+  'api_vip_connectivity',
+  'next_step_runner_command_json',
 ]);
 
 /**

@@ -26,7 +26,8 @@ export const OPEN_DIFFERENCES_FILE = fileURLToPath(new URL('./open-differences.j
 export function openDifferenceKey(cause: Pick<Cause, 'check' | 'path' | 'kind' | 'operations'>): string {
   if (cause.check === 'settle') return `settle ${cause.path}`;
   // A status or error cause belongs to its operation.
-  if (/^(status|error)/.test(cause.check)) return `${cause.check} ${cause.path.replace(/\(status (class )?ours \S+, upstream \S+\)/, '(status)')} ${[...cause.operations].sort().join(',')}`;
+  if (/^(status|error)/.test(cause.check))
+    return `${cause.check} ${cause.path.replace(/\(status (class )?ours \S+, upstream \S+\)/, '(status)')} ${[...cause.operations].sort().join(',')}`;
   return `${cause.check} ${cause.path} ${cause.kind}`;
 }
 
@@ -48,7 +49,10 @@ export function isTimingDependent(cause: Pick<Cause, 'check' | 'path'>): boolean
 }
 
 /** Splits the unlisted causes of a run into those the backlog knows and new ones; and says which backlog entries did not occur. */
-export function againstOpenDifferences(unlisted: readonly Cause[], open: readonly OpenDifference[]): { known: Cause[]; fresh: Cause[]; freshTimingDependent: Cause[]; notSeen: OpenDifference[] } {
+export function againstOpenDifferences(
+  unlisted: readonly Cause[],
+  open: readonly OpenDifference[],
+): { known: Cause[]; fresh: Cause[]; freshTimingDependent: Cause[]; notSeen: OpenDifference[] } {
   const keys = new Set(open.map(openDifferenceKey));
   const seen = new Set(unlisted.map(openDifferenceKey));
   const unknown = unlisted.filter((cause) => !keys.has(openDifferenceKey(cause)));
@@ -77,10 +81,18 @@ export function recordOpenDifferences(reports: readonly string[], options: { rep
     else byKey.set(key, { check: cause.check, path: cause.path, kind: cause.kind, operations: [...cause.operations].sort() });
   }
   const differences = [...byKey.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, difference]) => difference);
-  writeFileSync(file, `${JSON.stringify({
-    about: 'Differences with upstream assisted-service not fixed yet (issue 43): the backlog, not deliberate differences (docs/compatibility.md). The CI sample fails on any difference in neither. Rewritten by npm run conformance:record-open.',
-    differences,
-  }, null, 1)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        about:
+          'Differences with upstream assisted-service not fixed yet (issue 43): the backlog, not deliberate differences (docs/compatibility.md). The CI sample fails on any difference in neither. Rewritten by npm run conformance:record-open.',
+        differences,
+      },
+      null,
+      1,
+    )}\n`,
+  );
   return differences.length;
 }
 
@@ -88,6 +100,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
   const replace = args.includes('--replace');
   const reports = args.filter((arg) => arg !== '--replace');
-  const written = recordOpenDifferences(reports.length ? reports : [fileURLToPath(new URL('../../.conformance/ci/differences.json', import.meta.url))], { replace });
-  console.log(`${written} open differences written to ${OPEN_DIFFERENCES_FILE}${replace ? '' : ' (with those it held; --replace keeps only the reports\'s)'}`);
+  const written = recordOpenDifferences(reports.length ? reports : [fileURLToPath(new URL('../../.conformance/ci/differences.json', import.meta.url))], {
+    replace,
+  });
+  console.log(`${written} open differences written to ${OPEN_DIFFERENCES_FILE}${replace ? '' : " (with those it held; --replace keeps only the reports's)"}`);
 }

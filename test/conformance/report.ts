@@ -109,7 +109,13 @@ export class Recorder {
       for (const difference of comparison.differences) {
         const perOperation = difference.kind === 'status' || comparison.check === 'error';
         const check = comparison.check === 'stored' ? 'body' : comparison.check;
-        const cause = { check, path: causePath(difference.path), kind: difference.kind, ...(perOperation ? { operation: comparison.operation } : {}), accepted: difference.acceptedBy ?? '' };
+        const cause = {
+          check,
+          path: causePath(difference.path),
+          kind: difference.kind,
+          ...(perOperation ? { operation: comparison.operation } : {}),
+          accepted: difference.acceptedBy ?? '',
+        };
         const key = JSON.stringify(cause);
         const found = causes.get(key);
         if (found) {
@@ -146,22 +152,38 @@ export class Recorder {
     const lines: string[] = [];
     const total = this.totals();
     const pct = (n: number, of: number) => (of === 0 ? '—' : `${((100 * n) / of).toFixed(1)} %`);
-    lines.push(`conformance: ${this.scenarios} scenarios, ${this.generated} generated requests${extra.seed !== undefined ? ` (seed ${extra.seed})` : ''}${extra.seconds !== undefined ? `, ${extra.seconds.toFixed(0)} s` : ''}`);
-    lines.push(`${'area'.padEnd(36)} ${'comparisons'.padStart(11)} ${'agreeing'.padStart(9)} ${'accepted'.padStart(9)} ${'differing'.padStart(9)}  agreement outside compatibility.md`);
+    lines.push(
+      `conformance: ${this.scenarios} scenarios, ${this.generated} generated requests${extra.seed !== undefined ? ` (seed ${extra.seed})` : ''}${extra.seconds !== undefined ? `, ${extra.seconds.toFixed(0)} s` : ''}`,
+    );
+    lines.push(
+      `${'area'.padEnd(36)} ${'comparisons'.padStart(11)} ${'agreeing'.padStart(9)} ${'accepted'.padStart(9)} ${'differing'.padStart(9)}  agreement outside compatibility.md`,
+    );
     for (const [area, counts] of [...this.areas.entries()].sort()) {
-      lines.push(`${area.padEnd(36)} ${String(counts.comparisons).padStart(11)} ${String(counts.agreeing).padStart(9)} ${String(counts.accepted).padStart(9)} ${String(counts.differing).padStart(9)}  ${pct(counts.agreeing + counts.accepted, counts.comparisons)}`);
+      lines.push(
+        `${area.padEnd(36)} ${String(counts.comparisons).padStart(11)} ${String(counts.agreeing).padStart(9)} ${String(counts.accepted).padStart(9)} ${String(counts.differing).padStart(9)}  ${pct(counts.agreeing + counts.accepted, counts.comparisons)}`,
+      );
     }
-    lines.push(`${'total'.padEnd(36)} ${String(total.comparisons).padStart(11)} ${String(total.agreeing).padStart(9)} ${String(total.accepted).padStart(9)} ${String(total.differing).padStart(9)}  ${pct(total.agreeing + total.accepted, total.comparisons)}`);
-    if (this.acceptedByRow.size) lines.push(`differences accepted by docs/compatibility.md rows: ${[...this.acceptedByRow.entries()].map(([id, n]) => `${id} ${n}`).join(', ')}`);
-    lines.push(total.differing === 0 ? '100 % agreement outside docs/compatibility.md' : `NOT 100 %: ${total.differing} comparisons differ outside docs/compatibility.md`);
+    lines.push(
+      `${'total'.padEnd(36)} ${String(total.comparisons).padStart(11)} ${String(total.agreeing).padStart(9)} ${String(total.accepted).padStart(9)} ${String(total.differing).padStart(9)}  ${pct(total.agreeing + total.accepted, total.comparisons)}`,
+    );
+    if (this.acceptedByRow.size)
+      lines.push(`differences accepted by docs/compatibility.md rows: ${[...this.acceptedByRow.entries()].map(([id, n]) => `${id} ${n}`).join(', ')}`);
+    lines.push(
+      total.differing === 0
+        ? '100 % agreement outside docs/compatibility.md'
+        : `NOT 100 %: ${total.differing} comparisons differ outside docs/compatibility.md`,
+    );
     const causes = this.causes().filter((cause) => !cause.acceptedBy);
     if (causes.length) {
       lines.push(`distinct unlisted differences (${causes.length}): count, check, field (kind): ours | upstream [operations; an example scenario]`);
       for (const cause of causes.slice(0, 400)) {
         const show = (value: unknown) => (value === undefined ? '∅' : JSON.stringify(value)?.slice(0, 100));
         const reasons = cause.example.reasons ? `  reasons: ${show(cause.example.reasons.ours)} | ${show(cause.example.reasons.upstream)}` : '';
-        const operations = cause.operations.length > 4 ? `${cause.operations.slice(0, 4).join(', ')} +${cause.operations.length - 4}` : cause.operations.join(', ');
-        lines.push(`  ${String(cause.count).padStart(5)}  ${cause.check} ${cause.path} (${cause.kind}): ${show(cause.example.ours)} | ${show(cause.example.upstream)}  [${operations}; ${cause.example.scenario}]${reasons}`);
+        const operations =
+          cause.operations.length > 4 ? `${cause.operations.slice(0, 4).join(', ')} +${cause.operations.length - 4}` : cause.operations.join(', ');
+        lines.push(
+          `  ${String(cause.count).padStart(5)}  ${cause.check} ${cause.path} (${cause.kind}): ${show(cause.example.ours)} | ${show(cause.example.upstream)}  [${operations}; ${cause.example.scenario}]${reasons}`,
+        );
       }
       if (causes.length > 400) lines.push(`  … ${causes.length - 400} more in the JSON report`);
     }
@@ -174,18 +196,21 @@ export class Recorder {
     mkdirSync(directory, { recursive: true });
     const json = path.join(directory, 'differences.json');
     const summary = path.join(directory, 'summary.txt');
-    writeFileSync(json, JSON.stringify({
-      scenarios: this.scenarios,
-      generated: this.generated,
-      ...extra,
-      areas: Object.fromEntries(this.areas),
-      totals: this.totals(),
-      causes: this.causes(),
-      differing: this.differing,
-      accepted: this.accepted,
-      acceptedByRow: Object.fromEntries(this.acceptedByRow),
-      notes: this.notes,
-    }));
+    writeFileSync(
+      json,
+      JSON.stringify({
+        scenarios: this.scenarios,
+        generated: this.generated,
+        ...extra,
+        areas: Object.fromEntries(this.areas),
+        totals: this.totals(),
+        causes: this.causes(),
+        differing: this.differing,
+        accepted: this.accepted,
+        acceptedByRow: Object.fromEntries(this.acceptedByRow),
+        notes: this.notes,
+      }),
+    );
     writeFileSync(summary, `${this.summary(extra)}\n`);
     return { json, summary };
   }

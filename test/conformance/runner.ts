@@ -36,11 +36,14 @@ let agentOnly: Set<string> | undefined;
  */
 export function agentOnlyOperations(): Set<string> {
   if (!agentOnly) {
-    const document = parseYaml(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; security?: Record<string, unknown>[] }>> };
+    const document = parseYaml(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8')) as {
+      paths: Record<string, Record<string, { operationId?: string; security?: Record<string, unknown>[] }>>;
+    };
     agentOnly = new Set();
     for (const operations of Object.values(document.paths)) {
       for (const operation of Object.values(operations)) {
-        if (operation?.operationId && operation.security?.length && operation.security.every((scheme) => Object.keys(scheme).join() === 'agentAuth')) agentOnly.add(operation.operationId);
+        if (operation?.operationId && operation.security?.length && operation.security.every((scheme) => Object.keys(scheme).join() === 'agentAuth'))
+          agentOnly.add(operation.operationId);
       }
     }
   }
@@ -90,7 +93,14 @@ export function errorReason(body: unknown): unknown {
 /** Compares two answers to one request; returns whether both accepted. */
 export function compareAnswers(
   harness: Harness,
-  context: { area: string; scenario: string; step: number; operation: string; request: { method: string; path: string; body?: unknown }; compare: RequestStep['compare'] },
+  context: {
+    area: string;
+    scenario: string;
+    step: number;
+    operation: string;
+    request: { method: string; path: string; body?: unknown };
+    compare: RequestStep['compare'];
+  },
   answers: Record<Side, Answer>,
   states: Record<Side, SideState>,
 ): void {
@@ -101,7 +111,8 @@ export function compareAnswers(
   recorder.record({
     ...base,
     check: 'status',
-    differences: ours.status === upstream.status ? [] : [{ path: statusPath(ours.status, upstream.status), kind: 'status', ours: ours.status, upstream: upstream.status }],
+    differences:
+      ours.status === upstream.status ? [] : [{ path: statusPath(ours.status, upstream.status), kind: 'status', ours: ours.status, upstream: upstream.status }],
     ...(ours.status === upstream.status ? {} : { reasons: { ours: errorReason(ours.body), upstream: errorReason(upstream.body) } }),
   });
   if (is4xx(ours.status) && is4xx(upstream.status)) {
@@ -122,10 +133,18 @@ export function compareAnswers(
       const { progress, progress_stages } = (body ?? {}) as { progress?: unknown; progress_stages?: unknown };
       return normalize({ progress, progress_stages }, ids);
     }
-    if (context.compare === 'event-names') return { names: [...new Set((Array.isArray(body) ? body : []).map((event) => (event as { name?: string }).name ?? '(unnamed)'))] };
+    if (context.compare === 'event-names')
+      return { names: [...new Set((Array.isArray(body) ? body : []).map((event) => (event as { name?: string }).name ?? '(unnamed)'))] };
     return normalize(body, ids);
   };
-  const check = context.compare === 'install-config' ? 'install-config' : context.compare === 'event-names' ? 'event-names' : context.compare === 'host-progress' ? 'host-progress' : 'body';
+  const check =
+    context.compare === 'install-config'
+      ? 'install-config'
+      : context.compare === 'event-names'
+        ? 'event-names'
+        : context.compare === 'host-progress'
+          ? 'host-progress'
+          : 'body';
   recorder.record({ ...base, check, differences: compareValues(comparable('ours'), comparable('upstream')) });
 }
 
@@ -174,7 +193,11 @@ async function readJudgement(endpoint: ServiceEndpoint, target: SettleStep, stat
     if (!is2xx(answer.status)) return { error: `GET cluster: ${answer.status}` };
     const cluster = answer.body as Record<string, unknown>;
     return {
-      cluster: { status: cluster.status, status_info: normalize(cluster.status_info, state.ids, 'status_info'), validations: validationStatuses(cluster.validations_info) },
+      cluster: {
+        status: cluster.status,
+        status_info: normalize(cluster.status_info, state.ids, 'status_info'),
+        validations: validationStatuses(cluster.validations_info),
+      },
       hosts: hostJudgements(cluster.hosts, state.ids),
     };
   }
@@ -188,23 +211,31 @@ async function readJudgement(endpoint: ServiceEndpoint, target: SettleStep, stat
  * Polls both sides until each has read the same judgement `settleReads` times in a row (bounded by
  * settleTimeoutMs), then compares. A side that never settles is a difference of its own.
  */
-export async function settleAndCompare(harness: Harness, context: { area: string; scenario: string; step: number }, target: SettleStep, states: Record<Side, SideState>): Promise<void> {
+export async function settleAndCompare(
+  harness: Harness,
+  context: { area: string; scenario: string; step: number },
+  target: SettleStep,
+  states: Record<Side, SideState>,
+): Promise<void> {
   const deadline = Date.now() + harness.settleTimeoutMs;
   const last: Partial<Record<Side, { signature: string; value: Judgement | { error: string }; same: number }>> = {};
   for (;;) {
-    await Promise.all(SIDES.map(async (side) => {
-      const value = await readJudgement(harness.endpoints[side], target, states[side]);
-      const signature = JSON.stringify(value);
-      const previous = last[side];
-      last[side] = { signature, value, same: previous && previous.signature === signature ? previous.same + 1 : 1 };
-    }));
+    await Promise.all(
+      SIDES.map(async (side) => {
+        const value = await readJudgement(harness.endpoints[side], target, states[side]);
+        const signature = JSON.stringify(value);
+        const previous = last[side];
+        last[side] = { signature, value, same: previous && previous.signature === signature ? previous.same + 1 : 1 };
+      }),
+    );
     const settled = SIDES.every((side) => (last[side]?.same ?? 0) >= harness.settleReads);
     if (settled || Date.now() > deadline) break;
     await sleep(harness.settlePauseMs);
   }
   const differences: Difference[] = compareValues(last.ours?.value, last.upstream?.value);
   for (const side of SIDES) {
-    if ((last[side]?.same ?? 0) < harness.settleReads) differences.push({ path: '(settled)', kind: 'value', [side]: `${side} still changing after ${harness.settleTimeoutMs} ms` });
+    if ((last[side]?.same ?? 0) < harness.settleReads)
+      differences.push({ path: '(settled)', kind: 'value', [side]: `${side} still changing after ${harness.settleTimeoutMs} ms` });
   }
   harness.recorder.record({ ...context, operation: 'settle', check: 'settle', differences });
 }
@@ -215,22 +246,33 @@ export const DEFAULT_WAIT_MS = 60_000;
  * Polls each side until the field holds one of the values (bounded). Which of the values each side
  * reached is not compared; a side that reached none by the deadline is a difference of its own.
  */
-export async function waitOnBothSides(harness: Harness, context: { area: string; scenario: string; step: number }, step: WaitStep, states: Record<Side, SideState>): Promise<void> {
+export async function waitOnBothSides(
+  harness: Harness,
+  context: { area: string; scenario: string; step: number },
+  step: WaitStep,
+  states: Record<Side, SideState>,
+): Promise<void> {
   const deadline = Date.now() + (step.timeoutMs ?? DEFAULT_WAIT_MS);
   const differences: Difference[] = [];
-  await Promise.all(SIDES.map(async (side) => {
-    const path = substitute(step.path, states[side].vars);
-    for (;;) {
-      const answer = await harness.endpoints[side].send({ method: 'GET', path });
-      const value = is2xx(answer.status) ? pick(answer.body, step.field) : undefined;
-      if (typeof value === 'string' && step.values.includes(value)) return;
-      if (Date.now() > deadline) {
-        differences.push({ path: `(reached) ${step.field}`, kind: 'value', [side]: `${JSON.stringify(value)}, not one of ${step.values.join(', ')} after ${step.timeoutMs ?? DEFAULT_WAIT_MS} ms` });
-        return;
+  await Promise.all(
+    SIDES.map(async (side) => {
+      const path = substitute(step.path, states[side].vars);
+      for (;;) {
+        const answer = await harness.endpoints[side].send({ method: 'GET', path });
+        const value = is2xx(answer.status) ? pick(answer.body, step.field) : undefined;
+        if (typeof value === 'string' && step.values.includes(value)) return;
+        if (Date.now() > deadline) {
+          differences.push({
+            path: `(reached) ${step.field}`,
+            kind: 'value',
+            [side]: `${JSON.stringify(value)}, not one of ${step.values.join(', ')} after ${step.timeoutMs ?? DEFAULT_WAIT_MS} ms`,
+          });
+          return;
+        }
+        await sleep(harness.settlePauseMs);
       }
-      await sleep(harness.settlePauseMs);
-    }
-  }));
+    }),
+  );
   harness.recorder.record({ ...context, operation: 'wait', check: 'wait', differences });
 }
 
@@ -270,7 +312,12 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
       let requests: Record<Side, { method: string; path: string; body?: unknown; raw?: string; agentOf?: string; headers?: Record<string, string> }>;
       try {
         const agentOf = step.agentOf ?? (agentOnlyOperations().has(step.op) ? '{{infraEnv}}' : undefined);
-        requests = Object.fromEntries(SIDES.map((side) => [side, substitute({ method: step.method, path: step.path, body: step.body, raw: step.raw, agentOf, headers: step.headers }, states[side].vars)])) as typeof requests;
+        requests = Object.fromEntries(
+          SIDES.map((side) => [
+            side,
+            substitute({ method: step.method, path: step.path, body: step.body, raw: step.raw, agentOf, headers: step.headers }, states[side].vars),
+          ]),
+        ) as typeof requests;
       } catch (error) {
         if (error instanceof MissingVariable) {
           // An earlier step failed on a side: what depends on it cannot run (its failure was recorded).
@@ -279,7 +326,9 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
         }
         throw error;
       }
-      const answers = Object.fromEntries(await Promise.all(SIDES.map(async (side) => [side, await harness.endpoints[side].send(requests[side])] as const))) as Record<Side, Answer>;
+      const answers = Object.fromEntries(
+        await Promise.all(SIDES.map(async (side) => [side, await harness.endpoints[side].send(requests[side])] as const)),
+      ) as Record<Side, Answer>;
       for (const side of SIDES) {
         for (const [name, field] of Object.entries(step.save ?? {})) {
           const value = is2xx(answers[side].status) ? pick(answers[side].body, field) : undefined;
@@ -292,11 +341,25 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
       if (step.setup) {
         // A setup step failing on one side only is still a difference: later steps would compare nothing.
         if (is2xx(answers.ours.status) !== is2xx(answers.upstream.status)) {
-          harness.recorder.record({ ...context, operation: step.op, check: 'status', request: { method: step.method, path: step.path, body: step.body ?? step.raw }, differences: [{ path: statusPath(answers.ours.status, answers.upstream.status), kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status }], reasons: { ours: errorReason(answers.ours.body), upstream: errorReason(answers.upstream.body) } });
+          harness.recorder.record({
+            ...context,
+            operation: step.op,
+            check: 'status',
+            request: { method: step.method, path: step.path, body: step.body ?? step.raw },
+            differences: [
+              { path: statusPath(answers.ours.status, answers.upstream.status), kind: 'status', ours: answers.ours.status, upstream: answers.upstream.status },
+            ],
+            reasons: { ours: errorReason(answers.ours.body), upstream: errorReason(answers.upstream.body) },
+          });
         }
         continue;
       }
-      compareAnswers(harness, { ...context, operation: step.op, request: { method: step.method, path: step.path, body: step.body ?? step.raw }, compare: step.compare }, answers, states);
+      compareAnswers(
+        harness,
+        { ...context, operation: step.op, request: { method: step.method, path: step.path, body: step.body ?? step.raw }, compare: step.compare },
+        answers,
+        states,
+      );
     }
   } finally {
     await cleanUp(harness, states);
@@ -309,19 +372,27 @@ export async function runScenario(harness: Harness, scenario: Scenario): Promise
  * compared: upstream's monitors visit every live cluster each period, so the corpus does not let them pile up.
  */
 export async function cleanUp(harness: Harness, states: Record<Side, SideState>): Promise<void> {
-  await Promise.all(SIDES.map(async (side) => {
-    const vars = Object.entries(states[side].vars);
-    for (const [name, id] of vars) if (/^cluster/.test(name)) await harness.endpoints[side].send({ method: 'DELETE', path: `/clusters/${id}` });
-    for (const [name, id] of vars) {
-      if (!/^infraEnv/.test(name)) continue;
-      for (const [hostVar, hostId] of vars) if (/^host\d+$/.test(hostVar)) await harness.endpoints[side].send({ method: 'DELETE', path: `/infra-envs/${id}/hosts/${hostId}` });
-      await harness.endpoints[side].send({ method: 'DELETE', path: `/infra-envs/${id}` });
-    }
-  }));
+  await Promise.all(
+    SIDES.map(async (side) => {
+      const vars = Object.entries(states[side].vars);
+      for (const [name, id] of vars) if (/^cluster/.test(name)) await harness.endpoints[side].send({ method: 'DELETE', path: `/clusters/${id}` });
+      for (const [name, id] of vars) {
+        if (!/^infraEnv/.test(name)) continue;
+        for (const [hostVar, hostId] of vars)
+          if (/^host\d+$/.test(hostVar)) await harness.endpoints[side].send({ method: 'DELETE', path: `/infra-envs/${id}/hosts/${hostId}` });
+        await harness.endpoints[side].send({ method: 'DELETE', path: `/infra-envs/${id}` });
+      }
+    }),
+  );
 }
 
 /** Runs `tasks` with at most `concurrency` at once. */
-export async function pool<T>(items: readonly T[], concurrency: number, task: (item: T, index: number) => Promise<void>, onProgress?: (done: number) => void): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<void>,
+  onProgress?: (done: number) => void,
+): Promise<void> {
   let next = 0;
   let done = 0;
   const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {

@@ -102,10 +102,34 @@ export function pick(body: unknown, field: string): unknown {
 
 // Small builders, so that the scenario files read as data.
 export const get = (op: string, path: string, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'GET', path, ...extra });
-export const post = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'POST', path, ...(body === undefined ? {} : { body }), ...extra });
-export const patch = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'PATCH', path, ...(body === undefined ? {} : { body }), ...extra });
-export const put = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'PUT', path, ...(body === undefined ? {} : { body }), ...extra });
+export const post = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({
+  op,
+  method: 'POST',
+  path,
+  ...(body === undefined ? {} : { body }),
+  ...extra,
+});
+export const patch = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({
+  op,
+  method: 'PATCH',
+  path,
+  ...(body === undefined ? {} : { body }),
+  ...extra,
+});
+export const put = (op: string, path: string, body?: unknown, extra: Partial<RequestStep> = {}): RequestStep => ({
+  op,
+  method: 'PUT',
+  path,
+  ...(body === undefined ? {} : { body }),
+  ...extra,
+});
 export const del = (op: string, path: string, extra: Partial<RequestStep> = {}): RequestStep => ({ op, method: 'DELETE', path, ...extra });
 export const settle = (cluster = '{{cluster}}'): SettleStep => ({ kind: 'settle', cluster });
-export const waitFor = (path: string, field: string, values: string[], timeoutMs?: number): WaitStep => ({ kind: 'wait', path, field, values, ...(timeoutMs ? { timeoutMs } : {}) });
+export const waitFor = (path: string, field: string, values: string[], timeoutMs?: number): WaitStep => ({
+  kind: 'wait',
+  path,
+  field,
+  values,
+  ...(timeoutMs ? { timeoutMs } : {}),
+});
 export const settleInfraEnv = (infraEnv = '{{infraEnv}}'): SettleStep => ({ kind: 'settle', infraEnv });

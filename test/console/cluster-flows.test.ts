@@ -153,7 +153,15 @@ async function expectWholeStepList(page: Page): Promise<void> {
   const nav = page.locator('.pf-v6-c-wizard__nav');
   const { scrollHeight, clientHeight } = await nav.evaluate((element) => ({ scrollHeight: element.scrollHeight, clientHeight: element.clientHeight }));
   expect(scrollHeight, 'the step list scrolls').toBeLessThanOrEqual(clientHeight + 1);
-  await expect.poll(() => page.getByRole('button', { name: 'Review and create' }).or(page.getByText('Review and create', { exact: true })).first().isVisible()).toBe(true);
+  await expect
+    .poll(() =>
+      page
+        .getByRole('button', { name: 'Review and create' })
+        .or(page.getByText('Review and create', { exact: true }))
+        .first()
+        .isVisible(),
+    )
+    .toBe(true);
 }
 
 /** The day-2 add-hosts wizard: host details, then the ISO form; returns the URL it shows. */
@@ -183,12 +191,32 @@ function startFleet(flow: FlowContext, infraEnvId: string, token: string, profil
     // The service's own poll interval is 60 s; 3 s keeps the test short.
     timing: { maxPollIntervalMs: 3_000 },
     // SIMULATED installer and controller stages of 150 ms: the test is about the console, not waiting.
-    installDurationsMs: Object.fromEntries(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'].map((stage) => [stage, 150])),
+    installDurationsMs: Object.fromEntries(
+      [
+        'Starting installation',
+        'Installing',
+        'Writing image to disk',
+        'Waiting for control plane',
+        'Waiting for bootkube',
+        'Waiting for controller',
+        'Rebooting',
+        'Configuring',
+        'Joined',
+        'Done',
+        'Waiting for ignition',
+      ].map((stage) => [stage, 150]),
+    ),
     log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
   });
   const stop = new AbortController();
   const running = fleet.run(stop.signal);
-  return { fleet, stop: async () => { stop.abort(); await running; } };
+  return {
+    fleet,
+    stop: async () => {
+      stop.abort();
+      await running;
+    },
+  };
 }
 
 function hostRow(page: Page, hostname: string) {
@@ -202,7 +230,10 @@ function hostnameOf(host: Json): string | undefined {
 /** Failing validation messages of a host, from the API (what the UI must show). */
 function failingValidations(host: Json): string[] {
   const info = JSON.parse(host.validations_info ?? '{}') as Record<string, { status: string; message: string }[]>;
-  return Object.values(info).flat().filter((v) => v.status === 'failure').map((v) => v.message);
+  return Object.values(info)
+    .flat()
+    .filter((v) => v.status === 'failure')
+    .map((v) => v.message);
 }
 
 /**
@@ -229,7 +260,10 @@ async function nextAfterHostDiscovery(flow: FlowContext, clusterId: string): Pro
     const alerts = await page.locator('.pf-v6-c-alert__title').allInnerTexts();
     const cluster = (await flow.api('GET', `/clusters/${clusterId}`)).body as Json;
     const hosts = (await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[];
-    const clusterFailing = Object.values(JSON.parse(cluster.validations_info ?? '{}') as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status}`);
+    const clusterFailing = Object.values(JSON.parse(cluster.validations_info ?? '{}') as Record<string, { id: string; status: string }[]>)
+      .flat()
+      .filter((v) => v.status !== 'success')
+      .map((v) => `${v.id}=${v.status}`);
     const hostStates = hosts.map((h) => `${hostnameOf(h)} ${h.status} ${h.role}: ${failingValidations(h).join('; ')}`);
     const moment = `Next ${(await button.isEnabled()) ? 'enabled' : 'disabled'}; alerts [${alerts.join(' / ')}]; cluster ${cluster.status} (${clusterFailing.join(', ')}); hosts: ${hostStates.join(' | ')}`;
     if (moment !== last) story.push(`+${((Date.now() - started) / 1000).toFixed(1)} s ${moment}`);
@@ -326,16 +360,22 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       await checkWidths(flow, 'hosts-discovered');
 
       // Fix one host: give worker-1 a proper name and an explicit role.
-      await hostRow(page, 'worker-1').getByRole('button', { name: /kebab|actions/i }).click();
+      await hostRow(page, 'worker-1')
+        .getByRole('button', { name: /kebab|actions/i })
+        .click();
       await page.getByRole('menuitem', { name: 'Change hostname' }).click();
       const rename = page.getByRole('dialog');
       await rename.locator('input').first().fill('compute-1');
       await rename.getByRole('button', { name: 'Change' }).click();
       await hostRow(page, 'compute-1').waitFor({ timeout: 30_000 });
-      await hostRow(page, 'compute-1').getByRole('button', { name: /Auto-assign/ }).click();
+      await hostRow(page, 'compute-1')
+        .getByRole('button', { name: /Auto-assign/ })
+        .click();
       await page.getByRole('menuitem', { name: /^Worker/ }).click();
       await expect
-        .poll(async () => ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).map((h) => `${hostnameOf(h)}:${h.role}`), { timeout: 30_000 })
+        .poll(async () => ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).map((h) => `${hostnameOf(h)}:${h.role}`), {
+          timeout: 30_000,
+        })
         .toContain('compute-1:worker');
       await flow.session.screenshot('host-fixed');
 
@@ -349,7 +389,9 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       const pending = ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).find((h) => hostnameOf(h) === 'master-0')!;
       const reasons = failingValidations(pending);
       expect(reasons.length).toBeGreaterThan(0);
-      await hostRow(page, 'master-0').getByRole('button', { name: /Pending input/ }).click();
+      await hostRow(page, 'master-0')
+        .getByRole('button', { name: /Pending input/ })
+        .click();
       await page.getByText(reasons[0]!, { exact: false }).first().waitFor();
       await flow.session.screenshot('validation-messages');
       await page.keyboard.press('Escape');
@@ -357,7 +399,10 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       // The networking change re-judges the hosts in the same request: the answer the UI applies
       // already has them out of "Pending input", and the table shows it within one poll.
       const vipsSaved = page.waitForResponse(
-        (response) => response.request().method() === 'PATCH' && response.url().endsWith(`/clusters/${clusterId}`) && (response.request().postData() ?? '').includes(INGRESS_VIP),
+        (response) =>
+          response.request().method() === 'PATCH' &&
+          response.url().endsWith(`/clusters/${clusterId}`) &&
+          (response.request().postData() ?? '').includes(INGRESS_VIP),
         { timeout: 60_000 },
       );
       await page.locator('input[name="apiVips.0.ip"]').fill(API_VIP);
@@ -367,7 +412,15 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       const savedAt = Date.now();
       const savedHosts = ((await saved.json()) as Json).hosts as Json[];
       expect(savedHosts.map((h) => h.status)).not.toContain('pending-for-input');
-      await expect.poll(() => hostRow(page, 'master-0').getByRole('button', { name: /Pending input/ }).count(), { timeout: 15_000 }).toBe(0);
+      await expect
+        .poll(
+          () =>
+            hostRow(page, 'master-0')
+              .getByRole('button', { name: /Pending input/ })
+              .count(),
+          { timeout: 15_000 },
+        )
+        .toBe(0);
       // The UI library polls every 10 s; its next poll at the latest shows the new verdicts.
       expect(Date.now() - savedAt).toBeLessThan(12_000);
       await flow.session.screenshot('networking-rejudged');
@@ -429,7 +482,9 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       // The host's name comes with its first inventory.
       let snoHostname: string | undefined;
       await expect
-        .poll(async () => (snoHostname = ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).map(hostnameOf).find(Boolean)), { timeout: 90_000 })
+        .poll(async () => (snoHostname = ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).map(hostnameOf).find(Boolean)), {
+          timeout: 90_000,
+        })
         .toBeDefined();
       await hostRow(page, snoHostname!).waitFor({ timeout: 60_000 });
       await flow.session.screenshot('host-discovered');
@@ -447,7 +502,10 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
 
       // The cluster list, from the masthead's navigation: every column header whole.
       await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Clusters' }).click();
-      await page.getByRole('row').filter({ has: page.getByText('console-sno', { exact: true }) }).waitFor();
+      await page
+        .getByRole('row')
+        .filter({ has: page.getByText('console-sno', { exact: true }) })
+        .waitFor();
       await checkWidths(flow, 'cluster-list');
 
       expectCleanRun(flow.session);

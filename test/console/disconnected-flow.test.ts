@@ -54,7 +54,11 @@ describe('console: the disconnected (air-gapped) wizard (Chromium)', () => {
     const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
     await page.waitForURL(UUID, { timeout: 20_000 });
     const clusterId = UUID.exec(page.url())![0];
-    expect((await api('GET', `/clusters/${clusterId}`)).body).toMatchObject({ kind: 'DisconnectedCluster', status: 'unmonitored', name: 'disconnected-cluster' });
+    expect((await api('GET', `/clusters/${clusterId}`)).body).toMatchObject({
+      kind: 'DisconnectedCluster',
+      status: 'unmonitored',
+      name: 'disconnected-cluster',
+    });
     // No pull secret comes from OCM here: the step asks for one.
     const pullSecret = page.locator('textarea[name=pullSecret]');
     if (!(await pullSecret.isVisible())) await page.locator('#edit-pull-secret-checkbox').check();

@@ -25,7 +25,20 @@ type Json = Record<string, any>;
 /** Long enough for the library's 10 s polls to see hosts mid-way; short enough for a test. */
 const STAGE_MS = 2_500;
 const STAGES_BY_ROLE = { bootstrap: 11, master: 8, worker: 9 } as const;
-const STAGE_NAMES = ['Starting installation', 'Installing', 'Writing image to disk', 'Copying registry data to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Waiting for ignition', 'Configuring', 'Joined', 'Done'];
+const STAGE_NAMES = [
+  'Starting installation',
+  'Installing',
+  'Writing image to disk',
+  'Copying registry data to disk',
+  'Waiting for control plane',
+  'Waiting for bootkube',
+  'Waiting for controller',
+  'Rebooting',
+  'Waiting for ignition',
+  'Configuring',
+  'Joined',
+  'Done',
+];
 
 /** The few DOM shapes the page-side functions read (the project's TypeScript has no DOM library). */
 interface DomElement {
@@ -110,11 +123,15 @@ describe('console: an installation followed host by host (Chromium, simulated ho
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
 
-  it('shows no false warning, each host\'s stages out of its role\'s count, and a summary that matches the hosts', async () => {
+  it("shows no false warning, each host's stages out of its role's count, and a summary that matches the hosts", async () => {
     const { page } = session;
     const created = await api('POST', '/clusters', {
-      name: 'progress', openshift_version: (Object.entries((await api('GET', '/openshift-versions')).body as Record<string, Json>).find(([, v]) => v.default)!)[0],
-      pull_secret: PULL_SECRET, base_dns_domain: 'example.com', api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }],
+      name: 'progress',
+      openshift_version: Object.entries((await api('GET', '/openshift-versions')).body as Record<string, Json>).find(([, v]) => v.default)![0],
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      api_vips: [{ ip: '192.168.111.5' }],
+      ingress_vips: [{ ip: '192.168.111.4' }],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const clusterId = created.body.id as string;
@@ -123,15 +140,22 @@ describe('console: an installation followed host by host (Chromium, simulated ho
     const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: env.runtime.orgId, infraEnvId: infraEnv.body.id });
     const lines: string[] = [];
     const fleet = new Fleet({
-      url: env.runtime.url, infraEnvId: infraEnv.body.id, token, agentVersion: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+      url: env.runtime.url,
+      infraEnvId: infraEnv.body.id,
+      token,
+      agentVersion: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
       profiles: [...Array(3).fill(loadProfile('master')), ...Array(2).fill(loadProfile('worker'))],
-      staggerMs: 20, timing: { maxPollIntervalMs: 3_000 },
+      staggerMs: 20,
+      timing: { maxPollIntervalMs: 3_000 },
       installDurationsMs: Object.fromEntries(STAGE_NAMES.map((stage) => [stage, STAGE_MS])),
       log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
     });
     const stop = new AbortController();
     const running = fleet.run(stop.signal);
-    stopFleet = async () => { stop.abort(); await running; };
+    stopFleet = async () => {
+      stop.abort();
+      await running;
+    };
 
     await signIn(session, env.adminToken);
     await page.goto(`/assisted-installer/clusters/${clusterId}`);
@@ -143,10 +167,13 @@ describe('console: an installation followed host by host (Chromium, simulated ho
 
     expect((await api('POST', `/clusters/${clusterId}/actions/install`)).status).toBe(202);
     // The library shows the progress page once its poll sees the installation.
-    await page.getByText('Installation progress').waitFor({ timeout: 60_000 }).catch(async () => {
-      await page.reload();
-      await page.getByText('Installation progress').waitFor({ timeout: 30_000 });
-    });
+    await page
+      .getByText('Installation progress')
+      .waitFor({ timeout: 60_000 })
+      .catch(async () => {
+        await page.reload();
+        await page.getByText('Installation progress').waitFor({ timeout: 30_000 });
+      });
 
     // The hosts table is folded under "Host inventory (5)": opened, so the screenshots show it.
     await page.getByRole('button', { name: /^Host inventory/ }).click();
@@ -190,17 +217,23 @@ describe('console: an installation followed host by host (Chromium, simulated ho
 
     // The installed cluster keeps the verdict its installation started with.
     const cluster = (await api('GET', `/clusters/${clusterId}`)).body as Json;
-    const failing = Object.values(JSON.parse(cluster.validations_info as string) as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success');
+    const failing = Object.values(JSON.parse(cluster.validations_info as string) as Record<string, { id: string; status: string }[]>)
+      .flat()
+      .filter((v) => v.status !== 'success');
     expect(failing).toEqual([]);
 
     // The logo's name is not underlined as a link.
     const brand = page.getByRole('banner').getByText('Assisted Installer', { exact: true });
     const decorations = await brand.evaluate((element: DomElement) => {
       const out: string[] = [];
-      for (let node: DomElement | null = element; node && node.tagName !== 'HEADER'; node = node.parentElement) out.push(getComputedStyle(node).textDecorationLine);
+      for (let node: DomElement | null = element; node && node.tagName !== 'HEADER'; node = node.parentElement)
+        out.push(getComputedStyle(node).textDecorationLine);
       return out;
     });
-    expect(decorations.every((d) => d === 'none'), decorations.join(', ')).toBe(true);
+    expect(
+      decorations.every((d) => d === 'none'),
+      decorations.join(', '),
+    ).toBe(true);
 
     expect(session.consoleErrors).toEqual([]);
     expect(session.failedApiCalls().map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([]);

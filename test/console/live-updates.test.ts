@@ -75,8 +75,14 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
 
   it('shows a change within a couple of seconds, polls at 60 s while live, and at its own pace when the socket is refused', async () => {
     const { page } = session;
-    const version = (Object.entries((await api('GET', '/openshift-versions')).body as Record<string, Json>).find(([, v]) => v.default)!)[0];
-    const created = await api('POST', '/clusters', { name: 'live', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', control_plane_count: 1 });
+    const version = Object.entries((await api('GET', '/openshift-versions')).body as Record<string, Json>).find(([, v]) => v.default)![0];
+    const created = await api('POST', '/clusters', {
+      name: 'live',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      control_plane_count: 1,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const clusterId = created.body.id as string;
     const infraEnv = await api('POST', '/infra-envs', { name: 'live', pull_secret: PULL_SECRET, cluster_id: clusterId });
@@ -91,7 +97,10 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
       });
     });
     const clusterReads = (from: number, to = Date.now()) =>
-      session.apiCalls.filter((call) => call.method === 'GET' && call.path === `/api/assisted-install/v2/clusters/${clusterId}` && call.at !== undefined && call.at >= from && call.at <= to).length;
+      session.apiCalls.filter(
+        (call) =>
+          call.method === 'GET' && call.path === `/api/assisted-install/v2/clusters/${clusterId}` && call.at !== undefined && call.at >= from && call.at <= to,
+      ).length;
 
     await signIn(session, env.adminToken);
     await page.goto(`/assisted-installer/clusters/${clusterId}`);
@@ -105,13 +114,21 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
     const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: env.runtime.orgId, infraEnvId: infraEnv.body.id });
     const lines: string[] = [];
     const fleet = new Fleet({
-      url: env.runtime.url, infraEnvId: infraEnv.body.id, token, agentVersion: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
-      profiles: [loadProfile('sno')], staggerMs: 0, timing: { maxPollIntervalMs: 3_000 },
+      url: env.runtime.url,
+      infraEnvId: infraEnv.body.id,
+      token,
+      agentVersion: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+      profiles: [loadProfile('sno')],
+      staggerMs: 0,
+      timing: { maxPollIntervalMs: 3_000 },
       log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
     });
     const stop = new AbortController();
     const running = fleet.run(stop.signal);
-    stopFleet = async () => { stop.abort(); await running; };
+    stopFleet = async () => {
+      stop.abort();
+      await running;
+    };
     // Ready (`known`): the page is read once the API says so, so a row shown earlier counts late (an upper bound).
     const ready = async () => ((await api('GET', `/infra-envs/${infraEnv.body.id}/hosts`)).body as Json[]).find((candidate) => candidate.status === 'known');
     await expect.poll(ready, { timeout: 60_000, interval: 100 }).toBeTruthy();
@@ -135,9 +152,16 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
     // While live the library's 10 s poll waits 60 s: each read of the cluster follows a push, or the previous read by 60 s.
     await page.waitForTimeout(QUIET_WINDOW_MS);
     const liveTo = Date.now();
-    const readTimes = session.apiCalls.filter((call) => call.method === 'GET' && call.path === `/api/assisted-install/v2/clusters/${clusterId}` && call.at! >= liveFrom && call.at! <= liveTo).map((call) => call.at!);
-    const unpushed = readTimes.filter((at, index) => index > 0 && !pushes.some((push) => push.at <= at && at - push.at <= 2_000) && at - readTimes[index - 1]! < 59_000);
-    expect(unpushed, `reads ${readTimes.map((at) => at - liveFrom).join(', ')}; pushes ${pushes.map((push) => push.at - liveFrom).join(', ')} (ms after live)`).toEqual([]);
+    const readTimes = session.apiCalls
+      .filter((call) => call.method === 'GET' && call.path === `/api/assisted-install/v2/clusters/${clusterId}` && call.at! >= liveFrom && call.at! <= liveTo)
+      .map((call) => call.at!);
+    const unpushed = readTimes.filter(
+      (at, index) => index > 0 && !pushes.some((push) => push.at <= at && at - push.at <= 2_000) && at - readTimes[index - 1]! < 59_000,
+    );
+    expect(
+      unpushed,
+      `reads ${readTimes.map((at) => at - liveFrom).join(', ')}; pushes ${pushes.map((push) => push.at - liveFrom).join(', ')} (ms after live)`,
+    ).toEqual([]);
 
     // The service closes the socket (API Gateway's DeleteConnection) and further connections are refused: polling.
     let refuse = true;
@@ -160,7 +184,9 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
     refuse = false;
     await expect.poll(() => indicator.getAttribute('data-live'), { timeout: 35_000 }).toBe('true');
 
-    console.log(`live updates: shown ${latencies.map((ms) => `${ms} ms`).join(', ')} after the change; cluster reads while live ${readTimes.length} in ${Math.round((liveTo - liveFrom) / 1000)} s after ${pushes.length} pushes, while polling ${clusterReads(pollingFrom)} in ${QUIET_WINDOW_MS / 1000} s`);
+    console.log(
+      `live updates: shown ${latencies.map((ms) => `${ms} ms`).join(', ')} after the change; cluster reads while live ${readTimes.length} in ${Math.round((liveTo - liveFrom) / 1000)} s after ${pushes.length} pushes, while polling ${clusterReads(pollingFrom)} in ${QUIET_WINDOW_MS / 1000} s`,
+    );
     expect(session.consoleErrors).toEqual([]);
     expect(session.failedApiCalls().map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([]);
   }, 300_000);

@@ -31,7 +31,10 @@ describe('console: people, organisations and invitations (Chromium)', () => {
   /** The verification code the stand-in "mailed" to this address (its outbox is a folder). */
   const verificationCode = (email: string): string => {
     const outbox = env.runtime.identity!.outbox;
-    const latest = readdirSync(outbox).filter((name) => name.endsWith(`-${email}.txt`)).sort().at(-1);
+    const latest = readdirSync(outbox)
+      .filter((name) => name.endsWith(`-${email}.txt`))
+      .sort()
+      .at(-1);
     if (!latest) throw new Error(`no verification message for ${email} in ${outbox}`);
     return /verification code is (\d{6})/.exec(readFileSync(path.join(outbox, latest), 'utf8'))![1]!;
   };
@@ -60,7 +63,7 @@ describe('console: people, organisations and invitations (Chromium)', () => {
     await env?.close();
   });
 
-  it('A invites B, B joins read-only and sees but cannot take secrets, A removes B and B\'s token dies', async () => {
+  it("A invites B, B joins read-only and sees but cannot take secrets, A removes B and B's token dies", async () => {
     const a = await openBrowser(env.runtime.url, 'organisations-a');
     sessions.push(a);
     await a.page.goto('/');
@@ -68,7 +71,12 @@ describe('console: people, organisations and invitations (Chromium)', () => {
     await a.page.waitForURL('**/assisted-installer/clusters', { timeout: 30_000 });
     const aToken = await sessionToken(a);
     expect(aToken.split('.')).toHaveLength(3);
-    const cluster = await api(aToken, 'POST', '/clusters', { name: 'a-cluster', openshift_version: '4.16', pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+    const cluster = await api(aToken, 'POST', '/clusters', {
+      name: 'a-cluster',
+      openshift_version: '4.16',
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+    });
     expect(cluster.status).toBe(201);
 
     await a.page.getByRole('link', { name: 'Organisation' }).click();

@@ -43,7 +43,10 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
 
   const verificationCode = (email: string): string => {
     const outbox = env.runtime.identity!.outbox;
-    const latest = readdirSync(outbox).filter((name) => name.endsWith(`-${email}.txt`)).sort().at(-1);
+    const latest = readdirSync(outbox)
+      .filter((name) => name.endsWith(`-${email}.txt`))
+      .sort()
+      .at(-1);
     if (!latest) throw new Error(`no verification message for ${email} in ${outbox}`);
     return /verification code is (\d{6})/.exec(readFileSync(path.join(outbox, latest), 'utf8'))![1]!;
   };
@@ -105,7 +108,10 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     expect((await api(aToken, 'PATCH', `/organizations/${organisation.id}`, { name: ORG_NAME })).status).toBe(200);
     const versions = (await api(aToken, 'GET', '/openshift-versions')).body as Json;
     const cluster = await api(aToken, 'POST', '/clusters', {
-      name: 'lab-cluster', openshift_version: Object.entries(versions).find(([, v]) => (v as Json).default)![0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com',
+      name: 'lab-cluster',
+      openshift_version: Object.entries(versions).find(([, v]) => (v as Json).default)![0],
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
     });
     expect(cluster.status).toBe(201);
     clusterId = cluster.body!.id as string;
@@ -136,7 +142,11 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     // The tokens page names the organisation; an admin may make tokens of any role; none yet.
     await a.page.getByRole('link', { name: 'API tokens' }).click();
     await expect.poll(() => a.page.getByTestId('organisation').textContent()).toBe(`${ORG_NAME} ${organisation.id}`);
-    expect(await a.page.locator('#token-role option').evaluateAll((options: { value: string }[]) => options.map((o) => o.value))).toEqual(['user', 'read-only', 'admin']);
+    expect(await a.page.locator('#token-role option').evaluateAll((options: { value: string }[]) => options.map((o) => o.value))).toEqual([
+      'user',
+      'read-only',
+      'admin',
+    ]);
     await a.page.getByTestId('tokens-empty').waitFor();
     await a.screenshot('tokens');
   }, 300_000);
@@ -148,7 +158,10 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     expect(await b.page.getByTestId('read-only-notice').count()).toBe(0);
     await b.page.getByRole('link', { name: 'API tokens' }).click();
     await b.page.getByTestId('tokens-empty').waitFor();
-    expect(await b.page.locator('#token-role option').evaluateAll((options: { value: string }[]) => options.map((o) => o.value))).toEqual(['user', 'read-only']);
+    expect(await b.page.locator('#token-role option').evaluateAll((options: { value: string }[]) => options.map((o) => o.value))).toEqual([
+      'user',
+      'read-only',
+    ]);
     await b.page.getByRole('link', { name: 'Organisation' }).click();
     await b.page.getByTestId('member-b@example.com').getByTestId('member-you').waitFor();
     // Not an admin: no role to change, nobody else to remove; leaving is theirs.
@@ -167,7 +180,12 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     await c.page.getByTestId('read-only-notice').waitFor();
     await c.page.getByTestId('cluster-row-lab-cluster').waitFor();
     expect(await c.page.locator('#button-create-new-cluster').isVisible()).toBe(false);
-    expect(await c.page.getByTestId('clusters-table').getByRole('button', { name: /Kebab toggle|Actions/ }).isVisible()).toBe(false);
+    expect(
+      await c.page
+        .getByTestId('clusters-table')
+        .getByRole('button', { name: /Kebab toggle|Actions/ })
+        .isVisible(),
+    ).toBe(false);
     await c.screenshot('clusters');
 
     // The cluster's wizard in the library's viewer mode: no "Add hosts", no simulated hosts.
@@ -188,7 +206,8 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     // Nor does the lab's route boot hosts for them: it asks the API for the discovery ignition as them.
     const cToken = (await c.page.evaluate(() => sessionStorage.getItem('assisted-cloud.api-token'))) as string;
     const boot = await fetch(`${env.runtime.url}/api/local/simulated-hosts`, {
-      method: 'POST', headers: { Authorization: `Bearer ${cToken}`, 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { Authorization: `Bearer ${cToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ infra_env_id: infraEnvId, profiles_mix: 'master:1' }),
     });
     expect(boot.status).toBe(403);
@@ -233,7 +252,9 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     await notice.getByText('SYNTHETIC image: it will not boot').waitFor({ timeout: 30_000 });
     // The dialog's first read-only field is still the ISO's URL.
     expect(await isoDialog.locator('input[readonly]').first().inputValue()).toMatch(/\/images\/.*image_token=/);
-    expect((await notice.getByTestId('import-iso-command').textContent())?.trim()).toMatch(/^npm run import-iso -- --version \S+ --arch x86_64 --type full-iso --file rhcos-live\.x86_64\.iso$/);
+    expect((await notice.getByTestId('import-iso-command').textContent())?.trim()).toMatch(
+      /^npm run import-iso -- --version \S+ --arch x86_64 --type full-iso --file rhcos-live\.x86_64\.iso$/,
+    );
     await a.screenshot('iso-synthetic');
     await isoDialog.getByTestId('close-iso-btn').click();
 
@@ -241,10 +262,18 @@ describe('console: who is signed in, and what each role is offered (Chromium)', 
     const lab = page.getByTestId('simulated-hosts');
     await lab.getByLabel('Simulated hosts by profile').fill('master:1,worker:1');
     await lab.getByRole('button', { name: 'Boot simulated hosts' }).click();
-    await expect.poll(() => lab.getByTestId('simulated-hosts-running').textContent()).toMatch(/^2 SIMULATED hosts are running \(master:1,worker:1, network \S+, started by a@example\.com\)/);
-    await expect.poll(async () => ((await api(aToken, 'GET', `/infra-envs/${infraEnvId}/hosts`)).body as unknown as Json[]).length, { timeout: 60_000 }).toBe(2);
+    await expect
+      .poll(() => lab.getByTestId('simulated-hosts-running').textContent())
+      .toMatch(/^2 SIMULATED hosts are running \(master:1,worker:1, network \S+, started by a@example\.com\)/);
+    await expect
+      .poll(async () => ((await api(aToken, 'GET', `/infra-envs/${infraEnvId}/hosts`)).body as unknown as Json[]).length, { timeout: 60_000 })
+      .toBe(2);
     const events = (await api(aToken, 'GET', `/events?cluster_id=${clusterId}`)).body as unknown as Json[];
-    expect(events.map((event) => event.message as string).find((message) => message.startsWith('SIMULATED hosts: a@example.com started 2 simulated hosts (master:1,worker:1)'))).toBeTruthy();
+    expect(
+      events
+        .map((event) => event.message as string)
+        .find((message) => message.startsWith('SIMULATED hosts: a@example.com started 2 simulated hosts (master:1,worker:1)')),
+    ).toBeTruthy();
     await page.getByText('master-0', { exact: false }).first().waitFor({ timeout: 30_000 });
     await a.screenshot('simulated-hosts');
     await lab.getByRole('button', { name: 'Stop simulated hosts' }).click();

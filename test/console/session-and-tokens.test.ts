@@ -109,7 +109,9 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     };
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(path.join(resultsDir, 'first-load.json'), `${JSON.stringify(record, null, 2)}\n`);
-    console.log(`console first load: ${record.requests} requests, ${(record.bytes / 1e6).toFixed(2)} MB (${(record.gzipBytes / 1e6).toFixed(2)} MB gzip), usable after ${usableMs} ms, load event ${timing.loadMs} ms`);
+    console.log(
+      `console first load: ${record.requests} requests, ${(record.bytes / 1e6).toFixed(2)} MB (${(record.gzipBytes / 1e6).toFixed(2)} MB gzip), usable after ${usableMs} ms, load event ${timing.loadMs} ms`,
+    );
     // Self-contained: everything the first page needs comes from the console's own origin (and the
     // API's sign-in settings, which say whether to offer the identity provider).
     const ownFiles = (asset: { path: string }) => asset.path === '/' || asset.path.startsWith('/assets/') || asset.path === '/logo.svg';
@@ -161,7 +163,7 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     expect(await page.content()).not.toContain(createdToken);
   });
 
-  it('shows the component versions in the about box and links the OpenAPI document from the masthead\'s help menu', async () => {
+  it("shows the component versions in the about box and links the OpenAPI document from the masthead's help menu", async () => {
     const { page } = session;
     // A PatternFly masthead: the brand, the sections as navigation, help and account menus.
     const masthead = page.locator('header.pf-v6-c-masthead');
@@ -171,14 +173,26 @@ describe('console: sign-in and API tokens (Chromium)', () => {
     const about = page.getByRole('dialog');
     await about.getByText('Assisted Installer UI library').waitFor();
     // The library's own version, not the console's.
-    const uiLibVersion = (JSON.parse(readFileSync(path.join(projectRoot, 'console/node_modules/@openshift-assisted/ui-lib/package.json'), 'utf8')) as { version: string }).version;
+    const uiLibVersion = (
+      JSON.parse(readFileSync(path.join(projectRoot, 'console/node_modules/@openshift-assisted/ui-lib/package.json'), 'utf8')) as { version: string }
+    ).version;
     await about.getByText(uiLibVersion, { exact: true }).waitFor();
     // No line of the box overlaps another.
-    const boxes = await about.locator('dl > dt, dl > dd').evaluateAll((cells: { getBoundingClientRect(): { top: number; bottom: number; left: number; right: number } }[]) =>
-      cells.map((cell) => { const { top, bottom, left, right } = cell.getBoundingClientRect(); return { top, bottom, left, right }; }),
-    );
+    const boxes = await about
+      .locator('dl > dt, dl > dd')
+      .evaluateAll((cells: { getBoundingClientRect(): { top: number; bottom: number; left: number; right: number } }[]) =>
+        cells.map((cell) => {
+          const { top, bottom, left, right } = cell.getBoundingClientRect();
+          return { top, bottom, left, right };
+        }),
+      );
     expect(boxes.length).toBeGreaterThan(2);
-    const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5).map(() => i));
+    const overlapping = boxes.flatMap((a, i) =>
+      boxes
+        .slice(i + 1)
+        .filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+        .map(() => i),
+    );
     expect(overlapping).toEqual([]);
     const versions = (await api('GET', '/component-versions', env.adminToken)).body as { versions?: Record<string, string> };
     for (const [name, version] of Object.entries(versions.versions ?? {})) {

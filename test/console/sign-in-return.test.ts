@@ -21,7 +21,10 @@ describe('console: where signing in returns to (Chromium)', () => {
 
   const verificationCode = (email: string): string => {
     const outbox = env.runtime.identity!.outbox;
-    const latest = readdirSync(outbox).filter((name) => name.endsWith(`-${email}.txt`)).sort().at(-1);
+    const latest = readdirSync(outbox)
+      .filter((name) => name.endsWith(`-${email}.txt`))
+      .sort()
+      .at(-1);
     if (!latest) throw new Error(`no verification message for ${email} in ${outbox}`);
     return /verification code is (\d{6})/.exec(readFileSync(path.join(outbox, latest), 'utf8'))![1]!;
   };
@@ -38,7 +41,13 @@ describe('console: where signing in returns to (Chromium)', () => {
   const settled = async (leaving?: string) => {
     // `leaving`: the address signed in from; the sign-in page checks the token with the API before it
     // navigates, so until then the tab is still there (a slow first answer outlasted the wait below).
-    await session.page.waitForURL((url) => url.href !== leaving && url.pathname !== '/sign-in/callback' && (url.origin !== new URL(env.runtime.url).origin || !url.pathname.startsWith('/identity/')), { timeout: 30_000 });
+    await session.page.waitForURL(
+      (url) =>
+        url.href !== leaving &&
+        url.pathname !== '/sign-in/callback' &&
+        (url.origin !== new URL(env.runtime.url).origin || !url.pathname.startsWith('/identity/')),
+      { timeout: 30_000 },
+    );
     await session.page.waitForLoadState();
     // Give a late client-side redirect its chance to happen.
     await session.page.waitForTimeout(500);

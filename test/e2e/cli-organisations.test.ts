@@ -27,7 +27,11 @@ function assisted(token: string, args: string[]): Promise<{ code: number; stdout
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: path.join(work, 'config') };
     delete env.ASSISTED_URL;
     delete env.ASSISTED_TOKEN;
-    const child = spawn(process.execPath, [bundle, '--url', stack.runtime.url, '--token', token, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, '--url', stack.runtime.url, '--token', token, ...args], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
@@ -144,17 +148,24 @@ describe('the assisted CLI: organisations, members, invitations', () => {
     expect(members.stdout).toMatch(new RegExp(`^${bobId}\\s+bob@example\\.com\\s+user\\s+\\S+$`, 'm'));
 
     // The last admin cannot stop being one, nor leave: the API's reason is shown.
-    for (const args of [['members', 'set-role', 'alice@example.com', '--role', 'user'], ['members', 'leave']]) {
+    for (const args of [
+      ['members', 'set-role', 'alice@example.com', '--role', 'user'],
+      ['members', 'leave'],
+    ]) {
       const refused = await assisted(alice, args);
       expect(refused.code, args.join(' ')).toBe(EXIT.apiRefused);
-      expect(refused.stderr).toMatch(/409 The last admin of an organisation with other members cannot leave or stop being an admin: make another member an admin first/);
+      expect(refused.stderr).toMatch(
+        /409 The last admin of an organisation with other members cannot leave or stop being an admin: make another member an admin first/,
+      );
     }
     // Read-only and user members change nothing.
     const notAdmin = await assisted(bob, ['members', 'set-role', aliceId, '--role', 'read-only']);
     expect(notAdmin.code).toBe(EXIT.apiRefused);
     expect(notAdmin.stderr).toMatch(/403 Only the organisation's admins may change members' roles/);
 
-    const demoted = json<{ user_id: string; role: string }>(await assisted(alice, ['members', 'set-role', 'bob@example.com', '--role', 'read-only', '-o', 'json']));
+    const demoted = json<{ user_id: string; role: string }>(
+      await assisted(alice, ['members', 'set-role', 'bob@example.com', '--role', 'read-only', '-o', 'json']),
+    );
     expect(demoted).toEqual(expect.objectContaining({ user_id: bobId, role: 'read-only' }));
     const promoted = await assisted(alice, ['members', 'set-role', bobId, '--role', 'admin']);
     expect(promoted.code, promoted.stderr).toBe(EXIT.ok);

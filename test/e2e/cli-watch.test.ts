@@ -73,7 +73,23 @@ describe('assisted clusters watch / events --follow', () => {
     expect(login.code, login.stderr).toBe(EXIT.ok);
     writeFileSync(path.join(work, 'pull-secret.json'), PULL_SECRET);
     writeFileSync(path.join(work, 'id.pub'), sshPublicKey());
-    const created = await assisted(['clusters', 'create', '--name', 'watched', '--base-domain', 'example.com', '--pull-secret-file', 'pull-secret.json', '--ssh-key-file', 'id.pub', '--sno', '--machine-network', '192.168.116.0/24', '-o', 'json']);
+    const created = await assisted([
+      'clusters',
+      'create',
+      '--name',
+      'watched',
+      '--base-domain',
+      'example.com',
+      '--pull-secret-file',
+      'pull-secret.json',
+      '--ssh-key-file',
+      'id.pub',
+      '--sno',
+      '--machine-network',
+      '192.168.116.0/24',
+      '-o',
+      'json',
+    ]);
     expect(created.code, created.stderr).toBe(EXIT.ok);
     clusterId = (JSON.parse(created.stdout) as { id: string }).id;
     const infra = await assisted(['infra-envs', 'create', '--name', 'watched', '--cluster', clusterId, '--pull-secret-file', 'pull-secret.json']);
@@ -83,8 +99,37 @@ describe('assisted clusters watch / events --follow', () => {
     const watch = start(['clusters', 'watch', 'watched', '--interval', '10m', '--timeout', '140s'], '', 160_000);
     const follow = start(['events', '--cluster', clusterId, '--follow', '--interval', '10m', '--timeout', '140s'], '', 160_000);
 
-    const stages = ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'];
-    const simulated = start(['hosts', 'simulate', '--infra-env', 'watched', '--profiles-mix', 'sno:1', '--max-poll-interval', '1', '--network', '192.168.116.0/24', '--install-durations', stages.map((stage) => `${stage}=300`).join(',')], '', 200_000);
+    const stages = [
+      'Starting installation',
+      'Installing',
+      'Writing image to disk',
+      'Waiting for control plane',
+      'Waiting for bootkube',
+      'Waiting for controller',
+      'Rebooting',
+      'Configuring',
+      'Joined',
+      'Done',
+      'Waiting for ignition',
+    ];
+    const simulated = start(
+      [
+        'hosts',
+        'simulate',
+        '--infra-env',
+        'watched',
+        '--profiles-mix',
+        'sno:1',
+        '--max-poll-interval',
+        '1',
+        '--network',
+        '192.168.116.0/24',
+        '--install-durations',
+        stages.map((stage) => `${stage}=300`).join(','),
+      ],
+      '',
+      200_000,
+    );
     try {
       const ready = await assisted(['wait', clusterId, '--for', 'ready', '--timeout', '90s', '--interval', '1s']);
       expect(ready.code, ready.stderr).toBe(EXIT.ok);
@@ -99,7 +144,12 @@ describe('assisted clusters watch / events --follow', () => {
       expect(watched.stdout).toMatch(/^cluster installed\b/m);
       expect(watched.stdout).toMatch(/^host \S+: installing/m);
       expect(watched.stdout).toMatch(/^event \S+\s+info\s+Successfully registered cluster/m);
-      expect(watched.stdout.trimEnd().split('\n').filter((line) => line.startsWith('event ')).length).toBeGreaterThan(3);
+      expect(
+        watched.stdout
+          .trimEnd()
+          .split('\n')
+          .filter((line) => line.startsWith('event ')).length,
+      ).toBeGreaterThan(3);
 
       // The follower, too, got the install's end without waiting out its interval; it then runs to its timeout, so it is stopped.
       const deadline = Date.now() + 30_000;
@@ -137,7 +187,9 @@ describe('assisted clusters watch / events --follow', () => {
     // $ASSISTED_LIVE_URL is the same setting, for AWS's separate WebSocket endpoint.
     const viaEnv = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [bundle, 'clusters', 'watch', clusterId, '--interval', '1s', '--timeout', '30s'], {
-        cwd: work, env: { ...process.env, XDG_CONFIG_HOME: configHome, ASSISTED_LIVE_URL: UNREACHABLE_LIVE_URL }, stdio: ['ignore', 'ignore', 'pipe'],
+        cwd: work,
+        env: { ...process.env, XDG_CONFIG_HOME: configHome, ASSISTED_LIVE_URL: UNREACHABLE_LIVE_URL },
+        stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));

@@ -59,7 +59,11 @@ describe('the assisted CLI', () => {
   it('runs as `npx assisted` right after npm install, from its sources, with no build step', async () => {
     const root = path.resolve(import.meta.dirname, '../..');
     const result = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn('npx', ['--no-install', 'assisted', '--help'], { cwd: root, env: { ...process.env, XDG_CONFIG_HOME: configHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('npx', ['--no-install', 'assisted', '--help'], {
+        cwd: root,
+        env: { ...process.env, XDG_CONFIG_HOME: configHome },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -83,7 +87,21 @@ describe('the assisted CLI', () => {
 
     writeFileSync(path.join(work, 'pull-secret.json'), PULL_SECRET);
     writeFileSync(path.join(work, 'id.pub'), sshPublicKey());
-    const created = await assisted(['clusters', 'create', '--name', 'cli-sno', '--base-domain', 'example.com', '--pull-secret-file', 'pull-secret.json', '--ssh-key-file', 'id.pub', '--sno', '-o', 'json']);
+    const created = await assisted([
+      'clusters',
+      'create',
+      '--name',
+      'cli-sno',
+      '--base-domain',
+      'example.com',
+      '--pull-secret-file',
+      'pull-secret.json',
+      '--ssh-key-file',
+      'id.pub',
+      '--sno',
+      '-o',
+      'json',
+    ]);
     expect(created.code, created.stderr).toBe(EXIT.ok);
     const cluster = JSON.parse(created.stdout) as { id: string; status: string; control_plane_count: number };
     expect(cluster.control_plane_count).toBe(1);
@@ -118,23 +136,57 @@ describe('the assisted CLI', () => {
     expect(imageEvents.stdout).toMatch(/SYNTHETIC base ISO \(not RHCOS, does not boot\)/);
 
     // The simulated host, from the CLI too: it reads its service URL and token from the discovery ignition.
-    const stages = ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'];
-    const simulated = spawn(process.execPath, [bundle, 'hosts', 'simulate', '--infra-env', 'cli-sno', '--profiles-mix', 'sno:1', '--max-poll-interval', '1', '--network', '192.168.115.0/24', '--install-durations', stages.map((stage) => `${stage}=150`).join(',')], {
-      cwd: work, env: { ...process.env, XDG_CONFIG_HOME: configHome }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const stages = [
+      'Starting installation',
+      'Installing',
+      'Writing image to disk',
+      'Waiting for control plane',
+      'Waiting for bootkube',
+      'Waiting for controller',
+      'Rebooting',
+      'Configuring',
+      'Joined',
+      'Done',
+      'Waiting for ignition',
+    ];
+    const simulated = spawn(
+      process.execPath,
+      [
+        bundle,
+        'hosts',
+        'simulate',
+        '--infra-env',
+        'cli-sno',
+        '--profiles-mix',
+        'sno:1',
+        '--max-poll-interval',
+        '1',
+        '--network',
+        '192.168.115.0/24',
+        '--install-durations',
+        stages.map((stage) => `${stage}=150`).join(','),
+      ],
+      {
+        cwd: work,
+        env: { ...process.env, XDG_CONFIG_HOME: configHome },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let simulatedLog = '';
     simulated.stderr.on('data', (chunk: Buffer) => (simulatedLog += chunk));
     const simulatedExit = new Promise<number | null>((resolve) => simulated.on('close', resolve));
-    const running = { stop: async () => {
-      simulated.kill('SIGINT');
-      const timer = setTimeout(() => simulated.kill('SIGKILL'), 20_000);
-      const code = await simulatedExit;
-      clearTimeout(timer);
-      return code;
-    } };
+    const running = {
+      stop: async () => {
+        simulated.kill('SIGINT');
+        const timer = setTimeout(() => simulated.kill('SIGKILL'), 20_000);
+        const code = await simulatedExit;
+        clearTimeout(timer);
+        return code;
+      },
+    };
     try {
       const ready = await assisted(['wait', cluster.id, '--for', 'ready', '--timeout', '90s', '--interval', '1s']);
-      expect(ready.code, `${ready.stderr}\n${(await assisted(["hosts", "list", "--cluster", cluster.id])).stdout}\n${simulatedLog.slice(-3000)}`).toBe(EXIT.ok);
+      expect(ready.code, `${ready.stderr}\n${(await assisted(['hosts', 'list', '--cluster', cluster.id])).stdout}\n${simulatedLog.slice(-3000)}`).toBe(EXIT.ok);
       expect(ready.stderr).toMatch(/ready/);
 
       const hosts = await assisted(['hosts', 'list', '--cluster', cluster.id]);
@@ -181,7 +233,20 @@ describe('the assisted CLI', () => {
     expect(listing.stdout).toMatch(new RegExp(`^${token.id}\\s+ci\\s+read-only`, 'm'));
     expect(listing.stdout).not.toContain(token.token);
     writeFileSync(path.join(work, 'pull-secret.json'), PULL_SECRET);
-    const readOnly = await assisted(['clusters', 'create', '--name', 'x', '--base-domain', 'example.com', '--pull-secret-file', 'pull-secret.json', '--url', stack.runtime.url, '--token', token.token]);
+    const readOnly = await assisted([
+      'clusters',
+      'create',
+      '--name',
+      'x',
+      '--base-domain',
+      'example.com',
+      '--pull-secret-file',
+      'pull-secret.json',
+      '--url',
+      stack.runtime.url,
+      '--token',
+      token.token,
+    ]);
     expect(readOnly.code).toBe(EXIT.apiRefused);
     expect((await assisted([...asAdmin(), 'tokens', 'revoke', token.id])).code).toBe(EXIT.ok);
     expect((await assisted(['clusters', 'list', '--url', stack.runtime.url, '--token', token.token])).code).toBe(EXIT.apiRefused);
@@ -215,7 +280,8 @@ describe('the assisted CLI', () => {
     const dir = path.join(work, 'ztp');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(dir, { recursive: true });
-    for (const { file, text } of exampleManifests('ha', { pullSecret: PULL_SECRET, sshPublicKey: sshPublicKey(), name: 'cli-ha' })) writeFileSync(path.join(dir, file), text);
+    for (const { file, text } of exampleManifests('ha', { pullSecret: PULL_SECRET, sshPublicKey: sshPublicKey(), name: 'cli-ha' }))
+      writeFileSync(path.join(dir, file), text);
     const dry = await assisted([...asAdmin(), 'ztp', 'apply', dir, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(EXIT.ok);
     expect(dry.stdout).toMatch(/^POST \/v2\/clusters$/m);
@@ -238,7 +304,19 @@ describe('the assisted CLI', () => {
 
   it('builds its client on types generated from the current openapi.yaml', async () => {
     const check = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, [path.join('node_modules', 'openapi-typescript', 'bin', 'cli.js'), 'openapi.yaml', '--default-non-nullable', 'false', '-o', 'contracts/api.ts', '--check'], { stdio: 'ignore' });
+      const child = spawn(
+        process.execPath,
+        [
+          path.join('node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+          'openapi.yaml',
+          '--default-non-nullable',
+          'false',
+          '-o',
+          'contracts/api.ts',
+          '--check',
+        ],
+        { stdio: 'ignore' },
+      );
       child.on('close', (code) => resolve(code ?? -1));
     });
     expect(check, 'contracts/api.ts is stale: run `npm run generate:contracts`').toBe(0);

@@ -47,7 +47,17 @@ import { freePort, until } from '../support/net.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
-const STAGES = ['Starting installation', 'Installing', 'Waiting for bootkube', 'Writing image to disk', 'Rebooting', 'Done', 'Waiting for cluster operators', 'Adding router ca', 'Waiting for olm operators csv initialization'];
+const STAGES = [
+  'Starting installation',
+  'Installing',
+  'Waiting for bootkube',
+  'Writing image to disk',
+  'Rebooting',
+  'Done',
+  'Waiting for cluster operators',
+  'Adding router ca',
+  'Waiting for olm operators csv initialization',
+];
 const STAGE_MS = 150;
 /** The stage the second kill lands in: the installer waits, reporting nothing, then reads its ignition. */
 const BOOTKUBE_MS = 2_000;
@@ -120,16 +130,20 @@ async function startRuntimeProcess(dataDir: string, binDir: string, port: number
   started.push(runtime);
   const url = `http://127.0.0.1:${port}`;
   let health = '';
-  await until(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      // Its output may still be on its way after it exited.
-      await Promise.race([closed, sleep(2_000)]);
-      throw new Error(`the runtime exited (${child.exitCode ?? child.signalCode})`);
-    }
-    const answer = await fetch(`${url}/healthz`).catch(() => undefined);
-    health = answer ? `${answer.status} ${await answer.text()}` : 'no answer';
-    return answer?.status === 200;
-  }, START_BOUND_MS, `the runtime on ${url} to be healthy`).catch((error: Error) => {
+  await until(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        // Its output may still be on its way after it exited.
+        await Promise.race([closed, sleep(2_000)]);
+        throw new Error(`the runtime exited (${child.exitCode ?? child.signalCode})`);
+      }
+      const answer = await fetch(`${url}/healthz`).catch(() => undefined);
+      health = answer ? `${answer.status} ${await answer.text()}` : 'no answer';
+      return answer?.status === 200;
+    },
+    START_BOUND_MS,
+    `the runtime on ${url} to be healthy`,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}; /healthz: ${health}; torn S3 files: ${tornS3Files(dataDir).join(', ') || 'none'}\n${runtime.output().slice(-4_000)}`);
   });
   return runtime;
@@ -186,7 +200,9 @@ function cpuSeconds(pids: number[]): number {
   for (const pid of pids) {
     try {
       // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       // Gone already.
@@ -208,7 +224,9 @@ function processesNaming(dataDir: string): ProcessEntry[] {
 async function killOutright(runtime: RuntimeProcess, dataDir: string): Promise<string[]> {
   const tree = processTree(runtime.pgid);
   runtime.cpuSeconds = cpuSeconds(tree.map((entry) => entry.pid));
-  const exited = new Promise<void>((resolve) => (runtime.child.exitCode !== null || runtime.child.signalCode !== null ? resolve() : runtime.child.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    runtime.child.exitCode !== null || runtime.child.signalCode !== null ? resolve() : runtime.child.once('exit', () => resolve()),
+  );
   process.kill(-runtime.pgid, 'SIGKILL');
   await exited;
   const alive = () => {
@@ -216,7 +234,11 @@ async function killOutright(runtime: RuntimeProcess, dataDir: string): Promise<s
     return tree.filter((entry) => now.get(entry.pid) === entry.command);
   };
   await until(() => alive().length === 0, 15_000, 'every process of the killed runtime to be gone').catch((error: Error) => {
-    throw new Error(`${error.message}: ${alive().map((entry) => `${entry.pid} ${entry.command}`).join('\n')}`);
+    throw new Error(
+      `${error.message}: ${alive()
+        .map((entry) => `${entry.pid} ${entry.command}`)
+        .join('\n')}`,
+    );
   });
   await until(() => processesNaming(dataDir).length === 0, 10_000, 'no process naming the data directory');
   return tree.map((entry) => entry.command);
@@ -227,10 +249,22 @@ async function killOutright(runtime: RuntimeProcess, dataDir: string): Promise<s
 async function createCluster(api: ApiClient, signingKeyPem: string, name: string, machineNetwork: string) {
   const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
   const version = Object.entries(versions).find(([, v]) => v.default)![0];
-  const cluster = await api.call('POST', '/clusters', {
-    name, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
-    control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: machineNetwork }],
-  }, api.user());
+  const cluster = await api.call(
+    'POST',
+    '/clusters',
+    {
+      name,
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      ssh_public_key: sshPublicKey(),
+      control_plane_count: 1,
+      high_availability_mode: 'None',
+      user_managed_networking: true,
+      machine_networks: [{ cidr: machineNetwork }],
+    },
+    api.user(),
+  );
   expect(cluster.status, cluster.text).toBe(201);
   const infraEnv = await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user());
   expect(infraEnv.status, infraEnv.text).toBe(201);
@@ -241,7 +275,10 @@ async function createCluster(api: ApiClient, signingKeyPem: string, name: string
 function startFleet(url: string, infraEnvId: string, token: string, network: string, bootkubeMs = STAGE_MS) {
   const lines: string[] = [];
   const fleet = new Fleet({
-    url, infraEnvId, token, agentVersion: AGENT_IMAGE,
+    url,
+    infraEnvId,
+    token,
+    agentVersion: AGENT_IMAGE,
     profiles: [loadProfile('sno')],
     network,
     staggerMs: 0,
@@ -254,13 +291,25 @@ function startFleet(url: string, infraEnvId: string, token: string, network: str
   });
   const stop = new AbortController();
   const running = fleet.run(stop.signal);
-  return { fleet, lines, stop: async () => { stop.abort(); await running.catch(() => undefined); } };
+  return {
+    fleet,
+    lines,
+    stop: async () => {
+      stop.abort();
+      await running.catch(() => undefined);
+    },
+  };
 }
 
 const clusterOf = async (api: ApiClient, clusterId: string) => (await api.call('GET', `/clusters/${clusterId}`, undefined, api.user())).body as Json;
 
 async function installWhenReady(api: ApiClient, clusterId: string): Promise<void> {
-  const ready = await eventually(() => clusterOf(api, clusterId), (c) => c.status === 'ready', STEP_BOUND_MS, 250);
+  const ready = await eventually(
+    () => clusterOf(api, clusterId),
+    (c) => c.status === 'ready',
+    STEP_BOUND_MS,
+    250,
+  );
   expect(ready.status, ready.status_info).toBe('ready');
   const install = await api.call('POST', `/clusters/${clusterId}/actions/install`, undefined, api.user());
   expect(install.status, install.text).toBe(202);
@@ -294,9 +343,17 @@ function workflowCursors(dataDir: string): string[] {
  */
 function rewindToPrepare(dataDir: string, clusterId: string): void {
   const directory = path.join(dataDir, 'stepfunctions');
-  const file = readdirSync(directory).find((name) => Buffer.from(name.replace(/\.json$/, ''), 'base64url').toString('utf8').includes(`install-${clusterId}-`));
+  const file = readdirSync(directory).find((name) =>
+    Buffer.from(name.replace(/\.json$/, ''), 'base64url')
+      .toString('utf8')
+      .includes(`install-${clusterId}-`),
+  );
   expect(file, `no execution of cluster ${clusterId} in ${directory}`).toBeDefined();
-  const record = JSON.parse(readFileSync(path.join(directory, file!), 'utf8')) as { status: string; input: unknown; cursor?: { state: string; input: unknown; enteredAt: number } };
+  const record = JSON.parse(readFileSync(path.join(directory, file!), 'utf8')) as {
+    status: string;
+    input: unknown;
+    cursor?: { state: string; input: unknown; enteredAt: number };
+  };
   expect([record.status, record.cursor?.state]).toEqual(['RUNNING', 'GenerateInstallationFiles']);
   record.cursor = { state: 'Prepare', input: record.input, enteredAt: Date.now() };
   writeFileSync(path.join(directory, `${file!}.tmp`), JSON.stringify(record));
@@ -431,7 +488,12 @@ describe('kill -9 of the runtime mid-install', () => {
       await installWhenReady(api, calm.clusterId);
       crash = await createCluster(api, signingKeyPem, 'crash', '192.168.121.0/24');
       fleet = startFleet(url, crash.infraEnvId, crash.token, '192.168.121.0/24', BOOTKUBE_MS);
-      const done = await eventually(() => clusterOf(api, calm.clusterId), (c) => ENDED.includes(c.status), STEP_BOUND_MS, 250);
+      const done = await eventually(
+        () => clusterOf(api, calm.clusterId),
+        (c) => ENDED.includes(c.status),
+        STEP_BOUND_MS,
+        250,
+      );
       expect(done.status, `${done.status_info}\n${calmFleet.lines.slice(-20).join('\n')}`).toBe('installed');
     } catch (error) {
       await fleet?.stop();
@@ -473,7 +535,13 @@ describe('kill -9 of the runtime mid-install', () => {
 
       // Second kill, while installing: the host reported Waiting for bootkube and waits (no report in flight).
       const waiting = await eventually(
-        () => api.call('GET', `/events?cluster_id=${crash.clusterId}&message=${encodeURIComponent('installation stage Waiting for bootkube')}`, undefined, api.user()),
+        () =>
+          api.call(
+            'GET',
+            `/events?cluster_id=${crash.clusterId}&message=${encodeURIComponent('installation stage Waiting for bootkube')}`,
+            undefined,
+            api.user(),
+          ),
         (answer) => answer.status === 200 && (answer.body as Json[]).length > 0,
         STEP_BOUND_MS,
         100,
@@ -488,7 +556,12 @@ describe('kill -9 of the runtime mid-install', () => {
       mark(`runtime up again, its stream read from the start (${readyIn(runtime)})`);
       resumedAt.push(...[...runtime.output().matchAll(/resuming \S+ at (\S+)/g)].map((m) => m[1]!));
 
-      const done = await eventually(() => clusterOf(api, crash.clusterId), (c) => ENDED.includes(c.status), STEP_BOUND_MS, 250);
+      const done = await eventually(
+        () => clusterOf(api, crash.clusterId),
+        (c) => ENDED.includes(c.status),
+        STEP_BOUND_MS,
+        250,
+      );
       expect(done.status, `${done.status_info}\n${fleet.lines.slice(-30).join('\n')}\n${runtime.output().slice(-3_000)}`).toBe('installed');
       mark('crash installed');
     } finally {
@@ -497,21 +570,35 @@ describe('kill -9 of the runtime mid-install', () => {
     // The replayed stream reached its end before the stories are read: nothing delivered for 2 s, nothing in flight.
     let replayed = -1;
     let quietSince = Date.now();
-    await until(async () => {
-      const health = (await (await fetch(`${url}/healthz`)).json()) as { streams: Record<string, { delivered: number }>; functions: Record<string, { inFlight: number }> };
-      const delivered = Object.values(health.streams).reduce((sum, stream) => sum + stream.delivered, 0);
-      if (delivered !== replayed || health.functions.HostChanges!.inFlight > 0) {
-        replayed = delivered;
-        quietSince = Date.now();
-      }
-      return Date.now() - quietSince >= 2_000;
-    }, 60_000, 'the stream to be drained');
+    await until(
+      async () => {
+        const health = (await (await fetch(`${url}/healthz`)).json()) as {
+          streams: Record<string, { delivered: number }>;
+          functions: Record<string, { inFlight: number }>;
+        };
+        const delivered = Object.values(health.streams).reduce((sum, stream) => sum + stream.delivered, 0);
+        if (delivered !== replayed || health.functions.HostChanges!.inFlight > 0) {
+          replayed = delivered;
+          quietSince = Date.now();
+        }
+        return Date.now() - quietSince >= 2_000;
+      },
+      60_000,
+      'the stream to be drained',
+    );
     mark(`stream drained (${replayed} records delivered since the last start)`);
 
     // What the kills took down: the runtime with its DynamoDB Local (java, under its guard) both
     // times, and the installer's process the first time; the workflow resumed where it was.
-    for (const processes of killed) expect(processes.some((command) => /java .*DynamoDBLocal/.test(command)), processes.join('\n')).toBe(true);
-    expect(killed[0]!.some((command) => INSTALLER_TASK.test(command)), killed[0]!.join('\n')).toBe(true);
+    for (const processes of killed)
+      expect(
+        processes.some((command) => /java .*DynamoDBLocal/.test(command)),
+        processes.join('\n'),
+      ).toBe(true);
+    expect(
+      killed[0]!.some((command) => INSTALLER_TASK.test(command)),
+      killed[0]!.join('\n'),
+    ).toBe(true);
     expect(resumedAt[0]).toBe('Prepare');
     expect(['WaitBeforeLooking', 'Follow', 'Ended']).toContain(resumedAt[1]);
 
@@ -523,8 +610,10 @@ describe('kill -9 of the runtime mid-install', () => {
     const calmKey = keyFor('calm', calm);
     const crashKey = keyFor('crash', crash);
     const compared = compareStories(fromInstall(calmEvents).map(calmKey), fromInstall(crashEvents).map(crashKey));
-    console.log(`crash/restart: ${timeline.join('; ')}; events: calm ${calmEvents.length} (${fromInstall(calmEvents).length} from the install on), crash ${crashEvents.length} (${fromInstall(crashEvents).length}); ` +
-      `repeated ${compared.repeated.length}, missing ${compared.missing.length}, unexpected ${compared.unexpected.length}; killed ${killed.map((k) => k.length).join(' + ')} processes; resumed at ${resumedAt.join(', ')}`);
+    console.log(
+      `crash/restart: ${timeline.join('; ')}; events: calm ${calmEvents.length} (${fromInstall(calmEvents).length} from the install on), crash ${crashEvents.length} (${fromInstall(crashEvents).length}); ` +
+        `repeated ${compared.repeated.length}, missing ${compared.missing.length}, unexpected ${compared.unexpected.length}; killed ${killed.map((k) => k.length).join(' + ')} processes; resumed at ${resumedAt.join(', ')}`,
+    );
     const both = `calm:\n${story(calmEvents)}\n\ncrash:\n${story(crashEvents)}`;
 
     // No announcement twice: neither in the reference (the rule is not tuned to the crash) nor after the crashes.

@@ -38,7 +38,12 @@ interface Lab {
 
 async function startLab(dataDir: string, tableName: string): Promise<Lab> {
   const runtime = await startRuntime({
-    port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName, baseDomains: ['example.com'],
+    port: 0,
+    dnsPort: 0,
+    dataDir,
+    dynamodbEndpoint: await dynamodbEndpoint(),
+    tableName,
+    baseDomains: ['example.com'],
     // As `npm start` does: the installation's tasks are warm before the first install.
     warmAllFunctions: true,
     ...(process.env.DEBUG_RUNTIME ? { log: (message: string) => console.log(`[runtime ${new Date().toISOString()}] ${message}`) } : {}),
@@ -54,10 +59,21 @@ async function startLab(dataDir: string, tableName: string): Promise<Lab> {
 async function createCluster(api: ApiClient, name: string, singleNode: boolean, machineNetwork = '192.168.111.0/24') {
   const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
   const version = Object.entries(versions).find(([, v]) => v.default)![0];
-  const cluster = await api.call('POST', '/clusters', {
-    name, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
-    ...(singleNode ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: machineNetwork }] } : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
-  }, api.user());
+  const cluster = await api.call(
+    'POST',
+    '/clusters',
+    {
+      name,
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      ssh_public_key: sshPublicKey(),
+      ...(singleNode
+        ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: machineNetwork }] }
+        : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
+    },
+    api.user(),
+  );
   expect(cluster.status, cluster.text).toBe(201);
   const infraEnv = await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user());
   expect(infraEnv.status, infraEnv.text).toBe(201);
@@ -68,27 +84,63 @@ async function createCluster(api: ApiClient, name: string, singleNode: boolean, 
 function startFleet(url: string, infraEnvId: string, token: string, profiles: string[], extra: Partial<ConstructorParameters<typeof Fleet>[0]> = {}) {
   const lines: string[] = [];
   const fleet = new Fleet({
-    url, infraEnvId, token, agentVersion: AGENT_IMAGE,
+    url,
+    infraEnvId,
+    token,
+    agentVersion: AGENT_IMAGE,
     profiles: profiles.map((name) => loadProfile(name)),
     staggerMs: 20,
     // The service asks for polls every 60 s; the fleet polls every second so the test runs in seconds.
     timing: { maxPollIntervalMs: 1_000 },
-    installDurationsMs: Object.fromEntries(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'].map((stage) => [stage, STAGE_MS])),
+    installDurationsMs: Object.fromEntries(
+      [
+        'Starting installation',
+        'Installing',
+        'Writing image to disk',
+        'Waiting for control plane',
+        'Waiting for bootkube',
+        'Waiting for controller',
+        'Rebooting',
+        'Configuring',
+        'Joined',
+        'Done',
+        'Waiting for ignition',
+      ].map((stage) => [stage, STAGE_MS]),
+    ),
     log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
     ...extra,
   });
   const stop = new AbortController();
   const running = fleet.run(stop.signal);
-  return { fleet, lines, stop: async () => { stop.abort(); await running.catch(() => undefined); } };
+  return {
+    fleet,
+    lines,
+    stop: async () => {
+      stop.abort();
+      await running.catch(() => undefined);
+    },
+  };
 }
 
 const statusOf = async (api: ApiClient, clusterId: string) => (await api.call('GET', `/clusters/${clusterId}`, undefined, api.user())).body as Json;
 
 async function installWhenReady(api: ApiClient, clusterId: string) {
-  const ready = await eventually(() => statusOf(api, clusterId), (c) => c.status === 'ready', 90_000, 500);
+  const ready = await eventually(
+    () => statusOf(api, clusterId),
+    (c) => c.status === 'ready',
+    90_000,
+    500,
+  );
   if (ready.status !== 'ready') {
     const hosts = (await api.call('GET', `/clusters/${clusterId}/hosts`, undefined, api.user())).body as Json[];
-    const notReady = hosts.map((h) => `${h.id} ${h.status}: ${Object.values(JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.message}`).join('; ')}`);
+    const notReady = hosts.map(
+      (h) =>
+        `${h.id} ${h.status}: ${Object.values(JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>)
+          .flat()
+          .filter((v) => v.status !== 'success')
+          .map((v) => `${v.id}=${v.message}`)
+          .join('; ')}`,
+    );
     expect.fail(`cluster ${ready.status}: ${ready.status_info}; hosts: ${notReady.join(' | ')}`);
   }
   const started = await api.call('POST', `/clusters/${clusterId}/actions/install`, undefined, api.user());
@@ -99,15 +151,21 @@ async function installWhenReady(api: ApiClient, clusterId: string) {
 async function clusterMoves(api: ApiClient, clusterId: string): Promise<string> {
   const events = (await api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, api.user())).body as Json[];
   const first = Date.parse(events[0]?.event_time as string);
-  if (process.env.PRINT_STORY) console.log(events.map((e) => `+${((Date.parse(e.event_time as string) - first) / 1000).toFixed(2)} ${e.message as string}`).join('\n'));
+  if (process.env.PRINT_STORY)
+    console.log(events.map((e) => `+${((Date.parse(e.event_time as string) - first) / 1000).toFixed(2)} ${e.message as string}`).join('\n'));
   return events
     .filter((e) => !e.host_id && /^Updated status of the cluster to /.test(e.message as string))
-    .map((e) => `${(e.message as string).replace(/^Updated status of the cluster to /, '')} +${((Date.parse(e.event_time as string) - first) / 1000).toFixed(1)} s`)
+    .map(
+      (e) =>
+        `${(e.message as string).replace(/^Updated status of the cluster to /, '')} +${((Date.parse(e.event_time as string) - first) / 1000).toFixed(1)} s`,
+    )
     .join(', ');
 }
 
 async function expectStory(api: ApiClient, clusterId: string, story: RegExp[]) {
-  const events = ((await api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
+  const events = ((await api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map(
+    (e) => e.message as string,
+  );
   let at = 0;
   for (const pattern of story) {
     const found = events.findIndex((message, index) => index >= at && pattern.test(message));
@@ -137,8 +195,19 @@ describe('installing clusters with fleets of simulated agents', () => {
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['master', 'master', 'master', 'worker', 'worker']);
     try {
       await installWhenReady(lab.api, clusterId);
-      const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
-      expect(installed.status, `${installed.status_info}\n${fleet.lines.filter((l) => /error|fail/i.test(l)).slice(-10).join('\n')}`).toBe('installed');
+      const installed = await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => ['installed', 'error', 'cancelled'].includes(c.status),
+        150_000,
+        500,
+      );
+      expect(
+        installed.status,
+        `${installed.status_info}\n${fleet.lines
+          .filter((l) => /error|fail/i.test(l))
+          .slice(-10)
+          .join('\n')}`,
+      ).toBe('installed');
       expect((installed.hosts as Json[]).map((h) => h.status)).toEqual(Array(5).fill('installed'));
       const wallS = (performance.now() - started) / 1000;
       console.log(`HA install: ${wallS.toFixed(1)} s wall from fleet start; the cluster's moves: ${await clusterMoves(lab.api, clusterId)}`);
@@ -183,7 +252,12 @@ describe('installing clusters with fleets of simulated agents', () => {
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.112.0/24' });
     try {
       await installWhenReady(lab.api, clusterId);
-      const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 120_000, 500);
+      const installed = await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => ['installed', 'error', 'cancelled'].includes(c.status),
+        120_000,
+        500,
+      );
       expect(installed.status, installed.status_info).toBe('installed');
     } finally {
       await fleet.stop();
@@ -191,7 +265,11 @@ describe('installing clusters with fleets of simulated agents', () => {
     const resolver = new Resolver();
     resolver.setServers([`127.0.0.1:${lab.runtime.endpoints.dns.port}`]);
     expect(await resolver.resolve4('api.sno.example.com')).toEqual(['192.168.112.10']);
-    await expectStory(lab.api, clusterId, [/preparing-for-installation/, /installing/, /Updated status of the cluster to installed|Successfully completed installing cluster/]);
+    await expectStory(lab.api, clusterId, [
+      /preparing-for-installation/,
+      /installing/,
+      /Updated status of the cluster to installed|Successfully completed installing cluster/,
+    ]);
   }, 240_000);
 
   it('fails the cluster when a host fails writing its image', async () => {
@@ -199,7 +277,12 @@ describe('installing clusters with fleets of simulated agents', () => {
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.113.0/24', installFailAt: 'Writing image to disk' });
     try {
       await installWhenReady(lab.api, clusterId);
-      const failed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 120_000, 500);
+      const failed = await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => ['installed', 'error', 'cancelled'].includes(c.status),
+        120_000,
+        500,
+      );
       expect(failed.status).toBe('error');
       const host = (failed.hosts as Json[])[0]!;
       expect(host.status).toBe('error');
@@ -211,22 +294,42 @@ describe('installing clusters with fleets of simulated agents', () => {
   }, 240_000);
   // One retry: the reinstall has been seen to end back in ready (1 run in 4 on 2 cores, in a full
   // run only); a failure prints the cluster's story so the cause can be found.
-  it('cancels mid-install (the agents stop their installers), resets, and installs again once the host is rebooted into discovery', { retry: 1, timeout: 360_000 }, async () => {
+  it('cancels mid-install (the agents stop their installers), resets, and installs again once the host is rebooted into discovery', {
+    retry: 1,
+    timeout: 360_000,
+  }, async () => {
     const { clusterId, infraEnvId, token } = await createCluster(lab.api, 'cancel', true, '192.168.115.0/24');
     // Slow stages, so the cancel lands while the installer writes the disk.
     const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], {
       network: '192.168.115.0/24',
-      installDurationsMs: { 'Starting installation': 500, Installing: 500, 'Writing image to disk': 20_000, 'Waiting for bootkube': 500, Rebooting: 500, Done: 500 },
+      installDurationsMs: {
+        'Starting installation': 500,
+        Installing: 500,
+        'Writing image to disk': 20_000,
+        'Waiting for bootkube': 500,
+        Rebooting: 500,
+        Done: 500,
+      },
     });
     try {
       await installWhenReady(lab.api, clusterId);
-      const writing = await eventually(() => statusOf(lab.api, clusterId), (c) => (c.hosts as Json[])?.[0]?.progress?.current_stage === 'Writing image to disk', 90_000, 250);
+      const writing = await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => (c.hosts as Json[])?.[0]?.progress?.current_stage === 'Writing image to disk',
+        90_000,
+        250,
+      );
       expect((writing.hosts as Json[])[0]!.progress.current_stage).toBe('Writing image to disk');
       const cancelled = await lab.api.call('POST', `/clusters/${clusterId}/actions/cancel`, undefined, lab.api.user());
       expect(cancelled.status, cancelled.text).toBe(202);
       expect(cancelled.body.status).toBe('cancelled');
       // The agent's next poll carries stop-installation; its installer stops reporting.
-      await eventually(async () => fleet.lines.some((line) => /stop-installation/.test(line)), (seen) => seen, 15_000, 250);
+      await eventually(
+        async () => fleet.lines.some((line) => /stop-installation/.test(line)),
+        (seen) => seen,
+        15_000,
+        250,
+      );
       const before = JSON.stringify(((await statusOf(lab.api, clusterId)).hosts as Json[])[0]!.progress);
       await sleep(3_000);
       const after = await statusOf(lab.api, clusterId);
@@ -245,17 +348,30 @@ describe('installing clusters with fleets of simulated agents', () => {
     const rebooted = startFleet(lab.runtime.url, infraEnvId, token, ['sno'], { network: '192.168.115.0/24' });
     try {
       await installWhenReady(lab.api, clusterId);
-      const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
+      const installed = await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => ['installed', 'error', 'cancelled'].includes(c.status),
+        150_000,
+        500,
+      );
       if (installed.status !== 'installed') {
         // Say what happened on the way (an intermittent return to ready after the reinstall is under investigation).
-        const story = ((await lab.api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, lab.api.user())).body as Json[]).map((e) => `${e.event_time} ${e.message}`);
+        const story = ((await lab.api.call('GET', `/events?cluster_id=${clusterId}&order=ascending`, undefined, lab.api.user())).body as Json[]).map(
+          (e) => `${e.event_time} ${e.message}`,
+        );
         const hosts = ((installed.hosts as Json[]) ?? []).map((h) => `${h.status}: ${h.status_info}`);
         expect.fail(`cluster ${installed.status} (${installed.status_info}); hosts: ${hosts.join(' | ')}\n${story.slice(-40).join('\n')}`);
       }
     } finally {
       await rebooted.stop();
     }
-    await expectStory(lab.api, clusterId, [/installing/, /Canceled cluster installation/, /Reset cluster installation/, /preparing-for-installation/, /Updated status of the cluster to installed|Successfully completed installing cluster/]);
+    await expectStory(lab.api, clusterId, [
+      /installing/,
+      /Canceled cluster installation/,
+      /Reset cluster installation/,
+      /preparing-for-installation/,
+      /Updated status of the cluster to installed|Successfully completed installing cluster/,
+    ]);
   });
 });
 
@@ -277,7 +393,12 @@ describe('every local cache switched off (ASSISTED_LOCAL_CACHES=off)', () => {
       const fleet = startFleet(lab.runtime.url, infraEnvId, token, ['master', 'master', 'master', 'worker']);
       try {
         await installWhenReady(lab.api, clusterId);
-        const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
+        const installed = await eventually(
+          () => statusOf(lab.api, clusterId),
+          (c) => ['installed', 'error', 'cancelled'].includes(c.status),
+          150_000,
+          500,
+        );
         expect(installed.status, installed.status_info).toBe('installed');
         expect((installed.hosts as Json[]).map((h) => h.status)).toEqual(Array(4).fill('installed'));
       } finally {
@@ -310,13 +431,30 @@ describe('a restart of the local runtime mid-install', () => {
     const port = new URL(lab.runtime.url).port;
     try {
       await installWhenReady(lab.api, clusterId);
-      await eventually(() => statusOf(lab.api, clusterId), (c) => c.status === 'installing', 60_000, 250);
+      await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => c.status === 'installing',
+        60_000,
+        250,
+      );
       await lab.runtime.stop();
       // Same data, same port: the agents' retries reach the new process; the workflow resumes.
       const { readFileSync } = await import('node:fs');
-      const runtime = await startRuntime({ port: Number(port), dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName, baseDomains: ['example.com'] });
+      const runtime = await startRuntime({
+        port: Number(port),
+        dnsPort: 0,
+        dataDir,
+        dynamodbEndpoint: await dynamodbEndpoint(),
+        tableName,
+        baseDomains: ['example.com'],
+      });
       lab = { runtime, api: apiClient(runtime.url, readFileSync(runtime.adminTokenFile, 'utf8').trim()), dataDir, tableName };
-      const installed = await eventually(() => statusOf(lab.api, clusterId), (c) => ['installed', 'error', 'cancelled'].includes(c.status), 150_000, 500);
+      const installed = await eventually(
+        () => statusOf(lab.api, clusterId),
+        (c) => ['installed', 'error', 'cancelled'].includes(c.status),
+        150_000,
+        500,
+      );
       expect(installed.status, installed.status_info).toBe('installed');
       // The workflow's tasks and the judgements that ran again after the restart announce each step once.
       const events = await expectStory(lab.api, clusterId, [/Updated status of the cluster to installed/]);

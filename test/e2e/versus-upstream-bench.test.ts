@@ -41,6 +41,9 @@ describe('the versus-upstream bench at a tiny scale', () => {
       }
     }
     expect(summaries.map(summaryLine)).toHaveLength(6);
-    for (const line of summaries.map(summaryLine)) expect(line).toMatch(/^versus-upstream (registrations|inventory-replies|polls) (1x5|2x3): ours\/upstream = \d+\.\d\d \(ours [\d.]+\/s, upstream [\d.]+\/s\)$/);
+    for (const line of summaries.map(summaryLine))
+      expect(line).toMatch(
+        /^versus-upstream (registrations|inventory-replies|polls) (1x5|2x3): ours\/upstream = \d+\.\d\d \(ours [\d.]+\/s, upstream [\d.]+\/s\)$/,
+      );
   }, 600_000);
 });

@@ -39,7 +39,9 @@ describe('agent endpoints', () => {
     env = await testRuntime();
     const versions = (await request('GET', '/openshift-versions', undefined, asUser())).body;
     const version = Object.keys(versions)[0]!;
-    clusterId = (await request('POST', '/clusters', { name: 'agents', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, asUser())).body.id;
+    clusterId = (
+      await request('POST', '/clusters', { name: 'agents', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, asUser())
+    ).body.id;
     infraEnvId = (await request('POST', '/infra-envs', { name: 'agents', pull_secret: PULL_SECRET, cluster_id: clusterId }, asUser())).body.id;
     agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
   }, 180_000);
@@ -48,14 +50,24 @@ describe('agent endpoints', () => {
   it('registers a host (201) with the next step runner command the agent expects', async () => {
     const hostId = randomUUID();
     // An agent booted from an older image registers: its step runner is started from the service's image, as upstream.
-    const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' }, asAgent());
+    const registered = await request(
+      'POST',
+      `/infra-envs/${infraEnvId}/hosts`,
+      { host_id: hostId, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' },
+      asAgent(),
+    );
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     expectMatchesSchema('v2RegisterHost', 201, registered.body);
     expect(registered.body).toMatchObject({ id: hostId, infra_env_id: infraEnvId, cluster_id: clusterId, status: 'discovering', role: 'auto-assign' });
     const runner = registered.body.next_step_runner_command;
     expect(JSON.parse(runner.args[0])).toEqual({ infra_env_id: infraEnvId, host_id: hostId, agent_version: AGENT_IMAGE });
 
-    const steps = await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent());
+    const steps = await request(
+      'GET',
+      `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`,
+      undefined,
+      asAgent(),
+    );
     expect(steps.status).toBe(200);
     expectMatchesSchema('v2GetNextSteps', 200, steps.body);
     expect(steps.body).toMatchObject({ next_instruction_seconds: 60, post_step_action: 'continue' });
@@ -68,7 +80,16 @@ describe('agent endpoints', () => {
     expect(registered.body).not.toHaveProperty('progress');
     // The name the host goes by: its id until it reports one.
     expect(registered.body.requested_hostname).toBe(hostId);
-    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory('master-9') }, asAgent())).status).toBe(204);
+    expect(
+      (
+        await request(
+          'POST',
+          `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
+          { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory('master-9') },
+          asAgent(),
+        )
+      ).status,
+    ).toBe(204);
     const stored = (await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body;
     const reported = JSON.parse(inventory('master-9'));
     expect(stored.requested_hostname).toBe(reported.hostname);
@@ -81,24 +102,52 @@ describe('agent endpoints', () => {
     expect(again.body).not.toHaveProperty('progress');
   });
 
-  it('writes the role a host\'s judgement suggests (upstream\'s role selection), and the agent\'s VIP verdicts on the cluster', async () => {
+  it("writes the role a host's judgement suggests (upstream's role selection), and the agent's VIP verdicts on the cluster", async () => {
     const hostId = randomUUID();
     await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
     expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body.suggested_role).toBe('auto-assign');
     // 8 cores and 32 GiB meet a control-plane node's needs, and the cluster has fewer than 3.
-    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory('master-9') }, asAgent())).status).toBe(204);
+    expect(
+      (
+        await request(
+          'POST',
+          `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
+          { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory('master-9') },
+          asAgent(),
+        )
+      ).status,
+    ).toBe(204);
     expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, asUser())).body.suggested_role).toBe('master');
     const messages = ((await request('GET', `/events?host_id=${hostId}`, undefined, asUser())).body as Json[]).map((event) => event.message as string);
     expect(messages.some((message) => /calculated role is master$/.test(message))).toBe(true);
 
-    const vips = await request('PATCH', `/clusters/${clusterId}`, { api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] }, asUser());
+    const vips = await request(
+      'PATCH',
+      `/clusters/${clusterId}`,
+      { api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] },
+      asUser(),
+    );
     expect(vips.status, JSON.stringify(vips.body)).toBe(201);
     expect(vips.body.api_vips[0].verification).toBe('unverified');
-    const verdicts = [{ vip: '192.168.127.100', vip_type: 'api', verification: 'succeeded' }, { vip: '192.168.127.101', vip_type: 'ingress', verification: 'failed' }];
-    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'verify-vips', step_id: 'verify-vips-00000001', output: JSON.stringify(verdicts) }, asAgent())).status).toBe(204);
+    const verdicts = [
+      { vip: '192.168.127.100', vip_type: 'api', verification: 'succeeded' },
+      { vip: '192.168.127.101', vip_type: 'ingress', verification: 'failed' },
+    ];
+    expect(
+      (
+        await request(
+          'POST',
+          `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
+          { step_type: 'verify-vips', step_id: 'verify-vips-00000001', output: JSON.stringify(verdicts) },
+          asAgent(),
+        )
+      ).status,
+    ).toBe(204);
     const cluster = (await request('GET', `/clusters/${clusterId}`, undefined, asUser())).body;
     expect([cluster.api_vips[0].verification, cluster.ingress_vips[0].verification]).toEqual(['succeeded', 'failed']);
-    const ingressValid = Object.values(JSON.parse(cluster.validations_info) as Record<string, Json[]>).flat().find((v) => v.id === 'ingress-vips-valid')!;
+    const ingressValid = Object.values(JSON.parse(cluster.validations_info) as Record<string, Json[]>)
+      .flat()
+      .find((v) => v.id === 'ingress-vips-valid')!;
     expect(ingressValid).toMatchObject({ status: 'failure', message: expect.stringContaining('127.101> is already in use') });
     // Back as it was for the tests after this one.
     expect((await request('PATCH', `/clusters/${clusterId}`, { api_vips: [], ingress_vips: [] }, asUser())).status).toBe(201);
@@ -130,7 +179,8 @@ describe('agent endpoints', () => {
     const hostId = randomUUID();
     await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
     const empty = await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', ...asAgent() },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...asAgent() },
     });
     expect(empty.status).toBe(400);
     const emptyBody = (await empty.json()) as Json;
@@ -141,7 +191,9 @@ describe('agent endpoints', () => {
       // Refused for its form (the query's schema), in the shape upstream's framework gives those: {code, message}.
       expect(polled.body.message).toMatch(/timestamp/);
     }
-    expect((await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent())).status).toBe(200);
+    expect(
+      (await request('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, asAgent())).status,
+    ).toBe(200);
   });
 
   it('keeps liveness from polls without a write per poll', async () => {
@@ -156,27 +208,67 @@ describe('agent endpoints', () => {
   it('records a connectivity report that moves neither who answered nor a verdict as answered, without rewriting the host; a moved answer or verdict, or old figures, rewrite it', async () => {
     const version = Object.keys((await request('GET', '/openshift-versions', undefined, asUser())).body)[0]!;
     // User-managed networking: the MTU check reads every path, whatever the machine network.
-    const umn = (await request('POST', '/clusters', { name: 'answers', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', user_managed_networking: true, platform: { type: 'none' } }, asUser())).body.id;
+    const umn = (
+      await request(
+        'POST',
+        '/clusters',
+        {
+          name: 'answers',
+          openshift_version: version,
+          pull_secret: PULL_SECRET,
+          base_dns_domain: 'example.com',
+          user_managed_networking: true,
+          platform: { type: 'none' },
+        },
+        asUser(),
+      )
+    ).body.id;
     const envId = (await request('POST', '/infra-envs', { name: 'answers', pull_secret: PULL_SECRET, cluster_id: umn }, asUser())).body.id;
     const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: envId });
     const [hostId, peerId] = [randomUUID(), randomUUID()];
-    for (const [id, name] of [[hostId, 'answers-0'], [peerId, 'answers-1']] as const) {
+    for (const [id, name] of [
+      [hostId, 'answers-0'],
+      [peerId, 'answers-1'],
+    ] as const) {
       await request('POST', `/infra-envs/${envId}/hosts`, { host_id: id }, asAgent(token));
-      await request('POST', `/infra-envs/${envId}/hosts/${id}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory(name) }, asAgent(token));
+      await request(
+        'POST',
+        `/infra-envs/${envId}/hosts/${id}/instructions`,
+        { step_type: 'inventory', step_id: 'inventory-00000001', output: inventory(name) },
+        asAgent(token),
+      );
     }
-    const report = (rtt: number, peer: { l3?: boolean; mtu?: boolean } = {}) => JSON.stringify({
-      remote_hosts: [{
-        host_id: peerId,
-        l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', remote_mac: '52:54:00:aa:bb:02', successful: true }],
-        l3_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 }],
-        mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', mtu_successful: peer.mtu ?? true }],
-      }],
-    });
-    const reply = async (output: string) => expect((await request('POST', `/infra-envs/${envId}/hosts/${hostId}/instructions`, { step_type: 'connectivity-check', step_id: 'connectivity-check-00000001', output }, asAgent(token))).status).toBe(204);
+    const report = (rtt: number, peer: { l3?: boolean; mtu?: boolean } = {}) =>
+      JSON.stringify({
+        remote_hosts: [
+          {
+            host_id: peerId,
+            l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', remote_mac: '52:54:00:aa:bb:02', successful: true }],
+            l3_connectivity: [
+              { outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 },
+            ],
+            mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '192.168.127.11', mtu_successful: peer.mtu ?? true }],
+          },
+        ],
+      });
+    const reply = async (output: string) =>
+      expect(
+        (
+          await request(
+            'POST',
+            `/infra-envs/${envId}/hosts/${hostId}/instructions`,
+            { step_type: 'connectivity-check', step_id: 'connectivity-check-00000001', output },
+            asAgent(token),
+          )
+        ).status,
+      ).toBe(204);
     const key = { orgId: 'default', infraEnvId: envId, hostId };
     const stored = async () => (await container().store.hosts.get(key))!;
     const view = async () => (await request('GET', `/infra-envs/${envId}/hosts/${hostId}`, undefined, asUser())).body;
-    const mtuStatus = (host: { attributes: Record<string, unknown> }) => Object.values(JSON.parse(host.attributes.validations_info as string) as Record<string, Json[]>).flat().find((v) => v.id === 'mtu-valid')?.status;
+    const mtuStatus = (host: { attributes: Record<string, unknown> }) =>
+      Object.values(JSON.parse(host.attributes.validations_info as string) as Record<string, Json[]>)
+        .flat()
+        .find((v) => v.id === 'mtu-valid')?.status;
     // What follows a host write through the stream (its cluster, peers waiting on it) settles first.
     const settled = async () => {
       await sleep(1_500);
@@ -214,7 +306,10 @@ describe('agent endpoints', () => {
     expect(fourth.attributes.connectivity).toBe(report(0.9, { mtu: false, l3: false }));
 
     // Figures stored long enough ago are refreshed with the next report.
-    await container().store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, connectivity_stored_at: new Date(Date.now() - CONNECTIVITY_FIGURES_REFRESH_MS).toISOString() } }));
+    await container().store.hosts.mutate(key, (h) => ({
+      ...h,
+      attributes: { ...h.attributes, connectivity_stored_at: new Date(Date.now() - CONNECTIVITY_FIGURES_REFRESH_MS).toISOString() },
+    }));
     const aged = await settled();
     await reply(report(1.3, { mtu: false, l3: false }));
     const fifth = await stored();
@@ -277,10 +372,20 @@ describe('agent endpoints', () => {
 
   it('fails an installing host whose step says the discovery media is gone (exit code 256) or whose install step failed, and only disconnects one not installing yet', async () => {
     const register = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
-    const lostMedia = (hostId: string) => request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-256', exit_code: 256, error: 'media disconnected' }, asAgent());
+    const lostMedia = (hostId: string) =>
+      request(
+        'POST',
+        `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
+        { step_type: 'inventory', step_id: 'inventory-256', exit_code: 256, error: 'media disconnected' },
+        asAgent(),
+      );
     const installing = randomUUID();
     expect((await register(installing)).status).toBe(201);
-    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId: installing }, (h) => ({ ...h, status: 'installing-in-progress', attributes: { ...h.attributes, progress: { current_stage: 'Writing image to disk' } } }));
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId: installing }, (h) => ({
+      ...h,
+      status: 'installing-in-progress',
+      attributes: { ...h.attributes, progress: { current_stage: 'Writing image to disk' } },
+    }));
     expect((await lostMedia(installing)).status).toBe(204);
     const failed = (await container().store.hosts.get({ orgId: 'default', infraEnvId, hostId: installing }))!;
     expect(failed.status).toBe('error');
@@ -291,8 +396,15 @@ describe('agent endpoints', () => {
     // An install step failing with the same words as a failure of an earlier attempt still fails the host.
     const again = randomUUID();
     expect((await register(again)).status).toBe(201);
-    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId: again }, (h) => ({ ...h, status: 'installing', attributes: { ...h.attributes, step_errors: { install: 'exit code 1' } } }));
-    expect((await request('POST', `/infra-envs/${infraEnvId}/hosts/${again}/instructions`, { step_type: 'install', step_id: 'install-2', exit_code: 1 }, asAgent())).status).toBe(204);
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId, hostId: again }, (h) => ({
+      ...h,
+      status: 'installing',
+      attributes: { ...h.attributes, step_errors: { install: 'exit code 1' } },
+    }));
+    expect(
+      (await request('POST', `/infra-envs/${infraEnvId}/hosts/${again}/instructions`, { step_type: 'install', step_id: 'install-2', exit_code: 1 }, asAgent()))
+        .status,
+    ).toBe(204);
     const stillFailed = (await container().store.hosts.get({ orgId: 'default', infraEnvId, hostId: again }))!;
     expect([stillFailed.status, stillFailed.attributes.status_info]).toEqual(['error', 'installation command failed']);
 
@@ -307,7 +419,12 @@ describe('agent endpoints', () => {
     const results = await Promise.all(
       hostIds.map(async (hostId, index) => {
         const registered = await request('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, asAgent());
-        const replied = await request('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', step_id: 'inventory-1', output: inventory(`node-${index}`) }, asAgent());
+        const replied = await request(
+          'POST',
+          `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
+          { step_type: 'inventory', step_id: 'inventory-1', output: inventory(`node-${index}`) },
+          asAgent(),
+        );
         return [registered.status, replied.status];
       }),
     );

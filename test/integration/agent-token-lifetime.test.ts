@@ -81,11 +81,16 @@ describe('agent token lifetime and scope', () => {
     // The same token once its lifetime has passed.
     const expiredAt = new Date(Date.now() - 1_000);
     const expired = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId, expiresAt: expiredAt });
-    for (const [method, path, body] of [['GET', `/infra-envs/${infraEnvId}`], ['POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: '5d6d7f0e-0000-4000-8000-000000000001' }]] as const) {
+    for (const [method, path, body] of [
+      ['GET', `/infra-envs/${infraEnvId}`],
+      ['POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: '5d6d7f0e-0000-4000-8000-000000000001' }],
+    ] as const) {
       expectRefusal(
         await call(method, path, body, asAgent(expired)),
         401,
-        new RegExp(`^The agent token expired at ${expiredAt.toISOString().slice(0, 19)}.*: the discovery image or ignition it came in is too old\\. Download a new discovery image \\(or discovery\\.ign\\) for the infra-env and boot the host from it$`),
+        new RegExp(
+          `^The agent token expired at ${expiredAt.toISOString().slice(0, 19)}.*: the discovery image or ignition it came in is too old\\. Download a new discovery image \\(or discovery\\.ign\\) for the infra-env and boot the host from it$`,
+        ),
         expired,
       );
     }
@@ -126,7 +131,12 @@ describe('agent token lifetime and scope', () => {
     const regenerated = await bakedToken();
     expect(regenerated.created).toBe(true);
     expect(decodeJwt(regenerated.token)).toMatchObject({ epoch: 1 });
-    expectRefusal(await call('GET', `/infra-envs/${infraEnvId}`, undefined, asAgent(renewed.token)), 401, /superseded when the infra-env's signing key was regenerated\. Download a new discovery image/, renewed.token);
+    expectRefusal(
+      await call('GET', `/infra-envs/${infraEnvId}`, undefined, asAgent(renewed.token)),
+      401,
+      /superseded when the infra-env's signing key was regenerated\. Download a new discovery image/,
+      renewed.token,
+    );
     expect((await call('GET', `/infra-envs/${infraEnvId}`, undefined, asAgent(regenerated.token))).status).toBe(200);
   }, 120_000);
 
@@ -140,16 +150,27 @@ describe('agent token lifetime and scope', () => {
 
     expect((await call('POST', `/infra-envs/${infraEnvId}/regenerate-signing-key`)).status).toBe(204);
     for (const path of [`/infra-envs/${infraEnvId}`, `/infra-envs/${infraEnvId}/hosts`, `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`]) {
-      expectRefusal(await call('GET', path, undefined, asAgent(token)), 401, /^The agent token was superseded when the infra-env's signing key was regenerated\. Download a new discovery image/, token);
+      expectRefusal(
+        await call('GET', path, undefined, asAgent(token)),
+        401,
+        /^The agent token was superseded when the infra-env's signing key was regenerated\. Download a new discovery image/,
+        token,
+      );
     }
-    expectRefusal(await call('GET', presigned, undefined, {}), 401, /^This pre-signed URL was superseded when the infra-env's signing key was regenerated; ask for a new one$/);
+    expectRefusal(
+      await call('GET', presigned, undefined, {}),
+      401,
+      /^This pre-signed URL was superseded when the infra-env's signing key was regenerated; ask for a new one$/,
+    );
     // Image URLs are signed with the key itself (upstream's regeneration).
     const image = await fetch(imageUrl, { redirect: 'manual' });
     expect(image.status).toBe(401);
     const fresh = await discoveryToken(infraEnvId);
     expect(decodeJwt(fresh)).toMatchObject({ epoch: 1 });
     expect((await call('GET', `/infra-envs/${infraEnvId}/hosts`, undefined, asAgent(fresh))).status).toBe(200);
-    expect((await call('GET', (await call('GET', `/infra-envs/${infraEnvId}/downloads/files-presigned?file_name=discovery.ign`)).body.url, undefined, {})).status).toBe(200);
+    expect(
+      (await call('GET', (await call('GET', `/infra-envs/${infraEnvId}/downloads/files-presigned?file_name=discovery.ign`)).body.url, undefined, {})).status,
+    ).toBe(200);
   });
 
   it('refuses the token of a deleted infra-env (401), even one a host used a moment before', async () => {
@@ -158,7 +179,12 @@ describe('agent token lifetime and scope', () => {
     expect((await call('GET', `/infra-envs/${infraEnvId}`, undefined, asAgent(token))).status).toBe(200);
     expect((await call('DELETE', `/infra-envs/${infraEnvId}`)).status).toBe(204);
     for (let i = 0; i < 3; i++) {
-      expectRefusal(await call('GET', `/infra-envs/${infraEnvId}`, undefined, asAgent(token)), 401, /^The agent token names an infra-env that no longer exists$/, token);
+      expectRefusal(
+        await call('GET', `/infra-envs/${infraEnvId}`, undefined, asAgent(token)),
+        401,
+        /^The agent token names an infra-env that no longer exists$/,
+        token,
+      );
     }
   });
 
@@ -180,8 +206,16 @@ describe('agent token lifetime and scope', () => {
     expect(kubeconfig.status, kubeconfig.text).toBe(200);
     expect(kubeconfig.text).toContain(secretMarker(seeded.clusterId, 'kubeconfig-noingress'));
     // Not a new host, nor the infra-env's discovery material.
-    expectRefusal(await call('POST', `/infra-envs/${seeded.infraEnvId}/hosts`, { host_id: '5d6d7f0e-0000-4000-8000-000000000002' }, asAgent(expired)), 401, /^The agent token expired at /);
-    expectRefusal(await call('GET', `/infra-envs/${seeded.infraEnvId}/downloads/files?file_name=discovery.ign`, undefined, asAgent(expired)), 401, /^The agent token expired at /);
+    expectRefusal(
+      await call('POST', `/infra-envs/${seeded.infraEnvId}/hosts`, { host_id: '5d6d7f0e-0000-4000-8000-000000000002' }, asAgent(expired)),
+      401,
+      /^The agent token expired at /,
+    );
+    expectRefusal(
+      await call('GET', `/infra-envs/${seeded.infraEnvId}/downloads/files?file_name=discovery.ign`, undefined, asAgent(expired)),
+      401,
+      /^The agent token expired at /,
+    );
 
     // Regenerating the key while the host installs: its token still serves the installation.
     const current = await issueAgentToken(key, { orgId: 'default', infraEnvId: seeded.infraEnvId });
@@ -191,7 +225,7 @@ describe('agent token lifetime and scope', () => {
     expectRefusal(await call('GET', `/infra-envs/${seeded.infraEnvId}`, undefined, asAgent(current)), 401, /^The agent token was superseded/);
   });
 
-  it('closes an installed cluster\'s material to agents at once, and its reports and logs after the controller\'s wrap-up; users keep everything', async () => {
+  it("closes an installed cluster's material to agents at once, and its reports and logs after the controller's wrap-up; users keep everything", async () => {
     const seeded = await seedCluster(templates, { clusterStatus: 'finalizing', hostStatus: 'installed', hostStage: 'Done' });
     await seedInstallationFiles(seeded.clusterId);
     const agent = asAgent(await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: seeded.infraEnvId }));
@@ -207,18 +241,30 @@ describe('agent token lifetime and scope', () => {
 
     const installedAt = async (at: Date) =>
       container().store.clusters.mutate({ orgId: 'default', clusterId: seeded.clusterId }, (current) => ({
-        ...current, status: 'installed', attributes: { ...current.attributes, install_completed_at: at.toISOString() },
+        ...current,
+        status: 'installed',
+        attributes: { ...current.attributes, install_completed_at: at.toISOString() },
       }));
     await installedAt(new Date(Date.now() - 10 * 60_000));
     for (const path of material) {
-      expectRefusal(await call('GET', path, undefined, agent), 403, new RegExp(`^Cluster ${seeded.clusterId} is installed: agent tokens may no longer fetch its installation files, credentials or ignitions\\. Its files and credentials are for users`));
+      expectRefusal(
+        await call('GET', path, undefined, agent),
+        403,
+        new RegExp(
+          `^Cluster ${seeded.clusterId} is installed: agent tokens may no longer fetch its installation files, credentials or ignitions\\. Its files and credentials are for users`,
+        ),
+      );
     }
     // The controller's wrap-up: its last reports and its logs.
     expect((await call('GET', cluster, undefined, agent)).status).toBe(200);
     expect((await call('PUT', `${cluster}/logs-progress`, { logs_state: 'requested' }, agent)).status).toBe(204);
     const form = new FormData();
     form.set('upfile', new Blob([Buffer.from('controller logs')]), 'controller_logs.tar.gz');
-    const upload = await fetch(`${env.runtime.url}/api/assisted-install/v2${cluster}/logs?logs_type=controller`, { method: 'POST', headers: agent, body: form });
+    const upload = await fetch(`${env.runtime.url}/api/assisted-install/v2${cluster}/logs?logs_type=controller`, {
+      method: 'POST',
+      headers: agent,
+      body: form,
+    });
     expect(upload.status, await upload.text()).toBe(204);
     expect((await call('POST', `${cluster}/actions/complete-installation`, { is_success: true }, agent)).status).toBe(202);
     // Users keep the cluster's credentials.
@@ -232,9 +278,17 @@ describe('agent token lifetime and scope', () => {
       ['PUT', `${cluster}/monitored-operators`, { name: 'console', status: 'available', status_info: 'ok', version: '4.18.0' }],
       ['PUT', `/infra-envs/${seeded.infraEnvId}/hosts/${seeded.hostId}/progress`, { current_stage: 'Done' }],
     ] as const) {
-      expectRefusal(await call(method, path, body, agent), 403, new RegExp(`^Cluster ${seeded.clusterId} is installed: its installation completed more than 2 hours ago, and agent tokens may no longer report on it or upload its logs`));
+      expectRefusal(
+        await call(method, path, body, agent),
+        403,
+        new RegExp(
+          `^Cluster ${seeded.clusterId} is installed: its installation completed more than 2 hours ago, and agent tokens may no longer report on it or upload its logs`,
+        ),
+      );
     }
     expect((await call('GET', cluster, undefined, agent)).status).toBe(200);
-    expect((await call('GET', `${cluster}/downloads/credentials?file_name=kubeadmin-password`)).text).toBe(secretMarker(seeded.clusterId, 'kubeadmin-password'));
+    expect((await call('GET', `${cluster}/downloads/credentials?file_name=kubeadmin-password`)).text).toBe(
+      secretMarker(seeded.clusterId, 'kubeadmin-password'),
+    );
   });
 });

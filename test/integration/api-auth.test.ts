@@ -18,12 +18,28 @@ describe('API authentication and organisations', () => {
     const ports = container();
     await ensureOrganisation(ports, 'org-b', 'Organisation B');
     const now = new Date().toISOString();
-    await ports.store.clusters.create({ orgId: 'default', clusterId: '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01', name: 'a-cluster', status: 'ready', createdAt: now, updatedAt: now, attributes: { openshift_version: '4.17' } });
-    await ports.store.clusters.create({ orgId: 'org-b', clusterId: '0f9a1c52-2222-4e7a-9d3c-5b8e2f6a7c01', name: 'b-cluster', status: 'ready', createdAt: now, updatedAt: now, attributes: {} });
+    await ports.store.clusters.create({
+      orgId: 'default',
+      clusterId: '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01',
+      name: 'a-cluster',
+      status: 'ready',
+      createdAt: now,
+      updatedAt: now,
+      attributes: { openshift_version: '4.17' },
+    });
+    await ports.store.clusters.create({
+      orgId: 'org-b',
+      clusterId: '0f9a1c52-2222-4e7a-9d3c-5b8e2f6a7c01',
+      name: 'b-cluster',
+      status: 'ready',
+      createdAt: now,
+      updatedAt: now,
+      attributes: {},
+    });
   }, 180_000);
   afterAll(async () => env?.close());
 
-  it('lists only the caller organisation\'s clusters, in the upstream cluster shape', async () => {
+  it("lists only the caller organisation's clusters, in the upstream cluster shape", async () => {
     const response = await get(env.adminToken);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('application/json');

@@ -25,7 +25,14 @@ const lambda = { awsRequestId: 'test-request', functionName: 'AgentApi', getRema
 /** The 1.0 event the local gateway (as API Gateway's REST proxy) makes of the request. */
 function restEvent(method: string, pathAndQuery: string, headers: Record<string, string>, body?: string) {
   const rawHeaders = Object.entries(headers).flat();
-  const request = { url: pathAndQuery, method, rawHeaders, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), httpVersion: '1.1', socket: { remoteAddress: '127.0.0.1' } };
+  const request = {
+    url: pathAndQuery,
+    method,
+    rawHeaders,
+    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+    httpVersion: '1.1',
+    socket: { remoteAddress: '127.0.0.1' },
+  };
   return toProxyEvent(request as unknown as IncomingMessage, Buffer.from(body ?? ''));
 }
 
@@ -53,11 +60,31 @@ describe('API function behind a function URL', () => {
     env = await testRuntime();
     userHeaders = { Authorization: `Bearer ${env.adminToken}` };
     const call = async (method: string, path: string, body?: unknown) =>
-      JSON.parse(text(await handler(functionUrlEvent(method, `${API}${path}`, { ...userHeaders, 'Content-Type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body)), lambda)));
+      JSON.parse(
+        text(
+          await handler(
+            functionUrlEvent(
+              method,
+              `${API}${path}`,
+              { ...userHeaders, 'Content-Type': 'application/json' },
+              body === undefined ? undefined : JSON.stringify(body),
+            ),
+            lambda,
+          ),
+        ),
+      );
     const version = Object.keys(await call('GET', '/openshift-versions'))[0]!;
-    const cluster = await call('POST', '/clusters', { name: 'function-url', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+    const cluster = await call('POST', '/clusters', {
+      name: 'function-url',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+    });
     infraEnvId = (await call('POST', '/infra-envs', { name: 'function-url', pull_secret: PULL_SECRET, cluster_id: cluster.id })).id;
-    agentHeaders = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }), discovery_agent_version: catalogueAgentImages().agent };
+    agentHeaders = {
+      'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }),
+      discovery_agent_version: catalogueAgentImages().agent,
+    };
   }, 180_000);
   afterAll(async () => env?.close());
 
@@ -72,29 +99,49 @@ describe('API function behind a function URL', () => {
 
   it('registers and steers an agent (X-Secret-Key) through the function URL, gzipped when asked', async () => {
     const hostId = randomUUID();
-    const registered = await handler(functionUrlEvent('POST', `${API}/infra-envs/${infraEnvId}/hosts`, { ...agentHeaders, 'Content-Type': 'application/json' }, JSON.stringify({ host_id: hostId, discovery_agent_version: agentHeaders.discovery_agent_version })), lambda);
+    const registered = await handler(
+      functionUrlEvent(
+        'POST',
+        `${API}/infra-envs/${infraEnvId}/hosts`,
+        { ...agentHeaders, 'Content-Type': 'application/json' },
+        JSON.stringify({ host_id: hostId, discovery_agent_version: agentHeaders.discovery_agent_version }),
+      ),
+      lambda,
+    );
     expect(registered.statusCode, text(registered)).toBe(201);
     expectMatchesSchema('v2RegisterHost', 201, JSON.parse(text(registered)));
 
     // Upstream's Go agent asks for gzip (its transport does) and posts JSON, which a function URL passes as text.
     const instructions = `${API}/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`;
-    const poll = await handler(functionUrlEvent('GET', `${instructions}?timestamp=${Math.floor(Date.now() / 1000)}`, { ...agentHeaders, 'Accept-Encoding': 'gzip' }), lambda);
+    const poll = await handler(
+      functionUrlEvent('GET', `${instructions}?timestamp=${Math.floor(Date.now() / 1000)}`, { ...agentHeaders, 'Accept-Encoding': 'gzip' }),
+      lambda,
+    );
     expect(poll.statusCode, text(poll)).toBe(200);
     expectMatchesSchema('v2GetNextSteps', 200, JSON.parse(text(poll)));
     const stepId = (JSON.parse(text(poll)) as Json).instructions[0].step_id as string;
     const reply = JSON.stringify({ step_type: 'inventory', step_id: stepId, exit_code: 0, output: inventory('function-url-0') });
     // A base64 body (a function URL encodes what it does not take for text) is read the same.
-    const posted = await handler(functionUrlEvent('POST', instructions, { ...agentHeaders, 'Content-Type': 'application/json' }, Buffer.from(reply).toString('base64'), true), lambda);
+    const posted = await handler(
+      functionUrlEvent('POST', instructions, { ...agentHeaders, 'Content-Type': 'application/json' }, Buffer.from(reply).toString('base64'), true),
+      lambda,
+    );
     expect(posted.statusCode, text(posted)).toBe(204);
 
-    const host = await handler(functionUrlEvent('GET', `${API}/infra-envs/${infraEnvId}/hosts/${hostId}`, { ...userHeaders, 'Accept-Encoding': 'gzip, deflate, br' }), lambda);
+    const host = await handler(
+      functionUrlEvent('GET', `${API}/infra-envs/${infraEnvId}/hosts/${hostId}`, { ...userHeaders, 'Accept-Encoding': 'gzip, deflate, br' }),
+      lambda,
+    );
     expect(host.statusCode).toBe(200);
     expect(host.headers).toMatchObject({ 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
     expect(JSON.parse(text(host))).toMatchObject({ id: hostId, status: expect.any(String), inventory: expect.stringContaining('cpu') });
   });
 
   it('refuses the same way through both doors: no token, a bad token, an unknown path', async () => {
-    for (const [headers, status] of [[{}, 401], [{ 'X-Secret-Key': 'not-a-token' }, 401]] as const) {
+    for (const [headers, status] of [
+      [{}, 401],
+      [{ 'X-Secret-Key': 'not-a-token' }, 401],
+    ] as const) {
       const { v1, v2 } = await both('GET', `${API}/infra-envs/${infraEnvId}/hosts/${randomUUID()}/instructions`, headers);
       expect([v1.statusCode, v2.statusCode]).toEqual([status, status]);
       expect(JSON.parse(text(v2))).toEqual(JSON.parse(text(v1)));

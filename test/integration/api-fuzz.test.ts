@@ -50,7 +50,14 @@ const document = loadOpenApiDocument() as Schema;
 
 function resolve(schema: Schema | undefined, depth = 0): Schema {
   if (!schema || depth > 20) return {};
-  if (schema.$ref) return resolve(schema.$ref.split('/').slice(1).reduce((node: Schema, key: string) => node[key], document), depth + 1);
+  if (schema.$ref)
+    return resolve(
+      schema.$ref
+        .split('/')
+        .slice(1)
+        .reduce((node: Schema, key: string) => node[key], document),
+      depth + 1,
+    );
   if (schema.allOf) return Object.assign({}, ...schema.allOf.map((part: Schema) => resolve(part, depth + 1)));
   return schema;
 }
@@ -79,7 +86,21 @@ const operations: Operation[] = Object.entries(document.paths as Record<string, 
 // --- values -------------------------------------------------------------------------------
 
 /** Path segments as sent on the wire: raw where HTTP allows it, percent-encoded otherwise. */
-const hostileSegments = ['..', '.', '%2e%2e', '%25', '%FF%FE', 'x%20', '%00', '%0A', 'not-a-uuid', encodeURIComponent('\u{1D54F}'), 'a'.repeat(2_000), encodeURIComponent("'; DROP TABLE x;--"), '00000000-0000-0000-0000-000000000000%2F..'];
+const hostileSegments = [
+  '..',
+  '.',
+  '%2e%2e',
+  '%25',
+  '%FF%FE',
+  'x%20',
+  '%00',
+  '%0A',
+  'not-a-uuid',
+  encodeURIComponent('\u{1D54F}'),
+  'a'.repeat(2_000),
+  encodeURIComponent("'; DROP TABLE x;--"),
+  '00000000-0000-0000-0000-000000000000%2F..',
+];
 const noise = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.constant('x'.repeat(1_000_000)),
@@ -180,7 +201,9 @@ interface Resources {
 function encodeQuery(entries: [string, unknown][]): string {
   // A lone surrogate has no UTF-8 form; it goes as U+FFFD, as a browser would send it.
   const encode = (text: string) => encodeURIComponent(text.toWellFormed());
-  const parts = entries.filter(([, value]) => value !== undefined).map(([name, value]) => `${encode(name)}=${encode(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))}`);
+  const parts = entries
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${encode(name)}=${encode(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
@@ -189,7 +212,9 @@ function requestFor(operation: Operation, resources: Resources): fc.Arbitrary<Fu
   const queryParameters = operation.parameters.filter((p) => p.in === 'query');
   const known: Record<string, string> = { cluster_id: resources.clusterId, infra_env_id: resources.infraEnvId, host_id: resources.hostId };
   const pathValues = fc.record(Object.fromEntries(pathParameters.map((p) => [p.name, fc.oneof(fc.constant(known[p.name] ?? randomUUID()), fc.uuid())])));
-  const queryValues = fc.tuple(...queryParameters.map((p) => fc.option(valueFor(p.schema), { nil: undefined }).map((value) => [p.name, value] as [string, unknown])));
+  const queryValues = fc.tuple(
+    ...queryParameters.map((p) => fc.option(valueFor(p.schema), { nil: undefined }).map((value) => [p.name, value] as [string, unknown])),
+  );
   const build = (paths: Record<string, string>, query: [string, unknown][]) =>
     `${API}${operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => paths[name] ?? randomUUID())}${encodeQuery(query)}`;
 
@@ -197,32 +222,65 @@ function requestFor(operation: Operation, resources: Resources): fc.Arbitrary<Fu
   const base = { operation: operation.id, method: operation.method, asUser: operation.asUser };
   if (pathParameters.length) {
     defects.push(
-      fc.tuple(pathValues, queryValues, fc.constantFrom(...pathParameters.map((p) => p.name)), fc.constantFrom(...hostileSegments)).map(([paths, query, name, hostile]) => ({
-        ...base, path: build({ ...paths, [name]: hostile }, query), defect: `hostile ${name}`,
-      })),
+      fc
+        .tuple(pathValues, queryValues, fc.constantFrom(...pathParameters.map((p) => p.name)), fc.constantFrom(...hostileSegments))
+        .map(([paths, query, name, hostile]) => ({
+          ...base,
+          path: build({ ...paths, [name]: hostile }, query),
+          defect: `hostile ${name}`,
+        })),
     );
   }
   for (const parameter of queryParameters) {
-    const wrong = parameter.schema.enum ? fc.constant('not-one-of-the-enum-values') : ['integer', 'number'].includes(parameter.schema.type) ? fc.constant('not a number') : parameter.schema.type === 'boolean' ? fc.constant('maybe') : undefined;
+    const wrong = parameter.schema.enum
+      ? fc.constant('not-one-of-the-enum-values')
+      : ['integer', 'number'].includes(parameter.schema.type)
+        ? fc.constant('not a number')
+        : parameter.schema.type === 'boolean'
+          ? fc.constant('maybe')
+          : undefined;
     if (!wrong) continue;
-    defects.push(fc.tuple(pathValues, queryValues, wrong).map(([paths, query, value]) => ({
-      ...base, path: build(paths, [...query.filter(([name]) => name !== parameter.name), [parameter.name, value]]), defect: `query ${parameter.name}`,
-    })));
+    defects.push(
+      fc.tuple(pathValues, queryValues, wrong).map(([paths, query, value]) => ({
+        ...base,
+        path: build(paths, [...query.filter(([name]) => name !== parameter.name), [parameter.name, value]]),
+        defect: `query ${parameter.name}`,
+      })),
+    );
   }
   if (operation.jsonBody) {
     const invalid = invalidBody(operation.jsonBody);
     if (invalid) {
-      defects.push(fc.tuple(pathValues, queryValues, invalid).map(([paths, query, body]) => ({
-        ...base, path: build(paths, query), contentType: 'application/json', body: JSON.stringify(body), defect: 'invalid body',
-      })));
+      defects.push(
+        fc.tuple(pathValues, queryValues, invalid).map(([paths, query, body]) => ({
+          ...base,
+          path: build(paths, query),
+          contentType: 'application/json',
+          body: JSON.stringify(body),
+          defect: 'invalid body',
+        })),
+      );
     }
     // An operation that takes text (ui-settings: upstream stores what arrives) has no malformed JSON.
-    if (resolve(operation.jsonBody).type !== 'string' && operation.otherBody !== 'text/plain') defects.push(fc.tuple(pathValues, queryValues, fc.constantFrom('{', '{"a":', '[1,', '\u0000', 'nul', '{"a":1}}', DEEP_JSON_TEXT)).map(([paths, query, body]) => ({
-      ...base, path: build(paths, query), contentType: 'application/json', body, defect: 'malformed or deep JSON',
-    })));
-    defects.push(fc.tuple(pathValues, queryValues, valueFor(operation.jsonBody)).map(([paths, query, body]) => ({
-      ...base, path: build(paths, query), contentType: 'application/x-www-form-urlencoded', body: `a=${encodeURIComponent((JSON.stringify(body) ?? '').toWellFormed())}`, defect: 'wrong content type',
-    })));
+    if (resolve(operation.jsonBody).type !== 'string' && operation.otherBody !== 'text/plain')
+      defects.push(
+        fc.tuple(pathValues, queryValues, fc.constantFrom('{', '{"a":', '[1,', '\u0000', 'nul', '{"a":1}}', DEEP_JSON_TEXT)).map(([paths, query, body]) => ({
+          ...base,
+          path: build(paths, query),
+          contentType: 'application/json',
+          body,
+          defect: 'malformed or deep JSON',
+        })),
+      );
+    defects.push(
+      fc.tuple(pathValues, queryValues, valueFor(operation.jsonBody)).map(([paths, query, body]) => ({
+        ...base,
+        path: build(paths, query),
+        contentType: 'application/x-www-form-urlencoded',
+        body: `a=${encodeURIComponent((JSON.stringify(body) ?? '').toWellFormed())}`,
+        defect: 'wrong content type',
+      })),
+    );
   }
   return defects.length ? fc.oneof(...defects) : fc.constant({ ...base, path: `${API}/v2/no-such-operation/${operation.id}`, defect: 'unknown path' });
 }
@@ -239,17 +297,24 @@ describe('fuzzing every operation with invalid requests', () => {
     new Promise<{ status: number; text: string }>((resolvePromise, reject) => {
       const url = new URL(env.runtime.url);
       const body = request.body === undefined ? undefined : Buffer.from(request.body);
-      const outgoing = httpRequest({
-        host: url.hostname, port: url.port, method: request.method, path: request.path, agent,
-        headers: {
-          ...(request.asUser === false && agentToken ? { 'X-Secret-Key': agentToken } : { Authorization: `Bearer ${env.adminToken}` }),
-          ...(body ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}),
+      const outgoing = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: request.method,
+          path: request.path,
+          agent,
+          headers: {
+            ...(request.asUser === false && agentToken ? { 'X-Secret-Key': agentToken } : { Authorization: `Bearer ${env.adminToken}` }),
+            ...(body ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}),
+          },
         },
-      }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      });
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
       outgoing.setTimeout(30_000, () => outgoing.destroy(new Error(`${request.method} ${request.path.slice(0, 200)}: no answer in 30 s`)));
       outgoing.on('error', reject);
       outgoing.end(body);
@@ -270,10 +335,21 @@ describe('fuzzing every operation with invalid requests', () => {
 
   beforeAll(async () => {
     env = await testRuntime();
-    const versions = JSON.parse((await send({ operation: '', method: 'GET', path: `${API}/v2/openshift-versions`, defect: '' })).text) as Record<string, unknown>;
+    const versions = JSON.parse((await send({ operation: '', method: 'GET', path: `${API}/v2/openshift-versions`, defect: '' })).text) as Record<
+      string,
+      unknown
+    >;
     const create = async (path: string, body: object, asUser = true) =>
-      JSON.parse((await send({ operation: '', method: 'POST', path: `${API}${path}`, contentType: 'application/json', body: JSON.stringify(body), defect: '', asUser })).text) as { id: string };
-    const cluster = await create('/v2/clusters', { name: 'fuzz', openshift_version: Object.keys(versions)[0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+      JSON.parse(
+        (await send({ operation: '', method: 'POST', path: `${API}${path}`, contentType: 'application/json', body: JSON.stringify(body), defect: '', asUser }))
+          .text,
+      ) as { id: string };
+    const cluster = await create('/v2/clusters', {
+      name: 'fuzz',
+      openshift_version: Object.keys(versions)[0],
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+    });
     const infraEnv = await create('/v2/infra-envs', { name: 'fuzz', pull_secret: PULL_SECRET, cluster_id: cluster.id });
     agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv.id });
     const host = await create(`/v2/infra-envs/${infraEnv.id}/hosts`, { host_id: randomUUID() }, false);
@@ -297,11 +373,19 @@ describe('fuzzing every operation with invalid requests', () => {
         byOperation.set(request.operation, (byOperation.get(request.operation) ?? 0) + 1);
         const { status, text } = await send(request);
         const problem =
-          status >= 500 ? `${status}` :
-          status < 400 ? `accepted with ${status}` :
-          Buffer.byteLength(text) > MAX_ERROR_BYTES ? `error body of ${Buffer.byteLength(text)} bytes` :
-          !/"(reason|message)":"[^"]{5,}/.test(text) ? `no reason: ${text.slice(0, 200)}` : undefined;
-        if (problem && failures.length < 30) failures.push(`${request.defect} ${request.method} ${request.path.slice(0, 160)} ${request.body?.slice(0, 160) ?? ''} → ${problem} ${text.slice(0, 300)}`);
+          status >= 500
+            ? `${status}`
+            : status < 400
+              ? `accepted with ${status}`
+              : Buffer.byteLength(text) > MAX_ERROR_BYTES
+                ? `error body of ${Buffer.byteLength(text)} bytes`
+                : !/"(reason|message)":"[^"]{5,}/.test(text)
+                  ? `no reason: ${text.slice(0, 200)}`
+                  : undefined;
+        if (problem && failures.length < 30)
+          failures.push(
+            `${request.defect} ${request.method} ${request.path.slice(0, 160)} ${request.body?.slice(0, 160) ?? ''} → ${problem} ${text.slice(0, 300)}`,
+          );
         return true;
       }),
       { numRuns: FUZZ_RUNS, seed: FUZZ_SEED, endOnFailure: true },
@@ -350,7 +434,8 @@ interface AcceptedContext {
   versions: string[];
 }
 
-const ofLength = (length: number) => fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme' }).map((chunk) => chunk.repeat(Math.ceil(length / chunk.length)).slice(0, length));
+const ofLength = (length: number) =>
+  fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme' }).map((chunk) => chunk.repeat(Math.ceil(length / chunk.length)).slice(0, length));
 
 /**
  * A JSON value nested `levels` deep, in arrays or objects, stands in the generated value as a
@@ -360,14 +445,25 @@ const ofLength = (length: number) => fc.string({ minLength: 1, maxLength: 8, uni
 const nested = (levels: number, kind: 'array' | 'object'): string => `\u0000nested:${levels}:${kind}\u0000`;
 const NESTED_MARKER = /"\\u0000nested:(\d+):(array|object)\\u0000"/g;
 const toJsonText = (value: unknown, text = JSON.stringify(value)): string =>
-  !text.includes('\\u0000nested:') ? text : text.replace(NESTED_MARKER, (_, levels: string, kind: string) => (kind === 'array' ? `${'['.repeat(Number(levels))}${']'.repeat(Number(levels))}` : `${'{"n":'.repeat(Number(levels) - 1)}{}${'}'.repeat(Number(levels) - 1)}`));
+  !text.includes('\\u0000nested:')
+    ? text
+    : text.replace(NESTED_MARKER, (_, levels: string, kind: string) =>
+        kind === 'array'
+          ? `${'['.repeat(Number(levels))}${']'.repeat(Number(levels))}`
+          : `${'{"n":'.repeat(Number(levels) - 1)}{}${'}'.repeat(Number(levels) - 1)}`,
+      );
 
 /** Any JSON value, sometimes nested deep: what a property of no declared type (or free additionalProperties) accepts. */
 function freeValue(depth: number): fc.Arbitrary<unknown> {
   const room = DEEPEST_ACCEPTED_NESTING - depth;
   return fc.oneof(
     { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(2, 32, 33, 100, 1_000, room), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([levels, kind]) => nested(Math.min(levels, room), kind)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(2, 32, 33, 100, 1_000, room), fc.constantFrom<'array' | 'object'>('array', 'object'))
+        .map(([levels, kind]) => nested(Math.min(levels, room), kind)),
+    },
   );
 }
 
@@ -380,7 +476,9 @@ const realisticCidr = fc.oneof(
     return `${[24, 16, 8, 0].map((shift) => Math.floor(network / 2 ** shift) % 256).join('.')}/${prefix}`;
   }),
 );
-const realisticMac = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }).map((bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join(':'));
+const realisticMac = fc
+  .array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 })
+  .map((bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join(':'));
 
 /** Values a pattern may be meant for: each is offered where the pattern accepts a sample of it. */
 const PATTERN_CANDIDATES: [sample: string, arbitrary: fc.Arbitrary<string>][] = [
@@ -427,7 +525,12 @@ function hintFor(name: string | undefined, context: AcceptedContext): fc.Arbitra
       return fc.constantFrom(inventory('fuzzed-host'), '{}', '');
     case 'content':
       // A manifest's content: base64 of a YAML or JSON document.
-      return fc.constantFrom('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fuzzed\n  namespace: openshift-config\n', '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzzed"}}').map((text) => Buffer.from(text).toString('base64'));
+      return fc
+        .constantFrom(
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fuzzed\n  namespace: openshift-config\n',
+          '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fuzzed"}}',
+        )
+        .map((text) => Buffer.from(text).toString('base64'));
     default:
       return undefined;
   }
@@ -444,14 +547,32 @@ function acceptedString(s: Schema, name: string | undefined, context: AcceptedCo
     for (const [sample, arbitrary] of PATTERN_CANDIDATES) if (pattern.test(sample)) options.push(arbitrary.filter((text) => pattern.test(text)));
   } else {
     switch (s.format) {
-      case 'uuid': options.push(fc.uuid()); break;
-      case 'date-time': options.push(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((date) => date.toISOString())); break;
-      case 'ipv4': options.push(fc.ipV4()); break;
-      case 'ipv6': options.push(fc.ipV6()); break;
-      case 'email': options.push(fc.emailAddress()); break;
-      case 'uri': options.push(fc.webUrl({ withQueryParameters: true, withFragments: true })); break;
-      case 'hostname': options.push(fc.domain()); break;
-      case 'mac': options.push(realisticMac); break;
+      case 'uuid':
+        options.push(fc.uuid());
+        break;
+      case 'date-time':
+        options.push(
+          fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((date) => date.toISOString()),
+        );
+        break;
+      case 'ipv4':
+        options.push(fc.ipV4());
+        break;
+      case 'ipv6':
+        options.push(fc.ipV6());
+        break;
+      case 'email':
+        options.push(fc.emailAddress());
+        break;
+      case 'uri':
+        options.push(fc.webUrl({ withQueryParameters: true, withFragments: true }));
+        break;
+      case 'hostname':
+        options.push(fc.domain());
+        break;
+      case 'mac':
+        options.push(realisticMac);
+        break;
       default: {
         const cap = Math.min(maxLength, 40);
         const weighted: fc.WeightedArbitrary<string>[] = [
@@ -494,10 +615,12 @@ function acceptedInteger(s: Schema): fc.Arbitrary<number> {
 function acceptedNumber(s: Schema): fc.Arbitrary<number> {
   const min = typeof s.minimum === 'number' ? s.minimum : -Number.MAX_VALUE;
   const max = typeof s.maximum === 'number' ? s.maximum : Number.MAX_VALUE;
-  return fc.oneof(
-    fc.constantFrom(min, max, 0, 5e-324, 1e308, -1e308, 0.1, 2 ** 53 + 2).filter((n) => n >= min && n <= max),
-    fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
-  ).filter((n) => (s.exclusiveMinimum !== true || n > min) && (s.exclusiveMaximum !== true || n < max));
+  return fc
+    .oneof(
+      fc.constantFrom(min, max, 0, 5e-324, 1e308, -1e308, 0.1, 2 ** 53 + 2).filter((n) => n >= min && n <= max),
+      fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+    )
+    .filter((n) => (s.exclusiveMinimum !== true || n > min) && (s.exclusiveMaximum !== true || n < max));
 }
 
 const typeOf = (s: Schema): string | undefined => s.type ?? (s.properties ? 'object' : s.items ? 'array' : undefined);
@@ -513,7 +636,8 @@ function acceptedValueFor(schema: Schema, context: AcceptedContext, depth = 0, n
 
 function acceptedNonNullValue(s: Schema, context: AcceptedContext, depth: number, name: string | undefined): fc.Arbitrary<unknown> {
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
-  if (isOwnIdName(name) && s.format === 'uuid') return fc.oneof({ weight: 4, arbitrary: fc.constant(OWN_ID_PLACEHOLDERS[name]) }, { weight: 1, arbitrary: fc.uuid() });
+  if (isOwnIdName(name) && s.format === 'uuid')
+    return fc.oneof({ weight: 4, arbitrary: fc.constant(OWN_ID_PLACEHOLDERS[name]) }, { weight: 1, arbitrary: fc.uuid() });
   switch (typeOf(s)) {
     case 'string':
       return acceptedString(s, name, context);
@@ -531,7 +655,12 @@ function acceptedNonNullValue(s: Schema, context: AcceptedContext, depth: number
       return fc.oneof(
         { weight: 6, arbitrary: fc.array(item, { minLength, maxLength: Math.max(minLength, Math.min(maxLength, 4)) }) },
         // Many of one item: cheap to generate, as long as the schema lets it be.
-        { weight: 1, arbitrary: fc.tuple(item, fc.integer({ min: minLength, max: Math.min(maxLength, 200) })).map(([one, count]) => Array.from({ length: count }, () => one)) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(item, fc.integer({ min: minLength, max: Math.min(maxLength, 200) }))
+            .map(([one, count]) => Array.from({ length: count }, () => one)),
+        },
       );
     }
     case 'object': {
@@ -543,10 +672,16 @@ function acceptedNonNullValue(s: Schema, context: AcceptedContext, depth: number
       const withProperties = (names: string[]) => fc.record(Object.fromEntries(names.map((property) => [property, values[property]!])));
       // Mostly a few optional properties, so each reaches the code that reads it rather than a
       // refusal of another; sometimes any number of them.
-      const declared = optional.length === 0 ? withProperties(required) : fc.oneof(
-        { weight: 3, arbitrary: fc.subarray(optional, { maxLength: Math.min(3, optional.length) }).chain((names) => withProperties([...required, ...names])) },
-        { weight: 1, arbitrary: fc.record(values, { requiredKeys: required }) },
-      );
+      const declared =
+        optional.length === 0
+          ? withProperties(required)
+          : fc.oneof(
+              {
+                weight: 3,
+                arbitrary: fc.subarray(optional, { maxLength: Math.min(3, optional.length) }).chain((names) => withProperties([...required, ...names])),
+              },
+              { weight: 1, arbitrary: fc.record(values, { requiredKeys: required }) },
+            );
       // Properties the schema does not name: where additionalProperties allows them (an object that
       // names its properties and says nothing of others is closed, as upstream's decoder and the router read it).
       const additional = s.additionalProperties;
@@ -590,43 +725,86 @@ function acceptedRequestFor(operation: Operation, context: AcceptedContext): fc.
   const byLocation = (location: Parameter['in']) => operation.parameters.filter((p) => p.in === location);
   const pathParameter = (p: Parameter): fc.Arbitrary<string> => {
     if (isOwnIdName(p.name)) return fc.oneof({ weight: 9, arbitrary: fc.constant(OWN_ID_PLACEHOLDERS[p.name]) }, { weight: 1, arbitrary: fc.uuid() });
-    if (p.name === 'organization_id') return fc.oneof({ weight: 3, arbitrary: fc.constant('default') }, { weight: 1, arbitrary: acceptedString(p.schema, p.name, context) });
+    if (p.name === 'organization_id')
+      return fc.oneof({ weight: 3, arbitrary: fc.constant('default') }, { weight: 1, arbitrary: acceptedString(p.schema, p.name, context) });
     // What a path segment cannot carry, whatever the schema says: nothing, '.' or '..', a '/', and
     // what the router refuses in any path before it reads a schema (whitespace, control characters, '%').
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the router refuses control characters in a path, so the fuzzer leaves them out
-    return (acceptedValueFor(p.schema, context, 0, p.name) as fc.Arbitrary<unknown>).map(asText).filter((text) => text.length > 0 && text !== '.' && text !== '..' && !/[\s\u0000-\u001f\u007f%/]/u.test(text));
+    const unroutable = /[\s\u0000-\u001f\u007f%/]/u;
+    return (acceptedValueFor(p.schema, context, 0, p.name) as fc.Arbitrary<unknown>)
+      .map(asText)
+      .filter((text) => text.length > 0 && text !== '.' && text !== '..' && !unroutable.test(text));
   };
   const optional = (p: Parameter, value: fc.Arbitrary<unknown>) => (p.required ? value : fc.option(value, { nil: undefined, freq: 2 }));
   const queryValue = (p: Parameter): fc.Arbitrary<string[] | undefined> => {
     const schema = resolve(p.schema);
-    const values = schema.type === 'array'
-      ? fc.array(acceptedValueFor(schema.items ?? {}, context, 1), { minLength: Math.max(1, schema.minItems ?? 0), maxLength: Math.max(1, Math.min(schema.maxItems ?? 3, 3)) })
-      : acceptedValueFor(schema, context, 0, p.name).map((value) => [value]);
+    const values =
+      schema.type === 'array'
+        ? fc.array(acceptedValueFor(schema.items ?? {}, context, 1), {
+            minLength: Math.max(1, schema.minItems ?? 0),
+            maxLength: Math.max(1, Math.min(schema.maxItems ?? 3, 3)),
+          })
+        : acceptedValueFor(schema, context, 0, p.name).map((value) => [value]);
     // A query cannot say null: a nullable parameter is left out instead.
     const texts: fc.Arbitrary<string[]> = values.map((list) => list.filter((value) => value !== null).map(asText));
     return (optional(p, texts) as fc.Arbitrary<string[] | undefined>).map((list) => (list?.length ? list : undefined));
   };
-  const headerValue = (p: Parameter) => optional(p, resolve(p.schema).type === 'string' ? fc.stringMatching(/^[!-~]{1,40}$/) : acceptedValueFor(p.schema, context, 0, p.name).filter((value) => value !== null).map(asText));
+  const headerValue = (p: Parameter) =>
+    optional(
+      p,
+      resolve(p.schema).type === 'string'
+        ? fc.stringMatching(/^[!-~]{1,40}$/)
+        : acceptedValueFor(p.schema, context, 0, p.name)
+            .filter((value) => value !== null)
+            .map(asText),
+    );
 
   const path = fc.record(Object.fromEntries(byLocation('path').map((p) => [p.name, pathParameter(p)])));
-  const query = fc.tuple(...byLocation('query').map((p) => queryValue(p).map((values) => (values ?? []).map((value) => [p.name, value] as [string, string])))).map((lists) => lists.flat());
-  const headers = fc.record(Object.fromEntries(byLocation('header').map((p) => [p.name, headerValue(p)])), { requiredKeys: [] })
+  const query = fc
+    .tuple(...byLocation('query').map((p) => queryValue(p).map((values) => (values ?? []).map((value) => [p.name, value] as [string, string]))))
+    .map((lists) => lists.flat());
+  const headers = fc
+    .record(Object.fromEntries(byLocation('header').map((p) => [p.name, headerValue(p)])), { requiredKeys: [] })
     .map((record) => Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined)));
   const bodies: fc.Arbitrary<{ contentType?: string; body?: string }>[] = [];
-  if (operation.jsonBody) bodies.push(acceptedValueFor(operation.jsonBody, context).map((body) => ({ contentType: 'application/json', body: toJsonText(body) })));
+  if (operation.jsonBody)
+    bodies.push(acceptedValueFor(operation.jsonBody, context).map((body) => ({ contentType: 'application/json', body: toJsonText(body) })));
   // An empty body is no body on the wire: not a text.
-  if (operation.otherBody === 'text/plain') bodies.push(fc.oneof(fc.string({ minLength: 1, maxLength: 200 }), fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength)).map((text) => ({ contentType: 'text/plain', body: text.toWellFormed() })));
-  if (operation.otherBody === 'multipart/form-data') bodies.push(fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength)).map((content) => multipartBody('upfile', content.toWellFormed())));
+  if (operation.otherBody === 'text/plain')
+    bodies.push(
+      fc
+        .oneof(fc.string({ minLength: 1, maxLength: 200 }), fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength))
+        .map((text) => ({ contentType: 'text/plain', body: text.toWellFormed() })),
+    );
+  if (operation.otherBody === 'multipart/form-data')
+    bodies.push(
+      fc
+        .oneof(fc.string({ maxLength: 200 }), fc.constantFrom(...LONG_STRING_LENGTHS).chain(ofLength))
+        .map((content) => multipartBody('upfile', content.toWellFormed())),
+    );
   const body = bodies.length ? fc.oneof(...bodies) : fc.constant<{ contentType?: string; body?: string }>({});
-  return fc.record({ pathParameters: path, query, headers, body }).map(({ pathParameters, query: queryEntries, headers: headerEntries, body: { contentType, body: text } }) => ({
-    operation: operation.id, asUser: operation.asUser, method: operation.method, pathParameters, query: queryEntries, headers: headerEntries,
-    ...(text === undefined ? {} : { contentType, body: text }),
-  }));
+  return fc
+    .record({ pathParameters: path, query, headers, body })
+    .map(({ pathParameters, query: queryEntries, headers: headerEntries, body: { contentType, body: text } }) => ({
+      operation: operation.id,
+      asUser: operation.asUser,
+      method: operation.method,
+      pathParameters,
+      query: queryEntries,
+      headers: headerEntries,
+      ...(text === undefined ? {} : { contentType, body: text }),
+    }));
 }
 
 /** A router validator as the API's own: the same document, int64 rule and formats. */
 function routerValidator(): OpenAPIBackend {
-  const api = new OpenAPIBackend({ definition: asRouterDocument(loadRouterDefinition()), apiRoot: API, quick: true, validate: true, customizeAjv: (ajv) => addRouterFormats(ajv) });
+  const api = new OpenAPIBackend({
+    definition: asRouterDocument(loadRouterDefinition()),
+    apiRoot: API,
+    quick: true,
+    validate: true,
+    customizeAjv: (ajv) => addRouterFormats(ajv),
+  });
   api.init();
   return api;
 }
@@ -650,14 +828,21 @@ describe('fuzzing every operation with requests the schema accepts', () => {
     new Promise<{ status: number; text: string }>((resolvePromise, reject) => {
       const url = new URL(env.runtime.url);
       const payload = body === undefined ? undefined : Buffer.from(body);
-      const outgoing = httpRequest({
-        host: url.hostname, port: url.port, method, path, agent,
-        headers: { ...headers, ...(payload ? { 'Content-Length': String(payload.length) } : {}) },
-      }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      });
+      const outgoing = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method,
+          path,
+          agent,
+          headers: { ...headers, ...(payload ? { 'Content-Length': String(payload.length) } : {}) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
       outgoing.setTimeout(60_000, () => outgoing.destroy(new Error(`${method} ${path.slice(0, 200)}: no answer in 60 s`)));
       outgoing.on('error', reject);
       outgoing.end(payload);
@@ -673,7 +858,11 @@ describe('fuzzing every operation with requests the schema accepts', () => {
       return JSON.parse(answer.text) as { id: string };
     };
     workerCount += 1;
-    const cluster = await post('/v2/clusters', { name: `fuzz-accepted-${workerCount}`, openshift_version: context.versions[0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, asAdmin());
+    const cluster = await post(
+      '/v2/clusters',
+      { name: `fuzz-accepted-${workerCount}`, openshift_version: context.versions[0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com' },
+      asAdmin(),
+    );
     const infraEnv = await post('/v2/infra-envs', { name: `fuzz-accepted-${workerCount}`, pull_secret: PULL_SECRET, cluster_id: cluster.id }, asAdmin());
     const stored = await container().store.infraEnvs.get({ orgId: 'default', infraEnvId: infraEnv.id });
     const agentToken = await issueInfraEnvAgentToken(container().config.agentSigningKeyPem, stored!, new Date(Date.now() + 3_600_000));
@@ -695,7 +884,11 @@ describe('fuzzing every operation with requests the schema accepts', () => {
 
   /** The request as sent by this worker: its ids in place of the placeholders. */
   const materialize = (request: AcceptedRequest, worker: Worker) => {
-    const ids: Record<string, string> = { [OWN_ID_PLACEHOLDERS.cluster_id]: worker.clusterId, [OWN_ID_PLACEHOLDERS.infra_env_id]: worker.infraEnvId, [OWN_ID_PLACEHOLDERS.host_id]: worker.hostId };
+    const ids: Record<string, string> = {
+      [OWN_ID_PLACEHOLDERS.cluster_id]: worker.clusterId,
+      [OWN_ID_PLACEHOLDERS.infra_env_id]: worker.infraEnvId,
+      [OWN_ID_PLACEHOLDERS.host_id]: worker.hostId,
+    };
     const own = (text: string) => text.replace(/fffffff[123]-0000-4000-8000-[0-9a-f]{12}/g, (placeholder) => ids[placeholder] ?? placeholder);
     const operation = operations.find((o) => o.id === request.operation)!;
     const pathParameters = Object.fromEntries(Object.entries(request.pathParameters).map(([name, value]) => [name, own(value)]));
@@ -711,8 +904,22 @@ describe('fuzzing every operation with requests the schema accepts', () => {
     for (const [name, value] of sent.query) query[name] = name in query ? [...[query[name]!].flat(), value] : value;
     const jsonBody = request.contentType === 'application/json' || request.contentType === 'text/plain';
     const body = request.contentType === 'text/plain' ? JSON.stringify(sent.body) : jsonBody ? sent.body : undefined;
-    const result = validator.validateRequest({ method: request.method, path: `${API}${sent.route}`, query, headers: { ...request.headers, ...(jsonBody ? { 'content-type': 'application/json' } : {}) }, body }, request.operation);
-    return result.valid ? undefined : (result.errors ?? []).slice(0, 3).map((e) => `${e.instancePath} ${e.message}`).join('; ');
+    const result = validator.validateRequest(
+      {
+        method: request.method,
+        path: `${API}${sent.route}`,
+        query,
+        headers: { ...request.headers, ...(jsonBody ? { 'content-type': 'application/json' } : {}) },
+        body,
+      },
+      request.operation,
+    );
+    return result.valid
+      ? undefined
+      : (result.errors ?? [])
+          .slice(0, 3)
+          .map((e) => `${e.instancePath} ${e.message}`)
+          .join('; ');
   };
 
   beforeAll(async () => {
@@ -738,7 +945,8 @@ describe('fuzzing every operation with requests the schema accepts', () => {
     let drawn = 0;
     const next = (): AcceptedRequest | undefined => {
       if (drawn >= FUZZ_VALID_RUNS) return undefined;
-      if (pending.length === 0 && batch < batches) pending = fc.sample(arbitrary, { numRuns: Math.min(BATCH, FUZZ_VALID_RUNS - batch * BATCH), seed: FUZZ_SEED + batch++ }).reverse();
+      if (pending.length === 0 && batch < batches)
+        pending = fc.sample(arbitrary, { numRuns: Math.min(BATCH, FUZZ_VALID_RUNS - batch * BATCH), seed: FUZZ_SEED + batch++ }).reverse();
       drawn += 1;
       return pending.pop();
     };
@@ -754,7 +962,8 @@ describe('fuzzing every operation with requests the schema accepts', () => {
     const timeByOperation = new Map<string, { count: number; ms: number }>();
     /** Operations the service answers with its 501 (not implemented yet): no crash, and no other answer to judge. */
     const notImplemented = new Set<string>();
-    const describeRequest = (request: AcceptedRequest, sent: ReturnType<typeof materialize>) => `${request.operation} ${request.method} ${sent.path.slice(0, 200)} ${sent.body?.slice(0, 200) ?? ''}`;
+    const describeRequest = (request: AcceptedRequest, sent: ReturnType<typeof materialize>) =>
+      `${request.operation} ${request.method} ${sent.path.slice(0, 200)} ${sent.body?.slice(0, 200) ?? ''}`;
 
     const work = async () => {
       let worker = await createWorkerResources();
@@ -799,7 +1008,8 @@ describe('fuzzing every operation with requests the schema accepts', () => {
           }
         }
         const after = await versionsOf(worker);
-        if (status >= 400 && status < 500 && JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${describeRequest(request, sent)} → ${status} changed ${JSON.stringify(before)} to ${JSON.stringify(after)}: ${text.slice(0, 300)}`);
+        if (status >= 400 && status < 500 && JSON.stringify(after) !== JSON.stringify(before))
+          failures.push(`${describeRequest(request, sent)} → ${status} changed ${JSON.stringify(before)} to ${JSON.stringify(after)}: ${text.slice(0, 300)}`);
         before = after;
         if (status < 300 && (STARTS_BACKGROUND_WORK.has(request.operation) || ENDS_AGENT_TOKEN.has(request.operation))) {
           worker = await createWorkerResources();
@@ -813,15 +1023,25 @@ describe('fuzzing every operation with requests the schema accepts', () => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const sent = [...statuses.values()].reduce((sum, n) => sum + n, 0);
     const succeeded = [...answeredByOperation].filter(([, answers]) => [...answers].some((status) => status < 300)).length;
-    console.info([
-      `fuzzed ${FUZZ_VALID_RUNS} accepted requests (FUZZ_SEED=${FUZZ_SEED}, ${FUZZ_CONCURRENCY} workers) in ${seconds} s: ${sent} sent over ${answeredByOperation.size} of ${operations.length} operations (${succeeded} answered a 2xx at least once), answers ${JSON.stringify(Object.fromEntries(statuses))}`,
-      `slowest answers (mean ms): ${[...timeByOperation].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8).map(([id, { count, ms }]) => `${id} ${Math.round(ms / count)} ×${count}`).join(', ')}`,
-      `never a 2xx: ${[...answeredByOperation].filter(([, answers]) => ![...answers].some((status) => status < 300)).map(([id, answers]) => `${id} (${[...answers].sort().join('/')})`).sort().join(', ')}`,
-      `resources re-created ${workersRenewed} times; not implemented (501): ${[...notImplemented].sort().join(', ') || 'none'}`,
-      `the generator's requests the router's validator refuses: ${generatorRefused} here (not sent), ${routerRefused} at the router`,
-      ...generatorRefusals.map((line) => `  refused here: ${line}`),
-      ...routerRefusals.map((line) => `  refused by the router: ${line}`),
-    ].join('\n'));
+    console.info(
+      [
+        `fuzzed ${FUZZ_VALID_RUNS} accepted requests (FUZZ_SEED=${FUZZ_SEED}, ${FUZZ_CONCURRENCY} workers) in ${seconds} s: ${sent} sent over ${answeredByOperation.size} of ${operations.length} operations (${succeeded} answered a 2xx at least once), answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+        `slowest answers (mean ms): ${[...timeByOperation]
+          .sort((a, b) => b[1].ms - a[1].ms)
+          .slice(0, 8)
+          .map(([id, { count, ms }]) => `${id} ${Math.round(ms / count)} ×${count}`)
+          .join(', ')}`,
+        `never a 2xx: ${[...answeredByOperation]
+          .filter(([, answers]) => ![...answers].some((status) => status < 300))
+          .map(([id, answers]) => `${id} (${[...answers].sort().join('/')})`)
+          .sort()
+          .join(', ')}`,
+        `resources re-created ${workersRenewed} times; not implemented (501): ${[...notImplemented].sort().join(', ') || 'none'}`,
+        `the generator's requests the router's validator refuses: ${generatorRefused} here (not sent), ${routerRefused} at the router`,
+        ...generatorRefusals.map((line) => `  refused here: ${line}`),
+        ...routerRefusals.map((line) => `  refused by the router: ${line}`),
+      ].join('\n'),
+    );
     expect(failures.slice(0, 40), `replay with FUZZ_SEED=${FUZZ_SEED}`).toEqual([]);
     expect(answeredByOperation.size).toBe(operations.length);
   }, 1_800_000);

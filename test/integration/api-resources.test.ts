@@ -18,7 +18,13 @@ type Json = Record<string, any>;
 
 describe('REST API v2 resources', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
-  let call: (method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>) => Promise<{ status: number; body: any; headers: Headers }>;
+  let call: (
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    headers?: Record<string, string>,
+  ) => Promise<{ status: number; body: any; headers: Headers }>;
 
   beforeAll(async () => {
     env = await testRuntime();
@@ -67,7 +73,8 @@ describe('REST API v2 resources', () => {
       host_networks: [],
     });
     // Upstream never fills the deprecated singular network fields.
-    for (const field of ['cluster_network_cidr', 'cluster_network_host_prefix', 'service_network_cidr', 'machine_network_cidr']) expect(cluster).not.toHaveProperty(field);
+    for (const field of ['cluster_network_cidr', 'cluster_network_host_prefix', 'service_network_cidr', 'machine_network_cidr'])
+      expect(cluster).not.toHaveProperty(field);
 
     const judged = (await call('GET', `/clusters/${cluster.id}`)).body;
     expect(judged).toMatchObject({ status: 'pending-for-input' });
@@ -97,7 +104,9 @@ describe('REST API v2 resources', () => {
     const all = await call('GET', '/clusters');
     const describedInFull = all.body.filter((c: Json) => c.name === 'named-twice');
     expect(named.body.map((c: Json) => Object.keys(c).sort())).toEqual(describedInFull.map((c: Json) => Object.keys(c).sort()));
-    expect(named.body.map((c: Json) => [c.id, c.status, c.total_host_count, c.base_dns_domain])).toEqual(describedInFull.map((c: Json) => [c.id, c.status, c.total_host_count, c.base_dns_domain]));
+    expect(named.body.map((c: Json) => [c.id, c.status, c.total_host_count, c.base_dns_domain])).toEqual(
+      describedInFull.map((c: Json) => [c.id, c.status, c.total_host_count, c.base_dns_domain]),
+    );
     expect(all.body.map((c: Json) => c.id)).toContain(other.id);
     expect((await call('GET', '/clusters?name=nobody-is-called-this')).body).toEqual([]);
     expect((await call('GET', `/clusters?openshift_cluster_id=${randomUUID()}`)).body).toEqual([]);
@@ -120,7 +129,10 @@ describe('REST API v2 resources', () => {
     const refusals: [Json, RegExp][] = [
       [{ disk_encryption: { enable_on: 'all', mode: 'tang' } }, /^Setting Tang mode but tang_servers isn't set$/],
       [{ network_type: 'OpenShiftSDN', openshift_version: '4.18' }, /^Openshift version 4\.18\.\d+ is not supported for OpenShiftSDN NetworkType$/],
-      [{ vip_dhcp_allocation: true, platform: { type: 'none' } }, /VIP Automatic Allocation.*None Platform Integration|None Platform Integration.*VIP Automatic Allocation/],
+      [
+        { vip_dhcp_allocation: true, platform: { type: 'none' } },
+        /VIP Automatic Allocation.*None Platform Integration|None Platform Integration.*VIP Automatic Allocation/,
+      ],
     ];
     for (const [extra, reason] of refusals) {
       const refused = await call('POST', '/clusters', { name: 'refused', openshift_version: await version(), pull_secret: PULL_SECRET, ...extra });
@@ -129,15 +141,31 @@ describe('REST API v2 resources', () => {
     }
   });
 
-  it('installs a bundle\'s operators with their dependencies, tells the bundles back, and refuses what upstream refuses', async () => {
+  it("installs a bundle's operators with their dependencies, tells the bundles back, and refuses what upstream refuses", async () => {
     const cluster = await newCluster({ operator_bundles: [{ id: 'openshift-ai', optional_operators: ['nvidia-gpu'] }] });
     expectMatchesSchema('v2RegisterCluster', 201, cluster);
     const olm = (body: Json) => (body.monitored_operators as Json[]).filter((o) => o.operator_type === 'olm');
-    expect(olm(cluster).map((o) => o.name)).toEqual(['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh', 'nvidia-gpu', 'lso', 'node-feature-discovery']);
+    expect(olm(cluster).map((o) => o.name)).toEqual([
+      'authorino',
+      'odf',
+      'openshift-ai',
+      'pipelines',
+      'serverless',
+      'servicemesh',
+      'nvidia-gpu',
+      'lso',
+      'node-feature-discovery',
+    ]);
     expect(olm(cluster).find((o) => o.name === 'odf')).toEqual({
-      name: 'odf', operator_type: 'olm', namespace: 'openshift-storage', subscription_name: 'odf-operator', timeout_seconds: 1800, source_bundles: ['openshift-ai'],
+      name: 'odf',
+      operator_type: 'olm',
+      namespace: 'openshift-storage',
+      subscription_name: 'odf-operator',
+      timeout_seconds: 1800,
+      source_bundles: ['openshift-ai'],
       // As upstream answers a monitored operator: its cluster, and Go's zero time until it reports.
-      cluster_id: cluster.id, status_updated_at: '0001-01-01T00:00:00.000Z',
+      cluster_id: cluster.id,
+      status_updated_at: '0001-01-01T00:00:00.000Z',
     });
     expect(olm(cluster).find((o) => o.name === 'lso')).toMatchObject({ dependency_only: true, namespace: 'openshift-local-storage' });
     expect(cluster.operator_bundles).toEqual([{ id: 'openshift-ai', optional_operators: ['nvidia-gpu'] }]);
@@ -147,7 +175,10 @@ describe('REST API v2 resources', () => {
 
     const standalone = await call('PATCH', `/clusters/${cluster.id}`, { olm_operators: [{ name: 'mtv' }] });
     expect(standalone.status, JSON.stringify(standalone.body)).toBe(201);
-    expect(olm(standalone.body).map((o) => [o.name, o.dependency_only ?? false])).toEqual([['mtv', false], ['cnv', true]]);
+    expect(olm(standalone.body).map((o) => [o.name, o.dependency_only ?? false])).toEqual([
+      ['mtv', false],
+      ['cnv', true],
+    ]);
     expect(standalone.body.operator_bundles).toEqual([]);
 
     for (const [body, reason] of [
@@ -160,20 +191,36 @@ describe('REST API v2 resources', () => {
       expect(refused.body).toMatchObject({ kind: 'Error', code: '400' });
       expect(refused.body.reason).toMatch(reason);
     }
-    const singleNode = await call('POST', '/clusters', { name: 'sno-odf', openshift_version: await version(), pull_secret: PULL_SECRET, control_plane_count: 1, olm_operators: [{ name: 'odf' }] });
+    const singleNode = await call('POST', '/clusters', {
+      name: 'sno-odf',
+      openshift_version: await version(),
+      pull_secret: PULL_SECRET,
+      control_plane_count: 1,
+      olm_operators: [{ name: 'odf' }],
+    });
     expect(singleNode.status).toBe(400);
     expect(singleNode.body.reason).toBe("cannot use Single Node OpenShift because it's not compatible with OpenShift Data Foundation");
   });
 
   it('updates a cluster (201), validating networking, and refuses updates once installing (409)', async () => {
-    const cluster = await newCluster({ machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] });
+    const cluster = await newCluster({
+      machine_networks: [{ cidr: '192.168.127.0/24' }],
+      api_vips: [{ ip: '192.168.127.100' }],
+      ingress_vips: [{ ip: '192.168.127.101' }],
+    });
     const key = sshPublicKey();
     const updated = await call('PATCH', `/clusters/${cluster.id}`, { name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key });
     expect(updated.status, JSON.stringify(updated.body)).toBe(201);
     expectMatchesSchema('V2UpdateCluster', 201, updated.body);
     // The machine network it was created with is dropped by the cluster's judgement until a host on it
     // is discovered, as upstream's monitor drops it (its answer to the same update: machine_networks []).
-    expect(updated.body).toMatchObject({ name: 'renamed', base_dns_domain: 'lab.example.com', ssh_public_key: key, machine_networks: [], api_vips: [{ ip: '192.168.127.100' }] });
+    expect(updated.body).toMatchObject({
+      name: 'renamed',
+      base_dns_domain: 'lab.example.com',
+      ssh_public_key: key,
+      machine_networks: [],
+      api_vips: [{ ip: '192.168.127.100' }],
+    });
 
     const outside = await call('PATCH', `/clusters/${cluster.id}`, { api_vips: [{ ip: '10.0.0.5' }] });
     expect(outside.status).toBe(400);
@@ -194,12 +241,23 @@ describe('REST API v2 resources', () => {
 
   it('creates infra-envs, signs expiring image URLs and invalidates them on key regeneration', async () => {
     const cluster = await newCluster();
-    const created = await call('POST', '/infra-envs', { name: 'demo-infra', pull_secret: PULL_SECRET, cluster_id: cluster.id, proxy: { http_proxy: 'http://proxy.example.com:3128', no_proxy: '.example.com,10.0.0.0/8' } });
+    const created = await call('POST', '/infra-envs', {
+      name: 'demo-infra',
+      pull_secret: PULL_SECRET,
+      cluster_id: cluster.id,
+      proxy: { http_proxy: 'http://proxy.example.com:3128', no_proxy: '.example.com,10.0.0.0/8' },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expectMatchesSchema('RegisterInfraEnv', 201, created.body);
     const infraEnv = created.body;
     // Its RHCOS image's minor, upstream's latest when none is asked for, whatever the cluster's release.
-    expect(infraEnv).toMatchObject({ kind: 'InfraEnv', cluster_id: cluster.id, openshift_version: osImageVersionFor(undefined, 'x86_64'), cpu_architecture: 'x86_64', pull_secret_set: true });
+    expect(infraEnv).toMatchObject({
+      kind: 'InfraEnv',
+      cluster_id: cluster.id,
+      openshift_version: osImageVersionFor(undefined, 'x86_64'),
+      cpu_architecture: 'x86_64',
+      pull_secret_set: true,
+    });
 
     expectMatchesSchema('GetInfraEnv', 200, (await call('GET', `/infra-envs/${infraEnv.id}`)).body);
     const byCluster = await call('GET', `/infra-envs?cluster_id=${cluster.id}`);
@@ -233,9 +291,19 @@ describe('REST API v2 resources', () => {
     const hostId = randomUUID();
     const now = new Date().toISOString();
     await container().store.hosts.create({
-      orgId: 'default', infraEnvId, hostId, status, createdAt: now, updatedAt: now,
+      orgId: 'default',
+      infraEnvId,
+      hostId,
+      status,
+      createdAt: now,
+      updatedAt: now,
       ...(clusterId ? { clusterId } : {}),
-      attributes: { inventory: inventory(`host-${hostId.slice(0, 4)}`), role: 'auto-assign', cpu_architecture: 'x86_64', status_info: 'Host is ready to be installed' },
+      attributes: {
+        inventory: inventory(`host-${hostId.slice(0, 4)}`),
+        role: 'auto-assign',
+        cpu_architecture: 'x86_64',
+        status_info: 'Host is ready to be installed',
+      },
     });
     return hostId;
   }
@@ -268,11 +336,18 @@ describe('REST API v2 resources', () => {
     });
     expect(updated.status, JSON.stringify(updated.body)).toBe(201);
     expectMatchesSchema('v2UpdateHost', 201, updated.body);
-    expect(updated.body).toMatchObject({ requested_hostname: 'master-0.lab', role: 'master', installation_disk_id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4', installation_disk_path: '/dev/sda' });
+    expect(updated.body).toMatchObject({
+      requested_hostname: 'master-0.lab',
+      role: 'master',
+      installation_disk_id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4',
+      installation_disk_path: '/dev/sda',
+    });
 
-    const small = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}`, { disks_selected_config: [{ id: '/dev/disk/by-id/usb-boot', role: 'install' }] });
+    const small = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}`, {
+      disks_selected_config: [{ id: '/dev/disk/by-id/usb-boot', role: 'install' }],
+    });
     expect(small.status).toBe(409);
-    expect(small.body.reason).toBe('Requested installation disk is not part of the host\'s valid disks');
+    expect(small.body.reason).toBe("Requested installation disk is not part of the host's valid disks");
 
     const reset = await call('PATCH', `/infra-envs/${infraEnv.id}/hosts/${hostId}/actions/reset-validation/container-images-available`);
     expect(reset.status).toBe(200);
@@ -314,7 +389,11 @@ describe('REST API v2 resources', () => {
     expect(hostEvents.map((e) => e.name)).toEqual(['host_status_updated', 'host_bind_succeeded', 'host_status_updated', 'host_unbind_succeeded']);
     // A host unbound after its installation started may hold an installed OS: the user boots it again.
     const installed = await seedHost(pool.id, 'known-unbound');
-    await container().store.hosts.mutate({ orgId: 'default', infraEnvId: pool.id, hostId: installed }, (h) => ({ ...h, clusterId: cluster.id, status: 'installed' }));
+    await container().store.hosts.mutate({ orgId: 'default', infraEnvId: pool.id, hostId: installed }, (h) => ({
+      ...h,
+      clusterId: cluster.id,
+      status: 'installed',
+    }));
     const afterInstall = await call('POST', `/infra-envs/${pool.id}/hosts/${installed}/actions/unbind`);
     expect(afterInstall.status).toBe(200);
     expect(afterInstall.body.status).toBe('unbinding-pending-user-action');
@@ -377,7 +456,7 @@ describe('REST API v2 resources', () => {
     expect((await call('GET', `/infra-envs/${own.id}`, undefined, '', { 'X-Secret-Key': `${agent.slice(0, -4)}AAAA` })).status).toBe(401);
   });
 
-  it('answers every operation on another organisation\'s resources with 404', async () => {
+  it("answers every operation on another organisation's resources with 404", async () => {
     const cluster = await newCluster();
     const infraEnv = (await call('POST', '/infra-envs', { name: 'a', pull_secret: PULL_SECRET, cluster_id: cluster.id })).body;
     const pool = (await call('POST', '/infra-envs', { name: 'a-pool', pull_secret: PULL_SECRET })).body;

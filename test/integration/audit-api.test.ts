@@ -44,7 +44,12 @@ describe('audit log', () => {
     const userToken = await call(env.adminToken, 'POST', '/api-tokens', { name: 'worker', role: 'user' });
     expect(userToken.status, userToken.text).toBe(201);
     const readOnly = await call(env.adminToken, 'POST', '/api-tokens', { name: 'viewer', role: 'read-only' });
-    const created = await call(userToken.body.token, 'POST', '/clusters', { name: 'audited', openshift_version: '4.16', pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+    const created = await call(userToken.body.token, 'POST', '/clusters', {
+      name: 'audited',
+      openshift_version: '4.16',
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+    });
     expect(created.status, created.text).toBe(201);
     const clusterId = created.body.id as string;
     expect((await call(userToken.body.token, 'PATCH', `/clusters/${clusterId}`, { name: 'audited-2' })).status).toBe(201);
@@ -81,8 +86,15 @@ describe('audit log', () => {
     const future = await call(env.adminToken, 'GET', `/audit-events?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
     expect(future.body.audit_events).toHaveLength(0);
     // A range that ends before it starts is a 400 (DynamoDB refused it: a 500 the accepted-request fuzz found).
-    const backwards = await call(env.adminToken, 'GET', `/audit-events?since=${encodeURIComponent('2030-01-01T00:00:00Z')}&until=${encodeURIComponent('2020-01-01T00:00:00Z')}`);
-    expect([backwards.status, backwards.body.reason]).toEqual([400, 'since (2030-01-01T00:00:00.000Z) is after until (2020-01-01T00:00:00.000Z): no time is in that range']);
+    const backwards = await call(
+      env.adminToken,
+      'GET',
+      `/audit-events?since=${encodeURIComponent('2030-01-01T00:00:00Z')}&until=${encodeURIComponent('2020-01-01T00:00:00Z')}`,
+    );
+    expect([backwards.status, backwards.body.reason]).toEqual([
+      400,
+      'since (2030-01-01T00:00:00.000Z) is after until (2020-01-01T00:00:00.000Z): no time is in that range',
+    ]);
     const first = await call(env.adminToken, 'GET', '/audit-events?limit=2');
     expect(first.body.audit_events).toHaveLength(2);
     const second = await call(env.adminToken, 'GET', `/audit-events?limit=2&cursor=${first.body.next_cursor}`);
@@ -96,9 +108,15 @@ describe('audit log', () => {
 
     // Kept for the retention setting: DynamoDB's TTL on the record.
     const orgId = (await call(env.adminToken, 'GET', '/organizations')).body[0].id;
-    const client = new DynamoDBClient({ endpoint: await dynamodbEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: await dynamodbEndpoint(),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
-      const stored = await documentClient(client).send(new GetCommand({ TableName: tableName, Key: { pk: `ORG#${orgId}#AUDIT-RECORD#${events[2]!.id}`, sk: 'AUDIT' } }));
+      const stored = await documentClient(client).send(
+        new GetCommand({ TableName: tableName, Key: { pk: `ORG#${orgId}#AUDIT-RECORD#${events[2]!.id}`, sk: 'AUDIT' } }),
+      );
       expect(stored.Item?.ttl).toBe(Math.floor(Date.parse(events[2]!.at) / 1000) + 30 * 86_400);
     } finally {
       client.destroy();

@@ -51,10 +51,14 @@ describe('catalogue API', () => {
     expect((await get('/supported-operators/numa-resources')).status).toBe(404);
   });
 
-  it('offers upstream\'s operator bundles, filtered by what the release and topology support', async () => {
+  it("offers upstream's operator bundles, filtered by what the release and topology support", async () => {
     const all = (await get('/operators/bundles')).body as { id: string; operators: string[]; optional_operators?: string[] }[];
     expect(all.map((bundle) => bundle.id)).toEqual(['virtualization', 'openshift-ai']);
-    expect(all[1]).toMatchObject({ title: 'OpenShift AI', operators: ['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh'], optional_operators: ['amd-gpu', 'nvidia-gpu'] });
+    expect(all[1]).toMatchObject({
+      title: 'OpenShift AI',
+      operators: ['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh'],
+      optional_operators: ['amd-gpu', 'nvidia-gpu'],
+    });
     const singleNode = (await get('/operators/bundles?openshift_version=4.18&feature_ids=SNO')).body as { id: string; operators: string[] }[];
     expect(singleNode).toMatchObject([{ id: 'openshift-ai', operators: ['lvm', 'openshift-ai'] }]);
     expect((await get('/operators/bundles?openshift_version=4.18&cpu_architecture=arm64')).body).toEqual([]);

@@ -42,10 +42,17 @@ describe('clusters by name (DynamoDB Local, real SDK client)', () => {
 
   it('indexes, once, the clusters written before the index existed', async () => {
     const orgId = 'org-before-the-index';
-    for (const [id, name] of [['o1', 'old-1'], ['o2', 'old-2'], ['o3', 'old-1']]) await store.clusters.create(cluster(orgId, id!, name!));
+    for (const [id, name] of [
+      ['o1', 'old-1'],
+      ['o2', 'old-2'],
+      ['o3', 'old-1'],
+    ])
+      await store.clusters.create(cluster(orgId, id!, name!));
     // As written by the service before this index: no gsi3 attributes, and no marker.
     for (const id of ['o1', 'o2', 'o3']) {
-      await client.send(new UpdateItemCommand({ TableName: tableName, Key: marshall(keys.cluster({ orgId, clusterId: id })), UpdateExpression: 'REMOVE gsi3pk, gsi3sk' }));
+      await client.send(
+        new UpdateItemCommand({ TableName: tableName, Key: marshall(keys.cluster({ orgId, clusterId: id })), UpdateExpression: 'REMOVE gsi3pk, gsi3sk' }),
+      );
     }
     await client.send(new DeleteItemCommand({ TableName: tableName, Key: marshall(keys.clusterNamesIndexed({ orgId })) }));
 

@@ -35,10 +35,15 @@ describe('cluster settings API', () => {
     return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
   };
   /** The PATCH body is a JSON string whose content is the overrides. */
-  const patchOverrides = (clusterId: string, overrides: string, token?: string) => call('PATCH', `/clusters/${clusterId}/install-config`, JSON.stringify(overrides), token);
+  const patchOverrides = (clusterId: string, overrides: string, token?: string) =>
+    call('PATCH', `/clusters/${clusterId}/install-config`, JSON.stringify(overrides), token);
 
   async function newCluster(extra: Json = {}): Promise<Json> {
-    const created = await call('POST', '/clusters', JSON.stringify({ name: 'demo', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...extra }));
+    const created = await call(
+      'POST',
+      '/clusters',
+      JSON.stringify({ name: 'demo', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...extra }),
+    );
     expect(created.status, created.text).toBe(201);
     return created.body;
   }
@@ -53,7 +58,7 @@ describe('cluster settings API', () => {
   afterAll(async () => env?.close());
 
   describe('cluster document', () => {
-    it('holds upstream\'s connectivity documents once the new cluster was judged, not in the registration\'s answer', async () => {
+    it("holds upstream's connectivity documents once the new cluster was judged, not in the registration's answer", async () => {
       const cluster = await newCluster();
       // Upstream's answer is the cluster as registered; its monitor's first pass stores the documents.
       expect(cluster.connectivity_majority_groups ?? null).toBeNull();
@@ -78,7 +83,12 @@ describe('cluster settings API', () => {
   describe('install config', () => {
     it('returns the generated install-config, with the real pull secret, as a JSON string', async () => {
       const key = sshPublicKey();
-      const cluster = await newCluster({ ssh_public_key: key, machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] });
+      const cluster = await newCluster({
+        ssh_public_key: key,
+        machine_networks: [{ cidr: '192.168.127.0/24' }],
+        api_vips: [{ ip: '192.168.127.100' }],
+        ingress_vips: [{ ip: '192.168.127.101' }],
+      });
       const reply = await call('GET', `/clusters/${cluster.id}/install-config`);
       expect(reply.status, reply.text).toBe(200);
       expectMatchesSchema('v2GetClusterInstallConfig', 200, reply.body);
@@ -98,9 +108,12 @@ describe('cluster settings API', () => {
       // The pull secret is the cluster owner's: read-only tokens see the rest without it (agents
       // may not call this operation at all).
       const { token: readOnly } = await createApiToken(container(), { orgId: 'default', name: 'install-config-viewer', role: 'read-only' });
-      const infraEnvId = (await call('POST', '/infra-envs', JSON.stringify({ name: 'ic', pull_secret: PULL_SECRET, cluster_id: cluster.id }))).body.id as string;
+      const infraEnvId = (await call('POST', '/infra-envs', JSON.stringify({ name: 'ic', pull_secret: PULL_SECRET, cluster_id: cluster.id }))).body
+        .id as string;
       const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId });
-      expect((await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${cluster.id}/install-config`, { headers: { 'X-Secret-Key': agentToken } })).status).toBe(401);
+      expect(
+        (await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${cluster.id}/install-config`, { headers: { 'X-Secret-Key': agentToken } })).status,
+      ).toBe(401);
       for (const [who, headers] of [['read-only', { Authorization: `Bearer ${readOnly}` }]] as const) {
         const seen = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${cluster.id}/install-config`, { headers });
         expect(seen.status, who).toBe(200);
@@ -120,7 +133,11 @@ describe('cluster settings API', () => {
       expect(patched.text).toBe('');
 
       const config = JSON.parse((await call('GET', `/clusters/${cluster.id}/install-config`)).body);
-      expect(config).toMatchObject({ fips: true, capabilities: { baselineCapabilitySet: 'None' }, networking: { networkType: 'OVNKubernetes', clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }] } });
+      expect(config).toMatchObject({
+        fips: true,
+        capabilities: { baselineCapabilitySet: 'None' },
+        networking: { networkType: 'OVNKubernetes', clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }] },
+      });
       const stored = await call('GET', `/clusters/${cluster.id}`);
       expectMatchesSchema('v2GetCluster', 200, stored.body);
       expect(stored.body.install_config_overrides).toBe(overrides);
@@ -167,7 +184,10 @@ describe('cluster settings API', () => {
       expectMatchesSchema('v2SetIgnoredValidations', 201, set.body);
       expect(set.body).toEqual(lists);
       expect((await call('GET', `/clusters/${cluster.id}/ignored-validations`)).body).toEqual(lists);
-      expect((await call('GET', `/clusters/${cluster.id}`)).body).toMatchObject({ ignored_cluster_validations: lists['cluster-validation-ids'], ignored_host_validations: '["all"]' });
+      expect((await call('GET', `/clusters/${cluster.id}`)).body).toMatchObject({
+        ignored_cluster_validations: lists['cluster-validation-ids'],
+        ignored_host_validations: '["all"]',
+      });
 
       // "all" lets non-ignorable ids through, as upstream does.
       const withAll = await call('PUT', `/clusters/${cluster.id}/ignored-validations`, JSON.stringify({ 'host-validation-ids': '["all","connected"]' }));
@@ -194,20 +214,38 @@ describe('cluster settings API', () => {
   });
 
   describe('preflight requirements', () => {
-    it('gives the OCP minimums per role and every operator\'s requirements', async () => {
+    it("gives the OCP minimums per role and every operator's requirements", async () => {
       const cluster = await newCluster({ olm_operators: [{ name: 'lvm' }] });
       const reply = await call('GET', `/clusters/${cluster.id}/preflight-requirements`);
       expect(reply.status, reply.text).toBe(200);
       expectMatchesSchema('v2GetPreflightRequirements', 200, reply.body);
       expect(reply.body.ocp).toEqual({
-        master: { quantitative: { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 } },
-        worker: { quantitative: { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 } },
+        master: {
+          quantitative: {
+            cpu_cores: 4,
+            ram_mib: 16384,
+            disk_size_gb: 100,
+            installation_disk_speed_threshold_ms: 10,
+            network_latency_threshold_ms: 100,
+            packet_loss_percentage: 0,
+          },
+        },
+        worker: {
+          quantitative: {
+            cpu_cores: 2,
+            ram_mib: 8192,
+            disk_size_gb: 100,
+            installation_disk_speed_threshold_ms: 10,
+            network_latency_threshold_ms: 1000,
+            packet_loss_percentage: 10,
+          },
+        },
       });
       const names = reply.body.operators.map((o: Json) => o.operator_name);
       expect(names).toEqual(expect.arrayContaining(['lvm', 'odf', 'cnv', 'lso']));
     });
 
-    it('uses the single-node minimums for a single-node cluster\'s master', async () => {
+    it("uses the single-node minimums for a single-node cluster's master", async () => {
       const cluster = await newCluster({ control_plane_count: 1 });
       const reply = await call('GET', `/clusters/${cluster.id}/preflight-requirements`);
       expectMatchesSchema('v2GetPreflightRequirements', 200, reply.body);
@@ -224,25 +262,128 @@ describe('cluster settings API', () => {
     const cases: Case[] = [
       { name: 'install-config bad UUID', method: 'GET', path: () => '/clusters/nope/install-config', expected: 400 },
       { name: 'install-config unknown cluster', method: 'GET', path: () => `/clusters/${missing}/install-config`, expected: 404 },
-      { name: 'overrides body is an object, not a string', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: '{"fips":true}', expected: 400 },
-      { name: 'overrides not JSON', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides('{fips: true'), expected: 400, reason: /not valid JSON/ },
+      {
+        name: 'overrides body is an object, not a string',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: '{"fips":true}',
+        expected: 400,
+      },
+      {
+        name: 'overrides not JSON',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: overrides('{fips: true'),
+        expected: 400,
+        reason: /not valid JSON/,
+      },
       { name: 'overrides a list', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides('[1]'), expected: 400, reason: /object/ },
-      { name: 'overrides unknown key', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides('{"fipz":true}'), expected: 400, reason: /fipz/ },
-      { name: 'overrides wrong type', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides('{"controlPlane":{"replicas":"three"}}'), expected: 400, reason: /integer/ },
-      { name: 'overrides pull secret of the wrong type', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides(JSON.stringify({ pullSecret: JSON.parse(PULL_SECRET) })), expected: 400, reason: /pullSecret/ },
-      { name: 'overrides bad trust bundle', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides('{"additionalTrustBundle":"-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----"}'), expected: 400, reason: /X.509/ },
-      { name: 'overrides too long for the store', method: 'PATCH', path: (id) => `/clusters/${id}/install-config`, body: overrides(JSON.stringify({ featureGates: Array(20_000).fill('SomeGate=true') })), expected: 400, reason: /longer than/ },
+      {
+        name: 'overrides unknown key',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: overrides('{"fipz":true}'),
+        expected: 400,
+        reason: /fipz/,
+      },
+      {
+        name: 'overrides wrong type',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: overrides('{"controlPlane":{"replicas":"three"}}'),
+        expected: 400,
+        reason: /integer/,
+      },
+      {
+        name: 'overrides pull secret of the wrong type',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: overrides(JSON.stringify({ pullSecret: JSON.parse(PULL_SECRET) })),
+        expected: 400,
+        reason: /pullSecret/,
+      },
+      {
+        name: 'overrides bad trust bundle',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: overrides('{"additionalTrustBundle":"-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----"}'),
+        expected: 400,
+        reason: /X.509/,
+      },
+      {
+        name: 'overrides too long for the store',
+        method: 'PATCH',
+        path: (id) => `/clusters/${id}/install-config`,
+        body: overrides(JSON.stringify({ featureGates: Array(20_000).fill('SomeGate=true') })),
+        expected: 400,
+        reason: /longer than/,
+      },
       { name: 'overrides of an unknown cluster', method: 'PATCH', path: () => `/clusters/${missing}/install-config`, body: overrides('{}'), expected: 404 },
       { name: 'ignored validations unknown cluster', method: 'GET', path: () => `/clusters/${missing}/ignored-validations`, expected: 404 },
       { name: 'ignored validations bad UUID', method: 'PUT', path: () => '/clusters/xyz/ignored-validations', body: '{}', expected: 400 },
-      { name: 'ignored validations not JSON', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'cluster-validation-ids': '[ntp' }), expected: 400, reason: /not valid JSON/ },
-      { name: 'ignored validations not a list', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'host-validation-ids': '{"a":1}' }), expected: 400, reason: /list/ },
-      { name: 'ignored validations unknown id', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'host-validation-ids': '["has-min-cpu-corez"]' }), expected: 400, reason: /not a known host validation/ },
-      { name: 'cluster id in the host list', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'host-validation-ids': '["api-vips-valid"]' }), expected: 400, reason: /api-vips-valid/ },
-      { name: 'non-ignorable host validation', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'host-validation-ids': '["hostname-valid"]' }), expected: 400, reason: /cannot be ignored: hostname-valid/ },
-      { name: 'non-ignorable cluster validation', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'cluster-validation-ids': '["pull-secret-set"]' }), expected: 400, reason: /pull-secret-set/ },
-      { name: 'ignored validations list too long', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'host-validation-ids': JSON.stringify(Array(5_000).fill('all')) }), expected: 400, reason: /longer than/ },
-      { name: 'ignored validations wrong field type', method: 'PUT', path: (id) => `/clusters/${id}/ignored-validations`, body: ignored({ 'cluster-validation-ids': ['all'] }), expected: 400 },
+      {
+        name: 'ignored validations not JSON',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'cluster-validation-ids': '[ntp' }),
+        expected: 400,
+        reason: /not valid JSON/,
+      },
+      {
+        name: 'ignored validations not a list',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'host-validation-ids': '{"a":1}' }),
+        expected: 400,
+        reason: /list/,
+      },
+      {
+        name: 'ignored validations unknown id',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'host-validation-ids': '["has-min-cpu-corez"]' }),
+        expected: 400,
+        reason: /not a known host validation/,
+      },
+      {
+        name: 'cluster id in the host list',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'host-validation-ids': '["api-vips-valid"]' }),
+        expected: 400,
+        reason: /api-vips-valid/,
+      },
+      {
+        name: 'non-ignorable host validation',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'host-validation-ids': '["hostname-valid"]' }),
+        expected: 400,
+        reason: /cannot be ignored: hostname-valid/,
+      },
+      {
+        name: 'non-ignorable cluster validation',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'cluster-validation-ids': '["pull-secret-set"]' }),
+        expected: 400,
+        reason: /pull-secret-set/,
+      },
+      {
+        name: 'ignored validations list too long',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'host-validation-ids': JSON.stringify(Array(5_000).fill('all')) }),
+        expected: 400,
+        reason: /longer than/,
+      },
+      {
+        name: 'ignored validations wrong field type',
+        method: 'PUT',
+        path: (id) => `/clusters/${id}/ignored-validations`,
+        body: ignored({ 'cluster-validation-ids': ['all'] }),
+        expected: 400,
+      },
       { name: 'ignored validations of an unknown cluster', method: 'PUT', path: () => `/clusters/${missing}/ignored-validations`, body: '{}', expected: 404 },
       { name: 'preflight bad UUID', method: 'GET', path: () => '/clusters/123/preflight-requirements', expected: 400 },
       { name: 'preflight unknown cluster', method: 'GET', path: () => `/clusters/${missing}/preflight-requirements`, expected: 404 },
@@ -269,7 +410,7 @@ describe('cluster settings API', () => {
   });
 
   describe('access', () => {
-    it('answers 404 for another organisation\'s cluster on every operation, and 403 to read-only writers', async () => {
+    it("answers 404 for another organisation's cluster on every operation, and 403 to read-only writers", async () => {
       const cluster = await newCluster();
       await ensureOrganisation(container(), 'org-other', 'Other');
       const { token: other } = await createApiToken(container(), { orgId: 'org-other', name: 'other', role: 'admin' });

@@ -36,13 +36,17 @@ describe('console support endpoints', () => {
     expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe('{"addCustomManifests":false}');
     // What upstream's UI library really sends: text that is not JSON, labelled application/json.
     const raw = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${lab.clusterId}/ui-settings`, {
-      method: 'PUT', headers: { ...api.user(), 'Content-Type': 'application/json' }, body: 'AI_UI:{"addCustomManifests":true}',
+      method: 'PUT',
+      headers: { ...api.user(), 'Content-Type': 'application/json' },
+      body: 'AI_UI:{"addCustomManifests":true}',
     });
     expect(raw.status, await raw.text()).toBe(200);
     expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe('AI_UI:{"addCustomManifests":true}');
     // The operation declares a text/plain body too: that is where the opaque text is allowed from.
     const text = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${lab.clusterId}/ui-settings`, {
-      method: 'PUT', headers: { ...api.user(), 'Content-Type': 'text/plain' }, body: 'AI_UI:{"addCustomManifests":false}',
+      method: 'PUT',
+      headers: { ...api.user(), 'Content-Type': 'text/plain' },
+      body: 'AI_UI:{"addCustomManifests":false}',
     });
     expect(text.status, await text.text()).toBe(200);
     expect((await api.call('GET', `/clusters/${lab.clusterId}/ui-settings`, undefined, api.user())).body).toBe('AI_UI:{"addCustomManifests":false}');

@@ -57,13 +57,20 @@ describe('local container tasks', () => {
     for (let attempt = 0; attempt < 100 && alive(pid); attempt++) await sleep(50);
     return !alive(pid);
   }
-  const launcherPids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('task-launcher.mjs') && readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  const launcherPids = () =>
+    readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return (
+            readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('task-launcher.mjs') &&
+            readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid)
+          );
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
 
   it('answers an unknown task with 127; a launcher that is terminated takes its tasks with it, and the next run starts another', async () => {
     expect(await tasks.run('nonesuch', {})).toMatchObject({ exitCode: 127 });

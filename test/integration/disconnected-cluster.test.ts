@@ -30,7 +30,12 @@ type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: 
 describe('disconnected clusters', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
 
-  const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` }): Promise<Reply> => {
+  const call = async (
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` },
+  ): Promise<Reply> => {
     const response = await fetch(url.startsWith('http') ? url : `${env.runtime.url}/api/assisted-install/v2${url}`, {
       method,
       redirect: 'manual',
@@ -40,7 +45,13 @@ describe('disconnected clusters', () => {
     });
     const bytes = Buffer.from(await response.arrayBuffer());
     const isJson = (response.headers.get('content-type') ?? '').includes('json');
-    return { status: response.status, body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined, text: bytes.toString(), bytes, headers: response.headers };
+    return {
+      status: response.status,
+      body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined,
+      text: bytes.toString(),
+      bytes,
+      headers: response.headers,
+    };
   };
   /** What the console's wizard sends: the cluster, then its infra-env without an image type. */
   const disconnectedCluster = async (name = 'disconnected-cluster') => {
@@ -51,7 +62,12 @@ describe('disconnected clusters', () => {
   };
   const infraEnvFor = async (clusterId: string, extra: Record<string, unknown> = {}) => {
     const created = await call('POST', '/infra-envs', {
-      name: 'disconnected-cluster_infra-env', pull_secret: PULL_SECRET, cluster_id: clusterId, openshift_version: '4.20', cpu_architecture: 'x86_64', ...extra,
+      name: 'disconnected-cluster_infra-env',
+      pull_secret: PULL_SECRET,
+      cluster_id: clusterId,
+      openshift_version: '4.20',
+      cpu_architecture: 'x86_64',
+      ...extra,
     });
     expect(created.status, created.text).toBe(201);
     expectMatchesSchema('RegisterInfraEnv', 201, created.body);
@@ -65,7 +81,9 @@ describe('disconnected clusters', () => {
   let work: string;
   const decode = (source: string) => (source === 'data:,' ? '' : Buffer.from(source.slice(source.indexOf(',') + 1), 'base64').toString('utf8'));
   const filesOf = (text: string): Record<string, string> =>
-    Object.fromEntries((JSON.parse(text).storage.files as { path: string; contents: { source: string } }[]).map((file) => [file.path, decode(file.contents.source)]));
+    Object.fromEntries(
+      (JSON.parse(text).storage.files as { path: string; contents: { source: string } }[]).map((file) => [file.path, decode(file.contents.source)]),
+    );
   const ignitionValidate = (text: string) => {
     const file = path.join(work, `${randomUUID()}.ign`);
     writeFileSync(file, text);
@@ -142,13 +160,26 @@ describe('disconnected clusters', () => {
     const infraEnv = await infraEnvFor(cluster.id);
     expect(infraEnv).toMatchObject({ type: 'disconnected-iso', cluster_id: cluster.id, openshift_version: '4.20' });
     const agent = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv.id });
-    const registered = await call('POST', `/infra-envs/${infraEnv.id}/hosts`, { host_id: randomUUID(), discovery_agent_version: 'test' }, { 'X-Secret-Key': agent });
+    const registered = await call(
+      'POST',
+      `/infra-envs/${infraEnv.id}/hosts`,
+      { host_id: randomUUID(), discovery_agent_version: 'test' },
+      { 'X-Secret-Key': agent },
+    );
     expectError(registered, 400, /^Cannot register a host to an InfraEnv with disconnected-iso type/);
     expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts`)).body).toEqual([]);
     // Other image types are refused for a DisconnectedCluster, and the type needs a cluster.
-    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, image_type: 'full-iso' }), 400, /DisconnectedCluster.*disconnected-iso.*not full-iso/);
+    expectError(
+      await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, image_type: 'full-iso' }),
+      400,
+      /DisconnectedCluster.*disconnected-iso.*not full-iso/,
+    );
     expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { image_type: 'minimal-iso' }), 400, /DisconnectedCluster.*not minimal-iso/);
-    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' }), 400, /needs the infra-env's cluster_id.*POST \/v2\/clusters\/disconnected/);
+    expectError(
+      await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' }),
+      400,
+      /needs the infra-env's cluster_id.*POST \/v2\/clusters\/disconnected/,
+    );
   });
 
   it('takes a rendezvous IP only on a disconnected-iso infra-env, and only an IP address', async () => {
@@ -160,7 +191,11 @@ describe('disconnected clusters', () => {
     expect(v6.body.rendezvous_ip).toBe('fd00::80');
     // The contract's pattern refuses these before any code runs.
     expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { rendezvous_ip: '192.168.122.300' }), 400, /rendezvous_ip.*IPv4 or IPv6 address/);
-    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, rendezvous_ip: 'host.example.com' }), 400, /rendezvous_ip.*IPv4 or IPv6 address/);
+    expectError(
+      await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, rendezvous_ip: 'host.example.com' }),
+      400,
+      /rendezvous_ip.*IPv4 or IPv6 address/,
+    );
     // An empty one clears it.
     const cleared = await call('PATCH', `/infra-envs/${infraEnv.id}`, { rendezvous_ip: '' });
     expect(cleared.status, cleared.text).toBe(201);
@@ -168,8 +203,22 @@ describe('disconnected clusters', () => {
 
     const connected = await call('POST', '/infra-envs', { name: 'connected', pull_secret: PULL_SECRET, openshift_version: '4.20' });
     expect(connected.status).toBe(201);
-    expectError(await call('PATCH', `/infra-envs/${connected.body.id}`, { rendezvous_ip: '192.168.122.80' }), 400, /^RendezvousIP is only supported for disconnected ISO infra-envs/);
-    expectError(await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'full-iso', rendezvous_ip: '192.168.122.80' }), 400, /^RendezvousIP is only supported for disconnected ISO infra-envs/);
+    expectError(
+      await call('PATCH', `/infra-envs/${connected.body.id}`, { rendezvous_ip: '192.168.122.80' }),
+      400,
+      /^RendezvousIP is only supported for disconnected ISO infra-envs/,
+    );
+    expectError(
+      await call('POST', '/infra-envs', {
+        name: 'x',
+        pull_secret: PULL_SECRET,
+        openshift_version: '4.20',
+        image_type: 'full-iso',
+        rendezvous_ip: '192.168.122.80',
+      }),
+      400,
+      /^RendezvousIP is only supported for disconnected ISO infra-envs/,
+    );
     // An empty one is no rendezvous IP, on any type.
     expect((await call('PATCH', `/infra-envs/${connected.body.id}`, { rendezvous_ip: '' })).status).toBe(201);
   });
@@ -184,7 +233,11 @@ describe('disconnected clusters', () => {
     expect(`${validated.stdout}${validated.stderr}`.trim()).toBe('');
     expect(validated.status).toBe(0);
     const files = filesOf(ignition.text);
-    expect(YAML.parse(files['/etc/assisted/manifests/infraenv.yaml']!)).toMatchObject({ kind: 'InfraEnv', metadata: { name: 'disconnected-cluster_infra-env' }, spec: { sshAuthorizedKey: key, pullSecretRef: { name: 'pull-secret' } } });
+    expect(YAML.parse(files['/etc/assisted/manifests/infraenv.yaml']!)).toMatchObject({
+      kind: 'InfraEnv',
+      metadata: { name: 'disconnected-cluster_infra-env' },
+      spec: { sshAuthorizedKey: key, pullSecretRef: { name: 'pull-secret' } },
+    });
     expect(YAML.parse(files['/etc/assisted/manifests/pull-secret.yaml']!).stringData['.dockerconfigjson']).toBe(PULL_SECRET);
     expect(files['/etc/containers/registries.conf']).toContain('registry.appliance.openshift.com:5000');
     expect(files['/etc/assisted/rendezvous-host.env']).toBe('NODE_ZERO_IP=192.168.122.80\n');
@@ -211,7 +264,9 @@ describe('disconnected clusters', () => {
     expect(before.redirect.headers.get('content-disposition')).toMatch(/disconnected-iso-SIMULATED-ignition-SYNTHETIC\.iso/);
     const inside = embeddedIgnition(before.bytes);
     expect(ignitionValidate(inside).status).toBe(0);
-    expect(Object.keys(filesOf(inside))).toEqual(expect.arrayContaining(['/etc/assisted/interactive-ui', '/etc/assisted/manifests/infraenv.yaml', '/etc/assisted/manifests/pull-secret.yaml']));
+    expect(Object.keys(filesOf(inside))).toEqual(
+      expect.arrayContaining(['/etc/assisted/interactive-ui', '/etc/assisted/manifests/infraenv.yaml', '/etc/assisted/manifests/pull-secret.yaml']),
+    );
 
     const deleted = await call('DELETE', `/clusters/${cluster.id}`);
     expect(deleted.status, deleted.text).toBe(204);

@@ -39,7 +39,12 @@ describe('discovery images composed in S3', () => {
   let version: string;
   const bases: Record<string, { file: string; imported: ImportResult }> = {};
 
-  const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` }): Promise<Reply> => {
+  const call = async (
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` },
+  ): Promise<Reply> => {
     const response = await fetch(url.startsWith('http') ? url : `${env.runtime.url}/api/assisted-install/v2${url}`, {
       method,
       redirect: 'manual',
@@ -48,7 +53,13 @@ describe('discovery images composed in S3', () => {
     });
     const bytes = Buffer.from(await response.arrayBuffer());
     const isJson = (response.headers.get('content-type') ?? '').includes('json');
-    return { status: response.status, body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined, text: bytes.toString(), bytes, headers: response.headers };
+    return {
+      status: response.status,
+      body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined,
+      text: bytes.toString(),
+      bytes,
+      headers: response.headers,
+    };
   };
   const newInfraEnv = async (extra: Record<string, unknown> = {}): Promise<{ id: string; url: string }> => {
     const created = await call('POST', '/infra-envs', { name: 'discovery', pull_secret: PULL_SECRET, openshift_version: version, ...extra });
@@ -116,7 +127,10 @@ describe('discovery images composed in S3', () => {
     version = String(created.body.openshift_version).split('.').slice(0, 2).join('.');
     const target = localImportTarget(env.runtime.endpoints.s3);
     try {
-      for (const [type, size] of [['full-iso', 24 * MiB], ['minimal-iso', 0]] as const) {
+      for (const [type, size] of [
+        ['full-iso', 24 * MiB],
+        ['minimal-iso', 0],
+      ] as const) {
         const file = await buildSyntheticBaseIso({ version, arch: 'x86_64', type, outFile: path.join(work, `base-${type}.iso`), sizeBytes: size });
         bases[type] = { file, imported: await importBaseIsoFile(target, { file, version, arch: 'x86_64', type, synthetic: true, source: 'test' }) };
       }
@@ -131,7 +145,9 @@ describe('discovery images composed in S3', () => {
 
   it('composes the full ISO: isoinfo → gunzip → cpio yields our config.ign, byte-identical to the base elsewhere', async () => {
     const { id, url } = await newInfraEnv({ ssh_authorized_key: sshPublicKey(), proxy: { http_proxy: 'http://proxy.example.com:3128' } });
-    expect(url).toMatch(new RegExp(`^${env.runtime.url}/api/assisted-images/images/${id}\\?arch=x86_64&image_token=[^&]+&type=full-iso&version=${version.replace('.', '\\.')}$`));
+    expect(url).toMatch(
+      new RegExp(`^${env.runtime.url}/api/assisted-images/images/${id}\\?arch=x86_64&image_token=[^&]+&type=full-iso&version=${version.replace('.', '\\.')}$`),
+    );
     const { bytes, redirect } = await download(url);
     // The base ISOs imported here are SYNTHETIC ones: the file name says so.
     expect(redirect.headers.get('content-disposition')).toBe('attachment; filename="discovery-full-iso-SYNTHETIC.iso"');
@@ -146,7 +162,9 @@ describe('discovery images composed in S3', () => {
     expect(`${validation.stdout}${validation.stderr}`).toBe('');
     expect(validation.status).toBe(0);
     // The token baked into the image opens this infra-env for its agent.
-    const agentUnit: string = JSON.parse(embedded['config.ign']!.toString()).systemd.units.find((unit: { name: string }) => unit.name === 'agent.service').contents;
+    const agentUnit: string = JSON.parse(embedded['config.ign']!.toString()).systemd.units.find(
+      (unit: { name: string }) => unit.name === 'agent.service',
+    ).contents;
     const token = /^Environment=PULL_SECRET_TOKEN=(\S+)$/m.exec(agentUnit)![1]!;
     expect((await call('GET', `/infra-envs/${id}`, undefined, { 'X-Secret-Key': token })).status).toBe(200);
 
@@ -192,9 +210,13 @@ describe('discovery images composed in S3', () => {
     const layout = bases['minimal-iso']!.imported.info.layout;
     for (const area of layout.kargs!.areas) {
       const text = bytes.subarray(area.offset, area.offset + area.length).toString();
-      expect(text).toBe(`ignition.firstboot ignition.platform.id=metal "coreos.live.rootfs_url=${rootfsUrl}" rd.net.timeout.carrier=30\n`.padEnd(area.length, '#'));
+      expect(text).toBe(
+        `ignition.firstboot ignition.platform.id=metal "coreos.live.rootfs_url=${rootfsUrl}" rd.net.timeout.carrier=30\n`.padEnd(area.length, '#'),
+      );
     }
-    expect(isoFile(iso, '/EFI/REDHAT/GRUB.CFG;1').toString()).toContain(`linux /images/pxeboot/vmlinuz ignition.firstboot ignition.platform.id=metal "coreos.live.rootfs_url=${rootfsUrl}"`);
+    expect(isoFile(iso, '/EFI/REDHAT/GRUB.CFG;1').toString()).toContain(
+      `linux /images/pxeboot/vmlinuz ignition.firstboot ignition.platform.id=metal "coreos.live.rootfs_url=${rootfsUrl}"`,
+    );
 
     const ramdisk = unpackArea(isoFile(iso, '/IMAGES/ASSISTED.IMG;1'));
     expect(Object.keys(ramdisk).sort()).toEqual([
@@ -211,7 +233,10 @@ describe('discovery images composed in S3', () => {
     const base = readFileSync(bases['minimal-iso']!.file);
     const changedAreas = [layout.ignition, layout.customRamdisk!, ...layout.kargs!.areas];
     for (const [first, last] of differences(base, bytes)) {
-      expect(changedAreas.some((a) => first >= a.offset && last < a.offset + a.length), `bytes ${first}–${last} changed outside the embed areas`).toBe(true);
+      expect(
+        changedAreas.some((a) => first >= a.offset && last < a.offset + a.length),
+        `bytes ${first}–${last} changed outside the embed areas`,
+      ).toBe(true);
     }
 
     const initrd = await call('GET', `/infra-envs/${id}/downloads/minimal-initrd`);
@@ -219,7 +244,7 @@ describe('discovery images composed in S3', () => {
     expect(unpackArea(initrd.bytes)).toEqual(ramdisk);
   });
 
-  it('answers HEAD with the image\'s size and minimal-initrd with 204 when there is nothing to carry', async () => {
+  it("answers HEAD with the image's size and minimal-initrd with 204 when there is nothing to carry", async () => {
     const { id, url } = await newInfraEnv();
     const head = await fetch(url, { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -228,7 +253,7 @@ describe('discovery images composed in S3', () => {
     expect((await call('GET', `/infra-envs/${id}/downloads/minimal-initrd`)).status).toBe(204);
   });
 
-  it('refuses expired and forged tokens (401) and another infra-env\'s token (404)', async () => {
+  it("refuses expired and forged tokens (401) and another infra-env's token (404)", async () => {
     const { id, url } = await newInfraEnv();
     const other = await newInfraEnv();
     const infraEnv = (await container().store.infraEnvs.get({ orgId: env.runtime.orgId, infraEnvId: id }))!;
@@ -236,7 +261,12 @@ describe('discovery images composed in S3', () => {
     const expired = await call('GET', withToken(await signImageToken(infraEnv, new Date(Date.now() - 60_000))), undefined, {});
     expect(expired.status).toBe(401);
     expect(expired.body.message).toMatch(/expired/);
-    const forged = await call('GET', withToken(await signImageToken({ ...infraEnv, imageTokenKey: Buffer.alloc(32, 1).toString('base64url') }, new Date(Date.now() + 60_000))), undefined, {});
+    const forged = await call(
+      'GET',
+      withToken(await signImageToken({ ...infraEnv, imageTokenKey: Buffer.alloc(32, 1).toString('base64url') }, new Date(Date.now() + 60_000))),
+      undefined,
+      {},
+    );
     expect(forged.status).toBe(401);
     expect((await call('GET', url.replace(id, other.id), undefined, {})).status).toBe(404);
     expect((await call('GET', url.replace(/image_token=[^&]+&/, ''), undefined, {})).status).toBe(401);
@@ -271,7 +301,13 @@ describe('discovery images composed in S3', () => {
 
   it('reads and writes the same few MiB for a 24 MiB and a 256 MiB (sparse) base', async () => {
     const target = localImportTarget(env.runtime.endpoints.s3);
-    const large = await buildSyntheticBaseIso({ version: '4.99', arch: 'x86_64', type: 'full-iso', outFile: path.join(work, 'large.iso'), sizeBytes: 256 * MiB });
+    const large = await buildSyntheticBaseIso({
+      version: '4.99',
+      arch: 'x86_64',
+      type: 'full-iso',
+      outFile: path.join(work, 'large.iso'),
+      sizeBytes: 256 * MiB,
+    });
     try {
       await importBaseIsoFile(target, { file: large, version: '4.99', arch: 'x86_64', type: 'full-iso', synthetic: true, source: 'test' });
     } finally {
@@ -281,7 +317,12 @@ describe('discovery images composed in S3', () => {
     const infraEnv = (await container().store.infraEnvs.get({ orgId: env.runtime.orgId, infraEnvId: id }))!;
     const small = newMeter();
     const big = newMeter();
-    await ensureDiscoveryImage(container(), { ...infraEnv, attributes: { ...infraEnv.attributes, ssh_authorized_key: sshPublicKey('meter@example.com') } }, { type: 'full-iso', version, arch: 'x86_64' }, small);
+    await ensureDiscoveryImage(
+      container(),
+      { ...infraEnv, attributes: { ...infraEnv.attributes, ssh_authorized_key: sshPublicKey('meter@example.com') } },
+      { type: 'full-iso', version, arch: 'x86_64' },
+      small,
+    );
     const composed = await ensureDiscoveryImage(container(), infraEnv, { type: 'full-iso', version: '4.99', arch: 'x86_64' }, big);
     for (const meter of [small, big]) expect(meter.read + meter.written).toBeLessThanOrEqual(16 * MiB);
     expect(Math.abs(big.read + big.written - (small.read + small.written))).toBeLessThan(MiB);
@@ -301,8 +342,18 @@ describe('a SYNTHETIC base ISO on first use (the embedded runtime, no image impo
 
   it('builds it once for concurrent first downloads, and names it SYNTHETIC in the file name, the events and the log', async () => {
     const user = { Authorization: `Bearer ${env.adminToken}` };
-    const api = (route: string, init: RequestInit = {}) => fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, { ...init, headers: { ...user, 'Content-Type': 'application/json' } });
-    const infraEnvs = await Promise.all([1, 2].map(async (i) => ((await (await api('/infra-envs', { method: 'POST', body: JSON.stringify({ name: `first-use-${i}`, pull_secret: PULL_SECRET }) })).json()) as { id: string }).id));
+    const api = (route: string, init: RequestInit = {}) =>
+      fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, { ...init, headers: { ...user, 'Content-Type': 'application/json' } });
+    const infraEnvs = await Promise.all(
+      [1, 2].map(
+        async (i) =>
+          (
+            (await (await api('/infra-envs', { method: 'POST', body: JSON.stringify({ name: `first-use-${i}`, pull_secret: PULL_SECRET }) })).json()) as {
+              id: string;
+            }
+          ).id,
+      ),
+    );
     const urls = await Promise.all(infraEnvs.map(async (id) => ((await (await api(`/infra-envs/${id}/downloads/image-url`)).json()) as { url: string }).url));
     const answers = await Promise.all(urls.map((url) => fetch(url, { redirect: 'manual' })));
     for (const [i, answer] of answers.entries()) {

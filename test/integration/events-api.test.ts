@@ -49,7 +49,16 @@ describe('GET /v2/events', () => {
     await ports.store.clusters.create({ orgId: 'default', clusterId: CLUSTER, name: 'a', status: 'ready', createdAt: now, updatedAt: now, attributes: {} });
     await ports.store.clusters.create({ orgId: 'org-b', clusterId: CLUSTER_B, name: 'b', status: 'ready', createdAt: now, updatedAt: now, attributes: {} });
     // HOST still exists; GONE_HOST has events but no record, which is what deleted_hosts looks for.
-    await ports.store.hosts.create({ orgId: 'default', infraEnvId: INFRA_ENV, hostId: HOST, clusterId: CLUSTER, status: 'known', createdAt: now, updatedAt: now, attributes: {} });
+    await ports.store.hosts.create({
+      orgId: 'default',
+      infraEnvId: INFRA_ENV,
+      hostId: HOST,
+      clusterId: CLUSTER,
+      status: 'known',
+      createdAt: now,
+      updatedAt: now,
+      attributes: {},
+    });
 
     const cluster = { orgId: 'default', clusterId: CLUSTER };
     const host = { orgId: 'default', clusterId: CLUSTER, infraEnvId: INFRA_ENV, hostId: HOST };
@@ -57,8 +66,18 @@ describe('GET /v2/events', () => {
       { name: 'cluster_registration_succeeded', subject: cluster, props: { cluster_kind: 'Cluster' }, at: at(0) },
       { name: 'infra_env_registered', subject: { orgId: 'default', infraEnvId: INFRA_ENV }, at: at(1) },
       { name: 'host_registration_succeeded', subject: host, props: { host_name: 'master-0' }, at: at(2) },
-      { name: 'cluster_validation_failed', subject: cluster, props: { validation_id: 'api-vips-defined', validation_msg: 'm', failure_message: 'API VIPs are undefined' }, at: at(3) },
-      { name: 'host_status_updated', subject: host, props: { host_name: 'master-0', src_status: 'known', new_status: 'disconnected', info: '', severity: 'warning' }, at: at(4) },
+      {
+        name: 'cluster_validation_failed',
+        subject: cluster,
+        props: { validation_id: 'api-vips-defined', validation_msg: 'm', failure_message: 'API VIPs are undefined' },
+        at: at(3),
+      },
+      {
+        name: 'host_status_updated',
+        subject: host,
+        props: { host_name: 'master-0', src_status: 'known', new_status: 'disconnected', info: '', severity: 'warning' },
+        at: at(4),
+      },
       { name: 'host_media_disconnected', subject: { ...host, hostId: GONE_HOST }, at: at(5) },
       { name: 'cluster_installation_failed', subject: cluster, props: { failure_reason: 'Installation FAILED on bootstrap' }, at: at(6) },
       // Another organisation's events, one of them about an id that is also ours: never ours to see.
@@ -155,7 +174,12 @@ describe('GET /v2/events', () => {
     expect((await get(`host_id=${HOST}&host_ids=${GONE_HOST}`)).eventCount).toBe(3);
 
     const infraEnv = await get(`infra_env_id=${INFRA_ENV}&order=descending`);
-    expect(infraEnv.events.map((e) => e.name)).toEqual(['host_media_disconnected', 'host_status_updated', 'host_registration_succeeded', 'infra_env_registered']);
+    expect(infraEnv.events.map((e) => e.name)).toEqual([
+      'host_media_disconnected',
+      'host_status_updated',
+      'host_registration_succeeded',
+      'infra_env_registered',
+    ]);
   });
 
   it("never shows another organisation's events: its clusters and infra-envs, like unknown ones, are 404", async () => {

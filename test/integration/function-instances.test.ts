@@ -44,7 +44,8 @@ describe('function instances', () => {
   it('keeps what one instance remembers from the others, and each still answers right', async () => {
     // An agent's first request makes the instance that answers it remember its infra-env exists
     // (for up to a minute: agent-tokens EXISTENCE_TTL_MS). No other instance has seen it.
-    const infraEnv = (await api.call('POST', '/infra-envs', { name: 'cache-probe', pull_secret: '{"auths":{"x":{"auth":"eDp5"}}}' }, api.user())).body.id as string;
+    const infraEnv = (await api.call('POST', '/infra-envs', { name: 'cache-probe', pull_secret: '{"auths":{"x":{"auth":"eDp5"}}}' }, api.user())).body
+      .id as string;
     const token = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv }) };
     const first = await api.call('POST', `/infra-envs/${infraEnv}/hosts`, { host_id: randomUUID() }, token);
     expect(first.status).toBe(201);
@@ -134,7 +135,11 @@ describe('cluster judgement through the table stream', () => {
     const records: _Record[] = [];
     const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: env.runtime.streams.streamArn }))).StreamDescription!.Shards!;
     for (const shard of shards) {
-      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: env.runtime.streams.streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      let iterator = (
+        await streams.send(
+          new GetShardIteratorCommand({ StreamArn: env.runtime.streams.streamArn, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }),
+        )
+      ).ShardIterator;
       for (let page = 0; iterator && page < 100; page++) {
         const read = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
         records.push(...(read.Records ?? []));
@@ -152,7 +157,12 @@ describe('cluster judgement through the table stream', () => {
       const cluster = (await store.clusters.get({ orgId: 'default', clusterId: lab.clusterId }))!;
       const hosts = await store.hosts.listByCluster({ orgId: 'default', clusterId: lab.clusterId });
       const events = (await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as unknown[];
-      return { status: cluster.status, clusterVersion: cluster.version, hosts: hosts.map((host) => [host.hostId, host.status, host.version]).sort(), events: events.length };
+      return {
+        status: cluster.status,
+        clusterVersion: cluster.version,
+        hosts: hosts.map((host) => [host.hostId, host.status, host.version]).sort(),
+        events: events.length,
+      };
     };
     const settled = await snapshot();
     expect(settled.status).toBe('ready');
@@ -175,22 +185,34 @@ describe('cluster judgement through the table stream', () => {
     try {
       const ports = container();
       const { refreshCluster } = await import('../../lambdas/usecases/cluster-refresh.js');
-      const messages = async () => ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending&limit=-1`, undefined, api.user())).body as { message: string }[]).map((e) => e.message);
+      const messages = async () =>
+        ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending&limit=-1`, undefined, api.user())).body as { message: string }[]).map(
+          (e) => e.message,
+        );
       const key = { orgId: 'default', clusterId: lab.clusterId };
       // The cluster is insufficient (a host is), and stays so through the change raced below.
       await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[0]! }, (h) => ({ ...h, status: 'insufficient' }));
       expect((await refreshCluster(ports, key))?.status).toBe('insufficient');
       const before = (await messages()).length;
       // A control plane host becomes a worker: too few masters, a validation change without a move.
-      await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[1]! }, (h) => ({ ...h, attributes: { ...h.attributes, role: 'worker', suggested_role: 'worker' } }));
+      await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: lab.hostIds[1]! }, (h) => ({
+        ...h,
+        attributes: { ...h.attributes, role: 'worker', suggested_role: 'worker' },
+      }));
       // Another instance's judgement of the same change is written between this one's read and its write.
       const raced = withRaceBeforeFirstClusterWrite(ports.store, () => refreshCluster(ports, key));
       const judged = await refreshCluster({ ...ports, store: raced.store }, key);
       expect(raced.mutates()).toBeGreaterThan(0);
       expect(judged?.status).toBe('insufficient');
       const announced = (await messages()).slice(before);
-      expect(announced.filter((m) => /^Cluster validation 'sufficient-masters-count' that used to succeed is now failing/.test(m)), announced.join('\n')).toHaveLength(1);
-      expect(announced.filter((m) => /^Updated status of the cluster/.test(m)), announced.join('\n')).toEqual([]);
+      expect(
+        announced.filter((m) => /^Cluster validation 'sufficient-masters-count' that used to succeed is now failing/.test(m)),
+        announced.join('\n'),
+      ).toHaveLength(1);
+      expect(
+        announced.filter((m) => /^Updated status of the cluster/.test(m)),
+        announced.join('\n'),
+      ).toEqual([]);
     } finally {
       await env.runtime.streams.resume();
     }
@@ -202,12 +224,20 @@ describe('cluster judgement through the table stream', () => {
     // Nothing else may judge them meanwhile: the answer to the PATCH must already show the verdicts.
     await env.runtime.streams.pause();
     try {
-      const moved = await api.call('PATCH', `/clusters/${lab.clusterId}`, { vip_dhcp_allocation: true, machine_networks: [{ cidr: '10.99.0.0/24' }] }, api.user());
+      const moved = await api.call(
+        'PATCH',
+        `/clusters/${lab.clusterId}`,
+        { vip_dhcp_allocation: true, machine_networks: [{ cidr: '10.99.0.0/24' }] },
+        api.user(),
+      );
       expect(moved.status, moved.text).toBe(201);
       const hosts = moved.body.hosts as { status: string; validations_info: string }[];
       expect(hosts.map((host) => host.status)).toEqual(['insufficient', 'insufficient', 'insufficient']);
       for (const host of hosts) {
-        const failing = Object.values(JSON.parse(host.validations_info) as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status === 'failure').map((v) => v.id);
+        const failing = Object.values(JSON.parse(host.validations_info) as Record<string, { id: string; status: string }[]>)
+          .flat()
+          .filter((v) => v.status === 'failure')
+          .map((v) => v.id);
         expect(failing).toContain('belongs-to-machine-cidr');
       }
       // The VIPs now wait for a DHCP lease: a failing validation, not missing input.
@@ -223,10 +253,19 @@ describe('cluster judgement through the table stream', () => {
     const scenario = async () => {
       const versions = (await api.call('GET', '/openshift-versions', undefined, api.user())).body as Record<string, { default?: boolean }>;
       const name = `peers-${randomUUID().slice(0, 6)}`;
-      const cluster = await api.call('POST', '/clusters', {
-        name, openshift_version: Object.entries(versions).find(([, v]) => v.default)![0], pull_secret: PULL_SECRET, base_dns_domain: 'example.com',
-        api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }],
-      }, api.user());
+      const cluster = await api.call(
+        'POST',
+        '/clusters',
+        {
+          name,
+          openshift_version: Object.entries(versions).find(([, v]) => v.default)![0],
+          pull_secret: PULL_SECRET,
+          base_dns_domain: 'example.com',
+          api_vips: [{ ip: API_VIP }],
+          ingress_vips: [{ ip: INGRESS_VIP }],
+        },
+        api.user(),
+      );
       expect(cluster.status, cluster.text).toBe(201);
       const infraEnvId = (await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user())).body.id as string;
       const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
@@ -235,7 +274,12 @@ describe('cluster judgement through the table stream', () => {
       const hostPath = (id: string) => `/infra-envs/${infraEnvId}/hosts/${id}`;
       const poll = (id: string) => api.call('GET', `${hostPath(id)}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent);
       const reply = (id: string, step_type: string, output: unknown) =>
-        api.call('POST', `${hostPath(id)}/instructions`, { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output) }, agent);
+        api.call(
+          'POST',
+          `${hostPath(id)}/instructions`,
+          { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output) },
+          agent,
+        );
       const checkedPeers = (answer: { body: { instructions: { step_type: string; args: string[] }[] } }) => {
         const check = answer.body.instructions.find((step) => step.step_type === 'connectivity-check');
         return check ? (JSON.parse(check.args[0]!) as { host_id: string }[]).map((peer) => peer.host_id).sort() : undefined;
@@ -275,4 +319,3 @@ describe('cluster judgement through the table stream', () => {
     expect(outcome.peers).toEqual(outcome.expected);
   }, 150_000);
 });
-

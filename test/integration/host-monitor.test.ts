@@ -15,7 +15,9 @@ describe('host monitor', () => {
 
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${path}`, {
-      method, headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers }, body: body ? JSON.stringify(body) : undefined,
+      method,
+      headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      body: body ? JSON.stringify(body) : undefined,
     });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
@@ -43,7 +45,10 @@ describe('host monitor', () => {
     expect(before.monitorShard).toBeTypeOf('number');
     expect(before.status).not.toBe('disconnected');
     // The silent host's last poll was four minutes ago; the other polled just now.
-    await container().store.hosts.mutate(key(silent), (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() } }));
+    await container().store.hosts.mutate(key(silent), (h) => ({
+      ...h,
+      attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() },
+    }));
 
     const pass = await monitorHosts(container());
     expect(pass.failed).toBe(0);
@@ -51,7 +56,8 @@ describe('host monitor', () => {
     expect((await container().store.hosts.get(key(silent)))!.status).toBe('disconnected');
     expect((await container().store.hosts.get(key(polling)))!.status).not.toBe('disconnected');
 
-    const events = (await call('GET', `/events?host_ids=${silent}&infra_env_id=${infraEnvId}`, undefined, { Authorization: `Bearer ${env.adminToken}` })).body as { message: string }[];
+    const events = (await call('GET', `/events?host_ids=${silent}&infra_env_id=${infraEnvId}`, undefined, { Authorization: `Bearer ${env.adminToken}` }))
+      .body as { message: string }[];
     expect(events.some((e) => /to disconnected/.test(e.message))).toBe(true);
   });
 
@@ -59,7 +65,9 @@ describe('host monitor', () => {
   const register = async (name: string) => {
     const hostId = randomUUID();
     expect((await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
-    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory(name) }, agent)).status).toBe(204);
+    expect(
+      (await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory(name) }, agent)).status,
+    ).toBe(204);
     return hostId;
   };
   const setCheckedIn = (hostId: string, msAgo: number) =>
@@ -99,7 +107,9 @@ describe('host monitor', () => {
     expect((await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status).toBe(201);
     // Checked in: its liveness item exists, where its news version is kept.
     await container().store.hosts.checkIn(key(hostId), { checkedInAt: new Date().toISOString() });
-    expect((await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('news-node') }, agent)).status).toBe(204);
+    expect(
+      (await call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('news-node') }, agent)).status,
+    ).toBe(204);
     await env.runtime.streams.drained();
     await settle();
     const write = async (attributes: Record<string, unknown>) => {
@@ -136,9 +146,12 @@ describe('host monitor', () => {
 
   it('fails a host left in installing for more than 20 minutes (its installer never started), not before', async () => {
     const hostId = await register('never-started');
-    const seed = (minutesAgo: number) => container().store.hosts.mutate(key(hostId), (h) => ({
-      ...h, status: 'installing', attributes: { ...h.attributes, status_updated_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(), checked_in_at: new Date().toISOString() },
-    }));
+    const seed = (minutesAgo: number) =>
+      container().store.hosts.mutate(key(hostId), (h) => ({
+        ...h,
+        status: 'installing',
+        attributes: { ...h.attributes, status_updated_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(), checked_in_at: new Date().toISOString() },
+      }));
     await seed(19);
     await monitorHosts(container());
     expect((await container().store.hosts.get(key(hostId)))!.status).toBe('installing');
@@ -154,23 +167,38 @@ describe('host monitor', () => {
     const poolAgent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: pool }) };
     const hostId = randomUUID();
     expect((await call('POST', `/infra-envs/${pool}/hosts`, { host_id: hostId }, poolAgent)).status).toBe(201);
-    expect((await call('POST', `/infra-envs/${pool}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('pool-node') }, poolAgent)).status).toBe(204);
+    expect(
+      (await call('POST', `/infra-envs/${pool}/hosts/${hostId}/instructions`, { step_type: 'inventory', output: inventory('pool-node') }, poolAgent)).status,
+    ).toBe(204);
     const poolKey = { orgId: 'default', infraEnvId: pool, hostId };
     expect((await container().store.hosts.get(poolKey))!.status).toMatch(/-unbound$/);
-    await container().store.hosts.mutate(poolKey, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() } }));
+    await container().store.hosts.mutate(poolKey, (h) => ({
+      ...h,
+      attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() },
+    }));
     await monitorHosts(container());
     expect((await container().store.hosts.get(poolKey))!.status).toBe('disconnected-unbound');
-    expect((await call('GET', `/infra-envs/${pool}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, poolAgent)).status).toBe(200);
+    expect(
+      (await call('GET', `/infra-envs/${pool}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, poolAgent)).status,
+    ).toBe(200);
     expect((await container().store.hosts.get(poolKey))!.status).not.toBe('disconnected-unbound');
   });
 
   it('registers a host being reset by the host table: while it reboots it stays resetting, otherwise it is discovered anew', async () => {
-    for (const [stage, expected] of [['Rebooting', 'resetting'], ['Installing', 'discovering']] as const) {
+    for (const [stage, expected] of [
+      ['Rebooting', 'resetting'],
+      ['Installing', 'discovering'],
+    ] as const) {
       const hostId = await register(`resetting-${stage}`);
-      await container().store.hosts.mutate(key(hostId), (h) => ({ ...h, status: 'resetting', attributes: { ...h.attributes, progress: { current_stage: stage } } }));
+      await container().store.hosts.mutate(key(hostId), (h) => ({
+        ...h,
+        status: 'resetting',
+        attributes: { ...h.attributes, progress: { current_stage: stage } },
+      }));
       const registered = await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent);
       expect(registered.status).toBe(201);
-      const events = (await call('GET', `/events?host_ids=${hostId}&infra_env_id=${infraEnvId}`, undefined, { Authorization: `Bearer ${env.adminToken}` })).body as { message: string }[];
+      const events = (await call('GET', `/events?host_ids=${hostId}&infra_env_id=${infraEnvId}`, undefined, { Authorization: `Bearer ${env.adminToken}` }))
+        .body as { message: string }[];
       const reset = events.filter((e) => e.message.includes('from resetting to'));
       if (expected === 'resetting') {
         expect(registered.body.status).toBe('resetting');
@@ -186,7 +214,11 @@ describe('host monitor', () => {
   it('times out the log collection of a failed host (it stays watched until then), then stops watching it', async () => {
     const hostId = await register('failed-node');
     const threeMinutesAgo = new Date(Date.now() - 3 * 60_000).toISOString();
-    await container().store.hosts.mutate(key(hostId), (h) => ({ ...h, status: 'error', attributes: { ...h.attributes, status_updated_at: threeMinutesAgo, logs_info: '' } }));
+    await container().store.hosts.mutate(key(hostId), (h) => ({
+      ...h,
+      status: 'error',
+      attributes: { ...h.attributes, status_updated_at: threeMinutesAgo, logs_info: '' },
+    }));
     const pass = await monitorHosts(container());
     expect(pass.failed).toBe(0);
     const after = (await container().store.hosts.get(key(hostId)))!;

@@ -23,7 +23,10 @@ interface UpstreamRecord {
   progress: Json;
   progress_stages: string[];
 }
-interface UpstreamRecording { records: UpstreamRecord[]; before_stages?: Json[] }
+interface UpstreamRecording {
+  records: UpstreamRecord[];
+  before_stages?: Json[];
+}
 
 const recording = (name: string) =>
   JSON.parse(readFileSync(path.join(import.meta.dirname, '../fixtures/upstream-host-progress', `${name}.json`), 'utf8')) as UpstreamRecording;
@@ -31,7 +34,9 @@ const recording = (name: string) =>
 const ZERO = '0001-01-01T00:00:00.000Z';
 /** A host document as the recording keeps it: times as set or zero. */
 function comparable(host: Json): Json {
-  const progress = Object.fromEntries(Object.entries(host.progress as Json).map(([key, value]) => [key, key.endsWith('_at') ? (value === ZERO ? 'zero' : 'set') : value]));
+  const progress = Object.fromEntries(
+    Object.entries(host.progress as Json).map(([key, value]) => [key, key.endsWith('_at') ? (value === ZERO ? 'zero' : 'set') : value]),
+  );
   return { status: host.status, status_info: host.status_info, progress, progress_stages: host.progress_stages };
 }
 
@@ -64,8 +69,16 @@ describe('host progress per stage, as upstream answers', () => {
       if (disk) await lab.reply(i, 'installation-disk-speed-check', { path: (JSON.parse(disk.args[0]) as Json).path, io_sync_duration: 3 });
       await lab.reply(i, 'container-image-availability', { images: [{ name: releaseImage, result: 'success', time: 2.5, size_bytes: 0, download_rate: 0 }] });
     }
-    const cluster = await eventually(() => clusterOf(lab), (c) => (c.hosts as Json[]).every((h) => h.status === 'installing'), 60_000, 250);
-    expect((cluster.hosts as Json[]).map((h) => h.status), cluster.status_info).toEqual(lab.hostIds.map(() => 'installing'));
+    const cluster = await eventually(
+      () => clusterOf(lab),
+      (c) => (c.hosts as Json[]).every((h) => h.status === 'installing'),
+      60_000,
+      250,
+    );
+    expect(
+      (cluster.hosts as Json[]).map((h) => h.status),
+      cluster.status_info,
+    ).toEqual(lab.hostIds.map(() => 'installing'));
     return cluster.hosts as Json[];
   }
 
@@ -76,22 +89,38 @@ describe('host progress per stage, as upstream answers', () => {
    */
   async function driveAndCompare(lab: LabCluster, hosts: Json[], upstream: UpstreamRecording, matchBootstrap: boolean): Promise<number> {
     const expected = (host: Json, reported: UpstreamRecord['reported']) =>
-      upstream.records.find((r) => r.role === host.role && (!matchBootstrap || r.bootstrap === !!host.bootstrap) && r.reported.current_stage === reported.current_stage && r.reported.progress_info === reported.progress_info);
+      upstream.records.find(
+        (r) =>
+          r.role === host.role &&
+          (!matchBootstrap || r.bootstrap === !!host.bootstrap) &&
+          r.reported.current_stage === reported.current_stage &&
+          r.reported.progress_info === reported.progress_info,
+      );
     let compared = 0;
     const longest = Math.max(...hosts.map((h) => (h.progress_stages as string[]).length));
     for (let round = 0; round < longest; round++) {
       for (const host of hosts) {
         const stage = (host.progress_stages as string[])[round];
         if (!stage) continue;
-        const reports = stage === 'Writing image to disk' ? [{ current_stage: stage, progress_info: '50%' }, { current_stage: stage, progress_info: '100%' }] : [{ current_stage: stage }];
+        const reports =
+          stage === 'Writing image to disk'
+            ? [
+                { current_stage: stage, progress_info: '50%' },
+                { current_stage: stage, progress_info: '100%' },
+              ]
+            : [{ current_stage: stage }];
         for (const reported of reports) {
           const put = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${host.id}/progress`, reported, lab.agent);
           const theirs = expected(host, reported);
           expect(theirs, `upstream was not asked ${JSON.stringify(reported)} for a ${host.role}${host.bootstrap ? ' (bootstrap)' : ''}`).toBeDefined();
           expect(put.status, put.text).toBe(theirs!.answer);
           const ours = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${host.id}`, undefined, api.user())).body as Json;
-          expect(comparable(ours), `${host.role}${host.bootstrap ? ' (bootstrap)' : ''} after ${JSON.stringify(reported)}`)
-            .toEqual({ status: theirs!.status, status_info: theirs!.status_info, progress: theirs!.progress, progress_stages: theirs!.progress_stages });
+          expect(comparable(ours), `${host.role}${host.bootstrap ? ' (bootstrap)' : ''} after ${JSON.stringify(reported)}`).toEqual({
+            status: theirs!.status,
+            status_info: theirs!.status_info,
+            progress: theirs!.progress,
+            progress_stages: theirs!.progress_stages,
+          });
           compared += 1;
         }
       }
@@ -99,7 +128,7 @@ describe('host progress per stage, as upstream answers', () => {
     return compared;
   }
 
-  it('HA: the bootstrap host, control plane nodes and workers carry upstream\'s progress at every stage', async () => {
+  it("HA: the bootstrap host, control plane nodes and workers carry upstream's progress at every stage", async () => {
     const upstream = recording('ha');
     const lab = await readyCluster(api);
     // Discovered, without a role yet: no stages, the stage times at zero.
@@ -120,13 +149,21 @@ describe('host progress per stage, as upstream answers', () => {
 
     // The cluster goes on to installed as the controller would take it; its validations stay the
     // verdict the installation started with (upstream's: all passing).
-    const finalizing = await eventually(() => clusterOf(lab), (c) => c.status === 'finalizing', 15_000);
+    const finalizing = await eventually(
+      () => clusterOf(lab),
+      (c) => c.status === 'finalizing',
+      15_000,
+    );
     expect(finalizing.status, finalizing.status_info).toBe('finalizing');
-    const failing = (cluster: Json) => Object.values(JSON.parse(cluster.validations_info as string) as Record<string, { id: string; status: string }[]>).flat().filter((v) => v.status !== 'success').map((v) => v.id);
+    const failing = (cluster: Json) =>
+      Object.values(JSON.parse(cluster.validations_info as string) as Record<string, { id: string; status: string }[]>)
+        .flat()
+        .filter((v) => v.status !== 'success')
+        .map((v) => v.id);
     expect(failing(finalizing)).toEqual([]);
   }, 240_000);
 
-  it('single node: the host carries upstream\'s progress at every stage', async () => {
+  it("single node: the host carries upstream's progress at every stage", async () => {
     const upstream = recording('sno');
     // The machine network the console's networking step picks for a single node: its host's subnet.
     const lab = await readyCluster(api, { name: 'sno', hosts: ['master-0'], settings: { machine_networks: [{ cidr: '192.168.111.0/24' }] } });

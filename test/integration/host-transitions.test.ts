@@ -11,12 +11,27 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
 import { forgetPeers } from '../../lambdas/usecases/cluster-peer-listings.js';
-import { apiClient, API_VIP, defaultVersion, eventually, infraEnvWithAgent, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient, type Json } from '../support/cluster-lab.js';
+import {
+  apiClient,
+  API_VIP,
+  defaultVersion,
+  eventually,
+  infraEnvWithAgent,
+  INGRESS_VIP,
+  inventoryFixture,
+  readyCluster,
+  type ApiClient,
+  type Json,
+} from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
 
 type Validation = { id: string; status: string; message: string };
 const validationsOf = (host: Json): Map<string, Validation> =>
-  new Map(Object.values(JSON.parse(host.validations_info ?? '{}') as Record<string, Validation[]>).flat().map((v) => [v.id, v]));
+  new Map(
+    Object.values(JSON.parse(host.validations_info ?? '{}') as Record<string, Validation[]>)
+      .flat()
+      .map((v) => [v.id, v]),
+  );
 
 describe('host transitions through the REST endpoints', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
@@ -45,7 +60,12 @@ describe('host transitions through the REST endpoints', () => {
       },
       async sendInventory(hostId: string, fixture: string) {
         expect((await api.call('GET', `${hostRoute(hostId)}/instructions`, undefined, agent)).status).toBe(200);
-        const reply = await api.call('POST', `${hostRoute(hostId)}/instructions`, { step_type: 'inventory', step_id: `inventory-${randomUUID().slice(0, 6)}`, output: JSON.stringify(inventoryFixture(fixture)) }, agent);
+        const reply = await api.call(
+          'POST',
+          `${hostRoute(hostId)}/instructions`,
+          { step_type: 'inventory', step_id: `inventory-${randomUUID().slice(0, 6)}`, output: JSON.stringify(inventoryFixture(fixture)) },
+          agent,
+        );
         expect(reply.status, reply.text).toBe(204);
       },
       register: async (hostId: string) => (await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent)).status,
@@ -63,14 +83,20 @@ describe('host transitions through the REST endpoints', () => {
     const ipv6 = await cluster.host(await cluster.discover('ipv6-only'));
 
     expect(undersized.status).toBe('insufficient');
-    expect(validationsOf(undersized).get('has-min-cpu-cores')).toMatchObject({ status: 'failure', message: expect.stringMatching(/minimum required CPU cores for any role is 2, found only 1/) });
+    expect(validationsOf(undersized).get('has-min-cpu-cores')).toMatchObject({
+      status: 'failure',
+      message: expect.stringMatching(/minimum required CPU cores for any role is 2, found only 1/),
+    });
     expect(validationsOf(undersized).get('has-min-memory')).toMatchObject({ status: 'failure' });
 
     expect(noDisk.status).toBe('insufficient');
     expect(validationsOf(noDisk).get('has-min-valid-disks')).toMatchObject({ status: 'failure', message: expect.stringMatching(/No eligible disks/) });
 
     expect(ipv6.status).toBe('insufficient');
-    expect(validationsOf(ipv6).get('belongs-to-machine-cidr')).toMatchObject({ status: 'failure', message: expect.stringMatching(/does not belong to machine network/) });
+    expect(validationsOf(ipv6).get('belongs-to-machine-cidr')).toMatchObject({
+      status: 'failure',
+      message: expect.stringMatching(/does not belong to machine network/),
+    });
   });
 
   it('waits for input while the cluster lacks its network, and goes on once the user gives it (the monitor re-judges the changed cluster)', async () => {
@@ -127,7 +153,9 @@ describe('host transitions through the REST endpoints', () => {
     await pool.sendInventory(hostId, 'master-1');
     const rejoined = await pool.host(hostId);
     expect(rejoined).toMatchObject({ cluster_id: target.clusterId, status: 'insufficient' });
-    expect((await api.call('GET', `/clusters/${target.clusterId}`, undefined, api.user())).body.machine_networks).toEqual([expect.objectContaining({ cidr: expect.any(String) })]);
+    expect((await api.call('GET', `/clusters/${target.clusterId}`, undefined, api.user())).body.machine_networks).toEqual([
+      expect.objectContaining({ cidr: expect.any(String) }),
+    ]);
 
     const unbound = await api.call('POST', `${pool.hostRoute(hostId)}/actions/unbind`, undefined, api.user());
     expect(unbound.status, unbound.text).toBe(200);
@@ -152,16 +180,40 @@ describe('host transitions through the REST endpoints', () => {
     const ips = inventories.map((inventory) => (inventory.interfaces[0].ipv4_addresses[0] as string).split('/')[0]!);
     const majority = async (i: number) => validationsOf(await cluster.host(ids[i]!)).get('belongs-to-majority-group')?.status;
     const report = async (i: number) => {
-      const remote_hosts = ids.flatMap((id, j) => (j === i ? [] : [{
-        host_id: id,
-        l2_connectivity: [{ outgoing_nic: 'enp1s0', outgoing_ip_address: ips[i], remote_ip_address: ips[j], remote_mac: inventories[j]!.interfaces[0].mac_address, successful: true }],
-        l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }],
-      }]));
-      const reply = await api.call('POST', `${cluster.hostRoute(ids[i]!)}/instructions`, { step_type: 'connectivity-check', step_id: `connectivity-check-${i}`, output: JSON.stringify({ remote_hosts }) }, agent);
+      const remote_hosts = ids.flatMap((id, j) =>
+        j === i
+          ? []
+          : [
+              {
+                host_id: id,
+                l2_connectivity: [
+                  {
+                    outgoing_nic: 'enp1s0',
+                    outgoing_ip_address: ips[i],
+                    remote_ip_address: ips[j],
+                    remote_mac: inventories[j]!.interfaces[0].mac_address,
+                    successful: true,
+                  },
+                ],
+                l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }],
+              },
+            ],
+      );
+      const reply = await api.call(
+        'POST',
+        `${cluster.hostRoute(ids[i]!)}/instructions`,
+        { step_type: 'connectivity-check', step_id: `connectivity-check-${i}`, output: JSON.stringify({ remote_hosts }) },
+        agent,
+      );
       expect(reply.status, reply.text).toBe(204);
     };
     // The cluster derives its machine network from the VIPs once the hosts' inventories are in.
-    await eventually(() => api.call('GET', `/clusters/${cluster.clusterId}`, undefined, api.user()).then((r) => r.body as Json), (c) => (c.machine_networks ?? []).length > 0, 15_000, 200);
+    await eventually(
+      () => api.call('GET', `/clusters/${cluster.clusterId}`, undefined, api.user()).then((r) => r.body as Json),
+      (c) => (c.machine_networks ?? []).length > 0,
+      15_000,
+      200,
+    );
     await report(0);
     // Nobody reached master-0 yet: it is alone, and stays so until its peers report.
     expect(await majority(0)).toBe('failure');
@@ -174,7 +226,7 @@ describe('host transitions through the REST endpoints', () => {
     expect(await majority(2)).toBe('success');
   });
 
-  it("hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself, and not again until answered", async () => {
+  it('hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself, and not again until answered', async () => {
     const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
     const a = await cluster.discover('master-0');
     const b = await cluster.discover('master-1');
@@ -188,18 +240,31 @@ describe('host transitions through the REST endpoints', () => {
     };
     // A report that reached no peer yet: the host still has peers to check.
     const answer = async () => {
-      const reply = await api.call('POST', `${cluster.hostRoute(a)}/instructions`, { step_type: 'connectivity-check', step_id: 'connectivity-check-1', output: JSON.stringify({ remote_hosts: [] }) }, agent);
+      const reply = await api.call(
+        'POST',
+        `${cluster.hostRoute(a)}/instructions`,
+        { step_type: 'connectivity-check', step_id: 'connectivity-check-1', output: JSON.stringify({ remote_hosts: [] }) },
+        agent,
+      );
       expect(reply.status, reply.text).toBe(204);
     };
     // Checks name the peers as listed within the last few seconds: the newest host joins them shortly.
-    const peers = await eventually(async () => {
-      const named = await peersOfCheck();
-      if (named.length > 0 && named.length < 2) await answer();
-      return named;
-    }, (list) => list.length === 2, 15_000, 500);
+    const peers = await eventually(
+      async () => {
+        const named = await peersOfCheck();
+        if (named.length > 0 && named.length < 2) await answer();
+        return named;
+      },
+      (list) => list.length === 2,
+      15_000,
+      500,
+    );
     expect(peers.map((peer) => peer.host_id).sort()).toEqual([b, c].sort());
     const master1 = inventoryFixture('master-1');
-    expect(peers.find((peer) => peer.host_id === b)!.nics[0]).toMatchObject({ mac: master1.interfaces[0].mac_address, ip_addresses: expect.arrayContaining([master1.interfaces[0].ipv4_addresses[0].split('/')[0]]) });
+    expect(peers.find((peer) => peer.host_id === b)!.nics[0]).toMatchObject({
+      mac: master1.interfaces[0].mac_address,
+      ip_addresses: expect.arrayContaining([master1.interfaces[0].ipv4_addresses[0].split('/')[0]]),
+    });
     // While the agent runs that check, its polls do not hand it the whole peer list again...
     expect(await peersOfCheck()).toEqual([]);
     // ...and once it answered, the next poll does.
@@ -207,7 +272,7 @@ describe('host transitions through the REST endpoints', () => {
     expect((await peersOfCheck()).map((peer) => peer.host_id).sort()).toEqual([b, c].sort());
   });
 
-  it('does not leave a host out of its majority group on a peer listing older than its peers\' reports (written by another process)', async () => {
+  it("does not leave a host out of its majority group on a peer listing older than its peers' reports (written by another process)", async () => {
     const ready = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'stale-peers' });
     const [x, p, q] = ready.hostIds as [string, string, string];
     const key = (hostId: string) => ({ orgId: 'default', infraEnvId: ready.infraEnvId, hostId });
@@ -218,14 +283,34 @@ describe('host transitions through the REST endpoints', () => {
     const reports = new Map<string, string>();
     for (const peer of [p, q]) reports.set(peer, (await container().store.hosts.get(key(peer)))!.attributes.connectivity as string);
     // The peers' reports as they were before they reached x...
-    for (const peer of [p, q]) await container().store.hosts.mutate(key(peer), (h) => ({ ...h, attributes: { ...h.attributes, connectivity: withoutX(reports.get(peer)!) } }));
+    for (const peer of [p, q])
+      await container().store.hosts.mutate(key(peer), (h) => ({ ...h, attributes: { ...h.attributes, connectivity: withoutX(reports.get(peer)!) } }));
     forgetPeers('default', ready.clusterId);
     // ...are what this process lists when q's NTP report is judged (the listing is then shared for a few seconds)...
-    expect((await ready.reply(2, 'ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }, { source_name: 'q.example.com', source_state: 'unreachable' }] })).status).toBe(204);
+    expect(
+      (
+        await ready.reply(2, 'ntp-synchronizer', {
+          ntp_sources: [
+            { source_name: 'clock.example.com', source_state: 'synced' },
+            { source_name: 'q.example.com', source_state: 'unreachable' },
+          ],
+        })
+      ).status,
+    ).toBe(204);
     // ...while another process writes their reports as they are now.
-    for (const peer of [p, q]) await container().store.hosts.mutate(key(peer), (h) => ({ ...h, attributes: { ...h.attributes, connectivity: reports.get(peer) } }));
+    for (const peer of [p, q])
+      await container().store.hosts.mutate(key(peer), (h) => ({ ...h, attributes: { ...h.attributes, connectivity: reports.get(peer) } }));
     // x's NTP report, judged on the shared listing, would find x alone: the verdict is checked anew before it stands.
-    expect((await ready.reply(0, 'ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }, { source_name: 'x.example.com', source_state: 'unreachable' }] })).status).toBe(204);
+    expect(
+      (
+        await ready.reply(0, 'ntp-synchronizer', {
+          ntp_sources: [
+            { source_name: 'clock.example.com', source_state: 'synced' },
+            { source_name: 'x.example.com', source_state: 'unreachable' },
+          ],
+        })
+      ).status,
+    ).toBe(204);
     const host = (await api.call('GET', `/infra-envs/${ready.infraEnvId}/hosts/${x}`, undefined, api.user())).body as Json;
     expect(validationsOf(host).get('belongs-to-majority-group')?.status).toBe('success');
     expect(host.status).toBe('known');

@@ -21,7 +21,12 @@ const CLIENT = 'console-client';
 const CLI_CLIENT = 'cli-client';
 const CLUSTERS = '/api/assisted-install/v2/clusters';
 
-interface SigningKey { privateKey: CryptoKey; publicKey: CryptoKey; kid: string; alg: string }
+interface SigningKey {
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  kid: string;
+  alg: string;
+}
 
 async function signingKey(alg: 'RS256' | 'ES256', kid: string): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
@@ -64,7 +69,8 @@ describe('identity provider tokens', () => {
   const accessToken = (sub: string, clientId = CLI_CLIENT) =>
     sign({ token_use: 'access', aud: undefined, client_id: clientId, scope: 'openid email', username: sub }, { sub });
 
-  const get = (token: string, path = CLUSTERS) => fetch(`${env.runtime.url}${path}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) });
+  const get = (token: string, path = CLUSTERS) =>
+    fetch(`${env.runtime.url}${path}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) });
 
   beforeAll(async () => {
     [poolA, poolAEc, poolB, stranger] = await Promise.all([
@@ -73,7 +79,9 @@ describe('identity provider tokens', () => {
       signingKey('RS256', 'pool-b-rs'),
       signingKey('RS256', 'not-published'),
     ]);
-    const published = async (keys: SigningKey[]) => ({ keys: await Promise.all(keys.map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: k.kid, alg: k.alg, use: 'sig' }))) });
+    const published = async (keys: SigningKey[]) => ({
+      keys: await Promise.all(keys.map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: k.kid, alg: k.alg, use: 'sig' }))),
+    });
     const sets: Record<string, unknown> = {
       '/pool-a/.well-known/jwks.json': await published([poolA, poolAEc]),
       '/pool-b/.well-known/jwks.json': await published([poolB]),
@@ -93,10 +101,12 @@ describe('identity provider tokens', () => {
     process.env.IDENTITY_PROVIDER_CLIENT_IDS = `${CLIENT},${CLI_CLIENT}`;
     // Refusals are logged at INFO ("request rejected" with the reason): captured, to be searched for tokens.
     process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
-    const capture = (stream: 'stdout' | 'stderr') => (chunk: unknown, ...rest: unknown[]) => {
-      captured.push(String(chunk));
-      return (writes[stream] as (...args: unknown[]) => boolean)(chunk, ...rest);
-    };
+    const capture =
+      (stream: 'stdout' | 'stderr') =>
+      (chunk: unknown, ...rest: unknown[]) => {
+        captured.push(String(chunk));
+        return (writes[stream] as (...args: unknown[]) => boolean)(chunk, ...rest);
+      };
     process.stdout.write = capture('stdout') as typeof process.stdout.write;
     process.stderr.write = capture('stderr') as typeof process.stderr.write;
     env = await testRuntime({ log: (message: string) => void captured.push(message) });
@@ -123,7 +133,15 @@ describe('identity provider tokens', () => {
     expect(await store.organisations.get({ orgId })).toMatchObject({ name: "alice@example.com's organisation" });
 
     const now = new Date().toISOString();
-    await store.clusters.create({ orgId, clusterId: '5a1ce000-0000-4000-8000-00000000000a', name: 'alices', status: 'ready', createdAt: now, updatedAt: now, attributes: {} });
+    await store.clusters.create({
+      orgId,
+      clusterId: '5a1ce000-0000-4000-8000-00000000000a',
+      name: 'alices',
+      status: 'ready',
+      createdAt: now,
+      updatedAt: now,
+      attributes: {},
+    });
     const viaAccess = await get(await accessToken('alice'));
     expect(viaAccess.status).toBe(200);
     expect(((await viaAccess.json()) as { name: string }[]).map((c) => c.name)).toEqual(['alices']);
@@ -134,12 +152,21 @@ describe('identity provider tokens', () => {
   });
 
   it('gives 20 concurrent first requests of a new user one organisation and one membership', async () => {
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: await dynamodbEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: await dynamodbEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
     const count = async () => {
       const counts: Record<string, number> = { organisation: 0, membership: 0, user: 0 };
       let start: Record<string, unknown> | undefined;
       do {
-        const page = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME!, ExclusiveStartKey: start, ProjectionExpression: '#e', ExpressionAttributeNames: { '#e': 'entity' } }));
+        const page = await client.send(
+          new ScanCommand({
+            TableName: process.env.TABLE_NAME!,
+            ExclusiveStartKey: start,
+            ProjectionExpression: '#e',
+            ExpressionAttributeNames: { '#e': 'entity' },
+          }),
+        );
         for (const item of page.Items ?? []) if ((item.entity as string) in counts) counts[item.entity as string]! += 1;
         start = page.LastEvaluatedKey;
       } while (start);
@@ -147,21 +174,28 @@ describe('identity provider tokens', () => {
     };
     const before = await count();
 
-    const tokens = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? accessToken('racer') : sign({ email: 'racer@example.com' }, { sub: 'racer' }))));
+    const tokens = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? accessToken('racer') : sign({ email: 'racer@example.com' }, { sub: 'racer' }))),
+    );
     const answers = await Promise.all(tokens.map((token) => get(token)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
 
     expect(await count()).toEqual({ organisation: before.organisation! + 1, membership: before.membership! + 1, user: before.user! + 1 });
     const userId = userIdOf(issuerA, 'racer');
-    expect(await container().store.memberships.listByOrg(personalOrgIdOf(userId))).toEqual([
-      expect.objectContaining({ userId, role: 'admin', version: 1 }),
-    ]);
+    expect(await container().store.memberships.listByOrg(personalOrgIdOf(userId))).toEqual([expect.objectContaining({ userId, role: 'admin', version: 1 })]);
 
     // The same race among 20 separate stores and clients, as 20 Lambda containers would run it.
     const identity = { issuer: issuerA, subject: 'twenty-containers' };
-    const clients = Array.from({ length: 20 }, () => new DynamoDBClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!, region: 'us-east-1', maxAttempts: 8 }));
-    const memberships = await Promise.all(clients.map((c) => membershipOf({ store: createDynamoStore({ tableName: process.env.TABLE_NAME!, client: c }), clock: systemClock }, identity)));
-    expect(new Set(memberships.map((m) => `${m.orgId}/${m.role}/${m.version}`))).toEqual(new Set([`${personalOrgIdOf(userIdOf(issuerA, 'twenty-containers'))}/admin/1`]));
+    const clients = Array.from(
+      { length: 20 },
+      () => new DynamoDBClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!, region: 'us-east-1', maxAttempts: 8 }),
+    );
+    const memberships = await Promise.all(
+      clients.map((c) => membershipOf({ store: createDynamoStore({ tableName: process.env.TABLE_NAME!, client: c }), clock: systemClock }, identity)),
+    );
+    expect(new Set(memberships.map((m) => `${m.orgId}/${m.role}/${m.version}`))).toEqual(
+      new Set([`${personalOrgIdOf(userIdOf(issuerA, 'twenty-containers'))}/admin/1`]),
+    );
     expect(await count()).toEqual({ organisation: before.organisation! + 2, membership: before.membership! + 2, user: before.user! + 2 });
     for (const c of [...clients, client]) c.destroy();
   });
@@ -174,17 +208,45 @@ describe('identity provider tokens', () => {
     ['expired', () => sign({}, { expiresIn: Math.floor(Date.now() / 1000) - 120 }), /expired at .*sign in again/],
     ['not valid yet', () => sign({ nbf: Math.floor(Date.now() / 1000) + 600 }), /not valid yet/],
     ['token_use refresh', () => sign({ token_use: 'refresh' }), /token_use/],
-    ['alg none', async () => new UnsecuredJWT({ token_use: 'id', aud: CLIENT }).setIssuer(issuerA).setSubject('alice').setIssuedAt().setExpirationTime('5m').encode(), /not signed with an accepted algorithm/],
+    [
+      'alg none',
+      async () => new UnsecuredJWT({ token_use: 'id', aud: CLIENT }).setIssuer(issuerA).setSubject('alice').setIssuedAt().setExpirationTime('5m').encode(),
+      /not signed with an accepted algorithm/,
+    ],
     // HS256 keyed with the pool's public key (the algorithm-confusion forgery).
-    ['HS256 keyed with the public key', async () => new SignJWT({ token_use: 'id', aud: CLIENT }).setProtectedHeader({ alg: 'HS256', kid: poolA.kid }).setIssuer(issuerA).setSubject('alice').setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(await exportSPKI(poolA.publicKey))), /not signed with an accepted algorithm/],
+    [
+      'HS256 keyed with the public key',
+      async () =>
+        new SignJWT({ token_use: 'id', aud: CLIENT })
+          .setProtectedHeader({ alg: 'HS256', kid: poolA.kid })
+          .setIssuer(issuerA)
+          .setSubject('alice')
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode(await exportSPKI(poolA.publicKey))),
+      /not signed with an accepted algorithm/,
+    ],
     ['key not in the JWKS', () => sign({}, { key: stranger }), /key the identity provider does not publish/],
     ['forged under a published kid', () => sign({}, { key: stranger, kid: poolA.kid }), /signature does not verify/],
     ['another user pool (its issuer and keys)', () => sign({}, { key: poolB, iss: issuerB }), /not issued by the identity provider this service trusts/],
-    ['no expiry', () => new SignJWT({ token_use: 'id', aud: CLIENT }).setProtectedHeader({ alg: 'RS256', kid: poolA.kid }).setIssuer(issuerA).setSubject('alice').sign(poolA.privateKey), /lacks the "exp" claim/],
+    [
+      'no expiry',
+      () =>
+        new SignJWT({ token_use: 'id', aud: CLIENT })
+          .setProtectedHeader({ alg: 'RS256', kid: poolA.kid })
+          .setIssuer(issuerA)
+          .setSubject('alice')
+          .sign(poolA.privateKey),
+      /lacks the "exp" claim/,
+    ],
     ['malformed', async () => 'eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln', /identity token is malformed: its header or payload/],
     // Cut short when copied (issue 45): the answer names the kind of token it looked like.
     ['an API token cut short', async () => 'ac1.someorganisation.sometokenid', /API token is malformed or unknown: it has 3 of the 4 parts/],
-    ['an identity token cut short', async () => (await sign({})).split('.').slice(0, 2).join('.'), /identity token is malformed: it has 2 of the 3 parts a JWT has/],
+    [
+      'an identity token cut short',
+      async () => (await sign({})).split('.').slice(0, 2).join('.'),
+      /identity token is malformed: it has 2 of the 3 parts a JWT has/,
+    ],
   ];
   for (const [name, make, reason] of refusals) {
     it(`refuses ${name} with 401 in the infra_error shape, saying why`, async () => {

@@ -75,7 +75,10 @@ describe('local identity stand-in', () => {
 
   const verificationCode = (email: string) => {
     const outbox = env.runtime.identity!.outbox;
-    const latest = readdirSync(outbox).filter((name) => name.endsWith(`-${email}.txt`)).sort().at(-1)!;
+    const latest = readdirSync(outbox)
+      .filter((name) => name.endsWith(`-${email}.txt`))
+      .sort()
+      .at(-1)!;
     return /verification code is (\d{6})/.exec(readFileSync(path.join(outbox, latest), 'utf8'))![1]!;
   };
 
@@ -119,15 +122,27 @@ describe('local identity stand-in', () => {
     expect(start.text).toContain('Sign in');
     const uid = interactionOf(start.url);
 
-    const short = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-up`, { method: 'POST', form: { email: 'carol@example.com', password: 'short', repeat: 'short' } });
+    const short = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-up`, {
+      method: 'POST',
+      form: { email: 'carol@example.com', password: 'short', repeat: 'short' },
+    });
     expect(short.response.status).toBe(400);
     expect(short.text).toMatch(/at least 12 characters/);
 
-    const signedUp = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-up`, { method: 'POST', form: { email: 'Carol@Example.com', password: PASSWORD, repeat: PASSWORD } });
+    const signedUp = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-up`, {
+      method: 'POST',
+      form: { email: 'Carol@Example.com', password: PASSWORD, repeat: PASSWORD },
+    });
     expect(signedUp.text).toMatch(/verification code/);
-    const wrong = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/verify`, { method: 'POST', form: { email: 'carol@example.com', code: '000000' } });
+    const wrong = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/verify`, {
+      method: 'POST',
+      form: { email: 'carol@example.com', code: '000000' },
+    });
     expect(wrong.response.status).toBe(400);
-    const done = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/verify`, { method: 'POST', form: { email: 'carol@example.com', code: verificationCode('carol@example.com') } });
+    const done = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/verify`, {
+      method: 'POST',
+      form: { email: 'carol@example.com', code: verificationCode('carol@example.com') },
+    });
     const callback = new URL(done.url);
     expect(callback.searchParams.get('state')).toBe('st');
     const code = callback.searchParams.get('code')!;
@@ -136,7 +151,13 @@ describe('local identity stand-in', () => {
       fetch(`${issuer}/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(), client_id: 'assisted-console', code_verifier: codeVerifier }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri(),
+          client_id: 'assisted-console',
+          code_verifier: codeVerifier,
+        }),
       });
     const refused = await exchange(pkce().verifier);
     expect(refused.status).toBe(400);
@@ -145,12 +166,21 @@ describe('local identity stand-in', () => {
     const jar2 = new CookieJar();
     const second = pkce();
     const again = await browse(jar2, authorizeUrl({ code_challenge: second.challenge, code_challenge_method: 'S256' }));
-    const signedIn = await browse(jar2, `${env.runtime.url}/identity/interaction/${interactionOf(again.url)}/sign-in`, { method: 'POST', form: { email: 'carol@example.com', password: PASSWORD } });
+    const signedIn = await browse(jar2, `${env.runtime.url}/identity/interaction/${interactionOf(again.url)}/sign-in`, {
+      method: 'POST',
+      form: { email: 'carol@example.com', password: PASSWORD },
+    });
     const secondCode = new URL(signedIn.url).searchParams.get('code')!;
     const tokens = await fetch(`${issuer}/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: secondCode, redirect_uri: redirectUri(), client_id: 'assisted-console', code_verifier: second.verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: secondCode,
+        redirect_uri: redirectUri(),
+        client_id: 'assisted-console',
+        code_verifier: second.verifier,
+      }),
     });
     expect(tokens.status).toBe(200);
     const { id_token: idToken } = (await tokens.json()) as { id_token: string };
@@ -177,13 +207,22 @@ describe('local identity stand-in', () => {
     const { challenge } = pkce();
     const start = await browse(jar, authorizeUrl({ code_challenge: challenge, code_challenge_method: 'S256' }));
     const uid = interactionOf(start.url);
-    const wrong = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-in`, { method: 'POST', form: { email: 'carol@example.com', password: 'not the password' } });
+    const wrong = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-in`, {
+      method: 'POST',
+      form: { email: 'carol@example.com', password: 'not the password' },
+    });
     expect(wrong.response.status).toBe(401);
     expect(wrong.text).toMatch(/email or password is wrong/);
 
-    await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-up`, { method: 'POST', form: { email: 'dan@example.com', password: PASSWORD, repeat: PASSWORD } });
+    await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-up`, {
+      method: 'POST',
+      form: { email: 'dan@example.com', password: PASSWORD, repeat: PASSWORD },
+    });
     // Signing in before verifying sends a new code and asks for it again.
-    const unverified = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-in`, { method: 'POST', form: { email: 'dan@example.com', password: PASSWORD } });
+    const unverified = await browse(jar, `${env.runtime.url}/identity/interaction/${uid}/sign-in`, {
+      method: 'POST',
+      form: { email: 'dan@example.com', password: PASSWORD },
+    });
     expect(unverified.text).toMatch(/Verify your email/);
     expect(unverified.url).not.toContain('code=');
   });
@@ -262,7 +301,10 @@ describe('local identity stand-in', () => {
     expect(existing).toEqual(fresh);
     expect(existing.status).toBe(200);
     const outbox = env.runtime.identity!.outbox;
-    const notice = readdirSync(outbox).filter((name) => name.endsWith('-carol@example.com.txt')).sort().at(-1)!;
+    const notice = readdirSync(outbox)
+      .filter((name) => name.endsWith('-carol@example.com.txt'))
+      .sort()
+      .at(-1)!;
     expect(readFileSync(path.join(outbox, notice), 'utf8')).toMatch(/has an account already/);
   });
 
@@ -289,7 +331,7 @@ describe('local identity stand-in', () => {
     expect(ratio).toBeLessThan(1 / 0.6);
   });
 
-  it('keeps the API\'s median latency within 20 % of idle during 8 concurrent wrong-password sign-ins', async () => {
+  it("keeps the API's median latency within 20 % of idle during 8 concurrent wrong-password sign-ins", async () => {
     const { policies } = env.runtime.identity!.attempts;
     const saved = { account: policies.account.freeFailures, source: policies.source.freeFailures };
     // Lockouts would stop the hashing this measures: off for this test.
@@ -300,7 +342,10 @@ describe('local identity stand-in', () => {
     const flows = await Promise.all(loadAccounts.map(() => startInteraction()));
     const apiLatency = async () => {
       const started = performance.now();
-      const response = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters`, { headers: { Authorization: `Bearer ${env.adminToken}` }, signal: AbortSignal.timeout(20_000) });
+      const response = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters`, {
+        headers: { Authorization: `Bearer ${env.adminToken}` },
+        signal: AbortSignal.timeout(20_000),
+      });
       await response.arrayBuffer();
       expect(response.status).toBe(200);
       return performance.now() - started;
@@ -333,11 +378,16 @@ describe('local identity stand-in', () => {
           if (command === 'quit') process.exit(0);
         }
       });`;
-    const flowSpecs = JSON.stringify(flows.map((flow, n) => ({ url: `${env.runtime.url}/identity/interaction/${flow.uid}/sign-in`, cookie: flow.jar.header(), email: loadAccounts[n] })));
+    const flowSpecs = JSON.stringify(
+      flows.map((flow, n) => ({ url: `${env.runtime.url}/identity/interaction/${flow.uid}/sign-in`, cookie: flow.jar.header(), email: loadAccounts[n] })),
+    );
     let refusals = 0;
     const others: string[] = [];
     let paused: () => void = () => undefined;
-    const load = spawn(process.execPath, ['--input-type=module', '-e', attacker], { env: { ...process.env, FLOWS: flowSpecs }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const load = spawn(process.execPath, ['--input-type=module', '-e', attacker], {
+      env: { ...process.env, FLOWS: flowSpecs },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     // An attacker's client runs on the attacker's machine: here, at the lowest priority, so its own
     // CPU (on a 2-core machine that runs other work too) is not counted as the server's.
     setPriority(load.pid!, 19);
@@ -386,7 +436,9 @@ describe('local identity stand-in', () => {
           await stopLoad();
         }
         const ratio = median(loaded) / median(idle);
-        console.log(`API p50 idle ${median(idle).toFixed(1)} ms, during 8 concurrent wrong sign-ins ${median(loaded).toFixed(1)} ms (${idle.length} samples each): ratio ${ratio.toFixed(2)}; ${refusals - refusedBefore} sign-ins refused, ${hashedWhileMeasured} hashes while measured, sign-ins waiting at the end of each ${waitingWhileMeasured.join(' ')}`);
+        console.log(
+          `API p50 idle ${median(idle).toFixed(1)} ms, during 8 concurrent wrong sign-ins ${median(loaded).toFixed(1)} ms (${idle.length} samples each): ratio ${ratio.toFixed(2)}; ${refusals - refusedBefore} sign-ins refused, ${hashedWhileMeasured} hashes while measured, sign-ins waiting at the end of each ${waitingWhileMeasured.join(' ')}`,
+        );
         // The load was real: 8 sign-ins at the stand-in throughout, hashed and refused meanwhile at
         // the pace its budget allows (a quarter of a core: on a busy machine a few per second).
         expect(others).toEqual([]);

@@ -23,7 +23,12 @@ import { osImageVersionFor } from '../../lambdas/domain/catalogues/catalogues.js
 import { upstreamError } from '../support/upstream-errors.js';
 
 const OPENSHIFT_CLUSTER_ID = '3b1a0a1e-0bd6-4b7c-9c4b-4f7c1bd6a001';
-const importBody = (overrides: Json = {}) => ({ name: 'ignored', api_vip_dnsname: 'api.imp1.example.com', openshift_cluster_id: OPENSHIFT_CLUSTER_ID, ...overrides });
+const importBody = (overrides: Json = {}) => ({
+  name: 'ignored',
+  api_vip_dnsname: 'api.imp1.example.com',
+  openshift_cluster_id: OPENSHIFT_CLUSTER_ID,
+  ...overrides,
+});
 
 describe('imported clusters and agent events', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
@@ -70,13 +75,36 @@ describe('imported clusters and agent events', () => {
       expect(cluster).not.toHaveProperty('pull_secret_set');
       // No release, pull secret or networking of its own: the existing cluster has them.
       // Upstream's answer, built in memory, has its lists nil (null); read back, they are empty lists.
-      for (const absent of ['api_vips', 'ingress_vips', 'cluster_networks', 'service_networks', 'machine_networks', 'monitored_operators', 'openshift_version', 'ocp_release_image', 'cpu_architecture', 'control_plane_count', 'network_type', 'validations_info', 'pull_secret_set', 'feature_usage', 'disk_encryption']) {
+      for (const absent of [
+        'api_vips',
+        'ingress_vips',
+        'cluster_networks',
+        'service_networks',
+        'machine_networks',
+        'monitored_operators',
+        'openshift_version',
+        'ocp_release_image',
+        'cpu_architecture',
+        'control_plane_count',
+        'network_type',
+        'validations_info',
+        'pull_secret_set',
+        'feature_usage',
+        'disk_encryption',
+      ]) {
         expect(cluster, absent).not.toHaveProperty(absent);
       }
       const read = await api.call('GET', `/clusters/${cluster.id}`, undefined, api.user());
       expect(read.status).toBe(200);
       // Read back as upstream's stored record: empty lists and settings, Go's zero image time.
-      expect(read.body).toMatchObject({ id: cluster.id, api_vips: [], monitored_operators: [], disk_encryption: {}, platform: { type: 'baremetal', external: {} }, image_info: { created_at: '0001-01-01T00:00:00Z' } });
+      expect(read.body).toMatchObject({
+        id: cluster.id,
+        api_vips: [],
+        monitored_operators: [],
+        disk_encryption: {},
+        platform: { type: 'baremetal', external: {} },
+        image_info: { created_at: '0001-01-01T00:00:00Z' },
+      });
       const events = (await api.call('GET', `/events?cluster_id=${cluster.id}`, undefined, api.user())).body as Json[];
       expect(events.map((e) => [e.name, e.message])).toEqual([['cluster_registration_succeeded', 'Successfully registered cluster']]);
       // The same OpenShift cluster may be imported again, as upstream allows.
@@ -153,14 +181,25 @@ describe('imported clusters and agent events', () => {
       // A worker from its registration, as upstream's service registers it.
       expect(register.body).toMatchObject({ kind: 'AddToExistingClusterHost', cluster_id: cluster.id, role: 'worker', suggested_role: 'worker' });
       const reply = (type: string, output: unknown) =>
-        api.call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, { step_type: type, step_id: `${type}-1`, output: JSON.stringify(output) }, agent);
+        api.call(
+          'POST',
+          `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`,
+          { step_type: type, step_id: `${type}-1`, output: JSON.stringify(output) },
+          agent,
+        );
       expect((await reply('inventory', inventoryFixture('worker-0'))).status).toBe(204);
-      const steps = (await api.call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent)).body as Json;
+      const steps = (
+        await api.call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent)
+      ).body as Json;
       const connectivity = (steps.instructions as Json[]).find((s) => s.step_type === 'api-vip-connectivity-check');
       expect(connectivity, JSON.stringify(steps)).toBeDefined();
       // The worker's ignition comes from the existing cluster's API, as upstream asks for it.
       expect(JSON.parse(connectivity!.args[0]).url).toBe('http://api.day2.example.com:22624/config/worker');
-      await reply('api-vip-connectivity-check', { is_success: true, url: 'http://api.day2.example.com:22624/config/worker', ignition: '{"ignition":{"version":"3.2.0"}}' });
+      await reply('api-vip-connectivity-check', {
+        is_success: true,
+        url: 'http://api.day2.example.com:22624/config/worker',
+        ignition: '{"ignition":{"version":"3.2.0"}}',
+      });
       await reply('ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }] });
       await reply('domain-resolution', {
         resolutions: [
@@ -175,7 +214,14 @@ describe('imported clusters and agent events', () => {
       const host = async () => (await api.call('GET', `/infra-envs/${infraEnvId}/hosts/${hostId}`, undefined, api.user())).body as Json;
       const known = await eventually(host, (h) => h.status === 'known', 5_000);
       const info = JSON.parse(known.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
-      expect(known.status, Object.values(info).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}: ${v.message}`).join('; ')).toBe('known');
+      expect(
+        known.status,
+        Object.values(info)
+          .flat()
+          .filter((v) => v.status !== 'success')
+          .map((v) => `${v.id}: ${v.message}`)
+          .join('; '),
+      ).toBe('known');
 
       const install = await api.call('POST', `/infra-envs/${infraEnvId}/hosts/${hostId}/actions/install`, undefined, api.user());
       expect(install.status, install.text).toBe(202);
@@ -214,11 +260,26 @@ describe('imported clusters and agent events', () => {
 
     it("stores the agent's event with the service's time, and lists it with its name and props", async () => {
       const before = Date.now();
-      const sent = await trigger({ severity: 'warning', message: 'controller says hello', event_time: '2020-01-01T00:00:00Z', cluster_id: clusterId, name: 'my_event', props: '{"z":1,"a":{"y":2,"b":3}}' });
+      const sent = await trigger({
+        severity: 'warning',
+        message: 'controller says hello',
+        event_time: '2020-01-01T00:00:00Z',
+        cluster_id: clusterId,
+        name: 'my_event',
+        props: '{"z":1,"a":{"y":2,"b":3}}',
+      });
       expect(sent.status, sent.text).toBe(201);
       expect(sent.text).toBe('');
       const event = (await listed(`cluster_id=${clusterId}`)).find((e) => e.message === 'controller says hello');
-      expect(event).toEqual({ name: 'my_event', cluster_id: clusterId, severity: 'warning', category: 'user', message: 'controller says hello', event_time: expect.any(String), props: '{"a":{"b":3,"y":2},"z":1}' });
+      expect(event).toEqual({
+        name: 'my_event',
+        cluster_id: clusterId,
+        severity: 'warning',
+        category: 'user',
+        message: 'controller says hello',
+        event_time: expect.any(String),
+        props: '{"a":{"b":3,"y":2},"z":1}',
+      });
       expect(Date.parse(event!.event_time)).toBeGreaterThanOrEqual(before - 1_000);
     });
 
@@ -249,9 +310,23 @@ describe('imported clusters and agent events', () => {
       expect((await listed(`cluster_id=${clusterId}`)).map((e) => e.message)).not.toContain('a metric');
       expect((await listed(`cluster_id=${clusterId}&categories=metrics`)).map((e) => [e.message, e.category])).toEqual([['a metric', 'metrics']]);
 
-      expect((await trigger({ severity: 'critical', message: 'about the host', event_time: now(), cluster_id: clusterId, host_id: hostId, infra_env_id: infraEnvId })).status).toBe(201);
+      expect(
+        (
+          await trigger({
+            severity: 'critical',
+            message: 'about the host',
+            event_time: now(),
+            cluster_id: clusterId,
+            host_id: hostId,
+            infra_env_id: infraEnvId,
+          })
+        ).status,
+      ).toBe(201);
       expect((await listed(`host_ids=${hostId}`)).map((e) => e.message)).toContain('about the host');
-      expect((await listed(`cluster_id=${clusterId}&host_ids=${hostId}`)).map((e) => e.message)).toEqual([expect.stringMatching(/Successfully registered$/), 'about the host']);
+      expect((await listed(`cluster_id=${clusterId}&host_ids=${hostId}`)).map((e) => e.message)).toEqual([
+        expect.stringMatching(/Successfully registered$/),
+        'about the host',
+      ]);
       // An event naming nothing is the agent's infra-env's.
       expect((await trigger({ severity: 'info', message: 'about nothing', event_time: now() })).status).toBe(201);
       expect((await listed(`infra_env_id=${infraEnvId}`)).map((e) => e.message)).toContain('about nothing');

@@ -21,12 +21,16 @@ import { upstreamError } from '../support/upstream-errors.js';
 
 type Reply = { status: number; body: any; text: string; bytes: Buffer; headers: Headers };
 
-
 describe('infra-env file downloads API', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let workDir: string;
 
-  const call = async (method: string, urlPath: string, body?: unknown, headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` }): Promise<Reply> => {
+  const call = async (
+    method: string,
+    urlPath: string,
+    body?: unknown,
+    headers: Record<string, string> = { Authorization: `Bearer ${env.adminToken}` },
+  ): Promise<Reply> => {
     const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${urlPath}`, {
       method,
       headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
@@ -34,7 +38,13 @@ describe('infra-env file downloads API', () => {
     });
     const bytes = Buffer.from(await response.arrayBuffer());
     const isJson = (response.headers.get('content-type') ?? '').includes('json');
-    return { status: response.status, body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined, text: bytes.toString(), bytes, headers: response.headers };
+    return {
+      status: response.status,
+      body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined,
+      text: bytes.toString(),
+      bytes,
+      headers: response.headers,
+    };
   };
   const files = (infraEnvId: string, query: string) => `/infra-envs/${infraEnvId}/downloads/files?${query}`;
   const newInfraEnv = async (extra: Record<string, unknown> = {}, headers?: Record<string, string>): Promise<string> => {
@@ -58,7 +68,9 @@ describe('infra-env file downloads API', () => {
   });
 
   it('gives read-only tokens nothing that carries the agent or image token, and users all of it', async () => {
-    const bearer = async (role: 'read-only' | 'user') => ({ Authorization: `Bearer ${(await createApiToken(container(), { orgId: 'default', name: `files-${role}`, role })).token}` });
+    const bearer = async (role: 'read-only' | 'user') => ({
+      Authorization: `Bearer ${(await createApiToken(container(), { orgId: 'default', name: `files-${role}`, role })).token}`,
+    });
     const [readOnly, user] = [await bearer('read-only'), await bearer('user')];
     const infraEnvId = await newInfraEnv({
       static_network_config: [{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:00:00:01', logical_nic_name: 'eth0' }] }],
@@ -89,7 +101,7 @@ describe('infra-env file downloads API', () => {
     expect(listed).not.toHaveProperty('download_url');
   });
 
-  it('serves the discovery ignition to users and to the infra-env\'s agent', async () => {
+  it("serves the discovery ignition to users and to the infra-env's agent", async () => {
     const id = await newInfraEnv({ ssh_authorized_key: sshPublicKey(), additional_ntp_sources: 'ntp.example.com' });
     const asUser = await call('GET', files(id, 'file_name=discovery.ign'));
     expect(asUser.status, asUser.text).toBe(200);
@@ -113,7 +125,7 @@ describe('infra-env file downloads API', () => {
     expect(ignitionValidate(asAgent.text).status).toBe(0);
   });
 
-  it('answers 404 to other organisations and to another infra-env\'s agent', async () => {
+  it("answers 404 to other organisations and to another infra-env's agent", async () => {
     const id = await newInfraEnv();
     const other = await newInfraEnv();
     await ensureOrganisation(container(), 'org-files', 'Files B');
@@ -131,7 +143,13 @@ describe('infra-env file downloads API', () => {
 
   it('refuses unknown files and misplaced parameters with 400', async () => {
     const id = await newInfraEnv();
-    for (const query of ['file_name=kubeconfig', '', 'file_name=discovery.ign&ipxe_script_type=boot-order-control', 'file_name=ipxe-script&mac=nope', 'file_name=discovery.ign&discovery_iso_type=dvd']) {
+    for (const query of [
+      'file_name=kubeconfig',
+      '',
+      'file_name=discovery.ign&ipxe_script_type=boot-order-control',
+      'file_name=ipxe-script&mac=nope',
+      'file_name=discovery.ign&discovery_iso_type=dvd',
+    ]) {
       const response = await call('GET', files(id, query));
       expect(response.status, query).toBe(400);
       expect(upstreamError(response.body), query).toMatchObject({ code: '400' });
@@ -143,14 +161,30 @@ describe('infra-env file downloads API', () => {
     const script = await call('GET', files(id, 'file_name=ipxe-script'));
     expect(script.status, script.text).toBe(200);
     expect(script.headers.get('content-disposition')).toBe(`attachment; filename="${id}-ipxe-script"`);
-    expect(script.text).toMatch(new RegExp(`^#!ipxe\ninitrd --name initrd ${env.runtime.url}/api/assisted-images/images/${id}/pxe-initrd\\?arch=x86_64&image_token=[^&\\s]+&version=\\d+\\.\\d+\n`));
+    expect(script.text).toMatch(
+      new RegExp(
+        `^#!ipxe\ninitrd --name initrd ${env.runtime.url}/api/assisted-images/images/${id}/pxe-initrd\\?arch=x86_64&image_token=[^&\\s]+&version=\\d+\\.\\d+\n`,
+      ),
+    );
     expect(script.text).toMatch(/ rd\.net\.timeout\.carrier=30\nboot\n$/);
 
     const chain = await call('GET', files(id, 'file_name=ipxe-script&ipxe_script_type=boot-order-control'));
-    expect(chain.text).toMatch(new RegExp(`^#!ipxe\nchain ${env.runtime.url}/api/assisted-install/v2/infra-envs/${id}/downloads/files\\?file_name=ipxe-script&image_token=[^&]+&mac=\\$\\{net0/mac\\}\n$`));
+    expect(chain.text).toMatch(
+      new RegExp(
+        `^#!ipxe\nchain ${env.runtime.url}/api/assisted-install/v2/infra-envs/${id}/downloads/files\\?file_name=ipxe-script&image_token=[^&]+&mac=\\$\\{net0/mac\\}\n$`,
+      ),
+    );
 
     const now = new Date().toISOString();
-    await container().store.hosts.create({ orgId: 'default', infraEnvId: id, hostId: randomUUID(), status: 'installed', createdAt: now, updatedAt: now, attributes: { inventory: inventory('done') } });
+    await container().store.hosts.create({
+      orgId: 'default',
+      infraEnvId: id,
+      hostId: randomUUID(),
+      status: 'installed',
+      createdAt: now,
+      updatedAt: now,
+      attributes: { inventory: inventory('done') },
+    });
     const installedMac = '52:54:00:AA:BB:01'; // the fixture inventory's NIC
     const skipped = await call('GET', files(id, `file_name=ipxe-script&ipxe_script_type=boot-order-control&mac=${installedMac}`));
     expect(skipped.status).toBe(404);
@@ -160,7 +194,7 @@ describe('infra-env file downloads API', () => {
     expect(unknownHost.text).toMatch(/^#!ipxe\ninitrd /);
   });
 
-  it('follows the boot-order-control script\'s chain as iPXE firmware would: no headers, only its image token', async () => {
+  it("follows the boot-order-control script's chain as iPXE firmware would: no headers, only its image token", async () => {
     const id = await newInfraEnv();
     const chain = await call('GET', files(id, 'file_name=ipxe-script&ipxe_script_type=boot-order-control'));
     const chained = /^chain (\S+)$/m.exec(chain.text)![1]!.replace('${net0/mac}', '52:54:00:00:00:42');
@@ -197,7 +231,9 @@ describe('infra-env file downloads API', () => {
 
     await ensureOrganisation(container(), 'org-presign', 'Presign B');
     const { token: orgB } = await createApiToken(container(), { orgId: 'org-presign', name: 'b', role: 'admin' });
-    expect((await call('GET', `/infra-envs/${id}/downloads/files-presigned?file_name=ipxe-script`, undefined, { Authorization: `Bearer ${orgB}` })).status).toBe(404);
+    expect(
+      (await call('GET', `/infra-envs/${id}/downloads/files-presigned?file_name=ipxe-script`, undefined, { Authorization: `Bearer ${orgB}` })).status,
+    ).toBe(404);
     for (const query of ['file_name=static-network-config', 'file_name=discovery.ign&ipxe_script_type=boot-order-control']) {
       const refused = await call('GET', `/infra-envs/${id}/downloads/files-presigned?${query}`);
       expect(refused.status, query).toBe(400);
@@ -205,14 +241,18 @@ describe('infra-env file downloads API', () => {
   });
 
   it('packs static network files in a tar, and answers empty without them', async () => {
-    const id = await newInfraEnv({ static_network_config: [{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }] });
+    const id = await newInfraEnv({
+      static_network_config: [{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }],
+    });
     const archive = await call('GET', files(id, 'file_name=static-network-config'));
     expect(archive.status, archive.text).toBe(200);
     expect(archive.headers.get('content-disposition')).toBe(`attachment; filename="${id}-static-network-config.tar"`);
     const tarFile = path.join(workDir, `${id}.tar`);
     writeFileSync(tarFile, archive.bytes);
     // Absolute member names, as upstream's archive has them.
-    const listing = execFileSync('tar', ['-tf', tarFile], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+    const listing = execFileSync('tar', ['-tf', tarFile], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .filter(Boolean);
     expect(listing).toContain('/etc/assisted/network/host0/mac_interface.ini');
     expect(listing.some((entry) => entry.endsWith('.nmconnection'))).toBe(true);
     expect(listing.every((entry) => entry.startsWith('/etc/assisted/network/host0/'))).toBe(true);

@@ -25,7 +25,9 @@ async function answerPreparation(api: ApiClient, lab: LabCluster, cannotPull: (h
     const steps = await lab.poll(i);
     const speed = (steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check');
     if (speed) await lab.reply(i, 'installation-disk-speed-check', { path: JSON.parse(speed.args[0]).path, io_sync_duration: 2 });
-    await lab.reply(i, 'container-image-availability', { images: [{ name: image, result: cannotPull(i) ? 'failure' : 'success', time: 1, size_bytes: 0, download_rate: 0 }] });
+    await lab.reply(i, 'container-image-availability', {
+      images: [{ name: image, result: cannotPull(i) ? 'failure' : 'success', time: 1, size_bytes: 0, download_rate: 0 }],
+    });
   }
   return image;
 }
@@ -63,7 +65,12 @@ describe('cancel, reset and install again', () => {
     const installing = await eventually(cluster, (c) => c.status === 'installing', 60_000, 250);
     expect(installing.status, installing.status_info).toBe('installing');
     await eventually(hosts, (list) => list.every((h) => h.status === 'installing'), 10_000);
-    const midway = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}/progress`, { current_stage: 'Starting installation', progress_info: 'master' }, lab.agent);
+    const midway = await api.call(
+      'PUT',
+      `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}/progress`,
+      { current_stage: 'Starting installation', progress_info: 'master' },
+      lab.agent,
+    );
     expect(midway.status, midway.text).toBe(200);
     const stopped = await api.call('POST', `/clusters/${lab.clusterId}/actions/cancel`, undefined, api.user());
     expect(stopped.status, stopped.text).toBe(202);
@@ -129,11 +136,22 @@ describe('day-2: adding a worker to an installed cluster', () => {
     expect(register.status, register.text).toBe(201);
     expect(register.body.kind).toBe('AddToExistingClusterHost');
     const reply = (type: string, output: unknown) =>
-      api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions`, { step_type: type, step_id: `${type}-1`, output: JSON.stringify(output) }, lab.agent);
+      api.call(
+        'POST',
+        `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions`,
+        { step_type: type, step_id: `${type}-1`, output: JSON.stringify(output) },
+        lab.agent,
+      );
     expect((await reply('inventory', inventoryFixture('worker-0'))).status).toBe(204);
-    const steps = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, lab.agent)).body as Json;
+    const steps = (
+      await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, lab.agent)
+    ).body as Json;
     expect((steps.instructions as Json[]).map((s) => s.step_type)).toEqual(expect.arrayContaining(['api-vip-connectivity-check']));
-    await reply('api-vip-connectivity-check', { is_success: true, url: 'http://api.day2.example.com:22624/config/worker', ignition: '{"ignition":{"version":"3.2.0"}}' });
+    await reply('api-vip-connectivity-check', {
+      is_success: true,
+      url: 'http://api.day2.example.com:22624/config/worker',
+      ignition: '{"ignition":{"version":"3.2.0"}}',
+    });
     await reply('ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }] });
     await reply('domain-resolution', {
       resolutions: [
@@ -148,7 +166,14 @@ describe('day-2: adding a worker to an installed cluster', () => {
     const host = async () => (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}`, undefined, api.user())).body as Json;
     const known = await eventually(host, (h) => h.status === 'known', 5_000);
     const info = JSON.parse(known.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
-    expect(known.status, Object.values(info).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}: ${v.message}`).join('; ')).toBe('known');
+    expect(
+      known.status,
+      Object.values(info)
+        .flat()
+        .filter((v) => v.status !== 'success')
+        .map((v) => `${v.id}: ${v.message}`)
+        .join('; '),
+    ).toBe('known');
 
     const install = await api.call('POST', `/infra-envs/${lab.infraEnvId}/hosts/${hostId}/actions/install`, undefined, api.user());
     expect(install.status, install.text).toBe(202);
@@ -187,9 +212,23 @@ describe('hosts that stall or go silent mid-install', () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name });
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
     await answerPreparation(api, lab);
-    expect((await eventually(() => clusterOf(api, lab), (c) => c.status === 'installing', 60_000, 250)).status).toBe('installing');
+    expect(
+      (
+        await eventually(
+          () => clusterOf(api, lab),
+          (c) => c.status === 'installing',
+          60_000,
+          250,
+        )
+      ).status,
+    ).toBe('installing');
     // The hosts follow the cluster a moment later; an agent reports stages only once its host is installing.
-    const members = await eventually(() => hostsOf(api, lab), (list) => list.every((h) => h.status === 'installing'), 10_000, 100);
+    const members = await eventually(
+      () => hostsOf(api, lab),
+      (list) => list.every((h) => h.status === 'installing'),
+      10_000,
+      100,
+    );
     return { lab, members };
   }
 
@@ -217,7 +256,8 @@ describe('hosts that stall or go silent mid-install', () => {
     const ports = container();
     const longAgo = new Date(Date.now() - 45 * 60_000).toISOString();
     await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: stuck }, (h) => ({
-      ...h, attributes: { ...h.attributes, progress: { ...(h.attributes.progress as object), stage_updated_at: longAgo, stage_started_at: longAgo } },
+      ...h,
+      attributes: { ...h.attributes, progress: { ...(h.attributes.progress as object), stage_updated_at: longAgo, stage_started_at: longAgo } },
     }));
     await monitorHosts(ports);
     const host = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${stuck}`, undefined, api.user())).body as Json;
@@ -252,7 +292,9 @@ describe('hosts that stall or go silent mid-install', () => {
     const { cancelInstallation } = await import('../../lambdas/usecases/installation.js');
     const ports = container();
     // A judgement (a host failed) lands after the cancel read the cluster and before it writes.
-    const raced = withRaceBeforeFirstClusterWrite(ports.store, () => ports.store.clusters.mutate({ orgId: 'default', clusterId: lab.clusterId }, (c) => ({ ...c, status: 'error' })));
+    const raced = withRaceBeforeFirstClusterWrite(ports.store, () =>
+      ports.store.clusters.mutate({ orgId: 'default', clusterId: lab.clusterId }, (c) => ({ ...c, status: 'error' })),
+    );
     const principal = { kind: 'user', orgId: 'default', tokenId: 'test', role: 'admin' } as const;
     const cancelled = await cancelInstallation({ ...ports, store: raced.store }, principal, lab.clusterId);
     expect(raced.mutates()).toBe(2);
@@ -264,17 +306,27 @@ describe('hosts that stall or go silent mid-install', () => {
     const { lab, members } = await installingCluster('slowdisk');
     const slow = members.find((h) => !h.bootstrap)!.id as string;
     for (const stage of ['Starting installation', 'Installing', 'Writing image to disk']) {
-      expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${slow}/progress`, { current_stage: stage, progress_info: stage === 'Writing image to disk' ? '12%' : undefined }, lab.agent)).status).toBe(200);
+      expect(
+        (
+          await api.call(
+            'PUT',
+            `/infra-envs/${lab.infraEnvId}/hosts/${slow}/progress`,
+            { current_stage: stage, progress_info: stage === 'Writing image to disk' ? '12%' : undefined },
+            lab.agent,
+          )
+        ).status,
+      ).toBe(200);
     }
     const { container } = await import('../../lambdas/platform/container.js');
     const { monitorHosts } = await import('../../lambdas/usecases/host-monitor.js');
     const ports = container();
     // 29 minutes at 12%: still within the limit.
-    const aged = (minutes: number) => ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: slow }, (h) => {
-      const at = new Date(Date.now() - minutes * 60_000).toISOString();
-      return { ...h, attributes: { ...h.attributes, progress: { ...(h.attributes.progress as object), stage_updated_at: at, stage_started_at: at } } };
-    });
-    const statusOf = async () => ((await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${slow}`, undefined, api.user())).body as Json);
+    const aged = (minutes: number) =>
+      ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: slow }, (h) => {
+        const at = new Date(Date.now() - minutes * 60_000).toISOString();
+        return { ...h, attributes: { ...h.attributes, progress: { ...(h.attributes.progress as object), stage_updated_at: at, stage_started_at: at } } };
+      });
+    const statusOf = async () => (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${slow}`, undefined, api.user())).body as Json;
     await aged(29);
     await monitorHosts(ports);
     expect((await statusOf()).status).toBe('installing-in-progress');
@@ -285,7 +337,7 @@ describe('hosts that stall or go silent mid-install', () => {
     expect(failed.status_info).toContain('Writing image to disk did not sufficiently progress');
   }, 150_000);
 
-  it('stops preparing when a host\'s disk speed check fails (the host is insufficient, the cluster stops preparing), and only warns of a slow disk, as upstream', async () => {
+  it("stops preparing when a host's disk speed check fails (the host is insufficient, the cluster stops preparing), and only warns of a slow disk, as upstream", async () => {
     const lab = await readyCluster(api, { hosts: ['master-0', 'master-1', 'master-2'], name: 'slowsync' });
     const cluster = () => clusterOf(api, lab);
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
@@ -303,18 +355,34 @@ describe('hosts that stall or go silent mid-install', () => {
       }
     }
     expect(image).toBeTruthy();
-    const failed = await eventually(async () => (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}`, undefined, api.user())).body as Json,
-      (h) => h.status === 'insufficient', 30_000, 250);
+    const failed = await eventually(
+      async () => (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[0]}`, undefined, api.user())).body as Json,
+      (h) => h.status === 'insufficient',
+      30_000,
+      250,
+    );
     expect(failed.status).toBe('insufficient');
-    const speedCheck = Object.values(JSON.parse(failed.validations_info) as Record<string, Json[]>).flat().find((v) => v.id === 'sufficient-installation-disk-speed')!;
-    expect(speedCheck).toMatchObject({ status: 'failure', message: 'While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient' });
+    const speedCheck = Object.values(JSON.parse(failed.validations_info) as Record<string, Json[]>)
+      .flat()
+      .find((v) => v.id === 'sufficient-installation-disk-speed')!;
+    expect(speedCheck).toMatchObject({
+      status: 'failure',
+      message: 'While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient',
+    });
     const left = await eventually(cluster, (c) => c.status !== 'preparing-for-installation', 30_000, 250);
     expect(left.status).toBe('insufficient');
     // The slow disk was measured: a warning, and its check passes.
     const messages = ((await api.call('GET', `/events?host_id=${lab.hostIds[1]}`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
-    expect(messages.some((m) => /slower than the supported speed.*fdatasync duration: 50 ms/.test(m)), messages.join('\n')).toBe(true);
+    expect(
+      messages.some((m) => /slower than the supported speed.*fdatasync duration: 50 ms/.test(m)),
+      messages.join('\n'),
+    ).toBe(true);
     const slow = (await api.call('GET', `/infra-envs/${lab.infraEnvId}/hosts/${lab.hostIds[1]}`, undefined, api.user())).body as Json;
-    expect(Object.values(JSON.parse(slow.validations_info) as Record<string, Json[]>).flat().find((v) => v.id === 'sufficient-installation-disk-speed')!.status).toBe('success');
+    expect(
+      Object.values(JSON.parse(slow.validations_info) as Record<string, Json[]>)
+        .flat()
+        .find((v) => v.id === 'sufficient-installation-disk-speed')!.status,
+    ).toBe('success');
   }, 150_000);
 
   it('stops preparing when a host cannot pull the release image, and installs again once the user resets the failed check', async () => {
@@ -323,7 +391,8 @@ describe('hosts that stall or go silent mid-install', () => {
     expect((await api.call('POST', `/clusters/${lab.clusterId}/actions/install`, undefined, api.user())).status).toBe(202);
     // The first host's registry is unreachable.
     const image = await answerPreparation(api, lab, (i) => i === 0);
-    const events = async () => ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
+    const events = async () =>
+      ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
     await eventually(events, (messages) => messages.some((m) => m.includes('to preparing-failed')), 30_000, 250);
     const story = await events();
     const failedAt = story.findIndex((m) => m.includes('to preparing-failed'));
@@ -331,13 +400,21 @@ describe('hosts that stall or go silent mid-install', () => {
     // The cluster stops preparing (ready again, saying why) and releases its hosts: the one that
     // could not pull goes back to known by upstream's refresh-preparation-failed-released, judged
     // again at once through the table's stream (it used to wait there for the monitor's minute).
-    expect(story.slice(failedAt).some((m) => m === 'Updated status of the cluster to ready'), story.join('\n')).toBe(true);
+    expect(
+      story.slice(failedAt).some((m) => m === 'Updated status of the cluster to ready'),
+      story.join('\n'),
+    ).toBe(true);
     const released = await eventually(cluster, (c) => c.status !== 'preparing-for-installation', 20_000, 250);
     expect(['ready', 'insufficient']).toContain(released.status);
     const failedHost = lab.hostIds[0]!;
     expect((await events()).some((m) => m.startsWith('Host master-0.ocp.example.com: updated status from preparing-failed to'))).toBe(true);
     // The user fixed the registry and resets the check: the host is known at once and the cluster ready to retry.
-    const reset = await api.call('PATCH', `/infra-envs/${lab.infraEnvId}/hosts/${failedHost}/actions/reset-validation/container-images-available`, undefined, api.user());
+    const reset = await api.call(
+      'PATCH',
+      `/infra-envs/${lab.infraEnvId}/hosts/${failedHost}/actions/reset-validation/container-images-available`,
+      undefined,
+      api.user(),
+    );
     expect(reset.status, reset.text).toBe(200);
     expect(reset.body.status).toBe('known');
     expect((await eventually(cluster, (c) => c.status === 'ready', 10_000, 100)).status).toBe('ready');
@@ -348,7 +425,9 @@ describe('hosts that stall or go silent mid-install', () => {
     const cluster = () => clusterOf(api, lab);
     const listHosts = () => hostsOf(api, lab);
     for (const member of members) {
-      expect((await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${member.id}/progress`, { current_stage: 'Starting installation' }, lab.agent)).status).toBe(200);
+      expect(
+        (await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${member.id}/progress`, { current_stage: 'Starting installation' }, lab.agent)).status,
+      ).toBe(200);
     }
     const silent = members.find((h) => !h.bootstrap)!.id as string;
     // Its agent's last poll was four minutes ago (the limit is three); the others keep polling.
@@ -356,7 +435,8 @@ describe('hosts that stall or go silent mid-install', () => {
     const { monitorHosts } = await import('../../lambdas/usecases/host-monitor.js');
     const ports = container();
     await ports.store.hosts.mutate({ orgId: 'default', infraEnvId: lab.infraEnvId, hostId: silent }, (h) => ({
-      ...h, attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() },
+      ...h,
+      attributes: { ...h.attributes, checked_in_at: new Date(Date.now() - 4 * 60_000).toISOString() },
     }));
     for (const [i, id] of lab.hostIds.entries()) if (id !== silent) await lab.poll(i);
     await monitorHosts(ports);
@@ -365,10 +445,15 @@ describe('hosts that stall or go silent mid-install', () => {
     expect(failed.status_info).toMatch(/timeout while connecting to host/);
     // Two masters cannot make the cluster: it fails, and its hosts still installing are stopped.
     expect((await eventually(cluster, (c) => c.status === 'error', 10_000, 200)).status).toBe('error');
-    const after = await eventually(async () => {
-      await monitorHosts(ports);
-      return listHosts();
-    }, (list) => list.every((h) => h.status === 'error'), 20_000, 500);
+    const after = await eventually(
+      async () => {
+        await monitorHosts(ports);
+        return listHosts();
+      },
+      (list) => list.every((h) => h.status === 'error'),
+      20_000,
+      500,
+    );
     expect(after.map((h) => h.status)).toEqual(['error', 'error', 'error']);
     const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
     expect(events.some((m) => /to error/.test(m))).toBe(true);

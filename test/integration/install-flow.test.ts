@@ -18,9 +18,30 @@ import { apiClient, API_VIP, eventually, INGRESS_VIP, readyCluster, type ApiClie
 import { createIngressCa } from '../../agent/src/controller/ingress-ca.js';
 
 const STAGES: Record<string, string[]> = {
-  bootstrap: ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done'],
+  bootstrap: [
+    'Starting installation',
+    'Installing',
+    'Writing image to disk',
+    'Waiting for control plane',
+    'Waiting for bootkube',
+    'Waiting for controller',
+    'Rebooting',
+    'Configuring',
+    'Joined',
+    'Done',
+  ],
   master: ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting', 'Configuring', 'Joined', 'Done'],
-  worker: ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting', 'Waiting for ignition', 'Configuring', 'Joined', 'Done'],
+  worker: [
+    'Starting installation',
+    'Installing',
+    'Writing image to disk',
+    'Waiting for control plane',
+    'Rebooting',
+    'Waiting for ignition',
+    'Configuring',
+    'Joined',
+    'Done',
+  ],
 };
 
 describe('installing a cluster through the REST API', () => {
@@ -49,7 +70,7 @@ describe('installing a cluster through the REST API', () => {
     expect(started.status, started.text).toBe(202);
     expectMatchesSchema('v2InstallCluster', 202, started.body);
     expect(started.body.status).toBe('preparing-for-installation');
-    const installing = (started.body.hosts as Json[]);
+    const installing = started.body.hosts as Json[];
     expect(installing.map((h) => h.status).sort()).toEqual(Array(5).fill('preparing-for-installation'));
     expect(installing.filter((h) => h.bootstrap)).toHaveLength(1);
     expect(installing.filter((h) => h.role === 'master')).toHaveLength(3);
@@ -64,7 +85,13 @@ describe('installing a cluster through the REST API', () => {
       expect(types).toEqual(expect.arrayContaining(['installation-disk-speed-check', 'container-image-availability']));
       const disk = JSON.parse((steps.instructions as Json[]).find((s) => s.step_type === 'installation-disk-speed-check')!.args[0]) as { path: string };
       expect((await lab.reply(i, 'installation-disk-speed-check', { path: disk.path, io_sync_duration: 3 })).status).toBe(204);
-      expect((await lab.reply(i, 'container-image-availability', { images: [{ name: releaseImage, result: 'success', time: 2.5, size_bytes: 0, download_rate: 0 }] })).status).toBe(204);
+      expect(
+        (
+          await lab.reply(i, 'container-image-availability', {
+            images: [{ name: releaseImage, result: 'success', time: 2.5, size_bytes: 0, download_rate: 0 }],
+          })
+        ).status,
+      ).toBe(204);
     }
 
     // The workflow runs the installer task; once the files are in and the hosts prepared, installing.
@@ -97,14 +124,21 @@ describe('installing a cluster through the REST API', () => {
       const check = spawnSync('ignition-validate', [path.join(dir, name)], { encoding: 'utf8' });
       expect(check.status, `${name}: ${check.stdout}${check.stderr}`).toBe(0);
     }
-    const hostIgnition = await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-env/${lab.infraEnvId}/hosts/${lab.hostIds[0]}/downloads/ignition`, { headers: lab.agent });
+    const hostIgnition = await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-env/${lab.infraEnvId}/hosts/${lab.hostIds[0]}/downloads/ignition`, {
+      headers: lab.agent,
+    });
     expect(hostIgnition.status).toBe(200);
     expect(JSON.parse(await hostIgnition.text()).ignition.version).toBe('3.2.0');
 
     // The installer reports its stages, role by role.
     for (const [i, id] of lab.hostIds.entries()) {
       for (const stage of STAGES[roles[i]!]!.slice(0, STAGES[roles[i]!]!.indexOf('Rebooting') + 1)) {
-        const put = await api.call('PUT', `/infra-envs/${lab.infraEnvId}/hosts/${id}/progress`, { current_stage: stage, progress_info: stage === 'Writing image to disk' ? '100%' : '' }, lab.agent);
+        const put = await api.call(
+          'PUT',
+          `/infra-envs/${lab.infraEnvId}/hosts/${id}/progress`,
+          { current_stage: stage, progress_info: stage === 'Writing image to disk' ? '100%' : '' },
+          lab.agent,
+        );
         expect(put.status, `${stage}: ${put.text}`).toBe(200);
       }
     }
@@ -126,11 +160,18 @@ describe('installing a cluster through the REST API', () => {
     }
     const operators = (await api.call('GET', `/clusters/${lab.clusterId}/monitored-operators`, undefined, lab.agent)).body as Json[];
     for (const operator of operators) {
-      const put = await api.call('PUT', `/clusters/${lab.clusterId}/monitored-operators`, { name: operator.name, status: 'available', status_info: 'ok', version: '4.x' }, lab.agent);
+      const put = await api.call(
+        'PUT',
+        `/clusters/${lab.clusterId}/monitored-operators`,
+        { name: operator.name, status: 'available', status_info: 'ok', version: '4.x' },
+        lab.agent,
+      );
       expect(put.status, put.text).toBe(200);
     }
     const cert = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters/${lab.clusterId}/uploads/ingress-cert`, {
-      method: 'POST', headers: { ...lab.agent, 'Content-Type': 'application/json' }, body: JSON.stringify((await createIngressCa()).certificatePem),
+      method: 'POST',
+      headers: { ...lab.agent, 'Content-Type': 'application/json' },
+      body: JSON.stringify((await createIngressCa()).certificatePem),
     });
     expect(cert.status, await cert.text()).toBe(201);
     const complete = await api.call('POST', `/clusters/${lab.clusterId}/actions/complete-installation`, { is_success: true }, lab.agent);
@@ -158,7 +199,9 @@ describe('installing a cluster through the REST API', () => {
     expect(await resolver.resolve4('console-openshift-console.apps.ocp.example.com')).toEqual([INGRESS_VIP]);
 
     // The story, in order, and no secret in it.
-    const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map((e) => e.message as string);
+    const events = ((await api.call('GET', `/events?cluster_id=${lab.clusterId}&order=ascending`, undefined, api.user())).body as Json[]).map(
+      (e) => e.message as string,
+    );
     const story = [
       /Updated status of the cluster to preparing-for-installation/,
       /Cluster starting to prepare for installation/,

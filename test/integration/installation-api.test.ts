@@ -77,7 +77,12 @@ describe('installation API: progress, controller reports and downloads', () => {
   const store = () => container().store;
   const hostKey = (name: string) => ({ orgId: 'default', infraEnvId, hostId: hostIds.get(name)! });
   const progress = (name: string, current_stage: HostStage, progress_info?: string) =>
-    call('PUT', `/infra-envs/${infraEnvId}/hosts/${hostIds.get(name)}/progress`, { current_stage, ...(progress_info !== undefined ? { progress_info } : {}) }, agent);
+    call(
+      'PUT',
+      `/infra-envs/${infraEnvId}/hosts/${hostIds.get(name)}/progress`,
+      { current_stage, ...(progress_info !== undefined ? { progress_info } : {}) },
+      agent,
+    );
   const getHost = async (name: string) => {
     const reply = await call('GET', `/infra-envs/${infraEnvId}/hosts/${hostIds.get(name)}`);
     expect(reply.status).toBe(200);
@@ -95,8 +100,13 @@ describe('installation API: progress, controller reports and downloads', () => {
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
     const create = async (name: string) => {
       const cluster = await call('POST', '/clusters', {
-        name, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
-        api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }],
+        name,
+        openshift_version: version,
+        pull_secret: PULL_SECRET,
+        base_dns_domain: 'example.com',
+        ssh_public_key: sshPublicKey(),
+        api_vips: [{ ip: '192.168.111.5' }],
+        ingress_vips: [{ ip: '192.168.111.4' }],
       });
       expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
       const infraEnv = await call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id });
@@ -119,12 +129,16 @@ describe('installation API: progress, controller reports and downloads', () => {
     spareHostId = randomUUID();
     expect((await call('POST', `/infra-envs/${otherInfraEnvId}/hosts`, { host_id: spareHostId }, otherAgent)).status).toBe(201);
     // A user manifest, created while the cluster may still change.
-    const manifest = await call('POST', `/clusters/${clusterId}/manifests`, { folder: 'openshift', file_name: '99-extra.yaml', content: Buffer.from('kind: ConfigMap\n').toString('base64') });
+    const manifest = await call('POST', `/clusters/${clusterId}/manifests`, {
+      folder: 'openshift',
+      file_name: '99-extra.yaml',
+      content: Buffer.from('kind: ConfigMap\n').toString('base64'),
+    });
     expect(manifest.status, JSON.stringify(manifest.body)).toBe(201);
   }, 120_000);
   afterAll(async () => env?.close());
 
-  it('refuses progress from hosts that are not installing, with upstream\'s message', async () => {
+  it("refuses progress from hosts that are not installing, with upstream's message", async () => {
     const reply = await progress('master-0', 'Starting installation', 'bootstrap');
     expect(reply.status).toBe(409);
     expect(reply.body.reason).toMatch(/^Can't set progress <Starting installation> to host in status <\w+>$/);
@@ -133,16 +147,27 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect(foreign.status).toBe(404);
   });
 
-  it('moves every host through its role\'s stages, and the cluster to finalizing once enough are done', async () => {
+  it("moves every host through its role's stages, and the cluster to finalizing once enough are done", async () => {
     const now = new Date().toISOString();
     for (const spec of HOSTS) {
       await store().hosts.mutate(hostKey(spec.name), (host) => ({
-        ...host, status: 'installing',
-        attributes: { ...host.attributes, role: spec.role, suggested_role: spec.role, bootstrap: !!spec.bootstrap, requested_hostname: spec.name, status_info: 'Installation in progress', status_updated_at: now },
+        ...host,
+        status: 'installing',
+        attributes: {
+          ...host.attributes,
+          role: spec.role,
+          suggested_role: spec.role,
+          bootstrap: !!spec.bootstrap,
+          requested_hostname: spec.name,
+          status_info: 'Installation in progress',
+          status_updated_at: now,
+        },
       }));
     }
     await store().clusters.mutate({ orgId: 'default', clusterId }, (cluster) => ({
-      ...cluster, status: 'installing', attributes: { ...cluster.attributes, status_info: 'Installation in progress', status_updated_at: now, install_started_at: now },
+      ...cluster,
+      status: 'installing',
+      attributes: { ...cluster.attributes, status_info: 'Installation in progress', status_updated_at: now, install_started_at: now },
     }));
 
     const stagesOf = (spec: (typeof HOSTS)[number]) => (spec.bootstrap ? BOOTSTRAP_STAGES : spec.role === 'master' ? MASTER_STAGES : WORKER_STAGES);
@@ -191,7 +216,11 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect(wrongRole.body.reason).toBe("Stages Waiting for bootkube isn't available for host role worker bootstrap false");
     expect((await progress('worker-2', 'Failed', 'failed to write image: No space left on device')).status).toBe(200);
     const failed = await getHost('worker-2');
-    expect(failed).toMatchObject({ status: 'error', status_info: 'Failed - failed to write image: No space left on device', progress: { current_stage: 'Waiting for ignition' } });
+    expect(failed).toMatchObject({
+      status: 'error',
+      status_info: 'Failed - failed to write image: No space left on device',
+      progress: { current_stage: 'Waiting for ignition' },
+    });
 
     // Two workers installed are enough: the cluster finalizes without the failed one.
     const cluster = (await call('GET', `/clusters/${clusterId}`)).body as Json;
@@ -259,7 +288,9 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect((await report({ status: 'available' })).status).toBe(400);
     const consoleReport = await call('GET', `/clusters/${clusterId}/monitored-operators?operator_name=console`, undefined, agent);
     expectMatchesSchema('V2ListOfClusterOperators', 200, consoleReport.body);
-    expect(consoleReport.body).toEqual([expect.objectContaining({ name: 'console', status: 'available', status_info: 'All is well', version: '4.18.3', cluster_id: clusterId })]);
+    expect(consoleReport.body).toEqual([
+      expect.objectContaining({ name: 'console', status: 'available', status_info: 'All is well', version: '4.18.3', cluster_id: clusterId }),
+    ]);
     expect((await clusterEvents()).filter((m) => m.startsWith('Operator console'))).toEqual([
       'Operator console status: progressing message: Deployment rolling out',
       'Operator console status: available message: All is well',
@@ -272,17 +303,35 @@ describe('installation API: progress, controller reports and downloads', () => {
 
   it('serves the generated files to users and the installer, and by presigned URL', async () => {
     await putFile('bootstrap.ign', JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files: [{ path: '/opt/openshift/bootkube.sh' }] } }));
-    await putFile('master.ign', JSON.stringify({ ignition: { version: '3.2.0', config: { merge: [{ source: 'https://api-int.ocp.example.com:22623/config/master' }] } } }));
-    await putFile('worker.ign', JSON.stringify({ ignition: { version: '3.2.0', config: { merge: [{ source: 'https://api-int.ocp.example.com:22623/config/worker' }] } } }));
+    await putFile(
+      'master.ign',
+      JSON.stringify({ ignition: { version: '3.2.0', config: { merge: [{ source: 'https://api-int.ocp.example.com:22623/config/master' }] } } }),
+    );
+    await putFile(
+      'worker.ign',
+      JSON.stringify({ ignition: { version: '3.2.0', config: { merge: [{ source: 'https://api-int.ocp.example.com:22623/config/worker' }] } } }),
+    );
     await putFile('metadata.json', JSON.stringify({ clusterName: 'ocp', clusterID: randomUUID(), infraID: 'ocp-x1y2z' }));
     await putFile('install-config.yaml', stringify({ apiVersion: 'v1', baseDomain: 'example.com', metadata: { name: 'ocp' }, pullSecret: PULL_SECRET }));
     await putFile('kubeadmin-password', 'Xk9pQ-abcde-FGHIJ-klmno');
-    await putFile('kubeconfig-noingress', stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'admin',
-      clusters: [{ name: 'ocp', cluster: { server: 'https://api.ocp.example.com:6443', 'certificate-authority-data': Buffer.from(apiCa).toString('base64') } }],
-      contexts: [{ name: 'admin', context: { cluster: 'ocp', user: 'admin' } }],
-      users: [{ name: 'admin', user: { 'client-certificate-data': Buffer.from('client cert').toString('base64'), 'client-key-data': Buffer.from('client key').toString('base64') } }],
-    }));
+    await putFile(
+      'kubeconfig-noingress',
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'admin',
+        clusters: [
+          { name: 'ocp', cluster: { server: 'https://api.ocp.example.com:6443', 'certificate-authority-data': Buffer.from(apiCa).toString('base64') } },
+        ],
+        contexts: [{ name: 'admin', context: { cluster: 'ocp', user: 'admin' } }],
+        users: [
+          {
+            name: 'admin',
+            user: { 'client-certificate-data': Buffer.from('client cert').toString('base64'), 'client-key-data': Buffer.from('client key').toString('base64') },
+          },
+        ],
+      }),
+    );
 
     for (const fileName of ['bootstrap.ign', 'master.ign', 'worker.ign', 'metadata.json', 'install-config.yaml']) {
       const reply = await call('GET', `/clusters/${clusterId}/downloads/files?file_name=${fileName}`);
@@ -300,16 +349,22 @@ describe('installation API: progress, controller reports and downloads', () => {
       expect(refused.body.message).toBe(`${fileName} carries credentials; a read-only token may not fetch it`);
       expect((await call('GET', `/clusters/${clusterId}/downloads/files-presigned?file_name=${fileName}`, undefined, readOnly)).status, fileName).toBe(403);
     }
-    expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=metadata.json`, undefined, readOnly)).bytes.toString()).toBe(files['metadata.json']);
+    expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=metadata.json`, undefined, readOnly)).bytes.toString()).toBe(
+      files['metadata.json'],
+    );
     for (const principal of [readOnly, agent]) {
-      const redacted = parse((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=install-config.yaml`, undefined, principal)).bytes.toString()) as Record<string, unknown>;
+      const redacted = parse(
+        (await call('GET', `/clusters/${clusterId}/downloads/files?file_name=install-config.yaml`, undefined, principal)).bytes.toString(),
+      ) as Record<string, unknown>;
       expect(redacted).toMatchObject({ baseDomain: 'example.com', metadata: { name: 'ocp' } });
       expect(redacted.pullSecret).toMatch(/^<redacted/);
     }
     expect((await call('GET', `/clusters/${clusterId}/downloads/files-presigned?file_name=install-config.yaml`, undefined, readOnly)).status).toBe(403);
     expect((await call('GET', `/infra-env/${infraEnvId}/hosts/${hostIds.get('master-0')}/downloads/ignition`, undefined, readOnly)).status).toBe(403);
     // The bootstrap host's installer fetches bootstrap.ign with its agent token.
-    expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=bootstrap.ign`, undefined, agent)).bytes.toString()).toBe(files['bootstrap.ign']);
+    expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=bootstrap.ign`, undefined, agent)).bytes.toString()).toBe(
+      files['bootstrap.ign'],
+    );
     expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=bootstrap.ign`, undefined, otherAgent)).status).toBe(404);
     expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=arbiter.ign`)).status).toBe(409);
     expect((await call('GET', `/clusters/${clusterId}/downloads/files?file_name=kubeconfig`)).status).toBe(400);
@@ -369,7 +424,11 @@ describe('installation API: progress, controller reports and downloads', () => {
     const credentials = await call('GET', `/clusters/${clusterId}/credentials`);
     expect(credentials.status).toBe(200);
     expectMatchesSchema('V2GetCredentials', 200, credentials.body);
-    expect(credentials.body).toEqual({ username: 'kubeadmin', password: files['kubeadmin-password'], console_url: 'https://console-openshift-console.apps.ocp.example.com' });
+    expect(credentials.body).toEqual({
+      username: 'kubeadmin',
+      password: files['kubeadmin-password'],
+      console_url: 'https://console-openshift-console.apps.ocp.example.com',
+    });
     const password = await call('GET', `/clusters/${clusterId}/downloads/credentials?file_name=kubeadmin-password`);
     expect(password.bytes.toString()).toBe(files['kubeadmin-password']);
     const presigned = await call('GET', `/clusters/${clusterId}/downloads/credentials-presigned?file_name=kubeadmin-password`);
@@ -417,16 +476,39 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect(facts).toMatchObject({
       kubeconfigExists: true,
       finalizing: { stage: 'Adding router ca', stageTimedOut: false },
-      monitoredOperators: [{ name: 'console', type: 'builtin', status: 'available', timeoutSeconds: 3600 }, { name: 'cvo', type: 'builtin', status: 'available', timeoutSeconds: 3600 }],
+      monitoredOperators: [
+        { name: 'console', type: 'builtin', status: 'available', timeoutSeconds: 3600 },
+        { name: 'cvo', type: 'builtin', status: 'available', timeoutSeconds: 3600 },
+      ],
     });
-    const hosts = (await store().hosts.listByCluster({ orgId: 'default', clusterId })).map((h) => ({ status: h.status, role: h.attributes.role as HostRole, bootstrap: !!h.attributes.bootstrap }));
-    const transition = transitionCluster({ status: 'finalizing' as ClusterStatus }, 'RefreshStatus', { now: new Date(), controlPlaneCount: 3, hosts, ...facts });
+    const hosts = (await store().hosts.listByCluster({ orgId: 'default', clusterId })).map((h) => ({
+      status: h.status,
+      role: h.attributes.role as HostRole,
+      bootstrap: !!h.attributes.bootstrap,
+    }));
+    const transition = transitionCluster({ status: 'finalizing' as ClusterStatus }, 'RefreshStatus', {
+      now: new Date(),
+      controlPlaneCount: 3,
+      hosts,
+      ...facts,
+    });
     // worker-2 failed: upstream's wording for a cluster that installed without all its workers.
     expect(transition).toMatchObject({ status: 'installed', statusInfo: 'Cluster is installed but some workers did not join' });
-    const withoutKubeconfig = transitionCluster({ status: 'finalizing' as ClusterStatus }, 'RefreshStatus', { now: new Date(), controlPlaneCount: 3, hosts, ...facts, kubeconfigExists: false });
+    const withoutKubeconfig = transitionCluster({ status: 'finalizing' as ClusterStatus }, 'RefreshStatus', {
+      now: new Date(),
+      controlPlaneCount: 3,
+      hosts,
+      ...facts,
+      kubeconfigExists: false,
+    });
     expect(withoutKubeconfig).toMatchObject({ status: 'finalizing' });
 
-    const failed = await call('POST', `/clusters/${clusterId}/actions/complete-installation`, { is_success: false, error_info: 'Timeout while waiting for cluster operators' }, agent);
+    const failed = await call(
+      'POST',
+      `/clusters/${clusterId}/actions/complete-installation`,
+      { is_success: false, error_info: 'Timeout while waiting for cluster operators' },
+      agent,
+    );
     expect(failed.status).toBe(202);
     expectMatchesSchema('v2CompleteInstallation', 202, failed.body);
     expect(failed.body.id).toBe(clusterId);
@@ -437,7 +519,12 @@ describe('installation API: progress, controller reports and downloads', () => {
     // data's values as objects, so the router refuses it: given to the use case directly here).
     await completeInstallation(container(), { kind: 'agent', orgId: 'default', infraEnvId }, clusterId, {
       is_success: false,
-      data: { CLUSTER_OPERATORS_REPORT: [{ name: 'console', status: 'available' }, { name: 'lvm', status: 'failed', status_info: 'csv failed' }] },
+      data: {
+        CLUSTER_OPERATORS_REPORT: [
+          { name: 'console', status: 'available' },
+          { name: 'lvm', status: 'failed', status_info: 'csv failed' },
+        ],
+      },
     });
     expect(await clusterEvents()).toContain('The following operators are experiencing issues: lvm');
     const succeeded = await call('POST', `/clusters/${clusterId}/actions/complete-installation`, { is_success: true }, agent);
@@ -447,7 +534,7 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect((await call('POST', `/clusters/${clusterId}/actions/complete-installation`, { is_success: true }, otherAgent)).status).toBe(404);
   });
 
-  it('lets users set a host\'s installer arguments and ignition override before it installs', async () => {
+  it("lets users set a host's installer arguments and ignition override before it installs", async () => {
     const route = `/infra-envs/${otherInfraEnvId}/hosts/${spareHostId}`;
     const args = ['--append-karg', 'ip=192.0.2.2::192.0.2.254:255.255.255.0:core0.example.com:enp1s0:none', '--save-partindex', '1', '-n'];
     const set = await call('PATCH', `${route}/installer-args`, { args });

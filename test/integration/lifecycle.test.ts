@@ -26,7 +26,9 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
   const user = () => ({ Authorization: `Bearer ${env.adminToken}` });
   const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${route}`, {
-      method, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
@@ -36,10 +38,21 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
     env = await testRuntime();
     const versions = (await call('GET', '/openshift-versions', undefined, user())).body as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
-    const cluster = await call('POST', '/clusters', {
-      name: 'ocp', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
-      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], additional_ntp_source: 'clock.example.com',
-    }, user());
+    const cluster = await call(
+      'POST',
+      '/clusters',
+      {
+        name: 'ocp',
+        openshift_version: version,
+        pull_secret: PULL_SECRET,
+        base_dns_domain: 'example.com',
+        ssh_public_key: sshPublicKey(),
+        api_vips: [{ ip: API_VIP }],
+        ingress_vips: [{ ip: INGRESS_VIP }],
+        additional_ntp_source: 'clock.example.com',
+      },
+      user(),
+    );
     expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
     clusterId = cluster.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'ocp', pull_secret: PULL_SECRET, cluster_id: clusterId }, user())).body.id;
@@ -52,7 +65,12 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
     const inventories = NAMES.map((name) => JSON.parse(fixture(name)) as Json);
     const ips = inventories.map((inv) => (inv.interfaces[0].ipv4_addresses[0] as string).split('/')[0]!);
     const reply = (i: number, step_type: string, output: unknown) =>
-      call('POST', `/infra-envs/${infraEnvId}/hosts/${ids[i]}/instructions`, { step_type, step_id: `${step_type}-0000000${i}`, output: JSON.stringify(output) }, agent);
+      call(
+        'POST',
+        `/infra-envs/${infraEnvId}/hosts/${ids[i]}/instructions`,
+        { step_type, step_id: `${step_type}-0000000${i}`, output: JSON.stringify(output) },
+        agent,
+      );
 
     for (const id of ids) expect((await call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: id }, agent)).status).toBe(201);
     for (const [i, id] of ids.entries()) {
@@ -64,7 +82,15 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
       await reply(i, 'connectivity-check', {
         remote_hosts: others.map(({ id, j }) => ({
           host_id: id,
-          l2_connectivity: [{ outgoing_nic: 'enp1s0', outgoing_ip_address: ips[i], remote_ip_address: ips[j], remote_mac: inventories[j]!.interfaces[0].mac_address, successful: true }],
+          l2_connectivity: [
+            {
+              outgoing_nic: 'enp1s0',
+              outgoing_ip_address: ips[i],
+              remote_ip_address: ips[j],
+              remote_mac: inventories[j]!.interfaces[0].mac_address,
+              successful: true,
+            },
+          ],
           l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }],
           mtu_report: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], mtu_successful: true }],
         })),
@@ -83,18 +109,33 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
       });
     }
     // Peers reported after a host's own refresh: one more round lets every host see the full mesh.
-    for (const [i] of ids.entries()) await reply(i, 'ntp-synchronizer', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }, { source_name: 'backup.example.com', source_state: 'combined' }] });
+    for (const [i] of ids.entries())
+      await reply(i, 'ntp-synchronizer', {
+        ntp_sources: [
+          { source_name: 'clock.example.com', source_state: 'synced' },
+          { source_name: 'backup.example.com', source_state: 'combined' },
+        ],
+      });
 
     const hosts = (await call('GET', `/clusters/${clusterId}/hosts`, undefined, user())).body as Json[];
-    const failing = hosts.filter((h) => h.status !== 'known').map((h) => {
-      const info = JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
-      return `${h.requested_hostname ?? h.id} ${h.status}: ${Object.values(info).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`).join('; ')}`;
-    });
+    const failing = hosts
+      .filter((h) => h.status !== 'known')
+      .map((h) => {
+        const info = JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
+        return `${h.requested_hostname ?? h.id} ${h.status}: ${Object.values(info)
+          .flat()
+          .filter((v) => v.status !== 'success')
+          .map((v) => `${v.id}=${v.status} (${v.message})`)
+          .join('; ')}`;
+      });
     expect(failing).toEqual([]);
 
     const cluster = (await call('GET', `/clusters/${clusterId}`, undefined, user())).body as Json;
     const clusterInfo = JSON.parse(cluster.validations_info) as Record<string, { id: string; status: string; message: string }[]>;
-    const clusterFailing = Object.values(clusterInfo).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`);
+    const clusterFailing = Object.values(clusterInfo)
+      .flat()
+      .filter((v) => v.status !== 'success')
+      .map((v) => `${v.id}=${v.status} (${v.message})`);
     expect({ status: cluster.status, failing: clusterFailing }).toEqual({ status: 'ready', failing: [] });
     expect(cluster.machine_networks).toMatchObject([{ cidr: '192.168.111.0/24' }]);
     expect(cluster.ready_host_count).toBe(5);

@@ -63,13 +63,29 @@ describe('live changes over WebSocket', () => {
     }).then((response) => response.json() as Promise<{ id: string }>);
     const subscriber = await connect(env.adminToken);
     subscriber.ws!.send(JSON.stringify({ action: 'subscribe', cluster_id: created.id }));
-    await until('subscribed', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'subscribed'));
+    await until(
+      'subscribed',
+      () => subscriber.messages,
+      (messages) => messages.some((m) => m.type === 'subscribed'),
+    );
     subscriber.ws!.send(JSON.stringify({ action: 'subscribe', cluster_id: '00000000-0000-4000-8000-000000000000' }));
-    await until('a 404', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'error' && m.status === 404));
+    await until(
+      'a 404',
+      () => subscriber.messages,
+      (messages) => messages.some((m) => m.type === 'error' && m.status === 404),
+    );
 
-    const orgId = (await fetch(`${env.runtime.url}${API}/organizations`, { headers: { Authorization: `Bearer ${env.adminToken}` } }).then((r) => r.json()) as { id: string }[])[0]!.id;
+    const orgId = (
+      (await fetch(`${env.runtime.url}${API}/organizations`, { headers: { Authorization: `Bearer ${env.adminToken}` } }).then((r) => r.json())) as {
+        id: string;
+      }[]
+    )[0]!.id;
     const written = await container().store.clusters.mutate({ orgId, clusterId: created.id }, (cluster) => ({ ...cluster, status: 'ready' }));
-    const change = await until('the change', () => subscriber.messages.find((m) => m.type === 'change' && m.kind === 'cluster' && m.version === written!.version), Boolean);
+    const change = await until(
+      'the change',
+      () => subscriber.messages.find((m) => m.type === 'change' && m.kind === 'cluster' && m.version === written!.version),
+      Boolean,
+    );
     expect(change).toMatchObject({ type: 'change', kind: 'cluster', id: created.id, changed: expect.arrayContaining(['status']), status: 'ready' });
 
     // Three connections are the organisation's cap here (the subscriber is one).
@@ -79,8 +95,16 @@ describe('live changes over WebSocket', () => {
     // A closed connection frees its place.
     second.ws!.close();
     await second.closed;
-    await until('a free place', () => 0, () => true);
-    const again = await until('a connection admitted again', () => null, () => true).then(async () => {
+    await until(
+      'a free place',
+      () => 0,
+      () => true,
+    );
+    const again = await until(
+      'a connection admitted again',
+      () => null,
+      () => true,
+    ).then(async () => {
       for (let attempt = 0; attempt < 40; attempt++) {
         const tried = await connect(env.adminToken);
         if (tried.ws) return tried;
@@ -95,16 +119,24 @@ describe('live changes over WebSocket', () => {
     expect(closed.code).toBe(1008);
   }, 120_000);
 
-  it('answers the management API only when SigV4-signed with the runtime\'s key pair, as AWS does', async () => {
+  it("answers the management API only when SigV4-signed with the runtime's key pair, as AWS does", async () => {
     // The first test's connections closed: the one left is this test's, and its id is the one stored.
     for (const ws of open.splice(0)) ws.terminate();
-    const orgId = (await fetch(`${env.runtime.url}${API}/organizations`, { headers: { Authorization: `Bearer ${env.adminToken}` } }).then((r) => r.json()) as { id: string }[])[0]!.id;
+    const orgId = (
+      (await fetch(`${env.runtime.url}${API}/organizations`, { headers: { Authorization: `Bearer ${env.adminToken}` } }).then((r) => r.json())) as {
+        id: string;
+      }[]
+    )[0]!.id;
     const stored = () => container().store.liveConnections.listByOrg(orgId);
     const deadline = Date.now() + 20_000;
     while ((await stored()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const subscriber = await connect(env.adminToken);
     subscriber.ws!.send(JSON.stringify({ action: 'subscribe', org: true }));
-    await until('subscribed', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'subscribed'));
+    await until(
+      'subscribed',
+      () => subscriber.messages,
+      (messages) => messages.some((m) => m.type === 'subscribed'),
+    );
     const storedConnections = await stored();
     expect(storedConnections).toHaveLength(1);
     const connectionId = storedConnections[0]!.connectionId;
@@ -116,16 +148,28 @@ describe('live changes over WebSocket', () => {
     expect((await fetch(target, { method: 'DELETE' })).status).toBe(403);
 
     const signedWith = (secretAccessKey: string) =>
-      new ApiGatewayManagementApiClient({ endpoint: env.runtime.url, region: process.env.AWS_REGION!, credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey } });
-    const wrong = await signedWith('not-the-secret').send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from('{"type":"forged"}') })).catch((error: { $metadata?: { httpStatusCode?: number } }) => error);
+      new ApiGatewayManagementApiClient({
+        endpoint: env.runtime.url,
+        region: process.env.AWS_REGION!,
+        credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey },
+      });
+    const wrong = await signedWith('not-the-secret')
+      .send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from('{"type":"forged"}') }))
+      .catch((error: { $metadata?: { httpStatusCode?: number } }) => error);
     expect((wrong as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode).toBe(403);
 
     // The service's own client (the fan-out's), with the runtime's credentials: sent, and a gone connection is a 410.
     const connections = createApiGatewayConnections({ endpoint: env.runtime.url, region: process.env.AWS_REGION! });
     expect(await connections.post(connectionId, '{"type":"signed"}')).toBe('sent');
-    await until('the signed message', () => subscriber.messages, (messages) => messages.some((m) => m.type === 'signed'));
+    await until(
+      'the signed message',
+      () => subscriber.messages,
+      (messages) => messages.some((m) => m.type === 'signed'),
+    );
     expect(subscriber.messages.some((m) => m.type === 'forged')).toBe(false);
-    const gone = await signedWith(process.env.AWS_SECRET_ACCESS_KEY!).send(new PostToConnectionCommand({ ConnectionId: 'no-such-connection', Data: Buffer.from('{}') })).catch((error: unknown) => error);
+    const gone = await signedWith(process.env.AWS_SECRET_ACCESS_KEY!)
+      .send(new PostToConnectionCommand({ ConnectionId: 'no-such-connection', Data: Buffer.from('{}') }))
+      .catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(GoneException);
   }, 60_000);
 });

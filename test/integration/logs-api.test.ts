@@ -23,14 +23,17 @@ const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, '.
 
 /** A log archive shaped like logs_sender's: `logs_host_<id>/` with a few files, gzipped tar. */
 function hostArchive(hostId: string): Buffer {
-  return gzipSync(tarArchive([
-    { path: `logs_host_${hostId}/agent.logs`, contents: `agent log of ${hostId}\n`, mode: 0o644 },
-    { path: `logs_host_${hostId}/installer.logs`, contents: randomBytes(40_000).toString('base64'), mode: 0o644 },
-    { path: `logs_host_${hostId}/mount.logs`, contents: 'NAME MAJ:MIN SIZE\nvda 252:0 120G\n', mode: 0o644 },
-  ]));
+  return gzipSync(
+    tarArchive([
+      { path: `logs_host_${hostId}/agent.logs`, contents: `agent log of ${hostId}\n`, mode: 0o644 },
+      { path: `logs_host_${hostId}/installer.logs`, contents: randomBytes(40_000).toString('base64'), mode: 0o644 },
+      { path: `logs_host_${hostId}/mount.logs`, contents: 'NAME MAJ:MIN SIZE\nvda 252:0 120G\n', mode: 0o644 },
+    ]),
+  );
 }
 
-const controllerArchive = () => gzipSync(tarArchive([{ path: 'controller_logs/assisted-installer-controller.logs', contents: 'controller ready\n', mode: 0o644 }]));
+const controllerArchive = () =>
+  gzipSync(tarArchive([{ path: 'controller_logs/assisted-installer-controller.logs', contents: 'controller ready\n', mode: 0o644 }]));
 
 describe('logs upload, progress and download', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
@@ -48,7 +51,9 @@ describe('logs upload, progress and download', () => {
 
   const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(url(route), {
-      method, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
@@ -69,7 +74,11 @@ describe('logs upload, progress and download', () => {
   const getHost = async (id = hostId, ie = infraEnvId) => (await call('GET', `/infra-envs/${ie}/hosts/${id}`, undefined, user())).body as Json;
   const getCluster = async () => (await call('GET', `/clusters/${clusterId}`, undefined, user())).body as Json;
   const eventNames = async () => ((await call('GET', `/events?cluster_id=${clusterId}`, undefined, user())).body as Json[]).map((e) => e.name as string);
-  const tarList = (file: string, gzip: boolean) => execFileSync('tar', [gzip ? '-tzf' : '-tf', file], { encoding: 'utf8' }).trim().split('\n').sort();
+  const tarList = (file: string, gzip: boolean) =>
+    execFileSync('tar', [gzip ? '-tzf' : '-tf', file], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .sort();
   const saved = (name: string, bytes: Buffer) => {
     const file = path.join(work, name);
     writeFileSync(file, bytes);
@@ -80,7 +89,12 @@ describe('logs upload, progress and download', () => {
     const registered = await call('POST', `/infra-envs/${ie}/hosts`, { host_id: id }, headers);
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     await call('GET', `/infra-envs/${ie}/hosts/${id}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, headers);
-    const reply = await call('POST', `/infra-envs/${ie}/hosts/${id}/instructions`, { step_type: 'inventory', step_id: 'inventory-00000001', output: fixture(inventoryName) }, headers);
+    const reply = await call(
+      'POST',
+      `/infra-envs/${ie}/hosts/${id}/instructions`,
+      { step_type: 'inventory', step_id: 'inventory-00000001', output: fixture(inventoryName) },
+      headers,
+    );
     expect(reply.status).toBe(204);
     return id;
   };
@@ -92,14 +106,21 @@ describe('logs upload, progress and download', () => {
     const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
     const key = container().config.agentSigningKeyPem;
 
-    const created = await call('POST', '/clusters', { name: 'lab-cluster', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, user());
+    const created = await call(
+      'POST',
+      '/clusters',
+      { name: 'lab-cluster', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' },
+      user(),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     clusterId = created.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'lab', pull_secret: PULL_SECRET, cluster_id: clusterId }, user())).body.id;
     agent = { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId }) };
     hostId = await registerWithInventory(infraEnvId, agent, 'master-0');
 
-    const otherClusterId = (await call('POST', '/clusters', { name: 'other', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, user())).body.id;
+    const otherClusterId = (
+      await call('POST', '/clusters', { name: 'other', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, user())
+    ).body.id;
     otherInfraEnvId = (await call('POST', '/infra-envs', { name: 'other', pull_secret: PULL_SECRET, cluster_id: otherClusterId }, user())).body.id;
     otherAgent = { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: otherInfraEnvId }) };
     otherHostId = await registerWithInventory(otherInfraEnvId, otherAgent, 'worker-0');
@@ -143,17 +164,22 @@ describe('logs upload, progress and download', () => {
     const events = await eventNames();
     expect(events.filter((name) => name === 'host_logs_uploaded')).toHaveLength(1);
     const message = ((await call('GET', `/events?cluster_id=${clusterId}`, undefined, user())).body as Json[]).find((e) => e.name === 'host_logs_uploaded')!;
-    expect(message).toMatchObject({ host_id: hostId, infra_env_id: infraEnvId, cluster_id: clusterId, message: `Uploaded logs for host master-0.ocp.example.com cluster ${clusterId}` });
+    expect(message).toMatchObject({
+      host_id: hostId,
+      infra_env_id: infraEnvId,
+      cluster_id: clusterId,
+      message: `Uploaded logs for host master-0.ocp.example.com cluster ${clusterId}`,
+    });
   });
 
-  it('takes the host upload without infra_env_id (the agent\'s own) and replaces the previous archive', async () => {
+  it("takes the host upload without infra_env_id (the agent's own) and replaces the previous archive", async () => {
     const second = hostArchive(hostId);
     expect((await upload(`logs_type=host&host_id=${hostId}`, second, agent)).status).toBe(204);
     expect((await download(`?logs_type=host&host_id=${hostId}`)).bytes.equals(second)).toBe(true);
     expect((await getHost()).logs_info).toBe('collecting');
   });
 
-  it('records the controller\'s progress and uploads, telling of the first upload only', async () => {
+  it("records the controller's progress and uploads, telling of the first upload only", async () => {
     const before = await download('?logs_type=controller');
     expect(before.status).toBe(409);
     expect(before.json()).toMatchObject({ code: '409', reason: `Controller Logs for cluster ${clusterId} were not found` });

@@ -17,7 +17,8 @@ type Json = Record<string, any>;
 type Reply = { status: number; body: any; bytes: Buffer; headers: Headers };
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
-const CONFIG_MAP = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: default\ndata:\n  a: b\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: extra\n';
+const CONFIG_MAP =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: default\ndata:\n  a: b\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: extra\n';
 const PATCH = '- op: add\n  path: /metadata/labels/extra\n  value: "yes"\n';
 const MISSING = '6f1c2f0e-0000-4000-8000-000000000000';
 
@@ -98,7 +99,12 @@ describe('cluster manifests API', () => {
     expect((await call('DELETE', `${base}?${query('ünï.yaml')}`)).status).toBe(200);
 
     // Move and rename, keeping the content; then replace the content in place.
-    const moved = await call('PATCH', base, { folder: 'manifests', file_name: '50-extra.yaml', updated_folder: 'openshift', updated_file_name: '51-extra.yml' });
+    const moved = await call('PATCH', base, {
+      folder: 'manifests',
+      file_name: '50-extra.yaml',
+      updated_folder: 'openshift',
+      updated_file_name: '51-extra.yml',
+    });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expectMatchesSchema('V2UpdateClusterManifest', 200, moved.body);
     expect(moved.body).toEqual({ folder: 'openshift', file_name: '51-extra.yml', manifest_source: 'user' });
@@ -113,14 +119,25 @@ describe('cluster manifests API', () => {
     // Deleting what is no longer there succeeds too (upstream).
     expect((await call('DELETE', `${base}?${query('51-extra.yml', 'openshift')}`)).status).toBe(200);
 
-    expect(await stored(id)).toEqual({ records: ['openshift/10-x.json', 'openshift/99-master.yaml.patch_labels'], objects: ['openshift/10-x.json', 'openshift/99-master.yaml.patch_labels'] });
+    expect(await stored(id)).toEqual({
+      records: ['openshift/10-x.json', 'openshift/99-master.yaml.patch_labels'],
+      objects: ['openshift/10-x.json', 'openshift/99-master.yaml.patch_labels'],
+    });
   });
 
   it('lists system-generated manifests only when asked', async () => {
     const id = await newCluster();
     const objectKey = `clusters/${id}/manifests/openshift/50-system.yaml`;
     await container().blobs.put('files', objectKey, 'kind: ConfigMap\n');
-    await container().store.manifests.create({ orgId: 'default', clusterId: id, folder: 'openshift', fileName: '50-system.yaml', source: 'system', objectKey, createdAt: new Date().toISOString() });
+    await container().store.manifests.create({
+      orgId: 'default',
+      clusterId: id,
+      folder: 'openshift',
+      fileName: '50-system.yaml',
+      source: 'system',
+      objectKey,
+      createdAt: new Date().toISOString(),
+    });
 
     expect((await call('GET', `/clusters/${id}/manifests`)).body).toEqual([]);
     const all = await call('GET', `/clusters/${id}/manifests?include_system_generated=true`);
@@ -142,33 +159,115 @@ describe('cluster manifests API', () => {
       { name: 'content not base64', method: 'POST', path: base, body: create({ content: 'not base64 content' }), expected: 400, reason: /not valid base64/ },
       { name: 'content empty', method: 'POST', path: base, body: create({ content: '   ' }), expected: 400, reason: /empty/ },
       { name: 'content missing', method: 'POST', path: base, body: JSON.stringify({ file_name: 'x.yaml' }), expected: 400, reason: /content/ },
-      { name: 'invalid YAML', method: 'POST', path: base, body: create({ content: b64('invalid YAML content: {\n') }), expected: 400, reason: /invalid YAML format/ },
-      { name: 'invalid second YAML document', method: 'POST', path: base, body: create({ file_name: 'x.yml', content: b64('a: 1\n---\nb: [\n') }), expected: 400, reason: /invalid YAML format/ },
-      { name: 'invalid JSON', method: 'POST', path: base, body: create({ file_name: 'x.json', content: b64('{"a":') }), expected: 400, reason: /illegal JSON format/ },
-      { name: 'patch that is no patch', method: 'POST', path: base, body: create({ file_name: 'x.yaml.patch', content: b64(CONFIG_MAP) }), expected: 400, reason: /Patch content/ },
+      {
+        name: 'invalid YAML',
+        method: 'POST',
+        path: base,
+        body: create({ content: b64('invalid YAML content: {\n') }),
+        expected: 400,
+        reason: /invalid YAML format/,
+      },
+      {
+        name: 'invalid second YAML document',
+        method: 'POST',
+        path: base,
+        body: create({ file_name: 'x.yml', content: b64('a: 1\n---\nb: [\n') }),
+        expected: 400,
+        reason: /invalid YAML format/,
+      },
+      {
+        name: 'invalid JSON',
+        method: 'POST',
+        path: base,
+        body: create({ file_name: 'x.json', content: b64('{"a":') }),
+        expected: 400,
+        reason: /illegal JSON format/,
+      },
+      {
+        name: 'patch that is no patch',
+        method: 'POST',
+        path: base,
+        body: create({ file_name: 'x.yaml.patch', content: b64(CONFIG_MAP) }),
+        expected: 400,
+        reason: /Patch content/,
+      },
       { name: 'over 1 MiB', method: 'POST', path: base, body: create({ file_name: 'x.json', content: oversize }), expected: 400, reason: /1 MiB/ },
       { name: 'name with a space', method: 'POST', path: base, body: create({ file_name: 'a b.yaml' }), expected: 400, reason: /space/ },
       { name: 'name without stem', method: 'POST', path: base, body: create({ file_name: '.yaml' }), expected: 400, reason: /dot/ },
       { name: 'name with a directory', method: 'POST', path: base, body: create({ file_name: 'openshift/x.yaml' }), expected: 400, reason: /file_name/ },
       { name: 'unsupported extension', method: 'POST', path: base, body: create({ file_name: 'x.txt' }), expected: 400, reason: /file_name/ },
-      { name: 'patch with a suffix after it', method: 'POST', path: base, body: create({ file_name: 'x.yaml.patch.more' }), expected: 400, reason: /file_name/ },
+      {
+        name: 'patch with a suffix after it',
+        method: 'POST',
+        path: base,
+        body: create({ file_name: 'x.yaml.patch.more' }),
+        expected: 400,
+        reason: /file_name/,
+      },
       { name: 'unknown folder', method: 'POST', path: base, body: create({ folder: 'etc' }), expected: 400, reason: /folder/ },
-      { name: 'name already in the other folder', method: 'POST', path: base, body: create({ folder: 'openshift', file_name: 'keep.yaml' }), expected: 400, reason: /only one of manifests and openshift/ },
+      {
+        name: 'name already in the other folder',
+        method: 'POST',
+        path: base,
+        body: create({ folder: 'openshift', file_name: 'keep.yaml' }),
+        expected: 400,
+        reason: /only one of manifests and openshift/,
+      },
       { name: 'not JSON', method: 'POST', path: base, body: '{"file_name":', expected: 400 },
       { name: 'wrong content type', method: 'POST', path: base, body: create({}), contentType: 'text/plain', expected: 415 },
       { name: 'bad cluster id', method: 'POST', path: '/clusters/nope/manifests', body: create({}), expected: 400, reason: /cluster_id/ },
       { name: 'unknown cluster', method: 'POST', path: `/clusters/${MISSING}/manifests`, body: create({}), expected: 404 },
-      { name: 'update missing source', method: 'PATCH', path: base, body: JSON.stringify({ folder: 'manifests', file_name: 'gone.yaml', updated_content: b64('a: 1\n') }), expected: 404 },
+      {
+        name: 'update missing source',
+        method: 'PATCH',
+        path: base,
+        body: JSON.stringify({ folder: 'manifests', file_name: 'gone.yaml', updated_content: b64('a: 1\n') }),
+        expected: 404,
+      },
       { name: 'update without folder', method: 'PATCH', path: base, body: JSON.stringify({ file_name: 'keep.yaml' }), expected: 400, reason: /folder/ },
-      { name: 'update to a bad name', method: 'PATCH', path: base, body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_file_name: 'a b.yaml' }), expected: 400, reason: /space/ },
-      { name: 'update to JSON keeping YAML content', method: 'PATCH', path: base, body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_file_name: 'keep.json' }), expected: 400, reason: /illegal JSON/ },
-      { name: 'update with bad base64', method: 'PATCH', path: base, body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_content: '!!' }), expected: 400, reason: /base64/ },
-      { name: 'update with invalid YAML', method: 'PATCH', path: base, body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_content: b64('a: [\n') }), expected: 400, reason: /YAML/ },
+      {
+        name: 'update to a bad name',
+        method: 'PATCH',
+        path: base,
+        body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_file_name: 'a b.yaml' }),
+        expected: 400,
+        reason: /space/,
+      },
+      {
+        name: 'update to JSON keeping YAML content',
+        method: 'PATCH',
+        path: base,
+        body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_file_name: 'keep.json' }),
+        expected: 400,
+        reason: /illegal JSON/,
+      },
+      {
+        name: 'update with bad base64',
+        method: 'PATCH',
+        path: base,
+        body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_content: '!!' }),
+        expected: 400,
+        reason: /base64/,
+      },
+      {
+        name: 'update with invalid YAML',
+        method: 'PATCH',
+        path: base,
+        body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_content: b64('a: [\n') }),
+        expected: 400,
+        reason: /YAML/,
+      },
       { name: 'delete path traversal', method: 'DELETE', path: `${base}?${query('../../other/kubeconfig')}`, expected: 400, reason: /directory/ },
       { name: 'delete without file name', method: 'DELETE', path: base, expected: 400, reason: /file_name/ },
       { name: 'delete unknown folder', method: 'DELETE', path: `${base}?${query('keep.yaml', 'etc')}`, expected: 400, reason: /folder/ },
       { name: 'download path traversal', method: 'GET', path: `${base}/files?${query('../keep.yaml')}`, expected: 400, reason: /directory/ },
-      { name: 'download control character', method: 'GET', path: `${base}/files?${query('a\r\nX-Injected: 1.yaml')}`, expected: 400, reason: /control characters/ },
+      {
+        name: 'download control character',
+        method: 'GET',
+        path: `${base}/files?${query('a\r\nX-Injected: 1.yaml')}`,
+        expected: 400,
+        reason: /control characters/,
+      },
       { name: 'download missing', method: 'GET', path: `${base}/files?${query('gone.yaml')}`, expected: 404, reason: /doesn't exist/ },
       { name: 'download from the wrong folder', method: 'GET', path: `${base}/files?${query('keep.yaml', 'openshift')}`, expected: 404 },
       { name: 'list bad flag', method: 'GET', path: `${base}?include_system_generated=perhaps`, expected: 400 },

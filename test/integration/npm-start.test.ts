@@ -38,7 +38,11 @@ async function npmStart(port: number, dnsPort: number, directory = dataDir): Pro
 function processTree(pid: number): number[] {
   let children: number[] = [];
   try {
-    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     // No children.
   }
@@ -52,7 +56,14 @@ function listeningSockets(pids: readonly number[]): { protocol: string; local: s
     .split('\n')
     .filter(Boolean)
     .map((line) => line.trim().split(/\s+/))
-    .filter((columns) => [...(columns.slice(6).join(' ').matchAll(/pid=(\d+)/g))].some((match) => owned.has(Number(match[1]))))
+    .filter((columns) =>
+      [
+        ...columns
+          .slice(6)
+          .join(' ')
+          .matchAll(/pid=(\d+)/g),
+      ].some((match) => owned.has(Number(match[1]))),
+    )
     .map((columns) => ({ protocol: columns[0]!, local: columns[4]!, process: /\(\("([^"]+)"/.exec(columns.slice(6).join(' '))?.[1] ?? '?' }));
 }
 
@@ -88,10 +99,25 @@ describe('npm start', () => {
     // Local (java), s3rver, the Step Functions stand-in.
     const sockets = listeningSockets(processTree(first.child.pid!));
     const described = sockets.map((socket) => `${socket.protocol} ${socket.local} ${socket.process}`);
-    expect(sockets.filter((socket) => !LOOPBACK.test(socket.local)), described.join('\n')).toEqual([]);
-    expect(described.some((line) => line.includes(`:${port} `) && line.startsWith('tcp')), described.join('\n')).toBe(true);
-    expect(described.filter((line) => line.includes(`:${dnsPort} `)).map((line) => line.split(' ')[0]).sort(), described.join('\n')).toEqual(['tcp', 'udp']);
-    expect(described.some((line) => line.endsWith(' java')), described.join('\n')).toBe(true);
+    expect(
+      sockets.filter((socket) => !LOOPBACK.test(socket.local)),
+      described.join('\n'),
+    ).toEqual([]);
+    expect(
+      described.some((line) => line.includes(`:${port} `) && line.startsWith('tcp')),
+      described.join('\n'),
+    ).toBe(true);
+    expect(
+      described
+        .filter((line) => line.includes(`:${dnsPort} `))
+        .map((line) => line.split(' ')[0])
+        .sort(),
+      described.join('\n'),
+    ).toEqual(['tcp', 'udp']);
+    expect(
+      described.some((line) => line.endsWith(' java')),
+      described.join('\n'),
+    ).toBe(true);
     console.info(`npm start listens on ${sockets.length} sockets, all loopback:\n${described.join('\n')}`);
 
     const tokenFile = path.join(dataDir, 'admin-token');
@@ -107,10 +133,22 @@ describe('npm start', () => {
 
     // Put a cluster record in through the runtime's own DynamoDB, as the API issue's register will.
     const runtimeInfo = JSON.parse(readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { endpoints: { dynamodb: string } };
-    const client = new DynamoDBClient({ endpoint: runtimeInfo.endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    const client = new DynamoDBClient({
+      endpoint: runtimeInfo.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    });
     const store = createDynamoStore({ tableName: 'assisted', client });
     const now = new Date().toISOString();
-    await store.clusters.create({ orgId: 'default', clusterId: '2c3f0a4e-8d7b-4c61-9a51-0f5e7b3d9a10', name: 'kept', status: 'pending-for-input', createdAt: now, updatedAt: now, attributes: {} });
+    await store.clusters.create({
+      orgId: 'default',
+      clusterId: '2c3f0a4e-8d7b-4c61-9a51-0f5e7b3d9a10',
+      name: 'kept',
+      status: 'pending-for-input',
+      createdAt: now,
+      updatedAt: now,
+      attributes: {},
+    });
     client.destroy();
 
     expect(javaProcessesFor(dataDir)).toHaveLength(1);
@@ -155,7 +193,11 @@ describe('npm start', () => {
       const both = await npmStart(taken, taken, fresh);
       children.push(both.child);
       expect(await exitCode(both.child, 30_000, both.output)).toBe(1);
-      expect(both.output()).toMatch(new RegExp(`port ${taken} on 127\\.0\\.0\\.1 is already in use \\(ASSISTED_PORT.*; port ${taken} on 127\\.0\\.0\\.1 is already in use \\(ASSISTED_DNS_PORT`));
+      expect(both.output()).toMatch(
+        new RegExp(
+          `port ${taken} on 127\\.0\\.0\\.1 is already in use \\(ASSISTED_PORT.*; port ${taken} on 127\\.0\\.0\\.1 is already in use \\(ASSISTED_DNS_PORT`,
+        ),
+      );
       expect(existsSync(fresh)).toBe(false);
     } finally {
       holder.close();

@@ -38,7 +38,12 @@ describe('organisations, members and invitations', () => {
     idp = await startIdentityIssuer();
     Object.assign(process.env, idp.environment);
     env = await testRuntime();
-    for (const [who, email] of [['alice', 'alice@example.com'], ['bob', 'bob@example.com'], ['carol', 'carol@example.com'], ['dave', 'dave@example.com']] as const) {
+    for (const [who, email] of [
+      ['alice', 'alice@example.com'],
+      ['bob', 'bob@example.com'],
+      ['carol', 'carol@example.com'],
+      ['dave', 'dave@example.com'],
+    ] as const) {
       tokens[who] = await idp.idToken(who, email);
     }
   }, 180_000);
@@ -49,12 +54,20 @@ describe('organisations, members and invitations', () => {
     for (const name of Object.keys(idp?.environment ?? {})) delete process.env[name];
   });
 
-  it("gives a first sign-in its own organisation, with the person as its only admin", async () => {
+  it('gives a first sign-in its own organisation, with the person as its only admin', async () => {
     const listed = await call(tokens.alice!, 'GET', '/organizations');
     expect(listed.status, listed.text).toBe(200);
     expectMatchesSchema('ListOrganizations', 200, listed.body);
     // Who the caller is comes with it: a person's email; an API token's id and name (below).
-    expect(listed.body).toEqual([expect.objectContaining({ role: 'admin', member_count: 1, name: "alice@example.com's organisation", user_id: userId('alice'), email: 'alice@example.com' })]);
+    expect(listed.body).toEqual([
+      expect.objectContaining({
+        role: 'admin',
+        member_count: 1,
+        name: "alice@example.com's organisation",
+        user_id: userId('alice'),
+        email: 'alice@example.com',
+      }),
+    ]);
     expect(listed.body![0]).not.toHaveProperty('api_token_name');
     const org = listed.body![0] as { id: string };
 
@@ -85,13 +98,20 @@ describe('organisations, members and invitations', () => {
     expect(asToken.body![0]).not.toHaveProperty('email');
     expectMatchesSchema('ListOrganizations', 200, asToken.body);
     const adminTokenId = env.adminToken.split('.')[2];
-    const adminTokenRecord = ((await call(env.adminToken, 'GET', '/api-tokens')).body as unknown as { id: string; name: string }[]).find((token) => token.id === adminTokenId)!;
+    const adminTokenRecord = ((await call(env.adminToken, 'GET', '/api-tokens')).body as unknown as { id: string; name: string }[]).find(
+      (token) => token.id === adminTokenId,
+    )!;
     expect(asToken.body![0]).toMatchObject({ api_token_id: adminTokenId, api_token_name: adminTokenRecord.name });
   });
 
   it('lets B join A as read-only with a single-use code made for their email, see what A has, and hold a read-only token', async () => {
     const org = await orgOf('alice');
-    const cluster = await call(tokens.alice!, 'POST', '/clusters', { name: 'alices-cluster', openshift_version: '4.16', pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+    const cluster = await call(tokens.alice!, 'POST', '/clusters', {
+      name: 'alices-cluster',
+      openshift_version: '4.16',
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+    });
     expect(cluster.status, cluster.text).toBe(201);
 
     const invited = await call(tokens.alice!, 'POST', `/organizations/${org.id}/invitations`, { email: 'Bob@Example.com', role: 'read-only' });
@@ -134,7 +154,10 @@ describe('organisations, members and invitations', () => {
     const org = await orgOf('alice');
     const alice = userId('alice');
     const bob = userId('bob');
-    for (const [method, body] of [['PATCH', { role: 'user' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { role: 'user' }],
+      ['DELETE', undefined],
+    ] as const) {
       const refused = await call(tokens.alice!, method, `/organizations/${org.id}/members/${alice}`, body);
       expect(refused.status, refused.text).toBe(409);
       expect(refused.text).toMatch(/last admin/);
@@ -183,24 +206,29 @@ describe('organisations, members and invitations', () => {
   it("ends the agent tokens and image URLs a member was handed when the membership ends or becomes read-only, and no one else's", async () => {
     const org = await orgOf('alice');
     const clusterId = ((await call(tokens.alice!, 'GET', '/clusters')).body as unknown as { id: string }[])[0]!.id;
-    const infraEnv = async (name: string) => (await call(tokens.alice!, 'POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: clusterId })).body!.id as string;
+    const infraEnv = async (name: string) =>
+      (await call(tokens.alice!, 'POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: clusterId })).body!.id as string;
     const [erins, erinsNext, alices] = [await infraEnv('erins'), await infraEnv('erins-next'), await infraEnv('alices')];
     const invited = await call(tokens.alice!, 'POST', `/organizations/${org.id}/invitations`, { email: 'erin@example.com', role: 'user' });
     tokens.erin = await idp.idToken('erin', 'erin@example.com');
     expect((await call(tokens.erin, 'POST', '/organizations/join', { code: invited.body!.code })).status).toBe(200);
     const erin = userId('erin');
     const agentTokenFrom = async (who: string, infraEnvId: string) => {
-      const ignition = await fetch(`${env.runtime.url}${API}/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`, { headers: { Authorization: `Bearer ${tokens[who]}` } });
+      const ignition = await fetch(`${env.runtime.url}${API}/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`, {
+        headers: { Authorization: `Bearer ${tokens[who]}` },
+      });
       expect(ignition.status).toBe(200);
       return agentUnitOf(await ignition.text()).token;
     };
     // Each token is used first after the change: no instance has the infra-env's token epoch cached (docs/api.md states the bound when one has).
     const registers = async (agentToken: string, infraEnvId: string) =>
-      (await fetch(`${env.runtime.url}${API}/infra-envs/${infraEnvId}/hosts`, {
-        method: 'POST',
-        headers: { 'X-Secret-Key': agentToken, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ host_id: randomUUID(), discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' }),
-      })).status;
+      (
+        await fetch(`${env.runtime.url}${API}/infra-envs/${infraEnvId}/hosts`, {
+          method: 'POST',
+          headers: { 'X-Secret-Key': agentToken, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ host_id: randomUUID(), discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:test' }),
+        })
+      ).status;
 
     // Demoted to read-only: what Erin was handed stops working; Alice's own does not.
     const erinsFirst = await agentTokenFrom('erin', erins);
@@ -246,7 +274,16 @@ describe('organisations, members and invitations', () => {
     const audit = await call(tokens.alice!, 'GET', '/events?categories=audit');
     expect(audit.status, audit.text).toBe(200);
     const names = (audit.body as unknown as { name: string; category: string }[]).map((event) => event.name);
-    for (const name of ['organisation_renamed', 'invitation_created', 'member_joined', 'api_token_created', 'member_role_changed', 'member_removed', 'sign_in_refused', 'invitation_revoked']) {
+    for (const name of [
+      'organisation_renamed',
+      'invitation_created',
+      'member_joined',
+      'api_token_created',
+      'member_role_changed',
+      'member_removed',
+      'sign_in_refused',
+      'invitation_revoked',
+    ]) {
       expect(names, name).toContain(name);
     }
     expect(audit.text).not.toContain(invited.body!.code as string);

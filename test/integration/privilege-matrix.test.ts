@@ -30,7 +30,15 @@ import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { PULL_SECRET } from '../support/fixtures.js';
 import { startIdentityIssuer, type IdentityIssuer } from '../support/identity-issuer.js';
 import { testRuntime } from '../support/runtime.js';
-import { captureTemplates, INSTALLATION_FILES, PROXY_PASSWORD, secretMarker, seedCluster, seedInstallationFiles, type Templates } from '../support/seeded-worlds.js';
+import {
+  captureTemplates,
+  INSTALLATION_FILES,
+  PROXY_PASSWORD,
+  secretMarker,
+  seedCluster,
+  seedInstallationFiles,
+  type Templates,
+} from '../support/seeded-worlds.js';
 import { agentUnitOf } from '../support/upstream-agent.js';
 import { userIdOf } from '../../lambdas/domain/auth/identity.js';
 
@@ -38,8 +46,33 @@ import { userIdOf } from '../../lambdas/domain/auth/identity.js';
  * removed-member-agent and demoted-member-agent: the agent tokens a person was handed (discovery.ign)
  * before their membership ended or became read-only, which superseded them (docs/api.md).
  */
-type Who = 'read-only' | 'user' | 'admin' | 'member-read-only' | 'member-user' | 'member-admin' | 'agent-of-X' | 'agent-of-Y' | 'expired-agent' | 'removed-member-agent' | 'demoted-member-agent' | 'other-org';
-const CALLERS: readonly Who[] = ['read-only', 'user', 'admin', 'member-read-only', 'member-user', 'member-admin', 'agent-of-X', 'agent-of-Y', 'expired-agent', 'removed-member-agent', 'demoted-member-agent', 'other-org'];
+type Who =
+  | 'read-only'
+  | 'user'
+  | 'admin'
+  | 'member-read-only'
+  | 'member-user'
+  | 'member-admin'
+  | 'agent-of-X'
+  | 'agent-of-Y'
+  | 'expired-agent'
+  | 'removed-member-agent'
+  | 'demoted-member-agent'
+  | 'other-org';
+const CALLERS: readonly Who[] = [
+  'read-only',
+  'user',
+  'admin',
+  'member-read-only',
+  'member-user',
+  'member-admin',
+  'agent-of-X',
+  'agent-of-Y',
+  'expired-agent',
+  'removed-member-agent',
+  'demoted-member-agent',
+  'other-org',
+];
 /** A superseded or expired agent token serves only the installation under way. */
 const ENDED_AGENT_TOKENS: ReadonlySet<Who> = new Set(['expired-agent', 'removed-member-agent', 'demoted-member-agent']);
 /** People signed in through the identity provider (a loopback issuer), members of the organisation with these roles. */
@@ -58,13 +91,22 @@ interface Operation {
   public: boolean;
 }
 
-const document = loadOpenApiDocument() as { security?: Record<string, unknown>[]; paths: Record<string, Record<string, { operationId: string; security?: Record<string, unknown>[] }>> };
+const document = loadOpenApiDocument() as {
+  security?: Record<string, unknown>[];
+  paths: Record<string, Record<string, { operationId: string; security?: Record<string, unknown>[] }>>;
+};
 const OPERATIONS: Operation[] = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
     .map(([method, operation]) => {
       const security = operation.security ?? document.security ?? [];
-      return { id: operation.operationId, method: method.toUpperCase(), path, schemes: new Set(security.flatMap((requirement) => Object.keys(requirement))), public: security.length === 0 };
+      return {
+        id: operation.operationId,
+        method: method.toUpperCase(),
+        path,
+        schemes: new Set(security.flatMap((requirement) => Object.keys(requirement))),
+        public: security.length === 0,
+      };
     }),
 );
 const IMPLEMENTED = new Set([...Object.keys(implementedOperations), ...Object.keys(publicOperations)]);
@@ -75,7 +117,19 @@ const IMPLEMENTED = new Set([...Object.keys(implementedOperations), ...Object.ke
 const TOKEN_MANAGEMENT = new Set(['ListApiTokens', 'CreateApiToken', 'RevokeApiToken']);
 /** The organisation's own record: read by every role, changed by admins. Joining is for people only. */
 const ORGANISATION_READS = new Set(['ListOrganizations', 'GetOrganization', 'ListOrganizationMembers']);
-const ORGANISATION_ADMIN = new Set(['ListAuditEvents', 'ListWebhooks', 'CreateWebhook', 'DeleteWebhook', 'ListWebhookDeliveries', 'UpdateOrganization', 'UpdateOrganizationMember', 'RemoveOrganizationMember', 'ListOrganizationInvitations', 'CreateOrganizationInvitation', 'RevokeOrganizationInvitation']);
+const ORGANISATION_ADMIN = new Set([
+  'ListAuditEvents',
+  'ListWebhooks',
+  'CreateWebhook',
+  'DeleteWebhook',
+  'ListWebhookDeliveries',
+  'UpdateOrganization',
+  'UpdateOrganizationMember',
+  'RemoveOrganizationMember',
+  'ListOrganizationInvitations',
+  'CreateOrganizationInvitation',
+  'RevokeOrganizationInvitation',
+]);
 /** The discovery agent's own calls, within its infra-env: an installed cluster leaves them open. */
 const DISCOVERY = new Set(['GetInfraEnv', 'v2RegisterHost', 'v2ListHosts', 'v2GetNextSteps', 'v2PostStepReply', 'v2DownloadInfraEnvFiles']);
 /**
@@ -231,14 +285,19 @@ function requestsFor(operation: Operation, world: World): Spec[] {
     CreateWebhook: [{ body: { url: 'http://127.0.0.1:9/matrix', events: ['cluster-status'] } }],
     DeleteWebhook: [{ absent: /^Webhook \S+ not found/ }],
     ListWebhookDeliveries: [{ absent: /^Webhook \S+ not found/ }],
-    AcceptOrganizationInvitation: [{ body: { code: 'inv1.default.00000000000000000000000000000000.not-a-secret' }, absent: /^This invitation code is not valid/ }],
+    AcceptOrganizationInvitation: [
+      { body: { code: 'inv1.default.00000000000000000000000000000000.not-a-secret' }, absent: /^This invitation code is not valid/ },
+    ],
   };
   return specs[operation.id] ?? [{}];
 }
 
 /** The operations whose request needs more than path parameters: each must have an entry above. */
 function needsSpec(operation: Operation): boolean {
-  const item = document.paths[operation.path]![operation.method.toLowerCase()] as { requestBody?: unknown; parameters?: { in: string; required?: boolean; $ref?: string }[] };
+  const item = document.paths[operation.path]![operation.method.toLowerCase()] as {
+    requestBody?: unknown;
+    parameters?: { in: string; required?: boolean; $ref?: string }[];
+  };
   return item.requestBody !== undefined || (item.parameters ?? []).some((parameter) => parameter.in === 'query' && parameter.required);
 }
 
@@ -294,9 +353,15 @@ describe('privilege matrix: every operation × every kind of caller', () => {
   async function newWorld(phase: Phase, operation?: Operation): Promise<World> {
     stats.worlds += 1;
     const needs = (ids: string[]) => !operation || ids.includes(operation.id);
-    const options = phase === 'finalizing'
-      ? { clusterStatus: 'finalizing' as const, hostStatus: 'installed' as const, hostStage: 'Done' }
-      : { clusterStatus: 'installed' as const, hostStatus: 'installed' as const, hostStage: 'Done', installCompletedAt: new Date(Date.now() - 3 * 3_600_000) };
+    const options =
+      phase === 'finalizing'
+        ? { clusterStatus: 'finalizing' as const, hostStatus: 'installed' as const, hostStage: 'Done' }
+        : {
+            clusterStatus: 'installed' as const,
+            hostStatus: 'installed' as const,
+            hostStage: 'Done',
+            installCompletedAt: new Date(Date.now() - 3 * 3_600_000),
+          };
     const [own, other, victim] = await Promise.all([
       seedCluster(templates, { ...options, name: 'under-test' }),
       operation ? undefined : seedCluster(templates, { clusterStatus: 'insufficient', hostStatus: 'known', name: 'other' }),
@@ -306,9 +371,19 @@ describe('privilege matrix: every operation × every kind of caller', () => {
     await Promise.all([
       needs(['v2UploadClusterIngressCert']) ? seedInstallationFiles(own.clusterId) : undefined,
       needs(['V2UpdateClusterManifest', 'V2DeleteClusterManifest'])
-        ? container().blobs.put('files', objectKey, 'a: 1\n').then(() =>
-          container().store.manifests.create({ orgId: 'default', clusterId: own.clusterId, folder: MANIFEST.folder, fileName: MANIFEST.file_name, source: 'user', objectKey, createdAt: new Date().toISOString() }),
-        )
+        ? container()
+            .blobs.put('files', objectKey, 'a: 1\n')
+            .then(() =>
+              container().store.manifests.create({
+                orgId: 'default',
+                clusterId: own.clusterId,
+                folder: MANIFEST.folder,
+                fileName: MANIFEST.file_name,
+                source: 'user',
+                objectKey,
+                createdAt: new Date().toISOString(),
+              }),
+            )
         : undefined,
     ]);
     const key = container().config.agentSigningKeyPem;
@@ -333,7 +408,9 @@ describe('privilege matrix: every operation × every kind of caller', () => {
         'member-admin': bearer(userTokens['member-admin']!),
         'agent-of-X': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch }) },
         'agent-of-Y': other ? { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: other.infraEnvId, epoch }) } : {},
-        'expired-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch, expiresAt: new Date(Date.now() - 60_000) }) },
+        'expired-agent': {
+          'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch, expiresAt: new Date(Date.now() - 60_000) }),
+        },
         // The epochs the template's infra-env had when the two were handed its discovery.ign (its
         // seeded copies keep the epoch their removal and demotion moved it to).
         'removed-member-agent': { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: own.infraEnvId, epoch: handedEpochs.removed }) },
@@ -381,7 +458,9 @@ describe('privilege matrix: every operation × every kind of caller', () => {
     }
     // Read-only tokens may have a signed URL to a file they may read (metadata.json).
     if (refused || who === 'other-org' || who === 'agent-of-Y') secrets['a signed S3 URL'] = 'X-Amz-Signature';
-    const found = Object.entries(secrets).filter(([, secret]) => text.includes(secret)).map(([name]) => name);
+    const found = Object.entries(secrets)
+      .filter(([, secret]) => text.includes(secret))
+      .map(([name]) => name);
     // Ids of what the caller may not see: the other organisation sees none of this one's, an agent
     // only its own infra-env's (X's agents: X, its host and its cluster; Y's: Y's).
     const own = [world.clusterId, world.infraEnvId, world.hostId];
@@ -401,7 +480,9 @@ describe('privilege matrix: every operation × every kind of caller', () => {
     const admin = { Authorization: `Bearer ${env.adminToken}` };
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${env.runtime.url}/api/assisted-install/v2${path}`, {
-        method, headers: { ...admin, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body),
+        method,
+        headers: { ...admin, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: response.status, body: await response.json().catch(() => undefined) };
     };
@@ -421,20 +502,36 @@ describe('privilege matrix: every operation × every kind of caller', () => {
       const token = (userTokens[who] = await idp.idToken(who, email));
       const invitation = await call('POST', '/organizations/default/invitations', { email, role });
       const joined = await fetch(`${env.runtime.url}/api/assisted-install/v2/organizations/join`, {
-        method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ code: (invitation.body as { code: string }).code }),
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ code: (invitation.body as { code: string }).code }),
       });
       expect(joined.status, await joined.text()).toBe(200);
     }
     // Two more people, each handed the template infra-env's discovery.ign while a member; then one
     // is removed and the other made read-only, which supersedes what they were handed.
-    const agentEpochOf = async (token: string) => JSON.parse(Buffer.from(agentUnitOf(await (await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${templates.infraEnv.infraEnvId}/downloads/files?file_name=discovery.ign`, { headers: { Authorization: `Bearer ${token}` } })).text()).token.split('.')[1]!, 'base64url').toString()).epoch as number;
+    const agentEpochOf = async (token: string) =>
+      JSON.parse(
+        Buffer.from(
+          agentUnitOf(
+            await (
+              await fetch(`${env.runtime.url}/api/assisted-install/v2/infra-envs/${templates.infraEnv.infraEnvId}/downloads/files?file_name=discovery.ign`, {
+                headers: { Authorization: `Bearer ${token}` },
+              })
+            ).text(),
+          ).token.split('.')[1]!,
+          'base64url',
+        ).toString(),
+      ).epoch as number;
     const people: Record<'removed' | 'demoted', string> = { removed: '', demoted: '' };
     for (const who of ['removed', 'demoted'] as const) {
       const email = `${who}-member@example.com`;
       people[who] = await idp.idToken(`${who}-member`, email);
       const invitation = await call('POST', '/organizations/default/invitations', { email, role: 'user' });
       const joined = await fetch(`${env.runtime.url}/api/assisted-install/v2/organizations/join`, {
-        method: 'POST', headers: { Authorization: `Bearer ${people[who]}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ code: (invitation.body as { code: string }).code }),
+        method: 'POST',
+        headers: { Authorization: `Bearer ${people[who]}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ code: (invitation.body as { code: string }).code }),
       });
       expect(joined.status, await joined.text()).toBe(200);
     }
@@ -452,7 +549,7 @@ describe('privilege matrix: every operation × every kind of caller', () => {
   afterAll(async () => {
     console.log(
       `privilege matrix: ${stats.operations.size} operations × ${CALLERS.length} callers = ${stats.pairs.size} (operation, caller) pairs, ` +
-      `${stats.requests} requests on ${stats.worlds} seeded worlds; ${stats.mismatches.length} unexpected answers; ${stats.leaks.length} leaks`,
+        `${stats.requests} requests on ${stats.worlds} seeded worlds; ${stats.mismatches.length} unexpected answers; ${stats.leaks.length} leaks`,
     );
     await env?.close();
     await idp?.close();
@@ -460,7 +557,10 @@ describe('privilege matrix: every operation × every kind of caller', () => {
   });
 
   it('has a request for every operation that takes more than path parameters', () => {
-    const missing = OPERATIONS.filter((operation) => needsSpec(operation) && requestsFor(operation, {} as World).length === 1 && Object.keys(requestsFor(operation, {} as World)[0]!).length === 0);
+    const missing = OPERATIONS.filter(
+      (operation) =>
+        needsSpec(operation) && requestsFor(operation, {} as World).length === 1 && Object.keys(requestsFor(operation, {} as World)[0]!).length === 0,
+    );
     expect(missing.map((operation) => operation.id)).toEqual([]);
   });
 
@@ -471,13 +571,16 @@ describe('privilege matrix: every operation × every kind of caller', () => {
   async function matrixOf(operation: Operation, phase: Phase, sharedWorld: World): Promise<void> {
     // Calls that may change the world get worlds of their own; those that change nothing of it
     // (reads, and creations that name none of its records) share one.
-    const changes = operation.method !== 'GET' && (/\{(cluster_id|infra_env_id|host_id|token_id)\}/.test(operation.path) || operation.id === 'RegisterInfraEnv');
+    const changes =
+      operation.method !== 'GET' && (/\{(cluster_id|infra_env_id|host_id|token_id)\}/.test(operation.path) || operation.id === 'RegisterInfraEnv');
     const refusedWorld = changes ? await newWorld(phase) : sharedWorld;
     for (const spec of requestsFor(operation, refusedWorld)) {
       const label = `${phase} ${operation.id}${spec.label ? ` (${spec.label})` : ''}`;
       const plan = CALLERS.map((who) => {
         const sentText = `${urlOf(operation, spec, refusedWorld)} ${typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body ?? '')}`;
-        const namesWorld = operation.path.includes('{organization_id}') || [refusedWorld.clusterId, refusedWorld.infraEnvId, refusedWorld.hostId, refusedWorld.victimTokenId].some((id) => sentText.includes(id));
+        const namesWorld =
+          operation.path.includes('{organization_id}') ||
+          [refusedWorld.clusterId, refusedWorld.infraEnvId, refusedWorld.hostId, refusedWorld.victimTokenId].some((id) => sentText.includes(id));
         return { who, expected: expectedAnswer(operation, spec, who, phase, namesWorld) };
       });
       const refused = plan.filter((entry) => entry.expected !== 'ok');
@@ -495,9 +598,15 @@ describe('privilege matrix: every operation × every kind of caller', () => {
         stats.pairs.add(`${phase} ${operation.id} ${who}`);
         const absent = answer.status === 404 && sent.absent?.test(JSON.parse(answer.text).reason as string);
         const got: Expected = [401, 403, 404, 501].includes(answer.status) && !absent ? (answer.status as Expected) : 'ok';
-        const problem = answer.status >= 500 && answer.status !== 501 ? `answered ${answer.status}` : got !== expected ? `expected ${expected}, got ${answer.status}` : undefined;
+        const problem =
+          answer.status >= 500 && answer.status !== 501
+            ? `answered ${answer.status}`
+            : got !== expected
+              ? `expected ${expected}, got ${answer.status}`
+              : undefined;
         if (problem) stats.mismatches.push(`${label} as ${who}: ${problem}: ${answer.text.slice(0, 300)}`);
-        if ([401, 403].includes(answer.status) && !/^\{"code":40[13],"message":".{10,}"\}$/.test(answer.text)) stats.mismatches.push(`${label} as ${who}: ${answer.status} not in the infra_error shape: ${answer.text.slice(0, 200)}`);
+        if ([401, 403].includes(answer.status) && !/^\{"code":40[13],"message":".{10,}"\}$/.test(answer.text))
+          stats.mismatches.push(`${label} as ${who}: ${answer.status} not in the infra_error shape: ${answer.text.slice(0, 200)}`);
         const leaks = leaksIn(answer.text, who, expected, `${urlOf(operation, sent, world)} ${JSON.stringify(sent.body ?? '')}`, world);
         if (leaks.length) stats.leaks.push(`${label} as ${who} (${answer.status}): ${leaks.join(', ')}`);
         if (who === refused.at(-1)?.who && world === refusedWorld && changes) {

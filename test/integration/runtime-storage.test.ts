@@ -15,7 +15,8 @@ import { freePort, until } from '../support/net.js';
 import { exitCode, javaProcessesFor, killProcessGroups, processesWithEnvironment } from '../support/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const namespaces = spawnSync('unshare', ['-rm', 'true']).status === 0 && spawnSync('unshare', ['--user', '--map-user=1000', '--map-group=1000', 'true']).status === 0;
+const namespaces =
+  spawnSync('unshare', ['-rm', 'true']).status === 0 && spawnSync('unshare', ['--user', '--map-user=1000', '--map-group=1000', 'true']).status === 0;
 if (!namespaces) console.warn('runtime-storage: user namespaces are not available here (unshare -rm true fails): the disk tests are skipped');
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'assisted-storage-'));
@@ -61,7 +62,11 @@ function mountPoint(name: string): string {
  */
 async function nothingLeftOf(mount: string): Promise<void> {
   const entry = `ASSISTED_DATA_DIR=${path.join(mount, 'data')}`;
-  await until(() => processesWithEnvironment(entry).length === 0, 15_000, `no process left of the runtime on ${mount} (${processesWithEnvironment(entry).join(', ')})`);
+  await until(
+    () => processesWithEnvironment(entry).length === 0,
+    15_000,
+    `no process left of the runtime on ${mount} (${processesWithEnvironment(entry).join(', ')})`,
+  );
 }
 const TMPFS = (size: string) => `mount -t tmpfs -o size=${size},mode=0700 tmpfs "$1"`;
 /** Fills the file system at $1 to its last byte (dd stops at ENOSPC). */
@@ -77,7 +82,14 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
     console.info(`failed starts took (ms): ${JSON.stringify(Object.fromEntries(started))}`);
   });
 
-  async function refusedStart(name: string, namespace: string[], prepare: string, message: (dataDir: string) => string | RegExp, mount = mountPoint(name), withinMs = 30_000): Promise<void> {
+  async function refusedStart(
+    name: string,
+    namespace: string[],
+    prepare: string,
+    message: (dataDir: string) => string | RegExp,
+    mount = mountPoint(name),
+    withinMs = 30_000,
+  ): Promise<void> {
     const begun = Date.now();
     const start = await startIn(namespace, prepare, mount);
     const code = await exitCode(start.child, withinMs, start.output);
@@ -94,23 +106,36 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
   }
 
   it('refuses a full disk within seconds, saying so, and leaves nothing running', async () => {
-    await refusedStart('full', ['-rm'], `${TMPFS('2m')}\n${FILL}`, (dataDir) => `no space left on device in ${dataDir}: free some space or set ASSISTED_DATA_DIR to a directory on another disk`);
+    await refusedStart(
+      'full',
+      ['-rm'],
+      `${TMPFS('2m')}\n${FILL}`,
+      (dataDir) => `no space left on device in ${dataDir}: free some space or set ASSISTED_DATA_DIR to a directory on another disk`,
+    );
   });
 
   it('refuses a disk with too little room left (before DynamoDB Local starts on it and never answers)', async () => {
     // 8 KiB free: the lock and a probe fit; DynamoDB Local's database did not (it hung ~60 s, then its Java was left running).
-    await refusedStart('nearly-full', ['-rm'], `${TMPFS('2m')}\ndd if=/dev/zero of="$1/fill" bs=1024 count=2040 2>/dev/null`, (dataDir) =>
-      new RegExp(`^\\[assisted\\] could not start: no space left on device in ${dataDir}: \\d KiB free, the runtime needs at least 64 MiB; free some space or set ASSISTED_DATA_DIR to a directory on another disk$`, 'm'),
+    await refusedStart(
+      'nearly-full',
+      ['-rm'],
+      `${TMPFS('2m')}\ndd if=/dev/zero of="$1/fill" bs=1024 count=2040 2>/dev/null`,
+      (dataDir) =>
+        new RegExp(
+          `^\\[assisted\\] could not start: no space left on device in ${dataDir}: \\d KiB free, the runtime needs at least 64 MiB; free some space or set ASSISTED_DATA_DIR to a directory on another disk$`,
+          'm',
+        ),
     );
   });
 
   it('refuses a read-only disk, for a data directory to make and for one made before', async () => {
-    const readOnly = (dataDir: string) => `data directory ${dataDir} is not writable: it is on a read-only file system; set ASSISTED_DATA_DIR to a writable directory`;
+    const readOnly = (dataDir: string) =>
+      `data directory ${dataDir} is not writable: it is on a read-only file system; set ASSISTED_DATA_DIR to a writable directory`;
     await refusedStart('read-only-fresh', ['-rm'], `${TMPFS('2m')}\nmount -o remount,ro "$1"`, readOnly);
     await refusedStart('read-only-made', ['-rm'], `${TMPFS('2m')}\nmkdir -m 0700 "$1/data"\nmount -o remount,ro "$1"`, readOnly);
   });
 
-  it('says which store\'s disk is full when the start fails there later (DynamoDB Local\'s directory on a full mount)', async () => {
+  it("says which store's disk is full when the start fails there later (DynamoDB Local's directory on a full mount)", async () => {
     // The data directory has room; DynamoDB Local's directory is a full disk of its own: it starts, then fails its first write.
     await refusedStart(
       'store-full',
@@ -156,10 +181,14 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
       closeSync(fd);
     }
     const dataDir = path.join(mount, 'data');
-    const full = await until(async () => {
-      const response = await fetch(`${base}/healthz`);
-      return response.status === 503 ? ((await response.json()) as { healthy: boolean; components: Record<string, string> }) : undefined;
-    }, 30_000, '/healthz 503');
+    const full = await until(
+      async () => {
+        const response = await fetch(`${base}/healthz`);
+        return response.status === 503 ? ((await response.json()) as { healthy: boolean; components: Record<string, string> }) : undefined;
+      },
+      30_000,
+      '/healthz 503',
+    );
     expect(full.healthy).toBe(false);
     expect(full.components.disk).toBe(`down: no space left on device in ${dataDir}: free some space or set ASSISTED_DATA_DIR to a directory on another disk`);
     // A write while the disk is full says so too, instead of an opaque 500 (and the log says it).
@@ -170,7 +199,10 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
       body: JSON.stringify({ name: 'full', openshift_version: '4.18', pull_secret: '{"auths":{"r.example":{"auth":"dTpw"}}}' }),
     });
     const refusal = (await refusedWrite.json()) as { reason: string };
-    expect([refusedWrite.status, refusal.reason], start.output().slice(-4000)).toEqual([507, expect.stringMatching(/^The service cannot store this change: no space left on device in /)]);
+    expect([refusedWrite.status, refusal.reason], start.output().slice(-4000)).toEqual([
+      507,
+      expect.stringMatching(/^The service cannot store this change: no space left on device in /),
+    ]);
     expect(start.output()).toMatch(/"message":"request failed".*"reason":"The service cannot store this change: no space left on device/);
 
     unlinkSync(fill);
@@ -182,7 +214,7 @@ describe.skipIf(!namespaces)('npm start on a full or read-only disk', () => {
     await nothingLeftOf(mount);
   }, 240_000);
 
-  it('stops DynamoDB Local\'s Java when it does not answer in time (it was left running, listening)', async () => {
+  it("stops DynamoDB Local's Java when it does not answer in time (it was left running, listening)", async () => {
     const directory = mountPoint('dynamodb');
     await expect(startDynamoDbLocal({ port: await freePort(), dataDir: directory, timeoutMs: 1 })).rejects.toThrow('DynamoDB Local did not answer');
     await until(() => javaProcessesFor(directory).length === 0, 10_000, `no Java left on ${directory} (${javaProcessesFor(directory).join(', ')})`);

@@ -49,7 +49,12 @@ describe('embedded runtime', () => {
           const e = event as APIGatewayProxyEvent;
           echoed.push(e);
           if (e.path === '/api/binary') {
-            return { statusCode: 200, isBase64Encoded: true, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2, 255]).toString('base64') };
+            return {
+              statusCode: 200,
+              isBase64Encoded: true,
+              headers: { 'Content-Type': 'application/octet-stream' },
+              body: Buffer.from([0, 1, 2, 255]).toString('base64'),
+            };
           }
           if (e.path === '/api/redirect') return { statusCode: 302, headers: { Location: 'https://example.test/image.iso' }, body: '' };
           return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ok: true }) };
@@ -72,7 +77,7 @@ describe('embedded runtime', () => {
     expect(response.status).toBe(200);
   });
 
-  it('stays healthy with several objects in every bucket (s3rver failed the probe\'s truncated listing with 500)', async () => {
+  it("stays healthy with several objects in every bucket (s3rver failed the probe's truncated listing with 500)", async () => {
     const { blobs } = container();
     for (const bucket of ['files', 'images', 'logs'] as const) {
       for (let i = 0; i < 3; i++) await blobs.put(bucket, `health/${randomUUID()}`, `object ${i}`);
@@ -86,7 +91,7 @@ describe('embedded runtime', () => {
     }
   });
 
-  it('serves stored objects only to requests signed with the runtime\'s key pair: a bare curl of a kubeadmin-password is refused, its presigned URL served', async () => {
+  it("serves stored objects only to requests signed with the runtime's key pair: a bare curl of a kubeadmin-password is refused, its presigned URL served", async () => {
     const { blobs } = container();
     const key = `clusters/${randomUUID()}/installation/kubeadmin-password`;
     await blobs.put('files', key, 'kubeadmin-secret');
@@ -125,9 +130,7 @@ describe('embedded runtime', () => {
 
   it('rejects a copy from a missing source and leaves no object behind', async () => {
     const { blobs } = container();
-    await expect(
-      blobs.compose('images', 'composed/broken.iso', [{ kind: 'copy', sourceKey: 'base/missing.iso', start: 0, end: 10 }]),
-    ).rejects.toThrow();
+    await expect(blobs.compose('images', 'composed/broken.iso', [{ kind: 'copy', sourceKey: 'base/missing.iso', start: 0, end: 10 }])).rejects.toThrow();
     expect(await blobs.get('images', 'composed/broken.iso')).toBeUndefined();
   });
 
@@ -147,7 +150,7 @@ describe('embedded runtime', () => {
     expect(await blobs.list('files', 'clusters/other/')).toEqual(['clusters/other/keep']);
   });
 
-  it('purges only what was written before the limit it is given (a reset\'s purge while the next attempt writes)', async () => {
+  it("purges only what was written before the limit it is given (a reset's purge while the next attempt writes)", async () => {
     const { blobs, workflows } = container();
     const prefix = `clusters/${randomUUID()}/installation/`;
     await blobs.put('files', `${prefix}install-config.yaml`, 'attempt 1');
@@ -188,7 +191,11 @@ describe('embedded runtime', () => {
   });
 
   it('passes requests as API Gateway proxy events and returns binary bodies and redirects intact', async () => {
-    const response = await fetch(`${runtime.url}/api/x?a=1&a=2&b=3`, { method: 'POST', headers: { 'X-Secret-Key': 's', 'Content-Type': 'application/json' }, body: '{"k":1}' });
+    const response = await fetch(`${runtime.url}/api/x?a=1&a=2&b=3`, {
+      method: 'POST',
+      headers: { 'X-Secret-Key': 's', 'Content-Type': 'application/json' },
+      body: '{"k":1}',
+    });
     expect(response.status).toBe(200);
     const event = echoed.at(-1)!;
     expect(event.httpMethod).toBe('POST');
@@ -198,7 +205,11 @@ describe('embedded runtime', () => {
     expect(event.body).toBe('{"k":1}');
     expect(event.isBase64Encoded).toBe(false);
 
-    const upload = await fetch(`${runtime.url}/api/upload`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([9, 8, 7]) });
+    const upload = await fetch(`${runtime.url}/api/upload`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: Buffer.from([9, 8, 7]),
+    });
     expect(upload.status).toBe(200);
     expect(echoed.at(-1)!.isBase64Encoded).toBe(true);
     expect(Buffer.from(echoed.at(-1)!.body!, 'base64')).toEqual(Buffer.from([9, 8, 7]));
@@ -211,7 +222,7 @@ describe('embedded runtime', () => {
     expect(redirect.headers.get('location')).toBe('https://example.test/image.iso');
   });
 
-  it('refuses bodies over API Gateway\'s 10 MiB limit with a 413 in the upstream error shape', async () => {
+  it("refuses bodies over API Gateway's 10 MiB limit with a 413 in the upstream error shape", async () => {
     const response = await fetch(`${runtime.url}/api/x`, { method: 'POST', body: Buffer.alloc(10 * 1024 * 1024 + 1) });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ kind: 'Error', id: 413, code: '413' });
@@ -256,18 +267,26 @@ describe('embedded runtime', () => {
     }
   }, 40_000);
 
-  it('holds its data directory alone, kept 0700: a second runtime on it stops with a message, a dead holder\'s lock is taken over', async () => {
+  it("holds its data directory alone, kept 0700: a second runtime on it stops with a message, a dead holder's lock is taken over", async () => {
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(JSON.parse(readFileSync(path.join(dataDir, 'lock'), 'utf8')).pid).toBe(process.pid);
-    await expect(startRuntime({ port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName: `runtime-${randomUUID()}` }))
-      .rejects.toThrow(`data directory ${dataDir} is in use by another runtime (pid ${process.pid}); stop it, or set ASSISTED_DATA_DIR to another directory`);
+    await expect(
+      startRuntime({ port: 0, dnsPort: 0, dataDir, dynamodbEndpoint: await dynamodbEndpoint(), tableName: `runtime-${randomUUID()}` }),
+    ).rejects.toThrow(`data directory ${dataDir} is in use by another runtime (pid ${process.pid}); stop it, or set ASSISTED_DATA_DIR to another directory`);
 
     // A directory left 0755 by an earlier version, and a lock whose holder died (kill -9).
     const other = mkdtempSync(path.join(tmpdir(), 'assisted-runtime-'));
     chmodSync(other, 0o755);
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     writeFileSync(path.join(other, 'lock'), JSON.stringify({ pid: Number(dead.stdout), token: 'gone' }));
-    const second = await startRuntime({ port: 0, dnsPort: 0, dataDir: other, dynamodbEndpoint: await dynamodbEndpoint(), tableName: `runtime-${randomUUID()}`, catalogue: { ...catalogue, functions: [], schedules: [] } });
+    const second = await startRuntime({
+      port: 0,
+      dnsPort: 0,
+      dataDir: other,
+      dynamodbEndpoint: await dynamodbEndpoint(),
+      tableName: `runtime-${randomUUID()}`,
+      catalogue: { ...catalogue, functions: [], schedules: [] },
+    });
     try {
       expect(statSync(other).mode & 0o777).toBe(0o700);
       expect(JSON.parse(readFileSync(path.join(other, 'lock'), 'utf8')).pid).toBe(process.pid);
@@ -278,4 +297,3 @@ describe('embedded runtime', () => {
     rmSync(other, { recursive: true, force: true });
   });
 });
-

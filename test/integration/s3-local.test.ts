@@ -72,7 +72,7 @@ describe('local S3 (s3rver)', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('refuses unsigned GET, PUT, LIST, HEAD and DELETE with 403 AccessDenied in S3\'s XML error shape', async () => {
+  it("refuses unsigned GET, PUT, LIST, HEAD and DELETE with 403 AccessDenied in S3's XML error shape", async () => {
     const object = `${s3.endpoint}/${BUCKET}/${SECRET_KEY}`;
     const answers = {
       get: await fetch(object),
@@ -98,9 +98,15 @@ describe('local S3 (s3rver)', () => {
     const wrongSecret = client(s3.endpoint, { accessKeyId: S3RVER_CREDENTIALS.accessKeyId, secretAccessKey: 'not-the-secret' });
     const unknownKey = client(s3.endpoint, { accessKeyId: 'AKIDSOMEONEELSE', secretAccessKey: S3RVER_CREDENTIALS.secretAccessKey });
     try {
-      expect(await sdkError(wrongSecret.send(new GetObjectCommand({ Bucket: BUCKET, Key: SECRET_KEY })))).toEqual({ name: 'SignatureDoesNotMatch', status: 403 });
+      expect(await sdkError(wrongSecret.send(new GetObjectCommand({ Bucket: BUCKET, Key: SECRET_KEY })))).toEqual({
+        name: 'SignatureDoesNotMatch',
+        status: 403,
+      });
       expect(await sdkError(wrongSecret.send(new ListObjectsV2Command({ Bucket: BUCKET })))).toEqual({ name: 'SignatureDoesNotMatch', status: 403 });
-      expect(await sdkError(wrongSecret.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'planted', Body: 'x' })))).toEqual({ name: 'SignatureDoesNotMatch', status: 403 });
+      expect(await sdkError(wrongSecret.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'planted', Body: 'x' })))).toEqual({
+        name: 'SignatureDoesNotMatch',
+        status: 403,
+      });
       expect(await sdkError(unknownKey.send(new GetObjectCommand({ Bucket: BUCKET, Key: SECRET_KEY })))).toEqual({ name: 'InvalidAccessKeyId', status: 403 });
       expect(await sdkError(sdk.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'planted' })))).toMatchObject({ name: 'NoSuchKey' });
 
@@ -112,14 +118,23 @@ describe('local S3 (s3rver)', () => {
       expect(await s3Error(await fetch(good.replace('kubeadmin-password', 'kubeconfig')))).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
       expect(await s3Error(await fetch(good.replace('X-Amz-Expires=600', 'X-Amz-Expires=6000')))).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
       expect(await s3Error(await fetch(good, { method: 'DELETE' }))).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
-      const expired = await getSignedUrl(sdk, new GetObjectCommand({ Bucket: BUCKET, Key: SECRET_KEY }), { expiresIn: 60, signingDate: new Date(Date.now() - 120_000) });
+      const expired = await getSignedUrl(sdk, new GetObjectCommand({ Bucket: BUCKET, Key: SECRET_KEY }), {
+        expiresIn: 60,
+        signingDate: new Date(Date.now() - 120_000),
+      });
       expect(await s3Error(await fetch(expired))).toMatchObject({ status: 403, code: 'AccessDenied', message: 'Request has expired' });
       // A header that claims a signature but carries garbage, and the old V2 scheme.
       const garbage = await fetch(`${s3.endpoint}/${BUCKET}/${SECRET_KEY}`, {
-        headers: { Authorization: `AWS4-HMAC-SHA256 Credential=S3RVER/20250101/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${'0'.repeat(64)}`, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-date': new Date().toISOString().replace(/[-:]|\.\d+/g, '') },
+        headers: {
+          Authorization: `AWS4-HMAC-SHA256 Credential=S3RVER/20250101/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${'0'.repeat(64)}`,
+          'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+          'x-amz-date': new Date().toISOString().replace(/[-:]|\.\d+/g, ''),
+        },
       });
       expect(await s3Error(garbage)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
-      const v2 = await fetch(`${s3.endpoint}/${BUCKET}/${SECRET_KEY}`, { headers: { Authorization: 'AWS S3RVER:bm90LWEtc2lnbmF0dXJl', Date: new Date().toUTCString() } });
+      const v2 = await fetch(`${s3.endpoint}/${BUCKET}/${SECRET_KEY}`, {
+        headers: { Authorization: 'AWS S3RVER:bm90LWEtc2lnbmF0dXJl', Date: new Date().toUTCString() },
+      });
       expect(await s3Error(v2)).toMatchObject({ status: 400, code: 'InvalidRequest' });
       // The genuine URL still serves.
       const served = await fetch(good);
@@ -132,12 +147,16 @@ describe('local S3 (s3rver)', () => {
   });
 
   it('serves the AWS SDK client signed with the key pair: objects with awkward keys, presigned downloads, multipart with UploadPartCopy, batch delete', async () => {
-    const keys = ['a b/c+d.txt', 'ünï/(x)*!~\'.txt', 'q?x=1&y#z', 'spaces and %25 percent'];
+    const keys = ['a b/c+d.txt', "ünï/(x)*!~'.txt", 'q?x=1&y#z', 'spaces and %25 percent'];
     for (const Key of keys) await sdk.send(new PutObjectCommand({ Bucket: 'assisted-logs', Key, Body: `content of ${Key}` }));
     for (const Key of keys) {
       const object = await sdk.send(new GetObjectCommand({ Bucket: 'assisted-logs', Key }));
       expect(await object.Body!.transformToString()).toBe(`content of ${Key}`);
-      const url = await getSignedUrl(sdk, new GetObjectCommand({ Bucket: 'assisted-logs', Key, ResponseContentDisposition: 'attachment; filename="logs (1).txt"' }), { expiresIn: 60 });
+      const url = await getSignedUrl(
+        sdk,
+        new GetObjectCommand({ Bucket: 'assisted-logs', Key, ResponseContentDisposition: 'attachment; filename="logs (1).txt"' }),
+        { expiresIn: 60 },
+      );
       const download = await fetch(url);
       expect(download.status).toBe(200);
       expect(download.headers.get('content-disposition')).toBe('attachment; filename="logs (1).txt"');
@@ -147,9 +166,30 @@ describe('local S3 (s3rver)', () => {
     const part = Buffer.alloc(5 * 1024 * 1024, 7);
     await sdk.send(new PutObjectCommand({ Bucket: 'assisted-logs', Key: 'base', Body: part }));
     const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'assisted-logs', Key: 'composed' }));
-    const copied = await sdk.send(new UploadPartCopyCommand({ Bucket: 'assisted-logs', Key: 'composed', UploadId, PartNumber: 1, CopySource: 'assisted-logs/base', CopySourceRange: `bytes=0-${part.length - 1}` }));
+    const copied = await sdk.send(
+      new UploadPartCopyCommand({
+        Bucket: 'assisted-logs',
+        Key: 'composed',
+        UploadId,
+        PartNumber: 1,
+        CopySource: 'assisted-logs/base',
+        CopySourceRange: `bytes=0-${part.length - 1}`,
+      }),
+    );
     const uploaded = await sdk.send(new UploadPartCommand({ Bucket: 'assisted-logs', Key: 'composed', UploadId, PartNumber: 2, Body: 'tail' }));
-    await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'assisted-logs', Key: 'composed', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: copied.CopyPartResult!.ETag }, { PartNumber: 2, ETag: uploaded.ETag }] } }));
+    await sdk.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'assisted-logs',
+        Key: 'composed',
+        UploadId,
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: copied.CopyPartResult!.ETag },
+            { PartNumber: 2, ETag: uploaded.ETag },
+          ],
+        },
+      }),
+    );
     const composed = Buffer.from(await (await sdk.send(new GetObjectCommand({ Bucket: 'assisted-logs', Key: 'composed' }))).Body!.transformToByteArray());
     expect(composed.length).toBe(part.length + 4);
     expect(composed.subarray(part.length).toString()).toBe('tail');
@@ -158,7 +198,7 @@ describe('local S3 (s3rver)', () => {
     expect((await sdk.send(new ListObjectsV2Command({ Bucket: 'assisted-logs' }))).KeyCount).toBe(0);
   });
 
-  it('lists more keys than fit in a page, page by page (ListObjectsV2 continuation tokens), and refuses another bucket\'s token', async () => {
+  it("lists more keys than fit in a page, page by page (ListObjectsV2 continuation tokens), and refuses another bucket's token", async () => {
     const prefix = 'paged/';
     const keys = Array.from({ length: 7 }, (_, i) => `${prefix}key-${i}`);
     await Promise.all(keys.map((Key) => sdk.send(new PutObjectCommand({ Bucket: 'assisted-logs', Key, Body: Key }))));
@@ -173,16 +213,21 @@ describe('local S3 (s3rver)', () => {
     }
     expect(pages).toEqual([keys.slice(0, 3), keys.slice(3, 6), keys.slice(6)]);
 
-    const second = await sdk.send(new ListObjectsV2Command({ Bucket: 'assisted-logs', Prefix: prefix, MaxKeys: 2, ContinuationToken: first.NextContinuationToken }));
+    const second = await sdk.send(
+      new ListObjectsV2Command({ Bucket: 'assisted-logs', Prefix: prefix, MaxKeys: 2, ContinuationToken: first.NextContinuationToken }),
+    );
     expect(second).toMatchObject({ ContinuationToken: first.NextContinuationToken, IsTruncated: true, Contents: [{ Key: keys[1] }, { Key: keys[2] }] });
     expect(second.StartAfter).toBeUndefined();
 
-    expect(await sdkError(sdk.send(new ListObjectsV2Command({ Bucket: BUCKET, ContinuationToken: first.NextContinuationToken })))).toEqual({ name: 'InvalidArgument', status: 400 });
+    expect(await sdkError(sdk.send(new ListObjectsV2Command({ Bucket: BUCKET, ContinuationToken: first.NextContinuationToken })))).toEqual({
+      name: 'InvalidArgument',
+      status: 400,
+    });
     // One by one: s3rver's batch delete races itself removing the directory keys of one prefix share.
     for (const Key of keys) await sdk.send(new DeleteObjectCommand({ Bucket: 'assisted-logs', Key }));
   });
 
-  it('serves a bucket\'s configuration and existence as last written (they are kept in memory between writes)', async () => {
+  it("serves a bucket's configuration and existence as last written (they are kept in memory between writes)", async () => {
     const bucket = 'assisted-remembered';
     await sdk.send(new CreateBucketCommand({ Bucket: bucket }));
     expect((await sdk.send(new HeadBucketCommand({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);

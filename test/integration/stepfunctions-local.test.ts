@@ -1,7 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DescribeExecutionCommand, SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  SendTaskFailureCommand,
+  SendTaskSuccessCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sleep, until } from '../support/net.js';
 import { localFunctionArn, stateMachineArn, StepFunctionsLocal, substitute } from '../../bin/local/stepfunctions-local.js';
@@ -10,7 +17,6 @@ const definition = substitute(readFileSync(path.join(import.meta.dirname, '../fi
   CountFunction: localFunctionArn('Count'),
   RequestApprovalFunction: localFunctionArn('RequestApproval'),
 });
-
 
 const KEYS = { accessKeyId: 'local-key', secretAccessKey: 'local-secret' };
 
@@ -85,7 +91,10 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
     const start_ = (credentials: typeof KEYS) =>
       new SFNClient({ endpoint: runtime.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 })
         .send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('approval'), name: 'intruder', input: '{"pauseSeconds":0}' }))
-        .then(() => 'accepted', (error: Error) => error.name);
+        .then(
+          () => 'accepted',
+          (error: Error) => error.name,
+        );
     expect(await start_({ accessKeyId: 'other', secretAccessKey: KEYS.secretAccessKey })).toBe('UnrecognizedClientException');
     expect(await start_({ accessKeyId: KEYS.accessKeyId, secretAccessKey: 'guess' })).toBe('InvalidSignatureException');
     const unsigned = await fetch(runtime.endpoint, {
@@ -97,15 +106,24 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
     // A signed request whose body was changed on the way: the signature covers the payload.
     let signedHeaders: Record<string, string> = {};
     const recorder = new SFNClient({ endpoint: runtime.endpoint, region: 'us-east-1', credentials: KEYS, maxAttempts: 1 });
-    recorder.middlewareStack.add((next) => async (args) => {
-      signedHeaders = { ...(args.request as { headers: Record<string, string> }).headers };
-      return next(args);
-    }, { step: 'finalizeRequest', priority: 'low' });
+    recorder.middlewareStack.add(
+      (next) => async (args) => {
+        signedHeaders = { ...(args.request as { headers: Record<string, string> }).headers };
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
     await recorder.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:none' })).catch(() => undefined);
-    const altered = await fetch(runtime.endpoint, { method: 'POST', headers: { ...signedHeaders, 'Content-Type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:nope' }) });
+    const altered = await fetch(runtime.endpoint, {
+      method: 'POST',
+      headers: { ...signedHeaders, 'Content-Type': 'application/x-amz-json-1.0' },
+      body: JSON.stringify({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:nope' }),
+    });
     expect(((await altered.json()) as { __type: string }).__type).toBe('InvalidSignatureException');
     expect(await start_(KEYS)).toBe('accepted');
-    expect((await client.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:intruder' }))).name).toBe('intruder');
+    expect((await client.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:approval:intruder' }))).name).toBe(
+      'intruder',
+    );
   });
 
   it('is idempotent on the execution name and rejects a reused name with other input', async () => {
@@ -195,7 +213,15 @@ describe('Step Functions stand-in (real SFNClient, durable executions)', () => {
     expect(done.status).toBe('SUCCEEDED');
     expect(JSON.parse(done.output!).approval).toEqual({ ok: true });
     expect(third.runtime.record(executionArn!)!.history.map((h) => h.state)).toEqual([
-      'Prepare', 'Enough', 'Prepare', 'Enough', 'Prepare', 'Enough', 'Pause', 'AwaitApproval', 'Done',
+      'Prepare',
+      'Enough',
+      'Prepare',
+      'Enough',
+      'Prepare',
+      'Enough',
+      'Pause',
+      'AwaitApproval',
+      'Done',
     ]);
   });
 });

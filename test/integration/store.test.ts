@@ -22,13 +22,16 @@ function host(orgId: string, infraEnvId: string, hostId: string, extra: Partial<
 /** Every command `client` sends until `stop`, with the capacity units it consumed (asked for with each: DynamoDB Local reports them). */
 function countUnits(client: DynamoDBClient): { units: { command: string; units: number }[]; stop(): void } {
   const units: { command: string; units: number }[] = [];
-  client.middlewareStack.add((next, context) => async (args) => {
-    (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-    const result = await next(args);
-    const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
-    units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
-    return result;
-  }, { step: 'initialize', name: 'countUnits' });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+      units.push({ command: context.commandName ?? '', units: consumed?.CapacityUnits ?? 0 });
+      return result;
+    },
+    { step: 'initialize', name: 'countUnits' },
+  );
   return { units, stop: () => client.middlewareStack.remove('countUnits') };
 }
 
@@ -55,9 +58,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const stale = structuredClone(first);
     const updated = await store.clusters.replace({ ...first, status: 'ready' });
     expect(updated.version).toBe(first.version + 1);
-    await expect(store.clusters.replace({ ...stale, status: 'insufficient' })).rejects.toBeInstanceOf(
-      ConcurrentModificationError,
-    );
+    await expect(store.clusters.replace({ ...stale, status: 'insufficient' })).rejects.toBeInstanceOf(ConcurrentModificationError);
     expect((await store.clusters.get({ orgId: 'org-a', clusterId: 'c1' }))!.status).toBe('ready');
   });
 
@@ -97,14 +98,13 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     expect((await store.hosts.listByInfraEnv({ orgId: 'org-a', infraEnvId: 'ie1' })).map((h) => h.hostId).sort()).toEqual(['h1', 'h2']);
     expect((await store.hosts.listByCluster({ orgId: 'org-a', clusterId: 'c1' })).map((h) => h.hostId).sort()).toEqual(['h1', 'h2']);
     const active = await store.hosts.listActive(3);
-    expect(active.items.map((h) => `${h.orgId}/${h.infraEnvId}/${h.hostId}`).sort()).toEqual([
-      'org-a/ie1/h1',
-      'org-a/ie2/h3',
-      'org-b/ie1/h1',
-    ]);
+    expect(active.items.map((h) => `${h.orgId}/${h.infraEnvId}/${h.hostId}`).sort()).toEqual(['org-a/ie1/h1', 'org-a/ie2/h3', 'org-b/ie1/h1']);
 
     // The index holds what the monitor reads, not whole records: a check-in shows, an inventory does not.
-    await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3' }, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: now, inventory: '{"cpu":{}}' } }));
+    await store.hosts.mutate({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3' }, (h) => ({
+      ...h,
+      attributes: { ...h.attributes, checked_in_at: now, inventory: '{"cpu":{}}' },
+    }));
     const watched = (await store.hosts.listActive(3)).items.find((h) => h.hostId === 'h3')!;
     expect(watched).toMatchObject({ orgId: 'org-a', infraEnvId: 'ie2', hostId: 'h3', status: expect.any(String), version: 2, monitorShard: 3 });
     expect(watched.attributes).toEqual({ checked_in_at: now });
@@ -119,13 +119,33 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
   it('stores a host of a 1,000-host cluster (its connectivity report alone over 400 KB of JSON) deflated, and reads back exactly what was written', async () => {
     const peer = (i: number) => ({
       host_id: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
-      l2_connectivity: [{ outgoing_nic: 'ens3', outgoing_ip_address: '10.0.0.1', remote_ip_address: `10.0.${i >> 8}.${i & 255}`, remote_mac: `52:54:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`, successful: true }],
-      l3_connectivity: [{ outgoing_nic: 'ens3', remote_ip_address: `10.0.${i >> 8}.${i & 255}`, successful: true, average_rtt_ms: 0.3 + (i % 7) / 10, packet_loss_percentage: 0 }],
+      l2_connectivity: [
+        {
+          outgoing_nic: 'ens3',
+          outgoing_ip_address: '10.0.0.1',
+          remote_ip_address: `10.0.${i >> 8}.${i & 255}`,
+          remote_mac: `52:54:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`,
+          successful: true,
+        },
+      ],
+      l3_connectivity: [
+        {
+          outgoing_nic: 'ens3',
+          remote_ip_address: `10.0.${i >> 8}.${i & 255}`,
+          successful: true,
+          average_rtt_ms: 0.3 + (i % 7) / 10,
+          packet_loss_percentage: 0,
+        },
+      ],
       mtu_report: [{ outgoing_nic: 'ens3', remote_ip_address: `10.0.${i >> 8}.${i & 255}`, mtu_successful: true }],
     });
     const connectivity = JSON.stringify({ remote_hosts: Array.from({ length: 999 }, (_, i) => peer(i + 2)) });
     expect(connectivity.length).toBeGreaterThan(400 * 1024);
-    const attributes = { connectivity, inventory: JSON.stringify({ hostname: 'big', disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: 1e12 })) }), role: 'worker' as const };
+    const attributes = {
+      connectivity,
+      inventory: JSON.stringify({ hostname: 'big', disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: 1e12 })) }),
+      role: 'worker' as const,
+    };
     const key = { orgId: 'org-a', infraEnvId: 'ie-big', hostId: 'h-big' };
     await store.hosts.create(host('org-a', 'ie-big', 'h-big', { clusterId: 'c-big', attributes }));
     expect((await store.hosts.get(key))!.attributes).toEqual(attributes);
@@ -181,7 +201,12 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const clock = { now: () => at };
     const requests = Array.from({ length: 60 }, (_, i) => ({
       name: 'host_validation_fixed',
-      subject: { orgId: 'org-a', clusterId: '5b0e2a4c-1f3d-4e6a-9c8b-7a6f5e4d3c2b', infraEnvId: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', hostId: '9a1b4c52-7d1e-4f6a-8b2c-3d4e5f607182' },
+      subject: {
+        orgId: 'org-a',
+        clusterId: '5b0e2a4c-1f3d-4e6a-9c8b-7a6f5e4d3c2b',
+        infraEnvId: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+        hostId: '9a1b4c52-7d1e-4f6a-8b2c-3d4e5f607182',
+      },
       props: { host_name: 'h1', validation_id: `check-${String(i).padStart(2, '0')}` },
     }));
     const recorded = await recordEvents({ store, clock }, requests);
@@ -196,10 +221,13 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const subject = { orgId: 'org-a', clusterId };
     const cause = clusterWrite({ clusterId, version: 7 });
     const announce = (at: number) =>
-      recordEvents({ store, clock: { now: () => new Date(Date.parse(now) + at) } }, causedBy(cause, [
-        { name: 'cluster_status_updated', subject, props: { cluster_status: 'installed', status_info: 'Cluster is installed' } },
-        { name: 'cluster_installation_completed', subject },
-      ]));
+      recordEvents(
+        { store, clock: { now: () => new Date(Date.parse(now) + at) } },
+        causedBy(cause, [
+          { name: 'cluster_status_updated', subject, props: { cluster_status: 'installed', status_info: 'Cluster is installed' } },
+          { name: 'cluster_installation_completed', subject },
+        ]),
+      );
     const first = await announce(1_000);
     const again = await announce(1_002);
     expect(again.map((event) => event.eventId)).toEqual(first.map((event) => event.eventId));
@@ -210,7 +238,10 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const listed = await store.events.list(subject, { limit: 100 });
     expect(listed.items.map((event) => event.name)).toEqual(['cluster_status_updated', 'cluster_installation_completed', 'cluster_dns_records_created']);
     // Another version of the record is another cause: its events are recorded.
-    await recordEvents({ store, clock: { now: () => new Date(Date.parse(now) + 2_000) } }, causedBy(clusterWrite({ clusterId, version: 8 }), [{ name: 'cluster_installation_completed', subject }]));
+    await recordEvents(
+      { store, clock: { now: () => new Date(Date.parse(now) + 2_000) } },
+      causedBy(clusterWrite({ clusterId, version: 8 }), [{ name: 'cluster_installation_completed', subject }]),
+    );
     expect((await store.events.list(subject, { limit: 100 })).items).toHaveLength(4);
     // Without a cause every recording is an event of its own.
     await recordEvent({ store, clock: { now: () => new Date(Date.parse(now) + 3_000) } }, { name: 'cluster_installation_completed', subject });
@@ -220,7 +251,10 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
 
   it('writes a check-in to the small liveness item alone (one write unit, no stream record of the host), and every read shows the later word', async () => {
     const key = { orgId: 'org-l', infraEnvId: 'ie1', hostId: 'h1' };
-    const inventory = JSON.stringify({ hostname: 'x'.repeat(3_000), disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: i * 1e9, serial: crypto.randomUUID() })) });
+    const inventory = JSON.stringify({
+      hostname: 'x'.repeat(3_000),
+      disks: Array.from({ length: 40 }, (_, i) => ({ name: `sd${i}`, size_bytes: i * 1e9, serial: crypto.randomUUID() })),
+    });
     await store.hosts.create(host('org-l', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 5, attributes: { checked_in_at: now, timestamp: 1_000, inventory } }));
     const { units, stop } = countUnits(client);
     try {
@@ -249,7 +283,10 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
       // A host write keeps the later word (it writes it into the host item), and a later host word wins over the item.
       const written = await store.hosts.mutate(key, (h) => ({ ...h, status: 'known' }));
       expect(written!.attributes).toMatchObject(expected);
-      const rewritten = await store.hosts.mutate(key, (h) => ({ ...h, attributes: { ...h.attributes, checked_in_at: '2026-11-22T00:02:00.000Z', timestamp: 1_120 } }));
+      const rewritten = await store.hosts.mutate(key, (h) => ({
+        ...h,
+        attributes: { ...h.attributes, checked_in_at: '2026-11-22T00:02:00.000Z', timestamp: 1_120 },
+      }));
       expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: '2026-11-22T00:02:00.000Z', timestamp: 1_120 });
       expect(rewritten!.version).toBe(3);
 
@@ -263,7 +300,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     }
   });
 
-  it('records a host\'s news version on its liveness item (one write unit), only forward, only once it checked in; the monitor\'s page shows it', async () => {
+  it("records a host's news version on its liveness item (one write unit), only forward, only once it checked in; the monitor's page shows it", async () => {
     const key = { orgId: 'org-n', infraEnvId: 'ie1', hostId: 'h1' };
     await store.hosts.create(host('org-n', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 6, attributes: { checked_in_at: now } }));
     const watched = async () => (await store.hosts.listActive(6)).items.find((h) => h.orgId === 'org-n')!;
@@ -296,10 +333,24 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const marked = (await store.hosts.get(key))!;
     expect(marked.attributes.long_checks_handed_at).toEqual({ 'connectivity-check': claim.at });
     expect(marked.version).toBe(1);
-    expect((await store.hosts.listByInfraEnv({ orgId: 'org-m', infraEnvId: 'ie1' }))[0]!.attributes.long_checks_handed_at).toEqual({ 'connectivity-check': claim.at });
+    expect((await store.hosts.listByInfraEnv({ orgId: 'org-m', infraEnvId: 'ie1' }))[0]!.attributes.long_checks_handed_at).toEqual({
+      'connectivity-check': claim.at,
+    });
     // Inside its window no poll takes it; once the window passed, one does.
-    expect(await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(at.getTime() + HANDED_ONCE_WINDOW_MS['connectivity-check']! - 1)))).toBe(false);
-    expect(await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(at.getTime() + HANDED_ONCE_WINDOW_MS['connectivity-check']!)))).toBe(true);
+    expect(
+      await store.hosts.claimLongCheck(
+        key,
+        'connectivity-check',
+        longCheckClaim('connectivity-check', new Date(at.getTime() + HANDED_ONCE_WINDOW_MS['connectivity-check']! - 1)),
+      ),
+    ).toBe(false);
+    expect(
+      await store.hosts.claimLongCheck(
+        key,
+        'connectivity-check',
+        longCheckClaim('connectivity-check', new Date(at.getTime() + HANDED_ONCE_WINDOW_MS['connectivity-check']!)),
+      ),
+    ).toBe(true);
     // A host write carries the marks it read, but reads show the liveness item's: an answer frees the check.
     await store.hosts.mutate(key, (h) => ({ ...h, status: 'known' }));
     await store.hosts.answerLongCheck(key, 'connectivity-check');
@@ -307,7 +358,12 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     expect(await store.hosts.claimLongCheck(key, 'connectivity-check', claim)).toBe(true);
     // An answer for a host that has none, or no item at all, writes nothing.
     await store.hosts.answerLongCheck({ orgId: 'org-m', infraEnvId: 'ie1', hostId: 'gone' }, 'free-network-addresses');
-    const none = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host({ orgId: 'org-m', infraEnvId: 'ie1', hostId: 'gone' }).pk }, sk: { S: 'LIVENESS' } } }));
+    const none = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: keys.host({ orgId: 'org-m', infraEnvId: 'ie1', hostId: 'gone' }).pk }, sk: { S: 'LIVENESS' } },
+      }),
+    );
     expect(none.Item).toBeUndefined();
   });
 
@@ -317,25 +373,64 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const { units, stop } = countUnits(client);
     try {
       const at = (seconds: number) => new Date(Date.parse(now) + seconds * 1_000);
-      expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(60).toISOString(), timestamp: 1_060 }, 'connectivity-check', longCheckClaim('connectivity-check', at(60)))).toBe(true);
+      expect(
+        await store.hosts.checkInClaiming(
+          key,
+          { checkedInAt: at(60).toISOString(), timestamp: 1_060 },
+          'connectivity-check',
+          longCheckClaim('connectivity-check', at(60)),
+        ),
+      ).toBe(true);
       expect(units).toEqual([{ command: 'UpdateItemCommand', units: 1 }]);
-      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(60).toISOString(), timestamp: 1_060, long_checks_handed_at: { 'connectivity-check': at(60).toISOString() } });
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({
+        checked_in_at: at(60).toISOString(),
+        timestamp: 1_060,
+        long_checks_handed_at: { 'connectivity-check': at(60).toISOString() },
+      });
       // The mark is held: the check-in is written all the same, the claim is not taken.
-      expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(65).toISOString() }, 'connectivity-check', longCheckClaim('connectivity-check', at(65)))).toBe(false);
-      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(65).toISOString(), long_checks_handed_at: { 'connectivity-check': at(60).toISOString() } });
+      expect(
+        await store.hosts.checkInClaiming(key, { checkedInAt: at(65).toISOString() }, 'connectivity-check', longCheckClaim('connectivity-check', at(65))),
+      ).toBe(false);
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({
+        checked_in_at: at(65).toISOString(),
+        long_checks_handed_at: { 'connectivity-check': at(60).toISOString() },
+      });
       // A later check-in is stored: the claim is taken all the same, liveness stays where it was.
-      expect(await store.hosts.checkInClaiming(key, { checkedInAt: at(62).toISOString() }, 'free-network-addresses', longCheckClaim('free-network-addresses', at(62)))).toBe(true);
-      expect((await store.hosts.get(key))!.attributes).toMatchObject({ checked_in_at: at(65).toISOString(), long_checks_handed_at: { 'connectivity-check': at(60).toISOString(), 'free-network-addresses': at(62).toISOString() } });
-      expect((await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'HOST' } } }))).Item?.version?.N).toBe('1');
+      expect(
+        await store.hosts.checkInClaiming(
+          key,
+          { checkedInAt: at(62).toISOString() },
+          'free-network-addresses',
+          longCheckClaim('free-network-addresses', at(62)),
+        ),
+      ).toBe(true);
+      expect((await store.hosts.get(key))!.attributes).toMatchObject({
+        checked_in_at: at(65).toISOString(),
+        long_checks_handed_at: { 'connectivity-check': at(60).toISOString(), 'free-network-addresses': at(62).toISOString() },
+      });
+      expect((await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: 'HOST' } } }))).Item?.version?.N).toBe(
+        '1',
+      );
     } finally {
       stop();
     }
   });
 
-  it('records a connectivity answer on the liveness item with the check\'s mark taken away (one write unit), only forward, and every read shows the later answer', async () => {
+  it("records a connectivity answer on the liveness item with the check's mark taken away (one write unit), only forward, and every read shows the later answer", async () => {
     const key = { orgId: 'org-c', infraEnvId: 'ie1', hostId: 'h1' };
-    const report = JSON.stringify({ remote_hosts: Array.from({ length: 40 }, (_, i) => ({ host_id: crypto.randomUUID(), l3_connectivity: [{ remote_ip_address: `10.0.0.${i}`, successful: true, average_rtt_ms: 0.4 }] })) });
-    await store.hosts.create(host('org-c', 'ie1', 'h1', { clusterId: 'cl', monitorShard: 3, attributes: { checked_in_at: now, connectivity: report, connectivity_checked_at: now, connectivity_stored_at: now } }));
+    const report = JSON.stringify({
+      remote_hosts: Array.from({ length: 40 }, (_, i) => ({
+        host_id: crypto.randomUUID(),
+        l3_connectivity: [{ remote_ip_address: `10.0.0.${i}`, successful: true, average_rtt_ms: 0.4 }],
+      })),
+    });
+    await store.hosts.create(
+      host('org-c', 'ie1', 'h1', {
+        clusterId: 'cl',
+        monitorShard: 3,
+        attributes: { checked_in_at: now, connectivity: report, connectivity_checked_at: now, connectivity_stored_at: now },
+      }),
+    );
     await store.hosts.claimLongCheck(key, 'connectivity-check', longCheckClaim('connectivity-check', new Date(Date.parse(now) + 30_000)));
     const { units, stop } = countUnits(client);
     try {

@@ -23,7 +23,11 @@ describe('token CLI', () => {
   afterAll(async () => env?.close());
 
   it('creates a token shown once, lists it without its secret, and revokes it', async () => {
-    const created = JSON.parse((await cli(['create', '--name', 'ci-bot', '--role', 'read-only', '--json'])).stdout) as { id: string; token: string; role: string };
+    const created = JSON.parse((await cli(['create', '--name', 'ci-bot', '--role', 'read-only', '--json'])).stdout) as {
+      id: string;
+      token: string;
+      role: string;
+    };
     expect(created.role).toBe('read-only');
     const clusters = await fetch(`${env.runtime.url}/api/assisted-install/v2/clusters`, { headers: { Authorization: `Bearer ${created.token}` } });
     expect(clusters.status).toBe(200);
@@ -39,7 +43,7 @@ describe('token CLI', () => {
     expect(refused.status).toBe(401);
   });
 
-  it('exits non-zero with the server\'s reason when refused, and with usage on bad arguments', async () => {
+  it("exits non-zero with the server's reason when refused, and with usage on bad arguments", async () => {
     await expect(cli(['list'], 'ac1.default.nope.nope')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/401/) });
     await expect(cli(['create'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--name/) });
     await expect(cli(['frobnicate'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command/) });

@@ -8,7 +8,24 @@
  * (test/support/transition-lab.ts: OWNERS, and NEVER_RAISED with the reasons for the few left out).
  */
 // First: importing the transition lab wraps the state machines before anything loads them.
-import { transitionSuiteRuntime, coverage, minutesAgo, scene, expectAnswered, lab, asLab, clusterOf, eventNames, addHost, seedHost, seedCluster, judgeCluster, hostsIn, pairs, type Lab } from '../support/transition-lab.js';
+import {
+  transitionSuiteRuntime,
+  coverage,
+  minutesAgo,
+  scene,
+  expectAnswered,
+  lab,
+  asLab,
+  clusterOf,
+  eventNames,
+  addHost,
+  seedHost,
+  seedCluster,
+  judgeCluster,
+  hostsIn,
+  pairs,
+  type Lab,
+} from '../support/transition-lab.js';
 import { KUBECONFIG_CREATED_AT } from '../../lambdas/domain/install/installation-progress.js';
 import { describe, expect, it } from 'vitest';
 import { readyCluster, type Json } from '../support/cluster-lab.js';
@@ -31,7 +48,13 @@ describe('cluster transitions driven by the cluster refresh', () => {
         for (const l of [dhcpNoInput, dhcpNotEnough]) await seedCluster(l, 'insufficient', { vip_dhcp_allocation: true, api_vips: [], ingress_vips: [] });
         await seedCluster(dhcpNotEnough, 'insufficient', { machine_networks: [{ cidr: '192.168.111.0/24' }], machine_network_cidr: '192.168.111.0/24' });
         await seedCluster(dhcpNoInput, 'insufficient', { base_dns_domain: undefined });
-        const expected: [Lab, string][] = [[ready, 'ready'], [noInput, 'pending-for-input'], [notEnough, 'insufficient'], [dhcpNoInput, 'pending-for-input'], [dhcpNotEnough, 'insufficient']];
+        const expected: [Lab, string][] = [
+          [ready, 'ready'],
+          [noInput, 'pending-for-input'],
+          [notEnough, 'insufficient'],
+          [dhcpNoInput, 'pending-for-input'],
+          [dhcpNotEnough, 'insufficient'],
+        ];
         for (const from of refreshable) {
           for (const [l, to] of expected) {
             await seedCluster(l, from);
@@ -41,8 +64,11 @@ describe('cluster transitions driven by the cluster refresh', () => {
         }
       });
       expectAnswered(seen, [
-        ...pairs('cluster:refresh-ready', refreshable), ...pairs('cluster:refresh-pending-input', refreshable), ...pairs('cluster:refresh-insufficient', refreshable),
-        ...pairs('cluster:refresh-pending-input-dhcp', refreshable), ...pairs('cluster:refresh-insufficient-dhcp', refreshable),
+        ...pairs('cluster:refresh-ready', refreshable),
+        ...pairs('cluster:refresh-pending-input', refreshable),
+        ...pairs('cluster:refresh-insufficient', refreshable),
+        ...pairs('cluster:refresh-pending-input-dhcp', refreshable),
+        ...pairs('cluster:refresh-insufficient-dhcp', refreshable),
       ]);
     }, 90_000);
 
@@ -51,7 +77,10 @@ describe('cluster transitions driven by the cluster refresh', () => {
         const prepared = async (hostStatuses: string[], preparation: string, statusAgo = 0) => {
           const l = await lab();
           const ids = await hostsIn(l, hostStatuses, 'master-0', () => ({ role: 'master' }));
-          await seedCluster(l, 'preparing-for-installation', { last_installation_preparation: { status: preparation }, status_updated_at: minutesAgo(statusAgo) });
+          await seedCluster(l, 'preparing-for-installation', {
+            last_installation_preparation: { status: preparation },
+            status_updated_at: minutesAgo(statusAgo),
+          });
           return { l, ids };
         };
         const allPrepared = await prepared(['preparing-successful'], 'success');
@@ -68,8 +97,10 @@ describe('cluster transitions driven by the cluster refresh', () => {
         expect(await eventNames(timedOut.l)).toContain('installation_preparing_timed_out');
       });
       expectAnswered(seen, [
-        'cluster:refresh-start-installing@preparing-for-installation', 'cluster:refresh-host-stopped-preparing@preparing-for-installation',
-        'cluster:refresh-preparation-failed@preparing-for-installation', 'cluster:refresh-preparing-timeout@preparing-for-installation',
+        'cluster:refresh-start-installing@preparing-for-installation',
+        'cluster:refresh-host-stopped-preparing@preparing-for-installation',
+        'cluster:refresh-preparation-failed@preparing-for-installation',
+        'cluster:refresh-preparing-timeout@preparing-for-installation',
         'cluster:refresh-unchanged@preparing-for-installation',
       ]);
     }, 120_000);
@@ -99,11 +130,15 @@ describe('cluster transitions driven by the cluster refresh', () => {
         expect((await verdict('installing', installing)).status).toBe('installing');
         expect((await verdict('installing', installed)).status).toBe('finalizing');
         expect((await verdict('installing', ['error', 'error', 'installing-in-progress'])).status).toBe('error');
-        expect((await verdict('installing', ['installing-in-progress', 'installing-in-progress', 'installing-pending-user-action'])).status).toBe('installing-pending-user-action');
+        expect((await verdict('installing', ['installing-in-progress', 'installing-in-progress', 'installing-pending-user-action'])).status).toBe(
+          'installing-pending-user-action',
+        );
         expect((await verdict('finalizing', waiting)).status).toBe('installing-pending-user-action');
         expect((await verdict('installing-pending-user-action', waiting)).status).toBe('installing-pending-user-action');
         expect((await verdict('installing-pending-user-action', installing)).status).toBe('installing');
-        const backToFinalizing = await verdict('installing-pending-user-action', installed, { progress: { finalizing_stage: 'Waiting for cluster operators', finalizing_stage_started_at: minutesAgo(60) } });
+        const backToFinalizing = await verdict('installing-pending-user-action', installed, {
+          progress: { finalizing_stage: 'Waiting for cluster operators', finalizing_stage_started_at: minutesAgo(60) },
+        });
         expect(backToFinalizing.status).toBe('finalizing');
         expect(Date.parse((backToFinalizing.attributes.progress as Json).finalizing_stage_started_at)).toBeGreaterThan(Date.now() - 60_000);
         expect((await verdict('installing-pending-user-action', ['error', 'error', 'installing-pending-user-action'])).status).toBe('error');
@@ -111,9 +146,13 @@ describe('cluster transitions driven by the cluster refresh', () => {
         expect([overdue.status, overdue.attributes.status_info]).toEqual(['error', expect.stringMatching(/pending user action/)]);
 
         // Finalizing: the operators' stage and the whole finalizing phase have deadlines.
-        const stageOverdue = await verdict('finalizing', installed, { progress: { finalizing_stage: 'Waiting for cluster operators', finalizing_stage_started_at: minutesAgo(24 * 60) } });
+        const stageOverdue = await verdict('finalizing', installed, {
+          progress: { finalizing_stage: 'Waiting for cluster operators', finalizing_stage_started_at: minutesAgo(24 * 60) },
+        });
         expect([stageOverdue.status, stageOverdue.attributes.status_info]).toEqual(['error', expect.stringMatching(/has been timed out/)]);
-        const olmOverdue = await verdict('finalizing', installed, { progress: { finalizing_stage: 'Waiting for olm operators csv', finalizing_stage_started_at: minutesAgo(24 * 60) } });
+        const olmOverdue = await verdict('finalizing', installed, {
+          progress: { finalizing_stage: 'Waiting for olm operators csv', finalizing_stage_started_at: minutesAgo(24 * 60) },
+        });
         expect([olmOverdue.status, olmOverdue.attributes.status_info]).toEqual(['finalizing', expect.stringMatching(/taking longer than the expected/)]);
         const finalizingOverdue = await installation('finalizing', installed);
         await seedCluster(finalizingOverdue.l, 'finalizing', { status_updated_at: minutesAgo(5 * 60 + 1) });
@@ -123,7 +162,11 @@ describe('cluster transitions driven by the cluster refresh', () => {
 
         // With soft timeouts the installation as a whole has a deadline instead.
         for (const status of ['installing', 'finalizing']) {
-          const soft = await verdict(status, status === 'installing' ? installing : installed, { org_soft_timeouts_enabled: true, service_soft_timeouts: true, install_started_at: minutesAgo(24 * 60 + 1) });
+          const soft = await verdict(status, status === 'installing' ? installing : installed, {
+            org_soft_timeouts_enabled: true,
+            service_soft_timeouts: true,
+            install_started_at: minutesAgo(24 * 60 + 1),
+          });
           expect([status, soft.status, soft.attributes.status_info]).toEqual([status, 'error', expect.stringMatching(/installation timeout/)]);
         }
 
@@ -137,14 +180,22 @@ describe('cluster transitions driven by the cluster refresh', () => {
         expect((await judgeCluster(done.l))!.status).toBe('installed');
       });
       expectAnswered(seen, [
-        'cluster:refresh-installing@installing', 'cluster:refresh-finalizing@installing', 'cluster:refresh-installing-failed@installing',
+        'cluster:refresh-installing@installing',
+        'cluster:refresh-finalizing@installing',
+        'cluster:refresh-installing-failed@installing',
         ...pairs('cluster:refresh-host-pending-user-action', ['installing', 'finalizing']),
-        'cluster:refresh-pending-user-action-waiting@installing-pending-user-action', 'cluster:refresh-pending-user-action-resolved@installing-pending-user-action',
-        'cluster:refresh-pending-user-action-finalizing@installing-pending-user-action', 'cluster:refresh-pending-user-action-failed@installing-pending-user-action',
+        'cluster:refresh-pending-user-action-waiting@installing-pending-user-action',
+        'cluster:refresh-pending-user-action-resolved@installing-pending-user-action',
+        'cluster:refresh-pending-user-action-finalizing@installing-pending-user-action',
+        'cluster:refresh-pending-user-action-failed@installing-pending-user-action',
         'cluster:refresh-pending-user-action-timeout@installing-pending-user-action',
-        'cluster:refresh-finalizing-stage-timeout@finalizing', 'cluster:refresh-finalizing-stage-soft-timeout@finalizing', 'cluster:refresh-finalizing-timeout@finalizing',
+        'cluster:refresh-finalizing-stage-timeout@finalizing',
+        'cluster:refresh-finalizing-stage-soft-timeout@finalizing',
+        'cluster:refresh-finalizing-timeout@finalizing',
         ...pairs('cluster:refresh-installation-timeout', ['installing', 'finalizing']),
-        'cluster:refresh-installed@finalizing', 'cluster:refresh-unchanged@finalizing', 'cluster:refresh-unchanged@installed',
+        'cluster:refresh-installed@finalizing',
+        'cluster:refresh-unchanged@finalizing',
+        'cluster:refresh-unchanged@installed',
       ]);
     }, 90_000);
 

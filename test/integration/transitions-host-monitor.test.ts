@@ -8,7 +8,29 @@
  * (test/support/transition-lab.ts: OWNERS, and NEVER_RAISED with the reasons for the few left out).
  */
 // First: importing the transition lab wraps the state machines before anything loads them.
-import { transitionSuiteRuntime, coverage, minutesAgo, scene, expectAnswered, lab, asLab, hostRoute, poll, hostOf, clusterOf, eventNames, addHost, seedHost, seedCluster, monitor, judgeCluster, hostsIn, statusesOf, all, pairs } from '../support/transition-lab.js';
+import {
+  transitionSuiteRuntime,
+  coverage,
+  minutesAgo,
+  scene,
+  expectAnswered,
+  lab,
+  asLab,
+  hostRoute,
+  poll,
+  hostOf,
+  clusterOf,
+  eventNames,
+  addHost,
+  seedHost,
+  seedCluster,
+  monitor,
+  judgeCluster,
+  hostsIn,
+  statusesOf,
+  all,
+  pairs,
+} from '../support/transition-lab.js';
 import { describe, expect, it } from 'vitest';
 import { readyCluster, type Json } from '../support/cluster-lab.js';
 
@@ -37,7 +59,9 @@ describe('host transitions driven by the host monitor', () => {
         const undersized = await hostsIn(l, fromsWithInventory, 'undersized');
         const lonely = await hostsIn(l, fromsWithInventory, 'master-0');
         const bare = await hostsIn(l, ['disconnected', 'discovering'], undefined);
-        const silent = await hostsIn(l, ['discovering', 'insufficient', 'known', 'pending-for-input', 'disconnected', 'preparing-failed'], 'worker-0', () => ({ checked_in_at: minutesAgo(4) }));
+        const silent = await hostsIn(l, ['discovering', 'insufficient', 'known', 'pending-for-input', 'disconnected', 'preparing-failed'], 'worker-0', () => ({
+          checked_in_at: minutesAgo(4),
+        }));
         await monitor();
         expect(await statusesOf(l, undersized)).toEqual(all(undersized, 'insufficient'));
         expect(await statusesOf(l, lonely)).toEqual(all(lonely, 'insufficient'));
@@ -131,13 +155,18 @@ describe('host transitions driven by the host monitor', () => {
         expect((await hostOf(l, b)).status).toBe('installing');
       });
       expectAnswered(seen, [
-        'host:refresh-start-preparing@known', 'host:refresh-prepared@preparing-for-installation', 'host:refresh-prepared-waiting@preparing-successful',
+        'host:refresh-start-preparing@known',
+        'host:refresh-prepared@preparing-for-installation',
+        'host:refresh-prepared-waiting@preparing-successful',
         'host:refresh-images-unavailable@preparing-for-installation',
         ...pairs('host:refresh-disk-too-slow', ['preparing-for-installation', 'preparing-failed', 'known']),
-        'host:refresh-preparing@preparing-for-installation', 'host:refresh-preparation-timeout@preparing-for-installation',
+        'host:refresh-preparing@preparing-for-installation',
+        'host:refresh-preparation-timeout@preparing-for-installation',
         ...pairs('host:refresh-disconnected-preparing', ['preparing-for-installation', 'preparing-successful']),
-        'host:refresh-preparation-stopped@preparing-for-installation', 'host:refresh-prepared-released@preparing-successful',
-        'host:refresh-preparation-failed-released@preparing-failed', 'host:refresh-cluster-installing@preparing-successful',
+        'host:refresh-preparation-stopped@preparing-for-installation',
+        'host:refresh-prepared-released@preparing-successful',
+        'host:refresh-preparation-failed-released@preparing-failed',
+        'host:refresh-cluster-installing@preparing-successful',
       ]);
     }, 90_000);
 
@@ -145,10 +174,16 @@ describe('host transitions driven by the host monitor', () => {
       const seen = await scene(async () => {
         const l = await lab();
         const master = { role: 'master' };
-        const stage = (current_stage: string, minutes: number) => ({ ...master, progress: { current_stage, stage_started_at: minutesAgo(minutes), stage_updated_at: minutesAgo(minutes) } });
+        const stage = (current_stage: string, minutes: number) => ({
+          ...master,
+          progress: { current_stage, stage_started_at: minutesAgo(minutes), stage_updated_at: minutesAgo(minutes) },
+        });
         const neverStarted = await addHost(l, 'master-0');
         await seedHost(l, neverStarted, 'installing', { ...master, status_updated_at: minutesAgo(21) });
-        const silent = await hostsIn(l, ['installing', 'installing-in-progress'], 'master-1', () => ({ ...stage('Installing', 1), checked_in_at: minutesAgo(4) }));
+        const silent = await hostsIn(l, ['installing', 'installing-in-progress'], 'master-1', () => ({
+          ...stage('Installing', 1),
+          checked_in_at: minutesAgo(4),
+        }));
         const stuck = await addHost(l, 'master-2');
         await seedHost(l, stuck, 'installing-in-progress', stage('Starting installation', 61));
         const writing = await addHost(l, 'worker-0');
@@ -157,7 +192,12 @@ describe('host transitions driven by the host monitor', () => {
         await seedHost(l, copying, 'installing-in-progress', stage('Copying registry data to disk', 91));
         const rebooting = await addHost(l, 'master-0');
         await seedHost(l, rebooting, 'installing-in-progress', stage('Rebooting', 41));
-        const steady = await hostsIn(l, ['installing', 'installing-in-progress', 'installing-pending-user-action', 'resetting-pending-user-action'], 'worker-0', () => stage('Installing', 1));
+        const steady = await hostsIn(
+          l,
+          ['installing', 'installing-in-progress', 'installing-pending-user-action', 'resetting-pending-user-action'],
+          'worker-0',
+          () => stage('Installing', 1),
+        );
         const doomedStatuses = ['installing', 'installing-in-progress', 'resetting-pending-user-action', 'installing-pending-user-action'];
         const doomed = await hostsIn(l, doomedStatuses, 'worker-1', () => stage('Installing', 1));
         await seedCluster(l, 'installing', { install_started_at: minutesAgo(30) });
@@ -201,18 +241,37 @@ describe('host transitions driven by the host monitor', () => {
       expectAnswered(seen, [
         'host:refresh-installing-timeout@installing',
         ...pairs('host:refresh-disconnected-installing', ['installing', 'installing-in-progress']),
-        'host:refresh-stage-timeout@installing-in-progress', 'host:refresh-writing-image-timeout@installing-in-progress',
-        'host:refresh-copying-registry-timeout@installing-in-progress', 'host:refresh-reboot-timeout@installing-in-progress',
-        ...pairs('host:refresh-installing-unchanged', ['installing', 'installing-in-progress', 'installing-pending-user-action', 'resetting-pending-user-action']),
-        ...pairs('host:refresh-cluster-error', ['installing', 'installing-in-progress', 'installed', 'resetting-pending-user-action', 'installing-pending-user-action']),
+        'host:refresh-stage-timeout@installing-in-progress',
+        'host:refresh-writing-image-timeout@installing-in-progress',
+        'host:refresh-copying-registry-timeout@installing-in-progress',
+        'host:refresh-reboot-timeout@installing-in-progress',
+        ...pairs('host:refresh-installing-unchanged', [
+          'installing',
+          'installing-in-progress',
+          'installing-pending-user-action',
+          'resetting-pending-user-action',
+        ]),
+        ...pairs('host:refresh-cluster-error', [
+          'installing',
+          'installing-in-progress',
+          'installed',
+          'resetting-pending-user-action',
+          'installing-pending-user-action',
+        ]),
       ]);
     }, 90_000);
 
     it('with soft timeouts (ENABLE_SOFT_TIMEOUTS when the cluster was created, and org_soft_timeouts_enabled), warns about silent hosts and overdue stages once instead of failing them', async () => {
       const seen = await scene(async () => {
         const l = await lab();
-        const stage = (current_stage: string, minutes: number) => ({ role: 'master', progress: { current_stage, stage_started_at: minutesAgo(minutes), stage_updated_at: minutesAgo(minutes) } });
-        const silent = await hostsIn(l, ['installing', 'installing-in-progress'], 'master-0', () => ({ ...stage('Installing', 1), checked_in_at: minutesAgo(4) }));
+        const stage = (current_stage: string, minutes: number) => ({
+          role: 'master',
+          progress: { current_stage, stage_started_at: minutesAgo(minutes), stage_updated_at: minutesAgo(minutes) },
+        });
+        const silent = await hostsIn(l, ['installing', 'installing-in-progress'], 'master-0', () => ({
+          ...stage('Installing', 1),
+          checked_in_at: minutesAgo(4),
+        }));
         const overdue = new Map<string, string>();
         for (const current of ['Starting installation', 'Writing image to disk', 'Copying registry data to disk']) {
           const hostId = await addHost(l, 'master-1');
@@ -222,7 +281,9 @@ describe('host transitions driven by the host monitor', () => {
         await seedCluster(l, 'installing', { install_started_at: minutesAgo(30), org_soft_timeouts_enabled: true, service_soft_timeouts: true });
         await monitor();
         expect(await statusesOf(l, silent)).toEqual(Object.fromEntries([...silent.keys()].map((from) => [from, from])));
-        expect((await hostOf(l, silent.get('installing')!)).status_info).toBe('Host is failing to perform periodic health check during the installation phase.');
+        expect((await hostOf(l, silent.get('installing')!)).status_info).toBe(
+          'Host is failing to perform periodic health check during the installation phase.',
+        );
         expect(await statusesOf(l, overdue)).toEqual(all(overdue, 'installing-in-progress'));
         for (const hostId of overdue.values()) expect(await eventNames(l, hostId)).toContain('host_stage_timed_out');
         // Warned once: the next pass changes nothing; a poll brings the silent hosts back.
@@ -230,12 +291,14 @@ describe('host transitions driven by the host monitor', () => {
         for (const hostId of overdue.values()) expect((await eventNames(l, hostId)).filter((name) => name === 'host_stage_timed_out')).toHaveLength(1);
         for (const hostId of silent.values()) expect((await poll(l, hostId)).status).toBe(200);
         await monitor();
-        for (const hostId of silent.values()) expect((await hostOf(l, hostId)).status_info).toBe('Host recovered from failure to perform periodic health check during the installation phase.');
+        for (const hostId of silent.values())
+          expect((await hostOf(l, hostId)).status_info).toBe('Host recovered from failure to perform periodic health check during the installation phase.');
       });
       expectAnswered(seen, [
         ...pairs('host:refresh-soft-disconnected-installing', ['installing', 'installing-in-progress']),
         ...pairs('host:refresh-soft-reconnected-installing', ['installing', 'installing-in-progress']),
-        'host:refresh-stage-soft-timeout@installing-in-progress', 'host:refresh-writing-image-soft-timeout@installing-in-progress',
+        'host:refresh-stage-soft-timeout@installing-in-progress',
+        'host:refresh-writing-image-soft-timeout@installing-in-progress',
         'host:refresh-copying-registry-soft-timeout@installing-in-progress',
       ]);
     }, 120_000);
@@ -254,18 +317,32 @@ describe('host transitions driven by the host monitor', () => {
         const anHourAgo = { status_updated_at: minutesAgo(61) };
         // Without this master the control plane is short: it keeps waiting; its peers' clocks restart.
         const short = await waitingCluster([
-          ['master-0', 'master', 'installed'], ['master-1', 'master', 'installed'], ['master-2', 'master', 'installing-pending-user-action', anHourAgo],
-          ['worker-0', 'worker', 'installing-in-progress', { progress: { current_stage: 'Waiting for control plane', stage_updated_at: minutesAgo(2), stage_started_at: minutesAgo(2) } }],
+          ['master-0', 'master', 'installed'],
+          ['master-1', 'master', 'installed'],
+          ['master-2', 'master', 'installing-pending-user-action', anHourAgo],
+          [
+            'worker-0',
+            'worker',
+            'installing-in-progress',
+            { progress: { current_stage: 'Waiting for control plane', stage_updated_at: minutesAgo(2), stage_started_at: minutesAgo(2) } },
+          ],
         ]);
         // With 2 workers expected and 1 installed, the cluster still needs this one: it keeps waiting.
         const needed = await waitingCluster([
-          ['master-0', 'master', 'installed'], ['master-1', 'master', 'installed'], ['master-2', 'master', 'installed'],
-          ['worker-0', 'worker', 'installed'], ['worker-1', 'worker', 'installing-pending-user-action', anHourAgo],
+          ['master-0', 'master', 'installed'],
+          ['master-1', 'master', 'installed'],
+          ['master-2', 'master', 'installed'],
+          ['worker-0', 'worker', 'installed'],
+          ['worker-1', 'worker', 'installing-pending-user-action', anHourAgo],
         ]);
         // A third worker the cluster can do without (2 of 3 installed) is given up on.
         const spare = await waitingCluster([
-          ['master-0', 'master', 'installed'], ['master-1', 'master', 'installed'], ['master-2', 'master', 'installed'],
-          ['worker-0', 'worker', 'installed'], ['worker-1', 'worker', 'installed'], ['undersized', 'worker', 'installing-pending-user-action', anHourAgo],
+          ['master-0', 'master', 'installed'],
+          ['master-1', 'master', 'installed'],
+          ['master-2', 'master', 'installed'],
+          ['worker-0', 'worker', 'installed'],
+          ['worker-1', 'worker', 'installed'],
+          ['undersized', 'worker', 'installing-pending-user-action', anHourAgo],
         ]);
         await monitor();
         expect((await hostOf(short.l, short.ids[2]!)).status).toBe('installing-pending-user-action');
@@ -274,13 +351,19 @@ describe('host transitions driven by the host monitor', () => {
         const givenUp = await hostOf(spare.l, spare.ids[5]!);
         expect([givenUp.status, givenUp.status_info]).toEqual(['error', 'Host failed to boot from the installation disk within the expected time.']);
       });
-      expectAnswered(seen, ['host:refresh-pending-user-action-timeout@installing-pending-user-action', 'host:refresh-stage-timeout-waived@installing-in-progress']);
+      expectAnswered(seen, [
+        'host:refresh-pending-user-action-timeout@installing-pending-user-action',
+        'host:refresh-stage-timeout-waived@installing-in-progress',
+      ]);
     });
 
     it('leaves settled hosts alone, times their logs out, and reclaims nothing it was not asked to', async () => {
       const seen = await scene(async () => {
         const l = await lab();
-        const quiet = await hostsIn(l, ['error', 'cancelled', 'resetting'], 'master-0', () => ({ logs_info: 'requested', logs_started_at: new Date().toISOString() }));
+        const quiet = await hostsIn(l, ['error', 'cancelled', 'resetting'], 'master-0', () => ({
+          logs_info: 'requested',
+          logs_started_at: new Date().toISOString(),
+        }));
         const late = await hostsIn(l, ['error', 'cancelled'], 'master-1', () => ({ status_updated_at: minutesAgo(11) }));
         const reclaiming = await hostsIn(l, ['reclaiming', 'reclaiming-rebooting'], 'master-2');
         const reclaimTimedOut = await hostsIn(l, ['reclaiming', 'reclaiming-rebooting'], 'worker-0', () => ({ status_updated_at: minutesAgo(61) }));
@@ -300,18 +383,21 @@ describe('host transitions driven by the host monitor', () => {
         await seedCluster(day2, 'adding-hosts', { kind: 'AddHostsCluster' });
         const joined = await addHost(day2, 'worker-0');
         await seedHost(day2, joined, 'added-to-existing-cluster');
-        for (const [at, hostId, status] of [[finishing, installed, 'installed'], [day2, joined, 'added-to-existing-cluster']] as const) {
+        for (const [at, hostId, status] of [
+          [finishing, installed, 'installed'],
+          [day2, joined, 'added-to-existing-cluster'],
+        ] as const) {
           const reset = await api.call('PATCH', `${hostRoute(at, hostId)}/actions/reset-validation/container-images-available`, undefined, api.user());
           expect([reset.status, reset.body.status]).toEqual([200, status]);
         }
-
       });
       expectAnswered(seen, [
         ...pairs('host:refresh-unchanged', ['error', 'cancelled', 'resetting']),
         ...pairs('host:refresh-logs-timeout', ['error', 'cancelled']),
         ...pairs('host:refresh-reclaiming', ['reclaiming', 'reclaiming-rebooting']),
         ...pairs('host:refresh-reclaim-timeout', ['reclaiming', 'reclaiming-rebooting']),
-        'host:refresh-installing-unchanged@installed', 'host:refresh-added-unchanged@added-to-existing-cluster',
+        'host:refresh-installing-unchanged@installed',
+        'host:refresh-added-unchanged@added-to-existing-cluster',
       ]);
     });
 
@@ -340,7 +426,6 @@ describe('host transitions driven by the host monitor', () => {
       ]);
     });
   });
-
 
   it('drove every (rule, source status) pair it owns, except the few this service never raises', () => {
     expect(coverage('hostMonitor')).toEqual({ missing: [], staleExclusions: [] });

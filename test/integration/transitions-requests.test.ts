@@ -8,7 +8,31 @@
  * (test/support/transition-lab.ts: OWNERS, and NEVER_RAISED with the reasons for the few left out).
  */
 // First: importing the transition lab wraps the state machines before anything loads them.
-import { transitionSuiteRuntime, coverage, minutesAgo, scene, expectAnswered, lab, asLab, hostRoute, register, reply, progress, hostOf, eventNames, addHost, hostKey, seedHost, seedCluster, monitor, pauseFollowUps, hostsIn, statusesOf, all, pairs } from '../support/transition-lab.js';
+import {
+  transitionSuiteRuntime,
+  coverage,
+  minutesAgo,
+  scene,
+  expectAnswered,
+  lab,
+  asLab,
+  hostRoute,
+  register,
+  reply,
+  progress,
+  hostOf,
+  eventNames,
+  addHost,
+  hostKey,
+  seedHost,
+  seedCluster,
+  monitor,
+  pauseFollowUps,
+  hostsIn,
+  statusesOf,
+  all,
+  pairs,
+} from '../support/transition-lab.js';
 import { randomUUID } from 'node:crypto';
 import { container } from '../../lambdas/platform/container.js';
 import { describe, expect, it } from 'vitest';
@@ -89,8 +113,10 @@ describe('host and cluster transitions driven by requests, through the REST API'
       expectAnswered(seen, [
         ...pairs('host:register-during-preparation', ['preparing-for-installation', 'preparing-successful']),
         ...pairs('host:register-during-installation', ['installing', 'installing-in-progress']),
-        'host:register-wrong-boot-order@installing-in-progress', 'host:register-wrong-boot-order-again@installing-pending-user-action',
-        'host:register-after-installation@installed', 'host:register-in-error@error',
+        'host:register-wrong-boot-order@installing-in-progress',
+        'host:register-wrong-boot-order-again@installing-pending-user-action',
+        'host:register-after-installation@installed',
+        'host:register-in-error@error',
       ]);
     });
 
@@ -108,7 +134,15 @@ describe('host and cluster transitions driven by requests, through the REST API'
     });
 
     it('discovers a pool host anew from every pool status', async () => {
-      const froms = ['discovering-unbound', 'disconnected-unbound', 'insufficient-unbound', 'known-unbound', 'unbinding', 'unbinding-pending-user-action', 'reclaiming-rebooting'];
+      const froms = [
+        'discovering-unbound',
+        'disconnected-unbound',
+        'insufficient-unbound',
+        'known-unbound',
+        'unbinding',
+        'unbinding-pending-user-action',
+        'reclaiming-rebooting',
+      ];
       const seen = await scene(async () => {
         const pool = await lab(null);
         const ids = await hostsIn(pool, froms, 'master-0');
@@ -127,14 +161,20 @@ describe('host and cluster transitions driven by requests, through the REST API'
       const seen = await scene(async () => {
         const l = await lab();
         const master = { role: 'master' };
-        const failing = await hostsIn(l, ['installing', 'installing-in-progress', 'installing-pending-user-action'], 'master-0', () => ({ ...master, progress: { current_stage: 'Installing' } }));
+        const failing = await hostsIn(l, ['installing', 'installing-in-progress', 'installing-pending-user-action'], 'master-0', () => ({
+          ...master,
+          progress: { current_stage: 'Installing' },
+        }));
         await seedCluster(l, 'installing');
         for (const hostId of failing.values()) expect((await progress(l, hostId, 'Failed', 'disk went away')).status).toBe(200);
         expect(await statusesOf(l, failing)).toEqual(all(failing, 'error'));
         expect((await hostOf(l, failing.get('installing')!)).status_info).toBe('Failed - disk went away');
 
         await seedCluster(l, 'insufficient');
-        const moving = await hostsIn(l, ['installing', 'installing-in-progress', 'installing-pending-user-action'], 'master-1', () => ({ ...master, progress: { current_stage: 'Installing' } }));
+        const moving = await hostsIn(l, ['installing', 'installing-in-progress', 'installing-pending-user-action'], 'master-1', () => ({
+          ...master,
+          progress: { current_stage: 'Installing' },
+        }));
         const finishing = await hostsIn(l, ['installing', 'installing-in-progress'], 'master-2', () => ({ ...master, progress: { current_stage: 'Joined' } }));
         await seedCluster(l, 'installing');
         for (const hostId of moving.values()) expect((await progress(l, hostId, 'Writing image to disk', '40%')).status).toBe(200);
@@ -165,9 +205,7 @@ describe('host and cluster transitions driven by requests, through the REST API'
         for (const hostId of waiting.values()) expect((await progress(l, hostId, 'Rebooting')).status).toBe(200);
         expect(await statusesOf(l, waiting)).toEqual(all(waiting, 'added-to-existing-cluster'));
       });
-      expectAnswered(seen, [
-        ...pairs('host:progress-day2-done', ['installing', 'installing-in-progress', 'installing-pending-user-action']),
-      ]);
+      expectAnswered(seen, [...pairs('host:progress-day2-done', ['installing', 'installing-in-progress', 'installing-pending-user-action'])]);
     });
 
     it('fails a host whose install step failed, or whose discovery media went away', async () => {
@@ -177,7 +215,8 @@ describe('host and cluster transitions driven by requests, through the REST API'
       const seen = await scene(async () => {
         const l = await lab();
         const failed = await hostsIn(l, ['installing', 'installing-in-progress'], 'master-0');
-        for (const hostId of failed.values()) expect((await reply(l, hostId, 'install', { exit_code: 1, error: 'installer could not start' })).status).toBe(204);
+        for (const hostId of failed.values())
+          expect((await reply(l, hostId, 'install', { exit_code: 1, error: 'installer could not start' })).status).toBe(204);
         expect(await statusesOf(l, failed)).toEqual(all(failed, 'error'));
 
         const lostMedia = { exit_code: 256, error: 'media disconnected' };
@@ -261,9 +300,21 @@ describe('host and cluster transitions driven by requests, through the REST API'
 
     it('resets an installation from every cluster status that has one; every host then waits to be booted into discovery', async () => {
       const hostStatuses = [
-        'resetting', 'discovering', 'known', 'installing-pending-user-action', 'installing', 'preparing-for-installation',
-        'preparing-successful', 'preparing-failed', 'pending-for-input', 'resetting-pending-user-action', 'installing-in-progress',
-        'installed', 'error', 'cancelled', 'added-to-existing-cluster',
+        'resetting',
+        'discovering',
+        'known',
+        'installing-pending-user-action',
+        'installing',
+        'preparing-for-installation',
+        'preparing-successful',
+        'preparing-failed',
+        'pending-for-input',
+        'resetting-pending-user-action',
+        'installing-in-progress',
+        'installed',
+        'error',
+        'cancelled',
+        'added-to-existing-cluster',
       ];
       const clusterStatuses = ['preparing-for-installation', 'installing', 'installing-pending-user-action', 'error', 'cancelled', 'finalizing'];
       const seen = await scene(async () => {
@@ -304,13 +355,21 @@ describe('host and cluster transitions driven by requests, through the REST API'
         const unbindable = await hostsIn(pool, [...preInstall, ...afterInstall], 'master-1');
         await pauseFollowUps();
         for (const id of unbindable.values()) {
-          await container().store.hosts.mutate(hostKey(pool, id), (h) => ({ ...h, clusterId: target.clusterId!, attributes: { ...h.attributes, cluster_id: target.clusterId } }));
+          await container().store.hosts.mutate(hostKey(pool, id), (h) => ({
+            ...h,
+            clusterId: target.clusterId!,
+            attributes: { ...h.attributes, cluster_id: target.clusterId },
+          }));
         }
         for (const id of unbindable.values()) expect((await api.call('POST', `${hostRoute(pool, id)}/actions/unbind`, undefined, api.user())).status).toBe(200);
         const expected = [...preInstall.map((from) => [from, 'unbinding']), ...afterInstall.map((from) => [from, 'unbinding-pending-user-action'])];
         expect(await statusesOf(pool, unbindable)).toEqual(Object.fromEntries(expected));
       });
-      expectAnswered(seen, ['host:bind@known-unbound', ...pairs('host:unbind-pre-install', preInstall), ...pairs('host:unbind-after-install-started', afterInstall)]);
+      expectAnswered(seen, [
+        'host:bind@known-unbound',
+        ...pairs('host:unbind-pre-install', preInstall),
+        ...pairs('host:unbind-after-install-started', afterInstall),
+      ]);
     });
 
     it('prepares a ready cluster for installation on install', async () => {
@@ -329,17 +388,27 @@ describe('host and cluster transitions driven by requests, through the REST API'
         await seedCluster(l, 'installed');
         expect((await api.call('POST', `/clusters/${l.clusterId}/actions/allow-add-workers`, undefined, api.user())).status).toBe(202);
         const hostId = await addHost(l, 'worker-0');
-        await reply(l, hostId, 'api-vip-connectivity-check', { output: JSON.stringify({ is_success: true, url: 'http://api.cov-day2.example.com:22624/config/worker', ignition: '{"ignition":{"version":"3.2.0"}}' }) });
+        await reply(l, hostId, 'api-vip-connectivity-check', {
+          output: JSON.stringify({
+            is_success: true,
+            url: 'http://api.cov-day2.example.com:22624/config/worker',
+            ignition: '{"ignition":{"version":"3.2.0"}}',
+          }),
+        });
         await reply(l, hostId, 'ntp-synchronizer', { output: JSON.stringify({ ntp_sources: [{ source_name: 'clock.example.com', source_state: 'synced' }] }) });
         const base = 'cov-day2.example.com';
-        await reply(l, hostId, 'domain-resolution', { output: JSON.stringify({ resolutions: [
-          { domain_name: 'quay.io', ipv4_addresses: ['203.0.113.10'], ipv6_addresses: [], cnames: [] },
-          { domain_name: `api.${base}`, ipv4_addresses: [API_VIP], ipv6_addresses: [], cnames: [] },
-          { domain_name: `api-int.${base}`, ipv4_addresses: [API_VIP], ipv6_addresses: [], cnames: [] },
-          { domain_name: `console-openshift-console.apps.${base}`, ipv4_addresses: [INGRESS_VIP], ipv6_addresses: [], cnames: [] },
-          { domain_name: `validateNoWildcardDNS.${base}`, ipv4_addresses: [], ipv6_addresses: [], cnames: [] },
-          { domain_name: `validateNoWildcardDNS.${base}.`, ipv4_addresses: [], ipv6_addresses: [], cnames: [] },
-        ] }) });
+        await reply(l, hostId, 'domain-resolution', {
+          output: JSON.stringify({
+            resolutions: [
+              { domain_name: 'quay.io', ipv4_addresses: ['203.0.113.10'], ipv6_addresses: [], cnames: [] },
+              { domain_name: `api.${base}`, ipv4_addresses: [API_VIP], ipv6_addresses: [], cnames: [] },
+              { domain_name: `api-int.${base}`, ipv4_addresses: [API_VIP], ipv6_addresses: [], cnames: [] },
+              { domain_name: `console-openshift-console.apps.${base}`, ipv4_addresses: [INGRESS_VIP], ipv6_addresses: [], cnames: [] },
+              { domain_name: `validateNoWildcardDNS.${base}`, ipv4_addresses: [], ipv6_addresses: [], cnames: [] },
+              { domain_name: `validateNoWildcardDNS.${base}.`, ipv4_addresses: [], ipv6_addresses: [], cnames: [] },
+            ],
+          }),
+        });
         expect((await hostOf(l, hostId)).status).toBe('known');
         const install = await api.call('POST', `${hostRoute(l, hostId)}/actions/install`, undefined, api.user());
         expect([install.status, install.body.status]).toEqual([202, 'installing']);
@@ -349,10 +418,12 @@ describe('host and cluster transitions driven by requests, through the REST API'
     }, 120_000);
   });
 
-
   it('cannot raise what it lists as never raised: progress from a settled host is refused first; and the monitor leaves added hosts alone', async () => {
     const l = await lab();
-    const ids = await hostsIn(l, ['installed', 'resetting-pending-user-action', 'added-to-existing-cluster'], 'master-0', () => ({ role: 'master', progress: { current_stage: 'Joined' } }));
+    const ids = await hostsIn(l, ['installed', 'resetting-pending-user-action', 'added-to-existing-cluster'], 'master-0', () => ({
+      role: 'master',
+      progress: { current_stage: 'Joined' },
+    }));
     for (const status of ['installed', 'resetting-pending-user-action']) {
       const report = await progress(l, ids.get(status)!, 'Done');
       expect([status, report.status]).toEqual([status, 409]);

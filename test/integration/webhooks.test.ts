@@ -18,7 +18,12 @@ import { testRuntime } from '../support/runtime.js';
 const API = '/api/assisted-install/v2';
 const RETRY_SETTINGS = { WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400', WEBHOOK_RETRY_WINDOW_MS: '8000', WEBHOOK_TIMEOUT_MS: '2000' };
 
-interface Received { id: string; body: { resource: { id: string }; status?: string; event: string }; duplicate: boolean; signed: boolean }
+interface Received {
+  id: string;
+  body: { resource: { id: string }; status?: string; event: string };
+  duplicate: boolean;
+  signed: boolean;
+}
 
 /** A webhook receiver on loopback: checks each signature, marks a delivery id seen before as a duplicate, can refuse the first try of each delivery. */
 class Receiver {
@@ -36,7 +41,12 @@ class Receiver {
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         const id = String(request.headers['x-assisted-delivery']);
-        const signed = verifyWebhookSignature(this.secret, String(request.headers['x-assisted-timestamp']), body, String(request.headers['x-assisted-signature']));
+        const signed = verifyWebhookSignature(
+          this.secret,
+          String(request.headers['x-assisted-timestamp']),
+          body,
+          String(request.headers['x-assisted-signature']),
+        );
         const duplicate = this.received.some((seen) => seen.id === id);
         this.received.push({ id, body: JSON.parse(body), duplicate, signed });
         const refuse = this.refuseFirstTry && !this.tried.has(id);
@@ -132,11 +142,19 @@ describe('webhooks', () => {
       await setStatus(second, status);
     }
     for (const clusterId of [first, second]) {
-      await until(`deliveries of ${clusterId}`, () => receiver.written(clusterId, path), (statuses) => statuses.length === path.length);
+      await until(
+        `deliveries of ${clusterId}`,
+        () => receiver.written(clusterId, path),
+        (statuses) => statuses.length === path.length,
+      );
       expect(receiver.written(clusterId, path)).toEqual(path);
       expect(receiver.statusesOf(clusterId)[0]).toBe('insufficient');
     }
-    await until('installed events', () => receiver.received.filter((r) => r.body.event === 'installed').length, (count) => count === 2);
+    await until(
+      'installed events',
+      () => receiver.received.filter((r) => r.body.event === 'installed').length,
+      (count) => count === 2,
+    );
     expect(receiver.received.every((r) => r.signed)).toBe(true);
     const deliveries = await call('GET', `/webhooks/${created.body.id}/deliveries`);
     expectMatchesSchema('ListWebhookDeliveries', 200, deliveries.body);
@@ -145,20 +163,37 @@ describe('webhooks', () => {
 
   it('loses nothing while the receiver is down: resends carry the same delivery id, and the order holds', async () => {
     const clusterId = await newCluster('hooked-3');
-    await until('the first delivery', () => receiver.statusesOf(clusterId), (statuses) => statuses.length >= 1);
+    await until(
+      'the first delivery',
+      () => receiver.statusesOf(clusterId),
+      (statuses) => statuses.length >= 1,
+    );
     await receiver.stop();
     const path = ['ready', 'preparing-for-installation', 'installing'];
     for (const status of path) await setStatus(clusterId, status);
     const webhookId = (await call('GET', '/webhooks')).body[0].id;
-    const failing = await until('a failed attempt on record', () => call('GET', `/webhooks/${webhookId}/deliveries`), (answer) =>
-      answer.body.deliveries.some((d: { state: string; last_error?: string }) => d.state === 'pending' && /ECONNREFUSED/.test(d.last_error ?? '')));
+    const failing = await until(
+      'a failed attempt on record',
+      () => call('GET', `/webhooks/${webhookId}/deliveries`),
+      (answer) => answer.body.deliveries.some((d: { state: string; last_error?: string }) => d.state === 'pending' && /ECONNREFUSED/.test(d.last_error ?? '')),
+    );
     expect(failing.status).toBe(200);
     // Back, refusing the first try of each delivery: each is sent again with the same id.
     receiver.refuseFirstTry = true;
     await receiver.start(receiver.port);
-    await until(`deliveries of ${clusterId}`, () => receiver.written(clusterId, path), (statuses) => statuses.length === path.length, 60_000);
+    await until(
+      `deliveries of ${clusterId}`,
+      () => receiver.written(clusterId, path),
+      (statuses) => statuses.length === path.length,
+      60_000,
+    );
     // Each refused first try is sent again after its backoff: the last one's resend may still be on its way.
-    await until(`resends of ${clusterId}'s deliveries`, () => receiver.received.filter((r) => r.duplicate && r.body.resource.id === clusterId).length, (resent) => resent >= path.length, 60_000);
+    await until(
+      `resends of ${clusterId}'s deliveries`,
+      () => receiver.received.filter((r) => r.duplicate && r.body.resource.id === clusterId).length,
+      (resent) => resent >= path.length,
+      60_000,
+    );
     expect(receiver.written(clusterId, path)).toEqual(path);
     const ofCluster = receiver.received.filter((r) => r.body.resource.id === clusterId);
     expect(ofCluster.filter((r) => r.duplicate).length).toBeGreaterThanOrEqual(path.length);
@@ -173,8 +208,12 @@ describe('webhooks', () => {
     expect(dead.status, dead.text).toBe(201);
     const clusterId = await newCluster('hooked-4');
     await setStatus(clusterId, 'ready');
-    const listed = await until('dead-lettered deliveries', () => call('GET', `/webhooks/${dead.body.id}/deliveries`), (answer) =>
-      answer.body.deliveries.length >= 2 && answer.body.deliveries.every((d: { state: string }) => d.state === 'dead'), 40_000);
+    const listed = await until(
+      'dead-lettered deliveries',
+      () => call('GET', `/webhooks/${dead.body.id}/deliveries`),
+      (answer) => answer.body.deliveries.length >= 2 && answer.body.deliveries.every((d: { state: string }) => d.state === 'dead'),
+      40_000,
+    );
     expect(listed.body.deliveries[0]).toMatchObject({ state: 'dead', last_error: expect.stringMatching(/ECONNREFUSED/) });
     expect(listed.body.deliveries[0].attempts).toBeGreaterThan(1);
     expect((await call('DELETE', `/webhooks/${dead.body.id}`)).status).toBe(204);

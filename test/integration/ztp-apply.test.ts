@@ -42,7 +42,6 @@ const listClusters = () => call('list', () => client.GET('/v2/clusters'));
 const listInfraEnvs = () => call('list', () => client.GET('/v2/infra-envs'));
 const getCluster = (id: string) => call('get', () => client.GET('/v2/clusters/{cluster_id}', { params: { path: { cluster_id: id } } }));
 
-
 beforeAll(async () => {
   stack = await testRuntime();
   client = apiClient({ url: stack.runtime.url, token: stack.adminToken });
@@ -79,7 +78,11 @@ describe('ztp apply to the local stack', () => {
     // The machine network asked for is kept at registration and dropped by the cluster's judgement until
     // a host on it is discovered, as upstream's monitor drops it: either may be read here.
     expect([[], ['192.168.111.0/24']]).toContainEqual(cluster.machine_networks?.map((n) => n.cidr));
-    expect([cluster.http_proxy, cluster.https_proxy, cluster.no_proxy]).toEqual(['http://proxy.example.com:3128', 'http://proxy.example.com:3128', '.example.com,192.168.111.0/24']);
+    expect([cluster.http_proxy, cluster.https_proxy, cluster.no_proxy]).toEqual([
+      'http://proxy.example.com:3128',
+      'http://proxy.example.com:3128',
+      '.example.com,192.168.111.0/24',
+    ]);
     expect(JSON.parse(cluster.install_config_overrides!)).toEqual({ fips: true });
 
     const infraEnv = await call('get', () => client.GET('/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: report.resources[1]!.id! } } }));
@@ -88,9 +91,20 @@ describe('ztp apply to the local stack', () => {
     expect(infraEnv.ssh_authorized_key).toBe(SSH_KEY);
     expect(infraEnv.additional_ntp_sources).toBe('clock.example.com');
     expect(infraEnv.pull_secret_set).toBe(true);
-    const staticNetwork = JSON.parse(infraEnv.static_network_config!) as { network_yaml: string; mac_interface_map: { mac_address: string; logical_nic_name: string }[] }[];
-    expect(staticNetwork.map((entry) => entry.mac_interface_map)).toEqual([1, 2, 3, 4, 5].map((i) => [{ mac_address: `52:54:00:aa:00:0${i}`, logical_nic_name: 'eth0' }]));
-    expect(staticNetwork.map((entry) => YAML.parse(entry.network_yaml).interfaces[0].ipv4.address[0].ip)).toEqual(['192.168.111.20', '192.168.111.21', '192.168.111.22', '192.168.111.23', '192.168.111.24']);
+    const staticNetwork = JSON.parse(infraEnv.static_network_config!) as {
+      network_yaml: string;
+      mac_interface_map: { mac_address: string; logical_nic_name: string }[];
+    }[];
+    expect(staticNetwork.map((entry) => entry.mac_interface_map)).toEqual(
+      [1, 2, 3, 4, 5].map((i) => [{ mac_address: `52:54:00:aa:00:0${i}`, logical_nic_name: 'eth0' }]),
+    );
+    expect(staticNetwork.map((entry) => YAML.parse(entry.network_yaml).interfaces[0].ipv4.address[0].ip)).toEqual([
+      '192.168.111.20',
+      '192.168.111.21',
+      '192.168.111.22',
+      '192.168.111.23',
+      '192.168.111.24',
+    ]);
 
     const clustersBefore = (await listClusters()).length;
     const again = await applyPlan(client, planDir(dir).plan, { dryRun: false });
@@ -101,7 +115,11 @@ describe('ztp apply to the local stack', () => {
     const status = await planStatus(client, planDir(dir).plan);
     expect(status[0]!.clusterId).toBe(cluster.id);
     expect(status[0]!.conditions.find((c) => c.type === 'SpecSynced')?.status).toBe('True');
-    expect(status[0]!.conditions.find((c) => c.type === 'RequirementsMet')).toMatchObject({ status: 'False', reason: 'InsufficientAgents', message: 'The cluster currently requires 5 agents but only 0 have registered' });
+    expect(status[0]!.conditions.find((c) => c.type === 'RequirementsMet')).toMatchObject({
+      status: 'False',
+      reason: 'InsufficientAgents',
+      message: 'The cluster currently requires 5 agents but only 0 have registered',
+    });
   });
 
   it('patches only what changed in the manifests', async () => {
@@ -117,7 +135,10 @@ describe('ztp apply to the local stack', () => {
       if (config.metadata.name === 'ha-edit-worker-1') config.spec.config.interfaces[0].ipv4.address[0].ip = '192.168.111.99';
     });
     const report = await applyPlan(client, planDir(writeDir(files)).plan, { dryRun: false });
-    expect(report.resources.map((r) => `${r.kind} ${r.name} ${r.action} ${(r.fields ?? []).join(',')}`)).toEqual(['cluster ha-edit updated ssh_public_key', 'infra-env ha-edit updated static_network_config']);
+    expect(report.resources.map((r) => `${r.kind} ${r.name} ${r.action} ${(r.fields ?? []).join(',')}`)).toEqual([
+      'cluster ha-edit updated ssh_public_key',
+      'infra-env ha-edit updated static_network_config',
+    ]);
     const cluster = await getCluster(report.resources[0]!.id!);
     expect(cluster.ssh_public_key).toBe(newKey);
   });
@@ -125,7 +146,13 @@ describe('ztp apply to the local stack', () => {
   it('registers a single-node cluster', async () => {
     const report = await applyPlan(client, planDir(writeDir(example('sno'))).plan, { dryRun: false });
     const cluster = await getCluster(report.resources[0]!.id!);
-    expect(cluster).toMatchObject({ name: 'sno', control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, platform: { type: 'none' } });
+    expect(cluster).toMatchObject({
+      name: 'sno',
+      control_plane_count: 1,
+      high_availability_mode: 'None',
+      user_managed_networking: true,
+      platform: { type: 'none' },
+    });
     expect(cluster.machine_networks?.map((n) => n.cidr)).toEqual(['192.168.112.0/24']);
     expect(cluster.api_vips ?? []).toEqual([]);
   });
@@ -158,7 +185,10 @@ describe('ztp apply to the local stack', () => {
   it('registers a dual-stack cluster with both families in order', async () => {
     const report = await applyPlan(client, planDir(writeDir(example('dual-stack'))).plan, { dryRun: false });
     const cluster = await getCluster(report.resources[0]!.id!);
-    expect(cluster.cluster_networks?.map((n) => [n.cidr, n.host_prefix])).toEqual([['10.128.0.0/14', 23], ['fd01::/48', 64]]);
+    expect(cluster.cluster_networks?.map((n) => [n.cidr, n.host_prefix])).toEqual([
+      ['10.128.0.0/14', 23],
+      ['fd01::/48', 64],
+    ]);
     expect(cluster.service_networks?.map((n) => n.cidr)).toEqual(['172.30.0.0/16', 'fd02::/112']);
     expect(cluster.machine_networks?.map((n) => n.cidr)).toEqual(['192.168.113.0/24', 'fd2e:6f44:5dd8:c956::/120']);
     expect(cluster.api_vips?.map((v) => v.ip)).toEqual(['192.168.113.5', 'fd2e:6f44:5dd8:c956::5']);
@@ -168,17 +198,43 @@ describe('ztp apply to the local stack', () => {
   it('--dry-run prints the calls with the pull secret redacted and registers nothing', async () => {
     const before = (await listClusters()).length;
     const report = await applyPlan(client, planDir(writeDir(example('ha', 'dry'))).plan, { dryRun: true });
-    expect(report.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /v2/clusters', 'PATCH /v2/clusters/{id of cluster dry}/install-config', 'POST /v2/infra-envs']);
+    expect(report.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /v2/clusters',
+      'PATCH /v2/clusters/{id of cluster dry}/install-config',
+      'POST /v2/infra-envs',
+    ]);
     expect(report.calls[0]!.body).toMatchObject({ name: 'dry', pull_secret: '<redacted>' });
     expect(JSON.stringify(report.calls)).not.toContain('not-a-real-password');
     expect((await listClusters()).length).toBe(before);
   });
 
   it.each([
-    ['missing reference', (files: ManifestFile[]) => editManifest(files, 'cluster.yaml', 'ClusterDeployment', (cd) => { cd.spec.clusterInstallRef.name = 'absent'; }), /spec\.clusterInstallRef\.name: AgentClusterInstall "absent" is not among the manifests/],
-    ['bad CIDR', (files: ManifestFile[]) => editManifest(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => { aci.spec.networking.machineNetwork[0].cidr = '192.168.111.0/33'; }), /spec\.networking\.machineNetwork\[0\]\.cidr: "192\.168\.111\.0\/33" is not a CIDR/],
-    ['wrong kind', (files: ManifestFile[]) => [...files, { file: 'bmh.yaml', text: 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: h}\n' }], /bmh\.yaml: document 1 \(BareMetalHost "h"\): kind: "BareMetalHost" is not a ZTP manifest kind/],
-    ['YAML syntax error', (files: ManifestFile[]) => [...files, { file: 'zz.yaml', text: 'kind: {unclosed\n' }], /zz\.yaml: document 1: YAML syntax error at line \d+, column \d+/],
+    [
+      'missing reference',
+      (files: ManifestFile[]) =>
+        editManifest(files, 'cluster.yaml', 'ClusterDeployment', (cd) => {
+          cd.spec.clusterInstallRef.name = 'absent';
+        }),
+      /spec\.clusterInstallRef\.name: AgentClusterInstall "absent" is not among the manifests/,
+    ],
+    [
+      'bad CIDR',
+      (files: ManifestFile[]) =>
+        editManifest(files, 'cluster.yaml', 'AgentClusterInstall', (aci) => {
+          aci.spec.networking.machineNetwork[0].cidr = '192.168.111.0/33';
+        }),
+      /spec\.networking\.machineNetwork\[0\]\.cidr: "192\.168\.111\.0\/33" is not a CIDR/,
+    ],
+    [
+      'wrong kind',
+      (files: ManifestFile[]) => [...files, { file: 'bmh.yaml', text: 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: h}\n' }],
+      /bmh\.yaml: document 1 \(BareMetalHost "h"\): kind: "BareMetalHost" is not a ZTP manifest kind/,
+    ],
+    [
+      'YAML syntax error',
+      (files: ManifestFile[]) => [...files, { file: 'zz.yaml', text: 'kind: {unclosed\n' }],
+      /zz\.yaml: document 1: YAML syntax error at line \d+, column \d+/,
+    ],
   ])('a %s is reported with file, document and field, and nothing is registered', async (_, breakIt, message) => {
     const before = { clusters: (await listClusters()).length, infraEnvs: (await listInfraEnvs()).length };
     const { errors } = planDir(writeDir(breakIt(example('ha', 'broken'))));

@@ -66,14 +66,28 @@ export async function defaultVersion(api: ApiClient): Promise<string> {
 }
 
 /** A new cluster of `version` with `cluster`'s settings (none when null: a pool infra-env), its infra-env, and an agent token for that. */
-export async function infraEnvWithAgent(api: ApiClient, version: string, cluster: Json | null): Promise<{ clusterId?: string; infraEnvId: string; agent: Record<string, string> }> {
+export async function infraEnvWithAgent(
+  api: ApiClient,
+  version: string,
+  cluster: Json | null,
+): Promise<{ clusterId?: string; infraEnvId: string; agent: Record<string, string> }> {
   let clusterId: string | undefined;
   if (cluster) {
-    const created = await api.call('POST', '/clusters', { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster }, api.user());
+    const created = await api.call(
+      'POST',
+      '/clusters',
+      { name: `c${randomUUID().slice(0, 6)}`, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ...cluster },
+      api.user(),
+    );
     expect(created.status, created.text).toBe(201);
     clusterId = created.body.id;
   }
-  const infraEnv = await api.call('POST', '/infra-envs', { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) }, api.user());
+  const infraEnv = await api.call(
+    'POST',
+    '/infra-envs',
+    { name: `ie${randomUUID().slice(0, 6)}`, pull_secret: PULL_SECRET, ...(clusterId ? { cluster_id: clusterId } : {}) },
+    api.user(),
+  );
   expect(infraEnv.status, infraEnv.text).toBe(201);
   const infraEnvId = infraEnv.body.id as string;
   const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
@@ -84,18 +98,32 @@ export async function infraEnvWithAgent(api: ApiClient, version: string, cluster
  * A cluster named `name` in example.com with the given recorded hosts, all `known`, the cluster
  * `ready`; `settings` are more fields of its registration (a single node's machine network, say).
  */
-export async function readyCluster(api: ApiClient, options: { name?: string; hosts?: string[]; baseDomain?: string; settings?: Json } = {}): Promise<LabCluster> {
+export async function readyCluster(
+  api: ApiClient,
+  options: { name?: string; hosts?: string[]; baseDomain?: string; settings?: Json } = {},
+): Promise<LabCluster> {
   const names = options.hosts ?? FIVE_HOSTS;
   const clusterName = options.name ?? 'ocp';
   const baseDomain = options.baseDomain ?? 'example.com';
   const singleNode = names.length === 1;
   const version = await defaultVersion(api);
-  const cluster = await api.call('POST', '/clusters', {
-    name: clusterName, openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: baseDomain, ssh_public_key: sshPublicKey(),
-    additional_ntp_source: 'clock.example.com',
-    ...(singleNode ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true } : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
-    ...options.settings,
-  }, api.user());
+  const cluster = await api.call(
+    'POST',
+    '/clusters',
+    {
+      name: clusterName,
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: baseDomain,
+      ssh_public_key: sshPublicKey(),
+      additional_ntp_source: 'clock.example.com',
+      ...(singleNode
+        ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true }
+        : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
+      ...options.settings,
+    },
+    api.user(),
+  );
   expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
   const clusterId = cluster.body.id as string;
   const infraEnv = await api.call('POST', '/infra-envs', { name: clusterName, pull_secret: PULL_SECRET, cluster_id: clusterId }, api.user());
@@ -110,9 +138,15 @@ export async function readyCluster(api: ApiClient, options: { name?: string; hos
   const ingressIp = singleNode ? ips[0]! : INGRESS_VIP;
 
   const reply = (i: number, step_type: string, output: unknown, failure?: { exit_code: number; error: string }) =>
-    api.call('POST', `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions`, { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output), ...failure }, agent);
+    api.call(
+      'POST',
+      `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions`,
+      { step_type, step_id: `${step_type}-${randomUUID().slice(0, 8)}`, output: JSON.stringify(output), ...failure },
+      agent,
+    );
   const poll = async (i: number) =>
-    (await api.call('GET', `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent)).body as Json;
+    (await api.call('GET', `/infra-envs/${infraEnvId}/hosts/${hostIds[i]}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, agent))
+      .body as Json;
 
   for (const id of hostIds) expect((await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: id }, agent)).status).toBe(201);
   for (const [i] of hostIds.entries()) {
@@ -124,7 +158,15 @@ export async function readyCluster(api: ApiClient, options: { name?: string; hos
     await reply(i, 'connectivity-check', {
       remote_hosts: others.map(({ id, j }) => ({
         host_id: id,
-        l2_connectivity: [{ outgoing_nic: 'enp1s0', outgoing_ip_address: ips[i], remote_ip_address: ips[j], remote_mac: inventories[j]!.interfaces[0].mac_address, successful: true }],
+        l2_connectivity: [
+          {
+            outgoing_nic: 'enp1s0',
+            outgoing_ip_address: ips[i],
+            remote_ip_address: ips[j],
+            remote_mac: inventories[j]!.interfaces[0].mac_address,
+            successful: true,
+          },
+        ],
         l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }],
         mtu_report: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], mtu_successful: true }],
       })),
@@ -146,15 +188,26 @@ export async function readyCluster(api: ApiClient, options: { name?: string; hos
   for (const [i] of hostIds.entries()) await healthyReplies(i);
 
   const hosts = (await api.call('GET', `/clusters/${clusterId}/hosts`, undefined, api.user())).body as Json[];
-  const failing = hosts.filter((h) => h.status !== 'known').map((h) => {
-    const info = JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
-    return `${h.requested_hostname ?? h.id} ${h.status}: ${Object.values(info).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`).join('; ')}`;
-  });
+  const failing = hosts
+    .filter((h) => h.status !== 'known')
+    .map((h) => {
+      const info = JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
+      return `${h.requested_hostname ?? h.id} ${h.status}: ${Object.values(info)
+        .flat()
+        .filter((v) => v.status !== 'success')
+        .map((v) => `${v.id}=${v.status} (${v.message})`)
+        .join('; ')}`;
+    });
   expect(failing).toEqual([]);
   const ready = (await api.call('GET', `/clusters/${clusterId}`, undefined, api.user())).body as Json;
   const clusterInfo = JSON.parse(ready.validations_info) as Record<string, { id: string; status: string; message: string }[]>;
-  expect({ status: ready.status, failing: Object.values(clusterInfo).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`) })
-    .toEqual({ status: 'ready', failing: [] });
+  expect({
+    status: ready.status,
+    failing: Object.values(clusterInfo)
+      .flat()
+      .filter((v) => v.status !== 'success')
+      .map((v) => `${v.id}=${v.status} (${v.message})`),
+  }).toEqual({ status: 'ready', failing: [] });
   const rediscover = async (i: number) => {
     await poll(i);
     await reply(i, 'inventory', inventories[i]);

@@ -7,8 +7,22 @@ export function inventory(hostname: string): string {
     cpu: { count: 8, architecture: 'x86_64' },
     memory: { physical_bytes: 34359738368, usable_bytes: 33285996544 },
     disks: [
-      { id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4', path: '/dev/sda', name: 'sda', size_bytes: 240057409536, drive_type: 'SSD', installation_eligibility: { eligible: true, not_eligible_reasons: [] } },
-      { id: '/dev/disk/by-id/usb-boot', path: '/dev/sdb', name: 'sdb', size_bytes: 8000000000, drive_type: 'HDD', installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is too small (disk only has 8.0 GB, but 100 GB are required)'] } },
+      {
+        id: '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4',
+        path: '/dev/sda',
+        name: 'sda',
+        size_bytes: 240057409536,
+        drive_type: 'SSD',
+        installation_eligibility: { eligible: true, not_eligible_reasons: [] },
+      },
+      {
+        id: '/dev/disk/by-id/usb-boot',
+        path: '/dev/sdb',
+        name: 'sdb',
+        size_bytes: 8000000000,
+        drive_type: 'HDD',
+        installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is too small (disk only has 8.0 GB, but 100 GB are required)'] },
+      },
     ],
     interfaces: [{ name: 'eth0', mac_address: '52:54:00:aa:bb:01', ipv4_addresses: ['192.168.127.10/24'] }],
   });

@@ -1,7 +1,13 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
 /** A request as a Lambda function URL hands it to the function (payload format 2.0). */
-export function functionUrlEvent(method: string, pathAndQuery: string, headers: Record<string, string> = {}, body?: string, isBase64Encoded = false): APIGatewayProxyEventV2 {
+export function functionUrlEvent(
+  method: string,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+  body?: string,
+  isBase64Encoded = false,
+): APIGatewayProxyEventV2 {
   const [rawPath, rawQueryString = ''] = pathAndQuery.split(/\?(.*)/s);
   return {
     version: '2.0',

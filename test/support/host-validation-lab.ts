@@ -60,20 +60,37 @@ const firstIp = (inventory: InventoryJson) => (inventory.interfaces[0]!.ipv4_add
 export function connectivityReport(world: World, from: MachineName, peers: MachineName[]) {
   const own = world.inventories[from]!;
   return {
-    remote_hosts: peers.filter((peer) => peer !== from && world.inventories[peer]).map((peer) => {
-      const inventory = world.inventories[peer]!;
-      const remote = firstIp(inventory);
-      return {
-        host_id: MACHINES[peer].id,
-        l2_connectivity: [{ outgoing_nic: own.interfaces[0]!.name, outgoing_ip_address: firstIp(own), remote_ip_address: remote, remote_mac: inventory.interfaces[0]!.mac_address, successful: true }],
-        l3_connectivity: [{ outgoing_nic: own.interfaces[0]!.name, remote_ip_address: remote, successful: true, average_rtt_ms: 0.42, packet_loss_percentage: 0 }],
-        mtu_report: [{ outgoing_nic: own.interfaces[0]!.name, remote_ip_address: remote, mtu_successful: true }],
-      };
-    }),
+    remote_hosts: peers
+      .filter((peer) => peer !== from && world.inventories[peer])
+      .map((peer) => {
+        const inventory = world.inventories[peer]!;
+        const remote = firstIp(inventory);
+        return {
+          host_id: MACHINES[peer].id,
+          l2_connectivity: [
+            {
+              outgoing_nic: own.interfaces[0]!.name,
+              outgoing_ip_address: firstIp(own),
+              remote_ip_address: remote,
+              remote_mac: inventory.interfaces[0]!.mac_address,
+              successful: true,
+            },
+          ],
+          l3_connectivity: [
+            { outgoing_nic: own.interfaces[0]!.name, remote_ip_address: remote, successful: true, average_rtt_ms: 0.42, packet_loss_percentage: 0 },
+          ],
+          mtu_report: [{ outgoing_nic: own.interfaces[0]!.name, remote_ip_address: remote, mtu_successful: true }],
+        };
+      }),
   };
 }
 
-export const resolved = (domain_name: string, ipv4: string[] = [], cnames: string[] = []) => ({ domain_name, ipv4_addresses: ipv4, ipv6_addresses: [], cnames });
+export const resolved = (domain_name: string, ipv4: string[] = [], cnames: string[] = []) => ({
+  domain_name,
+  ipv4_addresses: ipv4,
+  ipv6_addresses: [],
+  cnames,
+});
 export const RESOLUTIONS = {
   resolutions: [
     resolved('api.ocp.example.com', ['192.168.111.5']),
@@ -97,7 +114,10 @@ function hostAttributes(world: World, name: MachineName, peers: MachineName[]): 
     discovery_agent_version: AGENT_IMAGE,
     connectivity: JSON.stringify(connectivityReport(world, name, peers)),
     connectivity_checked_at: iso(60_000),
-    ntp_sources: JSON.stringify([{ source_name: 'clock.corp.example.com', source_state: 'synced' }, { source_name: '192.168.111.1', source_state: 'not_combined' }]),
+    ntp_sources: JSON.stringify([
+      { source_name: 'clock.corp.example.com', source_state: 'synced' },
+      { source_name: '192.168.111.1', source_state: 'not_combined' },
+    ]),
     timestamp: Math.floor(NOW.getTime() / 1000) - 4,
     images_status: JSON.stringify({ [RELEASE_IMAGE]: { name: RELEASE_IMAGE, result: 'success', size_bytes: 512_000_000, time: 21.3, download_rate: 24.0 } }),
     domain_name_resolutions: JSON.stringify(RESOLUTIONS),
@@ -110,15 +130,35 @@ function hostAttributes(world: World, name: MachineName, peers: MachineName[]): 
 
 export function clusterRecord(attributes: Record<string, unknown> = {}): Cluster {
   return {
-    orgId: 'org-1', clusterId: CLUSTER_ID, name: 'ocp', status: 'insufficient', createdAt: iso(3_600_000), updatedAt: iso(60_000), version: 1,
+    orgId: 'org-1',
+    clusterId: CLUSTER_ID,
+    name: 'ocp',
+    status: 'insufficient',
+    createdAt: iso(3_600_000),
+    updatedAt: iso(60_000),
+    version: 1,
     attributes: {
-      kind: 'Cluster', openshift_version: '4.18.5', ocp_release_image: RELEASE_IMAGE, control_plane_count: 3, base_dns_domain: 'example.com',
-      platform: { type: 'baremetal' }, machine_networks: [{ cluster_id: CLUSTER_ID, cidr: '192.168.111.0/24' }],
-      cluster_networks: [{ cluster_id: CLUSTER_ID, cidr: '10.128.0.0/14', host_prefix: 23 }], service_networks: [{ cluster_id: CLUSTER_ID, cidr: '172.30.0.0/16' }],
-      api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }], user_managed_networking: false, vip_dhcp_allocation: false,
-      load_balancer: { type: 'cluster-managed' }, disk_encryption: { enable_on: 'none', mode: 'tpmv2' }, schedulable_masters: false,
+      kind: 'Cluster',
+      openshift_version: '4.18.5',
+      ocp_release_image: RELEASE_IMAGE,
+      control_plane_count: 3,
+      base_dns_domain: 'example.com',
+      platform: { type: 'baremetal' },
+      machine_networks: [{ cluster_id: CLUSTER_ID, cidr: '192.168.111.0/24' }],
+      cluster_networks: [{ cluster_id: CLUSTER_ID, cidr: '10.128.0.0/14', host_prefix: 23 }],
+      service_networks: [{ cluster_id: CLUSTER_ID, cidr: '172.30.0.0/16' }],
+      api_vips: [{ ip: '192.168.111.5' }],
+      ingress_vips: [{ ip: '192.168.111.4' }],
+      user_managed_networking: false,
+      vip_dhcp_allocation: false,
+      load_balancer: { type: 'cluster-managed' },
+      disk_encryption: { enable_on: 'none', mode: 'tpmv2' },
+      schedulable_masters: false,
       schedulable_masters_forced_true: false,
-      monitored_operators: [{ name: 'console', operator_type: 'builtin' }, { name: 'cvo', operator_type: 'builtin' }],
+      monitored_operators: [
+        { name: 'console', operator_type: 'builtin' },
+        { name: 'cvo', operator_type: 'builtin' },
+      ],
       ...attributes,
     },
   };
@@ -130,8 +170,16 @@ export function world(machines: MachineName[] = HEALTHY): World {
     inventories: Object.fromEntries(machines.map((name) => [name, inventoryOf(name)])),
     attributes: {},
     infraEnv: {
-      orgId: 'org-1', infraEnvId: INFRA_ENV_ID, name: 'ocp_infra-env', clusterId: CLUSTER_ID, createdAt: iso(3_600_000), updatedAt: iso(3_600_000),
-      pullSecret: 'redacted', imageTokenKey: 'redacted', version: 1, attributes: { openshift_version: '4.18', cpu_architecture: 'x86_64' },
+      orgId: 'org-1',
+      infraEnvId: INFRA_ENV_ID,
+      name: 'ocp_infra-env',
+      clusterId: CLUSTER_ID,
+      createdAt: iso(3_600_000),
+      updatedAt: iso(3_600_000),
+      pullSecret: 'redacted',
+      imageTokenKey: 'redacted',
+      version: 1,
+      attributes: { openshift_version: '4.18', cpu_architecture: 'x86_64' },
     },
   };
   for (const name of machines) w.attributes[name] = hostAttributes(w, name, machines);
@@ -147,8 +195,14 @@ function reconnect(w: World) {
 export function hostRecord(w: World, name: MachineName, index: number): Host {
   const inventory = w.inventories[name];
   return {
-    orgId: 'org-1', infraEnvId: INFRA_ENV_ID, hostId: MACHINES[name].id, ...(w.cluster ? { clusterId: CLUSTER_ID } : {}),
-    status: w.cluster ? 'known' : 'known-unbound', createdAt: iso(3_000_000 - index * 1000), updatedAt: iso(30_000), version: 3,
+    orgId: 'org-1',
+    infraEnvId: INFRA_ENV_ID,
+    hostId: MACHINES[name].id,
+    ...(w.cluster ? { clusterId: CLUSTER_ID } : {}),
+    status: w.cluster ? 'known' : 'known-unbound',
+    createdAt: iso(3_000_000 - index * 1000),
+    updatedAt: iso(30_000),
+    version: 3,
     attributes: { ...w.attributes[name], ...(inventory ? { inventory: JSON.stringify(inventory) } : {}) },
   };
 }
@@ -157,14 +211,21 @@ export function run(w: World, target: MachineName = 'master-0', config?: HostVal
   const names = Object.keys(w.attributes) as MachineName[];
   const hosts = names.map((name, index) => hostRecord(w, name, index));
   const host = hosts[names.indexOf(target)]!;
-  return validateHost({ host, ...(w.cluster ? { cluster: w.cluster, clusterHosts: hosts } : {}), infraEnv: w.infraEnv, now: NOW, ...(config ? { config } : {}) });
+  return validateHost({
+    host,
+    ...(w.cluster ? { cluster: w.cluster, clusterHosts: hosts } : {}),
+    infraEnv: w.infraEnv,
+    now: NOW,
+    ...(config ? { config } : {}),
+  });
 }
 
 export const find = (results: HostValidationResult[], id: string) => results.find((r) => r.id === id)!;
 export const clusterAttrs = (w: World) => w.cluster!.attributes;
 export const withOperators = (w: World, ...names: string[]) => {
   clusterAttrs(w).monitored_operators = [
-    { name: 'console', operator_type: 'builtin' as const }, { name: 'cvo', operator_type: 'builtin' as const },
+    { name: 'console', operator_type: 'builtin' as const },
+    { name: 'cvo', operator_type: 'builtin' as const },
     ...names.map((name) => ({ name, operator_type: 'olm' as const })),
   ];
 };
@@ -177,7 +238,15 @@ export const compact = (w: World) => {
   reconnect(w);
 };
 export const addDataDisk = (inventory: InventoryJson) =>
-  inventory.disks.push({ id: '/dev/disk/by-id/wwn-0x5000c5008e3d0f99', name: 'sdb', path: '/dev/sdb', drive_type: 'SSD', size_bytes: 214_748_364_800, hctl: '0:0:0:1', installation_eligibility: { eligible: true, not_eligible_reasons: null } });
+  inventory.disks.push({
+    id: '/dev/disk/by-id/wwn-0x5000c5008e3d0f99',
+    name: 'sdb',
+    path: '/dev/sdb',
+    drive_type: 'SSD',
+    size_bytes: 214_748_364_800,
+    hctl: '0:0:0:1',
+    installation_eligibility: { eligible: true, not_eligible_reasons: null },
+  });
 export const setL3 = (w: World, from: MachineName, to: MachineName, values: { average_rtt_ms?: number; packet_loss_percentage?: number }) => {
   const report = JSON.parse(w.attributes[from]!.connectivity as string) as ReturnType<typeof connectivityReport>;
   Object.assign(report.remote_hosts.find((r) => r.host_id === MACHINES[to].id)!.l3_connectivity[0]!, values);

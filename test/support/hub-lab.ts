@@ -21,12 +21,26 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** A kube-apiserver + etcd kit (start.sh WORKDIR / stop.sh WORKDIR) and upstream's CRDs with their examples, unchanged. */
 /** shared/ beside the project (developer machines and CI), or beside the folder holding it (a git worktree in a folder of worktrees). */
 const besideProject = (relative: string) =>
-  [path.resolve(ROOT, '../shared', relative), path.resolve(ROOT, '../../shared', relative)].find((candidate) => existsSync(candidate)) ?? path.resolve(ROOT, '../shared', relative);
+  [path.resolve(ROOT, '../shared', relative), path.resolve(ROOT, '../../shared', relative)].find((candidate) => existsSync(candidate)) ??
+  path.resolve(ROOT, '../shared', relative);
 export const KUBE_TOOLS = process.env.KUBE_APISERVER_TOOLS ?? besideProject('tools/kube-apiserver');
 export const CRDS = process.env.UPSTREAM_CRDS ?? besideProject('reference/upstream/crds');
 export const EXAMPLES = path.join(CRDS, 'examples');
-export const HUB_LAB_AVAILABLE = existsSync(path.join(KUBE_TOOLS, 'start.sh')) && existsSync(EXAMPLES) && spawnSync('kubectl', ['version', '--client'], { timeout: 10_000 }).status === 0;
-export const STAGES = ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done', 'Waiting for ignition'];
+export const HUB_LAB_AVAILABLE =
+  existsSync(path.join(KUBE_TOOLS, 'start.sh')) && existsSync(EXAMPLES) && spawnSync('kubectl', ['version', '--client'], { timeout: 10_000 }).status === 0;
+export const STAGES = [
+  'Starting installation',
+  'Installing',
+  'Writing image to disk',
+  'Waiting for control plane',
+  'Waiting for bootkube',
+  'Waiting for controller',
+  'Rebooting',
+  'Configuring',
+  'Joined',
+  'Done',
+  'Waiting for ignition',
+];
 
 const run = promisify(execFile);
 
@@ -60,7 +74,9 @@ export class HubLab {
     await this.kubectl('apply', '-f', path.join(ROOT, 'hub/rbac.yaml'));
     const request = path.join(this.work, 'token-request.json');
     writeFileSync(request, JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } }));
-    const token = JSON.parse(await this.kubectl('create', '--raw', '/api/v1/namespaces/assisted-hub/serviceaccounts/assisted-hub-controller/token', '-f', request)).status.token as string;
+    const token = JSON.parse(
+      await this.kubectl('create', '--raw', '/api/v1/namespaces/assisted-hub/serviceaccounts/assisted-hub-controller/token', '-f', request),
+    ).status.token as string;
     const config = YAML.parse(readFileSync(this.kubeconfig, 'utf8'));
     config.users = [{ name: 'assisted-hub-controller', user: { token } }];
     config.contexts = [{ name: 'controller', context: { cluster: config.clusters[0].name, user: 'assisted-hub-controller' } }];
@@ -99,7 +115,9 @@ export class HubLab {
 
   /** The service's REST API as the admin. */
   async rest(pathname: string): Promise<any> {
-    const response = await fetch(`${this.stack.runtime.url}/api/assisted-install/v2${pathname}`, { headers: { Authorization: `Bearer ${this.stack.adminToken}` } });
+    const response = await fetch(`${this.stack.runtime.url}/api/assisted-install/v2${pathname}`, {
+      headers: { Authorization: `Bearer ${this.stack.adminToken}` },
+    });
     return { status: response.status, body: response.status === 204 ? undefined : await response.json().catch(() => undefined) };
   }
 
@@ -107,11 +125,31 @@ export class HubLab {
 
   startController(name: string): Controller {
     const log: string[] = [];
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'hub/main.ts'), '--kubeconfig', this.controllerKubeconfig, '--token-secret', 'assisted-hub/assisted-token', '--lease-namespace', 'assisted-hub', '--resync-seconds', '1', '--lease-duration', '4', '--identity', name], {
-      cwd: ROOT,
-      env: { ...process.env, ASSISTED_URL: this.stack.runtime.url, ASSISTED_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(ROOT, 'hub/main.ts'),
+        '--kubeconfig',
+        this.controllerKubeconfig,
+        '--token-secret',
+        'assisted-hub/assisted-token',
+        '--lease-namespace',
+        'assisted-hub',
+        '--resync-seconds',
+        '1',
+        '--lease-duration',
+        '4',
+        '--identity',
+        name,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ASSISTED_URL: this.stack.runtime.url, ASSISTED_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
     const entry = { name, child, log };
@@ -146,17 +184,29 @@ export class HubLab {
     // The hub's etcd, as its API server was told it (start.sh records no other trace of the port).
     const hubArgs = readFileSync(`/proc/${readFileSync(path.join(kube, 'kube-apiserver.pid'), 'utf8').trim()}/cmdline`, 'utf8').split('\0');
     const etcd = hubArgs.find((arg) => arg.startsWith('--etcd-servers='));
-    if (!etcd) throw new Error('the hub\'s kube-apiserver names no --etcd-servers');
+    if (!etcd) throw new Error("the hub's kube-apiserver names no --etcd-servers");
     const port = await freePort();
-    const child = spawn(path.join(kube, 'bin/kube-apiserver'), [
-      etcd, `--etcd-prefix=/stand-in-${name}`,
-      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`,
-      `--tls-cert-file=${write('serving.crt', tls.servingCertPem)}`, `--tls-private-key-file=${write('serving.key', tls.servingKeyPem)}`,
-      `--client-ca-file=${write('client-ca.crt', tls.clientCaPem)}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${path.join(kube, 'pki/sa.pub')}`, `--service-account-signing-key-file=${path.join(kube, 'pki/sa.key')}`,
-      '--authorization-mode=RBAC', '--service-cluster-ip-range=10.96.0.0/12', '--endpoint-reconciler-type=none', `--cert-dir=${path.join(dir, 'certs')}`,
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      path.join(kube, 'bin/kube-apiserver'),
+      [
+        etcd,
+        `--etcd-prefix=/stand-in-${name}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--tls-cert-file=${write('serving.crt', tls.servingCertPem)}`,
+        `--tls-private-key-file=${write('serving.key', tls.servingKeyPem)}`,
+        `--client-ca-file=${write('client-ca.crt', tls.clientCaPem)}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        `--service-account-key-file=${path.join(kube, 'pki/sa.pub')}`,
+        `--service-account-signing-key-file=${path.join(kube, 'pki/sa.key')}`,
+        '--authorization-mode=RBAC',
+        '--service-cluster-ip-range=10.96.0.0/12',
+        '--endpoint-reconciler-type=none',
+        `--cert-dir=${path.join(dir, 'certs')}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const log: string[] = [];
     child.stderr!.on('data', (chunk: Buffer) => log.push(chunk.toString()));
     this.stops.push(async () => {
@@ -169,20 +219,35 @@ export class HubLab {
     });
     // Ready once it answers TLS on its port at all (any status: the anonymous request is refused).
     const url = `https://127.0.0.1:${port}`;
-    await until(`the stand-in API of ${name} listening`, async () => {
-      if (child.exitCode !== null) throw new Error(`kube-apiserver exited ${child.exitCode}: ${log.join('').slice(-2_000)}`);
-      return spawnSync('curl', ['-sk', '-o', '/dev/null', '-w', '%{http_code}', `${url}/readyz`], { encoding: 'utf8', timeout: 5_000 }).stdout;
-    }, (code) => /^[1-5]\d\d$/.test(code), 60_000, () => log.join('').slice(-2_000));
+    await until(
+      `the stand-in API of ${name} listening`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`kube-apiserver exited ${child.exitCode}: ${log.join('').slice(-2_000)}`);
+        return spawnSync('curl', ['-sk', '-o', '/dev/null', '-w', '%{http_code}', `${url}/readyz`], { encoding: 'utf8', timeout: 5_000 }).stdout;
+      },
+      (code) => /^[1-5]\d\d$/.test(code),
+      60_000,
+      () => log.join('').slice(-2_000),
+    );
     return { url };
   }
 
   /** SIMULATED hosts booted from the InfraEnv's image: the service URL and token are its discovery ignition's. */
-  async bootHosts(infraEnv: any, profiles: string[], network: string, stageMs = 400, identities: { seed?: string; firstHostOffset?: number } = {}): Promise<{ lines: string[] }> {
+  async bootHosts(
+    infraEnv: any,
+    profiles: string[],
+    network: string,
+    stageMs = 400,
+    identities: { seed?: string; firstHostOffset?: number } = {},
+  ): Promise<{ lines: string[] }> {
     const infraEnvId = infraEnv.metadata.annotations['agent-install.openshift.io/infra-env-id'] as string;
     const ignition = await (await fetch(infraEnv.status.bootArtifacts.discoveryIgnitionURL)).text();
     const lines: string[] = [];
     const fleet = new Fleet({
-      ...agentSettingsFromIgnition(ignition), infraEnvId, profiles: profiles.map((profile) => loadProfile(profile)), network,
+      ...agentSettingsFromIgnition(ignition),
+      infraEnvId,
+      profiles: profiles.map((profile) => loadProfile(profile)),
+      network,
       // A later boot on the same InfraEnv needs other seeds and addresses, or its hosts would be the first boot's.
       ...identities,
       timing: { maxPollIntervalMs: 1_000 },
@@ -215,5 +280,7 @@ export async function until<T>(what: string, read: () => Promise<T>, done: (valu
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const shown = last && typeof last === 'object' && 'status' in last ? (last as { status: unknown }).status : last;
-  throw new Error(`timed out after ${ms} ms waiting for ${what}; last: ${JSON.stringify(shown)?.slice(0, 3_000)} ${lastError ? String(lastError) : ''}\n${logs()}`);
+  throw new Error(
+    `timed out after ${ms} ms waiting for ${what}; last: ${JSON.stringify(shown)?.slice(0, 3_000)} ${lastError ? String(lastError) : ''}\n${logs()}`,
+  );
 }

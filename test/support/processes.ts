@@ -5,7 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** The pids of DynamoDB Local Java processes whose command line names `directory` (its -dbPath). */
 export function javaProcessesFor(directory: string): string[] {
   try {
-    return execFileSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${directory}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${directory}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return [];
   }

@@ -25,7 +25,8 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<{ runti
     // failed invocations and crashed instances are printed always, so a failure in CI says why.
     log: (message: string) => {
       if (process.env.DEBUG_RUNTIME) console.log(`[runtime ${new Date().toISOString()}] ${message}`);
-      else if (INVOCATION_TROUBLE.test(message) && !message.includes('stopped with the runtime')) console.error(`[runtime ${new Date().toISOString()}] ${message.slice(0, 2_000)}`);
+      else if (INVOCATION_TROUBLE.test(message) && !message.includes('stopped with the runtime'))
+        console.error(`[runtime ${new Date().toISOString()}] ${message.slice(0, 2_000)}`);
     },
     ...options,
   });

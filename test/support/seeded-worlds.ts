@@ -27,9 +27,20 @@ const PROXY_WITH_CREDENTIALS = `http://proxyuser:${PROXY_PASSWORD}@proxy.example
 export async function captureTemplates(call: Call): Promise<Templates> {
   const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
   const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
-  const cluster = await call('POST', '/clusters', { name: 'template', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', http_proxy: PROXY_WITH_CREDENTIALS });
+  const cluster = await call('POST', '/clusters', {
+    name: 'template',
+    openshift_version: version,
+    pull_secret: PULL_SECRET,
+    base_dns_domain: 'example.com',
+    http_proxy: PROXY_WITH_CREDENTIALS,
+  });
   if (cluster.status !== 201) throw new Error(`template cluster: ${cluster.status} ${JSON.stringify(cluster.body)}`);
-  const infraEnv = await call('POST', '/infra-envs', { name: 'template', pull_secret: PULL_SECRET, cluster_id: cluster.body.id, proxy: { https_proxy: PROXY_WITH_CREDENTIALS } });
+  const infraEnv = await call('POST', '/infra-envs', {
+    name: 'template',
+    pull_secret: PULL_SECRET,
+    cluster_id: cluster.body.id,
+    proxy: { https_proxy: PROXY_WITH_CREDENTIALS },
+  });
   if (infraEnv.status !== 201) throw new Error(`template infra-env: ${infraEnv.status} ${JSON.stringify(infraEnv.body)}`);
   const store = container().store;
   return {
@@ -64,12 +75,37 @@ export async function seedCluster(
   const hostId = randomUUID();
   const attributes: Record<string, unknown> = { ...templates.cluster.attributes, status_info: `seeded ${options.clusterStatus}` };
   if (options.installCompletedAt) attributes.install_completed_at = options.installCompletedAt.toISOString();
-  await store.clusters.create({ ...withoutVersion(templates.cluster), clusterId, name: options.name ?? 'seeded', status: options.clusterStatus, createdAt: now, updatedAt: now, attributes });
-  await store.infraEnvs.create({ ...withoutVersion(templates.infraEnv), infraEnvId, clusterId, imageTokenKey: randomUUID(), createdAt: now, updatedAt: now, attributes: { ...templates.infraEnv.attributes } });
+  await store.clusters.create({
+    ...withoutVersion(templates.cluster),
+    clusterId,
+    name: options.name ?? 'seeded',
+    status: options.clusterStatus,
+    createdAt: now,
+    updatedAt: now,
+    attributes,
+  });
+  await store.infraEnvs.create({
+    ...withoutVersion(templates.infraEnv),
+    infraEnvId,
+    clusterId,
+    imageTokenKey: randomUUID(),
+    createdAt: now,
+    updatedAt: now,
+    attributes: { ...templates.infraEnv.attributes },
+  });
   await store.hosts.create({
-    orgId: 'default', infraEnvId, hostId, clusterId, status: options.hostStatus, createdAt: now, updatedAt: now,
+    orgId: 'default',
+    infraEnvId,
+    hostId,
+    clusterId,
+    status: options.hostStatus,
+    createdAt: now,
+    updatedAt: now,
     attributes: {
-      inventory: inventory(`host-${hostId.slice(0, 4)}`), role: 'worker', cpu_architecture: 'x86_64', status_info: `seeded ${options.hostStatus}`,
+      inventory: inventory(`host-${hostId.slice(0, 4)}`),
+      role: 'worker',
+      cpu_architecture: 'x86_64',
+      status_info: `seeded ${options.hostStatus}`,
       ...(options.hostStage ? { progress: { current_stage: options.hostStage, progress_info: '', stage_started_at: now, stage_updated_at: now } } : {}),
     },
   } as Omit<Host, 'version'>);
@@ -77,7 +113,16 @@ export async function seedCluster(
 }
 
 /** The installation's files of a cluster, each holding a marker naming it (to find it where it must not be). */
-export const INSTALLATION_FILES = ['kubeconfig', 'kubeconfig-noingress', 'kubeadmin-password', 'bootstrap.ign', 'master.ign', 'worker.ign', 'metadata.json', 'install-config.yaml'] as const;
+export const INSTALLATION_FILES = [
+  'kubeconfig',
+  'kubeconfig-noingress',
+  'kubeadmin-password',
+  'bootstrap.ign',
+  'master.ign',
+  'worker.ign',
+  'metadata.json',
+  'install-config.yaml',
+] as const;
 
 export const secretMarker = (clusterId: string, fileName: string) => `SECRET-${fileName}-${clusterId}`;
 
@@ -119,12 +164,12 @@ export async function seedInstallationFiles(clusterId: string): Promise<void> {
       const content = fileName.startsWith('kubeconfig')
         ? kubeconfig(marker)
         : fileName === 'install-config.yaml'
-        ? `apiVersion: v1\nmetadata:\n  name: seeded\npullSecret: '${PULL_SECRET}'\n`
-        : fileName === 'metadata.json'
-          ? JSON.stringify({ clusterName: 'seeded', infraID: 'seeded-x' })
-          : fileName.endsWith('.ign')
-            ? JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/marker', contents: { source: `data:,${marker}` } }] } })
-            : marker;
+          ? `apiVersion: v1\nmetadata:\n  name: seeded\npullSecret: '${PULL_SECRET}'\n`
+          : fileName === 'metadata.json'
+            ? JSON.stringify({ clusterName: 'seeded', infraID: 'seeded-x' })
+            : fileName.endsWith('.ign')
+              ? JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/marker', contents: { source: `data:,${marker}` } }] } })
+              : marker;
       return blobs.put(INSTALLATION_BUCKET, installationObjectKey('default', clusterId, fileName), content, 'application/octet-stream');
     }),
   );

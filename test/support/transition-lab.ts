@@ -18,7 +18,17 @@ import { refreshCluster } from '../../lambdas/usecases/cluster-refresh.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
 import { monitorShardOf } from '../../lambdas/usecases/host-refresh.js';
 import type { StreamPoller } from '../../bin/local/streams-local.js';
-import { API_VIP, apiClient, defaultVersion, INGRESS_VIP, infraEnvWithAgent, inventoryFixture, type ApiClient, type Json, type LabCluster } from './cluster-lab.js';
+import {
+  API_VIP,
+  apiClient,
+  defaultVersion,
+  INGRESS_VIP,
+  infraEnvWithAgent,
+  inventoryFixture,
+  type ApiClient,
+  type Json,
+  type LabCluster,
+} from './cluster-lab.js';
 import { answered, collectReportedRules, RULE_RECORDING_INSTRUMENTATION } from './rule-recorder.js';
 import { testRuntime } from './runtime.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
@@ -38,13 +48,16 @@ vi.mock('../../lambdas/domain/cluster/cluster-state-machine.js', async (importOr
  * Pairs no request or timer of this service raises, and why. Everything else must be driven below.
  */
 export const NEVER_RAISED: Record<string, string> = {
-  'host:reclaim-installed': 'ReclaimHost is raised by upstream\'s kube-api controllers only (an Agent CR unbound from an installed cluster); the REST API unbinds instead',
+  'host:reclaim-installed':
+    "ReclaimHost is raised by upstream's kube-api controllers only (an Agent CR unbound from an installed cluster); the REST API unbinds instead",
   'host:reclaim-pre-install': 'ReclaimHost: kube-api only',
   'host:reclaim-after-failure': 'ReclaimHost: kube-api only',
   'host:reclaim-rebooting': 'RebootingForReclaim: kube-api only (the reclaim agent reports it)',
   'host:reclaim-failed': 'ReclaimHostFailed: kube-api only',
-  'host:progress-ignored': 'the progress endpoint refuses reports from installed and resetting-pending-user-action hosts (409) before the machine runs, as upstream\'s checkHostProgress',
-  'host:progress-day2-rebooting': 'kube-api only: through the REST API a day-2 host\'s Rebooting is recorded as Done (nothing is heard from it after the reboot), as upstream',
+  'host:progress-ignored':
+    "the progress endpoint refuses reports from installed and resetting-pending-user-action hosts (409) before the machine runs, as upstream's checkHostProgress",
+  'host:progress-day2-rebooting':
+    "kube-api only: through the REST API a day-2 host's Rebooting is recorded as Done (nothing is heard from it after the reboot), as upstream",
   'cluster:refresh-ams-console-url': 'SaaS AMS subscriptions: this service has no AMS to update',
 };
 
@@ -54,12 +67,12 @@ const ALL_PAIRS = [
   ...CLUSTER_RULES.flatMap((rule) => rule.from.map((from) => `cluster:${rule.id}@${from}`)),
 ];
 
-
 export const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
 /** Which suite drives which rules: requests (agent and user), the host monitor, the cluster refresh. */
 export const OWNERS = {
-  requests: (pair: string) => (pair.startsWith('host:') && !HOST_REFRESH_IDS.has(ruleOf(pair))) || (pair.startsWith('cluster:') && !CLUSTER_REFRESH_IDS.has(ruleOf(pair))),
+  requests: (pair: string) =>
+    (pair.startsWith('host:') && !HOST_REFRESH_IDS.has(ruleOf(pair))) || (pair.startsWith('cluster:') && !CLUSTER_REFRESH_IDS.has(ruleOf(pair))),
   hostMonitor: (pair: string) => pair.startsWith('host:') && HOST_REFRESH_IDS.has(ruleOf(pair)),
   clusterRefresh: (pair: string) => pair.startsWith('cluster:') && CLUSTER_REFRESH_IDS.has(ruleOf(pair)),
 } as const;
@@ -110,7 +123,11 @@ export async function scene(body: () => Promise<void>): Promise<Set<string>> {
   for (const pair of seen) driven.add(pair);
   return seen;
 }
-export const expectAnswered = (seen: Set<string>, pairs: string[]) => expect(pairs.filter((pair) => !seen.has(pair)), `answered: ${[...seen].join(', ')}`).toEqual([]);
+export const expectAnswered = (seen: Set<string>, pairs: string[]) =>
+  expect(
+    pairs.filter((pair) => !seen.has(pair)),
+    `answered: ${[...seen].join(', ')}`,
+  ).toEqual([]);
 
 /** The owner's pairs not driven (exclusions aside), and exclusions of the owner driven after all (stale). */
 export function coverage(owner: keyof typeof OWNERS): { missing: string[]; staleExclusions: string[] } {
@@ -131,14 +148,21 @@ export interface Lab {
 }
 
 /** A cluster (unless `cluster` is null: a pool infra-env) with its infra-env and an agent token. */
-export const lab = (cluster: Json | null = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }): Promise<Lab> => infraEnvWithAgent(api, version, cluster);
+export const lab = (cluster: Json | null = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }): Promise<Lab> =>
+  infraEnvWithAgent(api, version, cluster);
 export const asLab = (ready: LabCluster): Lab => ({ clusterId: ready.clusterId, infraEnvId: ready.infraEnvId, agent: ready.agent });
 
 export const hostRoute = (l: Lab, hostId: string) => `/infra-envs/${l.infraEnvId}/hosts/${hostId}`;
 export const register = (l: Lab, hostId: string) => api.call('POST', `/infra-envs/${l.infraEnvId}/hosts`, { host_id: hostId }, l.agent);
-export const poll = (l: Lab, hostId: string) => api.call('GET', `${hostRoute(l, hostId)}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, l.agent);
+export const poll = (l: Lab, hostId: string) =>
+  api.call('GET', `${hostRoute(l, hostId)}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, undefined, l.agent);
 export const reply = (l: Lab, hostId: string, stepType: string, fields: Json) =>
-  api.call('POST', `${hostRoute(l, hostId)}/instructions`, { step_type: stepType, step_id: `${stepType}-${randomUUID().slice(0, 6)}`, exit_code: 0, ...fields }, l.agent);
+  api.call(
+    'POST',
+    `${hostRoute(l, hostId)}/instructions`,
+    { step_type: stepType, step_id: `${stepType}-${randomUUID().slice(0, 6)}`, exit_code: 0, ...fields },
+    l.agent,
+  );
 export const progress = (l: Lab, hostId: string, stage: string, info?: string) =>
   api.call('PUT', `${hostRoute(l, hostId)}/progress`, { current_stage: stage, ...(info ? { progress_info: info } : {}) }, l.agent);
 export const hostOf = async (l: Lab, hostId: string) => (await api.call('GET', hostRoute(l, hostId), undefined, api.user())).body as Json;

@@ -24,7 +24,9 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 export function upstreamAgentDir(): string {
   const dir = process.env.UPSTREAM_AGENT_DIR ?? path.resolve(projectRoot, '../shared/tools/upstream-agent');
   if (!existsSync(path.join(dir, 'run-agent.sh'))) {
-    throw new Error(`upstream agent tool not found at ${dir}: it is shared/tools/upstream-agent beside the project (set UPSTREAM_AGENT_DIR to place it elsewhere)`);
+    throw new Error(
+      `upstream agent tool not found at ${dir}: it is shared/tools/upstream-agent beside the project (set UPSTREAM_AGENT_DIR to place it elsewhere)`,
+    );
   }
   return dir;
 }
@@ -42,7 +44,12 @@ export interface LoopbackNamespace {
  * `socketPath`. `loopbackCidr` (e.g. 127.0.0.1/24) replaces lo's 127.0.0.1/8, so that the hosts'
  * network is one a free-addresses scan may be asked for; `extraLoopbackCidrs` are more addresses on lo.
  */
-export async function startLoopbackNamespace(options: { socketPath: string; port: number; loopbackCidr?: string; extraLoopbackCidrs?: readonly string[] }): Promise<LoopbackNamespace> {
+export async function startLoopbackNamespace(options: {
+  socketPath: string;
+  port: number;
+  loopbackCidr?: string;
+  extraLoopbackCidrs?: readonly string[];
+}): Promise<LoopbackNamespace> {
   const cidr = options.loopbackCidr;
   if (cidr !== undefined && !/^127\.0\.0\.1\/(9|[12]\d|3[0-2])$/.test(cidr)) throw new Error(`lo keeps 127.0.0.1 in a narrower loopback network, not ${cidr}`);
   for (const extra of options.extraLoopbackCidrs ?? []) {
@@ -64,7 +71,18 @@ export async function startLoopbackNamespace(options: { socketPath: string; port
   const url = `http://127.0.0.1:${options.port}`;
   // Bounded wait for the forwarder to listen inside the namespace.
   for (let attempt = 0; ; attempt++) {
-    const probe = spawnSync('nsenter', ['-t', String(child.pid), '-n', 'node', '-e', `require('net').connect(${options.port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`], { timeout: 5_000 });
+    const probe = spawnSync(
+      'nsenter',
+      [
+        '-t',
+        String(child.pid),
+        '-n',
+        'node',
+        '-e',
+        `require('net').connect(${options.port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`,
+      ],
+      { timeout: 5_000 },
+    );
     if (probe.status === 0) break;
     if (attempt >= 50 || child.exitCode !== null) {
       child.kill('SIGKILL');
@@ -120,15 +138,28 @@ export function startUpstreamAgent(options: {
 }): UpstreamAgent {
   const tool = upstreamAgentDir();
   const dir = path.join(options.workDir, `agent${options.n}`);
-  const child = spawn('nsenter', [
-    '-t', String(options.namespace.pid), '-n', '--',
-    path.join(tool, 'run-agent.sh'), options.namespace.url, options.infraEnvId, options.token, options.workDir, String(options.n),
-    '--interval', String(options.intervalSeconds ?? 2),
-  ], {
-    env: { ...process.env, DISK_IMAGE: options.diskImage, AGENT_IMAGE: options.image, ...options.env },
-    stdio: ['ignore', 'ignore', 'ignore'],
-    detached: false,
-  });
+  const child = spawn(
+    'nsenter',
+    [
+      '-t',
+      String(options.namespace.pid),
+      '-n',
+      '--',
+      path.join(tool, 'run-agent.sh'),
+      options.namespace.url,
+      options.infraEnvId,
+      options.token,
+      options.workDir,
+      String(options.n),
+      '--interval',
+      String(options.intervalSeconds ?? 2),
+    ],
+    {
+      env: { ...process.env, DISK_IMAGE: options.diskImage, AGENT_IMAGE: options.image, ...options.env },
+      stdio: ['ignore', 'ignore', 'ignore'],
+      detached: false,
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     n: options.n,
@@ -151,7 +182,11 @@ export function startUpstreamAgent(options: {
       }
       // Whatever happened above, no loop device stays attached to this agent's disk.
       const attached = spawnSync('losetup', ['-j', options.diskImage], { encoding: 'utf8' }).stdout ?? '';
-      for (const device of attached.split('\n').map((line) => line.split(':')[0]!).filter(Boolean)) spawnSync('losetup', ['-d', device]);
+      for (const device of attached
+        .split('\n')
+        .map((line) => line.split(':')[0]!)
+        .filter(Boolean))
+        spawnSync('losetup', ['-d', device]);
     },
   };
 }
@@ -184,7 +219,18 @@ setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 500);
 `;
   const child = spawn('nsenter', ['-t', String(namespace.pid), '-n', 'node', '-e', script], { stdio: 'ignore' });
   for (let attempt = 0; ; attempt++) {
-    const probe = spawnSync('nsenter', ['-t', String(namespace.pid), '-n', 'node', '-e', `require('net').connect(${port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`], { timeout: 5_000 });
+    const probe = spawnSync(
+      'nsenter',
+      [
+        '-t',
+        String(namespace.pid),
+        '-n',
+        'node',
+        '-e',
+        `require('net').connect(${port},'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))`,
+      ],
+      { timeout: 5_000 },
+    );
     if (probe.status === 0) break;
     if (attempt >= 50 || child.exitCode !== null) {
       child.kill('SIGKILL');

@@ -1,6 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { checkInWrite, claimLongChecks, HANDED_ONCE_WINDOW_MS, longCheckClaim, LONG_CHECK_WINDOW_MS, newHost, nextStepRunnerCommand, nextSteps, peerAddressBook, reRegister, wantsConnectivityCheck } from '../../lambdas/domain/agent/agent-protocol.js';
-import { applyStepReply, applyVipVerifications, connectivityReplyWrite, CONNECTIVITY_FIGURES_REFRESH_MS, replyTransition, stepReplyEvents } from '../../lambdas/domain/agent/step-replies.js';
+import {
+  checkInWrite,
+  claimLongChecks,
+  HANDED_ONCE_WINDOW_MS,
+  longCheckClaim,
+  LONG_CHECK_WINDOW_MS,
+  newHost,
+  nextStepRunnerCommand,
+  nextSteps,
+  peerAddressBook,
+  reRegister,
+  wantsConnectivityCheck,
+} from '../../lambdas/domain/agent/agent-protocol.js';
+import {
+  applyStepReply,
+  applyVipVerifications,
+  connectivityReplyWrite,
+  CONNECTIVITY_FIGURES_REFRESH_MS,
+  replyTransition,
+  stepReplyEvents,
+} from '../../lambdas/domain/agent/step-replies.js';
 import { withServiceEligibility } from '../../lambdas/domain/host/installation-disk.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
@@ -8,12 +27,31 @@ import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.j
 
 const now = new Date('2026-11-22T10:00:00Z');
 const host = (status: HostStatus, attributes: Record<string, unknown> = {}, clusterId: string | null = 'c1'): Host => ({
-  orgId: 'o', infraEnvId: 'i', hostId: 'h1', status, createdAt: '', updatedAt: '', version: 1,
-  ...(clusterId ? { clusterId } : {}), attributes,
+  orgId: 'o',
+  infraEnvId: 'i',
+  hostId: 'h1',
+  status,
+  createdAt: '',
+  updatedAt: '',
+  version: 1,
+  ...(clusterId ? { clusterId } : {}),
+  attributes,
 });
 const cluster: Cluster = {
-  orgId: 'o', clusterId: 'c1', name: 'demo', status: 'insufficient', createdAt: '', updatedAt: '', version: 1,
-  attributes: { base_dns_domain: 'example.com', ocp_release_image: 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', additional_ntp_source: 'ntp.example.com', api_vips: [{ ip: '192.168.1.5' }], ingress_vips: [{ ip: '192.168.1.6' }] },
+  orgId: 'o',
+  clusterId: 'c1',
+  name: 'demo',
+  status: 'insufficient',
+  createdAt: '',
+  updatedAt: '',
+  version: 1,
+  attributes: {
+    base_dns_domain: 'example.com',
+    ocp_release_image: 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64',
+    additional_ntp_source: 'ntp.example.com',
+    api_vips: [{ ip: '192.168.1.5' }],
+    ingress_vips: [{ ip: '192.168.1.6' }],
+  },
 };
 const types = (steps: { instructions: { step_type: string }[] }) => steps.instructions.map((s) => s.step_type);
 const suffix = () => 'deadbeef';
@@ -21,7 +59,11 @@ const suffix = () => 'deadbeef';
 describe('instructions per host status', () => {
   it('asks a discovering host for its inventory only', () => {
     const steps = nextSteps({ host: host('discovering'), cluster, now, stepIdSuffix: suffix });
-    expect(steps).toEqual({ next_instruction_seconds: 60, post_step_action: 'continue', instructions: [{ step_type: 'inventory', step_id: 'inventory-deadbeef', args: ['h1'] }] });
+    expect(steps).toEqual({
+      next_instruction_seconds: 60,
+      post_step_action: 'continue',
+      instructions: [{ step_type: 'inventory', step_id: 'inventory-deadbeef', args: ['h1'] }],
+    });
   });
 
   it('asks a known host for the checks its validations read, with their arguments', () => {
@@ -33,10 +75,17 @@ describe('instructions per host status', () => {
     expect(args['ntp-synchronizer']).toEqual({ ntp_source: 'ntp.example.com' });
     expect(args['connectivity-check']).toEqual([{ host_id: 'h2', nics: [] }]);
     expect(args['domain-resolution'].domains.map((d: { domain_name: string }) => d.domain_name)).toEqual([
-      'api.demo.example.com', 'api-int.demo.example.com', 'console-openshift-console.apps.demo.example.com',
-      'validateNoWildcardDNS.demo.example.com.', 'validateNoWildcardDNS.demo.example.com', 'quay.io',
+      'api.demo.example.com',
+      'api-int.demo.example.com',
+      'console-openshift-console.apps.demo.example.com',
+      'validateNoWildcardDNS.demo.example.com.',
+      'validateNoWildcardDNS.demo.example.com',
+      'quay.io',
     ]);
-    expect(args['verify-vips']).toEqual([{ vip: '192.168.1.5', vip_type: 'api' }, { vip: '192.168.1.6', vip_type: 'ingress' }]);
+    expect(args['verify-vips']).toEqual([
+      { vip: '192.168.1.5', vip_type: 'api' },
+      { vip: '192.168.1.6', vip_type: 'ingress' },
+    ]);
   });
 
   it('checks connectivity at most every two minutes', () => {
@@ -49,7 +98,11 @@ describe('instructions per host status', () => {
 
   it('backs off for disconnected hosts, exits the runner when binding, and gives pool hosts inventory and NTP', () => {
     expect(nextSteps({ host: host('disconnected'), cluster, now, stepIdSuffix: suffix }).next_instruction_seconds).toBe(120);
-    expect(nextSteps({ host: host('binding'), cluster, now, stepIdSuffix: suffix })).toEqual({ next_instruction_seconds: 0, post_step_action: 'exit', instructions: [] });
+    expect(nextSteps({ host: host('binding'), cluster, now, stepIdSuffix: suffix })).toEqual({
+      next_instruction_seconds: 0,
+      post_step_action: 'exit',
+      instructions: [],
+    });
     expect(types(nextSteps({ host: host('known-unbound', {}, null), now, stepIdSuffix: suffix }))).toEqual(['inventory', 'ntp-synchronizer']);
   });
 });
@@ -115,21 +168,36 @@ describe('liveness', () => {
     expect(replyTransition(host(status, {}, clusterId), { step_type: 'inventory', step_id: 'x', exit_code: 1 }, now.toISOString())).toBeUndefined();
   });
 
-  it('fails a host whose install step could not start the installer, with the table\'s words, and nothing else', () => {
-    const failed = replyTransition(host('installing'), { step_type: 'install', step_id: 'install-1', exit_code: 1, error: 'podman: token=abc' }, now.toISOString())!;
+  it("fails a host whose install step could not start the installer, with the table's words, and nothing else", () => {
+    const failed = replyTransition(
+      host('installing'),
+      { step_type: 'install', step_id: 'install-1', exit_code: 1, error: 'podman: token=abc' },
+      now.toISOString(),
+    )!;
     expect(failed.host.status).toBe('error');
     expect(failed.host.attributes.status_info).toBe('installation command failed');
     expect(JSON.stringify(failed)).not.toContain('token=abc');
     expect(replyTransition(host('installing'), { step_type: 'install', step_id: 'install-1', exit_code: 0, output: 'ok' }, now.toISOString())).toBeUndefined();
     expect(replyTransition(host('known'), { step_type: 'ntp-synchronizer', step_id: 'n', exit_code: 1 }, now.toISOString())).toBeUndefined();
     // The install step handed twice finds its installer already running: no failure (as upstream).
-    expect(replyTransition(host('installing'), { step_type: 'install', step_id: 'install-2', exit_code: 125, error: 'the container name "assisted-installer" is already in use' }, now.toISOString())).toBeUndefined();
+    expect(
+      replyTransition(
+        host('installing'),
+        { step_type: 'install', step_id: 'install-2', exit_code: 125, error: 'the container name "assisted-installer" is already in use' },
+        now.toISOString(),
+      ),
+    ).toBeUndefined();
   });
 
   it('refuses a registration the table refuses: an installed host (409), a host already waiting for its boot order to be fixed (403)', () => {
     expect(() => reRegister(host('installed'), 'a', now.toISOString())).toThrow(expect.objectContaining({ kind: 'conflict' }));
-    expect(() => reRegister(host('installing-pending-user-action', { progress: { current_stage: 'Rebooting' }, installation_disk_path: '/dev/sda' }), 'a', now.toISOString()))
-      .toThrow(expect.objectContaining({ kind: 'forbidden', message: expect.stringContaining('/dev/sda') }));
+    expect(() =>
+      reRegister(
+        host('installing-pending-user-action', { progress: { current_stage: 'Rebooting' }, installation_disk_path: '/dev/sda' }),
+        'a',
+        now.toISOString(),
+      ),
+    ).toThrow(expect.objectContaining({ kind: 'forbidden', message: expect.stringContaining('/dev/sda') }));
   });
 });
 
@@ -137,30 +205,67 @@ describe('step replies', () => {
   const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
 
   it('decides disk eligibility on the service side', () => {
-    const inventory = withServiceEligibility({ disks: [
-      { id: 'a', size_bytes: 120e9, drive_type: 'SSD' },
-      { id: 'b', size_bytes: 50e9, drive_type: 'HDD' },
-      { id: 'c', size_bytes: 500e9, drive_type: 'ODD' },
-      { id: 'd', size_bytes: 500e9, drive_type: 'SSD', is_installation_media: true },
-    ] }, { minDiskSizeGb: 100, openshiftVersion: '' });
+    const inventory = withServiceEligibility(
+      {
+        disks: [
+          { id: 'a', size_bytes: 120e9, drive_type: 'SSD' },
+          { id: 'b', size_bytes: 50e9, drive_type: 'HDD' },
+          { id: 'c', size_bytes: 500e9, drive_type: 'ODD' },
+          { id: 'd', size_bytes: 500e9, drive_type: 'SSD', is_installation_media: true },
+        ],
+      },
+      { minDiskSizeGb: 100, openshiftVersion: '' },
+    );
     expect(inventory.disks!.map((d) => d.installation_eligibility!.eligible)).toEqual([true, false, false, false]);
     expect(inventory.disks![1]!.installation_eligibility!.not_eligible_reasons![0]).toMatch(/too small/);
   });
 
-  it('stores the inventory as upstream re-serializes it: the agent\'s own reasons, the service\'s recomputed, Go\'s empty scalars dropped', () => {
+  it("stores the inventory as upstream re-serializes it: the agent's own reasons, the service's recomputed, Go's empty scalars dropped", () => {
     const agentDisk = {
-      id: 'sr0', name: 'sr0', size_bytes: 1166016512, drive_type: 'ODD', bootable: false, removable: true, is_installation_media: true,
-      installation_eligibility: { eligible: false, not_eligible_reasons: ['Disk is removable', 'Disk is too small (disk only has 1.2 GB, but 20 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, FC.', 'Disk appears to be an installation media'] },
+      id: 'sr0',
+      name: 'sr0',
+      size_bytes: 1166016512,
+      drive_type: 'ODD',
+      bootable: false,
+      removable: true,
+      is_installation_media: true,
+      installation_eligibility: {
+        eligible: false,
+        not_eligible_reasons: [
+          'Disk is removable',
+          'Disk is too small (disk only has 1.2 GB, but 20 GB are required)',
+          'Drive type is ODD, it must be one of HDD, SSD, Multipath, FC.',
+          'Disk appears to be an installation media',
+        ],
+      },
     };
-    const inventory = { cpu: { architecture: 'x86_64', count: 4 }, boot: { current_boot_mode: 'uefi', pxe_interface: '' }, system_vendor: { virtual: false, manufacturer: 'QEMU' },
+    const inventory = {
+      cpu: { architecture: 'x86_64', count: 4 },
+      boot: { current_boot_mode: 'uefi', pxe_interface: '' },
+      system_vendor: { virtual: false, manufacturer: 'QEMU' },
       interfaces: [{ name: 'enp1s0', biosdevname: '', client_id: '', ipv4_addresses: ['192.168.111.10/24'], ipv6_addresses: [] }],
-      disks: [agentDisk, { id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', bootable: false, installation_eligibility: { eligible: true, not_eligible_reasons: null } }] };
+      disks: [
+        agentDisk,
+        {
+          id: 'sda',
+          name: 'sda',
+          size_bytes: 128849018880,
+          drive_type: 'HDD',
+          bootable: false,
+          installation_eligibility: { eligible: true, not_eligible_reasons: null },
+        },
+      ],
+    };
     const stored = applyStepReply(host('discovering'), { step_type: 'inventory', output: JSON.stringify(inventory) }, context)!;
     const read = JSON.parse(stored.attributes.inventory as string);
-    expect(read.disks[0].installation_eligibility).toEqual({ not_eligible_reasons: [
-      'Disk is removable', 'Disk appears to be an installation media',
-      'Disk is too small (disk only has 1.167 GB, but 100 GB are required)', 'Drive type is ODD, it must be one of HDD, SSD, Multipath, RAID, iSCSI, FC.',
-    ] });
+    expect(read.disks[0].installation_eligibility).toEqual({
+      not_eligible_reasons: [
+        'Disk is removable',
+        'Disk appears to be an installation media',
+        'Disk is too small (disk only has 1.167 GB, but 100 GB are required)',
+        'Drive type is ODD, it must be one of HDD, SSD, Multipath, RAID, iSCSI, FC.',
+      ],
+    });
     expect(read.disks[1]).toEqual({ id: 'sda', name: 'sda', size_bytes: 128849018880, drive_type: 'HDD', installation_eligibility: { eligible: true } });
     expect(read.boot).toEqual({ current_boot_mode: 'uefi' });
     expect(read.system_vendor).toEqual({ manufacturer: 'QEMU' });
@@ -183,43 +288,72 @@ describe('step replies', () => {
     expect(applyStepReply(host('known'), { step_type: 'inventory', exit_code: 256 }, context)!.attributes.media_status).toBe('disconnected');
   });
 
-  it('refuses outputs that are not the step\'s JSON', () => {
+  it("refuses outputs that are not the step's JSON", () => {
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: '[1]' }, context)).toThrow(/JSON object/);
     // Fields of another JSON kind than upstream's Go types are refused (400), as Go's decoder does; null reads as absent.
-    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ cpu: 'eight', memory: [] }) }, context))
-      .toThrow(expect.objectContaining({ kind: 'bad-request', message: 'json: cannot unmarshal string into Go struct field Inventory.cpu of type models.CPU' }));
-    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ disks: {} }) }, context)).toThrow(/unmarshal object into Go struct field Inventory.disks/);
+    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ cpu: 'eight', memory: [] }) }, context)).toThrow(
+      expect.objectContaining({ kind: 'bad-request', message: 'json: cannot unmarshal string into Go struct field Inventory.cpu of type models.CPU' }),
+    );
+    expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ disks: {} }) }, context)).toThrow(
+      /unmarshal object into Go struct field Inventory.disks/,
+    );
     expect(() => applyStepReply(host('known'), { step_type: 'inventory', output: JSON.stringify({ hostname: 'h', cpu: null }) }, context)).not.toThrow();
     // Connectivity checks are stored as upstream's Go models re-serialize them: a false is_success left out.
-    const vip = applyStepReply(host('known'), { step_type: 'api-vip-connectivity-check', output: JSON.stringify({ is_success: false, download_error: 'connection refused' }) }, context)!;
+    const vip = applyStepReply(
+      host('known'),
+      { step_type: 'api-vip-connectivity-check', output: JSON.stringify({ is_success: false, download_error: 'connection refused' }) },
+      context,
+    )!;
     expect(JSON.parse(vip.attributes.api_vip_connectivity as string)).toEqual({ download_error: 'connection refused' });
-    const tang = applyStepReply(host('known'), { step_type: 'tang-connectivity-check', output: JSON.stringify({ is_success: false, tang_server_response: [] }) }, context)!;
+    const tang = applyStepReply(
+      host('known'),
+      { step_type: 'tang-connectivity-check', output: JSON.stringify({ is_success: false, tang_server_response: [] }) },
+      context,
+    )!;
     expect(JSON.parse(tang.attributes.tang_connectivity as string)).toEqual({ tang_server_response: [] });
     // A DHCP lease for a cluster that does not allocate its VIPs by DHCP is refused (upstream: 500).
-    expect(() => applyStepReply(host('known'), { step_type: 'dhcp-lease-allocate', output: JSON.stringify({ api_vip_address: '192.168.111.5' }) }, context)).toThrow(/DHCP is not enabled/);
+    expect(() =>
+      applyStepReply(host('known'), { step_type: 'dhcp-lease-allocate', output: JSON.stringify({ api_vip_address: '192.168.111.5' }) }, context),
+    ).toThrow(/DHCP is not enabled/);
     expect(() => applyStepReply(host('known'), { step_type: 'connectivity-check', output: '{' }, context)).toThrow(/not the JSON/);
   });
 });
 
 describe('connectivity replies: what the host item must keep', () => {
   const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
-  const report = (rtt: number, peer: { l3?: boolean; mac?: string; mtu?: boolean } = {}) => JSON.stringify({
-    remote_hosts: [{
-      host_id: 'h2',
-      l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: peer.mac ?? 'aa:bb:cc:dd:ee:02', successful: true }],
-      l3_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 }],
-      mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', mtu_successful: peer.mtu ?? true }],
-    }],
-  });
+  const report = (rtt: number, peer: { l3?: boolean; mac?: string; mtu?: boolean } = {}) =>
+    JSON.stringify({
+      remote_hosts: [
+        {
+          host_id: 'h2',
+          l2_connectivity: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: peer.mac ?? 'aa:bb:cc:dd:ee:02', successful: true }],
+          l3_connectivity: [
+            { outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', successful: peer.l3 ?? true, average_rtt_ms: rtt, packet_loss_percentage: 0 },
+          ],
+          mtu_report: [{ outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', mtu_successful: peer.mtu ?? true }],
+        },
+      ],
+    });
   const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
-  const stored = (extra: Record<string, unknown> = {}) => host('known', { connectivity: report(0.4), connectivity_checked_at: minutesAgo(3), connectivity_stored_at: minutesAgo(3), validations_info: '{}', ...extra });
+  const stored = (extra: Record<string, unknown> = {}) =>
+    host('known', {
+      connectivity: report(0.4),
+      connectivity_checked_at: minutesAgo(3),
+      connectivity_stored_at: minutesAgo(3),
+      validations_info: '{}',
+      ...extra,
+    });
   const replied = (before: Host, output: string) => applyStepReply(before, { step_type: 'connectivity-check', output }, context)!;
 
   it('keeps the stored report when only its figures moved and they are recent: the answer alone is recorded', () => {
     const before = stored();
     const after = replied(before, report(1.7));
     // Not a no-op for applyStepReply (the old rule wrote the host for every report)...
-    expect(after.attributes).toMatchObject({ connectivity: report(1.7), connectivity_checked_at: now.toISOString(), connectivity_stored_at: now.toISOString() });
+    expect(after.attributes).toMatchObject({
+      connectivity: report(1.7),
+      connectivity_checked_at: now.toISOString(),
+      connectivity_stored_at: now.toISOString(),
+    });
     // ...but nothing the host item must keep: RTTs, packet loss and MTU figures are judged, not stored, until they age.
     expect(connectivityReplyWrite(before, after, now)).toBe('answered');
     expect(connectivityReplyWrite(before, replied(before, report(0.4, { mtu: false })), now)).toBe('answered');
@@ -250,16 +384,22 @@ describe('connectivity replies: what the host item must keep', () => {
   });
 });
 
-describe('preparation steps and upgrades, with upstream\'s arguments', () => {
-  const vdb = JSON.stringify({ interfaces: [{ name: 'lo', mac_address: '', ipv4_addresses: ['127.0.0.1/8'] }], disks: [{ id: '/dev/vdb', path: '/dev/vdb', name: 'vdb' }] });
-  const preparing = (attributes: Record<string, unknown> = {}) => host('preparing-for-installation', { inventory: vdb, installation_disk_path: '/dev/vdb', installation_disk_id: '/dev/disk/by-id/wwn-1', ...attributes });
+describe("preparation steps and upgrades, with upstream's arguments", () => {
+  const vdb = JSON.stringify({
+    interfaces: [{ name: 'lo', mac_address: '', ipv4_addresses: ['127.0.0.1/8'] }],
+    disks: [{ id: '/dev/vdb', path: '/dev/vdb', name: 'vdb' }],
+  });
+  const preparing = (attributes: Record<string, unknown> = {}) =>
+    host('preparing-for-installation', { inventory: vdb, installation_disk_path: '/dev/vdb', installation_disk_id: '/dev/disk/by-id/wwn-1', ...attributes });
   const images = { agent: 'quay.io/x/agent:1', installer: 'quay.io/x/installer:1', controller: 'quay.io/x/controller:1' };
   const stepOf = (steps: ReturnType<typeof nextSteps>, type: string) => steps.instructions.find((s) => s.step_type === type);
 
   it('measures the installation disk by its id, with the timeout as a second argument, once per attempt', () => {
     const steps = nextSteps({ host: preparing(), cluster, now, stepIdSuffix: suffix, images });
     expect(stepOf(steps, 'installation-disk-speed-check')!.args).toEqual(['{"path":"/dev/disk/by-id/wwn-1"}', '480.00']);
-    const measured = preparing({ disks_info: JSON.stringify({ '/dev/disk/by-id/wwn-1': { path: '/dev/disk/by-id/wwn-1', disk_speed: { tested: true, speed_ms: 3 } } }) });
+    const measured = preparing({
+      disks_info: JSON.stringify({ '/dev/disk/by-id/wwn-1': { path: '/dev/disk/by-id/wwn-1', disk_speed: { tested: true, speed_ms: 3 } } }),
+    });
     expect(stepOf(nextSteps({ host: measured, cluster, now, stepIdSuffix: suffix, images }), 'installation-disk-speed-check')).toBeUndefined();
     const persistent = preparing({ inventory: JSON.stringify({ ...JSON.parse(vdb), boot: { device_type: 'persistent' } }) });
     expect(stepOf(nextSteps({ host: persistent, cluster, now, stepIdSuffix: suffix, images }), 'installation-disk-speed-check')).toBeUndefined();
@@ -267,9 +407,18 @@ describe('preparation steps and upgrades, with upstream\'s arguments', () => {
 
   it('checks the release and installer images, each only until it has a result', () => {
     const steps = nextSteps({ host: preparing(), cluster, now, stepIdSuffix: suffix, images });
-    expect(JSON.parse(stepOf(steps, 'container-image-availability')!.args[0]!)).toEqual({ images: ['quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', 'quay.io/x/installer:1'], timeout: 960 });
-    const pulled = preparing({ images_status: JSON.stringify({ 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64': { name: 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', result: 'failure' } }) });
-    expect(JSON.parse(stepOf(nextSteps({ host: pulled, cluster, now, stepIdSuffix: suffix, images }), 'container-image-availability')!.args[0]!).images).toEqual(['quay.io/x/installer:1']);
+    expect(JSON.parse(stepOf(steps, 'container-image-availability')!.args[0]!)).toEqual({
+      images: ['quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', 'quay.io/x/installer:1'],
+      timeout: 960,
+    });
+    const pulled = preparing({
+      images_status: JSON.stringify({
+        'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64': { name: 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64', result: 'failure' },
+      }),
+    });
+    expect(
+      JSON.parse(stepOf(nextSteps({ host: pulled, cluster, now, stepIdSuffix: suffix, images }), 'container-image-availability')!.args[0]!).images,
+    ).toEqual(['quay.io/x/installer:1']);
   });
 
   it('asks no free-addresses scan of a network wider than /22, and verifies VIPs only once the host has an inventory', () => {
@@ -281,11 +430,17 @@ describe('preparation steps and upgrades, with upstream\'s arguments', () => {
   it('replaces every step with upgrade-agent for a host reporting another agent, before installation only', () => {
     const old = (status: HostStatus) => host(status, { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:0' });
     const steps = nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images });
-    expect(steps).toEqual({ next_instruction_seconds: 60, post_step_action: 'continue', instructions: [{ step_type: 'upgrade-agent', step_id: 'upgrade-agent-deadbeef', args: ['{"agent_image":"quay.io/x/agent:1"}'] }] });
+    expect(steps).toEqual({
+      next_instruction_seconds: 60,
+      post_step_action: 'continue',
+      instructions: [{ step_type: 'upgrade-agent', step_id: 'upgrade-agent-deadbeef', args: ['{"agent_image":"quay.io/x/agent:1"}'] }],
+    });
     expect(types(nextSteps({ host: old('known-unbound'), now, stepIdSuffix: suffix, images }))).toEqual(['upgrade-agent']);
     expect(types(nextSteps({ host: old('preparing-for-installation'), cluster, now, stepIdSuffix: suffix, images }))).not.toContain('upgrade-agent');
     expect(types(nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images, upgradeAgent: false }))).not.toContain('upgrade-agent');
-    expect(types(nextSteps({ host: host('known', { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:1' }), cluster, now, stepIdSuffix: suffix, images }))).not.toContain('upgrade-agent');
+    expect(
+      types(nextSteps({ host: host('known', { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:1' }), cluster, now, stepIdSuffix: suffix, images })),
+    ).not.toContain('upgrade-agent');
     // A cap on the poll interval (a lab setting) applies to every answer.
     expect(nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images, maxNextInstructionSeconds: 2 }).next_instruction_seconds).toBe(2);
   });
@@ -295,51 +450,101 @@ describe('replies upstream reads even when they fail', () => {
   const context = { now: now.toISOString(), disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } };
   const release = 'quay.io/openshift-release-dev/ocp-release:4.20.1-x86_64';
 
-  it('stores the image check\'s results from its exit-2 reply, a known image getting only its new result', () => {
-    const failedPull = { step_type: 'container-image-availability' as const, exit_code: 2, error: 'pull failed', output: JSON.stringify({ images: [{ name: release, result: 'failure' }, { name: 'quay.io/x/installer:1', result: 'success', size_bytes: 5e8, time: 10, download_rate: 50 }] }) };
+  it("stores the image check's results from its exit-2 reply, a known image getting only its new result", () => {
+    const failedPull = {
+      step_type: 'container-image-availability' as const,
+      exit_code: 2,
+      error: 'pull failed',
+      output: JSON.stringify({
+        images: [
+          { name: release, result: 'failure' },
+          { name: 'quay.io/x/installer:1', result: 'success', size_bytes: 5e8, time: 10, download_rate: 50 },
+        ],
+      }),
+    };
     const after = applyStepReply(host('preparing-for-installation'), failedPull, context)!;
     const stored = JSON.parse(after.attributes.images_status as string);
     expect(stored[release]).toEqual({ name: release, result: 'failure' });
     expect(stored['quay.io/x/installer:1'].download_rate).toBe(50);
-    const retried = applyStepReply(after, { step_type: 'container-image-availability', output: JSON.stringify({ images: [{ name: 'quay.io/x/installer:1', result: 'failure', size_bytes: 1, download_rate: 9 }] }) }, context)!;
-    expect(JSON.parse(retried.attributes.images_status as string)['quay.io/x/installer:1']).toEqual({ name: 'quay.io/x/installer:1', result: 'failure', size_bytes: 5e8, time: 10, download_rate: 50 });
+    const retried = applyStepReply(
+      after,
+      {
+        step_type: 'container-image-availability',
+        output: JSON.stringify({ images: [{ name: 'quay.io/x/installer:1', result: 'failure', size_bytes: 1, download_rate: 9 }] }),
+      },
+      context,
+    )!;
+    expect(JSON.parse(retried.attributes.images_status as string)['quay.io/x/installer:1']).toEqual({
+      name: 'quay.io/x/installer:1',
+      result: 'failure',
+      size_bytes: 5e8,
+      time: 10,
+      download_rate: 50,
+    });
     const events = stepReplyEvents(host('preparing-for-installation'), after, failedPull, 10);
-    expect(events.map((e) => [e.name, e.props.image_status, e.props.result])).toEqual([['image_status_updated', release, 'failure'], ['image_status_updated', 'quay.io/x/installer:1', 'success']]);
+    expect(events.map((e) => [e.name, e.props.image_status, e.props.result])).toEqual([
+      ['image_status_updated', release, 'failure'],
+      ['image_status_updated', 'quay.io/x/installer:1', 'success'],
+    ]);
     expect(events[1]!.props.info).toBe('time: 10.00 seconds; size: 500.00 Megabytes; download rate: 50.00 MBps');
   });
 
   it('stores a failed disk speed measurement as tested with its exit code, and a slow one as measured with a warning', () => {
-    const failed = applyStepReply(host('preparing-for-installation'), { step_type: 'installation-disk-speed-check', exit_code: -1, output: '{"path":"/dev/vdb"}', error: 'fio failed' }, context)!;
+    const failed = applyStepReply(
+      host('preparing-for-installation'),
+      { step_type: 'installation-disk-speed-check', exit_code: -1, output: '{"path":"/dev/vdb"}', error: 'fio failed' },
+      context,
+    )!;
     expect(JSON.parse(failed.attributes.disks_info as string)).toEqual({ '/dev/vdb': { path: '/dev/vdb', disk_speed: { tested: true, exit_code: -1 } } });
     const slowReply = { step_type: 'installation-disk-speed-check' as const, output: '{"path":"/dev/vdb","io_sync_duration":25}' };
     const slow = applyStepReply(host('preparing-for-installation'), slowReply, context)!;
     expect(JSON.parse(slow.attributes.disks_info as string)['/dev/vdb'].disk_speed).toEqual({ tested: true, speed_ms: 25 });
-    expect(stepReplyEvents(host('preparing-for-installation'), slow, slowReply, 10)).toEqual([{ name: 'disk_speed_slower_than_supported', props: { host_disk: '/dev/vdb', fdatasync_duration: 25 } }]);
+    expect(stepReplyEvents(host('preparing-for-installation'), slow, slowReply, 10)).toEqual([
+      { name: 'disk_speed_slower_than_supported', props: { host_disk: '/dev/vdb', fdatasync_duration: 25 } },
+    ]);
     expect(stepReplyEvents(host('preparing-for-installation'), slow, slowReply, 30)).toEqual([]);
     // A failed reply whose output is not the step's JSON is only an error, as upstream only logs it.
-    const unreadable = applyStepReply(host('preparing-for-installation'), { step_type: 'installation-disk-speed-check', exit_code: -1, error: 'bad args' }, context)!;
+    const unreadable = applyStepReply(
+      host('preparing-for-installation'),
+      { step_type: 'installation-disk-speed-check', exit_code: -1, error: 'bad args' },
+      context,
+    )!;
     expect(unreadable.attributes.disks_info).toBeUndefined();
   });
 
-  it('stores a failed tang check\'s words and ignores other failed replies\' output', () => {
-    expect(applyStepReply(host('known'), { step_type: 'tang-connectivity-check', exit_code: -1, error: 'tang unreachable' }, context)!.attributes.tang_connectivity).toBe('tang unreachable');
-    expect(applyStepReply(host('known'), { step_type: 'free-network-addresses', exit_code: 1, output: '[{"network":"10.0.0.0/24"}]' }, context)!.attributes.free_addresses).toBeUndefined();
+  it("stores a failed tang check's words and ignores other failed replies' output", () => {
+    expect(
+      applyStepReply(host('known'), { step_type: 'tang-connectivity-check', exit_code: -1, error: 'tang unreachable' }, context)!.attributes.tang_connectivity,
+    ).toBe('tang unreachable');
+    expect(
+      applyStepReply(host('known'), { step_type: 'free-network-addresses', exit_code: 1, output: '[{"network":"10.0.0.0/24"}]' }, context)!.attributes
+        .free_addresses,
+    ).toBeUndefined();
   });
 
-  it('turns the agent\'s upgrade result into an event', () => {
+  it("turns the agent's upgrade result into an event", () => {
     const reply = (result: string) => ({ step_type: 'upgrade-agent' as const, output: JSON.stringify({ agent_image: 'quay.io/x/agent:2', result }) });
     expect(stepReplyEvents(host('known'), host('known'), reply('success'), 0).map((e) => e.name)).toEqual(['upgrade_agent_finished']);
     expect(stepReplyEvents(host('known'), host('known'), reply('failure'), 0).map((e) => e.name)).toEqual(['upgrade_agent_failed']);
     expect(stepReplyEvents(host('known'), host('known'), reply(''), 0)).toEqual([]);
   });
 
-  it('applies verify-vips verdicts to the cluster\'s VIPs, and only changes', () => {
-    const reply = { step_type: 'verify-vips' as const, output: JSON.stringify([{ vip: '192.168.1.5', vip_type: 'api', verification: 'succeeded' }, { vip: '192.168.1.6', vip_type: 'ingress', verification: 'failed' }, { vip: '10.9.9.9', vip_type: 'api', verification: 'failed' }]) };
+  it("applies verify-vips verdicts to the cluster's VIPs, and only changes", () => {
+    const reply = {
+      step_type: 'verify-vips' as const,
+      output: JSON.stringify([
+        { vip: '192.168.1.5', vip_type: 'api', verification: 'succeeded' },
+        { vip: '192.168.1.6', vip_type: 'ingress', verification: 'failed' },
+        { vip: '10.9.9.9', vip_type: 'api', verification: 'failed' },
+      ]),
+    };
     const vips = applyVipVerifications(cluster, reply)!;
     expect(vips).toEqual({ api_vips: [{ ip: '192.168.1.5', verification: 'succeeded' }], ingress_vips: [{ ip: '192.168.1.6', verification: 'failed' }] });
     expect(applyVipVerifications({ ...cluster, attributes: { ...cluster.attributes, ...vips } }, reply)).toBeUndefined();
     expect(applyVipVerifications(cluster, { ...reply, exit_code: -1 })).toBeUndefined();
-    expect(applyVipVerifications(cluster, { step_type: 'verify-vips', output: '[{"vip":"192.168.1.5","vip_type":"api","verification":"maybe"}]' })).toBeUndefined();
+    expect(
+      applyVipVerifications(cluster, { step_type: 'verify-vips', output: '[{"vip":"192.168.1.5","vip_type":"api","verification":"maybe"}]' }),
+    ).toBeUndefined();
   });
 });
 
@@ -356,36 +561,67 @@ describe('malformed replies are refused before anything is written, and events n
     ['connectivity-check', '[]'],
     ['domain-resolution', '5'],
   ] as const)('%s with output %s: 400', (stepType, output) => {
-    expect(() => applyStepReply(host('preparing-for-installation'), { step_type: stepType, output }, context)).toThrow(expect.objectContaining({ kind: 'bad-request' }));
+    expect(() => applyStepReply(host('preparing-for-installation'), { step_type: stepType, output }, context)).toThrow(
+      expect.objectContaining({ kind: 'bad-request' }),
+    );
   });
 
   it('keeps only named image results and builds well-typed events from odd values', () => {
-    const reply = { step_type: 'container-image-availability' as const, output: JSON.stringify({ images: [{ name: 'quay.io/a:1', result: 'success', size_bytes: 5, time: '1', download_rate: null }, { result: 'failure' }, 7] }) };
+    const reply = {
+      step_type: 'container-image-availability' as const,
+      output: JSON.stringify({ images: [{ name: 'quay.io/a:1', result: 'success', size_bytes: 5, time: '1', download_rate: null }, { result: 'failure' }, 7] }),
+    };
     const after = applyStepReply(host('preparing-for-installation'), reply, context)!;
     expect(Object.keys(JSON.parse(after.attributes.images_status as string))).toEqual(['quay.io/a:1']);
     expect(stepReplyEvents(host('preparing-for-installation'), after, reply, 10)).toEqual([
-      { name: 'image_status_updated', props: { host_name: expect.any(String), image_status: 'quay.io/a:1', result: 'success', info: 'time: 0.00 seconds; size: 0.00 Megabytes; download rate: 0.00 MBps' } },
+      {
+        name: 'image_status_updated',
+        props: {
+          host_name: expect.any(String),
+          image_status: 'quay.io/a:1',
+          result: 'success',
+          info: 'time: 0.00 seconds; size: 0.00 Megabytes; download rate: 0.00 MBps',
+        },
+      },
     ]);
-    expect(stepReplyEvents(host('known'), host('known'), { step_type: 'upgrade-agent', output: '{"agent_image":5,"result":"success"}' }, 0)).toEqual([{ name: 'upgrade_agent_finished', props: { host_name: expect.any(String), agent_image: '' } }]);
-    expect(stepReplyEvents(host('known'), host('known'), { step_type: 'installation-disk-speed-check', output: '{"path":"/dev/vdb","io_sync_duration":12.6}' }, 10)[0]!.props.fdatasync_duration).toBe(13);
+    expect(stepReplyEvents(host('known'), host('known'), { step_type: 'upgrade-agent', output: '{"agent_image":5,"result":"success"}' }, 0)).toEqual([
+      { name: 'upgrade_agent_finished', props: { host_name: expect.any(String), agent_image: '' } },
+    ]);
+    expect(
+      stepReplyEvents(
+        host('known'),
+        host('known'),
+        { step_type: 'installation-disk-speed-check', output: '{"path":"/dev/vdb","io_sync_duration":12.6}' },
+        10,
+      )[0]!.props.fdatasync_duration,
+    ).toBe(13);
   });
 });
 
-describe('registration of a single-node cluster\'s hosts', () => {
+describe("registration of a single-node cluster's hosts", () => {
   const sno = (status: ClusterStatus): Cluster => ({ ...cluster, status, attributes: { ...cluster.attributes, control_plane_count: 1 } });
-  const infraEnv = { orgId: 'o', infraEnvId: 'i', createdAt: '', updatedAt: '', version: 1, attributes: {} } as unknown as Parameters<typeof newHost>[0]['infraEnv'];
+  const infraEnv = { orgId: 'o', infraEnvId: 'i', createdAt: '', updatedAt: '', version: 1, attributes: {} } as unknown as Parameters<
+    typeof newHost
+  >[0]['infraEnv'];
   it('makes the single node master and bootstrap, but a host added after installation a day-2 worker, as upstream does', () => {
-    expect(newHost({ orgId: 'o', infraEnv, cluster: sno('pending-for-input'), hostId: 'h', now: now.toISOString() }).attributes).toMatchObject({ role: 'master', suggested_role: 'master', bootstrap: true, kind: 'Host' });
+    expect(newHost({ orgId: 'o', infraEnv, cluster: sno('pending-for-input'), hostId: 'h', now: now.toISOString() }).attributes).toMatchObject({
+      role: 'master',
+      suggested_role: 'master',
+      bootstrap: true,
+      kind: 'Host',
+    });
     const added = newHost({ orgId: 'o', infraEnv, cluster: sno('adding-hosts'), hostId: 'h', now: now.toISOString() }).attributes;
     expect(added).toMatchObject({ role: 'worker', suggested_role: 'worker', kind: 'AddToExistingClusterHost' });
     expect(added.bootstrap).toBeUndefined();
   });
 
-  it('names the infra-env\'s owner on the host, and answers the step runner with its arguments only, as upstream', () => {
+  it("names the infra-env's owner on the host, and answers the step runner with its arguments only, as upstream", () => {
     const owned = { ...infraEnv, attributes: { user_name: 'admin' } } as typeof infraEnv;
     expect(newHost({ orgId: 'o', infraEnv: owned, hostId: 'h', now: now.toISOString() }).attributes.user_name).toBe('admin');
     expect(newHost({ orgId: 'o', infraEnv, hostId: 'h', now: now.toISOString() }).attributes).not.toHaveProperty('user_name');
-    expect(nextStepRunnerCommand({ hostId: 'h', infraEnvId: 'i' }, 'agent:1')).toEqual({ args: ['{"infra_env_id":"i","host_id":"h","agent_version":"agent:1"}'] });
+    expect(nextStepRunnerCommand({ hostId: 'h', infraEnvId: 'i' }, 'agent:1')).toEqual({
+      args: ['{"infra_env_id":"i","host_id":"h","agent_version":"agent:1"}'],
+    });
   });
 });
 
@@ -395,7 +631,11 @@ describe('long checks claimed on the host', () => {
     const stored = { 'logs-gather': '2026-01-01T00:09:30Z', 'free-network-addresses': '2026-01-01T00:08:00Z' };
     const claim = claimLongChecks(stored, ['logs-gather', 'free-network-addresses', 'installation-disk-speed-check'], now);
     expect(claim.claimed).toEqual(['free-network-addresses', 'installation-disk-speed-check']);
-    expect(claim.marks).toEqual({ 'logs-gather': '2026-01-01T00:09:30Z', 'free-network-addresses': now.toISOString(), 'installation-disk-speed-check': now.toISOString() });
+    expect(claim.marks).toEqual({
+      'logs-gather': '2026-01-01T00:09:30Z',
+      'free-network-addresses': now.toISOString(),
+      'installation-disk-speed-check': now.toISOString(),
+    });
   });
   it('hands nothing twice within the window, whatever instance asks', () => {
     const first = claimLongChecks(undefined, ['logs-gather'], now);
@@ -422,7 +662,10 @@ describe('long checks claimed on the host', () => {
 
 describe('the address book connectivity checks hand out', () => {
   const withInventory = (hostId: string, ip: string, attributes: Record<string, unknown> = {}): Host => ({
-    ...host('insufficient', { inventory: JSON.stringify({ interfaces: [{ name: 'eth0', mac_address: `52:54:00:00:00:${hostId.slice(-2)}`, ipv4_addresses: [`${ip}/24`] }] }), ...attributes }),
+    ...host('insufficient', {
+      inventory: JSON.stringify({ interfaces: [{ name: 'eth0', mac_address: `52:54:00:00:00:${hostId.slice(-2)}`, ipv4_addresses: [`${ip}/24`] }] }),
+      ...attributes,
+    }),
     hostId,
   });
   const a = withInventory('h01', '192.168.1.10');

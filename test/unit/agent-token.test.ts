@@ -29,7 +29,7 @@ const now = new Date('2025-06-01T12:00:00Z');
 const judge = (context: Partial<AgentCallContext> & { operationId: string }) => judgeAgentCall({ standing: 'current', now, ...context });
 
 describe('agent token lifetimes', () => {
-  it('renews a composed image\'s token every day (a quarter of a short lifetime), and counts the lifetime from the window\'s start', () => {
+  it("renews a composed image's token every day (a quarter of a short lifetime), and counts the lifetime from the window's start", () => {
     expect(imageTokenRenewalSeconds(14 * DAY)).toBe(DAY);
     expect(imageTokenRenewalSeconds(3600)).toBe(900);
     expect(imageTokenRenewalSeconds(2)).toBe(1);
@@ -50,8 +50,9 @@ describe('agent token lifetimes', () => {
     expect(() => agentTokenTtlFromEnvironment({ AGENT_TOKEN_TTL_SECONDS: 'week' })).toThrow(/AGENT_TOKEN_TTL_SECONDS/);
   });
 
-  it('reads nothing more for a current token\'s discovery polls and reads, and for a stale one only what can excuse it', () => {
-    for (const operationId of ['v2GetNextSteps', 'v2PostStepReply', 'v2RegisterHost', 'GetInfraEnv', 'v2GetCluster']) expect(agentCallNeeds(operationId, 'current')).toEqual({ cluster: false, host: false });
+  it("reads nothing more for a current token's discovery polls and reads, and for a stale one only what can excuse it", () => {
+    for (const operationId of ['v2GetNextSteps', 'v2PostStepReply', 'v2RegisterHost', 'GetInfraEnv', 'v2GetCluster'])
+      expect(agentCallNeeds(operationId, 'current')).toEqual({ cluster: false, host: false });
     expect(agentCallNeeds('V2DownloadClusterCredentials', 'current')).toEqual({ cluster: true, host: false });
     expect(agentCallNeeds('v2GetNextSteps', 'expired')).toEqual({ cluster: false, host: true });
     expect(agentCallNeeds('v2CompleteInstallation', 'superseded')).toEqual({ cluster: true, host: true });
@@ -59,9 +60,14 @@ describe('agent token lifetimes', () => {
   });
 
   it('classifies exactly the operations of openapi.yaml that admit agentAuth', () => {
-    const document = loadOpenApiDocument() as { security?: Record<string, unknown>[]; paths: Record<string, Record<string, { operationId?: string; security?: Record<string, unknown>[] }>> };
+    const document = loadOpenApiDocument() as {
+      security?: Record<string, unknown>[];
+      paths: Record<string, Record<string, { operationId?: string; security?: Record<string, unknown>[] }>>;
+    };
     const agentOperations = Object.values(document.paths).flatMap((item) =>
-      Object.values(item).filter((operation) => (operation.security ?? document.security ?? []).some((requirement) => 'agentAuth' in requirement)).map((operation) => operation.operationId!),
+      Object.values(item)
+        .filter((operation) => (operation.security ?? document.security ?? []).some((requirement) => 'agentAuth' in requirement))
+        .map((operation) => operation.operationId!),
     );
     expect(Object.keys(AGENT_CALLS).sort()).toEqual(agentOperations.sort());
   });
@@ -76,7 +82,9 @@ describe('judging an agent call', () => {
       expect(refused).toMatchObject({ allowed: false, status: 401 });
       expect((refused as { reason: string }).reason).toMatch(/Download a new discovery image/);
       // Installing hosts and their cluster keep the token they booted with.
-      expect(judge({ operationId: 'v2UpdateHostInstallProgress', standing, host: { hostId: 'h', status: 'installing-in-progress' } })).toEqual({ allowed: true });
+      expect(judge({ operationId: 'v2UpdateHostInstallProgress', standing, host: { hostId: 'h', status: 'installing-in-progress' } })).toEqual({
+        allowed: true,
+      });
       expect(judge({ operationId: 'v2GetNextSteps', standing, host: { hostId: 'h', status: 'installing' } })).toEqual({ allowed: true });
       expect(judge({ operationId: 'v2CompleteInstallation', standing, cluster: { clusterId: 'c1', status: 'finalizing' } })).toEqual({ allowed: true });
       // The controller's wrap-up, for the window after the installation; not the material.
@@ -84,35 +92,57 @@ describe('judging an agent call', () => {
       expect(judge({ operationId: 'v2CompleteInstallation', standing, cluster: installed })).toEqual({ allowed: true });
       expect(judge({ operationId: 'V2DownloadClusterCredentials', standing, cluster: installed })).toMatchObject({ status: 401 });
       // Not discovery, nor a host that is not installing, nor a cluster that is not.
-      expect(judge({ operationId: 'v2GetNextSteps', standing, host: { hostId: 'h', status: 'known' }, cluster: { clusterId: 'c1', status: 'installing' } })).toMatchObject({ status: 401 });
+      expect(
+        judge({ operationId: 'v2GetNextSteps', standing, host: { hostId: 'h', status: 'known' }, cluster: { clusterId: 'c1', status: 'installing' } }),
+      ).toMatchObject({ status: 401 });
       expect(judge({ operationId: 'V2DownloadClusterFiles', standing, cluster: { clusterId: 'c1', status: 'ready' } })).toMatchObject({ status: 401 });
     }
-    expect((judge({ operationId: 'v2RegisterHost', standing: 'expired', tokenExpiresAt: now } as never) as { reason: string }).reason).toContain('expired at 2025-06-01T12:00:00.000Z');
+    expect((judge({ operationId: 'v2RegisterHost', standing: 'expired', tokenExpiresAt: now } as never) as { reason: string }).reason).toContain(
+      'expired at 2025-06-01T12:00:00.000Z',
+    );
   });
 
-  it('closes an installed cluster\'s installation material to agents at once (403), its reports and logs after the controller\'s wrap-up, and keeps reading it', () => {
+  it("closes an installed cluster's installation material to agents at once (403), its reports and logs after the controller's wrap-up, and keeps reading it", () => {
     for (const operationId of ['V2DownloadClusterCredentials', 'V2DownloadClusterFiles', 'v2DownloadHostIgnition']) {
       const verdict = judge({ operationId, cluster: installed });
       expect(verdict, operationId).toMatchObject({ allowed: false, status: 403 });
-      expect((verdict as { reason: string }).reason).toMatch(/^Cluster c1 is installed: agent tokens may no longer fetch its installation files, credentials or ignitions/);
+      expect((verdict as { reason: string }).reason).toMatch(
+        /^Cluster c1 is installed: agent tokens may no longer fetch its installation files, credentials or ignitions/,
+      );
     }
-    const wrapUp = ['v2CompleteInstallation', 'v2UpdateClusterFinalizingProgress', 'v2ReportMonitoredOperatorStatus', 'V2ListOfClusterOperators', 'v2UploadClusterIngressCert', 'v2UpdateHostInstallProgress', 'V2UploadLogs', 'v2UpdateClusterLogsProgress', 'v2UpdateHostLogsProgress'];
+    const wrapUp = [
+      'v2CompleteInstallation',
+      'v2UpdateClusterFinalizingProgress',
+      'v2ReportMonitoredOperatorStatus',
+      'V2ListOfClusterOperators',
+      'v2UploadClusterIngressCert',
+      'v2UpdateHostInstallProgress',
+      'V2UploadLogs',
+      'v2UpdateClusterLogsProgress',
+      'v2UpdateHostLogsProgress',
+    ];
     for (const operationId of wrapUp) expect(judge({ operationId, cluster: installed }), operationId).toEqual({ allowed: true });
     const longAgo = { ...installed, installCompletedAt: new Date(now.getTime() - (CONTROLLER_WRAP_UP_SECONDS + 1) * 1000).toISOString() };
     for (const operationId of wrapUp) {
       const verdict = judge({ operationId, cluster: longAgo });
       expect(verdict, operationId).toMatchObject({ allowed: false, status: 403 });
-      expect((verdict as { reason: string }).reason).toMatch(/installation completed more than 2 hours ago, and agent tokens may no longer report on it or upload its logs/);
+      expect((verdict as { reason: string }).reason).toMatch(
+        /installation completed more than 2 hours ago, and agent tokens may no longer report on it or upload its logs/,
+      );
     }
-    for (const operationId of ['v2GetCluster', 'ListClusterHosts', 'v2GetNextSteps', 'v2RegisterHost', 'GetInfraEnv']) expect(judge({ operationId, cluster: longAgo }), operationId).toEqual({ allowed: true });
+    for (const operationId of ['v2GetCluster', 'ListClusterHosts', 'v2GetNextSteps', 'v2RegisterHost', 'GetInfraEnv'])
+      expect(judge({ operationId, cluster: longAgo }), operationId).toEqual({ allowed: true });
     // While installing, everything is open to the installation's agents.
-    for (const operationId of Object.keys(AGENT_CALLS)) expect(judge({ operationId, cluster: { clusterId: 'c1', status: 'finalizing' } })).toEqual({ allowed: true });
+    for (const operationId of Object.keys(AGENT_CALLS))
+      expect(judge({ operationId, cluster: { clusterId: 'c1', status: 'finalizing' } })).toEqual({ allowed: true });
   });
 
   it('keeps day-2 hosts installing in an adding-hosts cluster, without the day-1 files and credentials', () => {
     const adding = { clusterId: 'c1', status: 'adding-hosts' };
-    for (const operationId of ['v2UpdateHostInstallProgress', 'v2DownloadHostIgnition', 'V2UploadLogs', 'v2UpdateHostLogsProgress']) expect(judge({ operationId, cluster: adding }), operationId).toEqual({ allowed: true });
-    for (const operationId of ['V2DownloadClusterCredentials', 'V2DownloadClusterFiles']) expect(judge({ operationId, cluster: adding }), operationId).toMatchObject({ status: 403 });
+    for (const operationId of ['v2UpdateHostInstallProgress', 'v2DownloadHostIgnition', 'V2UploadLogs', 'v2UpdateHostLogsProgress'])
+      expect(judge({ operationId, cluster: adding }), operationId).toEqual({ allowed: true });
+    for (const operationId of ['V2DownloadClusterCredentials', 'V2DownloadClusterFiles'])
+      expect(judge({ operationId, cluster: adding }), operationId).toMatchObject({ status: 403 });
   });
 });
 
@@ -125,7 +155,12 @@ describe('authenticateAgent', () => {
   function stubStore(infraEnv: { orgId: string; infraEnvId: string; agentTokenEpoch?: number } | undefined) {
     const state = { infraEnv, reads: 0 };
     const store = {
-      infraEnvs: { get: async () => { state.reads += 1; return state.infraEnv; } },
+      infraEnvs: {
+        get: async () => {
+          state.reads += 1;
+          return state.infraEnv;
+        },
+      },
       clusters: { get: async () => undefined },
       hosts: { get: async () => undefined },
     } as unknown as Store;
@@ -146,15 +181,26 @@ describe('authenticateAgent', () => {
     const deps = { store, clock: { now: () => now }, config: { agentSigningKeyPem: pem } };
     const { SignJWT } = await import('jose');
     const { createPrivateKey } = await import('node:crypto');
-    const legacy = await new SignJWT({ infra_env_id: infraEnvId, org_id: 'o' }).setProtectedHeader({ alg: 'ES256' }).setIssuer('assisted-cloud').setIssuedAt().sign(createPrivateKey(pem));
-    expect((await refusal(authenticateAgent(deps, legacy, { operationId: 'v2RegisterHost' }))).message).toMatch(/issued before agent tokens expired\. Download a new discovery image/);
+    const legacy = await new SignJWT({ infra_env_id: infraEnvId, org_id: 'o' })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer('assisted-cloud')
+      .setIssuedAt()
+      .sign(createPrivateKey(pem));
+    expect((await refusal(authenticateAgent(deps, legacy, { operationId: 'v2RegisterHost' }))).message).toMatch(
+      /issued before agent tokens expired\. Download a new discovery image/,
+    );
     const expired = await issueAgentToken(pem, { orgId: 'o', infraEnvId, expiresAt: new Date(now.getTime() - 1000) });
     const refused = await refusal(authenticateAgent(deps, expired, { operationId: 'v2RegisterHost' }));
     expect(refused.kind).toBe('unauthorized');
     expect(refused.message).toContain(`expired at ${new Date(now.getTime() - 1000).toISOString()}`);
     const valid = await issueAgentToken(pem, { orgId: 'o', infraEnvId, expiresAt: new Date(now.getTime() + 1000) });
     expect(decodeJwt(valid)).toMatchObject({ epoch: 0, exp: Math.floor(now.getTime() / 1000) + 1 });
-    await expect(authenticateAgent(deps, valid, { operationId: 'v2RegisterHost' })).resolves.toEqual({ kind: 'agent', orgId: 'o', infraEnvId, infraEnvCluster: {} });
+    await expect(authenticateAgent(deps, valid, { operationId: 'v2RegisterHost' })).resolves.toEqual({
+      kind: 'agent',
+      orgId: 'o',
+      infraEnvId,
+      infraEnvCluster: {},
+    });
   });
 
   it("carries the infra-env's cluster as authentication read it: the agent's cluster reads need no second infra-env read, and another cluster is a 404", async () => {
@@ -176,7 +222,7 @@ describe('authenticateAgent', () => {
     expect(state.reads).toBe(readsAfterAuthentication + 1);
   });
 
-  it('sees a regenerated epoch at once where it was forgotten, and within the cache\'s bound everywhere else', async () => {
+  it("sees a regenerated epoch at once where it was forgotten, and within the cache's bound everywhere else", async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const start = Date.now();
     const infraEnvId = randomUUID();
@@ -188,7 +234,9 @@ describe('authenticateAgent', () => {
     state.infraEnv = { orgId: 'o', infraEnvId, agentTokenEpoch: 1 };
     await authenticateAgent(deps, token, { operationId: 'v2RegisterHost' });
     vi.setSystemTime(start + CACHE_SPECS['infra-env-existence'].maxAgeMs! + 1);
-    expect((await refusal(authenticateAgent(deps, token, { operationId: 'v2RegisterHost' }))).message).toMatch(/superseded when the infra-env's signing key was regenerated/);
+    expect((await refusal(authenticateAgent(deps, token, { operationId: 'v2RegisterHost' }))).message).toMatch(
+      /superseded when the infra-env's signing key was regenerated/,
+    );
     // The instance that makes a change forgets at once.
     const reads = state.reads;
     const next = await issueAgentToken(pem, { orgId: 'o', infraEnvId, epoch: 1 });

@@ -16,7 +16,9 @@ describe('payload 2.0 events in the REST API shape', () => {
 
   it('keeps method, headers, body and its encoding; decodes the path once, as API Gateway and the local gateway do', () => {
     const body = Buffer.from('{"host_id":"x"}').toString('base64');
-    const event = restEventOf(functionUrlEvent('POST', '/api/assisted-install/v2/infra-envs/a%20b/hosts', { 'X-Secret-Key': 'token', 'Content-Type': 'application/json' }, body, true));
+    const event = restEventOf(
+      functionUrlEvent('POST', '/api/assisted-install/v2/infra-envs/a%20b/hosts', { 'X-Secret-Key': 'token', 'Content-Type': 'application/json' }, body, true),
+    );
     expect(event).toMatchObject({
       httpMethod: 'POST',
       path: '/api/assisted-install/v2/infra-envs/a b/hosts',
@@ -49,7 +51,10 @@ describe('answers in the payload 2.0 shape', () => {
 
   it('gzips a text answer of 1 KB or more for a caller that accepts it, and says so', () => {
     expect(Buffer.byteLength(big)).toBeGreaterThan(MIN_COMPRESSED_BYTES);
-    const answer = payloadV2Result({ statusCode: 200, headers: { 'Content-Type': 'application/json', 'Content-Length': String(big.length) }, body: big }, 'gzip');
+    const answer = payloadV2Result(
+      { statusCode: 200, headers: { 'Content-Type': 'application/json', 'Content-Length': String(big.length) }, body: big },
+      'gzip',
+    );
     expect(answer.isBase64Encoded).toBe(true);
     expect(answer.headers).toMatchObject({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
     expect(answer.headers!['Content-Length']).toBeUndefined();
@@ -61,18 +66,28 @@ describe('answers in the payload 2.0 shape', () => {
   it('leaves alone small answers, binary ones, already encoded ones and callers that do not accept gzip', () => {
     const json = { 'Content-Type': 'application/json' };
     for (const acceptEncoding of [undefined, 'identity', 'br', 'gzip;q=0']) {
-      expect(payloadV2Result({ statusCode: 200, headers: json, body: big }, acceptEncoding)).toEqual({ statusCode: 200, headers: json, body: big, isBase64Encoded: false });
+      expect(payloadV2Result({ statusCode: 200, headers: json, body: big }, acceptEncoding)).toEqual({
+        statusCode: 200,
+        headers: json,
+        body: big,
+        isBase64Encoded: false,
+      });
     }
     expect(payloadV2Result({ statusCode: 200, headers: json, body: big }, 'deflate, gzip;q=0.5').headers!['Content-Encoding']).toBe('gzip');
     expect(payloadV2Result({ statusCode: 401, headers: json, body: '{"code":401}' }, 'gzip').body).toBe('{"code":401}');
     const iso = Buffer.alloc(4096, 7).toString('base64');
-    expect(payloadV2Result({ statusCode: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: iso, isBase64Encoded: true }, 'gzip')).toMatchObject({ body: iso, isBase64Encoded: true });
+    expect(
+      payloadV2Result({ statusCode: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: iso, isBase64Encoded: true }, 'gzip'),
+    ).toMatchObject({ body: iso, isBase64Encoded: true });
     const encoded = { 'Content-Type': 'application/json', 'Content-Encoding': 'br' };
     expect(payloadV2Result({ statusCode: 200, headers: encoded, body: big }, 'gzip').body).toBe(big);
   });
 
   it('joins repeated headers, keeps Set-Cookie apart', () => {
-    const answer = payloadV2Result({ statusCode: 204, headers: { 'X-A': '1' }, multiValueHeaders: { 'X-B': ['2', '3'], 'Set-Cookie': ['a=1', 'b=2'] }, body: '' }, undefined);
+    const answer = payloadV2Result(
+      { statusCode: 204, headers: { 'X-A': '1' }, multiValueHeaders: { 'X-B': ['2', '3'], 'Set-Cookie': ['a=1', 'b=2'] }, body: '' },
+      undefined,
+    );
     expect(answer).toEqual({ statusCode: 204, headers: { 'X-A': '1', 'X-B': '2, 3' }, cookies: ['a=1', 'b=2'], body: '', isBase64Encoded: false });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken, formatApiToken, looksLikeApiToken, malformedCredentialReason, parseApiToken, roleAllows, tokenRejection } from '../../lambdas/domain/auth/api-token.js';
+import {
+  bearerToken,
+  formatApiToken,
+  looksLikeApiToken,
+  malformedCredentialReason,
+  parseApiToken,
+  roleAllows,
+  tokenRejection,
+} from '../../lambdas/domain/auth/api-token.js';
 
 describe('API token format', () => {
   it('round-trips organisation, token id and secret', () => {
@@ -48,12 +56,16 @@ describe('API token format', () => {
   it('says what a malformed credential looked like: an API token cut short, an identity token, or neither', () => {
     const cut = 'ac1.default.0123456789abcdef';
     expect(looksLikeApiToken(cut)).toBe(true);
-    expect(malformedCredentialReason(cut, true)).toMatch(/^The API token is malformed or unknown: it has 3 of the 4 parts .*ac1\.<organisation>\.<id>\.<secret>.*cut short/);
+    expect(malformedCredentialReason(cut, true)).toMatch(
+      /^The API token is malformed or unknown: it has 3 of the 4 parts .*ac1\.<organisation>\.<id>\.<secret>.*cut short/,
+    );
     expect(malformedCredentialReason('ac1.default.0123456789abcdef.', false)).toMatch(/^The API token is malformed or unknown: a part is empty/);
     const jwtCut = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0';
     expect(malformedCredentialReason(jwtCut, true)).toMatch(/^The identity token is malformed: it has 2 of the 3 parts a JWT has.*cut short/);
     expect(malformedCredentialReason(`${jwtCut}.c2ln`, false)).toMatch(/looks like an identity token \(a JWT\).*trusts no identity provider/);
-    expect(malformedCredentialReason('ai.default.0123.secret', true)).toMatch(/^The API token is malformed or unknown: it is neither an API token \(ac1\.…\) nor an identity token/);
+    expect(malformedCredentialReason('ai.default.0123.secret', true)).toMatch(
+      /^The API token is malformed or unknown: it is neither an API token \(ac1\.…\) nor an identity token/,
+    );
     // Nothing of the credential itself is repeated back.
     expect(malformedCredentialReason(cut, true)).not.toContain('0123456789abcdef');
   });

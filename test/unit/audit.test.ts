@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { auditOutcome, auditResource, auditRetentionDays, isAudited, matchesAuditFilter, type AuditEvent } from '../../lambdas/domain/auth/audit.js';
 
 const record = (resource: string, actor = { kind: 'token' as const, id: 't1', role: 'admin' as const }): AuditEvent => ({
-  orgId: 'o', auditId: 'r', at: '2026-01-01T00:00:00.000Z', actor, operationId: 'x', method: 'POST', resource, source: {}, outcome: { result: 'succeeded', status: 200 },
+  orgId: 'o',
+  auditId: 'r',
+  at: '2026-01-01T00:00:00.000Z',
+  actor,
+  operationId: 'x',
+  method: 'POST',
+  resource,
+  source: {},
+  outcome: { result: 'succeeded', status: 200 },
 });
 
 describe('the audit log', () => {
@@ -36,7 +44,9 @@ describe('the audit log', () => {
     expect(matchesAuditFilter(record('infra-envs/i/hosts/h'), { orgId: 'o', resource: 'hosts/h' })).toBe(true);
     expect(matchesAuditFilter(record('infra-envs/i/hosts/h'), { orgId: 'o', resource: 'infra-envs/i' })).toBe(true);
     expect(matchesAuditFilter(record('clusters/c1'), { orgId: 'o', actor: 't1' })).toBe(true);
-    expect(matchesAuditFilter(record('clusters/c1', { kind: 'user', id: 'u', role: 'admin', email: 'a@b.c' } as never), { orgId: 'o', actor: 'a@b.c' })).toBe(true);
+    expect(matchesAuditFilter(record('clusters/c1', { kind: 'user', id: 'u', role: 'admin', email: 'a@b.c' } as never), { orgId: 'o', actor: 'a@b.c' })).toBe(
+      true,
+    );
     expect(matchesAuditFilter(record('clusters/c1'), { orgId: 'o', actor: 't2' })).toBe(false);
   });
 

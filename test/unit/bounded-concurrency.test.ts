@@ -29,14 +29,18 @@ describe('bounded concurrency', () => {
   });
 
   it('passes on the first failure', async () => {
-    await expect(forEachBounded([1, 2, 3], 2, async (item) => {
-      if (item === 2) throw new Error('two failed');
-    })).rejects.toThrow('two failed');
+    await expect(
+      forEachBounded([1, 2, 3], 2, async (item) => {
+        if (item === 2) throw new Error('two failed');
+      }),
+    ).rejects.toThrow('two failed');
   });
 
   it('does nothing for no items, and treats a bound below one as one', async () => {
     let visits = 0;
-    await forEachBounded([], 8, async () => { visits += 1; });
+    await forEachBounded([], 8, async () => {
+      visits += 1;
+    });
     expect(visits).toBe(0);
     let running = 0;
     let peak = 0;

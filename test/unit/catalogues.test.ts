@@ -80,8 +80,11 @@ describe('catalogue data', () => {
     const names = supportedOperatorNames();
     expect(new Set(names).size).toBe(names.length);
     // Every name we offer is in the API enum; the enum also keeps upstream's "numa-resources" spelling.
-    const enumNames = (loadOpenApiDocument() as { paths: Record<string, { get: { responses: { 200: { content: { 'application/json': { schema: { items: { enum: string[] } } } } } } } }> })
-      .paths['/v2/supported-operators']!.get.responses[200].content['application/json'].schema.items.enum;
+    const enumNames = (
+      loadOpenApiDocument() as {
+        paths: Record<string, { get: { responses: { 200: { content: { 'application/json': { schema: { items: { enum: string[] } } } } } } } }>;
+      }
+    ).paths['/v2/supported-operators']!.get.responses[200].content['application/json'].schema.items.enum;
     expect([...names].sort()).toEqual(enumNames.filter((name) => name !== 'numa-resources').sort());
     for (const name of names) {
       const operator = findOperator(name)!;
@@ -109,9 +112,12 @@ describe('catalogue data', () => {
   });
 
   it('reports component versions under upstream keys', () => {
-    expect(Object.keys(componentVersions().versions).sort()).toEqual(
-      ['assisted-installer', 'assisted-installer-controller', 'assisted-installer-service', 'discovery-agent'],
-    );
+    expect(Object.keys(componentVersions().versions).sort()).toEqual([
+      'assisted-installer',
+      'assisted-installer-controller',
+      'assisted-installer-service',
+      'discovery-agent',
+    ]);
   });
 });
 
@@ -134,9 +140,18 @@ describe('listOpenshiftVersions', () => {
   it('lists each release and its multi payload, with the default flagged', () => {
     const versions = listOpenshiftVersions();
     const latest = defaultOpenshiftVersion();
-    expect(versions[latest]).toEqual({ display_name: latest, support_level: 'production', default: true, cpu_architectures: ['x86_64', 'arm64', 'ppc64le', 's390x'] });
+    expect(versions[latest]).toEqual({
+      display_name: latest,
+      support_level: 'production',
+      default: true,
+      cpu_architectures: ['x86_64', 'arm64', 'ppc64le', 's390x'],
+    });
     // Upstream leaves the flag out of every release but the default.
-    expect(versions[`${latest}-multi`]).toEqual({ display_name: `${latest}-multi`, support_level: 'production', cpu_architectures: ['x86_64', 'arm64', 'ppc64le', 's390x'] });
+    expect(versions[`${latest}-multi`]).toEqual({
+      display_name: `${latest}-multi`,
+      support_level: 'production',
+      cpu_architectures: ['x86_64', 'arm64', 'ppc64le', 's390x'],
+    });
     expect(Object.values(versions).filter((v) => v.default)).toHaveLength(1);
     expect(versions['5.0.0-ec.5']?.support_level).toBe('beta');
   });
@@ -157,7 +172,14 @@ describe('listOpenshiftVersions', () => {
     support_level,
     default: false,
   });
-  const sample = [release('4.18.1', 'production'), release('4.18.7', 'production'), release('4.19.0-rc.1', 'beta'), release('4.19.0-ec.2', 'beta'), release('4.20.1', 'production'), release('4.20.2-rc.0', 'beta')];
+  const sample = [
+    release('4.18.1', 'production'),
+    release('4.18.7', 'production'),
+    release('4.19.0-rc.1', 'beta'),
+    release('4.19.0-ec.2', 'beta'),
+    release('4.20.1', 'production'),
+    release('4.20.2-rc.0', 'beta'),
+  ];
 
   it.each([
     [{ onlyLatest: true }, ['4.18.7', '4.18.7-multi', '4.19.0-rc.1', '4.19.0-rc.1-multi', '4.20.1', '4.20.1-multi']],
@@ -224,7 +246,12 @@ describe('listReleaseSources', () => {
 });
 
 describe('feature support levels', () => {
-  const filters = (openshiftVersion: string, cpuArchitecture = 'x86_64', platformType?: SupportFilters['platformType'], externalPlatformName?: string): SupportFilters => ({
+  const filters = (
+    openshiftVersion: string,
+    cpuArchitecture = 'x86_64',
+    platformType?: SupportFilters['platformType'],
+    externalPlatformName?: string,
+  ): SupportFilters => ({
     openshiftVersion,
     cpuArchitecture,
     ...(platformType ? { platformType } : {}),
@@ -295,9 +322,36 @@ describe('feature support levels', () => {
   });
 
   it.each([
-    ['4.9', { X86_64_ARCHITECTURE: 'supported', ARM64_ARCHITECTURE: 'unavailable', PPC64LE_ARCHITECTURE: 'unavailable', S390X_ARCHITECTURE: 'unavailable', MULTIARCH_RELEASE_IMAGE: 'unavailable' }],
-    ['4.12', { X86_64_ARCHITECTURE: 'supported', ARM64_ARCHITECTURE: 'supported', PPC64LE_ARCHITECTURE: 'tech-preview', S390X_ARCHITECTURE: 'tech-preview', MULTIARCH_RELEASE_IMAGE: 'tech-preview' }],
-    ['4.18.3', { X86_64_ARCHITECTURE: 'supported', ARM64_ARCHITECTURE: 'supported', PPC64LE_ARCHITECTURE: 'supported', S390X_ARCHITECTURE: 'supported', MULTIARCH_RELEASE_IMAGE: 'tech-preview' }],
+    [
+      '4.9',
+      {
+        X86_64_ARCHITECTURE: 'supported',
+        ARM64_ARCHITECTURE: 'unavailable',
+        PPC64LE_ARCHITECTURE: 'unavailable',
+        S390X_ARCHITECTURE: 'unavailable',
+        MULTIARCH_RELEASE_IMAGE: 'unavailable',
+      },
+    ],
+    [
+      '4.12',
+      {
+        X86_64_ARCHITECTURE: 'supported',
+        ARM64_ARCHITECTURE: 'supported',
+        PPC64LE_ARCHITECTURE: 'tech-preview',
+        S390X_ARCHITECTURE: 'tech-preview',
+        MULTIARCH_RELEASE_IMAGE: 'tech-preview',
+      },
+    ],
+    [
+      '4.18.3',
+      {
+        X86_64_ARCHITECTURE: 'supported',
+        ARM64_ARCHITECTURE: 'supported',
+        PPC64LE_ARCHITECTURE: 'supported',
+        S390X_ARCHITECTURE: 'supported',
+        MULTIARCH_RELEASE_IMAGE: 'tech-preview',
+      },
+    ],
   ])('architectures for %s', (version, levels) => {
     expect(architectureSupportLevels(version)).toEqual(levels);
   });
@@ -321,10 +375,19 @@ describe('feature support levels', () => {
   });
 
   it.each([
-    [{ openshift_version: '4.18', cpu_architecture: 'aarch64' }, { openshiftVersion: '4.18', cpuArchitecture: 'arm64' }],
+    [
+      { openshift_version: '4.18', cpu_architecture: 'aarch64' },
+      { openshiftVersion: '4.18', cpuArchitecture: 'arm64' },
+    ],
     [{ openshift_version: '4.18' }, { openshiftVersion: '4.18', cpuArchitecture: 'x86_64' }],
-    [{ openshift_version: '4.18', platform_type: 'vsphere', external_platform_name: 'oci' }, { openshiftVersion: '4.18', cpuArchitecture: 'x86_64', platformType: 'vsphere' }],
-    [{ openshift_version: '4.18', platform_type: 'external', external_platform_name: 'oci' }, { openshiftVersion: '4.18', cpuArchitecture: 'x86_64', platformType: 'external', externalPlatformName: 'oci' }],
+    [
+      { openshift_version: '4.18', platform_type: 'vsphere', external_platform_name: 'oci' },
+      { openshiftVersion: '4.18', cpuArchitecture: 'x86_64', platformType: 'vsphere' },
+    ],
+    [
+      { openshift_version: '4.18', platform_type: 'external', external_platform_name: 'oci' },
+      { openshiftVersion: '4.18', cpuArchitecture: 'x86_64', platformType: 'external', externalPlatformName: 'oci' },
+    ],
   ])('reads query %j', (query, expected) => {
     expect(supportFilters(query)).toEqual(expected);
   });
@@ -341,11 +404,24 @@ describe('feature support levels', () => {
   });
 
   it('answers a malformed version in the plain listings as upstream does (its service, by curl)', () => {
-    const levels = (cpu_architecture: string) => featureSupportLevels(supportFilters({ openshift_version: 'garbage', cpu_architecture }, 'compared-with-nothing'));
+    const levels = (cpu_architecture: string) =>
+      featureSupportLevels(supportFilters({ openshift_version: 'garbage', cpu_architecture }, 'compared-with-nothing'));
     // Failed comparisons read as "not offered yet", except where upstream's check goes the other way.
-    expect(levels('x86_64')).toMatchObject({ SNO: 'supported', LVM: 'unavailable', SDN_NETWORK_TYPE: 'unavailable', VIP_AUTO_ALLOC: 'unavailable', EXTERNAL_PLATFORM_OCI: 'supported' });
+    expect(levels('x86_64')).toMatchObject({
+      SNO: 'supported',
+      LVM: 'unavailable',
+      SDN_NETWORK_TYPE: 'unavailable',
+      VIP_AUTO_ALLOC: 'unavailable',
+      EXTERNAL_PLATFORM_OCI: 'supported',
+    });
     expect(Object.values(levels('arm64')).every((level) => level === 'unavailable')).toBe(true);
-    expect(architectureSupportLevels('garbage')).toEqual({ X86_64_ARCHITECTURE: 'supported', ARM64_ARCHITECTURE: 'unavailable', PPC64LE_ARCHITECTURE: 'unavailable', S390X_ARCHITECTURE: 'unavailable', MULTIARCH_RELEASE_IMAGE: 'unavailable' });
+    expect(architectureSupportLevels('garbage')).toEqual({
+      X86_64_ARCHITECTURE: 'supported',
+      ARM64_ARCHITECTURE: 'unavailable',
+      PPC64LE_ARCHITECTURE: 'unavailable',
+      S390X_ARCHITECTURE: 'unavailable',
+      MULTIARCH_RELEASE_IMAGE: 'unavailable',
+    });
     expect(failure(() => supportFilters({}, 'compared-with-nothing')).message).toMatch(/openshift_version in query is required/);
   });
 });
@@ -361,7 +437,7 @@ describe('operators', () => {
     expect(error.message).toMatch(/supported-operators/);
   });
 
-  it('knows NUMA Resources only as numaresources, as upstream\'s service does', () => {
+  it("knows NUMA Resources only as numaresources, as upstream's service does", () => {
     expect(failure(() => operatorProperties('numa-resources')).kind).toBe('not-found');
   });
 
@@ -371,7 +447,11 @@ describe('operators', () => {
     ['4.18', 'lvms-operator'],
   ])('monitors LVM on %s with the subscription %s', (openshiftVersion, subscription) => {
     expect(monitoredOlmOperator('lvm', { openshiftVersion, singleNode: true })).toEqual({
-      name: 'lvm', operator_type: 'olm', namespace: 'openshift-storage', subscription_name: subscription, timeout_seconds: 1800,
+      name: 'lvm',
+      operator_type: 'olm',
+      namespace: 'openshift-storage',
+      subscription_name: subscription,
+      timeout_seconds: 1800,
     });
   });
 
@@ -403,7 +483,10 @@ describe('cluster defaults and managed domains', () => {
       cluster_network_host_prefix: 23,
       service_network_cidr: '172.30.0.0/16',
       inactive_deletion_hours: 480,
-      cluster_networks_dualstack: [{ cidr: '10.128.0.0/14', host_prefix: 23 }, { cidr: 'fd01::/48', host_prefix: 64 }],
+      cluster_networks_dualstack: [
+        { cidr: '10.128.0.0/14', host_prefix: 23 },
+        { cidr: 'fd01::/48', host_prefix: 64 },
+      ],
       service_networks_dualstack: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }],
     });
     expect(clusterDefaultConfig().forbidden_hostnames).toContain('localhost');
@@ -411,23 +494,45 @@ describe('cluster defaults and managed domains', () => {
 
   it.each([
     [{}, []],
-    [{ 'b.example': 'Z2', 'a.example': 'Z1' }, [{ domain: 'a.example', provider: 'route53' }, { domain: 'b.example', provider: 'route53' }]],
+    [
+      { 'b.example': 'Z2', 'a.example': 'Z1' },
+      [
+        { domain: 'a.example', provider: 'route53' },
+        { domain: 'b.example', provider: 'route53' },
+      ],
+    ],
   ])('lists hosted zones %j as managed domains', (zones, domains) => {
     expect(listManagedDomains(zones)).toEqual(domains);
   });
 });
 
 describe('operator bundles', () => {
-  const VIRTUALIZATION = ['cluster-observability', 'cnv', 'fence-agents-remediation', 'kube-descheduler', 'loki', 'metallb', 'mtv', 'nmstate',
-    'node-healthcheck', 'node-maintenance', 'numaresources', 'oadp', 'openshift-logging'];
+  const VIRTUALIZATION = [
+    'cluster-observability',
+    'cnv',
+    'fence-agents-remediation',
+    'kube-descheduler',
+    'loki',
+    'metallb',
+    'mtv',
+    'nmstate',
+    'node-healthcheck',
+    'node-maintenance',
+    'numaresources',
+    'oadp',
+    'openshift-logging',
+  ];
   const OPENSHIFT_AI = ['authorino', 'odf', 'openshift-ai', 'pipelines', 'serverless', 'servicemesh'];
 
-  it('lists upstream\'s two bundles, unfiltered, with their operators sorted', () => {
+  it("lists upstream's two bundles, unfiltered, with their operators sorted", () => {
     expect(listBundles(undefined)).toEqual([
       { id: 'virtualization', title: 'Virtualization', description: 'Run virtual machines alongside containers on one platform.', operators: VIRTUALIZATION },
       {
-        id: 'openshift-ai', title: 'OpenShift AI', description: 'Train, serve, monitor and manage AI/ML models and applications using GPUs.',
-        operators: OPENSHIFT_AI, optional_operators: ['amd-gpu', 'nvidia-gpu'],
+        id: 'openshift-ai',
+        title: 'OpenShift AI',
+        description: 'Train, serve, monitor and manage AI/ML models and applications using GPUs.',
+        operators: OPENSHIFT_AI,
+        optional_operators: ['amd-gpu', 'nvidia-gpu'],
       },
     ]);
   });
@@ -457,7 +562,9 @@ describe('operator bundles', () => {
   it('checks the filters as upstream: none without a version, else a valid version, architecture and platform', () => {
     expect(bundleFilters({})).toBeUndefined();
     expect(failure(() => bundleFilters({ openshift_version: 'bad' })).message).toBe('invalid openshift version: Malformed version: bad');
-    expect(failure(() => bundleFilters({ openshift_version: '4.9', cpu_architecture: 's390x' })).message).toBe('cpu architecture s390x is not supported for openshift version 4.9');
+    expect(failure(() => bundleFilters({ openshift_version: '4.9', cpu_architecture: 's390x' })).message).toBe(
+      'cpu architecture s390x is not supported for openshift version 4.9',
+    );
   });
 
   it('expands a bundle with the optional operators the user chose, refusing others', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { clusterConnectivityDocuments } from '../../lambdas/domain/cluster/cluster-connectivity.js';
 
-describe('the connectivity documents stored on a cluster (upstream\'s monitor)', () => {
-  it('are upstream\'s empty documents for a cluster without hosts, while it is being configured', () => {
+describe("the connectivity documents stored on a cluster (upstream's monitor)", () => {
+  it("are upstream's empty documents for a cluster without hosts, while it is being configured", () => {
     for (const status of ['pending-for-input', 'insufficient', 'ready']) {
       // Upstream's cluster document after its monitor's first pass over a new cluster.
       expect(clusterConnectivityDocuments({ status, controlPlaneCount: 3 }, [])).toEqual({

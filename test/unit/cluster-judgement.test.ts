@@ -44,12 +44,16 @@ describe('the verdict on a cluster', () => {
 
   it('stays insufficient without enough masters', () => {
     const { cluster: record, hosts } = cluster();
-    const judgement = judgeCluster(record, hosts.filter((host) => host.attributes.role !== 'master' || host.hostId.endsWith('0')), { now: NOW });
+    const judgement = judgeCluster(
+      record,
+      hosts.filter((host) => host.attributes.role !== 'master' || host.hostId.endsWith('0')),
+      { now: NOW },
+    );
     expect(judgement.move?.status ?? record.status).toBe('insufficient');
     expect(judgement.results.find((result) => result.id === 'sufficient-masters-count')).toMatchObject({ status: 'failure' });
   });
 
-  it('gives a cluster its connectivity documents from its first judgement, hosts or none (upstream\'s first monitor pass)', () => {
+  it("gives a cluster its connectivity documents from its first judgement, hosts or none (upstream's first monitor pass)", () => {
     const { cluster: record, hosts } = cluster();
     expect(judgeCluster(record, hosts, { now: NOW }).connectivity).toBeDefined();
     expect(judgeCluster(record, [], { now: NOW }).connectivity).toMatchObject({ ip_collisions: '{}' });

@@ -30,13 +30,23 @@ const hosts = (count: number, role: ClusterHostSummary['role'], status: string, 
 const ha = (masterStatus: string, workerStatus = masterStatus, workers = 2) => [...hosts(3, 'master', masterStatus), ...hosts(workers, 'worker', workerStatus)];
 
 const ALL_VALID = { inputProvided: true, vipsDefined: true, requiredForInstall: true };
-const operator = (name: string, type: 'builtin' | 'olm', status?: MonitoredOperatorSummary['status']): MonitoredOperatorSummary => ({ name, type, ...(status ? { status } : {}) });
+const operator = (name: string, type: 'builtin' | 'olm', status?: MonitoredOperatorSummary['status']): MonitoredOperatorSummary => ({
+  name,
+  type,
+  ...(status ? { status } : {}),
+});
 
 /** An HA cluster (3 masters, 2 workers) one hour into its installation. */
 function context(overrides: Partial<ClusterTransitionContext> = {}): ClusterTransitionContext {
   return {
-    now: NOW, statusInfo: 'previous', statusUpdatedAt: ago(1), installStartedAt: ago(1 * HOURS), controlPlaneCount: 3,
-    hosts: ha('installing-in-progress'), validations: ALL_VALID, ...overrides,
+    now: NOW,
+    statusInfo: 'previous',
+    statusUpdatedAt: ago(1),
+    installStartedAt: ago(1 * HOURS),
+    controlPlaneCount: 3,
+    hosts: ha('installing-in-progress'),
+    validations: ALL_VALID,
+    ...overrides,
   };
 }
 
@@ -48,76 +58,390 @@ interface Case extends RuleCaseExpectation<ClusterStatus, ClusterEffect> {
 }
 
 const I = CLUSTER_STATUS_INFO;
-const finalizing = (stage: NonNullable<ClusterTransitionContext['finalizing']>['stage'], minutesAgo: number, extra = {}) =>
-  ({ finalizing: { stage, stageStartedAt: ago(minutesAgo), ...extra } });
+const finalizing = (stage: NonNullable<ClusterTransitionContext['finalizing']>['stage'], minutesAgo: number, extra = {}) => ({
+  finalizing: { stage, stageStartedAt: ago(minutesAgo), ...extra },
+});
 
 const CASES: Case[] = [
   // user actions
-  { name: 'cancel an installation', from: 'installing', trigger: 'CancelInstallation', rule: 'cancel-installation', to: 'cancelled', info: I.cancelledByUser,
-    events: ['cluster_status_updated', 'cluster_installation_canceled'], effects: ['install-completed'] },
-  { name: 'cancel while preparing', from: 'preparing-for-installation', trigger: 'CancelInstallation', rule: 'cancel-preparation', to: 'ready', info: I.cancelledByUser, effects: [] },
-  { name: 'reset a failed installation', from: 'error', trigger: 'ResetCluster', rule: 'reset', to: 'insufficient', info: I.resetByUser,
-    events: ['cluster_status_updated', 'cluster_installation_reset'], effects: ['progress-reset', 'logs-reset', 'preparation-reset'] },
-  { name: 'install a ready cluster', from: 'ready', trigger: 'PrepareForInstallation', rule: 'prepare', to: 'preparing-for-installation', info: I.preparingForInstallation,
-    events: ['cluster_status_updated'], effects: ['install-started', 'logs-reset', 'preparation-reset'] },
+  {
+    name: 'cancel an installation',
+    from: 'installing',
+    trigger: 'CancelInstallation',
+    rule: 'cancel-installation',
+    to: 'cancelled',
+    info: I.cancelledByUser,
+    events: ['cluster_status_updated', 'cluster_installation_canceled'],
+    effects: ['install-completed'],
+  },
+  {
+    name: 'cancel while preparing',
+    from: 'preparing-for-installation',
+    trigger: 'CancelInstallation',
+    rule: 'cancel-preparation',
+    to: 'ready',
+    info: I.cancelledByUser,
+    effects: [],
+  },
+  {
+    name: 'reset a failed installation',
+    from: 'error',
+    trigger: 'ResetCluster',
+    rule: 'reset',
+    to: 'insufficient',
+    info: I.resetByUser,
+    events: ['cluster_status_updated', 'cluster_installation_reset'],
+    effects: ['progress-reset', 'logs-reset', 'preparation-reset'],
+  },
+  {
+    name: 'install a ready cluster',
+    from: 'ready',
+    trigger: 'PrepareForInstallation',
+    rule: 'prepare',
+    to: 'preparing-for-installation',
+    info: I.preparingForInstallation,
+    events: ['cluster_status_updated'],
+    effects: ['install-started', 'logs-reset', 'preparation-reset'],
+  },
 
   // readiness
-  { name: 'pull secret missing', from: 'insufficient', trigger: 'RefreshStatus', ctx: { validations: { ...ALL_VALID, inputProvided: false } }, rule: 'refresh-pending-input', to: 'pending-for-input', info: I.pendingForInput },
-  { name: 'VIPs missing without DHCP', from: 'ready', trigger: 'RefreshStatus', ctx: { validations: { ...ALL_VALID, vipsDefined: false } }, rule: 'refresh-pending-input', to: 'pending-for-input' },
-  { name: 'a requirement fails', from: 'ready', trigger: 'RefreshStatus', ctx: { validations: { ...ALL_VALID, requiredForInstall: false } }, rule: 'refresh-insufficient', to: 'insufficient', info: I.insufficient },
-  { name: 'input missing with DHCP', from: 'insufficient', trigger: 'RefreshStatus', ctx: { vipDhcpAllocation: true, validations: { ...ALL_VALID, inputProvided: false } }, rule: 'refresh-pending-input-dhcp', to: 'pending-for-input' },
-  { name: 'VIPs not allocated yet with DHCP', from: 'pending-for-input', trigger: 'RefreshStatus', ctx: { vipDhcpAllocation: true, validations: { ...ALL_VALID, vipsDefined: false } }, rule: 'refresh-insufficient-dhcp', to: 'insufficient', info: I.insufficient },
-  { name: 'all validations pass', from: 'insufficient', trigger: 'RefreshStatus', rule: 'refresh-ready', to: 'ready', info: I.ready, events: ['cluster_status_updated'] },
-  { name: 'ready stays ready', from: 'ready', trigger: 'RefreshStatus', ctx: { statusInfo: I.ready }, rule: 'refresh-ready', to: 'ready', changed: false, events: [] },
+  {
+    name: 'pull secret missing',
+    from: 'insufficient',
+    trigger: 'RefreshStatus',
+    ctx: { validations: { ...ALL_VALID, inputProvided: false } },
+    rule: 'refresh-pending-input',
+    to: 'pending-for-input',
+    info: I.pendingForInput,
+  },
+  {
+    name: 'VIPs missing without DHCP',
+    from: 'ready',
+    trigger: 'RefreshStatus',
+    ctx: { validations: { ...ALL_VALID, vipsDefined: false } },
+    rule: 'refresh-pending-input',
+    to: 'pending-for-input',
+  },
+  {
+    name: 'a requirement fails',
+    from: 'ready',
+    trigger: 'RefreshStatus',
+    ctx: { validations: { ...ALL_VALID, requiredForInstall: false } },
+    rule: 'refresh-insufficient',
+    to: 'insufficient',
+    info: I.insufficient,
+  },
+  {
+    name: 'input missing with DHCP',
+    from: 'insufficient',
+    trigger: 'RefreshStatus',
+    ctx: { vipDhcpAllocation: true, validations: { ...ALL_VALID, inputProvided: false } },
+    rule: 'refresh-pending-input-dhcp',
+    to: 'pending-for-input',
+  },
+  {
+    name: 'VIPs not allocated yet with DHCP',
+    from: 'pending-for-input',
+    trigger: 'RefreshStatus',
+    ctx: { vipDhcpAllocation: true, validations: { ...ALL_VALID, vipsDefined: false } },
+    rule: 'refresh-insufficient-dhcp',
+    to: 'insufficient',
+    info: I.insufficient,
+  },
+  {
+    name: 'all validations pass',
+    from: 'insufficient',
+    trigger: 'RefreshStatus',
+    rule: 'refresh-ready',
+    to: 'ready',
+    info: I.ready,
+    events: ['cluster_status_updated'],
+  },
+  {
+    name: 'ready stays ready',
+    from: 'ready',
+    trigger: 'RefreshStatus',
+    ctx: { statusInfo: I.ready },
+    rule: 'refresh-ready',
+    to: 'ready',
+    changed: false,
+    events: [],
+  },
 
   // preparing
-  { name: 'preparation died', from: 'preparing-for-installation', trigger: 'RefreshStatus', ctx: { statusUpdatedAt: ago(11), hosts: ha('preparing-for-installation') }, rule: 'refresh-preparing-timeout', to: 'ready',
-    info: I.preparingForInstallationTimeout, events: ['cluster_status_updated', 'installation_preparing_timed_out'], effects: ['preparation-failed'] },
-  { name: 'everything prepared', from: 'preparing-for-installation', trigger: 'RefreshStatus', ctx: { hosts: ha('preparing-successful'), lastInstallationPreparation: 'success' }, rule: 'refresh-start-installing', to: 'installing',
-    info: I.installing, effects: ['installation-started', 'preparation-complete'] },
-  { name: 'a host stopped preparing', from: 'preparing-for-installation', trigger: 'RefreshStatus', ctx: { hosts: [...ha('preparing-successful', 'preparing-successful', 1), ...hosts(1, 'worker', 'disconnected')] }, rule: 'refresh-host-stopped-preparing', to: 'insufficient', info: I.unpreparingHostExists },
-  { name: 'a host failed to prepare', from: 'preparing-for-installation', trigger: 'RefreshStatus', ctx: { hosts: [...ha('preparing-successful', 'preparing-successful', 1), ...hosts(1, 'worker', 'preparing-failed')] }, rule: 'refresh-preparation-failed', to: 'ready', info: I.failedToPrepare },
-  { name: 'generating manifests failed', from: 'preparing-for-installation', trigger: 'RefreshStatus', ctx: { hosts: ha('preparing-successful'), lastInstallationPreparation: 'failed' }, rule: 'refresh-preparation-failed', to: 'ready' },
-  { name: 'still preparing', from: 'preparing-for-installation', trigger: 'RefreshStatus', ctx: { hosts: ha('preparing-for-installation') }, rule: 'refresh-unchanged', to: 'preparing-for-installation', changed: false },
+  {
+    name: 'preparation died',
+    from: 'preparing-for-installation',
+    trigger: 'RefreshStatus',
+    ctx: { statusUpdatedAt: ago(11), hosts: ha('preparing-for-installation') },
+    rule: 'refresh-preparing-timeout',
+    to: 'ready',
+    info: I.preparingForInstallationTimeout,
+    events: ['cluster_status_updated', 'installation_preparing_timed_out'],
+    effects: ['preparation-failed'],
+  },
+  {
+    name: 'everything prepared',
+    from: 'preparing-for-installation',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('preparing-successful'), lastInstallationPreparation: 'success' },
+    rule: 'refresh-start-installing',
+    to: 'installing',
+    info: I.installing,
+    effects: ['installation-started', 'preparation-complete'],
+  },
+  {
+    name: 'a host stopped preparing',
+    from: 'preparing-for-installation',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('preparing-successful', 'preparing-successful', 1), ...hosts(1, 'worker', 'disconnected')] },
+    rule: 'refresh-host-stopped-preparing',
+    to: 'insufficient',
+    info: I.unpreparingHostExists,
+  },
+  {
+    name: 'a host failed to prepare',
+    from: 'preparing-for-installation',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('preparing-successful', 'preparing-successful', 1), ...hosts(1, 'worker', 'preparing-failed')] },
+    rule: 'refresh-preparation-failed',
+    to: 'ready',
+    info: I.failedToPrepare,
+  },
+  {
+    name: 'generating manifests failed',
+    from: 'preparing-for-installation',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('preparing-successful'), lastInstallationPreparation: 'failed' },
+    rule: 'refresh-preparation-failed',
+    to: 'ready',
+  },
+  {
+    name: 'still preparing',
+    from: 'preparing-for-installation',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('preparing-for-installation') },
+    rule: 'refresh-unchanged',
+    to: 'preparing-for-installation',
+    changed: false,
+  },
 
   // installing-pending-user-action
-  { name: 'pending user action, masters failed', from: 'installing-pending-user-action', trigger: 'RefreshStatus', ctx: { hosts: [...hosts(2, 'master', 'error'), ...hosts(1, 'master', 'installing-pending-user-action')] }, rule: 'refresh-pending-user-action-failed', to: 'error', info: I.error,
-    events: ['cluster_status_updated', 'cluster_installation_failed'], effects: ['install-completed'] },
-  { name: 'pending user action past the installation deadline', from: 'installing-pending-user-action', trigger: 'RefreshStatus', ctx: { installStartedAt: ago(25 * HOURS), hosts: [...ha('installing-in-progress', 'installing-in-progress', 1), ...hosts(1, 'worker', 'installing-pending-user-action')] },
-    rule: 'refresh-pending-user-action-timeout', to: 'error', info: I.pendingUserActionTimeout },
-  { name: 'still waiting for the user', from: 'installing-pending-user-action', trigger: 'RefreshStatus', ctx: { hosts: [...ha('installing-in-progress', 'installing-in-progress', 1), ...hosts(1, 'worker', 'installing-pending-user-action')] }, rule: 'refresh-pending-user-action-waiting', to: 'installing-pending-user-action', changed: false },
-  { name: 'the user fixed the boot order', from: 'installing-pending-user-action', trigger: 'RefreshStatus', rule: 'refresh-pending-user-action-resolved', to: 'installing', info: I.installing },
-  { name: 'fixed, and enough hosts installed', from: 'installing-pending-user-action', trigger: 'RefreshStatus', ctx: { hosts: ha('installed') }, rule: 'refresh-pending-user-action-finalizing', to: 'finalizing', info: I.finalizing, effects: ['finalizing-stage-clock-restarted'] },
+  {
+    name: 'pending user action, masters failed',
+    from: 'installing-pending-user-action',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...hosts(2, 'master', 'error'), ...hosts(1, 'master', 'installing-pending-user-action')] },
+    rule: 'refresh-pending-user-action-failed',
+    to: 'error',
+    info: I.error,
+    events: ['cluster_status_updated', 'cluster_installation_failed'],
+    effects: ['install-completed'],
+  },
+  {
+    name: 'pending user action past the installation deadline',
+    from: 'installing-pending-user-action',
+    trigger: 'RefreshStatus',
+    ctx: {
+      installStartedAt: ago(25 * HOURS),
+      hosts: [...ha('installing-in-progress', 'installing-in-progress', 1), ...hosts(1, 'worker', 'installing-pending-user-action')],
+    },
+    rule: 'refresh-pending-user-action-timeout',
+    to: 'error',
+    info: I.pendingUserActionTimeout,
+  },
+  {
+    name: 'still waiting for the user',
+    from: 'installing-pending-user-action',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('installing-in-progress', 'installing-in-progress', 1), ...hosts(1, 'worker', 'installing-pending-user-action')] },
+    rule: 'refresh-pending-user-action-waiting',
+    to: 'installing-pending-user-action',
+    changed: false,
+  },
+  {
+    name: 'the user fixed the boot order',
+    from: 'installing-pending-user-action',
+    trigger: 'RefreshStatus',
+    rule: 'refresh-pending-user-action-resolved',
+    to: 'installing',
+    info: I.installing,
+  },
+  {
+    name: 'fixed, and enough hosts installed',
+    from: 'installing-pending-user-action',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed') },
+    rule: 'refresh-pending-user-action-finalizing',
+    to: 'finalizing',
+    info: I.finalizing,
+    effects: ['finalizing-stage-clock-restarted'],
+  },
 
   // installing and finalizing
-  { name: 'soft timeouts: the installation deadline passed', from: 'installing', trigger: 'RefreshStatus', ctx: { softTimeoutsEnabled: true, installStartedAt: ago(25 * HOURS) }, rule: 'refresh-installation-timeout', to: 'error',
-    info: 'cluster installation timeout (1440 minutes) has expired', events: ['cluster_status_updated', 'cluster_installation_failed'] },
-  { name: 'finalizing for more than 5 hours', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), statusUpdatedAt: ago(5 * HOURS + 1) }, rule: 'refresh-finalizing-timeout', to: 'error', info: I.finalizingTimeout },
-  { name: 'cluster operators took over 10 hours', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), ...finalizing('Waiting for cluster operators', 10 * HOURS + 1), timeouts: { finalizingMs: 20 * 60 * 60_000 } },
-    rule: 'refresh-finalizing-stage-timeout', to: 'error', info: "Cluster finalizing stage 'Waiting for cluster operators' has been timed out after timeout duration of 600 minutes" },
-  { name: 'OLM manifests overdue: only a warning', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), ...finalizing('Applying olm manifests', 11) }, rule: 'refresh-finalizing-stage-soft-timeout', to: 'finalizing',
+  {
+    name: 'soft timeouts: the installation deadline passed',
+    from: 'installing',
+    trigger: 'RefreshStatus',
+    ctx: { softTimeoutsEnabled: true, installStartedAt: ago(25 * HOURS) },
+    rule: 'refresh-installation-timeout',
+    to: 'error',
+    info: 'cluster installation timeout (1440 minutes) has expired',
+    events: ['cluster_status_updated', 'cluster_installation_failed'],
+  },
+  {
+    name: 'finalizing for more than 5 hours',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), statusUpdatedAt: ago(5 * HOURS + 1) },
+    rule: 'refresh-finalizing-timeout',
+    to: 'error',
+    info: I.finalizingTimeout,
+  },
+  {
+    name: 'cluster operators took over 10 hours',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), ...finalizing('Waiting for cluster operators', 10 * HOURS + 1), timeouts: { finalizingMs: 20 * 60 * 60_000 } },
+    rule: 'refresh-finalizing-stage-timeout',
+    to: 'error',
+    info: "Cluster finalizing stage 'Waiting for cluster operators' has been timed out after timeout duration of 600 minutes",
+  },
+  {
+    name: 'OLM manifests overdue: only a warning',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), ...finalizing('Applying olm manifests', 11) },
+    rule: 'refresh-finalizing-stage-soft-timeout',
+    to: 'finalizing',
     info: "Cluster finalizing stage 'Applying olm manifests' is taking longer than the expected duration (10 minutes). To troubleshoot use kubeconfig or connect to any node using ssh",
-    events: ['finalizing_stage_timed_out'], effects: ['finalizing-stage-timed-out'] },
-  { name: 'soft timeouts: cluster operators overdue after 70 minutes', from: 'finalizing', trigger: 'RefreshStatus', ctx: { softTimeoutsEnabled: true, hosts: ha('installed'), ...finalizing('Waiting for cluster operators', 71) }, rule: 'refresh-finalizing-stage-soft-timeout', to: 'finalizing' },
-  { name: 'a host needs the user', from: 'installing', trigger: 'RefreshStatus', ctx: { hosts: [...ha('installing-in-progress', 'installing-in-progress', 1), ...hosts(1, 'worker', 'installing-pending-user-action')] }, rule: 'refresh-host-pending-user-action', to: 'installing-pending-user-action', info: I.installingPendingUserAction },
-  { name: 'a host needs the user while finalizing', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: [...ha('installed', 'installed', 2), ...hosts(1, 'worker', 'installing-pending-user-action')] }, rule: 'refresh-host-pending-user-action', to: 'installing-pending-user-action' },
-  { name: 'masters and 2 of 3 workers installed', from: 'installing', trigger: 'RefreshStatus', ctx: { hosts: [...ha('installed'), ...hosts(1, 'worker', 'installing-in-progress')] }, rule: 'refresh-finalizing', to: 'finalizing', info: I.finalizing },
+    events: ['finalizing_stage_timed_out'],
+    effects: ['finalizing-stage-timed-out'],
+  },
+  {
+    name: 'soft timeouts: cluster operators overdue after 70 minutes',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { softTimeoutsEnabled: true, hosts: ha('installed'), ...finalizing('Waiting for cluster operators', 71) },
+    rule: 'refresh-finalizing-stage-soft-timeout',
+    to: 'finalizing',
+  },
+  {
+    name: 'a host needs the user',
+    from: 'installing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('installing-in-progress', 'installing-in-progress', 1), ...hosts(1, 'worker', 'installing-pending-user-action')] },
+    rule: 'refresh-host-pending-user-action',
+    to: 'installing-pending-user-action',
+    info: I.installingPendingUserAction,
+  },
+  {
+    name: 'a host needs the user while finalizing',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('installed', 'installed', 2), ...hosts(1, 'worker', 'installing-pending-user-action')] },
+    rule: 'refresh-host-pending-user-action',
+    to: 'installing-pending-user-action',
+  },
+  {
+    name: 'masters and 2 of 3 workers installed',
+    from: 'installing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('installed'), ...hosts(1, 'worker', 'installing-in-progress')] },
+    rule: 'refresh-finalizing',
+    to: 'finalizing',
+    info: I.finalizing,
+  },
   { name: 'installing', from: 'installing', trigger: 'RefreshStatus', rule: 'refresh-installing', to: 'installing', info: I.installing, events: [] },
-  { name: 'SaaS: the console is up, tell AMS', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), amsConsoleUrlPending: true }, rule: 'refresh-ams-console-url', to: 'finalizing', effects: ['ams-console-url-updated'] },
-  { name: 'installed', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), kubeconfigExists: true, monitoredOperators: [operator('console', 'builtin', 'available')] }, rule: 'refresh-installed', to: 'installed', info: I.installed,
-    events: ['cluster_status_updated', 'cluster_installation_completed'], effects: ['progress-complete', 'install-completed'] },
-  { name: 'installed without monitored operators (older clusters)', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), kubeconfigExists: true }, rule: 'refresh-installed', to: 'installed' },
-  { name: 'installed but degraded', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), kubeconfigExists: true, monitoredOperators: [operator('console', 'builtin', 'available'), operator('lvm', 'olm', 'failed'), operator('cnv', 'olm', 'failed')] },
-    rule: 'refresh-installed', to: 'installed', info: 'Cluster is installed but degraded. Failed OLM operators: lvm, cnv',
-    events: ['cluster_status_updated', 'cluster_degraded_OLM_operators_failed', 'cluster_installation_completed'] },
-  { name: 'installed but a worker did not join', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: [...ha('installed'), ...hosts(1, 'worker', 'error')], kubeconfigExists: true }, rule: 'refresh-installed', to: 'installed', info: I.notAllWorkersInstalled },
-  { name: 'a master failed', from: 'installing', trigger: 'RefreshStatus', ctx: { hosts: [...hosts(2, 'master', 'installed'), ...hosts(1, 'master', 'error'), ...hosts(2, 'worker', 'installed')] }, rule: 'refresh-installing-failed', to: 'error', info: I.error,
-    events: ['cluster_status_updated', 'cluster_installation_failed'] },
+  {
+    name: 'SaaS: the console is up, tell AMS',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), amsConsoleUrlPending: true },
+    rule: 'refresh-ams-console-url',
+    to: 'finalizing',
+    effects: ['ams-console-url-updated'],
+  },
+  {
+    name: 'installed',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), kubeconfigExists: true, monitoredOperators: [operator('console', 'builtin', 'available')] },
+    rule: 'refresh-installed',
+    to: 'installed',
+    info: I.installed,
+    events: ['cluster_status_updated', 'cluster_installation_completed'],
+    effects: ['progress-complete', 'install-completed'],
+  },
+  {
+    name: 'installed without monitored operators (older clusters)',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), kubeconfigExists: true },
+    rule: 'refresh-installed',
+    to: 'installed',
+  },
+  {
+    name: 'installed but degraded',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: {
+      hosts: ha('installed'),
+      kubeconfigExists: true,
+      monitoredOperators: [operator('console', 'builtin', 'available'), operator('lvm', 'olm', 'failed'), operator('cnv', 'olm', 'failed')],
+    },
+    rule: 'refresh-installed',
+    to: 'installed',
+    info: 'Cluster is installed but degraded. Failed OLM operators: lvm, cnv',
+    events: ['cluster_status_updated', 'cluster_degraded_OLM_operators_failed', 'cluster_installation_completed'],
+  },
+  {
+    name: 'installed but a worker did not join',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...ha('installed'), ...hosts(1, 'worker', 'error')], kubeconfigExists: true },
+    rule: 'refresh-installed',
+    to: 'installed',
+    info: I.notAllWorkersInstalled,
+  },
+  {
+    name: 'a master failed',
+    from: 'installing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: [...hosts(2, 'master', 'installed'), ...hosts(1, 'master', 'error'), ...hosts(2, 'worker', 'installed')] },
+    rule: 'refresh-installing-failed',
+    to: 'error',
+    info: I.error,
+    events: ['cluster_status_updated', 'cluster_installation_failed'],
+  },
 
   // final and other states
-  { name: 'nobody collected the logs', from: 'error', trigger: 'RefreshStatus', ctx: { statusUpdatedAt: ago(11) }, rule: 'refresh-logs-timeout', to: 'error', effects: ['logs-timed-out'] },
-  { name: 'waiting for the kubeconfig', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed') }, rule: 'refresh-unchanged', to: 'finalizing', changed: false },
-  { name: 'waiting for operators', from: 'finalizing', trigger: 'RefreshStatus', ctx: { hosts: ha('installed'), kubeconfigExists: true, monitoredOperators: [operator('console', 'builtin', 'progressing')] }, rule: 'refresh-unchanged', to: 'finalizing' },
+  {
+    name: 'nobody collected the logs',
+    from: 'error',
+    trigger: 'RefreshStatus',
+    ctx: { statusUpdatedAt: ago(11) },
+    rule: 'refresh-logs-timeout',
+    to: 'error',
+    effects: ['logs-timed-out'],
+  },
+  {
+    name: 'waiting for the kubeconfig',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed') },
+    rule: 'refresh-unchanged',
+    to: 'finalizing',
+    changed: false,
+  },
+  {
+    name: 'waiting for operators',
+    from: 'finalizing',
+    trigger: 'RefreshStatus',
+    ctx: { hosts: ha('installed'), kubeconfigExists: true, monitoredOperators: [operator('console', 'builtin', 'progressing')] },
+    rule: 'refresh-unchanged',
+    to: 'finalizing',
+  },
   { name: 'installed stays', from: 'installed', trigger: 'RefreshStatus', rule: 'refresh-unchanged', to: 'installed' },
   { name: 'cancelled stays', from: 'cancelled', trigger: 'RefreshStatus', ctx: { logs: { info: 'completed' } }, rule: 'refresh-unchanged', to: 'cancelled' },
   { name: 'adding hosts stays', from: 'adding-hosts', trigger: 'RefreshStatus', rule: 'refresh-unchanged', to: 'adding-hosts' },
@@ -182,7 +506,11 @@ describe('hasEnoughMastersAndWorkers', () => {
   });
 
   it('counts several statuses at once', () => {
-    const mixed = [...hosts(1, 'master', 'installed'), ...hosts(1, 'master', 'installing-in-progress'), ...hosts(1, 'master', 'installing-pending-user-action')];
+    const mixed = [
+      ...hosts(1, 'master', 'installed'),
+      ...hosts(1, 'master', 'installing-in-progress'),
+      ...hosts(1, 'master', 'installing-pending-user-action'),
+    ];
     expect(hasEnoughMastersAndWorkers(mixed, 3, ['installed'])).toBe(false);
     expect(hasEnoughMastersAndWorkers(mixed, 3, ['installed', 'installing-in-progress', 'installing-pending-user-action'])).toBe(true);
   });
@@ -190,21 +518,50 @@ describe('hasEnoughMastersAndWorkers', () => {
 
 describe('clusterProgress', () => {
   it('is 0 while preparing', () => {
-    expect(clusterProgress({ status: 'preparing-for-installation', hosts: hosts(1, 'master', 'preparing-for-installation'), singleNode: true, monitoredOperators: [] }).total_percentage).toBe(0);
+    expect(
+      clusterProgress({
+        status: 'preparing-for-installation',
+        hosts: hosts(1, 'master', 'preparing-for-installation'),
+        singleNode: true,
+        monitoredOperators: [],
+      }).total_percentage,
+    ).toBe(0);
   });
 
   it('weights preparing 0.1 and installing 0.7', () => {
     // A single node at "Writing image to disk": 4 of its 8 stages.
-    const progress = clusterProgress({ status: 'installing', hosts: [{ role: 'master', bootstrap: true, status: 'installing-in-progress', currentStage: 'Writing image to disk' }], singleNode: true, monitoredOperators: [] });
-    expect(progress).toEqual({ preparing_for_installation_stage_percentage: 100, installing_stage_percentage: 50, finalizing_stage_percentage: 0, total_percentage: 45 });
+    const progress = clusterProgress({
+      status: 'installing',
+      hosts: [{ role: 'master', bootstrap: true, status: 'installing-in-progress', currentStage: 'Writing image to disk' }],
+      singleNode: true,
+      monitoredOperators: [],
+    });
+    expect(progress).toEqual({
+      preparing_for_installation_stage_percentage: 100,
+      installing_stage_percentage: 50,
+      finalizing_stage_percentage: 0,
+      total_percentage: 45,
+    });
   });
 
   it('adds finalizing at 0.15, counting failed OLM operators as done', () => {
     const progress = clusterProgress({
-      status: 'finalizing', hosts: hosts(1, 'master', 'installed', { bootstrap: true, currentStage: 'Done' }), singleNode: true,
-      monitoredOperators: [operator('console', 'builtin', 'available'), operator('ingress', 'builtin', 'available'), operator('lvm', 'olm', 'failed'), operator('cnv', 'olm', 'progressing')],
+      status: 'finalizing',
+      hosts: hosts(1, 'master', 'installed', { bootstrap: true, currentStage: 'Done' }),
+      singleNode: true,
+      monitoredOperators: [
+        operator('console', 'builtin', 'available'),
+        operator('ingress', 'builtin', 'available'),
+        operator('lvm', 'olm', 'failed'),
+        operator('cnv', 'olm', 'progressing'),
+      ],
     });
-    expect(progress).toEqual({ preparing_for_installation_stage_percentage: 100, installing_stage_percentage: 100, finalizing_stage_percentage: 75, total_percentage: 91 });
+    expect(progress).toEqual({
+      preparing_for_installation_stage_percentage: 100,
+      installing_stage_percentage: 100,
+      finalizing_stage_percentage: 75,
+      total_percentage: 91,
+    });
   });
 
   it('never goes down, and is 100 once installed', () => {
@@ -219,8 +576,12 @@ describe('cluster vocabulary and inputs', () => {
     expect([...CLUSTER_STATUSES]).toEqual(openapiStatuses('cluster'));
   });
 
-  it('gives OLM stages at least the slowest OLM operator\'s timeout', () => {
-    const operators = [operator('cnv', 'olm'), { ...operator('odf', 'olm'), timeoutSeconds: 7200 }, { ...operator('console', 'builtin'), timeoutSeconds: 99_999 }];
+  it("gives OLM stages at least the slowest OLM operator's timeout", () => {
+    const operators = [
+      operator('cnv', 'olm'),
+      { ...operator('odf', 'olm'), timeoutSeconds: 7200 },
+      { ...operator('console', 'builtin'), timeoutSeconds: 99_999 },
+    ];
     expect(finalizingStageTimeoutMs('Waiting for olm operators csv', operators, false)).toBe(2 * 60 * 60_000);
     expect(finalizingStageTimeoutMs('Waiting for cluster operators', operators, false)).toBe(10 * 60 * 60_000);
     expect(finalizingStageTimeoutMs('Waiting for cluster operators', operators, true)).toBe(70 * 60_000);
@@ -229,9 +590,11 @@ describe('cluster vocabulary and inputs', () => {
   it('summarises validations into input, VIPs and requirements', () => {
     const pass = (id: string) => ({ id, status: 'success' as const, message: '' });
     const summary = summarizeClusterValidations(
-      [...['machine-cidr-defined', 'cluster-cidr-defined', 'service-cidr-defined', 'dns-domain-defined', 'pull-secret-set', 'api-vips-defined'].map(pass),
+      [
+        ...['machine-cidr-defined', 'cluster-cidr-defined', 'service-cidr-defined', 'dns-domain-defined', 'pull-secret-set', 'api-vips-defined'].map(pass),
         { id: 'ingress-vips-defined', status: 'failure', message: 'Ingress VIPs are undefined' },
-        { id: 'ntp-server-configured', status: 'failure', message: 'clock skew' }],
+        { id: 'ntp-server-configured', status: 'failure', message: 'clock skew' },
+      ],
       '["ntp-server-configured"]',
     );
     expect(summary).toEqual({ inputProvided: true, vipsDefined: false, requiredForInstall: false });

@@ -4,13 +4,13 @@ import type { Inventory } from '../../lambdas/domain/host/inventory.js';
 
 const made = (manufacturer: string) => ({ system_vendor: { manufacturer } }) as Inventory;
 
-describe('the platforms a cluster supports (upstream\'s GetClusterSupportedPlatforms)', () => {
+describe("the platforms a cluster supports (upstream's GetClusterSupportedPlatforms)", () => {
   it('is none alone without hosts or for a single node, as upstream answers', () => {
     expect(clusterSupportedPlatforms(3, [])).toEqual(['none']);
     expect(clusterSupportedPlatforms(1, [made('VMware, Inc.'), made('VMware, Inc.')])).toEqual(['none']);
   });
 
-  it('lists each provider that runs every host, in upstream\'s registry order', () => {
+  it("lists each provider that runs every host, in upstream's registry order", () => {
     expect(clusterSupportedPlatforms(3, [made('Red Hat'), made('Red Hat')])).toEqual(['baremetal', 'none', 'external']);
     expect(clusterSupportedPlatforms(3, [made('VMware, Inc.'), made('VMware, Inc.')])).toEqual(['vsphere', 'baremetal', 'none', 'external']);
     expect(clusterSupportedPlatforms(3, [made('VMware, Inc.'), made('Red Hat')])).toEqual(['baremetal', 'none', 'external']);

@@ -30,7 +30,7 @@ function refusal(action: () => unknown): string {
   throw new Error('not refused');
 }
 
-describe('cluster answers as upstream\'s', () => {
+describe("cluster answers as upstream's", () => {
   it('refuses an API host name for a day-1 cluster', () => {
     expect(refusal(() => update(create(), { api_vip_dns_name: 'api.x.e.com' }))).toBe("Can't update api vip to api.x.e.com for day1 cluster c1");
   });
@@ -39,7 +39,11 @@ describe('cluster answers as upstream\'s', () => {
     const tang = '[{"url":"http://t","thumbprint":"x"}]';
     const encrypted = create({ disk_encryption: { enable_on: 'masters', mode: 'tang', tang_servers: tang } });
     expect(update(encrypted, { disk_encryption: {} }).attributes.disk_encryption).toEqual({ enable_on: 'masters', mode: 'tang', tang_servers: tang });
-    expect(update(encrypted, { disk_encryption: { enable_on: 'all' } }).attributes.disk_encryption).toEqual({ enable_on: 'all', mode: 'tang', tang_servers: tang });
+    expect(update(encrypted, { disk_encryption: { enable_on: 'all' } }).attributes.disk_encryption).toEqual({
+      enable_on: 'all',
+      mode: 'tang',
+      tang_servers: tang,
+    });
     expect(update(create(), { disk_encryption: {} }).attributes.disk_encryption).toEqual({ enable_on: 'none', mode: 'tpmv2' });
   });
 
@@ -53,7 +57,7 @@ describe('cluster answers as upstream\'s', () => {
     expect(noProxyProblem('not a domain!')).toBeDefined();
   });
 
-  it('leaves out an empty base domain and SSH key, as Go\'s omitempty does', () => {
+  it("leaves out an empty base domain and SSH key, as Go's omitempty does", () => {
     const view = clusterWireView(create({ base_dns_domain: '', ssh_public_key: '' }));
     expect(view).not.toHaveProperty('base_dns_domain');
     expect(view).not.toHaveProperty('ssh_public_key');
@@ -61,16 +65,25 @@ describe('cluster answers as upstream\'s', () => {
 });
 
 describe('the IP family listed first by a new dual-stack cluster', () => {
-  const dual = { cluster_networks: [{ cidr: '10.128.0.0/14', host_prefix: 23 }, { cidr: 'fd01::/48', host_prefix: 64 }], machine_networks: [{ cidr: '192.168.111.0/24' }, { cidr: 'fd2e:6f44:5dd8:c956::/120' }] };
+  const dual = {
+    cluster_networks: [
+      { cidr: '10.128.0.0/14', host_prefix: 23 },
+      { cidr: 'fd01::/48', host_prefix: 64 },
+    ],
+    machine_networks: [{ cidr: '192.168.111.0/24' }, { cidr: 'fd2e:6f44:5dd8:c956::/120' }],
+  };
   it('must be the same in every list, as upstream refuses otherwise', () => {
-    expect(refusal(() => create({ ...dual, service_networks: [{ cidr: 'fd02::/112' }, { cidr: '172.30.0.0/16' }] } as Partial<ClusterCreateParams>)))
-      .toBe('Inconsistent IP family order: machine_networks first IP is 192.168.111.0/24 but service_networks first IP is fd02::/112. All networks must have the same IP family first');
-    expect(create({ ...dual, service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }] } as Partial<ClusterCreateParams>).attributes.machine_networks).toHaveLength(2);
+    expect(refusal(() => create({ ...dual, service_networks: [{ cidr: 'fd02::/112' }, { cidr: '172.30.0.0/16' }] } as Partial<ClusterCreateParams>))).toBe(
+      'Inconsistent IP family order: machine_networks first IP is 192.168.111.0/24 but service_networks first IP is fd02::/112. All networks must have the same IP family first',
+    );
+    expect(
+      create({ ...dual, service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }] } as Partial<ClusterCreateParams>).attributes.machine_networks,
+    ).toHaveLength(2);
   });
 });
 
-describe('a cluster\'s name', () => {
-  it('may start with a digit, as upstream\'s rule admits', () => {
+describe("a cluster's name", () => {
+  it("may start with a digit, as upstream's rule admits", () => {
     expect(create({ name: '1abc' }).name).toBe('1abc');
     expect(refusal(() => create({ name: '-abc' }))).toMatch(/start and end with a letter or digit/);
   });

@@ -14,7 +14,13 @@ const NOW = '2026-01-01T00:00:00.000Z';
 function cluster(attributes: Record<string, unknown> = {}): Cluster {
   const record = createClusterRecord(
     { name: 'demo', openshift_version: '4.18.5', pull_secret: PULL_SECRET, base_dns_domain: 'example.com' },
-    { orgId: 'org', clusterId: '11111111-1111-4111-8111-111111111111', now: NOW, release: { openshiftVersion: '4.18.5', releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' }, userName: 'u' },
+    {
+      orgId: 'org',
+      clusterId: '11111111-1111-4111-8111-111111111111',
+      now: NOW,
+      release: { openshiftVersion: '4.18.5', releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' },
+      userName: 'u',
+    },
   );
   return { ...record, attributes: { ...record.attributes, ...attributes }, version: 1 };
 }
@@ -27,11 +33,17 @@ describe('clusterView', () => {
 
   it('still shows every field of the cluster definition it has a value for', () => {
     const view = clusterView(cluster({ install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }] }));
-    expect(view).toMatchObject({ name: 'demo', base_dns_domain: 'example.com', install_started_at: NOW, api_vips: [{ ip: '192.168.111.5' }], pull_secret_set: true });
+    expect(view).toMatchObject({
+      name: 'demo',
+      base_dns_domain: 'example.com',
+      install_started_at: NOW,
+      api_vips: [{ ip: '192.168.111.5' }],
+      pull_secret_set: true,
+    });
     expect(view).not.toHaveProperty('pull_secret');
   });
 
-  it('keeps the service setting (ENABLE_SOFT_TIMEOUTS, off by default) on new clusters, and answers the organisation\'s capability in org_soft_timeouts_enabled, as upstream', () => {
+  it("keeps the service setting (ENABLE_SOFT_TIMEOUTS, off by default) on new clusters, and answers the organisation's capability in org_soft_timeouts_enabled, as upstream", () => {
     const env = { TABLE_NAME: 't', FILES_BUCKET: 'f', IMAGES_BUCKET: 'i', LOGS_BUCKET: 'l' };
     expect(configFromEnvironment(env).softTimeouts).toBe(false);
     expect(configFromEnvironment({ ...env, ENABLE_SOFT_TIMEOUTS: 'true' }).softTimeouts).toBe(true);

@@ -11,7 +11,8 @@ describe('console: who the caller is and what it is offered', () => {
   });
 
   it('offers writes to users and admins, token management to admins and to people for themselves', () => {
-    const as = (role: 'admin' | 'user' | 'read-only', person: boolean) => callerOf({ ...ORGANISATION, role, ...(person ? { user_id: 'u1' } : { api_token_id: 't1' }) });
+    const as = (role: 'admin' | 'user' | 'read-only', person: boolean) =>
+      callerOf({ ...ORGANISATION, role, ...(person ? { user_id: 'u1' } : { api_token_id: 't1' }) });
     expect([as('admin', false), as('user', false), as('read-only', false)].map((c) => [c.canWrite, c.isAdmin, c.canManageTokens])).toEqual([
       [true, true, true],
       [true, false, false],

@@ -8,7 +8,9 @@ const returnPath = (candidate: string | undefined) => safeReturnPath(candidate, 
 describe('console: where signing in may return to', () => {
   it('keeps a path of the console, with its query', () => {
     expect(returnPath('/settings/api-tokens')).toBe('/settings/api-tokens');
-    expect(returnPath('/assisted-installer/clusters/6e2a1d2c-0000-4000-8000-000000000000?tab=hosts')).toBe('/assisted-installer/clusters/6e2a1d2c-0000-4000-8000-000000000000?tab=hosts');
+    expect(returnPath('/assisted-installer/clusters/6e2a1d2c-0000-4000-8000-000000000000?tab=hosts')).toBe(
+      '/assisted-installer/clusters/6e2a1d2c-0000-4000-8000-000000000000?tab=hosts',
+    );
     expect(returnPath('/join')).toBe('/join');
     expect(returnPath('/')).toBe(CLUSTERS);
     expect(returnPath(undefined)).toBe(CLUSTERS);

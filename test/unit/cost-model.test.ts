@@ -1,22 +1,73 @@
 /** The cost bench's arithmetic (bench/cost/model.ts): billed time, X-Ray sampling, the doors, and the bill per component. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { billedLambdaMs, doorComparison, fargateCharge, fixedMonthly, followPasses, installedMonthly, installExtras, installRequests, loggedBytes, monthlyBill, sampledTraces, SECONDS_PER_MONTH, total, workflowTransitions, type FunctionFacts, type InstallAssumptions, type InstallRequestKind, type InstallRun, type Prices, type RequestCost, type StackFacts, type TaskFacts } from '../../bench/cost/model.js';
+import {
+  billedLambdaMs,
+  doorComparison,
+  fargateCharge,
+  fixedMonthly,
+  followPasses,
+  installedMonthly,
+  installExtras,
+  installRequests,
+  loggedBytes,
+  monthlyBill,
+  sampledTraces,
+  SECONDS_PER_MONTH,
+  total,
+  workflowTransitions,
+  type FunctionFacts,
+  type InstallAssumptions,
+  type InstallRequestKind,
+  type InstallRun,
+  type Prices,
+  type RequestCost,
+  type StackFacts,
+  type TaskFacts,
+} from '../../bench/cost/model.js';
 
 const prices = JSON.parse(readFileSync(new URL('../../bench/cost/prices.json', import.meta.url), 'utf8')) as Prices;
-const fn = (memoryMb: number, tracing: FunctionFacts['tracing'] = 'Active', publishesMetrics = true): FunctionFacts => ({ memoryMb, architecture: 'arm64', tracing, publishesMetrics });
+const fn = (memoryMb: number, tracing: FunctionFacts['tracing'] = 'Active', publishesMetrics = true): FunctionFacts => ({
+  memoryMb,
+  architecture: 'arm64',
+  tracing,
+  publishesMetrics,
+});
 /** The stack before #21: agents through CloudFront and REST, every function 1,024 MB, traced, at INFO. */
 const before: StackFacts = {
-  natGateways: 1, alarms: 10, secrets: 1, hostedZones: 0, kmsKeys: 0,
-  agentDoor: 'cloudfront+rest', restTracing: true, logLevel: 'INFO', platformLogLines: true,
+  natGateways: 1,
+  alarms: 10,
+  secrets: 1,
+  hostedZones: 0,
+  kmsKeys: 0,
+  agentDoor: 'cloudfront+rest',
+  restTracing: true,
+  logLevel: 'INFO',
+  platformLogLines: true,
   functions: { agent: fn(1024), user: fn(1024), stream: fn(1024), monitor: fn(1024), workflow: fn(1024) },
 };
 /** After: agents on their function URL (512 MB, not traced, no metric lines), WARN, no platform lines. */
 const after: StackFacts = {
-  ...before, natGateways: 0, agentDoor: 'function-url', logLevel: 'WARN', platformLogLines: false,
+  ...before,
+  natGateways: 0,
+  agentDoor: 'function-url',
+  logLevel: 'WARN',
+  platformLogLines: false,
   functions: { agent: fn(512, 'PassThrough', false), user: fn(1024), stream: fn(512, 'PassThrough', false), monitor: fn(512), workflow: fn(512) },
 };
-const poll: RequestCost = { measured: 100, readUnits: 2, writeUnits: 1, dynamodbCalls: 3, s3Puts: 0, s3Gets: 0, logBytes: 200, metricLogBytes: 200, responseBytes: 40_000, gzippedResponseBytes: 4_000, handlerMs: 4.2 };
+const poll: RequestCost = {
+  measured: 100,
+  readUnits: 2,
+  writeUnits: 1,
+  dynamodbCalls: 3,
+  s3Puts: 0,
+  s3Gets: 0,
+  logBytes: 200,
+  metricLogBytes: 200,
+  responseBytes: 40_000,
+  gzippedResponseBytes: 4_000,
+  handlerMs: 4.2,
+};
 const perMonth = 1_000_000;
 
 describe('cost model', () => {
@@ -89,7 +140,14 @@ describe('cost model', () => {
   });
 
   it('prices an HTTP API per started 512 KB, with the answer’s transfer uncompressed', () => {
-    const doors = doorComparison([{ label: 'poll', perMonth, cost: poll, caller: 'agent' }, { label: 'pass', perMonth: 1, cost: poll, caller: 'monitor' }], after, prices);
+    const doors = doorComparison(
+      [
+        { label: 'poll', perMonth, cost: poll, caller: 'agent' },
+        { label: 'pass', perMonth: 1, cost: poll, caller: 'monitor' },
+      ],
+      after,
+      prices,
+    );
     expect(doors['http-api']!['API Gateway (HTTP)']).toBeCloseTo(perMonth * prices.perRequest.apiGatewayHttp);
     expect(doors['http-api']!['Data transfer out']).toBeCloseTo(perMonth * (40_000 / 1024 ** 3) * prices.perGb.dataTransferOut);
     const large = doorComparison([{ label: 'big', perMonth, cost: { ...poll, responseBytes: 600 * 1024 }, caller: 'agent' }], after, prices);
@@ -100,13 +158,31 @@ describe('cost model', () => {
 });
 
 describe('the installed scenario', () => {
-  const assumptions: InstallAssumptions = { clustersPerMonth: 333, hostsPerCluster: 3, agentPollingMinutesPerHost: 45, installMinutes: 60, installerTaskMinutes: 5, isoBytes: 1_200_000_000, isoDownloadsPerCluster: 3 };
+  const assumptions: InstallAssumptions = {
+    clustersPerMonth: 333,
+    hostsPerCluster: 3,
+    agentPollingMinutesPerHost: 45,
+    installMinutes: 60,
+    installerTaskMinutes: 5,
+    isoBytes: 1_200_000_000,
+    isoDownloadsPerCluster: 3,
+  };
   const fargate = { vcpuHourX86: 0.04048, gbHourX86: 0.004445, vcpuHourArm64: 0.03238, gbHourArm64: 0.00356, minimumMinutes: 1 };
   const withFargate = { ...prices, fargate };
-  const kind = (label: string, drivenBy: InstallRequestKind['drivenBy'], measuredCount: number, caller: InstallRequestKind['caller'] = 'agent'): InstallRequestKind => ({ label, caller, cost: poll, measuredCount, drivenBy });
+  const kind = (
+    label: string,
+    drivenBy: InstallRequestKind['drivenBy'],
+    measuredCount: number,
+    caller: InstallRequestKind['caller'] = 'agent',
+  ): InstallRequestKind => ({ label, caller, cost: poll, measuredCount, drivenBy });
   const run: InstallRun = {
     kinds: [kind('poll', 'agent-poll', 52), kind('reply inventory', 'event', 3), kind('workflow InstallFollow', 'follow', 12, 'workflow')],
-    workflowStates: 41, workflowFollows: 12, taskS3Puts: 8, taskS3Gets: 1, downloadS3Gets: 0, downloadBytes: 0,
+    workflowStates: 41,
+    workflowFollows: 12,
+    taskS3Puts: 8,
+    taskS3Gets: 1,
+    downloadS3Gets: 0,
+    downloadBytes: 0,
   };
 
   it('counts events as measured, polls and workflow passes for the assumed real durations', () => {

@@ -52,7 +52,12 @@ function ignitionValidate(text: string): { status: number | null; output: string
 }
 const decode = (source: string) => (source === 'data:,' ? '' : Buffer.from(source.slice(source.indexOf(',') + 1), 'base64').toString('utf8'));
 const filesOf = (text: string): Record<string, { text: string; mode: number }> =>
-  Object.fromEntries((JSON.parse(text).storage.files as { path: string; mode: number; contents: { source: string } }[]).map((file) => [file.path, { text: decode(file.contents.source), mode: file.mode }]));
+  Object.fromEntries(
+    (JSON.parse(text).storage.files as { path: string; mode: number; contents: { source: string } }[]).map((file) => [
+      file.path,
+      { text: decode(file.contents.source), mode: file.mode },
+    ]),
+  );
 
 describe('the installer inputs of a disconnected-iso infra-env', () => {
   it('are the InfraEnv and pull secret manifests and the appliance registries; no agent-config without a rendezvous IP', () => {
@@ -74,8 +79,11 @@ describe('the installer inputs of a disconnected-iso infra-env', () => {
     const key = sshPublicKey();
     const directory = unconfiguredIgnitionInputs({
       infraEnv: infraEnv({
-        ssh_authorized_key: key, proxy: { http_proxy: 'http://proxy.example.com:3128', no_proxy: '.example.com' }, additional_ntp_sources: 'ntp1.example.com, ntp2.example.com',
-        static_network_config: STATIC_NETWORK, rendezvous_ip: '192.168.126.10',
+        ssh_authorized_key: key,
+        proxy: { http_proxy: 'http://proxy.example.com:3128', no_proxy: '.example.com' },
+        additional_ntp_sources: 'ntp1.example.com, ntp2.example.com',
+        static_network_config: STATIC_NETWORK,
+        rendezvous_ip: '192.168.126.10',
       }),
       clusterName: 'disconnected-cluster',
     });
@@ -87,17 +95,26 @@ describe('the installer inputs of a disconnected-iso infra-env', () => {
       nmStateConfigLabelSelector: { matchLabels: { 'agent-install.openshift.io/infraenv-id': INFRA_ENV_ID } },
     });
     expect(YAML.parse(directory[NMSTATE_MANIFEST]!)).toMatchObject({
-      kind: 'NMStateConfig', metadata: { labels: { 'agent-install.openshift.io/infraenv-id': INFRA_ENV_ID } },
+      kind: 'NMStateConfig',
+      metadata: { labels: { 'agent-install.openshift.io/infraenv-id': INFRA_ENV_ID } },
       spec: { interfaces: [{ name: 'eth0', macAddress: '52:54:00:aa:bb:01' }], config: YAML.parse(NETWORK_YAML) },
     });
-    expect(YAML.parse(directory[AGENT_CONFIG]!)).toEqual({ apiVersion: 'v1beta1', kind: 'AgentConfig', metadata: { name: 'disconnected-cluster' }, rendezvousIP: '192.168.126.10' });
+    expect(YAML.parse(directory[AGENT_CONFIG]!)).toEqual({
+      apiVersion: 'v1beta1',
+      kind: 'AgentConfig',
+      metadata: { name: 'disconnected-cluster' },
+      rendezvousIP: '192.168.126.10',
+    });
   });
 });
 
 describe('the SIMULATED unconfigured ignition', () => {
   it('passes ignition-validate and puts the inputs where the agent-based installer reads them, saying it is simulated', () => {
     const key = sshPublicKey();
-    const directory = unconfiguredIgnitionInputs({ infraEnv: infraEnv({ ssh_authorized_key: key, static_network_config: STATIC_NETWORK, rendezvous_ip: 'fd00::10' }), clusterName: 'c1' });
+    const directory = unconfiguredIgnitionInputs({
+      infraEnv: infraEnv({ ssh_authorized_key: key, static_network_config: STATIC_NETWORK, rendezvous_ip: 'fd00::10' }),
+      clusterName: 'c1',
+    });
     const text = withInteractiveUi(simulatedUnconfiguredIgnition(directory));
     expect(ignitionValidate(text)).toEqual({ status: 0, output: '' });
     const config = JSON.parse(text);
@@ -115,7 +132,11 @@ describe('the SIMULATED unconfigured ignition', () => {
     expect(Object.keys(files).some((file) => file.startsWith('/etc/assisted/network/'))).toBe(true);
     // The pull secret only in its manifest.
     const credential = JSON.parse(PULL_SECRET).auths['quay.io'].auth as string;
-    expect(Object.entries(files).filter(([, file]) => file.text.includes(credential)).map(([name]) => name)).toEqual(['/etc/assisted/manifests/pull-secret.yaml']);
+    expect(
+      Object.entries(files)
+        .filter(([, file]) => file.text.includes(credential))
+        .map(([name]) => name),
+    ).toEqual(['/etc/assisted/manifests/pull-secret.yaml']);
   });
 
   it('has no rendezvous host without a rendezvous IP, and the sentinel is added once', () => {
@@ -128,7 +149,11 @@ describe('the SIMULATED unconfigured ignition', () => {
 });
 
 describe('choosing the generator', () => {
-  const request = () => ({ directory: unconfiguredIgnitionInputs({ infraEnv: infraEnv({ rendezvous_ip: '10.0.0.5' }), clusterName: 'c1' }), openshiftVersion: '4.20.1', pullSecret: PULL_SECRET });
+  const request = () => ({
+    directory: unconfiguredIgnitionInputs({ infraEnv: infraEnv({ rendezvous_ip: '10.0.0.5' }), clusterName: 'c1' }),
+    openshiftVersion: '4.20.1',
+    pullSecret: PULL_SECRET,
+  });
   const logs: string[] = [];
   const log = (level: string, message: string) => logs.push(`${level} ${message}`);
 
@@ -136,27 +161,39 @@ describe('choosing the generator', () => {
     // A stand-in for the binary: answers `version`, and for `agent create unconfigured-ignition --dir D`
     // writes an ignition listing the files it found in D (so the test sees what it was given).
     const fake = path.join(workDir, 'openshift-install');
-    writeFileSync(fake, `#!/bin/sh
+    writeFileSync(
+      fake,
+      `#!/bin/sh
 if [ "$1" = version ]; then echo "openshift-install 4.20.1-fake"; exit 0; fi
 [ "$1 $2 $3 $4" = "agent create unconfigured-ignition --dir" ] || { echo "unexpected: $*" >&2; exit 3; }
 cd "$5" && found=$(find . -type f | sort | tr '\\n' ' ')
 printf '{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/found","contents":{"source":"data:,%s"}}]}}' "$(echo $found | sed 's/ /%20/g')" > unconfigured-agent.ign
-`);
+`,
+    );
     chmodSync(fake, 0o755);
     const generators = createUnconfiguredIgnitions({ installer: fake, allowSimulated: true, log });
     expect(generators.generator('4.20.1')).toBe('openshift-install');
     const made = await generators.generate(request());
     expect(made).toMatchObject({ generator: 'openshift-install', installerVersion: '4.20.1-fake' });
-    expect(decodeURIComponent(JSON.parse(made.ignition).storage.files[0].contents.source.slice('data:,'.length)).split(' ').filter(Boolean))
-      .toEqual(['./agent-config.yaml', './cluster-manifests/infraenv.yaml', './cluster-manifests/pull-secret.yaml', './mirror/registries.conf']);
+    expect(decodeURIComponent(JSON.parse(made.ignition).storage.files[0].contents.source.slice('data:,'.length)).split(' ').filter(Boolean)).toEqual([
+      './agent-config.yaml',
+      './cluster-manifests/infraenv.yaml',
+      './cluster-manifests/pull-secret.yaml',
+      './mirror/registries.conf',
+    ]);
     expect(logs.some((line) => line.includes('agent create unconfigured-ignition'))).toBe(true);
   });
 
   it("turns the installer's failure into a 409 quoting it, without the pull secret", async () => {
     const failing = path.join(workDir, 'failing-install');
-    writeFileSync(failing, `#!/bin/sh\n[ "$1" = version ] && { echo "openshift-install 4.20.1"; exit 0; }\necho "level=fatal msg=invalid pull secret ${PULL_SECRET.replace(/"/g, '\\"')}" >&2\nexit 1\n`);
+    writeFileSync(
+      failing,
+      `#!/bin/sh\n[ "$1" = version ] && { echo "openshift-install 4.20.1"; exit 0; }\necho "level=fatal msg=invalid pull secret ${PULL_SECRET.replace(/"/g, '\\"')}" >&2\nexit 1\n`,
+    );
     chmodSync(failing, 0o755);
-    const error = await createUnconfiguredIgnitions({ installer: failing, allowSimulated: false, log }).generate(request()).catch((e: unknown) => e);
+    const error = await createUnconfiguredIgnitions({ installer: failing, allowSimulated: false, log })
+      .generate(request())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe('conflict');
     expect((error as DomainError).message).toMatch(/unconfigured-ignition failed.*level=fatal msg=invalid pull secret <redacted pull secret>/);
@@ -176,7 +213,9 @@ printf '{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/found"
       expect(logs.some((line) => line.startsWith('warn SIMULATED unconfigured ignition'))).toBe(true);
 
       const refused = createUnconfiguredIgnitions({ allowSimulated: false, log });
-      expect(() => refused.generator('4.20.1')).toThrow(/no openshift-install is configured.*OpenShift 4\.20\.1.*OPENSHIFT_INSTALL.*ALLOW_SIMULATED_INSTALLER=true/);
+      expect(() => refused.generator('4.20.1')).toThrow(
+        /no openshift-install is configured.*OpenShift 4\.20\.1.*OPENSHIFT_INSTALL.*ALLOW_SIMULATED_INSTALLER=true/,
+      );
     } finally {
       process.env.PATH = saved;
     }

@@ -42,8 +42,27 @@ let caBundle: string;
 beforeAll(() => {
   workDir = mkdtempSync(path.join(tmpdir(), 'discovery-ign-'));
   // A real self-signed CA, as users paste into additional_trust_bundle.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
-    '-subj', '/CN=Test Proxy CA', '-keyout', path.join(workDir, 'ca.key'), '-out', path.join(workDir, 'ca.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Test Proxy CA',
+      '-keyout',
+      path.join(workDir, 'ca.key'),
+      '-out',
+      path.join(workDir, 'ca.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   caBundle = readFileSync(path.join(workDir, 'ca.pem'), 'utf8');
 });
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -89,20 +108,64 @@ describe('discovery ignition', () => {
   const variants: [string, DiscoveryIgnitionInput][] = [
     ['plain', input()],
     ['ssh key', input({ ssh_authorized_key: `${sshPublicKey('a@example.com')}\n${sshPublicKey('b@example.com')}\n` })],
-    ['proxy', input({ proxy: { http_proxy: 'http://proxy.example.com:3128', https_proxy: 'http://user:p%40ss@proxy.example.com:3128', no_proxy: '.example.com,10.0.0.0/8' } })],
+    [
+      'proxy',
+      input({
+        proxy: { http_proxy: 'http://proxy.example.com:3128', https_proxy: 'http://user:p%40ss@proxy.example.com:3128', no_proxy: '.example.com,10.0.0.0/8' },
+      }),
+    ],
     ['http proxy only', input({ proxy: { http_proxy: 'http://proxy.example.com:3128' } })],
-    ['CA bundle', input({ get additional_trust_bundle() { return caBundle; } })],
-    ['static network', input({ static_network_config: JSON.stringify([{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }]) })],
+    [
+      'CA bundle',
+      input({
+        get additional_trust_bundle() {
+          return caBundle;
+        },
+      }),
+    ],
+    [
+      'static network',
+      input({
+        static_network_config: JSON.stringify([
+          { network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] },
+        ]),
+      }),
+    ],
     ['NTP sources added', input({ additional_ntp_sources: 'ntp1.example.com, 10.1.2.3' })],
     ['NTP sources replaced', input({ ntp_sources: 'ntp.example.com' })],
-    ['ignition override 3.1.0', input({ ignition_config_override: JSON.stringify({ ignition: { version: '3.1.0' }, storage: { files: [{ path: '/etc/extra.conf', mode: 420, contents: { source: 'data:,hello' } }] } }) })],
-    ['mirror registries', input({}, {
-      mirrorRegistries: {
-        registriesConf: 'unqualified-search-registries = ["registry.access.redhat.com"]\n\n[[registry]]\nprefix = ""\nlocation = "quay.io/openshift-release-dev/ocp-release"\nmirror-by-digest-only = true\n\n[[registry.mirror]]\nlocation = "mirror.example.com:5000/ocp/release"\n',
-        get caBundle() { return caBundle; },
-      },
-    })],
-    ['ignition override 3.2.0', input({ ignition_config_override: JSON.stringify({ ignition: { version: '3.2.0' }, systemd: { units: [{ name: 'extra.service', enabled: true, contents: '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n' }] } }) })],
+    [
+      'ignition override 3.1.0',
+      input({
+        ignition_config_override: JSON.stringify({
+          ignition: { version: '3.1.0' },
+          storage: { files: [{ path: '/etc/extra.conf', mode: 420, contents: { source: 'data:,hello' } }] },
+        }),
+      }),
+    ],
+    [
+      'mirror registries',
+      input(
+        {},
+        {
+          mirrorRegistries: {
+            registriesConf:
+              'unqualified-search-registries = ["registry.access.redhat.com"]\n\n[[registry]]\nprefix = ""\nlocation = "quay.io/openshift-release-dev/ocp-release"\nmirror-by-digest-only = true\n\n[[registry.mirror]]\nlocation = "mirror.example.com:5000/ocp/release"\n',
+            get caBundle() {
+              return caBundle;
+            },
+          },
+        },
+      ),
+    ],
+    [
+      'ignition override 3.2.0',
+      input({
+        ignition_config_override: JSON.stringify({
+          ignition: { version: '3.2.0' },
+          systemd: { units: [{ name: 'extra.service', enabled: true, contents: '[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n' }] },
+        }),
+      }),
+    ],
   ];
 
   it.each(variants)('%s: passes ignition-validate', (_name, variantInput) => {
@@ -125,28 +188,36 @@ describe('discovery ignition', () => {
       ssh_authorized_key: sshPublicKey(),
       proxy: { http_proxy: 'http://proxy.example.com:3128', https_proxy: 'http://proxy.example.com:3128', no_proxy: 'example.com' },
       additional_trust_bundle: caBundle,
-      static_network_config: JSON.stringify([{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }]),
+      static_network_config: JSON.stringify([
+        { network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] },
+      ]),
       additional_ntp_sources: 'ntp.example.com',
-      ignition_config_override: JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOverride override@example.com'] }] } }),
+      ignition_config_override: JSON.stringify({
+        ignition: { version: '3.1.0' },
+        passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOverride override@example.com'] }] },
+      }),
     });
     const result = ignitionValidate(discoveryIgnitionText(everything));
     expect(result.output).toBe('');
     expect(result.status).toBe(0);
   });
 
-  it('runs the agent image against the service with the agent token, as upstream\'s agent.service', () => {
+  it("runs the agent image against the service with the agent token, as upstream's agent.service", () => {
     const config = discoveryIgnition(input());
     expect(config.ignition.version).toBe('3.1.0');
     const agent = unit(config, 'agent.service')!;
     expect(agent.enabled).toBe(true);
     const contents = agent.contents!;
     expect(contents).toContain(`Environment=PULL_SECRET_TOKEN=${AGENT_TOKEN}`);
-    expect(contents).toContain(`ExecStart=/usr/local/bin/agent --url ${SERVICE_URL} --infra-env-id ${INFRA_ENV_ID} --agent-version ${AGENT_IMAGE} --insecure=false`);
+    expect(contents).toContain(
+      `ExecStart=/usr/local/bin/agent --url ${SERVICE_URL} --infra-env-id ${INFRA_ENV_ID} --agent-version ${AGENT_IMAGE} --insecure=false`,
+    );
     expect(contents).toContain(`ExecStartPre=podman run --pull=never --privileged --rm -v /usr/local/bin:/hostbin ${AGENT_IMAGE} cp /usr/bin/agent /hostbin`);
     expect(contents).toContain(`ExecStartPre=/usr/local/bin/agent-pull-image ${AGENT_IMAGE}`);
     expect(contents).toMatch(/^Restart=always$/m);
     expect(contents).toMatch(/^TimeoutStartSec=600$/m);
-    for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) expect(contents).toMatch(new RegExp(`^Environment=${name}=$`, 'm'));
+    for (const name of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+      expect(contents).toMatch(new RegExp(`^Environment=${name}=$`, 'm'));
     // Files the unit runs are there.
     expect(fileText(config, '/usr/local/bin/agent-pull-image')).toContain('podman pull');
     expect(fileText(config, '/usr/local/bin/agent-fix-bz1964591')).toContain('podman rmi');
@@ -174,8 +245,14 @@ describe('discovery ignition', () => {
   });
 
   it('sets the proxy for Ignition, the agent and login shells', () => {
-    const config = discoveryIgnition(input({ proxy: { http_proxy: 'http://proxy:3128', https_proxy: 'http://u:p%40ss@proxy:3128', no_proxy: 'a.example.com, 10.0.0.0/8' } }));
-    expect(config.ignition.proxy).toEqual({ httpProxy: 'http://proxy:3128', httpsProxy: 'http://u:p%40ss@proxy:3128', noProxy: ['a.example.com', '10.0.0.0/8'] });
+    const config = discoveryIgnition(
+      input({ proxy: { http_proxy: 'http://proxy:3128', https_proxy: 'http://u:p%40ss@proxy:3128', no_proxy: 'a.example.com, 10.0.0.0/8' } }),
+    );
+    expect(config.ignition.proxy).toEqual({
+      httpProxy: 'http://proxy:3128',
+      httpsProxy: 'http://u:p%40ss@proxy:3128',
+      noProxy: ['a.example.com', '10.0.0.0/8'],
+    });
     const agent = unit(config, 'agent.service')!.contents!;
     expect(agent).toContain('Environment=HTTP_PROXY=http://proxy:3128');
     // systemd would expand a lone % as a specifier.
@@ -199,7 +276,10 @@ describe('discovery ignition', () => {
     const script = fileText(added, '/usr/local/bin/add-ntp-sources.sh')!;
     expect(script).toContain('server ntp1.example.com iburst\nserver 10.1.2.3 iburst');
     expect(script).toContain('cat >> /etc/chrony.conf');
-    const replaced = fileText(discoveryIgnition(input({ ntp_sources: 'ntp.example.com', additional_ntp_sources: 'ignored.example.com' })), '/usr/local/bin/add-ntp-sources.sh')!;
+    const replaced = fileText(
+      discoveryIgnition(input({ ntp_sources: 'ntp.example.com', additional_ntp_sources: 'ignored.example.com' })),
+      '/usr/local/bin/add-ntp-sources.sh',
+    )!;
     expect(replaced).toContain('cat > /etc/chrony.conf');
     expect(replaced).not.toContain('ignored.example.com');
     // The names end up in a root shell script.
@@ -207,7 +287,11 @@ describe('discovery ignition', () => {
   });
 
   it('stages static network files and their boot script in full ISOs only', () => {
-    const attributes = { static_network_config: JSON.stringify([{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }]) };
+    const attributes = {
+      static_network_config: JSON.stringify([
+        { network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] },
+      ]),
+    };
     const full = discoveryIgnition(input(attributes));
     const paths = full.storage.files.map((f) => f.path);
     expect(paths).toContain('/etc/assisted/network/host0/mac_interface.ini');
@@ -236,8 +320,16 @@ describe('ignition_config_override merge', () => {
     expect(config.storage.files.length).toBe((base().storage as { files: unknown[] }).files.length);
   });
 
-  it('merges units by name, appends new ones and takes the override\'s version', () => {
-    const config = merged({ ignition: { version: '3.2.0' }, systemd: { units: [{ name: 'agent.service', enabled: false }, { name: 'extra.service', mask: true }] } });
+  it("merges units by name, appends new ones and takes the override's version", () => {
+    const config = merged({
+      ignition: { version: '3.2.0' },
+      systemd: {
+        units: [
+          { name: 'agent.service', enabled: false },
+          { name: 'extra.service', mask: true },
+        ],
+      },
+    });
     expect(config.ignition.version).toBe('3.2.0');
     const agent = config.systemd.units.find((u) => u.name === 'agent.service')!;
     expect(agent.enabled).toBe(false);
@@ -246,17 +338,22 @@ describe('ignition_config_override merge', () => {
     expect(ignitionValidate(JSON.stringify(config)).status).toBe(0);
   });
 
-  it('lets a link or directory take a file\'s path, as Ignition merges nodes', () => {
-    const config = merged({ ignition: { version: '3.1.0' }, storage: { links: [{ path: '/etc/motd', target: '/dev/null' }] } }) as unknown as { storage: { files: { path: string }[]; links: unknown[] } };
+  it("lets a link or directory take a file's path, as Ignition merges nodes", () => {
+    const config = merged({ ignition: { version: '3.1.0' }, storage: { links: [{ path: '/etc/motd', target: '/dev/null' }] } }) as unknown as {
+      storage: { files: { path: string }[]; links: unknown[] };
+    };
     expect(config.storage.files.some((f) => f.path === '/etc/motd')).toBe(false);
     expect(config.storage.links).toEqual([{ path: '/etc/motd', target: '/dev/null' }]);
     expect(ignitionValidate(JSON.stringify(config)).status).toBe(0);
   });
 
-  it('keeps each SSH key once and appends the override\'s', () => {
+  it("keeps each SSH key once and appends the override's", () => {
     const key = sshPublicKey();
     const withKey = discoveryIgnition(input({ ssh_authorized_key: key })) as unknown as Record<string, unknown>;
-    const config = mergeIgnitionOverride(withKey, JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: [key, 'ssh-rsa AAAAB3 other'] }] } })) as unknown as IgnitionConfig;
+    const config = mergeIgnitionOverride(
+      withKey,
+      JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: [key, 'ssh-rsa AAAAB3 other'] }] } }),
+    ) as unknown as IgnitionConfig;
     expect(config.passwd.users).toEqual([{ name: 'core', passwordHash: '!', sshAuthorizedKeys: [key, 'ssh-rsa AAAAB3 other'], groups: ['sudo'] }]);
   });
 
@@ -265,7 +362,10 @@ describe('ignition_config_override merge', () => {
       ['not json', /not valid JSON/],
       [JSON.stringify({ ignition: { version: '3.4.0' } }), /version "3\.4\.0".*3\.1\.0 or 3\.2\.0/],
       [JSON.stringify({ ignition: { version: '3.1.0' }, storage: { files: { path: '/x' } } }), /storage\.files must be a list/],
-      [JSON.stringify({ ignition: { version: '3.1.0' }, systemd: { units: [{ name: 'a.service' }, { name: 'a.service' }] } }), /a\.service is defined more than once/],
+      [
+        JSON.stringify({ ignition: { version: '3.1.0' }, systemd: { units: [{ name: 'a.service' }, { name: 'a.service' }] } }),
+        /a\.service is defined more than once/,
+      ],
     ];
     for (const [override, reason] of refusals) {
       let thrown: unknown;

@@ -18,7 +18,11 @@ const docsRoot = path.join(projectRoot, 'docs');
  * build and run outputs such as dist/ are not the project's, whether or not this checkout has them).
  */
 function projectTree(): { files: string[]; folders: string[] } {
-  const listing = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const listing = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const files = listing.split('\0').filter((file) => file !== '' && existsSync(path.join(projectRoot, file)));
   const folders = new Set<string>();
   for (const file of files) {
@@ -102,7 +106,8 @@ describe('the documents in docs/', () => {
       const prose = text.replace(/\s+/g, ' ');
       for (const match of prose.matchAll(/\b(\d+) (?:upstream )?(host|cluster) validations\b/g)) {
         found += 1;
-        if (Number(match[1]) !== counts[match[2] as 'host' | 'cluster']) wrong.push(`${name}: "${match[0]}", but the catalogue has ${counts[match[2] as 'host' | 'cluster']}`);
+        if (Number(match[1]) !== counts[match[2] as 'host' | 'cluster'])
+          wrong.push(`${name}: "${match[0]}", but the catalogue has ${counts[match[2] as 'host' | 'cluster']}`);
       }
       // A count of validations that does not say whose cannot be checked: say "host" or "cluster".
       for (const match of prose.matchAll(/\b(\d+) (?:upstream )?validations\b/g)) wrong.push(`${name}: "${match[0]}" does not say whose validations`);
@@ -121,7 +126,12 @@ describe('the documents in docs/', () => {
   });
 
   it('finds the names a document gives, in prose and in drawings', () => {
-    const markdown = ['See `lambdas/usecases/clusters.ts:12` and `bench/support/`, not `npm test` or `$TMPDIR/x.json`.', '```', '  handlers/   map errors (handlers/api/errors.ts)', '```'].join('\n');
+    const markdown = [
+      'See `lambdas/usecases/clusters.ts:12` and `bench/support/`, not `npm test` or `$TMPDIR/x.json`.',
+      '```',
+      '  handlers/   map errors (handlers/api/errors.ts)',
+      '```',
+    ].join('\n');
     expect(namedPaths(markdown).sort()).toEqual(['bench/support/', 'handlers/api/errors.ts', 'lambdas/usecases/clusters.ts']);
   });
 });

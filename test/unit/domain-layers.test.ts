@@ -74,7 +74,11 @@ describe('the groups of lambdas/domain', () => {
   it('holds every module in a known group, none loose at the top', () => {
     const outside = files.filter((file) => !(groupOf(file) in FLOOR_OF_GROUP)).map((file) => path.relative(domainRoot, file));
     expect(outside).toEqual([]);
-    for (const group of Object.keys(FLOOR_OF_GROUP)) expect(files.some((file) => groupOf(file) === group), group).toBe(true);
+    for (const group of Object.keys(FLOOR_OF_GROUP))
+      expect(
+        files.some((file) => groupOf(file) === group),
+        group,
+      ).toBe(true);
   });
 
   it('imports only downward between groups', () => {

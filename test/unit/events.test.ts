@@ -69,7 +69,13 @@ describe('buildEvent', () => {
       const { props, subject } = sampleFor(definition);
       const event = buildEvent(name, props, subject, AT, 'event-1');
       expect(event.severity).toBe(definition.properties.severity ? props.severity : definition.severity);
-      expect(event).toMatchObject({ orgId: 'default', eventId: 'event-1', name, category: definition.eventType === 'organisation' ? 'audit' : 'user', eventTime: AT.toISOString() });
+      expect(event).toMatchObject({
+        orgId: 'default',
+        eventId: 'event-1',
+        name,
+        category: definition.eventType === 'organisation' ? 'audit' : 'user',
+        eventTime: AT.toISOString(),
+      });
       expect(event.message).not.toMatch(/\{[a-z_]+\}/);
       for (const [property, value] of Object.entries(props)) {
         if (definition.message.includes(`{${property}}`)) expect(event.message).toContain(String(value));
@@ -169,8 +175,16 @@ describe('eventView', () => {
 
   it('serialises props as a JSON string and drops secret-looking ones that reached the store some other way', () => {
     const event: ServiceEvent = {
-      orgId: 'o', eventId: 'e', name: 'x', severity: 'warning', category: 'metrics', message: 'm', eventTime: AT.toISOString(),
-      hostId: HOST, infraEnvId: INFRA_ENV, props: { stage: 'Rebooting', pull_secret: 'hunter2' },
+      orgId: 'o',
+      eventId: 'e',
+      name: 'x',
+      severity: 'warning',
+      category: 'metrics',
+      message: 'm',
+      eventTime: AT.toISOString(),
+      hostId: HOST,
+      infraEnvId: INFRA_ENV,
+      props: { stage: 'Rebooting', pull_secret: 'hunter2' },
     };
     const view = eventView(event);
     expect(view).toMatchObject({ host_id: HOST, infra_env_id: INFRA_ENV, category: 'metrics' });
@@ -205,7 +219,15 @@ describe('listEvents (upstream filtering and counting, on a fake store)', () => 
   const OTHER_CLUSTER = '0f9a1c52-6666-4e7a-9d3c-5b8e2f6a7c01';
   let n = 0;
   const ev = (severity: ServiceEvent['severity'], message: string, time: string, ids: Partial<ServiceEvent> = {}): ServiceEvent => ({
-    orgId: 'default', eventId: `e${String(++n).padStart(2, '0')}`, name: 'n', severity, category: 'user', message, eventTime: time, clusterId: CLUSTER, ...ids,
+    orgId: 'default',
+    eventId: `e${String(++n).padStart(2, '0')}`,
+    name: 'n',
+    severity,
+    category: 'user',
+    message,
+    eventTime: time,
+    clusterId: CLUSTER,
+    ...ids,
   });
   const onHost = (hostId: string) => ({ hostId, infraEnvId: INFRA_ENV });
   // The data set of upstream's "Filtering" tests in internal/events/event_test.go, restated.
@@ -222,14 +244,23 @@ describe('listEvents (upstream filtering and counting, on a fake store)', () => 
     ev('critical', 'Cluster is not ready for installation', '2023-02-22T20:00:00.000Z', { clusterId: OTHER_CLUSTER }),
     ev('info', 'metrics only', '2023-02-22T21:00:00.000Z', { category: 'metrics' }),
   ];
-  const store = fakeStore(events, [HOST, HOST2].map((hostId) => ({ orgId: 'default', infraEnvId: INFRA_ENV, hostId })));
+  const store = fakeStore(
+    events,
+    [HOST, HOST2].map((hostId) => ({ orgId: 'default', infraEnvId: INFRA_ENV, hostId })),
+  );
   const principal = { kind: 'user' as const, orgId: 'default', tokenId: 't', role: 'admin' as const };
   const list = (query: EventQuery) => listEvents({ store }, principal, query);
   const counts = (info: number, warning: number, error: number, critical: number) => ({ info, warning, error, critical });
 
   it.each<[string, EventQuery, number, ReturnType<typeof counts>, number]>([
     ['severities do not narrow the counts', { clusterId: CLUSTER, severities: ['warning'], limit: 2 }, 3, counts(3, 3, 2, 1), 2],
-    ['message narrows the counts, severities do not', { clusterId: CLUSTER, severities: ['info'], message: 'installation', limit: 1 }, 3, counts(3, 2, 2, 0), 1],
+    [
+      'message narrows the counts, severities do not',
+      { clusterId: CLUSTER, severities: ['info'], message: 'installation', limit: 1 },
+      3,
+      counts(3, 2, 2, 0),
+      1,
+    ],
     ['substring message, case-insensitive', { clusterId: CLUSTER, message: 'FAILED' }, 3, counts(1, 1, 0, 1), 3],
     ['cluster-level events', { clusterId: CLUSTER, clusterLevel: true }, 3, counts(1, 1, 1, 0), 3],
     ['events of deleted hosts', { clusterId: CLUSTER, deletedHosts: true }, 2, counts(1, 1, 0, 0), 2],
@@ -256,13 +287,16 @@ describe('listEvents (upstream filtering and counting, on a fake store)', () => 
     expect(all).toEqual([...all].sort().reverse());
     expect((await list({ clusterId: CLUSTER, limit: 2, offset: 1 })).events).toHaveLength(2);
     expect((await list({ clusterId: CLUSTER, limit: -10 })).events).toHaveLength(9);
-    expect((await list({ clusterId: CLUSTER, limit: 2, offset: -2 })).events.map((e) => e.message)).toEqual(['Installation completed', 'Cluster installation prepare']);
+    expect((await list({ clusterId: CLUSTER, limit: 2, offset: -2 })).events.map((e) => e.message)).toEqual([
+      'Installation completed',
+      'Cluster installation prepare',
+    ]);
     const none = await list({ clusterId: CLUSTER, limit: 0 });
     expect(none.events).toEqual([]);
     expect(none.eventCount).toBe(9);
   });
 
-  it('answers an empty list without a scope, 404 for another organisation\'s cluster, and 400s bad paging', async () => {
+  it("answers an empty list without a scope, 404 for another organisation's cluster, and 400s bad paging", async () => {
     expect((await list({})).events).toEqual([]);
     await expect(listEvents({ store }, { ...principal, orgId: 'other' }, { clusterId: CLUSTER })).rejects.toMatchObject({ kind: 'not-found' });
     await expect(list({ clusterId: CLUSTER, limit: 1.5 })).rejects.toMatchObject({ kind: 'bad-request' });

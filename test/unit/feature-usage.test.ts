@@ -30,12 +30,13 @@ const REGISTERED = {
   'OVN network type': { id: 'OVN_NETWORK_TYPE', name: 'OVN network type' },
   Proxy: { data: { http_proxy: 1, https_proxy: 1 }, id: 'PROXY', name: 'Proxy' },
 };
-const registered = () => create({
-  http_proxy: 'http://p:3128',
-  additional_ntp_source: 'a.b,c.d',
-  olm_operators: [{ name: 'cnv' }],
-  disk_encryption: { enable_on: 'all', mode: 'tang', tang_servers: TANG },
-});
+const registered = () =>
+  create({
+    http_proxy: 'http://p:3128',
+    additional_ntp_source: 'a.b,c.d',
+    olm_operators: [{ name: 'cnv' }],
+    disk_encryption: { enable_on: 'all', mode: 'tang', tang_servers: TANG },
+  });
 
 describe('feature usage (upstream internal/usage)', () => {
   it('names ids as upstream does', () => {
@@ -43,7 +44,7 @@ describe('feature usage (upstream internal/usage)', () => {
     expect(usageId('User Managed Networking With Multi Node')).toBe('USER_MANAGED_NETWORKING_WITH_MULTI_NODE');
   });
 
-  it('records a new cluster\'s features as upstream\'s registration does, keys sorted', () => {
+  it("records a new cluster's features as upstream's registration does, keys sorted", () => {
     const cluster = registered();
     expect(usage(cluster)).toEqual(REGISTERED);
     expect(cluster.attributes.feature_usage).toBe(JSON.stringify(Object.fromEntries(Object.entries(REGISTERED).sort(([a], [b]) => (a < b ? -1 : 1)))));
@@ -83,13 +84,19 @@ describe('feature usage (upstream internal/usage)', () => {
     expect(updated.LVM).toEqual({ id: 'LVM', name: 'LVM' });
     expect(updated['Schedulable masters']).toBeDefined();
     expect(updated['VIP auto alloc.']).toBeDefined();
-    expect(updated['Cluster managed networking with VMs']).toEqual({ data: { 'VM Hosts': ['h1'] }, id: 'CLUSTER_MANAGED_NETWORKING_WITH_VMS', name: 'Cluster managed networking with VMs' });
+    expect(updated['Cluster managed networking with VMs']).toEqual({
+      data: { 'VM Hosts': ['h1'] },
+      id: 'CLUSTER_MANAGED_NETWORKING_WITH_VMS',
+      name: 'Cluster managed networking with VMs',
+    });
     expect(usage(update(registered(), { olm_operators: [] })).CNV).toBeUndefined();
   });
 
-  it('records the networking mode an update implies: platform none makes a multi-node cluster\'s networking user-managed', () => {
-    expect(usage(update(create(), { platform: { type: 'none' } }))['User Managed Networking With Multi Node'])
-      .toEqual({ id: 'USER_MANAGED_NETWORKING_WITH_MULTI_NODE', name: 'User Managed Networking With Multi Node' });
+  it("records the networking mode an update implies: platform none makes a multi-node cluster's networking user-managed", () => {
+    expect(usage(update(create(), { platform: { type: 'none' } }))['User Managed Networking With Multi Node']).toEqual({
+      id: 'USER_MANAGED_NETWORKING_WITH_MULTI_NODE',
+      name: 'User Managed Networking With Multi Node',
+    });
   });
 
   it('adds each install-config override key, with FIPS, to what was recorded', () => {

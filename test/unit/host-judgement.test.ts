@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Host } from '../../lambdas/domain/core/entities.js';
 import {
-  applyHostJudgement, blockingValidations, hostJudgementEvents, judgeHost, monitorShardOf, wouldSucceedWithoutHost,
+  applyHostJudgement,
+  blockingValidations,
+  hostJudgementEvents,
+  judgeHost,
+  monitorShardOf,
+  wouldSucceedWithoutHost,
   type HostJudgement,
 } from '../../lambdas/domain/judgement/host-judgement.js';
 import { HEALTHY, hostRecord, iso, NOW, world, type MachineName, type World } from '../support/host-validation-lab.js';
@@ -37,7 +42,11 @@ describe('why a host is insufficient', () => {
     expect(written.status).toBe('known');
     expect(JSON.parse(written.attributes.validations_info as string)).toHaveProperty('hardware');
     // Judged again as written, nothing changes.
-    const again = judgeHost(written, { cluster: world().cluster!, clusterHosts: hostsOf(world(), 'master-0').hosts, infraEnv: world().infraEnv }, { now: NOW, activeShards: SHARDS });
+    const again = judgeHost(
+      written,
+      { cluster: world().cluster!, clusterHosts: hostsOf(world(), 'master-0').hosts, infraEnv: world().infraEnv },
+      { now: NOW, activeShards: SHARDS },
+    );
     expect(again.unchanged).toBe(true);
   });
 
@@ -73,15 +82,26 @@ describe('why a host is insufficient', () => {
     const { host, judgement } = judged(w, 'master-0');
     const written = applyHostJudgement(host, judgement, NOW.toISOString(), SHARDS)!;
     written.attributes.media_status = 'disconnected';
-    const failed = judgeHost(written, { cluster: w.cluster!, clusterHosts: hostsOf(w, 'master-0').hosts, infraEnv: w.infraEnv }, { now: NOW, activeShards: SHARDS });
+    const failed = judgeHost(
+      written,
+      { cluster: w.cluster!, clusterHosts: hostsOf(w, 'master-0').hosts, infraEnv: w.infraEnv },
+      { now: NOW, activeShards: SHARDS },
+    );
     expect(hostJudgementEvents(written, failed)).toContainEqual({
       name: 'host_validation_failed',
       props: { host_name: expect.any(String), validation_id: 'media-connected', failure_message: 'that used to succeed is now failing' },
     });
     const broken = applyHostJudgement(written, failed, NOW.toISOString(), SHARDS)!;
     broken.attributes.media_status = 'connected';
-    const fixed = judgeHost(broken, { cluster: w.cluster!, clusterHosts: hostsOf(w, 'master-0').hosts, infraEnv: w.infraEnv }, { now: NOW, activeShards: SHARDS });
-    expect(hostJudgementEvents(broken, fixed).map((event) => [event.name, event.props.validation_id])).toContainEqual(['host_validation_fixed', 'media-connected']);
+    const fixed = judgeHost(
+      broken,
+      { cluster: w.cluster!, clusterHosts: hostsOf(w, 'master-0').hosts, infraEnv: w.infraEnv },
+      { now: NOW, activeShards: SHARDS },
+    );
+    expect(hostJudgementEvents(broken, fixed).map((event) => [event.name, event.props.validation_id])).toContainEqual([
+      'host_validation_fixed',
+      'media-connected',
+    ]);
   });
 });
 
@@ -92,7 +112,10 @@ describe('the role an auto-assign host is suggested', () => {
     const { host, judgement } = judged(w, 'master-0');
     expect(judgement.suggestedRole).toBe('master');
     expect(applyHostJudgement(host, judgement, NOW.toISOString(), SHARDS)!.attributes.suggested_role).toBe('master');
-    expect(hostJudgementEvents(host, judgement)).toContainEqual({ name: 'host_role_updated', props: { host_name: expect.any(String), suggested_role: 'master' } });
+    expect(hostJudgementEvents(host, judgement)).toContainEqual({
+      name: 'host_role_updated',
+      props: { host_name: expect.any(String), suggested_role: 'master' },
+    });
   });
 
   it('stands once the installation prepares', () => {
@@ -151,7 +174,11 @@ describe('the monitor shard of a judged host', () => {
     const written = applyHostJudgement(host, judgement, NOW.toISOString(), SHARDS)!;
     expect(written.monitorShard).toBe(judgement.shard);
     const installed: Host = { ...written, status: 'installed' };
-    const settled = judgeHost(installed, { cluster: { ...world().cluster!, status: 'installed' }, clusterHosts: [], infraEnv: world().infraEnv }, { now: NOW, activeShards: SHARDS });
+    const settled = judgeHost(
+      installed,
+      { cluster: { ...world().cluster!, status: 'installed' }, clusterHosts: [], infraEnv: world().infraEnv },
+      { now: NOW, activeShards: SHARDS },
+    );
     expect(settled.shard).toBeUndefined();
     expect(applyHostJudgement(installed, settled, NOW.toISOString(), SHARDS)?.monitorShard).toBeUndefined();
   });

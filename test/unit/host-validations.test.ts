@@ -4,16 +4,46 @@ import { parse } from 'yaml';
 import { summarizeHostValidations, type ValidationStatus } from '../../lambdas/domain/host/host-facts.js';
 import { connectivityMajorityGroups, ipCollisions } from '../../lambdas/domain/host/validations/host-validations-connectivity.js';
 import {
-  HOST_VALIDATION_CATEGORIES, peerValidationLost, suggestRoles, validateHost, validationChanges, validationsInfo, validationsInfoChanged,
-  type HostValidationConfig, type HostValidationId,
+  HOST_VALIDATION_CATEGORIES,
+  peerValidationLost,
+  suggestRoles,
+  validateHost,
+  validationChanges,
+  validationsInfo,
+  validationsInfoChanged,
+  type HostValidationConfig,
+  type HostValidationId,
 } from '../../lambdas/domain/host/validations/host-validations.js';
 import { clusterFacts, type PeerHost } from '../../lambdas/domain/host/validations/host-validations-model.js';
 import { hostWeight } from '../../lambdas/domain/host/validations/host-validations-roles.js';
 import { hardwareMinimums } from '../../lambdas/domain/catalogues/preflight.js';
 import { HOST_VALIDATION_IDS } from '../../lambdas/domain/core/validation-ids.js';
 
-import { NOW, iso, RELEASE_IMAGE, AGENT_IMAGE, MACHINES, type MachineName, HEALTHY, type World, type connectivityReport, resolved, RESOLUTIONS, clusterRecord, world, hostRecord, run, find, clusterAttrs, withOperators, compact, addDataDisk, setL3, umn, unbound } from '../support/host-validation-lab.js';
-
+import {
+  NOW,
+  iso,
+  RELEASE_IMAGE,
+  AGENT_IMAGE,
+  MACHINES,
+  type MachineName,
+  HEALTHY,
+  type World,
+  type connectivityReport,
+  resolved,
+  RESOLUTIONS,
+  clusterRecord,
+  world,
+  hostRecord,
+  run,
+  find,
+  clusterAttrs,
+  withOperators,
+  compact,
+  addDataDisk,
+  setL3,
+  umn,
+  unbound,
+} from '../support/host-validation-lab.js';
 
 interface Row {
   name: string;
@@ -31,12 +61,24 @@ const NOT_RUN: HostValidationId[] = ['release-domain-name-resolved-correctly'];
 const JUDGED_IDS = (HOST_VALIDATION_IDS as HostValidationId[]).filter((id) => !NOT_RUN.includes(id));
 
 const OPERATORS_WITHOUT_HOST_REQUIREMENTS: HostValidationId[] = [
-  'lso-requirements-satisfied', 'ocs-requirements-satisfied', 'node-feature-discovery-requirements-satisfied',
-  'pipelines-requirements-satisfied', 'servicemesh-requirements-satisfied', 'serverless-requirements-satisfied',
-  'authorino-requirements-satisfied', 'nmstate-requirements-satisfied', 'node-healthcheck-requirements-satisfied',
-  'self-node-remediation-requirements-satisfied', 'fence-agents-remediation-requirements-satisfied',
-  'node-maintenance-requirements-satisfied', 'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied',
-  'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied', 'loki-requirements-satisfied',
+  'lso-requirements-satisfied',
+  'ocs-requirements-satisfied',
+  'node-feature-discovery-requirements-satisfied',
+  'pipelines-requirements-satisfied',
+  'servicemesh-requirements-satisfied',
+  'serverless-requirements-satisfied',
+  'authorino-requirements-satisfied',
+  'nmstate-requirements-satisfied',
+  'node-healthcheck-requirements-satisfied',
+  'self-node-remediation-requirements-satisfied',
+  'fence-agents-remediation-requirements-satisfied',
+  'node-maintenance-requirements-satisfied',
+  'kube-descheduler-requirements-satisfied',
+  'cluster-observability-requirements-satisfied',
+  'numa-resources-requirements-satisfied',
+  'oadp-requirements-satisfied',
+  'metallb-requirements-satisfied',
+  'loki-requirements-satisfied',
   'openshift-logging-requirements-satisfied',
 ];
 const operatorName = (id: string) => id.replace('-requirements-satisfied', '');
@@ -46,169 +88,701 @@ const ROWS: Row[] = [
   ...JUDGED_IDS.map((id): Row => ({ name: 'healthy master', id, status: 'success' })),
 
   // ---- network
-  { name: 'no poll for 4 minutes', id: 'connected', status: 'failure', message: /^Host is disconnected$/, setup: (w) => (w.attributes['master-0']!.checked_in_at = iso(240_000)) },
-  { name: 'discovery media gone', id: 'media-connected', status: 'failure', message: /discovery media/, setup: (w) => (w.attributes['master-0']!.media_status = 'disconnected') },
-  { name: 'no machine network and no VIPs', id: 'machine-cidr-defined', status: 'failure', message: /API or Ingress virtual IPs/, setup: (w) => (clusterAttrs(w).machine_networks = []) },
-  { name: 'user-managed networking needs none', id: 'machine-cidr-defined', status: 'success', message: /User Managed Networking/, setup: (w) => { umn(w); clusterAttrs(w).machine_networks = []; } },
-  { name: 'IPv6-only host in an IPv4 machine network', id: 'belongs-to-machine-cidr', status: 'failure', message: /does not belong to machine network/, target: 'ipv6-only', machines: [...HEALTHY, 'ipv6-only'] },
+  {
+    name: 'no poll for 4 minutes',
+    id: 'connected',
+    status: 'failure',
+    message: /^Host is disconnected$/,
+    setup: (w) => (w.attributes['master-0']!.checked_in_at = iso(240_000)),
+  },
+  {
+    name: 'discovery media gone',
+    id: 'media-connected',
+    status: 'failure',
+    message: /discovery media/,
+    setup: (w) => (w.attributes['master-0']!.media_status = 'disconnected'),
+  },
+  {
+    name: 'no machine network and no VIPs',
+    id: 'machine-cidr-defined',
+    status: 'failure',
+    message: /API or Ingress virtual IPs/,
+    setup: (w) => (clusterAttrs(w).machine_networks = []),
+  },
+  {
+    name: 'user-managed networking needs none',
+    id: 'machine-cidr-defined',
+    status: 'success',
+    message: /User Managed Networking/,
+    setup: (w) => {
+      umn(w);
+      clusterAttrs(w).machine_networks = [];
+    },
+  },
+  {
+    name: 'IPv6-only host in an IPv4 machine network',
+    id: 'belongs-to-machine-cidr',
+    status: 'failure',
+    message: /does not belong to machine network/,
+    target: 'ipv6-only',
+    machines: [...HEALTHY, 'ipv6-only'],
+  },
   { name: 'no machine network yet', id: 'belongs-to-machine-cidr', status: 'pending', setup: (w) => (clusterAttrs(w).machine_networks = []) },
-  { name: 'day-2 host waiting for the API', id: 'ignition-downloadable', status: 'pending', message: /pending API connectivity/, setup: (w) => { clusterAttrs(w).kind = 'AddHostsCluster'; w.attributes['master-0']!.kind = 'AddToExistingClusterHost'; } },
-  { name: 'day-2 host cannot download its ignition', id: 'ignition-downloadable', status: 'failure', message: /connection refused/, setup: (w) => {
-    clusterAttrs(w).kind = 'AddHostsCluster';
-    Object.assign(w.attributes['master-0']!, { kind: 'AddToExistingClusterHost', api_vip_connectivity: JSON.stringify({ is_success: false, url: 'http://api.ocp.example.com:22624/config/worker', download_error: 'dial tcp 192.168.111.5:22624: connect: connection refused' }) });
-  } },
-  { name: 'day-2 host downloaded its ignition', id: 'ignition-downloadable', status: 'success', message: /downloadable/, setup: (w) => {
-    clusterAttrs(w).kind = 'AddHostsCluster';
-    Object.assign(w.attributes['master-0']!, { kind: 'AddToExistingClusterHost', api_vip_connectivity: JSON.stringify({ is_success: true, url: 'http://api.ocp.example.com:22624/config/worker', ignition: '{"ignition":{"version":"3.2.0"}}' }) });
-  } },
-  { name: 'host cut off from the other four', id: 'belongs-to-majority-group', status: 'failure', message: /^No connectivity to the majority of hosts in the cluster$/, setup: (w) => {
-    w.attributes['master-0']!.connectivity = JSON.stringify({ remote_hosts: [] });
-  } },
-  { name: 'two hosts cannot form a majority yet', id: 'belongs-to-majority-group', status: 'pending', message: /Not enough hosts/, machines: ['master-0', 'master-1'] },
-  { name: 'no NTP source synced', id: 'ntp-synced', status: 'failure', message: /^Host couldn't synchronize with any NTP server$/, setup: (w) => (w.attributes['master-0']!.ntp_sources = JSON.stringify([{ source_name: 'clock.corp.example.com', source_state: 'unreachable' }])) },
-  { name: 'host clock 30 minutes behind', id: 'time-synced-between-host-and-service', status: 'failure', message: /service time is ahead/, setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) - 30 * 60) },
-  { name: 'host clock 2 hours ahead', id: 'time-synced-between-host-and-service', status: 'failure', message: /host time is ahead/, setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) + 2 * 3600) },
-  { name: 'host clock 15 minutes behind is tolerated', id: 'time-synced-between-host-and-service', status: 'success', setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) - 15 * 60) },
+  {
+    name: 'day-2 host waiting for the API',
+    id: 'ignition-downloadable',
+    status: 'pending',
+    message: /pending API connectivity/,
+    setup: (w) => {
+      clusterAttrs(w).kind = 'AddHostsCluster';
+      w.attributes['master-0']!.kind = 'AddToExistingClusterHost';
+    },
+  },
+  {
+    name: 'day-2 host cannot download its ignition',
+    id: 'ignition-downloadable',
+    status: 'failure',
+    message: /connection refused/,
+    setup: (w) => {
+      clusterAttrs(w).kind = 'AddHostsCluster';
+      Object.assign(w.attributes['master-0']!, {
+        kind: 'AddToExistingClusterHost',
+        api_vip_connectivity: JSON.stringify({
+          is_success: false,
+          url: 'http://api.ocp.example.com:22624/config/worker',
+          download_error: 'dial tcp 192.168.111.5:22624: connect: connection refused',
+        }),
+      });
+    },
+  },
+  {
+    name: 'day-2 host downloaded its ignition',
+    id: 'ignition-downloadable',
+    status: 'success',
+    message: /downloadable/,
+    setup: (w) => {
+      clusterAttrs(w).kind = 'AddHostsCluster';
+      Object.assign(w.attributes['master-0']!, {
+        kind: 'AddToExistingClusterHost',
+        api_vip_connectivity: JSON.stringify({
+          is_success: true,
+          url: 'http://api.ocp.example.com:22624/config/worker',
+          ignition: '{"ignition":{"version":"3.2.0"}}',
+        }),
+      });
+    },
+  },
+  {
+    name: 'host cut off from the other four',
+    id: 'belongs-to-majority-group',
+    status: 'failure',
+    message: /^No connectivity to the majority of hosts in the cluster$/,
+    setup: (w) => {
+      w.attributes['master-0']!.connectivity = JSON.stringify({ remote_hosts: [] });
+    },
+  },
+  {
+    name: 'two hosts cannot form a majority yet',
+    id: 'belongs-to-majority-group',
+    status: 'pending',
+    message: /Not enough hosts/,
+    machines: ['master-0', 'master-1'],
+  },
+  {
+    name: 'no NTP source synced',
+    id: 'ntp-synced',
+    status: 'failure',
+    message: /^Host couldn't synchronize with any NTP server$/,
+    setup: (w) => (w.attributes['master-0']!.ntp_sources = JSON.stringify([{ source_name: 'clock.corp.example.com', source_state: 'unreachable' }])),
+  },
+  {
+    name: 'host clock 30 minutes behind',
+    id: 'time-synced-between-host-and-service',
+    status: 'failure',
+    message: /service time is ahead/,
+    setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) - 30 * 60),
+  },
+  {
+    name: 'host clock 2 hours ahead',
+    id: 'time-synced-between-host-and-service',
+    status: 'failure',
+    message: /host time is ahead/,
+    setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) + 2 * 3600),
+  },
+  {
+    name: 'host clock 15 minutes behind is tolerated',
+    id: 'time-synced-between-host-and-service',
+    status: 'success',
+    setup: (w) => (w.attributes['master-0']!.timestamp = Math.floor(NOW.getTime() / 1000) - 15 * 60),
+  },
   { name: 'no host time yet', id: 'time-synced-between-host-and-service', status: 'pending', setup: (w) => delete w.attributes['master-0']!.timestamp },
-  { name: 'release image pull failed', id: 'container-images-available', status: 'failure', message: /Failed to fetch container images/, setup: (w) => (w.attributes['master-0']!.images_status = JSON.stringify({ [RELEASE_IMAGE]: { name: RELEASE_IMAGE, result: 'failure' } })) },
-  { name: '150 ms between masters', id: 'sufficient-network-latency-requirement-for-role', status: 'failure', message: /100\.00 ms.*master-1\.ocp\.example\.com \(150\.00 ms\)/s, setup: (w) => setL3(w, 'master-0', 'master-1', { average_rtt_ms: 150 }) },
-  { name: '150 ms between workers is within their 1000 ms', id: 'sufficient-network-latency-requirement-for-role', status: 'success', target: 'worker-0', setup: (w) => setL3(w, 'worker-0', 'worker-1', { average_rtt_ms: 150 }) },
-  { name: 'no connectivity report yet', id: 'sufficient-network-latency-requirement-for-role', status: 'pending', setup: (w) => delete w.attributes['master-0']!.connectivity },
-  { name: '5% loss between masters', id: 'sufficient-packet-loss-requirement-for-role', status: 'failure', message: /0\.00%.*master-2\.ocp\.example\.com \(5\.00%\)/s, setup: (w) => setL3(w, 'master-0', 'master-2', { packet_loss_percentage: 5 }) },
-  { name: '5% loss between workers is within their 10%', id: 'sufficient-packet-loss-requirement-for-role', status: 'success', target: 'worker-1', setup: (w) => setL3(w, 'worker-1', 'worker-0', { packet_loss_percentage: 5 }) },
-  { name: 'only link routes', id: 'has-default-route', status: 'failure', setup: (w) => (w.inventories['master-0']!.routes = [{ interface: 'enp1s0', destination: '192.168.111.0', family: 2 }]) },
+  {
+    name: 'release image pull failed',
+    id: 'container-images-available',
+    status: 'failure',
+    message: /Failed to fetch container images/,
+    setup: (w) => (w.attributes['master-0']!.images_status = JSON.stringify({ [RELEASE_IMAGE]: { name: RELEASE_IMAGE, result: 'failure' } })),
+  },
+  {
+    name: '150 ms between masters',
+    id: 'sufficient-network-latency-requirement-for-role',
+    status: 'failure',
+    message: /100\.00 ms.*master-1\.ocp\.example\.com \(150\.00 ms\)/s,
+    setup: (w) => setL3(w, 'master-0', 'master-1', { average_rtt_ms: 150 }),
+  },
+  {
+    name: '150 ms between workers is within their 1000 ms',
+    id: 'sufficient-network-latency-requirement-for-role',
+    status: 'success',
+    target: 'worker-0',
+    setup: (w) => setL3(w, 'worker-0', 'worker-1', { average_rtt_ms: 150 }),
+  },
+  {
+    name: 'no connectivity report yet',
+    id: 'sufficient-network-latency-requirement-for-role',
+    status: 'pending',
+    setup: (w) => delete w.attributes['master-0']!.connectivity,
+  },
+  {
+    name: '5% loss between masters',
+    id: 'sufficient-packet-loss-requirement-for-role',
+    status: 'failure',
+    message: /0\.00%.*master-2\.ocp\.example\.com \(5\.00%\)/s,
+    setup: (w) => setL3(w, 'master-0', 'master-2', { packet_loss_percentage: 5 }),
+  },
+  {
+    name: '5% loss between workers is within their 10%',
+    id: 'sufficient-packet-loss-requirement-for-role',
+    status: 'success',
+    target: 'worker-1',
+    setup: (w) => setL3(w, 'worker-1', 'worker-0', { packet_loss_percentage: 5 }),
+  },
+  {
+    name: 'only link routes',
+    id: 'has-default-route',
+    status: 'failure',
+    setup: (w) => (w.inventories['master-0']!.routes = [{ interface: 'enp1s0', destination: '192.168.111.0', family: 2 }]),
+  },
   { name: 'IPv6 default route', id: 'has-default-route', status: 'success', target: 'ipv6-only', machines: [...HEALTHY, 'ipv6-only'] },
-  { name: 'user-managed networking without an api record', id: 'api-domain-name-resolved-correctly', status: 'failure', message: /Couldn't resolve domain name api\.ocp\.example\.com/, setup: (w) => {
-    umn(w);
-    w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('api.')) });
-  } },
-  { name: 'user-managed networking with api at this host', id: 'api-domain-name-resolved-correctly', status: 'failure', message: /must not point at 192\.168\.111\.20/, setup: (w) => {
-    umn(w);
-    w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: [resolved('api.ocp.example.com', ['192.168.111.20']), ...RESOLUTIONS.resolutions.slice(1)] });
-  } },
-  { name: 'user-managed networking, api resolves to the load balancer', id: 'api-domain-name-resolved-correctly', status: 'success', message: /api\.ocp\.example\.com domain was successful/, setup: umn },
-  { name: 'user-managed networking without an api-int record', id: 'api-int-domain-name-resolved-correctly', status: 'failure', message: /internal API load balancer/, setup: (w) => {
-    umn(w);
-    w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('api-int.')) });
-  } },
-  { name: 'user-managed networking without *.apps', id: 'apps-domain-name-resolved-correctly', status: 'failure', message: /\*\.apps\.ocp\.example\.com/, setup: (w) => {
-    umn(w);
-    w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('console')) });
-  } },
-  { name: 'user-managed networking before any DNS reply', id: 'apps-domain-name-resolved-correctly', status: 'pending', setup: (w) => { umn(w); delete w.attributes['master-0']!.domain_name_resolutions; } },
-  { name: 'OpenStack VM with cluster-managed networking', id: 'valid-platform-network-settings', status: 'failure', message: /OpenStack Compute/, setup: (w) => (w.inventories['master-0']!.system_vendor = { manufacturer: 'OpenStack Foundation', product_name: 'OpenStack Compute', virtual: true }) },
-  { name: 'wildcard record under the cluster domain', id: 'dns-wildcard-not-configured', status: 'failure', message: /DNS wildcard configuration was detected.*10\.0\.0\.9/, setup: (w) => {
-    w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: [...RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')), resolved('validateNoWildcardDNS.ocp.example.com.', ['10.0.0.9'])] });
-  } },
-  { name: 'a resolution without the wildcard probes (upstream: an internal error)', id: 'dns-wildcard-not-configured', status: 'error', message: /doesn't contain the wildcard domain/, setup: (w) => {
-    w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')) });
-  } },
-  { name: 'two NICs in the same subnet', id: 'non-overlapping-subnets', status: 'failure', message: /192\.168\.111\.0\/24 appears on multiple interfaces \[enp1s0, enp2s0\]/, setup: (w) => {
-    w.inventories['master-0']!.interfaces.push({ name: 'enp2s0', mac_address: '52:54:00:aa:01:00', ipv4_addresses: ['192.168.111.99/24'], ipv6_addresses: [] });
-  } },
-  { name: 'two MACs answer for this host\'s address', id: 'no-ip-collisions-in-network', status: 'failure', message: /IP address: 192\.168\.111\.20 Mac addresses: 52:54:00:aa:00:00,52:54:00:de:ad:01/, setup: (w) => {
-    const report = JSON.parse(w.attributes['worker-1']!.connectivity as string) as ReturnType<typeof connectivityReport>;
-    const toMaster = report.remote_hosts.find((r) => r.host_id === MACHINES['master-0'].id)!;
-    toMaster.l2_connectivity.push({ ...toMaster.l2_connectivity[0]!, remote_mac: '52:54:00:de:ad:01' });
-    w.attributes['worker-1']!.connectivity = JSON.stringify(report);
-  } },
-  { name: 'MTU too small towards master-1', id: 'mtu-valid', status: 'failure', message: /MTU is broken\. Interface: enp1s0, remote IP address: 192\.168\.111\.21/, setup: (w) => {
-    const report = JSON.parse(w.attributes['master-0']!.connectivity as string) as ReturnType<typeof connectivityReport>;
-    report.remote_hosts.find((r) => r.host_id === MACHINES['master-1'].id)!.mtu_report[0]!.mtu_successful = false;
-    w.attributes['master-0']!.connectivity = JSON.stringify(report);
-  } },
-  { name: 'iSCSI boot disk through the machine network', id: 'no-iscsi-nic-belongs-to-machine-cidr', status: 'failure', message: /cannot belong to machine network/, setup: (w) => {
-    w.inventories['master-0']!.disks.push({ id: '/dev/disk/by-path/ip-192.168.111.250:3260-iscsi-iqn.2023-01.com.example:disk0-lun-0', name: 'sdc', path: '/dev/sdc', drive_type: 'iSCSI', size_bytes: 128_849_018_880, iscsi: { host_ip_address: '192.168.111.20' } });
-    w.attributes['master-0']!.installation_disk_id = '/dev/disk/by-path/ip-192.168.111.250:3260-iscsi-iqn.2023-01.com.example:disk0-lun-0';
-  } },
+  {
+    name: 'user-managed networking without an api record',
+    id: 'api-domain-name-resolved-correctly',
+    status: 'failure',
+    message: /Couldn't resolve domain name api\.ocp\.example\.com/,
+    setup: (w) => {
+      umn(w);
+      w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({
+        resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('api.')),
+      });
+    },
+  },
+  {
+    name: 'user-managed networking with api at this host',
+    id: 'api-domain-name-resolved-correctly',
+    status: 'failure',
+    message: /must not point at 192\.168\.111\.20/,
+    setup: (w) => {
+      umn(w);
+      w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({
+        resolutions: [resolved('api.ocp.example.com', ['192.168.111.20']), ...RESOLUTIONS.resolutions.slice(1)],
+      });
+    },
+  },
+  {
+    name: 'user-managed networking, api resolves to the load balancer',
+    id: 'api-domain-name-resolved-correctly',
+    status: 'success',
+    message: /api\.ocp\.example\.com domain was successful/,
+    setup: umn,
+  },
+  {
+    name: 'user-managed networking without an api-int record',
+    id: 'api-int-domain-name-resolved-correctly',
+    status: 'failure',
+    message: /internal API load balancer/,
+    setup: (w) => {
+      umn(w);
+      w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({
+        resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('api-int.')),
+      });
+    },
+  },
+  {
+    name: 'user-managed networking without *.apps',
+    id: 'apps-domain-name-resolved-correctly',
+    status: 'failure',
+    message: /\*\.apps\.ocp\.example\.com/,
+    setup: (w) => {
+      umn(w);
+      w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({
+        resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('console')),
+      });
+    },
+  },
+  {
+    name: 'user-managed networking before any DNS reply',
+    id: 'apps-domain-name-resolved-correctly',
+    status: 'pending',
+    setup: (w) => {
+      umn(w);
+      delete w.attributes['master-0']!.domain_name_resolutions;
+    },
+  },
+  {
+    name: 'OpenStack VM with cluster-managed networking',
+    id: 'valid-platform-network-settings',
+    status: 'failure',
+    message: /OpenStack Compute/,
+    setup: (w) => (w.inventories['master-0']!.system_vendor = { manufacturer: 'OpenStack Foundation', product_name: 'OpenStack Compute', virtual: true }),
+  },
+  {
+    name: 'wildcard record under the cluster domain',
+    id: 'dns-wildcard-not-configured',
+    status: 'failure',
+    message: /DNS wildcard configuration was detected.*10\.0\.0\.9/,
+    setup: (w) => {
+      w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({
+        resolutions: [
+          ...RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')),
+          resolved('validateNoWildcardDNS.ocp.example.com.', ['10.0.0.9']),
+        ],
+      });
+    },
+  },
+  {
+    name: 'a resolution without the wildcard probes (upstream: an internal error)',
+    id: 'dns-wildcard-not-configured',
+    status: 'error',
+    message: /doesn't contain the wildcard domain/,
+    setup: (w) => {
+      w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({
+        resolutions: RESOLUTIONS.resolutions.filter((r) => !r.domain_name.startsWith('validate')),
+      });
+    },
+  },
+  {
+    name: 'two NICs in the same subnet',
+    id: 'non-overlapping-subnets',
+    status: 'failure',
+    message: /192\.168\.111\.0\/24 appears on multiple interfaces \[enp1s0, enp2s0\]/,
+    setup: (w) => {
+      w.inventories['master-0']!.interfaces.push({
+        name: 'enp2s0',
+        mac_address: '52:54:00:aa:01:00',
+        ipv4_addresses: ['192.168.111.99/24'],
+        ipv6_addresses: [],
+      });
+    },
+  },
+  {
+    name: "two MACs answer for this host's address",
+    id: 'no-ip-collisions-in-network',
+    status: 'failure',
+    message: /IP address: 192\.168\.111\.20 Mac addresses: 52:54:00:aa:00:00,52:54:00:de:ad:01/,
+    setup: (w) => {
+      const report = JSON.parse(w.attributes['worker-1']!.connectivity as string) as ReturnType<typeof connectivityReport>;
+      const toMaster = report.remote_hosts.find((r) => r.host_id === MACHINES['master-0'].id)!;
+      toMaster.l2_connectivity.push({ ...toMaster.l2_connectivity[0]!, remote_mac: '52:54:00:de:ad:01' });
+      w.attributes['worker-1']!.connectivity = JSON.stringify(report);
+    },
+  },
+  {
+    name: 'MTU too small towards master-1',
+    id: 'mtu-valid',
+    status: 'failure',
+    message: /MTU is broken\. Interface: enp1s0, remote IP address: 192\.168\.111\.21/,
+    setup: (w) => {
+      const report = JSON.parse(w.attributes['master-0']!.connectivity as string) as ReturnType<typeof connectivityReport>;
+      report.remote_hosts.find((r) => r.host_id === MACHINES['master-1'].id)!.mtu_report[0]!.mtu_successful = false;
+      w.attributes['master-0']!.connectivity = JSON.stringify(report);
+    },
+  },
+  {
+    name: 'iSCSI boot disk through the machine network',
+    id: 'no-iscsi-nic-belongs-to-machine-cidr',
+    status: 'failure',
+    message: /cannot belong to machine network/,
+    setup: (w) => {
+      w.inventories['master-0']!.disks.push({
+        id: '/dev/disk/by-path/ip-192.168.111.250:3260-iscsi-iqn.2023-01.com.example:disk0-lun-0',
+        name: 'sdc',
+        path: '/dev/sdc',
+        drive_type: 'iSCSI',
+        size_bytes: 128_849_018_880,
+        iscsi: { host_ip_address: '192.168.111.20' },
+      });
+      w.attributes['master-0']!.installation_disk_id = '/dev/disk/by-path/ip-192.168.111.250:3260-iscsi-iqn.2023-01.com.example:disk0-lun-0';
+    },
+  },
 
   // ---- hardware
   { name: 'no inventory yet', id: 'has-inventory', status: 'failure', setup: (w) => (w.inventories['master-0'] = undefined) },
-  { name: 'partially truncated inventory', id: 'inventory-not-partially-truncated', status: 'failure', message: /truncated \(partial\): disks omitted/, setup: (w) => (w.inventories['master-0']!.truncation = { type: 'partial', reasons: ['disks omitted'] }) },
-  { name: 'fully truncated inventory', id: 'inventory-not-fully-truncated', status: 'failure', message: /truncated \(full\)/, setup: (w) => (w.inventories['master-0']!.truncation = { type: 'full' }) },
-  { name: 'partially truncated inventory is not fully truncated', id: 'inventory-not-fully-truncated', status: 'success', setup: (w) => (w.inventories['master-0']!.truncation = { type: 'partial' }) },
-  { name: 'one core', id: 'has-min-cpu-cores', status: 'failure', message: /minimum required CPU cores for any role is 2, found only 1/, target: 'undersized', machines: [...HEALTHY, 'undersized'] },
-  { name: '4 GiB of RAM', id: 'has-min-memory', status: 'failure', message: /minimum required RAM for any role is 8\.00 GiB, found only 4\.00 GiB/, target: 'undersized', machines: [...HEALTHY, 'undersized'] },
-  { name: 'only small and removable disks', id: 'has-min-valid-disks', status: 'failure', message: /^No eligible disks were found, please check specific disks to see why they are not eligible$/, target: 'no-eligible-disk', machines: [...HEALTHY, 'no-eligible-disk'] },
+  {
+    name: 'partially truncated inventory',
+    id: 'inventory-not-partially-truncated',
+    status: 'failure',
+    message: /truncated \(partial\): disks omitted/,
+    setup: (w) => (w.inventories['master-0']!.truncation = { type: 'partial', reasons: ['disks omitted'] }),
+  },
+  {
+    name: 'fully truncated inventory',
+    id: 'inventory-not-fully-truncated',
+    status: 'failure',
+    message: /truncated \(full\)/,
+    setup: (w) => (w.inventories['master-0']!.truncation = { type: 'full' }),
+  },
+  {
+    name: 'partially truncated inventory is not fully truncated',
+    id: 'inventory-not-fully-truncated',
+    status: 'success',
+    setup: (w) => (w.inventories['master-0']!.truncation = { type: 'partial' }),
+  },
+  {
+    name: 'one core',
+    id: 'has-min-cpu-cores',
+    status: 'failure',
+    message: /minimum required CPU cores for any role is 2, found only 1/,
+    target: 'undersized',
+    machines: [...HEALTHY, 'undersized'],
+  },
+  {
+    name: '4 GiB of RAM',
+    id: 'has-min-memory',
+    status: 'failure',
+    message: /minimum required RAM for any role is 8\.00 GiB, found only 4\.00 GiB/,
+    target: 'undersized',
+    machines: [...HEALTHY, 'undersized'],
+  },
+  {
+    name: 'only small and removable disks',
+    id: 'has-min-valid-disks',
+    status: 'failure',
+    message: /^No eligible disks were found, please check specific disks to see why they are not eligible$/,
+    target: 'no-eligible-disk',
+    machines: [...HEALTHY, 'no-eligible-disk'],
+  },
   { name: 'no inventory yet', id: 'has-min-valid-disks', status: 'pending', setup: (w) => (w.inventories['master-0'] = undefined) },
-  { name: 'installation disk measured at 25 ms (upstream only warns, at the reply)', id: 'sufficient-installation-disk-speed', status: 'success', message: /^Speed of installation disk is sufficient$/, setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 0, speed_ms: 25 } } })) },
-  { name: 'disk speed check failed', id: 'sufficient-installation-disk-speed', status: 'failure', setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 1 } } })) },
-  { name: 'disk speed never measured', id: 'sufficient-installation-disk-speed', status: 'success', message: /not yet been measured/, setup: (w) => delete w.attributes['master-0']!.disks_info },
-  { name: 'no installation disk stored (no eligible disk), as upstream', id: 'sufficient-installation-disk-speed', status: 'error', message: /^Validation error$/, setup: (w) => { delete w.attributes['master-0']!.installation_disk_id; delete w.attributes['master-0']!.installation_disk_path; } },
-  { name: 'a 4-core host as the single node', id: 'has-cpu-cores-for-role', status: 'failure', message: /Require at least 8 CPU cores for master role, found only 4/, target: 'worker-0', machines: ['worker-0'], setup: (w) => {
-    Object.assign(clusterAttrs(w), { control_plane_count: 1, user_managed_networking: true, platform: { type: 'none' } });
-    Object.assign(w.attributes['worker-0']!, { role: 'master', suggested_role: 'master' });
-  } },
-  { name: 'a 12 GiB master', id: 'has-memory-for-role', status: 'failure', message: /Require at least 16\.00 GiB RAM for role master, found only 12\.00 GiB/, setup: (w) => (w.inventories['master-0']!.memory.physical_bytes = 12 * 1024 ** 3) },
-  { name: 'operators raise the role minimum', id: 'has-cpu-cores-for-role', status: 'failure', message: /Require at least 12 CPU cores for master role, found only 8/, setup: (w) => withOperators(w, 'mce', 'cnv') },
-  { name: 'two hosts named master-0', id: 'hostname-unique', status: 'failure', message: /^Hostname master-0\.ocp\.example\.com is not unique in cluster$/, setup: (w) => (w.attributes['master-1']!.requested_hostname = 'master-0.ocp.example.com') },
-  { name: 'named localhost', id: 'hostname-valid', status: 'failure', message: /The host name localhost is forbidden/, setup: (w) => (w.inventories['master-0']!.hostname = 'localhost') },
-  { name: 'upper case and underscore', id: 'hostname-valid', status: 'failure', message: /should match pattern/, setup: (w) => (w.attributes['master-0']!.requested_hostname = 'Master_0') },
-  { name: 'KVM host in a vSphere cluster', id: 'compatible-with-cluster-platform', status: 'failure', message: /not compatible with cluster platform vsphere/, setup: (w) => (clusterAttrs(w).platform = { type: 'vsphere' }) },
-  { name: 'VMware VM in a vSphere cluster', id: 'compatible-with-cluster-platform', status: 'success', setup: (w) => {
-    clusterAttrs(w).platform = { type: 'vsphere' };
-    w.inventories['master-0']!.system_vendor = { manufacturer: 'VMware, Inc.', product_name: 'VMware7,1', virtual: true };
-  } },
-  { name: 'VMware VM without disk.EnableUUID', id: 'vsphere-disk-uuid-enabled', status: 'failure', message: /disk\.EnableUUID/, setup: (w) => {
-    w.inventories['master-0']!.system_vendor = { manufacturer: 'VMware, Inc.', product_name: 'VMware7,1', virtual: true };
-    w.inventories['master-0']!.disks[0]!.has_uuid = false;
-  } },
-  { name: 'TPM encryption on a host without TPM', id: 'disk-encryption-requirements-satisfied', status: 'failure', message: /TPM is enabled in host's BIOS/, setup: (w) => {
-    clusterAttrs(w).disk_encryption = { enable_on: 'all', mode: 'tpmv2' };
-    w.inventories['master-0']!.tpm_version = 'none';
-  } },
-  { name: 'Tang encryption before the Tang check ran', id: 'disk-encryption-requirements-satisfied', status: 'pending', setup: (w) => (clusterAttrs(w).disk_encryption = { enable_on: 'masters', mode: 'tang', tang_servers: '[{"url":"http://tang.example.com:7500","thumbprint":"abc"}]' }) },
-  { name: 'TPM encryption with TPM 2.0', id: 'disk-encryption-requirements-satisfied', status: 'success', message: /tpmv2/, setup: (w) => (clusterAttrs(w).disk_encryption = { enable_on: 'all', mode: 'tpmv2' }) },
-  { name: 'agent older than the service', id: 'compatible-agent', status: 'failure', config: { enableUpgradeAgent: true, agentImage: 'quay.io/edge-infrastructure/assisted-installer-agent:v2.40.0' } },
-  { name: 'agent matches the service', id: 'compatible-agent', status: 'success', message: /compatible with the service/, config: { enableUpgradeAgent: true, agentImage: AGENT_IMAGE } },
-  { name: 'skip formatting the installation disk', id: 'no-skip-installation-disk', status: 'failure', setup: (w) => (w.attributes['master-0']!.skip_formatting_disks = '/dev/disk/by-id/wwn-0x5000c5008e3d0a10') },
-  { name: 'skip formatting a vanished disk', id: 'no-skip-missing-disk', status: 'failure', setup: (w) => (w.attributes['master-0']!.skip_formatting_disks = '/dev/disk/by-id/wwn-0x0000000000000bad') },
-  { name: 'skip formatting a present data disk', id: 'no-skip-missing-disk', status: 'success', setup: (w) => (w.attributes['master-0']!.skip_formatting_disks = '/dev/disk/by-path/pci-0000:00:10.0-scsi-1:0:0:0') },
+  {
+    name: 'installation disk measured at 25 ms (upstream only warns, at the reply)',
+    id: 'sufficient-installation-disk-speed',
+    status: 'success',
+    message: /^Speed of installation disk is sufficient$/,
+    setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 0, speed_ms: 25 } } })),
+  },
+  {
+    name: 'disk speed check failed',
+    id: 'sufficient-installation-disk-speed',
+    status: 'failure',
+    setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 1 } } })),
+  },
+  {
+    name: 'disk speed never measured',
+    id: 'sufficient-installation-disk-speed',
+    status: 'success',
+    message: /not yet been measured/,
+    setup: (w) => delete w.attributes['master-0']!.disks_info,
+  },
+  {
+    name: 'no installation disk stored (no eligible disk), as upstream',
+    id: 'sufficient-installation-disk-speed',
+    status: 'error',
+    message: /^Validation error$/,
+    setup: (w) => {
+      delete w.attributes['master-0']!.installation_disk_id;
+      delete w.attributes['master-0']!.installation_disk_path;
+    },
+  },
+  {
+    name: 'a 4-core host as the single node',
+    id: 'has-cpu-cores-for-role',
+    status: 'failure',
+    message: /Require at least 8 CPU cores for master role, found only 4/,
+    target: 'worker-0',
+    machines: ['worker-0'],
+    setup: (w) => {
+      Object.assign(clusterAttrs(w), { control_plane_count: 1, user_managed_networking: true, platform: { type: 'none' } });
+      Object.assign(w.attributes['worker-0']!, { role: 'master', suggested_role: 'master' });
+    },
+  },
+  {
+    name: 'a 12 GiB master',
+    id: 'has-memory-for-role',
+    status: 'failure',
+    message: /Require at least 16\.00 GiB RAM for role master, found only 12\.00 GiB/,
+    setup: (w) => (w.inventories['master-0']!.memory.physical_bytes = 12 * 1024 ** 3),
+  },
+  {
+    name: 'operators raise the role minimum',
+    id: 'has-cpu-cores-for-role',
+    status: 'failure',
+    message: /Require at least 12 CPU cores for master role, found only 8/,
+    setup: (w) => withOperators(w, 'mce', 'cnv'),
+  },
+  {
+    name: 'two hosts named master-0',
+    id: 'hostname-unique',
+    status: 'failure',
+    message: /^Hostname master-0\.ocp\.example\.com is not unique in cluster$/,
+    setup: (w) => (w.attributes['master-1']!.requested_hostname = 'master-0.ocp.example.com'),
+  },
+  {
+    name: 'named localhost',
+    id: 'hostname-valid',
+    status: 'failure',
+    message: /The host name localhost is forbidden/,
+    setup: (w) => (w.inventories['master-0']!.hostname = 'localhost'),
+  },
+  {
+    name: 'upper case and underscore',
+    id: 'hostname-valid',
+    status: 'failure',
+    message: /should match pattern/,
+    setup: (w) => (w.attributes['master-0']!.requested_hostname = 'Master_0'),
+  },
+  {
+    name: 'KVM host in a vSphere cluster',
+    id: 'compatible-with-cluster-platform',
+    status: 'failure',
+    message: /not compatible with cluster platform vsphere/,
+    setup: (w) => (clusterAttrs(w).platform = { type: 'vsphere' }),
+  },
+  {
+    name: 'VMware VM in a vSphere cluster',
+    id: 'compatible-with-cluster-platform',
+    status: 'success',
+    setup: (w) => {
+      clusterAttrs(w).platform = { type: 'vsphere' };
+      w.inventories['master-0']!.system_vendor = { manufacturer: 'VMware, Inc.', product_name: 'VMware7,1', virtual: true };
+    },
+  },
+  {
+    name: 'VMware VM without disk.EnableUUID',
+    id: 'vsphere-disk-uuid-enabled',
+    status: 'failure',
+    message: /disk\.EnableUUID/,
+    setup: (w) => {
+      w.inventories['master-0']!.system_vendor = { manufacturer: 'VMware, Inc.', product_name: 'VMware7,1', virtual: true };
+      w.inventories['master-0']!.disks[0]!.has_uuid = false;
+    },
+  },
+  {
+    name: 'TPM encryption on a host without TPM',
+    id: 'disk-encryption-requirements-satisfied',
+    status: 'failure',
+    message: /TPM is enabled in host's BIOS/,
+    setup: (w) => {
+      clusterAttrs(w).disk_encryption = { enable_on: 'all', mode: 'tpmv2' };
+      w.inventories['master-0']!.tpm_version = 'none';
+    },
+  },
+  {
+    name: 'Tang encryption before the Tang check ran',
+    id: 'disk-encryption-requirements-satisfied',
+    status: 'pending',
+    setup: (w) =>
+      (clusterAttrs(w).disk_encryption = { enable_on: 'masters', mode: 'tang', tang_servers: '[{"url":"http://tang.example.com:7500","thumbprint":"abc"}]' }),
+  },
+  {
+    name: 'TPM encryption with TPM 2.0',
+    id: 'disk-encryption-requirements-satisfied',
+    status: 'success',
+    message: /tpmv2/,
+    setup: (w) => (clusterAttrs(w).disk_encryption = { enable_on: 'all', mode: 'tpmv2' }),
+  },
+  {
+    name: 'agent older than the service',
+    id: 'compatible-agent',
+    status: 'failure',
+    config: { enableUpgradeAgent: true, agentImage: 'quay.io/edge-infrastructure/assisted-installer-agent:v2.40.0' },
+  },
+  {
+    name: 'agent matches the service',
+    id: 'compatible-agent',
+    status: 'success',
+    message: /compatible with the service/,
+    config: { enableUpgradeAgent: true, agentImage: AGENT_IMAGE },
+  },
+  {
+    name: 'skip formatting the installation disk',
+    id: 'no-skip-installation-disk',
+    status: 'failure',
+    setup: (w) => (w.attributes['master-0']!.skip_formatting_disks = '/dev/disk/by-id/wwn-0x5000c5008e3d0a10'),
+  },
+  {
+    name: 'skip formatting a vanished disk',
+    id: 'no-skip-missing-disk',
+    status: 'failure',
+    setup: (w) => (w.attributes['master-0']!.skip_formatting_disks = '/dev/disk/by-id/wwn-0x0000000000000bad'),
+  },
+  {
+    name: 'skip formatting a present data disk',
+    id: 'no-skip-missing-disk',
+    status: 'success',
+    setup: (w) => (w.attributes['master-0']!.skip_formatting_disks = '/dev/disk/by-path/pci-0000:00:10.0-scsi-1:0:0:0'),
+  },
 
   // ---- operators with host requirements
-  { name: 'ODF compact cluster, master without a data disk', id: 'odf-requirements-satisfied', status: 'failure', message: /Insufficient disks, ODF requires at least one non-installation SSD or HDD disk on each host in compact mode/, setup: (w) => { compact(w); withOperators(w, 'lso', 'odf'); } },
-  { name: 'ODF compact cluster, master with a data disk', id: 'odf-requirements-satisfied', status: 'success', setup: (w) => { compact(w); withOperators(w, 'lso', 'odf'); addDataDisk(w.inventories['master-0']!); } },
-  { name: 'ODF with five hosts and auto-assign roles', id: 'odf-requirements-satisfied', status: 'pending', message: /exactly three hosts/, setup: (w) => { withOperators(w, 'lso', 'odf'); w.attributes['master-0']!.role = 'auto-assign'; } },
-  { name: 'virtualization without VT-x', id: 'cnv-requirements-satisfied', status: 'failure', message: /virtualization support/, setup: (w) => {
-    withOperators(w, 'cnv');
-    w.inventories['master-0']!.cpu.flags = w.inventories['master-0']!.cpu.flags.filter((flag) => flag !== 'vmx');
-  } },
+  {
+    name: 'ODF compact cluster, master without a data disk',
+    id: 'odf-requirements-satisfied',
+    status: 'failure',
+    message: /Insufficient disks, ODF requires at least one non-installation SSD or HDD disk on each host in compact mode/,
+    setup: (w) => {
+      compact(w);
+      withOperators(w, 'lso', 'odf');
+    },
+  },
+  {
+    name: 'ODF compact cluster, master with a data disk',
+    id: 'odf-requirements-satisfied',
+    status: 'success',
+    setup: (w) => {
+      compact(w);
+      withOperators(w, 'lso', 'odf');
+      addDataDisk(w.inventories['master-0']!);
+    },
+  },
+  {
+    name: 'ODF with five hosts and auto-assign roles',
+    id: 'odf-requirements-satisfied',
+    status: 'pending',
+    message: /exactly three hosts/,
+    setup: (w) => {
+      withOperators(w, 'lso', 'odf');
+      w.attributes['master-0']!.role = 'auto-assign';
+    },
+  },
+  {
+    name: 'virtualization without VT-x',
+    id: 'cnv-requirements-satisfied',
+    status: 'failure',
+    message: /virtualization support/,
+    setup: (w) => {
+      withOperators(w, 'cnv');
+      w.inventories['master-0']!.cpu.flags = w.inventories['master-0']!.cpu.flags.filter((flag) => flag !== 'vmx');
+    },
+  },
   { name: 'virtualization on a master', id: 'cnv-requirements-satisfied', status: 'success', setup: (w) => withOperators(w, 'cnv') },
-  { name: 'LVM worker without a data disk', id: 'lvm-requirements-satisfied', status: 'failure', message: /at least one non-installation HDD\/SSD disk/, target: 'worker-0', setup: (w) => {
-    withOperators(w, 'lvm');
-    w.inventories['worker-0']!.disks = w.inventories['worker-0']!.disks.filter((disk) => disk.name !== 'sdb');
-  } },
+  {
+    name: 'LVM worker without a data disk',
+    id: 'lvm-requirements-satisfied',
+    status: 'failure',
+    message: /at least one non-installation HDD\/SSD disk/,
+    target: 'worker-0',
+    setup: (w) => {
+      withOperators(w, 'lvm');
+      w.inventories['worker-0']!.disks = w.inventories['worker-0']!.disks.filter((disk) => disk.name !== 'sdb');
+    },
+  },
   { name: 'LVM worker with a data disk', id: 'lvm-requirements-satisfied', status: 'success', target: 'worker-0', setup: (w) => withOperators(w, 'lvm') },
-  { name: 'multicluster engine on a 16 GiB worker', id: 'mce-requirements-satisfied', status: 'failure', message: /Insufficient memory to deploy multicluster engine/, target: 'worker-0', setup: (w) => withOperators(w, 'mce') },
+  {
+    name: 'multicluster engine on a 16 GiB worker',
+    id: 'mce-requirements-satisfied',
+    status: 'failure',
+    message: /Insufficient memory to deploy multicluster engine/,
+    target: 'worker-0',
+    setup: (w) => withOperators(w, 'mce'),
+  },
   { name: 'multicluster engine on a 32 GiB master', id: 'mce-requirements-satisfied', status: 'success', setup: (w) => withOperators(w, 'mce') },
-  { name: 'MTV with 900 MiB usable', id: 'mtv-requirements-satisfied', status: 'failure', message: /Insufficient memory to deploy OpenShift Migration Toolkit for Virtualization/, setup: (w) => {
-    withOperators(w, 'cnv', 'mtv');
-    w.inventories['master-0']!.memory.usable_bytes = 900 * 1024 ** 2;
-  } },
-  { name: 'sandboxed containers with 900 MiB usable', id: 'osc-requirements-satisfied', status: 'failure', message: /sandboxed containers/, setup: (w) => {
-    withOperators(w, 'node-feature-discovery', 'osc');
-    w.inventories['master-0']!.memory.usable_bytes = 900 * 1024 ** 2;
-  } },
-  { name: 'OpenShift AI on a 4-core worker', id: 'openshift-ai-requirements-satisfied', status: 'failure', message: /requires 8 CPU cores but found 4/, target: 'worker-0', setup: (w) => withOperators(w, 'openshift-ai') },
-  { name: 'NVIDIA GPU with secure boot', id: 'nvidia-gpu-requirements-satisfied', status: 'failure', message: /NVIDIA GPU drivers/, setup: (w) => {
-    withOperators(w, 'node-feature-discovery', 'nvidia-gpu');
-    w.inventories['master-0']!.gpus.push({ vendor: 'NVIDIA Corporation', vendor_id: '10de', device_id: '20b5', name: 'GA100 [A100 PCIe 80GB]', address: '0000:3b:00.0' });
-    w.inventories['master-0']!.boot.secure_boot_state = 'Enabled';
-  } },
-  { name: 'NVIDIA operator before the inventory', id: 'nvidia-gpu-requirements-satisfied', status: 'pending', setup: (w) => { withOperators(w, 'nvidia-gpu'); w.inventories['master-0'] = undefined; } },
-  { name: 'AMD GPU with secure boot', id: 'amd-gpu-requirements-satisfied', status: 'failure', message: /AMD GPU drivers/, setup: (w) => {
-    withOperators(w, 'node-feature-discovery', 'kmm', 'amd-gpu');
-    w.inventories['master-0']!.gpus.push({ vendor: 'Advanced Micro Devices, Inc. [AMD/ATI]', vendor_id: '1002', device_id: '740f', name: 'Aldebaran/MI200', address: '0000:c1:00.0' });
-    w.inventories['master-0']!.boot.secure_boot_state = 'Enabled';
-  } },
-  { name: 'kernel modules with secure boot', id: 'kmm-requirements-satisfied', status: 'failure', message: /load modules/, setup: (w) => { withOperators(w, 'kmm'); w.inventories['master-0']!.boot.secure_boot_state = 'Enabled'; } },
-  ...OPERATORS_WITHOUT_HOST_REQUIREMENTS.map((id): Row => ({
-    name: 'switched off by DISABLED_HOST_VALIDATIONS', id, status: 'disabled', message: /disabled by configuration/,
-    setup: (w) => withOperators(w, operatorName(id)), config: { disabledValidations: [id] },
-  })),
-  ...OPERATORS_WITHOUT_HOST_REQUIREMENTS.map((id): Row => ({
-    name: 'installed, nothing asked of the host', id, status: 'success', setup: (w) => withOperators(w, operatorName(id) === 'numa-resources' ? 'numaresources' : operatorName(id)),
-  })),
+  {
+    name: 'MTV with 900 MiB usable',
+    id: 'mtv-requirements-satisfied',
+    status: 'failure',
+    message: /Insufficient memory to deploy OpenShift Migration Toolkit for Virtualization/,
+    setup: (w) => {
+      withOperators(w, 'cnv', 'mtv');
+      w.inventories['master-0']!.memory.usable_bytes = 900 * 1024 ** 2;
+    },
+  },
+  {
+    name: 'sandboxed containers with 900 MiB usable',
+    id: 'osc-requirements-satisfied',
+    status: 'failure',
+    message: /sandboxed containers/,
+    setup: (w) => {
+      withOperators(w, 'node-feature-discovery', 'osc');
+      w.inventories['master-0']!.memory.usable_bytes = 900 * 1024 ** 2;
+    },
+  },
+  {
+    name: 'OpenShift AI on a 4-core worker',
+    id: 'openshift-ai-requirements-satisfied',
+    status: 'failure',
+    message: /requires 8 CPU cores but found 4/,
+    target: 'worker-0',
+    setup: (w) => withOperators(w, 'openshift-ai'),
+  },
+  {
+    name: 'NVIDIA GPU with secure boot',
+    id: 'nvidia-gpu-requirements-satisfied',
+    status: 'failure',
+    message: /NVIDIA GPU drivers/,
+    setup: (w) => {
+      withOperators(w, 'node-feature-discovery', 'nvidia-gpu');
+      w.inventories['master-0']!.gpus.push({
+        vendor: 'NVIDIA Corporation',
+        vendor_id: '10de',
+        device_id: '20b5',
+        name: 'GA100 [A100 PCIe 80GB]',
+        address: '0000:3b:00.0',
+      });
+      w.inventories['master-0']!.boot.secure_boot_state = 'Enabled';
+    },
+  },
+  {
+    name: 'NVIDIA operator before the inventory',
+    id: 'nvidia-gpu-requirements-satisfied',
+    status: 'pending',
+    setup: (w) => {
+      withOperators(w, 'nvidia-gpu');
+      w.inventories['master-0'] = undefined;
+    },
+  },
+  {
+    name: 'AMD GPU with secure boot',
+    id: 'amd-gpu-requirements-satisfied',
+    status: 'failure',
+    message: /AMD GPU drivers/,
+    setup: (w) => {
+      withOperators(w, 'node-feature-discovery', 'kmm', 'amd-gpu');
+      w.inventories['master-0']!.gpus.push({
+        vendor: 'Advanced Micro Devices, Inc. [AMD/ATI]',
+        vendor_id: '1002',
+        device_id: '740f',
+        name: 'Aldebaran/MI200',
+        address: '0000:c1:00.0',
+      });
+      w.inventories['master-0']!.boot.secure_boot_state = 'Enabled';
+    },
+  },
+  {
+    name: 'kernel modules with secure boot',
+    id: 'kmm-requirements-satisfied',
+    status: 'failure',
+    message: /load modules/,
+    setup: (w) => {
+      withOperators(w, 'kmm');
+      w.inventories['master-0']!.boot.secure_boot_state = 'Enabled';
+    },
+  },
+  ...OPERATORS_WITHOUT_HOST_REQUIREMENTS.map(
+    (id): Row => ({
+      name: 'switched off by DISABLED_HOST_VALIDATIONS',
+      id,
+      status: 'disabled',
+      message: /disabled by configuration/,
+      setup: (w) => withOperators(w, operatorName(id)),
+      config: { disabledValidations: [id] },
+    }),
+  ),
+  ...OPERATORS_WITHOUT_HOST_REQUIREMENTS.map(
+    (id): Row => ({
+      name: 'installed, nothing asked of the host',
+      id,
+      status: 'success',
+      setup: (w) => withOperators(w, operatorName(id) === 'numa-resources' ? 'numaresources' : operatorName(id)),
+    }),
+  ),
 ];
 
 describe('operator host validations as upstream reports them', () => {
@@ -237,7 +811,10 @@ describe('validateHost: one row per case', () => {
     for (const id of JUDGED_IDS) {
       const statuses = new Set(ROWS.filter((row) => row.id === id).map((row) => row.status));
       expect(statuses.has('success'), `${id} success case`).toBe(true);
-      expect([...statuses].some((status) => status !== 'success'), `${id} non-success case`).toBe(true);
+      expect(
+        [...statuses].some((status) => status !== 'success'),
+        `${id} non-success case`,
+      ).toBe(true);
     }
   });
 });
@@ -252,7 +829,7 @@ describe('validateHost: completeness and shape', () => {
     }
   });
 
-  it('neither runs nor lists release-domain-name-resolved-correctly, as upstream\'s host document', () => {
+  it("neither runs nor lists release-domain-name-resolved-correctly, as upstream's host document", () => {
     const w = world();
     // A release registry that does not resolve: the check, were it run, would fail.
     w.attributes['master-0']!.domain_name_resolutions = JSON.stringify({ resolutions: RESOLUTIONS.resolutions.filter((r) => r.domain_name !== 'quay.io') });
@@ -262,14 +839,26 @@ describe('validateHost: completeness and shape', () => {
   });
 
   it('agrees with the openapi enum', () => {
-    const spec = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as { components: { schemas: Record<string, { enum?: string[] }> } };
+    const spec = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as {
+      components: { schemas: Record<string, { enum?: string[] }> };
+    };
     expect([...spec.components.schemas['host-validation-id']!.enum!].sort()).toEqual([...HOST_VALIDATION_IDS].sort());
   });
 
   it('makes a healthy master and worker ready for installation', () => {
     for (const target of ['master-0', 'worker-0'] as const) {
       const summary = summarizeHostValidations(run(world(), target));
-      expect(summary).toMatchObject({ hasInventory: true, inventoryNotFullyTruncated: true, minHardware: true, poolHardware: true, machineCidrDefined: true, sufficientForInstall: true, vsphereDiskUuidEnabled: true, installationDiskSpeedOk: true, containerImagesOk: true });
+      expect(summary).toMatchObject({
+        hasInventory: true,
+        inventoryNotFullyTruncated: true,
+        minHardware: true,
+        poolHardware: true,
+        machineCidrDefined: true,
+        sufficientForInstall: true,
+        vsphereDiskUuidEnabled: true,
+        installationDiskSpeedOk: true,
+        containerImagesOk: true,
+      });
       expect(summary.failureMessages).toEqual([]);
     }
   });
@@ -327,7 +916,10 @@ describe('validateHost: unbound hosts', () => {
     unbound(w);
     // 64 GB passes the arbiter's 50 GB, but the disk is removable: the agent's reason stands.
     expect(find(run(w, 'no-eligible-disk'), 'has-min-valid-disks').status).toBe('failure');
-    w.inventories['no-eligible-disk']!.disks[1]!.installation_eligibility = { eligible: false, not_eligible_reasons: ['Disk is too small (disk only has 64 GB, but 100 GB are required)'] };
+    w.inventories['no-eligible-disk']!.disks[1]!.installation_eligibility = {
+      eligible: false,
+      not_eligible_reasons: ['Disk is too small (disk only has 64 GB, but 100 GB are required)'],
+    };
     expect(find(run(w, 'no-eligible-disk'), 'has-min-valid-disks').status).toBe('success');
   });
 
@@ -340,7 +932,7 @@ describe('validateHost: unbound hosts', () => {
 });
 
 describe('role-dependent requirements', () => {
-  it('gives auto-assign hosts the role they would get: masters first, lightest hosts first (upstream\'s SortHosts)', () => {
+  it("gives auto-assign hosts the role they would get: masters first, lightest hosts first (upstream's SortHosts)", () => {
     const w = world();
     for (const attributes of Object.values(w.attributes)) Object.assign(attributes!, { role: 'auto-assign', suggested_role: 'auto-assign' });
     expect(find(run(w, 'worker-0'), 'has-cpu-cores-for-role').message).toBe('Sufficient CPU cores for role master');
@@ -350,40 +942,82 @@ describe('role-dependent requirements', () => {
   it('suggests roles as upstream: an undersized host never becomes a master, a two-node control plane gets an arbiter', () => {
     const w = world(['undersized', 'worker-0', 'master-0', 'master-1']);
     const hosts = (Object.keys(w.attributes) as MachineName[]).map((name, index) => hostRecord(w, name, index));
-    const peers: PeerHost[] = hosts.map((host) => ({ id: host.hostId, host, inventory: JSON.parse(host.attributes.inventory as string), assignedRole: 'auto-assign', role: 'auto-assign', hostname: '' }));
-    const suggest = (controlPlaneCount: number) => suggestRoles({
-      cluster: clusterFacts(clusterRecord({ control_plane_count: controlPlaneCount })), hosts: peers,
-      minimums: hardwareMinimums('4.18.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
-    });
+    const peers: PeerHost[] = hosts.map((host) => ({
+      id: host.hostId,
+      host,
+      inventory: JSON.parse(host.attributes.inventory as string),
+      assignedRole: 'auto-assign',
+      role: 'auto-assign',
+      hostname: '',
+    }));
+    const suggest = (controlPlaneCount: number) =>
+      suggestRoles({
+        cluster: clusterFacts(clusterRecord({ control_plane_count: controlPlaneCount })),
+        hosts: peers,
+        minimums: hardwareMinimums('4.18.5'),
+        edgeWorkerProductNames: [],
+        installationDiskOf: () => undefined,
+      });
     expect(Object.fromEntries(suggest(3))).toEqual({
-      [MACHINES.undersized.id]: 'worker', [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'master',
+      [MACHINES.undersized.id]: 'worker',
+      [MACHINES['worker-0'].id]: 'master',
+      [MACHINES['master-0'].id]: 'master',
+      [MACHINES['master-1'].id]: 'master',
     });
     expect(Object.fromEntries(suggest(2))).toEqual({
-      [MACHINES.undersized.id]: 'worker', [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'arbiter',
+      [MACHINES.undersized.id]: 'worker',
+      [MACHINES['worker-0'].id]: 'master',
+      [MACHINES['master-0'].id]: 'master',
+      [MACHINES['master-1'].id]: 'arbiter',
     });
   });
 
-  it('takes hosts lightest first, as upstream\'s monitor does, so a later, smaller host becomes a control-plane node', () => {
+  it("takes hosts lightest first, as upstream's monitor does, so a later, smaller host becomes a control-plane node", () => {
     // Registered master-0, master-1, then worker-0 (4 cores, 16 GiB): upstream's SortHosts puts worker-0 first.
     const w = world(['master-0', 'master-1', 'worker-0']);
     const hosts = (Object.keys(w.attributes) as MachineName[]).map((name, index) => hostRecord(w, name, index));
-    const peers: PeerHost[] = hosts.map((host) => ({ id: host.hostId, host, inventory: JSON.parse(host.attributes.inventory as string), assignedRole: 'auto-assign', role: 'auto-assign', hostname: '' }));
+    const peers: PeerHost[] = hosts.map((host) => ({
+      id: host.hostId,
+      host,
+      inventory: JSON.parse(host.attributes.inventory as string),
+      assignedRole: 'auto-assign',
+      role: 'auto-assign',
+      hostname: '',
+    }));
     expect(hostWeight(peers[2]!.inventory!)).toBeLessThan(hostWeight(peers[0]!.inventory!));
     const suggested = suggestRoles({
-      cluster: clusterFacts(clusterRecord({ control_plane_count: 2 })), hosts: peers,
-      minimums: hardwareMinimums('4.19.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
+      cluster: clusterFacts(clusterRecord({ control_plane_count: 2 })),
+      hosts: peers,
+      minimums: hardwareMinimums('4.19.5'),
+      edgeWorkerProductNames: [],
+      installationDiskOf: () => undefined,
     });
-    expect(Object.fromEntries(suggested)).toEqual({ [MACHINES['worker-0'].id]: 'master', [MACHINES['master-0'].id]: 'master', [MACHINES['master-1'].id]: 'arbiter' });
+    expect(Object.fromEntries(suggested)).toEqual({
+      [MACHINES['worker-0'].id]: 'master',
+      [MACHINES['master-0'].id]: 'master',
+      [MACHINES['master-1'].id]: 'arbiter',
+    });
   });
 
-  it('counts the role checks the cluster ignores as passed, as upstream\'s role conditions do: undersized hosts become masters', () => {
+  it("counts the role checks the cluster ignores as passed, as upstream's role conditions do: undersized hosts become masters", () => {
     const w = world(['undersized', 'master-0']);
     const hosts = (Object.keys(w.attributes) as MachineName[]).map((name, index) => hostRecord(w, name, index));
-    const peers: PeerHost[] = hosts.map((host) => ({ id: host.hostId, host, inventory: JSON.parse(host.attributes.inventory as string), assignedRole: 'auto-assign', role: 'auto-assign', hostname: '' }));
-    const suggest = (ignored?: string) => suggestRoles({
-      cluster: clusterFacts(clusterRecord({ control_plane_count: 3, ...(ignored ? { ignored_host_validations: ignored } : {}) })), hosts: peers,
-      minimums: hardwareMinimums('4.18.5'), edgeWorkerProductNames: [], installationDiskOf: () => undefined,
-    }).get(MACHINES.undersized.id);
+    const peers: PeerHost[] = hosts.map((host) => ({
+      id: host.hostId,
+      host,
+      inventory: JSON.parse(host.attributes.inventory as string),
+      assignedRole: 'auto-assign',
+      role: 'auto-assign',
+      hostname: '',
+    }));
+    const suggest = (ignored?: string) =>
+      suggestRoles({
+        cluster: clusterFacts(clusterRecord({ control_plane_count: 3, ...(ignored ? { ignored_host_validations: ignored } : {}) })),
+        hosts: peers,
+        minimums: hardwareMinimums('4.18.5'),
+        edgeWorkerProductNames: [],
+        installationDiskOf: () => undefined,
+      }).get(MACHINES.undersized.id);
     expect(suggest()).toBe('worker');
     expect(suggest('["has-cpu-cores-for-role"]')).toBe('worker');
     expect(suggest('["has-cpu-cores-for-role","has-memory-for-role"]')).toBe('master');
@@ -408,7 +1042,7 @@ describe('role-dependent requirements', () => {
 });
 
 describe('validationsInfo', () => {
-  it('groups visible results by category in upstream\'s shape', () => {
+  it("groups visible results by category in upstream's shape", () => {
     const info = JSON.parse(validationsInfo(run(world()))) as Record<string, { id: string; status: string; message: string }[]>;
     expect(Object.keys(info)).toEqual(['hardware', 'network', 'operators']);
     expect(info.network![0]).toEqual({ id: 'connected', status: 'success', message: 'Host is connected' });
@@ -436,8 +1070,21 @@ describe('validationChanges', () => {
     JSON.stringify({ network: Object.entries(statuses).map(([id, status]) => ({ id, status, message: id })) });
 
   it('reports failed, fixed and other flips for validations present before and after', () => {
-    const before = info({ connected: 'success', 'ntp-synced': 'failure', 'has-default-route': 'pending', 'mtu-valid': 'success', 'belongs-to-majority-group': 'pending' });
-    const after = info({ connected: 'failure', 'ntp-synced': 'success', 'has-default-route': 'failure', 'mtu-valid': 'success', 'belongs-to-majority-group': 'success', 'dns-wildcard-not-configured': 'failure' });
+    const before = info({
+      connected: 'success',
+      'ntp-synced': 'failure',
+      'has-default-route': 'pending',
+      'mtu-valid': 'success',
+      'belongs-to-majority-group': 'pending',
+    });
+    const after = info({
+      connected: 'failure',
+      'ntp-synced': 'success',
+      'has-default-route': 'failure',
+      'mtu-valid': 'success',
+      'belongs-to-majority-group': 'success',
+      'dns-wildcard-not-configured': 'failure',
+    });
     expect(validationChanges(before, after)).toEqual([
       { id: 'connected', from: 'success', to: 'failure', kind: 'failed', failureMessage: 'that used to succeed is now failing' },
       { id: 'ntp-synced', from: 'failure', to: 'success', kind: 'fixed' },
@@ -451,7 +1098,9 @@ describe('validationChanges', () => {
     const stored = validationsInfo(run(w));
     w.attributes['master-0']!.media_status = 'disconnected';
     const results = run(w);
-    expect(validationChanges(stored, results)).toEqual([{ id: 'media-connected', from: 'success', to: 'failure', kind: 'failed', failureMessage: 'that used to succeed is now failing' }]);
+    expect(validationChanges(stored, results)).toEqual([
+      { id: 'media-connected', from: 'success', to: 'failure', kind: 'failed', failureMessage: 'that used to succeed is now failing' },
+    ]);
     expect(validationChanges(undefined, results)).toEqual([]);
     expect(validationsInfoChanged(stored, validationsInfo(results))).toBe(true);
     expect(validationsInfoChanged(stored, stored)).toBe(false);
@@ -479,10 +1128,17 @@ describe('judging a host changed since the listing of its peers (peersAsListed)'
     const { w, listing, index } = listed();
     const changed = structuredClone(listing[index]!);
     change(changed);
-    return validateHost({ host: changed, cluster: w.cluster!, clusterHosts: listing, infraEnv: w.infraEnv, now: NOW, ...(peersAsListed ? { peersAsListed } : {}) });
+    return validateHost({
+      host: changed,
+      cluster: w.cluster!,
+      clusterHosts: listing,
+      infraEnv: w.infraEnv,
+      now: NOW,
+      ...(peersAsListed ? { peersAsListed } : {}),
+    });
   };
 
-  it('reads the host\'s own facts anew: a hostname taken since the listing clashes, its old name does not', () => {
+  it("reads the host's own facts anew: a hostname taken since the listing clashes, its old name does not", () => {
     const rename = (name: string) => (host: ReturnType<typeof hostRecord>) => void (host.attributes.requested_hostname = name);
     expect(find(judge(true, rename('master-0.ocp.example.com')), 'hostname-unique').status).toBe('failure');
     // The listing still holds this host under its old name: that copy is itself, not a clash.
@@ -495,7 +1151,7 @@ describe('judging a host changed since the listing of its peers (peersAsListed)'
     expect(find(judge(true, dropPeers), 'belongs-to-majority-group').status).toBe('success');
   });
 
-  it('judges exactly as without it when the host validated is the listing\'s own copy', () => {
+  it("judges exactly as without it when the host validated is the listing's own copy", () => {
     const { w, listing, index } = listed();
     const input = { host: listing[index]!, cluster: w.cluster!, clusterHosts: listing, infraEnv: w.infraEnv, now: NOW };
     expect(validateHost({ ...input, peersAsListed: true })).toEqual(validateHost(input));
@@ -537,10 +1193,17 @@ describe('connectivity groups', () => {
   });
 
   it('finds an address answered by two MACs', () => {
-    const report = JSON.stringify({ remote_hosts: [{ host_id: 'h2', l2_connectivity: [
-      { outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: '02:00:00:00:00:02', successful: true },
-      { outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: '02:00:00:00:00:99', successful: true },
-    ] }] });
+    const report = JSON.stringify({
+      remote_hosts: [
+        {
+          host_id: 'h2',
+          l2_connectivity: [
+            { outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: '02:00:00:00:00:02', successful: true },
+            { outgoing_nic: 'eth0', remote_ip_address: '10.0.0.2', remote_mac: '02:00:00:00:00:99', successful: true },
+          ],
+        },
+      ],
+    });
     expect(ipCollisions([{ id: 'h1', connectivity: report }])).toEqual({ '10.0.0.2': ['02:00:00:00:00:02', '02:00:00:00:00:99'] });
   });
 });

@@ -6,7 +6,10 @@ import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
-const host = (status: HostStatus, checkedInMsAgo?: number) => ({ status, attributes: checkedInMsAgo === undefined ? {} : { checked_in_at: ago(checkedInMsAgo) } });
+const host = (status: HostStatus, checkedInMsAgo?: number) => ({
+  status,
+  attributes: checkedInMsAgo === undefined ? {} : { checked_in_at: ago(checkedInMsAgo) },
+});
 
 describe('dueByTime', () => {
   it.each([
@@ -26,7 +29,15 @@ describe('dueByTime', () => {
   });
 
   it('always loads hosts in statuses with deadlines of their own', () => {
-    for (const status of ['preparing-for-installation', 'installing', 'installing-in-progress', 'installing-pending-user-action', 'reclaiming', 'error', 'cancelled'] satisfies HostStatus[]) {
+    for (const status of [
+      'preparing-for-installation',
+      'installing',
+      'installing-in-progress',
+      'installing-pending-user-action',
+      'reclaiming',
+      'error',
+      'cancelled',
+    ] satisfies HostStatus[]) {
       expect(dueByTime(host(status, 1_000), NOW), status).toBe(true);
     }
   });
@@ -47,13 +58,32 @@ describe('dueByTime', () => {
 });
 
 describe('clusterAsHostsRead', () => {
-  const cluster = (attributes: Record<string, unknown>, overrides: Record<string, unknown> = {}) => ({
-    orgId: 'o', clusterId: 'c', name: 'n', status: 'insufficient', version: 1, createdAt: 'T0', updatedAt: 'T0', attributes, ...overrides,
-  }) as unknown as Cluster;
+  const cluster = (attributes: Record<string, unknown>, overrides: Record<string, unknown> = {}) =>
+    ({
+      orgId: 'o',
+      clusterId: 'c',
+      name: 'n',
+      status: 'insufficient',
+      version: 1,
+      createdAt: 'T0',
+      updatedAt: 'T0',
+      attributes,
+      ...overrides,
+    }) as unknown as Cluster;
 
-  it('is the same for a write of the cluster\'s own verdict alone, in any key order', () => {
+  it("is the same for a write of the cluster's own verdict alone, in any key order", () => {
     const before = cluster({ api_vips: [{ ip: '10.0.0.5' }], validations_info: '{"a":1}', status_info: 'x', base_dns_domain: 'e.com' });
-    const after = cluster({ base_dns_domain: 'e.com', status_info: 'y', validations_info: '{"a":2}', progress: { total_percentage: 0 }, status_updated_at: 'T1', api_vips: [{ ip: '10.0.0.5' }] }, { version: 2, updatedAt: 'T1' });
+    const after = cluster(
+      {
+        base_dns_domain: 'e.com',
+        status_info: 'y',
+        validations_info: '{"a":2}',
+        progress: { total_percentage: 0 },
+        status_updated_at: 'T1',
+        api_vips: [{ ip: '10.0.0.5' }],
+      },
+      { version: 2, updatedAt: 'T1' },
+    );
     expect(clusterAsHostsRead(after)).toBe(clusterAsHostsRead(before));
   });
 

@@ -11,7 +11,7 @@ describe('error shapes', () => {
     expect(JSON.parse(errorResponse(409, 'busy').body)).toEqual({ kind: 'Error', id: 409, href: '', code: '409', reason: 'busy' });
   });
 
-  it('answers a refusal of the request\'s form (unparsable body, value outside the schema) as upstream\'s framework does: {code, message}', () => {
+  it("answers a refusal of the request's form (unparsable body, value outside the schema) as upstream's framework does: {code, message}", () => {
     expect(JSON.parse(requestFormErrorResponse(400, 'name in body is required').body)).toEqual({ code: 400, message: 'name in body is required' });
     expect(mapError(new RequestFormError(400, 'not JSON'), 'r')).toEqual({ statusCode: 400, reason: 'not JSON', internal: false, form: true });
   });
@@ -59,6 +59,9 @@ describe('a store failing on its own side', () => {
     const roomy = storageFault(serverFault, { STORAGE_DIRECTORIES: `/nonexistent-${process.pid}:${process.cwd()}` });
     expect(roomy?.statusCode).toBe(503);
     // /proc reports no free blocks at all.
-    expect(storageFault(serverFault, { STORAGE_DIRECTORIES: `${process.cwd()}:/proc` })).toEqual({ statusCode: 507, reason: expect.stringMatching(/no space left on device in \/proc/) });
+    expect(storageFault(serverFault, { STORAGE_DIRECTORIES: `${process.cwd()}:/proc` })).toEqual({
+      statusCode: 507,
+      reason: expect.stringMatching(/no space left on device in \/proc/),
+    });
   });
 });

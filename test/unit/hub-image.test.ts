@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildHubImageContext } from '../../hub/build.js';
 
-describe('the hub controller\'s image', () => {
+describe("the hub controller's image", () => {
   it('bundles the controller into one module that runs alone, and the Containerfile copies what the context holds', async () => {
     const outdir = mkdtempSync(path.join(tmpdir(), 'hub-image-'));
     onTestFinished(() => rmSync(outdir, { recursive: true, force: true }));
@@ -25,7 +25,8 @@ describe('the hub controller\'s image', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [bundle, ...args], { cwd: outdir, env, encoding: 'utf8', timeout: 30_000 });
     const help = run('--help');
     expect(help.status, help.stderr).toBe(0);
-    for (const flag of ['--kubeconfig', '--namespace', '--assisted-url', '--token-secret', '--lease-namespace', '--resync-seconds']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--kubeconfig', '--namespace', '--assisted-url', '--token-secret', '--lease-namespace', '--resync-seconds'])
+      expect(help.stdout).toContain(flag);
     const bare = run();
     expect(bare.status).toBe(2);
     expect(bare.stderr).toContain('--kubeconfig (or $KUBECONFIG) is required');

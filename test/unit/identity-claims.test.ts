@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  claimProblem,
-  defaultJwksUrl,
-  identityOf,
-  issuerProblem,
-  looksLikeJwt,
-  personalOrgIdOf,
-  userIdOf,
-} from '../../lambdas/domain/auth/identity.js';
+import { claimProblem, defaultJwksUrl, identityOf, issuerProblem, looksLikeJwt, personalOrgIdOf, userIdOf } from '../../lambdas/domain/auth/identity.js';
 import { parseApiToken } from '../../lambdas/domain/auth/api-token.js';
 import { identityProviderFromEnvironment } from '../../lambdas/platform/config.js';
 
@@ -53,7 +45,12 @@ describe('identity token claim rules', () => {
   });
 
   it('keeps a verified email only, and names users per issuer and subject', () => {
-    expect(identityOf({ iss: ISSUER, sub: 's', email: 'a@example.com', email_verified: true, token_use: 'id' })).toEqual({ issuer: ISSUER, subject: 's', email: 'a@example.com', tokenUse: 'id' });
+    expect(identityOf({ iss: ISSUER, sub: 's', email: 'a@example.com', email_verified: true, token_use: 'id' })).toEqual({
+      issuer: ISSUER,
+      subject: 's',
+      email: 'a@example.com',
+      tokenUse: 'id',
+    });
     expect(identityOf({ iss: ISSUER, sub: 's', email: 'a@example.com', email_verified: false })).toEqual({ issuer: ISSUER, subject: 's' });
     expect(identityOf({ iss: ISSUER, sub: 's', token_use: 'access' })).toEqual({ issuer: ISSUER, subject: 's', tokenUse: 'access' });
 
@@ -76,20 +73,27 @@ describe('identity provider configuration', () => {
     expect(() => identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: ISSUER })).toThrow(/IDENTITY_PROVIDER_CLIENT_IDS/);
   });
 
-  it('defaults the JWKS to Cognito\'s layout and takes another where given', () => {
+  it("defaults the JWKS to Cognito's layout and takes another where given", () => {
     expect(identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: ISSUER, IDENTITY_PROVIDER_CLIENT_IDS: ' a, b ,' })).toEqual({
       issuer: ISSUER,
       clientIds: ['a', 'b'],
       jwksUrl: `${ISSUER}/.well-known/jwks.json`,
     });
     expect(defaultJwksUrl('https://idp.example.com/realms/x/')).toBe('https://idp.example.com/realms/x/.well-known/jwks.json');
-    expect(identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: 'https://idp.example.com/realms/x', IDENTITY_PROVIDER_CLIENT_IDS: 'a', IDENTITY_PROVIDER_JWKS_URL: 'https://idp.example.com/realms/x/protocol/openid-connect/certs' })?.jwksUrl)
-      .toBe('https://idp.example.com/realms/x/protocol/openid-connect/certs');
+    expect(
+      identityProviderFromEnvironment({
+        IDENTITY_PROVIDER_ISSUER: 'https://idp.example.com/realms/x',
+        IDENTITY_PROVIDER_CLIENT_IDS: 'a',
+        IDENTITY_PROVIDER_JWKS_URL: 'https://idp.example.com/realms/x/protocol/openid-connect/certs',
+      })?.jwksUrl,
+    ).toBe('https://idp.example.com/realms/x/protocol/openid-connect/certs');
   });
 
   it('refuses plain http except on loopback', () => {
     expect(() => identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: 'http://idp.example.com', IDENTITY_PROVIDER_CLIENT_IDS: 'a' })).toThrow(/https/);
     expect(() => identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: 'not a url', IDENTITY_PROVIDER_CLIENT_IDS: 'a' })).toThrow(/must be a URL/);
-    expect(identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: 'http://127.0.0.1:9000/pool', IDENTITY_PROVIDER_CLIENT_IDS: 'a' })?.jwksUrl).toBe('http://127.0.0.1:9000/pool/.well-known/jwks.json');
+    expect(identityProviderFromEnvironment({ IDENTITY_PROVIDER_ISSUER: 'http://127.0.0.1:9000/pool', IDENTITY_PROVIDER_CLIENT_IDS: 'a' })?.jwksUrl).toBe(
+      'http://127.0.0.1:9000/pool/.well-known/jwks.json',
+    );
   });
 });

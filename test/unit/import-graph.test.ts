@@ -24,7 +24,12 @@ describe('the import graph of lambdas/', () => {
   });
 
   it('finds a loop when there is one', () => {
-    const edges = new Map([['/x/a.ts', ['/x/b.ts']], ['/x/b.ts', ['/x/c.ts']], ['/x/c.ts', ['/x/a.ts']], ['/x/d.ts', ['/x/a.ts']]]);
+    const edges = new Map([
+      ['/x/a.ts', ['/x/b.ts']],
+      ['/x/b.ts', ['/x/c.ts']],
+      ['/x/c.ts', ['/x/a.ts']],
+      ['/x/d.ts', ['/x/a.ts']],
+    ]);
     expect(cycles(edges, '/x')).toHaveLength(1);
     expect(cycles(edges, '/x')[0]).toHaveLength(3);
   });

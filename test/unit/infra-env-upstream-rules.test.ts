@@ -23,20 +23,26 @@ describe('the RHCOS version of an infra-env', () => {
 
 describe('NTP sources of an infra-env', () => {
   it('keeps ntp_sources, checked as additional_ntp_sources is', () => {
-    expect(createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'clock.example.com' }, context).attributes.ntp_sources).toBe('clock.example.com');
+    expect(createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'clock.example.com' }, context).attributes.ntp_sources).toBe(
+      'clock.example.com',
+    );
     expect(() => createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'bad host!' }, context)).toThrow(/Invalid NTP source/);
   });
 
-  it('leaves an emptied ntp_sources out of the document, as upstream\'s omitempty does', () => {
+  it("leaves an emptied ntp_sources out of the document, as upstream's omitempty does", () => {
     const stored = { ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'a.example.com' }, context), version: 1 };
     expect(infraEnvView(applyInfraEnvUpdate(stored, { ntp_sources: '' }, context.now))).not.toHaveProperty('ntp_sources');
     // additional_ntp_sources too, given empty at creation or emptied by an update.
-    expect(infraEnvView({ ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, additional_ntp_sources: '' }, context), version: 1 })).not.toHaveProperty('additional_ntp_sources');
+    expect(
+      infraEnvView({ ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, additional_ntp_sources: '' }, context), version: 1 }),
+    ).not.toHaveProperty('additional_ntp_sources');
     expect(infraEnvView(applyInfraEnvUpdate(stored, { additional_ntp_sources: '' }, context.now))).not.toHaveProperty('additional_ntp_sources');
   });
 
   it('refuses both fields at once, on create and on update against what is stored', () => {
-    expect(() => createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'a.example.com', additional_ntp_sources: 'b.example.com' }, context)).toThrow(/mutually exclusive/);
+    expect(() =>
+      createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, ntp_sources: 'a.example.com', additional_ntp_sources: 'b.example.com' }, context),
+    ).toThrow(/mutually exclusive/);
     const stored = { ...createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, additional_ntp_sources: 'b.example.com' }, context), version: 1 };
     expect(() => applyInfraEnvUpdate(stored, { ntp_sources: 'a.example.com' }, context.now)).toThrow(/mutually exclusive/);
     expect(applyInfraEnvUpdate(stored, { ntp_sources: 'a.example.com', additional_ntp_sources: '' }, context.now).attributes.ntp_sources).toBe('a.example.com');
@@ -44,10 +50,14 @@ describe('NTP sources of an infra-env', () => {
 });
 
 describe('features of an infra-env with its cluster', () => {
-  const oci = { attributes: { openshift_version: '4.22.9', platform: { type: 'external' as const, external: { platform_name: 'oci' } }, user_managed_networking: true } };
+  const oci = {
+    attributes: { openshift_version: '4.22.9', platform: { type: 'external' as const, external: { platform_name: 'oci' } }, user_managed_networking: true },
+  };
   // Upstream names the pair in its feature map's order, which Go does not fix: either way round.
-  it('refuses a full ISO for an OCI cluster, in upstream\'s words, and takes a minimal one', () => {
-    expect(infraEnvFeaturesProblem(oci, 'full-iso', 'x86_64')).toMatch(/^cannot use (Full ISO|Oracle Cloud Infrastructure external platform) because it's not compatible with (Full ISO|Oracle Cloud Infrastructure external platform)$/);
+  it("refuses a full ISO for an OCI cluster, in upstream's words, and takes a minimal one", () => {
+    expect(infraEnvFeaturesProblem(oci, 'full-iso', 'x86_64')).toMatch(
+      /^cannot use (Full ISO|Oracle Cloud Infrastructure external platform) because it's not compatible with (Full ISO|Oracle Cloud Infrastructure external platform)$/,
+    );
     expect(infraEnvFeaturesProblem(oci, 'minimal-iso', 'x86_64')).toBeUndefined();
   });
   it('does not check an imported cluster', () => {
@@ -56,8 +66,13 @@ describe('features of an infra-env with its cluster', () => {
 });
 
 describe('kernel arguments of an infra-env', () => {
-  it('takes append only, as upstream\'s service does (its schema names replace and delete too)', () => {
-    expect(createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, kernel_arguments: [{ operation: 'append', value: 'console=ttyS0' }] }, context).attributes.kernel_arguments).toBe('[{"operation":"append","value":"console=ttyS0"}]');
-    expect(() => createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, kernel_arguments: [{ operation: 'delete', value: 'quiet' }] }, context)).toThrow('Only kernel argument operation append is supported.  Got delete');
+  it("takes append only, as upstream's service does (its schema names replace and delete too)", () => {
+    expect(
+      createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, kernel_arguments: [{ operation: 'append', value: 'console=ttyS0' }] }, context).attributes
+        .kernel_arguments,
+    ).toBe('[{"operation":"append","value":"console=ttyS0"}]');
+    expect(() => createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, kernel_arguments: [{ operation: 'delete', value: 'quiet' }] }, context)).toThrow(
+      'Only kernel argument operation append is supported.  Got delete',
+    );
   });
 });

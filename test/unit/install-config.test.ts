@@ -5,7 +5,13 @@ import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
 import type { HostRole } from '../../lambdas/domain/host/host-states.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
-import { consoleEnabled, installConfigJson, installConfigOverridesProblem, installConfigYaml, renderInstallConfig } from '../../lambdas/domain/install/install-config.js';
+import {
+  consoleEnabled,
+  installConfigJson,
+  installConfigOverridesProblem,
+  installConfigYaml,
+  renderInstallConfig,
+} from '../../lambdas/domain/install/install-config.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 
 const SSH_KEY = sshPublicKey();
@@ -26,7 +32,13 @@ FiXZJiLAMPfg+t4qGrtxz1+2h6iG0HU=
 function cluster(params: Params, version = '4.18.5'): Cluster {
   const record = createClusterRecord(
     { name: 'demo', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: SSH_KEY, ...params },
-    { orgId: 'org', clusterId: '11111111-1111-4111-8111-111111111111', now: NOW, release: { openshiftVersion: version, releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' }, userName: 'u' },
+    {
+      orgId: 'org',
+      clusterId: '11111111-1111-4111-8111-111111111111',
+      now: NOW,
+      release: { openshiftVersion: version, releaseImage: 'quay.io/x', cpuArchitecture: 'x86_64' },
+      userName: 'u',
+    },
   );
   return { ...record, version: 1 };
 }
@@ -37,8 +49,14 @@ function host(name: string, role: HostRole, addresses: { v4?: string[]; v6?: str
   hostNumber += 1;
   const mac = `52:54:00:00:00:${hostNumber.toString(16).padStart(2, '0')}`;
   return {
-    orgId: 'org', infraEnvId: 'ie', hostId: `00000000-0000-4000-8000-0000000000${hostNumber.toString().padStart(2, '0')}`, clusterId: 'c', status: 'known',
-    createdAt: NOW, updatedAt: NOW, version: 1,
+    orgId: 'org',
+    infraEnvId: 'ie',
+    hostId: `00000000-0000-4000-8000-0000000000${hostNumber.toString().padStart(2, '0')}`,
+    clusterId: 'c',
+    status: 'known',
+    createdAt: NOW,
+    updatedAt: NOW,
+    version: 1,
     attributes: {
       role,
       inventory: JSON.stringify({
@@ -55,16 +73,38 @@ function host(name: string, role: HostRole, addresses: { v4?: string[]; v6?: str
 }
 
 const infraEnv = (attributes: Record<string, unknown>): InfraEnv => ({
-  orgId: 'org', infraEnvId: 'ie', name: 'ie', createdAt: NOW, updatedAt: NOW, version: 1, pullSecret: PULL_SECRET, imageTokenKey: 'k', attributes,
+  orgId: 'org',
+  infraEnvId: 'ie',
+  name: 'ie',
+  createdAt: NOW,
+  updatedAt: NOW,
+  version: 1,
+  pullSecret: PULL_SECRET,
+  imageTokenKey: 'k',
+  attributes,
 });
 
-const HA = () => cluster({ machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] });
-const HA_HOSTS = () => [host('worker-b', 'worker'), host('master-2', 'master'), host('worker-a', 'worker'), host('master-1', 'master'), host('master-0', 'master')];
+const HA = () =>
+  cluster({ machine_networks: [{ cidr: '192.168.127.0/24' }], api_vips: [{ ip: '192.168.127.100' }], ingress_vips: [{ ip: '192.168.127.101' }] });
+const HA_HOSTS = () => [
+  host('worker-b', 'worker'),
+  host('master-2', 'master'),
+  host('worker-a', 'worker'),
+  host('master-1', 'master'),
+  host('master-0', 'master'),
+];
 
 type Doc = Record<string, any>;
 
 describe('renderInstallConfig', () => {
-  const cases: { name: string; cluster: () => Cluster; hosts: () => Host[]; options?: Parameters<typeof renderInstallConfig>[2]; expected: Doc; check?: (doc: Doc) => void }[] = [
+  const cases: {
+    name: string;
+    cluster: () => Cluster;
+    hosts: () => Host[];
+    options?: Parameters<typeof renderInstallConfig>[2];
+    expected: Doc;
+    check?: (doc: Doc) => void;
+  }[] = [
     {
       name: 'HA bare metal with VIPs',
       cluster: HA,
@@ -73,7 +113,12 @@ describe('renderInstallConfig', () => {
       expected: {
         apiVersion: 'v1',
         baseDomain: 'example.com',
-        networking: { networkType: 'OVNKubernetes', clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }], machineNetwork: [{ cidr: '192.168.127.0/24' }], serviceNetwork: ['172.30.0.0/16'] },
+        networking: {
+          networkType: 'OVNKubernetes',
+          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }],
+          machineNetwork: [{ cidr: '192.168.127.0/24' }],
+          serviceNetwork: ['172.30.0.0/16'],
+        },
         metadata: { name: 'demo' },
         compute: [{ hyperthreading: 'Enabled', name: 'worker', replicas: 2 }],
         controlPlane: { hyperthreading: 'Enabled', name: 'master', replicas: 3 },
@@ -83,11 +128,40 @@ describe('renderInstallConfig', () => {
       },
       check: (doc) => {
         const baremetal = doc.platform.baremetal;
-        expect(baremetal).toMatchObject({ provisioningNetwork: 'Disabled', apiVIPs: ['192.168.127.100'], ingressVIPs: ['192.168.127.101'], additionalNTPServers: ['ntp1.example.com', 'ntp2.example.com'] });
-        expect(baremetal.hosts.map((h: Doc) => `${h.role}:${h.name}`)).toEqual(['master:master-0', 'master:master-1', 'master:master-2', 'worker:worker-a', 'worker:worker-b']);
+        expect(baremetal).toMatchObject({
+          provisioningNetwork: 'Disabled',
+          apiVIPs: ['192.168.127.100'],
+          ingressVIPs: ['192.168.127.101'],
+          additionalNTPServers: ['ntp1.example.com', 'ntp2.example.com'],
+        });
+        expect(baremetal.hosts.map((h: Doc) => `${h.role}:${h.name}`)).toEqual([
+          'master:master-0',
+          'master:master-1',
+          'master:master-2',
+          'worker:worker-a',
+          'worker:worker-b',
+        ]);
         // The boot MAC is that of the NIC on the machine network, not the first NIC.
-        expect(baremetal.hosts[0]).toEqual({ name: 'master-0', role: 'master', bootMACAddress: expect.stringMatching(/^52:54:00/), bootMode: 'UEFI', bmc: { username: '', password: '', address: '', disableCertificateVerification: false }, hardwareProfile: '' });
-        expect(Object.keys(doc)).toEqual(['apiVersion', 'baseDomain', 'networking', 'metadata', 'compute', 'controlPlane', 'platform', 'fips', 'pullSecret', 'sshKey']);
+        expect(baremetal.hosts[0]).toEqual({
+          name: 'master-0',
+          role: 'master',
+          bootMACAddress: expect.stringMatching(/^52:54:00/),
+          bootMode: 'UEFI',
+          bmc: { username: '', password: '', address: '', disableCertificateVerification: false },
+          hardwareProfile: '',
+        });
+        expect(Object.keys(doc)).toEqual([
+          'apiVersion',
+          'baseDomain',
+          'networking',
+          'metadata',
+          'compute',
+          'controlPlane',
+          'platform',
+          'fips',
+          'pullSecret',
+          'sshKey',
+        ]);
       },
     },
     {
@@ -104,17 +178,24 @@ describe('renderInstallConfig', () => {
     },
     {
       name: 'dual-stack',
-      cluster: () => cluster({
-        cluster_networks: [{ cidr: '10.128.0.0/14', host_prefix: 23 }, { cidr: 'fd01::/48', host_prefix: 64 }],
-        service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }],
-        machine_networks: [{ cidr: '192.168.127.0/24' }, { cidr: 'fd2e:6f44:5dd8:c956::/64' }],
-        api_vips: [{ ip: '192.168.127.100' }, { ip: 'fd2e:6f44:5dd8:c956::100' }],
-        ingress_vips: [{ ip: '192.168.127.101' }, { ip: 'fd2e:6f44:5dd8:c956::101' }],
-      }),
+      cluster: () =>
+        cluster({
+          cluster_networks: [
+            { cidr: '10.128.0.0/14', host_prefix: 23 },
+            { cidr: 'fd01::/48', host_prefix: 64 },
+          ],
+          service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }],
+          machine_networks: [{ cidr: '192.168.127.0/24' }, { cidr: 'fd2e:6f44:5dd8:c956::/64' }],
+          api_vips: [{ ip: '192.168.127.100' }, { ip: 'fd2e:6f44:5dd8:c956::100' }],
+          ingress_vips: [{ ip: '192.168.127.101' }, { ip: 'fd2e:6f44:5dd8:c956::101' }],
+        }),
       hosts: () => [host('m', 'master', { v4: [], v6: ['fd2e:6f44:5dd8:c956::10/64'] })],
       expected: {
         networking: {
-          clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }, { cidr: 'fd01::/48', hostPrefix: 64 }],
+          clusterNetwork: [
+            { cidr: '10.128.0.0/14', hostPrefix: 23 },
+            { cidr: 'fd01::/48', hostPrefix: 64 },
+          ],
           machineNetwork: [{ cidr: '192.168.127.0/24' }, { cidr: 'fd2e:6f44:5dd8:c956::/64' }],
           serviceNetwork: ['172.30.0.0/16', 'fd02::/112'],
         },
@@ -124,10 +205,14 @@ describe('renderInstallConfig', () => {
     },
     {
       name: 'proxy: noProxy gains the cluster domain and every network',
-      cluster: () => cluster({ http_proxy: 'http://proxy.example.com:3128', no_proxy: '.corp.example.com,10.0.0.0/8', machine_networks: [{ cidr: '192.168.127.0/24' }] }),
+      cluster: () =>
+        cluster({ http_proxy: 'http://proxy.example.com:3128', no_proxy: '.corp.example.com,10.0.0.0/8', machine_networks: [{ cidr: '192.168.127.0/24' }] }),
       hosts: () => [],
       expected: {
-        proxy: { httpProxy: 'http://proxy.example.com:3128', noProxy: '.corp.example.com,10.0.0.0/8,.demo.example.com,10.128.0.0/14,172.30.0.0/16,192.168.127.0/24' },
+        proxy: {
+          httpProxy: 'http://proxy.example.com:3128',
+          noProxy: '.corp.example.com,10.0.0.0/8,.demo.example.com,10.128.0.0/14,172.30.0.0/16,192.168.127.0/24',
+        },
         platform: { baremetal: { hosts: [] } },
       },
       check: (doc) => expect(doc.proxy).not.toHaveProperty('httpsProxy'),
@@ -154,7 +239,11 @@ describe('renderInstallConfig', () => {
       },
       expected: {
         fips: true,
-        networking: { networkType: 'OVNKubernetes', clusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }], machineNetwork: [{ cidr: '192.168.127.0/24' }] },
+        networking: {
+          networkType: 'OVNKubernetes',
+          clusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }],
+          machineNetwork: [{ cidr: '192.168.127.0/24' }],
+        },
         // List elements merge by index: name and replicas survive.
         compute: [{ hyperthreading: 'Disabled', name: 'worker', replicas: 2 }],
         capabilities: { baselineCapabilitySet: 'None', additionalEnabledCapabilities: ['marketplace'] },
@@ -178,7 +267,8 @@ describe('renderInstallConfig', () => {
     },
     {
       name: 'external platform keeps upstream Go field names',
-      cluster: () => cluster({ platform: { type: 'external', external: { platform_name: 'oci', cloud_controller_manager: 'External' } }, user_managed_networking: true }),
+      cluster: () =>
+        cluster({ platform: { type: 'external', external: { platform_name: 'oci', cloud_controller_manager: 'External' } }, user_managed_networking: true }),
       hosts: () => [],
       expected: { platform: { external: { PlatformName: 'oci', CloudControllerManager: 'External' } } },
     },
@@ -226,7 +316,14 @@ describe('renderInstallConfig', () => {
       host('m0', 'master', {}, { fencing_credentials: credentials('redfish+https://10.0.0.1/redfish/v1/Systems/1') }),
       host('m1', 'master', {}, { fencing_credentials: credentials('redfish+https://10.0.0.2/redfish/v1/Systems/1') }),
     ]);
-    expect(doc.controlPlane).toMatchObject({ fencing: { credentials: [{ hostname: 'm0', address: expect.stringContaining('10.0.0.1'), username: 'admin', password: 'bmc-pass', certificateVerification: 'Disabled' }, { hostname: 'm1' }] } });
+    expect(doc.controlPlane).toMatchObject({
+      fencing: {
+        credentials: [
+          { hostname: 'm0', address: expect.stringContaining('10.0.0.1'), username: 'admin', password: 'bmc-pass', certificateVerification: 'Disabled' },
+          { hostname: 'm1' },
+        ],
+      },
+    });
     expect(doc.featureSet).toBe('TechPreviewNoUpgrade');
   });
 
@@ -261,7 +358,11 @@ describe('installConfigOverridesProblem', () => {
     ['fraction where an integer goes', '{"compute": [{"replicas": 1.5}]}', /must be an integer/],
     ['object where a list goes', '{"networking": {"serviceNetwork": {"cidr": "x"}}}', /must be a list, not an object/],
     ['int32 out of range', '{"platform": {"nutanix": {"prismCentral": {"endpoint": {"port": 4294967296}}}}}', /out of range/],
-    ['trust bundle that is not a certificate', JSON.stringify({ additionalTrustBundle: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }), /not a valid X.509/],
+    [
+      'trust bundle that is not a certificate',
+      JSON.stringify({ additionalTrustBundle: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }),
+      /not a valid X.509/,
+    ],
     ['trust bundle without PEM', JSON.stringify({ additionalTrustBundle: 'hello' }), /no PEM block/],
   ];
 
@@ -303,7 +404,12 @@ describe('consoleEnabled', () => {
     ['no overrides', '4.18.5', '', true],
     ['capabilities not touched', '4.18.5', '{"fips":true}', true],
     ['baseline None', '4.18.5', '{"capabilities":{"baselineCapabilitySet":"None"}}', false],
-    ['baseline None with Console again', '4.18.5', '{"capabilities":{"baselineCapabilitySet":"None","additionalEnabledCapabilities":["Console","marketplace"]}}', true],
+    [
+      'baseline None with Console again',
+      '4.18.5',
+      '{"capabilities":{"baselineCapabilitySet":"None","additionalEnabledCapabilities":["Console","marketplace"]}}',
+      true,
+    ],
     ['baseline vCurrent', '4.18.5', '{"capabilities":{"baselineCapabilitySet":"vCurrent"}}', true],
     ['before 4.12 capabilities cannot drop it', '4.11.0', '{"capabilities":{"baselineCapabilitySet":"None"}}', true],
   ])('%s', (_name, version, overrides, expected) => {

@@ -41,15 +41,28 @@ const INSTALLING = { status: 'installing', singleNode: false };
 
 function host(attributes: Record<string, unknown> = {}, status: HostStatus = 'installing'): Host {
   return {
-    orgId: 'org', infraEnvId: '22222222-2222-4222-8222-222222222222', hostId: '33333333-3333-4333-8333-333333333333',
-    clusterId: CLUSTER_ID, status, createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), version: 3, monitorShard: 2,
+    orgId: 'org',
+    infraEnvId: '22222222-2222-4222-8222-222222222222',
+    hostId: '33333333-3333-4333-8333-333333333333',
+    clusterId: CLUSTER_ID,
+    status,
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+    version: 3,
+    monitorShard: 2,
     attributes: { role: 'master', requested_hostname: 'master-0', status_info: 'Installation in progress', ...attributes },
   };
 }
 
 function cluster(status: ClusterStatus, attributes: Record<string, unknown> = {}): Cluster {
   return {
-    orgId: 'org', clusterId: CLUSTER_ID, name: 'ocp', status, createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), version: 1,
+    orgId: 'org',
+    clusterId: CLUSTER_ID,
+    name: 'ocp',
+    status,
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+    version: 1,
     attributes: {
       base_dns_domain: 'example.com',
       monitored_operators: [
@@ -133,7 +146,10 @@ describe('host install progress', () => {
 
   it('records a day-2 host reporting Rebooting as Done and adds it to the existing cluster', () => {
     const day2 = host({ role: 'worker', kind: 'AddToExistingClusterHost' });
-    const { host: rebooting, seen } = walk(day2, ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting'], { status: 'adding-hosts', singleNode: false });
+    const { host: rebooting, seen } = walk(day2, ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting'], {
+      status: 'adding-hosts',
+      singleNode: false,
+    });
     expect(seen.map((s) => s.percentage)).toEqual([20, 40, 60, 80, 100]);
     expect(rebooting.status).toBe('added-to-existing-cluster');
     expect(progressOf(rebooting).current_stage).toBe('Done');
@@ -154,13 +170,16 @@ describe('host install progress', () => {
   it('refuses going back, stages of another role, and hosts that are not installing, with upstream texts', () => {
     const configuring = walk(host(), MASTER_STAGES.slice(0, 6)).host;
     expect(refusal(() => applyHostProgress(configuring, INSTALLING, { stage: 'Installing' }, NOW))).toEqual({
-      kind: 'conflict', message: 'Can\'t assign lower stage "Installing" after host has been in stage "Configuring"',
+      kind: 'conflict',
+      message: 'Can\'t assign lower stage "Installing" after host has been in stage "Configuring"',
     });
     expect(refusal(() => applyHostProgress(configuring, INSTALLING, { stage: 'Waiting for ignition' }, NOW))).toEqual({
-      kind: 'conflict', message: "Stages Waiting for ignition isn't available for host role master bootstrap false",
+      kind: 'conflict',
+      message: "Stages Waiting for ignition isn't available for host role master bootstrap false",
     });
     expect(refusal(() => applyHostProgress(host({}, 'known'), INSTALLING, { stage: 'Installing' }, NOW))).toEqual({
-      kind: 'conflict', message: "Can't set progress <Installing> to host in status <known>",
+      kind: 'conflict',
+      message: "Can't set progress <Installing> to host in status <known>",
     });
     const unbound = { ...host() };
     delete unbound.clusterId;
@@ -187,14 +206,20 @@ describe('host install progress', () => {
 
 describe('finalizing stages and monitored operators', () => {
   it('records a new finalizing stage with a fresh clock, once', () => {
-    const timedOut = cluster('finalizing', { progress: { total_percentage: 80, finalizing_stage: 'Waiting for cluster operators', finalizing_stage_timed_out: true } });
+    const timedOut = cluster('finalizing', {
+      progress: { total_percentage: 80, finalizing_stage: 'Waiting for cluster operators', finalizing_stage_timed_out: true },
+    });
     const next = applyFinalizingStage(timedOut, 'Adding router ca', NOW)!;
     expect(next.attributes.progress).toEqual({
-      total_percentage: 80, finalizing_stage: 'Adding router ca', finalizing_stage_started_at: NOW.toISOString(), finalizing_stage_timed_out: false,
+      total_percentage: 80,
+      finalizing_stage: 'Adding router ca',
+      finalizing_stage_started_at: NOW.toISOString(),
+      finalizing_stage_timed_out: false,
     });
     expect(applyFinalizingStage(next, 'Adding router ca', later(5))).toBeUndefined();
     expect(refusal(() => applyFinalizingStage(cluster('ready'), 'Done', NOW))).toEqual({
-      kind: 'bad-request', message: 'cluster is ready, not in one of allowed statuses: [installing finalizing installing-pending-user-action]',
+      kind: 'bad-request',
+      message: 'cluster is ready, not in one of allowed statuses: [installing finalizing installing-pending-user-action]',
     });
     expect(refusal(() => applyFinalizingStage(timedOut, 'Sleeping', NOW)).kind).toBe('bad-request');
   });
@@ -203,10 +228,18 @@ describe('finalizing stages and monitored operators', () => {
     const first = applyOperatorReport(cluster('finalizing'), { name: 'console', status: 'progressing', status_info: 'rolling out', version: '4.18.3' }, NOW)!;
     const second = applyOperatorReport(first, { name: 'console', status: 'available' }, later(30))!;
     const consoleView = monitoredOperatorsView(second, 'console');
-    expect(consoleView).toEqual([{
-      name: 'console', operator_type: 'builtin', timeout_seconds: 3600, cluster_id: CLUSTER_ID,
-      status: 'available', status_info: 'rolling out', version: '4.18.3', status_updated_at: later(30).toISOString(),
-    }]);
+    expect(consoleView).toEqual([
+      {
+        name: 'console',
+        operator_type: 'builtin',
+        timeout_seconds: 3600,
+        cluster_id: CLUSTER_ID,
+        status: 'available',
+        status_info: 'rolling out',
+        version: '4.18.3',
+        status_updated_at: later(30).toISOString(),
+      },
+    ]);
     expect(applyOperatorReport(second, { name: 'console', status: 'available' }, later(60))).toBeUndefined();
     expect(monitoredOperatorsView(second)).toHaveLength(3);
     expect(refusal(() => applyOperatorReport(second, { name: 'odf', status: 'available' }, NOW)).kind).toBe('not-found');
@@ -214,7 +247,7 @@ describe('finalizing stages and monitored operators', () => {
     expect(refusal(() => monitoredOperatorsView(second, 'odf')).kind).toBe('not-found');
   });
 
-  it('answers an operator never reported with its cluster and Go\'s zero time, as upstream does', () => {
+  it("answers an operator never reported with its cluster and Go's zero time, as upstream does", () => {
     const [unreported] = monitoredOperatorsView(cluster('ready'), 'console');
     expect(unreported).toMatchObject({ name: 'console', cluster_id: CLUSTER_ID, status_updated_at: UNSET_TIME });
     const wire = clusterWireView(cluster('ready'));
@@ -244,7 +277,15 @@ describe('finalizing stages and monitored operators', () => {
   });
 
   it('names the operators a failed completion reports', () => {
-    expect(failedOperatorNames({ CLUSTER_OPERATORS_REPORT: [{ name: 'console', status: 'available' }, { name: 'lvm', status: 'failed' }, { name: 'odf', status: 'failed' }] })).toEqual(['lvm', 'odf']);
+    expect(
+      failedOperatorNames({
+        CLUSTER_OPERATORS_REPORT: [
+          { name: 'console', status: 'available' },
+          { name: 'lvm', status: 'failed' },
+          { name: 'odf', status: 'failed' },
+        ],
+      }),
+    ).toEqual(['lvm', 'odf']);
     expect(failedOperatorNames({})).toBeUndefined();
     expect(failedOperatorNames(undefined)).toBeUndefined();
   });
@@ -256,9 +297,11 @@ const [apiCa, ingressCa] = await Promise.all([caCertificate('kube-apiserver-lb-s
 
 describe('ingress CA into the kubeconfig', () => {
   const kubeconfig = stringify({
-    apiVersion: 'v1', kind: 'Config',
+    apiVersion: 'v1',
+    kind: 'Config',
     clusters: [{ name: 'ocp', cluster: { server: 'https://api.ocp.example.com:6443', 'certificate-authority-data': Buffer.from(apiCa).toString('base64') } }],
-    contexts: [{ name: 'admin', context: { cluster: 'ocp', user: 'admin' } }], 'current-context': 'admin',
+    contexts: [{ name: 'admin', context: { cluster: 'ocp', user: 'admin' } }],
+    'current-context': 'admin',
     users: [{ name: 'admin', user: { 'client-certificate-data': 'Y2VydA==', 'client-key-data': 'a2V5' } }],
   });
 
@@ -271,7 +314,7 @@ describe('ingress CA into the kubeconfig', () => {
     expect(merged.clusters[0].cluster.server).toBe('https://api.ocp.example.com:6443');
   });
 
-  it('refuses a bad ingress PEM as the caller\'s fault and a broken kubeconfig as ours', () => {
+  it("refuses a bad ingress PEM as the caller's fault and a broken kubeconfig as ours", () => {
     expect(refusal(() => mergeIngressCaIntoKubeconfig(kubeconfig, 'not a certificate')).kind).toBe('bad-request');
     expect(refusal(() => mergeIngressCaIntoKubeconfig(kubeconfig, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----')).kind).toBe('bad-request');
     expect(() => mergeIngressCaIntoKubeconfig(stringify({ clusters: [] }), ingressCa)).toThrow(KubeconfigUnusable);
@@ -283,7 +326,17 @@ describe('ingress CA into the kubeconfig', () => {
 
 describe('download rules', () => {
   it('allows files from installing on and the final kubeconfig from finalizing on', () => {
-    const statuses: ClusterStatus[] = ['ready', 'preparing-for-installation', 'installing', 'installing-pending-user-action', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts'];
+    const statuses: ClusterStatus[] = [
+      'ready',
+      'preparing-for-installation',
+      'installing',
+      'installing-pending-user-action',
+      'finalizing',
+      'installed',
+      'error',
+      'cancelled',
+      'adding-hosts',
+    ];
     const allowed = (fileName: string) => statuses.filter((status) => !downloadRefusal({ clusterId: CLUSTER_ID, status }, fileName));
     expect(allowed('master.ign')).toEqual(['installing', 'installing-pending-user-action', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts']);
     expect(allowed('kubeconfig-noingress')).toEqual(allowed('master.ign'));
@@ -304,9 +357,13 @@ describe('download rules', () => {
 });
 
 describe('per-host installation settings', () => {
-  it('allows only upstream\'s coreos-installer flags, with values of its character set', () => {
-    expect(installerArgsProblem(['--append-karg', 'ip=192.0.2.2::192.0.2.254:255.255.255.0:core0.example.com:enp1s0:none', '--save-partindex', '1', '-n'])).toBeUndefined();
-    expect(installerArgsProblem(['--delete-karg', 'console=ttyS0,115200n8', '--copy-network', '--network-dir', '/etc/NetworkManager/system-connections/'])).toBeUndefined();
+  it("allows only upstream's coreos-installer flags, with values of its character set", () => {
+    expect(
+      installerArgsProblem(['--append-karg', 'ip=192.0.2.2::192.0.2.254:255.255.255.0:core0.example.com:enp1s0:none', '--save-partindex', '1', '-n']),
+    ).toBeUndefined();
+    expect(
+      installerArgsProblem(['--delete-karg', 'console=ttyS0,115200n8', '--copy-network', '--network-dir', '/etc/NetworkManager/system-connections/']),
+    ).toBeUndefined();
     expect(installerArgsProblem(['--image-url', 'https://mirror.example.com/rhcos.raw.gz', '--save-partlabel', 'data*'])).toBeUndefined();
     expect(installerArgsProblem(['--insecure'])).toBe(
       'found unexpected flag --insecure for installer - allowed flags are [--append-karg --delete-karg -n --copy-network --network-dir --save-partlabel --save-partindex --image-url --image-file]',
@@ -320,11 +377,17 @@ describe('per-host installation settings', () => {
 
   it('takes an Ignition 3.1/3.2 config as a host override, or nothing', () => {
     expect(hostIgnitionOverrideProblem('')).toBeUndefined();
-    expect(hostIgnitionOverrideProblem(JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/x', contents: { source: 'data:,x' } }] } }))).toBeUndefined();
+    expect(
+      hostIgnitionOverrideProblem(
+        JSON.stringify({ ignition: { version: '3.2.0' }, storage: { files: [{ path: '/etc/x', contents: { source: 'data:,x' } }] } }),
+      ),
+    ).toBeUndefined();
     expect(hostIgnitionOverrideProblem(JSON.stringify({ ignition: { version: '3.1.0' } }))).toBeUndefined();
     expect(hostIgnitionOverrideProblem('{"ignition":')).toMatch(/^error parsing ignition: /);
     expect(hostIgnitionOverrideProblem('[]')).toBe('error parsing ignition: the config must be a JSON object');
     expect(hostIgnitionOverrideProblem(JSON.stringify({ ignition: { version: '2.2.0' } }))).toMatch(/unsupported config version "2.2.0"/);
-    expect(hostIgnitionOverrideProblem(JSON.stringify({ ignition: { version: '3.2.0' }, storage: [] }))).toBe('error parsing ignition: storage must be an object');
+    expect(hostIgnitionOverrideProblem(JSON.stringify({ ignition: { version: '3.2.0' }, storage: [] }))).toBe(
+      'error parsing ignition: storage must be an object',
+    );
   });
 });

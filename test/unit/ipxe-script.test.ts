@@ -16,11 +16,24 @@ import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 const ID = '7b1b0c4e-3f4a-4d51-9c1e-0a1b2c3d4e5f';
 const IMAGES = 'https://assisted.example.com/api/assisted-images';
 const boot = (kernelArguments?: unknown) =>
-  ipxeBootScript({ imageServiceBaseUrl: IMAGES, infraEnvId: ID, openshiftVersion: '4.18', cpuArchitecture: 'x86_64', imageToken: 'tok.en.sig', kernelArguments });
+  ipxeBootScript({
+    imageServiceBaseUrl: IMAGES,
+    infraEnvId: ID,
+    openshiftVersion: '4.18',
+    cpuArchitecture: 'x86_64',
+    imageToken: 'tok.en.sig',
+    kernelArguments,
+  });
 
 function host(status: HostStatus, attributes: Record<string, unknown> = {}, mac = '52:54:00:AA:BB:01'): Host {
   return {
-    orgId: 'default', infraEnvId: ID, hostId: `h-${status}-${mac}`, status, createdAt: '', updatedAt: '', version: 1,
+    orgId: 'default',
+    infraEnvId: ID,
+    hostId: `h-${status}-${mac}`,
+    status,
+    createdAt: '',
+    updatedAt: '',
+    version: 1,
     attributes: { inventory: JSON.stringify({ interfaces: [{ name: 'eth0', mac_address: mac }] }), ...attributes },
   };
 }
@@ -40,13 +53,18 @@ describe('iPXE boot script', () => {
     );
   });
 
-  it('appends the infra-env\'s kernel arguments and refuses other operations', () => {
-    const script = boot(JSON.stringify([{ operation: 'append', value: 'rd.net.timeout.carrier=60' }, { operation: 'append', value: 'ip=dhcp' }]));
+  it("appends the infra-env's kernel arguments and refuses other operations", () => {
+    const script = boot(
+      JSON.stringify([
+        { operation: 'append', value: 'rd.net.timeout.carrier=60' },
+        { operation: 'append', value: 'ip=dhcp' },
+      ]),
+    );
     expect(script.split('\n')[2]).toMatch(/ console=ttyS1,115200n8" rd\.net\.timeout\.carrier=60 ip=dhcp$/);
     expect(() => boot(JSON.stringify([{ operation: 'delete', value: 'quiet' }]))).toThrow(DomainError);
   });
 
-  it('chains back with the booting NIC\'s MAC for boot-order-control', () => {
+  it("chains back with the booting NIC's MAC for boot-order-control", () => {
     expect(ipxeRedirectScript({ serviceBaseUrl: 'https://assisted.example.com', infraEnvId: ID, imageToken: 'tok' })).toBe(
       `#!ipxe\nchain https://assisted.example.com/api/assisted-install/v2/infra-envs/${ID}/downloads/files?file_name=ipxe-script&image_token=tok&mac=\${net0/mac}\n`,
     );
@@ -66,7 +84,8 @@ describe('iPXE host check', () => {
       expect(ipxeBootRefusal(host('installing-in-progress', { progress: { current_stage: stage } })), stage).toMatch(stage);
     }
     expect(ipxeBootRefusal(host('installing-in-progress', { progress: { current_stage: 'Writing image to disk' } }))).toBeUndefined();
-    for (const status of ['known', 'discovering', 'installing', 'error', 'added-to-existing-cluster'] satisfies HostStatus[]) expect(ipxeBootRefusal(host(status)), status).toBeUndefined();
+    for (const status of ['known', 'discovering', 'installing', 'error', 'added-to-existing-cluster'] satisfies HostStatus[])
+      expect(ipxeBootRefusal(host(status)), status).toBeUndefined();
   });
 });
 

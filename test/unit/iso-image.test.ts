@@ -27,7 +27,14 @@ import {
   type Patch,
   type PlannedPart,
 } from '../../lambdas/domain/image/iso-image.js';
-import { ROOTFS_PROXY_DROP_IN_PATH, STATIC_NETWORK_HOOK_PATH, cpioArchive, fillArea, ignitionArchive, minimalRamdiskFiles } from '../../lambdas/domain/image/iso-initrd.js';
+import {
+  ROOTFS_PROXY_DROP_IN_PATH,
+  STATIC_NETWORK_HOOK_PATH,
+  cpioArchive,
+  fillArea,
+  ignitionArchive,
+  minimalRamdiskFiles,
+} from '../../lambdas/domain/image/iso-initrd.js';
 import { SYNTHETIC_IGNITION_AREA, SYNTHETIC_KARGS_AREA, SYNTHETIC_RAMDISK_AREA, syntheticDefaultKargs } from '../../lambdas/domain/image/iso-synthetic.js';
 import { PRE_NETWORK_SCRIPT_PATH } from '../../lambdas/domain/image/static-network/static-network.js';
 import { NETWORK_YAML } from '../support/fixtures.js';
@@ -114,7 +121,10 @@ describe('ISO embed areas of a SYNTHETIC base built by xorriso', () => {
     expect(layout.kargs!.areas).toHaveLength(2);
     const grub = extents.get('/EFI/REDHAT/GRUB.CFG;1')!;
     const isolinux = extents.get('/ISOLINUX/ISOLINUX.CFG;1')!;
-    for (const [area, fileExtent] of [[layout.kargs!.areas.find((a) => a.offset < grub.offset + grub.length && a.offset >= grub.offset)!, grub], [layout.kargs!.areas.find((a) => a.offset >= isolinux.offset && a.offset < isolinux.offset + isolinux.length)!, isolinux]] as const) {
+    for (const [area, fileExtent] of [
+      [layout.kargs!.areas.find((a) => a.offset < grub.offset + grub.length && a.offset >= grub.offset)!, grub],
+      [layout.kargs!.areas.find((a) => a.offset >= isolinux.offset && a.offset < isolinux.offset + isolinux.length)!, isolinux],
+    ] as const) {
       expect(area.length).toBe(SYNTHETIC_KARGS_AREA);
       expect(area.offset + area.length).toBeLessThanOrEqual(fileExtent.offset + fileExtent.length);
       const text = image.subarray(area.offset, area.offset + area.length).toString('utf8');
@@ -122,7 +132,7 @@ describe('ISO embed areas of a SYNTHETIC base built by xorriso', () => {
     }
   });
 
-  it('finds the minimal ISO\'s extra ramdisk area by its Rock Ridge name', () => {
+  it("finds the minimal ISO's extra ramdisk area by its Rock Ridge name", () => {
     const { file, layout } = isos['minimal-iso']!;
     expect(layout.customRamdisk).toEqual(isoinfoExtents(file).get('/IMAGES/ASSISTED.IMG;1'));
     expect(layout.customRamdisk!.length).toBe(SYNTHETIC_RAMDISK_AREA);
@@ -165,8 +175,17 @@ describe('initramfs archives', () => {
 
   it('creates parent directories before files and keeps modes', () => {
     const into = mkdtempSync(path.join(work, 'dirs-'));
-    const archive = cpioArchive([{ path: '/etc/a/b/c.sh', contents: '#!/bin/sh\n', mode: 0o755 }, { path: 'etc/a/d.conf', contents: 'x', mode: 0o600 }]);
-    expect(execFileSync('cpio', ['-t', '--quiet'], { input: archive, encoding: 'utf8' }).split('\n').filter(Boolean)).toEqual(['etc', 'etc/a', 'etc/a/b', 'etc/a/b/c.sh', 'etc/a/d.conf']);
+    const archive = cpioArchive([
+      { path: '/etc/a/b/c.sh', contents: '#!/bin/sh\n', mode: 0o755 },
+      { path: 'etc/a/d.conf', contents: 'x', mode: 0o600 },
+    ]);
+    expect(execFileSync('cpio', ['-t', '--quiet'], { input: archive, encoding: 'utf8' }).split('\n').filter(Boolean)).toEqual([
+      'etc',
+      'etc/a',
+      'etc/a/b',
+      'etc/a/b/c.sh',
+      'etc/a/d.conf',
+    ]);
     execFileSync('cpio', ['-i', '-d', '--quiet'], { cwd: into, input: archive });
     expect(statSync(path.join(into, 'etc/a/b/c.sh')).mode & 0o777).toBe(0o755);
     expect(statSync(path.join(into, 'etc/a/d.conf')).mode & 0o777).toBe(0o600);
@@ -180,12 +199,22 @@ describe('initramfs archives', () => {
 
   it('puts static network files, their dracut hook and the rootfs proxy in the minimal ramdisk', () => {
     const attributes = {
-      static_network_config: JSON.stringify([{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] }]),
+      static_network_config: JSON.stringify([
+        { network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: '52:54:00:aa:bb:01', logical_nic_name: 'eth0' }] },
+      ]),
       proxy: { http_proxy: 'http://proxy.example.com:3128', no_proxy: 'a.example.com, b.example.com' },
     };
     const files = minimalRamdiskFiles({ attributes });
     const paths = files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(['/etc/assisted/network/host0/eth0.nmconnection', '/etc/assisted/network/host0/mac_interface.ini', PRE_NETWORK_SCRIPT_PATH, STATIC_NETWORK_HOOK_PATH, ROOTFS_PROXY_DROP_IN_PATH]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/etc/assisted/network/host0/eth0.nmconnection',
+        '/etc/assisted/network/host0/mac_interface.ini',
+        PRE_NETWORK_SCRIPT_PATH,
+        STATIC_NETWORK_HOOK_PATH,
+        ROOTFS_PROXY_DROP_IN_PATH,
+      ]),
+    );
     const hook = files.find((file) => file.path === STATIC_NETWORK_HOOK_PATH)!;
     // Run in its own shell: the script ends with `exit`, which would end dracut's initqueue if sourced.
     expect(hook.contents).toContain(`/bin/sh ${PRE_NETWORK_SCRIPT_PATH}`);
@@ -211,13 +240,19 @@ describe('kernel arguments', () => {
     expect(applyKernelArguments(base, [{ operation: 'append', value: 'rd.debug' }])).toEqual([...base, 'rd.debug']);
     expect(applyKernelArguments(base, [{ operation: 'delete', value: 'quiet' }])).toEqual(base.slice(0, 3));
     expect(applyKernelArguments(base, [{ operation: 'delete', value: 'console=tty0' }])).toEqual(['ignition.firstboot', 'console=ttyS0', 'quiet']);
-    expect(applyKernelArguments(base, [{ operation: 'replace', value: 'console=ttyS1,115200' }])).toEqual(['ignition.firstboot', 'console=ttyS1,115200', 'quiet']);
+    expect(applyKernelArguments(base, [{ operation: 'replace', value: 'console=ttyS1,115200' }])).toEqual([
+      'ignition.firstboot',
+      'console=ttyS1,115200',
+      'quiet',
+    ]);
     expect(applyKernelArguments(base, [{ operation: 'replace', value: 'mitigations=off' }])).toEqual([...base, 'mitigations=off']);
     expect(() => applyKernelArguments(base, [{ operation: 'prepend', value: 'x' }])).toThrow(DomainError);
   });
 
   it('quotes an argument GRUB would otherwise split', () => {
-    expect(quoteKernelArgument('coreos.live.rootfs_url=http://h/r?arch=x86_64&version=4.18')).toBe('"coreos.live.rootfs_url=http://h/r?arch=x86_64&version=4.18"');
+    expect(quoteKernelArgument('coreos.live.rootfs_url=http://h/r?arch=x86_64&version=4.18')).toBe(
+      '"coreos.live.rootfs_url=http://h/r?arch=x86_64&version=4.18"',
+    );
     expect(quoteKernelArgument('ip=dhcp')).toBe('ip=dhcp');
   });
 });
@@ -255,7 +290,10 @@ describe('composition plan', () => {
 
   it('applies patches to the part of a window they cover', () => {
     const window = Buffer.alloc(10, 0x2e);
-    const patched = applyPatches(100, window, [{ offset: 98, bytes: Buffer.from('ABCD') }, { offset: 108, bytes: Buffer.from('xyz') }]);
+    const patched = applyPatches(100, window, [
+      { offset: 98, bytes: Buffer.from('ABCD') },
+      { offset: 108, bytes: Buffer.from('xyz') },
+    ]);
     expect(Buffer.from(patched).toString()).toBe('CD......xy');
   });
 });

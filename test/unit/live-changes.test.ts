@@ -5,7 +5,12 @@ import { isNonPublicAddress, nextWebhookAttempt, verifyWebhookSignature, webhook
 import { createHmac } from 'node:crypto';
 
 const cluster = (status: string, version: number, validations?: Record<string, { id: string; status: string }[]>) => ({
-  orgId: 'o', clusterId: 'c', status, version, updatedAt: `t${version}`, attributes: { name: 'x', ...(validations ? { validations_info: JSON.stringify(validations) } : {}) },
+  orgId: 'o',
+  clusterId: 'c',
+  status,
+  version,
+  updatedAt: `t${version}`,
+  attributes: { name: 'x', ...(validations ? { validations_info: JSON.stringify(validations) } : {}) },
 });
 
 describe('live changes', () => {
@@ -15,7 +20,11 @@ describe('live changes', () => {
     expect(webhookClassesOf(change)).toEqual(['cluster-status', 'installed']);
     // Only bookkeeping changed: nothing to tell.
     expect(liveChangeOf('cluster', cluster('ready', 2), { ...cluster('ready', 3) })).toBeUndefined();
-    const failing = liveChangeOf('cluster', cluster('ready', 2, { network: [{ id: 'ntp', status: 'success' }] }), cluster('ready', 3, { network: [{ id: 'ntp', status: 'failure' }] }))!;
+    const failing = liveChangeOf(
+      'cluster',
+      cluster('ready', 2, { network: [{ id: 'ntp', status: 'success' }] }),
+      cluster('ready', 3, { network: [{ id: 'ntp', status: 'failure' }] }),
+    )!;
     expect(failing.newlyFailing).toEqual(['ntp']);
     expect(webhookClassesOf(failing)).toEqual(['validation-failing']);
     expect(liveChangeOf('apiToken', { orgId: 'o' }, { orgId: 'o' })).toBeUndefined();
@@ -23,7 +32,11 @@ describe('live changes', () => {
   });
 
   it('reaches the subscribers of the resource, its cluster or infra-env, or the organisation', () => {
-    const host = liveChangeOf('host', { orgId: 'o', hostId: 'h', clusterId: 'c', infraEnvId: 'i', status: 'known', version: 1 }, { orgId: 'o', hostId: 'h', clusterId: 'c', infraEnvId: 'i', status: 'installing', version: 2 })!;
+    const host = liveChangeOf(
+      'host',
+      { orgId: 'o', hostId: 'h', clusterId: 'c', infraEnvId: 'i', status: 'known', version: 1 },
+      { orgId: 'o', hostId: 'h', clusterId: 'c', infraEnvId: 'i', status: 'installing', version: 2 },
+    )!;
     expect(reaches(host, 'cluster:c')).toBe(true);
     expect(reaches(host, 'infra-env:i')).toBe(true);
     expect(reaches(host, 'cluster:d')).toBe(false);
@@ -50,7 +63,8 @@ describe('webhooks', () => {
     expect(webhookUrlProblem('https://169.254.169.254/x', 'public')).toMatch(/public address/);
     expect(webhookUrlProblem('http://hooks.example.com/x', 'public')).toMatch(/https/);
     expect(webhookUrlProblem('https://hooks.example.com/x', 'public')).toBeUndefined();
-    for (const address of ['10.0.0.1', '172.20.0.1', '192.168.0.1', '127.0.0.1', '100.64.0.1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1']) expect(isNonPublicAddress(address), address).toBe(true);
+    for (const address of ['10.0.0.1', '172.20.0.1', '192.168.0.1', '127.0.0.1', '100.64.0.1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1'])
+      expect(isNonPublicAddress(address), address).toBe(true);
     for (const address of ['8.8.8.8', '2606:4700::1111']) expect(isNonPublicAddress(address), address).toBe(false);
   });
 

@@ -28,7 +28,16 @@ describe('definition substitutions', () => {
 describe('key layout', () => {
   it('starts every base-table partition key with the organisation', () => {
     const o = { orgId: 'o1', clusterId: 'c', infraEnvId: 'i', hostId: 'h', tokenId: 't', folder: 'f', fileName: 'n', workflow: 'w', eventId: 'e' };
-    for (const key of [keys.organisation(o), keys.apiToken(o), keys.cluster(o), keys.infraEnv(o), keys.host(o), keys.event(o), keys.manifest(o), keys.workflow(o)]) {
+    for (const key of [
+      keys.organisation(o),
+      keys.apiToken(o),
+      keys.cluster(o),
+      keys.infraEnv(o),
+      keys.host(o),
+      keys.event(o),
+      keys.manifest(o),
+      keys.workflow(o),
+    ]) {
       expect(key.pk.startsWith('ORG#o1')).toBe(true);
     }
   });

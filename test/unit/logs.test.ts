@@ -41,7 +41,10 @@ function problem(action: () => unknown): { kind: string; message: string } {
 }
 
 async function problemOf(action: Promise<unknown>): Promise<{ kind: string; message: string }> {
-  const error = await action.then(() => undefined, (e: unknown) => e);
+  const error = await action.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (error instanceof DomainError) return { kind: error.kind, message: error.message };
   throw new Error(`expected a DomainError, got ${String(error)}`);
 }
@@ -56,7 +59,10 @@ describe('logs progress and upload stamps', () => {
     expect(withLogsProgress(collecting, 'timeout', 'logs_started_at', LATER)).toMatchObject({ logs_info: 'timeout', logs_started_at: NOW });
     expect(withLogsProgress(collecting, '', 'logs_started_at', LATER)).toMatchObject({ logs_info: '', logs_started_at: NOW });
     // A second request (the installer asks again after a reboot) restarts the clock.
-    expect(withLogsProgress(collecting, 'requested', 'controller_logs_started_at', LATER)).toMatchObject({ logs_info: 'requested', controller_logs_started_at: LATER });
+    expect(withLogsProgress(collecting, 'requested', 'controller_logs_started_at', LATER)).toMatchObject({
+      logs_info: 'requested',
+      controller_logs_started_at: LATER,
+    });
   });
 
   it('stamps an upload and reports collecting, without touching the original', () => {
@@ -85,7 +91,10 @@ describe('logs progress and upload stamps', () => {
     expect(problem(() => requireUploadHostId(undefined))).toEqual({ kind: 'bad-request', message: 'cluster_id and host_id are required for upload host logs' });
     expect(requireUploadHostId(HOST_ID)).toBe(HOST_ID);
     expect(problem(() => requireDownloadHostId(undefined))).toMatchObject({ kind: 'bad-request' });
-    expect(problem(() => requireHostLogs({ logs_info: 'requested' }, HOST_ID))).toEqual({ kind: 'conflict', message: `Logs for host ${HOST_ID} were not found` });
+    expect(problem(() => requireHostLogs({ logs_info: 'requested' }, HOST_ID))).toEqual({
+      kind: 'conflict',
+      message: `Logs for host ${HOST_ID} were not found`,
+    });
     expect(() => requireHostLogs({ logs_collected_at: NOW }, HOST_ID)).not.toThrow();
     expect(problem(() => requireControllerLogs({}, CLUSTER_ID))).toMatchObject({ kind: 'conflict' });
     expect(() => requireControllerLogs({ controller_logs_collected_at: NOW }, CLUSTER_ID)).not.toThrow();
@@ -116,7 +125,11 @@ describe('the all-logs bundle', () => {
   const prefix = clusterLogsPrefix('org-1', CLUSTER_ID);
 
   it('finds uploads under the cluster prefix, one folder deep', () => {
-    expect(storedLogObject(prefix, hostLogsObjectKey('org-1', CLUSTER_ID, HOST_ID))).toEqual({ key: `${prefix}${HOST_ID}/logs.tar.gz`, folder: HOST_ID, name: 'logs.tar.gz' });
+    expect(storedLogObject(prefix, hostLogsObjectKey('org-1', CLUSTER_ID, HOST_ID))).toEqual({
+      key: `${prefix}${HOST_ID}/logs.tar.gz`,
+      folder: HOST_ID,
+      name: 'logs.tar.gz',
+    });
     expect(storedLogObject(prefix, controllerLogsObjectKey('org-1', CLUSTER_ID))).toMatchObject({ folder: 'controller', name: 'logs.tar.gz' });
     expect(storedLogObject(prefix, `${prefix}stray.txt`)).toBeUndefined();
     expect(storedLogObject(prefix, `${prefix}a/b/c`)).toBeUndefined();
@@ -124,7 +137,9 @@ describe('the all-logs bundle', () => {
   });
 
   it('names each upload by its host, the controller, or the id of a host that is gone, and never twice', () => {
-    const objects = [HOST_ID, OTHER_HOST_ID, 'controller', '0b7c9f3e-1111-4c2d-8e9f-aaaaaaaaaaaa'].map((folder) => storedLogObject(prefix, `${prefix}${folder}/logs.tar.gz`)!);
+    const objects = [HOST_ID, OTHER_HOST_ID, 'controller', '0b7c9f3e-1111-4c2d-8e9f-aaaaaaaaaaaa'].map(
+      (folder) => storedLogObject(prefix, `${prefix}${folder}/logs.tar.gz`)!,
+    );
     const hosts = new Map([
       [HOST_ID, { hostId: HOST_ID, hostName: 'node', attributes: { role: 'master' } }],
       [OTHER_HOST_ID, { hostId: OTHER_HOST_ID, hostName: 'node', attributes: { role: 'master' } }],
@@ -153,7 +168,10 @@ describe('reading the uploaded file', () => {
   const archive = gzipSync(tarArchive([{ path: 'logs_host_x/agent.logs', contents: randomBytes(600_000).toString('base64'), mode: 0o644 }]));
 
   it('returns the upfile bytes exactly, from a base64 body longer than one decoding piece', async () => {
-    const { contentType, bytes } = await multipart([{ name: 'note', content: 'hello', file: false }, { name: UPLOAD_FIELD, content: archive }]);
+    const { contentType, bytes } = await multipart([
+      { name: 'note', content: 'hello', file: false },
+      { name: UPLOAD_FIELD, content: archive },
+    ]);
     expect(bytes.toString('base64').length).toBeGreaterThan(256 * 1024 * 2);
     const file = await readMultipartFile({ contentType, body: bytes.toString('base64'), isBase64Encoded: true }, UPLOAD_FIELD, 10 * 1024 * 1024);
     expect(file.equals(archive)).toBe(true);
@@ -168,23 +186,29 @@ describe('reading the uploaded file', () => {
 
   it('answers 400 without an upfile part', async () => {
     const { contentType, bytes } = await multipart([{ name: 'file', content: archive }]);
-    expect(await problemOf(readMultipartFile({ contentType, body: bytes.toString('base64'), isBase64Encoded: true }, UPLOAD_FIELD, 10 * 1024 * 1024)))
-      .toMatchObject({ kind: 'bad-request', message: expect.stringContaining('"upfile"') });
+    expect(
+      await problemOf(readMultipartFile({ contentType, body: bytes.toString('base64'), isBase64Encoded: true }, UPLOAD_FIELD, 10 * 1024 * 1024)),
+    ).toMatchObject({ kind: 'bad-request', message: expect.stringContaining('"upfile"') });
   });
 
   it('answers 400 for an empty body, a missing boundary and a truncated form', async () => {
     const { contentType, bytes } = await multipart([{ name: UPLOAD_FIELD, content: archive }]);
     expect(await problemOf(readMultipartFile({ contentType, body: null, isBase64Encoded: false }, UPLOAD_FIELD, 1024))).toMatchObject({ kind: 'bad-request' });
-    expect(await problemOf(readMultipartFile({ contentType: 'multipart/form-data', body: bytes.toString('base64'), isBase64Encoded: true }, UPLOAD_FIELD, 1024)))
-      .toMatchObject({ kind: 'bad-request' });
+    expect(
+      await problemOf(readMultipartFile({ contentType: 'multipart/form-data', body: bytes.toString('base64'), isBase64Encoded: true }, UPLOAD_FIELD, 1024)),
+    ).toMatchObject({ kind: 'bad-request' });
     const truncated = bytes.subarray(0, bytes.length - 200).toString('base64');
-    expect(await problemOf(readMultipartFile({ contentType, body: truncated, isBase64Encoded: true }, UPLOAD_FIELD, 10 * 1024 * 1024))).toMatchObject({ kind: 'bad-request' });
+    expect(await problemOf(readMultipartFile({ contentType, body: truncated, isBase64Encoded: true }, UPLOAD_FIELD, 10 * 1024 * 1024))).toMatchObject({
+      kind: 'bad-request',
+    });
   });
 
   it('answers 413 past the limit and accepts exactly the limit', async () => {
     const { contentType, bytes } = await multipart([{ name: UPLOAD_FIELD, content: archive }]);
     const body = bytes.toString('base64');
-    expect(await problemOf(readMultipartFile({ contentType, body, isBase64Encoded: true }, UPLOAD_FIELD, archive.length - 1))).toMatchObject({ kind: 'payload-too-large' });
+    expect(await problemOf(readMultipartFile({ contentType, body, isBase64Encoded: true }, UPLOAD_FIELD, archive.length - 1))).toMatchObject({
+      kind: 'payload-too-large',
+    });
     expect((await readMultipartFile({ contentType, body, isBase64Encoded: true }, UPLOAD_FIELD, archive.length)).length).toBe(archive.length);
   });
 });

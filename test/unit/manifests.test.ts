@@ -142,7 +142,12 @@ function memoryPorts(status: ClusterStatus = 'ready') {
   const records = new Map<string, Manifest>();
   const objects = new Map<string, Uint8Array>();
   const id = (k: ManifestKey) => `${k.orgId}|${k.clusterId}|${k.folder}|${k.fileName}`;
-  const faults = { create: undefined as Error | undefined, replace: undefined as Error | undefined, remove: undefined as Error | undefined, beforeCreate: undefined as (() => void) | undefined };
+  const faults = {
+    create: undefined as Error | undefined,
+    replace: undefined as Error | undefined,
+    remove: undefined as Error | undefined,
+    beforeCreate: undefined as (() => void) | undefined,
+  };
   const cluster: Cluster = { orgId: ORG, clusterId: CLUSTER, name: 'c', status, createdAt: '', updatedAt: '', attributes: {}, version: 1 };
   const manifests = {
     get: async (k: ManifestKey) => structuredClone(records.get(id(k))),
@@ -197,7 +202,11 @@ describe('manifest use cases', () => {
   it('creates, replaces in place, lists in folder/name order and downloads', async () => {
     const { deps, text } = memoryPorts();
     await createManifest(deps, USER, CLUSTER, { folder: 'openshift', file_name: 'b.yaml', content: b64('b: 1\n') });
-    expect(await createManifest(deps, USER, CLUSTER, { file_name: 'a.json', content: b64('{}') })).toEqual({ folder: 'manifests', file_name: 'a.json', manifest_source: 'user' });
+    expect(await createManifest(deps, USER, CLUSTER, { file_name: 'a.json', content: b64('{}') })).toEqual({
+      folder: 'manifests',
+      file_name: 'a.json',
+      manifest_source: 'user',
+    });
     await createManifest(deps, USER, CLUSTER, { folder: 'openshift', file_name: 'b.yaml', content: b64('b: 2\n') });
     expect(text(keyOf('openshift', 'b.yaml'))).toBe('b: 2\n');
     expect((await listManifests(deps, USER, CLUSTER)).map((m) => `${m.folder}/${m.file_name}`)).toEqual(['manifests/a.json', 'openshift/b.yaml']);
@@ -206,9 +215,20 @@ describe('manifest use cases', () => {
 
   it('lists system manifests only when asked, and adopts one the user uploads over', async () => {
     const { deps, records } = memoryPorts();
-    records.set(`${ORG}|${CLUSTER}|openshift|s.yaml`, { orgId: ORG, clusterId: CLUSTER, folder: 'openshift', fileName: 's.yaml', source: 'system', objectKey: keyOf('openshift', 's.yaml'), createdAt: '', version: 1 });
+    records.set(`${ORG}|${CLUSTER}|openshift|s.yaml`, {
+      orgId: ORG,
+      clusterId: CLUSTER,
+      folder: 'openshift',
+      fileName: 's.yaml',
+      source: 'system',
+      objectKey: keyOf('openshift', 's.yaml'),
+      createdAt: '',
+      version: 1,
+    });
     expect(await listManifests(deps, USER, CLUSTER)).toEqual([]);
-    expect(await listManifests(deps, USER, CLUSTER, { includeSystemGenerated: true })).toEqual([{ folder: 'openshift', file_name: 's.yaml', manifest_source: 'system' }]);
+    expect(await listManifests(deps, USER, CLUSTER, { includeSystemGenerated: true })).toEqual([
+      { folder: 'openshift', file_name: 's.yaml', manifest_source: 'system' },
+    ]);
     await createManifest(deps, USER, CLUSTER, { folder: 'openshift', file_name: 's.yaml', content: b64('a: 1\n') });
     expect(await listManifests(deps, USER, CLUSTER)).toEqual([{ folder: 'openshift', file_name: 's.yaml', manifest_source: 'user' }]);
   });
@@ -216,11 +236,17 @@ describe('manifest use cases', () => {
   it('refuses a name already in the other folder, a locked cluster, another organisation and agents', async () => {
     const { deps } = memoryPorts();
     await createManifest(deps, USER, CLUSTER, { file_name: 'a.yaml', content: b64('a: 1\n') });
-    await expect(createManifest(deps, USER, CLUSTER, { folder: 'openshift', file_name: 'a.yaml', content: b64('a: 1\n') })).rejects.toMatchObject({ kind: 'bad-request', message: expect.stringMatching(/only one of manifests and openshift/) });
+    await expect(createManifest(deps, USER, CLUSTER, { folder: 'openshift', file_name: 'a.yaml', content: b64('a: 1\n') })).rejects.toMatchObject({
+      kind: 'bad-request',
+      message: expect.stringMatching(/only one of manifests and openshift/),
+    });
     await expect(listManifests(deps, { ...USER, orgId: 'org-b' }, CLUSTER)).rejects.toMatchObject({ kind: 'not-found' });
     await expect(listManifests(deps, { kind: 'agent', orgId: ORG, infraEnvId: 'i' }, CLUSTER)).rejects.toMatchObject({ kind: 'unauthorized' });
     const locked = memoryPorts('installing');
-    await expect(createManifest(locked.deps, USER, CLUSTER, { file_name: 'a.yaml', content: b64('a: 1\n') })).rejects.toMatchObject({ kind: 'bad-request', message: expect.stringMatching(/installing/) });
+    await expect(createManifest(locked.deps, USER, CLUSTER, { file_name: 'a.yaml', content: b64('a: 1\n') })).rejects.toMatchObject({
+      kind: 'bad-request',
+      message: expect.stringMatching(/installing/),
+    });
     await expect(deleteManifest(locked.deps, USER, CLUSTER, { fileName: 'a.yaml' })).rejects.toMatchObject({ kind: 'bad-request' });
   });
 
@@ -234,7 +260,16 @@ describe('manifest use cases', () => {
 
   it('puts the previous content back when replacing fails', async () => {
     const { deps, faults, records, text } = memoryPorts();
-    records.set(`${ORG}|${CLUSTER}|manifests|s.yaml`, { orgId: ORG, clusterId: CLUSTER, folder: 'manifests', fileName: 's.yaml', source: 'system', objectKey: keyOf('manifests', 's.yaml'), createdAt: '', version: 1 });
+    records.set(`${ORG}|${CLUSTER}|manifests|s.yaml`, {
+      orgId: ORG,
+      clusterId: CLUSTER,
+      folder: 'manifests',
+      fileName: 's.yaml',
+      source: 'system',
+      objectKey: keyOf('manifests', 's.yaml'),
+      createdAt: '',
+      version: 1,
+    });
     await deps.blobs.put('files', keyOf('manifests', 's.yaml'), bytes('old: 1\n'));
     faults.replace = new Error('DynamoDB is down');
     await expect(createManifest(deps, USER, CLUSTER, { file_name: 's.yaml', content: b64('new: 1\n') })).rejects.toThrow('DynamoDB is down');
@@ -245,7 +280,16 @@ describe('manifest use cases', () => {
     const { deps, faults, records, text } = memoryPorts();
     faults.beforeCreate = () => {
       faults.beforeCreate = undefined;
-      records.set(`${ORG}|${CLUSTER}|manifests|a.yaml`, { orgId: ORG, clusterId: CLUSTER, folder: 'manifests', fileName: 'a.yaml', source: 'user', objectKey: keyOf('manifests', 'a.yaml'), createdAt: '', version: 1 });
+      records.set(`${ORG}|${CLUSTER}|manifests|a.yaml`, {
+        orgId: ORG,
+        clusterId: CLUSTER,
+        folder: 'manifests',
+        fileName: 'a.yaml',
+        source: 'user',
+        objectKey: keyOf('manifests', 'a.yaml'),
+        createdAt: '',
+        version: 1,
+      });
     };
     await createManifest(deps, USER, CLUSTER, { file_name: 'a.yaml', content: b64('mine: 1\n') });
     expect(text(keyOf('manifests', 'a.yaml'))).toBe('mine: 1\n');
@@ -255,8 +299,15 @@ describe('manifest use cases', () => {
   it('moves and renames, checking the kept content against the new name', async () => {
     const { deps, text, records } = memoryPorts();
     await createManifest(deps, USER, CLUSTER, { file_name: 'a.yaml', content: b64('a: 1\n') });
-    await expect(updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_file_name: 'a.json' })).rejects.toMatchObject({ message: expect.stringMatching(/illegal JSON/) });
-    const moved = await updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_folder: 'openshift', updated_file_name: 'b.yml' });
+    await expect(updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_file_name: 'a.json' })).rejects.toMatchObject({
+      message: expect.stringMatching(/illegal JSON/),
+    });
+    const moved = await updateManifest(deps, USER, CLUSTER, {
+      folder: 'manifests',
+      file_name: 'a.yaml',
+      updated_folder: 'openshift',
+      updated_file_name: 'b.yml',
+    });
     expect(moved).toEqual({ folder: 'openshift', file_name: 'b.yml', manifest_source: 'user' });
     expect(text(keyOf('openshift', 'b.yml'))).toBe('a: 1\n');
     expect(text(keyOf('manifests', 'a.yaml'))).toBeUndefined();
@@ -268,7 +319,9 @@ describe('manifest use cases', () => {
     const { deps, faults, text, records } = memoryPorts();
     await createManifest(deps, USER, CLUSTER, { file_name: 'a.yaml', content: b64('a: 1\n') });
     faults.remove = new Error('DynamoDB is down');
-    await expect(updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_file_name: 'b.yaml' })).rejects.toThrow('DynamoDB is down');
+    await expect(updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_file_name: 'b.yaml' })).rejects.toThrow(
+      'DynamoDB is down',
+    );
     // The source is intact; the undo's own record removal hit the same fault, so the target
     // stays whole (record and content) rather than listed without content.
     expect(text(keyOf('manifests', 'a.yaml'))).toBe('a: 1\n');
@@ -282,7 +335,9 @@ describe('manifest use cases', () => {
       deps.store.manifests.remove = removeOnce;
       throw new Error(`cannot remove ${key.fileName}`);
     };
-    await expect(updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_file_name: 'c.yaml' })).rejects.toThrow('cannot remove a.yaml');
+    await expect(updateManifest(deps, USER, CLUSTER, { folder: 'manifests', file_name: 'a.yaml', updated_file_name: 'c.yaml' })).rejects.toThrow(
+      'cannot remove a.yaml',
+    );
     expect([...records.values()].map((r) => r.fileName)).toEqual(['a.yaml']);
     expect(text(keyOf('manifests', 'c.yaml'))).toBeUndefined();
   });

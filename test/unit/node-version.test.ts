@@ -24,7 +24,9 @@ describe('the supported Node', () => {
   });
 
   it('is what the lockfile records, so a fresh npm install leaves it as it is', () => {
-    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: unknown; dependencies?: unknown; devDependencies?: unknown }> };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { engines?: unknown; dependencies?: unknown; devDependencies?: unknown }>;
+    };
     const root = lock.packages['']!;
     expect(root.engines).toEqual(packageJson.engines);
     expect(root.devDependencies).toEqual(packageJson.devDependencies);

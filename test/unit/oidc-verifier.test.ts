@@ -12,20 +12,30 @@ import { freePort } from '../support/net.js';
 
 async function tokenFor(issuer: string): Promise<string> {
   const { privateKey } = await generateKeyPair('ES256');
-  return new SignJWT({ token_use: 'id', aud: 'client' }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer(issuer).setSubject('s').setExpirationTime('5m').sign(privateKey);
+  return new SignJWT({ token_use: 'id', aud: 'client' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+    .setIssuer(issuer)
+    .setSubject('s')
+    .setExpirationTime('5m')
+    .sign(privateKey);
 }
 
 async function refusalOf(promise: Promise<unknown>): Promise<DomainError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DomainError);
   return error as DomainError;
 }
 
-describe('OIDC verifier without the issuer\'s keys', () => {
+describe("OIDC verifier without the issuer's keys", () => {
   it('answers 503 when the JWKS is unreachable or broken, naming no token', async () => {
     const closed = `http://127.0.0.1:${await freePort()}/pool`;
     const token = await tokenFor(closed);
-    const unreachable = await refusalOf(createOidcIdentityVerifier({ issuer: closed, clientIds: ['client'], jwksUrl: `${closed}/.well-known/jwks.json` }).verify(token));
+    const unreachable = await refusalOf(
+      createOidcIdentityVerifier({ issuer: closed, clientIds: ['client'], jwksUrl: `${closed}/.well-known/jwks.json` }).verify(token),
+    );
     expect(unreachable.kind).toBe('unavailable');
     expect(unreachable.message).toMatch(/signing keys could not be fetched/);
     expect(unreachable.message).not.toContain(token.split('.')[2]);
@@ -34,7 +44,9 @@ describe('OIDC verifier without the issuer\'s keys', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pool`;
-      const broken = await refusalOf(createOidcIdentityVerifier({ issuer, clientIds: ['client'], jwksUrl: `${issuer}/.well-known/jwks.json` }).verify(await tokenFor(issuer)));
+      const broken = await refusalOf(
+        createOidcIdentityVerifier({ issuer, clientIds: ['client'], jwksUrl: `${issuer}/.well-known/jwks.json` }).verify(await tokenFor(issuer)),
+      );
       expect(broken.kind).toBe('unavailable');
     } finally {
       await new Promise((resolve) => server.close(resolve));
@@ -42,7 +54,11 @@ describe('OIDC verifier without the issuer\'s keys', () => {
   }, 20_000);
 
   it('refuses before fetching anything what the token itself rules out', async () => {
-    const verifier = createOidcIdentityVerifier({ issuer: 'http://127.0.0.1:9/pool', clientIds: ['client'], jwksUrl: 'http://127.0.0.1:9/pool/.well-known/jwks.json' });
+    const verifier = createOidcIdentityVerifier({
+      issuer: 'http://127.0.0.1:9/pool',
+      clientIds: ['client'],
+      jwksUrl: 'http://127.0.0.1:9/pool/.well-known/jwks.json',
+    });
     expect((await refusalOf(verifier.verify(await tokenFor('http://127.0.0.1:9/other')))).message).toMatch(/not issued by/);
     expect((await refusalOf(verifier.verify('a'.repeat(20_000)))).message).toMatch(/longer than/);
     expect((await refusalOf(verifier.verify('!!.??.xx'))).message).toMatch(/malformed/);

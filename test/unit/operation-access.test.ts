@@ -16,7 +16,9 @@ const document = loadOpenApiDocument() as { security?: Security; paths: Record<s
 const schemesOf = new Map(
   Object.values(document.paths).flatMap((item) =>
     Object.values(item).flatMap((operation) =>
-      operation.operationId ? [[operation.operationId, new Set((operation.security ?? document.security ?? []).flatMap((requirement) => Object.keys(requirement)))] as const] : [],
+      operation.operationId
+        ? [[operation.operationId, new Set((operation.security ?? document.security ?? []).flatMap((requirement) => Object.keys(requirement)))] as const]
+        : [],
     ),
   ),
 );
@@ -33,7 +35,8 @@ describe('the access each operation declares', () => {
       const agentsReach = schemes.has('agentAuth');
       const peopleReach = schemes.has('userAuth');
       if (entry!.access === 'agent' && !agentsReach) disagreements.push(`${operationId}: 'agent', but agents cannot authenticate`);
-      if ((entry!.access === 'write' || entry!.access === 'people') && !peopleReach) disagreements.push(`${operationId}: '${entry!.access}', but people cannot authenticate`);
+      if ((entry!.access === 'write' || entry!.access === 'people') && !peopleReach)
+        disagreements.push(`${operationId}: '${entry!.access}', but people cannot authenticate`);
       if (schemes.size === 0) disagreements.push(`${operationId}: openapi.yaml makes it public`);
     }
     for (const operationId of Object.keys(publicOperations)) {
@@ -59,7 +62,10 @@ describe('the access each operation declares', () => {
       }
     };
     const table = Object.fromEntries(
-      Object.entries(callers).map(([who, principal]) => [who, Object.fromEntries((['read', 'write', 'people', 'agent', 'agent or write'] as const).map((access) => [access, outcome(principal, access)]))]),
+      Object.entries(callers).map(([who, principal]) => [
+        who,
+        Object.fromEntries((['read', 'write', 'people', 'agent', 'agent or write'] as const).map((access) => [access, outcome(principal, access)])),
+      ]),
     );
     expect(table).toEqual({
       'read-only token': {
@@ -69,7 +75,13 @@ describe('the access each operation declares', () => {
         agent: 'forbidden: This operation is for the discovery agent, with its X-Secret-Key',
         'agent or write': "forbidden: This token's role may not write",
       },
-      'user token': { read: 'admitted', write: 'admitted', people: 'admitted', agent: 'forbidden: This operation is for the discovery agent, with its X-Secret-Key', 'agent or write': 'admitted' },
+      'user token': {
+        read: 'admitted',
+        write: 'admitted',
+        people: 'admitted',
+        agent: 'forbidden: This operation is for the discovery agent, with its X-Secret-Key',
+        'agent or write': 'admitted',
+      },
       'read-only member': {
         read: 'admitted',
         write: 'forbidden: Your role in the organisation may not write',

@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { formatInvitationCode, parseApiToken, parseInvitationCode } from '../../lambdas/domain/auth/api-token.js';
 import type { OrganisationMember, Role } from '../../lambdas/domain/core/entities.js';
 import { displayTextProblem } from '../../contracts/input-checks.js';
-import { capacityProblem, lastAdminProblem, lesserRole, MAX_MEMBERS, organisationNameProblem, roleWithin, sameEmail, withMember, withoutMember } from '../../lambdas/domain/auth/organisation.js';
+import {
+  capacityProblem,
+  lastAdminProblem,
+  lesserRole,
+  MAX_MEMBERS,
+  organisationNameProblem,
+  roleWithin,
+  sameEmail,
+  withMember,
+  withoutMember,
+} from '../../lambdas/domain/auth/organisation.js';
 
 const ROLES: Role[] = ['admin', 'user', 'read-only'];
 const member = (role: Role): OrganisationMember => ({ role, joinedAt: '2026-11-27T00:00:00.000Z' });

@@ -5,7 +5,11 @@ const long = (seed: string) => JSON.stringify(Array.from({ length: 200 }, (_, i)
 
 describe('packing long text attributes of stored items', () => {
   it('deflates the long strings of `attributes` and gives them back unchanged, including non-ASCII text', () => {
-    const item = { pk: 'p', status: 'known', attributes: { inventory: long('a'), validations_info: long('b'), role: 'master', counter: 3, nested: { deep: long('c') } } };
+    const item = {
+      pk: 'p',
+      status: 'known',
+      attributes: { inventory: long('a'), validations_info: long('b'), role: 'master', counter: 3, nested: { deep: long('c') } },
+    };
     const packed = packItem(item);
     expect(Object.keys(packed.attributes as object).sort()).toEqual(['counter', 'nested', 'role']);
     expect(Object.keys(packed[PACKED_ATTRIBUTE as keyof typeof packed] as object).sort()).toEqual(['inventory', 'validations_info']);
@@ -47,4 +51,3 @@ describe('packing long text attributes of stored items', () => {
     expect(read(first)).toBe(long('v1'));
   });
 });
-

@@ -2,8 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { supportedOperatorNames } from '../../lambdas/domain/catalogues/catalogues.js';
 import { hardwareMinimums, preflightClusterOf, preflightRequirements, type HardwareRequirementsEntry } from '../../lambdas/domain/catalogues/preflight.js';
 
-const MASTER = { cpu_cores: 4, ram_mib: 16384, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 100, packet_loss_percentage: 0 };
-const WORKER = { cpu_cores: 2, ram_mib: 8192, disk_size_gb: 100, installation_disk_speed_threshold_ms: 10, network_latency_threshold_ms: 1000, packet_loss_percentage: 10 };
+const MASTER = {
+  cpu_cores: 4,
+  ram_mib: 16384,
+  disk_size_gb: 100,
+  installation_disk_speed_threshold_ms: 10,
+  network_latency_threshold_ms: 100,
+  packet_loss_percentage: 0,
+};
+const WORKER = {
+  cpu_cores: 2,
+  ram_mib: 8192,
+  disk_size_gb: 100,
+  installation_disk_speed_threshold_ms: 10,
+  network_latency_threshold_ms: 1000,
+  packet_loss_percentage: 10,
+};
 
 describe('hardwareMinimums (shipped data)', () => {
   it.each([
@@ -97,7 +111,10 @@ describe('preflightRequirements', () => {
     const { operators } = preflightRequirements({ openshiftVersion: '4.18.5', controlPlaneCount: 3 });
     expect(operators.map((o) => o.operator_name)).toEqual(supportedOperatorNames());
     const byName = Object.fromEntries(operators.map((o) => [o.operator_name, o]));
-    expect(byName.odf).toMatchObject({ dependencies: ['lso'], requirements: { master: { quantitative: { cpu_cores: 6, ram_mib: 19456 } }, worker: { quantitative: { cpu_cores: 8, ram_mib: 19456 } } } });
+    expect(byName.odf).toMatchObject({
+      dependencies: ['lso'],
+      requirements: { master: { quantitative: { cpu_cores: 6, ram_mib: 19456 } }, worker: { quantitative: { cpu_cores: 8, ram_mib: 19456 } } },
+    });
     expect(byName.lso!.requirements).toEqual({ master: { quantitative: {} }, worker: { quantitative: {} } });
     // Upstream (its service): MCE, MetalLB and OpenShift AI state an empty qualitative list, the others none.
     for (const name of ['mce', 'metallb', 'openshift-ai']) expect(byName[name]!.requirements.master.qualitative).toEqual([]);
@@ -105,7 +122,8 @@ describe('preflightRequirements', () => {
   });
 
   it('applies requirement overrides for the cluster shape (CNV on a single node)', () => {
-    const cnvOf = (openshiftVersion: string) => preflightRequirements({ openshiftVersion, controlPlaneCount: 1 }).operators.find((o) => o.operator_name === 'cnv')!;
+    const cnvOf = (openshiftVersion: string) =>
+      preflightRequirements({ openshiftVersion, controlPlaneCount: 1 }).operators.find((o) => o.operator_name === 'cnv')!;
     expect(cnvOf('4.18.5').requirements.master.quantitative).toEqual({ cpu_cores: 6, ram_mib: 510 });
     // Upstream (its service, by curl): the extra disk for the hostpath provisioner only before 4.12.
     expect(cnvOf('4.18.5').requirements.master.qualitative).not.toContain('Additional disk with 50 Gi');
@@ -118,8 +136,13 @@ describe('preflightRequirements', () => {
   });
 
   it('reads the cluster attributes', () => {
-    expect(preflightClusterOf({ openshift_version: '4.18.5', control_plane_count: 1, kind: 'Cluster', disk_encryption: { enable_on: 'none', mode: 'tpmv2' } })).toEqual({
-      openshiftVersion: '4.18.5', controlPlaneCount: 1, kind: 'Cluster', diskEncryption: { enable_on: 'none', mode: 'tpmv2' },
+    expect(
+      preflightClusterOf({ openshift_version: '4.18.5', control_plane_count: 1, kind: 'Cluster', disk_encryption: { enable_on: 'none', mode: 'tpmv2' } }),
+    ).toEqual({
+      openshiftVersion: '4.18.5',
+      controlPlaneCount: 1,
+      kind: 'Cluster',
+      diskEncryption: { enable_on: 'none', mode: 'tpmv2' },
     });
   });
 });

@@ -30,14 +30,35 @@ describe('request validation messages', () => {
 
   it('names what a pattern wants instead of the regular expression', () => {
     const cidr = [...patternsOf(loadOpenApiDocument())].find((pattern) => pattern.includes('3[0-2]') && pattern.includes('12[0-8]'))!;
-    const text = describeValidationError({ instancePath: '/machine_networks/0/cidr', schemaPath: '#/x', keyword: 'pattern', message: `must match pattern "${cidr}"`, params: { pattern: cidr } });
-    expect(text).toBe('machine_networks/0/cidr: must be an IPv4 or IPv6 network in CIDR notation, such as 192.168.111.0/24 or fd2e:6f44:5dd8::/64 (prefix length up to 32 for IPv4, 128 for IPv6)');
-    const unknown = describeValidationError({ instancePath: '/x', schemaPath: '#/x', keyword: 'pattern', message: 'must match pattern "^a+$"', params: { pattern: '^a+$' } });
+    const text = describeValidationError({
+      instancePath: '/machine_networks/0/cidr',
+      schemaPath: '#/x',
+      keyword: 'pattern',
+      message: `must match pattern "${cidr}"`,
+      params: { pattern: cidr },
+    });
+    expect(text).toBe(
+      'machine_networks/0/cidr: must be an IPv4 or IPv6 network in CIDR notation, such as 192.168.111.0/24 or fd2e:6f44:5dd8::/64 (prefix length up to 32 for IPv4, 128 for IPv6)',
+    );
+    const unknown = describeValidationError({
+      instancePath: '/x',
+      schemaPath: '#/x',
+      keyword: 'pattern',
+      message: 'must match pattern "^a+$"',
+      params: { pattern: '^a+$' },
+    });
     expect(unknown).not.toContain('^a+$');
   });
 
   it('names an undeclared field, cut short, as upstream refuses it', () => {
-    const error = (instancePath: string, name: string) => describeValidationError({ instancePath, schemaPath: '#/x', keyword: 'additionalProperties', message: 'must NOT have additional properties', params: { additionalProperty: name } });
+    const error = (instancePath: string, name: string) =>
+      describeValidationError({
+        instancePath,
+        schemaPath: '#/x',
+        keyword: 'additionalProperties',
+        message: 'must NOT have additional properties',
+        params: { additionalProperty: name },
+      });
     expect(error('/requestBody/platform/external', 'deep')).toBe('platform/external: unknown field "deep"');
     expect(error('/requestBody', 'x'.repeat(10_000))).toBe(`unknown field "${'x'.repeat(64)}…"`);
   });
@@ -54,7 +75,14 @@ describe('request validation messages', () => {
   });
 
   it('lists the allowed values of an enum', () => {
-    expect(describeValidationError({ instancePath: '/role', schemaPath: '#/x', keyword: 'enum', message: 'must be equal to one of the allowed values', params: { allowedValues: ['admin', 'user', 'read-only'] } }))
-      .toBe('role: must be one of admin, user, read-only');
+    expect(
+      describeValidationError({
+        instancePath: '/role',
+        schemaPath: '#/x',
+        keyword: 'enum',
+        message: 'must be equal to one of the allowed values',
+        params: { allowedValues: ['admin', 'user', 'read-only'] },
+      }),
+    ).toBe('role: must be one of admin, user, read-only');
   });
 });

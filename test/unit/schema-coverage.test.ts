@@ -20,7 +20,10 @@ function successBodies(): Map<string, boolean> {
     for (const operation of Object.values(item)) {
       if (!operation?.operationId) continue;
       const success = Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith('2'));
-      bodies.set(operation.operationId, success.some(([, response]) => !!response.content?.['application/json']?.schema));
+      bodies.set(
+        operation.operationId,
+        success.some(([, response]) => !!response.content?.['application/json']?.schema),
+      );
     }
   }
   return bodies;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sdkLoggerWithoutPayloads } from '../../lambdas/adapters/sdk-client.js';
 
 describe("the SDK clients' logger", () => {
-  it('has no info nor error, so that the SDK does not filter each call\'s payload for them, and drops the rest', () => {
+  it("has no info nor error, so that the SDK does not filter each call's payload for them, and drops the rest", () => {
     expect('info' in sdkLoggerWithoutPayloads).toBe(false);
     expect('error' in sdkLoggerWithoutPayloads).toBe(false);
     expect(() => {
@@ -24,9 +24,16 @@ describe("the SDK clients' logger", () => {
       requestHandler: {
         handle: async () => {
           calls += 1;
-          const body = calls === 1 ? '{"Item":{"pk":{"S":"p"}}}' : '{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"no"}';
+          const body =
+            calls === 1 ? '{"Item":{"pk":{"S":"p"}}}' : '{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"no"}';
           const { Readable } = await import('node:stream');
-          return { response: { statusCode: calls === 1 ? 200 : 400, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from(body)]) } };
+          return {
+            response: {
+              statusCode: calls === 1 ? 200 : 400,
+              headers: { 'content-type': 'application/x-amz-json-1.0' },
+              body: Readable.from([Buffer.from(body)]),
+            },
+          };
         },
       } as never,
     });

@@ -54,10 +54,12 @@ describe('the SIMULATED installer', () => {
     const trusted = master.ignition.security.tls.certificateAuthorities[0]!.source;
     expect(decoded(trusted.slice(trusted.indexOf('base64,') + 'base64,'.length))).toBe(rootPem);
     const bootstrap = JSON.parse(outputs['bootstrap.ign']) as { storage: { files: { path: string }[] } };
-    expect(bootstrap.storage.files.map((file) => file.path)).toEqual(expect.arrayContaining(['/opt/openshift/tls/root-ca.crt', '/opt/openshift/auth/kubeconfig', '/opt/openshift/openshift/99-x.yaml']));
+    expect(bootstrap.storage.files.map((file) => file.path)).toEqual(
+      expect.arrayContaining(['/opt/openshift/tls/root-ca.crt', '/opt/openshift/auth/kubeconfig', '/opt/openshift/openshift/99-x.yaml']),
+    );
   });
 
-  it('puts the API\'s serving certificate and key, issued by the root CA for api and api-int, in the bootstrap ignition', async () => {
+  it("puts the API's serving certificate and key, issued by the root CA for api and api-int, in the bootstrap ignition", async () => {
     const outputs = await simulateInstaller({ installConfigYaml, manifests: {} });
     const { root } = read(outputs);
     const bootstrap = JSON.parse(outputs['bootstrap.ign']) as { storage: { files: { path: string; mode: number; contents: { source: string } }[] } };
@@ -79,7 +81,9 @@ describe('the SIMULATED installer', () => {
   });
 
   it('makes new keys for every installation', async () => {
-    const [first, second] = (await Promise.all([simulateInstaller({ installConfigYaml, manifests: {} }), simulateInstaller({ installConfigYaml, manifests: {} })])).map(read);
+    const [first, second] = (
+      await Promise.all([simulateInstaller({ installConfigYaml, manifests: {} }), simulateInstaller({ installConfigYaml, manifests: {} })])
+    ).map(read);
     expect(first!.adminKeyPem).not.toBe(second!.adminKeyPem);
     expect(first!.root.publicKey.export({ type: 'spki', format: 'pem' })).not.toEqual(second!.root.publicKey.export({ type: 'spki', format: 'pem' }));
     expect(first!.root.serialNumber).not.toBe(second!.root.serialNumber);
@@ -87,6 +91,8 @@ describe('the SIMULATED installer', () => {
   });
 
   it('refuses an install-config without a cluster name', async () => {
-    await expect(simulateInstaller({ installConfigYaml: 'apiVersion: v1\nbaseDomain: example.com\nmetadata: {}\n', manifests: {} })).rejects.toThrow(/metadata\.name/);
+    await expect(simulateInstaller({ installConfigYaml: 'apiVersion: v1\nbaseDomain: example.com\nmetadata: {}\n', manifests: {} })).rejects.toThrow(
+      /metadata\.name/,
+    );
   });
 });

@@ -76,7 +76,11 @@ dns-resolver:
 type Expected = Record<string, Record<string, Record<string, string> | undefined>>;
 
 const CASES: [string, string, Expected, Record<string, string>?][] = [
-  ['static IPv4 with a default route', ETH0_STATIC4, { eth0: { ipv4: { method: 'manual', address1: '192.0.2.10/24', route1: '0.0.0.0/0,192.0.2.1' }, ipv6: { method: 'disabled' } } }],
+  [
+    'static IPv4 with a default route',
+    ETH0_STATIC4,
+    { eth0: { ipv4: { method: 'manual', address1: '192.0.2.10/24', route1: '0.0.0.0/0,192.0.2.1' }, ipv6: { method: 'disabled' } } },
+  ],
   [
     'static IPv6',
     `interfaces: [{name: eth0, type: ethernet, ipv6: {enabled: true, address: [{ip: "2001:db8::10", prefix-length: 64}]}}]
@@ -197,7 +201,10 @@ describe('nmstate to keyfiles', () => {
   it.runIf(has('nmcli'))('NetworkManager (nmcli --offline) accepts every keyfile unchanged', () => {
     for (const [, yaml, , macs] of CASES) {
       for (const file of nmKeyfiles(parseNmstate(yaml), macs)) {
-        const result = spawnSync('nmcli', ['--offline', 'connection', 'modify', 'connection.autoconnect-retries', '-1'], { input: file.contents, encoding: 'utf8' });
+        const result = spawnSync('nmcli', ['--offline', 'connection', 'modify', 'connection.autoconnect-retries', '-1'], {
+          input: file.contents,
+          encoding: 'utf8',
+        });
         expect(result.status, `${file.name}: ${result.stderr}`).toBe(0);
         const readBack = parseIni(result.stdout);
         for (const [section, keys] of parseIni(file.contents)) {
@@ -218,14 +225,42 @@ describe('nmstate errors name the field', () => {
     ['bad YAML', 'interfaces: [', /^not valid YAML/],
     ['not a mapping', '- eth0', /must be a mapping with an "interfaces" list/],
     ['no interfaces', 'interfaces: []', /^interfaces must list at least one interface/],
-    ['unsupported type', 'interfaces: [{name: br0, type: linux-bridge}]', /^interfaces\[0\]\.type "linux-bridge" is not supported; supported types: ethernet, bond, vlan/],
-    ['unsupported interface key', iface(', ethtool: {feature: {rx-checksum: false}}'), /^interfaces\[0\]\.ethtool is not supported; supported keys of an interface: name, type/],
-    ['unsupported top-level key', `${iface('')}route-rules: {config: []}`, /^route-rules is not supported; supported keys of an nmstate document: interfaces, dns-resolver, routes/],
+    [
+      'unsupported type',
+      'interfaces: [{name: br0, type: linux-bridge}]',
+      /^interfaces\[0\]\.type "linux-bridge" is not supported; supported types: ethernet, bond, vlan/,
+    ],
+    [
+      'unsupported interface key',
+      iface(', ethtool: {feature: {rx-checksum: false}}'),
+      /^interfaces\[0\]\.ethtool is not supported; supported keys of an interface: name, type/,
+    ],
+    [
+      'unsupported top-level key',
+      `${iface('')}route-rules: {config: []}`,
+      /^route-rules is not supported; supported keys of an nmstate document: interfaces, dns-resolver, routes/,
+    ],
     ['unsupported ip key', iface(', ipv4: {dhcp: true, dhcp-client-id: mac}'), /^interfaces\[0\]\.ipv4\.dhcp-client-id is not supported/],
-    ['bad IPv4 prefix', iface(', ipv4: {enabled: true, address: [{ip: 192.0.2.1, prefix-length: 33}]}'), /^interfaces\[0\]\.ipv4\.address\[0\]\.prefix-length must be 0–32/],
-    ['bad IPv6 prefix', iface(', ipv6: {enabled: true, address: [{ip: "fd00::1", prefix-length: 129}]}'), /^interfaces\[0\]\.ipv6\.address\[0\]\.prefix-length must be 0–128/],
-    ['bad IP', iface(', ipv4: {enabled: true, address: [{ip: 192.0.2.300, prefix-length: 24}]}'), /^interfaces\[0\]\.ipv4\.address\[0\]\.ip "192\.0\.2\.300" is not an IPv4 address/],
-    ['IPv6 address under ipv4', iface(', ipv4: {enabled: true, address: [{ip: "fd00::1", prefix-length: 64}]}'), /ipv4\.address\[0\]\.ip "fd00::1" is not an IPv4 address/],
+    [
+      'bad IPv4 prefix',
+      iface(', ipv4: {enabled: true, address: [{ip: 192.0.2.1, prefix-length: 33}]}'),
+      /^interfaces\[0\]\.ipv4\.address\[0\]\.prefix-length must be 0–32/,
+    ],
+    [
+      'bad IPv6 prefix',
+      iface(', ipv6: {enabled: true, address: [{ip: "fd00::1", prefix-length: 129}]}'),
+      /^interfaces\[0\]\.ipv6\.address\[0\]\.prefix-length must be 0–128/,
+    ],
+    [
+      'bad IP',
+      iface(', ipv4: {enabled: true, address: [{ip: 192.0.2.300, prefix-length: 24}]}'),
+      /^interfaces\[0\]\.ipv4\.address\[0\]\.ip "192\.0\.2\.300" is not an IPv4 address/,
+    ],
+    [
+      'IPv6 address under ipv4',
+      iface(', ipv4: {enabled: true, address: [{ip: "fd00::1", prefix-length: 64}]}'),
+      /ipv4\.address\[0\]\.ip "fd00::1" is not an IPv4 address/,
+    ],
     ['manual IPv4 without addresses', iface(', ipv4: {enabled: true}'), /^interfaces\[0\]\.ipv4 is enabled but has neither dhcp: true nor an address/],
     ['SLAAC without DHCPv6', iface(', ipv6: {enabled: true, autoconf: true}'), /^interfaces\[0\]\.ipv6\.autoconf requires dhcp: true/],
     ['missing name', 'interfaces: [{type: ethernet}]', /^interfaces\[0\]\.name must be a non-empty string/],
@@ -234,20 +269,68 @@ describe('nmstate errors name the field', () => {
     ['bad MAC', iface(', mac-address: "52:54:00"'), /^interfaces\[0\]\.mac-address "52:54:00" is not a MAC address/],
     ['MTU out of range', iface(', mtu: 70000'), /^interfaces\[0\]\.mtu must be 68–65535/],
     ['bond section on ethernet', iface(', link-aggregation: {mode: balance-rr}'), /^interfaces\[0\]\.link-aggregation is only supported on bond interfaces/],
-    ['bad bond mode', `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: fastest, port: [eth0]}}`, /^interfaces\[1\]\.link-aggregation\.mode "fastest" is not one of/],
-    ['unknown bond option', `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, options: {arp_interval: 1}}}`, /link-aggregation\.options\.arp_interval is not supported; supported keys of bond options: miimon/],
-    ['port referencing an unknown interface', `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, port: [eth0, eth9]}}`, /^interfaces\[1\]\.link-aggregation\.port\[1\] "eth9" is not an interface of this document/],
-    ['port with an address', `${iface(', ipv4: {dhcp: true}')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, port: [eth0]}}`, /port\[0\] "eth0" has IP enabled/],
-    ['port of two bonds', `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, port: [eth0]}}\n  - {name: bond1, type: bond, link-aggregation: {mode: balance-rr, port: [eth0]}}`, /^interfaces\[2\]\.link-aggregation\.port\[0\] "eth0" is already a port of bond0/],
+    [
+      'bad bond mode',
+      `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: fastest, port: [eth0]}}`,
+      /^interfaces\[1\]\.link-aggregation\.mode "fastest" is not one of/,
+    ],
+    [
+      'unknown bond option',
+      `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, options: {arp_interval: 1}}}`,
+      /link-aggregation\.options\.arp_interval is not supported; supported keys of bond options: miimon/,
+    ],
+    [
+      'port referencing an unknown interface',
+      `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, port: [eth0, eth9]}}`,
+      /^interfaces\[1\]\.link-aggregation\.port\[1\] "eth9" is not an interface of this document/,
+    ],
+    [
+      'port with an address',
+      `${iface(', ipv4: {dhcp: true}')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, port: [eth0]}}`,
+      /port\[0\] "eth0" has IP enabled/,
+    ],
+    [
+      'port of two bonds',
+      `${iface('')}  - {name: bond0, type: bond, link-aggregation: {mode: balance-rr, port: [eth0]}}\n  - {name: bond1, type: bond, link-aggregation: {mode: balance-rr, port: [eth0]}}`,
+      /^interfaces\[2\]\.link-aggregation\.port\[0\] "eth0" is already a port of bond0/,
+    ],
     ['vlan base missing', `${iface('')}  - {name: eth0.5, type: vlan, vlan: {id: 5}}`, /^interfaces\[1\]\.vlan\.base-iface is missing/],
-    ['vlan base unknown', `${iface('')}  - {name: eth1.5, type: vlan, vlan: {base-iface: eth1, id: 5}}`, /^interfaces\[1\]\.vlan\.base-iface "eth1" is not an interface of this document/],
+    [
+      'vlan base unknown',
+      `${iface('')}  - {name: eth1.5, type: vlan, vlan: {base-iface: eth1, id: 5}}`,
+      /^interfaces\[1\]\.vlan\.base-iface "eth1" is not an interface of this document/,
+    ],
     ['vlan id out of range', `${iface('')}  - {name: eth0.5, type: vlan, vlan: {base-iface: eth0, id: 5000}}`, /^interfaces\[1\]\.vlan\.id must be 0–4094/],
-    ['route via an unknown interface', `${ETH0_STATIC4}    - {destination: 10.0.0.0/8, next-hop-interface: eth7}`, /^routes\.config\[1\]\.next-hop-interface "eth7" is not an interface of this document/],
-    ['route with host bits', `${ETH0_STATIC4}    - {destination: 10.0.0.1/8, next-hop-interface: eth0}`, /^routes\.config\[1\]\.destination "10\.0\.0\.1\/8" has host bits set/],
-    ['route next hop of the other family', `${ETH0_STATIC4}    - {destination: 10.0.0.0/8, next-hop-address: "fd00::1", next-hop-interface: eth0}`, /^routes\.config\[1\]\.next-hop-address "fd00::1" is not an IPv4 address/],
-    ['IPv6 route on an IPv4-only interface', `${ETH0_STATIC4}    - {destination: "fd00::/8", next-hop-interface: eth0}`, /^routes\.config\[1\]\.next-hop-interface "eth0" does not have IPv6 enabled/],
-    ['DNS server not an IP', `${ETH0_STATIC4}dns-resolver: {config: {server: [dns.example]}}`, /^dns-resolver\.config\.server\[0\] "dns\.example" is not an IP address/],
-    ['IPv6 DNS without IPv6', `${ETH0_STATIC4}dns-resolver: {config: {server: ["fd00::53"]}}`, /^dns-resolver\.config\.server\[0\] "fd00::53" is IPv6 but no interface has IPv6 enabled/],
+    [
+      'route via an unknown interface',
+      `${ETH0_STATIC4}    - {destination: 10.0.0.0/8, next-hop-interface: eth7}`,
+      /^routes\.config\[1\]\.next-hop-interface "eth7" is not an interface of this document/,
+    ],
+    [
+      'route with host bits',
+      `${ETH0_STATIC4}    - {destination: 10.0.0.1/8, next-hop-interface: eth0}`,
+      /^routes\.config\[1\]\.destination "10\.0\.0\.1\/8" has host bits set/,
+    ],
+    [
+      'route next hop of the other family',
+      `${ETH0_STATIC4}    - {destination: 10.0.0.0/8, next-hop-address: "fd00::1", next-hop-interface: eth0}`,
+      /^routes\.config\[1\]\.next-hop-address "fd00::1" is not an IPv4 address/,
+    ],
+    [
+      'IPv6 route on an IPv4-only interface',
+      `${ETH0_STATIC4}    - {destination: "fd00::/8", next-hop-interface: eth0}`,
+      /^routes\.config\[1\]\.next-hop-interface "eth0" does not have IPv6 enabled/,
+    ],
+    [
+      'DNS server not an IP',
+      `${ETH0_STATIC4}dns-resolver: {config: {server: [dns.example]}}`,
+      /^dns-resolver\.config\.server\[0\] "dns\.example" is not an IP address/,
+    ],
+    [
+      'IPv6 DNS without IPv6',
+      `${ETH0_STATIC4}dns-resolver: {config: {server: ["fd00::53"]}}`,
+      /^dns-resolver\.config\.server\[0\] "fd00::53" is IPv6 but no interface has IPv6 enabled/,
+    ],
   ])('%s', (_name, yaml, message) => {
     let caught: unknown;
     try {
@@ -267,19 +350,53 @@ const ENTRY0: StaticNetworkEntry = {
     { mac_address: '52:54:00:aa:00:01', logical_nic_name: 'eth0' },
   ],
 };
-const ENTRY1: StaticNetworkEntry = { network_yaml: ETH0_STATIC4.replace('192.0.2.10', '192.0.2.11'), mac_interface_map: [{ mac_address: '52:54:00:bb:00:01', logical_nic_name: 'eth0' }] };
+const ENTRY1: StaticNetworkEntry = {
+  network_yaml: ETH0_STATIC4.replace('192.0.2.10', '192.0.2.11'),
+  mac_interface_map: [{ mac_address: '52:54:00:bb:00:01', logical_nic_name: 'eth0' }],
+};
 
 describe('static_network_config entries', () => {
   it.each([
-    [[{ network_yaml: 'interfaces: [' , mac_interface_map: ENTRY0.mac_interface_map }], /^static_network_config\[0\]\.network_yaml: not valid YAML/],
-    [[ENTRY0, { ...ENTRY1, network_yaml: 'interfaces: [{name: br0, type: ovs-bridge}]' }], /^static_network_config\[1\]\.network_yaml: interfaces\[0\]\.type "ovs-bridge" is not supported/],
+    [[{ network_yaml: 'interfaces: [', mac_interface_map: ENTRY0.mac_interface_map }], /^static_network_config\[0\]\.network_yaml: not valid YAML/],
+    [
+      [ENTRY0, { ...ENTRY1, network_yaml: 'interfaces: [{name: br0, type: ovs-bridge}]' }],
+      /^static_network_config\[1\]\.network_yaml: interfaces\[0\]\.type "ovs-bridge" is not supported/,
+    ],
     [[{ ...ENTRY0, mac_interface_map: [] }], /^static_network_config\[0\]\.mac_interface_map must map at least one MAC/],
-    [[{ ...ENTRY0, mac_interface_map: [{ mac_address: 'zz', logical_nic_name: 'eth0' }] }], /^static_network_config\[0\]\.mac_interface_map\[0\]\.mac_address "zz" is not a MAC address/],
+    [
+      [{ ...ENTRY0, mac_interface_map: [{ mac_address: 'zz', logical_nic_name: 'eth0' }] }],
+      /^static_network_config\[0\]\.mac_interface_map\[0\]\.mac_address "zz" is not a MAC address/,
+    ],
     [[{ ...ENTRY0, mac_interface_map: [{ mac_address: '52:54:00:aa:00:01' }] }], /mac_interface_map\[0\]\.logical_nic_name "" must be 1–15/],
-    [[{ ...ENTRY0, mac_interface_map: [{ mac_address: '52:54:00:aa:00:01', logical_nic_name: 'eth0' }, { mac_address: '52:54:00:aa:00:02', logical_nic_name: 'eth0' }] }], /mac_interface_map\[1\]\.logical_nic_name "eth0" is mapped more than once/],
-    [[ENTRY0, { ...ENTRY1, mac_interface_map: [{ mac_address: '52:54:00:AA:00:01', logical_nic_name: 'eth0' }] }], /^static_network_config\[1\]\.mac_interface_map\[0\]\.mac_address 52:54:00:AA:00:01 is already mapped by static_network_config\[0\]/],
-    [[{ ...ENTRY0, mac_interface_map: [{ mac_address: '52:54:00:aa:00:01', logical_nic_name: 'bond0' }] }], /logical_nic_name "bond0" is a bond in network_yaml/],
-    [[{ network_yaml: 'interfaces: [{name: eth0, type: ethernet, mac-address: "52:54:00:00:00:01"}]', mac_interface_map: [{ mac_address: '52:54:00:00:00:02', logical_nic_name: 'eth0' }] }], /contradicts the mac-address 52:54:00:00:00:01/],
+    [
+      [
+        {
+          ...ENTRY0,
+          mac_interface_map: [
+            { mac_address: '52:54:00:aa:00:01', logical_nic_name: 'eth0' },
+            { mac_address: '52:54:00:aa:00:02', logical_nic_name: 'eth0' },
+          ],
+        },
+      ],
+      /mac_interface_map\[1\]\.logical_nic_name "eth0" is mapped more than once/,
+    ],
+    [
+      [ENTRY0, { ...ENTRY1, mac_interface_map: [{ mac_address: '52:54:00:AA:00:01', logical_nic_name: 'eth0' }] }],
+      /^static_network_config\[1\]\.mac_interface_map\[0\]\.mac_address 52:54:00:AA:00:01 is already mapped by static_network_config\[0\]/,
+    ],
+    [
+      [{ ...ENTRY0, mac_interface_map: [{ mac_address: '52:54:00:aa:00:01', logical_nic_name: 'bond0' }] }],
+      /logical_nic_name "bond0" is a bond in network_yaml/,
+    ],
+    [
+      [
+        {
+          network_yaml: 'interfaces: [{name: eth0, type: ethernet, mac-address: "52:54:00:00:00:01"}]',
+          mac_interface_map: [{ mac_address: '52:54:00:00:00:02', logical_nic_name: 'eth0' }],
+        },
+      ],
+      /contradicts the mac-address 52:54:00:00:00:01/,
+    ],
   ] as [StaticNetworkEntry[], RegExp][])('refuses %#', (entries, message) => {
     expect(staticNetworkConfigProblem(entries)).toMatch(message);
     expect(() => staticNetworkFiles(entries)).toThrow(StaticNetworkError);
@@ -346,7 +463,12 @@ describe('pre-network-manager-config.sh', () => {
 
   describe.each(['sh', 'bash'].filter(has))('run by %s against a fake sysfs', (shell) => {
     it('installs only the entry whose MACs are here, under the real NIC names', () => {
-      const { installed, modes } = boot(shell, [ENTRY0, ENTRY1], { enp2s0: '52:54:00:aa:00:01', enp1s0: '52:54:00:AA:00:02', enp3s0: '52:54:00:bb:00:99' }, { 'default.nmconnection': 'x' });
+      const { installed, modes } = boot(
+        shell,
+        [ENTRY0, ENTRY1],
+        { enp2s0: '52:54:00:aa:00:01', enp1s0: '52:54:00:AA:00:02', enp3s0: '52:54:00:bb:00:99' },
+        { 'default.nmconnection': 'x' },
+      );
       expect(Object.keys(installed).sort()).toEqual(['bond0.300.nmconnection', 'bond0.nmconnection', 'enp1s0.nmconnection', 'enp2s0.nmconnection']);
       expect(modes.every((mode) => mode === 0o600)).toBe(true);
       const enp2s0 = parseIni(installed['enp2s0.nmconnection']!);
@@ -361,7 +483,13 @@ describe('pre-network-manager-config.sh', () => {
   - {name: eth0, type: ethernet, ipv4: {dhcp: true}}
   - {name: eth1, type: ethernet, ipv4: {dhcp: true}}
   - {name: eth1.20, type: vlan, vlan: {base-iface: eth1, id: 20}, ipv4: {dhcp: true}}`;
-      const entry = { network_yaml: yaml, mac_interface_map: [{ mac_address: '02:00:00:00:00:01', logical_nic_name: 'eth0' }, { mac_address: '02:00:00:00:00:02', logical_nic_name: 'eth1' }] };
+      const entry = {
+        network_yaml: yaml,
+        mac_interface_map: [
+          { mac_address: '02:00:00:00:00:01', logical_nic_name: 'eth0' },
+          { mac_address: '02:00:00:00:00:02', logical_nic_name: 'eth1' },
+        ],
+      };
       const { installed } = boot(shell, [entry], { eth1: '02:00:00:00:00:01', eth0: '02:00:00:00:00:02' });
       expect(Object.keys(installed).sort()).toEqual(['eth0.20.nmconnection', 'eth0.nmconnection', 'eth1.nmconnection']);
       const eth0 = parseIni(installed['eth0.nmconnection']!);
@@ -377,9 +505,15 @@ describe('pre-network-manager-config.sh', () => {
       const yaml = `interfaces:
   - {name: eth0, type: ethernet}
   - {name: eth0.2507, type: vlan, vlan: {base-iface: eth0, id: 2507}, ipv4: {dhcp: true}}`;
-      const { installed } = boot(shell, [{ network_yaml: yaml, mac_interface_map: [{ mac_address: '02:00:00:00:00:01', logical_nic_name: 'eth0' }] }], { enp94s0f0np0: '02:00:00:00:00:01' });
+      const { installed } = boot(shell, [{ network_yaml: yaml, mac_interface_map: [{ mac_address: '02:00:00:00:00:01', logical_nic_name: 'eth0' }] }], {
+        enp94s0f0np0: '02:00:00:00:00:01',
+      });
       const vlan = parseIni(installed['enp94s0f0n.2507.nmconnection']!);
-      expect([vlan.get('connection')?.get('interface-name'), vlan.get('connection')?.get('id'), vlan.get('vlan')?.get('parent')]).toEqual(['enp94s0f0n.2507', 'enp94s0f0n.2507', 'enp94s0f0np0']);
+      expect([vlan.get('connection')?.get('interface-name'), vlan.get('connection')?.get('id'), vlan.get('vlan')?.get('parent')]).toEqual([
+        'enp94s0f0n.2507',
+        'enp94s0f0n.2507',
+        'enp94s0f0np0',
+      ]);
       expect(installed['enp94s0f0np0.nmconnection']).toBeDefined();
     });
 

@@ -5,8 +5,18 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { hostChangesOf } from '../../lambdas/platform/stream-records.js';
 
 const item = (status: string, extra: Record<string, unknown> = {}) => ({
-  pk: 'ORG#o#INFRAENV#i#HOST#h', sk: 'HOST', orgId: 'o', infraEnvId: 'i', hostId: 'h', clusterId: 'c', status, version: 2,
-  createdAt: 't', updatedAt: 't', attributes: { role: 'master', marks: {} }, ...extra,
+  pk: 'ORG#o#INFRAENV#i#HOST#h',
+  sk: 'HOST',
+  orgId: 'o',
+  infraEnvId: 'i',
+  hostId: 'h',
+  clusterId: 'c',
+  status,
+  version: 2,
+  createdAt: 't',
+  updatedAt: 't',
+  attributes: { role: 'master', marks: {} },
+  ...extra,
 });
 
 describe('stream records as host changes', () => {
@@ -20,7 +30,15 @@ describe('stream records as host changes', () => {
       typed.attributes.M.marks = {};
       return typed;
     };
-    const record = { eventName: 'MODIFY', dynamodb: { Keys: { pk: { S: 'ORG#o#INFRAENV#i#HOST#h' }, sk: { S: 'HOST' } }, SequenceNumber: '42', OldImage: image('known'), NewImage: image('insufficient') } } as unknown as DynamoDBRecord;
+    const record = {
+      eventName: 'MODIFY',
+      dynamodb: {
+        Keys: { pk: { S: 'ORG#o#INFRAENV#i#HOST#h' }, sk: { S: 'HOST' } },
+        SequenceNumber: '42',
+        OldImage: image('known'),
+        NewImage: image('insufficient'),
+      },
+    } as unknown as DynamoDBRecord;
     const [change] = hostChangesOf([record]);
     expect(change!.id).toBe('42');
     expect(change!.before).toMatchObject({ status: 'known', clusterId: 'c', attributes: { role: 'master', marks: {}, inventory } });
@@ -30,7 +48,10 @@ describe('stream records as host changes', () => {
   });
 
   it('leaves out records of anything but hosts', () => {
-    const record = { eventName: 'INSERT', dynamodb: { Keys: { pk: { S: 'ORG#o#CLUSTER#c' }, sk: { S: 'CLUSTER' } }, SequenceNumber: '1', NewImage: marshall({ pk: 'x', sk: 'CLUSTER' }) } } as unknown as DynamoDBRecord;
+    const record = {
+      eventName: 'INSERT',
+      dynamodb: { Keys: { pk: { S: 'ORG#o#CLUSTER#c' }, sk: { S: 'CLUSTER' } }, SequenceNumber: '1', NewImage: marshall({ pk: 'x', sk: 'CLUSTER' }) },
+    } as unknown as DynamoDBRecord;
     expect(hostChangesOf([record])).toEqual([]);
   });
 });

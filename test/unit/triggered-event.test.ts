@@ -5,7 +5,10 @@ import { buildTriggeredEvent, triggeredEventProps, type TriggerEventParams } fro
 const CLUSTER = '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01';
 const at = new Date('2026-01-01T00:00:00.000Z');
 const build = (params: Partial<TriggerEventParams>) =>
-  buildTriggeredEvent({ severity: 'info', message: 'm', event_time: '2020-01-01T00:00:00Z', ...params }, { orgId: 'o', eventId: 'e', at, subject: { clusterId: CLUSTER } });
+  buildTriggeredEvent(
+    { severity: 'info', message: 'm', event_time: '2020-01-01T00:00:00Z', ...params },
+    { orgId: 'o', eventId: 'e', at, subject: { clusterId: CLUSTER } },
+  );
 
 describe('events sent through POST /v2/events', () => {
   it("reads props as upstream's service does", () => {
@@ -23,7 +26,17 @@ describe('events sent through POST /v2/events', () => {
 
   it("takes the service's time, the category user by default, and refuses what upstream refuses", () => {
     const event = build({ name: 'n', props: '{"z":1,"a":{"y":1,"b":2}}' });
-    expect(event).toEqual({ orgId: 'o', eventId: 'e', name: 'n', severity: 'info', category: 'user', message: 'm', eventTime: at.toISOString(), clusterId: CLUSTER, props: { z: 1, a: { y: 1, b: 2 } } });
+    expect(event).toEqual({
+      orgId: 'o',
+      eventId: 'e',
+      name: 'n',
+      severity: 'info',
+      category: 'user',
+      message: 'm',
+      eventTime: at.toISOString(),
+      clusterId: CLUSTER,
+      props: { z: 1, a: { y: 1, b: 2 } },
+    });
     // Listed with the props' keys sorted at every level, as upstream's JSON encoder writes them.
     expect(eventView(event).props).toBe('{"a":{"b":2,"y":1},"z":1}');
     expect(build({ category: 'metrics' }).category).toBe('metrics');

@@ -162,7 +162,10 @@ export async function runSimulatedController(options: SimulatedControllerOptions
 
     await reportStage('Waiting for cluster operators');
     const operators = await monitoredOperators();
-    await reportOperatorsAvailable(operators.filter((operator) => operator.operator_type !== 'olm'), cluster);
+    await reportOperatorsAvailable(
+      operators.filter((operator) => operator.operator_type !== 'olm'),
+      cluster,
+    );
     await pause('Waiting for cluster operators');
 
     await reportStage('Adding router ca');

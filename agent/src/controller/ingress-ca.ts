@@ -9,7 +9,12 @@ import { KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 
 const VALIDITY_DAYS = 730;
-const RSA_SHA256: webcrypto.RsaHashedKeyGenParams = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
+const RSA_SHA256: webcrypto.RsaHashedKeyGenParams = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+};
 
 export interface IngressCa {
   readonly certificatePem: string;

@@ -57,7 +57,6 @@ export class AbortedError extends Error {
   }
 }
 
-
 export interface WaitOptions {
   readonly pollMs: number;
   readonly timeoutMs: number;

@@ -184,6 +184,10 @@ export class DryRunHost implements InstallerHost {
 export function describeFailure(command: string, result: { exitCode: number; tail: string; missing?: boolean; timedOut?: boolean }): string {
   if (result.missing) return `${command} is not installed on this host`;
   if (result.timedOut) return `${command} did not finish in time`;
-  const lastLine = result.tail.trim().split(/[\r\n]+/).pop() ?? '';
+  const lastLine =
+    result.tail
+      .trim()
+      .split(/[\r\n]+/)
+      .pop() ?? '';
   return `${command} exited with code ${result.exitCode}${lastLine ? `: ${lastLine}` : ''}`;
 }

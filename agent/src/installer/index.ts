@@ -21,7 +21,17 @@ export { runInstaller, type InstallerHost, type InstallOutcome, type RunInstalle
 export { parseInstallCmdRequest, type InstallCmdRequest, type ValidatedInstallRequest } from './request.js';
 export { parseInstallerArgs, validateInstallerArgs, ALLOWED_INSTALLER_FLAGS } from './installer-args.js';
 export { parseCoreosInstallerProgress, WriteProgressTracker } from './progress.js';
-export { installerStages, controllerStages, expectedStages, installFlow, HOST_STAGES, FINALIZING_STAGES, type HostStage, type InstallFlow, type FinalizingStage } from './stages.js';
+export {
+  installerStages,
+  controllerStages,
+  expectedStages,
+  installFlow,
+  HOST_STAGES,
+  FINALIZING_STAGES,
+  type HostStage,
+  type InstallFlow,
+  type FinalizingStage,
+} from './stages.js';
 export { DryRunHost, DRY_INSTALLER_SOURCE, type DryRunConfig } from './dry-run.js';
 export { SimulatedHost, SimulatedNodeRegistry } from './simulated.js';
 
@@ -69,9 +79,12 @@ export function createInstallStep(options: InstallStepOptions = {}): StepRunner 
       const { request } = parsed;
       let host: InstallerHost;
       if (options.dryRun) {
-        context.log.warn(`DRY RUN installation: the image goes to the file ${options.dryRun.bootDevicePath}, the reboot to ${options.dryRun.rebootMarkerPath}`, {
-          boot_device: request.boot_device,
-        });
+        context.log.warn(
+          `DRY RUN installation: the image goes to the file ${options.dryRun.bootDevicePath}, the reboot to ${options.dryRun.rebootMarkerPath}`,
+          {
+            boot_device: request.boot_device,
+          },
+        );
         host = new DryRunHost(options.dryRun, context.log);
       } else {
         for (const disk of [request.boot_device, ...(request.disks_to_format ?? [])]) {
@@ -132,7 +145,10 @@ const DEFAULT_WRITE_MS = 1_000;
 
 /** SIMULATED `install` step: the real stage sequence and reporting, without a machine. */
 export function simulatedInstallStep(options: SimulatedInstallOptions = {}): StepRunner {
-  for (const [name, stage] of [['failAt', options.failAt], ['stuckAt', options.stuckAt]] as const) {
+  for (const [name, stage] of [
+    ['failAt', options.failAt],
+    ['stuckAt', options.stuckAt],
+  ] as const) {
     if (stage !== undefined && !isHostStage(stage)) throw new Error(`simulatedInstallStep: ${name} "${stage}" is not a host stage`);
   }
   const durationOf = (stage: HostStage, fallback: number) => options.durationsMs?.[stage] ?? fallback;
@@ -148,7 +164,8 @@ export function simulatedInstallStep(options: SimulatedInstallOptions = {}): Ste
       const host = new SimulatedHost(
         {
           writeImageMs: durationOf('Writing image to disk', DEFAULT_WRITE_MS),
-          writeFailure: options.failAt === 'Writing image to disk' ? (options.failReason ?? 'Error: writing to device: Input/output error (os error 5)') : undefined,
+          writeFailure:
+            options.failAt === 'Writing image to disk' ? (options.failReason ?? 'Error: writing to device: Input/output error (os error 5)') : undefined,
         },
         context.log,
       );

@@ -100,7 +100,28 @@ export class RealHost implements InstallerHost {
     if (!this.mcoImage) throw new Error('mco_image is required to start the bootstrap control plane');
     await this.run(
       'podman',
-      ['run', '--net', 'host', '--pid=host', '--volume', '/:/rootfs:rw', '--volume', '/usr/bin/rpm-ostree:/usr/bin/rpm-ostree', '--privileged', '--entrypoint', '/usr/bin/machine-config-daemon', this.mcoImage, 'start', '--node-name', 'localhost', '--root-mount', '/rootfs', '--once-from', bootstrapIgnitionPath, '--skip-reboot'],
+      [
+        'run',
+        '--net',
+        'host',
+        '--pid=host',
+        '--volume',
+        '/:/rootfs:rw',
+        '--volume',
+        '/usr/bin/rpm-ostree:/usr/bin/rpm-ostree',
+        '--privileged',
+        '--entrypoint',
+        '/usr/bin/machine-config-daemon',
+        this.mcoImage,
+        'start',
+        '--node-name',
+        'localhost',
+        '--root-mount',
+        '/rootfs',
+        '--once-from',
+        bootstrapIgnitionPath,
+        '--skip-reboot',
+      ],
       20 * 60_000,
     );
     await this.run('systemctl', ['daemon-reload']);
@@ -124,7 +145,9 @@ export class RealHost implements InstallerHost {
   waitForMasterNodes(context: WaitContext): Promise<void> {
     return waitFor(
       async () => {
-        const nodes = JSON.parse(await this.run('oc', ['--kubeconfig', BOOTSTRAP_KUBECONFIG, 'get', 'nodes', '-l', 'node-role.kubernetes.io/master', '-o', 'json'])) as {
+        const nodes = JSON.parse(
+          await this.run('oc', ['--kubeconfig', BOOTSTRAP_KUBECONFIG, 'get', 'nodes', '-l', 'node-role.kubernetes.io/master', '-o', 'json']),
+        ) as {
           items?: { status?: { conditions?: { type?: string; status?: string }[] } }[];
         };
         const ready = (nodes.items ?? []).filter((node) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));

@@ -119,7 +119,11 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     const clusterId = requiredString(body, 'cluster_id');
     const infraEnvId = requiredString(body, 'infra_env_id');
     const hostId = requiredString(body, 'host_id');
-    for (const [key, value] of [['cluster_id', clusterId], ['infra_env_id', infraEnvId], ['host_id', hostId]] as const) {
+    for (const [key, value] of [
+      ['cluster_id', clusterId],
+      ['infra_env_id', infraEnvId],
+      ['host_id', hostId],
+    ] as const) {
       if (!isUuid(value)) throw new Error(`${key} "${value}" is not a UUID`);
     }
     const role = requiredString(body, 'role');
@@ -128,11 +132,19 @@ export function parseInstallCmdRequest(raw: string | undefined): InstallRequestR
     const bootDevice = requiredString(body, 'boot_device');
     const controllerImage = requiredString(body, 'controller_image');
     const installerImage = requiredString(body, 'installer_image');
-    for (const [key, value] of [['controller_image', controllerImage], ['installer_image', installerImage], ['mco_image', optionalString(body, 'mco_image')]] as const) {
+    for (const [key, value] of [
+      ['controller_image', controllerImage],
+      ['installer_image', installerImage],
+      ['mco_image', optionalString(body, 'mco_image')],
+    ] as const) {
       if (value !== undefined && value !== '' && !IMAGE_REF.test(value)) throw new Error(`${key} "${value}" is not a valid image reference`);
     }
     const controlPlaneCount = body.control_plane_count;
-    if (controlPlaneCount !== undefined && controlPlaneCount !== null && (typeof controlPlaneCount !== 'number' || !Number.isInteger(controlPlaneCount) || controlPlaneCount < 0)) {
+    if (
+      controlPlaneCount !== undefined &&
+      controlPlaneCount !== null &&
+      (typeof controlPlaneCount !== 'number' || !Number.isInteger(controlPlaneCount) || controlPlaneCount < 0)
+    ) {
       throw new Error('control_plane_count must be a non-negative integer');
     }
     const disksToFormat = optionalStringArray(body, 'disks_to_format') ?? [];

@@ -25,7 +25,12 @@ const TAIL_BYTES = 4096;
 export function runStreamed(command: string, args: readonly string[], options: StreamedCommandOptions): Promise<StreamedCommandResult> {
   return new Promise((resolve) => {
     let tail = '';
-    const { child, timedOut, settle } = spawnWatched(command, args, { timeoutMs: options.timeoutMs, signal: options.signal, env: options.env, stdin: 'ignore' });
+    const { child, timedOut, settle } = spawnWatched(command, args, {
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      env: options.env,
+      stdin: 'ignore',
+    });
     const finish = (result: StreamedCommandResult) => {
       if (settle()) resolve(result);
     };

@@ -57,10 +57,7 @@ function indexDevices(devices: readonly BlockDevice[], into = new Map<string, Bl
 
 /** Mounts of a device and everything stacked on it (partitions, LVM volumes, crypt). */
 function mountsBelow(device: BlockDevice): Mount[] {
-  return [
-    ...device.mountpoints.map((mountpoint) => ({ device: device.name, mountpoint })),
-    ...device.children.flatMap(mountsBelow),
-  ];
+  return [...device.mountpoints.map((mountpoint) => ({ device: device.name, mountpoint })), ...device.children.flatMap(mountsBelow)];
 }
 
 /** /proc/mounts as a stand-in for lsblk's mountpoints: device name → mountpoints. */
@@ -99,7 +96,14 @@ async function hasBootSector(probe: InventoryProbe, path: string): Promise<boole
   return !!sector && sector.length === 512 && sector[MBR_SIGNATURE_OFFSET] === 0x55 && sector[MBR_SIGNATURE_OFFSET + 1] === 0xaa;
 }
 
-async function driveTypeOf(probe: InventoryProbe, name: string, lsblk: BlockDevice | undefined, dmKind: 'Multipath' | 'LVM' | undefined, byPath: string | undefined, rotational: boolean | undefined): Promise<DriveType> {
+async function driveTypeOf(
+  probe: InventoryProbe,
+  name: string,
+  lsblk: BlockDevice | undefined,
+  dmKind: 'Multipath' | 'LVM' | undefined,
+  byPath: string | undefined,
+  rotational: boolean | undefined,
+): Promise<DriveType> {
   if (dmKind) return dmKind;
   if (lsblk?.type === 'rom' || name.startsWith('sr')) return 'ODD';
   if (name.startsWith('fd')) return 'FDD';
@@ -182,7 +186,9 @@ export async function collectDisks(probe: InventoryProbe): Promise<Disk[]> {
       }
       const diskMounts: Mount[] = device
         ? mountsBelow(device)
-        : [...(mounts ?? [])].filter(([mounted]) => mounted === name || new RegExp(`^${name}p?\\d+$`).test(mounted)).flatMap(([mounted, points]) => points.map((mountpoint) => ({ device: mounted, mountpoint })));
+        : [...(mounts ?? [])]
+            .filter(([mounted]) => mounted === name || new RegExp(`^${name}p?\\d+$`).test(mounted))
+            .flatMap(([mounted, points]) => points.map((mountpoint) => ({ device: mounted, mountpoint })));
       for (const mount of diskMounts) {
         if (mount.mountpoint.endsWith('iso')) {
           installationMedia = true;

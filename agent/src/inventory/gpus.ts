@@ -50,7 +50,9 @@ export function parseGpuFilter(text: string): GpuFilter {
 }
 
 export function gpuFilterMatches(filter: GpuFilter, pciClass: string, vendorId: string, deviceId: string): boolean {
-  return filter.classes.includes(pciClass) || filter.vendors.includes(`${pciClass} ${vendorId}`) || filter.models.includes(`${pciClass} ${vendorId} ${deviceId}`);
+  return (
+    filter.classes.includes(pciClass) || filter.vendors.includes(`${pciClass} ${vendorId}`) || filter.models.includes(`${pciClass} ${vendorId} ${deviceId}`)
+  );
 }
 
 export interface PciNames {

@@ -32,7 +32,9 @@ export async function collectInventory(options: CollectInventoryOptions): Promis
     try {
       return await collect();
     } catch (error) {
-      probe.warnOnce(`part:${name}`, `inventory part "${name}" could not be collected and is left out`, { error: error instanceof Error ? error.message : String(error) });
+      probe.warnOnce(`part:${name}`, `inventory part "${name}" could not be collected and is left out`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
       return undefined;
     }
   };

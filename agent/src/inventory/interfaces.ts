@@ -82,8 +82,12 @@ async function linksFromSysfs(probe: InventoryProbe): Promise<IpLink[]> {
     const flagBits = Number.parseInt((await probe.files.value(`${base}/flags`)) ?? '0', 16);
     const carrier = (await probe.files.value(`${base}/carrier`)) === '1';
     const flags = IFF_BITS.filter(([bit, flag]) => (flag === 'LOWER_UP' ? carrier : (flagBits & bit) !== 0)).map(([, flag]) => flag);
-    const v4 = (ownView[name] ?? []).filter((address) => address.family === 'IPv4').map((address) => ({ family: 4 as const, address: address.address, prefixLength: Number(address.cidr?.split('/')[1] ?? 32) }));
-    const v6 = inet6.filter((address) => address.device === name).map((address) => ({ family: 6 as const, address: address.address, prefixLength: address.prefixLength, scope: address.scope }));
+    const v4 = (ownView[name] ?? [])
+      .filter((address) => address.family === 'IPv4')
+      .map((address) => ({ family: 4 as const, address: address.address, prefixLength: Number(address.cidr?.split('/')[1] ?? 32) }));
+    const v6 = inet6
+      .filter((address) => address.device === name)
+      .map((address) => ({ family: 6 as const, address: address.address, prefixLength: address.prefixLength, scope: address.scope }));
     const isBond = await probe.files.exists(`${base}/bonding`);
     const isVlan = (await probe.files.text('/proc/net/vlan/config'))?.split('\n').some((line) => line.split('|')[0]?.trim() === name) ?? false;
     links.push({
@@ -127,7 +131,9 @@ export async function collectInterfaces(probe: InventoryProbe, links: readonly I
       name: link.name,
       mac_address: link.permanentMac ?? link.macAddress ?? '',
       ipv4_addresses: link.addresses.filter((address) => address.family === 4).map((address) => `${address.address}/${address.prefixLength}`),
-      ipv6_addresses: link.addresses.filter((address) => address.family === 6 && !isLinkLocalV6(address.address)).map((address) => `${address.address}/${address.prefixLength}`),
+      ipv6_addresses: link.addresses
+        .filter((address) => address.family === 6 && !isLinkLocalV6(address.address))
+        .map((address) => `${address.address}/${address.prefixLength}`),
       // The kernel answers -1 (or nothing) for links without a negotiated speed, e.g. virtio.
       speed_mbps: Number.isFinite(speed) && speed > 0 ? speed : -1,
       mtu: link.mtu ?? 0,
@@ -180,7 +186,10 @@ export async function collectRoutes(probe: InventoryProbe): Promise<Route[]> {
       }
     }
     if (!parsed) {
-      parsed = family === 4 ? parseProcIpv4Routes((await probe.files.text('/proc/net/route')) ?? '') : parseProcIpv6Routes((await probe.files.text('/proc/net/ipv6_route')) ?? '');
+      parsed =
+        family === 4
+          ? parseProcIpv4Routes((await probe.files.text('/proc/net/route')) ?? '')
+          : parseProcIpv6Routes((await probe.files.text('/proc/net/ipv6_route')) ?? '');
     }
     routes.push(...parsed);
   }

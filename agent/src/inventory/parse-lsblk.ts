@@ -48,10 +48,9 @@ const count = (value: unknown): number | undefined => {
 function device(raw: Record<string, unknown>): BlockDevice | undefined {
   const name = text(raw.kname) ?? text(raw.name);
   if (!name) return undefined;
-  const mountpoints = [
-    ...(Array.isArray(raw.mountpoints) ? raw.mountpoints : []),
-    raw.mountpoint,
-  ].flatMap((entry) => (typeof entry === 'string' && entry !== '' ? [entry] : []));
+  const mountpoints = [...(Array.isArray(raw.mountpoints) ? raw.mountpoints : []), raw.mountpoint].flatMap((entry) =>
+    typeof entry === 'string' && entry !== '' ? [entry] : [],
+  );
   const children = Array.isArray(raw.children) ? raw.children : [];
   return {
     name,

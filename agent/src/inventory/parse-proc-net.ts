@@ -1,7 +1,11 @@
 /** /proc/net tables, the fallback when `ip` is not installed. Addresses there are fixed-width hex. */
 import type { IpRoute } from './parse-ip.js';
 
-const rows = (text: string) => text.split('\n').map((line) => line.trim().split(/\s+/)).filter((fields) => fields.length > 1);
+const rows = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length > 1);
 
 /** /proc/net/route stores IPv4 addresses as little-endian hex words. */
 function ipv4FromHex(hex: string): string {
@@ -89,6 +93,8 @@ const SCOPES: Record<string, string> = { '00': 'global', '10': 'host', '20': 'li
 
 export function parseProcIfInet6(text: string): ProcInet6Address[] {
   return rows(text).flatMap(([address, , prefix, scope, , device]) =>
-    address && prefix && scope && device ? [{ device, address: ipv6FromHex(address), prefixLength: Number.parseInt(prefix, 16), scope: SCOPES[scope] ?? scope }] : [],
+    address && prefix && scope && device
+      ? [{ device, address: ipv6FromHex(address), prefixLength: Number.parseInt(prefix, 16), scope: SCOPES[scope] ?? scope }]
+      : [],
   );
 }

@@ -23,7 +23,10 @@ const SECURE_BOOT_VARIABLE = '/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca
 export async function collectBoot(probe: InventoryProbe): Promise<Boot> {
   const uefi = await probe.files.exists('/sys/firmware/efi');
   const commandLine = (await probe.files.text('/proc/cmdline'))?.trim();
-  const pxe = commandLine?.split(/\s+/).find((argument) => argument.startsWith('BOOTIF='))?.slice('BOOTIF='.length);
+  const pxe = commandLine
+    ?.split(/\s+/)
+    .find((argument) => argument.startsWith('BOOTIF='))
+    ?.slice('BOOTIF='.length);
   let secureBoot: Boot['secure_boot_state'] = 'NotSupported';
   if (uefi) {
     // efivarfs: 4 bytes of attributes, then the one-byte value.
@@ -51,7 +54,17 @@ async function deviceType(probe: InventoryProbe): Promise<Pick<Boot, 'device_typ
 }
 
 /** DMI strings vendors leave unfilled. */
-const PLACEHOLDERS = new Set(['', 'none', 'unknown', 'not specified', 'default string', 'to be filled by o.e.m.', 'system serial number', 'system product name', 'system manufacturer']);
+const PLACEHOLDERS = new Set([
+  '',
+  'none',
+  'unknown',
+  'not specified',
+  'default string',
+  'to be filled by o.e.m.',
+  'system serial number',
+  'system product name',
+  'system manufacturer',
+]);
 const real = (value: string | undefined) => (value !== undefined && !PLACEHOLDERS.has(value.trim().toLowerCase()) ? value.trim() : undefined);
 
 export async function collectSystemVendor(probe: InventoryProbe): Promise<SystemVendor> {
@@ -77,7 +90,8 @@ export async function collectSystemVendor(probe: InventoryProbe): Promise<System
       manufacturer = fromDmidecode.manufacturer;
       productName = fromDmidecode.productName;
       serial = serial ?? fromDmidecode.serial;
-      if (!manufacturer && !productName) probe.warnOnce('dmi', 'the host exposes no DMI data (/sys/class/dmi/id) and dmidecode gave none; the system vendor is not reported');
+      if (!manufacturer && !productName)
+        probe.warnOnce('dmi', 'the host exposes no DMI data (/sys/class/dmi/id) and dmidecode gave none; the system vendor is not reported');
     }
   }
   return {
@@ -89,7 +103,8 @@ export async function collectSystemVendor(probe: InventoryProbe): Promise<System
 }
 
 async function dmidecodeStrings(probe: InventoryProbe): Promise<{ manufacturer?: string; productName?: string; serial?: string }> {
-  const read = async (keyword: string) => real((await probe.tool('dmidecode', ['-s', keyword], 'the system vendor is read from sysfs only'))?.trim().split('\n')[0]);
+  const read = async (keyword: string) =>
+    real((await probe.tool('dmidecode', ['-s', keyword], 'the system vendor is read from sysfs only'))?.trim().split('\n')[0]);
   const manufacturer = await read('system-manufacturer');
   if (!manufacturer) return {};
   return { manufacturer, productName: await read('system-product-name'), serial: await read('system-serial-number') };

@@ -3,10 +3,13 @@ export function parseStageDurations(text: string | undefined): Record<string, nu
   if (!text) return undefined;
   const entries: [string, number][] = text.trim().startsWith('{')
     ? Object.entries(JSON.parse(text) as Record<string, number>)
-    : text.split(',').filter(Boolean).map((pair) => {
-        const at = pair.lastIndexOf('=');
-        return [pair.slice(0, at).trim(), Number(pair.slice(at + 1))];
-      });
+    : text
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => {
+          const at = pair.lastIndexOf('=');
+          return [pair.slice(0, at).trim(), Number(pair.slice(at + 1))];
+        });
   for (const [stage, ms] of entries) if (!stage || !Number.isFinite(ms) || ms < 0) throw new RangeError(`bad entry ${stage}=${ms}`);
   return Object.fromEntries(entries);
 }

@@ -102,11 +102,19 @@ export class Fleet {
     setMaxListeners(1_000_000, this.stopAll.signal);
     this.network = new FleetNetwork(options.network ?? '192.168.111.0/24', options.firstHostOffset ?? 10);
     if (options.profiles.length > this.network.capacity) {
-      throw new Error(`${options.profiles.length} hosts do not fit in ${this.network.cidr} from offset ${options.firstHostOffset ?? 10} (room for ${this.network.capacity}); pass a larger --network`);
+      throw new Error(
+        `${options.profiles.length} hosts do not fit in ${this.network.cidr} from offset ${options.firstHostOffset ?? 10} (room for ${this.network.capacity}); pass a larger --network`,
+      );
     }
-    this.pool = options.dispatcher ?? createConnectionPool({ caCertFile: options.caCertFile, insecure: options.insecure, connections: options.connections ?? 64 });
+    this.pool =
+      options.dispatcher ?? createConnectionPool({ caCertFile: options.caCertFile, insecure: options.insecure, connections: options.connections ?? 64 });
     this.api = createTransport({
-      url: options.url, token: options.token, agentVersion: options.agentVersion, dispatcher: this.pool, retryDelays: options.retryDelays, log: options.log,
+      url: options.url,
+      token: options.token,
+      agentVersion: options.agentVersion,
+      dispatcher: this.pool,
+      retryDelays: options.retryDelays,
+      log: options.log,
       ...(options.onResponse ? { onResponse: options.onResponse } : {}),
     });
     this.cluster = new ClusterView(this.api, options.infraEnvId, options.log);
@@ -152,7 +160,11 @@ export class Fleet {
   private async runHost(host: FleetHost): Promise<void> {
     const { identity } = host;
     const log = this.options.log.child({ host: identity.hostname });
-    log.info(`SIMULATED HOST (profile ${identity.profile.name}): inventory and step results are not from this machine`, { host_id: identity.hostId, address: identity.address, mac: identity.macs[0] });
+    log.info(`SIMULATED HOST (profile ${identity.profile.name}): inventory and step results are not from this machine`, {
+      host_id: identity.hostId,
+      address: identity.address,
+      mac: identity.macs[0],
+    });
     const hostStop = new AbortController();
     const onFleetStop = () => hostStop.abort();
     this.stopAll.signal.addEventListener('abort', onFleetStop, { once: true });

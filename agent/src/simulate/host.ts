@@ -24,7 +24,14 @@ const hex = (text: string) => createHash('sha256').update(text).digest('hex');
  * Deterministic from the fleet seed and the host's index: the same fleet started again is the same
  * machines (the service sees them re-register, not new hosts).
  */
-export function simulatedIdentity(options: { seed: string; index: number; hostname: string; profile: SimulationProfile; network: FleetNetwork; hostId?: string }): SimulatedIdentity {
+export function simulatedIdentity(options: {
+  seed: string;
+  index: number;
+  hostname: string;
+  profile: SimulationProfile;
+  network: FleetNetwork;
+  hostId?: string;
+}): SimulatedIdentity {
   const { seed, index, profile, network } = options;
   const seedByte = hex(seed).slice(0, 2);
   const indexBytes = [(index >> 16) & 255, (index >> 8) & 255, index & 255].map((b) => b.toString(16).padStart(2, '0'));

@@ -26,7 +26,10 @@ export class FleetNetwork {
   private readonly last: bigint;
   private readonly byAddress = new Map<string, NetworkMember>();
 
-  constructor(cidr: string, private readonly firstHostOffset = 10) {
+  constructor(
+    cidr: string,
+    private readonly firstHostOffset = 10,
+  ) {
     if (!Address4.isValid(cidr) || !cidr.includes('/')) throw new Error(`fleet network must be an IPv4 CIDR, got ${JSON.stringify(cidr)}`);
     this.subnet = new Address4(cidr);
     this.prefixLength = this.subnet.subnetMask;
@@ -43,7 +46,8 @@ export class FleetNetwork {
   }
 
   addressOf(index: number): string {
-    if (index < 0 || index >= this.capacity) throw new Error(`fleet network ${this.cidr} holds ${this.capacity} hosts from offset ${this.firstHostOffset}; host ${index} does not fit`);
+    if (index < 0 || index >= this.capacity)
+      throw new Error(`fleet network ${this.cidr} holds ${this.capacity} hosts from offset ${this.firstHostOffset}; host ${index} does not fit`);
     return Address4.fromBigInt(this.first + BigInt(this.firstHostOffset + index)).correctForm();
   }
 

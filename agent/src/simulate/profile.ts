@@ -67,7 +67,9 @@ export function loadProfile(nameOrPath: string): SimulationProfile {
   try {
     text = readFileSync(nameOrPath, 'utf8');
   } catch (error) {
-    throw new Error(`simulation profile ${nameOrPath}: not a built-in profile (${Object.keys(BUILT_IN_PROFILES).join(', ')}) and not a readable file: ${(error as Error).message}`);
+    throw new Error(
+      `simulation profile ${nameOrPath}: not a built-in profile (${Object.keys(BUILT_IN_PROFILES).join(', ')}) and not a readable file: ${(error as Error).message}`,
+    );
   }
   let parsed: SimulationProfile;
   try {
@@ -80,11 +82,14 @@ export function loadProfile(nameOrPath: string): SimulationProfile {
 
 /** `master:3,worker:2`: built-in profiles (or profile files) with how many hosts of each. */
 export function profilesFromMix(mix: string): SimulationProfile[] {
-  return mix.split(',').filter(Boolean).flatMap((part) => {
-    const at = part.lastIndexOf(':');
-    const count = Number(part.slice(at + 1));
-    if (at <= 0 || !Number.isInteger(count) || count < 0) throw new RangeError(`expected PROFILE:COUNT, got ${JSON.stringify(part)}`);
-    const profile = loadProfile(part.slice(0, at));
-    return Array.from({ length: count }, () => profile);
-  });
+  return mix
+    .split(',')
+    .filter(Boolean)
+    .flatMap((part) => {
+      const at = part.lastIndexOf(':');
+      const count = Number(part.slice(at + 1));
+      if (at <= 0 || !Number.isInteger(count) || count < 0) throw new RangeError(`expected PROFILE:COUNT, got ${JSON.stringify(part)}`);
+      const profile = loadProfile(part.slice(0, at));
+      return Array.from({ length: count }, () => profile);
+    });
 }

@@ -44,16 +44,18 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
           const up = network.answers(ip);
           return { remote_ip_address: ip, successful: up, packet_loss_percentage: up ? 0 : 100, ...(up ? { average_rtt_ms: rtt } : {}) };
         });
-        const l2 = addresses.filter((ip) => network.contains(ip)).map((ip) => {
-          const member = network.memberAt(ip);
-          return {
-            outgoing_nic: outgoingNic,
-            outgoing_ip_address: identity.address,
-            remote_ip_address: ip,
-            ...(member ? { remote_mac: member.mac } : {}),
-            successful: !!member && remoteMacs.has(member.mac),
-          };
-        });
+        const l2 = addresses
+          .filter((ip) => network.contains(ip))
+          .map((ip) => {
+            const member = network.memberAt(ip);
+            return {
+              outgoing_nic: outgoingNic,
+              outgoing_ip_address: identity.address,
+              remote_ip_address: ip,
+              ...(member ? { remote_mac: member.mac } : {}),
+              successful: !!member && remoteMacs.has(member.mac),
+            };
+          });
         return { host_id: peer.host_id, l2_connectivity: l2, l3_connectivity: l3, mtu_report: [] };
       })
       .sort((a, b) => a.host_id.localeCompare(b.host_id));
@@ -81,13 +83,19 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   const freeAddresses: StepRunner = async (request) => {
     const networks = readRequest('free-network-addresses', request);
     if (typeof networks === 'string') return fail(networks);
-    return succeed('free-network-addresses', networks.map((cidr) => ({ network: cidr, free_addresses: network.freeAddresses(cidr) })));
+    return succeed(
+      'free-network-addresses',
+      networks.map((cidr) => ({ network: cidr, free_addresses: network.freeAddresses(cidr) })),
+    );
   };
 
   const ntp: StepRunner = async (request) => {
     const body = readRequest('ntp-synchronizer', request);
     if (typeof body === 'string') return fail(body);
-    const sources = (body.ntp_source ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const sources = (body.ntp_source ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const listed = sources.length ? sources : ['0.rhel.pool.ntp.org'];
     return succeed('ntp-synchronizer', { ntp_sources: listed.map((source_name, i) => ({ source_name, source_state: i === 0 ? 'synced' : 'combined' })) });
   };
@@ -95,7 +103,10 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
   const verifyVips: StepRunner = async (request) => {
     const vips = readRequest('verify-vips', request);
     if (typeof vips === 'string') return fail(vips);
-    return succeed('verify-vips', vips.map(({ vip, vip_type }) => ({ vip, vip_type, verification: network.answers(vip) ? 'failed' : 'succeeded' })));
+    return succeed(
+      'verify-vips',
+      vips.map(({ vip, vip_type }) => ({ vip, vip_type, verification: network.answers(vip) ? 'failed' : 'succeeded' })),
+    );
   };
 
   const diskSpeed: StepRunner = async (request) => {
@@ -109,7 +120,9 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
     if (typeof body === 'string') return fail(body);
     const seconds = behaviour.image_pull_seconds ?? 12;
     const sizeBytes = 1_350_000_000;
-    return succeed('container-image-availability', { images: body.images.map((name) => ({ name, result: 'success', size_bytes: sizeBytes, time: seconds, download_rate: sizeBytes / 1e6 / seconds })) });
+    return succeed('container-image-availability', {
+      images: body.images.map((name) => ({ name, result: 'success', size_bytes: sizeBytes, time: seconds, download_rate: sizeBytes / 1e6 / seconds })),
+    });
   };
 
   const tang: StepRunner = async (request) => {
@@ -124,7 +137,11 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
     const payload = Buffer.from(JSON.stringify({ keys: [] })).toString('base64url');
     return succeed('tang-connectivity-check', {
       is_success: true,
-      tang_server_response: servers.map((server) => ({ tang_url: `${(server.url ?? '').replace(/\/+$/, '')}/adv/${server.thumbprint ?? ''}`, payload, signatures: [{ protected: Buffer.from('{"alg":"ES512"}').toString('base64url'), signature: 'c2ltdWxhdGVk' }] })),
+      tang_server_response: servers.map((server) => ({
+        tang_url: `${(server.url ?? '').replace(/\/+$/, '')}/adv/${server.thumbprint ?? ''}`,
+        payload,
+        signatures: [{ protected: Buffer.from('{"alg":"ES512"}').toString('base64url'), signature: 'c2ltdWxhdGVk' }],
+      })),
     });
   };
 
@@ -140,8 +157,14 @@ export function simulatedSteps(options: SimulatedStepsOptions): Record<string, S
     const free = network.freeAddresses(network.cidr);
     const [apiAddress, ingressAddress] = [free.at(-1), free.at(-2)];
     if (!apiAddress || !ingressAddress) return { exit_code: 1, error: `no free address left in ${network.cidr} for the VIPs` };
-    const lease = (address: string, mac: string) => `lease {\n  interface "${body.interface}";\n  fixed-address ${address};\n  option subnet-mask ${network.prefixLength};\n  # simulated lease for ${mac}\n}\n`;
-    return succeed('dhcp-lease-allocate', { api_vip_address: apiAddress, ingress_vip_address: ingressAddress, api_vip_lease: lease(apiAddress, body.api_vip_mac), ingress_vip_lease: lease(ingressAddress, body.ingress_vip_mac) });
+    const lease = (address: string, mac: string) =>
+      `lease {\n  interface "${body.interface}";\n  fixed-address ${address};\n  option subnet-mask ${network.prefixLength};\n  # simulated lease for ${mac}\n}\n`;
+    return succeed('dhcp-lease-allocate', {
+      api_vip_address: apiAddress,
+      ingress_vip_address: ingressAddress,
+      api_vip_lease: lease(apiAddress, body.api_vip_mac),
+      ingress_vip_lease: lease(ingressAddress, body.ingress_vip_mac),
+    });
   };
 
   const simulatedLogs = async (): Promise<LogFile[]> => [

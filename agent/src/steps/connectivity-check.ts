@@ -85,7 +85,14 @@ async function l3(context: StepContext, address: string): Promise<L3Connectivity
   };
 }
 
-async function l2Ipv4(context: StepContext, nic: OutgoingNic, localCidr: string, remote: RemoteHost, address: string, tools: ToolPresence): Promise<L2Connectivity[]> {
+async function l2Ipv4(
+  context: StepContext,
+  nic: OutgoingNic,
+  localCidr: string,
+  remote: RemoteHost,
+  address: string,
+  tools: ToolPresence,
+): Promise<L2Connectivity[]> {
   if (!tools.arping) return [];
   // arping exits 1 when some probes went unanswered; the replies it did get still count.
   const result = await run(context, 'arping', ['-c', '10', '-w', '5', '-I', nic.name, address], { timeoutMs: 30_000 });
@@ -100,7 +107,14 @@ async function l2Ipv4(context: StepContext, nic: OutgoingNic, localCidr: string,
   return replies.map((reply) => ({ ...base, remote_mac: reply.mac, successful: remote.macs.has(reply.mac) }));
 }
 
-async function l2Ipv6(context: StepContext, nic: OutgoingNic, localCidr: string, remote: RemoteHost, address: string, tools: ToolPresence): Promise<L2Connectivity[]> {
+async function l2Ipv6(
+  context: StepContext,
+  nic: OutgoingNic,
+  localCidr: string,
+  remote: RemoteHost,
+  address: string,
+  tools: ToolPresence,
+): Promise<L2Connectivity[]> {
   if (!tools.nmap) return [];
   const result = await run(context, 'nmap', ['-6', '-sn', '-n', '-oX', '-', '-e', nic.name, address], { timeoutMs: 60_000 });
   if (result.missing) {
@@ -137,7 +151,10 @@ interface ToolPresence {
 async function localNics(context: StepContext): Promise<OutgoingNic[]> {
   const result = await run(context, 'ip', ['-j', '-d', 'addr', 'show'], { timeoutMs: 15_000 });
   if (result.missing || result.exitCode !== 0) {
-    context.log.warn(result.missing ? 'ip is not installed; connectivity-check runs L3 checks only' : 'ip addr failed; connectivity-check runs L3 checks only', { stderr: result.stderr.trim() });
+    context.log.warn(
+      result.missing ? 'ip is not installed; connectivity-check runs L3 checks only' : 'ip addr failed; connectivity-check runs L3 checks only',
+      { stderr: result.stderr.trim() },
+    );
     return [];
   }
   try {
@@ -165,7 +182,10 @@ export async function connectivityCheck(request: StepRequest, context: StepConte
           const local = nic.addresses.find((cidr) => sameSubnet(cidr, address));
           if (!local) continue;
           const family = familyOf(address);
-          tasks.push(async () => ({ hostId: remote.hostId, l2: family === 4 ? await l2Ipv4(context, nic, local, remote, address, tools) : await l2Ipv6(context, nic, local, remote, address, tools) }));
+          tasks.push(async () => ({
+            hostId: remote.hostId,
+            l2: family === 4 ? await l2Ipv4(context, nic, local, remote, address, tools) : await l2Ipv6(context, nic, local, remote, address, tools),
+          }));
           if (nic.mtu !== DEFAULT_MTU) {
             tasks.push(async () => {
               const mtu = await mtuProbe(context, nic, address);
@@ -177,7 +197,9 @@ export async function connectivityCheck(request: StepRequest, context: StepConte
     }
     const results = await mapLimited(tasks, CONCURRENCY, (task) => task());
 
-    const byHost = new Map<string, ConnectivityRemoteHost>(remotes.map((remote) => [remote.hostId, { host_id: remote.hostId, l2_connectivity: [], l3_connectivity: [], mtu_report: [] }]));
+    const byHost = new Map<string, ConnectivityRemoteHost>(
+      remotes.map((remote) => [remote.hostId, { host_id: remote.hostId, l2_connectivity: [], l3_connectivity: [], mtu_report: [] }]),
+    );
     for (const result of results) {
       const host = byHost.get(result.hostId);
       if (!host) continue;
@@ -188,7 +210,12 @@ export async function connectivityCheck(request: StepRequest, context: StepConte
     const byAddress = (a: { remote_ip_address: string }, b: { remote_ip_address: string }) => a.remote_ip_address.localeCompare(b.remote_ip_address);
     const remoteHosts = [...byHost.values()]
       .sort((a, b) => a.host_id.localeCompare(b.host_id))
-      .map((host) => ({ ...host, l2_connectivity: host.l2_connectivity.sort(byAddress), l3_connectivity: host.l3_connectivity.sort(byAddress), mtu_report: host.mtu_report.sort(byAddress) }));
+      .map((host) => ({
+        ...host,
+        l2_connectivity: host.l2_connectivity.sort(byAddress),
+        l3_connectivity: host.l3_connectivity.sort(byAddress),
+        mtu_report: host.mtu_report.sort(byAddress),
+      }));
     return succeed('connectivity-check', { remote_hosts: remoteHosts });
   });
 }

@@ -23,17 +23,32 @@ export function leasedAddress(leaseFile: string): string | undefined {
 /** The newest lease block, which is what a renewal hands back to dhclient. */
 export const lastLease = (leaseFile: string) => [...leaseFile.matchAll(/lease\s*\{[^}]*\}/g)].at(-1)?.[0];
 
-async function leaseOn(context: StepContext, parent: string, name: string, mac: string, directory: string, previous: string | undefined): Promise<{ address: string; lease: string } | string> {
+async function leaseOn(
+  context: StepContext,
+  parent: string,
+  name: string,
+  mac: string,
+  directory: string,
+  previous: string | undefined,
+): Promise<{ address: string; lease: string } | string> {
   const leaseFile = join(directory, `${name}.lease`);
   if (previous) await writeFile(leaseFile, `${previous}\n`);
-  const created = await run(context, 'ip', ['link', 'add', 'link', parent, 'name', name, 'address', mac, 'type', 'macvlan', 'mode', 'private'], { timeoutMs: 15_000 });
+  const created = await run(context, 'ip', ['link', 'add', 'link', parent, 'name', name, 'address', mac, 'type', 'macvlan', 'mode', 'private'], {
+    timeoutMs: 15_000,
+  });
   if (created.missing) return 'ip is not installed on this host; dhcp-lease-allocate needs it to create the VIP interfaces';
   if (created.exitCode !== 0) return `could not create a macvlan on ${parent}: ${created.stderr.trim()}`;
   try {
     const up = await run(context, 'ip', ['link', 'set', name, 'up'], { timeoutMs: 15_000 });
     if (up.exitCode !== 0) return `could not bring ${name} up: ${up.stderr.trim()}`;
-    const dhclient = await run(context, 'timeout', [String(DHCLIENT_TIMEOUT_SECONDS), 'dhclient', '-v', '-sf', '/bin/true', '-lf', leaseFile, '--no-pid', '-1', name], { timeoutMs: (DHCLIENT_TIMEOUT_SECONDS + 5) * 1000 });
-    if (dhclient.exitCode !== 0) return `no DHCP lease for ${mac} on ${parent}: ${dhclient.stderr.trim().split('\n').slice(-2).join(' ') || `dhclient exited ${dhclient.exitCode}`}`;
+    const dhclient = await run(
+      context,
+      'timeout',
+      [String(DHCLIENT_TIMEOUT_SECONDS), 'dhclient', '-v', '-sf', '/bin/true', '-lf', leaseFile, '--no-pid', '-1', name],
+      { timeoutMs: (DHCLIENT_TIMEOUT_SECONDS + 5) * 1000 },
+    );
+    if (dhclient.exitCode !== 0)
+      return `no DHCP lease for ${mac} on ${parent}: ${dhclient.stderr.trim().split('\n').slice(-2).join(' ') || `dhclient exited ${dhclient.exitCode}`}`;
     const text = await readFile(leaseFile, 'utf8').catch(() => '');
     const address = leasedAddress(text);
     const lease = lastLease(text);
@@ -58,9 +73,21 @@ export async function dhcpLeaseAllocate(request: StepRequest, context: StepConte
       try {
         const api = await leaseOn(context, parent, 'vip-api', apiMac, directory, typeof body.api_vip_lease === 'string' ? body.api_vip_lease : undefined);
         if (typeof api === 'string') return fail(`API VIP: ${api}`);
-        const ingress = await leaseOn(context, parent, 'vip-ingress', ingressMac, directory, typeof body.ingress_vip_lease === 'string' ? body.ingress_vip_lease : undefined);
+        const ingress = await leaseOn(
+          context,
+          parent,
+          'vip-ingress',
+          ingressMac,
+          directory,
+          typeof body.ingress_vip_lease === 'string' ? body.ingress_vip_lease : undefined,
+        );
         if (typeof ingress === 'string') return fail(`ingress VIP: ${ingress}`);
-        return succeed('dhcp-lease-allocate', { api_vip_address: api.address, ingress_vip_address: ingress.address, api_vip_lease: api.lease, ingress_vip_lease: ingress.lease });
+        return succeed('dhcp-lease-allocate', {
+          api_vip_address: api.address,
+          ingress_vip_address: ingress.address,
+          api_vip_lease: api.lease,
+          ingress_vip_lease: ingress.lease,
+        });
       } finally {
         await rm(directory, { recursive: true, force: true });
       }

@@ -34,7 +34,10 @@ export async function installationDiskSpeedCheck(request: StepRequest, context: 
         }
         const parsed = parseFio(result.stdout);
         if (parsed.ok && result.exitCode === 0) latencies.push(parsed.syncP99Ns);
-        else errors.push(parsed.ok ? `fio exited ${result.exitCode}: ${result.stderr.trim()}` : `${parsed.error}${result.stderr.trim() ? `: ${result.stderr.trim()}` : ''}`);
+        else
+          errors.push(
+            parsed.ok ? `fio exited ${result.exitCode}: ${result.stderr.trim()}` : `${parsed.error}${result.stderr.trim() ? `: ${result.stderr.trim()}` : ''}`,
+          );
       }
       if (latencies.length === 0) return fail(`disk speed check of ${path} failed: ${errors.join('; ')}`);
       if (errors.length > 0) context.log.warn('one disk speed run failed; the other counts', { path, errors });

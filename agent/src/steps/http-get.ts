@@ -14,7 +14,10 @@ export interface HttpGetResult {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export function httpGet(url: string, options: { headers?: Record<string, string>; ca?: string; timeoutMs: number; signal?: AbortSignal }): Promise<HttpGetResult> {
+export function httpGet(
+  url: string,
+  options: { headers?: Record<string, string>; ca?: string; timeoutMs: number; signal?: AbortSignal },
+): Promise<HttpGetResult> {
   return new Promise((resolve, reject) => {
     let target: URL;
     try {
@@ -29,7 +32,12 @@ export function httpGet(url: string, options: { headers?: Record<string, string>
     }
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
       target,
-      { method: 'GET', headers: options.headers, signal: options.signal, ...(options.ca && target.protocol === 'https:' ? { ca: [...rootCertificates, options.ca] } : {}) },
+      {
+        method: 'GET',
+        headers: options.headers,
+        signal: options.signal,
+        ...(options.ca && target.protocol === 'https:' ? { ca: [...rootCertificates, options.ca] } : {}),
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;

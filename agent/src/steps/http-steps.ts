@@ -56,7 +56,12 @@ export async function tangConnectivityCheck(request: StepRequest, context: StepC
         errors.push(`${advertisement}: ${(error as Error).message}`);
       }
     }
-    if (errors.length > 0) return fail(`tang connectivity check failed: ${errors.join('; ')}`, -1, encodeStepOutput('tang-connectivity-check', { is_success: false, tang_server_response: responses }));
+    if (errors.length > 0)
+      return fail(
+        `tang connectivity check failed: ${errors.join('; ')}`,
+        -1,
+        encodeStepOutput('tang-connectivity-check', { is_success: false, tang_server_response: responses }),
+      );
     return succeed('tang-connectivity-check', { is_success: true, tang_server_response: responses });
   });
 }
@@ -81,7 +86,8 @@ export async function apiVipConnectivityCheck(request: StepRequest, context: Ste
     const body = stepRequest('api-vip-connectivity-check', request) as ReturnType<typeof stepRequest<'api-vip-connectivity-check'>> & Record<string, unknown>;
     const url = body.url;
     const headers: Record<string, string> = { Accept: IGNITION_ACCEPT };
-    if (typeof body.ignition_endpoint_token === 'string' && body.ignition_endpoint_token !== '') headers.Authorization = `Bearer ${body.ignition_endpoint_token}`;
+    if (typeof body.ignition_endpoint_token === 'string' && body.ignition_endpoint_token !== '')
+      headers.Authorization = `Bearer ${body.ignition_endpoint_token}`;
     for (const header of Array.isArray(body.request_headers) ? body.request_headers : []) {
       const { key, value } = (header ?? {}) as { key?: unknown; value?: unknown };
       if (typeof key === 'string' && key !== '' && typeof value === 'string') headers[key] = value;
@@ -89,10 +95,15 @@ export async function apiVipConnectivityCheck(request: StepRequest, context: Ste
     let ca: string | undefined;
     if (typeof body.ca_certificate === 'string' && body.ca_certificate !== '') {
       ca = Buffer.from(body.ca_certificate, 'base64').toString('utf8');
-      if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new StepArgumentError('api-vip-connectivity-check "ca_certificate" is not a base64 PEM certificate');
+      if (!ca.includes('-----BEGIN CERTIFICATE-----'))
+        throw new StepArgumentError('api-vip-connectivity-check "ca_certificate" is not a base64 PEM certificate');
     }
     // A failed download is the answer the service asks for, so it is a successful step with is_success false.
-    const downloadFailed = (reason: string): StepResult => ({ exit_code: 0, output: encodeStepOutput('api-vip-connectivity-check', { is_success: false, url, download_error: reason }), error: 'ignition download error' });
+    const downloadFailed = (reason: string): StepResult => ({
+      exit_code: 0,
+      output: encodeStepOutput('api-vip-connectivity-check', { is_success: false, url, download_error: reason }),
+      error: 'ignition download error',
+    });
     let response: Awaited<ReturnType<typeof httpGet>>;
     try {
       response = await httpGet(url, { headers, ca, timeoutMs: IGNITION_TIMEOUT_MS, signal: context.signal });

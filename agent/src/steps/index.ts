@@ -20,7 +20,6 @@ export interface ProbeStepOptions {
   readonly resolver?: () => DnsResolver;
 }
 
-
 function inventoryStep(options: ProbeStepOptions): StepRunner {
   return (request: StepRequest, context: StepContext): Promise<StepResult> =>
     guarded(request, context, async () => {

@@ -30,7 +30,11 @@ export function domainResolution(resolver: () => DnsResolver) {
               return [];
             }
           };
-          const [ipv4, ipv6, cnames] = await Promise.all([ask(() => dns.resolve4(domain), 'A'), ask(() => dns.resolve6(domain), 'AAAA'), ask(() => dns.resolveCname(domain), 'CNAME')]);
+          const [ipv4, ipv6, cnames] = await Promise.all([
+            ask(() => dns.resolve4(domain), 'A'),
+            ask(() => dns.resolve6(domain), 'AAAA'),
+            ask(() => dns.resolveCname(domain), 'CNAME'),
+          ]);
           return { domain_name: domain, ipv4_addresses: ipv4, ipv6_addresses: ipv6, cnames };
         }),
       );
@@ -47,8 +51,8 @@ export function ntpSynchronizer(resolver: () => DnsResolver) {
   return (request: StepRequest, context: StepContext): Promise<StepResult> =>
     guarded(request, context, async () => {
       // An empty ntp_source (a cluster with no sources of its own) only lists the host's, as upstream's agent does.
-      const sources = stepRequest('ntp-synchronizer', request).ntp_source
-        .split(',')
+      const sources = stepRequest('ntp-synchronizer', request)
+        .ntp_source.split(',')
         .map((source) => source.trim())
         .filter(Boolean);
 

@@ -8,7 +8,10 @@ import { encodeStepOutput, type OutputStepType, type StepOutputs } from '../../.
 export const EXIT_TOOL_MISSING = 127;
 
 /** A successful step, its output built against the type the service reads it as. */
-export const succeed = <T extends OutputStepType>(stepType: T, output: StepOutputs[T]): StepResult => ({ exit_code: 0, output: encodeStepOutput(stepType, output) });
+export const succeed = <T extends OutputStepType>(stepType: T, output: StepOutputs[T]): StepResult => ({
+  exit_code: 0,
+  output: encodeStepOutput(stepType, output),
+});
 /** A failed step; `output` (encodeStepOutput) where upstream's agent still sends one. */
 export const fail = (error: string, exitCode = EXIT_VALIDATION_ERROR, output?: string): StepResult => ({
   exit_code: exitCode,

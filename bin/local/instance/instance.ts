@@ -49,7 +49,10 @@ const remoteSyntheticBaseImages: SyntheticBaseImages = {
 
 async function start(): Promise<LambdaHandler> {
   // The runtime says whether it offers SYNTHETIC base ISOs (ASSISTED_SYNTHETIC_BASE_IMAGES), as a deployment fixes its configuration.
-  provide({ dns: remoteDnsZones, ...(process.env.ASSISTED_SYNTHETIC_BASE_IMAGES === 'on-first-use' ? { syntheticBaseImages: remoteSyntheticBaseImages } : {}) });
+  provide({
+    dns: remoteDnsZones,
+    ...(process.env.ASSISTED_SYNTHETIC_BASE_IMAGES === 'on-first-use' ? { syntheticBaseImages: remoteSyntheticBaseImages } : {}),
+  });
   const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, spec.entry)).href)) as Record<string, unknown>;
   const handler = module[spec.handler];
   if (typeof handler !== 'function') throw new Error(`${spec.entry} does not export ${spec.handler}`);

@@ -17,9 +17,7 @@ export interface SerializedError {
   stack?: string;
 }
 
-export type ToInstance =
-  | { type: 'invoke'; id: number; event: unknown }
-  | { type: 'port-result'; id: number; value?: unknown; error?: SerializedError };
+export type ToInstance = { type: 'invoke'; id: number; event: unknown } | { type: 'port-result'; id: number; value?: unknown; error?: SerializedError };
 
 export type FromInstance =
   | { type: 'ready'; cpuMs?: number }

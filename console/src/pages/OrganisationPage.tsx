@@ -110,7 +110,8 @@ export const OrganisationPage: React.FC = () => {
           {organisation.name}
         </Title>
         <Content component="p">
-          Your role: <Label data-testid="own-role">{organisation.role}</Label> · {organisation.member_count === 1 ? '1 member' : `${organisation.member_count} members`} · id <code>{organisation.id}</code>
+          Your role: <Label data-testid="own-role">{organisation.role}</Label> ·{' '}
+          {organisation.member_count === 1 ? '1 member' : `${organisation.member_count} members`} · id <code>{organisation.id}</code>
         </Content>
         {success && (
           <Alert
@@ -128,12 +129,20 @@ export const OrganisationPage: React.FC = () => {
           </Alert>
         )}
         {admin && (
-          <Form isHorizontal onSubmit={(event) => { event.preventDefault(); void act('rename the organisation', () => apiRequest('PATCH', base, { name }), `The organisation is now called "${name.trim()}".`); }}>
+          <Form
+            isHorizontal
+            onSubmit={(event) => {
+              event.preventDefault();
+              void act('rename the organisation', () => apiRequest('PATCH', base, { name }), `The organisation is now called "${name.trim()}".`);
+            }}
+          >
             <FormGroup label="Name" fieldId="organisation-name-input">
               <TextInput id="organisation-name-input" value={name} onChange={(_event, value) => setName(value)} />
             </FormGroup>
             <ActionGroup>
-              <Button type="submit" variant="secondary">Rename</Button>
+              <Button type="submit" variant="secondary">
+                Rename
+              </Button>
             </ActionGroup>
           </Form>
         )}
@@ -170,7 +179,9 @@ export const OrganisationPage: React.FC = () => {
                         title={onlyAdmin}
                         onChange={(_event, value) => setRoleChange({ member, role: value as Role })}
                       >
-                        {ROLES.map((option) => <FormSelectOption key={option} value={option} label={option} />)}
+                        {ROLES.map((option) => (
+                          <FormSelectOption key={option} value={option} label={option} />
+                        ))}
                       </FormSelect>
                     ) : (
                       member.role
@@ -195,11 +206,15 @@ export const OrganisationPage: React.FC = () => {
           <Form
             onSubmit={(event) => {
               event.preventDefault();
-              void act('invite', async () => {
-                const created = await apiRequest<Invitation & { code: string }>('POST', `${base}/invitations`, { email: email.trim(), role });
-                setJoinLink(`${window.location.origin}${JOIN_PATH}#${encodeURIComponent(created.code)}`);
-                setEmail('');
-              }, `${email.trim()} is invited as ${role}.`);
+              void act(
+                'invite',
+                async () => {
+                  const created = await apiRequest<Invitation & { code: string }>('POST', `${base}/invitations`, { email: email.trim(), role });
+                  setJoinLink(`${window.location.origin}${JOIN_PATH}#${encodeURIComponent(created.code)}`);
+                  setEmail('');
+                },
+                `${email.trim()} is invited as ${role}.`,
+              );
             }}
           >
             <FormGroup label="Email" isRequired fieldId="invite-email">
@@ -207,16 +222,27 @@ export const OrganisationPage: React.FC = () => {
             </FormGroup>
             <FormGroup label="Role" fieldId="invite-role">
               <FormSelect id="invite-role" value={role} onChange={(_event, value) => setRole(value as Role)}>
-                {ROLES.map((option) => <FormSelectOption key={option} value={option} label={option} />)}
+                {ROLES.map((option) => (
+                  <FormSelectOption key={option} value={option} label={option} />
+                ))}
               </FormSelect>
             </FormGroup>
             <ActionGroup>
-              <Button type="submit" variant="primary">Invite</Button>
+              <Button type="submit" variant="primary">
+                Invite
+              </Button>
             </ActionGroup>
           </Form>
           {joinLink && (
-            <Alert variant="info" isInline title="Send this link to the person you invited. It is shown once, works once, and expires in 7 days." className="pf-v6-u-my-md">
-              <ClipboardCopy isReadOnly data-testid="join-link">{joinLink}</ClipboardCopy>
+            <Alert
+              variant="info"
+              isInline
+              title="Send this link to the person you invited. It is shown once, works once, and expires in 7 days."
+              className="pf-v6-u-my-md"
+            >
+              <ClipboardCopy isReadOnly data-testid="join-link">
+                {joinLink}
+              </ClipboardCopy>
             </Alert>
           )}
           <Table aria-label="Invitations" data-testid="invitations">
@@ -236,7 +262,13 @@ export const OrganisationPage: React.FC = () => {
                   <RowAction
                     label="Withdraw"
                     shown={invitation.status === 'pending'}
-                    onClick={() => void act('withdraw the invitation', () => apiRequest('DELETE', `${base}/invitations/${invitation.id}`), `The invitation for ${invitation.email} is withdrawn.`)}
+                    onClick={() =>
+                      void act(
+                        'withdraw the invitation',
+                        () => apiRequest('DELETE', `${base}/invitations/${invitation.id}`),
+                        `The invitation for ${invitation.email} is withdrawn.`,
+                      )
+                    }
                   />
                 </Tr>
               ))}
@@ -244,13 +276,19 @@ export const OrganisationPage: React.FC = () => {
           </Table>
         </PageSection>
       )}
-      <Modal variant="small" isOpen={roleChange !== undefined} onClose={() => setRoleChange(undefined)} aria-labelledby="role-change-title" data-testid="role-change-dialog">
+      <Modal
+        variant="small"
+        isOpen={roleChange !== undefined}
+        onClose={() => setRoleChange(undefined)}
+        aria-labelledby="role-change-title"
+        data-testid="role-change-dialog"
+      >
         <ModalHeader title={`Make ${roleChange ? nameOf(roleChange.member) : ''} ${roleChange?.role ?? ''}?`} labelId="role-change-title" />
         <ModalBody>
           {roleChange && (
             <>
-              {isCaller(roleChange.member) ? 'Your role' : 'Their role'} changes from <strong>{roleChange.member.role}</strong> to <strong>{roleChange.role}</strong>
-              {' '}from the next request on, for the API tokens {isCaller(roleChange.member) ? 'you' : 'they'} made too.
+              {isCaller(roleChange.member) ? 'Your role' : 'Their role'} changes from <strong>{roleChange.member.role}</strong> to{' '}
+              <strong>{roleChange.role}</strong> from the next request on, for the API tokens {isCaller(roleChange.member) ? 'you' : 'they'} made too.
             </>
           )}
         </ModalBody>
@@ -261,7 +299,11 @@ export const OrganisationPage: React.FC = () => {
               const change = roleChange;
               setRoleChange(undefined);
               if (change) {
-                void act('change the role', () => apiRequest('PATCH', `${base}/members/${change.member.user_id}`, { role: change.role }), `${nameOf(change.member)} is now ${change.role}.`);
+                void act(
+                  'change the role',
+                  () => apiRequest('PATCH', `${base}/members/${change.member.user_id}`, { role: change.role }),
+                  `${nameOf(change.member)} is now ${change.role}.`,
+                );
               }
             }}
           >

@@ -16,7 +16,17 @@ export const SignInCallback: React.FC = () => {
       <Card style={{ width: 560 }}>
         <CardBody>
           {error ? (
-            <Alert variant="danger" isInline title="Sign-in failed" data-testid="sign-in-error" actionLinks={<Button variant="link" component="a" href="/">Start again</Button>}>
+            <Alert
+              variant="danger"
+              isInline
+              title="Sign-in failed"
+              data-testid="sign-in-error"
+              actionLinks={
+                <Button variant="link" component="a" href="/">
+                  Start again
+                </Button>
+              }
+            >
               {error}
             </Alert>
           ) : (

@@ -97,7 +97,15 @@ export const SignInPage: React.FC = () => {
           )}
           <Form onSubmit={(event) => void submit(event)}>
             <FormGroup label="API token" isRequired fieldId="api-token">
-              <TextInput id="api-token" name="api-token" type="password" value={token} onChange={(_event, value) => setToken(value)} autoComplete="off" isRequired />
+              <TextInput
+                id="api-token"
+                name="api-token"
+                type="password"
+                value={token}
+                onChange={(_event, value) => setToken(value)}
+                autoComplete="off"
+                isRequired
+              />
               <FormHelperText>
                 <HelperText>
                   <HelperTextItem>Kept in this tab's session storage only; signing out forgets it.</HelperTextItem>

@@ -131,87 +131,89 @@ export const TokensPage: React.FC = () => {
           </Alert>
         </PageSection>
       )}
-      {caller.canManageTokens && (<>
-      <PageSection>
-        <Title headingLevel="h2">Create an API token</Title>
-        {actionError && (
-          <Alert variant="danger" isInline title="The API refused" className="pf-v6-u-my-md" data-testid="token-action-error">
-            {actionError}
-          </Alert>
-        )}
-        {created && (
-          <Alert
-            variant="success"
-            isInline
-            title={`Token "${created.name}" created — copy it now, it is shown only once`}
-            className="pf-v6-u-my-md"
-            actionClose={<AlertActionCloseButton onClose={() => setCreated(undefined)} />}
-          >
-            <ClipboardCopy isReadOnly hoverTip="Copy" clickTip="Copied" data-testid="created-token">
-              {created.token}
-            </ClipboardCopy>
-          </Alert>
-        )}
-        <Form isHorizontal onSubmit={(event) => void create(event)} style={{ maxWidth: 720 }}>
-          <FormGroup label="Name" isRequired fieldId="token-name">
-            <TextInput id="token-name" value={name} onChange={(_event, value) => setName(value)} isRequired maxLength={128} />
-          </FormGroup>
-          <FormGroup label="Role" fieldId="token-role">
-            <FormSelect id="token-role" value={role} onChange={(_event, value) => setRole(value as Role)}>
-              {roles.map((option) => (
-                <FormSelectOption key={option.value} value={option.value} label={option.label} />
-              ))}
-            </FormSelect>
-          </FormGroup>
-          <FormGroup label="Expires on (optional)" fieldId="token-expiry">
-            <TextInput id="token-expiry" type="date" value={expiresOn} onChange={(_event, value) => setExpiresOn(value)} />
-          </FormGroup>
-          <ActionGroup>
-            <Button type="submit" variant="primary" isDisabled={busy || !name.trim()} isLoading={busy}>
-              Create token
-            </Button>
-          </ActionGroup>
-        </Form>
-      </PageSection>
-      <PageSection>
-        <Title headingLevel="h2">Tokens</Title>
-        {loadError && (
-          <Alert variant="danger" isInline title="Could not list the API tokens" className="pf-v6-u-my-md" data-testid="token-list-error">
-            {loadError}
-          </Alert>
-        )}
-        {tokens && tokens.length === 0 && (
-          <Content component="p" data-testid="tokens-empty">
-            {caller.isAdmin ? 'No API tokens yet.' : 'You have made no API tokens yet.'} Create one above for scripts, the CLI or CI.
-          </Content>
-        )}
-        {tokens && tokens.length > 0 && (
-          <Table aria-label="API tokens" variant="compact">
-            <HeadWithActions columns={['Name', 'Role', 'State', 'Created', 'Expires', 'ID']} />
-            <Tbody>
-              {tokens.map((token) => {
-                const state = tokenState(token, now);
-                return (
-                  <Tr key={token.id} data-testid={`token-row-${token.id}`}>
-                    <Td dataLabel="Name">{token.name}</Td>
-                    <Td dataLabel="Role">{token.role}</Td>
-                    <Td dataLabel="State">
-                      <Label color={state.color}>{state.label}</Label>
-                    </Td>
-                    <Td dataLabel="Created">{when(token.created_at)}</Td>
-                    <Td dataLabel="Expires">{when(token.expires_at)}</Td>
-                    <Td dataLabel="ID">
-                      <code>{token.id}</code>
-                    </Td>
-                    <RowAction label="Revoke" shown={state.label === 'Active'} onClick={() => setRevoking(token)} />
-                  </Tr>
-                );
-              })}
-            </Tbody>
-          </Table>
-        )}
-      </PageSection>
-      </>)}
+      {caller.canManageTokens && (
+        <>
+          <PageSection>
+            <Title headingLevel="h2">Create an API token</Title>
+            {actionError && (
+              <Alert variant="danger" isInline title="The API refused" className="pf-v6-u-my-md" data-testid="token-action-error">
+                {actionError}
+              </Alert>
+            )}
+            {created && (
+              <Alert
+                variant="success"
+                isInline
+                title={`Token "${created.name}" created — copy it now, it is shown only once`}
+                className="pf-v6-u-my-md"
+                actionClose={<AlertActionCloseButton onClose={() => setCreated(undefined)} />}
+              >
+                <ClipboardCopy isReadOnly hoverTip="Copy" clickTip="Copied" data-testid="created-token">
+                  {created.token}
+                </ClipboardCopy>
+              </Alert>
+            )}
+            <Form isHorizontal onSubmit={(event) => void create(event)} style={{ maxWidth: 720 }}>
+              <FormGroup label="Name" isRequired fieldId="token-name">
+                <TextInput id="token-name" value={name} onChange={(_event, value) => setName(value)} isRequired maxLength={128} />
+              </FormGroup>
+              <FormGroup label="Role" fieldId="token-role">
+                <FormSelect id="token-role" value={role} onChange={(_event, value) => setRole(value as Role)}>
+                  {roles.map((option) => (
+                    <FormSelectOption key={option.value} value={option.value} label={option.label} />
+                  ))}
+                </FormSelect>
+              </FormGroup>
+              <FormGroup label="Expires on (optional)" fieldId="token-expiry">
+                <TextInput id="token-expiry" type="date" value={expiresOn} onChange={(_event, value) => setExpiresOn(value)} />
+              </FormGroup>
+              <ActionGroup>
+                <Button type="submit" variant="primary" isDisabled={busy || !name.trim()} isLoading={busy}>
+                  Create token
+                </Button>
+              </ActionGroup>
+            </Form>
+          </PageSection>
+          <PageSection>
+            <Title headingLevel="h2">Tokens</Title>
+            {loadError && (
+              <Alert variant="danger" isInline title="Could not list the API tokens" className="pf-v6-u-my-md" data-testid="token-list-error">
+                {loadError}
+              </Alert>
+            )}
+            {tokens && tokens.length === 0 && (
+              <Content component="p" data-testid="tokens-empty">
+                {caller.isAdmin ? 'No API tokens yet.' : 'You have made no API tokens yet.'} Create one above for scripts, the CLI or CI.
+              </Content>
+            )}
+            {tokens && tokens.length > 0 && (
+              <Table aria-label="API tokens" variant="compact">
+                <HeadWithActions columns={['Name', 'Role', 'State', 'Created', 'Expires', 'ID']} />
+                <Tbody>
+                  {tokens.map((token) => {
+                    const state = tokenState(token, now);
+                    return (
+                      <Tr key={token.id} data-testid={`token-row-${token.id}`}>
+                        <Td dataLabel="Name">{token.name}</Td>
+                        <Td dataLabel="Role">{token.role}</Td>
+                        <Td dataLabel="State">
+                          <Label color={state.color}>{state.label}</Label>
+                        </Td>
+                        <Td dataLabel="Created">{when(token.created_at)}</Td>
+                        <Td dataLabel="Expires">{when(token.expires_at)}</Td>
+                        <Td dataLabel="ID">
+                          <code>{token.id}</code>
+                        </Td>
+                        <RowAction label="Revoke" shown={state.label === 'Active'} onClick={() => setRevoking(token)} />
+                      </Tr>
+                    );
+                  })}
+                </Tbody>
+              </Table>
+            )}
+          </PageSection>
+        </>
+      )}
       <Modal variant="small" isOpen={revoking !== undefined} onClose={() => setRevoking(undefined)} aria-labelledby="revoke-title">
         <ModalHeader title={`Revoke "${revoking?.name ?? ''}"?`} labelId="revoke-title" titleIconVariant="warning" />
         <ModalBody>Requests with this token are refused from now on. This cannot be undone.</ModalBody>

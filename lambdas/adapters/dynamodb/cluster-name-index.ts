@@ -31,15 +31,17 @@ async function indexName(doc: DynamoDBDocumentClient, table: string, orgId: stri
   const name = item.name as string;
   const { gsi3pk, gsi3sk } = keys.clusterIndexes({ orgId, clusterId: item.clusterId as string, name });
   try {
-    await doc.send(new UpdateCommand({
-      TableName: table,
-      Key: { pk: item.pk, sk: item.sk },
-      UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
-      // A cluster renamed meanwhile was indexed by its own write, and one deleted stays deleted.
-      ConditionExpression: '#name = :name AND attribute_not_exists(gsi3pk)',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':pk': gsi3pk, ':sk': gsi3sk, ':name': name },
-    }));
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+        // A cluster renamed meanwhile was indexed by its own write, and one deleted stays deleted.
+        ConditionExpression: '#name = :name AND attribute_not_exists(gsi3pk)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':pk': gsi3pk, ':sk': gsi3sk, ':name': name },
+      }),
+    );
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }

@@ -9,7 +9,15 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Versioned } from '../../domain/core/entities.js';
 import { LocalCache } from '../../ports/local-caches.js';
-import { ConcurrentModificationError, TooMuchContentionError, type EntityRepository, type Mutation, type Page, type PageRequest, type StoreWrite } from '../../ports/store.js';
+import {
+  ConcurrentModificationError,
+  TooMuchContentionError,
+  type EntityRepository,
+  type Mutation,
+  type Page,
+  type PageRequest,
+  type StoreWrite,
+} from '../../ports/store.js';
 import { stripKeys, type IndexAttributes, type Item, type ItemKey } from './keys.js';
 import { packItem, unpackItem } from './packing.js';
 import type { WriteGuard } from './host-liveness.js';
@@ -36,7 +44,6 @@ export interface EntitySpec<T, K> {
   /** When DynamoDB may delete the record (epoch seconds, the table's TTL attribute). */
   expiresAt?(record: T | Omit<T, 'version'>): number;
 }
-
 
 export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T, K> {
   constructor(
@@ -74,7 +81,14 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
   private toItem(record: T | Omit<T, 'version'>, version: number): Item {
     const key = this.spec.key(this.spec.keyOf(record));
     const expiresAt = this.spec.expiresAt?.(record);
-    const item: Item = { ...Object.fromEntries(Object.entries(record)), version, ...key, ...(this.spec.indexes?.(record) ?? {}), ...(expiresAt ? { ttl: Math.floor(expiresAt) } : {}), entity: this.spec.name };
+    const item: Item = {
+      ...Object.fromEntries(Object.entries(record)),
+      version,
+      ...key,
+      ...(this.spec.indexes?.(record) ?? {}),
+      ...(expiresAt ? { ttl: Math.floor(expiresAt) } : {}),
+      entity: this.spec.name,
+    };
     return this.spec.packed ? packItem(item) : item;
   }
 
@@ -84,17 +98,20 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
 
   async get(key: K): Promise<T | undefined> {
     const itemKey = this.spec.key(key);
-    const read = this.doc.send(new GetCommand({ TableName: this.table, Key: itemKey, ConsistentRead: true })).then((result) => (result.Item ? this.fromItem(result.Item) : undefined));
-    this.remember(itemKey, read.then((record) => (record ? structuredClone(record) : undefined)));
+    const read = this.doc
+      .send(new GetCommand({ TableName: this.table, Key: itemKey, ConsistentRead: true }))
+      .then((result) => (result.Item ? this.fromItem(result.Item) : undefined));
+    this.remember(
+      itemKey,
+      read.then((record) => (record ? structuredClone(record) : undefined)),
+    );
     return read;
   }
 
   async create(record: Omit<T, 'version'>): Promise<T> {
     const item = this.toItem(record, 1);
     try {
-      await this.doc.send(
-        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
+      await this.doc.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new ConcurrentModificationError(this.spec.name);
       throw error;
@@ -186,5 +203,9 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
 }
 
 function versionCondition(expected: number) {
-  return { ConditionExpression: '#version = :expected', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expected } };
+  return {
+    ConditionExpression: '#version = :expected',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':expected': expected },
+  };
 }

@@ -75,7 +75,9 @@ const orphanTtl = (at: string) => Math.floor(Date.parse(at) / 1000) + ORPHAN_TTL
 
 /** The marks the liveness item holds; the host item's own copy (written before marks moved here, or carried along by a host write) is never read. */
 function withMarks<T extends Pick<Host, 'attributes'>>(host: T, liveness: Item | undefined): T {
-  const marks = Object.fromEntries([...LONG_CHECKS].flatMap((type) => (typeof liveness?.[markAttribute(type)] === 'string' ? [[type, liveness[markAttribute(type)]]] : [])));
+  const marks = Object.fromEntries(
+    [...LONG_CHECKS].flatMap((type) => (typeof liveness?.[markAttribute(type)] === 'string' ? [[type, liveness[markAttribute(type)]]] : [])),
+  );
   if (Object.keys(marks).length === 0 && !(LONG_CHECKS_HANDED_AT in host.attributes)) return host;
   const attributes: Record<string, unknown> = { ...host.attributes, [LONG_CHECKS_HANDED_AT]: marks };
   if (Object.keys(marks).length === 0) delete attributes[LONG_CHECKS_HANDED_AT];
@@ -223,13 +225,15 @@ export class HostLivenessItems {
 
   /** The host item and its liveness item in one strongly consistent query of their partition. */
   async readBoth(hostKey: ItemKey): Promise<{ host?: Item; liveness?: Item }> {
-    const result = await this.doc.send(new QueryCommand({
-      TableName: this.table,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': 'pk' },
-      ExpressionAttributeValues: { ':pk': hostKey.pk },
-      ConsistentRead: true,
-    }));
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'pk' },
+        ExpressionAttributeValues: { ':pk': hostKey.pk },
+        ConsistentRead: true,
+      }),
+    );
     const items = result.Items ?? [];
     return { host: items.find((item) => item.sk === hostKey.sk), liveness: items.find((item) => item.sk === LIVENESS_SORT_KEY) };
   }
@@ -243,9 +247,24 @@ export class HostLivenessItems {
       for (let attempt = 0; wanted.length > 0; attempt += 1) {
         if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`liveness of ${wanted.length} hosts still unread after ${BATCH_GET_ATTEMPTS} attempts`);
         if (attempt > 0) await sleep(backoffMs(attempt, { baseMs: 25 }));
-        const result = await this.doc.send(new BatchGetCommand({
-          RequestItems: { [this.table]: { Keys: wanted, ProjectionExpression: ['pk', 'checked_in_at', CONNECTIVITY_CHECKED_AT, NEWS_VERSION, '#timestamp', ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`)].join(', '), ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) } } },
-        }));
+        const result = await this.doc.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.table]: {
+                Keys: wanted,
+                ProjectionExpression: [
+                  'pk',
+                  'checked_in_at',
+                  CONNECTIVITY_CHECKED_AT,
+                  NEWS_VERSION,
+                  '#timestamp',
+                  ...MARK_ATTRIBUTES.map((_, i) => `#mark${i}`),
+                ].join(', '),
+                ExpressionAttributeNames: { '#timestamp': 'timestamp', ...Object.fromEntries(MARK_ATTRIBUTES.map((name, i) => [`#mark${i}`, name])) },
+              },
+            },
+          }),
+        );
         for (const item of result.Responses?.[this.table] ?? []) found.set(item.pk as string, item);
         wanted = result.UnprocessedKeys?.[this.table]?.Keys ?? [];
       }

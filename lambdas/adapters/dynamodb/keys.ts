@@ -14,9 +14,7 @@ export interface ItemKey {
   sk: string;
 }
 
-export type IndexAttributes = Partial<
-  Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk' | 'activePk' | 'activeSk' | WatchCopy, string>
->;
+export type IndexAttributes = Partial<Record<'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'gsi3pk' | 'gsi3sk' | 'activePk' | 'activeSk' | WatchCopy, string>>;
 
 /**
  * A watched host's copy of an attribute the monitor reads, at the top level of the item: an index
@@ -29,8 +27,7 @@ const org = (orgId: string) => `ORG#${orgId}`;
 const clusterPartition = (orgId: string, clusterId: string) => `${org(orgId)}#CLUSTER#${clusterId}`;
 const infraEnvPartition = (orgId: string, infraEnvId: string) => `${org(orgId)}#INFRAENV#${infraEnvId}`;
 const clusterNamePartition = (orgId: string, name: string) => `${org(orgId)}#CLUSTER-NAME#${name}`;
-const hostPartition = (orgId: string, infraEnvId: string, hostId: string) =>
-  `${infraEnvPartition(orgId, infraEnvId)}#HOST#${hostId}`;
+const hostPartition = (orgId: string, infraEnvId: string, hostId: string) => `${infraEnvPartition(orgId, infraEnvId)}#HOST#${hostId}`;
 
 export const keys = {
   organisation: ({ orgId }: { orgId: string }): ItemKey => ({ pk: org(orgId), sk: 'ORG' }),
@@ -96,10 +93,12 @@ export const keys = {
       ? {
           activePk: `ACTIVE#${r.monitorShard}`,
           activeSk: hostPartition(r.orgId, r.infraEnvId, r.hostId),
-          ...Object.fromEntries(WATCH_ATTRIBUTES.flatMap((name) => {
-            const value = r.attributes?.[name];
-            return typeof value === 'string' ? [[watchCopyOf(name), value]] : [];
-          })),
+          ...Object.fromEntries(
+            WATCH_ATTRIBUTES.flatMap((name) => {
+              const value = r.attributes?.[name];
+              return typeof value === 'string' ? [[watchCopyOf(name), value]] : [];
+            }),
+          ),
         }
       : {}),
   }),
@@ -143,7 +142,10 @@ export const keys = {
 
   /** Audit records: one partition each, listed per organisation by time through gsi1. */
   auditRecord: ({ orgId, auditId }: { orgId: string; auditId: string }): ItemKey => ({ pk: `${org(orgId)}#AUDIT-RECORD#${auditId}`, sk: 'AUDIT' }),
-  auditRecordIndexes: (r: { orgId: string; auditId: string; at: string }): IndexAttributes => ({ gsi1pk: `${org(r.orgId)}#AUDIT-LOG`, gsi1sk: `AUDIT#${r.at}#${r.auditId}` }),
+  auditRecordIndexes: (r: { orgId: string; auditId: string; at: string }): IndexAttributes => ({
+    gsi1pk: `${org(r.orgId)}#AUDIT-LOG`,
+    gsi1sk: `AUDIT#${r.at}#${r.auditId}`,
+  }),
   auditLogOf: (orgId: string) => ({ index: 'gsi1', pk: `${org(orgId)}#AUDIT-LOG`, skPrefix: 'AUDIT#' }),
 
   manifest: (m: { orgId: string; clusterId: string; folder: string; fileName: string }): ItemKey => ({

@@ -25,21 +25,23 @@ export function liveConnections(doc: DynamoDBDocumentClient, table: string, now:
   return {
     async add(connection, cap, ttlSeconds) {
       try {
-        await doc.send(new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: table, Item: itemOf(connection, ttlSeconds), ConditionExpression: 'attribute_not_exists(pk)' } },
-            {
-              Update: {
-                TableName: table,
-                Key: counterKey(connection.orgId),
-                UpdateExpression: 'ADD #open :one',
-                ConditionExpression: 'attribute_not_exists(#open) OR #open < :cap',
-                ExpressionAttributeNames: { '#open': 'open' },
-                ExpressionAttributeValues: { ':one': 1, ':cap': cap },
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: table, Item: itemOf(connection, ttlSeconds), ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Update: {
+                  TableName: table,
+                  Key: counterKey(connection.orgId),
+                  UpdateExpression: 'ADD #open :one',
+                  ConditionExpression: 'attribute_not_exists(#open) OR #open < :cap',
+                  ExpressionAttributeNames: { '#open': 'open' },
+                  ExpressionAttributeValues: { ':one': 1, ':cap': cap },
+                },
               },
-            },
-          ],
-        }));
+            ],
+          }),
+        );
         return true;
       } catch (error) {
         if (error instanceof TransactionCanceledException) return false;
@@ -61,15 +63,19 @@ export function liveConnections(doc: DynamoDBDocumentClient, table: string, now:
           ['SET #window = :fresh', 'attribute_exists(pk) AND (attribute_not_exists(#window) OR #window.#second <> :second)'],
         ] as const) {
           try {
-            const result = await doc.send(new UpdateCommand({
-              TableName: table,
-              Key: connectionKey(connectionId),
-              UpdateExpression: update,
-              ConditionExpression: condition,
-              ExpressionAttributeNames: update.includes('#count') ? { '#window': 'window', '#count': 'count', '#second': 'second' } : { '#window': 'window', '#second': 'second' },
-              ExpressionAttributeValues: update.includes(':one') ? { ':one': 1, ':second': second } : { ':fresh': { second, count: 1 }, ':second': second },
-              ReturnValues: 'ALL_NEW',
-            }));
+            const result = await doc.send(
+              new UpdateCommand({
+                TableName: table,
+                Key: connectionKey(connectionId),
+                UpdateExpression: update,
+                ConditionExpression: condition,
+                ExpressionAttributeNames: update.includes('#count')
+                  ? { '#window': 'window', '#count': 'count', '#second': 'second' }
+                  : { '#window': 'window', '#second': 'second' },
+                ExpressionAttributeValues: update.includes(':one') ? { ':one': 1, ':second': second } : { ':fresh': { second, count: 1 }, ':second': second },
+                ReturnValues: 'ALL_NEW',
+              }),
+            );
             return (result.Attributes?.window as { count?: number } | undefined)?.count ?? 1;
           } catch (error) {
             if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -85,12 +91,23 @@ export function liveConnections(doc: DynamoDBDocumentClient, table: string, now:
       const orgId = result.Item?.orgId;
       if (typeof orgId !== 'string') return;
       try {
-        await doc.send(new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: table, Key: connectionKey(connectionId), ConditionExpression: 'attribute_exists(pk)' } },
-            { Update: { TableName: table, Key: counterKey(orgId), UpdateExpression: 'ADD #open :minus', ConditionExpression: '#open > :zero', ExpressionAttributeNames: { '#open': 'open' }, ExpressionAttributeValues: { ':minus': -1, ':zero': 0 } } },
-          ],
-        }));
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: table, Key: connectionKey(connectionId), ConditionExpression: 'attribute_exists(pk)' } },
+              {
+                Update: {
+                  TableName: table,
+                  Key: counterKey(orgId),
+                  UpdateExpression: 'ADD #open :minus',
+                  ConditionExpression: '#open > :zero',
+                  ExpressionAttributeNames: { '#open': 'open' },
+                  ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+                },
+              },
+            ],
+          }),
+        );
       } catch (error) {
         // Removed already (a second $disconnect, or the fan-out found it gone first).
         if (!(error instanceof TransactionCanceledException)) throw error;

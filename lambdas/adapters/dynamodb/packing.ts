@@ -41,11 +41,17 @@ function deflated(text: string): Uint8Array {
  * again while the stored bytes are the same: a cluster listed every few seconds inflates only the
  * hosts that changed, and hands out the same string, whose parse stored-json then finds.
  */
-const inflatedTexts = new LocalCache<{ bytes: Uint8Array; text: string }>('inflated-texts', { sizeOf: (key, entry) => key.length + entry.text.length + entry.bytes.byteLength });
+const inflatedTexts = new LocalCache<{ bytes: Uint8Array; text: string }>('inflated-texts', {
+  sizeOf: (key, entry) => key.length + entry.text.length + entry.bytes.byteLength,
+});
 
 function inflated(bytes: Uint8Array, place: string | undefined): string {
   const known = place === undefined ? undefined : inflatedTexts.peek(place);
-  if (known && Buffer.from(known.bytes.buffer, known.bytes.byteOffset, known.bytes.byteLength).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return known.text;
+  if (
+    known &&
+    Buffer.from(known.bytes.buffer, known.bytes.byteOffset, known.bytes.byteLength).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+  )
+    return known.text;
   const text = inflateRawSync(bytes).toString('utf8');
   // A copy of exactly its bytes: the SDK's buffers are views into larger ones.
   if (place !== undefined && inflatedTexts.enabled) inflatedTexts.set(place, { bytes: new Uint8Array(bytes), text });

@@ -19,7 +19,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     // A table made before the stream existed gets it now: its changes are followed from here on.
     if (!Table?.StreamSpecification?.StreamEnabled) {
-      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: design.streamViewType as 'NEW_AND_OLD_IMAGES' } }));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          StreamSpecification: { StreamEnabled: true, StreamViewType: design.streamViewType as 'NEW_AND_OLD_IMAGES' },
+        }),
+      );
     }
     return 'exists';
   } catch (error) {

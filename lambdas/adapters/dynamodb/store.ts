@@ -2,7 +2,20 @@ import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledExc
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../../domain/core/errors.js';
 import { DEFAULT_AUDIT_RETENTION_DAYS, matchesAuditFilter, type AuditEvent, type AuditFilter } from '../../domain/auth/audit.js';
-import type { ApiToken, Cluster, Host, InfraEnv, Invitation, Manifest, Membership, Organisation, ServiceEvent, User, Versioned, WorkflowExecution } from '../../domain/core/entities.js';
+import type {
+  ApiToken,
+  Cluster,
+  Host,
+  InfraEnv,
+  Invitation,
+  Manifest,
+  Membership,
+  Organisation,
+  ServiceEvent,
+  User,
+  Versioned,
+  WorkflowExecution,
+} from '../../domain/core/entities.js';
 import { WATCH_ATTRIBUTES } from '../../domain/host/host-watch.js';
 import {
   ConcurrentModificationError,
@@ -39,12 +52,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What the active index is read for: a few hundred bytes per host instead of its inventory and replies. */
 export const WATCHED_HOST_PROJECTION: readonly string[] = [
-  'orgId', 'infraEnvId', 'hostId', 'clusterId', 'status', 'version', 'updatedAt', 'monitorShard',
+  'orgId',
+  'infraEnvId',
+  'hostId',
+  'clusterId',
+  'status',
+  'version',
+  'updatedAt',
+  'monitorShard',
   ...WATCH_ATTRIBUTES.map(watchCopyOf),
 ];
 
 /** What a cluster's identity is read for (ClusterIdentity): short attributes, never packed. */
-const CLUSTER_IDENTITY_PROJECTION: readonly string[] = ['orgId', 'clusterId', 'name', 'createdAt', 'attributes.base_dns_domain', 'attributes.openshift_cluster_id'];
+const CLUSTER_IDENTITY_PROJECTION: readonly string[] = [
+  'orgId',
+  'clusterId',
+  'name',
+  'createdAt',
+  'attributes.base_dns_domain',
+  'attributes.openshift_cluster_id',
+];
 
 /** A projection holds no `attributes` map when the cluster has none of the projected ones. */
 function clusterIdentityOf(item: Item): ClusterIdentity {
@@ -90,15 +117,17 @@ async function auditPage(doc: DynamoDBDocumentClient, table: string, filter: Aud
   }
   const items: AuditEvent[] = [];
   for (let read = 0; read < AUDIT_LISTING_READS; read++) {
-    const result = await doc.send(new QueryCommand({
-      TableName: table,
-      IndexName: log.index,
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': log.pk, ':from': `${log.skPrefix}${filter.since ?? ''}`, ':to': `${log.skPrefix}${filter.until ?? ''}\uffff` },
-      ScanIndexForward: false,
-      Limit: limit,
-      ExclusiveStartKey: start,
-    }));
+    const result = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: log.index,
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': log.pk, ':from': `${log.skPrefix}${filter.since ?? ''}`, ':to': `${log.skPrefix}${filter.until ?? ''}\uffff` },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: start,
+      }),
+    );
     for (const item of result.Items ?? []) {
       const event = stripKeys<AuditEvent>(item)!;
       if (!matchesAuditFilter(event, filter)) continue;
@@ -256,8 +285,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     },
     clusters: Object.assign(clusters, {
       listByOrg: (orgId: string) => clusters.queryAll(keys.clustersOf(orgId)),
-      listIdentitiesByOrg: (orgId: string) =>
-        queryAll(doc, table, { ...keys.clustersOf(orgId), projection: CLUSTER_IDENTITY_PROJECTION }, clusterIdentityOf),
+      listIdentitiesByOrg: (orgId: string) => queryAll(doc, table, { ...keys.clustersOf(orgId), projection: CLUSTER_IDENTITY_PROJECTION }, clusterIdentityOf),
       listIdentitiesNamed: async (orgId: string, name: string) => {
         await ensureClusterNamesIndexed(doc, table, orgId);
         return queryAll(doc, table, { ...keys.clustersNamed(orgId, name), projection: CLUSTER_IDENTITY_PROJECTION }, clusterIdentityOf);
@@ -268,13 +296,21 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
       listByCluster: (k: { orgId: string; clusterId: string }) => infraEnvs.queryAll(keys.infraEnvsOfCluster(k.orgId, k.clusterId)),
     }),
     // Assigned onto the repository: its own mutate reads through the liveness-aware get.
-    hosts: Object.assign(hosts, withLivenessItems({
-      get: hosts.get.bind(hosts),
-      remove: hosts.remove.bind(hosts),
-      listByInfraEnv: (k) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
-      listByCluster: (k) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
-      listActive: (shard, page) => queryPage(doc, table, { ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page, watchedHostOf),
-    }, new HostLivenessItems(doc, table), keys.host, hostOfItem)),
+    hosts: Object.assign(
+      hosts,
+      withLivenessItems(
+        {
+          get: hosts.get.bind(hosts),
+          remove: hosts.remove.bind(hosts),
+          listByInfraEnv: (k) => hosts.queryAll(keys.hostsOfInfraEnv(k.orgId, k.infraEnvId)),
+          listByCluster: (k) => hosts.queryAll(keys.hostsOfCluster(k.orgId, k.clusterId)),
+          listActive: (shard, page) => queryPage(doc, table, { ...keys.activeHosts(shard), projection: WATCHED_HOST_PROJECTION }, page, watchedHostOf),
+        },
+        new HostLivenessItems(doc, table),
+        keys.host,
+        hostOfItem,
+      ),
+    ),
     manifests: Object.assign(manifests, {
       listByCluster: (k: { orgId: string; clusterId: string }) => manifests.queryAll(keys.manifestsOf(k.orgId, k.clusterId)),
     }),
@@ -288,7 +324,13 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     liveConnections: liveConnections(doc, table, () => Date.now()),
     auditLog: {
       async begin(event) {
-        const item = { ...event, ...keys.auditRecord(event), ...keys.auditRecordIndexes(event), entity: 'audit', ttl: Math.floor(Date.parse(event.at) / 1000) + auditRetentionSeconds };
+        const item = {
+          ...event,
+          ...keys.auditRecord(event),
+          ...keys.auditRecordIndexes(event),
+          entity: 'audit',
+          ttl: Math.floor(Date.parse(event.at) / 1000) + auditRetentionSeconds,
+        };
         try {
           await doc.send(new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
         } catch (error) {
@@ -298,14 +340,16 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
       },
       async finish(key, ended) {
         try {
-          await doc.send(new UpdateCommand({
-            TableName: table,
-            Key: keys.auditRecord(key),
-            UpdateExpression: 'SET outcome = :outcome, #resource = :resource',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#resource': 'resource' },
-            ExpressionAttributeValues: { ':outcome': ended.outcome, ':resource': ended.resource },
-          }));
+          await doc.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: keys.auditRecord(key),
+              UpdateExpression: 'SET outcome = :outcome, #resource = :resource',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#resource': 'resource' },
+              ExpressionAttributeValues: { ':outcome': ended.outcome, ':resource': ended.resource },
+            }),
+          );
         } catch (error) {
           // Never begun (its first write failed, and the request with it): nothing to finish.
           if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -345,12 +389,12 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
         const query = filter.audit
           ? keys.auditEventsOf(filter.orgId)
           : filter.hostId
-          ? keys.eventsOfHost(filter.orgId, filter.hostId)
-          : filter.clusterId
-            ? keys.eventsOfCluster(filter.orgId, filter.clusterId)
-            : filter.infraEnvId
-              ? keys.eventsOfInfraEnv(filter.orgId, filter.infraEnvId)
-              : undefined;
+            ? keys.eventsOfHost(filter.orgId, filter.hostId)
+            : filter.clusterId
+              ? keys.eventsOfCluster(filter.orgId, filter.clusterId)
+              : filter.infraEnvId
+                ? keys.eventsOfInfraEnv(filter.orgId, filter.infraEnvId)
+                : undefined;
         if (!query) throw new Error('events are listed per cluster, host or infra-env');
         return queryPage<ServiceEvent>(doc, table, query, page);
       },

@@ -48,14 +48,16 @@ export function webhookDeliveries(doc: DynamoDBDocumentClient, table: string): S
       const found: WebhookDelivery[] = [];
       let start: Record<string, unknown> | undefined;
       for (let page = 0; page < 20 && found.length < limit; page++) {
-        const result = await doc.send(new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          FilterExpression: '#state = :pending',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':pk': queuePartition(queue), ':prefix': 'DELIVERY#', ':pending': 'pending' },
-          ExclusiveStartKey: start,
-        }));
+        const result = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            FilterExpression: '#state = :pending',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':pk': queuePartition(queue), ':prefix': 'DELIVERY#', ':pending': 'pending' },
+            ExclusiveStartKey: start,
+          }),
+        );
         found.push(...(result.Items ?? []).map((item) => stripKeys<WebhookDelivery>(item)!));
         start = result.LastEvaluatedKey;
         if (!start) break;
@@ -66,13 +68,15 @@ export function webhookDeliveries(doc: DynamoDBDocumentClient, table: string): S
       await doc.send(new PutCommand({ TableName: table, Item: itemOf(delivery) }));
     },
     async due(now, limit) {
-      const result = await doc.send(new QueryCommand({
-        TableName: table,
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :now',
-        ExpressionAttributeValues: { ':pk': DUE_PARTITION, ':now': `${now}\uffff` },
-        Limit: limit * 4,
-      }));
+      const result = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'gsi3',
+          KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :now',
+          ExpressionAttributeValues: { ':pk': DUE_PARTITION, ':now': `${now}\uffff` },
+          Limit: limit * 4,
+        }),
+      );
       const queues = new Map<string, WebhookQueue>();
       for (const item of result.Items ?? []) {
         const delivery = stripKeys<WebhookDelivery>(item)!;
@@ -81,16 +85,19 @@ export function webhookDeliveries(doc: DynamoDBDocumentClient, table: string): S
       }
       return [...queues.values()];
     },
-    listByWebhook: (key, page) => queryPage<WebhookDelivery>(doc, table, { index: 'gsi1', pk: deliveriesOf(key.orgId, key.webhookId) }, { newestFirst: true, ...page }),
+    listByWebhook: (key, page) =>
+      queryPage<WebhookDelivery>(doc, table, { index: 'gsi1', pk: deliveriesOf(key.orgId, key.webhookId) }, { newestFirst: true, ...page }),
     async lease(queue, holder, until, now) {
       try {
-        await doc.send(new PutCommand({
-          TableName: table,
-          Item: { pk: queuePartition(queue), sk: 'LEASE', holder, until, entity: 'webhookLease', ttl: Math.floor(Date.parse(until) / 1000) + 3600 },
-          ConditionExpression: 'attribute_not_exists(pk) OR #until < :now OR holder = :holder',
-          ExpressionAttributeNames: { '#until': 'until' },
-          ExpressionAttributeValues: { ':now': now, ':holder': holder },
-        }));
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { pk: queuePartition(queue), sk: 'LEASE', holder, until, entity: 'webhookLease', ttl: Math.floor(Date.parse(until) / 1000) + 3600 },
+            ConditionExpression: 'attribute_not_exists(pk) OR #until < :now OR holder = :holder',
+            ExpressionAttributeNames: { '#until': 'until' },
+            ExpressionAttributeValues: { ':now': now, ':holder': holder },
+          }),
+        );
         return true;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return false;
@@ -99,7 +106,14 @@ export function webhookDeliveries(doc: DynamoDBDocumentClient, table: string): S
     },
     async release(queue, holder) {
       try {
-        await doc.send(new DeleteCommand({ TableName: table, Key: { pk: queuePartition(queue), sk: 'LEASE' }, ConditionExpression: 'holder = :holder', ExpressionAttributeValues: { ':holder': holder } }));
+        await doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { pk: queuePartition(queue), sk: 'LEASE' },
+            ConditionExpression: 'holder = :holder',
+            ExpressionAttributeValues: { ':holder': holder },
+          }),
+        );
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }

@@ -9,9 +9,14 @@ export function createEventBridgeBus(options: { busName: string; region: string 
   return {
     async publish(events) {
       for (let start = 0; start < events.length; start += ENTRIES_PER_CALL) {
-        const entries = events.slice(start, start + ENTRIES_PER_CALL).map((event) => ({ EventBusName: options.busName, Source: 'assisted-cloud', DetailType: event.detailType, Detail: event.detail }));
+        const entries = events
+          .slice(start, start + ENTRIES_PER_CALL)
+          .map((event) => ({ EventBusName: options.busName, Source: 'assisted-cloud', DetailType: event.detailType, Detail: event.detail }));
         const answer = await client.send(new PutEventsCommand({ Entries: entries }));
-        if ((answer.FailedEntryCount ?? 0) > 0) throw new Error(`the event bus refused ${answer.FailedEntryCount} of ${entries.length} events: ${answer.Entries?.find((entry) => entry.ErrorMessage)?.ErrorMessage ?? 'no reason given'}`);
+        if ((answer.FailedEntryCount ?? 0) > 0)
+          throw new Error(
+            `the event bus refused ${answer.FailedEntryCount} of ${entries.length} events: ${answer.Entries?.find((entry) => entry.ErrorMessage)?.ErrorMessage ?? 'no reason given'}`,
+          );
       }
     },
   };

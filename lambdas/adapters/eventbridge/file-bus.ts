@@ -10,7 +10,9 @@ export function createFileEventBus(file: string): EventBus {
   mkdirSync(path.dirname(file), { recursive: true });
   return {
     async publish(events) {
-      const lines = events.map((event) => JSON.stringify({ source: 'assisted-cloud', 'detail-type': event.detailType, time: new Date().toISOString(), detail: JSON.parse(event.detail) }));
+      const lines = events.map((event) =>
+        JSON.stringify({ source: 'assisted-cloud', 'detail-type': event.detailType, time: new Date().toISOString(), detail: JSON.parse(event.detail) }),
+      );
       if (lines.length > 0) appendFileSync(file, `${lines.join('\n')}\n`);
     },
   };

@@ -18,11 +18,19 @@ export function createHttpWebhookSender(): WebhookSender {
         const target = new URL(url);
         const host = target.hostname.replace(/^\[|\]$/g, '');
         if (isIP(host) && !mayDeliverTo(host, policy)) return reject(new Error(`address ${host} is not allowed for webhook endpoints`));
-        const lookup = (hostname: string, options: object, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+        const lookup = (
+          hostname: string,
+          options: object,
+          callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+        ) => {
           dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
             if (error) return callback(error, []);
             const refused = addresses.find((address) => !mayDeliverTo(address.address, policy));
-            if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused.address}, which is not allowed for webhook endpoints`), { code: 'EACCES' }), []);
+            if (refused)
+              return callback(
+                Object.assign(new Error(`${hostname} resolves to ${refused.address}, which is not allowed for webhook endpoints`), { code: 'EACCES' }),
+                [],
+              );
             if ((options as { all?: boolean }).all) return callback(null, addresses);
             return callback(null, addresses[0]!.address, addresses[0]!.family);
           });
@@ -30,7 +38,12 @@ export function createHttpWebhookSender(): WebhookSender {
         const client = target.protocol === 'https:' ? https : http;
         const request = client.request(target, {
           method: 'POST',
-          headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'User-Agent': 'assisted-cloud-webhooks/1' },
+          headers: {
+            ...headers,
+            'Content-Type': 'application/json',
+            'Content-Length': String(Buffer.byteLength(body)),
+            'User-Agent': 'assisted-cloud-webhooks/1',
+          },
           lookup: lookup as never,
           timeout: timeoutMs,
         });

@@ -3,14 +3,7 @@
  * publishes (its JWKS: Cognito's `<issuer>/.well-known/jwks.json`, or any OIDC issuer's `jwks_uri`),
  * then its issuer, lifetime and, by the domain's rules, its audience or app client and token use.
  */
-import {
-  createRemoteJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { DomainError, unauthorized } from '../../domain/core/errors.js';
 import {
   ACCEPTED_ALGORITHMS,
@@ -51,7 +44,8 @@ function keySetOf(jwksUrl: string): JWTVerifyGetKey {
       return await remote(header, token);
     } catch (error) {
       // Answers about the token's key are the token's; every other failure is fetching the set.
-      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported) throw error;
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported)
+        throw error;
       throw new KeysUnavailable('the key set could not be fetched', { cause: error });
     }
   };
@@ -67,7 +61,7 @@ const MALFORMED = 'The identity token is malformed: its header or payload is not
 function refusal(error: unknown, settings: IdentityProviderSettings): DomainError {
   if (error instanceof DomainError) return error;
   if (error instanceof KeysUnavailable) {
-    return new DomainError('unavailable', 'The identity provider\'s signing keys could not be fetched, so the identity token cannot be checked now');
+    return new DomainError('unavailable', "The identity provider's signing keys could not be fetched, so the identity token cannot be checked now");
   }
   if (error instanceof errors.JWTExpired) {
     const exp = Number(error.payload.exp);
@@ -84,10 +78,12 @@ function refusal(error: unknown, settings: IdentityProviderSettings): DomainErro
     return unauthorized(`The identity token is not signed with an accepted algorithm (${ACCEPTED_ALGORITHMS.join(', ')})`);
   }
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
-    return unauthorized('The identity token is signed with a key the identity provider does not publish (not in its JWKS): sign in again; a token of another user pool or issuer is not accepted');
+    return unauthorized(
+      'The identity token is signed with a key the identity provider does not publish (not in its JWKS): sign in again; a token of another user pool or issuer is not accepted',
+    );
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) {
-    return unauthorized('The identity token\'s signature does not verify against the identity provider\'s keys');
+    return unauthorized("The identity token's signature does not verify against the identity provider's keys");
   }
   if (error instanceof errors.JOSEError) return unauthorized(MALFORMED);
   throw error;
@@ -114,7 +110,10 @@ export function createOidcIdentityVerifier(settings: IdentityProviderSettings): 
         if (typeof header.alg !== 'string' || !algorithms.includes(header.alg)) {
           throw unauthorized(`The identity token is not signed with an accepted algorithm (${algorithms.join(', ')}); unsigned and HMAC tokens are refused`);
         }
-        const problem = issuerProblem(readable(() => decodeJwt(token)), settings);
+        const problem = issuerProblem(
+          readable(() => decodeJwt(token)),
+          settings,
+        );
         if (problem) throw unauthorized(problem);
 
         const { payload } = await jwtVerify(token, keySetOf(settings.jwksUrl), {

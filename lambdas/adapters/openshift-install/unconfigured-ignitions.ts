@@ -80,12 +80,19 @@ export function createUnconfiguredIgnitions(settings: UnconfiguredIgnitionSettin
         writeFileSync(target, contents, { mode: 0o600 });
       }
       const version = await run(binary, ['version'], { timeout: 60_000 }).then(
-        ({ stdout }) => stdout.split('\n')[0]?.replace(/^openshift-install\s*/, '').trim() ?? '',
+        ({ stdout }) =>
+          stdout
+            .split('\n')[0]
+            ?.replace(/^openshift-install\s*/, '')
+            .trim() ?? '',
         () => '',
       );
       settings.log('info', `running ${binary} ${version} agent create unconfigured-ignition for OpenShift ${request.openshiftVersion}`);
       try {
-        await run(binary, ['agent', 'create', 'unconfigured-ignition', '--dir', dir, '--log-level', 'warn'], { timeout: INSTALLER_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
+        await run(binary, ['agent', 'create', 'unconfigured-ignition', '--dir', dir, '--log-level', 'warn'], {
+          timeout: INSTALLER_TIMEOUT_MS,
+          maxBuffer: 16 * 1024 * 1024,
+        });
       } catch (error) {
         // execFile's failure carries what the installer wrote, and whether its timeout killed it.
         const failure = error instanceof Error ? error : new Error(String(error));
@@ -97,7 +104,11 @@ export function createUnconfiguredIgnitions(settings: UnconfiguredIgnitionSettin
         throw conflict(`openshift-install ${version} agent create unconfigured-ignition failed for this infra-env: ${why}`);
       }
       const { UNCONFIGURED_IGNITION_FILE } = await ignitionFormat();
-      return { ignition: readFileSync(path.join(dir, UNCONFIGURED_IGNITION_FILE), 'utf8'), generator: 'openshift-install', ...(version ? { installerVersion: version } : {}) };
+      return {
+        ignition: readFileSync(path.join(dir, UNCONFIGURED_IGNITION_FILE), 'utf8'),
+        generator: 'openshift-install',
+        ...(version ? { installerVersion: version } : {}),
+      };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -108,7 +119,10 @@ export function createUnconfiguredIgnitions(settings: UnconfiguredIgnitionSettin
     async generate(request) {
       const binary = generator(request.openshiftVersion) === 'openshift-install' ? installer() : undefined;
       if (binary) return real(binary, request);
-      settings.log('warn', `SIMULATED unconfigured ignition for OpenShift ${request.openshiftVersion}: no openshift-install configured (OPENSHIFT_INSTALL), ALLOW_SIMULATED_INSTALLER=true; hosts booted with it do not install`);
+      settings.log(
+        'warn',
+        `SIMULATED unconfigured ignition for OpenShift ${request.openshiftVersion}: no openshift-install configured (OPENSHIFT_INSTALL), ALLOW_SIMULATED_INSTALLER=true; hosts booted with it do not install`,
+      );
       const { simulatedUnconfiguredIgnition } = await ignitionFormat();
       return { ignition: simulatedUnconfiguredIgnition(request.directory), generator: 'simulated' };
     },

@@ -1,10 +1,4 @@
-import {
-  ChangeResourceRecordSetsCommand,
-  ListResourceRecordSetsCommand,
-  Route53Client,
-  type Route53ClientConfig,
-  type RRType,
-} from '@aws-sdk/client-route-53';
+import { ChangeResourceRecordSetsCommand, ListResourceRecordSetsCommand, Route53Client, type Route53ClientConfig, type RRType } from '@aws-sdk/client-route-53';
 import type { DnsRecord, DnsZones } from '../../ports/dns.js';
 import type { SdkClientOptions } from '../sdk-client.js';
 
@@ -53,9 +47,7 @@ export function createRoute53Zones(options: Route53Options): DnsZones {
 
     async remove(zone, records) {
       const existing = await this.list(zone);
-      const doomed = existing.filter((record) =>
-        records.some((r) => withoutDot(r.name) === record.name && r.type === record.type),
-      );
+      const doomed = existing.filter((record) => records.some((r) => withoutDot(r.name) === record.name && r.type === record.type));
       await change(zone, 'DELETE', doomed);
     },
 

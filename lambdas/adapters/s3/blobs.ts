@@ -27,11 +27,7 @@ export interface S3BlobOptions extends SdkClientOptions<S3Client, S3ClientConfig
 const MAX_LIST_PAGES = 1_000;
 
 function isMissing(error: unknown): boolean {
-  return (
-    error instanceof NoSuchKey ||
-    error instanceof NotFound ||
-    (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
-  );
+  return error instanceof NoSuchKey || error instanceof NotFound || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404);
 }
 
 /** Client settings both AWS and the local s3rver accept; streaming uploads need checksums off. */
@@ -45,9 +41,7 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
 
   return {
     async put(bucket, key, body, contentType) {
-      await client.send(
-        new PutObjectCommand({ Bucket: bucketName(bucket), Key: key, Body: body, ContentType: contentType }),
-      );
+      await client.send(new PutObjectCommand({ Bucket: bucketName(bucket), Key: key, Body: body, ContentType: contentType }));
     },
 
     async get(bucket, key) {
@@ -99,9 +93,7 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
       const keys: string[] = [];
       let token: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const result = await client.send(
-          new ListObjectsV2Command({ Bucket: bucketName(bucket), Prefix: prefix, ContinuationToken: token }),
-        );
+        const result = await client.send(new ListObjectsV2Command({ Bucket: bucketName(bucket), Prefix: prefix, ContinuationToken: token }));
         for (const object of result.Contents ?? []) {
           if (!object.Key) continue;
           if (limit !== undefined && !(object.LastModified && object.LastModified.getTime() < limit)) continue;
@@ -114,11 +106,9 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
     },
 
     presignGet(bucket, key, expiresInSeconds, options) {
-      return getSignedUrl(
-        client,
-        new GetObjectCommand({ Bucket: bucketName(bucket), Key: key, ResponseContentDisposition: options?.contentDisposition }),
-        { expiresIn: expiresInSeconds },
-      );
+      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucketName(bucket), Key: key, ResponseContentDisposition: options?.contentDisposition }), {
+        expiresIn: expiresInSeconds,
+      });
     },
 
     async compose(bucket, key, parts: ComposePart[], contentType) {
@@ -142,15 +132,11 @@ export function createS3BlobStore(options: S3BlobOptions): BlobStore {
               );
               return { PartNumber, ETag: result.CopyPartResult?.ETag };
             }
-            const result = await client.send(
-              new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber, Body: part.body }),
-            );
+            const result = await client.send(new UploadPartCommand({ Bucket, Key: key, UploadId, PartNumber, Body: part.body }));
             return { PartNumber, ETag: result.ETag };
           }),
         );
-        await client.send(
-          new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId, MultipartUpload: { Parts: completed } }),
-        );
+        await client.send(new CompleteMultipartUploadCommand({ Bucket, Key: key, UploadId, MultipartUpload: { Parts: completed } }));
       } catch (error) {
         // Leave no orphaned parts behind: a failed composition must not bill storage or half-exist.
         await client.send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId })).catch(() => undefined);

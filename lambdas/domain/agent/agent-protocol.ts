@@ -18,9 +18,21 @@ import { hostEffectiveRole } from '../cluster/cluster-hosts.js';
 import { hostInventory, storedDiskSpeed } from '../host/inventory.js';
 import { parseStoredJson } from '../core/stored-json.js';
 import { clockMoved } from '../host/host-clock.js';
-import { DISK_SPEED_CHECK_TIMEOUT_SECONDS, encodeStepArgs, freeAddressesNetworks, IMAGE_AVAILABILITY_TIMEOUT_SECONDS } from '../../../contracts/step-requests.js';
+import {
+  DISK_SPEED_CHECK_TIMEOUT_SECONDS,
+  encodeStepArgs,
+  freeAddressesNetworks,
+  IMAGE_AVAILABILITY_TIMEOUT_SECONDS,
+} from '../../../contracts/step-requests.js';
 import { isJsonObject, oneOf, recordOf, text } from '../../../contracts/json-shapes.js';
-import { readConnectivityReport, type ConnectivityReport, type Step as WireStep, type StepReply as WireStepReply, type Steps as WireSteps, type StepType as WireStepType } from '../../../contracts/step-replies.js';
+import {
+  readConnectivityReport,
+  type ConnectivityReport,
+  type Step as WireStep,
+  type StepReply as WireStepReply,
+  type Steps as WireSteps,
+  type StepType as WireStepType,
+} from '../../../contracts/step-replies.js';
 
 /** The steps the service hands out: upstream's step types but the agent's own (execute, next-step-runner). */
 export type StepType = Exclude<WireStepType, 'execute' | 'next-step-runner'>;
@@ -42,10 +54,23 @@ interface InstructionRule {
 
 /** Every step type the service hands out; the record names each, so tsc sees one added to the type. */
 const STEP_TYPES: Readonly<Record<StepType, true>> = {
-  'connectivity-check': true, inventory: true, install: true, 'free-network-addresses': true, 'dhcp-lease-allocate': true,
-  'api-vip-connectivity-check': true, 'tang-connectivity-check': true, 'ntp-synchronizer': true, 'installation-disk-speed-check': true,
-  'container-image-availability': true, 'domain-resolution': true, 'stop-installation': true, 'logs-gather': true, 'upgrade-agent': true,
-  'download-boot-artifacts': true, 'reboot-for-reclaim': true, 'verify-vips': true,
+  'connectivity-check': true,
+  inventory: true,
+  install: true,
+  'free-network-addresses': true,
+  'dhcp-lease-allocate': true,
+  'api-vip-connectivity-check': true,
+  'tang-connectivity-check': true,
+  'ntp-synchronizer': true,
+  'installation-disk-speed-check': true,
+  'container-image-availability': true,
+  'domain-resolution': true,
+  'stop-installation': true,
+  'logs-gather': true,
+  'upgrade-agent': true,
+  'download-boot-artifacts': true,
+  'reboot-for-reclaim': true,
+  'verify-vips': true,
 };
 const readStepType = oneOf(STEP_TYPES);
 const readPostStepAction = oneOf<'continue' | 'exit'>({ continue: true, exit: true });
@@ -54,12 +79,25 @@ type CatalogueRule = { steps: readonly string[]; backedOff?: boolean; nextInstru
 
 /** A rule book of the catalogue with its names checked: a misspelt step or action fails at load, not at a poll. */
 function instructionRules(book: Readonly<Record<string, CatalogueRule>>): Readonly<Record<string, InstructionRule>> {
-  return Object.fromEntries(Object.entries(book).map(([status, rule]) => {
-    const steps = rule.steps.map((name) => readStepType(name) ?? fail(`host-instructions.json: ${status} names an unknown step ${name}`));
-    const postStepAction = rule.postStepAction === undefined ? undefined : (readPostStepAction(rule.postStepAction) ?? fail(`host-instructions.json: ${status} has an unknown postStepAction ${rule.postStepAction}`));
-    const { backedOff, nextInstructionSeconds } = rule;
-    return [status, { steps, ...(backedOff !== undefined ? { backedOff } : {}), ...(nextInstructionSeconds !== undefined ? { nextInstructionSeconds } : {}), ...(postStepAction ? { postStepAction } : {}) }];
-  }));
+  return Object.fromEntries(
+    Object.entries(book).map(([status, rule]) => {
+      const steps = rule.steps.map((name) => readStepType(name) ?? fail(`host-instructions.json: ${status} names an unknown step ${name}`));
+      const postStepAction =
+        rule.postStepAction === undefined
+          ? undefined
+          : (readPostStepAction(rule.postStepAction) ?? fail(`host-instructions.json: ${status} has an unknown postStepAction ${rule.postStepAction}`));
+      const { backedOff, nextInstructionSeconds } = rule;
+      return [
+        status,
+        {
+          steps,
+          ...(backedOff !== undefined ? { backedOff } : {}),
+          ...(nextInstructionSeconds !== undefined ? { nextInstructionSeconds } : {}),
+          ...(postStepAction ? { postStepAction } : {}),
+        },
+      ];
+    }),
+  );
 }
 
 function fail(message: string): never {
@@ -91,7 +129,11 @@ export const MEDIA_DISCONNECTED_EXIT_CODE = 256;
 // ---- registration ------------------------------------------------------------------------------
 
 /** The role a host bound to `cluster` registers with. */
-function registrationRole(cluster: Cluster): { role: 'master' | 'worker' | 'auto-assign'; suggested_role: 'master' | 'worker' | 'auto-assign'; bootstrap?: true } {
+function registrationRole(cluster: Cluster): {
+  role: 'master' | 'worker' | 'auto-assign';
+  suggested_role: 'master' | 'worker' | 'auto-assign';
+  bootstrap?: true;
+} {
   if (cluster.status === 'adding-hosts') return { role: 'worker', suggested_role: 'worker' };
   if (cluster.attributes.control_plane_count === 1) return { role: 'master', suggested_role: 'master', bootstrap: true };
   return { role: 'auto-assign', suggested_role: 'auto-assign' };
@@ -163,10 +205,16 @@ function installationDiskOf(host: Host): InstallationDisk | undefined {
  */
 export function reRegister(host: Host, agentVersion: string | undefined, now: string): { host: Host; transition: HostTransition } {
   const progress = host.attributes.progress;
-  const transition = transitionHost({ status: host.status }, 'RegisterHost', requestContext(host, now, {
-    ...(progress ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } } : {}),
-    installationDisk: installationDiskOf(host),
-  }));
+  const transition = transitionHost(
+    { status: host.status },
+    'RegisterHost',
+    requestContext(host, now, {
+      ...(progress
+        ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at } }
+        : {}),
+      installationDisk: installationDiskOf(host),
+    }),
+  );
   if (isNotAllowed(transition)) throw transition.httpStatus === 403 ? forbidden(transition.reason) : conflict(transition.reason);
   const next = withTransition(host, transition, now);
   Object.assign(next.attributes, { checked_in_at: now, registered_at: now, discovery_agent_version: agentVersion ?? host.attributes.discovery_agent_version });
@@ -210,7 +258,12 @@ export interface StepContext {
 export function peerAddressBook(hosts: readonly Host[]): string {
   const entries = hosts
     .filter((host) => host.attributes.inventory)
-    .map((host) => `${host.hostId}=${hostNics(host).map((nic) => `${nic.mac}/${nic.ip_addresses.join(',')}`).join(';')}`)
+    .map(
+      (host) =>
+        `${host.hostId}=${hostNics(host)
+          .map((nic) => `${nic.mac}/${nic.ip_addresses.join(',')}`)
+          .join(';')}`,
+    )
     .sort();
   return createHash('sha256').update(entries.join('\n')).digest('base64url').slice(0, 22);
 }
@@ -224,7 +277,11 @@ export function hostNics(host: Host): { name: string; mac: string; ip_addresses:
 }
 
 function ruleFor(host: Host, cluster: Cluster | undefined): InstructionRule | undefined {
-  const book = !host.clusterId ? RULES.unbound : cluster?.status === 'adding-hosts' || host.attributes.kind === 'AddToExistingClusterHost' ? RULES.day2 : RULES.day1;
+  const book = !host.clusterId
+    ? RULES.unbound
+    : cluster?.status === 'adding-hosts' || host.attributes.kind === 'AddToExistingClusterHost'
+      ? RULES.day2
+      : RULES.day1;
   return book[host.status];
 }
 
@@ -286,7 +343,13 @@ interface StepInput {
 function domainResolutionArgs({ host, cluster, attributes }: StepInput): string[] | undefined {
   if (!cluster || !attributes.base_dns_domain) return undefined;
   const base = `${cluster.name}.${attributes.base_dns_domain}`;
-  const domains = [`api.${base}`, `api-int.${base}`, `console-openshift-console.apps.${base}`, `validateNoWildcardDNS.${base}.`, `validateNoWildcardDNS.${base}`];
+  const domains = [
+    `api.${base}`,
+    `api-int.${base}`,
+    `console-openshift-console.apps.${base}`,
+    `validateNoWildcardDNS.${base}.`,
+    `validateNoWildcardDNS.${base}`,
+  ];
   const registry = registryHost(attributes.ocp_release_image ?? '');
   if (registry && host.attributes.kind !== 'AddToExistingClusterHost') domains.push(registry);
   return encodeStepArgs('domain-resolution', { domains: domains.map((domain_name) => ({ domain_name })) });
@@ -304,7 +367,8 @@ function verifyVipsArgs({ host, attributes }: StepInput): string[] | undefined {
 /** Only hosts the encryption covers, by their effective role (upstream's tang command). */
 function tangConnectivityArgs({ host, attributes }: StepInput): string[] | undefined {
   const encryption = attributes.disk_encryption;
-  if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, hostEffectiveRole(host.attributes))) return undefined;
+  if (encryption?.mode !== 'tang' || !encryption.tang_servers || !diskEncryptionCovers(encryption.enable_on, hostEffectiveRole(host.attributes)))
+    return undefined;
   return encodeStepArgs('tang-connectivity-check', { tang_servers: encryption.tang_servers });
 }
 
@@ -358,7 +422,14 @@ const STEP_ARGUMENTS: { readonly [T in StepType]?: (input: StepInput) => string[
   'logs-gather': ({ host }) =>
     host.attributes[HOST_LOGS_COLLECTED_AT]
       ? undefined
-      : encodeStepArgs('logs-gather', { cluster_id: host.clusterId ?? '', infra_env_id: host.infraEnvId, host_id: host.hostId, bootstrap: !!host.attributes.bootstrap, installer_gather: true, master_ips: [] }),
+      : encodeStepArgs('logs-gather', {
+          cluster_id: host.clusterId ?? '',
+          infra_env_id: host.infraEnvId,
+          host_id: host.hostId,
+          bootstrap: !!host.attributes.bootstrap,
+          installer_gather: true,
+          master_ips: [],
+        }),
   'stop-installation': () => encodeStepArgs('stop-installation', {}),
   'upgrade-agent': ({ images }) => encodeStepArgs('upgrade-agent', { agent_image: images.agent }),
   install: installArgs,
@@ -368,7 +439,13 @@ const STEP_ARGUMENTS: { readonly [T in StepType]?: (input: StepInput) => string[
 function stepArgs(type: StepType, context: StepContext): string[] | undefined {
   const build = STEP_ARGUMENTS[type];
   if (!build) return undefined;
-  return build({ context, host: context.host, cluster: context.cluster, attributes: context.cluster?.attributes ?? {}, images: context.images ?? catalogueAgentImages() });
+  return build({
+    context,
+    host: context.host,
+    cluster: context.cluster,
+    attributes: context.cluster?.attributes ?? {},
+    images: context.images ?? catalogueAgentImages(),
+  });
 }
 
 /**
@@ -414,7 +491,16 @@ export function hasUncheckedPeers(host: Host, peerIds: readonly string[]): boole
  * Statuses in which a host whose agent is not the service's is told to upgrade it (upstream's
  * isAgentUpgradeAllowed): before installation, never once it prepares or installs.
  */
-const UPGRADABLE_STATUSES: ReadonlySet<string> = new Set(['binding', 'discovering', 'discovering-unbound', 'insufficient', 'insufficient-unbound', 'known', 'pending-for-input', 'known-unbound']);
+const UPGRADABLE_STATUSES: ReadonlySet<string> = new Set([
+  'binding',
+  'discovering',
+  'discovering-unbound',
+  'insufficient',
+  'insufficient-unbound',
+  'known',
+  'pending-for-input',
+  'known-unbound',
+]);
 
 /** Whether the host's agent reported a version other than the one the service's hosts must run. */
 export function agentNeedsUpgrade(host: Host, agentImage: string): boolean {
@@ -430,7 +516,11 @@ export function nextSteps(context: StepContext): Steps {
   if (context.upgradeAgent !== false && UPGRADABLE_STATUSES.has(context.host.status) && agentNeedsUpgrade(context.host, images.agent)) {
     // The upgrade replaces every other step: the agent restarts with the new image and is asked again.
     const step: Step = { step_type: 'upgrade-agent', step_id: `upgrade-agent-${context.stepIdSuffix()}`, args: stepArgs('upgrade-agent', context)! };
-    return { next_instruction_seconds: Math.min(RULES.defaultNextInstructionSeconds, seconds || RULES.defaultNextInstructionSeconds), post_step_action: 'continue', instructions: [step] };
+    return {
+      next_instruction_seconds: Math.min(RULES.defaultNextInstructionSeconds, seconds || RULES.defaultNextInstructionSeconds),
+      post_step_action: 'continue',
+      instructions: [step],
+    };
   }
   const steps: Step[] = [];
   for (const type of rule?.steps ?? []) {

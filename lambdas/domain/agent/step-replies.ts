@@ -123,7 +123,8 @@ const INVENTORY_FIELD_KINDS: Readonly<Record<string, { kind: 'string' | 'object'
   routes: { kind: 'array', goType: '[]*models.Route' },
 };
 
-const jsonKind = (value: unknown): string => (Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value === 'object' ? 'object' : typeof value);
+const jsonKind = (value: unknown): string =>
+  Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value === 'object' ? 'object' : typeof value;
 
 /**
  * Upstream decodes an inventory with Go's encoding/json and refuses the reply (400) when a field
@@ -173,9 +174,18 @@ export function replyTransition(host: Host, reply: StepReply, now: string): { ho
   const exitCode = reply.exit_code ?? 0;
   // The installer container already running (the install step handed twice) is no failure: upstream ignores it too.
   const alreadyInstalling = exitCode === 125 && (reply.error ?? '').includes('already in use');
-  const trigger = exitCode === MEDIA_DISCONNECTED_EXIT_CODE ? 'MediaDisconnect' : exitCode !== 0 && reply.step_type === 'install' && !alreadyInstalling ? 'HostInstallationFailed' : undefined;
+  const trigger =
+    exitCode === MEDIA_DISCONNECTED_EXIT_CODE
+      ? 'MediaDisconnect'
+      : exitCode !== 0 && reply.step_type === 'install' && !alreadyInstalling
+        ? 'HostInstallationFailed'
+        : undefined;
   if (!trigger) return undefined;
-  const transition = transitionHost({ status: host.status }, trigger, requestContext(host, now, { mediaConnected: host.attributes.media_status !== 'disconnected' }));
+  const transition = transitionHost(
+    { status: host.status },
+    trigger,
+    requestContext(host, now, { mediaConnected: host.attributes.media_status !== 'disconnected' }),
+  );
   if (isNotAllowed(transition) || !transition.changed) return undefined;
   return { host: withTransition(host, transition, now), transition };
 }
@@ -290,7 +300,7 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
     case 'ntp-synchronizer': {
       // A list that is not one is refused, not read as none: the host would look unsynchronised.
       const sources = objectOutput(reply).ntp_sources ?? [];
-      if (!Array.isArray(sources)) throw badRequest('the ntp-synchronizer reply\'s ntp_sources must be a list');
+      if (!Array.isArray(sources)) throw badRequest("the ntp-synchronizer reply's ntp_sources must be a list");
       attributes.ntp_sources = JSON.stringify(readOutput(reply, STEP_OUTPUT_READERS['ntp-synchronizer']).ntp_sources ?? []);
       break;
     }
@@ -315,7 +325,8 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
     case 'installation-disk-speed-check': {
       // A duration that is not one is refused, not read as none: it would pass as an instant disk.
       const duration = objectOutput(reply).io_sync_duration ?? 0;
-      if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0) throw badRequest('the disk speed reply\'s io_sync_duration must be a number of milliseconds');
+      if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)
+        throw badRequest("the disk speed reply's io_sync_duration must be a number of milliseconds");
       const { path } = readOutput(reply, STEP_OUTPUT_READERS['installation-disk-speed-check']);
       if (!path) throw badRequest('the disk speed reply names no disk path');
       setDiskSpeed(attributes, path, 0, Math.round(duration));
@@ -329,7 +340,7 @@ function applyOutput(attributes: Record<string, unknown>, reply: StepReply, cont
       // Leases are only asked of hosts whose cluster allocates its VIPs by DHCP; upstream refuses
       // (with a 500, a server error for the agent's mistake) a lease for any other cluster.
       if (context.disks.cluster?.attributes.vip_dhcp_allocation !== true) {
-        throw badRequest('DHCP is not enabled in the host\'s cluster: no VIP lease was asked of it');
+        throw badRequest("DHCP is not enabled in the host's cluster: no VIP lease was asked of it");
       }
       break;
     case 'upgrade-agent':
@@ -381,9 +392,10 @@ export function stepReplyEvents(before: Host, after: Host, reply: StepReply, dis
     for (const image of Object.values(storedImageStatuses(after.attributes))) {
       if (!image.name || known[image.name]) continue;
       const size = image.size_bytes ?? 0;
-      const info = size > 0
-        ? `time: ${(image.time ?? 0).toFixed(2)} seconds; size: ${(size / 1e6).toFixed(2)} Megabytes; download rate: ${(image.download_rate ?? 0).toFixed(2)} MBps`
-        : '';
+      const info =
+        size > 0
+          ? `time: ${(image.time ?? 0).toFixed(2)} seconds; size: ${(size / 1e6).toFixed(2)} Megabytes; download rate: ${(image.download_rate ?? 0).toFixed(2)} MBps`
+          : '';
       events.push({ name: 'image_status_updated', props: { host_name: hostName, image_status: image.name, result: image.result ?? '', info } });
     }
   } else if (reply.step_type === 'installation-disk-speed-check') {

@@ -170,7 +170,8 @@ export function judgeAgentCall(context: AgentCallContext): AgentCallVerdict {
   const cluster = context.cluster;
   if (!cluster || kind === undefined) return { allowed: true };
   if (cluster.status === 'installed') {
-    if (kind === 'material') return closedRefusal(cluster.clusterId, cluster.status, 'agent tokens may no longer fetch its installation files, credentials or ignitions');
+    if (kind === 'material')
+      return closedRefusal(cluster.clusterId, cluster.status, 'agent tokens may no longer fetch its installation files, credentials or ignitions');
     if (WRAP_UP.has(kind) && !wrapUpOpen(cluster, context.now)) {
       return closedRefusal(
         cluster.clusterId,

@@ -61,7 +61,12 @@ const RESOURCE_PARAMETERS: readonly [string, string][] = [
 export function auditResource(path: string, params: Record<string, unknown>, createdId?: string): string {
   const named = RESOURCE_PARAMETERS.flatMap(([name, segment]) => (typeof params[name] === 'string' ? [`${segment}/${params[name]}`] : []));
   if (createdId !== undefined) {
-    const collection = path.replace(/^\/v2\//, '').split('/').filter((part) => part !== '' && !part.startsWith('{')).pop() ?? 'resources';
+    const collection =
+      path
+        .replace(/^\/v2\//, '')
+        .split('/')
+        .filter((part) => part !== '' && !part.startsWith('{'))
+        .pop() ?? 'resources';
     return [...named, `${collection}/${createdId}`].join('/');
   }
   if (named.length > 0) return named.join('/');

@@ -94,17 +94,19 @@ export function claimProblem(claims: IdentityClaims, settings: Pick<IdentityProv
   const audiences = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   const accepted = (value: unknown) => typeof value === 'string' && settings.clientIds.includes(value);
   if (claims.aud !== undefined) {
-    if (!audiences.some(accepted)) return 'The identity token was issued for another application (aud): sign in through this service\'s console or app client';
+    if (!audiences.some(accepted)) return "The identity token was issued for another application (aud): sign in through this service's console or app client";
     return undefined;
   }
   if (claims.client_id === undefined) return 'The identity token names no application (neither aud nor client_id)';
-  if (!accepted(claims.client_id)) return 'The identity token was issued for another application (client_id): sign in through this service\'s console or app client';
+  if (!accepted(claims.client_id))
+    return "The identity token was issued for another application (client_id): sign in through this service's console or app client";
   return undefined;
 }
 
 /** What the service keeps of a verified token's claims. */
 export function identityOf(claims: IdentityClaims & { iss: string; sub: string }): VerifiedIdentity {
-  const email = typeof claims.email === 'string' && claims.email !== '' && claims.email_verified !== false && claims.email_verified !== 'false' ? claims.email : undefined;
+  const email =
+    typeof claims.email === 'string' && claims.email !== '' && claims.email_verified !== false && claims.email_verified !== 'false' ? claims.email : undefined;
   const tokenUse = claims.token_use === 'id' || claims.token_use === 'access' ? claims.token_use : undefined;
   return { issuer: claims.iss, subject: claims.sub, ...(email ? { email } : {}), ...(tokenUse ? { tokenUse } : {}) };
 }
@@ -114,7 +116,10 @@ export function identityOf(claims: IdentityClaims & { iss: string; sub: string }
  * (two user pools may hand out the same `sub`). 32 hex digits, usable in keys and API token strings.
  */
 export function userIdOf(issuer: string, subject: string): string {
-  return createHash('sha256').update(JSON.stringify([issuer, subject])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([issuer, subject]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /**

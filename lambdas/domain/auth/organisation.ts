@@ -58,9 +58,7 @@ export function withoutMember(organisation: Organisation, members: Members, user
 
 /** Why the organisation cannot take one more member, if it cannot. */
 export function capacityProblem(members: Members): string | undefined {
-  return Object.keys(members).length >= MAX_MEMBERS
-    ? `An organisation has at most ${MAX_MEMBERS} members; remove one before adding another`
-    : undefined;
+  return Object.keys(members).length >= MAX_MEMBERS ? `An organisation has at most ${MAX_MEMBERS} members; remove one before adding another` : undefined;
 }
 
 export function organisationNameProblem(name: string): string | undefined {

@@ -68,8 +68,7 @@ export const OPENSHIFT_RELEASES: OpenshiftRelease[] = openshiftVersionsData.rele
 const isBeta = (release: OpenshiftRelease) => release.support_level === 'beta';
 
 /** Single architectures a release can install: it needs both a payload and an RHCOS image. */
-const singleArchitecturesOf = (release: OpenshiftRelease) =>
-  SINGLE_ARCHITECTURES.filter((arch) => release.release_images[arch] && release.os_images[arch]);
+const singleArchitecturesOf = (release: OpenshiftRelease) => SINGLE_ARCHITECTURES.filter((arch) => release.release_images[arch] && release.os_images[arch]);
 
 const multiArchitecturesOf = (release: OpenshiftRelease) =>
   release.release_images.multi ? release.multi_cpu_architectures.filter((arch) => release.os_images[arch]) : [];
@@ -178,17 +177,25 @@ export function resolveOpenshiftVersion(
  * the cluster asks for (x86_64 by default; a multi payload fits each architecture it covers, and
  * only a multi payload fits multi).
  */
-export function resolveReleaseImage(url: string, cpuArchitecture: string, releases: OpenshiftRelease[] = OPENSHIFT_RELEASES): ResolvedRelease | { problem: string } {
+export function resolveReleaseImage(
+  url: string,
+  cpuArchitecture: string,
+  releases: OpenshiftRelease[] = OPENSHIFT_RELEASES,
+): ResolvedRelease | { problem: string } {
   const release = releases.find((r) => Object.values(r.release_images).includes(url));
-  if (!release) return { problem: `failed to get release image by URL ${url} during cluster registration: it is none of the releases this service offers (GET /v2/openshift-versions lists them)` };
-  const imageArch = (Object.entries(release.release_images).find(([, image]) => image === url)![0]) as CpuArchitecture;
+  if (!release)
+    return {
+      problem: `failed to get release image by URL ${url} during cluster registration: it is none of the releases this service offers (GET /v2/openshift-versions lists them)`,
+    };
+  const imageArch = Object.entries(release.release_images).find(([, image]) => image === url)![0] as CpuArchitecture;
   const payloadArchitectures = imageArch === 'multi' ? release.multi_cpu_architectures : [imageArch];
   const requested = normalizeCpuArchitecture(cpuArchitecture || 'x86_64');
   if (requested === 'multi' ? imageArch !== 'multi' : !payloadArchitectures.includes(requested)) {
     return {
-      problem: requested === 'multi'
-        ? `release image URL ${url} does not support requested CPU architecture multi`
-        : `Requested CPU architecture ${requested} is not supported for release image URL ${url}. Supported architectures in release image: [${payloadArchitectures.join(' ')}]`,
+      problem:
+        requested === 'multi'
+          ? `release image URL ${url} does not support requested CPU architecture multi`
+          : `Requested CPU architecture ${requested} is not supported for release image URL ${url}. Supported architectures in release image: [${payloadArchitectures.join(' ')}]`,
     };
   }
   return { openshiftVersion: imageArch === 'multi' ? `${release.version}-multi` : release.version, releaseImage: url, cpuArchitecture: imageArch };
@@ -208,7 +215,9 @@ export function osImageVersionFor(requestedVersion: string | undefined, cpuArchi
   if (!requested) return minors.reduce((latest, minor) => (compareBaseVersions(minor, latest) > 0 ? minor : latest));
   const minor = majorMinor(stripMultiSuffix(requested));
   if (minor && minors.includes(minor)) return minor;
-  throw badRequest(`No OS image for Openshift version ${requested} and architecture ${arch}: The requested OS image for version (${requested}) and CPU architecture (${arch}) isn't specified in OS images list`);
+  throw badRequest(
+    `No OS image for Openshift version ${requested} and architecture ${arch}: The requested OS image for version (${requested}) and CPU architecture (${arch}) isn't specified in OS images list`,
+  );
 }
 
 /** The release resolveOpenshiftVersion finds, or a 400 saying where the offered ones are listed. */
@@ -382,8 +391,7 @@ export interface ClusterShape {
 }
 
 const conditionHolds = (when: RequirementCondition, cluster: ClusterShape) =>
-  (when.below === undefined || isBelow(cluster.openshiftVersion, when.below)) &&
-  (when.single_node === undefined || when.single_node === cluster.singleNode);
+  (when.below === undefined || isBelow(cluster.openshiftVersion, when.below)) && (when.single_node === undefined || when.single_node === cluster.singleNode);
 
 /** Operators installed along with `name` for this cluster shape (direct dependencies only). */
 export function operatorDependencies(name: string, cluster: ClusterShape): string[] {
@@ -456,8 +464,12 @@ function bundleMembership(operator: OlmOperatorDefinition, features: readonly Bu
 export function getBundle(id: string, features: readonly BundleFeature[] = []): OperatorBundle {
   const bundle = BUNDLES.find((candidate) => candidate.id === id);
   if (!bundle) throw notFound(`bundle '${id}' is not supported`);
-  const operators = OLM_OPERATORS.filter((operator) => bundleMembership(operator, features).includes(id)).map((o) => o.name).sort(byName);
-  const optional = OLM_OPERATORS.filter((operator) => (operator.optional_bundles ?? []).includes(id)).map((o) => o.name).sort(byName);
+  const operators = OLM_OPERATORS.filter((operator) => bundleMembership(operator, features).includes(id))
+    .map((o) => o.name)
+    .sort(byName);
+  const optional = OLM_OPERATORS.filter((operator) => (operator.optional_bundles ?? []).includes(id))
+    .map((o) => o.name)
+    .sort(byName);
   return { ...bundle, operators, ...(optional.length > 0 ? { optional_operators: optional } : {}) };
 }
 
@@ -543,7 +555,9 @@ export function detailedFeatureSupport(filters: SupportFilters): { features: Fea
   const version = filters.openshiftVersion;
   const arch = normalizeCpuArchitecture(filters.cpuArchitecture);
   if (!isArchitectureSupported(arch, version)) {
-    throw badRequest(`cpu architecture ${arch} is not supported for openshift version ${version}; GET /v2/support-levels/architectures?openshift_version=${version} lists the supported ones`);
+    throw badRequest(
+      `cpu architecture ${arch} is not supported for openshift version ${version}; GET /v2/support-levels/architectures?openshift_version=${version} lists the supported ones`,
+    );
   }
   if (filters.platformType && !isPlatformSupported(filters.platformType, filters.externalPlatformName, version, arch)) {
     throw badRequest(`platform ${filters.platformType} is not supported for openshift version ${version} and cpu architecture ${arch}`);
@@ -613,5 +627,9 @@ export interface AgentImages {
 
 export function catalogueAgentImages(): AgentImages {
   const versions = componentVersions().versions;
-  return { agent: versions['discovery-agent'] ?? '', installer: versions['assisted-installer'] ?? '', controller: versions['assisted-installer-controller'] ?? '' };
+  return {
+    agent: versions['discovery-agent'] ?? '',
+    installer: versions['assisted-installer'] ?? '',
+    controller: versions['assisted-installer-controller'] ?? '',
+  };
 }

@@ -10,12 +10,7 @@ export type SupportLevel = 'supported' | 'unsupported' | 'tech-preview' | 'dev-p
 export type IncompatibilityReason = 'cpuArchitecture' | 'platform' | 'openshiftVersion' | 'ociExternalIntegrationDisabled';
 export type PlatformType = 'baremetal' | 'none' | 'nutanix' | 'vsphere' | 'external';
 export type FeatureId = string;
-export type ArchitectureId =
-  | 'X86_64_ARCHITECTURE'
-  | 'ARM64_ARCHITECTURE'
-  | 'PPC64LE_ARCHITECTURE'
-  | 'S390X_ARCHITECTURE'
-  | 'MULTIARCH_RELEASE_IMAGE';
+export type ArchitectureId = 'X86_64_ARCHITECTURE' | 'ARM64_ARCHITECTURE' | 'PPC64LE_ARCHITECTURE' | 'S390X_ARCHITECTURE' | 'MULTIARCH_RELEASE_IMAGE';
 
 export const PLATFORM_TYPES: readonly PlatformType[] = ['baremetal', 'none', 'nutanix', 'vsphere', 'external'];
 /** The CPU architectures support levels are known for; `aarch64`/`amd64` are normalised first. */
@@ -30,8 +25,7 @@ export function normalizeCpuArchitecture(architecture: string | undefined): stri
   return architecture;
 }
 
-export const isCpuArchitecture = (value: string): value is CpuArchitecture =>
-  (CPU_ARCHITECTURES as readonly string[]).includes(value);
+export const isCpuArchitecture = (value: string): value is CpuArchitecture => (CPU_ARCHITECTURES as readonly string[]).includes(value);
 
 export interface SupportFilters {
   openshiftVersion: string;
@@ -52,7 +46,8 @@ export function supportFilters(
   query: Partial<Record<(typeof SUPPORT_FILTER_PARAMETERS)[number], string>>,
   malformedVersion: 'refused' | 'compared-with-nothing' = 'refused',
 ): SupportFilters {
-  const openshiftVersion = malformedVersion === 'refused' ? requireOpenshiftVersion(query.openshift_version) : requireOpenshiftVersionGiven(query.openshift_version);
+  const openshiftVersion =
+    malformedVersion === 'refused' ? requireOpenshiftVersion(query.openshift_version) : requireOpenshiftVersionGiven(query.openshift_version);
   const cpuArchitecture = normalizeCpuArchitecture(query.cpu_architecture);
   if (!isCpuArchitecture(cpuArchitecture)) {
     throw badRequest(`cpu_architecture "${query.cpu_architecture}" is not one of ${CPU_ARCHITECTURES.join(', ')}`);

@@ -12,7 +12,11 @@ const CONFIGURING_STATES: ReadonlySet<string> = new Set(['pending-for-input', 'i
 
 /** Objects with their keys sorted, as Go's encoder writes maps. */
 const sortedObject = <T>(record: Record<string, T>): Record<string, T> =>
-  Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key]!]));
+  Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((key) => [key, record[key]!]),
+  );
 
 export interface ConnectivityDocuments {
   connectivity_majority_groups: string;
@@ -28,7 +32,12 @@ export function clusterConnectivityDocuments(
   hosts: readonly (ConnectivityHost & { summary: ClusterHostSummary })[],
 ): ConnectivityDocuments | undefined {
   if (!CONFIGURING_STATES.has(cluster.status)) return undefined;
-  const minGroupSize = isTwoNodesWithFencing(hosts.map((host) => host.summary), cluster.controlPlaneCount) ? 2 : 3;
+  const minGroupSize = isTwoNodesWithFencing(
+    hosts.map((host) => host.summary),
+    cluster.controlPlaneCount,
+  )
+    ? 2
+    : 3;
   const groups = connectivityMajorityGroups(hosts, minGroupSize);
   return {
     connectivity_majority_groups: JSON.stringify({

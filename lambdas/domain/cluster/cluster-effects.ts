@@ -30,11 +30,18 @@ export function applyClusterEffects(cluster: Cluster, effects: readonly ClusterE
         break;
       case 'progress-reset':
         attributes.progress = {
-          preparing_for_installation_stage_percentage: 0, installing_stage_percentage: 0, finalizing_stage_percentage: 0, total_percentage: 0,
+          preparing_for_installation_stage_percentage: 0,
+          installing_stage_percentage: 0,
+          finalizing_stage_percentage: 0,
+          total_percentage: 0,
         };
         break;
       case 'preparation-complete':
-        attributes.progress = { ...progressOf(cluster), preparing_for_installation_stage_percentage: 100, total_percentage: Math.max(10, Number(progressOf(cluster).total_percentage ?? 0)) };
+        attributes.progress = {
+          ...progressOf(cluster),
+          preparing_for_installation_stage_percentage: 100,
+          total_percentage: Math.max(10, Number(progressOf(cluster).total_percentage ?? 0)),
+        };
         break;
       case 'installation-started':
         attributes.installation_started_at = now;

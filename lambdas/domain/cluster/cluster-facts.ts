@@ -18,8 +18,18 @@ import { hasTimedOut, isLogCollectionTimedOut, MINUTE_MS, type LogsProgress } fr
 
 /** In the order of the `cluster` schema's status enum. */
 export const CLUSTER_STATUSES = [
-  'insufficient', 'ready', 'error', 'preparing-for-installation', 'pending-for-input', 'installing', 'finalizing',
-  'installed', 'adding-hosts', 'cancelled', 'installing-pending-user-action', 'unmonitored',
+  'insufficient',
+  'ready',
+  'error',
+  'preparing-for-installation',
+  'pending-for-input',
+  'installing',
+  'finalizing',
+  'installed',
+  'adding-hosts',
+  'cancelled',
+  'installing-pending-user-action',
+  'unmonitored',
 ] as const;
 export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
 
@@ -27,7 +37,6 @@ export const CLUSTER_TRIGGERS = ['CancelInstallation', 'ResetCluster', 'PrepareF
 export type ClusterTrigger = (typeof CLUSTER_TRIGGERS)[number];
 
 // ---------------------------------------------------------------- validations
-
 
 export interface ClusterValidationSummary {
   /** PENDING_INPUT_VALIDATIONS all pass. */

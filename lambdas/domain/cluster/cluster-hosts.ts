@@ -99,8 +99,7 @@ export interface MonitoredOperatorSummary {
 }
 
 /** A built-in operator must be available; an OLM operator is done when available or failed (degraded). */
-const operatorDone = (operator: MonitoredOperatorSummary) =>
-  operator.status === 'available' || (operator.type === 'olm' && operator.status === 'failed');
+const operatorDone = (operator: MonitoredOperatorSummary) => operator.status === 'available' || (operator.type === 'olm' && operator.status === 'failed');
 
 /** All monitored operators finished (trivially true without any, for clusters predating monitoring). */
 export function operatorsComplete(operators: readonly MonitoredOperatorSummary[]): boolean {
@@ -150,7 +149,8 @@ export function clusterProgress(input: ClusterProgressInput): ClusterProgressPer
   const finalizing =
     operators.length === 0 ? (previous.finalizing_stage_percentage ?? 0) : Math.trunc((operators.filter(operatorDone).length / operators.length) * 100);
 
-  let total = Math.trunc(PROGRESS_WEIGHTS.installing * installing) + Math.trunc(PROGRESS_WEIGHTS.preparing * preparing + PROGRESS_WEIGHTS.finalizing * finalizing);
+  let total =
+    Math.trunc(PROGRESS_WEIGHTS.installing * installing) + Math.trunc(PROGRESS_WEIGHTS.preparing * preparing + PROGRESS_WEIGHTS.finalizing * finalizing);
   if (input.status === 'installed') total = 100;
   total = Math.max(total, previous.total_percentage ?? 0);
   return {
@@ -164,17 +164,26 @@ export function clusterProgress(input: ClusterProgressInput): ClusterProgressPer
 // ---------------------------------------------------------------- finalizing stages
 
 export const FINALIZING_STAGES = [
-  'Waiting for cluster operators', 'Adding router ca', 'Applying olm manifests', 'Waiting for olm operators csv initialization',
-  'Waiting for olm operators csv', 'Waiting for OLM operator setup jobs', 'Done',
+  'Waiting for cluster operators',
+  'Adding router ca',
+  'Applying olm manifests',
+  'Waiting for olm operators csv initialization',
+  'Waiting for olm operators csv',
+  'Waiting for OLM operator setup jobs',
+  'Done',
 ] as const;
 export type FinalizingStage = (typeof FINALIZING_STAGES)[number];
 
 /** Stages that only warn when overdue: OLM operators failing leave a degraded but working cluster. */
 export const NON_FAILING_FINALIZING_STAGES: readonly FinalizingStage[] = [
-  'Applying olm manifests', 'Waiting for olm operators csv initialization', 'Waiting for olm operators csv',
+  'Applying olm manifests',
+  'Waiting for olm operators csv initialization',
+  'Waiting for olm operators csv',
 ];
 const OLM_FINALIZING_STAGES: readonly FinalizingStage[] = [
-  'Waiting for olm operators csv initialization', 'Waiting for olm operators csv', 'Waiting for OLM operator setup jobs',
+  'Waiting for olm operators csv initialization',
+  'Waiting for olm operators csv',
+  'Waiting for OLM operator setup jobs',
 ];
 
 const GENERAL_WAIT = 70 * MINUTE_MS;
@@ -201,7 +210,7 @@ export function summaryOf(host: Host): ClusterHostSummary {
   const progress = host.attributes.progress;
   return {
     status: host.status,
-    role: (host.attributes.role) ?? 'auto-assign',
+    role: host.attributes.role ?? 'auto-assign',
     suggestedRole: host.attributes.suggested_role,
     bootstrap: !!host.attributes.bootstrap,
     // Read by isTwoNodesWithFencing: without it no cluster was ever judged a two-node fencing one.

@@ -18,7 +18,11 @@ const firstOf = (list: unknown, field: 'cidr' | 'ip'): string | undefined => {
 };
 
 const familiesIn = (list: unknown): Set<4 | 6> =>
-  new Set((Array.isArray(list) ? list : []).map((item) => (isJsonObject(item) && typeof item.cidr === 'string' ? familyOf(item.cidr) : undefined)).filter((f): f is 4 | 6 => !!f));
+  new Set(
+    (Array.isArray(list) ? list : [])
+      .map((item) => (isJsonObject(item) && typeof item.cidr === 'string' ? familyOf(item.cidr) : undefined))
+      .filter((f): f is 4 | 6 => !!f),
+  );
 
 export function ipFamilyOrderProblem(params: Readonly<Record<string, unknown>>): string | undefined {
   const dualStack = [params.machine_networks, params.service_networks, params.cluster_networks].some((list) => familiesIn(list).size === 2);

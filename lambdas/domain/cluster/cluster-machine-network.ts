@@ -18,7 +18,9 @@ const DERIVING_STATES: ReadonlySet<string> = new Set(['pending-for-input', 'insu
 
 /** The CIDRs of a stored network list (machine, service or cluster networks), skipping entries without one. */
 export const cidrsOf = (networks: unknown): string[] =>
-  (Array.isArray(networks) ? networks : []).map((network) => (network as { cidr?: unknown })?.cidr).filter((cidr): cidr is string => typeof cidr === 'string' && cidr !== '');
+  (Array.isArray(networks) ? networks : [])
+    .map((network) => (network as { cidr?: unknown })?.cidr)
+    .filter((cidr): cidr is string => typeof cidr === 'string' && cidr !== '');
 
 /** Any of the machine, service or cluster networks holds both address families. */
 export function isDualStack(attributes: ClusterAttributes): boolean {
@@ -36,7 +38,8 @@ export function derivedMachineNetworks(status: string, attributes: ClusterAttrib
   if (attributes.user_managed_networking === true) return undefined;
   // With a user-managed load balancer the VIPs may lie outside the hosts' networks.
   if (attributes.load_balancer?.type === 'user-managed') return undefined;
-  const vipOf = (vips: unknown, index: number): string | undefined => (Array.isArray(vips) ? (vips[index] as { ip?: string } | undefined)?.ip : undefined) || undefined;
+  const vipOf = (vips: unknown, index: number): string | undefined =>
+    (Array.isArray(vips) ? (vips[index] as { ip?: string } | undefined)?.ip : undefined) || undefined;
   const derive = (index: number) => calculateMachineNetworkCidr(hosts, vipOf(attributes.api_vips, index), vipOf(attributes.ingress_vips, index)) ?? '';
   const primary = derive(0);
   if (primary === '' && isDualStack(attributes)) return undefined;

@@ -116,7 +116,8 @@ export function operatorPrerequisiteProblem(
 ): string | undefined {
   const names = olmNames(operators);
   if (names.includes('lvm') && names.includes('cnv') && !isAtLeast(cluster.openshiftVersion, '4.15.0')) {
-    if (isBelow(cluster.openshiftVersion, '4.12.0')) return 'Currently, you can not install Logical Volume Manager operator at the same time as Virtualization operator.';
+    if (isBelow(cluster.openshiftVersion, '4.12.0'))
+      return 'Currently, you can not install Logical Volume Manager operator at the same time as Virtualization operator.';
     if (!cluster.singleNode) return 'Logical Volume Manager is only supported for highly available openshift with version 4.15.0 or above';
   }
   if (cluster.cpuArchitecture === undefined) return undefined;

@@ -96,7 +96,8 @@ export function createdPlatform(request: {
   const platform = withExternalDefaults(request.platform, undefined);
   if (cpuArchitecture === 's390x' || cpuArchitecture === 'ppc64le') {
     if (userManagedNetworking === false) return { problem: `Can't disable User Managed Networking on ${cpuArchitecture} architecture` };
-    if (platform && platform.type !== 'none' && platform.type !== 'external') return { problem: `Can't set ${platform.type} platform on ${cpuArchitecture} architecture` };
+    if (platform && platform.type !== 'none' && platform.type !== 'external')
+      return { problem: `Can't set ${platform.type} platform on ${cpuArchitecture} architecture` };
     return { platform: platform?.type === 'external' ? platform : { type: 'none' }, userManagedNetworking: true };
   }
   if (platform && platform.type !== 'baremetal' && !requiresUserManagedNetworking(platform.type)) return { platform, userManagedNetworking };
@@ -133,7 +134,8 @@ export function updatedPlatform(request: { platform?: Platform; userManagedNetwo
     const swapsBaremetalAndNone = (storedType === 'baremetal' && type === 'none') || (storedType === 'none' && type === 'baremetal');
     if (!swapsBaremetalAndNone) {
       if (!allowsUserManagedNetworking(type) && stored.userManagedNetworking) problem = `Can't set ${type} platform with user-managed-networking enabled`;
-      else if (requiresUserManagedNetworking(type) && !stored.userManagedNetworking) problem = `Can't set ${type} platform with user-managed-networking disabled`;
+      else if (requiresUserManagedNetworking(type) && !stored.userManagedNetworking)
+        problem = `Can't set ${type} platform with user-managed-networking disabled`;
     }
   }
   problem ??= externalSettingsProblem(request.platform, stored.platform);
@@ -153,7 +155,10 @@ export function updatedPlatform(request: { platform?: Platform; userManagedNetwo
       return { problem: 'disabling User Managed Networking or setting platform different than none or oci platforms is not allowed in single node Openshift' };
     }
     if (!userManagedNetworking && (!platform || platform.type === 'baremetal')) {
-      if (stored.cpuArchitecture !== 'x86_64' && !isFeatureAvailableForArchitecture('CLUSTER_MANAGED_NETWORKING', stored.openshiftVersion, stored.cpuArchitecture)) {
+      if (
+        stored.cpuArchitecture !== 'x86_64' &&
+        !isFeatureAvailableForArchitecture('CLUSTER_MANAGED_NETWORKING', stored.openshiftVersion, stored.cpuArchitecture)
+      ) {
         return { problem: 'disabling User Managed Networking or setting Bare-Metal platform is not allowed for clusters with non-x86_64 CPU architecture' };
       }
       return { platform: { type: 'baremetal' }, userManagedNetworking: false };
@@ -189,8 +194,12 @@ export function singleNodePlatformProblem(controlPlaneCount: number, platform: P
  * named `external`, so hosts OCI can run list it twice, as upstream's answer does).
  */
 const PLATFORM_PROVIDERS: readonly { type: PlatformType; runs: string }[] = [
-  { type: 'vsphere', runs: 'vsphere' }, { type: 'baremetal', runs: 'baremetal' }, { type: 'none', runs: 'none' },
-  { type: 'nutanix', runs: 'nutanix' }, { type: 'external', runs: OCI }, { type: 'external', runs: 'external' },
+  { type: 'vsphere', runs: 'vsphere' },
+  { type: 'baremetal', runs: 'baremetal' },
+  { type: 'none', runs: 'none' },
+  { type: 'nutanix', runs: 'nutanix' },
+  { type: 'external', runs: OCI },
+  { type: 'external', runs: 'external' },
 ];
 
 /**

@@ -58,7 +58,10 @@ export interface ClusterRule extends StateRule<ClusterStatus, ClusterTrigger, Cl
 
 const I = CLUSTER_STATUS_INFO;
 const fixed = (text: string) => () => text;
-const effects = (...list: ClusterEffect[]) => () => list;
+const effects =
+  (...list: ClusterEffect[]) =>
+  () =>
+    list;
 const named = (name: string) => () => [{ name, props: {} }];
 /** Every way into error tells why, as a critical event. */
 const failed = (_facts: ClusterFacts, statusInfo: string) => [{ name: 'cluster_installation_failed', props: { failure_reason: statusInfo } }];
@@ -82,7 +85,10 @@ function completionEvents(f: ClusterFacts): EventIntent[] {
   const failedOlm = failedOlmOperators(f.ctx.monitoredOperators ?? []);
   // Upstream's props start with ". Failed OLM operators: " and its message template adds them after
   // "failed OLM operators ": kept verbatim so the text matches upstream's.
-  const degraded = failedOlm.length > 0 ? [{ name: 'cluster_degraded_OLM_operators_failed', props: { failed_operators: `. Failed OLM operators: ${failedOlm.join(', ')}` } }] : [];
+  const degraded =
+    failedOlm.length > 0
+      ? [{ name: 'cluster_degraded_OLM_operators_failed', props: { failed_operators: `. Failed OLM operators: ${failedOlm.join(', ')}` } }]
+      : [];
   return [...degraded, { name: 'cluster_installation_completed', props: {} }];
 }
 
@@ -90,98 +96,272 @@ const REFRESHABLE: readonly ClusterStatus[] = ['pending-for-input', 'ready', 'in
 
 export const CLUSTER_RULES: readonly ClusterRule[] = [
   // ---------------------------------------------------------------- user actions
-  { id: 'cancel-installation', trigger: 'CancelInstallation', from: ['installing', 'installing-pending-user-action', 'error', 'finalizing'],
-    to: 'cancelled', statusInfo: (f) => f.ctx.reason ?? I.cancelledByUser, events: named('cluster_installation_canceled') },
-  { id: 'cancel-preparation', trigger: 'CancelInstallation', from: ['preparing-for-installation'], to: 'ready',
-    statusInfo: (f) => f.ctx.reason ?? I.cancelledByUser, events: named('cluster_installation_canceled') },
+  {
+    id: 'cancel-installation',
+    trigger: 'CancelInstallation',
+    from: ['installing', 'installing-pending-user-action', 'error', 'finalizing'],
+    to: 'cancelled',
+    statusInfo: (f) => f.ctx.reason ?? I.cancelledByUser,
+    events: named('cluster_installation_canceled'),
+  },
+  {
+    id: 'cancel-preparation',
+    trigger: 'CancelInstallation',
+    from: ['preparing-for-installation'],
+    to: 'ready',
+    statusInfo: (f) => f.ctx.reason ?? I.cancelledByUser,
+    events: named('cluster_installation_canceled'),
+  },
   // Hosts are reset separately (resetting-pending-user-action); the cluster's generated files go.
-  { id: 'reset', trigger: 'ResetCluster',
+  {
+    id: 'reset',
+    trigger: 'ResetCluster',
     from: ['preparing-for-installation', 'installing', 'installing-pending-user-action', 'error', 'cancelled', 'finalizing'],
-    to: 'insufficient', statusInfo: (f) => f.ctx.reason ?? I.resetByUser, events: named('cluster_installation_reset'),
-    effects: effects('progress-reset', 'logs-reset', 'preparation-reset') },
-  { id: 'prepare', trigger: 'PrepareForInstallation', from: ['ready'], to: 'preparing-for-installation',
-    statusInfo: fixed(I.preparingForInstallation), effects: effects('install-started', 'logs-reset', 'preparation-reset') },
+    to: 'insufficient',
+    statusInfo: (f) => f.ctx.reason ?? I.resetByUser,
+    events: named('cluster_installation_reset'),
+    effects: effects('progress-reset', 'logs-reset', 'preparation-reset'),
+  },
+  {
+    id: 'prepare',
+    trigger: 'PrepareForInstallation',
+    from: ['ready'],
+    to: 'preparing-for-installation',
+    statusInfo: fixed(I.preparingForInstallation),
+    effects: effects('install-started', 'logs-reset', 'preparation-reset'),
+  },
 
   // ---------------------------------------------------------------- readiness
   // Without DHCP the VIPs are input the user owes; with DHCP they are awaited like other requirements.
-  { id: 'refresh-pending-input', trigger: 'RefreshStatus', from: REFRESHABLE,
-    when: (f) => !f.dhcp && !(f.validations.vipsDefined && f.validations.inputProvided), to: 'pending-for-input',
-    statusInfo: fixed(I.pendingForInput) },
-  { id: 'refresh-insufficient', trigger: 'RefreshStatus', from: REFRESHABLE,
+  {
+    id: 'refresh-pending-input',
+    trigger: 'RefreshStatus',
+    from: REFRESHABLE,
+    when: (f) => !f.dhcp && !(f.validations.vipsDefined && f.validations.inputProvided),
+    to: 'pending-for-input',
+    statusInfo: fixed(I.pendingForInput),
+  },
+  {
+    id: 'refresh-insufficient',
+    trigger: 'RefreshStatus',
+    from: REFRESHABLE,
     when: (f) => !f.dhcp && f.validations.vipsDefined && f.validations.inputProvided && !f.validations.requiredForInstall,
-    to: 'insufficient', statusInfo: fixed(I.insufficient) },
-  { id: 'refresh-pending-input-dhcp', trigger: 'RefreshStatus', from: REFRESHABLE, when: (f) => f.dhcp && !f.validations.inputProvided,
-    to: 'pending-for-input', statusInfo: fixed(I.pendingForInput) },
-  { id: 'refresh-insufficient-dhcp', trigger: 'RefreshStatus', from: REFRESHABLE,
+    to: 'insufficient',
+    statusInfo: fixed(I.insufficient),
+  },
+  {
+    id: 'refresh-pending-input-dhcp',
+    trigger: 'RefreshStatus',
+    from: REFRESHABLE,
+    when: (f) => f.dhcp && !f.validations.inputProvided,
+    to: 'pending-for-input',
+    statusInfo: fixed(I.pendingForInput),
+  },
+  {
+    id: 'refresh-insufficient-dhcp',
+    trigger: 'RefreshStatus',
+    from: REFRESHABLE,
     when: (f) => f.dhcp && f.validations.inputProvided && !(f.validations.requiredForInstall && f.validations.vipsDefined),
-    to: 'insufficient', statusInfo: fixed(I.insufficient) },
-  { id: 'refresh-ready', trigger: 'RefreshStatus', from: REFRESHABLE,
-    when: (f) => f.validations.inputProvided && f.validations.vipsDefined && f.validations.requiredForInstall, to: 'ready',
-    statusInfo: fixed(I.ready) },
+    to: 'insufficient',
+    statusInfo: fixed(I.insufficient),
+  },
+  {
+    id: 'refresh-ready',
+    trigger: 'RefreshStatus',
+    from: REFRESHABLE,
+    when: (f) => f.validations.inputProvided && f.validations.vipsDefined && f.validations.requiredForInstall,
+    to: 'ready',
+    statusInfo: fixed(I.ready),
+  },
 
   // ---------------------------------------------------------------- preparing
   // The async preparation died (service restarted mid-way): let the user try again.
-  { id: 'refresh-preparing-timeout', trigger: 'RefreshStatus', from: ['preparing-for-installation'],
-    when: (f) => f.preparingTimedOut && !f.failedPreparingHostExists, to: 'ready', statusInfo: fixed(I.preparingForInstallationTimeout),
+  {
+    id: 'refresh-preparing-timeout',
+    trigger: 'RefreshStatus',
+    from: ['preparing-for-installation'],
+    when: (f) => f.preparingTimedOut && !f.failedPreparingHostExists,
+    to: 'ready',
+    statusInfo: fixed(I.preparingForInstallationTimeout),
     events: () => [{ name: 'installation_preparing_timed_out', props: { reason: PREPARATION_TIMEOUT_REASON } }],
-    effects: effects('preparation-failed') },
-  { id: 'refresh-start-installing', trigger: 'RefreshStatus', from: ['preparing-for-installation'],
-    when: (f) => f.allHostsPrepared && f.preparationSucceeded, to: 'installing', statusInfo: fixed(I.installing),
-    effects: effects('installation-started', 'preparation-complete') },
-  { id: 'refresh-host-stopped-preparing', trigger: 'RefreshStatus', from: ['preparing-for-installation'],
-    when: (f) => f.unpreparedHostExists, to: 'insufficient', statusInfo: fixed(I.unpreparingHostExists) },
-  { id: 'refresh-preparation-failed', trigger: 'RefreshStatus', from: ['preparing-for-installation'],
-    when: (f) => f.failedPreparingHostExists || (!f.unpreparedHostExists && f.preparationFailed), to: 'ready',
-    statusInfo: fixed(I.failedToPrepare) },
+    effects: effects('preparation-failed'),
+  },
+  {
+    id: 'refresh-start-installing',
+    trigger: 'RefreshStatus',
+    from: ['preparing-for-installation'],
+    when: (f) => f.allHostsPrepared && f.preparationSucceeded,
+    to: 'installing',
+    statusInfo: fixed(I.installing),
+    effects: effects('installation-started', 'preparation-complete'),
+  },
+  {
+    id: 'refresh-host-stopped-preparing',
+    trigger: 'RefreshStatus',
+    from: ['preparing-for-installation'],
+    when: (f) => f.unpreparedHostExists,
+    to: 'insufficient',
+    statusInfo: fixed(I.unpreparingHostExists),
+  },
+  {
+    id: 'refresh-preparation-failed',
+    trigger: 'RefreshStatus',
+    from: ['preparing-for-installation'],
+    when: (f) => f.failedPreparingHostExists || (!f.unpreparedHostExists && f.preparationFailed),
+    to: 'ready',
+    statusInfo: fixed(I.failedToPrepare),
+  },
 
   // ---------------------------------------------------------------- installing and finalizing
-  { id: 'refresh-pending-user-action-failed', trigger: 'RefreshStatus', from: ['installing-pending-user-action'],
-    when: (f) => !installingOrFinalizing(f), to: 'error', statusInfo: fixed(I.error), events: failed },
-  { id: 'refresh-pending-user-action-timeout', trigger: 'RefreshStatus', from: ['installing-pending-user-action'],
-    when: (f) => f.installationTimedOut, to: 'error', statusInfo: fixed(I.pendingUserActionTimeout), events: failed },
+  {
+    id: 'refresh-pending-user-action-failed',
+    trigger: 'RefreshStatus',
+    from: ['installing-pending-user-action'],
+    when: (f) => !installingOrFinalizing(f),
+    to: 'error',
+    statusInfo: fixed(I.error),
+    events: failed,
+  },
+  {
+    id: 'refresh-pending-user-action-timeout',
+    trigger: 'RefreshStatus',
+    from: ['installing-pending-user-action'],
+    when: (f) => f.installationTimedOut,
+    to: 'error',
+    statusInfo: fixed(I.pendingUserActionTimeout),
+    events: failed,
+  },
   // The whole installation has a deadline only with soft timeouts (hard ones fail earlier, per stage).
-  { id: 'refresh-installation-timeout', trigger: 'RefreshStatus', from: ['installing', 'finalizing'],
-    when: (f) => f.installationTimedOut && f.softTimeouts, to: 'error',
-    statusInfo: (f) => `cluster installation timeout (${minutes(f.timeouts.installationMs)} minutes) has expired`, events: failed },
-  { id: 'refresh-finalizing-timeout', trigger: 'RefreshStatus', from: ['finalizing'],
-    when: (f) => f.finalizingTimedOut && !f.softTimeouts, to: 'error', statusInfo: fixed(I.finalizingTimeout), events: failed },
-  { id: 'refresh-finalizing-stage-timeout', trigger: 'RefreshStatus', from: ['finalizing'],
-    when: (f) => !f.softTimeouts && f.finalizingStageTimedOut && !stageIsNonFailing(f), to: 'error',
-    statusInfo: (f) => `Cluster finalizing stage '${f.finalizingStage ?? ''}' has been timed out after timeout duration of ${minutes(f.finalizingStageTimeoutMs)} minutes`,
-    events: failed },
+  {
+    id: 'refresh-installation-timeout',
+    trigger: 'RefreshStatus',
+    from: ['installing', 'finalizing'],
+    when: (f) => f.installationTimedOut && f.softTimeouts,
+    to: 'error',
+    statusInfo: (f) => `cluster installation timeout (${minutes(f.timeouts.installationMs)} minutes) has expired`,
+    events: failed,
+  },
+  {
+    id: 'refresh-finalizing-timeout',
+    trigger: 'RefreshStatus',
+    from: ['finalizing'],
+    when: (f) => f.finalizingTimedOut && !f.softTimeouts,
+    to: 'error',
+    statusInfo: fixed(I.finalizingTimeout),
+    events: failed,
+  },
+  {
+    id: 'refresh-finalizing-stage-timeout',
+    trigger: 'RefreshStatus',
+    from: ['finalizing'],
+    when: (f) => !f.softTimeouts && f.finalizingStageTimedOut && !stageIsNonFailing(f),
+    to: 'error',
+    statusInfo: (f) =>
+      `Cluster finalizing stage '${f.finalizingStage ?? ''}' has been timed out after timeout duration of ${minutes(f.finalizingStageTimeoutMs)} minutes`,
+    events: failed,
+  },
   // Overdue but not fatal: warn once per stage.
-  { id: 'refresh-finalizing-stage-soft-timeout', trigger: 'RefreshStatus', from: ['finalizing'],
+  {
+    id: 'refresh-finalizing-stage-soft-timeout',
+    trigger: 'RefreshStatus',
+    from: ['finalizing'],
     when: (f) => !(f.ctx.finalizing?.stageTimedOut ?? false) && (f.softTimeouts || stageIsNonFailing(f)) && f.finalizingStageTimedOut,
     to: STAY,
     statusInfo: (f) =>
       `Cluster finalizing stage '${f.finalizingStage ?? ''}' is taking longer than the expected duration (${minutes(f.finalizingStageTimeoutMs)} minutes). To troubleshoot use kubeconfig or connect to any node using ssh`,
     events: (f) => [{ name: 'finalizing_stage_timed_out', props: { stage: f.finalizingStage ?? '', minutes: minutes(f.finalizingStageTimeoutMs) } }],
-    effects: effects('finalizing-stage-timed-out') },
-  { id: 'refresh-pending-user-action-waiting', trigger: 'RefreshStatus', from: ['installing-pending-user-action'],
-    when: (f) => f.hostPendingUserAction && installingOrFinalizing(f), to: STAY },
-  { id: 'refresh-pending-user-action-resolved', trigger: 'RefreshStatus', from: ['installing-pending-user-action'],
-    when: (f) => !f.hostPendingUserAction && f.installingViable && !f.finalizingReached, to: 'installing', statusInfo: fixed(I.installing) },
+    effects: effects('finalizing-stage-timed-out'),
+  },
+  {
+    id: 'refresh-pending-user-action-waiting',
+    trigger: 'RefreshStatus',
+    from: ['installing-pending-user-action'],
+    when: (f) => f.hostPendingUserAction && installingOrFinalizing(f),
+    to: STAY,
+  },
+  {
+    id: 'refresh-pending-user-action-resolved',
+    trigger: 'RefreshStatus',
+    from: ['installing-pending-user-action'],
+    when: (f) => !f.hostPendingUserAction && f.installingViable && !f.finalizingReached,
+    to: 'installing',
+    statusInfo: fixed(I.installing),
+  },
   // Back to finalizing after the user fixed a host: the stage gets a fresh timeout window.
-  { id: 'refresh-pending-user-action-finalizing', trigger: 'RefreshStatus', from: ['installing-pending-user-action'],
-    when: (f) => !f.hostPendingUserAction && f.finalizingReached, to: 'finalizing', statusInfo: fixed(I.finalizing),
-    effects: effects('finalizing-stage-clock-restarted') },
-  { id: 'refresh-host-pending-user-action', trigger: 'RefreshStatus', from: ['installing', 'finalizing'],
-    when: (f) => installingOrFinalizing(f) && f.hostPendingUserAction, to: 'installing-pending-user-action',
-    statusInfo: fixed(I.installingPendingUserAction) },
-  { id: 'refresh-finalizing', trigger: 'RefreshStatus', from: ['installing'], when: (f) => f.finalizingReached && !f.hostPendingUserAction,
-    to: 'finalizing', statusInfo: fixed(I.finalizing) },
-  { id: 'refresh-installing', trigger: 'RefreshStatus', from: ['installing'],
-    when: (f) => !f.finalizingReached && !f.hostPendingUserAction && f.installingViable, to: STAY, statusInfo: fixed(I.installing) },
-  { id: 'refresh-ams-console-url', trigger: 'RefreshStatus', from: ['finalizing'], when: (f) => f.ctx.amsConsoleUrlPending ?? false,
-    to: STAY, effects: effects('ams-console-url-updated') },
-  { id: 'refresh-installed', trigger: 'RefreshStatus', from: ['finalizing'], when: (f) => f.allHostsDone && f.installationComplete,
-    to: 'installed', statusInfo: completionInfo, events: completionEvents, effects: effects('progress-complete') },
-  { id: 'refresh-installing-failed', trigger: 'RefreshStatus', from: ['installing'],
-    when: (f) => !f.finalizingReached && !f.installingViable, to: 'error', statusInfo: fixed(I.error), events: failed },
+  {
+    id: 'refresh-pending-user-action-finalizing',
+    trigger: 'RefreshStatus',
+    from: ['installing-pending-user-action'],
+    when: (f) => !f.hostPendingUserAction && f.finalizingReached,
+    to: 'finalizing',
+    statusInfo: fixed(I.finalizing),
+    effects: effects('finalizing-stage-clock-restarted'),
+  },
+  {
+    id: 'refresh-host-pending-user-action',
+    trigger: 'RefreshStatus',
+    from: ['installing', 'finalizing'],
+    when: (f) => installingOrFinalizing(f) && f.hostPendingUserAction,
+    to: 'installing-pending-user-action',
+    statusInfo: fixed(I.installingPendingUserAction),
+  },
+  {
+    id: 'refresh-finalizing',
+    trigger: 'RefreshStatus',
+    from: ['installing'],
+    when: (f) => f.finalizingReached && !f.hostPendingUserAction,
+    to: 'finalizing',
+    statusInfo: fixed(I.finalizing),
+  },
+  {
+    id: 'refresh-installing',
+    trigger: 'RefreshStatus',
+    from: ['installing'],
+    when: (f) => !f.finalizingReached && !f.hostPendingUserAction && f.installingViable,
+    to: STAY,
+    statusInfo: fixed(I.installing),
+  },
+  {
+    id: 'refresh-ams-console-url',
+    trigger: 'RefreshStatus',
+    from: ['finalizing'],
+    when: (f) => f.ctx.amsConsoleUrlPending ?? false,
+    to: STAY,
+    effects: effects('ams-console-url-updated'),
+  },
+  {
+    id: 'refresh-installed',
+    trigger: 'RefreshStatus',
+    from: ['finalizing'],
+    when: (f) => f.allHostsDone && f.installationComplete,
+    to: 'installed',
+    statusInfo: completionInfo,
+    events: completionEvents,
+    effects: effects('progress-complete'),
+  },
+  {
+    id: 'refresh-installing-failed',
+    trigger: 'RefreshStatus',
+    from: ['installing'],
+    when: (f) => !f.finalizingReached && !f.installingViable,
+    to: 'error',
+    statusInfo: fixed(I.error),
+    events: failed,
+  },
 
   // ---------------------------------------------------------------- final and other states
-  { id: 'refresh-logs-timeout', trigger: 'RefreshStatus', from: ['error', 'cancelled'], when: (f) => f.logsTimedOut, to: STAY,
-    effects: effects('logs-timed-out') },
-  { id: 'refresh-unchanged', trigger: 'RefreshStatus',
-    from: ['preparing-for-installation', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts', 'unmonitored'], to: STAY },
+  {
+    id: 'refresh-logs-timeout',
+    trigger: 'RefreshStatus',
+    from: ['error', 'cancelled'],
+    when: (f) => f.logsTimedOut,
+    to: STAY,
+    effects: effects('logs-timed-out'),
+  },
+  {
+    id: 'refresh-unchanged',
+    trigger: 'RefreshStatus',
+    from: ['preparing-for-installation', 'finalizing', 'installed', 'error', 'cancelled', 'adding-hosts', 'unmonitored'],
+    to: STAY,
+  },
 ];

@@ -53,7 +53,6 @@ import { ipFamilyOrderProblem } from './cluster-ip-family-order.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
 import { ADD_HOSTS_CLUSTER_KIND } from './imported-cluster.js';
 
-
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
 export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
 /** States during which a cluster cannot be deleted: the installation must be cancelled first. */
@@ -177,7 +176,16 @@ function createdVips(params: Params, networks: NetworkLists, context: Networking
   const requestedUmn = params.user_managed_networking as boolean | undefined;
   const requestedDhcp = params.vip_dhcp_allocation as boolean | undefined;
   refuse([dualStackVipsProblem(apiVips.length, ingressVips.length, context.openshiftVersion, context.cpuArchitecture)]);
-  refuse(vipConfigurationProblems(vipConfiguration({ apiVips, ingressVips }, networks, { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer: params.load_balancer }, context)));
+  refuse(
+    vipConfigurationProblems(
+      vipConfiguration(
+        { apiVips, ingressVips },
+        networks,
+        { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer: params.load_balancer },
+        context,
+      ),
+    ),
+  );
   return {
     apiVipIps: apiVips,
     ingressVipIps: ingressVips,
@@ -194,7 +202,13 @@ function createdVips(params: Params, networks: NetworkLists, context: Networking
  * networking drops the VIPs; a change of DHCP mode drops the VIPs and machine networks; DHCP takes
  * no VIPs; otherwise planVipUpdate places them with the hosts.
  */
-function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly MachineNetworkHost[], networks: NetworkLists, context: NetworkingContext): VipOutcome {
+function updatedVips(
+  params: Params,
+  current: ClusterAttributes,
+  hosts: readonly MachineNetworkHost[],
+  networks: NetworkLists,
+  context: NetworkingContext,
+): VipOutcome {
   const requestedApi = vipIps(params.api_vips);
   const requestedIngress = vipIps(params.ingress_vips);
   const requestedMachineNetworks = list<Network>(params.machine_networks);
@@ -221,7 +235,12 @@ function updatedVips(params: Params, current: ClusterAttributes, hosts: readonly
       throw badRequest(`${object} cannot be set with ${subject}`);
     }
   }
-  const target = vipConfiguration({ apiVips, ingressVips }, networks, { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer }, context);
+  const target = vipConfiguration(
+    { apiVips, ingressVips },
+    networks,
+    { userManagedNetworking: requestedUmn, vipDhcpAllocation: requestedDhcp, loadBalancer },
+    context,
+  );
   refuse(vipConfigurationProblems(target));
   if (context.singleNode && requestedUmn === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
 
@@ -275,7 +294,11 @@ function withNormalizedNetworks<T extends ClusterCreateParams | ClusterUpdatePar
   const { cluster_network_cidr: _c, cluster_network_host_prefix: _h, service_network_cidr: _s, machine_network_cidr: _m, ...rest } = params as Params;
   const normalized: Params = { ...rest };
   // The schema lets a network leave out its CIDR; upstream refuses it in these words.
-  for (const [label, field] of [['Cluster', 'cluster_networks'], ['Service', 'service_networks'], ['Machine', 'machine_networks']] as const) {
+  for (const [label, field] of [
+    ['Cluster', 'cluster_networks'],
+    ['Service', 'service_networks'],
+    ['Machine', 'machine_networks'],
+  ] as const) {
     const index = list<Network>(params[field as keyof T])?.findIndex((network) => !network.cidr) ?? -1;
     if (index >= 0) throw badRequest(`${label} Network CIDR cannot be empty (index ${index})`);
   }
@@ -353,7 +376,9 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
   };
   refuse(unparsableNetworkProblems({ machine: requested.machine ?? [], service: requested.service ?? [], cluster: requested.cluster ?? [] }));
   const stored: NetworkLists = {
-    clusterNetworks: list<Network>(current.cluster_networks) ?? [{ cidr: CLUSTER_DEFAULTS.clusterNetworkCidr, host_prefix: CLUSTER_DEFAULTS.clusterNetworkHostPrefix }],
+    clusterNetworks: list<Network>(current.cluster_networks) ?? [
+      { cidr: CLUSTER_DEFAULTS.clusterNetworkCidr, host_prefix: CLUSTER_DEFAULTS.clusterNetworkHostPrefix },
+    ],
     serviceNetworks: list<Network>(current.service_networks) ?? [{ cidr: CLUSTER_DEFAULTS.serviceNetworkCidr }],
     machineNetworks: list<Network>(current.machine_networks) ?? [],
   };
@@ -365,18 +390,24 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
 
   // Upstream checks a create's VIPs and network shapes before it fills in the default networks:
   // only the lists the request names count there.
-  const asRequested: NetworkLists = { clusterNetworks: requested.cluster ?? [], serviceNetworks: requested.service ?? [], machineNetworks: target.machineNetworks };
+  const asRequested: NetworkLists = {
+    clusterNetworks: requested.cluster ?? [],
+    serviceNetworks: requested.service ?? [],
+    machineNetworks: target.machineNetworks,
+  };
   const vips = context.hosts ? updatedVips(params, current, context.hosts, target, context) : createdVips(params, asRequested, context);
   const result: NetworkLists = { ...target, machineNetworks: vips.machineNetworks.map((cidr) => ({ cidr })) };
   if (context.hosts) {
     const loadBalancer = params.load_balancer ?? current.load_balancer;
-    check(changedNetworksProblem(requested, stored, result, {
-      singleNode: context.singleNode,
-      userManagedLoadBalancer: isUserManagedLoadBalancer(loadBalancer),
-      userManagedNetworking: vips.userManagedNetworking,
-      vipDhcpAllocation: vips.vipDhcpAllocation,
-      hostCount: context.hosts.length,
-    }));
+    check(
+      changedNetworksProblem(requested, stored, result, {
+        singleNode: context.singleNode,
+        userManagedLoadBalancer: isUserManagedLoadBalancer(loadBalancer),
+        userManagedNetworking: vips.userManagedNetworking,
+        vipDhcpAllocation: vips.vipDhcpAllocation,
+        hostCount: context.hosts.length,
+      }),
+    );
   }
 
   return {
@@ -385,7 +416,8 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
     machine_networks: result.machineNetworks.map((n) => ({ cluster_id: clusterId, cidr: n.cidr })),
     // Upstream stores a VIP's verification once a check with the hosts has set it, never at registration.
     api_vips: vips.apiVips ?? vips.apiVipIps.map((ip) => ({ cluster_id: clusterId, ip, ...(context.hosts ? { verification: 'unverified' as const } : {}) })),
-    ingress_vips: vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, ...(context.hosts ? { verification: 'unverified' as const } : {}) })),
+    ingress_vips:
+      vips.ingressVips ?? vips.ingressVipIps.map((ip) => ({ cluster_id: clusterId, ip, ...(context.hosts ? { verification: 'unverified' as const } : {}) })),
     user_managed_networking: vips.userManagedNetworking,
     vip_dhcp_allocation: vips.vipDhcpAllocation,
     ...(vips.machineNetworksChanged ? { machine_network_cidr_updated_at: context.now } : {}),
@@ -423,8 +455,10 @@ const TAG = /^[0-9A-Za-z_]+( [0-9A-Za-z_]+)*$/;
 /** A cluster's tags: a comma-separated list of tags, or nothing (upstream's ValidateTags). */
 export function tagsProblem(tags: string): string | undefined {
   if (tags === '' || tags.split(',').every((tag) => TAG.test(tag))) return undefined;
-  return `Invalid format for Tags: ${tags}. Tags should be a comma-separated list (e.g. tag1,tag2,tag3). ` +
-    'Each tag can consist of the following characters: Alphanumeric (aA-zZ, 0-9), underscore (_) and white-spaces.';
+  return (
+    `Invalid format for Tags: ${tags}. Tags should be a comma-separated list (e.g. tag1,tag2,tag3). ` +
+    'Each tag can consist of the following characters: Alphanumeric (aA-zZ, 0-9), underscore (_) and white-spaces.'
+  );
 }
 
 /** A cluster either replaces the image's NTP sources (ntp_sources) or adds to them (additional_ntp_source), judged on the result. */
@@ -446,8 +480,20 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
   if (typeof params.tags === 'string') check(tagsProblem(params.tags));
   for (const field of [
-    'base_dns_domain', 'ssh_public_key', 'http_proxy', 'https_proxy', 'no_proxy', 'additional_ntp_source', 'ntp_sources',
-    'hyperthreading', 'network_type', 'schedulable_masters', 'disk_encryption', 'ignition_endpoint', 'tags', 'load_balancer',
+    'base_dns_domain',
+    'ssh_public_key',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+    'additional_ntp_source',
+    'ntp_sources',
+    'hyperthreading',
+    'network_type',
+    'schedulable_masters',
+    'disk_encryption',
+    'ignition_endpoint',
+    'tags',
+    'load_balancer',
     'api_vip_dns_name',
   ]) {
     if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
@@ -562,19 +608,24 @@ export function createClusterRecord(
   check(ntpSourcesConflict(attributes));
   // A load balancer given without a type gets the default one, as upstream registers it.
   if (!attributes.load_balancer?.type) attributes.load_balancer = { ...attributes.load_balancer, type: 'cluster-managed' };
-  Object.assign(attributes, networking(params, context.clusterId, attributes, {
-    singleNode,
-    openshiftVersion: context.release.openshiftVersion,
-    cpuArchitecture: context.release.cpuArchitecture,
-    now: context.now,
-  }));
+  Object.assign(
+    attributes,
+    networking(params, context.clusterId, attributes, {
+      singleNode,
+      openshiftVersion: context.release.openshiftVersion,
+      cpuArchitecture: context.release.cpuArchitecture,
+      now: context.now,
+    }),
+  );
   const requestedArchitecture = normalizeCpuArchitecture(params.cpu_architecture);
-  const settled = platformOrRefusal(createdPlatform({
-    platform: params.platform,
-    userManagedNetworking: params.user_managed_networking ?? undefined,
-    controlPlaneCount: count,
-    cpuArchitecture: requestedArchitecture,
-  }));
+  const settled = platformOrRefusal(
+    createdPlatform({
+      platform: params.platform,
+      userManagedNetworking: params.user_managed_networking ?? undefined,
+      controlPlaneCount: count,
+      cpuArchitecture: requestedArchitecture,
+    }),
+  );
   attributes.platform = settled.platform && withEmptyExternal(settled.platform);
   if (settled.userManagedNetworking === undefined) delete attributes.user_managed_networking;
   else attributes.user_managed_networking = settled.userManagedNetworking;
@@ -587,7 +638,9 @@ export function createClusterRecord(
   // Upstream checks the features against the architecture only when the request names one (its
   // schema's default is not applied to the request it checks): VIP DHCP allocation on 4.18 is
   // refused with cpu_architecture x86_64 and accepted without.
-  check(clusterFeaturesProblem(activeClusterFeatures(attributes), context.release.openshiftVersion, params.cpu_architecture ? requestedArchitecture : undefined));
+  check(
+    clusterFeaturesProblem(activeClusterFeatures(attributes), context.release.openshiftVersion, params.cpu_architecture ? requestedArchitecture : undefined),
+  );
   const namedArchitecture = params.cpu_architecture ? context.release.cpuArchitecture : undefined;
   checkOperators(attributes, params, { prerequisites: namedArchitecture, features: namedArchitecture });
   check(pullSecretProblem(params.pull_secret));
@@ -625,8 +678,7 @@ export const DISCONNECTED_CLUSTER_KIND = 'DisconnectedCluster';
 /** What a DisconnectedCluster is, as upstream's registrar says it. */
 export const DISCONNECTED_STATUS_INFO = 'Cluster created for offline installation';
 
-export const isDisconnectedCluster = (cluster: Pick<Cluster, 'attributes'> | undefined): boolean =>
-  cluster?.attributes.kind === DISCONNECTED_CLUSTER_KIND;
+export const isDisconnectedCluster = (cluster: Pick<Cluster, 'attributes'> | undefined): boolean => cluster?.attributes.kind === DISCONNECTED_CLUSTER_KIND;
 
 /**
  * A DisconnectedCluster (POST /v2/clusters/disconnected): only the name and release of a
@@ -667,9 +719,11 @@ export function createDisconnectedClusterRecord(
  */
 export function disconnectedClusterRefusal(cluster: Pick<Cluster, 'clusterId' | 'attributes'>, action: string): string | undefined {
   if (!isDisconnectedCluster(cluster)) return undefined;
-  return `Cluster ${cluster.clusterId} is a DisconnectedCluster: it only holds the settings of a disconnected ISO and cannot be ${action}. ` +
+  return (
+    `Cluster ${cluster.clusterId} is a DisconnectedCluster: it only holds the settings of a disconnected ISO and cannot be ${action}. ` +
     'Change the ISO through its infra-env (PATCH /v2/infra-envs/{id}), boot the hosts from the ISO to install them with the agent-based installer, ' +
-    'or create a cluster to install from here with POST /v2/clusters';
+    'or create a cluster to install from here with POST /v2/clusters'
+  );
 }
 
 /**
@@ -702,20 +756,24 @@ export function applyClusterUpdate(
     throw badRequest(`Can't update api vip to ${params.api_vip_dns_name} for day1 cluster ${cluster.clusterId}`);
   }
   if (!UPDATABLE_STATES.has(cluster.status)) {
-    throw conflict(`Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`);
+    throw conflict(
+      `Cluster ${cluster.clusterId} is in status ${cluster.status} and cannot be updated; it can be updated only in ${[...UPDATABLE_STATES].join(', ')}`,
+    );
   }
   const singleNode = (current.control_plane_count as number) === 1;
   const cpuArchitecture = (current.cpu_architecture as string | undefined) ?? 'x86_64';
-  const settled = platformOrRefusal(updatedPlatform(
-    { platform: params.platform, userManagedNetworking: params.user_managed_networking ?? undefined },
-    {
-      platform: current.platform,
-      userManagedNetworking: current.user_managed_networking === true,
-      controlPlaneCount: current.control_plane_count as number,
-      openshiftVersion,
-      cpuArchitecture,
-    },
-  ));
+  const settled = platformOrRefusal(
+    updatedPlatform(
+      { platform: params.platform, userManagedNetworking: params.user_managed_networking ?? undefined },
+      {
+        platform: current.platform,
+        userManagedNetworking: current.user_managed_networking === true,
+        controlPlaneCount: current.control_plane_count as number,
+        openshiftVersion,
+        cpuArchitecture,
+      },
+    ),
+  );
   if (singleNode) {
     if (params.user_managed_networking === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
     if (params.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
@@ -741,14 +799,17 @@ export function applyClusterUpdate(
   check(ntpSourcesConflict(current));
   // Upstream changes only the disk encryption settings given (empty ones to their defaults) and keeps the others.
   if (isJsonObject(params.disk_encryption)) current.disk_encryption = updatedDiskEncryption(stored.disk_encryption, params.disk_encryption);
-  Object.assign(current, networking(params, cluster.clusterId, current, {
-    singleNode,
-    openshiftVersion,
-    cpuArchitecture,
-    now,
-    hosts,
-    ...(settled.userManagedNetworking !== undefined ? { userManagedNetworking: settled.userManagedNetworking } : {}),
-  }));
+  Object.assign(
+    current,
+    networking(params, cluster.clusterId, current, {
+      singleNode,
+      openshiftVersion,
+      cpuArchitecture,
+      now,
+      hosts,
+      ...(settled.userManagedNetworking !== undefined ? { userManagedNetworking: settled.userManagedNetworking } : {}),
+    }),
+  );
   if (settled.userManagedNetworking === undefined && stored.user_managed_networking === undefined) delete current.user_managed_networking;
   if (settled.platform) current.platform = withEmptyExternal(settled.platform);
   checkOperators(current, params, { prerequisites: (current.cpu_architecture as string | undefined) ?? 'x86_64' });
@@ -776,7 +837,8 @@ export function applyClusterUpdate(
  */
 function importedClusterUpdated(current: ClusterAttributes, stored: ClusterAttributes, params: ClusterUpdateParams): void {
   if (current.feature_usage === undefined) current.feature_usage = '{}';
-  if (stored.vip_dhcp_allocation === undefined && (params.vip_dhcp_allocation === undefined || params.vip_dhcp_allocation === null)) delete current.vip_dhcp_allocation;
+  if (stored.vip_dhcp_allocation === undefined && (params.vip_dhcp_allocation === undefined || params.vip_dhcp_allocation === null))
+    delete current.vip_dhcp_allocation;
 }
 
 /** The properties of openapi.yaml's `cluster` definition (test/unit/cluster-view.test.ts keeps them equal). */
@@ -803,7 +865,10 @@ export function storedAddressBook(cluster: Cluster | undefined): StoredAddressBo
   return typeof fingerprint === 'string' && typeof changed_at === 'string' ? { fingerprint, changed_at } : undefined;
 }
 
-export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {}): Record<string, unknown> {
+export function clusterView(
+  cluster: Cluster,
+  extras: { hosts?: unknown[]; counts?: { total: number; enabled: number; ready: number } } = {},
+): Record<string, unknown> {
   // The deprecated singular network fields: upstream never fills them; clusters stored before
   // this service stopped writing them still hold them.
   const {
@@ -844,7 +909,17 @@ export function clusterView(cluster: Cluster, extras: { hosts?: unknown[]; count
 }
 
 /** Cluster fields upstream's document leaves out while empty (Go's omitempty): an empty string given is not echoed. */
-const OMITTED_WHEN_EMPTY = ['http_proxy', 'https_proxy', 'no_proxy', 'tags', 'additional_ntp_source', 'ntp_sources', 'ssh_public_key', 'base_dns_domain', 'name'] as const;
+const OMITTED_WHEN_EMPTY = [
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'tags',
+  'additional_ntp_source',
+  'ntp_sources',
+  'ssh_public_key',
+  'base_dns_domain',
+  'name',
+] as const;
 
 /**
  * A monitored operator as upstream's API answers it, in the cluster document and the

@@ -41,7 +41,6 @@ export function parseFeatureUsage(text: unknown): FeatureUsage {
   }
 }
 
-
 export const serializeFeatureUsage = (usages: FeatureUsage): string => JSON.stringify(sortedKeys(usages));
 
 /** Records a usage (replacing its data) when `used`, and forgets it when not. */

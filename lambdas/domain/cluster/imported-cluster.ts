@@ -46,10 +46,13 @@ export function apiHostnameParts(hostname: string): { clusterName: string; baseD
 
 export function importedClusterNameProblem(name: string): string | undefined {
   if (!BAREMETAL_CLUSTER_NAME.test(name)) {
-    return `Cluster name format is not valid: '${name}'. Name must start and end with either a letter or number and consist of lower-case letters, numbers, and hyphens. ` +
-      'Subdomains in cluster names are only valid with none platform.';
+    return (
+      `Cluster name format is not valid: '${name}'. Name must start and end with either a letter or number and consist of lower-case letters, numbers, and hyphens. ` +
+      'Subdomains in cluster names are only valid with none platform.'
+    );
   }
-  if (name.length > MAX_IMPORTED_NAME_LENGTH) return `Cluster name is ${name.length} characters long; an imported cluster's name may have at most ${MAX_IMPORTED_NAME_LENGTH}`;
+  if (name.length > MAX_IMPORTED_NAME_LENGTH)
+    return `Cluster name is ${name.length} characters long; an imported cluster's name may have at most ${MAX_IMPORTED_NAME_LENGTH}`;
   return undefined;
 }
 
@@ -100,8 +103,17 @@ export function createImportedClusterRecord(
  * and what it sets only on reading the record back.
  */
 const NOT_IN_THE_IMPORT_ANSWER = [
-  'api_vips', 'ingress_vips', 'cluster_networks', 'service_networks', 'machine_networks', 'monitored_operators', 'operator_bundles',
-  'ignition_endpoint', 'progress', 'disk_encryption', 'feature_usage',
+  'api_vips',
+  'ingress_vips',
+  'cluster_networks',
+  'service_networks',
+  'machine_networks',
+  'monitored_operators',
+  'operator_bundles',
+  'ignition_endpoint',
+  'progress',
+  'disk_encryption',
+  'feature_usage',
 ] as const;
 
 /**

@@ -10,10 +10,19 @@ import { CLUSTER_VALIDATION_IDS, HOST_VALIDATION_IDS } from './validation-ids.js
  * cluster cannot install at all, so ignoring them would only defer the failure.
  */
 export const NON_IGNORABLE_HOST_VALIDATIONS: readonly string[] = [
-  'connected', 'has-inventory', 'inventory-not-fully-truncated', 'machine-cidr-defined', 'hostname-unique', 'hostname-valid',
+  'connected',
+  'has-inventory',
+  'inventory-not-fully-truncated',
+  'machine-cidr-defined',
+  'hostname-unique',
+  'hostname-valid',
 ];
 export const NON_IGNORABLE_CLUSTER_VALIDATIONS: readonly string[] = [
-  'api-vips-defined', 'ingress-vips-defined', 'all-hosts-are-ready-to-install', 'sufficient-masters-count', 'pull-secret-set',
+  'api-vips-defined',
+  'ingress-vips-defined',
+  'all-hosts-are-ready-to-install',
+  'sufficient-masters-count',
+  'pull-secret-set',
 ];
 
 export type ValidationKind = 'cluster' | 'host';
@@ -61,10 +70,7 @@ export interface IgnoredValidations {
 
 /** Checks a PUT body; both lists are replaced, an absent one by "" (nothing ignored), as upstream. */
 export function ignoredValidationsProblem(body: IgnoredValidations): string | undefined {
-  const problems = [
-    ...ignoredListProblems('cluster', body['cluster-validation-ids'] ?? ''),
-    ...ignoredListProblems('host', body['host-validation-ids'] ?? ''),
-  ];
+  const problems = [...ignoredListProblems('cluster', body['cluster-validation-ids'] ?? ''), ...ignoredListProblems('host', body['host-validation-ids'] ?? '')];
   return problems.length > 0 ? `The ignored validations were not changed: ${problems.join('; ')}` : undefined;
 }
 

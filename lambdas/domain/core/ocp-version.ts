@@ -12,8 +12,7 @@ export interface BaseVersion {
 const VERSION = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
 const MULTI_SUFFIX = '-multi';
 
-export const stripMultiSuffix = (version: string) =>
-  version.endsWith(MULTI_SUFFIX) ? version.slice(0, -MULTI_SUFFIX.length) : version;
+export const stripMultiSuffix = (version: string) => (version.endsWith(MULTI_SUFFIX) ? version.slice(0, -MULTI_SUFFIX.length) : version);
 
 /** The numeric part of a version, or undefined when the string is not `major.minor[.patch][-suffix]`. */
 export function parseBaseVersion(version: string): BaseVersion | undefined {

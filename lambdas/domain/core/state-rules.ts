@@ -65,12 +65,7 @@ export function notAllowed(trigger: string, from: string, reason: string, httpSt
 }
 
 /** The first matching rule, as stateswitch picks it; undefined when the trigger is not allowed. */
-export function findRule<R extends StateRule<string, string, F>, F>(
-  rules: readonly R[],
-  trigger: string,
-  from: string,
-  facts: F,
-): R | undefined {
+export function findRule<R extends StateRule<string, string, F>, F>(rules: readonly R[], trigger: string, from: string, facts: F): R | undefined {
   return rules.find((rule) => rule.trigger === trigger && rule.from.includes(from) && (rule.when === undefined || rule.when(facts)));
 }
 

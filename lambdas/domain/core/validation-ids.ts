@@ -10,30 +10,78 @@
 /** The `host-validation-id` enum, grouped by upstream's categories (internal/host/validation_id.go). */
 export const HOST_VALIDATION_CATEGORIES = {
   network: [
-    'connected', 'media-connected', 'machine-cidr-defined', 'belongs-to-machine-cidr', 'ignition-downloadable',
-    'belongs-to-majority-group', 'ntp-synced', 'time-synced-between-host-and-service', 'container-images-available',
-    'sufficient-network-latency-requirement-for-role', 'sufficient-packet-loss-requirement-for-role', 'has-default-route',
-    'api-domain-name-resolved-correctly', 'api-int-domain-name-resolved-correctly', 'valid-platform-network-settings',
-    'apps-domain-name-resolved-correctly', 'dns-wildcard-not-configured', 'non-overlapping-subnets',
-    'release-domain-name-resolved-correctly', 'no-ip-collisions-in-network', 'mtu-valid', 'no-iscsi-nic-belongs-to-machine-cidr',
+    'connected',
+    'media-connected',
+    'machine-cidr-defined',
+    'belongs-to-machine-cidr',
+    'ignition-downloadable',
+    'belongs-to-majority-group',
+    'ntp-synced',
+    'time-synced-between-host-and-service',
+    'container-images-available',
+    'sufficient-network-latency-requirement-for-role',
+    'sufficient-packet-loss-requirement-for-role',
+    'has-default-route',
+    'api-domain-name-resolved-correctly',
+    'api-int-domain-name-resolved-correctly',
+    'valid-platform-network-settings',
+    'apps-domain-name-resolved-correctly',
+    'dns-wildcard-not-configured',
+    'non-overlapping-subnets',
+    'release-domain-name-resolved-correctly',
+    'no-ip-collisions-in-network',
+    'mtu-valid',
+    'no-iscsi-nic-belongs-to-machine-cidr',
   ],
   hardware: [
-    'has-inventory', 'inventory-not-partially-truncated', 'inventory-not-fully-truncated', 'has-min-cpu-cores',
-    'has-min-valid-disks', 'has-min-memory', 'sufficient-installation-disk-speed', 'has-cpu-cores-for-role',
-    'has-memory-for-role', 'hostname-unique', 'hostname-valid', 'compatible-with-cluster-platform', 'vsphere-disk-uuid-enabled',
-    'disk-encryption-requirements-satisfied', 'compatible-agent', 'no-skip-installation-disk', 'no-skip-missing-disk',
+    'has-inventory',
+    'inventory-not-partially-truncated',
+    'inventory-not-fully-truncated',
+    'has-min-cpu-cores',
+    'has-min-valid-disks',
+    'has-min-memory',
+    'sufficient-installation-disk-speed',
+    'has-cpu-cores-for-role',
+    'has-memory-for-role',
+    'hostname-unique',
+    'hostname-valid',
+    'compatible-with-cluster-platform',
+    'vsphere-disk-uuid-enabled',
+    'disk-encryption-requirements-satisfied',
+    'compatible-agent',
+    'no-skip-installation-disk',
+    'no-skip-missing-disk',
   ],
   operators: [
-    'lso-requirements-satisfied', 'ocs-requirements-satisfied', 'odf-requirements-satisfied', 'lvm-requirements-satisfied',
-    'mce-requirements-satisfied', 'mtv-requirements-satisfied', 'osc-requirements-satisfied', 'cnv-requirements-satisfied',
-    'node-feature-discovery-requirements-satisfied', 'nvidia-gpu-requirements-satisfied', 'pipelines-requirements-satisfied',
-    'servicemesh-requirements-satisfied', 'serverless-requirements-satisfied', 'openshift-ai-requirements-satisfied',
-    'authorino-requirements-satisfied', 'nmstate-requirements-satisfied', 'amd-gpu-requirements-satisfied',
-    'kmm-requirements-satisfied', 'node-healthcheck-requirements-satisfied', 'self-node-remediation-requirements-satisfied',
-    'fence-agents-remediation-requirements-satisfied', 'node-maintenance-requirements-satisfied',
-    'kube-descheduler-requirements-satisfied', 'cluster-observability-requirements-satisfied',
-    'numa-resources-requirements-satisfied', 'oadp-requirements-satisfied', 'metallb-requirements-satisfied',
-    'loki-requirements-satisfied', 'openshift-logging-requirements-satisfied',
+    'lso-requirements-satisfied',
+    'ocs-requirements-satisfied',
+    'odf-requirements-satisfied',
+    'lvm-requirements-satisfied',
+    'mce-requirements-satisfied',
+    'mtv-requirements-satisfied',
+    'osc-requirements-satisfied',
+    'cnv-requirements-satisfied',
+    'node-feature-discovery-requirements-satisfied',
+    'nvidia-gpu-requirements-satisfied',
+    'pipelines-requirements-satisfied',
+    'servicemesh-requirements-satisfied',
+    'serverless-requirements-satisfied',
+    'openshift-ai-requirements-satisfied',
+    'authorino-requirements-satisfied',
+    'nmstate-requirements-satisfied',
+    'amd-gpu-requirements-satisfied',
+    'kmm-requirements-satisfied',
+    'node-healthcheck-requirements-satisfied',
+    'self-node-remediation-requirements-satisfied',
+    'fence-agents-remediation-requirements-satisfied',
+    'node-maintenance-requirements-satisfied',
+    'kube-descheduler-requirements-satisfied',
+    'cluster-observability-requirements-satisfied',
+    'numa-resources-requirements-satisfied',
+    'oadp-requirements-satisfied',
+    'metallb-requirements-satisfied',
+    'loki-requirements-satisfied',
+    'openshift-logging-requirements-satisfied',
   ],
 } as const;
 
@@ -45,9 +93,9 @@ export const HOST_VALIDATION_IDS: readonly HostValidationId[] = Object.values(HO
 const isHostValidationCategory = (name: string): name is HostValidationCategory => Object.hasOwn(HOST_VALIDATION_CATEGORIES, name);
 
 export const HOST_VALIDATION_CATEGORY_OF: ReadonlyMap<string, HostValidationCategory> = new Map(
-  Object.keys(HOST_VALIDATION_CATEGORIES).filter(isHostValidationCategory).flatMap((category) =>
-    HOST_VALIDATION_CATEGORIES[category].map((id) => [id, category] as const),
-  ),
+  Object.keys(HOST_VALIDATION_CATEGORIES)
+    .filter(isHostValidationCategory)
+    .flatMap((category) => HOST_VALIDATION_CATEGORIES[category].map((id) => [id, category] as const)),
 );
 
 /**
@@ -62,10 +110,23 @@ export const HOST_VALIDATION_CATEGORY_OF: ReadonlyMap<string, HostValidationCate
  * - ocs-requirements-satisfied is the old name of odf's, which decides.
  */
 const NOT_REQUIRED_FOR_INSTALL: ReadonlySet<HostValidationId> = new Set<HostValidationId>([
-  'connected', 'media-connected', 'machine-cidr-defined', 'container-images-available', 'vsphere-disk-uuid-enabled',
-  'has-inventory', 'inventory-not-partially-truncated', 'inventory-not-fully-truncated',
-  'has-min-cpu-cores', 'has-min-valid-disks', 'has-min-memory', 'compatible-with-cluster-platform', 'disk-encryption-requirements-satisfied',
-  'release-domain-name-resolved-correctly', 'ntp-synced', 'mtu-valid', 'ocs-requirements-satisfied',
+  'connected',
+  'media-connected',
+  'machine-cidr-defined',
+  'container-images-available',
+  'vsphere-disk-uuid-enabled',
+  'has-inventory',
+  'inventory-not-partially-truncated',
+  'inventory-not-fully-truncated',
+  'has-min-cpu-cores',
+  'has-min-valid-disks',
+  'has-min-memory',
+  'compatible-with-cluster-platform',
+  'disk-encryption-requirements-satisfied',
+  'release-domain-name-resolved-correctly',
+  'ntp-synced',
+  'mtu-valid',
+  'ocs-requirements-satisfied',
 ]);
 
 /** Everything else a bound host must pass to be known (upstream's "sufficient for install"). */
@@ -138,7 +199,13 @@ export const isClusterValidationId = (id: string): id is ClusterValidationId => 
 export const CLUSTER_VALIDATION_IDS = Object.keys(CLUSTER_VALIDATION_CATEGORIES).filter(isClusterValidationId);
 
 /** Missing user input: the cluster waits for the user (pending-for-input), not for hosts. */
-export const PENDING_INPUT_VALIDATIONS = ['machine-cidr-defined', 'cluster-cidr-defined', 'service-cidr-defined', 'dns-domain-defined', 'pull-secret-set'] as const satisfies readonly ClusterValidationId[];
+export const PENDING_INPUT_VALIDATIONS = [
+  'machine-cidr-defined',
+  'cluster-cidr-defined',
+  'service-cidr-defined',
+  'dns-domain-defined',
+  'pull-secret-set',
+] as const satisfies readonly ClusterValidationId[];
 /** Also user input, unless the VIPs come from DHCP (then they are awaited like any other requirement). */
 export const VIPS_DEFINED_VALIDATIONS = ['api-vips-defined', 'ingress-vips-defined'] as const satisfies readonly ClusterValidationId[];
 
@@ -148,7 +215,9 @@ export const VIPS_DEFINED_VALIDATIONS = ['api-vips-defined', 'ingress-vips-defin
  * is the old name of odf's, which decides.
  */
 const INFORMATIONAL_CLUSTER_VALIDATIONS: ReadonlySet<ClusterValidationId> = new Set<ClusterValidationId>([
-  'platform-requirements-satisfied', 'openshift-ai-gpu-requirements-satisfied', 'ocs-requirements-satisfied',
+  'platform-requirements-satisfied',
+  'openshift-ai-gpu-requirements-satisfied',
+  'ocs-requirements-satisfied',
 ]);
 const USER_INPUT_VALIDATIONS: ReadonlySet<ClusterValidationId> = new Set([...PENDING_INPUT_VALIDATIONS, ...VIPS_DEFINED_VALIDATIONS]);
 

@@ -51,7 +51,6 @@ const ID_PROPERTIES = { cluster_id: 'clusterId', host_id: 'hostId', infra_env_id
 type IdProperty = keyof typeof ID_PROPERTIES;
 const isIdProperty = (name: string): name is IdProperty => Object.hasOwn(ID_PROPERTIES, name);
 
-
 /**
  * Event messages are shown to every user of the cluster and kept for months, so a property whose
  * name suggests a secret is refused outright rather than trusted to be harmless.
@@ -104,8 +103,7 @@ export function eventDefinition(name: string): EventDefinition {
   return definition;
 }
 
-const referencedProperties = (template: string): Set<string> =>
-  new Set([...template.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!));
+const referencedProperties = (template: string): Set<string> => new Set([...template.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!));
 
 function checkType(event: string, name: string, type: PropertyType, value: unknown): EventPropertyValue {
   if (typeof value === 'string' && (type === 'string' || ((type === 'uuid' || type === 'optional-uuid') && isUuid(value)))) return value;
@@ -198,8 +196,6 @@ export interface EventView {
   /** Additional properties as a JSON string. */
   props?: string;
 }
-
-
 
 export function eventView(event: ServiceEvent): EventView {
   // Catalogue events carry no props; events sent through POST /v2/events may (stored without

@@ -8,13 +8,16 @@ import { isUuid } from '../../../contracts/input-checks.js';
 /** `org`: the organisation's clusters and infra-envs; `cluster:<id>`: a cluster, its hosts and events; `infra-env:<id>`: likewise. */
 export type Subscription = 'org' | `cluster:${string}` | `infra-env:${string}`;
 
-
 /** The subscription a client message asks for, or why it is not one. */
 export function subscriptionOf(message: unknown): { subscription: Subscription; id?: string; kind?: 'cluster' | 'infra-env' } | { problem: string } {
-  if (!message || typeof message !== 'object') return { problem: 'a message is a JSON object: {"action":"subscribe","cluster_id":…} or "infra_env_id" or "org":true' };
+  if (!message || typeof message !== 'object')
+    return { problem: 'a message is a JSON object: {"action":"subscribe","cluster_id":…} or "infra_env_id" or "org":true' };
   const body = message as Record<string, unknown>;
   if (body.org === true) return { subscription: 'org' };
-  for (const [field, kind] of [['cluster_id', 'cluster'], ['infra_env_id', 'infra-env']] as const) {
+  for (const [field, kind] of [
+    ['cluster_id', 'cluster'],
+    ['infra_env_id', 'infra-env'],
+  ] as const) {
     const id = body[field];
     if (id === undefined) continue;
     if (typeof id !== 'string' || !isUuid(id)) return { problem: `${field} must be a UUID` };
@@ -27,8 +30,10 @@ export function subscriptionOf(message: unknown): { subscription: Subscription; 
 export function reaches(change: LiveChange, subscription: string): boolean {
   if (subscription === 'org') return change.kind === 'cluster' || change.kind === 'infra-env';
   const [kind, id] = subscription.split(':') as [string, string];
-  if (kind === 'cluster') return (change.kind === 'cluster' && change.id === id) || ((change.kind === 'host' || change.kind === 'event') && change.clusterId === id);
-  if (kind === 'infra-env') return (change.kind === 'infra-env' && change.id === id) || ((change.kind === 'host' || change.kind === 'event') && change.infraEnvId === id);
+  if (kind === 'cluster')
+    return (change.kind === 'cluster' && change.id === id) || ((change.kind === 'host' || change.kind === 'event') && change.clusterId === id);
+  if (kind === 'infra-env')
+    return (change.kind === 'infra-env' && change.id === id) || ((change.kind === 'host' || change.kind === 'event') && change.infraEnvId === id);
   return false;
 }
 

@@ -39,7 +39,6 @@ function categoryOf(category: string | undefined): TriggeredCategory {
   return known;
 }
 
-
 /** The properties `props` carries, by upstream's reading of it; undefined when it carries none. */
 export function triggeredEventProps(props: string | undefined): Record<string, unknown> | undefined {
   if (props === undefined || props === '') return undefined;
@@ -79,7 +78,8 @@ export function buildTriggeredEvent(
   // A message may run over lines; otherwise what a name may not hold, a message may not either.
   const unshowable = displayTextProblem('message', params.message.replace(/[\n\t]/g, ' ')) ?? displayTextProblem('name', name);
   if (unshowable) throw badRequest(unshowable);
-  if (name.length > MAX_TRIGGERED_NAME_LENGTH) throw badRequest(`name is ${name.length} characters long; an event's name may have at most ${MAX_TRIGGERED_NAME_LENGTH}`);
+  if (name.length > MAX_TRIGGERED_NAME_LENGTH)
+    throw badRequest(`name is ${name.length} characters long; an event's name may have at most ${MAX_TRIGGERED_NAME_LENGTH}`);
   const props = triggeredEventProps(params.props);
   if (props && JSON.stringify(props).length > MAX_TRIGGERED_PROPS_LENGTH) {
     throw badRequest(`props hold more than ${MAX_TRIGGERED_PROPS_LENGTH} characters of JSON; send fewer or shorter properties`);

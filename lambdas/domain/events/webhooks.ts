@@ -39,11 +39,29 @@ export function isNonPublicAddress(address: string): boolean {
   const v4 = ipv4Parts(mapped);
   if (v4) {
     const [a, b] = v4 as [number, number, number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31)
-      || (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) || a >= 224;
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 192 && b === 0) ||
+      (a === 198 && (b === 18 || b === 19)) ||
+      a >= 224
+    );
   }
   if (!bare.includes(':')) return false;
-  return bare === '::' || bare === '::1' || /^f[cd]/.test(bare) || /^fe[89ab]/.test(bare) || bare.startsWith('ff') || bare.startsWith('64:ff9b:') || bare.startsWith('2001:db8:');
+  return (
+    bare === '::' ||
+    bare === '::1' ||
+    /^f[cd]/.test(bare) ||
+    /^fe[89ab]/.test(bare) ||
+    bare.startsWith('ff') ||
+    bare.startsWith('64:ff9b:') ||
+    bare.startsWith('2001:db8:')
+  );
 }
 
 const LOOPBACK_NAMES = new Set(['localhost']);
@@ -68,7 +86,8 @@ export function webhookUrlProblem(raw: string, policy: WebhookEndpointPolicy): s
   }
   if (policy === 'public') {
     if (url.protocol !== 'https:') return 'url must be https';
-    if (LOOPBACK_NAMES.has(host.toLowerCase()) || isNonPublicAddress(host)) return 'url must be a public address: private, loopback and link-local ranges are refused';
+    if (LOOPBACK_NAMES.has(host.toLowerCase()) || isNonPublicAddress(host))
+      return 'url must be a public address: private, loopback and link-local ranges are refused';
   }
   return undefined;
 }

@@ -101,7 +101,8 @@ export function followUps(changes: readonly HostChange[]): ClusterFollowUp[] {
       byCluster.set(key, followUp);
     }
     followUp.peerNews ||= peerNews;
-    if (lost && !followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId)) followUp.lostPeerVerdicts.push(refOf(host));
+    if (lost && !followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId))
+      followUp.lostPeerVerdicts.push(refOf(host));
   };
   for (const change of changes) {
     const { before, after } = change;

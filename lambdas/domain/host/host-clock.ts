@@ -29,4 +29,3 @@ export function clockMoved(before: Pick<Host, 'attributes'>, after: Pick<Host, '
   const [was, is] = [clockOffset(before), clockOffset(after)];
   return was === undefined || is === undefined || Math.abs(is - was) >= CLOCK_NEWS_SECONDS;
 }
-

@@ -39,7 +39,19 @@ export function applyHostEffects(next: Host, effects: readonly HostEffect[], now
         // A new boot, maybe on changed hardware (upstream resets the inventory too): what the last
         // one reported about the host, an installation or its logs no longer holds. The agent's
         // first step sends the inventory again.
-        for (const field of ['inventory', 'images_status', 'ntp_sources', 'bootstrap', 'progress', 'install_step_sent_at', 'step_errors', 'logs_info', 'logs_started_at', 'logs_collected_at']) delete attributes[field];
+        for (const field of [
+          'inventory',
+          'images_status',
+          'ntp_sources',
+          'bootstrap',
+          'progress',
+          'install_step_sent_at',
+          'step_errors',
+          'logs_info',
+          'logs_started_at',
+          'logs_collected_at',
+        ])
+          delete attributes[field];
         break;
       case 'cluster-bound':
         if (options.clusterId) next.clusterId = options.clusterId;
@@ -49,7 +61,19 @@ export function applyHostEffects(next: Host, effects: readonly HostEffect[], now
         break;
       case 'cluster-unbound':
         delete next.clusterId;
-        for (const field of ['inventory', 'bootstrap', 'progress', 'installation_disk_id', 'installation_disk_path', 'connectivity', 'free_addresses', 'domain_name_resolutions', 'images_status', 'disks_info']) delete attributes[field];
+        for (const field of [
+          'inventory',
+          'bootstrap',
+          'progress',
+          'installation_disk_id',
+          'installation_disk_path',
+          'connectivity',
+          'free_addresses',
+          'domain_name_resolutions',
+          'images_status',
+          'disks_info',
+        ])
+          delete attributes[field];
         // Back in the pool as registered there: auto-assign (upstream's unbind resets the role).
         attributes.role = 'auto-assign';
         attributes.suggested_role = 'auto-assign';

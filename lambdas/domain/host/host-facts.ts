@@ -16,13 +16,15 @@ import { elapsedMs, hasTimedOut, isLogCollectionTimedOut, MINUTE_MS, type LogsPr
 
 /** Without these a bound host is "insufficient hardware", whatever else holds. */
 export const MIN_HARDWARE_VALIDATIONS = [
-  'has-min-valid-disks', 'has-min-cpu-cores', 'has-min-memory', 'compatible-with-cluster-platform',
+  'has-min-valid-disks',
+  'has-min-cpu-cores',
+  'has-min-memory',
+  'compatible-with-cluster-platform',
   'disk-encryption-requirements-satisfied',
 ] as const;
 
 /** What an unbound (pool) host needs to be known-unbound: it has no cluster to be checked against yet. */
 export const POOL_HARDWARE_VALIDATIONS = ['has-min-valid-disks', 'has-min-cpu-cores', 'has-min-memory', 'hostname-valid'] as const;
-
 
 /** The validation results, reduced to what the transition rules ask. */
 export interface HostValidationSummary {
@@ -75,9 +77,16 @@ export function summarizeHostValidations(results: readonly ValidationResult[], i
 
 /** A host about which nothing has been validated: fails everything that needs a result. */
 export const NO_VALIDATIONS: HostValidationSummary = Object.freeze({
-  hasInventory: false, inventoryNotFullyTruncated: false, minHardware: false, poolHardware: false,
-  vsphereDiskUuidEnabled: false, machineCidrDefined: false, sufficientForInstall: false,
-  installationDiskSpeedOk: true, containerImagesOk: true, failureMessages: [],
+  hasInventory: false,
+  inventoryNotFullyTruncated: false,
+  minHardware: false,
+  poolHardware: false,
+  vsphereDiskUuidEnabled: false,
+  machineCidrDefined: false,
+  sufficientForInstall: false,
+  installationDiskSpeedOk: true,
+  containerImagesOk: true,
+  failureMessages: [],
 });
 
 // ---------------------------------------------------------------- timeouts

@@ -15,7 +15,14 @@ import { assertUniqueRuleIds, findRule, notAllowed, STAY, type EventIntent, type
 
 export * from './host-states.js';
 export type { HostFacts, HostTimeouts, HostTransitionContext, HostValidationSummary, InstallationDisk, ValidationResult } from './host-facts.js';
-export { HOST_TIMEOUTS, hostStageTimeoutMs, isHostConnected, MIN_HARDWARE_VALIDATIONS, POOL_HARDWARE_VALIDATIONS, summarizeHostValidations } from './host-facts.js';
+export {
+  HOST_TIMEOUTS,
+  hostStageTimeoutMs,
+  isHostConnected,
+  MIN_HARDWARE_VALIDATIONS,
+  POOL_HARDWARE_VALIDATIONS,
+  summarizeHostValidations,
+} from './host-facts.js';
 export { SUFFICIENT_FOR_INSTALL_VALIDATIONS } from '../core/validation-ids.js';
 export type { HostEffect, HostRule } from './host-state-rules.js';
 export { HOST_STATUS_INFO } from './host-status-info.js';

@@ -8,12 +8,34 @@ import { notAllowed, type NotAllowed } from '../core/state-rules.js';
 
 /** In the order of the `host` schema's status enum. */
 export const HOST_STATUSES = [
-  'discovering', 'known', 'disconnected', 'insufficient', 'disabled', 'preparing-for-installation',
-  'preparing-failed', 'preparing-successful', 'pending-for-input', 'installing', 'installing-in-progress',
-  'installing-pending-user-action', 'resetting-pending-user-action', 'installed', 'error', 'resetting',
-  'added-to-existing-cluster', 'cancelled', 'binding', 'unbinding', 'unbinding-pending-user-action',
-  'known-unbound', 'disconnected-unbound', 'insufficient-unbound', 'disabled-unbound', 'discovering-unbound',
-  'reclaiming', 'reclaiming-rebooting',
+  'discovering',
+  'known',
+  'disconnected',
+  'insufficient',
+  'disabled',
+  'preparing-for-installation',
+  'preparing-failed',
+  'preparing-successful',
+  'pending-for-input',
+  'installing',
+  'installing-in-progress',
+  'installing-pending-user-action',
+  'resetting-pending-user-action',
+  'installed',
+  'error',
+  'resetting',
+  'added-to-existing-cluster',
+  'cancelled',
+  'binding',
+  'unbinding',
+  'unbinding-pending-user-action',
+  'known-unbound',
+  'disconnected-unbound',
+  'insufficient-unbound',
+  'disabled-unbound',
+  'discovering-unbound',
+  'reclaiming',
+  'reclaiming-rebooting',
 ] as const;
 export type HostStatus = (typeof HOST_STATUSES)[number];
 
@@ -26,17 +48,37 @@ export type HostSourceStatus = HostStatus | typeof UNREGISTERED;
  * status"); ResettingPendingUserAction is what a cluster reset (or a day-2 host reset) runs.
  */
 export const HOST_TRIGGERS = [
-  'RegisterHost', 'HostInstallationFailed', 'CancelInstallation', 'InstallHost', 'ResettingPendingUserAction',
-  'RefreshHost', 'HostProgressChanged', 'MediaDisconnect', 'BindHost', 'UnbindHost', 'ReclaimHost',
-  'RebootingForReclaim', 'ReclaimHostFailed',
+  'RegisterHost',
+  'HostInstallationFailed',
+  'CancelInstallation',
+  'InstallHost',
+  'ResettingPendingUserAction',
+  'RefreshHost',
+  'HostProgressChanged',
+  'MediaDisconnect',
+  'BindHost',
+  'UnbindHost',
+  'ReclaimHost',
+  'RebootingForReclaim',
+  'ReclaimHostFailed',
 ] as const;
 export type HostTrigger = (typeof HOST_TRIGGERS)[number];
 
 /** The `host-stage` enum. */
 export const HOST_STAGES = [
-  'Starting installation', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller',
-  'Installing', 'Writing image to disk', 'Copying registry data to disk', 'Rebooting', 'Waiting for ignition',
-  'Configuring', 'Joined', 'Done', 'Failed',
+  'Starting installation',
+  'Waiting for control plane',
+  'Waiting for bootkube',
+  'Waiting for controller',
+  'Installing',
+  'Writing image to disk',
+  'Copying registry data to disk',
+  'Rebooting',
+  'Waiting for ignition',
+  'Configuring',
+  'Joined',
+  'Done',
+  'Failed',
 ] as const;
 export type HostStage = (typeof HOST_STAGES)[number];
 
@@ -45,23 +87,50 @@ export type HostRole = 'auto-assign' | 'master' | 'arbiter' | 'worker' | 'bootst
 // ---------------------------------------------------------------- stage sequences
 
 export const BOOTSTRAP_STAGES: readonly HostStage[] = [
-  'Starting installation', 'Installing', 'Writing image to disk', 'Copying registry data to disk',
-  'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring',
-  'Joined', 'Done',
+  'Starting installation',
+  'Installing',
+  'Writing image to disk',
+  'Copying registry data to disk',
+  'Waiting for control plane',
+  'Waiting for bootkube',
+  'Waiting for controller',
+  'Rebooting',
+  'Configuring',
+  'Joined',
+  'Done',
 ];
 /** Masters and arbiters: an arbiter joins etcd's quorum, so it installs like a master. */
 export const MASTER_STAGES: readonly HostStage[] = [
-  'Starting installation', 'Installing', 'Writing image to disk', 'Copying registry data to disk', 'Rebooting',
-  'Configuring', 'Joined', 'Done',
+  'Starting installation',
+  'Installing',
+  'Writing image to disk',
+  'Copying registry data to disk',
+  'Rebooting',
+  'Configuring',
+  'Joined',
+  'Done',
 ];
 export const WORKER_STAGES: readonly HostStage[] = [
-  'Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting',
-  'Waiting for ignition', 'Configuring', 'Joined', 'Done',
+  'Starting installation',
+  'Installing',
+  'Writing image to disk',
+  'Waiting for control plane',
+  'Rebooting',
+  'Waiting for ignition',
+  'Configuring',
+  'Joined',
+  'Done',
 ];
 /** The single node bootstraps in place, before writing itself to disk. */
 export const SNO_STAGES: readonly HostStage[] = [
-  'Starting installation', 'Installing', 'Waiting for bootkube', 'Writing image to disk',
-  'Copying registry data to disk', 'Rebooting', 'Joined', 'Done',
+  'Starting installation',
+  'Installing',
+  'Waiting for bootkube',
+  'Writing image to disk',
+  'Copying registry data to disk',
+  'Rebooting',
+  'Joined',
+  'Done',
 ];
 
 /** Stages after the host wrote its OS to disk and rebooted: it must be rebooted by hand to reset. */
@@ -72,12 +141,19 @@ export const MANUAL_REBOOT_STAGES: readonly HostStage[] = ['Rebooting', 'Waiting
  * host is waiting on another host whose boot order the user has to fix.
  */
 export const WRONG_BOOT_ORDER_IGNORE_TIMEOUT_STAGES: readonly HostStage[] = [
-  'Waiting for control plane', 'Waiting for controller', 'Waiting for bootkube', 'Rebooting',
+  'Waiting for control plane',
+  'Waiting for controller',
+  'Waiting for bootkube',
+  'Rebooting',
 ];
 
 /** Statuses a host is in between "install" and the end of its installation. */
 export const HOST_INSTALLING_STATUSES: readonly HostStatus[] = [
-  'preparing-for-installation', 'preparing-failed', 'preparing-successful', 'installing', 'installing-in-progress',
+  'preparing-for-installation',
+  'preparing-failed',
+  'preparing-successful',
+  'installing',
+  'installing-in-progress',
   'installing-pending-user-action',
 ];
 
@@ -154,7 +230,11 @@ export function checkHostProgress(
   if (host.currentStage) {
     const index = stages.indexOf(report.stage);
     if (index === -1) {
-      return notAllowed('HostProgressChanged', status, `Stages ${report.stage} isn't available for host role ${host.role ?? ''} bootstrap ${String(host.bootstrap ?? false)}`);
+      return notAllowed(
+        'HostProgressChanged',
+        status,
+        `Stages ${report.stage} isn't available for host role ${host.role ?? ''} bootstrap ${String(host.bootstrap ?? false)}`,
+      );
     }
     if (index < stages.indexOf(host.currentStage)) {
       return notAllowed('HostProgressChanged', status, `Can't assign lower stage "${report.stage}" after host has been in stage "${host.currentStage}"`);

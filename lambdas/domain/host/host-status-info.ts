@@ -42,8 +42,7 @@ export const HOST_STATUS_INFO = {
     'Host timed out when pulling the configuration files. Verify in the host console that the host boots from the OpenShift installation disk $INSTALLATION_DISK and has network access to the cluster API. The installation will resume after the host successfully boots and can access the cluster API',
   pendingUserActionTimeout: 'Host failed to boot from the installation disk within the expected time.',
   unbinding: 'Host is waiting to be unbound from the cluster',
-  rebootingDay2:
-    'Host has rebooted and no further updates will be posted. Please check console for progress and to possibly approve pending CSRs',
+  rebootingDay2: 'Host has rebooted and no further updates will be posted. Please check console for progress and to possibly approve pending CSRs',
   rebootingForReclaim: 'Host is rebooting into the discovery image',
   unexpectedRestart: 'The host unexpectedly restarted during the installation',
   wrongBootOrder: 'Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk',

@@ -16,8 +16,17 @@ export const WATCH_ATTRIBUTES = ['checked_in_at'] as const;
 
 /** Statuses judged offline once their agent stops polling (the refresh rules' disconnection rules). */
 const LIVENESS_WATCHED: ReadonlySet<string> = new Set([
-  'discovering', 'insufficient', 'known', 'pending-for-input', 'preparing-failed', 'preparing-for-installation',
-  'preparing-successful', 'discovering-unbound', 'insufficient-unbound', 'known-unbound', 'unbinding',
+  'discovering',
+  'insufficient',
+  'known',
+  'pending-for-input',
+  'preparing-failed',
+  'preparing-for-installation',
+  'preparing-successful',
+  'discovering-unbound',
+  'insufficient-unbound',
+  'known-unbound',
+  'unbinding',
 ]);
 
 /**
@@ -36,8 +45,14 @@ const RECONNECTABLE: ReadonlySet<string> = new Set(['disconnected', 'disconnecte
  * and each pass re-judges them whole.
  */
 const TIMED: ReadonlySet<string> = new Set([
-  'preparing-for-installation', 'installing', 'installing-in-progress', 'installing-pending-user-action',
-  'reclaiming', 'reclaiming-rebooting', 'error', 'cancelled',
+  'preparing-for-installation',
+  'installing',
+  'installing-in-progress',
+  'installing-pending-user-action',
+  'reclaiming',
+  'reclaiming-rebooting',
+  'error',
+  'cancelled',
 ]);
 
 export type WatchAttribute = (typeof WATCH_ATTRIBUTES)[number];
@@ -75,7 +90,11 @@ const CLUSTER_OWN_VERDICT: ReadonlySet<string> = new Set(['validations_info', 's
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().filter((key) => (value as Record<string, unknown>)[key] !== undefined).map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -14,8 +14,15 @@ import type { HostUpdateParams } from '../../../contracts/wire.js';
 
 /** States in which a user may change a host's name, role, disks or labels. */
 export const HOST_UPDATABLE_STATES = new Set([
-  'discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected',
-  'discovering-unbound', 'known-unbound', 'insufficient-unbound', 'disconnected-unbound',
+  'discovering',
+  'known',
+  'insufficient',
+  'pending-for-input',
+  'disconnected',
+  'discovering-unbound',
+  'known-unbound',
+  'insufficient-unbound',
+  'disconnected-unbound',
 ]);
 /** States a host cannot be deleted in: it is being written to disk. */
 export const HOST_BUSY_STATES = new Set(['preparing-for-installation', 'preparing-successful', 'installing', 'installing-in-progress']);
@@ -56,7 +63,8 @@ export function arbiterHostsProblem(cluster: Pick<Cluster, 'attributes'>): strin
   if (isBelow(version, ARBITER_VERSION)) return `cluster's openshift version must be at least ${ARBITER_VERSION}`;
   const platform = (cluster.attributes.platform as { type?: string } | undefined)?.type;
   if (!platform) return "cluster's platform must be set";
-  if (!isBelow(version, ARBITER_NONE_PLATFORM_VERSION)) return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
+  if (!isBelow(version, ARBITER_NONE_PLATFORM_VERSION))
+    return platform === 'baremetal' || platform === 'none' ? undefined : "cluster's platform must be baremetal or none";
   return platform === 'baremetal' ? undefined : "cluster's platform must be baremetal";
 }
 
@@ -76,7 +84,7 @@ export function fencingCredentialsProblem(cluster: Pick<Cluster, 'attributes'>):
 }
 
 /** Upstream's answer (a 409) to an installation disk that is not one of the host's eligible disks. */
-const NOT_A_VALID_DISK = 'Requested installation disk is not part of the host\'s valid disks';
+const NOT_A_VALID_DISK = "Requested installation disk is not part of the host's valid disks";
 
 /** Applies a `host-update-params` document. */
 export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: Cluster | undefined, now: string): Host {
@@ -154,13 +162,17 @@ export function applyHostUpdate(host: Host, params: HostUpdateParams, cluster: C
  */
 function skippedFormattingAfter(host: Host, changes: NonNullable<HostUpdateParams['disks_skip_formatting']>): string[] {
   const inventoryIds = (hostInventory(host)?.disks ?? []).map((disk) => disk.id || disk.path || '');
-  let skipped = String(host.attributes.skip_formatting_disks ?? '').split(',').filter((id) => id !== '');
+  let skipped = String(host.attributes.skip_formatting_disks ?? '')
+    .split(',')
+    .filter((id) => id !== '');
   for (const change of changes) {
     if (skipped.includes(change.disk_id)) {
       if (!change.skip_formatting) skipped = skipped.filter((id) => id !== change.disk_id);
     } else if (change.skip_formatting) {
       if (!inventoryIds.includes(change.disk_id)) {
-        throw badRequest(`Disk identifier ${change.disk_id} doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: ${inventoryIds.join(', ')}`);
+        throw badRequest(
+          `Disk identifier ${change.disk_id} doesn't match any disk in the inventory, it cannot be skipped. Inventory disk identifiers are: ${inventoryIds.join(', ')}`,
+        );
       }
       skipped.push(change.disk_id);
     }
@@ -195,7 +207,10 @@ export function withTransition(host: Host, transition: HostTransition, now: stri
 function requestTransition(host: Host, trigger: 'BindHost' | 'UnbindHost', now: string): HostTransition {
   const transition = transitionHost({ status: host.status }, trigger, requestContext(host, now));
   const action = trigger === 'BindHost' ? 'bound' : 'unbound';
-  if (isNotAllowed(transition)) throw conflict(`host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`);
+  if (isNotAllowed(transition))
+    throw conflict(
+      `host ${host.hostId} is in status ${host.status} and cannot be ${action} now${trigger === 'BindHost' ? ': only a known-unbound host can be bound' : ''}`,
+    );
   return transition;
 }
 
@@ -257,12 +272,14 @@ export type ProgressStagesSource = { singleNode: boolean } | 'no-cluster' | 'not
 export function hostProgressStages(host: Host, source: ProgressStagesSource): HostStage[] | null {
   if (source === 'not-listed') return null;
   const role = host.attributes.role;
-  return [...stagesFor({
-    ...(role ? { role } : {}),
-    bootstrap: !!host.attributes.bootstrap,
-    singleNode: source !== 'no-cluster' && source.singleNode,
-    day2: host.attributes.kind === 'AddToExistingClusterHost',
-  })];
+  return [
+    ...stagesFor({
+      ...(role ? { role } : {}),
+      bootstrap: !!host.attributes.bootstrap,
+      singleNode: source !== 'no-cluster' && source.singleNode,
+      day2: host.attributes.kind === 'AddToExistingClusterHost',
+    }),
+  ];
 }
 
 /**
@@ -287,7 +304,15 @@ export function hostProgressView(progress: HostAttributes['progress']): NonNulla
  * connectivity report was taken and stored, the free addresses, the last failure of each step, the
  * ignition endpoint's token): upstream's host document has none of them.
  */
-const INTERNAL_HOST_FIELDS = ['cpu_architecture', 'connectivity_checked_at', 'connectivity_stored_at', 'free_addresses', 'step_errors', 'ignition_endpoint_token', 'fencing_credentials'] as const;
+const INTERNAL_HOST_FIELDS = [
+  'cpu_architecture',
+  'connectivity_checked_at',
+  'connectivity_stored_at',
+  'free_addresses',
+  'step_errors',
+  'ignition_endpoint_token',
+  'fencing_credentials',
+] as const;
 
 /** Strings upstream's model leaves out when empty (omitempty): a user's update may have set them to ''. */
 const OMITTED_WHEN_EMPTY = ['skip_formatting_disks', 'machine_config_pool_name'] as const;

@@ -34,7 +34,11 @@ function effectiveRole(attributes: Readonly<Record<string, unknown>>): HostRole 
  * anything else the worker's), an unbound host the smallest of any role (upstream's
  * GetClusterHostRequirements and GetInfraEnvHostRequirements).
  */
-export function diskRequirement(attributes: Readonly<Record<string, unknown>>, inventory: Inventory | undefined, source: DiskRequirementSource): { minDiskSizeGb: number; openshiftVersion: string } {
+export function diskRequirement(
+  attributes: Readonly<Record<string, unknown>>,
+  inventory: Inventory | undefined,
+  source: DiskRequirementSource,
+): { minDiskSizeGb: number; openshiftVersion: string } {
   if (source.cluster) {
     const openshiftVersion = String(source.cluster.attributes.openshift_version ?? '');
     const minimums = hardwareMinimums(openshiftVersion);
@@ -66,7 +70,8 @@ function diskWithServiceEligibility(disk: InventoryDisk, input: DiskEligibilityI
   return { ...disk, installation_eligibility: unique.length === 0 ? { eligible: true } : { eligible: false, not_eligible_reasons: unique } };
 }
 
-const isEligible = (disk: InventoryDisk) => disk.installation_eligibility?.eligible === true && (disk.installation_eligibility.not_eligible_reasons?.length ?? 0) === 0;
+const isEligible = (disk: InventoryDisk) =>
+  disk.installation_eligibility?.eligible === true && (disk.installation_eligibility.not_eligible_reasons?.length ?? 0) === 0;
 
 /**
  * The disks the inventory marks eligible, in upstream's order of installation preference (its
@@ -87,7 +92,13 @@ const NEVER_FORMATTED = new Set(['FC', 'iSCSI', 'LVM', 'Multipath']);
  */
 export function disksToBeFormatted(inventory: Inventory): string[] {
   return (inventory.disks ?? [])
-    .filter((disk) => disk.bootable && !(disk.removable || (disk.by_path ?? '').includes('mmcblk')) && !NEVER_FORMATTED.has(disk.drive_type ?? '') && !disk.is_installation_media)
+    .filter(
+      (disk) =>
+        disk.bootable &&
+        !(disk.removable || (disk.by_path ?? '').includes('mmcblk')) &&
+        !NEVER_FORMATTED.has(disk.drive_type ?? '') &&
+        !disk.is_installation_media,
+    )
     .map(diskIdentifier);
 }
 
@@ -96,7 +107,11 @@ export function disksToBeFormatted(inventory: Inventory): string[] {
  * derives from it: the installation disk (the selected one while eligible, else the preferred
  * eligible one) and the disks formatted by default. Empty values are left out, as Go leaves them.
  */
-export function storeInventoryAndDisks(attributes: Record<string, unknown>, inventory: Inventory, requirement?: { minDiskSizeGb: number; openshiftVersion: string }): void {
+export function storeInventoryAndDisks(
+  attributes: Record<string, unknown>,
+  inventory: Inventory,
+  requirement?: { minDiskSizeGb: number; openshiftVersion: string },
+): void {
   const judged = requirement ? withServiceEligibility(inventory, requirement) : inventory;
   attributes.inventory = JSON.stringify(withoutGoEmptyValues(judged));
   const eligible = eligibleByPreference(judged);

@@ -69,7 +69,12 @@ const objectField = (document: unknown, field: string): Record<string, unknown> 
 
 function ntpSources(attributes: Record<string, unknown>): string[] {
   const raw = typeof attributes.ntp_sources === 'string' && attributes.ntp_sources.trim() !== '' ? attributes.ntp_sources : attributes.additional_ntp_sources;
-  return typeof raw === 'string' ? raw.split(',').map((source) => source.trim()).filter(Boolean) : [];
+  return typeof raw === 'string'
+    ? raw
+        .split(',')
+        .map((source) => source.trim())
+        .filter(Boolean)
+    : [];
 }
 
 function infraEnvManifest(input: DisconnectedIgnitionInput, hasStaticNetwork: boolean): string {
@@ -95,12 +100,14 @@ function nmStateManifest(infraEnvId: string, entries: readonly StaticNetworkEntr
       .filter((nic) => nic.mac_address && nic.logical_nic_name)
       .map((nic) => ({ name: nic.logical_nic_name!, macAddress: nic.mac_address }));
     if (!entry.network_yaml || interfaces.length === 0) return [];
-    return [yaml({
-      apiVersion: 'agent-install.openshift.io/v1beta1',
-      kind: 'NMStateConfig',
-      metadata: { name: `nmstate-config-${index}`, labels: { [INFRAENV_LABEL]: infraEnvId } },
-      spec: { interfaces, config: YAML.parse(entry.network_yaml) },
-    })];
+    return [
+      yaml({
+        apiVersion: 'agent-install.openshift.io/v1beta1',
+        kind: 'NMStateConfig',
+        metadata: { name: `nmstate-config-${index}`, labels: { [INFRAENV_LABEL]: infraEnvId } },
+        spec: { interfaces, config: YAML.parse(entry.network_yaml) },
+      }),
+    ];
   });
   return documents.length ? documents.join('---\n') : undefined;
 }
@@ -169,7 +176,9 @@ export function simulatedUnconfiguredIgnition(directory: InstallerDirectory): st
   }
   if (directory[MIRROR_REGISTRIES]) files.push(file('/etc/containers/registries.conf', 0o644, directory[MIRROR_REGISTRIES]));
   if (rendezvousIp) files.push(file('/etc/assisted/rendezvous-host.env', 0o600, `NODE_ZERO_IP=${rendezvousIp}\n`));
-  const nmState = directory[NMSTATE_MANIFEST] ? YAML.parseAllDocuments(directory[NMSTATE_MANIFEST]).map((document) => objectField(document.toJS(), 'spec')) : [];
+  const nmState = directory[NMSTATE_MANIFEST]
+    ? YAML.parseAllDocuments(directory[NMSTATE_MANIFEST]).map((document) => objectField(document.toJS(), 'spec'))
+    : [];
   const entries: StaticNetworkEntry[] = nmState.map((spec) => ({
     network_yaml: YAML.stringify(spec.config),
     mac_interface_map: (Array.isArray(spec.interfaces) ? spec.interfaces : []).map((nic: unknown) => ({
@@ -181,7 +190,19 @@ export function simulatedUnconfiguredIgnition(directory: InstallerDirectory): st
   const sshKey = text(infraEnvSpec.sshAuthorizedKey).trim();
   return JSON.stringify({
     ignition: { version: '3.2.0' },
-    passwd: { users: sshKey ? [{ name: 'core', sshAuthorizedKeys: sshKey.split('\n').map((key) => key.trim()).filter(Boolean) }] : [] },
+    passwd: {
+      users: sshKey
+        ? [
+            {
+              name: 'core',
+              sshAuthorizedKeys: sshKey
+                .split('\n')
+                .map((key) => key.trim())
+                .filter(Boolean),
+            },
+          ]
+        : [],
+    },
     storage: { directories: [{ path: '/opt/agent/tls', mode: 0o755, overwrite: true, user: { name: 'root' } }], files },
   });
 }

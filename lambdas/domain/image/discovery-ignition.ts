@@ -10,7 +10,12 @@ import type { InfraEnv, InfraEnvAttributes } from '../core/entities.js';
 import { badRequest } from '../core/errors.js';
 import { mergeIgnitionOverride } from './ignition-merge.js';
 import {
-  isStaticNetworkEntry, PRE_NETWORK_SCRIPT_PATH, StaticNetworkError, staticNetworkConfigProblem, staticNetworkFiles, type StaticNetworkEntry,
+  isStaticNetworkEntry,
+  PRE_NETWORK_SCRIPT_PATH,
+  StaticNetworkError,
+  staticNetworkConfigProblem,
+  staticNetworkFiles,
+  type StaticNetworkEntry,
 } from './static-network/static-network.js';
 
 export const DISCOVERY_IGNITION_VERSION = '3.1.0';
@@ -85,7 +90,11 @@ function proxyOf(attributes: InfraEnvAttributes): ProxySettings {
   const proxy = attributes.proxy ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   // One list without blanks: a space would split a systemd Environment= assignment.
-  const noProxy = text(proxy.no_proxy).split(',').map((entry) => entry.trim()).filter(Boolean).join(',');
+  const noProxy = text(proxy.no_proxy)
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .join(',');
   return { httpProxy: text(proxy.http_proxy), httpsProxy: text(proxy.https_proxy), noProxy };
 }
 
@@ -95,9 +104,12 @@ const systemdLiteral = (value: string) => value.replace(/%/g, '%%');
 function agentUnit(input: DiscoveryIgnitionInput, proxy: ProxySettings): string {
   const image = input.agentImage;
   const environment = [
-    ['HTTP_PROXY', proxy.httpProxy], ['http_proxy', proxy.httpProxy],
-    ['HTTPS_PROXY', proxy.httpsProxy], ['https_proxy', proxy.httpsProxy],
-    ['NO_PROXY', proxy.noProxy], ['no_proxy', proxy.noProxy],
+    ['HTTP_PROXY', proxy.httpProxy],
+    ['http_proxy', proxy.httpProxy],
+    ['HTTPS_PROXY', proxy.httpsProxy],
+    ['https_proxy', proxy.httpsProxy],
+    ['NO_PROXY', proxy.noProxy],
+    ['no_proxy', proxy.noProxy],
     ['PULL_SECRET_TOKEN', input.agentToken],
   ].map(([name, value]) => `Environment=${name}=${systemdLiteral(value!)}`);
   const agentArgs = [
@@ -228,7 +240,11 @@ ipv6.dhcp-duid=ll
 
 function profileProxy(proxy: ProxySettings): string {
   const lines: string[] = [];
-  for (const [upper, value] of [['HTTP_PROXY', proxy.httpProxy], ['HTTPS_PROXY', proxy.httpsProxy], ['NO_PROXY', proxy.noProxy]] as const) {
+  for (const [upper, value] of [
+    ['HTTP_PROXY', proxy.httpProxy],
+    ['HTTPS_PROXY', proxy.httpsProxy],
+    ['NO_PROXY', proxy.noProxy],
+  ] as const) {
     if (value) lines.push(`export ${upper}=${value}`, `export ${upper.toLowerCase()}=${value}`);
   }
   return `${lines.join('\n')}\n`;
@@ -244,7 +260,10 @@ function ntpSourcesOf(attributes: Record<string, unknown>): { sources: string[];
   const replace = typeof attributes.ntp_sources === 'string' && attributes.ntp_sources.trim() !== '';
   const field = replace ? 'ntp_sources' : 'additional_ntp_sources';
   const raw = typeof attributes[field] === 'string' ? attributes[field] : '';
-  const sources = raw.split(',').map((source) => source.trim()).filter(Boolean);
+  const sources = raw
+    .split(',')
+    .map((source) => source.trim())
+    .filter(Boolean);
   const bad = sources.find((source) => !NTP_SOURCE.test(source));
   if (bad !== undefined) throw badRequest(`${field}: "${bad}" is not a host name or IP address; update the infra-env`);
   return { sources, replace };

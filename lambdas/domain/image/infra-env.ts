@@ -7,7 +7,15 @@ import { badRequest } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
-import { displayTextProblem, isIp, noProxyProblem, ntpSourcesProblem, proxyUrlProblem, pullSecretProblem, sshPublicKeyProblem } from '../../../contracts/input-checks.js';
+import {
+  displayTextProblem,
+  isIp,
+  noProxyProblem,
+  ntpSourcesProblem,
+  proxyUrlProblem,
+  pullSecretProblem,
+  sshPublicKeyProblem,
+} from '../../../contracts/input-checks.js';
 import type { Params } from '../../../contracts/input-checks.js';
 import type { ClusterAttributes } from '../core/entities.js';
 import type { FeatureId } from '../catalogues/feature-support.js';
@@ -41,7 +49,8 @@ export function hostRegistrationProblem(infraEnv: Pick<InfraEnv, 'attributes'>):
 /** Upstream's rendezvous IP rule: an IP address, and only on a disconnected-iso infra-env. Empty means none. */
 export function rendezvousIpProblem(imageType: string, ip: unknown): string | undefined {
   if (typeof ip !== 'string' || ip === '') return undefined;
-  if (imageType !== DISCONNECTED_ISO) return `RendezvousIP is only supported for disconnected ISO infra-envs (image_type ${DISCONNECTED_ISO}), not ${imageType}`;
+  if (imageType !== DISCONNECTED_ISO)
+    return `RendezvousIP is only supported for disconnected ISO infra-envs (image_type ${DISCONNECTED_ISO}), not ${imageType}`;
   if (!isIp(ip)) return `rendezvous_ip "${ip}" is not a valid IPv4 or IPv6 address`;
   return undefined;
 }
@@ -145,7 +154,14 @@ function attributesFrom(params: Params): Record<string, unknown> {
     check(kernelArgumentsProblem(params.kernel_arguments));
     out.kernel_arguments = JSON.stringify(params.kernel_arguments);
   }
-  for (const field of ['ssh_authorized_key', 'additional_ntp_sources', 'ntp_sources', 'ignition_config_override', 'additional_trust_bundle', 'network_discovery_delay_seconds']) {
+  for (const field of [
+    'ssh_authorized_key',
+    'additional_ntp_sources',
+    'ntp_sources',
+    'ignition_config_override',
+    'additional_trust_bundle',
+    'network_discovery_delay_seconds',
+  ]) {
     if (params[field] !== undefined && params[field] !== null) out[field] = params[field];
   }
   return out;
@@ -200,7 +216,12 @@ function assignAttributes(target: Record<string, unknown>, fields: Record<string
 export function createInfraEnvRecord(
   params: Params,
   context: {
-    orgId: string; infraEnvId: string; now: string; clusterId?: string; imageTokenKey: string; userName: string;
+    orgId: string;
+    infraEnvId: string;
+    now: string;
+    clusterId?: string;
+    imageTokenKey: string;
+    userName: string;
     /** The minor of the RHCOS image it boots (osImageVersionFor), and its CPU architecture (normalised). */
     openshiftVersion?: string;
     cpuArchitecture?: string;
@@ -222,7 +243,10 @@ export function createInfraEnvRecord(
     ...attributesFrom(params),
     ...(context.disconnectedClusterName !== undefined ? { [DISCONNECTED_CLUSTER_NAME]: context.disconnectedClusterName } : {}),
   };
-  assignAttributes(attributes, imageTypeAndRendezvous(params, {}, { bound: !!context.clusterId, disconnectedCluster: context.disconnectedClusterName !== undefined }));
+  assignAttributes(
+    attributes,
+    imageTypeAndRendezvous(params, {}, { bound: !!context.clusterId, disconnectedCluster: context.disconnectedClusterName !== undefined }),
+  );
   return {
     orgId: context.orgId,
     infraEnvId: context.infraEnvId,
@@ -243,7 +267,10 @@ export function applyInfraEnvUpdate(
   /** The version asked for, kept as written once its RHCOS image is known to exist (as upstream keeps it). */
   openshiftVersion?: string,
   /** What its cluster is; by default read from the infra-env: bound, and made for a DisconnectedCluster. */
-  cluster: InfraEnvClusterContext = { bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes, disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes },
+  cluster: InfraEnvClusterContext = {
+    bound: !!infraEnv.clusterId || DISCONNECTED_CLUSTER_NAME in infraEnv.attributes,
+    disconnectedCluster: DISCONNECTED_CLUSTER_NAME in infraEnv.attributes,
+  },
 ): InfraEnv {
   const next = structuredClone(infraEnv);
   if (typeof params.name === 'string') check(displayTextProblem('name', params.name));
@@ -279,7 +306,14 @@ export function imageInfoDetails(infraEnv: Pick<InfraEnv, 'attributes'>): string
  * Fields upstream's infra-env document leaves out while empty (Go's omitempty): an empty string or
  * list given at creation or update is not echoed.
  */
-const OMITTED_WHEN_EMPTY = ['additional_trust_bundle', 'ssh_authorized_key', 'ignition_config_override', 'kernel_arguments', 'ntp_sources', 'additional_ntp_sources'] as const;
+const OMITTED_WHEN_EMPTY = [
+  'additional_trust_bundle',
+  'ssh_authorized_key',
+  'ignition_config_override',
+  'kernel_arguments',
+  'ntp_sources',
+  'additional_ntp_sources',
+] as const;
 
 /** How upstream's answers spell a time never set: Go's zero time. */
 const UNSET_TIME = '0001-01-01T00:00:00.000Z';

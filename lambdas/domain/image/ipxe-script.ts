@@ -26,12 +26,22 @@ const BASE_KERNEL_ARGUMENTS = [
 
 /** Query strings sorted by name, as Go's url.Values encodes them, so our URLs read as upstream's. */
 function withQuery(base: string, params: Record<string, string>): string {
-  const query = new URLSearchParams(Object.entries(params).filter(([, value]) => value !== '').sort(([a], [b]) => a.localeCompare(b)));
+  const query = new URLSearchParams(
+    Object.entries(params)
+      .filter(([, value]) => value !== '')
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
   return `${base}?${query}`;
 }
 
 /** Boot artifact URLs on the image service; only the initrd is per infra-env, hence signed. */
-export function bootArtifactUrls(input: { imageServiceBaseUrl: string; infraEnvId: string; openshiftVersion: string; cpuArchitecture: string; imageToken: string }) {
+export function bootArtifactUrls(input: {
+  imageServiceBaseUrl: string;
+  infraEnvId: string;
+  openshiftVersion: string;
+  cpuArchitecture: string;
+  imageToken: string;
+}) {
   const common = { arch: input.cpuArchitecture, version: input.openshiftVersion };
   return {
     kernel: withQuery(`${input.imageServiceBaseUrl}/boot-artifacts/kernel`, common),
@@ -47,7 +57,9 @@ export function appendedKernelArguments(kernelArguments: unknown): string[] {
   return (Array.isArray(parsed) ? parsed : []).map((argument: unknown) => {
     const { operation, value } = isJsonObject(argument) ? argument : {};
     if (operation !== 'append') {
-      throw badRequest(`kernel_arguments: an iPXE boot can only append kernel arguments, not ${String(operation ?? '(no operation)')} "${String(value ?? '')}"`);
+      throw badRequest(
+        `kernel_arguments: an iPXE boot can only append kernel arguments, not ${String(operation ?? '(no operation)')} "${String(value ?? '')}"`,
+      );
     }
     return String(value ?? '');
   });
@@ -62,7 +74,12 @@ export function ipxeBootScript(input: {
   kernelArguments?: unknown;
 }): string {
   const urls = bootArtifactUrls(input);
-  const kernelArguments = ['initrd=initrd', `coreos.live.rootfs_url=${urls.rootfs}`, ...BASE_KERNEL_ARGUMENTS, ...appendedKernelArguments(input.kernelArguments)];
+  const kernelArguments = [
+    'initrd=initrd',
+    `coreos.live.rootfs_url=${urls.rootfs}`,
+    ...BASE_KERNEL_ARGUMENTS,
+    ...appendedKernelArguments(input.kernelArguments),
+  ];
   return ['#!ipxe', `initrd --name initrd ${urls.initrd}`, `kernel ${urls.kernel} ${kernelArguments.join(' ')}`, 'boot', ''].join('\n');
 }
 

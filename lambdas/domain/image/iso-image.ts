@@ -216,7 +216,9 @@ export class IsoReader {
 
 function parseJsonFile(bytes: Uint8Array, what: string): Record<string, unknown> {
   // kargs.json may be padded with spaces after the JSON text (coreos-installer rewrites it so).
-  const text = Buffer.from(bytes).toString('utf8').replace(/[\0\s]+$/, '');
+  const text = Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/[\0\s]+$/, '');
   try {
     const parsed: unknown = JSON.parse(text);
     if (isJsonObject(parsed)) return parsed;
@@ -247,7 +249,10 @@ async function ignitionArea(iso: IsoReader): Promise<EmbedArea> {
     }
   }
   const file = await iso.find(areaPath);
-  if (!file) throw new IsoFormatError(`no Ignition embed area: ${infoFile ? `${areaPath} (named by ${IGNINFO_PATH})` : `neither ${IGNINFO_PATH} nor ${DEFAULT_IGNITION_AREA_PATH}`} is in the image`);
+  if (!file)
+    throw new IsoFormatError(
+      `no Ignition embed area: ${infoFile ? `${areaPath} (named by ${IGNINFO_PATH})` : `neither ${IGNINFO_PATH} nor ${DEFAULT_IGNITION_AREA_PATH}`} is in the image`,
+    );
   const areaLength = length ?? file.length - offsetInFile;
   if (offsetInFile + areaLength > file.length || areaLength <= 0) throw new IsoFormatError(`the Ignition embed area lies outside ${areaPath}`);
   return { offset: file.offset + offsetInFile, length: areaLength };
@@ -265,7 +270,8 @@ async function kargsAreas(iso: IsoReader): Promise<IsoLayout['kargs']> {
   const info = parseJsonFile(await iso.readFile(infoFile, MAX_INFO_FILE_BYTES, KARGS_INFO_PATH), KARGS_INFO_PATH);
   const size = info.size;
   if (!isCount(size) || size === 0 || size > MAX_KARGS_AREA) throw new IsoFormatError(`${KARGS_INFO_PATH}: size must be 1–${MAX_KARGS_AREA}`);
-  if (typeof info.default !== 'string' || info.default.length > size) throw new IsoFormatError(`${KARGS_INFO_PATH}: default must be a string that fits the area`);
+  if (typeof info.default !== 'string' || info.default.length > size)
+    throw new IsoFormatError(`${KARGS_INFO_PATH}: default must be a string that fits the area`);
   if (!Array.isArray(info.files) || info.files.length === 0) throw new IsoFormatError(`${KARGS_INFO_PATH}: files must list at least one area`);
   const areas: KargsArea[] = [];
   for (const entry of info.files) {
@@ -351,7 +357,9 @@ export function quoteKernelArgument(arg: string): string {
 export function kargsAreaBytes(args: string, area: KargsArea): Buffer {
   const text = args.trim();
   if (Buffer.byteLength(text) + 1 > area.length) {
-    throw badRequest(`the kernel arguments (${Buffer.byteLength(text)} bytes) do not fit the ISO's ${area.length}-byte kernel argument area; remove some kernel_arguments`);
+    throw badRequest(
+      `the kernel arguments (${Buffer.byteLength(text)} bytes) do not fit the ISO's ${area.length}-byte kernel argument area; remove some kernel_arguments`,
+    );
   }
   const bytes = Buffer.alloc(area.length, area.pad);
   bytes.write(`${text}${area.end}`, 0, 'utf8');

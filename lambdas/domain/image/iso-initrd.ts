@@ -31,13 +31,7 @@ function newcEntry(name: string, mode: number, data: Uint8Array, ino: number, nl
   // mtime 0 keeps the archive (and so the image hash) a function of the contents alone.
   const header = `070701${[ino, mode, 0, 0, nlink, 0, data.length, 0, 0, 0, 0, nameBytes.length, 0].map(hex8).join('')}`;
   const headerBytes = Buffer.from(header, 'ascii');
-  return Buffer.concat([
-    headerBytes,
-    nameBytes,
-    Buffer.alloc(pad4(headerBytes.length + nameBytes.length)),
-    Buffer.from(data),
-    Buffer.alloc(pad4(data.length)),
-  ]);
+  return Buffer.concat([headerBytes, nameBytes, Buffer.alloc(pad4(headerBytes.length + nameBytes.length)), Buffer.from(data), Buffer.alloc(pad4(data.length))]);
 }
 
 /**
@@ -78,7 +72,9 @@ export function ignitionArchive(ignitionText: string, extraFiles: readonly CpioF
 /** `payload` zero-padded to fill an embed area; refuses what does not fit. */
 export function fillArea(payload: Uint8Array, areaLength: number, what: string): Buffer {
   if (payload.length > areaLength) {
-    throw badRequest(`the ${what} (${payload.length} bytes compressed) does not fit the base ISO's ${areaLength}-byte embed area; make the infra-env's configuration smaller`);
+    throw badRequest(
+      `the ${what} (${payload.length} bytes compressed) does not fit the base ISO's ${areaLength}-byte embed area; make the infra-env's configuration smaller`,
+    );
   }
   const area = Buffer.alloc(areaLength);
   area.set(payload, 0);
@@ -103,11 +99,19 @@ function proxyDropIn(attributes: InfraEnvAttributes): string | undefined {
   const http = text(proxy.http_proxy);
   const https = text(proxy.https_proxy);
   if (!http && !https) return undefined;
-  const noProxy = text(proxy.no_proxy).split(',').map((entry) => entry.trim()).filter(Boolean).join(',');
+  const noProxy = text(proxy.no_proxy)
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .join(',');
   // systemd expands '%' in unit files; a literal one is written '%%'.
   const literal = (value: string) => value.replace(/%/g, '%%');
   const lines = ['[Service]'];
-  for (const [name, value] of [['HTTP_PROXY', http], ['HTTPS_PROXY', https], ['NO_PROXY', noProxy]] as const) {
+  for (const [name, value] of [
+    ['HTTP_PROXY', http],
+    ['HTTPS_PROXY', https],
+    ['NO_PROXY', noProxy],
+  ] as const) {
     lines.push(`Environment=${name}=${literal(value)}`, `Environment=${name.toLowerCase()}=${literal(value)}`);
   }
   return `${lines.join('\n')}\n`;

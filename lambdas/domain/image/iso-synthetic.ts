@@ -32,7 +32,10 @@ const GRUB_PATH = 'EFI/redhat/grub.cfg';
 const ISOLINUX_PATH = 'isolinux/isolinux.cfg';
 
 export function syntheticVolumeId(version: string, arch: string): string {
-  return `SYNTHETIC-${version}-${arch}`.toUpperCase().replace(/[^A-Z0-9_.-]/g, '_').slice(0, 32);
+  return `SYNTHETIC-${version}-${arch}`
+    .toUpperCase()
+    .replace(/[^A-Z0-9_.-]/g, '_')
+    .slice(0, 32);
 }
 
 export function syntheticDefaultKargs(type: BaseImageType, volumeId: string): string {
@@ -52,7 +55,10 @@ function configWithArea(before: string, after: string, defaultArgs: string): { b
  * The files of a synthetic base ISO. `rootfsBytes` (full ISOs only) sizes the placeholder rootfs,
  * and so the image: a sparse stand-in for RHCOS's ~1 GiB.
  */
-export function syntheticIsoTree(options: { version: string; arch: string; type: BaseImageType; rootfsBytes?: number }): { volumeId: string; files: SyntheticIsoFile[] } {
+export function syntheticIsoTree(options: { version: string; arch: string; type: BaseImageType; rootfsBytes?: number }): {
+  volumeId: string;
+  files: SyntheticIsoFile[];
+} {
   const volumeId = syntheticVolumeId(options.version, options.arch);
   const defaultArgs = syntheticDefaultKargs(options.type, volumeId);
   const minimal = options.type === 'minimal-iso';
@@ -68,7 +74,14 @@ export function syntheticIsoTree(options: { version: string; arch: string; type:
     '\n',
     defaultArgs,
   );
-  const kargsInfo = { default: defaultArgs, files: [{ path: GRUB_PATH, offset: grub.offset }, { path: ISOLINUX_PATH, offset: isolinux.offset }], size: SYNTHETIC_KARGS_AREA };
+  const kargsInfo = {
+    default: defaultArgs,
+    files: [
+      { path: GRUB_PATH, offset: grub.offset },
+      { path: ISOLINUX_PATH, offset: isolinux.offset },
+    ],
+    size: SYNTHETIC_KARGS_AREA,
+  };
   const text = (value: string) => Buffer.from(value, 'utf8');
   const files: SyntheticIsoFile[] = [
     {
@@ -84,7 +97,10 @@ export function syntheticIsoTree(options: { version: string; arch: string; type:
     { path: GRUB_PATH, contents: grub.bytes },
     { path: ISOLINUX_PATH, contents: isolinux.bytes },
     { path: 'images/pxeboot/vmlinuz', contents: text('SYNTHETIC kernel placeholder: not a kernel\n') },
-    { path: 'images/pxeboot/initrd.img', contents: initrdArchive([{ path: 'etc/assisted-synthetic-initrd', contents: 'SYNTHETIC initrd placeholder\n', mode: 0o644 }]) },
+    {
+      path: 'images/pxeboot/initrd.img',
+      contents: initrdArchive([{ path: 'etc/assisted-synthetic-initrd', contents: 'SYNTHETIC initrd placeholder\n', mode: 0o644 }]),
+    },
   ];
   if (minimal) files.push({ path: CUSTOM_RAMDISK_PATH, contents: { zeros: SYNTHETIC_RAMDISK_AREA } });
   else files.push({ path: 'images/pxeboot/rootfs.img', contents: { zeros: Math.max(0, options.rootfsBytes ?? 0) } });

@@ -18,16 +18,20 @@ import { hostInventory, type Inventory } from '../host/inventory.js';
 
 // ---------------------------------------------------------------- upstream's typed model
 
-interface StructType { kind: 'struct'; fields: GoField[] }
-type GoType =
-  | { kind: 'string' | 'bool' }
-  | { kind: 'int'; bits: 32 | 64 }
-  | StructType
-  | { kind: 'pointer'; to: GoType }
-  | { kind: 'slice'; of: GoType };
-interface GoField { name: string; type: GoType; omitEmpty: boolean }
+interface StructType {
+  kind: 'struct';
+  fields: GoField[];
+}
+type GoType = { kind: 'string' | 'bool' } | { kind: 'int'; bits: 32 | 64 } | StructType | { kind: 'pointer'; to: GoType } | { kind: 'slice'; of: GoType };
+interface GoField {
+  name: string;
+  type: GoType;
+  omitEmpty: boolean;
+}
 type GoValue = string | number | boolean | null | GoValue[] | GoObject;
-interface GoObject { [field: string]: GoValue }
+interface GoObject {
+  [field: string]: GoValue;
+}
 
 const isGoObject = (value: GoValue | undefined): value is GoObject => isJsonObject(value);
 
@@ -45,64 +49,232 @@ const struct = (fields: [string, GoType][]): StructType => ({
 
 const LOAD_BALANCER = pointer(struct([['type,omitempty', str]]));
 const BAREMETAL = struct([
-  ['provisioningNetwork', str], ['apiVIPs,omitempty', slice(str)], ['apiVIP,omitempty', str], ['ingressVIPs,omitempty', slice(str)],
+  ['provisioningNetwork', str],
+  ['apiVIPs,omitempty', slice(str)],
+  ['apiVIP,omitempty', str],
+  ['ingressVIPs,omitempty', slice(str)],
   ['ingressVIP,omitempty', str],
-  ['hosts', slice(struct([
-    ['name', str], ['role', str], ['bootMACAddress', str], ['bootMode', str],
-    ['bmc', struct([['username', str], ['password', str], ['address', str], ['disableCertificateVerification', bool]])], ['hardwareProfile', str],
-  ]))],
-  ['clusterOSImage,omitempty', str], ['clusterProvisioningIP,omitempty', str], ['provisioningNetworkInterface,omitempty', str],
-  ['provisioningNetworkCIDR,omitempty', pointer(str)], ['provisioningDHCPRange,omitempty', str], ['additionalNTPServers,omitempty', slice(str)],
+  [
+    'hosts',
+    slice(
+      struct([
+        ['name', str],
+        ['role', str],
+        ['bootMACAddress', str],
+        ['bootMode', str],
+        [
+          'bmc',
+          struct([
+            ['username', str],
+            ['password', str],
+            ['address', str],
+            ['disableCertificateVerification', bool],
+          ]),
+        ],
+        ['hardwareProfile', str],
+      ]),
+    ),
+  ],
+  ['clusterOSImage,omitempty', str],
+  ['clusterProvisioningIP,omitempty', str],
+  ['provisioningNetworkInterface,omitempty', str],
+  ['provisioningNetworkCIDR,omitempty', pointer(str)],
+  ['provisioningDHCPRange,omitempty', str],
+  ['additionalNTPServers,omitempty', slice(str)],
   ['loadBalancer,omitempty', LOAD_BALANCER],
 ]);
 const VSPHERE = struct([
-  ['vCenter,omitempty', str], ['username,omitempty', str], ['password,omitempty', str], ['datacenter,omitempty', str],
-  ['defaultDatastore,omitempty', str], ['folder,omitempty', str], ['network,omitempty', str], ['cluster,omitempty', str],
-  ['apiVIP,omitempty', str], ['ingressVIP,omitempty', str], ['ingressVIPs,omitempty', slice(str)], ['apiVIPs,omitempty', slice(str)],
-  ['failureDomains,omitempty', slice(struct([
-    ['name', str], ['region', str], ['server', str],
-    ['topology', struct([['computeCluster', str], ['datacenter', str], ['datastore', str], ['folder,omitempty', str], ['networks,omitempty', slice(str)], ['resourcePool,omitempty', str]])],
-    ['zone', str],
-  ]))],
-  ['vcenters,omitempty', slice(struct([['datacenters', slice(str)], ['password', str], ['port,omitempty', int32], ['server', str], ['user', str]]))],
+  ['vCenter,omitempty', str],
+  ['username,omitempty', str],
+  ['password,omitempty', str],
+  ['datacenter,omitempty', str],
+  ['defaultDatastore,omitempty', str],
+  ['folder,omitempty', str],
+  ['network,omitempty', str],
+  ['cluster,omitempty', str],
+  ['apiVIP,omitempty', str],
+  ['ingressVIP,omitempty', str],
+  ['ingressVIPs,omitempty', slice(str)],
+  ['apiVIPs,omitempty', slice(str)],
+  [
+    'failureDomains,omitempty',
+    slice(
+      struct([
+        ['name', str],
+        ['region', str],
+        ['server', str],
+        [
+          'topology',
+          struct([
+            ['computeCluster', str],
+            ['datacenter', str],
+            ['datastore', str],
+            ['folder,omitempty', str],
+            ['networks,omitempty', slice(str)],
+            ['resourcePool,omitempty', str],
+          ]),
+        ],
+        ['zone', str],
+      ]),
+    ),
+  ],
+  [
+    'vcenters,omitempty',
+    slice(
+      struct([
+        ['datacenters', slice(str)],
+        ['password', str],
+        ['port,omitempty', int32],
+        ['server', str],
+        ['user', str],
+      ]),
+    ),
+  ],
   ['loadBalancer,omitempty', LOAD_BALANCER],
 ]);
-const NUTANIX_ENDPOINT = struct([['address', str], ['port', int32]]);
+const NUTANIX_ENDPOINT = struct([
+  ['address', str],
+  ['port', int32],
+]);
 const NUTANIX = struct([
-  ['apiVIPs,omitempty', slice(str)], ['apiVIP,omitempty', str], ['ingressVIPs,omitempty', slice(str)], ['ingressVIP,omitempty', str],
-  ['prismCentral', struct([['endpoint', NUTANIX_ENDPOINT], ['username', str], ['password', str]])],
-  ['prismElements', slice(struct([['endpoint', NUTANIX_ENDPOINT], ['uuid', str], ['name', str]]))],
+  ['apiVIPs,omitempty', slice(str)],
+  ['apiVIP,omitempty', str],
+  ['ingressVIPs,omitempty', slice(str)],
+  ['ingressVIP,omitempty', str],
+  [
+    'prismCentral',
+    struct([
+      ['endpoint', NUTANIX_ENDPOINT],
+      ['username', str],
+      ['password', str],
+    ]),
+  ],
+  [
+    'prismElements',
+    slice(
+      struct([
+        ['endpoint', NUTANIX_ENDPOINT],
+        ['uuid', str],
+        ['name', str],
+      ]),
+    ),
+  ],
   ['subnetUUIDs', slice(str)],
 ]);
 // Upstream tags this one for YAML only, so its JSON keys are the Go field names.
-const EXTERNAL = struct([['PlatformName', str], ['CloudControllerManager', str]]);
-const MACHINE_POOL = struct([['hyperthreading,omitempty', str], ['name', str], ['replicas', int]]);
-const FENCING = struct([['credentials,omitempty', slice(struct([
-  ['hostname,omitempty', str], ['macAddress,omitempty', str], ['address', str], ['username', str], ['password', str],
-  ['certificateVerification,omitempty', pointer(str)],
-]))]]);
+const EXTERNAL = struct([
+  ['PlatformName', str],
+  ['CloudControllerManager', str],
+]);
+const MACHINE_POOL = struct([
+  ['hyperthreading,omitempty', str],
+  ['name', str],
+  ['replicas', int],
+]);
+const FENCING = struct([
+  [
+    'credentials,omitempty',
+    slice(
+      struct([
+        ['hostname,omitempty', str],
+        ['macAddress,omitempty', str],
+        ['address', str],
+        ['username', str],
+        ['password', str],
+        ['certificateVerification,omitempty', pointer(str)],
+      ]),
+    ),
+  ],
+]);
 const INSTALL_CONFIG = struct([
-  ['apiVersion', str], ['baseDomain', str],
-  ['proxy,omitempty', pointer(struct([['httpProxy,omitempty', str], ['httpsProxy,omitempty', str], ['noProxy,omitempty', str]]))],
-  ['networking', struct([
-    ['networkType', str], ['clusterNetwork', slice(struct([['cidr', str], ['hostPrefix', int]]))],
-    ['machineNetwork,omitempty', slice(struct([['cidr', str]]))], ['serviceNetwork', slice(str)],
-  ])],
+  ['apiVersion', str],
+  ['baseDomain', str],
+  [
+    'proxy,omitempty',
+    pointer(
+      struct([
+        ['httpProxy,omitempty', str],
+        ['httpsProxy,omitempty', str],
+        ['noProxy,omitempty', str],
+      ]),
+    ),
+  ],
+  [
+    'networking',
+    struct([
+      ['networkType', str],
+      [
+        'clusterNetwork',
+        slice(
+          struct([
+            ['cidr', str],
+            ['hostPrefix', int],
+          ]),
+        ),
+      ],
+      ['machineNetwork,omitempty', slice(struct([['cidr', str]]))],
+      ['serviceNetwork', slice(str)],
+    ]),
+  ],
   ['metadata', struct([['name', str]])],
   ['compute', slice(MACHINE_POOL)],
-  ['controlPlane', struct([['hyperthreading,omitempty', str], ['name', str], ['replicas', int], ['fencing,omitempty', pointer(FENCING)]])],
+  [
+    'controlPlane',
+    struct([
+      ['hyperthreading,omitempty', str],
+      ['name', str],
+      ['replicas', int],
+      ['fencing,omitempty', pointer(FENCING)],
+    ]),
+  ],
   ['arbiter,omitempty', pointer(MACHINE_POOL)],
-  ['platform', struct([
-    ['baremetal,omitempty', pointer(BAREMETAL)], ['none,omitempty', pointer(struct([]))], ['vsphere,omitempty', pointer(VSPHERE)],
-    ['nutanix,omitempty', pointer(NUTANIX)], ['external,omitempty', pointer(EXTERNAL)],
-  ])],
+  [
+    'platform',
+    struct([
+      ['baremetal,omitempty', pointer(BAREMETAL)],
+      ['none,omitempty', pointer(struct([]))],
+      ['vsphere,omitempty', pointer(VSPHERE)],
+      ['nutanix,omitempty', pointer(NUTANIX)],
+      ['external,omitempty', pointer(EXTERNAL)],
+    ]),
+  ],
   ['bootstrapInPlace,omitempty', pointer(struct([['installationDisk,omitempty', str]]))],
-  ['fips', bool], ['cpuPartitioningMode,omitempty', str], ['pullSecret', str], ['sshKey', str],
-  ['additionalTrustBundle,omitempty', str], ['additionalTrustBundlePolicy,omitempty', str],
-  ['imageContentSources,omitempty', slice(struct([['mirrors', slice(str)], ['source', str]]))],
-  ['imageDigestSources,omitempty', slice(struct([['source', str], ['mirrors,omitempty', slice(str)]]))],
-  ['capabilities,omitempty', pointer(struct([['baselineCapabilitySet,omitempty', str], ['additionalEnabledCapabilities,omitempty', slice(str)]]))],
-  ['featureSet,omitempty', str], ['featureGates,omitempty', slice(str)], ['osImageStream,omitempty', str],
+  ['fips', bool],
+  ['cpuPartitioningMode,omitempty', str],
+  ['pullSecret', str],
+  ['sshKey', str],
+  ['additionalTrustBundle,omitempty', str],
+  ['additionalTrustBundlePolicy,omitempty', str],
+  [
+    'imageContentSources,omitempty',
+    slice(
+      struct([
+        ['mirrors', slice(str)],
+        ['source', str],
+      ]),
+    ),
+  ],
+  [
+    'imageDigestSources,omitempty',
+    slice(
+      struct([
+        ['source', str],
+        ['mirrors,omitempty', slice(str)],
+      ]),
+    ),
+  ],
+  [
+    'capabilities,omitempty',
+    pointer(
+      struct([
+        ['baselineCapabilitySet,omitempty', str],
+        ['additionalEnabledCapabilities,omitempty', slice(str)],
+      ]),
+    ),
+  ],
+  ['featureSet,omitempty', str],
+  ['featureGates,omitempty', slice(str)],
+  ['osImageStream,omitempty', str],
 ]);
 
 function zero(type: GoType): GoValue {
@@ -118,7 +290,8 @@ const zeroStruct = (type: StructType): GoObject => Object.fromEntries(type.field
 class OverrideError extends Error {}
 
 const MAX_KEY_SHOWN = 60;
-const jsonKind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+const jsonKind = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 /** Where in the document; keys are the caller's own text, values are never shown (they may be secrets). */
 const at = (path: string) => (path === '' ? 'the overrides' : `"${path.length > MAX_KEY_SHOWN ? `${path.slice(0, MAX_KEY_SHOWN)}…` : path}"`);
 
@@ -190,7 +363,10 @@ function encodeStruct(type: StructType, value: GoObject): Record<string, unknown
 // ---------------------------------------------------------------- reading the cluster and hosts
 
 export type InstallConfig = Record<string, unknown>;
-export interface RegistryMirror { source: string; mirrors: string[] }
+export interface RegistryMirror {
+  source: string;
+  mirrors: string[];
+}
 export interface InstallConfigOptions {
   /** The infra-envs of the cluster's hosts: their NTP sources and trust bundles are used. */
   infraEnvs?: InfraEnv[];
@@ -203,7 +379,10 @@ export interface InstallConfigOptions {
   overrides?: string;
 }
 
-interface Network { cidr: string; host_prefix?: number }
+interface Network {
+  cidr: string;
+  host_prefix?: number;
+}
 
 const inventoryOf = (host: Host): Inventory => hostInventory(host) ?? {};
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
@@ -217,7 +396,11 @@ const hostName = (host: Host) => text(host.attributes.requested_hostname) || inv
 const countRole = (hosts: Host[], role: string) => hosts.filter((h) => effectiveRole(h) === role).length;
 /** version < threshold; an unreadable version is treated as current (not below anything). */
 const versionBelow = (version: string, threshold: string) => !!parseBaseVersion(version) && isBelow(version, threshold);
-const splitList = (value: unknown) => text(value).split(',').map((s) => s.trim()).filter(Boolean);
+const splitList = (value: unknown) =>
+  text(value)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 const addressesOf = (nic: NonNullable<Inventory['interfaces']>[number]) => [...(nic.ipv4_addresses ?? []), ...(nic.ipv6_addresses ?? [])];
 
@@ -298,7 +481,12 @@ function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfig
         ingressVIPs: vips(a.ingress_vips),
         hosts: sorted.map((h) => {
           const boot = inventoryOf(h).boot;
-          return { name: hostName(h), role: rawRole(h), bootMACAddress: bootMac(h, machineNetworks), bootMode: boot && boot.current_boot_mode !== 'uefi' ? 'legacy' : 'UEFI' };
+          return {
+            name: hostName(h),
+            role: rawRole(h),
+            bootMACAddress: bootMac(h, machineNetworks),
+            bootMode: boot && boot.current_boot_mode !== 'uefi' ? 'legacy' : 'UEFI',
+          };
         }),
         additionalNTPServers: ntp,
         loadBalancer: userManagedLoadBalancer,
@@ -312,14 +500,16 @@ function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfig
     doc.platform = { [type]: Object.assign(section, type === 'vsphere' ? vspherePlaceholders(userManagedLoadBalancer) : NUTANIX_PLACEHOLDERS) };
   } else {
     const external = a.platform?.external;
-    doc.platform = type === 'external'
-      ? { external: { PlatformName: text(external?.platform_name), CloudControllerManager: text(external?.cloud_controller_manager) } }
-      : { none: {} };
+    doc.platform =
+      type === 'external'
+        ? { external: { PlatformName: text(external?.platform_name), CloudControllerManager: text(external?.cloud_controller_manager) } }
+        : { none: {} };
     userManaged();
     if (a.control_plane_count === 1) {
       if (!doc.networking.networkType) doc.networking.networkType = 'OVNKubernetes';
       const bootstrap = hosts.find((h) => h.attributes.bootstrap === true);
-      if (bootstrap) doc.bootstrapInPlace = { installationDisk: text(bootstrap.attributes.installation_disk_id) || text(bootstrap.attributes.installation_disk_path) };
+      if (bootstrap)
+        doc.bootstrapInPlace = { installationDisk: text(bootstrap.attributes.installation_disk_id) || text(bootstrap.attributes.installation_disk_path) };
     }
   }
 }
@@ -328,16 +518,33 @@ function vspherePlaceholders(loadBalancer: { type: string } | undefined) {
   const dc = 'datacenterplaceholder';
   return {
     vcenters: [{ datacenters: [dc], password: 'passwordplaceholder', server: 'vcenterplaceholder', user: 'usernameplaceholder' }],
-    failureDomains: [{
-      name: 'assisted-generated-failure-domain', region: 'assisted-generated-region', server: 'vcenterplaceholder', zone: 'assisted-generated-zone',
-      topology: { computeCluster: `/${dc}/host/clusterplaceholder`, datacenter: dc, datastore: `/${dc}/datastore/defaultdatastoreplaceholder`, folder: `/${dc}/vm/folderplaceholder`, networks: ['networkplaceholder'] },
-    }],
+    failureDomains: [
+      {
+        name: 'assisted-generated-failure-domain',
+        region: 'assisted-generated-region',
+        server: 'vcenterplaceholder',
+        zone: 'assisted-generated-zone',
+        topology: {
+          computeCluster: `/${dc}/host/clusterplaceholder`,
+          datacenter: dc,
+          datastore: `/${dc}/datastore/defaultdatastoreplaceholder`,
+          folder: `/${dc}/vm/folderplaceholder`,
+          networks: ['networkplaceholder'],
+        },
+      },
+    ],
     loadBalancer,
   };
 }
 const NUTANIX_PLACEHOLDERS = {
   prismCentral: { endpoint: { address: 'prism.central.placeholder.address', port: 9440 }, username: 'username_placeholder', password: 'password_placeholder' },
-  prismElements: [{ endpoint: { address: 'prism.element.placeholder.address', port: 9440 }, uuid: 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx', name: 'prism_endpoint_name_placeholder' }],
+  prismElements: [
+    {
+      endpoint: { address: 'prism.element.placeholder.address', port: 9440 },
+      uuid: 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx',
+      name: 'prism_endpoint_name_placeholder',
+    },
+  ],
   subnetUUIDs: ['yyyyyyyy-yyyy-yyyy-yyyy-yyyyyyyyyyyy'],
 };
 
@@ -350,7 +557,9 @@ function fencing(cluster: Cluster, hosts: Host[], doc: InstallConfigDraft): void
   doc.controlPlane.fencing = {
     credentials: credentials.map((c, i) => ({
       ...(c.mac_address ? { macAddress: c.mac_address } : { hostname: hostName(masters[i]!) }),
-      address: c.address, username: c.username, password: c.password,
+      address: c.address,
+      username: c.username,
+      password: c.password,
       ...(c.certificate_verification ? { certificateVerification: c.certificate_verification } : {}),
     })),
   };
@@ -373,8 +582,11 @@ function fencingCredentialsOf(host: Host): Record<'address' | 'username' | 'pass
   if (!credentials || typeof credentials !== 'object') return undefined;
   const fields = new Map<string, unknown>(Object.entries(credentials));
   return {
-    address: text(fields.get('address')), username: text(fields.get('username')), password: text(fields.get('password')),
-    certificate_verification: text(fields.get('certificate_verification')), mac_address: text(fields.get('mac_address')),
+    address: text(fields.get('address')),
+    username: text(fields.get('username')),
+    password: text(fields.get('password')),
+    certificate_verification: text(fields.get('certificate_verification')),
+    mac_address: text(fields.get('mac_address')),
   };
 }
 

@@ -354,19 +354,36 @@ export function mergeIngressCaIntoKubeconfig(kubeconfigText: string, ingressCaPe
 // ---------------------------------------------------------------- downloads
 
 export const CLUSTER_FILE_NAMES = [
-  'bootstrap.ign', 'master.ign', 'arbiter.ign', 'worker.ign', 'metadata.json', 'install-config.yaml',
-  'custom_manifests.json', 'custom_manifests.yaml',
+  'bootstrap.ign',
+  'master.ign',
+  'arbiter.ign',
+  'worker.ign',
+  'metadata.json',
+  'install-config.yaml',
+  'custom_manifests.json',
+  'custom_manifests.yaml',
 ] as const;
 export const CREDENTIAL_FILE_NAMES = ['kubeadmin-password', 'kubeconfig', 'kubeconfig-noingress'] as const;
 export type CredentialFileName = (typeof CREDENTIAL_FILE_NAMES)[number];
 
 /** Generated files exist from installing on, and stay for the user to inspect after a failure. */
 export const FILES_DOWNLOAD_STATUSES: readonly string[] = [
-  'installing', 'finalizing', 'installed', 'error', 'adding-hosts', 'cancelled', 'installing-pending-user-action',
+  'installing',
+  'finalizing',
+  'installed',
+  'error',
+  'adding-hosts',
+  'cancelled',
+  'installing-pending-user-action',
 ];
 /** The final kubeconfig exists only once finalizing (the ingress CA arrives then). */
 export const KUBECONFIG_DOWNLOAD_STATUSES: readonly string[] = [
-  'finalizing', 'installed', 'error', 'adding-hosts', 'cancelled', 'installing-pending-user-action',
+  'finalizing',
+  'installed',
+  'error',
+  'adding-hosts',
+  'cancelled',
+  'installing-pending-user-action',
 ];
 
 /** Upstream's 409 text when a cluster's status does not allow a download yet. */
@@ -407,8 +424,15 @@ export const PRESIGNED_URL_TTL_SECONDS = 600;
 
 /** coreos-installer flags a user may add (upstream's allow-list); anything else could break the install. */
 export const ALLOWED_INSTALLER_FLAGS = [
-  '--append-karg', '--delete-karg', '-n', '--copy-network', '--network-dir', '--save-partlabel', '--save-partindex',
-  '--image-url', '--image-file',
+  '--append-karg',
+  '--delete-karg',
+  '-n',
+  '--copy-network',
+  '--network-dir',
+  '--save-partlabel',
+  '--save-partindex',
+  '--image-url',
+  '--image-file',
 ] as const;
 /**
  * Characters a flag's value may hold: upstream's set (letters, digits, `@!#$%*()_` and the ASCII

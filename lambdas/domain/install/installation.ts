@@ -29,16 +29,19 @@ export function planInstallation(cluster: Cluster, hosts: readonly Host[], effec
   const roles = new Map<string, InstallRole>();
   for (const host of hosts) {
     const assigned = host.attributes.role ?? 'auto-assign';
-    const role = assigned === 'auto-assign' ? effectiveRoles.get(host.hostId) ?? 'auto-assign' : assigned;
+    const role = assigned === 'auto-assign' ? (effectiveRoles.get(host.hostId) ?? 'auto-assign') : assigned;
     if (role === 'auto-assign') throw conflict(`Host ${host.hostId} has no role yet: wait for its inventory or set its role`);
     roles.set(host.hostId, role === 'bootstrap' ? 'master' : role);
   }
-  const controlPlane = [...roles].filter(([, role]) => role === 'master').map(([id]) => id).sort();
+  const controlPlane = [...roles]
+    .filter(([, role]) => role === 'master')
+    .map(([id]) => id)
+    .sort();
   const expected = cluster.attributes.control_plane_count ?? 3;
   if (controlPlane.length < Math.min(expected, 1)) throw conflict('The cluster has no control-plane host to install');
   const existing = hosts.find((host) => host.attributes.bootstrap && roles.get(host.hostId) === 'master');
   // Upstream keeps an earlier choice, else takes the last control-plane host by id.
-  const bootstrapHostId = expected === 1 ? undefined : existing?.hostId ?? controlPlane[controlPlane.length - 1];
+  const bootstrapHostId = expected === 1 ? undefined : (existing?.hostId ?? controlPlane[controlPlane.length - 1]);
   return { roles, bootstrapHostId };
 }
 
@@ -105,9 +108,7 @@ export function installCommandRequest(cluster: Cluster, host: Host, images: Inst
     ...(attributes.https_proxy ? { https_proxy: attributes.https_proxy } : {}),
     ...(attributes.no_proxy ? { no_proxy: attributes.no_proxy } : {}),
   };
-  const serviceIps = (attributes.service_networks ?? [])
-    .map((network) => firstServiceIp(network.cidr ?? ''))
-    .filter((ip): ip is string => !!ip);
+  const serviceIps = (attributes.service_networks ?? []).map((network) => firstServiceIp(network.cidr ?? '')).filter((ip): ip is string => !!ip);
   return {
     cluster_id: cluster.clusterId,
     infra_env_id: host.infraEnvId,
@@ -148,7 +149,12 @@ export function clusterDnsRecords(cluster: Cluster, hosts: readonly Host[]): { n
     // User-managed networking: point the names at the control plane (a single node takes everything).
     const nodeIps = hosts
       .filter((host) => installRoleOf(host) !== 'worker')
-      .map((host) => hostInventory(host)?.interfaces?.flatMap((nic) => nic.ipv4_addresses ?? [])[0]?.split('/')[0])
+      .map(
+        (host) =>
+          hostInventory(host)
+            ?.interfaces?.flatMap((nic) => nic.ipv4_addresses ?? [])[0]
+            ?.split('/')[0],
+      )
       .filter((ip): ip is string => !!ip);
     if (api.length === 0) api = nodeIps;
     if (ingress.length === 0) ingress = nodeIps;

@@ -148,7 +148,12 @@ export interface BundleEntry {
  * Upstream wraps each host's archive in a per-host tar; here it goes in as uploaded, one level less
  * to unpack. Two hosts reporting the same name get their ids appended so neither hides the other.
  */
-export function logsBundleEntries(clusterName: string, objects: StoredLogObject[], hostsById: ReadonlyMap<string, HostLogsSubject>, controllerFolder: string): BundleEntry[] {
+export function logsBundleEntries(
+  clusterName: string,
+  objects: StoredLogObject[],
+  hostsById: ReadonlyMap<string, HostLogsSubject>,
+  controllerFolder: string,
+): BundleEntry[] {
   const entries: BundleEntry[] = [];
   const taken = new Set<string>();
   const sorted = [...objects].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

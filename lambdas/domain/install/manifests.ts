@@ -114,7 +114,9 @@ export function decodeManifestContent(content: string | null | undefined, path: 
   if (content.trim().length === 0) return { problem: `Manifest content of file ${path} is empty` };
   const compact = content.replace(/[\r\n]/g, '');
   if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(compact)) {
-    return { problem: `Manifest content of file ${path} is not valid base64: encode the file with standard base64 (e.g. "base64 -w0 ${path.split('/').pop()}")` };
+    return {
+      problem: `Manifest content of file ${path} is not valid base64: encode the file with standard base64 (e.g. "base64 -w0 ${path.split('/').pop()}")`,
+    };
   }
   return { bytes: Buffer.from(compact, 'base64') };
 }
@@ -136,7 +138,9 @@ export function contentProblem(bytes: Uint8Array, path: string): Reason {
   if (kind === 'json') return jsonProblem(text, path);
   const parsed = parseYaml(text);
   if ('problem' in parsed) {
-    return kind === 'patch' ? `Patch content of file ${path} is invalid: ${parsed.problem}` : `Manifest content of file ${path} has an invalid YAML format: ${parsed.problem}`;
+    return kind === 'patch'
+      ? `Patch content of file ${path} is invalid: ${parsed.problem}`
+      : `Manifest content of file ${path} has an invalid YAML format: ${parsed.problem}`;
   }
   if (kind === 'patch') {
     const problem = patchProblem(parsed.values[0]);

@@ -10,7 +10,14 @@
  * and `results` holds each validation with its one-line message.
  */
 import { peerAddressBook } from '../agent/agent-protocol.js';
-import { clusterView, PEER_ADDRESS_BOOK, schedulableMastersForcedTrue, softTimeoutsEnabled, storedAddressBook, type StoredAddressBook } from '../cluster/cluster.js';
+import {
+  clusterView,
+  PEER_ADDRESS_BOOK,
+  schedulableMastersForcedTrue,
+  softTimeoutsEnabled,
+  storedAddressBook,
+  type StoredAddressBook,
+} from '../cluster/cluster.js';
 import { clusterConnectivityDocuments, type ConnectivityDocuments } from '../cluster/cluster-connectivity.js';
 import { applyClusterEffects } from '../cluster/cluster-effects.js';
 import { summarizeClusterValidations } from '../cluster/cluster-facts.js';
@@ -109,13 +116,15 @@ function pickPercentages(progress: ClusterAttributes['progress']): Record<string
 function progressOf(status: string, cluster: Cluster, hosts: readonly Host[]): Record<string, number> | undefined {
   if (!cluster.attributes.install_started_at || ['ready', 'insufficient', 'pending-for-input'].includes(status)) return undefined;
   const summary = installationContext(cluster);
-  return { ...clusterProgress({
-    status,
-    hosts: hosts.map(summaryOf),
-    singleNode: cluster.attributes.control_plane_count === 1,
-    monitoredOperators: summary.monitoredOperators ?? [],
-    previous: pickPercentages(cluster.attributes.progress),
-  }) };
+  return {
+    ...clusterProgress({
+      status,
+      hosts: hosts.map(summaryOf),
+      singleNode: cluster.attributes.control_plane_count === 1,
+      monitoredOperators: summary.monitoredOperators ?? [],
+      previous: pickPercentages(cluster.attributes.progress),
+    }),
+  };
 }
 
 /** The verdict on this version of the cluster with these hosts (upstream's cluster RefreshStatus and its monitor's bookkeeping). */
@@ -159,14 +168,17 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
     { status: cluster.status, controlPlaneCount },
     hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
   );
-  const connectivityChanged = !!connectivity &&
-    (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups || connectivity.ip_collisions !== cluster.attributes.ip_collisions);
+  const connectivityChanged =
+    !!connectivity &&
+    (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups ||
+      connectivity.ip_collisions !== cluster.attributes.ip_collisions);
   // Refreshed from the hosts registered, as upstream does at each registration and departure (not
   // on a cluster adding hosts to an existing one: its import sets none).
   const forcedSchedulable = cluster.attributes.kind === ADD_HOSTS_CLUSTER_KIND ? undefined : schedulableMastersForcedTrue(hosts.length);
   const forcedSchedulableChanged = forcedSchedulable !== undefined && forcedSchedulable !== cluster.attributes.schedulable_masters_forced_true;
   const unchanged = !move && !infoChanged && !machineNetworks && !progressChanged && !addressBookChanged && !connectivityChanged && !forcedSchedulableChanged;
-  const validationEvents = recordsValidations && !unchanged ? validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results) : [];
+  const validationEvents =
+    recordsValidations && !unchanged ? validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results) : [];
   const startsInstalling = move?.status === 'installing' && cluster.status === 'preparing-for-installation';
   const fails = move?.status === 'error' && cluster.status !== 'error';
   return {

@@ -16,12 +16,25 @@ import { isValidationIgnored } from '../core/ignored-validations.js';
 import type { EventIntent } from '../core/state-rules.js';
 import { hostDisplayName } from '../host/host.js';
 import { applyHostEffects } from '../host/host-effects.js';
-import { isNotAllowed, summarizeHostValidations, transitionHost, type HostTransition, type HostTransitionContext, type HostValidationSummary } from '../host/host-state-machine.js';
+import {
+  isNotAllowed,
+  summarizeHostValidations,
+  transitionHost,
+  type HostTransition,
+  type HostTransitionContext,
+  type HostValidationSummary,
+} from '../host/host-state-machine.js';
 import type { HostRole } from '../host/host-states.js';
 import { hostInventory, storedDiskSpeed } from '../host/inventory.js';
 import {
-  judgeHostValidations, validationChanges, validationsInfo, validationsInfoChanged,
-  type HostValidationConfig, type HostValidationInput, type HostValidationResult, type ValidationChange,
+  judgeHostValidations,
+  validationChanges,
+  validationsInfo,
+  validationsInfoChanged,
+  type HostValidationConfig,
+  type HostValidationInput,
+  type HostValidationResult,
+  type ValidationChange,
 } from '../host/validations/host-validations.js';
 import { isWatchedHost } from '../install/installation-progress.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
@@ -120,7 +133,14 @@ export function hostTransitionContext(
     // Soft timeouts warn once: these flags say the warning was given.
     connectionTimedOut: attributes.connection_timed_out === true,
     ...(progress
-      ? { progress: { currentStage: progress.current_stage, progressInfo: progress.progress_info, stageUpdatedAt: progress.stage_updated_at, stageTimedOut: progress.stage_timed_out === true } }
+      ? {
+          progress: {
+            currentStage: progress.current_stage,
+            progressInfo: progress.progress_info,
+            stageUpdatedAt: progress.stage_updated_at,
+            stageTimedOut: progress.stage_timed_out === true,
+          },
+        }
       : {}),
     ...(cluster
       ? {
@@ -167,7 +187,15 @@ export function preparationResults(host: Host, cluster: Cluster | undefined): { 
 export function judgeHost(host: Host, surroundings: HostSurroundings, settings: HostJudgementSettings): HostJudgement {
   const { cluster, clusterHosts, infraEnv, peersAsListed } = surroundings;
   const { now, activeShards, config } = settings;
-  const { results, role } = judgeHostValidations({ host, cluster, clusterHosts, infraEnv, now, ...(peersAsListed ? { peersAsListed } : {}), ...(config ? { config } : {}) });
+  const { results, role } = judgeHostValidations({
+    host,
+    cluster,
+    clusterHosts,
+    infraEnv,
+    now,
+    ...(peersAsListed ? { peersAsListed } : {}),
+    ...(config ? { config } : {}),
+  });
   const suggested = cluster && host.attributes.role === 'auto-assign' && SUGGESTING_STATUSES.has(host.status) && role !== 'auto-assign';
   const suggestedRole = suggested && role !== host.attributes.suggested_role ? role : undefined;
   const info = validationsInfo(results);
@@ -221,7 +249,10 @@ export function hostJudgementEvents(before: Host, judged: HostJudgement): EventI
   const events: EventIntent[] = [];
   for (const change of judged.changes) {
     if (change.kind === 'failed') {
-      events.push({ name: 'host_validation_failed', props: { host_name: hostName, validation_id: change.id, failure_message: change.failureMessage ?? 'failed' } });
+      events.push({
+        name: 'host_validation_failed',
+        props: { host_name: hostName, validation_id: change.id, failure_message: change.failureMessage ?? 'failed' },
+      });
     } else if (change.kind === 'fixed') {
       events.push({ name: 'host_validation_fixed', props: { host_name: hostName, validation_id: change.id } });
     }

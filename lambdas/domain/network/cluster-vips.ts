@@ -38,7 +38,12 @@ const isIpv4Cidr = (cidr: string) => parseCidr(cidr)?.family === 4;
 const isIpv6Cidr = (cidr: string) => parseCidr(cidr)?.family === 6;
 
 /** More than one VIP of a kind is dual-stack, which some releases lack (feature DUAL_STACK_VIPS). */
-export function dualStackVipsProblem(requestedApiVips: number, requestedIngressVips: number, openshiftVersion: string, cpuArchitecture: string): string | undefined {
+export function dualStackVipsProblem(
+  requestedApiVips: number,
+  requestedIngressVips: number,
+  openshiftVersion: string,
+  cpuArchitecture: string,
+): string | undefined {
   if (requestedApiVips <= 1 && requestedIngressVips <= 1) return undefined;
   const { level } = featureSupportLevel('DUAL_STACK_VIPS', { openshiftVersion, cpuArchitecture });
   return level === 'unavailable' ? `dual-stack VIPs are not supported in OpenShift ${openshiftVersion}` : undefined;
@@ -127,7 +132,9 @@ export function isDualStack(configuration: Pick<VipConfiguration, 'machineNetwor
  * single-stack cluster with a cluster-managed load balancer has one machine network (upstream's
  * ValidateDualStackNetworks). A list left empty is not checked.
  */
-export function machineNetworkStackProblem(configuration: Pick<VipConfiguration, 'machineNetworks' | 'serviceNetworks' | 'clusterNetworks' | 'userManagedLoadBalancer' | 'openshiftVersion'>): string | undefined {
+export function machineNetworkStackProblem(
+  configuration: Pick<VipConfiguration, 'machineNetworks' | 'serviceNetworks' | 'clusterNetworks' | 'userManagedLoadBalancer' | 'openshiftVersion'>,
+): string | undefined {
   if (isDualStack(configuration)) {
     const lists = [
       [configuration.machineNetworks, 'machine networks'],
@@ -141,7 +148,8 @@ export function machineNetworkStackProblem(configuration: Pick<VipConfiguration,
     }
     return undefined;
   }
-  if (configuration.machineNetworks.length > 1 && !configuration.userManagedLoadBalancer) return 'Single-stack cluster cannot contain multiple Machine Networks';
+  if (configuration.machineNetworks.length > 1 && !configuration.userManagedLoadBalancer)
+    return 'Single-stack cluster cannot contain multiple Machine Networks';
   return undefined;
 }
 
@@ -219,7 +227,10 @@ export function vipConfigurationProblems(configuration: VipConfiguration): strin
   if (input.length > 0) return input;
   const duplicates = duplicateVipProblems(apiVips, ingressVips, configuration.userManagedLoadBalancer);
   if (duplicates.length > 0) return duplicates;
-  for (const [vips, itemType] of [[apiVips, 'apiVIPs'], [ingressVips, 'ingressVips']] as const) {
+  for (const [vips, itemType] of [
+    [apiVips, 'apiVIPs'],
+    [ingressVips, 'ingressVips'],
+  ] as const) {
     if (vips.length !== 2) continue;
     const order = dualStackOrderProblem(vips, itemType, 'address', openshiftVersion);
     if (order) return [order];
@@ -276,7 +287,9 @@ export function planVipUpdate(request: VipUpdateRequest): VipUpdatePlan | { prob
   const dualStack = isDualStack(target);
   const requested = request.requestedMachineNetworks;
   if (requested && requested.length > 0 && !dualStack && !target.userManagedLoadBalancer) {
-    return { problem: 'Setting the Machine Network CIDR is forbidden when the cluster is neither in VIP DHCP allocation mode nor using a user-managed load balancer' };
+    return {
+      problem: 'Setting the Machine Network CIDR is forbidden when the cluster is neither in VIP DHCP allocation mode nor using a user-managed load balancer',
+    };
   }
   const parsable = parsableVipProblems(target.apiVips, target.ingressVips);
   if (parsable.length > 0) return { problem: parsable.join('; ') };

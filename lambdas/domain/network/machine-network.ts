@@ -161,6 +161,7 @@ export function verifyVipInMachineNetwork(
   if (check === 'succeeded') return { check };
   if (check === 'unverified') return { check, reason: `${vipName} <${vip}> are not verified yet.` };
   let reason = `${vipName} <${vip}> is already in use in cidr ${machineNetwork}`;
-  if (!isMachineNetworkBigEnough(hosts.length, machineNetwork)) reason += '. The machine network range is too small for the cluster. Please redefine the network.';
+  if (!isMachineNetworkBigEnough(hosts.length, machineNetwork))
+    reason += '. The machine network range is too small for the cluster. Please redefine the network.';
   return { check, reason };
 }

@@ -23,12 +23,21 @@ export interface NetworkEntry {
 const bitsOf = (family: 4 | 6): number => (family === 4 ? 32 : 128);
 
 /** Every CIDR given parses (upstream's ValidateNetworkCIDRs); the request schema has already checked their form. */
-export function unparsableNetworkProblems(networks: { machine: readonly NetworkEntry[]; service: readonly NetworkEntry[]; cluster: readonly NetworkEntry[] }): string[] {
+export function unparsableNetworkProblems(networks: {
+  machine: readonly NetworkEntry[];
+  service: readonly NetworkEntry[];
+  cluster: readonly NetworkEntry[];
+}): string[] {
   const problems: string[] = [];
-  for (const [label, list] of [['Machine', networks.machine], ['Service', networks.service], ['Cluster', networks.cluster]] as const) {
+  for (const [label, list] of [
+    ['Machine', networks.machine],
+    ['Service', networks.service],
+    ['Cluster', networks.cluster],
+  ] as const) {
     list.forEach((network, index) => {
       if (network.cidr === '') problems.push(`${label} Network CIDR cannot be empty (index ${index})`);
-      else if (!parseCidr(network.cidr)) problems.push(`Could not parse ${label} Network CIDR ${network.cidr} (index ${index}): invalid CIDR address: ${network.cidr}`);
+      else if (!parseCidr(network.cidr))
+        problems.push(`Could not parse ${label} Network CIDR ${network.cidr} (index ${index}): invalid CIDR address: ${network.cidr}`);
     });
   }
   return problems;
@@ -51,7 +60,11 @@ export const clusterOrServiceCidrProblem = (cidr: string): string | undefined =>
 
 /** A machine network holds enough addresses for the topology (VerifyMachineCIDR). */
 export function machineCidrProblem(cidr: string, singleNode: boolean, userManagedLoadBalancer: boolean): string | undefined {
-  const delta = singleNode ? MIN_SINGLE_NODE_MACHINE_MASK_DELTA : userManagedLoadBalancer ? MIN_USER_MANAGED_LOAD_BALANCER_MACHINE_MASK_DELTA : MIN_MACHINE_MASK_DELTA;
+  const delta = singleNode
+    ? MIN_SINGLE_NODE_MACHINE_MASK_DELTA
+    : userManagedLoadBalancer
+      ? MIN_USER_MANAGED_LOAD_BALANCER_MACHINE_MASK_DELTA
+      : MIN_MACHINE_MASK_DELTA;
   return subnetProblem(cidr, delta);
 }
 

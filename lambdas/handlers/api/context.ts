@@ -45,7 +45,9 @@ export interface OperationRequest<Id extends OperationId = OperationId, Caller e
  * The handler of operation Id (without it, of one that reads no body), for callers of the access
  * its entry in operations/index.ts declares (without it, any caller).
  */
-export type Operation<Id extends OperationId = OperationId, A extends Access = Access> = (request: OperationRequest<Id, PrincipalOf<A>>) => Promise<APIGatewayProxyResult>;
+export type Operation<Id extends OperationId = OperationId, A extends Access = Access> = (
+  request: OperationRequest<Id, PrincipalOf<A>>,
+) => Promise<APIGatewayProxyResult>;
 
 /** Each operation's handler, by operationId. */
 export type OperationHandlers = { [Id in OperationId]: Operation<Id> };

@@ -95,14 +95,20 @@ function createRouter(document: Document): OpenAPIBackend {
     // Before security and validation: a body in a type the operation does not take is a 415.
     postRoutingHandler: async (c, event) => {
       const accepted = bodyTypesOf(c.operation);
-      const contentType = String(event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (event.rawBody && accepted.length > 0 && !accepted.some((type) => type === contentType || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))))) {
+      const contentType = String(event.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
+      if (
+        event.rawBody &&
+        accepted.length > 0 &&
+        !accepted.some((type) => type === contentType || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))))
+      ) {
         throw new DomainError('unsupported-media-type', `Content-Type ${contentType || '(none)'} is not accepted here; send ${accepted.join(' or ')}`);
       }
       return undefined;
     },
-    notImplemented: async (c) =>
-      errorResponse(501, `assisted-cloud does not implement ${c.operation?.operationId ?? 'this operation'} yet`),
+    notImplemented: async (c) => errorResponse(501, `assisted-cloud does not implement ${c.operation?.operationId ?? 'this operation'} yet`),
     notFound: async (c) => requestFormErrorResponse(404, `No operation serves ${c.request.method.toUpperCase()} ${c.request.path}`),
     methodNotAllowed: async (c) => requestFormErrorResponse(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`),
     validationFail: async (c) => requestFormErrorResponse(400, `Invalid request: ${validationReason(c)}`),
@@ -122,9 +128,7 @@ function createRouter(document: Document): OpenAPIBackend {
     const entry = operations[operationId];
     if (!entry) return;
     handlers[operationId] = async (c, event, lambda) => {
-      const principal = Object.values(c.security ?? {}).find(
-        (result): result is Principal => !!result && typeof result === 'object' && 'kind' in result,
-      );
+      const principal = Object.values(c.security ?? {}).find((result): result is Principal => !!result && typeof result === 'object' && 'kind' in result);
       if (!principal) throw unauthorized('Authentication is required');
       const ports = container();
       const run = async () => {
@@ -254,7 +258,11 @@ function imageServiceRedirect(event: APIGatewayProxyEventV2, publicUrl: string):
   const target = new URL(publicUrl);
   if (target.host === event.requestContext.domainName) return undefined;
   const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
-  return { statusCode: 307, headers: { Location: `${publicUrl}${event.rawPath}${query}`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: '' };
+  return {
+    statusCode: 307,
+    headers: { Location: `${publicUrl}${event.rawPath}${query}`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+    body: '',
+  };
 }
 
 /**
@@ -263,7 +271,10 @@ function imageServiceRedirect(event: APIGatewayProxyEventV2, publicUrl: string):
  */
 export async function handler(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult>;
 export async function handler(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2>;
-export async function handler(event: APIGatewayProxyEvent | APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyResult | APIGatewayProxyStructuredResultV2> {
+export async function handler(
+  event: APIGatewayProxyEvent | APIGatewayProxyEventV2,
+  context: Context,
+): Promise<APIGatewayProxyResult | APIGatewayProxyStructuredResultV2> {
   if (!isPayloadV2(event)) return restHandler(event as never, context);
   const redirect = imageServiceRedirect(event, container().config.publicUrl);
   if (redirect) return redirect;

@@ -1,5 +1,11 @@
 import { gzipSync } from 'node:zlib';
-import type { APIGatewayProxyEvent, APIGatewayProxyEventHeaders, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyEventHeaders,
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResult,
+  APIGatewayProxyStructuredResultV2,
+} from 'aws-lambda';
 
 /**
  * Paths no operation may be routed by. openapi-backend trims whitespace from the path, drops
@@ -12,9 +18,12 @@ const MAX_ECHOED = 120;
 export function unroutablePath(path: string): string | undefined {
   const shown = path.length > MAX_ECHOED ? `${path.slice(0, MAX_ECHOED)}…` : path;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this check refuses
-  if (/[\s\u0000-\u001f\u007f]/.test(path)) return `the path ${JSON.stringify(shown)} contains whitespace or control characters (a percent-encoded space or newline in an id?)`;
-  if (path.split('/').some((segment) => segment === '.' || segment === '..')) return `the path ${JSON.stringify(shown)} contains '.' or '..' segments; name the resource directly`;
-  if (path.includes('%')) return `the path ${JSON.stringify(shown)} contains '%' (a percent-encoded '%' or an escape that is not UTF-8); ids and names in paths never do`;
+  if (/[\s\u0000-\u001f\u007f]/.test(path))
+    return `the path ${JSON.stringify(shown)} contains whitespace or control characters (a percent-encoded space or newline in an id?)`;
+  if (path.split('/').some((segment) => segment === '.' || segment === '..'))
+    return `the path ${JSON.stringify(shown)} contains '.' or '..' segments; name the resource directly`;
+  if (path.includes('%'))
+    return `the path ${JSON.stringify(shown)} contains '%' (a percent-encoded '%' or an escape that is not UTF-8); ids and names in paths never do`;
   return undefined;
 }
 

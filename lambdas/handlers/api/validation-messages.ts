@@ -3,7 +3,13 @@ import patternDescriptions from './pattern-descriptions.json' with { type: 'json
 const PATTERN_DESCRIPTIONS = new Map(Object.entries(patternDescriptions.patterns));
 
 /** What a request validation error says, in words a person can act on (never a regular expression). */
-export function describeValidationError(error: { instancePath?: string; schemaPath: string; keyword: string; message?: string; params: Record<string, unknown> }): string {
+export function describeValidationError(error: {
+  instancePath?: string;
+  schemaPath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}): string {
   // The body's fields by their names, as the user sent them; query and path parameters keep their prefix.
   const where = (error.instancePath || error.schemaPath).replace(/^\//, '').replace(/^requestBody\//, '');
   if (error.keyword === 'pattern') {

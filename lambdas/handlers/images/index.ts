@@ -49,7 +49,12 @@ function release(event: ApiEvent, fallback?: { version: string; arch: string }):
   return { version, arch };
 }
 
-async function answer(method: string, object: { key: string; size: number; fileName: string; synthetic?: boolean }, contentType: string, presignFor: number): Promise<APIGatewayProxyResult> {
+async function answer(
+  method: string,
+  object: { key: string; size: number; fileName: string; synthetic?: boolean },
+  contentType: string,
+  presignFor: number,
+): Promise<APIGatewayProxyResult> {
   const headers: Record<string, string> = {
     'Cache-Control': 'no-store',
     'Content-Disposition': contentDisposition(object.fileName),

@@ -13,6 +13,13 @@ export const handler = taskHandler(async (event: DynamoDBStreamEvent): Promise<D
   const started = Date.now();
   const changes = hostChangesOf(event.Records ?? []);
   const outcome = await followHostChanges(container(), changes, (cluster, error) => logger.error('cluster follow-up failed', { ...cluster, error }));
-  logger.info('host changes followed', { records: event.Records?.length ?? 0, changes: changes.length, clusters: outcome.clusters, hostsRejudged: outcome.hostsRejudged, failed: outcome.failedChangeIds.length, ms: Date.now() - started });
+  logger.info('host changes followed', {
+    records: event.Records?.length ?? 0,
+    changes: changes.length,
+    clusters: outcome.clusters,
+    hostsRejudged: outcome.hostsRejudged,
+    failed: outcome.failedChangeIds.length,
+    ms: Date.now() - started,
+  });
   return { batchItemFailures: outcome.failedChangeIds.map((itemIdentifier) => ({ itemIdentifier })) };
 });

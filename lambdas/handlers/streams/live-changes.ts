@@ -17,7 +17,9 @@ export const handler = taskHandler(async (event: DynamoDBStreamEvent): Promise<D
   const changes = liveChangesOf(event.Records ?? []);
   const ports = container();
   // Subscribers first: a slow webhook endpoint must not hold the console's refresh.
-  const live = ports.liveConnections ? await fanOut({ ...ports, connections: ports.liveConnections, caps: ports.config.live.caps }, changes) : { sent: 0, dropped: 0 };
+  const live = ports.liveConnections
+    ? await fanOut({ ...ports, connections: ports.liveConnections, caps: ports.config.live.caps }, changes)
+    : { sent: 0, dropped: 0 };
   const outcome = await followForWebhooks(ports, changes);
   logger.info('live changes followed', { records: event.Records?.length ?? 0, changes: changes.length, ...outcome, ...live, ms: Date.now() - started });
   return { batchItemFailures: [] };

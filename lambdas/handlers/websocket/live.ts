@@ -35,7 +35,8 @@ export const connect = taskHandler(async (event: WebSocketEvent): Promise<APIGat
     const outcome = await admit(liveDeps(), principal, event.requestContext.connectionId);
     return outcome.accepted ? answer(200) : answer(outcome.status, outcome.reason);
   } catch (error) {
-    if (error instanceof DomainError && (error.kind === 'unauthorized' || error.kind === 'forbidden')) return answer(error.kind === 'unauthorized' ? 401 : 403, error.message);
+    if (error instanceof DomainError && (error.kind === 'unauthorized' || error.kind === 'forbidden'))
+      return answer(error.kind === 'unauthorized' ? 401 : 403, error.message);
     throw error;
   }
 });

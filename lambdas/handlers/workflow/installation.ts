@@ -13,6 +13,7 @@ import {
 export const prepare = taskHandler(async (input: InstallWorkflowInput) => prepareInstallation(container(), input));
 export const recordFiles = taskHandler(async (input: InstallWorkflowInput) => recordInstallationFiles(container(), input));
 export const preparationFailed = taskHandler(async (input: InstallWorkflowInput & { failure?: { Error?: string; Cause?: string } }) =>
-  recordPreparationFailure(container(), input));
+  recordPreparationFailure(container(), input),
+);
 export const publishDns = taskHandler(async (input: InstallWorkflowInput) => publishDnsRecords(container(), input));
 export const follow = taskHandler(async (input: InstallWorkflowInput) => followInstallation(container(), input));

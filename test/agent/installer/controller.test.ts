@@ -9,7 +9,15 @@ const INFRA_ENV_ID = '22222222-2222-2222-2222-222222222222';
 const id = (n: number) => `55555555-5555-5555-5555-55555555555${n}`;
 
 function host(n: number, role: string, stage: string, extra: Partial<FakeHost> = {}): FakeHost {
-  return { id: id(n), infra_env_id: INFRA_ENV_ID, role, status: 'installing-in-progress', requested_hostname: `host-${n}`, progress: { current_stage: stage }, ...extra };
+  return {
+    id: id(n),
+    infra_env_id: INFRA_ENV_ID,
+    role,
+    status: 'installing-in-progress',
+    requested_hostname: `host-${n}`,
+    progress: { current_stage: stage },
+    ...extra,
+  };
 }
 
 let service: FakeService | undefined;
@@ -53,7 +61,15 @@ describe('SIMULATED controller', () => {
     // The last worker is still installing: the controller only picks it up once it reboots.
     setTimeout(() => (fake.cluster.hosts[4]!.progress = { current_stage: 'Rebooting' }), 300);
     const log = captureLog();
-    const outcome = await runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log, signal: new AbortController().signal, durationsMs: DURATIONS, pollMs: 20, timeoutMs: 20_000 });
+    const outcome = await runSimulatedController({
+      api: fetchTransport(fake.baseUrl),
+      clusterId: CLUSTER_ID,
+      log,
+      signal: new AbortController().signal,
+      durationsMs: DURATIONS,
+      pollMs: 20,
+      timeoutMs: 20_000,
+    });
     expect(outcome).toEqual({ exit: 'installed', completed: true });
 
     for (const n of [1, 2]) expect(fake.progressOf(id(n)).map((p) => p.current_stage)).toEqual(['Configuring', 'Joined', 'Done']);
@@ -100,8 +116,22 @@ describe('SIMULATED controller', () => {
   });
 
   it('SNO: Rebooting goes straight to Done; without OLM operators the OLM stages are skipped', async () => {
-    const fake = await start({ id: CLUSTER_ID, status: 'installing', control_plane_count: 1, openshift_version: '4.16.3', hosts: [host(1, 'master', 'Rebooting', { bootstrap: true })] });
-    const outcome = await runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: new AbortController().signal, durationsMs: DURATIONS, pollMs: 20, timeoutMs: 20_000 });
+    const fake = await start({
+      id: CLUSTER_ID,
+      status: 'installing',
+      control_plane_count: 1,
+      openshift_version: '4.16.3',
+      hosts: [host(1, 'master', 'Rebooting', { bootstrap: true })],
+    });
+    const outcome = await runSimulatedController({
+      api: fetchTransport(fake.baseUrl),
+      clusterId: CLUSTER_ID,
+      log: captureLog(),
+      signal: new AbortController().signal,
+      durationsMs: DURATIONS,
+      pollMs: 20,
+      timeoutMs: 20_000,
+    });
     expect(outcome).toEqual({ exit: 'installed', completed: true });
     expect(fake.progressOf(id(1)).map((p) => p.current_stage)).toEqual(['Done']);
     expect(fake.callsTo('PUT', `/v2/clusters/${CLUSTER_ID}/progress`).map((call) => (call.body as { finalizing_stage: string }).finalizing_stage)).toEqual([
@@ -116,8 +146,22 @@ describe('SIMULATED controller', () => {
     const nodes = new SimulatedNodeRegistry();
     nodes.booting(id(1), 0);
     nodes.booting(id(2), 0);
-    const fake = await start({ id: CLUSTER_ID, status: 'installing', control_plane_count: 3, hosts: [host(1, 'master', 'Rebooting'), host(2, 'master', 'Rebooting'), host(3, 'master', 'Rebooting')] });
-    const outcome = await runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: new AbortController().signal, durationsMs: DURATIONS, pollMs: 20, timeoutMs: 1_000, nodes });
+    const fake = await start({
+      id: CLUSTER_ID,
+      status: 'installing',
+      control_plane_count: 3,
+      hosts: [host(1, 'master', 'Rebooting'), host(2, 'master', 'Rebooting'), host(3, 'master', 'Rebooting')],
+    });
+    const outcome = await runSimulatedController({
+      api: fetchTransport(fake.baseUrl),
+      clusterId: CLUSTER_ID,
+      log: captureLog(),
+      signal: new AbortController().signal,
+      durationsMs: DURATIONS,
+      pollMs: 20,
+      timeoutMs: 1_000,
+      nodes,
+    });
     expect(outcome).toEqual({ exit: 'timeout', completed: false });
     expect(distinctStages(fake.progressOf(id(1)))).toEqual(['Configuring', 'Joined', 'Done']);
     expect(fake.progressOf(id(3))).toEqual([]);
@@ -127,20 +171,41 @@ describe('SIMULATED controller', () => {
   it('exits on cancelled and error clusters, and after one 404 (which counts as 3 errors)', async () => {
     for (const status of ['cancelled', 'error']) {
       const fake = await start({ id: CLUSTER_ID, status, hosts: [] });
-      const outcome = await runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: new AbortController().signal, pollMs: 20, timeoutMs: 5_000 });
+      const outcome = await runSimulatedController({
+        api: fetchTransport(fake.baseUrl),
+        clusterId: CLUSTER_ID,
+        log: captureLog(),
+        signal: new AbortController().signal,
+        pollMs: 20,
+        timeoutMs: 5_000,
+      });
       expect(outcome).toEqual({ exit: status, completed: false });
       await fake.stop();
       service = undefined;
     }
     const missing = await start({ id: CLUSTER_ID, status: 'installing', hosts: [] }, { clusterStatusCode: 404 });
-    const outcome = await runSimulatedController({ api: fetchTransport(missing.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: new AbortController().signal, pollMs: 20, timeoutMs: 5_000 });
+    const outcome = await runSimulatedController({
+      api: fetchTransport(missing.baseUrl),
+      clusterId: CLUSTER_ID,
+      log: captureLog(),
+      signal: new AbortController().signal,
+      pollMs: 20,
+      timeoutMs: 5_000,
+    });
     expect(outcome).toEqual({ exit: 'cluster-unreachable', completed: false });
     expect(missing.callsTo('GET', `/v2/clusters/${CLUSTER_ID}`)).toHaveLength(1);
   });
 
   it('401 counts as one error: three in a row before exiting', async () => {
     const fake = await start({ id: CLUSTER_ID, status: 'installing', hosts: [] }, { clusterStatusCode: 401 });
-    const outcome = await runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: new AbortController().signal, pollMs: 20, timeoutMs: 5_000 });
+    const outcome = await runSimulatedController({
+      api: fetchTransport(fake.baseUrl),
+      clusterId: CLUSTER_ID,
+      log: captureLog(),
+      signal: new AbortController().signal,
+      pollMs: 20,
+      timeoutMs: 5_000,
+    });
     expect(outcome).toEqual({ exit: 'cluster-unreachable', completed: false });
     expect(fake.callsTo('GET', `/v2/clusters/${CLUSTER_ID}`)).toHaveLength(3);
   });
@@ -157,12 +222,29 @@ describe('SIMULATED controller', () => {
         if (refused && method === 'GET') controller.abort();
         if (method !== 'PUT' || path !== `/v2/clusters/${CLUSTER_ID}/progress`) return base.call(method, path, options);
         refused = true;
-        const body = JSON.stringify({ code: '400', reason: 'cluster is installed, not in one of allowed statuses: [installing finalizing installing-pending-user-action]' });
-        return { status: 400, headers: new Headers(), text: async () => body, json: async <T>() => JSON.parse(body) as T, bytes: async () => new TextEncoder().encode(body) };
+        const body = JSON.stringify({
+          code: '400',
+          reason: 'cluster is installed, not in one of allowed statuses: [installing finalizing installing-pending-user-action]',
+        });
+        return {
+          status: 400,
+          headers: new Headers(),
+          text: async () => body,
+          json: async <T>() => JSON.parse(body) as T,
+          bytes: async () => new TextEncoder().encode(body),
+        };
       },
     };
     const log = captureLog();
-    const outcome = await runSimulatedController({ api, clusterId: CLUSTER_ID, log, signal: controller.signal, durationsMs: DURATIONS, pollMs: 20, timeoutMs: 10_000 });
+    const outcome = await runSimulatedController({
+      api,
+      clusterId: CLUSTER_ID,
+      log,
+      signal: controller.signal,
+      durationsMs: DURATIONS,
+      pollMs: 20,
+      timeoutMs: 10_000,
+    });
     expect(outcome).toEqual({ exit: 'stopped', completed: false });
     expect(log.lines.filter((line) => line.level === 'error')).toEqual([]);
     expect(log.lines.some((line) => line.level === 'info' && line.message.includes('stopped before finalizing ended'))).toBe(true);
@@ -172,7 +254,14 @@ describe('SIMULATED controller', () => {
     const fake = await start({ id: CLUSTER_ID, status: 'installing', hosts: [] });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 150);
-    const outcome = await runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: controller.signal, pollMs: 20, timeoutMs: 10_000 });
+    const outcome = await runSimulatedController({
+      api: fetchTransport(fake.baseUrl),
+      clusterId: CLUSTER_ID,
+      log: captureLog(),
+      signal: controller.signal,
+      pollMs: 20,
+      timeoutMs: 10_000,
+    });
     expect(outcome).toEqual({ exit: 'stopped', completed: false });
   });
 });
@@ -187,12 +276,33 @@ describe('SIMULATED installers and controller together', () => {
       status: 'installing',
       openshift_version: '4.16.3',
       control_plane_count: 3,
-      hosts: roles.map((role, index) => ({ ...host(index + 1, role === 'bootstrap' ? 'master' : role, 'Starting installation'), bootstrap: role === 'bootstrap', progress: {} })),
+      hosts: roles.map((role, index) => ({
+        ...host(index + 1, role === 'bootstrap' ? 'master' : role, 'Starting installation'),
+        bootstrap: role === 'bootstrap',
+        progress: {},
+      })),
     });
     const nodes = new SimulatedNodeRegistry();
-    const durationsMs = { 'Starting installation': 20, Installing: 20, 'Writing image to disk': 200, 'Waiting for control plane': 20, 'Waiting for bootkube': 20, 'Waiting for controller': 20, Rebooting: 50 };
+    const durationsMs = {
+      'Starting installation': 20,
+      Installing: 20,
+      'Writing image to disk': 200,
+      'Waiting for control plane': 20,
+      'Waiting for bootkube': 20,
+      'Waiting for controller': 20,
+      Rebooting: 50,
+    };
     const stop = new AbortController();
-    const controller = runSimulatedController({ api: fetchTransport(fake.baseUrl), clusterId: CLUSTER_ID, log: captureLog(), signal: stop.signal, durationsMs: DURATIONS, pollMs: 20, timeoutMs: 25_000, nodes });
+    const controller = runSimulatedController({
+      api: fetchTransport(fake.baseUrl),
+      clusterId: CLUSTER_ID,
+      log: captureLog(),
+      signal: stop.signal,
+      durationsMs: DURATIONS,
+      pollMs: 20,
+      timeoutMs: 25_000,
+      nodes,
+    });
     const installs = roles.map((role, index) =>
       simulatedInstallStep({ durationsMs, pollMs: 20, waitTimeoutMs: 20_000, nodes })(
         {

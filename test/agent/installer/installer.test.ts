@@ -56,7 +56,9 @@ async function startService(fakeCluster: FakeCluster, extra: Partial<Constructor
 }
 
 function expectProgressSteps(progress: { current_stage: string; progress_info: string }[]): number[] {
-  const percents = progress.filter((p) => p.current_stage === 'Writing image to disk' && p.progress_info.endsWith('%')).map((p) => Number.parseInt(p.progress_info, 10));
+  const percents = progress
+    .filter((p) => p.current_stage === 'Writing image to disk' && p.progress_info.endsWith('%'))
+    .map((p) => Number.parseInt(p.progress_info, 10));
   expect(percents.length).toBeGreaterThanOrEqual(2);
   for (let i = 1; i < percents.length; i++) expect(percents[i]! - percents[i - 1]!).toBeGreaterThanOrEqual(5);
   expect(percents[0]).toBeGreaterThanOrEqual(5);
@@ -72,9 +74,15 @@ describe('install step: bad input', () => {
     expect(noArgs).toMatchObject({ exit_code: -1, error: expect.stringContaining('expected exactly 1 argument') });
     const badJson = await installStep({ step_type: 'install', step_id: 'install-1', args: ['{oops'] }, context);
     expect(badJson).toMatchObject({ exit_code: -1, error: expect.stringContaining('not valid JSON') });
-    const badArgs = await installStep({ step_type: 'install', step_id: 'install-1', args: installArgs({ installer_args: '["--ignition-url","http://x"]' }) }, context);
+    const badArgs = await installStep(
+      { step_type: 'install', step_id: 'install-1', args: installArgs({ installer_args: '["--ignition-url","http://x"]' }) },
+      context,
+    );
     expect(badArgs).toMatchObject({ exit_code: -1, error: expect.stringContaining('unexpected flag --ignition-url') });
-    const missingDisk = await installStep({ step_type: 'install', step_id: 'install-1', args: installArgs({ boot_device: '/dev/assisted-test-no-such-disk' }) }, context);
+    const missingDisk = await installStep(
+      { step_type: 'install', step_id: 'install-1', args: installArgs({ boot_device: '/dev/assisted-test-no-such-disk' }) },
+      context,
+    );
     expect(missingDisk).toMatchObject({ exit_code: -1, error: 'install: disk /dev/assisted-test-no-such-disk was not found on the host' });
     const simulated = await simulatedInstallStep()({ step_type: 'install', step_id: 'install-1', args: installArgs({ role: 'auto-assign' }) }, context);
     expect(simulated.exit_code).toBe(-1);
@@ -84,13 +92,19 @@ describe('install step: bad input', () => {
 
 describe('install step: DRY RUN', () => {
   it('runs the real code path into a file: stages, NN% progress, image bytes, ignition copy, reboot marker', async () => {
-    const hostIgnition = JSON.stringify({ ignition: { version: '3.2.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] } });
+    const hostIgnition = JSON.stringify({
+      ignition: { version: '3.2.0' },
+      passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] },
+    });
     await startService(cluster([host(ME, 'master')]), { hostIgnition });
     const bootDevicePath = join(workDir, 'disk.img');
     const rebootMarkerPath = join(workDir, 'rebooted');
     const log = captureLog();
     const step = createInstallStep({ dryRun: { bootDevicePath, rebootMarkerPath, workDir: join(workDir, 'install-dir'), imageBytes: 3 * 1024 * 1024 } });
-    const result = await step({ step_type: 'install', step_id: 'install-1', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal, log));
+    const result = await step(
+      { step_type: 'install', step_id: 'install-1', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal, log),
+    );
     expect(result).toEqual({ exit_code: 0, output: '' });
 
     const progress = service.progressOf(ME);
@@ -113,9 +127,18 @@ describe('install step: DRY RUN', () => {
     await startService(cluster([host(ME, 'master')]));
     const failing = join(workDir, 'failing-installer');
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(failing, `#!/bin/sh\necho "$@" >> "${workDir}/invocations"\necho "Error: checking for exclusive access to $# args: Device or resource busy" >&2\nexit 1\n`, { mode: 0o755 });
-    const step = createInstallStep({ dryRun: { bootDevicePath: join(workDir, 'disk.img'), rebootMarkerPath: join(workDir, 'rebooted'), workDir, coreosInstallerCommand: failing } });
-    const result = await step({ step_type: 'install', step_id: 'install-1', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    await writeFile(
+      failing,
+      `#!/bin/sh\necho "$@" >> "${workDir}/invocations"\necho "Error: checking for exclusive access to $# args: Device or resource busy" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    const step = createInstallStep({
+      dryRun: { bootDevicePath: join(workDir, 'disk.img'), rebootMarkerPath: join(workDir, 'rebooted'), workDir, coreosInstallerCommand: failing },
+    });
+    const result = await step(
+      { step_type: 'install', step_id: 'install-1', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(1);
     expect(result.error).toContain('failed to write image to disk: dry-installer exited with code 1: Error: checking for exclusive access');
     const invocations = (await readFile(join(workDir, 'invocations'), 'utf8')).trim().split('\n');
@@ -136,7 +159,10 @@ describe('SIMULATED installer: per-role stage sequences', () => {
     const rebooted: SimulatedRebootEvent[] = [];
     const nodes = new SimulatedNodeRegistry();
     const step = simulatedInstallStep({ durationsMs: FAST_DURATIONS, pollMs: 20, nodes, onRebooted: (event) => rebooted.push(event) });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result).toEqual({ exit_code: 0, output: '' });
     expect(distinctStages(service.progressOf(ME))).toEqual(['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting']);
     expectProgressSteps(service.progressOf(ME));
@@ -159,10 +185,21 @@ describe('SIMULATED installer: per-role stage sequences', () => {
       controllerReportedAt = Date.now();
     }, 800);
     const step = simulatedInstallStep({ durationsMs: FAST_DURATIONS, pollMs: 20 });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs({ role: 'bootstrap' }) }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs({ role: 'bootstrap' }) },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(0);
     const progress = service.progressOf(ME);
-    expect(distinctStages(progress)).toEqual(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting']);
+    expect(distinctStages(progress)).toEqual([
+      'Starting installation',
+      'Installing',
+      'Writing image to disk',
+      'Waiting for control plane',
+      'Waiting for bootkube',
+      'Waiting for controller',
+      'Rebooting',
+    ]);
     expect(progress).toContainEqual({ current_stage: 'Installing', progress_info: 'master' });
     expect(progress).toContainEqual({ current_stage: 'Waiting for control plane', progress_info: 'Waiting for masters to join bootstrap control plane' });
     expect(progress).toContainEqual({ current_stage: 'Waiting for bootkube', progress_info: 'waiting for ETCD bootstrap to be complete' });
@@ -176,7 +213,9 @@ describe('SIMULATED installer: per-role stage sequences', () => {
   });
 
   it('worker: waits (bounded) until two masters are Done', async () => {
-    await startService(cluster([host(ME, 'worker'), host(M1, 'master', 'Configuring'), host(M2, 'master', 'Configuring'), host(M3, 'master', 'Joined', { bootstrap: true })]));
+    await startService(
+      cluster([host(ME, 'worker'), host(M1, 'master', 'Configuring'), host(M2, 'master', 'Configuring'), host(M3, 'master', 'Joined', { bootstrap: true })]),
+    );
     let mastersDoneAt = 0;
     setTimeout(() => (service.cluster.hosts[1]!.progress = { current_stage: 'Done' }), 300);
     setTimeout(() => {
@@ -184,7 +223,10 @@ describe('SIMULATED installer: per-role stage sequences', () => {
       mastersDoneAt = Date.now();
     }, 600);
     const step = simulatedInstallStep({ durationsMs: FAST_DURATIONS, pollMs: 20, waitTimeoutMs: 10_000 });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs({ role: 'worker', control_plane_count: 0 }) }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs({ role: 'worker', control_plane_count: 0 }) },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(0);
     const progress = service.progressOf(ME);
     expect(distinctStages(progress)).toEqual(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting']);
@@ -196,7 +238,10 @@ describe('SIMULATED installer: per-role stage sequences', () => {
   it('worker: the wait for masters is bounded and ends in Failed', async () => {
     await startService(cluster([host(ME, 'worker'), host(M1, 'master', 'Configuring'), host(M2, 'master', 'Configuring')]));
     const step = simulatedInstallStep({ durationsMs: FAST_DURATIONS, pollMs: 20, waitTimeoutMs: 300 });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs({ role: 'worker' }) }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs({ role: 'worker' }) },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result).toMatchObject({ exit_code: 1, error: expect.stringContaining('timed out after 0 s waiting for control plane hosts to be Done') });
     expect(service.progressOf(ME).at(-1)).toEqual({ current_stage: 'Failed', progress_info: result.error });
   });
@@ -204,24 +249,45 @@ describe('SIMULATED installer: per-role stage sequences', () => {
   it('day-2 worker: no wait for the control plane in an adding-hosts cluster', async () => {
     await startService(cluster([host(ME, 'worker', undefined, { kind: 'AddToExistingClusterHost' })], { status: 'adding-hosts', kind: 'AddHostsCluster' }));
     const step = simulatedInstallStep({ durationsMs: FAST_DURATIONS, pollMs: 20, waitTimeoutMs: 2_000 });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs({ role: 'worker' }) }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs({ role: 'worker' }) },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(0);
-    expect(distinctStages(service.progressOf(ME))).toEqual(['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting']);
+    expect(distinctStages(service.progressOf(ME))).toEqual([
+      'Starting installation',
+      'Installing',
+      'Writing image to disk',
+      'Waiting for control plane',
+      'Rebooting',
+    ]);
   });
 
   it('SNO: bootstrap in place, Waiting for bootkube before writing, reboot now', async () => {
     await startService(cluster([host(ME, 'master', undefined, { bootstrap: true })], { control_plane_count: 1 }));
     const step = simulatedInstallStep({ durationsMs: FAST_DURATIONS, pollMs: 20 });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs({ role: 'bootstrap', control_plane_count: 1 }) }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs({ role: 'bootstrap', control_plane_count: 1 }) },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(0);
-    expect(distinctStages(service.progressOf(ME))).toEqual(['Starting installation', 'Installing', 'Waiting for bootkube', 'Writing image to disk', 'Rebooting']);
+    expect(distinctStages(service.progressOf(ME))).toEqual([
+      'Starting installation',
+      'Installing',
+      'Waiting for bootkube',
+      'Writing image to disk',
+      'Rebooting',
+    ]);
     expect(service.callsTo('GET', '/downloads/files')).toHaveLength(1);
     expect(service.callsTo('GET', '/downloads/ignition')).toHaveLength(1);
   });
 
   it('refuses an ignition that is not Ignition', async () => {
     await startService(cluster([host(ME, 'master')]), { hostIgnition: '{"not":"ignition"}' });
-    const result = await simulatedInstallStep(FAST)({ step_type: 'install', step_id: 'i', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await simulatedInstallStep(FAST)(
+      { step_type: 'install', step_id: 'i', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result).toMatchObject({ exit_code: 1, error: 'host ignition has no ignition.version' });
     expect(distinctStages(service.progressOf(ME))).toEqual(['Starting installation', 'Installing', 'Failed']);
     expect(IGNITION).toContain('version');
@@ -233,7 +299,10 @@ describe('SIMULATED installer: failure paths', () => {
     await startService(cluster([host(ME, 'master')]));
     const rebooted: SimulatedRebootEvent[] = [];
     const step = simulatedInstallStep({ ...FAST, failAt: 'Writing image to disk', onRebooted: (event) => rebooted.push(event) });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result).toEqual({
       exit_code: 1,
       error: 'failed to write image to disk: coreos-installer exited with code 1: Error: writing to device: Input/output error (os error 5)',
@@ -247,7 +316,10 @@ describe('SIMULATED installer: failure paths', () => {
   it('fails at another stage with the given reason', async () => {
     await startService(cluster([host(ME, 'master')]));
     const step = simulatedInstallStep({ ...FAST, failAt: 'Installing', failReason: 'failed to fetch host ignition: connection reset' });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(1);
     expect(service.progressOf(ME)).toEqual([
       { current_stage: 'Starting installation', progress_info: 'master' },
@@ -274,7 +346,10 @@ describe('SIMULATED installer: failure paths', () => {
     const nodes = new SimulatedNodeRegistry();
     const rebooted: SimulatedRebootEvent[] = [];
     const step = simulatedInstallStep({ ...FAST, stuckAt: 'Rebooting', nodes, onRebooted: (event) => rebooted.push(event) });
-    const result = await step({ step_type: 'install', step_id: 'i', args: installArgs() }, stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal));
+    const result = await step(
+      { step_type: 'install', step_id: 'i', args: installArgs() },
+      stepContext(service, ME, INFRA_ENV_ID, new AbortController().signal),
+    );
     expect(result.exit_code).toBe(0);
     expect(rebooted).toMatchObject([{ hostId: ME, comesBack: false }]);
     expect(nodes.isUp(ME)).toBe(false);

@@ -17,12 +17,32 @@ import { VALID_REQUEST } from './fake-service.js';
 
 // assisted-service internal/host/host.go, as quoted in shared/reference/assisted-agent.md §6.1.
 const SERVICE_EXPECTS = {
-  bootstrap: ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Waiting for bootkube', 'Waiting for controller', 'Rebooting', 'Configuring', 'Joined', 'Done'],
+  bootstrap: [
+    'Starting installation',
+    'Installing',
+    'Writing image to disk',
+    'Waiting for control plane',
+    'Waiting for bootkube',
+    'Waiting for controller',
+    'Rebooting',
+    'Configuring',
+    'Joined',
+    'Done',
+  ],
   master: ['Starting installation', 'Installing', 'Writing image to disk', 'Rebooting', 'Configuring', 'Joined', 'Done'],
-  worker: ['Starting installation', 'Installing', 'Writing image to disk', 'Waiting for control plane', 'Rebooting', 'Waiting for ignition', 'Configuring', 'Joined', 'Done'],
+  worker: [
+    'Starting installation',
+    'Installing',
+    'Writing image to disk',
+    'Waiting for control plane',
+    'Rebooting',
+    'Waiting for ignition',
+    'Configuring',
+    'Joined',
+    'Done',
+  ],
   sno: ['Starting installation', 'Installing', 'Waiting for bootkube', 'Writing image to disk', 'Rebooting', 'Done'],
 } as const;
-
 
 describe('stage lists', () => {
   it('installer + controller stages are exactly what the service expects per role', () => {
@@ -73,14 +93,19 @@ describe('coreos-installer progress', () => {
 
 describe('installer args allow-list', () => {
   it('accepts the allowed flags and plain values', () => {
-    const parsed = parseInstallerArgs('["--append-karg","console=ttyS0,115200n8","--delete-karg","rhgb","--copy-network","--network-dir","/etc/NetworkManager/system-connections/","--save-partlabel","data*","--image-url","https://mirror.example.com/rhcos.raw.gz"]');
+    const parsed = parseInstallerArgs(
+      '["--append-karg","console=ttyS0,115200n8","--delete-karg","rhgb","--copy-network","--network-dir","/etc/NetworkManager/system-connections/","--save-partlabel","data*","--image-url","https://mirror.example.com/rhcos.raw.gz"]',
+    );
     expect(parsed).toMatchObject({ ok: true });
     expect(parseInstallerArgs(undefined)).toEqual({ ok: true, args: [] });
     expect(parseInstallerArgs('')).toEqual({ ok: true, args: [] });
   });
 
   it('refuses other flags, shell characters and non-arrays', () => {
-    expect(parseInstallerArgs('["--ignition-url","http://evil.example.com/x.ign"]')).toMatchObject({ ok: false, error: expect.stringContaining('unexpected flag --ignition-url') });
+    expect(parseInstallerArgs('["--ignition-url","http://evil.example.com/x.ign"]')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('unexpected flag --ignition-url'),
+    });
     expect(parseInstallerArgs('["--append-karg","a b"]')).toMatchObject({ ok: false, error: expect.stringContaining('unexpected chars') });
     expect(parseInstallerArgs('["--append-karg","x&&reboot"]')).toMatchObject({ ok: false });
     expect(parseInstallerArgs('["--append-karg","$(id)|sh"]')).toMatchObject({ ok: false });
@@ -95,7 +120,13 @@ describe('InstallCmdRequest validation', () => {
     const parsed = parseInstallCmdRequest(JSON.stringify(VALID_REQUEST));
     expect(parsed.ok).toBe(true);
     if (parsed.ok) {
-      expect(parsed.request.installerArgs).toEqual(['--append-karg', 'ip=192.0.2.2::192.0.2.254:255.255.255.0:core0.example.com:enp1s0:none', '--save-partindex', '1', '-n']);
+      expect(parsed.request.installerArgs).toEqual([
+        '--append-karg',
+        'ip=192.0.2.2::192.0.2.254:255.255.255.0:core0.example.com:enp1s0:none',
+        '--save-partindex',
+        '1',
+        '-n',
+      ]);
       expect(parsed.request.disks_to_format).toEqual(['/dev/sdb']);
     }
   });

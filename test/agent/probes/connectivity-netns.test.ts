@@ -92,10 +92,15 @@ describe.skipIf(!netnsWorks)('connectivity-check in network namespaces', () => {
 
     const expectedL2 = [
       ...(hasArping ? [{ outgoing_nic: vethA, outgoing_ip_address: addressA, remote_ip_address: addressB, remote_mac: macB, successful: true }] : []),
-      ...(hasNmap ? [{ outgoing_nic: vethA, outgoing_ip_address: `fd00:200:${subnet.toString(16)}::1`, remote_ip_address: v6B, remote_mac: macB, successful: true }] : []),
+      ...(hasNmap
+        ? [{ outgoing_nic: vethA, outgoing_ip_address: `fd00:200:${subnet.toString(16)}::1`, remote_ip_address: v6B, remote_mac: macB, successful: true }]
+        : []),
     ];
     expect(peer.l2_connectivity).toEqual(expectedL2);
-    if (hasArping) expect(missing.l2_connectivity).toEqual([{ outgoing_nic: vethA, outgoing_ip_address: addressA, remote_ip_address: absent, remote_mac: '', successful: false }]);
+    if (hasArping)
+      expect(missing.l2_connectivity).toEqual([
+        { outgoing_nic: vethA, outgoing_ip_address: addressA, remote_ip_address: absent, remote_mac: '', successful: false },
+      ]);
 
     expect(peer.mtu_report).toEqual([
       { outgoing_nic: vethA, remote_ip_address: addressB, mtu_successful: true },
@@ -122,7 +127,14 @@ describe.skipIf(!netnsWorks)('connectivity-check in network namespaces', () => {
     const reply = await steps['connectivity-check']!(request('connectivity-check', body), stepContext(inNamespace(nsAlone)));
     expect(reply.exit_code).toBe(0);
     expect(JSON.parse(reply.output!)).toEqual({
-      remote_hosts: [{ host_id: hostB, l2_connectivity: [], l3_connectivity: [{ remote_ip_address: addressB, successful: false, packet_loss_percentage: 100 }], mtu_report: [] }],
+      remote_hosts: [
+        {
+          host_id: hostB,
+          l2_connectivity: [],
+          l3_connectivity: [{ remote_ip_address: addressB, successful: false, packet_loss_percentage: 100 }],
+          mtu_report: [],
+        },
+      ],
     });
   }, 180_000);
 

@@ -44,5 +44,11 @@ export interface RecordingLog extends AgentLog {
 
 export function recordingLog(): RecordingLog {
   const warnings: string[] = [];
-  return { warnings, debug: () => undefined, info: () => undefined, warn: (message) => void warnings.push(message), error: (message) => void warnings.push(`error: ${message}`) };
+  return {
+    warnings,
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (message) => void warnings.push(message),
+    error: (message) => void warnings.push(`error: ${message}`),
+  };
 }

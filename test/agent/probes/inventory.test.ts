@@ -54,12 +54,21 @@ async function link(path: string, target: string): Promise<void> {
 /** A Dell-like server with an SSD (EFI + LVM root), HDD, ISO stick, DVD, NVMe, bond, VLAN, GPUs and a TPM. */
 async function buildServerTree(): Promise<void> {
   await put('/proc/meminfo', 'MemTotal:       65536000 kB\nMemFree:        60000000 kB\n');
-  await put('/proc/cpuinfo', 'processor\t: 0\nmodel name\t: Fallback CPU\ncpu MHz\t\t: 2100.000\nflags\t\t: fp asimd hypervisor\n\nprocessor\t: 1\nmodel name\t: Fallback CPU\n');
+  await put(
+    '/proc/cpuinfo',
+    'processor\t: 0\nmodel name\t: Fallback CPU\ncpu MHz\t\t: 2100.000\nflags\t\t: fp asimd hypervisor\n\nprocessor\t: 1\nmodel name\t: Fallback CPU\n',
+  );
   await put('/proc/cmdline', 'BOOT_IMAGE=/images/pxeboot/vmlinuz coreos.liveiso=rhcos BOOTIF=01-b8-ce-f6-12-34-56 ip=dhcp\n');
   await put('/proc/sys/kernel/hostname', 'localhost\n');
   await put('/proc/mounts', '/dev/sda1 /boot/efi vfat rw 0 0\n/dev/sdc1 /run/media/iso iso9660 ro 0 0\n/dev/mapper/rhel-root / xfs rw 0 0\n');
   await put('/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c', new Uint8Array([6, 0, 0, 0, 1]));
-  for (const [field, value] of Object.entries({ sys_vendor: 'Dell Inc.', product_name: 'PowerEdge R640', product_serial: 'ABC1234', product_family: 'PowerEdge', chassis_asset_tag: '' })) {
+  for (const [field, value] of Object.entries({
+    sys_vendor: 'Dell Inc.',
+    product_name: 'PowerEdge R640',
+    product_serial: 'ABC1234',
+    product_family: 'PowerEdge',
+    chassis_asset_tag: '',
+  })) {
     await put(`/sys/class/dmi/id/${field}`, `${value}\n`);
   }
   await put('/sys/class/tpm/tpm0/tpm_version_major', '2\n');
@@ -113,15 +122,34 @@ async function buildServerTree(): Promise<void> {
   await put('/dev/sda', sector);
   await put('/dev/sdb', new Uint8Array(512));
 
-  const nics: Record<string, { device: string; mac: string; mtu: number; carrier: string; speed?: string; flags: string; vendor?: string; product?: string }> = {
-    lo: { device: 'virtual/net/lo', mac: '00:00:00:00:00:00', mtu: 65536, carrier: '1', flags: '0x9' },
-    eno1: { device: 'pci0000:00/0000:00:1f.6/net/eno1', mac: 'b8:ce:f6:12:34:56', mtu: 9000, carrier: '1', speed: '10000', flags: '0x1003', vendor: '0x8086', product: '0x1572' },
-    eno2: { device: 'pci0000:00/0000:00:1f.7/net/eno2', mac: 'b8:ce:f6:12:34:58', mtu: 1500, carrier: '1', speed: '10000', flags: '0x1803', vendor: '0x8086', product: '0x1572' },
-    ens3f0: { device: 'pci0000:3a/0000:3a:00.0/net/ens3f0', mac: '3c:fd:fe:00:11:22', mtu: 1500, carrier: '0', flags: '0x1003' },
-    bond0: { device: 'virtual/net/bond0', mac: 'b8:ce:f6:12:34:58', mtu: 1500, carrier: '1', flags: '0x1403' },
-    'bond0.100': { device: 'virtual/net/bond0.100', mac: 'b8:ce:f6:12:34:58', mtu: 1500, carrier: '1', flags: '0x1003' },
-    virbr0: { device: 'virtual/net/virbr0', mac: '52:54:00:aa:bb:cc', mtu: 1500, carrier: '0', flags: '0x1003' },
-  };
+  const nics: Record<string, { device: string; mac: string; mtu: number; carrier: string; speed?: string; flags: string; vendor?: string; product?: string }> =
+    {
+      lo: { device: 'virtual/net/lo', mac: '00:00:00:00:00:00', mtu: 65536, carrier: '1', flags: '0x9' },
+      eno1: {
+        device: 'pci0000:00/0000:00:1f.6/net/eno1',
+        mac: 'b8:ce:f6:12:34:56',
+        mtu: 9000,
+        carrier: '1',
+        speed: '10000',
+        flags: '0x1003',
+        vendor: '0x8086',
+        product: '0x1572',
+      },
+      eno2: {
+        device: 'pci0000:00/0000:00:1f.7/net/eno2',
+        mac: 'b8:ce:f6:12:34:58',
+        mtu: 1500,
+        carrier: '1',
+        speed: '10000',
+        flags: '0x1803',
+        vendor: '0x8086',
+        product: '0x1572',
+      },
+      ens3f0: { device: 'pci0000:3a/0000:3a:00.0/net/ens3f0', mac: '3c:fd:fe:00:11:22', mtu: 1500, carrier: '0', flags: '0x1003' },
+      bond0: { device: 'virtual/net/bond0', mac: 'b8:ce:f6:12:34:58', mtu: 1500, carrier: '1', flags: '0x1403' },
+      'bond0.100': { device: 'virtual/net/bond0.100', mac: 'b8:ce:f6:12:34:58', mtu: 1500, carrier: '1', flags: '0x1003' },
+      virbr0: { device: 'virtual/net/virbr0', mac: '52:54:00:aa:bb:cc', mtu: 1500, carrier: '0', flags: '0x1003' },
+    };
   let index = 1;
   for (const [name, nic] of Object.entries(nics)) {
     const base = `/sys/devices/${nic.device}`;
@@ -167,8 +195,21 @@ const serverTools = () =>
 
 /** What the service stores from an inventory reply, read back the two ways the service reads it. */
 function throughService(inventory: Record<string, unknown>) {
-  const host: Host = { orgId: 'org', infraEnvId: 'infra', hostId: '4f0e3a1c-2b5d-4e6f-8a9b-0c1d2e3f4a5b', status: 'discovering', createdAt: 'then', updatedAt: 'then', version: 1, attributes: {} };
-  const stored = applyStepReply(host, { step_type: 'inventory', step_id: 'inventory-1', output: JSON.stringify(inventory) }, { now: 'now', disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } });
+  const host: Host = {
+    orgId: 'org',
+    infraEnvId: 'infra',
+    hostId: '4f0e3a1c-2b5d-4e6f-8a9b-0c1d2e3f4a5b',
+    status: 'discovering',
+    createdAt: 'then',
+    updatedAt: 'then',
+    version: 1,
+    attributes: {},
+  };
+  const stored = applyStepReply(
+    host,
+    { step_type: 'inventory', step_id: 'inventory-1', output: JSON.stringify(inventory) },
+    { now: 'now', disks: { cluster: { attributes: { openshift_version: '4.18.52' } } } },
+  );
   if (!stored) throw new Error('the service changed nothing on an inventory reply');
   return { lenient: hostInventory(stored), strict: readInventory(stored.attributes), stored };
 }
@@ -182,7 +223,7 @@ afterAll(async () => {
 });
 
 describe('collectInventory on a fake server tree', () => {
-  it('reports every part in upstream\'s shape, accepted by the schema and the service', async () => {
+  it("reports every part in upstream's shape, accepted by the schema and the service", async () => {
     const log = recordingLog();
     const inventory = await collectInventory({ exec: serverTools(), log, root });
     expect(modelViolations('inventory', inventory)).toEqual([]);
@@ -206,7 +247,7 @@ describe('collectInventory on a fake server tree', () => {
     expect(service.stored.attributes.cpu_architecture).toBe('arm64');
   });
 
-  it('reports disks with stable names, types and the agent\'s eligibility reasons', async () => {
+  it("reports disks with stable names, types and the agent's eligibility reasons", async () => {
     const inventory = await collectInventory({ exec: serverTools(), log: recordingLog(), root });
     const disks = new Map((inventory.disks as Disk[]).map((disk) => [disk.name, disk]));
     expect(disks.has('loop0')).toBe(false);
@@ -222,10 +263,21 @@ describe('collectInventory on a fake server tree', () => {
       installation_eligibility: { eligible: false, not_eligible_reasons: [mountedReason('sda1', '/boot/efi'), mountedReason('dm-0', '/')] },
     });
     expect(disks.get('sdb')).toMatchObject({ drive_type: 'HDD', bootable: false, installation_eligibility: { eligible: true, not_eligible_reasons: [] } });
-    expect(disks.get('sdc')).toMatchObject({ removable: true, is_installation_media: true, installation_eligibility: { eligible: false, not_eligible_reasons: [REASON_ISO] } });
+    expect(disks.get('sdc')).toMatchObject({
+      removable: true,
+      is_installation_media: true,
+      installation_eligibility: { eligible: false, not_eligible_reasons: [REASON_ISO] },
+    });
     expect(disks.get('sr0')).toMatchObject({ drive_type: 'ODD', is_installation_media: true });
-    expect(disks.get('nvme0n1')).toMatchObject({ id: '/dev/disk/by-id/nvme-eui.0025388b91b4a1c2', drive_type: 'SSD', installation_eligibility: { eligible: true } });
-    expect(disks.get('dm-0')).toMatchObject({ drive_type: 'LVM', installation_eligibility: { eligible: false, not_eligible_reasons: [REASON_LVM, mountedReason('dm-0', '/')] } });
+    expect(disks.get('nvme0n1')).toMatchObject({
+      id: '/dev/disk/by-id/nvme-eui.0025388b91b4a1c2',
+      drive_type: 'SSD',
+      installation_eligibility: { eligible: true },
+    });
+    expect(disks.get('dm-0')).toMatchObject({
+      drive_type: 'LVM',
+      installation_eligibility: { eligible: false, not_eligible_reasons: [REASON_LVM, mountedReason('dm-0', '/')] },
+    });
     // Swap is not a mount: only the LVM reason remains.
     expect(disks.get('dm-1')?.installation_eligibility.not_eligible_reasons).toEqual([REASON_LVM]);
   });
@@ -293,7 +345,10 @@ describe('collectInventory on a fake server tree', () => {
     expect([...nics.keys()].sort()).toEqual(['bond0', 'bond0.100', 'eno1', 'eno2', 'ens3f0']);
     expect(nics.get('eno1')).toMatchObject({ ipv6_addresses: ['fd2e:6f44:5dd8:c956::14/128'], flags: ['up', 'broadcast', 'multicast', 'running'] });
     for (const tool of ['lsblk', 'ip', 'lscpu', 'dmidecode', 'systemd-detect-virt', 'findmnt']) {
-      expect(log.warnings.filter((warning) => warning.startsWith(`${tool} is not installed`)), tool).toHaveLength(1);
+      expect(
+        log.warnings.filter((warning) => warning.startsWith(`${tool} is not installed`)),
+        tool,
+      ).toHaveLength(1);
     }
     throughService(inventory);
   });
@@ -350,7 +405,14 @@ describe('collectInventory on this machine', () => {
 
   it('is what the inventory step replies', async () => {
     const controller = new AbortController();
-    const context: StepContext = { hostId: 'h', infraEnvId: 'i', api: { call: () => Promise.reject(new Error('no API in this test')) }, exec: runCommand, log: recordingLog(), signal: controller.signal };
+    const context: StepContext = {
+      hostId: 'h',
+      infraEnvId: 'i',
+      api: { call: () => Promise.reject(new Error('no API in this test')) },
+      exec: runCommand,
+      log: recordingLog(),
+      signal: controller.signal,
+    };
     const steps = createProbeSteps();
     const reply = await steps.inventory!({ step_type: 'inventory', step_id: 'inventory-1', args: ['4f0e3a1c-2b5d-4e6f-8a9b-0c1d2e3f4a5b'] }, context);
     expect(reply.exit_code).toBe(0);

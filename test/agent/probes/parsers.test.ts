@@ -17,7 +17,15 @@ describe('lsblk', () => {
     const devices = parseLsblk(fixture('lsblk-vm.json'));
     expect(devices.map((device) => device.name)).toEqual(['zram0', 'vda']);
     const vda = devices[1]!;
-    expect(vda).toMatchObject({ path: '/dev/vda', type: 'disk', sizeBytes: 274877906944, rotational: true, removable: false, vendor: '0x1af4', mountpoints: ['/'] });
+    expect(vda).toMatchObject({
+      path: '/dev/vda',
+      type: 'disk',
+      sizeBytes: 274877906944,
+      rotational: true,
+      removable: false,
+      vendor: '0x1af4',
+      mountpoints: ['/'],
+    });
     expect(vda.serial).toBeUndefined();
   });
 
@@ -55,7 +63,7 @@ describe('ip', () => {
     expect(links.find((link) => link.name === 'lo')?.flags).toContain('LOOPBACK');
   });
 
-  it('reads bond members\' permanent MACs, bonds and VLANs', () => {
+  it("reads bond members' permanent MACs, bonds and VLANs", () => {
     const links = parseIpAddr(fixture('ip-addr-baremetal.json'));
     expect(links.find((link) => link.name === 'eno2')?.permanentMac).toBe('b8:ce:f6:12:34:57');
     expect(links.find((link) => link.name === 'bond0')?.kind).toBe('bond');
@@ -96,7 +104,9 @@ describe('lscpu and /proc/cpuinfo', () => {
   });
 
   it('reads /proc/cpuinfo', () => {
-    const cpu = parseCpuinfo('processor\t: 0\nmodel name\t: Example CPU\ncpu MHz\t\t: 2394.454\nflags\t\t: fpu vme hypervisor\n\nprocessor\t: 1\nmodel name\t: Example CPU\n');
+    const cpu = parseCpuinfo(
+      'processor\t: 0\nmodel name\t: Example CPU\ncpu MHz\t\t: 2394.454\nflags\t\t: fpu vme hypervisor\n\nprocessor\t: 1\nmodel name\t: Example CPU\n',
+    );
     expect(cpu).toEqual({ modelName: 'Example CPU', count: 2, frequencyMhz: 2394.454, flags: ['fpu', 'vme', 'hypervisor'] });
   });
 });
@@ -112,7 +122,8 @@ describe('dmidecode', () => {
 
 describe('/proc/net', () => {
   it('reads IPv4 routes from little-endian hex', () => {
-    const table = 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n' +
+    const table =
+      'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n' +
       'eth0\t00000000\t010200C0\t0003\t0\t0\t100\t00000000\t0\t0\t0\n' +
       'eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n';
     expect(parseProcIpv4Routes(table)).toEqual([
@@ -121,7 +132,8 @@ describe('/proc/net', () => {
     ]);
   });
   it('reads IPv6 routes and addresses', () => {
-    const routes = '00000000000000000000000000000000 00 00000000000000000000000000000000 00 fd000000000000000000000000000001 00000400 00000001 00000000 00450003 eth0\n' +
+    const routes =
+      '00000000000000000000000000000000 00 00000000000000000000000000000000 00 fd000000000000000000000000000001 00000400 00000001 00000000 00450003 eth0\n' +
       'fd000000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001 eth0\n';
     expect(parseProcIpv6Routes(routes)).toEqual([
       { family: 6, destination: 'default', gateway: 'fd00::1', device: 'eth0', metric: 1024 },
@@ -135,7 +147,7 @@ describe('/proc/net', () => {
 });
 
 describe('GPU filter and pci.ids', () => {
-  it('reads upstream\'s example config: classes, class+vendor, class+vendor+device', () => {
+  it("reads upstream's example config: classes, class+vendor, class+vendor+device", () => {
     const filter = parseGpuFilter(fixture('gpu-config.yaml'));
     expect(filter).toEqual({ classes: ['0300'], vendors: ['0302 10de'], models: ['1200 1da3 1020'] });
     expect(gpuFilterMatches(filter, '0300', '8086', '1234')).toBe(true);
@@ -183,7 +195,8 @@ describe('arping', () => {
     expect(parseArping(fixture('arping-failure.txt'))).toEqual([]);
   });
   it('reports each answering MAC once (duplicate addresses)', () => {
-    const output = 'Unicast reply from 10.0.0.5 [AA:BB:CC:00:00:01]  0.5ms\nUnicast reply from 10.0.0.5 [AA:BB:CC:00:00:02]  0.6ms\nUnicast reply from 10.0.0.5 [AA:BB:CC:00:00:01]  0.5ms\n';
+    const output =
+      'Unicast reply from 10.0.0.5 [AA:BB:CC:00:00:01]  0.5ms\nUnicast reply from 10.0.0.5 [AA:BB:CC:00:00:02]  0.6ms\nUnicast reply from 10.0.0.5 [AA:BB:CC:00:00:01]  0.5ms\n';
     expect(parseArping(output).map((reply) => reply.mac)).toEqual(['aa:bb:cc:00:00:01', 'aa:bb:cc:00:00:02']);
   });
 });

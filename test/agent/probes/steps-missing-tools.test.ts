@@ -14,7 +14,11 @@ const steps = createProbeSteps({
 });
 
 const cases: [StepType, unknown[], string][] = [
-  ['connectivity-check', [[{ host_id: '0b3a5c1e-0000-4000-8000-000000000001', nics: [{ name: 'eth0', mac: '02:00:00:00:00:01', ip_addresses: ['10.200.0.2'] }] }]], 'ping'],
+  [
+    'connectivity-check',
+    [[{ host_id: '0b3a5c1e-0000-4000-8000-000000000001', nics: [{ name: 'eth0', mac: '02:00:00:00:00:01', ip_addresses: ['10.200.0.2'] }] }]],
+    'ping',
+  ],
   ['free-network-addresses', [['10.200.0.0/24']], 'nmap'],
   ['ntp-synchronizer', [{ ntp_source: '10.200.0.1' }], 'chronyc'],
   ['installation-disk-speed-check', [{ path: '/dev/sda' }, '120'], 'fio'],

@@ -34,7 +34,8 @@ const seen: IncomingMessage[] = [];
 beforeAll(async () => {
   server = createServer((incoming, response) => {
     seen.push(incoming);
-    if (incoming.url === '/adv/good-thumbprint') return void response.writeHead(200, { 'content-type': 'application/jose+json' }).end(JSON.stringify(advertisement));
+    if (incoming.url === '/adv/good-thumbprint')
+      return void response.writeHead(200, { 'content-type': 'application/jose+json' }).end(JSON.stringify(advertisement));
     if (incoming.url === '/config/worker') {
       if (incoming.headers.authorization !== 'Bearer day2-token') return void response.writeHead(401).end();
       return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(workerIgnition));
@@ -52,7 +53,7 @@ afterAll(async () => {
 const steps = createProbeSteps();
 
 describe('tang-connectivity-check', () => {
-  it('fetches each server\'s advertisement', async () => {
+  it("fetches each server's advertisement", async () => {
     const tangServers = JSON.stringify([{ url: `${base}/`, thumbprint: 'good-thumbprint' }]);
     const reply = await steps['tang-connectivity-check']!(request('tang-connectivity-check', { tang_servers: tangServers }), stepContext(nothingInstalled));
     expect(reply.exit_code).toBe(0);
@@ -86,13 +87,19 @@ describe('api-vip-connectivity-check', () => {
     const ignition = JSON.parse(output.ignition);
     expect(ignition.ignition.version).toBe('3.2.0');
     expect(ignition.storage.luks).toEqual(workerIgnition.storage.luks);
-    expect(ignition.storage.files.map((file: { path: string }) => file.path)).toEqual(['/etc/kubernetes/kubeconfig', '/etc/kubernetes/manifests/keepalived.yaml']);
+    expect(ignition.storage.files.map((file: { path: string }) => file.path)).toEqual([
+      '/etc/kubernetes/kubeconfig',
+      '/etc/kubernetes/manifests/keepalived.yaml',
+    ]);
     expect(ignition).not.toHaveProperty('systemd');
     expect(ignition).not.toHaveProperty('passwd');
   });
 
   it('accepts the deprecated ignition_endpoint_token as the bearer token', async () => {
-    const reply = await steps['api-vip-connectivity-check']!(request('api-vip-connectivity-check', { url: `${base}/config/worker`, ignition_endpoint_token: 'day2-token' }), stepContext(nothingInstalled));
+    const reply = await steps['api-vip-connectivity-check']!(
+      request('api-vip-connectivity-check', { url: `${base}/config/worker`, ignition_endpoint_token: 'day2-token' }),
+      stepContext(nothingInstalled),
+    );
     expect(JSON.parse(reply.output!).is_success).toBe(true);
   });
 

@@ -16,12 +16,14 @@ import { modelViolations } from '../../support/response-schema.js';
 const fioInstalled = spawnSync('fio', ['--version']).error === undefined;
 
 /** Names for the reverse lookups of the NTP test; every other question has no answer. */
-const reverseOnly = (names: Record<string, string>): (() => DnsResolver) => () => ({
-  resolve4: async () => [],
-  resolve6: async () => [],
-  resolveCname: async () => [],
-  reverse: async (address) => (names[address] ? [names[address]!] : Promise.reject(Object.assign(new Error('no PTR'), { code: 'ENOTFOUND' }))),
-});
+const reverseOnly =
+  (names: Record<string, string>): (() => DnsResolver) =>
+  () => ({
+    resolve4: async () => [],
+    resolve6: async () => [],
+    resolveCname: async () => [],
+    reverse: async (address) => (names[address] ? [names[address]!] : Promise.reject(Object.assign(new Error('no PTR'), { code: 'ENOTFOUND' }))),
+  });
 
 describe('free-network-addresses', () => {
   it('lists the addresses nmap did not see, leaving out the network and broadcast addresses', async () => {
@@ -40,7 +42,16 @@ describe('free-network-addresses', () => {
     const [network] = JSON.parse(reply.output!) as { free_addresses: string[] }[];
     expect(network!.free_addresses).toHaveLength(FREE_ADDRESS_LIMIT);
     expect(network!.free_addresses[0]).toBe('10.0.0.1');
-    expect(exec.calls.map((call) => call.at(-1))).toEqual(['10.0.0.0/22', '10.0.4.0/22', '10.0.8.0/22', '10.0.12.0/22', '10.0.16.0/22', '10.0.20.0/22', '10.0.24.0/22', '10.0.28.0/22']);
+    expect(exec.calls.map((call) => call.at(-1))).toEqual([
+      '10.0.0.0/22',
+      '10.0.4.0/22',
+      '10.0.8.0/22',
+      '10.0.12.0/22',
+      '10.0.16.0/22',
+      '10.0.20.0/22',
+      '10.0.24.0/22',
+      '10.0.28.0/22',
+    ]);
   });
 
   it('fails clearly when nmap fails', async () => {
@@ -108,29 +119,50 @@ describe('installation-disk-speed-check', () => {
     const path = '/dev/disk/by-path/pci-0000:00:17.0-ata-1';
     const reply = await createProbeSteps()['installation-disk-speed-check']!(request('installation-disk-speed-check', { path }, '120'), stepContext(exec));
     expect(exec.calls).toHaveLength(2);
-    expect(exec.calls[0]).toEqual(['fio', '--filename', '/dev/disk/by-path/pci-0000\\:00\\:17.0-ata-1', '--name=test', '--rw=write', '--ioengine=sync', '--size=22m', '-bs=2300', '--fdatasync=1', '--output-format=json']);
+    expect(exec.calls[0]).toEqual([
+      'fio',
+      '--filename',
+      '/dev/disk/by-path/pci-0000\\:00\\:17.0-ata-1',
+      '--name=test',
+      '--rw=write',
+      '--ioengine=sync',
+      '--size=22m',
+      '-bs=2300',
+      '--fdatasync=1',
+      '--output-format=json',
+    ]);
     const output = JSON.parse(reply.output!);
     expect(modelViolations('disk_speed_check_response', output)).toEqual([]);
     expect(output).toEqual({ io_sync_duration: 3, path });
   });
 
-  it('fails with fio\'s reason when every run fails', async () => {
+  it("fails with fio's reason when every run fails", async () => {
     const exec = scriptedRunner({ fio: exited(1, fixture('fio-error.json'), fixture('fio-error.stderr')) });
-    const reply = await createProbeSteps()['installation-disk-speed-check']!(request('installation-disk-speed-check', { path: '/proc/version' }, '480.00'), stepContext(exec));
+    const reply = await createProbeSteps()['installation-disk-speed-check']!(
+      request('installation-disk-speed-check', { path: '/proc/version' }, '480.00'),
+      stepContext(exec),
+    );
     expect(reply).toMatchObject({ exit_code: -1, error: expect.stringContaining('Operation not permitted') });
   });
 
-  it.skipIf(!fioInstalled)('runs fio for real against a file (skipped: fio is not installed)', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'disk-speed-'));
-    try {
-      const path = join(directory, 'target');
-      const reply = await createProbeSteps()['installation-disk-speed-check']!(request('installation-disk-speed-check', { path }, '120'), stepContext(runCommand));
-      expect(reply.exit_code, reply.error).toBe(0);
-      expect(JSON.parse(reply.output!)).toMatchObject({ path, io_sync_duration: expect.any(Number) });
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
-  }, 120_000);
+  it.skipIf(!fioInstalled)(
+    'runs fio for real against a file (skipped: fio is not installed)',
+    async () => {
+      const directory = await mkdtemp(join(tmpdir(), 'disk-speed-'));
+      try {
+        const path = join(directory, 'target');
+        const reply = await createProbeSteps()['installation-disk-speed-check']!(
+          request('installation-disk-speed-check', { path }, '120'),
+          stepContext(runCommand),
+        );
+        expect(reply.exit_code, reply.error).toBe(0);
+        expect(JSON.parse(reply.output!)).toMatchObject({ path, io_sync_duration: expect.any(Number) });
+      } finally {
+        await rm(directory, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });
 
 describe('container-image-availability', () => {
@@ -140,11 +172,18 @@ describe('container-image-availability', () => {
       'podman images --quiet': ok(''),
       'podman pull quay.io/example/present:1': ok('3f57d9401f8d\n'),
       'podman pull quay.io/example/new:1': ok('9a1bc2d3e4f5\n'),
-      'podman pull quay.io/example/missing:1': exited(125, '', 'Trying to pull quay.io/example/missing:1...\nError: initializing source docker://quay.io/example/missing:1: reading manifest 1 in quay.io/example/missing: manifest unknown'),
+      'podman pull quay.io/example/missing:1': exited(
+        125,
+        '',
+        'Trying to pull quay.io/example/missing:1...\nError: initializing source docker://quay.io/example/missing:1: reading manifest 1 in quay.io/example/missing: manifest unknown',
+      ),
       'podman image inspect --format={{.Size}} quay.io/example/new:1': ok('52428800\n'),
     });
     const images = ['quay.io/example/present:1', 'quay.io/example/new:1', 'quay.io/example/missing:1'];
-    const reply = await createProbeSteps()['container-image-availability']!(request('container-image-availability', { images, timeout: 600 }), stepContext(exec));
+    const reply = await createProbeSteps()['container-image-availability']!(
+      request('container-image-availability', { images, timeout: 600 }),
+      stepContext(exec),
+    );
     expect(reply.exit_code).toBe(2);
     expect(reply.error).toContain('manifest unknown');
     const output = JSON.parse(reply.output!);
@@ -166,11 +205,20 @@ describe('dhcp-lease-allocate', () => {
       'timeout 28 dhclient': (args) => {
         const leaseFile = args[args.indexOf('-lf') + 1]!;
         const name = args.at(-1)!;
-        writeFileSync(leaseFile, `lease {\n  interface "${name}";\n  fixed-address ${leases[name]};\n  option subnet-mask 255.255.255.0;\n  renew 0 2026/11/22 04:00:00;\n}\n`, { flag: 'a' });
+        writeFileSync(
+          leaseFile,
+          `lease {\n  interface "${name}";\n  fixed-address ${leases[name]};\n  option subnet-mask 255.255.255.0;\n  renew 0 2026/11/22 04:00:00;\n}\n`,
+          { flag: 'a' },
+        );
         return ok('');
       },
     });
-    const body = { interface: 'eno1', api_vip_mac: '00:1a:4a:00:00:01', ingress_vip_mac: '00:1a:4a:00:00:02', api_vip_lease: 'lease {\n  interface "vip-api";\n  fixed-address 192.168.111.5;\n}' };
+    const body = {
+      interface: 'eno1',
+      api_vip_mac: '00:1a:4a:00:00:01',
+      ingress_vip_mac: '00:1a:4a:00:00:02',
+      api_vip_lease: 'lease {\n  interface "vip-api";\n  fixed-address 192.168.111.5;\n}',
+    };
     const reply = await createProbeSteps()['dhcp-lease-allocate']!(request('dhcp-lease-allocate', body), stepContext(exec));
     expect(reply.exit_code, reply.error).toBe(0);
     const output = JSON.parse(reply.output!);
@@ -184,8 +232,15 @@ describe('dhcp-lease-allocate', () => {
   });
 
   it('names the VIP that got no lease', async () => {
-    const exec = scriptedRunner({ 'dhclient --version': ok(''), 'ip link': ok(''), 'timeout 28 dhclient': exited(124, '', 'DHCPDISCOVER on vip-api to 255.255.255.255 port 67 interval 3\nNo DHCPOFFERS received.') });
-    const reply = await createProbeSteps()['dhcp-lease-allocate']!(request('dhcp-lease-allocate', { interface: 'eno1', api_vip_mac: '00:1a:4a:00:00:01', ingress_vip_mac: '00:1a:4a:00:00:02' }), stepContext(exec));
+    const exec = scriptedRunner({
+      'dhclient --version': ok(''),
+      'ip link': ok(''),
+      'timeout 28 dhclient': exited(124, '', 'DHCPDISCOVER on vip-api to 255.255.255.255 port 67 interval 3\nNo DHCPOFFERS received.'),
+    });
+    const reply = await createProbeSteps()['dhcp-lease-allocate']!(
+      request('dhcp-lease-allocate', { interface: 'eno1', api_vip_mac: '00:1a:4a:00:00:01', ingress_vip_mac: '00:1a:4a:00:00:02' }),
+      stepContext(exec),
+    );
     expect(reply).toMatchObject({ exit_code: -1, error: expect.stringMatching(/^API VIP: no DHCP lease .*No DHCPOFFERS received/) });
     expect(exec.calls.map((call) => call.join(' '))).toContain('ip link del vip-api');
   });

@@ -53,7 +53,11 @@ describe.skipIf(!isRoot)('bundled agent, real mode, in a loopback-only network n
     const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
     const cluster = await call('POST', '/clusters', {
-      name: 'real', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
+      name: 'real',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      ssh_public_key: sshPublicKey(),
     });
     expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
     infraEnvId = (await call('POST', '/infra-envs', { name: 'real', pull_secret: PULL_SECRET, cluster_id: cluster.body.id })).body.id;
@@ -63,7 +67,21 @@ describe.skipIf(!isRoot)('bundled agent, real mode, in a loopback-only network n
       bundle,
       socketPath: path.join(workDir, 'bridge.sock'),
       env: { PULL_SECRET_TOKEN: token },
-      args: ['--infra-env-id', infraEnvId, '--agent-version', 'quay.io/edge-infrastructure/assisted-installer-agent:latest', '--interval', '2', '--max-poll-interval', '2', '--insecure=false', '--with-journal-logging=false', '--with-stdout-logging', '--log-level', 'debug'],
+      args: [
+        '--infra-env-id',
+        infraEnvId,
+        '--agent-version',
+        'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+        '--interval',
+        '2',
+        '--max-poll-interval',
+        '2',
+        '--insecure=false',
+        '--with-journal-logging=false',
+        '--with-stdout-logging',
+        '--log-level',
+        'debug',
+      ],
     });
   }, 120_000);
 
@@ -74,14 +92,18 @@ describe.skipIf(!isRoot)('bundled agent, real mode, in a loopback-only network n
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('registers, stores this machine\'s real inventory (schema-valid), runs the service\'s steps or fails them clearly, and stops on SIGTERM', async () => {
+  it("registers, stores this machine's real inventory (schema-valid), runs the service's steps or fails them clearly, and stops on SIGTERM", async () => {
     const output = agent!.output;
     const log = () => output.join('\n');
-    const hosts = await until(async () => {
-      const list = (await call('GET', `/infra-envs/${infraEnvId}/hosts`)).body as Json[];
-      return list.length === 1 && list[0]!.inventory ? list : undefined;
-    }, 90_000, `the agent's inventory to be stored; agent output:\n${log()}`);
-    const host = (await call('GET', `/infra-envs/${infraEnvId}/hosts/${hosts[0]!.id}`));
+    const hosts = await until(
+      async () => {
+        const list = (await call('GET', `/infra-envs/${infraEnvId}/hosts`)).body as Json[];
+        return list.length === 1 && list[0]!.inventory ? list : undefined;
+      },
+      90_000,
+      `the agent's inventory to be stored; agent output:\n${log()}`,
+    );
+    const host = await call('GET', `/infra-envs/${infraEnvId}/hosts/${hosts[0]!.id}`);
     expect(host.status).toBe(200);
     expectMatchesSchema('v2GetHost', 200, host.body);
 
@@ -95,10 +117,14 @@ describe.skipIf(!isRoot)('bundled agent, real mode, in a loopback-only network n
     expect(log()).not.toMatch(/SIMULATED/);
 
     // After the inventory the service asks for its checks; each is answered, successfully or with a reason.
-    const answered = await until(() => {
-      const lines = output.filter((l) => /step (done|failed)/.test(l) && !/step_type=inventory/.test(l));
-      return lines.length >= 2 ? lines : undefined;
-    }, 60_000, `check steps to be answered; agent output:\n${log()}`);
+    const answered = await until(
+      () => {
+        const lines = output.filter((l) => /step (done|failed)/.test(l) && !/step_type=inventory/.test(l));
+        return lines.length >= 2 ? lines : undefined;
+      },
+      60_000,
+      `check steps to be answered; agent output:\n${log()}`,
+    );
     for (const line of answered.filter((l) => /step failed/.test(l))) expect(line).toMatch(/step failed: \S.{5,}/);
 
     // The agent's whole log, for a person looking into a run: DEBUG_AGENT_OUTPUT=/tmp/agent.log.

@@ -3,10 +3,31 @@ import { describe, expect, it } from 'vitest';
 import { fleetProfiles, parseCommandLine, parseDurations, USAGE, UsageError } from '../../../agent/src/cli.js';
 
 describe('agent command line', () => {
-  it('accepts the flags the discovery ignition passes upstream\'s agent, Go syntax included', () => {
-    const { command, flags } = parseCommandLine(['--url', 'https://api.example.com', '--infra-env-id', 'ie', '--agent-version', 'quay.io/a:1', '--insecure=false', '-interval', '5', '--with-journal-logging=true', '--host-id', 'h']);
+  it("accepts the flags the discovery ignition passes upstream's agent, Go syntax included", () => {
+    const { command, flags } = parseCommandLine([
+      '--url',
+      'https://api.example.com',
+      '--infra-env-id',
+      'ie',
+      '--agent-version',
+      'quay.io/a:1',
+      '--insecure=false',
+      '-interval',
+      '5',
+      '--with-journal-logging=true',
+      '--host-id',
+      'h',
+    ]);
     expect(command).toBe('agent');
-    expect(flags).toMatchObject({ url: 'https://api.example.com', 'infra-env-id': 'ie', 'agent-version': 'quay.io/a:1', insecure: false, interval: '5', 'with-journal-logging': true, 'host-id': 'h' });
+    expect(flags).toMatchObject({
+      url: 'https://api.example.com',
+      'infra-env-id': 'ie',
+      'agent-version': 'quay.io/a:1',
+      insecure: false,
+      interval: '5',
+      'with-journal-logging': true,
+      'host-id': 'h',
+    });
     expect(parseCommandLine(['--url=u', '--infra-env-id=i', '--insecure']).flags).toMatchObject({ url: 'u', 'infra-env-id': 'i', insecure: true });
   });
 

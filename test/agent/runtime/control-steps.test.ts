@@ -58,7 +58,9 @@ describe('control steps', () => {
     expect(result.exit_code, result.error).toBe(0);
 
     const progress = service.requests.filter((r) => r.method === 'PUT').map((r) => [r.path, JSON.parse(r.body).logs_state]);
-    expect(progress).toEqual(['requested', 'collecting', 'completed'].map((state) => ['/api/assisted-install/v2/infra-envs/ie1/hosts/h1/logs-progress', state]));
+    expect(progress).toEqual(
+      ['requested', 'collecting', 'completed'].map((state) => ['/api/assisted-install/v2/infra-envs/ie1/hosts/h1/logs-progress', state]),
+    );
     const upload = service.requests.find((r) => r.method === 'POST')!;
     expect(upload.path).toBe('/api/assisted-install/v2/clusters/c1/logs');
     expect(Object.fromEntries(upload.query)).toEqual({ host_id: 'h1', infra_env_id: 'ie1', logs_type: 'host' });
@@ -68,40 +70,74 @@ describe('control steps', () => {
     const file = form.get('upfile') as File;
     expect(file.name).toBe('logs.tar.gz');
     const files = await untar(Buffer.from(await file.arrayBuffer()));
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(['logs_host_h1/', 'logs_host_h1/ip-addr.logs', 'logs_host_h1/dmesg.logs', 'logs_host_h1/report.logs']));
+    expect(Object.keys(files)).toEqual(
+      expect.arrayContaining(['logs_host_h1/', 'logs_host_h1/ip-addr.logs', 'logs_host_h1/dmesg.logs', 'logs_host_h1/report.logs']),
+    );
     expect(files['logs_host_h1/ip-addr.logs']).toBe('output of ip -d address\n');
     expect(files['logs_host_h1/report.logs']).toMatch(/journalctl .*: journalctl is not installed/);
     expect(files['logs_host_h1/report.logs']).toMatch(/lsblk .*: exit 32: lsblk: failed to access sysfs directory/);
   });
 
   it('logs-gather: a refused upload is a failed step with the reason', async () => {
-    const service = await new FakeService((r) => (r.method === 'POST' ? { status: 400, body: { code: '400', reason: 'logs_type is invalid' } } : { status: 204 })).start();
+    const service = await new FakeService((r) =>
+      r.method === 'POST' ? { status: 400, body: { code: '400', reason: 'logs_type is invalid' } } : { status: 204 },
+    ).start();
     services.push(service);
     const api = createTransport({ url: service.url });
     const context: StepContext = { hostId: 'h1', infraEnvId: 'ie1', api, exec: fakeHost, log, signal: new AbortController().signal };
-    const result = await logsGatherStep(async () => [{ name: 'a.logs', content: 'a' }])({ step_type: 'logs-gather', step_id: 's', args: [JSON.stringify({ cluster_id: 'c', host_id: 'h1', infra_env_id: 'ie1' })] }, context);
+    const result = await logsGatherStep(async () => [{ name: 'a.logs', content: 'a' }])(
+      { step_type: 'logs-gather', step_id: 's', args: [JSON.stringify({ cluster_id: 'c', host_id: 'h1', infra_env_id: 'ie1' })] },
+      context,
+    );
     expect(result.exit_code).toBe(1);
     expect(result.error).toMatch(/refused the logs upload: HTTP 400: .*logs_type is invalid/);
     expect((await logsGatherStep()({ step_type: 'logs-gather', step_id: 's', args: ['{}'] }, context)).exit_code).toBe(-1);
   });
 
   it('collects only the installer-gather files when asked', async () => {
-    const context = { hostId: 'h', infraEnvId: 'i', api: createTransport({ url: 'http://127.0.0.1:9' }), exec: fakeHost, log, signal: new AbortController().signal };
+    const context = {
+      hostId: 'h',
+      infraEnvId: 'i',
+      api: createTransport({ url: 'http://127.0.0.1:9' }),
+      exec: fakeHost,
+      log,
+      signal: new AbortController().signal,
+    };
     const names = (await collectHostLogs({ cluster_id: 'c', host_id: 'h', infra_env_id: 'i', installer_gather: false }, context)).map((f) => f.name);
     expect(names).not.toContain('dmesg.logs');
     expect(names).toContain('report.logs');
   });
 
   it('stop-installation stops the installer container, and says so when podman is missing', async () => {
-    const context = (exec: CommandRunner) => ({ hostId: 'h', infraEnvId: 'i', api: createTransport({ url: 'http://127.0.0.1:9' }), exec, log, signal: new AbortController().signal });
-    expect(await stopInstallationStep({ step_type: 'stop-installation', step_id: 's', args: [] }, context(fakeHost))).toEqual({ exit_code: 0, output: 'podman stop -i -t 5 assisted-installer' });
+    const context = (exec: CommandRunner) => ({
+      hostId: 'h',
+      infraEnvId: 'i',
+      api: createTransport({ url: 'http://127.0.0.1:9' }),
+      exec,
+      log,
+      signal: new AbortController().signal,
+    });
+    expect(await stopInstallationStep({ step_type: 'stop-installation', step_id: 's', args: [] }, context(fakeHost))).toEqual({
+      exit_code: 0,
+      output: 'podman stop -i -t 5 assisted-installer',
+    });
     const missing: CommandRunner = async () => ({ exitCode: 127, stdout: '', stderr: '', missing: true });
-    expect(await stopInstallationStep({ step_type: 'stop-installation', step_id: 's', args: [] }, context(missing))).toEqual({ exit_code: -1, error: 'podman is not installed on this host: cannot stop the installer container' });
+    expect(await stopInstallationStep({ step_type: 'stop-installation', step_id: 's', args: [] }, context(missing))).toEqual({
+      exit_code: -1,
+      error: 'podman is not installed on this host: cannot stop the installer container',
+    });
     expect((await stopInstallationStep({ step_type: 'stop-installation', step_id: 's', args: ['x'] }, context(fakeHost))).exit_code).toBe(-1);
   });
 
   it('upgrade-agent pulls the image and always answers exit 0 with success or failure', async () => {
-    const context = (exec: CommandRunner) => ({ hostId: 'h', infraEnvId: 'i', api: createTransport({ url: 'http://127.0.0.1:9' }), exec, log, signal: new AbortController().signal });
+    const context = (exec: CommandRunner) => ({
+      hostId: 'h',
+      infraEnvId: 'i',
+      api: createTransport({ url: 'http://127.0.0.1:9' }),
+      exec,
+      log,
+      signal: new AbortController().signal,
+    });
     const step = upgradeAgentStep();
     const request = { step_type: 'upgrade-agent' as const, step_id: 'u', args: [JSON.stringify({ agent_image: 'quay.io/x/agent:2' })] };
     expect(await step(request, context(fakeHost))).toEqual({ exit_code: 0, output: JSON.stringify({ agent_image: 'quay.io/x/agent:2', result: 'success' }) });

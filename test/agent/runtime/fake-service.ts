@@ -40,7 +40,15 @@ export class FakeService {
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://127.0.0.1');
         const raw = Buffer.concat(chunks);
-        const recorded: Recorded = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: raw.toString('utf8'), raw, at: Date.now() };
+        const recorded: Recorded = {
+          method: req.method ?? '',
+          path: url.pathname,
+          query: url.searchParams,
+          headers: req.headers,
+          body: raw.toString('utf8'),
+          raw,
+          at: Date.now(),
+        };
         this.requests.push(recorded);
         Promise.resolve(this.respond(recorded)).then(
           (answer) => {
@@ -80,11 +88,19 @@ export const registered = (infraEnvId: string, pollHostId: string, extra: Record
     infra_env_id: infraEnvId,
     status: 'discovering',
     ...extra,
-    next_step_runner_command: { command: '', args: [JSON.stringify({ infra_env_id: infraEnvId, host_id: pollHostId, agent_version: 'quay.io/example/agent:test' })], retry_seconds: 60 },
+    next_step_runner_command: {
+      command: '',
+      args: [JSON.stringify({ infra_env_id: infraEnvId, host_id: pollHostId, agent_version: 'quay.io/example/agent:test' })],
+      retry_seconds: 60,
+    },
   },
 });
 
-export const steps = (instructions: { step_type: string; step_id?: string; args?: string[] }[], nextSeconds = 60, action: 'continue' | 'exit' = 'continue'): Answer => ({
+export const steps = (
+  instructions: { step_type: string; step_id?: string; args?: string[] }[],
+  nextSeconds = 60,
+  action: 'continue' | 'exit' = 'continue',
+): Answer => ({
   status: 200,
   body: {
     next_instruction_seconds: nextSeconds,

@@ -43,8 +43,13 @@ describe('simulated fleet against the local stack', () => {
     const versions = (await call('GET', '/openshift-versions')).body as Record<string, { default?: boolean }>;
     const version = Object.entries(versions).find(([, v]) => v.default)![0];
     const cluster = await call('POST', '/clusters', {
-      name: 'sim', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com', ssh_public_key: sshPublicKey(),
-      api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }],
+      name: 'sim',
+      openshift_version: version,
+      pull_secret: PULL_SECRET,
+      base_dns_domain: 'example.com',
+      ssh_public_key: sshPublicKey(),
+      api_vips: [{ ip: API_VIP }],
+      ingress_vips: [{ ip: INGRESS_VIP }],
     });
     expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
     clusterId = cluster.body.id;
@@ -95,10 +100,16 @@ describe('simulated fleet against the local stack', () => {
       stop.abort();
       await running;
     }
-    const failing = hosts.filter((h) => h.status !== 'known').map((h) => {
-      const info = JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
-      return `${h.requested_hostname ?? h.id} ${h.status}: ${Object.values(info).flat().filter((v) => v.status !== 'success').map((v) => `${v.id}=${v.status} (${v.message})`).join('; ')}`;
-    });
+    const failing = hosts
+      .filter((h) => h.status !== 'known')
+      .map((h) => {
+        const info = JSON.parse(h.validations_info ?? '{}') as Record<string, { id: string; status: string; message: string }[]>;
+        return `${h.requested_hostname ?? h.id} ${h.status}: ${Object.values(info)
+          .flat()
+          .filter((v) => v.status !== 'success')
+          .map((v) => `${v.id}=${v.status} (${v.message})`)
+          .join('; ')}`;
+      });
     expect(failing).toEqual([]);
     expect(hosts).toHaveLength(5);
     expect(cluster.status, cluster.status_info).toBe('ready');
@@ -120,7 +131,12 @@ describe('simulated fleet against the local stack', () => {
     for (const host of hosts) {
       const report = JSON.parse(host.connectivity ?? '{"remote_hosts":[]}') as Json;
       const remotes = report.remote_hosts as Json[];
-      expect(remotes.map((r) => r.host_id).sort()).toEqual(hosts.filter((h) => h.id !== host.id).map((h) => h.id).sort());
+      expect(remotes.map((r) => r.host_id).sort()).toEqual(
+        hosts
+          .filter((h) => h.id !== host.id)
+          .map((h) => h.id)
+          .sort(),
+      );
       for (const remote of remotes) {
         expect(remote.l3_connectivity.every((c: Json) => c.successful)).toBe(true);
         expect(remote.l2_connectivity.every((c: Json) => c.successful)).toBe(true);

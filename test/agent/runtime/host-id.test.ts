@@ -10,7 +10,11 @@ afterEach(() => {
 });
 
 /** A fake /sys: DMI files and network interfaces linked the way the kernel links them. */
-function sysfs(options: { boardSerial?: string; productUuid?: string; nics?: { name: string; mac: string; kind?: 'pci' | 'virtual' | 'bond' | 'vlan' }[] }): string {
+function sysfs(options: {
+  boardSerial?: string;
+  productUuid?: string;
+  nics?: { name: string; mac: string; kind?: 'pci' | 'virtual' | 'bond' | 'vlan' }[];
+}): string {
   const root = mkdtempSync(path.join(tmpdir(), 'fake-sysfs-'));
   roots.push(root);
   const dmi = path.join(root, 'sys/class/dmi/id');
@@ -67,7 +71,13 @@ describe('host id derivation (upstream order)', () => {
   );
 
   it('counts VLAN interfaces but not bridges or veths', () => {
-    const root = sysfs({ nics: [{ name: 'br0', mac: '02:00:00:00:00:01', kind: 'virtual' }, { name: 'eth0.10', mac: '52:54:00:00:00:10', kind: 'vlan' }, { name: 'eth0', mac: '52:54:00:00:00:11' }] });
+    const root = sysfs({
+      nics: [
+        { name: 'br0', mac: '02:00:00:00:00:01', kind: 'virtual' },
+        { name: 'eth0.10', mac: '52:54:00:00:00:10', kind: 'vlan' },
+        { name: 'eth0', mac: '52:54:00:00:00:11' },
+      ],
+    });
     expect(deriveHostId({ root }).hostId).toBe(md5Uuid('52:54:00:00:00:10'));
   });
 
@@ -78,7 +88,10 @@ describe('host id derivation (upstream order)', () => {
 
   it('honours --host-id as an override and refuses a non-UUID', () => {
     const root = sysfs({ boardSerial: 'L1HF02A02SD' });
-    expect(deriveHostId({ root, override: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE' })).toMatchObject({ hostId: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee', source: 'override' });
+    expect(deriveHostId({ root, override: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE' })).toMatchObject({
+      hostId: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+      source: 'override',
+    });
     expect(() => deriveHostId({ root, override: 'host-1' })).toThrow(/must be a UUID/);
   });
 });

@@ -42,13 +42,25 @@ interface Harness {
   run: Promise<void>;
 }
 
-async function start(respond: (r: Recorded) => Answer | Promise<Answer>, options: { steps?: Record<string, StepRunner>; timing?: Partial<SessionTiming>; service?: FakeService } = {}): Promise<Harness> {
+async function start(
+  respond: (r: Recorded) => Answer | Promise<Answer>,
+  options: { steps?: Record<string, StepRunner>; timing?: Partial<SessionTiming>; service?: FakeService } = {},
+): Promise<Harness> {
   const service = options.service ?? (await new FakeService(respond).start());
   if (!options.service) services.push(service);
   const lines: string[] = [];
   const log = createLog({ level: 'debug', sink: (line) => lines.push(line) });
   const api = createTransport({ url: service.url, token: TOKEN, agentVersion: 'quay.io/example/agent:test', retryDelays: { baseMs: 10, maxMs: 20 }, log });
-  const session = new AgentSession({ api, infraEnvId: INFRA_ENV, hostId: OWN_ID, agentVersion: 'quay.io/example/agent:test', steps: options.steps ?? {}, exec: refuseCommands, log, timing: { ...FAST, ...options.timing } });
+  const session = new AgentSession({
+    api,
+    infraEnvId: INFRA_ENV,
+    hostId: OWN_ID,
+    agentVersion: 'quay.io/example/agent:test',
+    steps: options.steps ?? {},
+    exec: refuseCommands,
+    log,
+    timing: { ...FAST, ...options.timing },
+  });
   const stop = new AbortController();
   stops.push(stop);
   const run = session.run(stop.signal);
@@ -67,7 +79,14 @@ describe('agent session', () => {
     const { service } = await start(
       (r) => {
         if (isRegister(r)) return registered(INFRA_ENV, SERVICE_ID);
-        if (isPoll(r)) return ++polls === 1 ? steps([{ step_type: 'inventory', args: [SERVICE_ID] }, { step_type: 'free-network-addresses', args: ['["192.168.1.0/24"]'] }, { step_type: 'execute' }]) : steps([], 60);
+        if (isPoll(r))
+          return ++polls === 1
+            ? steps([
+                { step_type: 'inventory', args: [SERVICE_ID] },
+                { step_type: 'free-network-addresses', args: ['["192.168.1.0/24"]'] },
+                { step_type: 'execute' },
+              ])
+            : steps([], 60);
         return { status: 204 };
       },
       {
@@ -97,7 +116,11 @@ describe('agent session', () => {
     const byType = Object.fromEntries(replies(service).map((reply) => [reply.step_type, reply]));
     // Slow inventory answered last: the steps ran side by side.
     expect(replies(service).at(-1)!.step_type).toBe('inventory');
-    expect(byType.inventory).toEqual({ step_type: 'inventory', step_id: 'inventory-00000000', output: JSON.stringify({ hostname: 'h', asked: SERVICE_ID, polled_as: SERVICE_ID }) });
+    expect(byType.inventory).toEqual({
+      step_type: 'inventory',
+      step_id: 'inventory-00000000',
+      output: JSON.stringify({ hostname: 'h', asked: SERVICE_ID, polled_as: SERVICE_ID }),
+    });
     expect(byType.inventory).not.toHaveProperty('exit_code');
     expect(byType['free-network-addresses']).toMatchObject({ exit_code: 3, error: 'nmap exited with 3' });
     expect(byType.execute).toEqual({ step_type: 'execute', step_id: 'execute-00000002', exit_code: -1, error: 'failed to find action for step type execute' });
@@ -106,7 +129,12 @@ describe('agent session', () => {
   it('does not post an unchanged successful output again, but posts changes and every failure', async () => {
     let outputs = ['{"a":1}', '{"a":1}', '{"a":2}', 'fail', 'fail', '{"a":2}'];
     const { service } = await start(
-      (r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? steps(outputs.length ? [{ step_type: 'ntp-synchronizer' }] : [], 0.05) : { status: 204 }),
+      (r) =>
+        isRegister(r)
+          ? registered(INFRA_ENV, SERVICE_ID)
+          : isPoll(r)
+            ? steps(outputs.length ? [{ step_type: 'ntp-synchronizer' }] : [], 0.05)
+            : { status: 204 },
       {
         steps: {
           'ntp-synchronizer': async () => {
@@ -133,13 +161,19 @@ describe('agent session', () => {
 
   it('registers again when the service answers post_step_action exit', async () => {
     let polls = 0;
-    const { service } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? (++polls === 1 ? steps([], 0, 'exit') : steps([], 60)) : { status: 204 }));
+    const { service } = await start((r) =>
+      isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? (++polls === 1 ? steps([], 0, 'exit') : steps([], 60)) : { status: 204 },
+    );
     await until(() => service.requests.filter(isRegister).length === 2 && polls === 2, 5_000, 're-registration');
     expect(service.requests.map((r) => (isRegister(r) ? 'register' : 'poll'))).toEqual(['register', 'poll', 'register', 'poll']);
   });
 
   it.each([
-    [409, { code: '409', reason: 'Cluster c is installing and accepts new hosts only in insufficient, ready' }, /parked: the cluster cannot accept new hosts in its current state: Cluster c is installing/],
+    [
+      409,
+      { code: '409', reason: 'Cluster c is installing and accepts new hosts only in insufficient, ready' },
+      /parked: the cluster cannot accept new hosts in its current state: Cluster c is installing/,
+    ],
     [404, { code: '404', reason: 'Infra-env not found' }, /parked: infra-env .* does not exist/],
     [401, { code: 401, message: 'bad token' }, /parked: the service did not accept this agent's credentials/],
     [403, { code: 403, message: 'host not allowed' }, /parked: the service does not allow this host to register: host not allowed/],
@@ -154,7 +188,9 @@ describe('agent session', () => {
   });
 
   it('parks when polling answers 404 (host gone), then registers again', async () => {
-    const { service, lines } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : { status: 404, body: { code: '404', reason: 'Host not found' } }));
+    const { service, lines } = await start((r) =>
+      isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : { status: 404, body: { code: '404', reason: 'Host not found' } },
+    );
     await until(() => service.requests.filter(isRegister).length === 2, 3_000, 're-registration after the park');
     expect(lines.some((l) => /parked: host .* is not known to the service: Host not found/.test(l))).toBe(true);
     const secondRegister = service.requests.findIndex((r, i) => i > 0 && isRegister(r));
@@ -166,7 +202,10 @@ describe('agent session', () => {
   it('backs off on 5xx polls with bounded exponential waits, and registers again after the maximum elapsed time', async () => {
     const { service, lines } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : { status: 500, body: { code: '500', reason: 'boom' } }));
     await until(() => service.requests.filter(isRegister).length === 2, 4_000, 're-registration after failing polls');
-    const firstRound = service.requests.slice(1, service.requests.findIndex((r, i) => i > 0 && isRegister(r)));
+    const firstRound = service.requests.slice(
+      1,
+      service.requests.findIndex((r, i) => i > 0 && isRegister(r)),
+    );
     expect(firstRound.every(isPoll)).toBe(true);
     // 1 s of failures at 20 ms → 100 ms (×1.5, ±50 %): a bounded handful, not a spin.
     expect(firstRound.length).toBeGreaterThanOrEqual(6);
@@ -203,33 +242,48 @@ describe('agent session', () => {
 
   it('stops a step at its timeout and replies a clear error', async () => {
     let aborted = false;
-    const { service } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? steps(service.requests.filter(isPoll).length === 1 ? [{ step_type: 'inventory' }] : []) : { status: 204 }), {
-      timing: { stepTimeoutsMs: { inventory: 200 } },
-      steps: {
-        inventory: (_request, context) =>
-          new Promise((resolve) => {
-            context.signal.addEventListener('abort', () => {
-              aborted = true;
-              resolve({ exit_code: 137, error: 'killed' });
-            });
-          }),
+    const { service } = await start(
+      (r) =>
+        isRegister(r)
+          ? registered(INFRA_ENV, SERVICE_ID)
+          : isPoll(r)
+            ? steps(service.requests.filter(isPoll).length === 1 ? [{ step_type: 'inventory' }] : [])
+            : { status: 204 },
+      {
+        timing: { stepTimeoutsMs: { inventory: 200 } },
+        steps: {
+          inventory: (_request, context) =>
+            new Promise((resolve) => {
+              context.signal.addEventListener('abort', () => {
+                aborted = true;
+                resolve({ exit_code: 137, error: 'killed' });
+              });
+            }),
+        },
       },
-    });
+    );
     await until(() => replies(service).length === 1, 3_000, 'timeout reply');
     expect(aborted).toBe(true);
-    expect(replies(service)[0]).toMatchObject({ step_type: 'inventory', exit_code: EXIT_STEP_TIMEOUT, error: 'step inventory did not finish within 0 s and was stopped' });
+    expect(replies(service)[0]).toMatchObject({
+      step_type: 'inventory',
+      exit_code: EXIT_STEP_TIMEOUT,
+      error: 'step inventory did not finish within 0 s and was stopped',
+    });
   });
 
   it('on stop, aborts steps in flight and posts nothing for them', async () => {
     let stepSignal: AbortSignal | undefined;
-    const harness = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? steps([{ step_type: 'install', args: ['{}'] }]) : { status: 204 }), {
-      steps: {
-        install: (_request, context) => {
-          stepSignal = context.signal;
-          return new Promise((resolve) => context.signal.addEventListener('abort', () => resolve({ exit_code: 1, error: 'aborted' })));
+    const harness = await start(
+      (r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? steps([{ step_type: 'install', args: ['{}'] }]) : { status: 204 }),
+      {
+        steps: {
+          install: (_request, context) => {
+            stepSignal = context.signal;
+            return new Promise((resolve) => context.signal.addEventListener('abort', () => resolve({ exit_code: 1, error: 'aborted' })));
+          },
         },
       },
-    });
+    );
     await until(() => stepSignal, 3_000, 'install running');
     const stoppedAt = Date.now();
     harness.stop.abort();
@@ -243,15 +297,23 @@ describe('agent session', () => {
     let started = 0;
     let finish!: () => void;
     const running = new Promise<void>((resolve) => (finish = resolve));
-    const { service } = await start((r) => (isRegister(r) ? registered(INFRA_ENV, SERVICE_ID) : isPoll(r) ? steps([{ step_type: 'container-image-availability', args: ['{"images":["x"],"timeout":1}'] }], 0.05) : { status: 204 }), {
-      steps: {
-        'container-image-availability': async () => {
-          started += 1;
-          await running;
-          return { exit_code: 0, output: '{"images":[]}' };
+    const { service } = await start(
+      (r) =>
+        isRegister(r)
+          ? registered(INFRA_ENV, SERVICE_ID)
+          : isPoll(r)
+            ? steps([{ step_type: 'container-image-availability', args: ['{"images":["x"],"timeout":1}'] }], 0.05)
+            : { status: 204 },
+      {
+        steps: {
+          'container-image-availability': async () => {
+            started += 1;
+            await running;
+            return { exit_code: 0, output: '{"images":[]}' };
+          },
         },
       },
-    });
+    );
     // Polls keep asking for the step while the first run of it has not ended: none starts another.
     await until(() => service.requests.filter(isPoll).length > 5, 10_000, 'six polls while the step runs');
     expect(started).toBe(1);

@@ -20,7 +20,13 @@ const log = createLog({ level: 'error', sink: () => undefined });
 
 /** A transport answering the two reads the cluster view makes. */
 function clusterApi(cluster: Json | undefined): ApiTransport {
-  const respond = (status: number, body: unknown) => ({ status, headers: new Headers(), text: async () => JSON.stringify(body), json: async <T>() => body as T, bytes: async () => new Uint8Array() });
+  const respond = (status: number, body: unknown) => ({
+    status,
+    headers: new Headers(),
+    text: async () => JSON.stringify(body),
+    json: async <T>() => body as T,
+    bytes: async () => new Uint8Array(),
+  });
   return {
     call: async (_method, path) => {
       if (path.startsWith('/v2/infra-envs/')) return respond(200, cluster ? { cluster_id: 'c1' } : {});
@@ -32,20 +38,35 @@ function clusterApi(cluster: Json | undefined): ApiTransport {
 function fleetOf(profiles: string[], cluster?: Json) {
   const network = new FleetNetwork('192.168.111.0/24');
   const view = new ClusterView(clusterApi(cluster), 'ie', log);
-  const identities = profiles.map((name, index) => simulatedIdentity({ seed: 'seed', index, hostname: `${name}-${index}`, profile: loadProfile(name), network }));
-  for (const identity of identities) network.add({ hostId: identity.hostId, hostname: identity.hostname, mac: identity.macs[0]!, macs: identity.macs, address: identity.address });
+  const identities = profiles.map((name, index) =>
+    simulatedIdentity({ seed: 'seed', index, hostname: `${name}-${index}`, profile: loadProfile(name), network }),
+  );
+  for (const identity of identities)
+    network.add({ hostId: identity.hostId, hostname: identity.hostname, mac: identity.macs[0]!, macs: identity.macs, address: identity.address });
   const steps = identities.map((identity) => simulatedSteps({ identity, network, cluster: view, firstHostAddress: identities[0]!.address }));
   return { network, identities, steps };
 }
 
-const context = (): StepContext => ({ hostId: 'h', infraEnvId: 'ie', api: clusterApi(undefined), exec: refuseCommands, log, signal: new AbortController().signal });
+const context = (): StepContext => ({
+  hostId: 'h',
+  infraEnvId: 'ie',
+  api: clusterApi(undefined),
+  exec: refuseCommands,
+  log,
+  signal: new AbortController().signal,
+});
 async function run(runners: Record<string, StepRunner>, stepType: StepType, args: unknown[]): Promise<Json> {
-  const result = await runners[stepType]!({ step_type: stepType, step_id: `${stepType}-1`, args: args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) }, context());
+  const result = await runners[stepType]!(
+    { step_type: stepType, step_id: `${stepType}-1`, args: args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) },
+    context(),
+  );
   expect(result.exit_code, result.error).toBe(0);
   return JSON.parse(result.output!) as Json;
 }
 const peerList = (identities: SimulatedIdentity[], except: number) =>
-  identities.filter((_, i) => i !== except).map((id) => ({ host_id: id.hostId, nics: [{ name: 'eno1', mac: id.macs[0], ip_addresses: [`${id.address}/24`] }] }));
+  identities
+    .filter((_, i) => i !== except)
+    .map((id) => ({ host_id: id.hostId, nics: [{ name: 'eno1', mac: id.macs[0], ip_addresses: [`${id.address}/24`] }] }));
 
 describe('simulated hosts', () => {
   it('gives every host of a fleet its own id, MAC, address and hostname, the same on every start', () => {
@@ -81,15 +102,24 @@ describe('simulated hosts', () => {
 
   it('answers connectivity from the shared table: fleet peers reachable at L2 and L3, strangers not', async () => {
     const { identities, steps } = fleetOf(['master', 'master', 'worker']);
-    const stranger = { host_id: 'ffffffff-ffff-4fff-8fff-ffffffffffff', nics: [{ name: 'eth0', mac: '52:54:00:99:99:99', ip_addresses: ['192.168.111.200/24', '10.0.0.5/24'] }] };
+    const stranger = {
+      host_id: 'ffffffff-ffff-4fff-8fff-ffffffffffff',
+      nics: [{ name: 'eth0', mac: '52:54:00:99:99:99', ip_addresses: ['192.168.111.200/24', '10.0.0.5/24'] }],
+    };
     const report = await run(steps[0]!, 'connectivity-check', [[...peerList(identities, 0), stranger]]);
     const byHost = Object.fromEntries((report.remote_hosts as Json[]).map((r) => [r.host_id, r]));
     for (const peer of identities.slice(1)) {
-      expect(byHost[peer.hostId].l3_connectivity).toEqual([{ remote_ip_address: peer.address, successful: true, packet_loss_percentage: 0, average_rtt_ms: 0.25 }]);
-      expect(byHost[peer.hostId].l2_connectivity).toEqual([{ outgoing_nic: 'eno1', outgoing_ip_address: identities[0]!.address, remote_ip_address: peer.address, remote_mac: peer.macs[0], successful: true }]);
+      expect(byHost[peer.hostId].l3_connectivity).toEqual([
+        { remote_ip_address: peer.address, successful: true, packet_loss_percentage: 0, average_rtt_ms: 0.25 },
+      ]);
+      expect(byHost[peer.hostId].l2_connectivity).toEqual([
+        { outgoing_nic: 'eno1', outgoing_ip_address: identities[0]!.address, remote_ip_address: peer.address, remote_mac: peer.macs[0], successful: true },
+      ]);
     }
     expect(byHost[stranger.host_id].l3_connectivity.map((c: Json) => c.successful)).toEqual([false, false]);
-    expect(byHost[stranger.host_id].l2_connectivity).toEqual([{ outgoing_nic: 'eno1', outgoing_ip_address: identities[0]!.address, remote_ip_address: '192.168.111.200', successful: false }]);
+    expect(byHost[stranger.host_id].l2_connectivity).toEqual([
+      { outgoing_nic: 'eno1', outgoing_ip_address: identities[0]!.address, remote_ip_address: '192.168.111.200', successful: false },
+    ]);
     expect((report.remote_hosts as Json[]).map((r) => r.host_id)).toEqual([...(report.remote_hosts as Json[]).map((r) => r.host_id)].sort());
 
     // Symmetric: the peer sees host 0 the same way.
@@ -105,13 +135,30 @@ describe('simulated hosts', () => {
     expect(free!.free_addresses).not.toContain('192.168.111.1');
     expect(free!.free_addresses).not.toContain('192.168.111.10');
     expect(free!.free_addresses).toContain('192.168.111.5');
-    const vips = (await run(steps[1]!, 'verify-vips', [[{ vip: '192.168.111.5', vip_type: 'api' }, { vip: '192.168.111.10', vip_type: 'ingress' }]])) as unknown as Json[];
+    const vips = (await run(steps[1]!, 'verify-vips', [
+      [
+        { vip: '192.168.111.5', vip_type: 'api' },
+        { vip: '192.168.111.10', vip_type: 'ingress' },
+      ],
+    ])) as unknown as Json[];
     expect(vips.map((v) => v.verification)).toEqual(['succeeded', 'failed']);
   });
 
   it('resolves the cluster names to its VIPs, other names to TEST-NET, and the wildcard probe to nothing', async () => {
-    const { steps } = fleetOf(['master'], { name: 'ocp', base_dns_domain: 'example.com', api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] });
-    const names = ['quay.io', 'api.ocp.example.com', 'api-int.ocp.example.com', 'console-openshift-console.apps.ocp.example.com', 'validateNoWildcardDNS.ocp.example.com', 'validateNoWildcardDNS.ocp.example.com.'];
+    const { steps } = fleetOf(['master'], {
+      name: 'ocp',
+      base_dns_domain: 'example.com',
+      api_vips: [{ ip: '192.168.111.5' }],
+      ingress_vips: [{ ip: '192.168.111.4' }],
+    });
+    const names = [
+      'quay.io',
+      'api.ocp.example.com',
+      'api-int.ocp.example.com',
+      'console-openshift-console.apps.ocp.example.com',
+      'validateNoWildcardDNS.ocp.example.com',
+      'validateNoWildcardDNS.ocp.example.com.',
+    ];
     const answer = await run(steps[0]!, 'domain-resolution', [{ domains: names.map((domain_name) => ({ domain_name })) }]);
     const ips = (answer.resolutions as Json[]).map((r) => [r.domain_name, r.ipv4_addresses]);
     expect(ips[0]![1][0]).toMatch(/^203\.0\.113\.\d+$/);
@@ -126,13 +173,23 @@ describe('simulated hosts', () => {
 
   it('reports synced NTP, a fast disk and available images; refuses malformed requests', async () => {
     const { steps } = fleetOf(['worker']);
-    expect(await run(steps[0]!, 'ntp-synchronizer', [{ ntp_source: 'a.example.com,b.example.com' }])).toEqual({ ntp_sources: [{ source_name: 'a.example.com', source_state: 'synced' }, { source_name: 'b.example.com', source_state: 'combined' }] });
+    expect(await run(steps[0]!, 'ntp-synchronizer', [{ ntp_source: 'a.example.com,b.example.com' }])).toEqual({
+      ntp_sources: [
+        { source_name: 'a.example.com', source_state: 'synced' },
+        { source_name: 'b.example.com', source_state: 'combined' },
+      ],
+    });
     expect(await run(steps[0]!, 'installation-disk-speed-check', [{ path: '/dev/sda' }, '480'])).toEqual({ path: '/dev/sda', io_sync_duration: 1 });
-    expect((await run(steps[0]!, 'container-image-availability', [{ images: ['quay.io/openshift-release-dev/ocp-release:4.18.0-x86_64'], timeout: 960 }])).images[0]).toMatchObject({ result: 'success' });
+    expect(
+      (await run(steps[0]!, 'container-image-availability', [{ images: ['quay.io/openshift-release-dev/ocp-release:4.18.0-x86_64'], timeout: 960 }])).images[0],
+    ).toMatchObject({ result: 'success' });
     const bad = await steps[0]!['connectivity-check']!({ step_type: 'connectivity-check', step_id: 'c', args: ['not json'] }, context());
     expect(bad).toEqual({ exit_code: -1, error: 'connectivity-check args[0] is not a JSON document' });
     // The disk speed check without its timeout argument is refused, as upstream's agent refuses it.
-    const oneArg = await steps[0]!['installation-disk-speed-check']!({ step_type: 'installation-disk-speed-check', step_id: 'd', args: ['{"path":"/dev/sda"}'] }, context());
+    const oneArg = await steps[0]!['installation-disk-speed-check']!(
+      { step_type: 'installation-disk-speed-check', step_id: 'd', args: ['{"path":"/dev/sda"}'] },
+      context(),
+    );
     expect(oneArg).toEqual({ exit_code: -1, error: 'installation-disk-speed-check takes 2 arguments in args, got 1' });
   });
 

@@ -42,12 +42,16 @@ describe('agent transport', () => {
     expect(service.requests).toHaveLength(1);
     const port = service.port;
     await service.stop();
-    await expect(createTransport({ url: `http://127.0.0.1:${port}`, retryDelays: fast }).call('GET', '/v2/x')).rejects.toThrow(/GET \/api\/assisted-install\/v2\/x: ECONNREFUSED/);
+    await expect(createTransport({ url: `http://127.0.0.1:${port}`, retryDelays: fast }).call('GET', '/v2/x')).rejects.toThrow(
+      /GET \/api\/assisted-install\/v2\/x: ECONNREFUSED/,
+    );
   });
 
   it('sends the agent headers and query, under <url>/api/assisted-install', async () => {
     const service = await serviceAnswering([200]);
-    await createTransport({ url: `${service.url}/`, token: 'tok', agentVersion: 'quay.io/a:1' }).call('GET', '/v2/infra-envs/i/hosts/h/instructions', { query: { timestamp: '42' } });
+    await createTransport({ url: `${service.url}/`, token: 'tok', agentVersion: 'quay.io/a:1' }).call('GET', '/v2/infra-envs/i/hosts/h/instructions', {
+      query: { timestamp: '42' },
+    });
     const [request] = service.requests;
     expect(request!.path).toBe('/api/assisted-install/v2/infra-envs/i/hosts/h/instructions');
     expect(request!.query.get('timestamp')).toBe('42');

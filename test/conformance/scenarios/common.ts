@@ -22,9 +22,34 @@ export const ARCHITECTURES = ['x86_64', 'arm64', 'aarch64', 'ppc64le', 's390x', 
 export const PLATFORMS = ['baremetal', 'none', 'nutanix', 'vsphere', 'external'] as const;
 export const NETWORK_TYPES = ['OVNKubernetes', 'OpenShiftSDN', 'CiscoACI', 'Cilium', 'Calico', 'None'] as const;
 export const OPERATORS = [
-  'cluster-observability', 'numaresources', 'oadp', 'mce', 'servicemesh', 'authorino', 'osc', 'fence-agents-remediation', 'openshift-logging', 'metallb',
-  'mtv', 'node-feature-discovery', 'nvidia-gpu', 'openshift-ai', 'nmstate', 'node-maintenance', 'loki', 'odf', 'lvm', 'pipelines', 'kmm',
-  'self-node-remediation', 'kube-descheduler', 'lso', 'cnv', 'serverless', 'amd-gpu', 'node-healthcheck',
+  'cluster-observability',
+  'numaresources',
+  'oadp',
+  'mce',
+  'servicemesh',
+  'authorino',
+  'osc',
+  'fence-agents-remediation',
+  'openshift-logging',
+  'metallb',
+  'mtv',
+  'node-feature-discovery',
+  'nvidia-gpu',
+  'openshift-ai',
+  'nmstate',
+  'node-maintenance',
+  'loki',
+  'odf',
+  'lvm',
+  'pipelines',
+  'kmm',
+  'self-node-remediation',
+  'kube-descheduler',
+  'lso',
+  'cnv',
+  'serverless',
+  'amd-gpu',
+  'node-healthcheck',
 ] as const;
 export const BUNDLES = ['virtualization', 'openshift-ai'] as const;
 
@@ -64,7 +89,18 @@ export function clusterLifecycle(body: Json, more: Step[] = []): Step[] {
 export function clusterWithInfraEnv(body: Json, infraEnv: Json = {}): RequestStep[] {
   return [
     post('v2RegisterCluster', '/clusters', body, { save: { cluster: 'id' }, setup: true }),
-    post('RegisterInfraEnv', '/infra-envs', { name: `${body.name}-ie`, pull_secret: PULL_SECRET, cluster_id: '{{cluster}}', cpu_architecture: body.cpu_architecture === 'multi' ? 'x86_64' : (body.cpu_architecture ?? 'x86_64'), ...infraEnv }, { save: { infraEnv: 'id' }, setup: true }),
+    post(
+      'RegisterInfraEnv',
+      '/infra-envs',
+      {
+        name: `${body.name}-ie`,
+        pull_secret: PULL_SECRET,
+        cluster_id: '{{cluster}}',
+        cpu_architecture: body.cpu_architecture === 'multi' ? 'x86_64' : (body.cpu_architecture ?? 'x86_64'),
+        ...infraEnv,
+      },
+      { save: { infraEnv: 'id' }, setup: true },
+    ),
   ];
 }
 
@@ -91,7 +127,10 @@ export interface LabHost {
 }
 
 /** `count` hosts from `fixture` with their own name, MAC and addresses (192.168.111.20+i). */
-export function labHosts(count: number, options: { fixture?: string; dualStack?: boolean; ipv6Only?: boolean; first?: number; role?: LabHost['role'] } = {}): LabHost[] {
+export function labHosts(
+  count: number,
+  options: { fixture?: string; dualStack?: boolean; ipv6Only?: boolean; first?: number; role?: LabHost['role'] } = {},
+): LabHost[] {
   return Array.from({ length: count }, (_, i) => {
     const n = (options.first ?? 0) + i;
     return {
@@ -117,19 +156,29 @@ export function hostInventory(host: LabHost): Json {
 }
 
 const stepReply = (hostIndex: number, stepType: string, output: unknown, failure?: { exit_code: number; error: string }): RequestStep =>
-  post('v2PostStepReply', `/infra-envs/{{infraEnv}}/hosts/{{host${hostIndex}}}/instructions`, {
-    step_type: stepType,
-    step_id: `${stepType}-0a1b2c3d`,
-    output: typeof output === 'string' ? output : JSON.stringify(output),
-    ...(failure ?? {}),
-  }, { agentOf: '{{infraEnv}}' });
+  post(
+    'v2PostStepReply',
+    `/infra-envs/{{infraEnv}}/hosts/{{host${hostIndex}}}/instructions`,
+    {
+      step_type: stepType,
+      step_id: `${stepType}-0a1b2c3d`,
+      output: typeof output === 'string' ? output : JSON.stringify(output),
+      ...(failure ?? {}),
+    },
+    { agentOf: '{{infraEnv}}' },
+  );
 
 export { stepReply };
 
 /** Registration, a first next-steps poll and the inventory of host `index`. */
 export function registerHost(index: number, host: LabHost, options: { inventory?: Json } = {}): RequestStep[] {
   return [
-    post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: `{{host${index}}}`, discovery_agent_version: AGENT_VERSION }, { agentOf: '{{infraEnv}}' }),
+    post(
+      'v2RegisterHost',
+      '/infra-envs/{{infraEnv}}/hosts',
+      { host_id: `{{host${index}}}`, discovery_agent_version: AGENT_VERSION },
+      { agentOf: '{{infraEnv}}' },
+    ),
     get('v2GetNextSteps', `/infra-envs/{{infraEnv}}/hosts/{{host${index}}}/instructions`, { agentOf: '{{infraEnv}}', compare: 'status' }),
     stepReply(index, 'inventory', options.inventory ?? hostInventory(host)),
   ];
@@ -154,7 +203,9 @@ export function healthyReplies(index: number, hosts: readonly LabHost[], lab: La
     stepReply(index, 'connectivity-check', {
       remote_hosts: remote.map(({ host, j }) => ({
         host_id: `{{host${j}}}`,
-        l2_connectivity: host.ipv4 ? [{ outgoing_nic: 'enp1s0', outgoing_ip_address: me.ipv4, remote_ip_address: host.ipv4, remote_mac: host.mac, successful: true }] : [],
+        l2_connectivity: host.ipv4
+          ? [{ outgoing_nic: 'enp1s0', outgoing_ip_address: me.ipv4, remote_ip_address: host.ipv4, remote_mac: host.mac, successful: true }]
+          : [],
         l3_connectivity: [
           ...(host.ipv4 ? [{ outgoing_nic: 'enp1s0', remote_ip_address: host.ipv4, successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }] : []),
           ...(host.ipv6 ? [{ outgoing_nic: 'enp1s0', remote_ip_address: host.ipv6, successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }] : []),
@@ -174,7 +225,9 @@ export function healthyReplies(index: number, hosts: readonly LabHost[], lab: La
       ],
     }),
     stepReply(index, 'ntp-synchronizer', { ntp_sources: [{ source_name: lab.ntpSource ?? 'clock.example.com', source_state: 'synced' }] }),
-    stepReply(index, 'container-image-availability', { images: [{ name: 'quay.io/openshift-release-dev/ocp-release:4.22.9-x86_64', result: 'success', download_rate: 100, size_bytes: 400_000_000, time: 2 }] }),
+    stepReply(index, 'container-image-availability', {
+      images: [{ name: 'quay.io/openshift-release-dev/ocp-release:4.22.9-x86_64', result: 'success', download_rate: 100, size_bytes: 400_000_000, time: 2 }],
+    }),
   ];
 }
 

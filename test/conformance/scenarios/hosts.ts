@@ -5,13 +5,32 @@
  */
 import { del, get, patch, post, put, settle, waitFor, type Scenario, type Step } from '../scenario.js';
 import {
-  API_VIP, API_VIP_V6, assignRoles, clusterBody, clusterWithInfraEnv, hostInventory, hostsDiscovered, INGRESS_VIP, INGRESS_VIP_V6, labHosts, MACHINE_NETWORK, MACHINE_NETWORK_V6,
-  registerHost, healthyReplies, stepReply, AGENT_VERSION, type Json, type LabHost,
+  API_VIP,
+  API_VIP_V6,
+  assignRoles,
+  clusterBody,
+  clusterWithInfraEnv,
+  hostInventory,
+  hostsDiscovered,
+  INGRESS_VIP,
+  INGRESS_VIP_V6,
+  labHosts,
+  MACHINE_NETWORK,
+  MACHINE_NETWORK_V6,
+  registerHost,
+  healthyReplies,
+  stepReply,
+  AGENT_VERSION,
+  type Json,
+  type LabHost,
 } from './common.js';
 
 const VIPS = { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] };
 const DUAL = {
-  cluster_networks: [{ cidr: '10.128.0.0/14', host_prefix: 23 }, { cidr: 'fd01::/48', host_prefix: 64 }],
+  cluster_networks: [
+    { cidr: '10.128.0.0/14', host_prefix: 23 },
+    { cidr: 'fd01::/48', host_prefix: 64 },
+  ],
   service_networks: [{ cidr: '172.30.0.0/16' }, { cidr: 'fd02::/112' }],
   machine_networks: [{ cidr: MACHINE_NETWORK }, { cidr: MACHINE_NETWORK_V6 }],
   api_vips: [{ ip: API_VIP }, { ip: API_VIP_V6 }],
@@ -21,7 +40,10 @@ const DUAL = {
 /** A cluster with `hosts` discovered, judged, then compared host by host, with its install-config and events. */
 function hostFlow(fields: Json, hosts: LabHost[], more: Step[] = []): { hosts: number; steps: Step[] } {
   const body = clusterBody(fields);
-  const lab = { clusterName: body.name as string, ...(fields.control_plane_count === 1 && !fields.api_vips ? { apiVip: hosts[0]?.ipv4, ingressVip: hosts[0]?.ipv4 } : {}) };
+  const lab = {
+    clusterName: body.name as string,
+    ...(fields.control_plane_count === 1 && !fields.api_vips ? { apiVip: hosts[0]?.ipv4, ingressVip: hosts[0]?.ipv4 } : {}),
+  };
   return {
     hosts: hosts.length,
     steps: [
@@ -40,7 +62,8 @@ function hostFlow(fields: Json, hosts: LabHost[], more: Step[] = []): { hosts: n
 
 export function hostScenarios(): Scenario[] {
   const scenarios: Scenario[] = [];
-  const flow = (id: string, fields: Json, hosts: LabHost[], more: Step[] = []) => scenarios.push({ id: `hosts/${id}`, area: 'host flows', ...hostFlow(fields, hosts, more) });
+  const flow = (id: string, fields: Json, hosts: LabHost[], more: Step[] = []) =>
+    scenarios.push({ id: `hosts/${id}`, area: 'host flows', ...hostFlow(fields, hosts, more) });
 
   // Where auto-assign hosts contend for fewer control-plane (or arbiter) places than there are
   // hosts, the hosts that win are lighter than those that lose: upstream's monitor takes hosts
@@ -52,7 +75,11 @@ export function hostScenarios(): Scenario[] {
     flow(`sno-umn-false/${version}`, { openshift_version: version, control_plane_count: 1, user_managed_networking: false, ...VIPS }, labHosts(1));
     flow(`compact/${version}`, { openshift_version: version, ...VIPS }, labHosts(3));
     flow(`ha/${version}`, { openshift_version: version, ...VIPS }, five);
-    flow(`ha-roles/${version}`, { openshift_version: version, ...VIPS }, five.map((h, i) => ({ ...h, role: i < 3 ? 'master' : 'worker' })));
+    flow(
+      `ha-roles/${version}`,
+      { openshift_version: version, ...VIPS },
+      five.map((h, i) => ({ ...h, role: i < 3 ? 'master' : 'worker' })),
+    );
     flow(`four-cp/${version}`, { openshift_version: version, control_plane_count: 4, ...VIPS }, labHosts(4));
     flow(`five-cp/${version}`, { openshift_version: version, control_plane_count: 5, ...VIPS }, labHosts(5));
     flow(`umn/${version}`, { openshift_version: version, user_managed_networking: true }, labHosts(3));
@@ -61,12 +88,26 @@ export function hostScenarios(): Scenario[] {
     flow(`two-hosts/${version}`, { openshift_version: version, ...VIPS }, labHosts(2));
   }
   for (const version of ['4.19.42', '4.22.9']) {
-    flow(`arbiter/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [...labHosts(2, { fixture: 'worker-0', role: 'master' }), ...labHosts(1, { first: 2, role: 'arbiter' })]);
-    flow(`arbiter-auto/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [...labHosts(2, { fixture: 'worker-0' }), ...labHosts(1, { first: 2 })]);
+    flow(`arbiter/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [
+      ...labHosts(2, { fixture: 'worker-0', role: 'master' }),
+      ...labHosts(1, { first: 2, role: 'arbiter' }),
+    ]);
+    flow(`arbiter-auto/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, [
+      ...labHosts(2, { fixture: 'worker-0' }),
+      ...labHosts(1, { first: 2 }),
+    ]);
   }
   for (const version of ['4.20.33', '4.22.9']) {
-    const fencing = (i: number) => patch('v2UpdateHost', `/infra-envs/{{infraEnv}}/hosts/{{host${i}}}`, { fencing_credentials: { address: `https://bmc${i}.example.com`, username: 'admin', password: 'secret', certificate_verification: 'Disabled' } });
-    flow(`two-node-fencing/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, labHosts(2, { role: 'master' }), [fencing(0), fencing(1), settle(), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')]);
+    const fencing = (i: number) =>
+      patch('v2UpdateHost', `/infra-envs/{{infraEnv}}/hosts/{{host${i}}}`, {
+        fencing_credentials: { address: `https://bmc${i}.example.com`, username: 'admin', password: 'secret', certificate_verification: 'Disabled' },
+      });
+    flow(`two-node-fencing/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, labHosts(2, { role: 'master' }), [
+      fencing(0),
+      fencing(1),
+      settle(),
+      get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}'),
+    ]);
     flow(`two-node-no-fencing/${version}`, { openshift_version: version, control_plane_count: 2, ...VIPS }, labHosts(2, { role: 'master' }));
   }
   for (const platform of ['none', 'vsphere', 'nutanix', 'external']) {
@@ -80,7 +121,12 @@ export function hostScenarios(): Scenario[] {
   flow('cnv', { olm_operators: [{ name: 'cnv' }], ...VIPS }, labHosts(3));
   flow('disk-encryption-tpm', { disk_encryption: { enable_on: 'all', mode: 'tpmv2' }, ...VIPS }, labHosts(3));
   flow('ignore-validations', { ...VIPS }, labHosts(3, { fixture: 'undersized' }), [
-    { op: 'v2SetIgnoredValidations', method: 'PUT', path: '/clusters/{{cluster}}/ignored-validations', body: { 'host-validation-ids': '["has-min-cpu-cores","has-min-memory","has-cpu-cores-for-role","has-memory-for-role"]' } },
+    {
+      op: 'v2SetIgnoredValidations',
+      method: 'PUT',
+      path: '/clusters/{{cluster}}/ignored-validations',
+      body: { 'host-validation-ids': '["has-min-cpu-cores","has-min-memory","has-cpu-cores-for-role","has-memory-for-role"]' },
+    },
     settle(),
   ]);
 
@@ -91,26 +137,55 @@ export function hostScenarios(): Scenario[] {
   }
   flow('failing/ipv6-host-in-ipv4-cluster', { ...VIPS }, labHosts(1, { fixture: 'ipv6-only', ipv6Only: true }));
   flow('failing/vips-outside-hosts-network', { api_vips: [{ ip: '10.9.9.9' }], ingress_vips: [{ ip: '10.9.9.8' }] }, labHosts(3));
-  flow('failing/duplicate-hostnames', { ...VIPS }, labHosts(3).map((h) => ({ ...h, hostname: 'same-name' })));
-  flow('failing/localhost-name', { ...VIPS }, labHosts(3).map((h, i) => (i === 0 ? { ...h, hostname: 'localhost' } : h)));
+  flow(
+    'failing/duplicate-hostnames',
+    { ...VIPS },
+    labHosts(3).map((h) => ({ ...h, hostname: 'same-name' })),
+  );
+  flow(
+    'failing/localhost-name',
+    { ...VIPS },
+    labHosts(3).map((h, i) => (i === 0 ? { ...h, hostname: 'localhost' } : h)),
+  );
 
   // Every step reply type, valid, failed and malformed, on the first host of a three-host cluster.
   const hosts = labHosts(3);
   const base = (extra: Step[]): Step[] => {
     const body = clusterBody(VIPS);
-    return [...clusterWithInfraEnv(body), ...hosts.flatMap((h, i) => registerHost(i, h)), ...healthyReplies(0, hosts, { clusterName: body.name }), ...extra, settle(), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')];
+    return [
+      ...clusterWithInfraEnv(body),
+      ...hosts.flatMap((h, i) => registerHost(i, h)),
+      ...healthyReplies(0, hosts, { clusterName: body.name }),
+      ...extra,
+      settle(),
+      get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}'),
+    ];
   };
   const replies: [string, string, unknown][] = [
     ['inventory', 'valid-again', hostInventory(hosts[0]!)],
     ['inventory', 'no-disks', { ...hostInventory(hosts[0]!), disks: [] }],
     ['inventory', 'no-interfaces', { ...hostInventory(hosts[0]!), interfaces: [] }],
     ['inventory', 'wrong-types', { cpu: 'eight', memory: [] }],
-    ['connectivity-check', 'all-failing', { remote_hosts: [1, 2].map((j) => ({ host_id: `{{host${j}}}`, l2_connectivity: [], l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: hosts[j]!.ipv4, successful: false }] })) }],
+    [
+      'connectivity-check',
+      'all-failing',
+      {
+        remote_hosts: [1, 2].map((j) => ({
+          host_id: `{{host${j}}}`,
+          l2_connectivity: [],
+          l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: hosts[j]!.ipv4, successful: false }],
+        })),
+      },
+    ],
     ['connectivity-check', 'empty', { remote_hosts: [] }],
     ['free-network-addresses', 'vips-taken', [{ network: MACHINE_NETWORK, free_addresses: ['192.168.111.100'] }]],
     ['free-network-addresses', 'empty', []],
     ['domain-resolution', 'nothing-resolves', { resolutions: [] }],
-    ['domain-resolution', 'wildcard', { resolutions: [{ domain_name: 'validateNoWildcardDNS.x.example.com', ipv4_addresses: ['1.2.3.4'], ipv6_addresses: [], cnames: [] }] }],
+    [
+      'domain-resolution',
+      'wildcard',
+      { resolutions: [{ domain_name: 'validateNoWildcardDNS.x.example.com', ipv4_addresses: ['1.2.3.4'], ipv6_addresses: [], cnames: [] }] },
+    ],
     ['ntp-synchronizer', 'unreachable', { ntp_sources: [{ source_name: 'clock.example.com', source_state: 'unreachable' }] }],
     ['ntp-synchronizer', 'empty', { ntp_sources: [] }],
     ['installation-disk-speed-check', 'fast', { io_sync_duration: 2, path: '/dev/sda' }],
@@ -122,7 +197,11 @@ export function hostScenarios(): Scenario[] {
     ['api-vip-connectivity-check', 'failure', { is_success: false, download_error: 'connection refused' }],
     ['verify-vips', 'ok', [{ vip: API_VIP, vip_type: 'api', verification: 'succeeded' }]],
     ['upgrade-agent', 'success', { agent_image: 'quay.io/edge-infrastructure/assisted-installer-agent:latest', result: 'success' }],
-    ['dhcp-lease-allocate', 'leases', { api_vip_address: '192.168.111.50', ingress_vip_address: '192.168.111.51', api_vip_lease: 'lease', ingress_vip_lease: 'lease' }],
+    [
+      'dhcp-lease-allocate',
+      'leases',
+      { api_vip_address: '192.168.111.50', ingress_vip_address: '192.168.111.51', api_vip_lease: 'lease', ingress_vip_lease: 'lease' },
+    ],
     ['logs-gather', 'done', { uploaded_bytes: 10, files: ['a.log'] }],
     ['stop-installation', 'done', {}],
     ['free-network-addresses', 'wrong-shape', { network: 'x' }],
@@ -130,29 +209,111 @@ export function hostScenarios(): Scenario[] {
   for (const [type, name, output] of replies) {
     scenarios.push({ id: `hosts/reply/${type}/${name}`, area: 'step replies', hosts: 3, steps: base([stepReply(0, type, output)]) });
   }
-  for (const type of ['inventory', 'connectivity-check', 'free-network-addresses', 'domain-resolution', 'ntp-synchronizer', 'installation-disk-speed-check', 'container-image-availability', 'tang-connectivity-check', 'api-vip-connectivity-check', 'verify-vips', 'upgrade-agent', 'dhcp-lease-allocate', 'logs-gather']) {
+  for (const type of [
+    'inventory',
+    'connectivity-check',
+    'free-network-addresses',
+    'domain-resolution',
+    'ntp-synchronizer',
+    'installation-disk-speed-check',
+    'container-image-availability',
+    'tang-connectivity-check',
+    'api-vip-connectivity-check',
+    'verify-vips',
+    'upgrade-agent',
+    'dhcp-lease-allocate',
+    'logs-gather',
+  ]) {
     scenarios.push({ id: `hosts/reply/${type}/not-json`, area: 'step replies', hosts: 3, steps: base([stepReply(0, type, 'not json {')]) });
-    scenarios.push({ id: `hosts/reply/${type}/failed`, area: 'step replies', hosts: 3, steps: base([stepReply(0, type, '', { exit_code: 1, error: 'command failed' })]) });
+    scenarios.push({
+      id: `hosts/reply/${type}/failed`,
+      area: 'step replies',
+      hosts: 3,
+      steps: base([stepReply(0, type, '', { exit_code: 1, error: 'command failed' })]),
+    });
   }
   // A step reply with no body at all (docs/compatibility.md, upstream-drops-empty-step-reply): one host is enough.
-  scenarios.push({ id: 'hosts/reply/no-body', area: 'step replies', hosts: 1, steps: [
-    ...clusterWithInfraEnv(clusterBody(VIPS)),
-    post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION }, { agentOf: '{{infraEnv}}', setup: true }),
-    post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', undefined, { agentOf: '{{infraEnv}}' }),
-  ] });
+  scenarios.push({
+    id: 'hosts/reply/no-body',
+    area: 'step replies',
+    hosts: 1,
+    steps: [
+      ...clusterWithInfraEnv(clusterBody(VIPS)),
+      post(
+        'v2RegisterHost',
+        '/infra-envs/{{infraEnv}}/hosts',
+        { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION },
+        { agentOf: '{{infraEnv}}', setup: true },
+      ),
+      post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', undefined, { agentOf: '{{infraEnv}}' }),
+    ],
+  });
   scenarios.push({ id: 'hosts/reply/unknown-type', area: 'step replies', hosts: 3, steps: base([stepReply(0, 'no-such-step', {})]) });
-  scenarios.push({ id: 'hosts/reply/no-step-type', area: 'step replies', hosts: 3, steps: base([post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', { step_id: 'x', output: '{}' }, { agentOf: '{{infraEnv}}' })]) });
-  scenarios.push({ id: 'hosts/reply/unknown-host', area: 'step replies', hosts: 3, steps: base([post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/0f0f0f0f-0000-4000-8000-000000000000/instructions', { step_type: 'inventory', step_id: 'inventory-1', output: '{}' }, { agentOf: '{{infraEnv}}' })]) });
+  scenarios.push({
+    id: 'hosts/reply/no-step-type',
+    area: 'step replies',
+    hosts: 3,
+    steps: base([
+      post('v2PostStepReply', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/instructions', { step_id: 'x', output: '{}' }, { agentOf: '{{infraEnv}}' }),
+    ]),
+  });
+  scenarios.push({
+    id: 'hosts/reply/unknown-host',
+    area: 'step replies',
+    hosts: 3,
+    steps: base([
+      post(
+        'v2PostStepReply',
+        '/infra-envs/{{infraEnv}}/hosts/0f0f0f0f-0000-4000-8000-000000000000/instructions',
+        { step_type: 'inventory', step_id: 'inventory-1', output: '{}' },
+        { agentOf: '{{infraEnv}}' },
+      ),
+    ]),
+  });
 
   // Registration edge cases.
   const registration: [string, Json][] = [
-    ['no-host-id', {}], ['host-id-not-uuid', { host_id: 'abc' }], ['no-agent-version', { host_id: '{{host0}}' }],
+    ['no-host-id', {}],
+    ['host-id-not-uuid', { host_id: 'abc' }],
+    ['no-agent-version', { host_id: '{{host0}}' }],
   ];
   for (const [name, body] of registration) {
-    scenarios.push({ id: `hosts/register/${name}`, area: 'host flows', hosts: 1, steps: [...clusterWithInfraEnv(clusterBody()), post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', body, { agentOf: '{{infraEnv}}' }), get('v2ListHosts', '/infra-envs/{{infraEnv}}/hosts')] });
+    scenarios.push({
+      id: `hosts/register/${name}`,
+      area: 'host flows',
+      hosts: 1,
+      steps: [
+        ...clusterWithInfraEnv(clusterBody()),
+        post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', body, { agentOf: '{{infraEnv}}' }),
+        get('v2ListHosts', '/infra-envs/{{infraEnv}}/hosts'),
+      ],
+    });
   }
-  scenarios.push({ id: 'hosts/register/twice', area: 'host flows', hosts: 1, steps: [...clusterWithInfraEnv(clusterBody()), ...registerHost(0, labHosts(1)[0]!), ...registerHost(0, labHosts(1)[0]!), settle(), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')] });
-  scenarios.push({ id: 'hosts/register/unknown-infra-env', area: 'host flows', hosts: 1, steps: [post('v2RegisterHost', '/infra-envs/0f0f0f0f-0000-4000-8000-000000000000/hosts', { host_id: '{{host0}}' }, { agentOf: '0f0f0f0f-0000-4000-8000-000000000000' })] });
+  scenarios.push({
+    id: 'hosts/register/twice',
+    area: 'host flows',
+    hosts: 1,
+    steps: [
+      ...clusterWithInfraEnv(clusterBody()),
+      ...registerHost(0, labHosts(1)[0]!),
+      ...registerHost(0, labHosts(1)[0]!),
+      settle(),
+      get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}'),
+    ],
+  });
+  scenarios.push({
+    id: 'hosts/register/unknown-infra-env',
+    area: 'host flows',
+    hosts: 1,
+    steps: [
+      post(
+        'v2RegisterHost',
+        '/infra-envs/0f0f0f0f-0000-4000-8000-000000000000/hosts',
+        { host_id: '{{host0}}' },
+        { agentOf: '0f0f0f0f-0000-4000-8000-000000000000' },
+      ),
+    ],
+  });
   // A pool host (infra-env without a cluster), bound and unbound.
   scenarios.push({
     id: 'hosts/pool/bind-unbind',
@@ -186,29 +347,75 @@ export function hostScenarios(): Scenario[] {
     ['hostname-invalid', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { host_name: 'Bad_Name!' })]],
     ['hostname-duplicate', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { host_name: 'node-1' })]],
     ['hostname-localhost', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { host_name: 'localhost' })]],
-    ['install-disk', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { disks_selected_config: [{ id: '/dev/disk/by-id/wwn-0x5000c5008e3d0a10', role: 'install' }] })]],
-    ['install-disk-unknown', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] })]],
-    ['install-disk-ineligible', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { disks_selected_config: [{ id: '/dev/sr0', role: 'install' }] })]],
-    ['skip-formatting', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { disks_skip_formatting: [{ disk_id: '/dev/disk/by-id/wwn-0x5000c5008e3d0a10', skip_formatting: true }] })]],
+    [
+      'install-disk',
+      [
+        patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', {
+          disks_selected_config: [{ id: '/dev/disk/by-id/wwn-0x5000c5008e3d0a10', role: 'install' }],
+        }),
+      ],
+    ],
+    [
+      'install-disk-unknown',
+      [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { disks_selected_config: [{ id: '/dev/nope', role: 'install' }] })],
+    ],
+    [
+      'install-disk-ineligible',
+      [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { disks_selected_config: [{ id: '/dev/sr0', role: 'install' }] })],
+    ],
+    [
+      'skip-formatting',
+      [
+        patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', {
+          disks_skip_formatting: [{ disk_id: '/dev/disk/by-id/wwn-0x5000c5008e3d0a10', skip_formatting: true }],
+        }),
+      ],
+    ],
     ['mcp-worker', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { machine_config_pool_name: 'infra' })]],
     ['node-labels', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { node_labels: [{ key: 'zone', value: 'a' }] })]],
     ['node-labels-invalid', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', { node_labels: [{ key: 'bad key!', value: 'a' }] })]],
     ['empty-update', [patch('v2UpdateHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}', {})]],
-    ['installer-args', [patch('v2UpdateHostInstallerArgs', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/installer-args', { args: ['--append-karg', 'console=ttyS0'] })]],
+    [
+      'installer-args',
+      [patch('v2UpdateHostInstallerArgs', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/installer-args', { args: ['--append-karg', 'console=ttyS0'] })],
+    ],
     ['installer-args-forbidden', [patch('v2UpdateHostInstallerArgs', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/installer-args', { args: ['--not-allowed'] })]],
-    ['ignition', [patch('v2UpdateHostIgnition', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/ignition', { config: '{"ignition":{"version":"3.1.0"}}' }), get('v2GetHostIgnition', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/ignition')]],
+    [
+      'ignition',
+      [
+        patch('v2UpdateHostIgnition', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/ignition', { config: '{"ignition":{"version":"3.1.0"}}' }),
+        get('v2GetHostIgnition', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/ignition'),
+      ],
+    ],
     ['ignition-invalid', [patch('v2UpdateHostIgnition', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/ignition', { config: 'nope' })]],
-    ['reset-validation', [{ op: 'v2ResetHostValidation', method: 'PATCH', path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}/actions/reset-validation/ntp-synced' }]],
-    ['reset-validation-unknown', [{ op: 'v2ResetHostValidation', method: 'PATCH', path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}/actions/reset-validation/no-such-validation' }]],
+    [
+      'reset-validation',
+      [{ op: 'v2ResetHostValidation', method: 'PATCH', path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}/actions/reset-validation/ntp-synced' }],
+    ],
+    [
+      'reset-validation-unknown',
+      [{ op: 'v2ResetHostValidation', method: 'PATCH', path: '/infra-envs/{{infraEnv}}/hosts/{{host0}}/actions/reset-validation/no-such-validation' }],
+    ],
     ['reset-host', [post('v2ResetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/actions/reset')]],
     ['install-host', [post('v2InstallHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}/actions/install')]],
     ['deregister', [del('v2DeregisterHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}'), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')]],
-    ['list-cluster-hosts', [get('ListClusterHosts', '/clusters/{{cluster}}/hosts'), get('ListClusterHosts', '/clusters/{{cluster}}/hosts?role=master'), get('ListClusterHosts', '/clusters/{{cluster}}/hosts?with-inventory=true')]],
+    [
+      'list-cluster-hosts',
+      [
+        get('ListClusterHosts', '/clusters/{{cluster}}/hosts'),
+        get('ListClusterHosts', '/clusters/{{cluster}}/hosts?role=master'),
+        get('ListClusterHosts', '/clusters/{{cluster}}/hosts?with-inventory=true'),
+      ],
+    ],
     ['host-events', [get('v2ListEvents', '/events?cluster_id={{cluster}}&host_id={{host0}}', { compare: 'event-names' })]],
     ['download-host-ignition', [get('v2DownloadHostIgnition', '/infra-env/{{infraEnv}}/hosts/{{host0}}/downloads/ignition', { compare: 'status' })]],
   ];
   for (const [name, steps] of userOps) {
-    scenarios.push({ id: `hosts/user/${name}`, area: 'host updates', ...hostFlow({ ...VIPS }, three, [...steps, settle(), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')]) });
+    scenarios.push({
+      id: `hosts/user/${name}`,
+      area: 'host updates',
+      ...hostFlow({ ...VIPS }, three, [...steps, settle(), get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}')]),
+    });
   }
   scenarios.push(installProgressScenario());
   return scenarios;
@@ -237,7 +444,12 @@ function installProgressScenario(): Scenario {
     hosts: 1,
     steps: [
       ...clusterWithInfraEnv(body),
-      post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION }, { agentOf: '{{infraEnv}}', setup: true }),
+      post(
+        'v2RegisterHost',
+        '/infra-envs/{{infraEnv}}/hosts',
+        { host_id: '{{host0}}', discovery_agent_version: AGENT_VERSION },
+        { agentOf: '{{infraEnv}}', setup: true },
+      ),
       get('v2GetNextSteps', `${HOST_PATH}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`, { agentOf: '{{infraEnv}}', setup: true }),
       { ...stepReply(0, 'inventory', hostInventory(host)), setup: true },
       ...healthyReplies(0, [host], { clusterName: body.name as string, apiVip: host.ipv4, ingressVip: host.ipv4 }).map((step) => ({ ...step, setup: true })),

@@ -11,8 +11,15 @@ import { diskEncryptionScenarios, operatorScenarios } from './operators.js';
 
 export function allScenarios(): Scenario[] {
   const scenarios = [
-    ...clusterScenarios(), ...networkingScenarios(), ...operatorScenarios(), ...diskEncryptionScenarios(), ...featureScenarios(),
-    ...manifestScenarios(), ...infraEnvScenarios(), ...hostScenarios(), ...operationScenarios(),
+    ...clusterScenarios(),
+    ...networkingScenarios(),
+    ...operatorScenarios(),
+    ...diskEncryptionScenarios(),
+    ...featureScenarios(),
+    ...manifestScenarios(),
+    ...infraEnvScenarios(),
+    ...hostScenarios(),
+    ...operationScenarios(),
   ];
   const seen = new Set<string>();
   for (const scenario of scenarios) {

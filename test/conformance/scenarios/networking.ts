@@ -1,6 +1,17 @@
 /** Networking at creation: single and dual stack (either family first), VIPs, user-managed networking and load balancers, every CNI, proxies, NTP. */
 import type { Scenario } from '../scenario.js';
-import { API_VIP, API_VIP_V6, clusterBody, clusterLifecycle, INGRESS_VIP, INGRESS_VIP_V6, MACHINE_NETWORK, MACHINE_NETWORK_V6, NETWORK_TYPES, type Json } from './common.js';
+import {
+  API_VIP,
+  API_VIP_V6,
+  clusterBody,
+  clusterLifecycle,
+  INGRESS_VIP,
+  INGRESS_VIP_V6,
+  MACHINE_NETWORK,
+  MACHINE_NETWORK_V6,
+  NETWORK_TYPES,
+  type Json,
+} from './common.js';
 
 const V4 = { cluster: { cidr: '10.128.0.0/14', host_prefix: 23 }, service: { cidr: '172.30.0.0/16' }, machine: { cidr: MACHINE_NETWORK } };
 const V6 = { cluster: { cidr: 'fd01::/48', host_prefix: 64 }, service: { cidr: 'fd02::/112' }, machine: { cidr: MACHINE_NETWORK_V6 } };
@@ -11,7 +22,7 @@ export function networkingScenarios(): Scenario[] {
 
   // Stacks × VIPs × release.
   const stacks: Record<string, Json> = {
-    'ipv4': { cluster_networks: [V4.cluster], service_networks: [V4.service], machine_networks: [V4.machine] },
+    ipv4: { cluster_networks: [V4.cluster], service_networks: [V4.service], machine_networks: [V4.machine] },
     'dual-v4-primary': { cluster_networks: [V4.cluster, V6.cluster], service_networks: [V4.service, V6.service], machine_networks: [V4.machine, V6.machine] },
     'dual-v6-primary': { cluster_networks: [V6.cluster, V4.cluster], service_networks: [V6.service, V4.service], machine_networks: [V6.machine, V4.machine] },
     'dual-mixed-order': { cluster_networks: [V4.cluster, V6.cluster], service_networks: [V6.service, V4.service], machine_networks: [V4.machine, V6.machine] },
@@ -19,18 +30,20 @@ export function networkingScenarios(): Scenario[] {
   };
   const vips: Record<string, (stack: string) => Json> = {
     'no-vips': () => ({}),
-    'vips': (stack) => (stack === 'ipv6-only'
-      ? { api_vips: [{ ip: API_VIP_V6 }], ingress_vips: [{ ip: INGRESS_VIP_V6 }] }
-      : stack === 'dual-v6-primary'
-        ? { api_vips: [{ ip: API_VIP_V6 }, { ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP_V6 }, { ip: INGRESS_VIP }] }
-        : stack.startsWith('dual')
-          ? { api_vips: [{ ip: API_VIP }, { ip: API_VIP_V6 }], ingress_vips: [{ ip: INGRESS_VIP }, { ip: INGRESS_VIP_V6 }] }
-          : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
+    vips: (stack) =>
+      stack === 'ipv6-only'
+        ? { api_vips: [{ ip: API_VIP_V6 }], ingress_vips: [{ ip: INGRESS_VIP_V6 }] }
+        : stack === 'dual-v6-primary'
+          ? { api_vips: [{ ip: API_VIP_V6 }, { ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP_V6 }, { ip: INGRESS_VIP }] }
+          : stack.startsWith('dual')
+            ? { api_vips: [{ ip: API_VIP }, { ip: API_VIP_V6 }], ingress_vips: [{ ip: INGRESS_VIP }, { ip: INGRESS_VIP_V6 }] }
+            : { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] },
     'v4-vips-only': () => ({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] }),
   };
   for (const [stack, networks] of Object.entries(stacks)) {
     for (const [vipName, vipFields] of Object.entries(vips)) {
-      for (const version of ['4.14.71', '4.22.9']) add(`stack/${stack}/${vipName}/${version}`, { openshift_version: version, ...networks, ...vipFields(stack) });
+      for (const version of ['4.14.71', '4.22.9'])
+        add(`stack/${stack}/${vipName}/${version}`, { openshift_version: version, ...networks, ...vipFields(stack) });
     }
   }
   // VIP edge cases.
@@ -58,8 +71,14 @@ export function networkingScenarios(): Scenario[] {
     for (const lb of [undefined, 'cluster-managed', 'user-managed', 'bogus']) {
       for (const platform of ['baremetal', 'none']) {
         for (const version of ['4.16.68', '4.22.9']) {
-          const fields: Json = { openshift_version: version, platform: { type: platform }, ...(umn === undefined ? {} : { user_managed_networking: umn }), ...(lb ? { load_balancer: { type: lb } } : {}) };
-          if (lb === 'user-managed') Object.assign(fields, { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], machine_networks: [V4.machine] });
+          const fields: Json = {
+            openshift_version: version,
+            platform: { type: platform },
+            ...(umn === undefined ? {} : { user_managed_networking: umn }),
+            ...(lb ? { load_balancer: { type: lb } } : {}),
+          };
+          if (lb === 'user-managed')
+            Object.assign(fields, { api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }], machine_networks: [V4.machine] });
           add(`umn-lb/umn-${umn}/lb-${lb}/${platform}/${version}`, fields);
         }
       }
@@ -68,7 +87,8 @@ export function networkingScenarios(): Scenario[] {
   // Every CNI × release × topology.
   for (const networkType of NETWORK_TYPES) {
     for (const version of ['4.14.71', '4.16.68', '4.18.52', '4.20.33', '4.22.9']) {
-      for (const cpc of [1, 3]) add(`cni/${networkType}/${version}/cpc-${cpc}`, { openshift_version: version, network_type: networkType, control_plane_count: cpc });
+      for (const cpc of [1, 3])
+        add(`cni/${networkType}/${version}/cpc-${cpc}`, { openshift_version: version, network_type: networkType, control_plane_count: cpc });
     }
     add(`cni/${networkType}/dual`, { network_type: networkType, ...stacks['dual-v4-primary'] });
   }
@@ -118,9 +138,15 @@ export function networkingScenarios(): Scenario[] {
 
   // NTP sources.
   const ntpCases: [string, Json][] = [
-    ['name', { additional_ntp_source: 'clock.example.com' }], ['ip', { additional_ntp_source: '10.0.0.1' }], ['list', { additional_ntp_source: 'clock.example.com,10.0.0.1,time.example.org' }],
-    ['ipv6', { additional_ntp_source: 'fd00::1' }], ['invalid', { additional_ntp_source: 'bad host!' }], ['empty', { additional_ntp_source: '' }],
-    ['trailing-comma', { additional_ntp_source: 'clock.example.com,' }], ['ntp-sources-only', { ntp_sources: 'clock.example.com' }], ['both', { additional_ntp_source: 'a.example.com', ntp_sources: 'b.example.com' }],
+    ['name', { additional_ntp_source: 'clock.example.com' }],
+    ['ip', { additional_ntp_source: '10.0.0.1' }],
+    ['list', { additional_ntp_source: 'clock.example.com,10.0.0.1,time.example.org' }],
+    ['ipv6', { additional_ntp_source: 'fd00::1' }],
+    ['invalid', { additional_ntp_source: 'bad host!' }],
+    ['empty', { additional_ntp_source: '' }],
+    ['trailing-comma', { additional_ntp_source: 'clock.example.com,' }],
+    ['ntp-sources-only', { ntp_sources: 'clock.example.com' }],
+    ['both', { additional_ntp_source: 'a.example.com', ntp_sources: 'b.example.com' }],
     ['null', { additional_ntp_source: null }],
   ];
   for (const [name, fields] of ntpCases) add(`ntp/${name}`, fields, 'proxy and ntp');

@@ -9,7 +9,6 @@ import { readInventory } from '../../../../contracts/step-replies.js';
 import type { ValidationStatus } from '../../host/host-facts.js';
 import type { ClusterValidationCategory, ClusterValidationId } from '../../core/validation-ids.js';
 
-
 /** One entry of a cluster's validations_info, with its category. */
 export interface ClusterValidationResult {
   id: ClusterValidationId;

@@ -103,8 +103,14 @@ const sameList = (a: readonly number[], b: readonly number[]) => a.length === b.
 export function networksSameAddressFamilies(ctx: ValidationContext, machineCidrDefined: boolean): Verdict {
   if (!cidrsDefined(ctx, machineCidrDefined)) return pending(undefinedCidrsMessage(ctx));
   // Several cluster networks may share a family; there is at most one service network per family.
-  const service = families(ctx.serviceNetworks.map((network) => network.cidr), false);
-  const cluster = families(ctx.clusterNetworks.map((network) => network.cidr), true);
+  const service = families(
+    ctx.serviceNetworks.map((network) => network.cidr),
+    false,
+  );
+  const cluster = families(
+    ctx.clusterNetworks.map((network) => network.cidr),
+    true,
+  );
   if (!service || !cluster) return error('Bad CIDR(s) appears in one of the networks');
   if (!sameList(service, cluster)) return failure('Address families of networks (ServiceNetworks, ClusterNetworks) are not the same.');
   if (isMachineNetworkRequired(ctx)) {
@@ -157,9 +163,7 @@ const CLOCKLESS_STATUSES = ['disconnected', 'resetting-pending-user-action', 'di
 
 /** The hosts' clocks, as their agents last reported them, lie within a few minutes of each other. */
 export function ntpServerConfigured(ctx: ValidationContext): Verdict {
-  const stamps = ctx.hosts
-    .filter((host) => !CLOCKLESS_STATUSES.includes(host.status) && !!host.timestamp)
-    .map((host) => host.timestamp!);
+  const stamps = ctx.hosts.filter((host) => !CLOCKLESS_STATUSES.includes(host.status) && !!host.timestamp).map((host) => host.timestamp!);
   const spreadMinutes = stamps.length === 0 ? 0 : Math.trunc((Math.max(...stamps) - Math.min(...stamps)) / 60);
   if (spreadMinutes <= MAX_CLOCK_DIFF_MINUTES) return success('No ntp problems found');
   return failure(

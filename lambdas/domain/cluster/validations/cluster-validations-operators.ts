@@ -8,15 +8,7 @@
  */
 import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorDependencies, operatorFullName as fullName } from '../../catalogues/catalogues.js';
 import { effectiveRole } from '../cluster-hosts.js';
-import {
-  error,
-  failure,
-  pending,
-  success,
-  type ValidationContext,
-  type ValidationHost,
-  type Verdict,
-} from './cluster-validation-context.js';
+import { error, failure, pending, success, type ValidationContext, type ValidationHost, type Verdict } from './cluster-validation-context.js';
 import type { ClusterValidationId } from '../../core/validation-ids.js';
 import { featureSupportLevel } from '../../catalogues/feature-support.js';
 import { odfDeploymentMode, type OdfMode } from '../../host/validations/host-validations-operators.js';
@@ -35,7 +27,6 @@ interface OperatorValidation {
   /** Reported only for a cluster that installs the operator (not as "disabled" otherwise). */
   onlyWhenSelected?: boolean;
 }
-
 
 /** Fails when the cluster's release is older than the operator supports (upstream's BaseVersionLessThan). */
 function minimumVersion(minimum: string, message: (minimum: string) => string) {
@@ -68,7 +59,6 @@ const all =
 
 // ---------------------------------------------------------------- GPUs
 
-
 /**
  * Masters run workloads (and so can use a GPU) on a single node, when the user asks, or when
  * fewer than 2 workers exist — the value upstream keeps in schedulable_masters_forced_true.
@@ -89,14 +79,21 @@ function clusterHasGpu(ctx: ValidationContext, vendorId: string): boolean {
 
 /** An operator for one vendor's GPUs needs at least one such GPU on a host that runs workloads. */
 const gpuRequired = (vendorId: string, vendorName: string) => (ctx: ValidationContext) =>
-  clusterHasGpu(ctx, vendorId) ? undefined : failure(`The ${vendorName} GPU operator requires at least one supported ${vendorName} GPU, but there is none in the discovered hosts.`);
+  clusterHasGpu(ctx, vendorId)
+    ? undefined
+    : failure(`The ${vendorName} GPU operator requires at least one supported ${vendorName} GPU, but there is none in the discovered hosts.`);
 
 // ---------------------------------------------------------------- ODF
 
 /** The cluster's ODF deployment mode, from its hosts' assigned roles (a bootstrap host is a master). */
 function odfMode(ctx: ValidationContext): OdfMode {
   const count = (roles: string[]) => ctx.hosts.filter((host) => roles.includes(host.role ?? 'auto-assign')).length;
-  return odfDeploymentMode({ masters: count(['master', 'bootstrap']), arbiters: count(['arbiter']), workers: count(['worker']), unassigned: count(['auto-assign']) });
+  return odfDeploymentMode({
+    masters: count(['master', 'bootstrap']),
+    arbiters: count(['arbiter']),
+    workers: count(['worker']),
+    unassigned: count(['auto-assign']),
+  });
 }
 
 function runsOdf(ctx: ValidationContext, mode: OdfMode, host: ValidationHost): boolean {
@@ -110,7 +107,9 @@ function runsOdf(ctx: ValidationContext, mode: OdfMode, host: ValidationHost): b
 function odfRequirements(ctx: ValidationContext): Verdict {
   const mode = odfMode(ctx);
   if (mode === 'unknown') {
-    return failure('The cluster must either have no dedicated worker nodes or at least three. Add or remove hosts, or change their roles configurations to meet the requirement.');
+    return failure(
+      'The cluster must either have no dedicated worker nodes or at least three. Add or remove hosts, or change their roles configurations to meet the requirement.',
+    );
   }
   const insufficient = `Insufficient resources to deploy ODF in ${mode} mode. ODF requires a minimum of ${ODF.min_hosts} hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`;
   let disks = 0;
@@ -131,7 +130,8 @@ function odfRequirements(ctx: ValidationContext): Verdict {
       hostsWithDisks++;
     }
   }
-  if (disks >= ODF.min_disks && hostsWithDisks >= ODF.min_hosts) return success(`ODF Requirements for ${mode === 'compact' ? 'Compact' : 'Standard'} Deployment are satisfied.`);
+  if (disks >= ODF.min_disks && hostsWithDisks >= ODF.min_hosts)
+    return success(`ODF Requirements for ${mode === 'compact' ? 'Compact' : 'Standard'} Deployment are satisfied.`);
   return failure(insufficient);
 }
 
@@ -167,7 +167,12 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
     id: 'lvm-requirements-satisfied',
     operator: 'lvm',
     check: all(minimumVersion('4.11.0', versionMessage('Logical Volume Manager')), (ctx) =>
-      ctx.singleNode ? undefined : minimumVersion('4.15.0', (minimum) => `Logical Volume Manager is only supported for highly available openshift with version ${minimum} or above`)(ctx),
+      ctx.singleNode
+        ? undefined
+        : minimumVersion(
+            '4.15.0',
+            (minimum) => `Logical Volume Manager is only supported for highly available openshift with version ${minimum} or above`,
+          )(ctx),
     ),
   },
   { id: 'mce-requirements-satisfied', operator: 'mce', check: minimumVersion('4.10.0', versionMessage('multicluster engine')) },
@@ -181,7 +186,11 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'openshift-ai-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiWorkers },
   { id: 'openshift-ai-gpu-requirements-satisfied', operator: 'openshift-ai', check: openshiftAiGpu, skipDependencies: true, onlyWhenSelected: true },
   { id: 'authorino-requirements-satisfied', operator: 'authorino' },
-  { id: 'nmstate-requirements-satisfied', operator: 'nmstate', check: all(architecture('NMSTATE', 'nmstate'), minimumVersion('4.12.0', versionMessage(fullName('nmstate')))) },
+  {
+    id: 'nmstate-requirements-satisfied',
+    operator: 'nmstate',
+    check: all(architecture('NMSTATE', 'nmstate'), minimumVersion('4.12.0', versionMessage(fullName('nmstate')))),
+  },
   { id: 'amd-gpu-requirements-satisfied', operator: 'amd-gpu', check: gpuRequired(GPU_VENDOR_IDS.amd, 'AMD') },
   { id: 'kmm-requirements-satisfied', operator: 'kmm' },
   { id: 'node-healthcheck-requirements-satisfied', operator: 'node-healthcheck' },
@@ -193,7 +202,11 @@ export const OPERATOR_VALIDATIONS: readonly OperatorValidation[] = [
   { id: 'numa-resources-requirements-satisfied', operator: 'numaresources' },
   { id: 'oadp-requirements-satisfied', operator: 'oadp' },
   { id: 'metallb-requirements-satisfied', operator: 'metallb' },
-  { id: 'loki-requirements-satisfied', operator: 'loki', check: minimumVersion('4.17.0', (minimum) => `Loki Operator is only supported for OpenShift versions ${minimum} and above`) },
+  {
+    id: 'loki-requirements-satisfied',
+    operator: 'loki',
+    check: minimumVersion('4.17.0', (minimum) => `Loki Operator is only supported for OpenShift versions ${minimum} and above`),
+  },
   {
     id: 'openshift-logging-requirements-satisfied',
     operator: 'openshift-logging',

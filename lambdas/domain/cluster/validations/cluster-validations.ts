@@ -14,12 +14,7 @@ import {
   type ValidationContext,
   type Verdict,
 } from './cluster-validation-context.js';
-import {
-  allHostsAreReadyToInstall,
-  platformRequirementsSatisfied,
-  pullSecretSet,
-  sufficientMastersCount,
-} from './cluster-validations-hosts.js';
+import { allHostsAreReadyToInstall, platformRequirementsSatisfied, pullSecretSet, sufficientMastersCount } from './cluster-validations-hosts.js';
 import {
   clusterCidrDefined,
   customManifestsRequirementsSatisfied,
@@ -108,7 +103,10 @@ export function validateCluster(input: ClusterValidationInput): ClusterValidatio
   const perClusterOverride = !!input.cluster.ignored_cluster_validations;
   const disabled = new Set(perClusterOverride ? [] : (input.disabledValidations ?? []));
   const verdicts: [ClusterValidationId, Verdict][] = [
-    ...CHECKS.map(([id, check]): [ClusterValidationId, Verdict] => [id, disabled.has(id) ? { status: 'disabled', message: VALIDATION_DISABLED_BY_CONFIGURATION } : check(ctx)]),
+    ...CHECKS.map(([id, check]): [ClusterValidationId, Verdict] => [
+      id,
+      disabled.has(id) ? { status: 'disabled', message: VALIDATION_DISABLED_BY_CONFIGURATION } : check(ctx),
+    ]),
     ...operatorVerdicts(ctx).map(([id, verdict]): [ClusterValidationId, Verdict] => [
       id,
       disabled.has(id) ? { status: 'disabled', message: VALIDATION_DISABLED_BY_CONFIGURATION } : verdict,
@@ -186,7 +184,8 @@ export type ClusterValidationEvent =
   | { name: 'cluster_validation_fixed'; props: { validation_id: string; validation_msg: string } };
 
 type Evaluation = string | undefined | readonly ClusterValidationResult[];
-const resultsOf = (evaluation: Evaluation) => (typeof evaluation === 'string' || evaluation === undefined ? parseClusterValidationsInfo(evaluation) : evaluation);
+const resultsOf = (evaluation: Evaluation) =>
+  typeof evaluation === 'string' || evaluation === undefined ? parseClusterValidationsInfo(evaluation) : evaluation;
 
 /**
  * The events upstream emits when a re-evaluation changes a validation: failed when it turns to

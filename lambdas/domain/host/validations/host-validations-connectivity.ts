@@ -7,8 +7,14 @@
  * internal/cluster/cluster.go).
  */
 import {
-  cidrContains, interfaceIps, parseCidr, parseIp, readJson,
-  type ConnectivityReport, type Inventory, type ParsedCidr,
+  cidrContains,
+  interfaceIps,
+  parseCidr,
+  parseIp,
+  readJson,
+  type ConnectivityReport,
+  type Inventory,
+  type ParsedCidr,
 } from './host-validations-model.js';
 
 export interface ConnectivityHost {
@@ -114,7 +120,11 @@ class GroupList {
     if (size < minSize) return undefined;
     let best: Group | undefined;
     for (const group of this.bySize.get(size) ?? []) {
-      if (!best || best.participants.length < group.participants.length || (best.participants.length === group.participants.length && isLess(group.set, best.set))) {
+      if (
+        !best ||
+        best.participants.length < group.participants.length ||
+        (best.participants.length === group.participants.length && isLess(group.set, best.set))
+      ) {
         best = group;
       }
     }
@@ -198,7 +208,12 @@ function l3Reaches(hosts: readonly ConnectivityHost[], family: 4 | 6) {
       .filter((remote) => {
         const wanted = addresses.get(remote.host_id);
         if (!wanted) return false;
-        const found = new Set((remote.l3_connectivity ?? []).filter((l3) => l3.successful).map((l3) => parseIp(l3.remote_ip_address)?.text).filter((ip): ip is string => !!ip && wanted.has(ip)));
+        const found = new Set(
+          (remote.l3_connectivity ?? [])
+            .filter((l3) => l3.successful)
+            .map((l3) => parseIp(l3.remote_ip_address)?.text)
+            .filter((ip): ip is string => !!ip && wanted.has(ip)),
+        );
         return found.size > 0 && found.size === wanted.size;
       })
       .map((remote) => remote.host_id);
@@ -214,7 +229,9 @@ function l3Reaches(hosts: readonly ConnectivityHost[], family: 4 | 6) {
 export function reachabilityOf(report: Readonly<ConnectivityReport> | undefined): string {
   const remotes = (report?.remote_hosts ?? []).map((remote) => ({
     host: remote.host_id,
-    l2: (remote.l2_connectivity ?? []).map((l2) => `${l2.successful ? 1 : 0}|${l2.outgoing_nic ?? ''}|${l2.remote_ip_address ?? ''}|${l2.remote_mac ?? ''}`).sort(),
+    l2: (remote.l2_connectivity ?? [])
+      .map((l2) => `${l2.successful ? 1 : 0}|${l2.outgoing_nic ?? ''}|${l2.remote_ip_address ?? ''}|${l2.remote_mac ?? ''}`)
+      .sort(),
     l3: [...new Set((remote.l3_connectivity ?? []).filter((l3) => l3.successful).map((l3) => l3.remote_ip_address ?? ''))].sort(),
   }));
   remotes.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
@@ -259,7 +276,10 @@ export function l3ConnectedAddresses(hosts: readonly ConnectivityHost[]): Record
   }
   const result: Record<string, string[]> = {};
   for (const [hostId, perAddress] of counts) {
-    const all = [...perAddress].filter(([, count]) => count === hosts.length - 1).map(([address]) => address).sort();
+    const all = [...perAddress]
+      .filter(([, count]) => count === hosts.length - 1)
+      .map(([address]) => address)
+      .sort();
     if (all.length > 0) result[hostId] = all;
   }
   return result;
@@ -278,7 +298,12 @@ export function connectivityMajorityGroups(
 ): ConnectivityGroups {
   const sorted = [...hosts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const majority_groups: Record<string, string[]> = {};
-  const networks = options.networks ? options.networks.map(parseCidr).filter((c): c is ParsedCidr => !!c).map((c) => c.text) : inventoryNetworks(sorted);
+  const networks = options.networks
+    ? options.networks
+        .map(parseCidr)
+        .filter((c): c is ParsedCidr => !!c)
+        .map((c) => c.text)
+    : inventoryNetworks(sorted);
   for (const cidr of networks) majority_groups[cidr] = majorityGroup(sorted, l2Reaches(parseCidr(cidr)!), minGroupSize);
   if (!options.networks) {
     majority_groups.IPv4 = majorityGroup(sorted, l3Reaches(sorted, 4), minGroupSize);

@@ -11,7 +11,12 @@ const GB = 1000 ** 3;
 
 /** Decimal units rounded up to the thousandth, so a disk is never reported larger than it is short. */
 function preciseBytes(bytes: number): string {
-  const units: [number, string][] = [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
+  const units: [number, string][] = [
+    [1e12, 'TB'],
+    [1e9, 'GB'],
+    [1e6, 'MB'],
+    [1e3, 'KB'],
+  ];
   for (const [size, unit] of units) {
     if (bytes >= size) return `${String(Math.ceil((bytes / size) * 1000) / 1000)} ${unit}`;
   }
@@ -20,9 +25,16 @@ function preciseBytes(bytes: number): string {
 
 /** Reasons the service (not the agent) gives; they are recomputed here, so stored ones are dropped. */
 const SERVICE_REASONS = [
-  /^Disk is too small/, /^Drive type is /, /^Multipath device has path/, /^Multipath device has paths of different types/,
-  /^Disk is a member of multipath device/, /^iSCSI host IP .* is the same as host IP/, /^Installation on multipath device is not possible/,
-  /^Host IP address is not available$/, /^Cannot find the network interface behind the default route$/, /^Cannot parse iSCSI host IP/,
+  /^Disk is too small/,
+  /^Drive type is /,
+  /^Multipath device has path/,
+  /^Multipath device has paths of different types/,
+  /^Disk is a member of multipath device/,
+  /^iSCSI host IP .* is the same as host IP/,
+  /^Installation on multipath device is not possible/,
+  /^Host IP address is not available$/,
+  /^Cannot find the network interface behind the default route$/,
+  /^Cannot parse iSCSI host IP/,
 ];
 
 export interface DiskEligibilityInput {
@@ -64,7 +76,9 @@ function iscsiNetworkProblem(disk: InventoryDisk, inventory: Inventory): string 
   if (!route) return undefined;
   const nic = (inventory.interfaces ?? []).find((candidate) => candidate.name === route.interface);
   if (!nic) return 'Cannot find the network interface behind the default route';
-  return interfaceIps(nic, ip.family).some((address) => address.value === ip.value) ? `iSCSI host IP ${ip.text} is the same as host IP, they must be different` : undefined;
+  return interfaceIps(nic, ip.family).some((address) => address.value === ip.value)
+    ? `iSCSI host IP ${ip.text} is the same as host IP, they must be different`
+    : undefined;
 }
 
 /** Why a disk cannot be the installation disk; empty when it can (upstream's DiskIsEligible). */
@@ -133,7 +147,9 @@ export function byInstallationPreference(a: InventoryDisk, b: InventoryDisk): nu
 /** A disk named by installation_disk_id/path: its by-id, by-path or /dev/<name> (upstream's GetDiskByInstallationPath). */
 export function findDisk(disks: readonly InventoryDisk[], reference: string | undefined): InventoryDisk | undefined {
   if (!reference) return undefined;
-  return disks.find((disk) => disk.id === reference || disk.by_path === reference || disk.path === reference || (disk.name && `/dev/${disk.name}` === reference));
+  return disks.find(
+    (disk) => disk.id === reference || disk.by_path === reference || disk.path === reference || (disk.name && `/dev/${disk.name}` === reference),
+  );
 }
 
 /** The disk's identifier for skip-formatting lists (upstream's GetDeviceIdentifier). */

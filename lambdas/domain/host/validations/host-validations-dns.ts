@@ -5,8 +5,18 @@
  * (and a single node serving its own names) the cluster provides these names, so they pass. Pure.
  */
 import {
-  error, failure, interfaceIps, notApplicable, parseIp, pending, readStoredJson, success,
-  type Check, type DomainResolution, type Outcome, type ValidationContext,
+  error,
+  failure,
+  interfaceIps,
+  notApplicable,
+  parseIp,
+  pending,
+  readStoredJson,
+  success,
+  type Check,
+  type DomainResolution,
+  type Outcome,
+  type ValidationContext,
 } from './host-validations-model.js';
 import type { HostValidationId } from '../../core/validation-ids.js';
 
@@ -32,7 +42,8 @@ function userProvidesDns(ctx: ValidationContext, printable: string): { validate:
     const ignitions = [ctx.self, ...ctx.clusterHosts.filter((peer) => peer.id !== ctx.self.id)]
       .map((peer) => readStoredJson<{ is_success?: boolean; ignition?: string }>(peer.host.attributes, 'api_vip_connectivity'))
       .filter((response) => response?.is_success);
-    if (ignitions.length === 0) return skip(pending(`DNS validation for the ${printable} domain cannot be completed at the moment. This could be due to other validations`));
+    if (ignitions.length === 0)
+      return skip(pending(`DNS validation for the ${printable} domain cannot be completed at the moment. This could be due to other validations`));
     // coredns/keepalived static pods in the worker ignition mean the cluster serves its own DNS.
     managed = /\/etc\/kubernetes\/manifests\/(coredns|keepalived)\.yaml/.test(ignitions[0]!.ignition ?? '');
   }
@@ -46,13 +57,17 @@ function checkResolution(ctx: ValidationContext, name: string, printable: string
   if (found === null) return error('Error while evaluating DNS resolution on this host');
   if (!ctx.attributes.domain_name_resolutions) return pending(`The host has not yet reported the DNS resolution of ${printable}`);
   if (!found) {
-    return failure(`Couldn't resolve domain name ${printable} on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's ${target} IP address`);
+    return failure(
+      `Couldn't resolve domain name ${printable} on the host. To continue installation, create the necessary DNS entries to resolve this domain name to your cluster's ${target} IP address`,
+    );
   }
   if (mustNotBeHostIp) {
     const own = new Set((ctx.inventory?.interfaces ?? []).flatMap((nic) => [...interfaceIps(nic, 4), ...interfaceIps(nic, 6)]).map((ip) => ip.text));
     const hit = [...(found.ipv4_addresses ?? []), ...(found.ipv6_addresses ?? [])].find((address) => own.has(parseIp(address)?.text ?? address));
     if (hit) {
-      return failure(`Domain ${printable} must not point at ${hit} as it is the API address of this host. This domain must instead point at the IP address of a load balancer when using user managed networking in a multi control-plane node cluster`);
+      return failure(
+        `Domain ${printable} must not point at ${hit} as it is the API address of this host. This domain must instead point at the IP address of a load balancer when using user managed networking in a multi control-plane node cluster`,
+      );
     }
   }
   return success(`Domain name resolution for the ${printable} domain was successful or not required`);
@@ -71,7 +86,9 @@ function clusterDomainCheck(sub: string, printableSub: string, target: string, h
     const decision = userProvidesDns(ctx, printable);
     if (!decision.validate) return decision.outcome;
     if (cluster.baseDnsDomain === '') {
-      return error(`DNS validation for the ${target} domain cannot be completed because the cluster does not have base_dns_domain set. Please update the cluster with the correct base_dns_domain`);
+      return error(
+        `DNS validation for the ${target} domain cannot be completed because the cluster does not have base_dns_domain set. Please update the cluster with the correct base_dns_domain`,
+      );
     }
     return checkResolution(ctx, name, printable, target, hostIpForbidden && !cluster.singleNode);
   };
@@ -88,14 +105,20 @@ const dnsWildcardNotConfigured: Check = (ctx) => {
   if (response === undefined) return pending('DNS wildcard check cannot be performed yet because the host has not yet performed DNS resolution');
   if (response === null) return error('Error while parsing DNS resolution response');
   const probes: [string, string][] = [
-    [`${domainName(ctx, WILDCARD_PROBE)}.`, `DNS wildcard configuration was detected for domain *.${cluster.name}.${cluster.baseDnsDomain} - the installation will not be able to complete while this record exists. Please remove it to proceed. The domain resolves to `],
-    [domainName(ctx, WILDCARD_PROBE), `Unexpected domain name resolution was detected for the relative domain name with the sub-domain *.${cluster.name}.${cluster.baseDnsDomain} despite the fact that no resolution exists for a Fully Qualified Domain Name (FQDN) with same sub-domain. This is usually a sign of DHCP-provided domain-search configuration. The installation will not be able to complete with this configuration in place. Please remove it to proceed. The relative domain name resolves to `],
+    [
+      `${domainName(ctx, WILDCARD_PROBE)}.`,
+      `DNS wildcard configuration was detected for domain *.${cluster.name}.${cluster.baseDnsDomain} - the installation will not be able to complete while this record exists. Please remove it to proceed. The domain resolves to `,
+    ],
+    [
+      domainName(ctx, WILDCARD_PROBE),
+      `Unexpected domain name resolution was detected for the relative domain name with the sub-domain *.${cluster.name}.${cluster.baseDnsDomain} despite the fact that no resolution exists for a Fully Qualified Domain Name (FQDN) with same sub-domain. This is usually a sign of DHCP-provided domain-search configuration. The installation will not be able to complete with this configuration in place. Please remove it to proceed. The relative domain name resolves to `,
+    ],
   ];
   for (const [name, message] of probes) {
     const entry = (response.resolutions ?? []).find((r) => r.domain_name === name);
     // The service always asks the agent to resolve both probe names: a resolution without one is
     // an error, as upstream judges it.
-    if (!entry) return error('Internal error - DNS wildcard check cannot be performed because the DNS validation result doesn\'t contain the wildcard domain');
+    if (!entry) return error("Internal error - DNS wildcard check cannot be performed because the DNS validation result doesn't contain the wildcard domain");
     const answers = [...(entry.ipv4_addresses ?? []), ...(entry.ipv6_addresses ?? []), ...(entry.cnames ?? [])];
     if (answers.length > 0) return failure(message + answers.join(', '));
   }

@@ -8,8 +8,19 @@ import { diskEncryptionCovers } from '../disk-encryption.js';
 import { CLUSTER_DEFAULTS } from '../../catalogues/catalogues.js';
 import { diskIdentifier, validDriveTypes } from './host-validations-disks.js';
 import {
-  disksOf, error, failure, notApplicable, outcomeOf, pending, readJson, readStoredJson, success,
-  type Check, type Inventory, type PeerHost, type ValidationContext,
+  disksOf,
+  error,
+  failure,
+  notApplicable,
+  outcomeOf,
+  pending,
+  readJson,
+  readStoredJson,
+  success,
+  type Check,
+  type Inventory,
+  type PeerHost,
+  type ValidationContext,
 } from './host-validations-model.js';
 import type { HostValidationId } from '../../core/validation-ids.js';
 
@@ -21,7 +32,11 @@ export const MEMORY_TOLERANCE_MIB = 100;
 
 /** Go's conversions.BytesToString: binary units, two decimals from GiB up. */
 export function bytesToString(bytes: number): string {
-  const units: [number, string][] = [[1024 ** 5, 'PiB'], [1024 ** 4, 'TiB'], [1024 ** 3, 'GiB']];
+  const units: [number, string][] = [
+    [1024 ** 5, 'PiB'],
+    [1024 ** 4, 'TiB'],
+    [1024 ** 3, 'GiB'],
+  ];
   for (const [size, unit] of units) if (bytes >= size) return `${(bytes / size).toFixed(2)} ${unit}`;
   if (bytes >= MIB) return `${Math.floor(bytes / MIB)} MiB`;
   if (bytes >= 1024) return `${Math.floor(bytes / 1024)} KiB`;
@@ -57,14 +72,17 @@ const notFullyTruncated: Check = ({ inventory }) => {
   const truncation = inventory.truncation;
   if (!truncation) return success('Inventory is not truncated');
   if (truncation.type === 'partial') return success('Inventory is partially truncated');
-  if (truncation.type === 'full') return failure(`${truncationReason(truncation)}. Reduce the number of disks or interfaces the host reports, or raise the agent's inventory size limit`);
+  if (truncation.type === 'full')
+    return failure(`${truncationReason(truncation)}. Reduce the number of disks or interfaces the host reports, or raise the agent's inventory size limit`);
   return error('Unexpected inventory truncation type');
 };
 
 const minCpuCores: Check = (ctx) => {
   if (!ctx.inventory) return pending('Missing inventory');
   if (cores(ctx.inventory) >= ctx.minCpuCores) return success('Sufficient CPU cores');
-  return failure(`The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is ${ctx.minCpuCores}, found only ${cores(ctx.inventory)}`);
+  return failure(
+    `The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is ${ctx.minCpuCores}, found only ${cores(ctx.inventory)}`,
+  );
 };
 
 const minMemory: Check = (ctx) => {
@@ -72,7 +90,9 @@ const minMemory: Check = (ctx) => {
   // Memory read from /proc/meminfo is the usable part only; allow for the ~2% the firmware keeps.
   const tolerance = MEMORY_TOLERANCE_MIB + (ctx.inventory.memory?.physical_bytes_method === 'meminfo' ? Math.floor(ctx.minRamMib / 50) : 0);
   if (physicalBytes(ctx.inventory) >= (ctx.minRamMib - tolerance) * MIB) return success('Sufficient minimum RAM');
-  return failure(`The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is ${bytesToString(ctx.minRamMib * MIB)}, found only ${bytesToString(physicalBytes(ctx.inventory))}`);
+  return failure(
+    `The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is ${bytesToString(ctx.minRamMib * MIB)}, found only ${bytesToString(physicalBytes(ctx.inventory))}`,
+  );
 };
 
 const minValidDisks: Check = (ctx) => {
@@ -138,9 +158,7 @@ const hostnameUnique: Check = (ctx) => {
   if (!ctx.inventory) return pending('Missing inventory');
   const name = ctx.self.hostname;
   const clash = (hostnamesOf(ctx.clusterHosts).get(name) ?? []).some((id) => id !== ctx.self.id);
-  return clash
-    ? failure(`Hostname ${name} is not unique in cluster`)
-    : success(`Hostname ${name} is unique in cluster`);
+  return clash ? failure(`Hostname ${name} is not unique in cluster`) : success(`Hostname ${name} is unique in cluster`);
 };
 
 export const HOSTNAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$';
@@ -152,7 +170,8 @@ const hostnameValid: Check = (ctx) => {
   if (!ctx.inventory) return failure('Missing inventory');
   const name = ctx.self.hostname;
   if ((CLUSTER_DEFAULTS.forbiddenHostnames as readonly string[]).includes(name)) return failure(`The host name ${name} is forbidden`);
-  if (name.length > MAX_HOSTNAME_LENGTH) return failure(`Hostname ${name} is forbidden, it is longer than ${MAX_HOSTNAME_LENGTH} characters: set a shorter host name`);
+  if (name.length > MAX_HOSTNAME_LENGTH)
+    return failure(`Hostname ${name} is forbidden, it is longer than ${MAX_HOSTNAME_LENGTH} characters: set a shorter host name`);
   if (!HOSTNAME.test(name)) return failure(`Hostname ${name} is forbidden, hostname should match pattern ${HOSTNAME_PATTERN}`);
   return success(`Hostname ${name} is allowed`);
 };
@@ -186,7 +205,6 @@ const vsphereDiskUuid: Check = (ctx) => {
     : success('VSphere disk.EnableUUID is enabled for this virtual machine');
 };
 
-
 function tangReachable(ctx: ValidationContext): { status: 'success' | 'failure' | 'pending'; message: string } {
   const text = ctx.attributes.tang_connectivity;
   if (typeof text !== 'string' || text === '') return { status: 'pending', message: 'Disk encryption check was not performed yet' };
@@ -194,7 +212,10 @@ function tangReachable(ctx: ValidationContext): { status: 'success' | 'failure' 
   if (text.includes('failed to find action for step')) return { status: 'success', message: '' };
   const response = readJson<{ is_success?: boolean }>(text);
   if (response?.is_success) return { status: 'success', message: 'Tang servers are reachable' };
-  return { status: 'failure', message: 'Could not validate that all Tang servers are reachable and working: check that the host can reach every Tang server URL of the cluster' };
+  return {
+    status: 'failure',
+    message: 'Could not validate that all Tang servers are reachable and working: check that the host can reach every Tang server URL of the cluster',
+  };
 }
 
 /** The LUKS settings of a cluster a day-2 host joins, from the ignition it downloaded. */
@@ -246,14 +267,18 @@ const compatibleAgent: Check = (ctx) => {
 };
 
 const skippedDisks = (ctx: ValidationContext): string[] =>
-  String(ctx.attributes.skip_formatting_disks ?? '').split(',').filter((id) => id !== '');
+  String(ctx.attributes.skip_formatting_disks ?? '')
+    .split(',')
+    .filter((id) => id !== '');
 
 const noSkipInstallationDisk: Check = (ctx) => {
   const installId = ctx.attributes.installation_disk_id;
   if (typeof installId !== 'string' || installId === '' || !skippedDisks(ctx).includes(installId)) {
     return success('No request to skip formatting of the installation disk');
   }
-  return failure("Requesting to skip the formatting of the installation disk is not allowed. The installation disk must be formatted. Please either change this host's installation disk or do not skip the formatting of the installation disk");
+  return failure(
+    "Requesting to skip the formatting of the installation disk is not allowed. The installation disk must be formatted. Please either change this host's installation disk or do not skip the formatting of the installation disk",
+  );
 };
 
 /** A skipped disk that vanished may have come back under a new id, where it would be formatted. */
@@ -262,7 +287,9 @@ const noSkipMissingDisk: Check = (ctx) => {
   if (!ctx.inventory) return error("Failed to unmarshal this host's inventory");
   const present = new Set(disksOf(ctx.inventory).map(diskIdentifier));
   if (skippedDisks(ctx).every((id) => present.has(id))) return success('All disks that have skipped formatting are present in the host inventory');
-  return failure("One or more of the disks that you have requested to skip the formatting of are no longer present on this host. To ensure they haven't just changed their identity, please remove your request to skip their formatting and then if needed add them back using the new ID");
+  return failure(
+    "One or more of the disks that you have requested to skip the formatting of are no longer present on this host. To ensure they haven't just changed their identity, please remove your request to skip their formatting and then if needed add them back using the new ID",
+  );
 };
 
 export const HARDWARE_CHECKS: Readonly<Partial<Record<HostValidationId, Check>>> = {

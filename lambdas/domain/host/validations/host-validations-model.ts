@@ -79,12 +79,18 @@ export const disksOf = (inventory: Inventory | undefined): InventoryDisk[] => in
 // ---------------------------------------------------------------- stored agent replies
 
 export interface ConnectivityReport {
-  remote_hosts?: {
-    host_id: string;
-    l2_connectivity?: { outgoing_nic?: string; outgoing_ip_address?: string; remote_ip_address?: string; remote_mac?: string; successful?: boolean }[] | null;
-    l3_connectivity?: { outgoing_nic?: string; remote_ip_address?: string; successful?: boolean; average_rtt_ms?: number; packet_loss_percentage?: number }[] | null;
-    mtu_report?: { outgoing_nic?: string; remote_ip_address?: string; mtu_successful?: boolean }[] | null;
-  }[] | null;
+  remote_hosts?:
+    | {
+        host_id: string;
+        l2_connectivity?:
+          | { outgoing_nic?: string; outgoing_ip_address?: string; remote_ip_address?: string; remote_mac?: string; successful?: boolean }[]
+          | null;
+        l3_connectivity?:
+          | { outgoing_nic?: string; remote_ip_address?: string; successful?: boolean; average_rtt_ms?: number; packet_loss_percentage?: number }[]
+          | null;
+        mtu_report?: { outgoing_nic?: string; remote_ip_address?: string; mtu_successful?: boolean }[] | null;
+      }[]
+    | null;
 }
 
 export interface DomainResolution {
@@ -128,7 +134,8 @@ export interface ClusterFacts {
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-const cidrsOf = (networks: readonly { cidr?: string }[] | null | undefined): string[] => (networks ?? []).map((network) => str(network.cidr)).filter((cidr) => cidr !== '');
+const cidrsOf = (networks: readonly { cidr?: string }[] | null | undefined): string[] =>
+  (networks ?? []).map((network) => str(network.cidr)).filter((cidr) => cidr !== '');
 
 export function clusterFacts(cluster: Cluster): ClusterFacts {
   const a = cluster.attributes;
@@ -296,15 +303,17 @@ export const isUnspecified = (ip: ParsedIp): boolean => ip.value === 0n;
 /** The addresses (without prefix) of one family on an interface. */
 export function interfaceIps(nic: InventoryInterface, family: 4 | 6): ParsedIp[] {
   const cidrs = (family === 4 ? nic.ipv4_addresses : nic.ipv6_addresses) ?? [];
-  return cidrs.map(parseCidr).filter((cidr): cidr is ParsedCidr => cidr !== undefined).map((cidr) => cidr.address);
+  return cidrs
+    .map(parseCidr)
+    .filter((cidr): cidr is ParsedCidr => cidr !== undefined)
+    .map((cidr) => cidr.address);
 }
 
 /** Whether an interface has an address of the network's family inside it (upstream's findMatchingIP). */
 export const interfaceInNetwork = (nic: InventoryInterface, network: ParsedCidr): boolean =>
   interfaceIps(nic, network.family).some((ip) => cidrContains(network, ip));
 
-export const parsedNetworks = (cidrs: readonly string[]): ParsedCidr[] =>
-  cidrs.map(parseCidr).filter((cidr): cidr is ParsedCidr => cidr !== undefined);
+export const parsedNetworks = (cidrs: readonly string[]): ParsedCidr[] => cidrs.map(parseCidr).filter((cidr): cidr is ParsedCidr => cidr !== undefined);
 
 /** A route to everywhere through a real gateway (upstream's IsDefaultRoute). */
 function isDefaultRouteTo(route: { gateway?: string; destination?: string }): boolean {

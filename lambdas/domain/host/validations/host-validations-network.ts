@@ -9,10 +9,28 @@ import { HOST_STATUS_INFO } from '../host-status-info.js';
 import { connectivityMajorityGroups, ipCollisions, type ConnectivityHost } from './host-validations-connectivity.js';
 import { findDisk } from './host-validations-disks.js';
 import {
-  cidrContains, cidrsOverlap, defaultRoute, error, failure, interfaceInNetwork, interfaceIps, notApplicable, outcomeOf, parseCidr, parseIp,
-  parsedNetworks, pending, readStoredJson, success,
-  type Check, type ConnectivityReport, type Inventory, type Outcome, type ParsedCidr,
-  type PeerHost, type ValidationContext,
+  cidrContains,
+  cidrsOverlap,
+  defaultRoute,
+  error,
+  failure,
+  interfaceInNetwork,
+  interfaceIps,
+  notApplicable,
+  outcomeOf,
+  parseCidr,
+  parseIp,
+  parsedNetworks,
+  pending,
+  readStoredJson,
+  success,
+  type Check,
+  type ConnectivityReport,
+  type Inventory,
+  type Outcome,
+  type ParsedCidr,
+  type PeerHost,
+  type ValidationContext,
 } from './host-validations-model.js';
 import type { HostValidationId } from '../../core/validation-ids.js';
 
@@ -62,11 +80,17 @@ const belongsToMachineCidr: Check = (ctx) => {
   if (!ctx.inventory || networks.length === 0) return pending('Missing inventory or machine network CIDR');
   const inventory = ctx.inventory;
   if (!cluster.loadBalancerUserManaged) {
-    return outcomeOf(networks.every((network) => hostInNetwork(inventory, network)), 'Host belongs to all machine network CIDRs',
-      'Host does not belong to machine network CIDRs. Verify that the host belongs to every CIDR listed under machine networks');
+    return outcomeOf(
+      networks.every((network) => hostInNetwork(inventory, network)),
+      'Host belongs to all machine network CIDRs',
+      'Host does not belong to machine network CIDRs. Verify that the host belongs to every CIDR listed under machine networks',
+    );
   }
-  return outcomeOf(networks.some((network) => hostInNetwork(inventory, network)), 'Host belongs to at least one machine network CIDR',
-    'Host does not belong to any machine network CIDR. Verify that the host belongs to at least one CIDR listed under machine networks');
+  return outcomeOf(
+    networks.some((network) => hostInNetwork(inventory, network)),
+    'Host belongs to at least one machine network CIDR',
+    'Host does not belong to any machine network CIDR. Verify that the host belongs to at least one CIDR listed under machine networks',
+  );
 };
 
 // ---------------------------------------------------------------- day-2 ignition
@@ -78,13 +102,19 @@ const ignitionDownloadable: Check = (ctx) => {
   if (response === null) return error('Internal error - failed to parse agent API connectivity response');
   if (response.is_success) return success('Ignition is downloadable');
   if (!response.url) return failure('This host has failed to download the ignition file from the cluster, please ensure the host can reach the cluster');
-  return failure(`This host has failed to download the ignition file from ${response.url} with the following error: ${response.download_error ?? ''}. Please ensure the host can reach this URL`);
+  return failure(
+    `This host has failed to download the ignition file from ${response.url} with the following error: ${response.download_error ?? ''}. Please ensure the host can reach this URL`,
+  );
 };
 
 // ---------------------------------------------------------------- connectivity between hosts
 
 const connectivityHosts = (ctx: ValidationContext): ConnectivityHost[] =>
-  ctx.clusterHosts.map((peer) => ({ id: peer.id, report: readStoredJson<ConnectivityReport>(peer.host.attributes, 'connectivity'), ...(peer.inventory ? { inventory: peer.inventory } : {}) }));
+  ctx.clusterHosts.map((peer) => ({
+    id: peer.id,
+    report: readStoredJson<ConnectivityReport>(peer.host.attributes, 'connectivity'),
+    ...(peer.inventory ? { inventory: peer.inventory } : {}),
+  }));
 
 /**
  * What depends on the cluster's hosts alone (connectivity groups, IP collisions, peers by id),
@@ -184,12 +214,23 @@ function exceeded(ctx: ValidationContext, report: ConnectivityReport, kind: Thre
 /** A short list ("a (12.00 ms), b (15.00 ms) and others...") and ping commands to reproduce it. */
 function thresholdMessage(ctx: ValidationContext, kind: ThresholdKind, threshold: number, found: ReturnType<typeof exceeded>): string {
   const unit = kind === 'latency' ? ' ms' : '%';
-  const shown = found.slice(0, 5).map((f) => `${f.name} (${f.value.toFixed(2)}${unit})`).join(', ') + (found.length > 5 ? ' and others...' : '');
-  const what = kind === 'latency' ? `network latency above the tolerated threshold of ${threshold.toFixed(2)} ms` : `packet loss above the tolerated threshold of ${threshold.toFixed(2)}%`;
-  const pings = found.slice(0, 5).map((f) => `ping -c 10 -W 3 -q ${f.nic ? `-I ${f.nic} ` : ''}${f.address}`).join('\n');
-  const advice = kind === 'packet-loss'
-    ? 'Check if there are multiple devices on the same L2 network; if so, bond them or disable all but one of them.'
-    : 'Check the network path between these hosts.';
+  const shown =
+    found
+      .slice(0, 5)
+      .map((f) => `${f.name} (${f.value.toFixed(2)}${unit})`)
+      .join(', ') + (found.length > 5 ? ' and others...' : '');
+  const what =
+    kind === 'latency'
+      ? `network latency above the tolerated threshold of ${threshold.toFixed(2)} ms`
+      : `packet loss above the tolerated threshold of ${threshold.toFixed(2)}%`;
+  const pings = found
+    .slice(0, 5)
+    .map((f) => `ping -c 10 -W 3 -q ${f.nic ? `-I ${f.nic} ` : ''}${f.address}`)
+    .join('\n');
+  const advice =
+    kind === 'packet-loss'
+      ? 'Check if there are multiple devices on the same L2 network; if so, bond them or disable all but one of them.'
+      : 'Check the network path between these hosts.';
   return `A total ${what} was encountered when performing connectivity validation between host ${ctx.self.hostname} and ${shown}. ${advice} To investigate further, run on host ${ctx.self.hostname}:\n${pings}`;
 }
 
@@ -231,7 +272,9 @@ const mtuValid: Check = (ctx) => {
         const nic = interfaces.find((candidate) => candidate.name === mtu.outgoing_nic);
         if (!nic || !networks.some((network) => network.family === remoteIp.family && interfaceInNetwork(nic, network))) continue;
       }
-      return failure(`MTU is broken. Interface: ${mtu.outgoing_nic ?? ''}, remote IP address: ${mtu.remote_ip_address ?? ''}. Make sure the MTU is the same on every host and switch of this network`);
+      return failure(
+        `MTU is broken. Interface: ${mtu.outgoing_nic ?? ''}, remote IP address: ${mtu.remote_ip_address ?? ''}. Make sure the MTU is the same on every host and switch of this network`,
+      );
     }
   }
   return success('MTU is ok');
@@ -271,10 +314,14 @@ const timeSynced: Check = (ctx) => {
   // To the minute: a message that changed on every evaluation would rewrite validations_info each time.
   const service = `${ctx.now.toISOString().slice(0, 16)}Z`;
   if (serviceAheadMs > ctx.config.maxServiceAheadOfHostMs) {
-    return failure(`Host clock is not synchronized, service time is ahead of host's at least for ${(ctx.config.maxServiceAheadOfHostMs / MINUTE_MS).toFixed(1)} minutes, please configure an NTP server via DHCP. Service time: ${service}`);
+    return failure(
+      `Host clock is not synchronized, service time is ahead of host's at least for ${(ctx.config.maxServiceAheadOfHostMs / MINUTE_MS).toFixed(1)} minutes, please configure an NTP server via DHCP. Service time: ${service}`,
+    );
   }
   if (serviceAheadMs < -ctx.config.maxHostAheadOfServiceMs) {
-    return failure(`Host clock is not synchronized, host time is ahead of service at least for ${(ctx.config.maxHostAheadOfServiceMs / MINUTE_MS).toFixed(1)} minutes, please configure an NTP server via DHCP. Service time: ${service}`);
+    return failure(
+      `Host clock is not synchronized, host time is ahead of service at least for ${(ctx.config.maxHostAheadOfServiceMs / MINUTE_MS).toFixed(1)} minutes, please configure an NTP server via DHCP. Service time: ${service}`,
+    );
   }
   return success('Host clock is synchronized with service');
 };
@@ -282,13 +329,18 @@ const timeSynced: Check = (ctx) => {
 // ---------------------------------------------------------------- images, routes, platform, subnets
 
 const containerImages: Check = (ctx) => {
-  const statuses = readStoredJson<Record<string, { name?: string; result?: string; size_bytes?: number; download_rate?: number }>>(ctx.attributes, 'images_status');
+  const statuses = readStoredJson<Record<string, { name?: string; result?: string; size_bytes?: number; download_rate?: number }>>(
+    ctx.attributes,
+    'images_status',
+  );
   if (statuses === null) return error('Validation error: the stored image availability results are unreadable');
   const failed = Object.values(statuses ?? {}).filter(
     (image) => image.result === 'failure' || ((image.size_bytes ?? 0) > 0 && (image.download_rate ?? 0) < ctx.config.imageDownloadRateThreshold),
   );
   if (failed.length === 0) return success('All required container images were either pulled successfully or no attempt was made to pull them');
-  return failure(`Failed to fetch container images needed for installation from ${failed.map((image) => image.name ?? '').join(',')}. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.`);
+  return failure(
+    `Failed to fetch container images needed for installation from ${failed.map((image) => image.name ?? '').join(',')}. This may be due to a network hiccup. Retry to install again. If this problem persists, check your network settings to make sure you’re not blocked.`,
+  );
 };
 
 const hasDefaultRoute: Check = ({ inventory }) => {
@@ -322,9 +374,12 @@ const nonOverlappingSubnets: Check = (ctx) => {
     for (let i = 0; i < networks.length; i++) {
       for (let j = i + 1; j < networks.length; j++) {
         const [a, b] = [networks[i]!, networks[j]!];
-        if (a.cidr.text === b.cidr.text) return failure(`Address networks are overlapping: Address network ${a.cidr.text} appears on multiple interfaces [${a.nic}, ${b.nic}]`);
+        if (a.cidr.text === b.cidr.text)
+          return failure(`Address networks are overlapping: Address network ${a.cidr.text} appears on multiple interfaces [${a.nic}, ${b.nic}]`);
         if (cidrsOverlap(a.cidr, b.cidr)) {
-          return failure(`Address networks are overlapping: Address networks ${a.cidr.text} in interface ${a.nic} and ${b.cidr.text} in interface ${b.nic} overlap`);
+          return failure(
+            `Address networks are overlapping: Address networks ${a.cidr.text} in interface ${a.nic} and ${b.cidr.text} in interface ${b.nic} overlap`,
+          );
         }
       }
     }
@@ -351,8 +406,11 @@ const noIscsiNicInMachineCidr: Check = (ctx) => {
   if (installDisk.drive_type === 'iSCSI') {
     const inNetwork = nicInMachineNetwork(installDisk.iscsi?.host_ip_address);
     if (inNetwork === 'unknown') return error('Cannot find network interface associated to iSCSI host IP address');
-    return outcomeOf(!inNetwork, 'Network interface connected to iSCSI disk does not belong to machine network CIDRs',
-      'Network interface connected to iSCSI disk cannot belong to machine network CIDRs');
+    return outcomeOf(
+      !inNetwork,
+      'Network interface connected to iSCSI disk does not belong to machine network CIDRs',
+      'Network interface connected to iSCSI disk cannot belong to machine network CIDRs',
+    );
   }
   if (installDisk.drive_type === 'Multipath') {
     const paths = disks.filter((disk) => disk.drive_type === 'iSCSI' && installDisk.name && (disk.holders ?? '').includes(installDisk.name));
@@ -360,7 +418,9 @@ const noIscsiNicInMachineCidr: Check = (ctx) => {
     if (results.some((r) => r.inNetwork === 'unknown')) return error('Cannot find network interface associated to iSCSI host IP address');
     const bad = results.filter((r) => r.inNetwork === true).map((r) => r.disk.name ?? '');
     if (bad.length > 0) {
-      return failure(`Installation on multipath device is not possible due to errors on at least one iSCSI disk: Network interface connected to iSCSI disk (${bad.join(', ')}) cannot belong to machine network CIDRs`);
+      return failure(
+        `Installation on multipath device is not possible due to errors on at least one iSCSI disk: Network interface connected to iSCSI disk (${bad.join(', ')}) cannot belong to machine network CIDRs`,
+      );
     }
     return success('Network interfaces connected to the iSCSI disks do not belong to machine network CIDRs');
   }

@@ -4,12 +4,25 @@
  * adds to the host's CPU and memory totals for its role. Base numbers come from
  * catalogues/operators.json; the per-role and per-disk rules are upstream's. Pure.
  */
-import { findOperator, OPERATOR_VALIDATION_PARAMETERS, operatorFullName as fullName, operatorRequirements, type HostTypeRequirements } from '../../catalogues/catalogues.js';
+import {
+  findOperator,
+  OPERATOR_VALIDATION_PARAMETERS,
+  operatorFullName as fullName,
+  operatorRequirements,
+  type HostTypeRequirements,
+} from '../../catalogues/catalogues.js';
 import type { HostRole } from '../host-states.js';
 import { HOST_VALIDATION_CATEGORIES, type HostValidationId } from '../../core/validation-ids.js';
 import {
-  failure, notApplicable, pending, success,
-  type ClusterFacts, type Inventory, type InventoryDisk, type Outcome, type PeerHost,
+  failure,
+  notApplicable,
+  pending,
+  success,
+  type ClusterFacts,
+  type Inventory,
+  type InventoryDisk,
+  type Outcome,
+  type PeerHost,
 } from './host-validations-model.js';
 
 const SUFFIX = '-requirements-satisfied';
@@ -185,7 +198,9 @@ function validateOdf(ctx: OperatorHostContext): Outcome {
   if (!ctx.inventory) return pending('Missing Inventory in the host.');
   const disks = dataDiskCounts(ctx, ODF.min_disk_size_gb);
   if (disks.eligible === 0 && disks.tooSmall > 0) {
-    return failure(`Insufficient resources to deploy ODF in ${mode} mode. ODF requires a minimum of 3 hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`);
+    return failure(
+      `Insufficient resources to deploy ODF in ${mode} mode. ODF requires a minimum of 3 hosts. Each host must have at least 1 additional disk of ${ODF.min_disk_size_gb} GB minimum and an installation disk.`,
+    );
   }
   if (disks.eligible === 0) {
     return failure(`Insufficient disks, ODF requires at least one non-installation SSD or HDD disk on each host in ${mode} mode.`);
@@ -221,9 +236,12 @@ function validateOpenshiftAi(ctx: OperatorHostContext): Outcome {
   if (!inventory) return pending('Missing inventory in the host');
   const needs = operatorHostRequirements('openshift-ai', ctx);
   const problems: string[] = [];
-  if (cpuCount(inventory) < needs.cpuCores) problems.push(`Insufficient CPU to deploy OpenShift AI, requires ${needs.cpuCores} CPU cores but found ${cpuCount(inventory)}`);
+  if (cpuCount(inventory) < needs.cpuCores)
+    problems.push(`Insufficient CPU to deploy OpenShift AI, requires ${needs.cpuCores} CPU cores but found ${cpuCount(inventory)}`);
   if ((inventory.memory?.usable_bytes ?? 0) < needs.ramMib * MIB) {
-    problems.push(`Insufficient memory to deploy OpenShift AI, requires ${Math.floor(needs.ramMib / 1024)} GiB but found ${Math.floor((inventory.memory?.usable_bytes ?? 0) / GIB)} GiB`);
+    problems.push(
+      `Insufficient memory to deploy OpenShift AI, requires ${Math.floor(needs.ramMib / 1024)} GiB but found ${Math.floor((inventory.memory?.usable_bytes ?? 0) / GIB)} GiB`,
+    );
   }
   return problems.length > 0 ? failure(problems.join('\n')) : satisfied('openshift-ai');
 }

@@ -92,16 +92,16 @@ function fitsRole(input: RoleSuggestionInput, working: PeerHost[], host: PeerHos
   const needs = withOperators(ocp, operatorsHostRequirements(operatorContext));
   // A check the cluster ignores counts as passed, as in upstream's role conditions.
   const ignored = (id: string) => isValidationIgnored('host', input.cluster.ignoredHostValidations, id);
-  const enough = ((inventory.cpu?.count ?? 0) >= needs.cpuCores || ignored('has-cpu-cores-for-role'))
-    && ((inventory.memory?.physical_bytes ?? 0) >= (needs.ramMib - MEMORY_TOLERANCE_MIB) * 1024 ** 2 || ignored('has-memory-for-role'));
+  const enough =
+    ((inventory.cpu?.count ?? 0) >= needs.cpuCores || ignored('has-cpu-cores-for-role')) &&
+    ((inventory.memory?.physical_bytes ?? 0) >= (needs.ramMib - MEMORY_TOLERANCE_MIB) * 1024 ** 2 || ignored('has-memory-for-role'));
   if (!enough || !checkOperators) return enough;
   return MASTER_GATING_OPERATORS.filter((name) => input.cluster.olmOperators.includes(name)).every(
     (name) => validateOperator(name, operatorContext).status === 'success',
   );
 }
 
-const registrationOrder = (a: PeerHost, b: PeerHost) =>
-  a.host.createdAt.localeCompare(b.host.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const registrationOrder = (a: PeerHost, b: PeerHost) => a.host.createdAt.localeCompare(b.host.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const GIB = 1024 ** 3;
 
@@ -110,7 +110,10 @@ const GIB = 1024 ** 3;
  * of usable RAM (whole GiB) above 16 GiB, plus 0.004 per GiB of eligible disks above 100 GiB.
  */
 export function hostWeight(inventory: Inventory): number {
-  const eligibleDiskGib = (inventory.disks ?? []).reduce((sum, disk) => sum + (disk.installation_eligibility?.eligible ? Math.floor((disk.size_bytes ?? 0) / GIB) : 0), 0);
+  const eligibleDiskGib = (inventory.disks ?? []).reduce(
+    (sum, disk) => sum + (disk.installation_eligibility?.eligible ? Math.floor((disk.size_bytes ?? 0) / GIB) : 0),
+    0,
+  );
   return (inventory.cpu?.count ?? 0) - 4 + 0.1 * (Math.floor((inventory.memory?.usable_bytes ?? 0) / GIB) - 16) + 0.004 * (eligibleDiskGib - 100);
 }
 
@@ -121,7 +124,9 @@ export function hostWeight(inventory: Inventory): number {
  * registration order (upstream keeps its database's row order, which moves as rows are updated).
  */
 export function inRoleRefreshOrder(hosts: readonly PeerHost[]): PeerHost[] {
-  const keys = new Map(hosts.map((host) => [host, { gpu: (host.inventory?.gpus ?? []).length > 0 ? 1 : 0, weight: host.inventory ? hostWeight(host.inventory) : 0 }]));
+  const keys = new Map(
+    hosts.map((host) => [host, { gpu: (host.inventory?.gpus ?? []).length > 0 ? 1 : 0, weight: host.inventory ? hostWeight(host.inventory) : 0 }]),
+  );
   return [...hosts].sort((a, b) => {
     const ka = keys.get(a)!;
     const kb = keys.get(b)!;

@@ -18,14 +18,31 @@ import { DNS_CHECKS } from './host-validations-dns.js';
 import { HARDWARE_CHECKS } from './host-validations-hardware.js';
 import { HOST_VALIDATION_CATEGORY_OF, HOST_VALIDATION_CATEGORIES, type HostValidationCategory, type HostValidationId } from '../../core/validation-ids.js';
 import {
-  clusterFacts, readInventory, readJson,
-  type Check, type ClusterFacts, type HostValidationResult, type Inventory,
-  type InventoryDisk, type Outcome, type PeerHost, type ResolvedValidationConfig, type ValidationContext,
+  clusterFacts,
+  readInventory,
+  readJson,
+  type Check,
+  type ClusterFacts,
+  type HostValidationResult,
+  type Inventory,
+  type InventoryDisk,
+  type Outcome,
+  type PeerHost,
+  type ResolvedValidationConfig,
+  type ValidationContext,
 } from './host-validations-model.js';
 import { NETWORK_CHECKS } from './host-validations-network.js';
 import { operatorOutcomes, operatorsHostRequirements } from './host-validations-operators.js';
 import { catalogueAgentImages } from '../../catalogues/catalogues.js';
-import { anyRoleMinimum, DEFAULT_EDGE_WORKER_PRODUCTS, isEdgeWorker, ocpRoleRequirements, suggestRoles, unboundRequirements, withOperators } from './host-validations-roles.js';
+import {
+  anyRoleMinimum,
+  DEFAULT_EDGE_WORKER_PRODUCTS,
+  isEdgeWorker,
+  ocpRoleRequirements,
+  suggestRoles,
+  unboundRequirements,
+  withOperators,
+} from './host-validations-roles.js';
 import { hardwareMinimums, type HardwareRequirementsEntry } from '../../catalogues/preflight.js';
 
 export type { HostValidationResult } from './host-validations-model.js';
@@ -148,7 +165,8 @@ function sharedPeers(input: HostValidationInput, clusterPeers: (hosts: readonly 
   if (!listing || !input.cluster) return undefined;
   let shared = peersByListing.get(listing);
   // The same version of the cluster is the same cluster, whichever read brought it.
-  const sameCluster = (cluster: Cluster) => cluster === input.cluster || (cluster.clusterId === input.cluster!.clusterId && cluster.version === input.cluster!.version);
+  const sameCluster = (cluster: Cluster) =>
+    cluster === input.cluster || (cluster.clusterId === input.cluster!.clusterId && cluster.version === input.cluster!.version);
   if (shared === undefined || (shared && (!sameCluster(shared.cluster) || shared.config !== input.config))) {
     if (!input.peersAsListed && !listing.includes(input.host)) return undefined;
     const indexOf = new Map(listing.map((host, index) => [host, index]));
@@ -182,7 +200,9 @@ function buildContext(input: HostValidationInput): ValidationContext {
 
   // Disk eligibility depends on the role's disk size, which for auto-assign is the worker's.
   const diskSize = (peer: PeerHost, role: HostRole) =>
-    cluster ? ocpRoleRequirements(minimums, role, cluster.singleNode, isEdgeWorker(peer.inventory, config.edgeWorkerProductNames)).diskSizeGb : unboundRequirements(minimums).diskSizeGb;
+    cluster
+      ? ocpRoleRequirements(minimums, role, cluster.singleNode, isEdgeWorker(peer.inventory, config.edgeWorkerProductNames)).diskSizeGb
+      : unboundRequirements(minimums).diskSizeGb;
   const eligibleFor = (peer: PeerHost, role: HostRole): InventoryDisk[] =>
     peer.inventory ? eligibleDisks({ inventory: peer.inventory, minDiskSizeGb: diskSize(peer, role), openshiftVersion: version }) : [];
 
@@ -191,7 +211,10 @@ function buildContext(input: HostValidationInput): ValidationContext {
     const needsSuggestion = peers.some((peer) => peer.assignedRole === 'auto-assign');
     const suggestions = needsSuggestion
       ? suggestRoles({
-          cluster, hosts: peers, minimums, edgeWorkerProductNames: config.edgeWorkerProductNames,
+          cluster,
+          hosts: peers,
+          minimums,
+          edgeWorkerProductNames: config.edgeWorkerProductNames,
           installationDiskOf: (peer) => installationDiskOf(peer, eligibleFor(peer, 'master')),
         })
       : new Map<string, HostRole>();
@@ -218,7 +241,16 @@ function buildContext(input: HostValidationInput): ValidationContext {
   let requirements = unboundRequirements(minimums);
   if (cluster) {
     const ocp = ocpRoleRequirements(minimums, self.role, cluster.singleNode, isEdgeWorker(inventory, config.edgeWorkerProductNames));
-    requirements = withOperators(ocp, operatorsHostRequirements({ cluster, host: self, ...(inventory ? { inventory } : {}), clusterHosts: peers, ...(installationDisk ? { installationDisk } : {}) }));
+    requirements = withOperators(
+      ocp,
+      operatorsHostRequirements({
+        cluster,
+        host: self,
+        ...(inventory ? { inventory } : {}),
+        clusterHosts: peers,
+        ...(installationDisk ? { installationDisk } : {}),
+      }),
+    );
   }
   const minimum = anyRoleMinimum(minimums, cluster?.singleNode ?? false);
   const stage = input.host.attributes.progress?.current_stage;
@@ -251,16 +283,44 @@ function buildContext(input: HostValidationInput): ValidationContext {
  * never lists it: neither does ours.
  */
 const EVALUATION_ORDER: readonly HostValidationId[] = [
-  'connected', 'media-connected', 'has-inventory', 'inventory-not-partially-truncated', 'inventory-not-fully-truncated',
-  'has-min-cpu-cores', 'has-min-memory', 'has-min-valid-disks', 'machine-cidr-defined', 'has-cpu-cores-for-role',
-  'has-memory-for-role', 'hostname-unique', 'belongs-to-machine-cidr', 'hostname-valid', 'ignition-downloadable',
-  'belongs-to-majority-group', 'mtu-valid', 'valid-platform-network-settings', 'ntp-synced', 'time-synced-between-host-and-service',
-  'container-images-available', 'sufficient-installation-disk-speed', 'sufficient-network-latency-requirement-for-role',
-  'sufficient-packet-loss-requirement-for-role', 'has-default-route', 'api-domain-name-resolved-correctly',
-  'api-int-domain-name-resolved-correctly', 'apps-domain-name-resolved-correctly',
-  'compatible-with-cluster-platform', 'dns-wildcard-not-configured', 'disk-encryption-requirements-satisfied',
-  'non-overlapping-subnets', 'vsphere-disk-uuid-enabled', 'compatible-agent', 'no-skip-installation-disk', 'no-skip-missing-disk',
-  'no-ip-collisions-in-network', 'no-iscsi-nic-belongs-to-machine-cidr',
+  'connected',
+  'media-connected',
+  'has-inventory',
+  'inventory-not-partially-truncated',
+  'inventory-not-fully-truncated',
+  'has-min-cpu-cores',
+  'has-min-memory',
+  'has-min-valid-disks',
+  'machine-cidr-defined',
+  'has-cpu-cores-for-role',
+  'has-memory-for-role',
+  'hostname-unique',
+  'belongs-to-machine-cidr',
+  'hostname-valid',
+  'ignition-downloadable',
+  'belongs-to-majority-group',
+  'mtu-valid',
+  'valid-platform-network-settings',
+  'ntp-synced',
+  'time-synced-between-host-and-service',
+  'container-images-available',
+  'sufficient-installation-disk-speed',
+  'sufficient-network-latency-requirement-for-role',
+  'sufficient-packet-loss-requirement-for-role',
+  'has-default-route',
+  'api-domain-name-resolved-correctly',
+  'api-int-domain-name-resolved-correctly',
+  'apps-domain-name-resolved-correctly',
+  'compatible-with-cluster-platform',
+  'dns-wildcard-not-configured',
+  'disk-encryption-requirements-satisfied',
+  'non-overlapping-subnets',
+  'vsphere-disk-uuid-enabled',
+  'compatible-agent',
+  'no-skip-installation-disk',
+  'no-skip-missing-disk',
+  'no-ip-collisions-in-network',
+  'no-iscsi-nic-belongs-to-machine-cidr',
 ];
 
 const CHECKS: Readonly<Partial<Record<HostValidationId, Check>>> = { ...HARDWARE_CHECKS, ...NETWORK_CHECKS, ...DNS_CHECKS };
@@ -310,8 +370,11 @@ export function judgeHostValidations(input: HostValidationInput): { results: Hos
     return result(id, CHECKS[id]!(ctx));
   });
   const operatorContext = ctx.cluster && {
-    cluster: ctx.cluster, host: ctx.self, clusterHosts: ctx.clusterHosts,
-    ...(ctx.inventory ? { inventory: ctx.inventory } : {}), ...(ctx.installationDisk ? { installationDisk: ctx.installationDisk } : {}),
+    cluster: ctx.cluster,
+    host: ctx.self,
+    clusterHosts: ctx.clusterHosts,
+    ...(ctx.inventory ? { inventory: ctx.inventory } : {}),
+    ...(ctx.installationDisk ? { installationDisk: ctx.installationDisk } : {}),
   };
   const operators = operatorOutcomes(operatorContext);
   for (const id of [...HOST_VALIDATION_CATEGORIES.operators].sort()) {
@@ -388,13 +451,18 @@ export function validationChanges(before: string | undefined, after: string | re
 
 /** Validations whose verdict depends on what the cluster's other hosts reported (or which roles they have). */
 export const PEER_VALIDATIONS: readonly string[] = [
-  'belongs-to-majority-group', 'hostname-unique', 'no-ip-collisions-in-network',
-  'sufficient-network-latency-requirement-for-role', 'sufficient-packet-loss-requirement-for-role',
+  'belongs-to-majority-group',
+  'hostname-unique',
+  'no-ip-collisions-in-network',
+  'sufficient-network-latency-requirement-for-role',
+  'sufficient-packet-loss-requirement-for-role',
 ];
 
 /** Whether a peer-dependent validation went from success to failure between two validations_info texts. */
 export function peerValidationLost(before: string | undefined, after: string | undefined): boolean {
-  return validationChanges(before, after ?? '{}').some((change) => change.from === 'success' && change.to === 'failure' && PEER_VALIDATIONS.includes(change.id));
+  return validationChanges(before, after ?? '{}').some(
+    (change) => change.from === 'success' && change.to === 'failure' && PEER_VALIDATIONS.includes(change.id),
+  );
 }
 
 /** Whether the new document should be stored: it differs and is not empty (upstream's didValidationChanged). */

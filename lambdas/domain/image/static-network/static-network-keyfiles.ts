@@ -89,7 +89,14 @@ function keyfileFor(iface: NetworkInterface, macByNic: Readonly<Record<string, s
   if (ethernet.length > 0) sections.push(['ethernet', ethernet]);
 
   if (iface.bond) sections.push(['bond', [['mode', iface.bond.mode], ...iface.bond.options]]);
-  if (iface.vlan) sections.push(['vlan', [['id', iface.vlan.id], ['parent', iface.vlan.baseIface]]]);
+  if (iface.vlan)
+    sections.push([
+      'vlan',
+      [
+        ['id', iface.vlan.id],
+        ['parent', iface.vlan.baseIface],
+      ],
+    ]);
   // A bond port carries no IP configuration of its own.
   if (!iface.controller) sections.push(ipSection(iface, 4), ipSection(iface, 6));
 

@@ -57,7 +57,9 @@ export function staticNetworkFiles(entries: readonly StaticNetworkEntry[]): Stat
     for (const keyfile of nmKeyfiles(parseNmstate(entry.network_yaml), macByNic, index)) {
       files.push({ path: `${dir}/${keyfile.name}`, contents: keyfile.contents, mode: 0o600 });
     }
-    const lines = Object.entries(macByNic).map(([nic, mac]) => `${mac}=${nic}\n`).sort();
+    const lines = Object.entries(macByNic)
+      .map(([nic, mac]) => `${mac}=${nic}\n`)
+      .sort();
     files.push({ path: `${dir}/mac_interface.ini`, contents: lines.join(''), mode: 0o600 });
   }
   files.push({ path: PRE_NETWORK_SCRIPT_PATH, contents: PRE_NETWORK_SCRIPT, mode: 0o755 });

@@ -4,8 +4,11 @@ import type { Operation } from '../context.js';
 import { pathParam, queryString } from '../params.js';
 
 export const GetInfraEnvPresignedFileURL: Operation<'GetInfraEnvPresignedFileURL'> = async ({ api, principal, ports }) => {
-  return json(200, await presignedInfraEnvFileUrl(ports, principal, pathParam(api, 'infra_env_id'), {
-    fileName: queryString(api, 'file_name') ?? '',
-    ipxeScriptType: queryString(api, 'ipxe_script_type'),
-  }));
+  return json(
+    200,
+    await presignedInfraEnvFileUrl(ports, principal, pathParam(api, 'infra_env_id'), {
+      fileName: queryString(api, 'file_name') ?? '',
+      ipxeScriptType: queryString(api, 'ipxe_script_type'),
+    }),
+  );
 };

@@ -10,7 +10,13 @@ function auditEventView(event: AuditEvent) {
   return {
     id: event.auditId,
     at: event.at,
-    actor: { kind: actor.kind, id: actor.id, role: actor.role, ...(actor.email ? { email: actor.email } : {}), ...(actor.ownerUserId ? { owner_user_id: actor.ownerUserId } : {}) },
+    actor: {
+      kind: actor.kind,
+      id: actor.id,
+      role: actor.role,
+      ...(actor.email ? { email: actor.email } : {}),
+      ...(actor.ownerUserId ? { owner_user_id: actor.ownerUserId } : {}),
+    },
     operation_id: event.operationId,
     method: event.method,
     resource: event.resource,
@@ -22,11 +28,9 @@ function auditEventView(event: AuditEvent) {
 export const ListAuditEvents: Operation<'ListAuditEvents'> = async ({ api, principal, ports }) => {
   const limit = queryString(api, 'limit');
   const cursor = queryString(api, 'cursor');
-  const page = await listAuditEvents(
-    ports,
-    principal,
-    queryStrings(api, ['resource', 'actor', 'since', 'until'] as const),
-    { ...(limit !== undefined ? { limit: Number(limit) } : {}), ...(cursor !== undefined ? { cursor } : {}) },
-  );
+  const page = await listAuditEvents(ports, principal, queryStrings(api, ['resource', 'actor', 'since', 'until'] as const), {
+    ...(limit !== undefined ? { limit: Number(limit) } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
   return json(200, { audit_events: page.items.map(auditEventView), ...(page.next ? { next_cursor: page.next } : {}) });
 };

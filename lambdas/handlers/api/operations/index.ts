@@ -21,8 +21,10 @@ export type OperationEntry<Id extends OperationId> = { [A in Access]: { access: 
 type OrganisationOperationId = keyof typeof organisationOperations;
 
 /** One of the operations organisation-operations.ts defines: the module is loaded whole. */
-const organisationOperation = <Id extends OrganisationOperationId>(id: Id) => () =>
-  import('./organisation-operations.js').then((m) => m.organisationOperations[id]);
+const organisationOperation =
+  <Id extends OrganisationOperationId>(id: Id) =>
+  () =>
+    import('./organisation-operations.js').then((m) => m.organisationOperations[id]);
 
 /** Every operation organisation-operations.ts defines (the type checks the list against the module's). */
 const ORGANISATION_OPERATIONS: { [Id in OrganisationOperationId]: OperationEntry<Id> } = {
@@ -96,7 +98,10 @@ export const operations: { [Id in OperationId]?: OperationEntry<Id> } = {
   V2ListSupportedOperators: { access: 'read', load: () => import('./V2ListSupportedOperators.js').then((m) => m.V2ListSupportedOperators) },
   v2ListComponentVersions: { access: 'read', load: () => import('./v2ListComponentVersions.js').then((m) => m.v2ListComponentVersions) },
   v2ListReleaseSources: { access: 'read', load: () => import('./v2ListReleaseSources.js').then((m) => m.v2ListReleaseSources) },
-  v2ListSupportedOpenshiftVersions: { access: 'read', load: () => import('./v2ListSupportedOpenshiftVersions.js').then((m) => m.v2ListSupportedOpenshiftVersions) },
+  v2ListSupportedOpenshiftVersions: {
+    access: 'read',
+    load: () => import('./v2ListSupportedOpenshiftVersions.js').then((m) => m.v2ListSupportedOpenshiftVersions),
+  },
   // The manifests tag's operations
   V2CreateClusterManifest: { access: 'write', load: () => import('./V2CreateClusterManifest.js').then((m) => m.V2CreateClusterManifest) },
   V2DeleteClusterManifest: { access: 'write', load: () => import('./V2DeleteClusterManifest.js').then((m) => m.V2DeleteClusterManifest) },
@@ -128,14 +133,23 @@ export const operations: { [Id in OperationId]?: OperationEntry<Id> } = {
   V2DownloadClusterCredentials: { access: 'read', load: () => import('./V2DownloadClusterCredentials.js').then((m) => m.V2DownloadClusterCredentials) },
   V2DownloadClusterFiles: { access: 'read', load: () => import('./V2DownloadClusterFiles.js').then((m) => m.V2DownloadClusterFiles) },
   V2GetCredentials: { access: 'read', load: () => import('./V2GetCredentials.js').then((m) => m.V2GetCredentials) },
-  V2GetPresignedForClusterCredentials: { access: 'read', load: () => import('./V2GetPresignedForClusterCredentials.js').then((m) => m.V2GetPresignedForClusterCredentials) },
+  V2GetPresignedForClusterCredentials: {
+    access: 'read',
+    load: () => import('./V2GetPresignedForClusterCredentials.js').then((m) => m.V2GetPresignedForClusterCredentials),
+  },
   V2GetPresignedForClusterFiles: { access: 'read', load: () => import('./V2GetPresignedForClusterFiles.js').then((m) => m.V2GetPresignedForClusterFiles) },
   V2ListOfClusterOperators: { access: 'read', load: () => import('./V2ListOfClusterOperators.js').then((m) => m.V2ListOfClusterOperators) },
   v2CompleteInstallation: { access: 'agent', load: () => import('./v2CompleteInstallation.js').then((m) => m.v2CompleteInstallation) },
   v2DownloadHostIgnition: { access: 'read', load: () => import('./v2DownloadHostIgnition.js').then((m) => m.v2DownloadHostIgnition) },
   v2GetHostIgnition: { access: 'read', load: () => import('./v2GetHostIgnition.js').then((m) => m.v2GetHostIgnition) },
-  v2ReportMonitoredOperatorStatus: { access: 'agent', load: () => import('./v2ReportMonitoredOperatorStatus.js').then((m) => m.v2ReportMonitoredOperatorStatus) },
-  v2UpdateClusterFinalizingProgress: { access: 'agent', load: () => import('./v2UpdateClusterFinalizingProgress.js').then((m) => m.v2UpdateClusterFinalizingProgress) },
+  v2ReportMonitoredOperatorStatus: {
+    access: 'agent',
+    load: () => import('./v2ReportMonitoredOperatorStatus.js').then((m) => m.v2ReportMonitoredOperatorStatus),
+  },
+  v2UpdateClusterFinalizingProgress: {
+    access: 'agent',
+    load: () => import('./v2UpdateClusterFinalizingProgress.js').then((m) => m.v2UpdateClusterFinalizingProgress),
+  },
   v2UpdateHostIgnition: { access: 'write', load: () => import('./v2UpdateHostIgnition.js').then((m) => m.v2UpdateHostIgnition) },
   v2UpdateHostInstallProgress: { access: 'agent', load: () => import('./v2UpdateHostInstallProgress.js').then((m) => m.v2UpdateHostInstallProgress) },
   v2UpdateHostInstallerArgs: { access: 'write', load: () => import('./v2UpdateHostInstallerArgs.js').then((m) => m.v2UpdateHostInstallerArgs) },

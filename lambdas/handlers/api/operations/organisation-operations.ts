@@ -20,7 +20,8 @@ import { pathParam } from '../params.js';
 export const organisationOperations = {
   ListOrganizations: async ({ principal, ports }) => json(200, [await getOrganisation(ports, principal, principal.orgId)]),
   GetOrganization: async ({ api, principal, ports }) => json(200, await getOrganisation(ports, principal, pathParam(api, 'organization_id'))),
-  UpdateOrganization: async ({ api, body, principal, ports }) => json(200, await renameOrganisation(ports, principal, pathParam(api, 'organization_id'), body.name)),
+  UpdateOrganization: async ({ api, body, principal, ports }) =>
+    json(200, await renameOrganisation(ports, principal, pathParam(api, 'organization_id'), body.name)),
   ListOrganizationMembers: async ({ api, principal, ports }) => json(200, await listMembers(ports, principal, pathParam(api, 'organization_id'))),
   UpdateOrganizationMember: async ({ api, body, principal, ports }) =>
     json(200, await changeMemberRole(ports, principal, pathParam(api, 'organization_id'), pathParam(api, 'user_id'), body.role)),

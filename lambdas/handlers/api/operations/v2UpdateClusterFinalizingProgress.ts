@@ -3,6 +3,6 @@ import type { Operation } from '../context.js';
 import { pathParam } from '../params.js';
 
 export const v2UpdateClusterFinalizingProgress: Operation<'v2UpdateClusterFinalizingProgress'> = async ({ api, body, principal, ports }) => {
-    await updateClusterFinalizingProgress(ports, principal, pathParam(api, 'cluster_id'), body.finalizing_stage);
+  await updateClusterFinalizingProgress(ports, principal, pathParam(api, 'cluster_id'), body.finalizing_stage);
   return { statusCode: 200, headers: {}, body: '' };
 };

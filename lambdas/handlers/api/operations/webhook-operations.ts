@@ -17,7 +17,10 @@ export const webhookOperations = {
   ListWebhookDeliveries: async ({ api, principal, ports }) => {
     const limit = queryString(api, 'limit');
     const cursor = queryString(api, 'cursor');
-    const page = await listDeliveries(ports, principal, pathParam(api, 'webhook_id'), { ...(limit ? { limit: Number(limit) } : {}), ...(cursor ? { cursor } : {}) });
+    const page = await listDeliveries(ports, principal, pathParam(api, 'webhook_id'), {
+      ...(limit ? { limit: Number(limit) } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
     return json(200, { deliveries: page.items.map(deliveryView), ...(page.next ? { next_cursor: page.next } : {}) });
   },
 } satisfies Partial<OperationHandlers>;
