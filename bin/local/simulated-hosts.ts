@@ -22,6 +22,7 @@ import { profilesFromMix } from '../../agent/src/simulate/profile.js';
 import { container } from '../../lambdas/platform/container.js';
 import { recordEvent } from '../../lambdas/usecases/events.js';
 import type { LocalRoute } from './api-gateway.js';
+import type { SimulatedHostsRun } from '../../contracts/simulated-hosts.js';
 
 export const SIMULATED_HOSTS_PATH = '/api/local/simulated-hosts';
 /** The built-in profiles only: a profile may also name a JSON file, which a browser must not. */
@@ -29,13 +30,7 @@ const MIX = /^(master|worker|sno|undersized):\d{1,2}(,(master|worker|sno|undersi
 const MAX_HOSTS = 12;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Running {
-  infra_env_id: string;
-  profiles_mix: string;
-  hosts: number;
-  network: string;
-  started_at: string;
-  started_by: string;
+interface Running extends SimulatedHostsRun {
   stop(): Promise<void>;
 }
 

@@ -11,17 +11,9 @@ import { Alert, Button, Flex, FlexItem, Label, PageSection, TextInput } from '@p
 import { useCaller } from './caller';
 import { CLUSTERS_PATH } from './routes';
 import { ApiError, apiRequest, currentToken, reasonOf } from './session';
+import type { SimulatedHostsRun } from '../../contracts/simulated-hosts';
 
 export const SIMULATED_HOSTS_PATH = '/api/local/simulated-hosts';
-
-interface RunningHosts {
-  infra_env_id: string;
-  profiles_mix: string;
-  hosts: number;
-  network: string;
-  started_at: string;
-  started_by: string;
-}
 
 /** A call to the local runtime's route; `undefined` when nothing answers it (AWS serves no such path). */
 async function lab<T>(method: string, query: string, body?: unknown): Promise<T | undefined> {
@@ -50,7 +42,7 @@ export const SimulatedHosts: React.FC = () => {
   const clusterId = CLUSTER_PAGE.exec(pathname)?.[1];
   const [infraEnvId, setInfraEnvId] = React.useState<string>();
   const [available, setAvailable] = React.useState(false);
-  const [running, setRunning] = React.useState<RunningHosts | null>(null);
+  const [running, setRunning] = React.useState<SimulatedHostsRun | null>(null);
   const [mix, setMix] = React.useState('master:3,worker:2');
   const [error, setError] = React.useState<string>();
   const [busy, setBusy] = React.useState(false);
@@ -69,7 +61,7 @@ export const SimulatedHosts: React.FC = () => {
         ]);
         const infraEnv = infraEnvs[0]?.id;
         if (!infraEnv || !current) return;
-        const state = await lab<{ available: boolean; running: RunningHosts | null }>('GET', `?infra_env_id=${infraEnv}`).catch(() => undefined);
+        const state = await lab<{ available: boolean; running: SimulatedHostsRun | null }>('GET', `?infra_env_id=${infraEnv}`).catch(() => undefined);
         if (!state?.available || !current) return;
         const singleNode = cluster.control_plane_count === 1 || cluster.high_availability_mode === 'None';
         setMix(state.running?.profiles_mix ?? (singleNode ? 'sno:1' : 'master:3,worker:2'));
@@ -141,7 +133,7 @@ export const SimulatedHosts: React.FC = () => {
                 isLoading={busy}
                 onClick={() =>
                   void act(async () => {
-                    setRunning((await lab<RunningHosts>('POST', '', { infra_env_id: infraEnvId, profiles_mix: mix })) ?? null);
+                    setRunning((await lab<SimulatedHostsRun>('POST', '', { infra_env_id: infraEnvId, profiles_mix: mix })) ?? null);
                   })
                 }
               >
