@@ -107,7 +107,9 @@ export function registerHosts(program: Command, cli: Cli): void {
       let hosts: Host[];
       if (options.cluster) {
         const id = await resolveClusterId(api, options.cluster);
-        hosts = await call('listing hosts', () => api.GET('/v2/clusters/{cluster_id}/hosts', { params: { path: { cluster_id: id } } }));
+        hosts = await call('listing hosts', () =>
+          api.GET('/v2/clusters/{cluster_id}/hosts', { params: { path: { cluster_id: id }, query: { 'with-inventory': true } } }),
+        );
       } else if (options.infraEnv) {
         const id = await resolveInfraEnvId(api, options.infraEnv);
         hosts = await call('listing hosts', () => api.GET('/v2/infra-envs/{infra_env_id}/hosts', { params: { path: { infra_env_id: id } } }));

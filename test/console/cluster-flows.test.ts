@@ -259,7 +259,7 @@ async function nextAfterHostDiscovery(flow: FlowContext, clusterId: string): Pro
     }
     const alerts = await page.locator('.pf-v6-c-alert__title').allInnerTexts();
     const cluster = (await flow.api('GET', `/clusters/${clusterId}`)).body as Json;
-    const hosts = (await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[];
+    const hosts = (await flow.api('GET', `/clusters/${clusterId}/hosts?with-inventory=true`)).body as Json[];
     const clusterFailing = Object.values(JSON.parse(cluster.validations_info ?? '{}') as Record<string, { id: string; status: string }[]>)
       .flat()
       .filter((v) => v.status !== 'success')
@@ -373,9 +373,12 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
         .click();
       await page.getByRole('menuitem', { name: /^Worker/ }).click();
       await expect
-        .poll(async () => ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).map((h) => `${hostnameOf(h)}:${h.role}`), {
-          timeout: 30_000,
-        })
+        .poll(
+          async () => ((await flow.api('GET', `/clusters/${clusterId}/hosts?with-inventory=true`)).body as Json[]).map((h) => `${hostnameOf(h)}:${h.role}`),
+          {
+            timeout: 30_000,
+          },
+        )
         .toContain('compute-1:worker');
       await flow.session.screenshot('host-fixed');
 
@@ -386,7 +389,7 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       await page.getByRole('heading', { name: 'Networking' }).waitFor();
 
       // Until the VIPs are set every host is pending input; its status shows the API's reasons.
-      const pending = ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).find((h) => hostnameOf(h) === 'master-0')!;
+      const pending = ((await flow.api('GET', `/clusters/${clusterId}/hosts?with-inventory=true`)).body as Json[]).find((h) => hostnameOf(h) === 'master-0')!;
       const reasons = failingValidations(pending);
       expect(reasons.length).toBeGreaterThan(0);
       await hostRow(page, 'master-0')
@@ -482,9 +485,13 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
       // The host's name comes with its first inventory.
       let snoHostname: string | undefined;
       await expect
-        .poll(async () => (snoHostname = ((await flow.api('GET', `/clusters/${clusterId}/hosts`)).body as Json[]).map(hostnameOf).find(Boolean)), {
-          timeout: 90_000,
-        })
+        .poll(
+          async () =>
+            (snoHostname = ((await flow.api('GET', `/clusters/${clusterId}/hosts?with-inventory=true`)).body as Json[]).map(hostnameOf).find(Boolean)),
+          {
+            timeout: 90_000,
+          },
+        )
         .toBeDefined();
       await hostRow(page, snoHostname!).waitFor({ timeout: 60_000 });
       await flow.session.screenshot('host-discovered');
