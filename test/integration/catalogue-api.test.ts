@@ -91,10 +91,9 @@ describe('catalogue API', () => {
 
   it.each([
     ['/supported-operators/not-an-operator', 404, /not-an-operator is not supported/],
-    ['/support-levels/features?openshift_version=banana', 400, /openshift_version "banana"/],
+    ['/support-levels/features/detailed?openshift_version=banana&cpu_architecture=x86_64', 400, /openshift_version "banana"/],
     ['/support-levels/features/detailed?openshift_version=4.11&cpu_architecture=ppc64le', 400, /ppc64le is not supported for openshift version 4.11/],
     ['/support-levels/features/detailed?openshift_version=4.18&cpu_architecture=arm64&platform_type=nutanix', 400, /platform nutanix is not supported/],
-    ['/support-levels/architectures?openshift_version=v', 400, /openshift_version "v"/],
     ['/support-levels/architectures', 400, /openshift_version/],
     ['/openshift-versions?only_latest=perhaps', 400, /only_latest/],
     ['/operators/bundles/nope', 404, /bundle 'nope' is not supported/],
@@ -104,6 +103,13 @@ describe('catalogue API', () => {
     const response = await get(path);
     expect(response.status).toBe(status);
     expect(upstreamError(response.body)).toMatchObject({ code: String(status), reason: expect.stringMatching(reason) });
+  });
+
+  it('answers the plain support levels of a malformed version as upstream does (200: below every release)', async () => {
+    for (const path of ['/support-levels/features?openshift_version=banana', '/support-levels/architectures?openshift_version=v']) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+    }
   });
 
   it('requires a token', async () => {
