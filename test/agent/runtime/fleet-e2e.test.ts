@@ -89,7 +89,7 @@ describe('simulated fleet against the local stack', () => {
       // service's 120 s connectivity interval; the bound allows for one such round.
       const deadline = Date.now() + 170_000;
       while (Date.now() < deadline) {
-        hosts = (await call('GET', `/clusters/${clusterId}/hosts?with-inventory=true`)).body as Json[];
+        hosts = (await call('GET', `/clusters/${clusterId}/hosts?with-inventory=true&with-connectivity=true`)).body as Json[];
         cluster = (await call('GET', `/clusters/${clusterId}`)).body as Json;
         // A host's status may be judged before its newest peer reached it: wait for the reports to agree too.
         const agreed = hosts.every((h) => ((JSON.parse(h.connectivity ?? '{}') as Json).remote_hosts ?? []).length === hosts.length - 1);
