@@ -36,6 +36,7 @@ import { inventoryOf } from './lifecycle/fleet.js';
 import type { LoadResult } from './load.js';
 import { describeFloor, measureDynamoDbFloor, pathFloorMs, type DynamoDbFloor } from './support/dynamodb-floor.js';
 import { startOurService } from './support/our-service.js';
+import { cpuMsBetween, cpuTicks } from './support/process-cpu.js';
 import { startUpstreamService } from './support/upstream-service.js';
 
 export type Workload = 'registrations' | 'inventory-replies' | 'polls';
@@ -121,34 +122,11 @@ export function settingsFromEnvironment(env = process.env): VersusSettings {
 
 const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
 const OPENSHIFT_VERSION = '4.22.9';
-const TICKS_PER_SECOND = 100;
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
-
-/** CPU ticks (user + system) of each live process. */
-function cpuTicks(pids: readonly number[]): Map<number, number> {
-  const ticks = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // Gone.
-    }
-  }
-  return ticks;
-}
-
-/** CPU ms spent between two readings; a process that appeared meanwhile counts from zero. */
-function cpuMsBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let ticks = 0;
-  for (const [pid, now] of after) ticks += Math.max(0, now - (before.get(pid) ?? 0));
-  return (ticks / TICKS_PER_SECOND) * 1000;
-}
 
 /** One side, as the client sees it: one pool of keep-alive sockets for every request. */
 interface Side {

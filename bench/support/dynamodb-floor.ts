@@ -11,7 +11,7 @@
  * a real SDK client; the java process's CPU is read from /proc around each kind.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -28,6 +28,7 @@ import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { ensureTable } from '../../lambdas/adapters/dynamodb/schema.js';
 import { eachBounded } from '../lifecycle/agents.js';
 import { descendantsOf } from './our-service.js';
+import { cpuMsBetween, cpuTicks } from './process-cpu.js';
 
 /** The kinds of call whose floor is measured; `large` is a host-sized item (~37 KB). */
 export type FloorKind =
@@ -46,22 +47,8 @@ export interface DynamoDbFloor {
   p50Ms: Record<FloorKind, number>;
 }
 
-const TICKS_PER_SECOND = 100;
+/** A host with its inventory is about this size; most other items are under 1 KB. */
 const LARGE_BYTES = 37_000;
-
-function cpuMsOf(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // Gone.
-    }
-  }
-  return (ticks / TICKS_PER_SECOND) * 1000;
-}
 
 /** A host-like item: the keys and index keys a host has, and `bytes` of payload. */
 function item(orgId: string, index: number, bytes: number): Record<string, AttributeValue> {
@@ -147,13 +134,13 @@ export async function measureDynamoDbFloor(options: { callsPerKind?: number; con
     const cpuMsPerCall = {} as Record<FloorKind, number>;
     const p50Ms = {} as Record<FloorKind, number>;
     for (const [kind, call] of kinds) {
-      const before = cpuMsOf(pids());
+      const before = cpuTicks(pids());
       const result = await eachBounded(indexes, concurrency, async (i) => {
         await call(i);
         return true;
       });
       if (result.errors) throw new Error(`DynamoDB floor: ${result.errors} of ${calls} ${kind} calls failed`);
-      cpuMsPerCall[kind] = (cpuMsOf(pids()) - before) / calls;
+      cpuMsPerCall[kind] = cpuMsBetween(before, cpuTicks(pids())) / calls;
       p50Ms[kind] = result.p50Ms;
     }
     return { cpuMsPerCall, p50Ms };

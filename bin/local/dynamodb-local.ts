@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -36,6 +36,26 @@ const STORAGE_FAILURE = /SQLiteException: \[(?:8|10|13|14)\][^\n]*/;
 const SHARED_DATABASE_FILE = 'shared-local-instance.db';
 
 /**
+ * Whether the SQLite file is in write-ahead-log mode already: its header's read and write format
+ * versions (bytes 18 and 19) are 2 exactly then (SQLite's file format). Every start after the first
+ * reads these bytes instead of starting a child process.
+ */
+function inWriteAheadLogMode(file: string): boolean {
+  try {
+    const header = Buffer.alloc(20);
+    const descriptor = openSync(file, 'r');
+    try {
+      readSync(descriptor, header, 0, 20, 0);
+    } finally {
+      closeSync(descriptor);
+    }
+    return header[18] === 2 && header[19] === 2;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Puts DynamoDB Local's SQLite file in write-ahead-log mode before java opens it. SQLite keeps the
  * mode in the file, and DynamoDB Local leaves it as it finds it. Each commit then appends to one log
  * and syncs it once, instead of a rollback journal and the database both: on this machine a
@@ -46,10 +66,12 @@ const SHARED_DATABASE_FILE = 'shared-local-instance.db';
  * busy (another DynamoDB Local on the same directory) is left as it is, and the start goes on.
  */
 function useWriteAheadLog(dataDir: string, log?: (line: string) => void): void {
+  const file = path.join(dataDir, SHARED_DATABASE_FILE);
+  if (inWriteAheadLogMode(file)) return;
   const script =
     "const { DatabaseSync } = require('node:sqlite'); const db = new DatabaseSync(process.argv[1]); db.exec('PRAGMA journal_mode=WAL'); db.close();";
   try {
-    execFileSync(process.execPath, ['--no-warnings', '-e', script, path.join(dataDir, SHARED_DATABASE_FILE)], { stdio: 'pipe', timeout: 10_000 });
+    execFileSync(process.execPath, ['--no-warnings', '-e', script, file], { stdio: 'pipe', timeout: 10_000 });
   } catch (error) {
     log?.(`DynamoDB Local's database stays in its journal mode: ${(error as Error).message.split('\n')[0]}`);
   }
