@@ -78,6 +78,8 @@ interface Instance {
   cpuCounted?: boolean;
 }
 
+/** How long a stop waits for a starting instance to finish loading before terminating it anyway. */
+const STOP_GRACE_MS = 10_000;
 const INSTANCE_BOOT = new URL('./instance/boot.mjs', import.meta.url);
 /** Lambda's longest timeout; the local runtime gives every invocation this long. */
 const INVOCATION_TIMEOUT_MS = 900_000;
@@ -285,7 +287,7 @@ class FunctionPool {
   redeploy(): void {
     for (const instance of this.active()) {
       instance.retired = true;
-      if (instance.inFlight.size === 0) void this.terminate(instance);
+      if (instance.inFlight.size === 0) void this.terminateOnceStarted(instance);
     }
   }
 
@@ -304,7 +306,25 @@ class FunctionPool {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.instances.map((instance) => this.terminate(instance)));
+    await Promise.all(this.instances.map((instance) => this.terminateOnceStarted(instance)));
+  }
+
+  /**
+   * Stops an instance once it has finished loading its modules, waiting at most STOP_GRACE_MS. A
+   * thread terminated while V8 is still settling its async modules can abort the whole process
+   * ("Check failed: (location_) != nullptr" in AsyncModuleExecutionFulfilled: npm start stopped by
+   * SIGINT while its functions still warmed, under load), so starting threads are let finish first.
+   */
+  private async terminateOnceStarted(instance: Instance): Promise<number> {
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      instance.ready.catch(() => undefined),
+      new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, STOP_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
+    return this.terminate(instance);
   }
 }
 
