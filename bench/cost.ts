@@ -13,7 +13,8 @@
  *
  * Measured at LIFECYCLE_HOSTS (1,000) hosts in one cluster:
  * - registration, first poll, inventory and the other step replies of COST_SAMPLE_HOSTS (100) new hosts;
- * - a host-monitor pass with no host active, and one over the 1,000 hosts;
+ * - a host-monitor pass with no host active, and one over the 1,000 hosts once they have settled
+ *   (the passes while the cluster converges, up to COST_CONVERGING_PASSES (5), are priced apart);
  * - a steady hour of COST_STEADY_HOSTS (50) further hosts in clusters of COST_CLUSTER_HOSTS (3),
  *   after COST_WARMUP_HOURS (1) unmeasured hours of the same,
  *   each reporting a full mesh (so they are known), on a stepped service clock: each polls when
@@ -661,8 +662,22 @@ async function measure(): Promise<Measurements> {
       );
     }
 
-    // ---- monitor passes over the whole cluster: the first judges every new host, the second is steady
+    // ---- monitor passes over the whole cluster: the first judges every new host; the cluster then
+    // converges (verdicts that wait on peers, the stream's follow-ups of what the passes wrote) for
+    // up to COST_CONVERGING_PASSES passes, each priced apart; what every further minute costs is
+    // the first pass that writes nothing, the settled one (a connected host's steady state).
     await monitorPass(`monitor pass (${hostCount} hosts, first)`);
+    await runtime.streams.drained();
+    const convergingPasses = setting('COST_CONVERGING_PASSES', 5);
+    for (let pass = 1; pass <= convergingPasses; pass++) {
+      const kind = `monitor pass (${hostCount} hosts, converging ${pass})`;
+      await monitorPass(kind);
+      await runtime.streams.drained();
+      const wrote = recorder.cost(kind)?.writeUnits ?? 0;
+      console.log(`${kind}: ${(recorder.cost(kind)?.readUnits ?? 0).toFixed(1)} RRU, ${wrote.toFixed(1)} WRU`);
+      if (wrote === 0) break;
+      if (pass === convergingPasses) console.log(`the cluster had not settled after ${convergingPasses} passes: the next one is priced as every minute's`);
+    }
     await monitorPass(`monitor pass (${hostCount} hosts)`);
 
     // ---- the steady hour's hosts: known hosts of small clusters (a SaaS fleet is mostly SNO and
