@@ -95,18 +95,22 @@ export function itemSizeBytes(item: Record<string, unknown>): number {
 }
 
 /**
- * What DynamoDB bills a BatchGetItem's items at: each item read is its size in 4 KB units, rounded
- * up, halved when eventually consistent (BatchGetItem's default). DynamoDB Local reports 0 for
- * BatchGetItem, which made every listing's liveness reads free in the benches.
+ * What DynamoDB bills a BatchGetItem at: it reads each key as one GetItem, so each item found is
+ * its size in 4 KB units, rounded up, and a key with no item still costs the minimum unit; halved
+ * when eventually consistent (BatchGetItem's default). Keys left unprocessed are not read. DynamoDB
+ * Local reports 0 for BatchGetItem, which made every listing's liveness reads free in the benches.
  */
 export function batchGetReadUnits(
-  input: { RequestItems?: Record<string, { ConsistentRead?: boolean }> },
-  output: { Responses?: Record<string, Record<string, unknown>[]> },
+  input: { RequestItems?: Record<string, { Keys?: unknown[]; ConsistentRead?: boolean }> },
+  output: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: unknown[] }> },
 ): number {
   let units = 0;
-  for (const [table, items] of Object.entries(output.Responses ?? {})) {
-    const share = input.RequestItems?.[table]?.ConsistentRead ? 1 : 0.5;
-    for (const item of items) units += Math.max(1, Math.ceil(itemSizeBytes(item) / 4096)) * share;
+  for (const [table, request] of Object.entries(input.RequestItems ?? {})) {
+    const share = request.ConsistentRead ? 1 : 0.5;
+    const found = output.Responses?.[table] ?? [];
+    const read = (request.Keys?.length ?? found.length) - (output.UnprocessedKeys?.[table]?.Keys?.length ?? 0);
+    for (const item of found) units += Math.max(1, Math.ceil(itemSizeBytes(item) / 4096)) * share;
+    units += Math.max(0, read - found.length) * share;
   }
   return units;
 }

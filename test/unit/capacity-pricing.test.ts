@@ -20,12 +20,20 @@ describe('BatchGetItem read units', () => {
   const large = { pk: 'ORG#1#HOST#h', blob: 'x'.repeat(9_000) };
 
   it('bills each item read at half a unit per 4 KB, rounded up, when eventually consistent', () => {
-    expect(batchGetReadUnits({ RequestItems: { t: {} } }, { Responses: { t: [small, small, small] } })).toBe(1.5);
-    expect(batchGetReadUnits({ RequestItems: { t: {} } }, { Responses: { t: [large] } })).toBe(1.5);
+    const keys = (n: number) => Array.from({ length: n }, (_, i) => ({ pk: `k${i}` }));
+    expect(batchGetReadUnits({ RequestItems: { t: { Keys: keys(3) } } }, { Responses: { t: [small, small, small] } })).toBe(1.5);
+    expect(batchGetReadUnits({ RequestItems: { t: { Keys: keys(1) } } }, { Responses: { t: [large] } })).toBe(1.5);
   });
 
-  it('bills a whole unit per 4 KB for a strongly consistent read, and nothing for keys not found', () => {
+  it('bills a whole unit per 4 KB for a strongly consistent read', () => {
     expect(batchGetReadUnits({ RequestItems: { t: { ConsistentRead: true } } }, { Responses: { t: [small, large] } })).toBe(4);
-    expect(batchGetReadUnits({ RequestItems: { t: {} } }, { Responses: { t: [] } })).toBe(0);
+  });
+
+  it('bills a key with no item at the minimum, as a GetItem of it, and nothing for keys left unprocessed', () => {
+    const keys = [{ pk: 'a' }, { pk: 'b' }, { pk: 'c' }, { pk: 'd' }];
+    expect(batchGetReadUnits({ RequestItems: { t: { Keys: keys } } }, { Responses: { t: [small] } })).toBe(2);
+    expect(batchGetReadUnits({ RequestItems: { t: { Keys: keys } } }, { Responses: { t: [small] }, UnprocessedKeys: { t: { Keys: [{ pk: 'd' }] } } })).toBe(
+      1.5,
+    );
   });
 });
