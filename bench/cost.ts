@@ -816,6 +816,13 @@ async function measure(): Promise<Measurements> {
         .map(([type, n]) => `${type} ${(n / hostHours).toFixed(1)}`)
         .join(', ')}`,
     );
+    // Which reads a steady request's units are (what a connected host costs every minute).
+    for (const kind of Object.keys(perHostHour)) {
+      const byCommand = Object.entries(recorder.readUnitsByCommand(kind))
+        .map(([command, units]) => `${command} ${units.toFixed(2)}`)
+        .join(', ');
+      console.log(`${kind}: RRU by command: ${byCommand || 'no reads'}`);
+    }
     recorder.recording = false;
     const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
     pollSeconds.sort((a, b) => a - b);
