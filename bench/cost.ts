@@ -66,7 +66,7 @@ import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../lambdas/usecases/host-monitor.js';
 import { catalogueAgentImages } from '../lambdas/domain/catalogues/catalogues.js';
 import { agentClient, eachBounded } from './lifecycle/agents.js';
-import { meteredDynamoClient } from './lifecycle/capacity.js';
+import { itemSizeBytes, meteredDynamoClient } from './lifecycle/capacity.js';
 import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import {
@@ -487,6 +487,24 @@ async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnv
     const TableName = container().config.tableName;
     const { Item } = await client.send(new GetItemCommand({ TableName, Key: marshall(keys.host(key)), ConsistentRead: true }));
     if (!Item) throw new Error('the steady host is gone');
+    // What the item's billed size is made of (every read of the host pays it in 4 KB units).
+    const sizes = Object.entries(Item)
+      .map(([name, value]) => [name, itemSizeBytes({ [name]: value })] as const)
+      .sort((a, b) => b[1] - a[1]);
+    const packed = Item.packedAttributes?.M ?? {};
+    const plain = Item.attributes?.M ?? {};
+    console.log(
+      `a steady host's item: ${itemSizeBytes(Item)} bytes; by attribute: ${sizes.map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; packed: ${Object.entries(
+        packed,
+      )
+        .map(([name, value]) => `${name} ${itemSizeBytes({ [name]: value })}`)
+        .join(', ')}; largest plain: ${Object.entries(plain)
+        .map(([name, value]) => [name, itemSizeBytes({ [name]: value })] as const)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([name, bytes]) => `${name} ${bytes}`)
+        .join(', ')}`,
+    );
     // An index is billed only where its copy changes: updatedAt moves, as it does with any host write.
     const { ConsumedCapacity } = await client.send(
       new PutItemCommand({ TableName, Item: { ...Item, updatedAt: { S: new Date().toISOString() } }, ReturnConsumedCapacity: 'INDEXES' }),
