@@ -13,7 +13,8 @@
  *
  * Measured at LIFECYCLE_HOSTS (1,000) hosts in one cluster:
  * - registration, first poll, inventory and the other step replies of COST_SAMPLE_HOSTS (100) new hosts;
- * - a host-monitor pass with no host active, and one over the 1,000 hosts;
+ * - a host-monitor pass with no host active, and one over the 1,000 hosts once they have settled
+ *   (the passes while the cluster converges, up to COST_CONVERGING_PASSES (5), are priced apart);
  * - a steady hour of COST_STEADY_HOSTS (50) further hosts in clusters of COST_CLUSTER_HOSTS (3),
  *   after COST_WARMUP_HOURS (1) unmeasured hours of the same,
  *   each reporting a full mesh (so they are known), on a stepped service clock: each polls when
@@ -65,7 +66,7 @@ import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../lambdas/usecases/host-monitor.js';
 import { catalogueAgentImages } from '../lambdas/domain/catalogues/catalogues.js';
 import { agentClient, eachBounded } from './lifecycle/agents.js';
-import { meteredDynamoClient } from './lifecycle/capacity.js';
+import { itemSizeBytes, meteredDynamoClient } from './lifecycle/capacity.js';
 import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
 import {
@@ -486,6 +487,24 @@ async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnv
     const TableName = container().config.tableName;
     const { Item } = await client.send(new GetItemCommand({ TableName, Key: marshall(keys.host(key)), ConsistentRead: true }));
     if (!Item) throw new Error('the steady host is gone');
+    // What the item's billed size is made of (every read of the host pays it in 4 KB units).
+    const sizes = Object.entries(Item)
+      .map(([name, value]) => [name, itemSizeBytes({ [name]: value })] as const)
+      .sort((a, b) => b[1] - a[1]);
+    const packed = Item.packedAttributes?.M ?? {};
+    const plain = Item.attributes?.M ?? {};
+    console.log(
+      `a steady host's item: ${itemSizeBytes(Item)} bytes; by attribute: ${sizes.map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; packed: ${Object.entries(
+        packed,
+      )
+        .map(([name, value]) => `${name} ${itemSizeBytes({ [name]: value })}`)
+        .join(', ')}; largest plain: ${Object.entries(plain)
+        .map(([name, value]) => [name, itemSizeBytes({ [name]: value })] as const)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([name, bytes]) => `${name} ${bytes}`)
+        .join(', ')}`,
+    );
     // An index is billed only where its copy changes: updatedAt moves, as it does with any host write.
     const { ConsumedCapacity } = await client.send(
       new PutItemCommand({ TableName, Item: { ...Item, updatedAt: { S: new Date().toISOString() } }, ReturnConsumedCapacity: 'INDEXES' }),
@@ -661,8 +680,22 @@ async function measure(): Promise<Measurements> {
       );
     }
 
-    // ---- monitor passes over the whole cluster: the first judges every new host, the second is steady
+    // ---- monitor passes over the whole cluster: the first judges every new host; the cluster then
+    // converges (verdicts that wait on peers, the stream's follow-ups of what the passes wrote) for
+    // up to COST_CONVERGING_PASSES passes, each priced apart; what every further minute costs is
+    // the first pass that writes nothing, the settled one (a connected host's steady state).
     await monitorPass(`monitor pass (${hostCount} hosts, first)`);
+    await runtime.streams.drained();
+    const convergingPasses = setting('COST_CONVERGING_PASSES', 5);
+    for (let pass = 1; pass <= convergingPasses; pass++) {
+      const kind = `monitor pass (${hostCount} hosts, converging ${pass})`;
+      await monitorPass(kind);
+      await runtime.streams.drained();
+      const wrote = recorder.cost(kind)?.writeUnits ?? 0;
+      console.log(`${kind}: ${(recorder.cost(kind)?.readUnits ?? 0).toFixed(1)} RRU, ${wrote.toFixed(1)} WRU`);
+      if (wrote === 0) break;
+      if (pass === convergingPasses) console.log(`the cluster had not settled after ${convergingPasses} passes: the next one is priced as every minute's`);
+    }
     await monitorPass(`monitor pass (${hostCount} hosts)`);
 
     // ---- the steady hour's hosts: known hosts of small clusters (a SaaS fleet is mostly SNO and
@@ -801,6 +834,13 @@ async function measure(): Promise<Measurements> {
         .map(([type, n]) => `${type} ${(n / hostHours).toFixed(1)}`)
         .join(', ')}`,
     );
+    // Which reads a steady request's units are (what a connected host costs every minute).
+    for (const kind of Object.keys(perHostHour)) {
+      const byCommand = Object.entries(recorder.readUnitsByCommand(kind))
+        .map(([command, units]) => `${command} ${units.toFixed(2)}`)
+        .join(', ');
+      console.log(`${kind}: RRU by command: ${byCommand || 'no reads'}`);
+    }
     recorder.recording = false;
     const costs = Object.fromEntries(recorder.kinds().map((kind) => [kind, recorder.cost(kind)!]));
     pollSeconds.sort((a, b) => a - b);
