@@ -325,7 +325,8 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
       await page.getByText('Installation progress').waitFor({ timeout: 30_000 });
       // The progress page folds the hosts table under "Host inventory (1)": opened, so its stages show.
       await page.getByRole('button', { name: /^Host inventory/ }).click();
-      await page.getByText('Installation completed successfully').waitFor({ timeout: 240_000 });
+      // Until a look has seen it, so the looks hold the moment the page showed it.
+      await expect.poll(() => looks.at(-1)?.completed, { timeout: 240_000, interval: 100 }).toBe(true);
       await stopWatching();
       await session.screenshot('installed');
 
