@@ -192,6 +192,19 @@ describe('installing a cluster through the REST API', () => {
     expect(credentials.password).toMatch(/^\w{5}-\w{5}-\w{5}-\w{5}$/);
     expect(credentials.console_url).toBe('https://console-openshift-console.apps.ocp.example.com');
 
+    // The audit log lists the person's actions of this install (issue 48), the refused ones too; the
+    // agents' and the controller's reports are not people's actions and are not on record.
+    const audit = await api.call('GET', `/audit-events?resource=clusters/${lab.clusterId}&limit=100`, undefined, api.user());
+    expect(audit.status, audit.text).toBe(200);
+    const records = (audit.body.audit_events as Json[]).slice().reverse();
+    const actions = records.map((record) => `${record.operation_id} ${record.outcome.status}`);
+    expect(actions, actions.join(', ')).toEqual(
+      expect.arrayContaining(['v2RegisterCluster 201', 'V2CancelInstallation 409', 'v2InstallCluster 202', 'v2InstallCluster 409']),
+    );
+    expect(actions.indexOf('v2InstallCluster 202')).toBeLessThan(actions.indexOf('v2InstallCluster 409'));
+    expect(new Set(records.map((record) => `${record.actor.kind} ${record.actor.role}`))).toEqual(new Set(['token admin']));
+    expect(actions.filter((action) => /CompleteInstallation|UpdateHostInstallProgress|V2UpdateClusterInstallProgress/i.test(action))).toEqual([]);
+
     // DNS: the managed domain answers the cluster's names.
     const resolver = new Resolver();
     resolver.setServers([`127.0.0.1:${env.runtime.endpoints.dns.port}`]);
