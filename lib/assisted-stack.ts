@@ -129,7 +129,7 @@ export class AssistedStack extends Stack {
     const streams = addTableStreams(this, { table: this.table, streams: catalogue.streams ?? [], functions: this.functions, removalPolicy });
 
     // ---- Live: the WebSocket API and the event bus (lib/live-api.ts) ---------------------------
-    addLiveApi(this, this.functions);
+    const live = addLiveApi(this, this.functions);
 
     // ---- API Gateway -------------------------------------------------------------------------
     this.api = addRestApi(this, { catalogue, functions: this.functions, config, logRetention, removalPolicy });
@@ -142,6 +142,7 @@ export class AssistedStack extends Stack {
       projectRoot: PROJECT_ROOT,
       api: this.api,
       apiStageName: stage,
+      liveApiId: live?.apiId,
       accessLogs: this.buckets.access,
       domainName: config.domainName,
       certificateArn: config.certificateArn,

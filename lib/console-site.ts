@@ -19,6 +19,8 @@ export const CONSOLE_BUILD_DIR = join('console', 'dist');
 export const CONSOLE_PLACEHOLDER_DIR = join('lib', 'console-placeholder');
 /** Paths CloudFront sends to API Gateway: the assisted-install REST API and the image service. */
 export const API_PATH_PATTERN = '/api/*';
+/** Where the console opens its live socket (console/src/live.tsx, LIVE_PATH): the WebSocket API's stage. */
+export const LIVE_PATH_PATTERN = '/live';
 
 /**
  * The REST API stage as an HTTPS origin. Built from the API id and the stage *name* rather than
@@ -32,6 +34,19 @@ function apiOrigin(api: apigateway.RestApi, stageName: string): cloudfront.IOrig
     protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
     originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
     readTimeout: Duration.seconds(30),
+  });
+}
+
+/**
+ * The WebSocket API's stage as an HTTPS origin, from the API's id (as apiOrigin: the live functions
+ * name the distribution in PUBLIC_URL). No origin path: CloudFront appends the viewer's path, and
+ * `/live` is already the stage's path (lib/live-api.ts, LIVE_STAGE_NAME).
+ */
+function liveOrigin(scope: Construct, apiId: string): cloudfront.IOrigin {
+  const stack = Stack.of(scope);
+  return new origins.HttpOrigin(`${apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+    protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+    originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
   });
 }
 
@@ -53,6 +68,8 @@ export interface ConsoleSiteProps {
   accessLogs: s3.IBucket;
   domainName?: string;
   certificateArn?: string;
+  /** The WebSocket API (lib/live-api.ts) the console's `/live` reaches; without it the console polls. */
+  liveApiId?: string;
   /** Origins the console calls besides its own (the identity provider's token endpoint): added to the CSP's connect-src. */
   connectSources?: string[];
   removalPolicy: RemovalPolicy;
@@ -144,6 +161,20 @@ export class ConsoleSite extends Construct {
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           responseHeadersPolicy: apiHeaders,
         },
+        // The console's live socket, same-origin as the console and the API: the token in the query
+        // and the handshake's Sec-WebSocket-* headers go through, Host is the stage's.
+        ...(props.liveApiId
+          ? {
+              [LIVE_PATH_PATTERN]: {
+                origin: liveOrigin(this, props.liveApiId),
+                viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+                allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+                cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+                originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+                responseHeadersPolicy: apiHeaders,
+              },
+            }
+          : {}),
       },
     });
 

@@ -10,7 +10,20 @@ import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integra
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 
-export function addLiveApi(stack: Stack, functions: Record<string, lambda.Function>): { webSocketUrl: string; bus: events.EventBus } | undefined {
+/**
+ * The WebSocket stage's name, which is also its URL's path: CloudFront sends the console's `/live`
+ * (console/src/live.tsx, LIVE_PATH) to the stage's URL unchanged, so the two must be the same.
+ */
+export const LIVE_STAGE_NAME = 'live';
+
+export interface LiveApi {
+  webSocketUrl: string;
+  /** The WebSocket API's id: its domain is `<id>.execute-api.<region>.<suffix>`. */
+  apiId: string;
+  bus: events.EventBus;
+}
+
+export function addLiveApi(stack: Stack, functions: Record<string, lambda.Function>): LiveApi | undefined {
   const [connect, disconnect, message, changes] = ['LiveConnect', 'LiveDisconnect', 'LiveMessage', 'LiveChanges'].map((name) => functions[name]);
   if (!connect || !disconnect || !message || !changes) return undefined;
   const bus = new events.EventBus(stack, 'Events', { eventBusName: `${stack.stackName}-events` });
@@ -27,7 +40,7 @@ export function addLiveApi(stack: Stack, functions: Record<string, lambda.Functi
   api.addRoute('subscribe', { integration: new WebSocketLambdaIntegration('LiveSubscribe', message) });
   const stage = new apigwv2.WebSocketStage(stack, 'LiveStage', {
     webSocketApi: api,
-    stageName: 'live',
+    stageName: LIVE_STAGE_NAME,
     autoDeploy: true,
     throttle: { rateLimit: 100, burstLimit: 200 },
   });
@@ -49,5 +62,5 @@ export function addLiveApi(stack: Stack, functions: Record<string, lambda.Functi
     id: 'AwsSolutions-APIG1',
     reason: 'Each route is a Lambda function that logs every connection and message it handles; the stage is throttled.',
   });
-  return { webSocketUrl: stage.url, bus };
+  return { webSocketUrl: stage.url, apiId: api.apiId, bus };
 }

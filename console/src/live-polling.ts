@@ -4,7 +4,8 @@
  * console's build hands those timers here instead (vite.config.ts, `livePollingOfUiLib`), so that:
  * - while the socket is healthy each poll waits at least LIVE_POLL_MS (60 s): the pushes say when
  *   to read, the slow poll only covers a message lost on the way;
- * - a pushed change makes every poll on the page run at once (`refetchNow`);
+ * - a pushed change makes every poll on the page run at once (`refetchNow`), and once more when the
+ *   reads that were in flight at the push have ended (see `readStarted`);
  * - when the socket is not healthy the polls run at the library's own pace again.
  */
 export const LIVE_POLL_MS = 60_000;
@@ -53,9 +54,38 @@ export function stopPolling(poll: Poll | undefined): void {
   polls.delete(poll);
 }
 
-/** Runs every poll of the page now (a pushed change). */
-export function refetchNow(): void {
+function fireAll(): void {
   for (const poll of [...polls]) fire(poll);
+}
+
+/**
+ * Reads of the API under way (the library's clients count them, ui-lib-auth.ts). The library drops
+ * a refetch asked for while its own fetch of the cluster is under way (its slice's forceReload is
+ * cancelled while RELOADING), and that fetch may have read the cluster before the change: a push
+ * that lands then would show only at the next push, or the 60 s poll. So it is owed: every poll
+ * runs again once those reads have ended.
+ */
+let readsInFlight = 0;
+let refetchOwed = false;
+/** After the last read ends, the library settles its state (fulfilled) before it can fetch again. */
+const OWED_REFETCH_AFTER_MS = 50;
+
+export function readStarted(): void {
+  readsInFlight += 1;
+}
+
+export function readEnded(): void {
+  readsInFlight = Math.max(0, readsInFlight - 1);
+  if (readsInFlight > 0 || !refetchOwed) return;
+  refetchOwed = false;
+  // Once, not as a push: reads the owed run starts owe nothing themselves.
+  setTimeout(fireAll, OWED_REFETCH_AFTER_MS);
+}
+
+/** Runs every poll of the page now (a pushed change), and again after the reads under way end. */
+export function refetchNow(): void {
+  if (readsInFlight > 0) refetchOwed = true;
+  fireAll();
 }
 
 export const isLive = (): boolean => live;

@@ -314,7 +314,14 @@ export interface Store {
     /** Stores the connection unless the organisation has `cap` already: whether it was stored. Kept `ttlSeconds` at most (API Gateway closes a connection after 2 h). */
     add(connection: LiveConnection, cap: number, ttlSeconds: number): Promise<boolean>;
     get(connectionId: string): Promise<LiveConnection | undefined>;
-    put(connection: LiveConnection, ttlSeconds: number): Promise<void>;
+    /**
+     * Adds a subscription to the connection and keeps it `ttlSeconds` more, in one update: subscribe
+     * messages handled at once each keep theirs (a read-then-put lost all but one). A no-op when the
+     * connection has it already or is gone.
+     */
+    addSubscription(connectionId: string, subscription: string, ttlSeconds: number): Promise<void>;
+    /** Keeps the connection `ttlSeconds` more, changing nothing else (a no-op when it is gone). */
+    extend(connectionId: string, ttlSeconds: number): Promise<void>;
     /** Counts one message of the connection in this second, atomically: the count so far this second (undefined when the connection is gone). */
     countMessage(connectionId: string, second: number): Promise<number | undefined>;
     remove(connectionId: string): Promise<void>;

@@ -9,7 +9,7 @@ import { DomainError } from '../domain/core/errors.js';
 import { changeMessage, reaches, subscriptionOf, type LiveCaps } from '../domain/events/live-subscriptions.js';
 import type { Clock } from '../ports/clock.js';
 import type { LiveConnections } from '../ports/live-connections.js';
-import type { LiveConnection, Store } from '../ports/store.js';
+import type { Store } from '../ports/store.js';
 import { findCluster, findInfraEnv } from './access.js';
 import type { StreamedChange } from './webhooks.js';
 import type { Principal } from './principal.js';
@@ -67,10 +67,9 @@ export async function receive(
     await deps.store.liveConnections.remove(connectionId);
     return { reply: { type: 'error', status: 429, reason }, close: { code: 1008, reason } };
   }
-  const counted: LiveConnection = connection;
   const asked = subscriptionOf(message);
   if ('problem' in asked) {
-    await deps.store.liveConnections.put(counted, CONNECTION_TTL_SECONDS);
+    await deps.store.liveConnections.extend(connectionId, CONNECTION_TTL_SECONDS);
     return { reply: { type: 'error', status: 400, reason: asked.problem } };
   }
   // Found as the caller's requests find it: another organisation's resource is not found.
@@ -79,12 +78,12 @@ export async function receive(
     if (asked.kind === 'cluster') await findCluster(deps.store, principal, asked.id!);
     if (asked.kind === 'infra-env') await findInfraEnv(deps.store, principal, asked.id!);
   } catch (error) {
-    await deps.store.liveConnections.put(counted, CONNECTION_TTL_SECONDS);
+    await deps.store.liveConnections.extend(connectionId, CONNECTION_TTL_SECONDS);
     if (error instanceof DomainError && error.kind === 'not-found') return { reply: { type: 'error', status: 404, reason: error.message } };
     throw error;
   }
-  const subscriptions = [...new Set([...connection.subscriptions, asked.subscription])];
-  await deps.store.liveConnections.put({ ...counted, subscriptions }, CONNECTION_TTL_SECONDS);
+  // One update, not a read and a put: the console sends a page's subscriptions at once.
+  await deps.store.liveConnections.addSubscription(connectionId, asked.subscription, CONNECTION_TTL_SECONDS);
   return { reply: { type: 'subscribed', subscription: asked.subscription } };
 }
 

@@ -389,6 +389,26 @@ describe('AssistedStack, staging, bundled and checked', { timeout: 180_000 }, ()
     template.resourceCountIs('Custom::CDKBucketDeployment', 1);
   });
 
+  it("routes the console's /live to the WebSocket API's stage under the same distribution", () => {
+    const [, distribution] = byPrefix('AWS::CloudFront::Distribution', 'ConsoleDistribution');
+    const config = distribution.Properties.DistributionConfig as Json;
+    const liveBehaviour = (config.CacheBehaviors as Json[]).find((b) => b.PathPattern === '/live');
+    expect(liveBehaviour, JSON.stringify((config.CacheBehaviors as Json[]).map((b) => b.PathPattern))).toBeDefined();
+    expect(liveBehaviour!.AllowedMethods).toEqual(['GET', 'HEAD']);
+    expect(liveBehaviour!.ViewerProtocolPolicy).toBe('https-only');
+    // CachingDisabled and AllViewerExceptHostHeader: the token in the query and the handshake's headers reach the stage.
+    expect(liveBehaviour!.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+    expect(liveBehaviour!.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+    const liveOrigin = (config.Origins as Json[]).find((o) => o.Id === liveBehaviour!.TargetOriginId)!;
+    const [webSocketApiId] = ofType('AWS::ApiGatewayV2::Api').find(([, api]) => api.Properties.ProtocolType === 'WEBSOCKET')!;
+    expect(JSON.stringify(liveOrigin.DomainName)).toContain(JSON.stringify({ Ref: webSocketApiId }));
+    expect(JSON.stringify(liveOrigin.DomainName)).toContain('execute-api');
+    // The viewer's /live is the stage's own path: no origin path before it.
+    expect(liveOrigin.OriginPath ?? '').toBe('');
+    expect(ofType('AWS::ApiGatewayV2::Stage').map(([, stage]) => stage.Properties.StageName)).toEqual(['live']);
+    expect(liveOrigin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+  });
+
   it('wires each state machine to the functions and containers its substitutions name, least privilege', () => {
     for (const spec of catalogue.stateMachines) {
       const [, machine] = ofType('AWS::StepFunctions::StateMachine').find(([, m]) => m.Properties.StateMachineName === `AssistedCloud-staging-${spec.name}`)!;

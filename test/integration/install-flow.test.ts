@@ -3,9 +3,13 @@
  * on-host installer and the in-cluster controller by hand: install → preparation checks → the
  * install workflow runs the (simulated) installer as a container task → installing → stage reports
  * → finalizing → controller reports → installed; then kubeconfig, credentials, ignition files that
- * ignition-validate accepts, DNS records on the local DNS server, and the events in order.
+ * ignition-validate accepts, DNS records on the local DNS server, and the events in order; a
+ * webhook receiver on loopback gets each of the install's cluster status changes and `installed`,
+ * signed; the audit log lists the person's actions.
  */
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +20,7 @@ import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 import { apiClient, API_VIP, eventually, INGRESS_VIP, readyCluster, type ApiClient, type Json, type LabCluster } from '../support/cluster-lab.js';
 import { createIngressCa } from '../../agent/src/controller/ingress-ca.js';
+import { verifyWebhookSignature } from '../../lambdas/domain/events/webhooks.js';
 
 const STAGES: Record<string, string[]> = {
   bootstrap: [
@@ -48,6 +53,25 @@ describe('installing a cluster through the REST API', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let api: ApiClient;
   let lab: LabCluster;
+  /** Webhook deliveries as the receiver got them, each with whether its signature checked out with the endpoint's secret. */
+  const deliveries: { event: string; status?: string; clusterId: string; signed: boolean }[] = [];
+  let webhookSecret = '';
+  const receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const parsed = JSON.parse(body) as Json;
+      const [timestamp, signature] = [request.headers['x-assisted-timestamp'], request.headers['x-assisted-signature']].map(String);
+      deliveries.push({
+        event: parsed.event,
+        status: parsed.status,
+        clusterId: parsed.resource?.id,
+        signed: verifyWebhookSignature(webhookSecret, timestamp!, body, signature!),
+      });
+      response.writeHead(204).end();
+    });
+  });
   const cluster = async () => (await api.call('GET', `/clusters/${lab.clusterId}`, undefined, api.user())).body as Json;
   const hosts = async () => (await api.call('GET', `/clusters/${lab.clusterId}/hosts`, undefined, api.user())).body as Json[];
 
@@ -55,11 +79,22 @@ describe('installing a cluster through the REST API', () => {
     process.env.INSTALL_POLL_SECONDS = '1';
     env = await testRuntime({ baseDomains: ['example.com'] });
     api = apiClient(env.runtime.url, env.adminToken);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const webhook = await api.call(
+      'POST',
+      '/webhooks',
+      { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['cluster-status', 'installed', 'failed'] },
+      api.user(),
+    );
+    expect(webhook.status, webhook.text).toBe(201);
+    webhookSecret = webhook.body.secret;
     lab = await readyCluster(api);
   }, 120_000);
   afterAll(async () => {
     delete process.env.INSTALL_POLL_SECONDS;
     await env?.close();
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
   it('takes a ready cluster through preparation, installation and finalizing to installed', async () => {
@@ -191,6 +226,31 @@ describe('installing a cluster through the REST API', () => {
     expect(credentials.username).toBe('kubeadmin');
     expect(credentials.password).toMatch(/^\w{5}-\w{5}-\w{5}-\w{5}$/);
     expect(credentials.console_url).toBe('https://console-openshift-console.apps.ocp.example.com');
+
+    // The webhook receiver got each status the install went through, in order, and `installed`, all signed.
+    const installPath = ['preparing-for-installation', 'installing', 'finalizing', 'installed'];
+    const statusesDelivered = () => deliveries.filter((d) => d.clusterId === lab.clusterId && d.event === 'cluster-status').map((d) => d.status!);
+    await eventually(
+      async () => statusesDelivered(),
+      (statuses) => statuses.includes('installed') && deliveries.some((d) => d.event === 'installed'),
+      15_000,
+    );
+    expect(statusesDelivered().filter((status) => installPath.includes(status))).toEqual(installPath);
+    expect(deliveries.filter((d) => d.clusterId === lab.clusterId && d.event === 'installed')).toHaveLength(1);
+    expect(deliveries.filter((d) => !d.signed)).toEqual([]);
+
+    // The audit log lists the person's actions of this install (issue 48), the refused ones too; the
+    // agents' and the controller's reports are not people's actions and are not on record.
+    const audit = await api.call('GET', `/audit-events?resource=clusters/${lab.clusterId}&limit=100`, undefined, api.user());
+    expect(audit.status, audit.text).toBe(200);
+    const records = (audit.body.audit_events as Json[]).slice().reverse();
+    const actions = records.map((record) => `${record.operation_id} ${record.outcome.status}`);
+    expect(actions, actions.join(', ')).toEqual(
+      expect.arrayContaining(['v2RegisterCluster 201', 'V2CancelInstallation 409', 'v2InstallCluster 202', 'v2InstallCluster 409']),
+    );
+    expect(actions.indexOf('v2InstallCluster 202')).toBeLessThan(actions.indexOf('v2InstallCluster 409'));
+    expect(new Set(records.map((record) => `${record.actor.kind} ${record.actor.role}`))).toEqual(new Set(['token admin']));
+    expect(actions.filter((action) => /CompleteInstallation|UpdateHostInstallProgress|V2UpdateClusterInstallProgress/i.test(action))).toEqual([]);
 
     // DNS: the managed domain answers the cluster's names.
     const resolver = new Resolver();

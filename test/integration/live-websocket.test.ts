@@ -172,4 +172,34 @@ describe('live changes over WebSocket', () => {
       .catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(GoneException);
   }, 60_000);
+
+  it('keeps every subscription of a burst: subscribe messages handled at once each keep theirs', async () => {
+    for (const ws of open.splice(0)) ws.terminate();
+    const headers = { Authorization: `Bearer ${env.adminToken}`, 'Content-Type': 'application/json' };
+    const orgId = ((await fetch(`${env.runtime.url}${API}/organizations`, { headers }).then((r) => r.json())) as { id: string }[])[0]!.id;
+    const stored = () => container().store.liveConnections.listByOrg(orgId);
+    const deadline = Date.now() + 20_000;
+    while ((await stored()).length > 0 && Date.now() < deadline) await sleep(100);
+    const create = async (route: string, body: Record<string, unknown>) =>
+      ((await fetch(`${env.runtime.url}${API}${route}`, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.json())) as { id: string }).id;
+    const version = Object.entries(
+      (await fetch(`${env.runtime.url}${API}/openshift-versions`, { headers }).then((r) => r.json())) as Record<string, { default?: boolean }>,
+    ).find(([, v]) => v.default)![0];
+    const clusterId = await create('/clusters', { name: 'burst', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' });
+    const infraEnvIds = [
+      await create('/infra-envs', { name: 'burst-1', pull_secret: PULL_SECRET, cluster_id: clusterId }),
+      await create('/infra-envs', { name: 'burst-2', pull_secret: PULL_SECRET, cluster_id: clusterId }),
+    ];
+    // As the console sends a cluster page's subscriptions: all at once, within the cap of 5 a second.
+    const subscriber = await connect(env.adminToken);
+    const asked = [{ cluster_id: clusterId }, ...infraEnvIds.map((id) => ({ infra_env_id: id })), { org: true }];
+    for (const subscription of asked) subscriber.ws!.send(JSON.stringify({ action: 'subscribe', ...subscription }));
+    await until(
+      'four subscribed',
+      () => subscriber.messages.filter((m) => m.type === 'subscribed'),
+      (replies) => replies.length === asked.length,
+    );
+    const [connection] = await stored();
+    expect([...connection!.subscriptions].sort()).toEqual([`cluster:${clusterId}`, ...infraEnvIds.map((id) => `infra-env:${id}`), 'org'].sort());
+  }, 60_000);
 });

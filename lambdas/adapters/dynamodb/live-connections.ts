@@ -5,7 +5,7 @@
  * connection is added or removed, so two connects at once cannot both pass the last place.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LiveConnection, Store } from '../../ports/store.js';
 import { stripKeys } from './keys.js';
 import { queryAll } from './queries.js';
@@ -14,13 +14,14 @@ const connectionKey = (connectionId: string) => ({ pk: `LIVE#${connectionId}`, s
 const counterKey = (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'LIVE-CONNECTIONS' });
 
 export function liveConnections(doc: DynamoDBDocumentClient, table: string, now: () => number): Store['liveConnections'] {
+  const ttlOf = (ttlSeconds: number) => Math.floor(now() / 1000) + ttlSeconds;
   const itemOf = (connection: LiveConnection, ttlSeconds: number) => ({
     ...connection,
     ...connectionKey(connection.connectionId),
     gsi1pk: `ORG#${connection.orgId}#LIVE`,
     gsi1sk: `CONNECTION#${connection.connectionId}`,
     entity: 'liveConnection',
-    ttl: Math.floor(now() / 1000) + ttlSeconds,
+    ttl: ttlOf(ttlSeconds),
   });
   return {
     async add(connection, cap, ttlSeconds) {
@@ -52,8 +53,38 @@ export function liveConnections(doc: DynamoDBDocumentClient, table: string, now:
       const result = await doc.send(new GetCommand({ TableName: table, Key: connectionKey(connectionId) }));
       return stripKeys<LiveConnection>(result.Item);
     },
-    async put(connection, ttlSeconds) {
-      await doc.send(new PutCommand({ TableName: table, Item: itemOf(connection, ttlSeconds), ConditionExpression: 'attribute_exists(pk)' }));
+    async addSubscription(connectionId, subscription, ttlSeconds) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: connectionKey(connectionId),
+            UpdateExpression: 'SET #subscriptions = list_append(if_not_exists(#subscriptions, :none), :added), #ttl = :ttl',
+            ConditionExpression: 'attribute_exists(pk) AND NOT contains(#subscriptions, :subscription)',
+            ExpressionAttributeNames: { '#subscriptions': 'subscriptions', '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':none': [], ':added': [subscription], ':subscription': subscription, ':ttl': ttlOf(ttlSeconds) },
+          }),
+        );
+      } catch (error) {
+        // Subscribed already, or the connection is gone.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+    async extend(connectionId, ttlSeconds) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: connectionKey(connectionId),
+            UpdateExpression: 'SET #ttl = :ttl',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':ttl': ttlOf(ttlSeconds) },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
     },
     async countMessage(connectionId, second) {
       // Two conditional updates: the same second adds one; another second starts at one. Messages handled at once count each.
