@@ -161,8 +161,9 @@ export class ConsoleSite extends Construct {
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           responseHeadersPolicy: apiHeaders,
         },
-        // The console's live socket, same-origin as the console and the API: the token in the query
-        // and the handshake's Sec-WebSocket-* headers go through, Host is the stage's.
+        // The console's live socket, same-origin as the console and the API: the handshake's
+        // Sec-WebSocket-* headers (the token rides in Sec-WebSocket-Protocol, never in the logged URL)
+        // go through, Host is the stage's.
         ...(props.liveApiId
           ? {
               [LIVE_PATH_PATTERN]: {

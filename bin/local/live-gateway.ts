@@ -27,9 +27,10 @@ export interface LiveGateway {
   close(): void;
 }
 
-const statusOf = (result: unknown): { statusCode: number; body: string } => {
-  const answer = (result ?? {}) as { statusCode?: number; body?: string };
-  return { statusCode: answer.statusCode ?? 200, body: answer.body ?? '' };
+const statusOf = (result: unknown): { statusCode: number; body: string; protocol?: string } => {
+  const answer = (result ?? {}) as { statusCode?: number; body?: string; headers?: Record<string, string> };
+  const protocol = Object.entries(answer.headers ?? {}).find(([name]) => name.toLowerCase() === 'sec-websocket-protocol')?.[1];
+  return { statusCode: answer.statusCode ?? 200, body: answer.body ?? '', ...(protocol ? { protocol } : {}) };
 };
 
 /** API Gateway answers every failed IAM check on the management API with a 403 and `{"message"}`. */
@@ -38,7 +39,14 @@ function refuse(response: ServerResponse, error: SignatureRefused): void {
 }
 
 export function startLiveGateway(options: { invoke: Invoke; credentials: KeyPair; log?: (message: string) => void }): LiveGateway {
-  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // The subprotocol $connect's answer selected for each handshake (as API Gateway takes it from the
+  // integration's Sec-WebSocket-Protocol header): none unless it selected one.
+  const selected = new WeakMap<IncomingMessage, string>();
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    handleProtocols: (_offered, request) => selected.get(request) ?? false,
+  });
   const sockets = new Map<string, WebSocket>();
   const event = (connectionId: string, routeKey: string, extra: Record<string, unknown> = {}) => ({
     requestContext: {
@@ -65,7 +73,7 @@ export function startLiveGateway(options: { invoke: Invoke; credentials: KeyPair
       options
         .invoke('LiveConnect', event(connectionId, '$connect', { headers, queryStringParameters: Object.keys(query).length ? query : null }))
         .then((result) => {
-          const { statusCode, body } = statusOf(result);
+          const { statusCode, body, protocol } = statusOf(result);
           if (statusCode !== 200) {
             const text = body || 'refused';
             socket.end(
@@ -73,6 +81,7 @@ export function startLiveGateway(options: { invoke: Invoke; credentials: KeyPair
             );
             return;
           }
+          if (protocol) selected.set(request, protocol);
           server.handleUpgrade(request, socket, head, (ws) => {
             sockets.set(connectionId, ws);
             ws.on('message', (data: Buffer) => {

@@ -12,6 +12,7 @@ import { Label, Tooltip } from '@patternfly/react-core';
 import { isLive, LIVE_POLL_MS, onLiveChange, refetchNow, setLive } from './live-polling';
 import { CLUSTERS_PATH } from './routes';
 import { apiRequest, currentToken } from './session';
+import { liveSubprotocols } from '../../contracts/live-protocol';
 
 export const LIVE_PATH = '/live';
 /** A burst of changes (a host, its event, the cluster it moves) makes one refetch. */
@@ -35,9 +36,9 @@ async function subscriptionsFor(clusterId: string | undefined): Promise<Subscrib
   return [{ cluster_id: clusterId }, ...infraEnvs.map((infraEnv) => ({ infra_env_id: infraEnv.id }))];
 }
 
-export function liveSocketUrl(token: string): string {
+export function liveSocketUrl(): string {
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${window.location.host}${LIVE_PATH}?token=${encodeURIComponent(token)}`;
+  return `${scheme}//${window.location.host}${LIVE_PATH}`;
 }
 
 /** Keeps a socket subscribed to `subscriptions` until stopped, trying again after each close. */
@@ -48,7 +49,8 @@ function follow(subscriptions: Subscribe[], token: string): () => void {
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let refetchTimer: ReturnType<typeof setTimeout> | undefined;
   const open = () => {
-    const ws = new WebSocket(liveSocketUrl(token));
+    // The token rides in a subprotocol, never in the URL (access logs keep URLs): contracts/live-protocol.ts.
+    const ws = new WebSocket(liveSocketUrl(), liveSubprotocols(token));
     socket = ws;
     ws.onopen = () => {
       for (const subscription of subscriptions) ws.send(JSON.stringify({ action: 'subscribe', ...subscription }));

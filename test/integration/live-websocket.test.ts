@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiGatewayManagementApiClient, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import WebSocket from 'ws';
+import { LIVE_SUBPROTOCOL, liveSubprotocols } from '../../contracts/live-protocol.js';
 import { createApiGatewayConnections } from '../../lambdas/adapters/apigateway/connections.js';
 import { container } from '../../lambdas/platform/container.js';
 import { PULL_SECRET } from '../support/fixtures.js';
@@ -22,9 +23,11 @@ describe('live changes over WebSocket', () => {
   const open: WebSocket[] = [];
 
   /** Opens a connection; resolves with it and its messages, or with the refusal's status. */
-  const connect = (token: string) =>
+  const connect = (token: string, how: 'subprotocol' | 'url' = 'subprotocol') =>
     new Promise<{ ws?: WebSocket; messages: Record<string, any>[]; refused?: number; closed: Promise<{ code: number; reason: string }> }>((resolve) => {
-      const ws = new WebSocket(`${env.runtime.url.replace('http', 'ws')}/live?token=${encodeURIComponent(token)}`);
+      const base = `${env.runtime.url.replace('http', 'ws')}/live`;
+      // As the console does (browsers cannot set headers): the token in a subprotocol, never in the URL.
+      const ws = how === 'subprotocol' ? new WebSocket(base, liveSubprotocols(token)) : new WebSocket(`${base}?token=${encodeURIComponent(token)}`);
       const messages: Record<string, any>[] = [];
       const closed = new Promise<{ code: number; reason: string }>((done) => ws.on('close', (code, reason) => done({ code, reason: reason.toString() })));
       ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
@@ -56,12 +59,16 @@ describe('live changes over WebSocket', () => {
 
   it('authenticates at connect, sends a subscriber each change of its cluster, refuses what it may not see, and enforces the caps', async () => {
     expect((await connect('not-a-token')).refused).toBe(401);
+    // A token in the URL would land in access logs: it opens nothing.
+    expect((await connect(env.adminToken, 'url')).refused).toBe(401);
     const created = await fetch(`${env.runtime.url}${API}/clusters`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${env.adminToken}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'live', openshift_version: '4.16', pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }),
     }).then((response) => response.json() as Promise<{ id: string }>);
     const subscriber = await connect(env.adminToken);
+    // The service selects the plain subprotocol, never echoing the one that carries the token.
+    expect(subscriber.ws!.protocol).toBe(LIVE_SUBPROTOCOL);
     subscriber.ws!.send(JSON.stringify({ action: 'subscribe', cluster_id: created.id }));
     await until(
       'subscribed',

@@ -1,10 +1,12 @@
 /**
  * The WebSocket API's routes (API Gateway's WebSocket API in AWS, the local gateway's /live here):
  * $connect authenticates (an API token or a sign-in session, in the Authorization header or, for
- * browsers, the `token` query parameter) and admits the connection within the organisation's cap;
+ * browsers, the `bearer.<token>` subprotocol: contracts/live-protocol.ts) and admits the connection
+ * within the organisation's cap;
  * $disconnect forgets it; `subscribe` (and any other message) is answered on the connection.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { bearerFromSubprotocols, LIVE_SUBPROTOCOL, offersLiveSubprotocol } from '../../../contracts/live-protocol.js';
 import { DomainError } from '../../domain/core/errors.js';
 import { container } from '../../platform/container.js';
 import { taskHandler } from '../../platform/middleware.js';
@@ -14,7 +16,6 @@ import { connect as admit, disconnect as forget, receive } from '../../usecases/
 interface WebSocketEvent {
   requestContext: { connectionId: string; routeKey: string };
   headers?: Record<string, string | undefined>;
-  queryStringParameters?: Record<string, string | undefined> | null;
   body?: string | null;
 }
 
@@ -28,12 +29,15 @@ const answer = (statusCode: number, body = ''): APIGatewayProxyResult => ({ stat
 
 export const connect = taskHandler(async (event: WebSocketEvent): Promise<APIGatewayProxyResult> => {
   const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-  const token = event.queryStringParameters?.token;
+  const offered = headers['sec-websocket-protocol'];
+  const token = bearerFromSubprotocols(offered);
   const authorization = headers.authorization ?? (token ? `Bearer ${token}` : undefined);
   try {
     const principal = await authenticateUser(container(), authorization);
     const outcome = await admit(liveDeps(), principal, event.requestContext.connectionId);
-    return outcome.accepted ? answer(200) : answer(outcome.status, outcome.reason);
+    if (!outcome.accepted) return answer(outcome.status, outcome.reason);
+    // A client that offered subprotocols fails the handshake unless one is selected; never the token's.
+    return offersLiveSubprotocol(offered) ? { ...answer(200), headers: { 'Sec-WebSocket-Protocol': LIVE_SUBPROTOCOL } } : answer(200);
   } catch (error) {
     if (error instanceof DomainError && (error.kind === 'unauthorized' || error.kind === 'forbidden'))
       return answer(error.kind === 'unauthorized' ? 401 : 403, error.message);
