@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
+import { liveSubprotocols } from '../contracts/live-protocol.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
 import { ensureConsoleBuilt, openBrowser, signIn } from './support/browser.js';
@@ -65,7 +66,7 @@ async function api(url: string, token: string, method: string, route: string, bo
 
 /** Write → message latencies (ms) of `samples` writes of a cluster, one at a time. */
 async function measureLatency(url: string, token: string, orgId: string, clusterId: string, samples: number): Promise<number[]> {
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/live?token=${encodeURIComponent(token)}`);
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/live`, liveSubprotocols(token));
   const arrivals = new Map<number, number>();
   let subscribed = false;
   ws.on('message', (data) => {
