@@ -168,17 +168,22 @@ describe('disconnected clusters', () => {
     );
     expectError(registered, 400, /^Cannot register a host to an InfraEnv with disconnected-iso type/);
     expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts`)).body).toEqual([]);
-    // Other image types are refused for a DisconnectedCluster, and the type needs a cluster.
+    // Other image types are refused for a DisconnectedCluster.
     expectError(
       await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, image_type: 'full-iso' }),
       400,
       /DisconnectedCluster.*disconnected-iso.*not full-iso/,
     );
     expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { image_type: 'minimal-iso' }), 400, /DisconnectedCluster.*not minimal-iso/);
+    // Without a cluster the type is taken, as upstream takes it; its ignition cannot be made (404, as upstream's).
+    const clusterless = await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' });
+    expect(clusterless.status, clusterless.text).toBe(201);
+    expect(clusterless.body).toMatchObject({ type: 'disconnected-iso', openshift_version: '4.20' });
+    expect(clusterless.body.cluster_id ?? undefined).toBeUndefined();
     expectError(
-      await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' }),
-      400,
-      /needs the infra-env's cluster_id.*POST \/v2\/clusters\/disconnected/,
+      await call('GET', `/infra-envs/${clusterless.body.id}/downloads/files?file_name=discovery.ign`),
+      404,
+      /Failed to get cluster.*POST \/v2\/clusters\/disconnected/,
     );
   });
 

@@ -67,9 +67,8 @@ function imageTypeProblem(type: string, cluster: InfraEnvClusterContext): string
   if (cluster.disconnectedCluster && type !== DISCONNECTED_ISO) {
     return `the cluster is a DisconnectedCluster: its infra-envs make disconnected ISOs (image_type ${DISCONNECTED_ISO}), not ${type}; create a cluster with POST /v2/clusters for a ${type}`;
   }
-  if (type === DISCONNECTED_ISO && !cluster.bound) {
-    return `image_type ${DISCONNECTED_ISO} needs the infra-env's cluster_id: create a DisconnectedCluster with POST /v2/clusters/disconnected, then its infra-env with that cluster_id`;
-  }
+  // A disconnected-iso infra-env without a cluster is taken, as upstream takes it: its ISO cannot be
+  // made until it has one (its discovery.ign answers 404), which an update may give it.
   return undefined;
 }
 const MAX_TRUST_BUNDLE = 65_535;
