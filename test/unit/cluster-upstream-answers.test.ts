@@ -31,6 +31,39 @@ function refusal(action: () => unknown): string {
 }
 
 describe("cluster answers as upstream's", () => {
+  it.each([
+    ['', "The URL scheme must be http(s) and specified in the URL: ''"],
+    ['ftp://x', "The URL scheme must be http(s) and specified in the URL: 'ftp://x'"],
+    ['not a url', "The URL scheme must be http(s) and specified in the URL: 'not a url'"],
+    ['http://a b', /^URL 'http:\/\/a b' format is not valid/],
+  ])('refuses the ignition endpoint URL %j, on creation and update (upstream checked with curl)', (url, reason) => {
+    expect(refusal(() => create({ ignition_endpoint: { url } }))).toMatch(reason);
+    expect(refusal(() => update(create(), { ignition_endpoint: { url } }))).toMatch(reason);
+  });
+
+  it.each([
+    ['local', true],
+    ['ab', true],
+    ['a--b', true],
+    ['example.com', true],
+    ['a', false],
+    ['-ab', false],
+    ['a.b', false],
+    ['1.2.3.4', false],
+    ['example.com.', false],
+    ['EXAMPLE.com', false],
+  ])('takes the base domain %j: %s, as upstream did when asked with curl', (domain, taken) => {
+    if (taken) expect(create({ base_dns_domain: domain }).attributes.base_dns_domain).toBe(domain);
+    else expect(refusal(() => create({ base_dns_domain: domain }))).toMatch(/base_dns_domain/);
+  });
+
+  it.each(['https://ignition.example.com:22623/config/worker', 'HTTP://x', 'https:x', 'http:'])(
+    'takes the ignition endpoint URL %j, as upstream does',
+    (url) => {
+      expect(create({ ignition_endpoint: { url } }).attributes.ignition_endpoint).toEqual({ url });
+    },
+  );
+
   it('refuses an API host name for a day-1 cluster', () => {
     expect(refusal(() => update(create(), { api_vip_dns_name: 'api.x.e.com' }))).toBe("Can't update api vip to api.x.e.com for day1 cluster c1");
   });

@@ -461,6 +461,21 @@ export function tagsProblem(tags: string): string | undefined {
   );
 }
 
+/**
+ * The URL of a cluster's ignition endpoint, checked as upstream's ValidateHTTPFormat does: it must
+ * name its scheme, http or https (any case), and a host made of URL host characters. Nothing more:
+ * upstream takes "https:x" or "http:" as they are.
+ */
+export function ignitionEndpointUrlProblem(url: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(url)) return `URL '${url}' format is not valid: invalid control character in URL`;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return `The URL scheme must be http(s) and specified in the URL: '${url}'`;
+  const host = /^[^:]+:\/\/([^/?#]*)/.exec(url)?.[1]?.replace(/^.*@/, '');
+  if (host !== undefined && /[^A-Za-z0-9.\-_~!$&'()*+,;=:[\]%]/.test(host)) return `URL '${url}' format is not valid: invalid character in host name`;
+  return undefined;
+}
+
 /** A cluster either replaces the image's NTP sources (ntp_sources) or adds to them (additional_ntp_source), judged on the result. */
 export function ntpSourcesConflict(attributes: { additional_ntp_source?: unknown; ntp_sources?: unknown }): string | undefined {
   const given = (value: unknown) => typeof value === 'string' && value !== '';
@@ -479,6 +494,8 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   if (typeof params.additional_ntp_source === 'string') check(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
   if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
   if (typeof params.tags === 'string') check(tagsProblem(params.tags));
+  const ignitionEndpoint = params.ignition_endpoint as { url?: unknown } | undefined;
+  if (typeof ignitionEndpoint?.url === 'string') check(ignitionEndpointUrlProblem(ignitionEndpoint.url));
   for (const field of [
     'base_dns_domain',
     'ssh_public_key',
