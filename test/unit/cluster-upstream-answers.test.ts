@@ -123,7 +123,18 @@ describe("a cluster's name", () => {
 });
 
 describe('schedulable_masters_forced_true', () => {
-  it('holds while fewer than five hosts are registered, as upstream refreshes it at each registration and departure', () => {
-    expect([0, 1, 3, 4, 5, 6, 100].map(schedulableMastersForcedTrue)).toEqual([true, true, true, true, false, false, false]);
+  const hosts = (...roles: [string, string?][]) => roles.map(([role, suggested_role]) => ({ role, suggested_role }));
+  it('holds while fewer than two hosts are workers by their effective role, as upstream refreshes it', () => {
+    expect(schedulableMastersForcedTrue(3, [])).toBe(true);
+    expect(schedulableMastersForcedTrue(3, hosts(['master'], ['master'], ['master'], ['worker']))).toBe(true);
+    expect(schedulableMastersForcedTrue(3, hosts(['master'], ['master'], ['master'], ['worker'], ['auto-assign', 'worker']))).toBe(false);
+    expect(schedulableMastersForcedTrue(3, hosts(['auto-assign', 'master'], ['auto-assign', 'worker'], ['auto-assign']))).toBe(true);
+    // Five control planes and no worker (the harness's hosts/five-cp): upstream forces it; the host count once did not.
+    expect(schedulableMastersForcedTrue(5, hosts(['master'], ['master'], ['master'], ['master'], ['master']))).toBe(true);
+    expect(schedulableMastersForcedTrue(3, hosts(['worker'], ['worker']))).toBe(false);
+  });
+
+  it('always holds for a single node', () => {
+    expect(schedulableMastersForcedTrue(1, hosts(['worker'], ['worker'], ['worker']))).toBe(true);
   });
 });

@@ -610,7 +610,7 @@ export function createClusterRecord(
     hyperthreading: 'all',
     network_type: networkType,
     schedulable_masters: false,
-    // No host yet: forced (schedulableMastersForcedTrue), until the fifth host registers.
+    // No host yet, so no worker: forced (schedulableMastersForcedTrue).
     schedulable_masters_forced_true: true,
     load_balancer: { type: 'cluster-managed' },
     monitored_operators: builtinMonitoredOperators(),
@@ -993,13 +993,18 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   return wire;
 }
 
-/** Hosts from which a cluster's control plane need not run workloads (upstream's ForceSchedulableMastersMaxHostCount). */
-const HOSTS_TO_UNFORCE_SCHEDULABLE_MASTERS = 5;
+/** Workers from which a cluster's control plane need not run workloads (upstream's MinimumNumberOfWorkersForNonSchedulableMastersClusterInHaMode). */
+const WORKERS_TO_UNFORCE_SCHEDULABLE_MASTERS = 2;
 
 /**
- * schedulable_masters_forced_true as upstream refreshes it whenever a host registers or leaves: with
- * fewer than five hosts the control plane must also run workloads (there are too few workers).
+ * schedulable_masters_forced_true as upstream refreshes it (a host registering, leaving, binding or
+ * unbinding, and each monitor pass): a single-node cluster's control plane always runs workloads;
+ * another's does while fewer than two of its hosts are workers, by their effective role (an
+ * auto-assign host counts as the role suggested for it). Five control planes and no worker: forced.
  */
-export function schedulableMastersForcedTrue(registeredHosts: number): boolean {
-  return registeredHosts < HOSTS_TO_UNFORCE_SCHEDULABLE_MASTERS;
+export function schedulableMastersForcedTrue(controlPlaneCount: number, hosts: readonly { role?: unknown; suggested_role?: unknown }[]): boolean {
+  if (controlPlaneCount === 1) return true;
+  const effectiveRole = (host: { role?: unknown; suggested_role?: unknown }) =>
+    host.role === 'auto-assign' && typeof host.suggested_role === 'string' && host.suggested_role !== '' ? host.suggested_role : host.role;
+  return hosts.filter((host) => effectiveRole(host) === 'worker').length < WORKERS_TO_UNFORCE_SCHEDULABLE_MASTERS;
 }

@@ -174,7 +174,13 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
       connectivity.ip_collisions !== cluster.attributes.ip_collisions);
   // Refreshed from the hosts registered, as upstream does at each registration and departure (not
   // on a cluster adding hosts to an existing one: its import sets none).
-  const forcedSchedulable = cluster.attributes.kind === ADD_HOSTS_CLUSTER_KIND ? undefined : schedulableMastersForcedTrue(hosts.length);
+  const forcedSchedulable =
+    cluster.attributes.kind === ADD_HOSTS_CLUSTER_KIND
+      ? undefined
+      : schedulableMastersForcedTrue(
+          controlPlaneCount,
+          hosts.map((host) => host.attributes),
+        );
   const forcedSchedulableChanged = forcedSchedulable !== undefined && forcedSchedulable !== cluster.attributes.schedulable_masters_forced_true;
   const unchanged = !move && !infoChanged && !machineNetworks && !progressChanged && !addressBookChanged && !connectivityChanged && !forcedSchedulableChanged;
   const validationEvents =
