@@ -986,6 +986,8 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   }
   // When the machine networks last changed is this service's own bookkeeping, not a field of upstream's.
   delete wire.machine_network_cidr_updated_at;
+  // So is the controller's complete-installation report (installation-progress's CONTROLLER_COMPLETION).
+  delete wire.controller_completion;
   // Go's omitempty: a cluster without a pull secret (an imported one) does not say so.
   if (wire.pull_secret_set === false) delete wire.pull_secret_set;
   // Upstream's import records no feature usage (its cluster document then has none).
