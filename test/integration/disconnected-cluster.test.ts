@@ -133,6 +133,23 @@ describe('disconnected clusters', () => {
     for (const absent of ['base_dns_domain', 'api_vips', 'machine_networks', 'control_plane_count', 'platform']) expect(cluster).not.toHaveProperty(absent);
     const read = await call('GET', `/clusters/${cluster.id}`);
     expect(read.body).toMatchObject({ kind: 'DisconnectedCluster', status: 'unmonitored' });
+    // Both answers as upstream's: the registration holds the row as inserted (its creation time as
+    // image_info's), the read the zero values of a cluster nobody configured; neither names the
+    // payload or architecture we keep for its ISO.
+    expect(cluster).toMatchObject({ load_balancer: { type: 'cluster-managed' }, email_domain: 'Unknown', image_info: { created_at: cluster.created_at } });
+    for (const absent of ['hosts', 'progress', 'ignition_endpoint', 'monitored_operators', 'total_host_count']) expect(cluster).not.toHaveProperty(absent);
+    expect(read.body).toMatchObject({
+      api_vips: [],
+      ingress_vips: [],
+      cluster_networks: [],
+      service_networks: [],
+      machine_networks: [],
+      monitored_operators: [],
+      disk_encryption: {},
+      platform: { type: null, external: {} },
+      load_balancer: { type: 'cluster-managed' },
+    });
+    for (const body of [cluster, read.body]) for (const absent of ['ocp_release_image', 'cpu_architecture']) expect(body).not.toHaveProperty(absent);
     const events = await call('GET', `/events?cluster_id=${cluster.id}`);
     expect(events.body.map((event: { message: string }) => event.message)).toContain('Successfully registered cluster');
   });

@@ -992,7 +992,61 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   if (wire.pull_secret_set === false) delete wire.pull_secret_set;
   // Upstream's import records no feature usage (its cluster document then has none).
   if (a.kind === ADD_HOSTS_CLUSTER_KIND && a.feature_usage === undefined) delete wire.feature_usage;
-  return wire;
+  return a.kind === DISCONNECTED_CLUSTER_KIND ? disconnectedClusterWireView(wire) : wire;
+}
+
+/**
+ * A DisconnectedCluster as upstream's document reads: the Go zero values of a cluster nobody
+ * configured (empty networks and operators, a cluster-managed load balancer, no platform type), and
+ * neither the payload nor the architecture we keep for its infra-env and ISO (upstream records none).
+ */
+function disconnectedClusterWireView(wire: Record<string, unknown>): Record<string, unknown> {
+  const { ocp_release_image: _payload, cpu_architecture: _architecture, ...view } = wire;
+  return {
+    api_vips: [],
+    ingress_vips: [],
+    cluster_networks: [],
+    service_networks: [],
+    machine_networks: [],
+    monitored_operators: [],
+    disk_encryption: {},
+    platform: { type: null, external: {} },
+    load_balancer: { type: 'cluster-managed' },
+    ...view,
+  };
+}
+
+/** The fields of upstream's answer to a DisconnectedCluster's registration: the row as inserted, before any association is read. */
+const DISCONNECTED_REGISTRATION_FIELDS = [
+  'id',
+  'href',
+  'kind',
+  'name',
+  'openshift_version',
+  'org_id',
+  'status',
+  'status_info',
+  'status_updated_at',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'user_name',
+  'email_domain',
+  'image_info',
+  'install_started_at',
+  'install_completed_at',
+  'controller_logs_started_at',
+  'controller_logs_collected_at',
+  'last-installation-preparation',
+  'load_balancer',
+] as const;
+
+/** The answer to POST /v2/clusters/disconnected, as upstream's (its image_info carries the creation time, as its update answers do). */
+export function disconnectedClusterRegistrationView(cluster: Cluster): Record<string, unknown> {
+  const wire = clusterWireView(cluster);
+  const view: Record<string, unknown> = {};
+  for (const field of DISCONNECTED_REGISTRATION_FIELDS) if (wire[field] !== undefined) view[field] = wire[field];
+  return { ...view, image_info: { ...(wire.image_info as object), created_at: cluster.createdAt } };
 }
 
 /** Workers from which a cluster's control plane need not run workloads (upstream's MinimumNumberOfWorkersForNonSchedulableMastersClusterInHaMode). */
