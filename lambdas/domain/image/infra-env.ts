@@ -77,11 +77,17 @@ function check(reason: string | undefined): void {
   if (reason) throw badRequest(reason);
 }
 
+/** The first problem of the proxy's fields, each checked (a valid http_proxy does not excuse a malformed no_proxy). */
 function proxyProblem(proxy: Record<string, unknown>): string | undefined {
-  if (typeof proxy.http_proxy === 'string' && proxy.http_proxy) return proxyUrlProblem('http_proxy', proxy.http_proxy);
-  if (typeof proxy.https_proxy === 'string' && proxy.https_proxy) return proxyUrlProblem('https_proxy', proxy.https_proxy);
-  if (typeof proxy.no_proxy === 'string' && proxy.no_proxy) return noProxyProblem(proxy.no_proxy);
-  return undefined;
+  const given = (field: string) => (typeof proxy[field] === 'string' && proxy[field] !== '' ? (proxy[field] as string) : undefined);
+  const httpProxy = given('http_proxy');
+  const httpsProxy = given('https_proxy');
+  const noProxy = given('no_proxy');
+  return (
+    (httpProxy !== undefined ? proxyUrlProblem('http_proxy', httpProxy) : undefined) ??
+    (httpsProxy !== undefined ? proxyUrlProblem('https_proxy', httpsProxy) : undefined) ??
+    (noProxy !== undefined ? noProxyProblem(noProxy) : undefined)
+  );
 }
 
 /** PEM bundle of one or more X.509 certificates, each of which must parse. */
