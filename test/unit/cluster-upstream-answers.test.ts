@@ -138,3 +138,16 @@ describe('schedulable_masters_forced_true', () => {
     expect(schedulableMastersForcedTrue(1, hosts(['worker'], ['worker'], ['worker']))).toBe(true);
   });
 });
+
+describe("a cluster's progress in its document", () => {
+  it("leaves out percentages of 0 and a stage that did not time out, as upstream's omitempty does", () => {
+    const cluster = create();
+    cluster.attributes.progress = {
+      preparing_for_installation_stage_percentage: 0,
+      installing_stage_percentage: 0,
+      total_percentage: 12,
+      finalizing_stage_timed_out: false,
+    } as never;
+    expect(clusterWireView(cluster).progress).toEqual({ finalizing_stage_started_at: '0001-01-01T00:00:00.000Z', total_percentage: 12 });
+  });
+});

@@ -952,6 +952,18 @@ export function monitoredOperatorWireView(operator: Record<string, unknown>, clu
 export const isSingleNodeCluster = (cluster: Cluster): boolean => cluster.attributes.control_plane_count === 1;
 
 /**
+ * A cluster's progress as upstream's document has it: Go's omitempty leaves out a percentage of 0
+ * and a stage that did not time out, while the stage's start is always there (Go's zero time).
+ */
+function progressWireView(progress: unknown): Record<string, unknown> {
+  const view: Record<string, unknown> = { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(progress) ? progress : {}) };
+  for (const [field, value] of Object.entries(view)) {
+    if ((field.endsWith('_percentage') && value === 0) || (field === 'finalizing_stage_timed_out' && value === false)) delete view[field];
+  }
+  return view;
+}
+
+/**
  * The cluster document as upstream's API answers it: clusterView with the fields upstream always
  * carries, even unset (Go's zero values: empty objects, zero times, a null deletion time), host
  * counts left out while zero as its omitempty does, and the preparation outcome under its wire
@@ -973,7 +985,7 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
     controller_logs_collected_at: time(a.controller_logs_collected_at),
     // The cluster's own image_info is a remnant of the v1 API: images belong to infra-envs.
     image_info: { created_at: '0001-01-01T00:00:00Z', expires_at: UNSET_TIME, ...(isJsonObject(a.image_info) ? a.image_info : {}) },
-    progress: { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(a.progress) ? a.progress : {}) },
+    progress: progressWireView(a.progress),
   };
   if (Array.isArray(view.monitored_operators)) {
     wire.monitored_operators = view.monitored_operators.map((operator) => monitoredOperatorWireView(operator as Record<string, unknown>, cluster.clusterId));
