@@ -94,10 +94,18 @@ export function clusterNameProblem(name: string): Reason {
   return undefined;
 }
 
+/**
+ * A base domain as upstream's ValidateDomainNameFormat takes it: one label of 2 to 62 characters
+ * ("local"), or labels whose last (the top-level one) has at least two characters ("a.b" is refused),
+ * never four dotted numbers; lowercase letters, digits and inner hyphens throughout.
+ */
 export function baseDomainProblem(domain: string): Reason {
   const labels = domain.split('.');
-  if (domain.length > 181 || labels.length < 2 || !labels.every((label) => DNS_LABEL.test(label))) {
-    return `base_dns_domain "${domain}" must be a DNS domain of at least two lowercase labels, such as example.com`;
+  const topLevel = labels.at(-1)!;
+  const singleLabel = labels.length === 1 && domain.length > 1 && domain.length < 63;
+  const dotted = labels.length > 1 && topLevel.length >= 2 && !/(\d+\.){3}\d+/.test(domain);
+  if (domain.length > 181 || !(singleLabel || dotted) || !labels.every((label) => DNS_LABEL.test(label))) {
+    return `base_dns_domain "${domain}" must be a DNS domain of lowercase labels, such as example.com, with a top-level label of two characters or more`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@ import {
   applyClusterUpdate,
   proxySettingsChanged,
   BUSY_STATES,
-  clusterView,
+  disconnectedClusterRegistrationView,
   clusterWireView,
   createClusterRecord,
   createDisconnectedClusterRecord,
@@ -121,7 +121,7 @@ export async function registerDisconnectedCluster(deps: ClusterDeps, principal: 
     subject: { orgId: created.orgId, clusterId: created.clusterId },
     props: { cluster_kind: DISCONNECTED_CLUSTER_KIND },
   });
-  return clusterView(created);
+  return disconnectedClusterRegistrationView(created);
 }
 
 export async function getCluster(deps: ClusterDeps, principal: Principal, clusterId: string, options: { excludeHosts?: boolean } = {}) {

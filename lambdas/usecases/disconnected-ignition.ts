@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { unconfiguredIgnitionInputs, withInteractiveUi, type InstallerDirectory } from '../domain/image/disconnected-ignition.js';
 import type { InfraEnv } from '../domain/core/entities.js';
-import { conflict } from '../domain/core/errors.js';
+import { notFound } from '../domain/core/errors.js';
 import { DISCONNECTED_CLUSTER_NAME } from '../domain/image/infra-env.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
@@ -28,7 +28,7 @@ export interface DisconnectedIgnitionPlan {
   fingerprint: string;
 }
 
-/** What the ignition will be made of; 409 when it cannot be made (no cluster, no generator allowed). */
+/** What the ignition will be made of; 404 without a cluster (upstream's "Failed to get cluster"), 409 when no generator is allowed. */
 export async function planDisconnectedIgnition(deps: DisconnectedIgnitionDeps, infraEnv: InfraEnv): Promise<DisconnectedIgnitionPlan> {
   // A DisconnectedCluster's infra-env knows its name (kept at creation): its ISO is made without
   // reading the cluster, which the console deletes as soon as the download has started.
@@ -37,8 +37,8 @@ export async function planDisconnectedIgnition(deps: DisconnectedIgnitionDeps, i
     kept === undefined && infraEnv.clusterId ? await deps.store.clusters.get({ orgId: infraEnv.orgId, clusterId: infraEnv.clusterId }) : undefined;
   const clusterName = kept ?? cluster?.name;
   if (!clusterName) {
-    throw conflict(
-      `Infra-env ${infraEnv.infraEnvId} is a disconnected-iso infra-env without a cluster: create a DisconnectedCluster (POST /v2/clusters/disconnected) and an infra-env for it`,
+    throw notFound(
+      `Failed to get cluster of disconnected-iso infra-env ${infraEnv.infraEnvId}: it has none; create a DisconnectedCluster (POST /v2/clusters/disconnected) and an infra-env for it`,
     );
   }
   const openshiftVersion = (infraEnv.attributes.openshift_version ?? cluster?.attributes.openshift_version) as string;

@@ -30,7 +30,7 @@ import type { Store } from '../ports/store.js';
 import { findCluster, findHost, stillThere } from './access.js';
 import { summaryOf } from '../domain/cluster/cluster-hosts.js';
 import { refreshCluster } from './cluster-refresh.js';
-import { describeCluster } from './cluster-view.js';
+import { describeCluster, withCreationAsImageTime } from './cluster-view.js';
 import { causedBy, hostWrite, recordEvent, recordEvents } from './events.js';
 import { forgetPeers } from './cluster-peer-listings.js';
 import type { Principal } from './principal.js';
@@ -267,5 +267,7 @@ export async function completeInstallation(
     })),
     `Cluster ${clusterId}`,
   );
-  return describeCluster(deps.store, cluster, { withHosts: true, hostStages: false });
+  // Upstream answers the cluster as its update left it: the creation time as image_info.created_at, no host_networks.
+  const { host_networks: _notAnswered, ...view } = await describeCluster(deps.store, cluster, { withHosts: true, hostStages: false });
+  return withCreationAsImageTime(view, cluster);
 }

@@ -27,6 +27,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type ManifestKey, type Store } from '../ports/store.js';
 import { findCluster } from './access.js';
+import { refreshCluster } from './cluster-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface ManifestDeps {
@@ -147,11 +148,17 @@ export async function createManifest(deps: ManifestDeps, principal: Principal, c
 
 /** The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom manifest"). */
 async function recordCustomManifestUsage(deps: ManifestDeps, cluster: Cluster, used: boolean): Promise<void> {
-  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => {
+  const key = { orgId: cluster.orgId, clusterId: cluster.clusterId };
+  let changed = false;
+  await deps.store.clusters.mutate(key, (current) => {
     const featureUsage = customManifestFeatureUsage(current.attributes.feature_usage, used);
     // Unchanged usage writes nothing: most uploads follow the first.
-    return featureUsage === current.attributes.feature_usage ? undefined : { ...current, attributes: { ...current.attributes, feature_usage: featureUsage } };
+    changed = featureUsage !== current.attributes.feature_usage;
+    return changed ? { ...current, attributes: { ...current.attributes, feature_usage: featureUsage } } : undefined;
   });
+  // The custom-manifests validation reads that usage: judged again now, as upstream's next monitor
+  // pass would (a cluster without hosts is judged here only when something of its own changes).
+  if (changed) await refreshCluster(deps, key);
 }
 
 /**

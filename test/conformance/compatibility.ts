@@ -5,6 +5,9 @@
  *
  * | id | operation | path | difference | reason |
  * - operation: operationIds (or the harness's `settle:cluster`, `settle:host`, `events`), comma-separated, `*` a wildcard;
+ *   an operation may end with a condition on the request's body, `[field=a\|b]` (a dotted field path; the
+ *   row then matches only requests whose field holds one of the values), for a difference that only
+ *   some requests of an operation show;
  * - path: the field path as the report prints it; `*` matches within one segment, `**` across segments;
  *   a status difference's path names both codes: `(status ours 404, upstream 500)`;
  * - difference: `only ours`, `only upstream`, `value`, `status` or `any`;
@@ -17,9 +20,15 @@ import type { DifferenceKind } from './compare.js';
 
 export const COMPATIBILITY_DOC = fileURLToPath(new URL('../../docs/compatibility.md', import.meta.url));
 
+/** A row's operation, with the request condition it may carry: `[field=a|b]`. */
+export interface OperationMatcher {
+  operation: RegExp;
+  requestField?: { path: string[]; values: string[] };
+}
+
 export interface DeliberateDifference {
   id: string;
-  operations: RegExp[];
+  operations: OperationMatcher[];
   path: RegExp;
   kind: DifferenceKind | 'any';
   reason: string;
@@ -39,6 +48,24 @@ export function pathPattern(glob: string): RegExp {
 }
 
 const operationPattern = (glob: string) => new RegExp(`^${glob.split('*').map(escape).join('.*')}$`);
+
+function operationMatcher(text: string, rowId: string): OperationMatcher {
+  const conditional = /^([^[\]]+)\[([\w.]+)=([^\]]+)\]$/.exec(text);
+  if (!conditional) {
+    if (/[[\]]/.test(text)) throw new Error(`compatibility row ${rowId}: a request condition is written op[field=a|b], not ${text}`);
+    return { operation: operationPattern(text) };
+  }
+  const [, operation, field, values] = conditional;
+  return { operation: operationPattern(operation!.trim()), requestField: { path: field!.split('.'), values: values!.split('|').map((v) => v.trim()) } };
+}
+
+/** Whether the request's body holds one of the condition's values at its field (a condition needs a request). */
+function requestMatches(matcher: OperationMatcher, request: { body?: unknown } | undefined): boolean {
+  if (!matcher.requestField) return true;
+  let value: unknown = request?.body;
+  for (const key of matcher.requestField.path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && matcher.requestField.values.includes(String(value));
+}
 const cell = (text: string) =>
   text
     .trim()
@@ -78,7 +105,7 @@ export function parseCompatibilityTable(markdown: string): DeliberateDifference[
     if (rows.some((row) => row.id === id)) throw new Error(`compatibility row ${id} appears twice`);
     rows.push({
       id,
-      operations: operation.split(',').map((op) => operationPattern(op.trim())),
+      operations: operation.split(',').map((op) => operationMatcher(op.trim(), id)),
       path: pathPattern(fieldPath),
       kind: kind as DifferenceKind | 'any',
       reason,
@@ -92,13 +119,17 @@ export function loadCompatibilityTable(file = COMPATIBILITY_DOC): DeliberateDiff
   return parseCompatibilityTable(readFileSync(file, 'utf8'));
 }
 
-/** The row that accepts this difference, if any. */
+/** The row that accepts this difference, if any; a row with a request condition needs the request. */
 export function acceptingRow(
   rows: readonly DeliberateDifference[],
   operation: string,
   difference: { path: string; kind: DifferenceKind },
+  request?: { body?: unknown },
 ): DeliberateDifference | undefined {
   return rows.find(
-    (row) => (row.kind === 'any' || row.kind === difference.kind) && row.path.test(difference.path) && row.operations.some((op) => op.test(operation)),
+    (row) =>
+      (row.kind === 'any' || row.kind === difference.kind) &&
+      row.path.test(difference.path) &&
+      row.operations.some((op) => op.operation.test(operation) && requestMatches(op, request)),
   );
 }

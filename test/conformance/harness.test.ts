@@ -149,6 +149,30 @@ describe('docs/compatibility.md', () => {
     ).toThrow(/reason|5 cells/);
   });
 
+  it('matches a row with a request condition only for requests whose body holds one of its values', () => {
+    const rows = parseCompatibilityTable(
+      '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| c1 | v2RegisterCluster[cpu_architecture=ppc64le\\|s390x], V2UpdateCluster[platform.type=nutanix] | (status* ours 2*, upstream 4*) | status | the oracle lacks those payloads |\n',
+    );
+    const status = { path: '(status class ours 2xx, upstream 4xx)', kind: 'status' as const };
+    expect(acceptingRow(rows, 'v2RegisterCluster', status, { body: { cpu_architecture: 'ppc64le' } })?.id).toBe('c1');
+    expect(acceptingRow(rows, 'v2RegisterCluster', { ...status, path: '(status ours 201, upstream 400)' }, { body: { cpu_architecture: 's390x' } })?.id).toBe(
+      'c1',
+    );
+    expect(acceptingRow(rows, 'v2RegisterCluster', status, { body: { cpu_architecture: 'x86_64' } })).toBeUndefined();
+    expect(acceptingRow(rows, 'v2RegisterCluster', status, { body: {} })).toBeUndefined();
+    expect(acceptingRow(rows, 'v2RegisterCluster', status)).toBeUndefined();
+    expect(acceptingRow(rows, 'V2UpdateCluster', status, { body: { platform: { type: 'nutanix' } } })?.id).toBe('c1');
+    expect(acceptingRow(rows, 'V2UpdateCluster', status, { body: { cpu_architecture: 'ppc64le' } })).toBeUndefined();
+    expect(
+      acceptingRow(rows, 'v2RegisterCluster', { ...status, path: '(status class ours 4xx, upstream 2xx)' }, { body: { cpu_architecture: 'ppc64le' } }),
+    ).toBeUndefined();
+    expect(() =>
+      parseCompatibilityTable(
+        '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| c2 | op[cpu_architecture] | x | status | a condition without values |\n',
+      ),
+    ).toThrow(/op\[field=a\|b\]/);
+  });
+
   it('a comparison with only accepted differences is accepted; any other differs', () => {
     const rows = parseCompatibilityTable(
       '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| r1 | * | org_id | only ours | organisations exist only here |\n',

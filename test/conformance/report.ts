@@ -73,7 +73,7 @@ export class Recorder {
 
   record(comparison: Omit<Comparison, 'differences'> & { differences: Difference[] }): Comparison {
     const differences: RecordedDifference[] = comparison.differences.map((difference) => {
-      const row = acceptingRow(this.rows, comparison.operation, difference);
+      const row = acceptingRow(this.rows, comparison.operation, difference, comparison.request);
       if (row) this.acceptedByRow.set(row.id, (this.acceptedByRow.get(row.id) ?? 0) + 1);
       return row ? { ...difference, acceptedBy: row.id } : difference;
     });

@@ -73,6 +73,17 @@ describe('catalogue API', () => {
     const filtered = (await get('/openshift-versions?version=4.18')).body as Record<string, unknown>;
     expect(Object.keys(filtered).every((key) => key.includes('4.18'))).toBe(true);
     expect((await get('/openshift-versions?only_latest=true')).status).toBe(200);
+    // Upstream's release list: the old minors too, and only_latest keeps one z-stream per minor.
+    const latestOnly = (await get('/openshift-versions?only_latest=true')).body as Record<string, unknown>;
+    expect(Object.keys(latestOnly)).toEqual(expect.arrayContaining(['4.9.59', '4.10.67', '4.11.59', '4.13.69']));
+    expect(Object.keys(latestOnly)).not.toContain('4.13.53-multi');
+    expect(Object.keys(all)).toEqual(expect.arrayContaining(['4.11.0-multi', '4.13.53', '4.13.53-multi']));
+  });
+
+  it('lists component versions, without an empty release tag (as upstream omits it)', async () => {
+    const listed = (await get('/component-versions')).body as { versions: Record<string, string>; release_tag?: string };
+    expect(listed.versions['assisted-installer-service']).toMatch(/^assisted-cloud-/);
+    expect(listed).not.toHaveProperty('release_tag');
   });
 
   it('gives support levels a person can read', async () => {

@@ -133,6 +133,23 @@ describe('disconnected clusters', () => {
     for (const absent of ['base_dns_domain', 'api_vips', 'machine_networks', 'control_plane_count', 'platform']) expect(cluster).not.toHaveProperty(absent);
     const read = await call('GET', `/clusters/${cluster.id}`);
     expect(read.body).toMatchObject({ kind: 'DisconnectedCluster', status: 'unmonitored' });
+    // Both answers as upstream's: the registration holds the row as inserted (its creation time as
+    // image_info's), the read the zero values of a cluster nobody configured; neither names the
+    // payload or architecture we keep for its ISO.
+    expect(cluster).toMatchObject({ load_balancer: { type: 'cluster-managed' }, email_domain: 'Unknown', image_info: { created_at: cluster.created_at } });
+    for (const absent of ['hosts', 'progress', 'ignition_endpoint', 'monitored_operators', 'total_host_count']) expect(cluster).not.toHaveProperty(absent);
+    expect(read.body).toMatchObject({
+      api_vips: [],
+      ingress_vips: [],
+      cluster_networks: [],
+      service_networks: [],
+      machine_networks: [],
+      monitored_operators: [],
+      disk_encryption: {},
+      platform: { type: null, external: {} },
+      load_balancer: { type: 'cluster-managed' },
+    });
+    for (const body of [cluster, read.body]) for (const absent of ['ocp_release_image', 'cpu_architecture']) expect(body).not.toHaveProperty(absent);
     const events = await call('GET', `/events?cluster_id=${cluster.id}`);
     expect(events.body.map((event: { message: string }) => event.message)).toContain('Successfully registered cluster');
   });
@@ -168,17 +185,22 @@ describe('disconnected clusters', () => {
     );
     expectError(registered, 400, /^Cannot register a host to an InfraEnv with disconnected-iso type/);
     expect((await call('GET', `/infra-envs/${infraEnv.id}/hosts`)).body).toEqual([]);
-    // Other image types are refused for a DisconnectedCluster, and the type needs a cluster.
+    // Other image types are refused for a DisconnectedCluster.
     expectError(
       await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster.id, image_type: 'full-iso' }),
       400,
       /DisconnectedCluster.*disconnected-iso.*not full-iso/,
     );
     expectError(await call('PATCH', `/infra-envs/${infraEnv.id}`, { image_type: 'minimal-iso' }), 400, /DisconnectedCluster.*not minimal-iso/);
+    // Without a cluster the type is taken, as upstream takes it; its ignition cannot be made (404, as upstream's).
+    const clusterless = await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' });
+    expect(clusterless.status, clusterless.text).toBe(201);
+    expect(clusterless.body).toMatchObject({ type: 'disconnected-iso', openshift_version: '4.20' });
+    expect(clusterless.body.cluster_id ?? undefined).toBeUndefined();
     expectError(
-      await call('POST', '/infra-envs', { name: 'x', pull_secret: PULL_SECRET, openshift_version: '4.20', image_type: 'disconnected-iso' }),
-      400,
-      /needs the infra-env's cluster_id.*POST \/v2\/clusters\/disconnected/,
+      await call('GET', `/infra-envs/${clusterless.body.id}/downloads/files?file_name=discovery.ign`),
+      404,
+      /Failed to get cluster.*POST \/v2\/clusters\/disconnected/,
     );
   });
 

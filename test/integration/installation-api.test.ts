@@ -512,6 +512,12 @@ describe('installation API: progress, controller reports and downloads', () => {
     expect(failed.status).toBe(202);
     expectMatchesSchema('v2CompleteInstallation', 202, failed.body);
     expect(failed.body.id).toBe(clusterId);
+    // Answered as upstream's: the cluster as the update left it (creation time as the image's, no
+    // host_networks), without the report, which is our bookkeeping.
+    expect(failed.body.host_networks).toBeUndefined();
+    expect(failed.body.controller_completion).toBeUndefined();
+    expect(failed.body.image_info.created_at).toBe(failed.body.created_at);
+    expect((await call('GET', `/clusters/${clusterId}`)).body.controller_completion).toBeUndefined();
     // The controller's report is kept on the cluster record.
     const completion = async () => (await store().clusters.get({ orgId: 'default', clusterId }))!.attributes.controller_completion;
     expect(await completion()).toMatchObject({ is_success: false, error_info: 'Timeout while waiting for cluster operators' });

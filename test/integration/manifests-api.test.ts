@@ -125,6 +125,23 @@ describe('cluster manifests API', () => {
     });
   });
 
+  it("judges a third-party CNI's cluster again once its user's first manifest is uploaded, as upstream's next monitor pass does", async () => {
+    const created = await call('POST', '/clusters', { name: 'cilium', openshift_version: '4.20', pull_secret: PULL_SECRET, network_type: 'Cilium' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const validation = async () => {
+      const info = JSON.parse((await call('GET', `/clusters/${created.body.id}`)).body.validations_info) as Record<string, { id: string; status: string }[]>;
+      return Object.values(info)
+        .flat()
+        .find((v) => v.id === 'custom-manifests-requirements-satisfied')?.status;
+    };
+    expect(await validation()).toBe('failure');
+    const content = Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cni\n  namespace: default\ndata:\n  a: b\n').toString('base64');
+    expect((await call('POST', `/clusters/${created.body.id}/manifests`, { folder: 'manifests', file_name: 'cni.yaml', content })).status).toBe(201);
+    expect(await validation()).toBe('success');
+    const events = (await call('GET', `/events?cluster_id=${created.body.id}`)).body as { name: string }[];
+    expect(events.map((event) => event.name)).toContain('cluster_validation_fixed');
+  });
+
   it('lists system-generated manifests only when asked', async () => {
     const id = await newCluster();
     const objectKey = `clusters/${id}/manifests/openshift/50-system.yaml`;

@@ -104,8 +104,12 @@ describe('catalogue data', () => {
 
   it.each(OPENSHIFT_RELEASES.map((r) => [r.version, r] as const))('gives %s a payload per architecture and an RHCOS build', (version, release) => {
     const suffix: Record<string, string> = { x86_64: 'x86_64', arm64: 'aarch64', ppc64le: 'ppc64le', s390x: 's390x', multi: 'multi' };
-    for (const [arch, tag] of Object.entries(suffix)) {
-      expect(release.release_images[arch]).toBe(`quay.io/openshift-release-dev/ocp-release:${version}-${tag}`);
+    // From 4.14 every architecture has its payload; older minors have the ones upstream ships.
+    const architectures = compareBaseVersions(version, '4.14') >= 0 ? Object.keys(suffix) : Object.keys(release.release_images);
+    expect(architectures.length).toBeGreaterThan(0);
+    for (const arch of architectures) {
+      expect(release.release_images[arch]).toBe(`quay.io/openshift-release-dev/ocp-release:${version}-${suffix[arch]}`);
+      if (arch !== 'multi') expect(release.os_images[arch]).toBeDefined();
     }
     expect(release.rhcos_version).toMatch(/^\d/);
     expect(majorMinor(version)).toBe(release.openshift_version);
@@ -165,7 +169,7 @@ describe('listOpenshiftVersions', () => {
   });
 
   const release = (version: string, support_level: OpenshiftRelease['support_level']): OpenshiftRelease => ({
-    ...OPENSHIFT_RELEASES[0]!,
+    ...defaultRelease(),
     openshift_version: majorMinor(version)!,
     version,
     display_name: version,
@@ -190,7 +194,7 @@ describe('listOpenshiftVersions', () => {
   });
 
   it('leaves out architectures without an RHCOS image', () => {
-    const noS390x = { ...OPENSHIFT_RELEASES[0]!, os_images: { ...OPENSHIFT_RELEASES[0]!.os_images, s390x: undefined } };
+    const noS390x = { ...defaultRelease(), os_images: { ...defaultRelease().os_images, s390x: undefined } };
     const versions = listOpenshiftVersions({}, [noS390x]);
     expect(versions[noS390x.version]!.cpu_architectures).not.toContain('s390x');
     expect(versions[`${noS390x.version}-multi`]!.cpu_architectures).not.toContain('s390x');
@@ -203,7 +207,15 @@ describe('resolveOpenshiftVersion', () => {
     ['4.18', 'x86_64', { openshiftVersion: '4.18.52', releaseImage: image('4.18.52-x86_64'), cpuArchitecture: 'x86_64' }],
     ['4.18.52', 'aarch64', { openshiftVersion: '4.18.52', releaseImage: image('4.18.52-aarch64'), cpuArchitecture: 'arm64' }],
     ['4.16', 'ppc64le', { openshiftVersion: '4.16.68', releaseImage: image('4.16.68-ppc64le'), cpuArchitecture: 'ppc64le' }],
-    ['4.18', 'multi', { openshiftVersion: '4.18.52-multi', releaseImage: image('4.18.52-multi'), cpuArchitecture: 'multi' }],
+    // Upstream names multi payloads by their -multi version: architecture multi alone finds none.
+    ['4.18', 'multi', undefined],
+    ['4.18.52', 'multi', undefined],
+    ['4.9', 'x86_64', { openshiftVersion: '4.9.59', releaseImage: image('4.9.59-x86_64'), cpuArchitecture: 'x86_64' }],
+    // 4.13's payloads are of two z-streams, as upstream ships them.
+    ['4.13', 'x86_64', { openshiftVersion: '4.13.69', releaseImage: image('4.13.69-x86_64'), cpuArchitecture: 'x86_64' }],
+    ['4.13', 'arm64', { openshiftVersion: '4.13.53', releaseImage: image('4.13.53-aarch64'), cpuArchitecture: 'arm64' }],
+    ['4.13-multi', 'multi', { openshiftVersion: '4.13.53-multi', releaseImage: image('4.13.53-multi'), cpuArchitecture: 'multi' }],
+    ['4.13.53', 'x86_64', undefined],
     ['4.18-multi', 'multi', { openshiftVersion: '4.18.52-multi', releaseImage: image('4.18.52-multi'), cpuArchitecture: 'multi' }],
     ['4.18.52-multi', 'x86_64', { openshiftVersion: '4.18.52-multi', releaseImage: image('4.18.52-multi'), cpuArchitecture: 'multi' }],
     ['5.0', 'x86_64', { openshiftVersion: '5.0.0-ec.5', releaseImage: image('5.0.0-ec.5-x86_64'), cpuArchitecture: 'x86_64' }],
@@ -241,7 +253,11 @@ describe('listReleaseSources', () => {
     const channel = (minor: string) => sources.find((s) => s.openshift_version === minor)!.upgrade_channels[0]!.channels;
     expect(channel('4.18')).toEqual(['stable']);
     expect(channel('5.0')).toEqual(['candidate']);
-    expect(sources[0]!.upgrade_channels.map((c) => c.cpu_architecture)).toEqual(['x86_64', 'arm64', 'ppc64le', 's390x', 'multi']);
+    const architectures = (minor: string) => sources.find((s) => s.openshift_version === minor)!.upgrade_channels.map((c) => c.cpu_architecture);
+    expect(architectures('4.14')).toEqual(['x86_64', 'arm64', 'ppc64le', 's390x', 'multi']);
+    // A minor whose payloads are of several z-streams offers what they all do.
+    expect(architectures('4.13')).toEqual(['x86_64', 'arm64', 'multi']);
+    expect(architectures('4.9')).toEqual(['x86_64']);
   });
 });
 

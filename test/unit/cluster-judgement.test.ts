@@ -33,6 +33,17 @@ describe('the verdict on a cluster', () => {
     expect(judgeCluster(written, hosts, { now: NOW }).unchanged).toBe(true);
   });
 
+  it("takes a third-party CNI's manifests as uploaded once the feature usage records the user's manifests, as upstream's validation reads it", () => {
+    const { cluster: record, hosts } = cluster();
+    record.attributes.network_type = 'Cilium';
+    const verdict = (featureUsage?: string) =>
+      judgeCluster({ ...record, attributes: { ...record.attributes, feature_usage: featureUsage } }, hosts, { now: NOW }).results.find(
+        (result) => result.id === 'custom-manifests-requirements-satisfied',
+      )?.status;
+    expect(verdict()).toBe('failure');
+    expect(verdict(JSON.stringify({ 'Custom manifest': { id: 'CUSTOM_MANIFEST', name: 'Custom manifest' } }))).toBe('success');
+  });
+
   it('stays insufficient while a host is insufficient, and says why', () => {
     const { cluster: record, hosts } = cluster({ 'worker-1': 'insufficient' });
     const judgement = judgeCluster(record, hosts, { now: NOW });

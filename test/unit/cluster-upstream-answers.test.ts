@@ -31,6 +31,39 @@ function refusal(action: () => unknown): string {
 }
 
 describe("cluster answers as upstream's", () => {
+  it.each([
+    ['', "The URL scheme must be http(s) and specified in the URL: ''"],
+    ['ftp://x', "The URL scheme must be http(s) and specified in the URL: 'ftp://x'"],
+    ['not a url', "The URL scheme must be http(s) and specified in the URL: 'not a url'"],
+    ['http://a b', /^URL 'http:\/\/a b' format is not valid/],
+  ])('refuses the ignition endpoint URL %j, on creation and update (upstream checked with curl)', (url, reason) => {
+    expect(refusal(() => create({ ignition_endpoint: { url } }))).toMatch(reason);
+    expect(refusal(() => update(create(), { ignition_endpoint: { url } }))).toMatch(reason);
+  });
+
+  it.each([
+    ['local', true],
+    ['ab', true],
+    ['a--b', true],
+    ['example.com', true],
+    ['a', false],
+    ['-ab', false],
+    ['a.b', false],
+    ['1.2.3.4', false],
+    ['example.com.', false],
+    ['EXAMPLE.com', false],
+  ])('takes the base domain %j: %s, as upstream did when asked with curl', (domain, taken) => {
+    if (taken) expect(create({ base_dns_domain: domain }).attributes.base_dns_domain).toBe(domain);
+    else expect(refusal(() => create({ base_dns_domain: domain }))).toMatch(/base_dns_domain/);
+  });
+
+  it.each(['https://ignition.example.com:22623/config/worker', 'HTTP://x', 'https:x', 'http:'])(
+    'takes the ignition endpoint URL %j, as upstream does',
+    (url) => {
+      expect(create({ ignition_endpoint: { url } }).attributes.ignition_endpoint).toEqual({ url });
+    },
+  );
+
   it('refuses an API host name for a day-1 cluster', () => {
     expect(refusal(() => update(create(), { api_vip_dns_name: 'api.x.e.com' }))).toBe("Can't update api vip to api.x.e.com for day1 cluster c1");
   });
@@ -90,7 +123,31 @@ describe("a cluster's name", () => {
 });
 
 describe('schedulable_masters_forced_true', () => {
-  it('holds while fewer than five hosts are registered, as upstream refreshes it at each registration and departure', () => {
-    expect([0, 1, 3, 4, 5, 6, 100].map(schedulableMastersForcedTrue)).toEqual([true, true, true, true, false, false, false]);
+  const hosts = (...roles: [string, string?][]) => roles.map(([role, suggested_role]) => ({ role, suggested_role }));
+  it('holds while fewer than two hosts are workers by their effective role, as upstream refreshes it', () => {
+    expect(schedulableMastersForcedTrue(3, [])).toBe(true);
+    expect(schedulableMastersForcedTrue(3, hosts(['master'], ['master'], ['master'], ['worker']))).toBe(true);
+    expect(schedulableMastersForcedTrue(3, hosts(['master'], ['master'], ['master'], ['worker'], ['auto-assign', 'worker']))).toBe(false);
+    expect(schedulableMastersForcedTrue(3, hosts(['auto-assign', 'master'], ['auto-assign', 'worker'], ['auto-assign']))).toBe(true);
+    // Five control planes and no worker (the harness's hosts/five-cp): upstream forces it; the host count once did not.
+    expect(schedulableMastersForcedTrue(5, hosts(['master'], ['master'], ['master'], ['master'], ['master']))).toBe(true);
+    expect(schedulableMastersForcedTrue(3, hosts(['worker'], ['worker']))).toBe(false);
+  });
+
+  it('always holds for a single node', () => {
+    expect(schedulableMastersForcedTrue(1, hosts(['worker'], ['worker'], ['worker']))).toBe(true);
+  });
+});
+
+describe("a cluster's progress in its document", () => {
+  it("leaves out percentages of 0 and a stage that did not time out, as upstream's omitempty does", () => {
+    const cluster = create();
+    cluster.attributes.progress = {
+      preparing_for_installation_stage_percentage: 0,
+      installing_stage_percentage: 0,
+      total_percentage: 12,
+      finalizing_stage_timed_out: false,
+    } as never;
+    expect(clusterWireView(cluster).progress).toEqual({ finalizing_stage_started_at: '0001-01-01T00:00:00.000Z', total_percentage: 12 });
   });
 });

@@ -76,3 +76,15 @@ describe('kernel arguments of an infra-env', () => {
     );
   });
 });
+
+describe("an infra-env's proxy", () => {
+  it('checks every field: a valid http_proxy does not excuse a malformed no_proxy (upstream: "a..b is not a valid no_proxy entry")', () => {
+    const proxy = (fields: Record<string, string>) => createInfraEnvRecord({ name: 'a', pull_secret: PULL_SECRET, proxy: fields }, context);
+    expect(() => proxy({ http_proxy: 'http://user:pw@10.0.0.1:8080', no_proxy: 'a..b' })).toThrow(/no_proxy/);
+    expect(() => proxy({ https_proxy: 'http://10.0.0.1:8080', no_proxy: 'a..b' })).toThrow(/no_proxy/);
+    expect(() => proxy({ http_proxy: 'http://10.0.0.1:8080', https_proxy: 'ftp://x' })).toThrow(/https_proxy/);
+    expect(proxy({ http_proxy: 'http://10.0.0.1:8080', no_proxy: '.example.com,10.0.0.0/8' }).attributes.proxy).toMatchObject({
+      no_proxy: '.example.com,10.0.0.0/8',
+    });
+  });
+});

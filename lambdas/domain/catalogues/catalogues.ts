@@ -142,7 +142,10 @@ export interface ResolvedRelease {
 /**
  * The release a cluster gets for a requested version and CPU architecture. "4.18" means the
  * latest 4.18 release (non-beta preferred); "4.18.52" means exactly that one. A `-multi`
- * suffix, or architecture `multi`, selects the multi-arch payload. Undefined when nothing fits.
+ * suffix selects the multi-arch payload, for architecture `multi` or any it covers. Undefined
+ * when nothing fits, architecture `multi` with a version without the suffix included: upstream
+ * names multi payloads `4.18-multi` / `4.18.52-multi` and looks a version up by that name, so
+ * ("4.18", multi) finds no payload there (a 400).
  */
 export function resolveOpenshiftVersion(
   version: string,
@@ -151,7 +154,8 @@ export function resolveOpenshiftVersion(
 ): ResolvedRelease | undefined {
   const requested = version.trim();
   const arch = normalizeCpuArchitecture(cpuArchitecture);
-  const wantsMulti = arch === 'multi' || requested.endsWith('-multi');
+  const wantsMulti = requested.endsWith('-multi');
+  if (arch === 'multi' && !wantsMulti) return undefined;
   const base = stripMultiSuffix(requested);
   if (!parseBaseVersion(base)) return undefined;
   const fits = (release: OpenshiftRelease) =>
@@ -261,10 +265,13 @@ export function listReleaseSources(releases: OpenshiftRelease[] = OPENSHIFT_RELE
   const latest = [...latestPerMinor(releases)].sort((a, b) => compareBaseVersions(a.version, b.version));
   return latest.map((release) => {
     const channels: ('stable' | 'candidate')[] = [isBeta(release) ? 'candidate' : 'stable'];
-    const architectures = offeredArchitectures(release);
+    // A minor's payloads may be of several z-streams (4.13's arm64 and multi trail its x86_64): the minor offers them all.
+    const ofMinor = releases.filter((r) => r.openshift_version === release.openshift_version);
+    const order: readonly string[] = [...SINGLE_ARCHITECTURES, 'multi'];
+    const architectures = [...new Set(ofMinor.flatMap(offeredArchitectures))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
     return {
       openshift_version: release.openshift_version,
-      multi_cpu_architectures: multiArchitecturesOf(release),
+      multi_cpu_architectures: [...new Set(ofMinor.flatMap(multiArchitecturesOf))],
       upgrade_channels: architectures.map((cpu_architecture) => ({ cpu_architecture, channels })),
     };
   });

@@ -461,6 +461,21 @@ export function tagsProblem(tags: string): string | undefined {
   );
 }
 
+/**
+ * The URL of a cluster's ignition endpoint, checked as upstream's ValidateHTTPFormat does: it must
+ * name its scheme, http or https (any case), and a host made of URL host characters. Nothing more:
+ * upstream takes "https:x" or "http:" as they are.
+ */
+export function ignitionEndpointUrlProblem(url: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(url)) return `URL '${url}' format is not valid: invalid control character in URL`;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return `The URL scheme must be http(s) and specified in the URL: '${url}'`;
+  const host = /^[^:]+:\/\/([^/?#]*)/.exec(url)?.[1]?.replace(/^.*@/, '');
+  if (host !== undefined && /[^A-Za-z0-9.\-_~!$&'()*+,;=:[\]%]/.test(host)) return `URL '${url}' format is not valid: invalid character in host name`;
+  return undefined;
+}
+
 /** A cluster either replaces the image's NTP sources (ntp_sources) or adds to them (additional_ntp_source), judged on the result. */
 export function ntpSourcesConflict(attributes: { additional_ntp_source?: unknown; ntp_sources?: unknown }): string | undefined {
   const given = (value: unknown) => typeof value === 'string' && value !== '';
@@ -479,6 +494,8 @@ function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): Clust
   if (typeof params.additional_ntp_source === 'string') check(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
   if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
   if (typeof params.tags === 'string') check(tagsProblem(params.tags));
+  const ignitionEndpoint = params.ignition_endpoint as { url?: unknown } | undefined;
+  if (typeof ignitionEndpoint?.url === 'string') check(ignitionEndpointUrlProblem(ignitionEndpoint.url));
   for (const field of [
     'base_dns_domain',
     'ssh_public_key',
@@ -593,7 +610,7 @@ export function createClusterRecord(
     hyperthreading: 'all',
     network_type: networkType,
     schedulable_masters: false,
-    // No host yet: forced (schedulableMastersForcedTrue), until the fifth host registers.
+    // No host yet, so no worker: forced (schedulableMastersForcedTrue).
     schedulable_masters_forced_true: true,
     load_balancer: { type: 'cluster-managed' },
     monitored_operators: builtinMonitoredOperators(),
@@ -935,6 +952,18 @@ export function monitoredOperatorWireView(operator: Record<string, unknown>, clu
 export const isSingleNodeCluster = (cluster: Cluster): boolean => cluster.attributes.control_plane_count === 1;
 
 /**
+ * A cluster's progress as upstream's document has it: Go's omitempty leaves out a percentage of 0
+ * and a stage that did not time out, while the stage's start is always there (Go's zero time).
+ */
+function progressWireView(progress: unknown): Record<string, unknown> {
+  const view: Record<string, unknown> = { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(progress) ? progress : {}) };
+  for (const [field, value] of Object.entries(view)) {
+    if ((field.endsWith('_percentage') && value === 0) || (field === 'finalizing_stage_timed_out' && value === false)) delete view[field];
+  }
+  return view;
+}
+
+/**
  * The cluster document as upstream's API answers it: clusterView with the fields upstream always
  * carries, even unset (Go's zero values: empty objects, zero times, a null deletion time), host
  * counts left out while zero as its omitempty does, and the preparation outcome under its wire
@@ -956,7 +985,7 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
     controller_logs_collected_at: time(a.controller_logs_collected_at),
     // The cluster's own image_info is a remnant of the v1 API: images belong to infra-envs.
     image_info: { created_at: '0001-01-01T00:00:00Z', expires_at: UNSET_TIME, ...(isJsonObject(a.image_info) ? a.image_info : {}) },
-    progress: { finalizing_stage_started_at: UNSET_TIME, ...(isJsonObject(a.progress) ? a.progress : {}) },
+    progress: progressWireView(a.progress),
   };
   if (Array.isArray(view.monitored_operators)) {
     wire.monitored_operators = view.monitored_operators.map((operator) => monitoredOperatorWireView(operator as Record<string, unknown>, cluster.clusterId));
@@ -969,20 +998,81 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
   }
   // When the machine networks last changed is this service's own bookkeeping, not a field of upstream's.
   delete wire.machine_network_cidr_updated_at;
+  // So is the controller's complete-installation report (installation-progress's CONTROLLER_COMPLETION).
+  delete wire.controller_completion;
   // Go's omitempty: a cluster without a pull secret (an imported one) does not say so.
   if (wire.pull_secret_set === false) delete wire.pull_secret_set;
   // Upstream's import records no feature usage (its cluster document then has none).
   if (a.kind === ADD_HOSTS_CLUSTER_KIND && a.feature_usage === undefined) delete wire.feature_usage;
-  return wire;
+  return a.kind === DISCONNECTED_CLUSTER_KIND ? disconnectedClusterWireView(wire) : wire;
 }
 
-/** Hosts from which a cluster's control plane need not run workloads (upstream's ForceSchedulableMastersMaxHostCount). */
-const HOSTS_TO_UNFORCE_SCHEDULABLE_MASTERS = 5;
+/**
+ * A DisconnectedCluster as upstream's document reads: the Go zero values of a cluster nobody
+ * configured (empty networks and operators, a cluster-managed load balancer, no platform type), and
+ * neither the payload nor the architecture we keep for its infra-env and ISO (upstream records none).
+ */
+function disconnectedClusterWireView(wire: Record<string, unknown>): Record<string, unknown> {
+  const { ocp_release_image: _payload, cpu_architecture: _architecture, ...view } = wire;
+  return {
+    api_vips: [],
+    ingress_vips: [],
+    cluster_networks: [],
+    service_networks: [],
+    machine_networks: [],
+    monitored_operators: [],
+    disk_encryption: {},
+    platform: { type: null, external: {} },
+    load_balancer: { type: 'cluster-managed' },
+    ...view,
+  };
+}
+
+/** The fields of upstream's answer to a DisconnectedCluster's registration: the row as inserted, before any association is read. */
+const DISCONNECTED_REGISTRATION_FIELDS = [
+  'id',
+  'href',
+  'kind',
+  'name',
+  'openshift_version',
+  'org_id',
+  'status',
+  'status_info',
+  'status_updated_at',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'user_name',
+  'email_domain',
+  'image_info',
+  'install_started_at',
+  'install_completed_at',
+  'controller_logs_started_at',
+  'controller_logs_collected_at',
+  'last-installation-preparation',
+  'load_balancer',
+] as const;
+
+/** The answer to POST /v2/clusters/disconnected, as upstream's (its image_info carries the creation time, as its update answers do). */
+export function disconnectedClusterRegistrationView(cluster: Cluster): Record<string, unknown> {
+  const wire = clusterWireView(cluster);
+  const view: Record<string, unknown> = {};
+  for (const field of DISCONNECTED_REGISTRATION_FIELDS) if (wire[field] !== undefined) view[field] = wire[field];
+  return { ...view, image_info: { ...(wire.image_info as object), created_at: cluster.createdAt } };
+}
+
+/** Workers from which a cluster's control plane need not run workloads (upstream's MinimumNumberOfWorkersForNonSchedulableMastersClusterInHaMode). */
+const WORKERS_TO_UNFORCE_SCHEDULABLE_MASTERS = 2;
 
 /**
- * schedulable_masters_forced_true as upstream refreshes it whenever a host registers or leaves: with
- * fewer than five hosts the control plane must also run workloads (there are too few workers).
+ * schedulable_masters_forced_true as upstream refreshes it (a host registering, leaving, binding or
+ * unbinding, and each monitor pass): a single-node cluster's control plane always runs workloads;
+ * another's does while fewer than two of its hosts are workers, by their effective role (an
+ * auto-assign host counts as the role suggested for it). Five control planes and no worker: forced.
  */
-export function schedulableMastersForcedTrue(registeredHosts: number): boolean {
-  return registeredHosts < HOSTS_TO_UNFORCE_SCHEDULABLE_MASTERS;
+export function schedulableMastersForcedTrue(controlPlaneCount: number, hosts: readonly { role?: unknown; suggested_role?: unknown }[]): boolean {
+  if (controlPlaneCount === 1) return true;
+  const effectiveRole = (host: { role?: unknown; suggested_role?: unknown }) =>
+    host.role === 'auto-assign' && typeof host.suggested_role === 'string' && host.suggested_role !== '' ? host.suggested_role : host.role;
+  return hosts.filter((host) => effectiveRole(host) === 'worker').length < WORKERS_TO_UNFORCE_SCHEDULABLE_MASTERS;
 }

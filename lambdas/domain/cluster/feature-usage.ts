@@ -204,6 +204,9 @@ export function installConfigOverridesFeatureUsage(current: unknown, overrides: 
 }
 
 /** The usages after a user's manifest is added (`used`) or the cluster's last manifest is deleted. */
+/** Whether the cluster's feature usage records manifests of its user's: what upstream's custom-manifests validation reads. */
+export const usesCustomManifests = (featureUsage: unknown): boolean => featureName('customManifest') in parseFeatureUsage(featureUsage);
+
 export function customManifestFeatureUsage(current: unknown, used: boolean): string {
   const usages = parseFeatureUsage(current);
   setUsage(usages, used, featureName('customManifest'));

@@ -67,9 +67,8 @@ function imageTypeProblem(type: string, cluster: InfraEnvClusterContext): string
   if (cluster.disconnectedCluster && type !== DISCONNECTED_ISO) {
     return `the cluster is a DisconnectedCluster: its infra-envs make disconnected ISOs (image_type ${DISCONNECTED_ISO}), not ${type}; create a cluster with POST /v2/clusters for a ${type}`;
   }
-  if (type === DISCONNECTED_ISO && !cluster.bound) {
-    return `image_type ${DISCONNECTED_ISO} needs the infra-env's cluster_id: create a DisconnectedCluster with POST /v2/clusters/disconnected, then its infra-env with that cluster_id`;
-  }
+  // A disconnected-iso infra-env without a cluster is taken, as upstream takes it: its ISO cannot be
+  // made until it has one (its discovery.ign answers 404), which an update may give it.
   return undefined;
 }
 const MAX_TRUST_BUNDLE = 65_535;
@@ -78,11 +77,17 @@ function check(reason: string | undefined): void {
   if (reason) throw badRequest(reason);
 }
 
+/** The first problem of the proxy's fields, each checked (a valid http_proxy does not excuse a malformed no_proxy). */
 function proxyProblem(proxy: Record<string, unknown>): string | undefined {
-  if (typeof proxy.http_proxy === 'string' && proxy.http_proxy) return proxyUrlProblem('http_proxy', proxy.http_proxy);
-  if (typeof proxy.https_proxy === 'string' && proxy.https_proxy) return proxyUrlProblem('https_proxy', proxy.https_proxy);
-  if (typeof proxy.no_proxy === 'string' && proxy.no_proxy) return noProxyProblem(proxy.no_proxy);
-  return undefined;
+  const given = (field: string) => (typeof proxy[field] === 'string' && proxy[field] !== '' ? (proxy[field] as string) : undefined);
+  const httpProxy = given('http_proxy');
+  const httpsProxy = given('https_proxy');
+  const noProxy = given('no_proxy');
+  return (
+    (httpProxy !== undefined ? proxyUrlProblem('http_proxy', httpProxy) : undefined) ??
+    (httpsProxy !== undefined ? proxyUrlProblem('https_proxy', httpsProxy) : undefined) ??
+    (noProxy !== undefined ? noProxyProblem(noProxy) : undefined)
+  );
 }
 
 /** PEM bundle of one or more X.509 certificates, each of which must parse. */
