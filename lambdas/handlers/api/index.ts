@@ -189,12 +189,16 @@ function urlCredential(event: ApiEvent, name: string): string | undefined {
   return event.multiValueQueryStringParameters?.[name]?.[0] ?? event.queryStringParameters?.[name] ?? undefined;
 }
 
-/** Repeated parameters become arrays, single ones stay strings, as openapi-backend expects. */
+/**
+ * A parameter that may repeat (explode: true, swagger's collectionFormat multi) becomes an array when
+ * repeated; any other repeated parameter is read by its last value, as upstream's go-openapi router
+ * reads it (`severities=warning&severities=error` is `error`; a list is comma-separated in one value).
+ */
 function queryOf(event: ApiEvent): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (URL_CREDENTIALS.has(name)) continue;
-    if (values && values.length > 0) query[name] = values.length === 1 ? values[0]! : values;
+    if (values && values.length > 0) query[name] = values.length > 1 && REPEATABLE_QUERY.has(name) ? values : values.at(-1)!;
   }
   return query;
 }
@@ -209,6 +213,14 @@ const pathOf = (event: ApiEvent) => event.path.replace(/\/{2,}/g, '/');
  * ahead of traffic, so no request pays for either.
  */
 const router = createRouter(await routerDocument());
+/** The query parameters openapi.yaml lets repeat (explode: true): the same name is one in every operation that has it. */
+const REPEATABLE_QUERY = new Set(
+  router.router
+    .getOperations()
+    .flatMap((operation) => (operation.parameters ?? []) as { in?: string; name?: string; explode?: boolean }[])
+    .filter((parameter) => parameter.in === 'query' && parameter.explode === true)
+    .map((parameter) => parameter.name!),
+);
 if (initializedAheadOfTraffic()) {
   for (const operation of router.router.getOperations()) router.validator.getRequestValidatorsForOperation(operation.operationId!);
   await Promise.all([...Object.values(operations), ...Object.values(publicOperations)].map((entry) => entry.load()));
