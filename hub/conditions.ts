@@ -132,19 +132,20 @@ const HOST_INSTALLING = new Set([
   'installing-in-progress',
   'installing-pending-user-action',
 ]);
-const HOST_BEFORE_INSTALL = new Set([
+/** A host's statuses after discovery and before its installation, in which the controller may bind, unbind or update it. */
+export const HOST_DISCOVERED_BEFORE_INSTALL: ReadonlySet<string> = new Set([
   'discovering',
   'known',
   'insufficient',
   'disconnected',
   'pending-for-input',
-  'binding',
   'known-unbound',
   'insufficient-unbound',
   'discovering-unbound',
   'disconnected-unbound',
-  'preparing-failed',
 ]);
+/** Those, 'binding' and 'preparing-failed': every status in which the host's installation has not started. */
+const HOST_BEFORE_INSTALL = new Set([...HOST_DISCOVERED_BEFORE_INSTALL, 'binding', 'preparing-failed']);
 
 /** The Agent conditions for its host: SpecSynced, Connected, RequirementsMet, Validated, Installed, Bound. */
 export function agentConditions(

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams } from '../contracts/wire.js';
 import { ANNOTATION, type KubeObject } from './objects.js';
 import { PLATFORM_TYPES, releaseFromImage } from '../contracts/release-image.js';
+import { clusterSettingsUpdate } from '../contracts/cluster-differences.js';
 import { storedStaticNetworkConfig } from '../contracts/static-network-config.js';
 
 export { releaseFromImage };
@@ -144,63 +145,9 @@ export function clusterPlan(inputs: ClusterInputs): ClusterPlan {
   return { params, ...(installConfigOverrides ? { installConfigOverrides } : {}), expected: { controlPlane, workers } };
 }
 
-const ips = (list: { ip?: string | null }[] | null | undefined) => (list ?? []).map((vip) => vip.ip ?? '');
-const cidrs = (list: { cidr?: string | null; host_prefix?: number | null }[] | null | undefined, withPrefix = false) =>
-  (list ?? []).map((net) => (withPrefix ? { cidr: net.cidr, host_prefix: net.host_prefix } : { cidr: net.cidr }));
-
 /** The PATCH that brings a registered cluster to what the resources ask for; empty when nothing differs. */
 export function clusterUpdate(existing: Cluster, want: ClusterCreateParams): ClusterUpdateParams {
-  const update: ClusterUpdateParams = {};
-  for (const field of [
-    'name',
-    'base_dns_domain',
-    'ssh_public_key',
-    'http_proxy',
-    'https_proxy',
-    'no_proxy',
-    'network_type',
-    'user_managed_networking',
-    'schedulable_masters',
-    'hyperthreading',
-  ] as const) {
-    if (want[field] === undefined) continue;
-    if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) (update as Record<string, unknown>)[field] = want[field];
-  }
-  if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
-  if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
-  if (
-    want.cluster_networks &&
-    !isDeepStrictEqual(
-      cidrs(existing.cluster_networks, true),
-      cidrs(
-        want.cluster_networks.map((n) => ({ host_prefix: 23, ...n })),
-        true,
-      ),
-    )
-  )
-    update.cluster_networks = want.cluster_networks;
-  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks)))
-    update.service_networks = want.service_networks;
-  if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
-    // A single-stack cluster-managed machine network is the service's to derive from its hosts'
-    // networks (none until a host on it is discovered) and refused set by hand, as upstream's is:
-    // only a user-managed or dual-stack one is sent; the VIPs are compared above.
-    const userManaged = want.user_managed_networking ?? existing.user_managed_networking;
-    if (userManaged || want.machine_networks.length > 1) update.machine_networks = want.machine_networks;
-  }
-  if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
-  return update;
-}
-
-/** True when the stored install-config overrides already say what the annotation says. */
-export function sameOverrides(stored: string | null | undefined, wanted: string | undefined): boolean {
-  if (!wanted) return !stored;
-  if (!stored) return false;
-  try {
-    return isDeepStrictEqual(JSON.parse(stored), JSON.parse(wanted));
-  } catch {
-    return false;
-  }
+  return clusterSettingsUpdate(existing, want, ['name']);
 }
 
 /** The manifests of the referenced ConfigMaps (manifestsConfigMapRefs wins over the deprecated manifestsConfigMapRef). */

@@ -23,9 +23,9 @@ import {
   manifestConfigMapNames,
   manifestsFromConfigMaps,
   releaseFromImage,
-  sameOverrides,
   SpecProblem,
 } from '../../hub/translate.js';
+import { sameOverrides } from '../../contracts/cluster-differences.js';
 import { sources, specifiersOf } from '../support/import-graph.js';
 
 const object = (name: string, spec: Record<string, unknown>, metadata: Partial<KubeObject['metadata']> = {}): KubeObject => ({
@@ -168,6 +168,18 @@ describe('clusterUpdate', () => {
     } as typeof plan.params;
     expect(want.machine_networks).toEqual([{ cidr: '192.168.126.0/24' }]);
     expect(clusterUpdate(managed, want)).toEqual({});
+  });
+
+  it('sends the machine network of a cluster whose load balancer is user-managed, as assisted ztp does', () => {
+    const userManagedLoadBalancer = {
+      ...registered,
+      user_managed_networking: false,
+      machine_networks: [],
+      load_balancer: { type: 'user-managed' },
+    } as unknown as Cluster;
+    const plan = clusterPlan({ clusterDeployment, agentClusterInstall: sno, clusterImageSet: imageSet, pullSecret: 'x' });
+    const want = { ...plan.params, user_managed_networking: false };
+    expect(clusterUpdate(userManagedLoadBalancer, want)).toEqual({ machine_networks: [{ cidr: '192.168.126.0/24' }] });
   });
 
   it('compares install-config overrides as JSON', () => {
