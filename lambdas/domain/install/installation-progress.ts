@@ -377,14 +377,7 @@ export const FILES_DOWNLOAD_STATUSES: readonly string[] = [
   'installing-pending-user-action',
 ];
 /** The final kubeconfig exists only once finalizing (the ingress CA arrives then). */
-export const KUBECONFIG_DOWNLOAD_STATUSES: readonly string[] = [
-  'finalizing',
-  'installed',
-  'error',
-  'adding-hosts',
-  'cancelled',
-  'installing-pending-user-action',
-];
+export const KUBECONFIG_DOWNLOAD_STATUSES: readonly string[] = FILES_DOWNLOAD_STATUSES.filter((status) => status !== 'installing');
 
 /** Upstream's 409 text when a cluster's status does not allow a download yet. */
 export function downloadRefusal(cluster: Pick<Cluster, 'clusterId' | 'status'>, fileName: string): string | undefined {
