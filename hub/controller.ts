@@ -751,7 +751,7 @@ export class HubController {
       }
       if (!isDeepStrictEqual(have, args)) {
         await call(`setting the installer args of host ${host.id}`, () =>
-          this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args', { params: { path: hostPath }, body: { args: args as string[] } }),
+          this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args', { params: { path: hostPath }, body: { args } }),
         );
         host = await reread();
       }

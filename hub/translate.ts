@@ -22,7 +22,7 @@ function vipList(spec: Record<string, any>, plural: string, singular: string): {
     Array.isArray(spec[plural]) && spec[plural].length > 0
       ? (spec[plural] as string[])
       : typeof spec[singular] === 'string' && spec[singular]
-        ? [spec[singular] as string]
+        ? [spec[singular]]
         : undefined;
   return list?.map((ip) => ({ ip }));
 }
