@@ -3,7 +3,7 @@
  * way the service stores them. Read by the hub controller (hub/translate.ts) and by `assisted ztp`
  * (cli/ztp/apply.ts), which declare a cluster from the same ZTP resources. Pure: no I/O.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { sameJson } from './json-shapes.js';
 import type { Cluster, ClusterCreateParams, ClusterUpdateParams } from './wire.js';
 
 /** A setting compared as it is: the same on both sides of the create and update parameters. */
@@ -37,15 +37,14 @@ export function clusterSettingsUpdate(existing: Cluster, want: ClusterCreatePara
   const update: Record<string, unknown> = {};
   for (const field of [...SCALAR_SETTINGS, ...alsoCompare]) {
     if (want[field] === undefined) continue;
-    if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) update[field] = want[field];
+    if (!sameJson(existing[field] ?? undefined, want[field])) update[field] = want[field];
   }
-  if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
-  if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
-  if (want.cluster_networks && !isDeepStrictEqual(clusterNetworks(existing.cluster_networks), clusterNetworks(want.cluster_networks)))
+  if (want.api_vips && !sameJson(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
+  if (want.ingress_vips && !sameJson(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
+  if (want.cluster_networks && !sameJson(clusterNetworks(existing.cluster_networks), clusterNetworks(want.cluster_networks)))
     update.cluster_networks = want.cluster_networks;
-  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks)))
-    update.service_networks = want.service_networks;
-  if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
+  if (want.service_networks && !sameJson(cidrs(existing.service_networks), cidrs(want.service_networks))) update.service_networks = want.service_networks;
+  if (want.machine_networks && !sameJson(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
     // The service derives a single-stack cluster-managed load balancer's machine network from its
     // hosts' networks (none until a host on it is discovered) and refuses it set by hand, as upstream's
     // API does: there the difference is the service's to settle, and the VIPs are compared above.
@@ -63,7 +62,7 @@ export function sameOverrides(stored: string | null | undefined, wanted: string 
   if (!wanted) return !stored;
   if (!stored) return false;
   try {
-    return isDeepStrictEqual(JSON.parse(stored), JSON.parse(wanted));
+    return sameJson(JSON.parse(stored), JSON.parse(wanted));
   } catch {
     return false;
   }

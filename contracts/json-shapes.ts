@@ -26,6 +26,9 @@ export function sortedKeys(value: unknown): unknown {
   );
 }
 
+/** The same JSON value, whatever the order of each object's keys (a key whose value is undefined counts as absent). */
+export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
+
 export const text: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
 export const finite: Reader<number> = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 export const flag: Reader<boolean> = (value) => (typeof value === 'boolean' ? value : undefined);

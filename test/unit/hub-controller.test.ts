@@ -184,6 +184,8 @@ describe('clusterUpdate', () => {
 
   it('compares install-config overrides as JSON', () => {
     expect(sameOverrides('{"fips": true}', '{"fips":true}')).toBe(true);
+    expect(sameOverrides('{"fips":true,"networking":{"a":1,"b":[2]}}', '{"networking":{"b":[2],"a":1},"fips":true}')).toBe(true);
+    expect(sameOverrides('{"networking":{"b":[2]}}', '{"networking":{"b":[3]}}')).toBe(false);
     expect(sameOverrides('', undefined)).toBe(true);
     expect(sameOverrides('{"fips":true}', undefined)).toBe(false);
   });
