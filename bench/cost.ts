@@ -93,6 +93,7 @@ import {
   type WorkloadLine,
 } from './cost/model.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setting } from './support/settings.js';
 
 /** The simulated fleet's network (agent/src/simulate's default, 192.168.111.0/24) and the VIPs in it. */
 const FLEET_API_VIP = '192.168.111.5';
@@ -101,7 +102,6 @@ const FLEET_BASE_DOMAIN = 'example.com';
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 /**
  * Step outputs that differ from one run to the next on a healthy host: a connectivity report's
  * round-trip times. Upstream's NTP report names sources and their states only, so it repeats.

@@ -2,7 +2,13 @@
  * The conditions upstream's controllers set on AgentClusterInstall, InfraEnv and Agent, with its
  * reasons and messages, derived from what the REST API reports. Pure.
  */
-import { CLUSTER_INSTALLING, outcomeConditions, validatedCondition, validationSummary } from '../contracts/cluster-install-conditions.js';
+import {
+  CLUSTER_INSTALLING,
+  notAvailableCondition,
+  outcomeConditions,
+  validatedCondition,
+  validationSummary,
+} from '../contracts/cluster-install-conditions.js';
 import type { Cluster, Host } from '../contracts/wire.js';
 
 export interface Condition {
@@ -44,14 +50,13 @@ export function clusterInstallConditions(
   holdInstallation = false,
 ): Condition[] {
   if (!cluster) {
-    const notAvailable = (type: string): Condition => ({ type, status: 'Unknown', reason: 'NotAvailable', message: 'Information not available' });
     return [
       specSynced(problem),
-      notAvailable('Validated'),
-      notAvailable('RequirementsMet'),
-      notAvailable('Completed'),
-      notAvailable('Failed'),
-      notAvailable('Stopped'),
+      notAvailableCondition('Validated'),
+      notAvailableCondition('RequirementsMet'),
+      notAvailableCondition('Completed'),
+      notAvailableCondition('Failed'),
+      notAvailableCondition('Stopped'),
     ];
   }
   // A cluster opened for day-2 workers after its installation is still an installed one.
