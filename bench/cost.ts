@@ -35,7 +35,7 @@
  */
 import { replaceDocsSection } from './docs-sections.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,10 +43,8 @@ import path from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { App } from 'aws-cdk-lib';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { AGENT_API_FUNCTION, AssistedStack, PROJECT_ROOT, REST_API_FUNCTION } from '../lib/assisted-stack.js';
-import { stageConfigFromContext } from '../lib/stage-config.js';
+import { PROJECT_ROOT } from '../lib/assisted-stack.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { keys } from '../lambdas/adapters/dynamodb/keys.js';
 import { createS3BlobStore, s3ClientConfig } from '../lambdas/adapters/s3/blobs.js';
@@ -82,7 +80,6 @@ import {
   type Breakdown,
   type Caller,
   type FargatePrices,
-  type FunctionFacts,
   type InstallAssumptions,
   type InstallRequestKind,
   type InstallRun,
@@ -94,6 +91,7 @@ import {
 } from './cost/model.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setting } from './support/settings.js';
+import { stackBefore21, stackFacts } from './cost/stack-facts.js';
 
 /** The simulated fleet's network (agent/src/simulate's default, 192.168.111.0/24) and the VIPs in it. */
 const FLEET_API_VIP = '192.168.111.5';
@@ -293,114 +291,6 @@ class SteppedClock implements Clock {
   advanceTo(at: number): void {
     this.offsetMs = Math.max(this.offsetMs, at - Date.now());
   }
-}
-
-type Resource = { Type: string; Properties?: Record<string, any> };
-
-/**
- * The fixed charges, the agents' door and each caller's function as the staging stack has them
- * (`cdk synth`, bundling skipped): NAT gateways, alarms, secrets, zones and keys counted; the door
- * is a function URL when the stack has one on the agents' function; sizes, tracing, log levels and
- * metric publishing read from the functions' own properties.
- */
-function stackFacts(): StackFacts {
-  const outdir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-synth-'));
-  try {
-    const context: Record<string, unknown> = { stage: 'staging', alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] };
-    const app = new App({ outdir, context });
-    const stack = new AssistedStack(app, 'AssistedCloud-staging', { config: stageConfigFromContext((key) => context[key]) });
-    const resources = (app.synth().getStackArtifact(stack.artifactId).template as { Resources: Record<string, Resource> }).Resources;
-    const all = Object.entries(resources);
-    const count = (type: string) => all.filter(([, resource]) => resource.Type === type).length;
-    const functionNamed = (name: string) =>
-      all.find(
-        ([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(`${name}Function`) && !id.startsWith(`${name}FunctionFunctionUrl`),
-      );
-    const facts = (name: string): FunctionFacts & { logging: Record<string, string> } => {
-      const found = functionNamed(name);
-      if (!found) throw new Error(`the staging stack has no function ${name}`);
-      const props = found[1].Properties!;
-      return {
-        memoryMb: Number(props.MemorySize ?? 128),
-        architecture: (props.Architectures?.[0] ?? 'x86_64') as FunctionFacts['architecture'],
-        tracing: props.TracingConfig?.Mode === 'Active' ? 'Active' : 'PassThrough',
-        publishesMetrics: props.Environment?.Variables?.POWERTOOLS_METRICS_DISABLED !== 'true',
-        logging: { ...props.LoggingConfig, powertools: props.Environment?.Variables?.POWERTOOLS_LOG_LEVEL },
-      };
-    };
-    const agentUrl = all.some(
-      ([, resource]) =>
-        resource.Type === 'AWS::Lambda::Url' && JSON.stringify(resource.Properties?.TargetFunctionArn ?? '').includes(`"${AGENT_API_FUNCTION}Function`),
-    );
-    const people = facts(REST_API_FUNCTION);
-    const functions: Record<Caller, FunctionFacts> = {
-      agent: agentUrl ? facts(AGENT_API_FUNCTION) : people,
-      user: people,
-      stream: facts('HostChanges'),
-      monitor: facts('HostMonitor'),
-      workflow: facts('InstallFollow'),
-    };
-    // The level Powertools logs at is the stricter of its own and Lambda's filter (Lambda drops what is below its level).
-    const levels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
-    const levelOf = (fn: { logging: Record<string, string> }) =>
-      levels[Math.max(levels.indexOf((fn.logging.powertools ?? 'INFO') as never), levels.indexOf((fn.logging.ApplicationLogLevel ?? 'DEBUG') as never))] ??
-      'INFO';
-    const systemQuiet = (fn: { logging: Record<string, string> }) =>
-      fn.logging.LogFormat === 'JSON' && ['WARN', 'ERROR'].includes(fn.logging.SystemLogLevel ?? '');
-    const agents = functions.agent as ReturnType<typeof facts>;
-    const stage = all.find(([, resource]) => resource.Type === 'AWS::ApiGateway::Stage')?.[1];
-    return {
-      natGateways: count('AWS::EC2::NatGateway'),
-      alarms: count('AWS::CloudWatch::Alarm'),
-      secrets: count('AWS::SecretsManager::Secret'),
-      hostedZones: count('AWS::Route53::HostedZone'),
-      kmsKeys: count('AWS::KMS::Key'),
-      agentDoor: agentUrl ? 'function-url' : 'cloudfront+rest',
-      restTracing: stage?.Properties?.TracingEnabled === true,
-      logLevel: levelOf(agents),
-      platformLogLines: !systemQuiet(agents),
-      installerTask: installerTaskOf(all.find(([, resource]) => resource.Type === 'AWS::ECS::TaskDefinition')?.[1]),
-      functions: Object.fromEntries(
-        Object.entries(functions).map(([caller, { memoryMb, architecture, tracing, publishesMetrics }]) => [
-          caller,
-          { memoryMb, architecture, tracing, publishesMetrics },
-        ]),
-      ) as Record<Caller, FunctionFacts>,
-    };
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
-  }
-}
-
-/** The installer task's vCPU, memory and architecture from its task definition (Cpu in units of 1/1,024 vCPU, Memory in MiB). */
-function installerTaskOf(definition: Resource | undefined): TaskFacts | undefined {
-  if (!definition?.Properties) return undefined;
-  const props = definition.Properties;
-  return {
-    vcpu: Number(props.Cpu) / 1024,
-    memoryGb: Number(props.Memory) / 1024,
-    architecture: props.RuntimePlatform?.CpuArchitecture === 'ARM64' ? 'arm64' : 'x86_64',
-  };
-}
-
-/**
- * The staging stack before #21's cuts (5383bbb): a NAT gateway, 29 alarms, agents through CloudFront
- * and the REST API, every function 1,024 MB, actively traced, publishing a metric line per
- * invocation, at Powertools' default level (INFO) with Lambda's START/END/REPORT lines. Priced on
- * the same measurements, for the before-and-after lines.
- */
-function stackBefore21(now: StackFacts): StackFacts {
-  const fn: FunctionFacts = { memoryMb: 1024, architecture: 'arm64', tracing: 'Active', publishesMetrics: true };
-  return {
-    ...now,
-    natGateways: 1,
-    alarms: 29,
-    agentDoor: 'cloudfront+rest',
-    restTracing: true,
-    logLevel: 'INFO',
-    platformLogLines: true,
-    functions: { agent: fn, user: fn, stream: fn, monitor: fn, workflow: fn },
-  };
 }
 
 interface Measurements {
