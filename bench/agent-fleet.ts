@@ -24,8 +24,8 @@ import { freePort } from '../bin/local/net.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { spawnAgentInNetns, startBridge } from './support/netns-agent.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BENCH_PULL_SECRET } from './support/fixtures.js';
 
-const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 function percentile(values: number[], p: number): number {
@@ -162,7 +162,7 @@ async function inventoryFootprint(bundle: string, runs = 3): Promise<{ medianMs:
 
 async function realAgentFootprint(stack: Stack, bundle: string, workDir: string): Promise<{ inventoryPeakRss: number; idleRss: number } | string> {
   if (process.getuid?.() !== 0) return 'skipped: needs root for a network namespace';
-  const infraEnv = await api(stack, 'POST', '/infra-envs', { name: 'bench-real', pull_secret: PULL_SECRET });
+  const infraEnv = await api(stack, 'POST', '/infra-envs', { name: 'bench-real', pull_secret: BENCH_PULL_SECRET });
   const socketPath = path.join(workDir, 'bridge.sock');
   const bridge: net.Server = await startBridge(socketPath, stack.url);
   const agent = spawnAgentInNetns({
@@ -315,7 +315,7 @@ export async function agentFleet(): Promise<Record<string, unknown>> {
     } else console.log('  the fleet did not keep up even at 100 hosts');
 
     const e2eHosts = Number(process.env.BENCH_FLEET_E2E_HOSTS ?? 100);
-    const infraEnv = await api(stack, 'POST', '/infra-envs', { name: 'bench-fleet', pull_secret: PULL_SECRET });
+    const infraEnv = await api(stack, 'POST', '/infra-envs', { name: 'bench-fleet', pull_secret: BENCH_PULL_SECRET });
     const token = await issueAgentToken(stack.signingKey, { orgId: 'default', infraEnvId: infraEnv.id });
     console.log(`the same fleet against the local stack (service, DynamoDB Local and fleet share this machine), ${e2eHosts} hosts:`);
     const e2e = await fleetStep(stack.url, infraEnv.id, token, e2eHosts, pollSeconds, windowMs);

@@ -16,8 +16,7 @@ import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { getNextSteps, registerHost } from '../lambdas/usecases/agent.js';
 import { registerInfraEnv } from '../lambdas/usecases/infra-envs.js';
 import { randomUUID } from 'node:crypto';
-
-const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
+import { BENCH_PULL_SECRET } from './support/fixtures.js';
 
 async function timePerRequest(run: () => Promise<unknown>, durationMs: number): Promise<{ perRequestMs: number; requests: number }> {
   const warmEnd = Date.now() + Math.min(2_000, durationMs / 4);
@@ -39,7 +38,7 @@ export async function apiOverhead(options: { durationMs?: number } = {}): Promis
   try {
     const ports = container();
     const principal = { kind: 'user' as const, orgId: runtime.orgId, tokenId: 'bench', role: 'admin' as const };
-    const infraEnv = await registerInfraEnv(ports, principal, { name: 'bench', pull_secret: PULL_SECRET });
+    const infraEnv = await registerInfraEnv(ports, principal, { name: 'bench', pull_secret: BENCH_PULL_SECRET });
     const infraEnvId = infraEnv.id as string;
     const agentToken = await issueAgentToken(ports.config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
     const agent = { kind: 'agent' as const, orgId: runtime.orgId, infraEnvId };

@@ -36,7 +36,7 @@
  */
 import { replaceDocsSection } from './docs-sections.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -44,10 +44,8 @@ import path from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { App } from 'aws-cdk-lib';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { AGENT_API_FUNCTION, AssistedStack, PROJECT_ROOT, REST_API_FUNCTION } from '../lib/assisted-stack.js';
-import { stageConfigFromContext } from '../lib/stage-config.js';
+import { PROJECT_ROOT } from '../lib/assisted-stack.js';
 import { createDynamoStore } from '../lambdas/adapters/dynamodb/store.js';
 import { keys } from '../lambdas/adapters/dynamodb/keys.js';
 import { createS3BlobStore, s3ClientConfig } from '../lambdas/adapters/s3/blobs.js';
@@ -57,6 +55,7 @@ import { handler as hostChangesHandler } from '../lambdas/handlers/streams/host-
 import { follow, preparationFailed, prepare, publishDns, recordFiles } from '../lambdas/handlers/workflow/installation.js';
 import { createLog } from '../agent/src/log.js';
 import { Fleet } from '../agent/src/simulate/fleet.js';
+import { everyStageTaking } from '../agent/src/simulate/durations.js';
 import { loadProfile } from '../agent/src/simulate/profile.js';
 import type { Clock } from '../lambdas/ports/clock.js';
 import { systemClock } from '../lambdas/ports/clock.js';
@@ -68,7 +67,8 @@ import { catalogueAgentImages } from '../lambdas/domain/catalogues/catalogues.js
 import { agentClient, eachBounded } from './lifecycle/agents.js';
 import { itemSizeBytes, meteredDynamoClient } from './lifecycle/capacity.js';
 import { monitorBenchRuntime } from './lifecycle/runtime.js';
-import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
+import { defaultOpenshiftVersion, inventoryOf, registerCluster, repliesAfterInventory } from './lifecycle/fleet.js';
+import { BENCH_PULL_SECRET } from './support/fixtures.js';
 import {
   doorComparison,
   followPasses,
@@ -81,7 +81,6 @@ import {
   type Breakdown,
   type Caller,
   type FargatePrices,
-  type FunctionFacts,
   type InstallAssumptions,
   type InstallRequestKind,
   type InstallRun,
@@ -92,6 +91,8 @@ import {
   type WorkloadLine,
 } from './cost/model.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setting } from './support/settings.js';
+import { stackBefore21, stackFacts } from './cost/stack-facts.js';
 
 /** The simulated fleet's network (agent/src/simulate's default, 192.168.111.0/24) and the VIPs in it. */
 const FLEET_API_VIP = '192.168.111.5';
@@ -100,8 +101,6 @@ const FLEET_BASE_DOMAIN = 'example.com';
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
-const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 /**
  * Step outputs that differ from one run to the next on a healthy host: a connectivity report's
  * round-trip times. Upstream's NTP report names sources and their states only, so it repeats.
@@ -112,10 +111,13 @@ const S3_FREE = /^Delete/;
 /** S3 requests billed at the PUT price (writes and listings); the rest at the GET price. */
 const S3_PUT_CLASS = /^(Put|Copy|CreateMultipartUpload|UploadPart|CompleteMultipartUpload|List)/;
 
+/** What an invocation is counted by, summed per kind of request and averaged into its `RequestCost`. */
+const COUNTS = ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes', 'infoLogBytes', 'metricLogBytes'] as const;
+type Counts = Record<(typeof COUNTS)[number], number>;
+const zeroCounts = (): Counts => Object.fromEntries(COUNTS.map((count) => [count, 0])) as Counts;
+
 /** What one invocation asked for, as it runs (the AsyncLocalStorage store). */
-interface Tally
-  extends Pick<RequestCost, 'readUnits' | 'writeUnits' | 'dynamodbCalls' | 's3Puts' | 's3Gets' | 'logBytes'>,
-    Required<Pick<RequestCost, 'infoLogBytes' | 'metricLogBytes'>> {
+interface Tally extends Counts {
   kind: string;
   /** When each DynamoDB or S3 call of the invocation was in flight (performance.now() intervals). */
   waits: [number, number][];
@@ -163,14 +165,7 @@ class Recorder {
         kind,
         (sums = {
           measured: 0,
-          readUnits: 0,
-          writeUnits: 0,
-          dynamodbCalls: 0,
-          s3Puts: 0,
-          s3Gets: 0,
-          logBytes: 0,
-          infoLogBytes: 0,
-          metricLogBytes: 0,
+          ...zeroCounts(),
           responseBytes: 0,
           gzippedResponseBytes: 0,
           wallMs: 0,
@@ -178,8 +173,7 @@ class Recorder {
         }),
       );
     sums.measured += 1;
-    for (const key of ['readUnits', 'writeUnits', 'dynamodbCalls', 's3Puts', 's3Gets', 'logBytes', 'infoLogBytes', 'metricLogBytes'] as const)
-      sums[key] += tally[key];
+    for (const count of COUNTS) sums[count] += tally[count];
     sums.responseBytes += responseBytes;
     sums.gzippedResponseBytes += gzippedResponseBytes;
     sums.wallMs += wallMs;
@@ -209,14 +203,7 @@ class Recorder {
     const n = sums.measured;
     return {
       measured: n,
-      readUnits: sums.readUnits / n,
-      writeUnits: sums.writeUnits / n,
-      dynamodbCalls: sums.dynamodbCalls / n,
-      s3Puts: sums.s3Puts / n,
-      s3Gets: sums.s3Gets / n,
-      logBytes: sums.logBytes / n,
-      infoLogBytes: sums.infoLogBytes / n,
-      metricLogBytes: sums.metricLogBytes / n,
+      ...(Object.fromEntries(COUNTS.map((count) => [count, sums[count] / n])) as Counts),
       responseBytes: sums.responseBytes / n,
       gzippedResponseBytes: sums.gzippedResponseBytes / n,
       handlerMs: Math.max(0, (sums.wallMs - sums.waitingMs) / n),
@@ -243,14 +230,7 @@ function apiKind(event: { httpMethod?: string; path?: string; body?: string | nu
 function emptyTally(kind: string): Tally {
   return {
     kind,
-    readUnits: 0,
-    writeUnits: 0,
-    dynamodbCalls: 0,
-    s3Puts: 0,
-    s3Gets: 0,
-    logBytes: 0,
-    infoLogBytes: 0,
-    metricLogBytes: 0,
+    ...zeroCounts(),
     waits: [],
     readUnitsByCommand: {},
   };
@@ -314,114 +294,6 @@ class SteppedClock implements Clock {
   }
 }
 
-type Resource = { Type: string; Properties?: Record<string, any> };
-
-/**
- * The fixed charges, the agents' door and each caller's function as the staging stack has them
- * (`cdk synth`, bundling skipped): NAT gateways, alarms, secrets, zones and keys counted; the door
- * is a function URL when the stack has one on the agents' function; sizes, tracing, log levels and
- * metric publishing read from the functions' own properties.
- */
-function stackFacts(): StackFacts {
-  const outdir = mkdtempSync(path.join(tmpdir(), 'assisted-cost-synth-'));
-  try {
-    const context: Record<string, unknown> = { stage: 'staging', alarmEmail: 'ops@example.com', 'aws:cdk:bundling-stacks': [] };
-    const app = new App({ outdir, context });
-    const stack = new AssistedStack(app, 'AssistedCloud-staging', { config: stageConfigFromContext((key) => context[key]) });
-    const resources = (app.synth().getStackArtifact(stack.artifactId).template as { Resources: Record<string, Resource> }).Resources;
-    const all = Object.entries(resources);
-    const count = (type: string) => all.filter(([, resource]) => resource.Type === type).length;
-    const functionNamed = (name: string) =>
-      all.find(
-        ([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(`${name}Function`) && !id.startsWith(`${name}FunctionFunctionUrl`),
-      );
-    const facts = (name: string): FunctionFacts & { logging: Record<string, string> } => {
-      const found = functionNamed(name);
-      if (!found) throw new Error(`the staging stack has no function ${name}`);
-      const props = found[1].Properties!;
-      return {
-        memoryMb: Number(props.MemorySize ?? 128),
-        architecture: (props.Architectures?.[0] ?? 'x86_64') as FunctionFacts['architecture'],
-        tracing: props.TracingConfig?.Mode === 'Active' ? 'Active' : 'PassThrough',
-        publishesMetrics: props.Environment?.Variables?.POWERTOOLS_METRICS_DISABLED !== 'true',
-        logging: { ...props.LoggingConfig, powertools: props.Environment?.Variables?.POWERTOOLS_LOG_LEVEL },
-      };
-    };
-    const agentUrl = all.some(
-      ([, resource]) =>
-        resource.Type === 'AWS::Lambda::Url' && JSON.stringify(resource.Properties?.TargetFunctionArn ?? '').includes(`"${AGENT_API_FUNCTION}Function`),
-    );
-    const people = facts(REST_API_FUNCTION);
-    const functions: Record<Caller, FunctionFacts> = {
-      agent: agentUrl ? facts(AGENT_API_FUNCTION) : people,
-      user: people,
-      stream: facts('HostChanges'),
-      monitor: facts('HostMonitor'),
-      workflow: facts('InstallFollow'),
-    };
-    // The level Powertools logs at is the stricter of its own and Lambda's filter (Lambda drops what is below its level).
-    const levels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
-    const levelOf = (fn: { logging: Record<string, string> }) =>
-      levels[Math.max(levels.indexOf((fn.logging.powertools ?? 'INFO') as never), levels.indexOf((fn.logging.ApplicationLogLevel ?? 'DEBUG') as never))] ??
-      'INFO';
-    const systemQuiet = (fn: { logging: Record<string, string> }) =>
-      fn.logging.LogFormat === 'JSON' && ['WARN', 'ERROR'].includes(fn.logging.SystemLogLevel ?? '');
-    const agents = functions.agent as ReturnType<typeof facts>;
-    const stage = all.find(([, resource]) => resource.Type === 'AWS::ApiGateway::Stage')?.[1];
-    return {
-      natGateways: count('AWS::EC2::NatGateway'),
-      alarms: count('AWS::CloudWatch::Alarm'),
-      secrets: count('AWS::SecretsManager::Secret'),
-      hostedZones: count('AWS::Route53::HostedZone'),
-      kmsKeys: count('AWS::KMS::Key'),
-      agentDoor: agentUrl ? 'function-url' : 'cloudfront+rest',
-      restTracing: stage?.Properties?.TracingEnabled === true,
-      logLevel: levelOf(agents),
-      platformLogLines: !systemQuiet(agents),
-      installerTask: installerTaskOf(all.find(([, resource]) => resource.Type === 'AWS::ECS::TaskDefinition')?.[1]),
-      functions: Object.fromEntries(
-        Object.entries(functions).map(([caller, { memoryMb, architecture, tracing, publishesMetrics }]) => [
-          caller,
-          { memoryMb, architecture, tracing, publishesMetrics },
-        ]),
-      ) as Record<Caller, FunctionFacts>,
-    };
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
-  }
-}
-
-/** The installer task's vCPU, memory and architecture from its task definition (Cpu in units of 1/1,024 vCPU, Memory in MiB). */
-function installerTaskOf(definition: Resource | undefined): TaskFacts | undefined {
-  if (!definition?.Properties) return undefined;
-  const props = definition.Properties;
-  return {
-    vcpu: Number(props.Cpu) / 1024,
-    memoryGb: Number(props.Memory) / 1024,
-    architecture: props.RuntimePlatform?.CpuArchitecture === 'ARM64' ? 'arm64' : 'x86_64',
-  };
-}
-
-/**
- * The staging stack before #21's cuts (5383bbb): a NAT gateway, 29 alarms, agents through CloudFront
- * and the REST API, every function 1,024 MB, actively traced, publishing a metric line per
- * invocation, at Powertools' default level (INFO) with Lambda's START/END/REPORT lines. Priced on
- * the same measurements, for the before-and-after lines.
- */
-function stackBefore21(now: StackFacts): StackFacts {
-  const fn: FunctionFacts = { memoryMb: 1024, architecture: 'arm64', tracing: 'Active', publishesMetrics: true };
-  return {
-    ...now,
-    natGateways: 1,
-    alarms: 29,
-    agentDoor: 'cloudfront+rest',
-    restTracing: true,
-    logLevel: 'INFO',
-    platformLogLines: true,
-    functions: { agent: fn, user: fn, stream: fn, monitor: fn, workflow: fn },
-  };
-}
-
 interface Measurements {
   costs: Record<string, RequestCost>;
   /** Per known host and hour of the steady phase. */
@@ -479,6 +351,16 @@ function meteredClients(dynamodbEndpoint: string) {
     { step: 'initialize', name: 'countS3Requests' },
   );
   return { meter, s3 };
+}
+
+/** The functions of this process store and read blobs through metered clients; returns the clients, to close. */
+function provideMeteredPorts(dynamodbEndpoint: string): { close(): void }[] {
+  const { meter, s3 } = meteredClients(dynamodbEndpoint);
+  provide({
+    store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }),
+    blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }),
+  });
+  return [{ close: () => meter.client.destroy() }, { close: () => s3.destroy() }];
 }
 
 async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnvId: string; hostId: string }): Promise<Measurements['hostWrite']> {
@@ -545,12 +427,7 @@ async function measure(): Promise<Measurements> {
   logger.setLogLevel('INFO');
   const clients: { close(): void }[] = [];
   try {
-    const { meter, s3 } = meteredClients(runtime.endpoints.dynamodb);
-    provide({
-      store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }),
-      blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }),
-    });
-    clients.push({ close: () => meter.client.destroy() }, { close: () => s3.destroy() });
+    clients.push(...provideMeteredPorts(runtime.endpoints.dynamodb));
 
     // ---- a monitor pass with nothing to watch (the idle service's every minute)
     recorder.recording = true;
@@ -565,22 +442,8 @@ async function measure(): Promise<Measurements> {
     const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
     const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 4);
     clients.push(user);
-    const versions = JSON.parse((await user.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
-    const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
-    const created = await user.call('POST', '/clusters', {
-      name: 'cost',
-      openshift_version: version,
-      pull_secret: PULL_SECRET,
-      base_dns_domain: BASE_DOMAIN,
-      api_vips: [{ ip: API_VIP }],
-      ingress_vips: [{ ip: INGRESS_VIP }],
-      additional_ntp_source: 'clock.example.com',
-    });
-    if (created.status !== 201) throw new Error(`cluster: ${created.status} ${created.body}`);
-    const clusterId = (JSON.parse(created.body) as { id: string }).id;
-    const infraEnvCreated = await user.call('POST', '/infra-envs', { name: 'cost', pull_secret: PULL_SECRET, cluster_id: clusterId });
-    if (infraEnvCreated.status !== 201) throw new Error(`infra-env: ${infraEnvCreated.status} ${infraEnvCreated.body}`);
-    const infraEnvId = (JSON.parse(infraEnvCreated.body) as { id: string }).id;
+    const version = await defaultOpenshiftVersion(user);
+    const { infraEnvId } = await registerCluster(user, 'cost', version);
     const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
     const agents = agentClient(runtime.url, { 'X-Secret-Key': agentToken }, 64);
     clients.push(agents);
@@ -708,20 +571,12 @@ async function measure(): Promise<Measurements> {
     const steadyReplies = new Map<string, () => { step_type: string; output: unknown }[]>();
     for (let first = 0; first < steadyCount; first += clusterSize) {
       const name = `cost-${first / clusterSize}`;
-      const made = await user.call('POST', '/clusters', {
+      const { infraEnvId: envId } = await registerCluster(
+        user,
         name,
-        openshift_version: version,
-        pull_secret: PULL_SECRET,
-        base_dns_domain: BASE_DOMAIN,
-        api_vips: [{ ip: API_VIP }],
-        ingress_vips: [{ ip: INGRESS_VIP }],
-        additional_ntp_source: 'clock.example.com',
-        ...(clusterSize === 1 ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, api_vips: [], ingress_vips: [] } : {}),
-      });
-      if (made.status !== 201) throw new Error(`steady cluster: ${made.status} ${made.body}`);
-      const madeEnv = await user.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: (JSON.parse(made.body) as { id: string }).id });
-      if (madeEnv.status !== 201) throw new Error(`steady infra-env: ${madeEnv.status} ${madeEnv.body}`);
-      const envId = (JSON.parse(madeEnv.body) as { id: string }).id;
+        version,
+        clusterSize === 1 ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, api_vips: [], ingress_vips: [] } : {},
+      );
       const token = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId: envId });
       const client = agentClient(runtime.url, { 'X-Secret-Key': token }, 8);
       clients.push(client);
@@ -970,24 +825,18 @@ export async function measureInstall(): Promise<InstallMeasurement> {
   let stopFleet: (() => Promise<void>) | undefined;
   const fleetLines: string[] = [];
   try {
-    const { meter, s3 } = meteredClients(runtime.endpoints.dynamodb);
-    provide({
-      store: createDynamoStore({ tableName: container().config.tableName, client: meter.client }),
-      blobs: createS3BlobStore({ buckets: container().config.buckets, client: s3 }),
-    });
-    clients.push({ close: () => meter.client.destroy() }, { close: () => s3.destroy() });
+    clients.push(...provideMeteredPorts(runtime.endpoints.dynamodb));
 
     const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
     const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 2);
     const observer = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}`, [OBSERVER_HEADER]: '1' }, 2);
     clients.push(user, observer);
-    const versions = JSON.parse((await observer.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
-    const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
+    const version = await defaultOpenshiftVersion(observer);
 
     // Not counted: the release's base ISO, made once (imported in AWS; the SYNTHETIC one is built here on first use).
     const warmEnv = await observer.call('POST', '/infra-envs', {
       name: 'cost-warm',
-      pull_secret: PULL_SECRET,
+      pull_secret: BENCH_PULL_SECRET,
       openshift_version: version,
       cpu_architecture: 'x86_64',
     });
@@ -997,19 +846,12 @@ export async function measureInstall(): Promise<InstallMeasurement> {
     // ---- counted from here: the user's actions, the agents, the workflow, the stream
     recorder.recording = true;
     s3Server.counting = true;
-    const made = await user.call('POST', '/clusters', {
-      name: 'cost-install',
-      openshift_version: version,
-      pull_secret: PULL_SECRET,
+    const { clusterId, infraEnvId } = await registerCluster(user, 'cost-install', version, {
       base_dns_domain: FLEET_BASE_DOMAIN,
       api_vips: [{ ip: FLEET_API_VIP }],
       ingress_vips: [{ ip: FLEET_INGRESS_VIP }],
+      additional_ntp_source: undefined,
     });
-    if (made.status !== 201) throw new Error(`install cluster: ${made.status} ${made.body}`);
-    const clusterId = (JSON.parse(made.body) as { id: string }).id;
-    const madeEnv = await user.call('POST', '/infra-envs', { name: 'cost-install', pull_secret: PULL_SECRET, cluster_id: clusterId });
-    if (madeEnv.status !== 201) throw new Error(`install infra-env: ${madeEnv.status} ${madeEnv.body}`);
-    const infraEnvId = (JSON.parse(madeEnv.body) as { id: string }).id;
     // The user asks for the discovery image's URL once (the download itself is priced from install-assumptions.json).
     const imageUrl = await user.call('GET', `/infra-envs/${infraEnvId}/downloads/image-url`);
     if (imageUrl.status !== 200) throw new Error(`image url: ${imageUrl.status} ${imageUrl.body}`);
@@ -1024,21 +866,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
       profiles: ['master', 'master', 'master'].map((name) => loadProfile(name)),
       staggerMs: 20,
       timing: { maxPollIntervalMs: 1_000 },
-      installDurationsMs: Object.fromEntries(
-        [
-          'Starting installation',
-          'Installing',
-          'Writing image to disk',
-          'Waiting for control plane',
-          'Waiting for bootkube',
-          'Waiting for controller',
-          'Rebooting',
-          'Configuring',
-          'Joined',
-          'Done',
-          'Waiting for ignition',
-        ].map((stage) => [stage, stageMs]),
-      ),
+      installDurationsMs: everyStageTaking(stageMs),
       log: createLog({ level: 'info', sink: (line) => fleetLines.push(line) }),
     });
     const stop = new AbortController();

@@ -16,9 +16,9 @@ import { baseIsoObjectKey } from '../lambdas/domain/core/object-keys.js';
 import { container } from '../lambdas/platform/container.js';
 import { ensureDiscoveryImage, imageReleaseOf, newMeter } from '../lambdas/usecases/discovery-image.js';
 import { registerInfraEnv } from '../lambdas/usecases/infra-envs.js';
+import { BENCH_PULL_SECRET } from './support/fixtures.js';
 
 const MiB = 1024 * 1024;
-const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 
 export interface DiscoveryImageResult {
   baseMiB: number;
@@ -42,7 +42,7 @@ export async function discoveryImage(options: { sizesMiB?: number[] } = {}): Pro
     const principal = { kind: 'user' as const, orgId: runtime.orgId, tokenId: 'bench', role: 'admin' as const };
     const adminToken = (await import('node:fs')).readFileSync(runtime.adminTokenFile, 'utf8').trim();
     for (const sizeMiB of sizes) {
-      const view = await registerInfraEnv(ports, principal, { name: `bench-${sizeMiB}`, pull_secret: PULL_SECRET });
+      const view = await registerInfraEnv(ports, principal, { name: `bench-${sizeMiB}`, pull_secret: BENCH_PULL_SECRET });
       const infraEnv = (await ports.store.infraEnvs.get({ orgId: runtime.orgId, infraEnvId: view.id as string }))!;
       const { version, arch } = imageReleaseOf(infraEnv);
       const file = await buildSyntheticBaseIso({

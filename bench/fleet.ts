@@ -29,10 +29,10 @@ import path from 'node:path';
 import { buildCli } from '../cli/build.js';
 import { startDynamoDbLocal } from '../bin/local/dynamodb-local.js';
 import { freePort } from '../bin/local/net.js';
-import { startRuntime } from '../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from './support/fixtures.js';
 import { CustomerTroubles, percentile, type ClusterOutcome, type CustomerReport, type CustomerSettings, type LatencySummary } from './fleet/contract.js';
 import { cpuSplit, CpuMeter } from './fleet/cpu.js';
+import { startFleetRuntime } from './fleet/runtime.js';
 import { seconds, setting } from './support/settings.js';
 
 const tally = (values: readonly string[]) => {
@@ -131,22 +131,14 @@ export async function fleet(overrides: Partial<CustomerSettings> & { installPoll
   const inMemory = process.env.FLEET_DYNAMODB === 'memory';
   let counter: Awaited<ReturnType<typeof countingDynamoDb>> | undefined;
   let memoryDynamo: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
-  let runtime: Awaited<ReturnType<typeof startRuntime>> | undefined;
+  let runtime: Awaited<ReturnType<typeof startFleetRuntime>> | undefined;
   let customer: ReturnType<typeof spawn> | undefined;
   let stoppedAtMs: number | undefined;
   let removeStopHandlers: (() => void) | undefined;
   try {
     if (process.env.FLEET_COUNT_DYNAMODB === '1') counter = await countingDynamoDb(inMemory ? undefined : path.join(workDir, 'data', 'dynamodb'));
     else if (inMemory) memoryDynamo = await startDynamoDbLocal({ port: await freePort('127.0.0.1') });
-    runtime = await startRuntime({
-      port: 0,
-      dnsPort: 0,
-      dataDir: path.join(workDir, 'data'),
-      baseDomains: ['example.com'],
-      warmAllFunctions: true,
-      identityStandIn: false,
-      ...(counter ? { dynamodbEndpoint: counter.endpoint } : memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
-    });
+    runtime = await startFleetRuntime(workDir, (counter ?? memoryDynamo)?.endpoint);
     await runtime.warmed;
     const { outfile: cliBundle } = await buildCli({ outfile: path.join(workDir, 'assisted.mjs') });
     const settings: CustomerSettings = {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLog } from '../agent/src/log.js';
 import { Fleet } from '../agent/src/simulate/fleet.js';
+import { everyStageTaking } from '../agent/src/simulate/durations.js';
 import { loadProfile } from '../agent/src/simulate/profile.js';
 import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
@@ -50,19 +51,6 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
     });
     const infraEnv = await call('POST', '/infra-envs', { name: 'bench', pull_secret: PULL_SECRET, cluster_id: cluster.id });
     const agentToken = await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv.id });
-    const stages = [
-      'Starting installation',
-      'Installing',
-      'Writing image to disk',
-      'Waiting for control plane',
-      'Waiting for bootkube',
-      'Waiting for controller',
-      'Rebooting',
-      'Configuring',
-      'Joined',
-      'Done',
-      'Waiting for ignition',
-    ];
     const fleet = new Fleet({
       url: runtime.url,
       infraEnvId: infraEnv.id,
@@ -71,7 +59,7 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
       profiles: ['master', 'master', 'master', 'worker', 'worker'].map((name) => loadProfile(name)),
       staggerMs: 10,
       timing: { maxPollIntervalMs: 1_000 },
-      installDurationsMs: Object.fromEntries(stages.map((stage) => [stage, stageMs])),
+      installDurationsMs: everyStageTaking(stageMs),
       log: createLog({ level: 'error', sink: () => undefined }),
     });
     const running = fleet.run(stop.signal);

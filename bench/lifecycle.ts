@@ -29,7 +29,7 @@ import { container, provide } from '../lambdas/platform/container.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { monitorHosts, type MonitorPass } from '../lambdas/usecases/host-monitor.js';
 import { agentClient, CompressibleClock, eachBounded, type AgentClient } from './lifecycle/agents.js';
-import { API_VIP, BASE_DOMAIN, INGRESS_VIP, inventoryOf, repliesAfterInventory } from './lifecycle/fleet.js';
+import { defaultOpenshiftVersion, inventoryOf, registerCluster, repliesAfterInventory } from './lifecycle/fleet.js';
 import { monitorBenchRuntime } from './lifecycle/runtime.js';
 import { seedCluster } from './lifecycle/seed.js';
 import { ceilingFromFloors, describeCost, meteredDynamoClient, perRequest, type CapacityMeter, type CapacityTotals } from './lifecycle/capacity.js';
@@ -38,7 +38,6 @@ import { closedLoop, describe, type LoadResult } from './load.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seconds as formatSeconds, setting } from './support/settings.js';
 
-const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 const pad = (label: string) => label.padEnd(58);
 const seconds = (ms: number) => formatSeconds(ms, 2);
 
@@ -163,23 +162,8 @@ async function runLifecycle(phase: Phase): Promise<Record<string, unknown>> {
     const adminToken = readFileSync(runtime.adminTokenFile, 'utf8').trim();
     const user = agentClient(runtime.url, { Authorization: `Bearer ${adminToken}` }, 4);
     clients.push(user);
-    const versions = JSON.parse((await user.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
-    const version = Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
     const clusterName = 'bench';
-    const created = await user.call('POST', '/clusters', {
-      name: clusterName,
-      openshift_version: version,
-      pull_secret: PULL_SECRET,
-      base_dns_domain: BASE_DOMAIN,
-      api_vips: [{ ip: API_VIP }],
-      ingress_vips: [{ ip: INGRESS_VIP }],
-      additional_ntp_source: 'clock.example.com',
-    });
-    if (created.status !== 201) throw new Error(`cluster: ${created.status} ${created.body}`);
-    const clusterId = (JSON.parse(created.body) as { id: string }).id;
-    const infraEnvCreated = await user.call('POST', '/infra-envs', { name: clusterName, pull_secret: PULL_SECRET, cluster_id: clusterId });
-    if (infraEnvCreated.status !== 201) throw new Error(`infra-env: ${infraEnvCreated.status} ${infraEnvCreated.body}`);
-    const infraEnvId = (JSON.parse(infraEnvCreated.body) as { id: string }).id;
+    const { clusterId, infraEnvId } = await registerCluster(user, clusterName, await defaultOpenshiftVersion(user));
     const agentToken = await issueAgentToken(ports.config.agentSigningKeyPem, { orgId: runtime.orgId, infraEnvId });
     const agents = agentClient(runtime.url, { 'X-Secret-Key': agentToken }, Math.max(concurrency, 64));
     clients.push(agents);

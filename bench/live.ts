@@ -19,8 +19,8 @@ import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
 import { ensureConsoleBuilt, openBrowser, signIn } from './support/browser.js';
 import { replaceDocsSection } from './docs-sections.js';
+import { BENCH_PULL_SECRET } from './support/fixtures.js';
 
-const PULL_SECRET = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
 const DOCS = path.resolve(import.meta.dirname, '../docs/performance.md');
 const BEGIN = '<!-- live-bench:begin -->';
 const END = '<!-- live-bench:end -->';
@@ -193,11 +193,11 @@ export async function live(): Promise<Record<string, unknown>> {
     const cluster = await api(runtime.url, token, 'POST', '/clusters', {
       name: 'live-bench',
       openshift_version: version,
-      pull_secret: PULL_SECRET,
+      pull_secret: BENCH_PULL_SECRET,
       base_dns_domain: 'example.com',
       control_plane_count: 1,
     });
-    await api(runtime.url, token, 'POST', '/infra-envs', { name: 'live-bench', pull_secret: PULL_SECRET, cluster_id: cluster.id });
+    await api(runtime.url, token, 'POST', '/infra-envs', { name: 'live-bench', pull_secret: BENCH_PULL_SECRET, cluster_id: cluster.id });
 
     const latencies = (await measureLatency(runtime.url, token, runtime.orgId, cluster.id, samples)).sort((a, b) => a - b);
     const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(latencies, p));

@@ -13,6 +13,14 @@ export interface ClusterCondition {
   message: string;
 }
 
+/** A condition of a cluster the service does not know (yet). */
+export const notAvailableCondition = <T extends string>(type: T) => ({
+  type,
+  status: 'Unknown' as const,
+  reason: 'NotAvailable',
+  message: 'Information not available',
+});
+
 /** Statuses before the installation; adding-hosts takes hosts as those do. */
 export const CLUSTER_BEFORE_INSTALL: ReadonlySet<string> = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
 export const CLUSTER_INSTALLING: ReadonlySet<string> = new Set(['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action']);

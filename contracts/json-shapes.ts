@@ -26,7 +26,12 @@ export function sortedKeys(value: unknown): unknown {
   );
 }
 
+/** The same JSON value, whatever the order of each object's keys (a key whose value is undefined counts as absent). */
+export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
+
 export const text: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
+/** The value when it is a string, else '' (upstream's Go reads a missing or mistyped string as its zero value). */
+export const textOrEmpty = (value: unknown): string => (typeof value === 'string' ? value : '');
 export const finite: Reader<number> = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 export const flag: Reader<boolean> = (value) => (typeof value === 'boolean' ? value : undefined);
 

@@ -38,7 +38,7 @@ export function restClient(url: string, token: () => string, fetchImpl: typeof f
 function reasonOf(error: unknown, response: Response): string {
   if (error && typeof error === 'object') {
     const record = error as Record<string, unknown>;
-    for (const key of ['reason', 'message']) if (typeof record[key] === 'string' && record[key]) return record[key] as string;
+    for (const key of ['reason', 'message']) if (typeof record[key] === 'string' && record[key]) return record[key];
   }
   if (typeof error === 'string' && error.trim()) return error.trim().slice(0, 500);
   return response.statusText || 'request failed';

@@ -2,7 +2,13 @@
  * The conditions upstream's controllers set on AgentClusterInstall, InfraEnv and Agent, with its
  * reasons and messages, derived from what the REST API reports. Pure.
  */
-import { CLUSTER_INSTALLING, outcomeConditions, validatedCondition, validationSummary } from '../contracts/cluster-install-conditions.js';
+import {
+  CLUSTER_INSTALLING,
+  notAvailableCondition,
+  outcomeConditions,
+  validatedCondition,
+  validationSummary,
+} from '../contracts/cluster-install-conditions.js';
 import type { Cluster, Host } from '../contracts/wire.js';
 
 export interface Condition {
@@ -44,14 +50,13 @@ export function clusterInstallConditions(
   holdInstallation = false,
 ): Condition[] {
   if (!cluster) {
-    const notAvailable = (type: string): Condition => ({ type, status: 'Unknown', reason: 'NotAvailable', message: 'Information not available' });
     return [
       specSynced(problem),
-      notAvailable('Validated'),
-      notAvailable('RequirementsMet'),
-      notAvailable('Completed'),
-      notAvailable('Failed'),
-      notAvailable('Stopped'),
+      notAvailableCondition('Validated'),
+      notAvailableCondition('RequirementsMet'),
+      notAvailableCondition('Completed'),
+      notAvailableCondition('Failed'),
+      notAvailableCondition('Stopped'),
     ];
   }
   // A cluster opened for day-2 workers after its installation is still an installed one.
@@ -132,19 +137,20 @@ const HOST_INSTALLING = new Set([
   'installing-in-progress',
   'installing-pending-user-action',
 ]);
-const HOST_BEFORE_INSTALL = new Set([
+/** A host's statuses after discovery and before its installation, in which the controller may bind, unbind or update it. */
+export const HOST_DISCOVERED_BEFORE_INSTALL: ReadonlySet<string> = new Set([
   'discovering',
   'known',
   'insufficient',
   'disconnected',
   'pending-for-input',
-  'binding',
   'known-unbound',
   'insufficient-unbound',
   'discovering-unbound',
   'disconnected-unbound',
-  'preparing-failed',
 ]);
+/** Those, 'binding' and 'preparing-failed': every status in which the host's installation has not started. */
+const HOST_BEFORE_INSTALL = new Set([...HOST_DISCOVERED_BEFORE_INSTALL, 'binding', 'preparing-failed']);
 
 /** The Agent conditions for its host: SpecSynced, Connected, RequirementsMet, Validated, Installed, Bound. */
 export function agentConditions(

@@ -6,11 +6,13 @@
  * every key is looked at again after `resyncMs`.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { CLUSTER_BEFORE_INSTALL } from '../contracts/cluster-install-conditions.js';
 import type { Cluster, Host, InfraEnv } from '../contracts/wire.js';
 import { call, callOrMissing, ServiceError, type Rest } from './assisted.js';
 import {
   agentConditions,
   clusterInstallConditions,
+  HOST_DISCOVERED_BEFORE_INSTALL,
   imageCreatedCondition,
   shouldStartInstall,
   withTransitionTimes,
@@ -47,11 +49,11 @@ import {
   labelsMatch,
   manifestConfigMapNames,
   manifestsFromConfigMaps,
-  sameOverrides,
   SpecProblem,
   validationsInfo,
   type ClusterPlan,
 } from './translate.js';
+import { sameOverrides } from '../contracts/cluster-differences.js';
 
 export interface ControllerOptions {
   kube: Kube;
@@ -62,18 +64,6 @@ export interface ControllerOptions {
   log: (message: string) => void;
 }
 
-const BEFORE_INSTALL = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
-const HOST_BEFORE_INSTALL = new Set([
-  'discovering',
-  'known',
-  'insufficient',
-  'disconnected',
-  'pending-for-input',
-  'known-unbound',
-  'insufficient-unbound',
-  'discovering-unbound',
-  'disconnected-unbound',
-]);
 const PULL_SECRET_KEY = '.dockerconfigjson';
 /** Signed image URLs are valid for hours; they are signed again after one. */
 const URL_REFRESH_MS = 60 * 60 * 1000;
@@ -304,7 +294,7 @@ export class HubController {
         cluster = await call(`registering cluster ${params.name}`, () => this.rest.POST('/v2/clusters', { body: params }));
         this.options.log(`${namespace}/${name}: registered cluster ${cluster.id}`);
         await this.kube.patch(AGENT_CLUSTER_INSTALL, namespace, name, { metadata: { annotations: { [ANNOTATION.clusterId]: cluster.id } } });
-      } else if (BEFORE_INSTALL.has(cluster.status) && cluster.status !== 'adding-hosts') {
+      } else if (CLUSTER_BEFORE_INSTALL.has(cluster.status) && cluster.status !== 'adding-hosts') {
         // Once the installation started, changes to the spec are not applied (upstream's rule).
         const update = clusterUpdate(cluster, plan.params);
         if (Object.keys(update).length > 0) {
@@ -314,7 +304,7 @@ export class HubController {
           );
         }
       }
-      if (BEFORE_INSTALL.has(cluster.status) && cluster.status !== 'adding-hosts') {
+      if (CLUSTER_BEFORE_INSTALL.has(cluster.status) && cluster.status !== 'adding-hosts') {
         await this.syncInstallConfig(cluster, plan);
         await this.syncManifests(cluster, aci, namespace);
       }
@@ -715,7 +705,7 @@ export class HubController {
     const spec = agent.spec ?? {};
     const hostPath = { infra_env_id: infraEnvId, host_id: host.id };
     const reread = () => call(`reading host ${host.id}`, () => this.rest.GET('/v2/infra-envs/{infra_env_id}/hosts/{host_id}', { params: { path: hostPath } }));
-    if (!HOST_BEFORE_INSTALL.has(host.status)) return host;
+    if (!HOST_DISCOVERED_BEFORE_INSTALL.has(host.status)) return host;
     const wantedCd = spec.clusterDeploymentName?.name as string | undefined;
     const lateBinding = !infraEnvObject.spec?.clusterRef?.name;
     if (lateBinding && wantedCd && !host.cluster_id) {
@@ -761,7 +751,7 @@ export class HubController {
       }
       if (!isDeepStrictEqual(have, args)) {
         await call(`setting the installer args of host ${host.id}`, () =>
-          this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args', { params: { path: hostPath }, body: { args: args as string[] } }),
+          this.rest.PATCH('/v2/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args', { params: { path: hostPath }, body: { args } }),
         );
         host = await reread();
       }

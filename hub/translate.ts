@@ -8,20 +8,20 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Cluster, ClusterCreateParams, ClusterUpdateParams, Host, InfraEnv, InfraEnvCreateParams, InfraEnvUpdateParams } from '../contracts/wire.js';
 import { ANNOTATION, type KubeObject } from './objects.js';
 import { PLATFORM_TYPES, releaseFromImage } from '../contracts/release-image.js';
+import { clusterSettingsUpdate } from '../contracts/cluster-differences.js';
 import { storedStaticNetworkConfig } from '../contracts/static-network-config.js';
+import { isJsonObject, text } from '../contracts/json-shapes.js';
 
 export { releaseFromImage };
 
 export class SpecProblem extends Error {}
-
-const isRecord = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function vipList(spec: Record<string, any>, plural: string, singular: string): { ip: string }[] | undefined {
   const list =
     Array.isArray(spec[plural]) && spec[plural].length > 0
       ? (spec[plural] as string[])
       : typeof spec[singular] === 'string' && spec[singular]
-        ? [spec[singular] as string]
+        ? [spec[singular]]
         : undefined;
   return list?.map((ip) => ({ ip }));
 }
@@ -95,7 +95,8 @@ export function clusterPlan(inputs: ClusterInputs): ClusterPlan {
     } catch (error) {
       throw new SpecProblem(`${aciName}: annotation ${ANNOTATION.installConfigOverrides} is not JSON: ${(error as Error).message}`);
     }
-    if (!isRecord(parsed)) throw new SpecProblem(`${aciName}: annotation ${ANNOTATION.installConfigOverrides} must be a JSON object of install-config fields`);
+    if (!isJsonObject(parsed))
+      throw new SpecProblem(`${aciName}: annotation ${ANNOTATION.installConfigOverrides} must be a JSON object of install-config fields`);
     installConfigOverrides = JSON.stringify(parsed);
   }
 
@@ -144,63 +145,9 @@ export function clusterPlan(inputs: ClusterInputs): ClusterPlan {
   return { params, ...(installConfigOverrides ? { installConfigOverrides } : {}), expected: { controlPlane, workers } };
 }
 
-const ips = (list: { ip?: string | null }[] | null | undefined) => (list ?? []).map((vip) => vip.ip ?? '');
-const cidrs = (list: { cidr?: string | null; host_prefix?: number | null }[] | null | undefined, withPrefix = false) =>
-  (list ?? []).map((net) => (withPrefix ? { cidr: net.cidr, host_prefix: net.host_prefix } : { cidr: net.cidr }));
-
 /** The PATCH that brings a registered cluster to what the resources ask for; empty when nothing differs. */
 export function clusterUpdate(existing: Cluster, want: ClusterCreateParams): ClusterUpdateParams {
-  const update: ClusterUpdateParams = {};
-  for (const field of [
-    'name',
-    'base_dns_domain',
-    'ssh_public_key',
-    'http_proxy',
-    'https_proxy',
-    'no_proxy',
-    'network_type',
-    'user_managed_networking',
-    'schedulable_masters',
-    'hyperthreading',
-  ] as const) {
-    if (want[field] === undefined) continue;
-    if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) (update as Record<string, unknown>)[field] = want[field];
-  }
-  if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
-  if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
-  if (
-    want.cluster_networks &&
-    !isDeepStrictEqual(
-      cidrs(existing.cluster_networks, true),
-      cidrs(
-        want.cluster_networks.map((n) => ({ host_prefix: 23, ...n })),
-        true,
-      ),
-    )
-  )
-    update.cluster_networks = want.cluster_networks;
-  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks)))
-    update.service_networks = want.service_networks;
-  if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
-    // A single-stack cluster-managed machine network is the service's to derive from its hosts'
-    // networks (none until a host on it is discovered) and refused set by hand, as upstream's is:
-    // only a user-managed or dual-stack one is sent; the VIPs are compared above.
-    const userManaged = want.user_managed_networking ?? existing.user_managed_networking;
-    if (userManaged || want.machine_networks.length > 1) update.machine_networks = want.machine_networks;
-  }
-  if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
-  return update;
-}
-
-/** True when the stored install-config overrides already say what the annotation says. */
-export function sameOverrides(stored: string | null | undefined, wanted: string | undefined): boolean {
-  if (!wanted) return !stored;
-  if (!stored) return false;
-  try {
-    return isDeepStrictEqual(JSON.parse(stored), JSON.parse(wanted));
-  } catch {
-    return false;
-  }
+  return clusterSettingsUpdate(existing, want, ['name']);
 }
 
 /** The manifests of the referenced ConfigMaps (manifestsConfigMapRefs wins over the deprecated manifestsConfigMapRef). */
@@ -236,7 +183,7 @@ export function manifestsFromConfigMaps(configMaps: { name: string; data: Record
 /** An NMStateConfig → one static network config entry (the nmstate YAML and the MAC to interface map). */
 export function staticNetworkEntry(config: KubeObject): { network_yaml: string; mac_interface_map: { mac_address: string; logical_nic_name: string }[] } {
   const spec = config.spec ?? {};
-  if (!isRecord(spec.config)) throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.config must be an nmstate document`);
+  if (!isJsonObject(spec.config)) throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.config must be an nmstate document`);
   const interfaces = Array.isArray(spec.interfaces) ? spec.interfaces : [];
   if (interfaces.length === 0)
     throw new SpecProblem(`NMStateConfig ${config.metadata.name}: spec.interfaces must map at least one MAC address to an interface name`);
@@ -250,8 +197,8 @@ export function staticNetworkEntry(config: KubeObject): { network_yaml: string; 
 const toYaml = (value: unknown) => JSON.stringify(value);
 
 export function labelsMatch(selector: unknown, labels: Record<string, string> | undefined): boolean {
-  if (!isRecord(selector)) return false;
-  const matchLabels = isRecord(selector.matchLabels) ? Object.entries(selector.matchLabels) : [];
+  if (!isJsonObject(selector)) return false;
+  const matchLabels = isJsonObject(selector.matchLabels) ? Object.entries(selector.matchLabels) : [];
   const expressions = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
   if (matchLabels.length === 0 && expressions.length === 0) return false;
   const have = labels ?? {};
@@ -287,7 +234,7 @@ export function infraEnvParams(
   const name = `InfraEnv ${infraEnv.metadata.name}`;
   if (spec.ignitionConfigOverride) {
     try {
-      if (!isRecord(JSON.parse(spec.ignitionConfigOverride))) throw new Error('not an object');
+      if (!isJsonObject(JSON.parse(spec.ignitionConfigOverride))) throw new Error('not an object');
     } catch (error) {
       throw new SpecProblem(`${name}: spec.ignitionConfigOverride must be a JSON Ignition config (${(error as Error).message})`);
     }
@@ -367,7 +314,7 @@ export function hostUpdate(agent: KubeObject, host: Host): Record<string, unknow
   const disk = spec.installation_disk_id || diskIdForPath(host, spec.installation_disk_path);
   if (disk && disk !== host.installation_disk_id) update.disks_selected_config = [{ id: disk, role: 'install' }];
   if (spec.machineConfigPool && spec.machineConfigPool !== (host.machine_config_pool_name ?? '')) update.machine_config_pool_name = spec.machineConfigPool;
-  if (spec.nodeLabels && isRecord(spec.nodeLabels)) {
+  if (spec.nodeLabels && isJsonObject(spec.nodeLabels)) {
     const want = Object.entries(spec.nodeLabels)
       .map(([key, value]) => ({ key, value: String(value) }))
       .sort((a, b) => a.key.localeCompare(b.key));
@@ -393,7 +340,7 @@ export function parseInventory(host: Pick<Host, 'inventory'>): Record<string, an
   if (!host.inventory) return undefined;
   try {
     const parsed: unknown = JSON.parse(host.inventory);
-    return isRecord(parsed) ? parsed : undefined;
+    return isJsonObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
@@ -402,7 +349,6 @@ export function parseInventory(host: Pick<Host, 'inventory'>): Record<string, an
 const stripEmpty = <T extends Record<string, unknown>>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null && v !== '')) as T;
 const int = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : undefined);
-const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** A host's inventory in the Agent's status shape (upstream's HostInventory fields, camelCase). */
 export function agentInventory(host: Pick<Host, 'inventory'>): Record<string, unknown> | undefined {
@@ -413,60 +359,60 @@ export function agentInventory(host: Pick<Host, 'inventory'>): Record<string, un
   const boot = inventory.boot ?? {};
   const vendor = inventory.system_vendor ?? {};
   return stripEmpty({
-    hostname: str(inventory.hostname),
-    bmcAddress: str(inventory.bmc_address),
-    bmcV6Address: str(inventory.bmc_v6address),
+    hostname: text(inventory.hostname),
+    bmcAddress: text(inventory.bmc_address),
+    bmcV6Address: text(inventory.bmc_v6address),
     memory: stripEmpty({ physicalBytes: int(memory.physical_bytes), usableBytes: int(memory.usable_bytes) }),
     cpu: stripEmpty({
       count: int(cpu.count),
       clockMegahertz: int(cpu.frequency),
       flags: Array.isArray(cpu.flags) ? cpu.flags.map(String) : undefined,
-      modelName: str(cpu.model_name),
-      architecture: str(cpu.architecture),
+      modelName: text(cpu.model_name),
+      architecture: text(cpu.architecture),
     }),
     interfaces: (Array.isArray(inventory.interfaces) ? inventory.interfaces : []).map((nic: any) =>
       stripEmpty({
         ipV6Addresses: Array.isArray(nic.ipv6_addresses) ? nic.ipv6_addresses.map(String) : [],
         ipV4Addresses: Array.isArray(nic.ipv4_addresses) ? nic.ipv4_addresses.map(String) : [],
         flags: Array.isArray(nic.flags) ? nic.flags.map(String) : [],
-        vendor: str(nic.vendor),
-        name: str(nic.name),
+        vendor: text(nic.vendor),
+        name: text(nic.name),
         hasCarrier: typeof nic.has_carrier === 'boolean' ? nic.has_carrier : undefined,
-        product: str(nic.product),
+        product: text(nic.product),
         mtu: int(nic.mtu),
-        biosDevName: str(nic.biosdevname),
-        clientID: str(nic.client_id),
-        macAddress: str(nic.mac_address),
+        biosDevName: text(nic.biosdevname),
+        clientID: text(nic.client_id),
+        macAddress: text(nic.mac_address),
         speedMbps: int(nic.speed_mbps),
       }),
     ),
     disks: (Array.isArray(inventory.disks) ? inventory.disks : []).map((disk: any) =>
       stripEmpty({
-        id: str(disk.id) ?? str(disk.path) ?? '',
-        driveType: str(disk.drive_type),
-        vendor: str(disk.vendor),
-        name: str(disk.name),
-        path: str(disk.path),
-        hctl: str(disk.hctl),
-        byPath: str(disk.by_path),
-        byID: str(disk.by_id),
-        model: str(disk.model),
-        wwn: str(disk.wwn),
-        serial: str(disk.serial),
+        id: text(disk.id) ?? text(disk.path) ?? '',
+        driveType: text(disk.drive_type),
+        vendor: text(disk.vendor),
+        name: text(disk.name),
+        path: text(disk.path),
+        hctl: text(disk.hctl),
+        byPath: text(disk.by_path),
+        byID: text(disk.by_id),
+        model: text(disk.model),
+        wwn: text(disk.wwn),
+        serial: text(disk.serial),
         sizeBytes: int(disk.size_bytes),
         bootable: typeof disk.bootable === 'boolean' ? disk.bootable : undefined,
-        smart: str(disk.smart),
+        smart: text(disk.smart),
         installationEligibility: {
           eligible: Boolean(disk.installation_eligibility?.eligible),
           notEligibleReasons: (disk.installation_eligibility?.not_eligible_reasons ?? []).map(String),
         },
       }),
     ),
-    boot: stripEmpty({ currentBootMode: str(boot.current_boot_mode), pxeInterface: str(boot.pxe_interface), deviceType: str(boot.device_type) }),
+    boot: stripEmpty({ currentBootMode: text(boot.current_boot_mode), pxeInterface: text(boot.pxe_interface), deviceType: text(boot.device_type) }),
     systemVendor: stripEmpty({
-      serialNumber: str(vendor.serial_number),
-      productName: str(vendor.product_name),
-      manufacturer: str(vendor.manufacturer),
+      serialNumber: text(vendor.serial_number),
+      productName: text(vendor.product_name),
+      manufacturer: text(vendor.manufacturer),
       virtual: typeof vendor.virtual === 'boolean' ? vendor.virtual : undefined,
     }),
   });
@@ -482,7 +428,7 @@ export function validationsInfo(text: string | null | undefined): Record<string,
   if (!text) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return isRecord(parsed) ? (parsed as Record<string, { id: string; status: string; message: string }[]>) : undefined;
+    return isJsonObject(parsed) ? (parsed as Record<string, { id: string; status: string; message: string }[]>) : undefined;
   } catch {
     return undefined;
   }

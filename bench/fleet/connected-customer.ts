@@ -17,7 +17,7 @@ import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { createConnectionPool } from '../../agent/src/transport.js';
 import { agentUnitOf } from '../support/agent-unit.js';
 import { LatencyBook, callClass, percentile, type LatencySummary } from './contract.js';
-import { counter, expectStatus, Failure, pathTemplate, sleep as sleepUnlessAborted, userClient } from './rest.js';
+import { counter, createClusterThroughRest, expectStatus, MACHINE_NETWORKS, Failure, pathTemplate, sleep as sleepUnlessAborted, userClient } from './rest.js';
 
 export interface ConnectedSettings {
   url: string;
@@ -110,8 +110,7 @@ function profilesOf(hosts: number): string[] {
 }
 const PROFILES = profilesOf(settings.hostsPerCluster).map((name) => loadProfile(name));
 const SNO = settings.hostsPerCluster === 1;
-// Clusters are in datacenters of their own: every one uses the same machine network (the ZTP examples').
-const NETWORK = SNO ? '192.168.112.0/24' : '192.168.111.0/24';
+const NETWORK = SNO ? MACHINE_NETWORKS.singleNode : MACHINE_NETWORKS.compact;
 
 // ---- what the agents see: per host, its answered polls
 interface HostPolls {
@@ -129,26 +128,7 @@ const agentLog = createLog({ level: 'error', sink: (line) => report({ type: 'age
 async function oneCluster(index: number): Promise<void> {
   const name = `${settings.namePrefix}-${index}`;
   try {
-    const cluster = await user.call('POST', '/clusters', {
-      name,
-      openshift_version: await user.openshiftVersion(),
-      pull_secret: settings.pullSecret,
-      base_dns_domain: 'example.com',
-      ssh_public_key: settings.sshPublicKey,
-      ...(SNO
-        ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORK }] }
-        : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
-    });
-    expectStatus(cluster, 201, 'creating the cluster');
-    const infraEnv = await user.call('POST', '/infra-envs', {
-      name,
-      pull_secret: settings.pullSecret,
-      cluster_id: cluster.body.id,
-      ssh_authorized_key: settings.sshPublicKey,
-    });
-    expectStatus(infraEnv, 201, 'creating the infra-env');
-    const clusterId = cluster.body.id as string;
-    const infraEnvId = infraEnv.body.id as string;
+    const { clusterId, infraEnvId } = await createClusterThroughRest(user, settings, name, SNO);
     const ignition = await user.call('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
     expectStatus(ignition, 200, 'downloading discovery.ign');
     const { token, image } = agentUnitOf(ignition.text);

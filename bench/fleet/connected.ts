@@ -31,10 +31,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { freePort } from '../../bin/local/net.js';
-import { startRuntime } from '../../bin/local/runtime.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { CustomerTroubles, percentile, type LatencySummary } from './contract.js';
 import { cpuSplit, CpuMeter } from './cpu.js';
+import { startFleetRuntime } from './runtime.js';
 import type { ConnectedOutcome, ConnectedReport, ConnectedSettings } from './connected-customer.js';
 import { seconds, setting } from '../support/settings.js';
 
@@ -94,15 +94,7 @@ export async function fleetConnected(given: Partial<ConnectedSettings> = {}): Pr
   // FLEET_DYNAMODB=memory: DynamoDB Local keeps the table in memory (-inMemory) instead of on disk as `npm start` does.
   const inMemory = process.env.FLEET_DYNAMODB === 'memory';
   const memoryDynamo = inMemory ? await startDynamoDbLocal({ port: await freePort('127.0.0.1') }) : undefined;
-  const runtime = await startRuntime({
-    port: 0,
-    dnsPort: 0,
-    dataDir: path.join(workDir, 'data'),
-    baseDomains: ['example.com'],
-    warmAllFunctions: true,
-    identityStandIn: false,
-    ...(memoryDynamo ? { dynamodbEndpoint: memoryDynamo.endpoint } : {}),
-  });
+  const runtime = await startFleetRuntime(workDir, memoryDynamo?.endpoint);
   const monitorRuns: MonitorRun[] = [];
   const stopObserving = runtime.functions.observe((record) => {
     if (record.name !== 'HostMonitor') return;

@@ -22,7 +22,7 @@ import { createConnectionPool } from '../../agent/src/transport.js';
 import { exampleManifests } from '../../cli/ztp/examples.js';
 import { agentUnitOf } from '../support/agent-unit.js';
 import { LatencyBook, callClass, type CustomerReport, type CustomerSettings, type ClusterOutcome, type ClusterKind } from './contract.js';
-import { counter, expectStatus, Failure, pathTemplate, sleep, userClient } from './rest.js';
+import { counter, createClusterThroughRest, expectStatus, Failure, MACHINE_NETWORKS, pathTemplate, sleep, userClient } from './rest.js';
 
 const settings = await new Promise<CustomerSettings>((resolve) =>
   process.once('message', (message: { settings: CustomerSettings }) => resolve(message.settings)),
@@ -66,32 +66,9 @@ function kindsOf(mix: string, count: number): ClusterKind[] {
 }
 
 const NETWORKS: Record<ClusterKind, { machine: string; profiles: string[] }> = {
-  // The machine networks of the ZTP examples (cli/ztp/examples.ts): clusters are in datacenters of their own.
-  sno: { machine: '192.168.112.0/24', profiles: ['sno'] },
-  compact: { machine: '192.168.111.0/24', profiles: ['master', 'master', 'master'] },
+  sno: { machine: MACHINE_NETWORKS.singleNode, profiles: ['sno'] },
+  compact: { machine: MACHINE_NETWORKS.compact, profiles: ['master', 'master', 'master'] },
 };
-
-async function createThroughRest(name: string, kind: ClusterKind): Promise<{ clusterId: string; infraEnvId: string }> {
-  const cluster = await user.call('POST', '/clusters', {
-    name,
-    openshift_version: await user.openshiftVersion(),
-    pull_secret: settings.pullSecret,
-    base_dns_domain: 'example.com',
-    ssh_public_key: settings.sshPublicKey,
-    ...(kind === 'sno'
-      ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: NETWORKS.sno.machine }] }
-      : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
-  });
-  expectStatus(cluster, 201, 'creating the cluster');
-  const infraEnv = await user.call('POST', '/infra-envs', {
-    name,
-    pull_secret: settings.pullSecret,
-    cluster_id: cluster.body.id,
-    ssh_authorized_key: settings.sshPublicKey,
-  });
-  expectStatus(infraEnv, 201, 'creating the infra-env');
-  return { clusterId: cluster.body.id as string, infraEnvId: infraEnv.body.id as string };
-}
 
 /**
  * ZTP: clusters wanting manifests wait a moment for others, then one `assisted ztp apply` registers
@@ -206,7 +183,7 @@ async function oneCluster(index: number, kind: ClusterKind): Promise<ClusterOutc
   let fleetRun: Promise<void> | undefined;
   const hostStop = new AbortController();
   try {
-    const { clusterId, infraEnvId } = channel === 'rest' ? await createThroughRest(name, kind) : await ztp.create(name, kind);
+    const { clusterId, infraEnvId } = channel === 'rest' ? await createClusterThroughRest(user, settings, name, kind === 'sno') : await ztp.create(name, kind);
     times.created = Date.now() - t0;
     const ignition = await user.call('GET', `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`);
     expectStatus(ignition, 200, 'downloading discovery.ign');

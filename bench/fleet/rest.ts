@@ -79,3 +79,37 @@ export function userClient(
     },
   };
 }
+
+/** The machine networks of the ZTP examples (cli/ztp/examples.ts): each cluster is in a datacenter of its own. */
+export const MACHINE_NETWORKS = { singleNode: '192.168.112.0/24', compact: '192.168.111.0/24' } as const;
+
+/**
+ * Creates, through the REST API, a single-node cluster (user-managed networking) or a three-master
+ * one (VIPs in the compact machine network), and its infra-env.
+ */
+export async function createClusterThroughRest(
+  user: UserClient,
+  inputs: { pullSecret: string; sshPublicKey: string },
+  name: string,
+  singleNode: boolean,
+): Promise<{ clusterId: string; infraEnvId: string }> {
+  const cluster = await user.call('POST', '/clusters', {
+    name,
+    openshift_version: await user.openshiftVersion(),
+    pull_secret: inputs.pullSecret,
+    base_dns_domain: 'example.com',
+    ssh_public_key: inputs.sshPublicKey,
+    ...(singleNode
+      ? { control_plane_count: 1, high_availability_mode: 'None', user_managed_networking: true, machine_networks: [{ cidr: MACHINE_NETWORKS.singleNode }] }
+      : { control_plane_count: 3, api_vips: [{ ip: '192.168.111.5' }], ingress_vips: [{ ip: '192.168.111.4' }] }),
+  });
+  expectStatus(cluster, 201, 'creating the cluster');
+  const infraEnv = await user.call('POST', '/infra-envs', {
+    name,
+    pull_secret: inputs.pullSecret,
+    cluster_id: cluster.body.id,
+    ssh_authorized_key: inputs.sshPublicKey,
+  });
+  expectStatus(infraEnv, 201, 'creating the infra-env');
+  return { clusterId: cluster.body.id as string, infraEnvId: infraEnv.body.id as string };
+}

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { BENCH_PULL_SECRET } from '../support/fixtures.js';
+import type { AgentClient } from './agents.js';
 
 type Json = Record<string, any>;
 
@@ -94,4 +96,34 @@ export function repliesAfterInventory(
       },
     },
   ];
+}
+
+/** The OpenShift version the service offers by default (else the first it lists). */
+export async function defaultOpenshiftVersion(user: AgentClient): Promise<string> {
+  const versions = JSON.parse((await user.call('GET', '/openshift-versions')).body) as Record<string, { default?: boolean }>;
+  return Object.entries(versions).find(([, v]) => v.default)?.[0] ?? Object.keys(versions)[0]!;
+}
+
+/** Registers, as `user`, a cluster named `name` with its VIPs on the machine network above, and its infra-env. */
+export async function registerCluster(
+  user: AgentClient,
+  name: string,
+  version: string,
+  settings: Record<string, unknown> = {},
+): Promise<{ clusterId: string; infraEnvId: string }> {
+  const cluster = await user.call('POST', '/clusters', {
+    name,
+    openshift_version: version,
+    pull_secret: BENCH_PULL_SECRET,
+    base_dns_domain: BASE_DOMAIN,
+    api_vips: [{ ip: API_VIP }],
+    ingress_vips: [{ ip: INGRESS_VIP }],
+    additional_ntp_source: 'clock.example.com',
+    ...settings,
+  });
+  if (cluster.status !== 201) throw new Error(`cluster ${name}: ${cluster.status} ${cluster.body}`);
+  const clusterId = (JSON.parse(cluster.body) as { id: string }).id;
+  const infraEnv = await user.call('POST', '/infra-envs', { name, pull_secret: BENCH_PULL_SECRET, cluster_id: clusterId });
+  if (infraEnv.status !== 201) throw new Error(`infra-env ${name}: ${infraEnv.status} ${infraEnv.body}`);
+  return { clusterId, infraEnvId: (JSON.parse(infraEnv.body) as { id: string }).id };
 }

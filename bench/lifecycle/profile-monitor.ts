@@ -12,6 +12,7 @@ import { CompressibleClock } from './agents.js';
 import { monitorBenchRuntime } from './runtime.js';
 import { API_VIP, BASE_DOMAIN, INGRESS_VIP } from './fleet.js';
 import { seedCluster } from './seed.js';
+import { BENCH_PULL_SECRET } from '../support/fixtures.js';
 
 const count = Number(process.env.PROFILE_HOSTS ?? 200);
 const clock = new CompressibleClock();
@@ -20,17 +21,16 @@ const { runtime, close } = await monitorBenchRuntime('assisted-profile-');
 try {
   const ports = container();
   const principal = { kind: 'user' as const, orgId: runtime.orgId, tokenId: 'profile', role: 'admin' as const };
-  const pullSecret = JSON.stringify({ auths: { 'cloud.openshift.com': { auth: Buffer.from('bench:bench').toString('base64') } } });
   const created = await registerCluster(ports, principal, {
     name: 'bench',
     openshift_version: defaultOpenshiftVersion(),
-    pull_secret: pullSecret,
+    pull_secret: BENCH_PULL_SECRET,
     base_dns_domain: BASE_DOMAIN,
     api_vips: [{ ip: API_VIP }],
     ingress_vips: [{ ip: INGRESS_VIP }],
   });
   const clusterId = created.id as string;
-  const infraEnvId = (await registerInfraEnv(ports, principal, { name: 'bench', pull_secret: pullSecret, cluster_id: clusterId })).id as string;
+  const infraEnvId = (await registerInfraEnv(ports, principal, { name: 'bench', pull_secret: BENCH_PULL_SECRET, cluster_id: clusterId })).id as string;
   const cluster = (await ports.store.clusters.get({ orgId: runtime.orgId, clusterId }))!;
   const infraEnv = (await ports.store.infraEnvs.get({ orgId: runtime.orgId, infraEnvId }))!;
   const dynamo = new DynamoDBClient({ endpoint: runtime.endpoints.dynamodb, region: 'us-east-1' });

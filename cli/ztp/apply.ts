@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { call, type ApiClient, type Cluster, type ClusterUpdateParams, type InfraEnv, type InfraEnvUpdateParams } from '../api.js';
 import { CliError, EXIT } from '../exit-codes.js';
+import { clusterSettingsUpdate, sameOverrides } from '../../contracts/cluster-differences.js';
 import { storedStaticNetworkConfig } from '../../contracts/static-network-config.js';
 import { clusterConditions, type Condition } from './conditions.js';
 import type { ClusterPlan, InfraEnvPlan, ZtpPlan } from './translate.js';
@@ -43,48 +44,10 @@ export function redact(body: unknown): unknown {
   return body;
 }
 
-const ips = (list: { ip?: string | null }[] | null | undefined) => (list ?? []).map((vip) => vip.ip ?? '');
-const cidrs = (list: { cidr?: string | null; host_prefix?: number | null }[] | null | undefined, withPrefix = false) =>
-  (list ?? []).map((net) => (withPrefix ? { cidr: net.cidr, host_prefix: net.host_prefix } : { cidr: net.cidr }));
-
 /** The update that brings `existing` to what `plan` asks for; empty when nothing differs. */
 export function clusterDifferences(existing: Cluster, plan: ClusterPlan): ClusterUpdateParams {
   const want = plan.params;
-  const update: ClusterUpdateParams = {};
-  const scalar = <K extends keyof ClusterUpdateParams & keyof Cluster & keyof typeof want>(field: K) => {
-    if (want[field] === undefined) return;
-    if (!isDeepStrictEqual(existing[field] ?? undefined, want[field])) (update as Record<string, unknown>)[field] = want[field];
-  };
-  for (const field of [
-    'base_dns_domain',
-    'ssh_public_key',
-    'http_proxy',
-    'https_proxy',
-    'no_proxy',
-    'network_type',
-    'user_managed_networking',
-    'schedulable_masters',
-    'hyperthreading',
-    'control_plane_count',
-  ] as const) {
-    scalar(field);
-  }
-  if (want.api_vips && !isDeepStrictEqual(ips(existing.api_vips), ips(want.api_vips))) update.api_vips = want.api_vips;
-  if (want.ingress_vips && !isDeepStrictEqual(ips(existing.ingress_vips), ips(want.ingress_vips))) update.ingress_vips = want.ingress_vips;
-  if (want.cluster_networks && !isDeepStrictEqual(cidrs(existing.cluster_networks, true), cidrs(want.cluster_networks, true)))
-    update.cluster_networks = want.cluster_networks;
-  if (want.service_networks && !isDeepStrictEqual(cidrs(existing.service_networks), cidrs(want.service_networks)))
-    update.service_networks = want.service_networks;
-  if (want.machine_networks && !isDeepStrictEqual(cidrs(existing.machine_networks), cidrs(want.machine_networks))) {
-    // The service derives a single-stack cluster-managed load balancer's machine network from its
-    // hosts' networks (none until a host on it is discovered) and refuses it set by hand, as upstream's
-    // API does: there the difference is the service's to settle, and the VIPs are compared above.
-    const userManagedNetworking = want.user_managed_networking ?? existing.user_managed_networking;
-    const userManagedLoadBalancer = (want.load_balancer?.type ?? existing.load_balancer?.type) === 'user-managed';
-    const dhcp = want.vip_dhcp_allocation ?? existing.vip_dhcp_allocation;
-    if (userManagedNetworking || userManagedLoadBalancer || dhcp || want.machine_networks.length > 1) update.machine_networks = want.machine_networks;
-  }
-  if (want.platform && existing.platform?.type !== want.platform.type) update.platform = want.platform;
+  const update = clusterSettingsUpdate(existing, want, ['control_plane_count']);
   if (want.disk_encryption) {
     const have = existing.disk_encryption ?? {};
     const differs = (Object.keys(want.disk_encryption) as (keyof typeof want.disk_encryption)[]).some(
@@ -115,15 +78,6 @@ export function infraEnvDifferences(existing: InfraEnv, plan: InfraEnvPlan): Inf
   if (!isDeepStrictEqual(storedStaticNetworkConfig(existing.static_network_config), want.static_network_config ?? []))
     update.static_network_config = want.static_network_config ?? [];
   return update;
-}
-
-function sameOverrides(stored: string | undefined | null, wanted: string): boolean {
-  if (!stored) return false;
-  try {
-    return isDeepStrictEqual(JSON.parse(stored), JSON.parse(wanted));
-  } catch {
-    return false;
-  }
 }
 
 /**

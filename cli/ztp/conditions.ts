@@ -3,7 +3,7 @@
  * controller sets (SpecSynced, Validated, RequirementsMet, Completed, Failed, Stopped) with its
  * reasons and messages, derived from what the REST API reports. Pure.
  */
-import { CLUSTER_INSTALLING, outcomeConditions, validatedCondition } from '../../contracts/cluster-install-conditions.js';
+import { CLUSTER_INSTALLING, notAvailableCondition, outcomeConditions, validatedCondition } from '../../contracts/cluster-install-conditions.js';
 import type { Cluster } from '../api.js';
 
 export interface Condition {
@@ -23,16 +23,15 @@ export function clusterConditions(
   syncProblem?: string,
 ): Condition[] {
   if (!cluster) {
-    const notAvailable = (type: Condition['type']): Condition => ({ type, status: 'Unknown', reason: 'NotAvailable', message: 'Information not available' });
     return [
       syncProblem
         ? { type: 'SpecSynced', status: 'False', reason: 'InputError', message: `The Spec could not be synced due to an input error: ${syncProblem}` }
         : { type: 'SpecSynced', status: 'False', reason: 'NotAvailable', message: 'The cluster is not registered: run `assisted ztp apply`' },
-      notAvailable('Validated'),
-      notAvailable('RequirementsMet'),
-      notAvailable('Completed'),
-      notAvailable('Failed'),
-      notAvailable('Stopped'),
+      notAvailableCondition('Validated'),
+      notAvailableCondition('RequirementsMet'),
+      notAvailableCondition('Completed'),
+      notAvailableCondition('Failed'),
+      notAvailableCondition('Stopped'),
     ];
   }
   const status = cluster.status;

@@ -11,6 +11,7 @@ import 'reflect-metadata';
 import { KeyObject, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import YAML from 'yaml';
+import { dataUrl } from '../domain/image/discovery-ignition.js';
 import type { InstallerOutputs } from '../domain/install/installer-outputs.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
 
@@ -27,7 +28,6 @@ export interface SimulationInput {
 export type { InstallerOutputs };
 
 const DAY_MS = 86_400_000;
-const dataUrl = (text: string) => `data:text/plain;charset=utf-8;base64,${Buffer.from(text).toString('base64')}`;
 
 function serial(): string {
   // Positive, 16 bytes: RFC 5280 wants a positive integer of at most 20 octets.

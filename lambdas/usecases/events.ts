@@ -7,6 +7,7 @@ import { buildEvent, eventView, type EventProps, type EventSubject, type EventVi
 import type { Clock } from '../ports/clock.js';
 import type { EventFilter, Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
+import { compareText } from '../domain/core/compare.js';
 
 export interface RecordEventRequest {
   /** A catalogue event name, e.g. `cluster_status_updated`. */
@@ -265,8 +266,6 @@ async function readEventsOfHosts(store: Store, orgId: string, hostIds: string[],
   }
   return events;
 }
-
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Time order (ISO 8601 UTC strings sort as times); the event id breaks ties so equal times list the same way every time. */
 function compareEvents(a: ServiceEvent, b: ServiceEvent): number {

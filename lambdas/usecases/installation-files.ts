@@ -18,13 +18,13 @@ import {
   downloadRefusal,
   hostIgnitionDownloadName,
   hostIgnitionOverrideProblem,
-  installerArgsProblem,
   KUBECONFIG_CREATED_AT,
   PRESIGNED_URL_TTL_SECONDS,
   roleIgnitionFileName,
   storedOperators,
   type CredentialFileName,
 } from '../domain/install/installation-progress.js';
+import { installerArgsProblem } from '../../contracts/installer-args.js';
 import { parseDownloadLogsType } from '../domain/install/logs.js';
 import { installConfigYamlWithoutPullSecret } from '../domain/install/install-config.js';
 import { contentDisposition, isManifestFolder } from '../domain/install/manifests.js';

@@ -5,7 +5,7 @@
  * a retried or late task of a cancelled attempt changes nothing.
  */
 import type { Cluster } from '../domain/core/entities.js';
-import { isJsonObject } from '../../contracts/json-shapes.js';
+import { isJsonObject, text as stringOf } from '../../contracts/json-shapes.js';
 import { mergeIgnitionOverride } from '../domain/image/ignition-merge.js';
 import { clusterDnsRecords, installRoleOf } from '../domain/install/installation.js';
 import { clusterObjectPrefix, hostIgnitionObjectKey, installationObjectKey } from '../domain/core/object-keys.js';
@@ -182,15 +182,13 @@ export async function recordPreparationFailure(deps: InstallWorkflowDeps, input:
   return { ...input, proceed: false };
 }
 
-const stringOr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
 /** Step Functions hands over `{Error, Cause}`; the cause may be JSON (ECS task descriptions) or text. */
 function summarizeFailure(failure: { Error?: string; Cause?: string } | undefined): string {
   const cause = failure?.Cause ?? '';
   let text = cause;
   try {
     const parsed: unknown = JSON.parse(cause);
-    if (isJsonObject(parsed)) text = stringOr(parsed.errorMessage) ?? stringOr(parsed.StoppedReason) ?? cause;
+    if (isJsonObject(parsed)) text = stringOf(parsed.errorMessage) ?? stringOf(parsed.StoppedReason) ?? cause;
   } catch {
     // Plain text already.
   }

@@ -6,7 +6,7 @@
  * object, which the next upload of that name overwrites.
  */
 import type { Cluster, Manifest } from '../domain/core/entities.js';
-import { badRequest, notFound, unauthorized } from '../domain/core/errors.js';
+import { badRequest, notFound, unauthorized, refuseIfProblem } from '../domain/core/errors.js';
 import {
   contentProblem,
   decodeManifestContent,
@@ -29,6 +29,7 @@ import { ConcurrentModificationError, type ManifestKey, type Store } from '../po
 import { findCluster } from './access.js';
 import { refreshCluster } from './cluster-refresh.js';
 import type { Principal } from './principal.js';
+import { compareText } from '../domain/core/compare.js';
 
 export interface ManifestDeps {
   store: Store;
@@ -65,10 +66,6 @@ export interface ManifestFile {
 
 const BUCKET = 'files';
 
-function check(reason: string | undefined): void {
-  if (reason) throw badRequest(reason);
-}
-
 /** Manifests are a user's business; agent tokens never reach them (openapi.yaml admits only userAuth). */
 function requireUser(principal: Principal): void {
   if (principal.kind !== 'user') throw unauthorized('Manifests are managed with a user API token');
@@ -79,7 +76,7 @@ function resolve(folder: string | null | undefined, fileName: string): { folder:
   const chosen = folder ?? DEFAULT_FOLDER;
   // folderProblem explains what isManifestFolder refused.
   if (!isManifestFolder(chosen)) throw badRequest(folderProblem(chosen) ?? `folder "${chosen}"`);
-  check(fileNameProblem(fileName));
+  refuseIfProblem(fileNameProblem(fileName));
   return { folder: chosen, fileName };
 }
 
@@ -95,7 +92,7 @@ async function visibleCluster(deps: ManifestDeps, principal: Principal, clusterI
  */
 async function editableCluster(deps: ManifestDeps, principal: Principal, clusterId: string): Promise<Cluster> {
   const cluster = await visibleCluster(deps, principal, clusterId);
-  check(editableProblem(clusterId, cluster.status));
+  refuseIfProblem(editableProblem(clusterId, cluster.status));
   return cluster;
 }
 
@@ -127,11 +124,9 @@ export async function listManifests(
   const manifests = await deps.store.manifests.listByCluster({ orgId: cluster.orgId, clusterId: cluster.clusterId });
   return manifests
     .filter((manifest) => options.includeSystemGenerated || manifest.source === 'user')
-    .sort((a, b) => compare(a.folder, b.folder) || compare(a.fileName, b.fileName))
+    .sort((a, b) => compareText(a.folder, b.folder) || compareText(a.fileName, b.fileName))
     .map(manifestView);
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Uploading a name that exists in the same folder replaces it, as upstream does; 201 either way. */
 export async function createManifest(deps: ManifestDeps, principal: Principal, clusterId: string, request: CreateManifestRequest): Promise<ManifestView> {
@@ -139,7 +134,7 @@ export async function createManifest(deps: ManifestDeps, principal: Principal, c
   const { folder, fileName } = resolve(request.folder, request.file_name);
   const path = manifestPath(folder, fileName);
   const content = decode(request.content, path);
-  check(contentProblem(content, path));
+  refuseIfProblem(contentProblem(content, path));
   await requireDistinct(deps, cluster, folder, fileName);
   await writeManifest(deps, cluster, folder, fileName, content);
   await recordCustomManifestUsage(deps, cluster, true);
@@ -179,7 +174,7 @@ export async function updateManifest(deps: ManifestDeps, principal: Principal, c
 
   const content = request.updated_content != null ? decode(request.updated_content, targetPath) : await deps.blobs.get(BUCKET, existing.objectKey);
   if (!content) throw notFound(`Manifest ${manifestPath(source.folder, source.fileName)} has no content; delete it and upload it again`);
-  check(contentProblem(content, targetPath));
+  refuseIfProblem(contentProblem(content, targetPath));
 
   const undoTarget = await writeManifest(deps, cluster, target.folder, target.fileName, content);
   if (target.folder !== source.folder || target.fileName !== source.fileName) {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
+import { everyStageTaking } from '../../agent/src/simulate/durations.js';
 import { loadProfile, type SimulationProfile } from '../../agent/src/simulate/profile.js';
 import { operations } from '../../lambdas/handlers/api/operations/index.js';
 import { container } from '../../lambdas/platform/container.js';
@@ -191,21 +192,7 @@ function startFleet(flow: FlowContext, infraEnvId: string, token: string, profil
     // The service's own poll interval is 60 s; 3 s keeps the test short.
     timing: { maxPollIntervalMs: 3_000 },
     // SIMULATED installer and controller stages of 150 ms: the test is about the console, not waiting.
-    installDurationsMs: Object.fromEntries(
-      [
-        'Starting installation',
-        'Installing',
-        'Writing image to disk',
-        'Waiting for control plane',
-        'Waiting for bootkube',
-        'Waiting for controller',
-        'Rebooting',
-        'Configuring',
-        'Joined',
-        'Done',
-        'Waiting for ignition',
-      ].map((stage) => [stage, 150]),
-    ),
+    installDurationsMs: everyStageTaking(150),
     log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
   });
   const stop = new AbortController();

@@ -15,6 +15,7 @@ import { buildCli } from '../../cli/build.js';
 import { EXIT } from '../../cli/exit-codes.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
+import { everyStageTaking } from '../../agent/src/simulate/durations.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'assisted-cli-watch-'));
 const bundle = path.join(work, 'assisted.mjs');
@@ -99,19 +100,6 @@ describe('assisted clusters watch / events --follow', () => {
     const watch = start(['clusters', 'watch', 'watched', '--interval', '10m', '--timeout', '140s'], '', 160_000);
     const follow = start(['events', '--cluster', clusterId, '--follow', '--interval', '10m', '--timeout', '140s'], '', 160_000);
 
-    const stages = [
-      'Starting installation',
-      'Installing',
-      'Writing image to disk',
-      'Waiting for control plane',
-      'Waiting for bootkube',
-      'Waiting for controller',
-      'Rebooting',
-      'Configuring',
-      'Joined',
-      'Done',
-      'Waiting for ignition',
-    ];
     const simulated = start(
       [
         'hosts',
@@ -125,7 +113,7 @@ describe('assisted clusters watch / events --follow', () => {
         '--network',
         '192.168.116.0/24',
         '--install-durations',
-        stages.map((stage) => `${stage}=300`).join(','),
+        JSON.stringify(everyStageTaking(300)),
       ],
       '',
       200_000,

@@ -14,6 +14,7 @@ import { buildCli } from '../../cli/build.js';
 import { EXIT } from '../../cli/exit-codes.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
+import { everyStageTaking } from '../../agent/src/simulate/durations.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'assisted-cli-'));
 const bundle = path.join(work, 'assisted.mjs');
@@ -136,19 +137,6 @@ describe('the assisted CLI', () => {
     expect(imageEvents.stdout).toMatch(/SYNTHETIC base ISO \(not RHCOS, does not boot\)/);
 
     // The simulated host, from the CLI too: it reads its service URL and token from the discovery ignition.
-    const stages = [
-      'Starting installation',
-      'Installing',
-      'Writing image to disk',
-      'Waiting for control plane',
-      'Waiting for bootkube',
-      'Waiting for controller',
-      'Rebooting',
-      'Configuring',
-      'Joined',
-      'Done',
-      'Waiting for ignition',
-    ];
     const simulated = spawn(
       process.execPath,
       [
@@ -164,7 +152,7 @@ describe('the assisted CLI', () => {
         '--network',
         '192.168.115.0/24',
         '--install-durations',
-        stages.map((stage) => `${stage}=150`).join(','),
+        JSON.stringify(everyStageTaking(150)),
       ],
       {
         cwd: work,

@@ -17,6 +17,7 @@ import { dynamodbEndpoint } from '../support/dynamodb-local.js';
 import YAML from 'yaml';
 import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
+import { everyStageTaking } from '../../agent/src/simulate/durations.js';
 import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { startRuntime, type Runtime } from '../../bin/local/runtime.js';
 import { container } from '../../lambdas/platform/container.js';
@@ -92,21 +93,7 @@ function startFleet(url: string, infraEnvId: string, token: string, profiles: st
     staggerMs: 20,
     // The service asks for polls every 60 s; the fleet polls every second so the test runs in seconds.
     timing: { maxPollIntervalMs: 1_000 },
-    installDurationsMs: Object.fromEntries(
-      [
-        'Starting installation',
-        'Installing',
-        'Writing image to disk',
-        'Waiting for control plane',
-        'Waiting for bootkube',
-        'Waiting for controller',
-        'Rebooting',
-        'Configuring',
-        'Joined',
-        'Done',
-        'Waiting for ignition',
-      ].map((stage) => [stage, STAGE_MS]),
-    ),
+    installDurationsMs: everyStageTaking(STAGE_MS),
     log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
     ...extra,
   });

@@ -10,7 +10,7 @@ describe('catalogue API', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   const get = async (path: string, token: string | undefined = env.adminToken) => {
     const response = await fetch(`${env.runtime.url}${API}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
-    return { status: response.status, body: (await response.json()) as unknown };
+    return { status: response.status, body: await response.json() };
   };
 
   beforeAll(async () => {

@@ -25,7 +25,7 @@ describe('GET /v2/events', () => {
     const response = await fetch(`${env.runtime.url}/api/assisted-install/v2/events?${query}`, {
       headers: { Authorization: `Bearer ${token}` },
     });
-    const body = (await response.json()) as unknown;
+    const body = await response.json();
     // Every successful listing in this file is held to upstream's `event-list` schema.
     if (response.status === 200) expectMatchesSchema('v2ListEvents', 200, body);
     const header = (name: string) => Number(response.headers.get(name));

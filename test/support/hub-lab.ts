@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { createLog } from '../../agent/src/log.js';
 import { Fleet } from '../../agent/src/simulate/fleet.js';
+import { everyStageTaking } from '../../agent/src/simulate/durations.js';
 import { loadProfile } from '../../agent/src/simulate/profile.js';
 import { agentSettingsFromIgnition } from '../../cli/commands/hosts.js';
 import { freePort } from './net.js';
@@ -28,20 +29,6 @@ export const CRDS = process.env.UPSTREAM_CRDS ?? besideProject('reference/upstre
 export const EXAMPLES = path.join(CRDS, 'examples');
 export const HUB_LAB_AVAILABLE =
   existsSync(path.join(KUBE_TOOLS, 'start.sh')) && existsSync(EXAMPLES) && spawnSync('kubectl', ['version', '--client'], { timeout: 10_000 }).status === 0;
-export const STAGES = [
-  'Starting installation',
-  'Installing',
-  'Writing image to disk',
-  'Waiting for control plane',
-  'Waiting for bootkube',
-  'Waiting for controller',
-  'Rebooting',
-  'Configuring',
-  'Joined',
-  'Done',
-  'Waiting for ignition',
-];
-
 const run = promisify(execFile);
 
 export interface Controller {
@@ -252,7 +239,7 @@ export class HubLab {
       ...identities,
       timing: { maxPollIntervalMs: 1_000 },
       staggerMs: 20,
-      installDurationsMs: Object.fromEntries(STAGES.map((stage) => [stage, stageMs])),
+      installDurationsMs: everyStageTaking(stageMs),
       log: createLog({ level: 'info', sink: (line) => lines.push(line) }),
     });
     const stop = new AbortController();

@@ -23,9 +23,9 @@ import {
   manifestConfigMapNames,
   manifestsFromConfigMaps,
   releaseFromImage,
-  sameOverrides,
   SpecProblem,
 } from '../../hub/translate.js';
+import { sameOverrides } from '../../contracts/cluster-differences.js';
 import { sources, specifiersOf } from '../support/import-graph.js';
 
 const object = (name: string, spec: Record<string, unknown>, metadata: Partial<KubeObject['metadata']> = {}): KubeObject => ({
@@ -170,8 +170,22 @@ describe('clusterUpdate', () => {
     expect(clusterUpdate(managed, want)).toEqual({});
   });
 
+  it('sends the machine network of a cluster whose load balancer is user-managed, as assisted ztp does', () => {
+    const userManagedLoadBalancer = {
+      ...registered,
+      user_managed_networking: false,
+      machine_networks: [],
+      load_balancer: { type: 'user-managed' },
+    } as unknown as Cluster;
+    const plan = clusterPlan({ clusterDeployment, agentClusterInstall: sno, clusterImageSet: imageSet, pullSecret: 'x' });
+    const want = { ...plan.params, user_managed_networking: false };
+    expect(clusterUpdate(userManagedLoadBalancer, want)).toEqual({ machine_networks: [{ cidr: '192.168.126.0/24' }] });
+  });
+
   it('compares install-config overrides as JSON', () => {
     expect(sameOverrides('{"fips": true}', '{"fips":true}')).toBe(true);
+    expect(sameOverrides('{"fips":true,"networking":{"a":1,"b":[2]}}', '{"networking":{"b":[2],"a":1},"fips":true}')).toBe(true);
+    expect(sameOverrides('{"networking":{"b":[2]}}', '{"networking":{"b":[3]}}')).toBe(false);
     expect(sameOverrides('', undefined)).toBe(true);
     expect(sameOverrides('{"fips":true}', undefined)).toBe(false);
   });

@@ -19,7 +19,6 @@ import {
   hostIgnitionDownloadName,
   hostIgnitionOverrideProblem,
   installationTransitionContext,
-  installerArgsProblem,
   KubeconfigUnusable,
   mergeIngressCaIntoKubeconfig,
   monitoredOperatorsView,
@@ -28,6 +27,7 @@ import {
   withoutInstallationReports,
   type StoredHostProgress,
 } from '../../lambdas/domain/install/installation-progress.js';
+import { installerArgsProblem } from '../../contracts/installer-args.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import { clusterWireView } from '../../lambdas/domain/cluster/cluster.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';

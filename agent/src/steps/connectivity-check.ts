@@ -85,52 +85,51 @@ async function l3(context: StepContext, address: string): Promise<L3Connectivity
   };
 }
 
-async function l2Ipv4(
-  context: StepContext,
-  nic: OutgoingNic,
-  localCidr: string,
-  remote: RemoteHost,
-  address: string,
-  tools: ToolPresence,
-): Promise<L2Connectivity[]> {
-  if (!tools.arping) return [];
+/** A remote address to reach at L2 through one of this host's NICs, from its address on the same subnet. */
+interface L2Probe {
+  nic: OutgoingNic;
+  localCidr: string;
+  remote: RemoteHost;
+  address: string;
+}
+
+/** The MACs arping heard answer for an IPv4 address; undefined when arping is not installed. */
+async function arpingMacs(context: StepContext, { nic, address }: L2Probe, tools: ToolPresence): Promise<string[] | undefined> {
+  if (!tools.arping) return undefined;
   // arping exits 1 when some probes went unanswered; the replies it did get still count.
   const result = await run(context, 'arping', ['-c', '10', '-w', '5', '-I', nic.name, address], { timeoutMs: 30_000 });
   if (result.missing) {
     tools.arping = false;
     context.log.warn('arping is not installed; connectivity-check reports no IPv4 L2 results');
-    return [];
+    return undefined;
   }
-  const base = { outgoing_nic: nic.name, outgoing_ip_address: bareAddress(localCidr), remote_ip_address: address };
-  const replies = parseArping(result.stdout);
-  if (replies.length === 0) return [{ ...base, remote_mac: '', successful: false }];
-  return replies.map((reply) => ({ ...base, remote_mac: reply.mac, successful: remote.macs.has(reply.mac) }));
+  return parseArping(result.stdout).map((reply) => reply.mac);
 }
 
-async function l2Ipv6(
-  context: StepContext,
-  nic: OutgoingNic,
-  localCidr: string,
-  remote: RemoteHost,
-  address: string,
-  tools: ToolPresence,
-): Promise<L2Connectivity[]> {
-  if (!tools.nmap) return [];
+/** The MACs nmap's neighbour discovery found up at an IPv6 address; undefined when nmap is not installed. */
+async function nmapMacs(context: StepContext, { nic, address }: L2Probe, tools: ToolPresence): Promise<string[] | undefined> {
+  if (!tools.nmap) return undefined;
   const result = await run(context, 'nmap', ['-6', '-sn', '-n', '-oX', '-', '-e', nic.name, address], { timeoutMs: 60_000 });
   if (result.missing) {
     tools.nmap = false;
     context.log.warn('nmap is not installed; connectivity-check reports no IPv6 L2 results');
-    return [];
+    return undefined;
   }
-  const base = { outgoing_nic: nic.name, outgoing_ip_address: bareAddress(localCidr), remote_ip_address: address };
-  let macs: string[] = [];
   try {
-    macs = upHosts(parseNmapXml(result.stdout)).flatMap((host) => host.mac ?? []);
+    return upHosts(parseNmapXml(result.stdout)).flatMap((host) => host.mac ?? []);
   } catch {
     context.log.warn('nmap output for IPv6 L2 could not be read', { nic: nic.name, address });
+    return [];
   }
+}
+
+/** The L2 results for one probe: one per MAC that answered (successful when it is the remote host's), or one failure. */
+async function l2(context: StepContext, probe: L2Probe, tools: ToolPresence): Promise<L2Connectivity[]> {
+  const macs = familyOf(probe.address) === 4 ? await arpingMacs(context, probe, tools) : await nmapMacs(context, probe, tools);
+  if (macs === undefined) return [];
+  const base = { outgoing_nic: probe.nic.name, outgoing_ip_address: bareAddress(probe.localCidr), remote_ip_address: probe.address };
   if (macs.length === 0) return [{ ...base, remote_mac: '', successful: false }];
-  return macs.map((mac) => ({ ...base, remote_mac: mac, successful: remote.macs.has(mac) }));
+  return macs.map((mac) => ({ ...base, remote_mac: mac, successful: probe.remote.macs.has(mac) }));
 }
 
 async function mtuProbe(context: StepContext, nic: OutgoingNic, address: string): Promise<MtuReport | undefined> {
@@ -181,11 +180,7 @@ export async function connectivityCheck(request: StepRequest, context: StepConte
         for (const nic of nics) {
           const local = nic.addresses.find((cidr) => sameSubnet(cidr, address));
           if (!local) continue;
-          const family = familyOf(address);
-          tasks.push(async () => ({
-            hostId: remote.hostId,
-            l2: family === 4 ? await l2Ipv4(context, nic, local, remote, address, tools) : await l2Ipv6(context, nic, local, remote, address, tools),
-          }));
+          tasks.push(async () => ({ hostId: remote.hostId, l2: await l2(context, { nic, localCidr: local, remote, address }, tools) }));
           if (nic.mtu !== DEFAULT_MTU) {
             tasks.push(async () => {
               const mtu = await mtuProbe(context, nic, address);

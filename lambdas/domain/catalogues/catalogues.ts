@@ -24,6 +24,7 @@ import {
   type SupportFilters,
 } from './feature-support.js';
 import { compareBaseVersions, hasPatch, isBelow, isValidVersion, majorMinor, parseBaseVersion, stripMultiSuffix } from '../core/ocp-version.js';
+import { compareText } from '../core/compare.js';
 
 export * from './feature-support.js';
 
@@ -461,8 +462,6 @@ export const bundleFeatures = (values: readonly string[]): BundleFeature[] => va
 
 const BUNDLES: readonly { id: string; title: string; description: string }[] = operatorsData.bundles;
 
-const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 function bundleMembership(operator: OlmOperatorDefinition, features: readonly BundleFeature[]): string[] {
   return features.includes('SNO') && operator.single_node_bundles ? operator.single_node_bundles : operator.bundles;
 }
@@ -473,10 +472,10 @@ export function getBundle(id: string, features: readonly BundleFeature[] = []): 
   if (!bundle) throw notFound(`bundle '${id}' is not supported`);
   const operators = OLM_OPERATORS.filter((operator) => bundleMembership(operator, features).includes(id))
     .map((o) => o.name)
-    .sort(byName);
+    .sort(compareText);
   const optional = OLM_OPERATORS.filter((operator) => (operator.optional_bundles ?? []).includes(id))
     .map((o) => o.name)
-    .sort(byName);
+    .sort(compareText);
   return { ...bundle, operators, ...(optional.length > 0 ? { optional_operators: optional } : {}) };
 }
 

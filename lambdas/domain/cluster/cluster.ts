@@ -4,7 +4,7 @@
  */
 import { CLUSTER_DEFAULTS } from '../catalogues/catalogues.js';
 import clusterFieldsData from './cluster-fields.json' with { type: 'json' };
-import { badRequest, conflict } from '../core/errors.js';
+import { badRequest, conflict, refuseIfProblem } from '../core/errors.js';
 import { UNSET_TIME, type Cluster, type ClusterAttributes } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../../contracts/wire.js';
@@ -63,10 +63,6 @@ interface Network {
   host_prefix?: number;
 }
 
-function check(reason: string | undefined): void {
-  if (reason) throw badRequest(reason);
-}
-
 function list<T>(value: unknown): T[] | undefined {
   return Array.isArray(value) ? (value as T[]) : undefined;
 }
@@ -103,7 +99,7 @@ function createdControlPlane(params: Params, openshiftVersion: string): { count:
   const requestedMode = params.high_availability_mode as 'Full' | 'None' | undefined;
   const count = requested ?? (requestedMode === 'None' ? 1 : 3);
   const mode = requestedMode ?? (count === 1 ? 'None' : 'Full');
-  check(controlPlaneProblem(mode, count, openshiftVersion));
+  refuseIfProblem(controlPlaneProblem(mode, count, openshiftVersion));
   return { count, mode };
 }
 
@@ -399,7 +395,7 @@ function networking(params: Params, clusterId: string, current: ClusterAttribute
   const result: NetworkLists = { ...target, machineNetworks: vips.machineNetworks.map((cidr) => ({ cidr })) };
   if (context.hosts) {
     const loadBalancer = params.load_balancer ?? current.load_balancer;
-    check(
+    refuseIfProblem(
       changedNetworksProblem(requested, stored, result, {
         singleNode: context.singleNode,
         userManagedLoadBalancer: isUserManagedLoadBalancer(loadBalancer),
@@ -486,16 +482,16 @@ export function ntpSourcesConflict(attributes: { additional_ntp_source?: unknown
 function simpleFields(request: ClusterCreateParams | ClusterUpdateParams): ClusterAttributes {
   const params: Params = request;
   const out: ClusterAttributes = {};
-  if (typeof params.base_dns_domain === 'string' && params.base_dns_domain !== '') check(baseDomainProblem(params.base_dns_domain));
-  if (typeof params.ssh_public_key === 'string' && params.ssh_public_key.trim() !== '') check(sshPublicKeyProblem(params.ssh_public_key));
-  if (typeof params.http_proxy === 'string' && params.http_proxy !== '') check(proxyUrlProblem('http_proxy', params.http_proxy));
-  if (typeof params.https_proxy === 'string' && params.https_proxy !== '') check(proxyUrlProblem('https_proxy', params.https_proxy));
-  if (typeof params.no_proxy === 'string' && params.no_proxy !== '') check(noProxyProblem(params.no_proxy));
-  if (typeof params.additional_ntp_source === 'string') check(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
-  if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
-  if (typeof params.tags === 'string') check(tagsProblem(params.tags));
+  if (typeof params.base_dns_domain === 'string' && params.base_dns_domain !== '') refuseIfProblem(baseDomainProblem(params.base_dns_domain));
+  if (typeof params.ssh_public_key === 'string' && params.ssh_public_key.trim() !== '') refuseIfProblem(sshPublicKeyProblem(params.ssh_public_key));
+  if (typeof params.http_proxy === 'string' && params.http_proxy !== '') refuseIfProblem(proxyUrlProblem('http_proxy', params.http_proxy));
+  if (typeof params.https_proxy === 'string' && params.https_proxy !== '') refuseIfProblem(proxyUrlProblem('https_proxy', params.https_proxy));
+  if (typeof params.no_proxy === 'string' && params.no_proxy !== '') refuseIfProblem(noProxyProblem(params.no_proxy));
+  if (typeof params.additional_ntp_source === 'string') refuseIfProblem(ntpSourcesProblem('additional_ntp_source', params.additional_ntp_source));
+  if (typeof params.ntp_sources === 'string') refuseIfProblem(ntpSourcesProblem('ntp_sources', params.ntp_sources));
+  if (typeof params.tags === 'string') refuseIfProblem(tagsProblem(params.tags));
   const ignitionEndpoint = params.ignition_endpoint as { url?: unknown } | undefined;
-  if (typeof ignitionEndpoint?.url === 'string') check(ignitionEndpointUrlProblem(ignitionEndpoint.url));
+  if (typeof ignitionEndpoint?.url === 'string') refuseIfProblem(ignitionEndpointUrlProblem(ignitionEndpoint.url));
   for (const field of [
     'base_dns_domain',
     'ssh_public_key',
@@ -595,7 +591,7 @@ export function createClusterRecord(
 ): Omit<Cluster, 'version'> {
   const params = withNormalizedNetworks(request);
   // Upstream checks the dual-stack family order before anything else of a registration.
-  check(ipFamilyOrderProblem(params));
+  refuseIfProblem(ipFamilyOrderProblem(params));
   const name = params.name;
   const { count, mode } = createdControlPlane(params, context.release.openshiftVersion);
   const singleNode = count === 1;
@@ -622,7 +618,7 @@ export function createClusterRecord(
     ...simpleFields(params),
     disk_encryption: withDiskEncryptionDefaults(params.disk_encryption),
   };
-  check(ntpSourcesConflict(attributes));
+  refuseIfProblem(ntpSourcesConflict(attributes));
   // A load balancer given without a type gets the default one, as upstream registers it.
   if (!attributes.load_balancer?.type) attributes.load_balancer = { ...attributes.load_balancer, type: 'cluster-managed' };
   Object.assign(
@@ -646,22 +642,22 @@ export function createClusterRecord(
   attributes.platform = settled.platform && withEmptyExternal(settled.platform);
   if (settled.userManagedNetworking === undefined) delete attributes.user_managed_networking;
   else attributes.user_managed_networking = settled.userManagedNetworking;
-  check(diskEncryptionProblem(attributes.disk_encryption));
+  refuseIfProblem(diskEncryptionProblem(attributes.disk_encryption));
   if (singleNode) {
     if (attributes.vip_dhcp_allocation) throw badRequest('VIP DHCP Allocation cannot be enabled on single node OpenShift');
     if (attributes.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
   }
-  check(singleNodePlatformProblem(count, attributes.platform));
+  refuseIfProblem(singleNodePlatformProblem(count, attributes.platform));
   // Upstream checks the features against the architecture only when the request names one (its
   // schema's default is not applied to the request it checks): VIP DHCP allocation on 4.18 is
   // refused with cpu_architecture x86_64 and accepted without.
-  check(
+  refuseIfProblem(
     clusterFeaturesProblem(activeClusterFeatures(attributes), context.release.openshiftVersion, params.cpu_architecture ? requestedArchitecture : undefined),
   );
   const namedArchitecture = params.cpu_architecture ? context.release.cpuArchitecture : undefined;
   checkOperators(attributes, params, { prerequisites: namedArchitecture, features: namedArchitecture });
-  check(pullSecretProblem(params.pull_secret));
-  check(clusterNameProblem(name));
+  refuseIfProblem(pullSecretProblem(params.pull_secret));
+  refuseIfProblem(clusterNameProblem(name));
   attributes.feature_usage = registrationFeatureUsage(attributes);
   return {
     orgId: context.orgId,
@@ -686,9 +682,9 @@ function checkOperators(attributes: ClusterAttributes, request: OperatorSelectio
   const olm = selectOlmOperators(request, shape);
   if (olm) {
     attributes.monitored_operators = withOlmOperators(attributes.monitored_operators, olm);
-    check(operatorPrerequisiteProblem(attributes.monitored_operators, { ...shape, cpuArchitecture: architecture.prerequisites }));
+    refuseIfProblem(operatorPrerequisiteProblem(attributes.monitored_operators, { ...shape, cpuArchitecture: architecture.prerequisites }));
   }
-  check(operatorFeatureProblem(attributes, architecture.features));
+  refuseIfProblem(operatorFeatureProblem(attributes, architecture.features));
 }
 
 export const DISCONNECTED_CLUSTER_KIND = 'DisconnectedCluster';
@@ -709,7 +705,7 @@ export function createDisconnectedClusterRecord(
   context: { orgId: string; clusterId: string; now: string; release: ResolvedRelease; userName: string },
 ): Omit<Cluster, 'version'> {
   const name = params.name as string;
-  check(clusterNameProblem(name));
+  refuseIfProblem(clusterNameProblem(name));
   return {
     orgId: context.orgId,
     clusterId: context.clusterId,
@@ -764,10 +760,10 @@ export function applyClusterUpdate(
   const stored = cluster.attributes;
   const openshiftVersion = current.openshift_version as string;
   if (params.control_plane_count !== undefined && params.control_plane_count !== null) {
-    check(controlPlaneProblem((current.high_availability_mode as string | undefined) ?? 'Full', params.control_plane_count, openshiftVersion));
+    refuseIfProblem(controlPlaneProblem((current.high_availability_mode as string | undefined) ?? 'Full', params.control_plane_count, openshiftVersion));
   }
-  if (typeof params.pull_secret === 'string' && params.pull_secret !== '') check(pullSecretProblem(params.pull_secret));
-  if (typeof params.name === 'string' && params.name !== '') check(clusterNameProblem(params.name));
+  if (typeof params.pull_secret === 'string' && params.pull_secret !== '') refuseIfProblem(pullSecretProblem(params.pull_secret));
+  if (typeof params.name === 'string' && params.name !== '') refuseIfProblem(clusterNameProblem(params.name));
   // The API's host name is the existing cluster's: only an imported (day-2) cluster takes it.
   if (typeof params.api_vip_dns_name === 'string' && stored.kind !== 'AddHostsCluster') {
     throw badRequest(`Can't update api vip to ${params.api_vip_dns_name} for day1 cluster ${cluster.clusterId}`);
@@ -795,8 +791,8 @@ export function applyClusterUpdate(
     if (params.user_managed_networking === false) throw badRequest('disabling UserManagedNetworking is not allowed in single node mode');
     if (params.network_type === 'OpenShiftSDN') throw badRequest('OpenShiftSDN network type is not allowed in single node mode');
   }
-  check(diskEncryptionProblem(params.disk_encryption));
-  check(singleNodePlatformProblem(current.control_plane_count as number, params.platform));
+  refuseIfProblem(diskEncryptionProblem(params.disk_encryption));
+  refuseIfProblem(singleNodePlatformProblem(current.control_plane_count as number, params.platform));
   // Upstream judges the features of the stored cluster with the request over it, before it applies
   // the networking changes (whose own refusals come after).
   const requested: ClusterAttributes = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
@@ -807,13 +803,13 @@ export function applyClusterUpdate(
     user_managed_networking: settled.userManagedNetworking ?? stored.user_managed_networking,
   };
   // Upstream does not judge an imported cluster's features: it knows no release to judge them by.
-  if (stored.kind !== ADD_HOSTS_CLUSTER_KIND) check(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
+  if (stored.kind !== ADD_HOSTS_CLUSTER_KIND) refuseIfProblem(clusterFeaturesProblem(activeClusterFeatures(preview, stored), openshiftVersion));
 
   if (typeof params.name === 'string' && params.name !== '') next.name = params.name;
   if (typeof params.pull_secret === 'string' && params.pull_secret !== '') next.pullSecret = params.pull_secret;
   if (params.control_plane_count !== undefined && params.control_plane_count !== null) current.control_plane_count = params.control_plane_count;
   Object.assign(current, simpleFields(params));
-  check(ntpSourcesConflict(current));
+  refuseIfProblem(ntpSourcesConflict(current));
   // Upstream changes only the disk encryption settings given (empty ones to their defaults) and keeps the others.
   if (isJsonObject(params.disk_encryption)) current.disk_encryption = updatedDiskEncryption(stored.disk_encryption, params.disk_encryption);
   Object.assign(

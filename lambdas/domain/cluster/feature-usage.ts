@@ -9,7 +9,7 @@
  * The feature names are catalogue data (catalogues/feature-usage.json). Pure.
  */
 import catalogue from '../catalogues/feature-usage.json' with { type: 'json' };
-import { isJsonObject, sortedKeys } from '../../../contracts/json-shapes.js';
+import { isJsonObject, sortedKeys, textOrEmpty } from '../../../contracts/json-shapes.js';
 import type { ClusterAttributes } from '../core/entities.js';
 import { isDualStack } from './cluster-machine-network.js';
 
@@ -52,13 +52,11 @@ function setUsage(usages: FeatureUsage, used: boolean, name: string, data?: Usag
   usages[name] = { ...(data ? { data } : {}), id: usageId(name), name };
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-
 function setProxyUsage(usages: FeatureUsage, proxies: { http?: unknown; https?: unknown; no?: unknown }): void {
   const data: UsageData = {};
-  if (text(proxies.http) !== '') data.http_proxy = 1;
-  if (text(proxies.https) !== '') data.https_proxy = 1;
-  if (text(proxies.no) !== '') data.no_proxy = 1;
+  if (textOrEmpty(proxies.http) !== '') data.http_proxy = 1;
+  if (textOrEmpty(proxies.https) !== '') data.https_proxy = 1;
+  if (textOrEmpty(proxies.no) !== '') data.no_proxy = 1;
   setUsage(usages, Object.keys(data).length > 0, featureName('proxy'), data);
 }
 
@@ -93,10 +91,10 @@ const diskEncryptionEnabled = (encryption: unknown): boolean =>
 function setDiskEncryptionUsage(usages: FeatureUsage, stored: unknown, given: unknown): void {
   if (!diskEncryptionEnabled(stored) || !isJsonObject(given)) return;
   const data: UsageData = {};
-  if (given.enable_on !== undefined && given.enable_on !== null) data.enable_on = text(given.enable_on) || 'none';
+  if (given.enable_on !== undefined && given.enable_on !== null) data.enable_on = textOrEmpty(given.enable_on) || 'none';
   if (given.mode !== undefined && given.mode !== null) {
-    data.mode = text(given.mode) || 'tpmv2';
-    data.tang_servers = text(given.tang_servers);
+    data.mode = textOrEmpty(given.mode) || 'tpmv2';
+    data.tang_servers = textOrEmpty(given.tang_servers);
   }
   setUsage(usages, true, featureName('diskEncryption'), data);
 }
@@ -120,13 +118,13 @@ function setNetworkingUsage(usages: FeatureUsage, attributes: ClusterAttributes)
   setUsage(usages, Array.isArray(attributes.api_vips) && attributes.api_vips.length > 1, featureName('dualStackVips'));
 }
 
-const platformTypeOf = (platform: unknown): string => (isJsonObject(platform) ? text(platform.type) : '');
+const platformTypeOf = (platform: unknown): string => (isJsonObject(platform) ? textOrEmpty(platform.type) : '');
 
 /** The usages of a new cluster, read from the whole registered record. */
 export function registrationFeatureUsage(attributes: ClusterAttributes): string {
   const usages: FeatureUsage = {};
   setUsage(usages, attributes.vip_dhcp_allocation === true, featureName('vipAutoAllocation'));
-  setNtpUsage(usages, text(attributes.additional_ntp_source));
+  setNtpUsage(usages, textOrEmpty(attributes.additional_ntp_source));
   setUsage(usages, attributes.control_plane_count === 1, featureName('singleNodeOpenShift'));
   // Upstream's registration passes the HTTP proxy where the HTTPS one belongs: an HTTP proxy
   // counts as both, an HTTPS proxy alone as none.
@@ -136,7 +134,7 @@ export function registrationFeatureUsage(attributes: ClusterAttributes): string 
   setUsage(usages, isDualStack(attributes), featureName('dualStack'));
   setUsage(usages, Array.isArray(attributes.api_vips) && attributes.api_vips.length > 1, featureName('dualStackVips'));
   setDiskEncryptionUsage(usages, attributes.disk_encryption, attributes.disk_encryption);
-  setUsage(usages, text(attributes.tags) !== '', featureName('clusterTags'));
+  setUsage(usages, textOrEmpty(attributes.tags) !== '', featureName('clusterTags'));
   setHyperthreadingUsage(usages, attributes.hyperthreading);
   setUserManagedMultiNodeUsage(usages, attributes.user_managed_networking === true, attributes.control_plane_count);
   setPlatformUsage(usages, platformTypeOf(attributes.platform));
@@ -163,8 +161,8 @@ export function updatedFeatureUsage(
   if (requestedPlatform !== '') setPlatformUsage(usages, requestedPlatform);
   if (given(request.network_type)) setNetworkTypeUsage(usages, request.network_type);
   setNetworkingUsage(usages, updated);
-  if (given(request.additional_ntp_source)) setNtpUsage(usages, text(request.additional_ntp_source));
-  if (given(request.tags)) setUsage(usages, text(request.tags) !== '', featureName('clusterTags'));
+  if (given(request.additional_ntp_source)) setNtpUsage(usages, textOrEmpty(request.additional_ntp_source));
+  if (given(request.tags)) setUsage(usages, textOrEmpty(request.tags) !== '', featureName('clusterTags'));
   if (given(request.schedulable_masters)) setUsage(usages, request.schedulable_masters === true, featureName('schedulableMasters'));
   if (given(request.disk_encryption)) setDiskEncryptionUsage(usages, stored.disk_encryption, request.disk_encryption);
   if (given(request.hyperthreading)) setHyperthreadingUsage(usages, request.hyperthreading);

@@ -24,6 +24,10 @@ export class DomainError extends Error {
 }
 
 export const badRequest = (message: string) => new DomainError('bad-request', message);
+/** Refuses the request with the reason a check gave (400), or lets it pass when the check found nothing. */
+export function refuseIfProblem(reason: string | undefined): void {
+  if (reason) throw badRequest(reason);
+}
 export const notFound = (message: string) => new DomainError('not-found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const unauthorized = (message: string) => new DomainError('unauthorized', message);

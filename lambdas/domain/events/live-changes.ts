@@ -4,6 +4,7 @@
  * WebSocket subscribers; and the webhook event classes it raises. Pure: it compares the two images
  * of a stream record, as records (keys stripped, packed attributes unpacked).
  */
+import { text } from '../../../contracts/json-shapes.js';
 
 export type LiveKind = 'cluster' | 'host' | 'infra-env' | 'event';
 
@@ -31,8 +32,6 @@ const KIND_BY_ENTITY: Record<string, LiveKind> = { cluster: 'cluster', host: 'ho
 
 /** Bookkeeping that changes with every write and says nothing to a subscriber. */
 const NOT_CHANGES = new Set(['version', 'updatedAt', 'updated_at']);
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function attributesOf(image: Image | undefined): Image {
   const attributes = image?.attributes;

@@ -9,9 +9,9 @@
  * generator used where no openshift-install is configured. Pure: no I/O.
  */
 import YAML from 'yaml';
-import { dataUrl, generatedStaticNetworkFiles, staticNetworkEntries, type IgnitionFile } from './discovery-ignition.js';
+import { generatedStaticNetworkFiles, ignitionFile, staticNetworkEntries, type IgnitionFile } from './discovery-ignition.js';
 import type { InfraEnv } from '../core/entities.js';
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isJsonObject, textOrEmpty } from '../../../contracts/json-shapes.js';
 import type { StaticNetworkEntry } from './static-network/static-network.js';
 
 /** The installer's input directory: path relative to it → contents. */
@@ -60,7 +60,6 @@ export interface DisconnectedIgnitionInput {
 }
 
 const yaml = (document: unknown) => YAML.stringify(document, { lineWidth: 0 });
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
 /** A parsed document's field that holds an object; an empty one when it does not. */
 const objectField = (document: unknown, field: string): Record<string, unknown> => {
   const value = isJsonObject(document) ? document[field] : undefined;
@@ -82,11 +81,11 @@ function infraEnvManifest(input: DisconnectedIgnitionInput, hasStaticNetwork: bo
   const proxy = attributes.proxy ?? {};
   const spec: Record<string, unknown> = {
     pullSecretRef: { name: PULL_SECRET_NAME },
-    ...(text(attributes.ssh_authorized_key) ? { sshAuthorizedKey: text(attributes.ssh_authorized_key) } : {}),
-    cpuArchitecture: text(attributes.cpu_architecture) || 'x86_64',
+    ...(textOrEmpty(attributes.ssh_authorized_key) ? { sshAuthorizedKey: textOrEmpty(attributes.ssh_authorized_key) } : {}),
+    cpuArchitecture: textOrEmpty(attributes.cpu_architecture) || 'x86_64',
   };
-  if (text(proxy.http_proxy) || text(proxy.https_proxy)) {
-    spec.proxy = { httpProxy: text(proxy.http_proxy), httpsProxy: text(proxy.https_proxy), noProxy: text(proxy.no_proxy) };
+  if (textOrEmpty(proxy.http_proxy) || textOrEmpty(proxy.https_proxy)) {
+    spec.proxy = { httpProxy: textOrEmpty(proxy.http_proxy), httpsProxy: textOrEmpty(proxy.https_proxy), noProxy: textOrEmpty(proxy.no_proxy) };
   }
   const ntp = ntpSources(attributes);
   if (ntp.length) spec.additionalNTPSources = ntp;
@@ -154,10 +153,6 @@ appliance registries and the rendezvous IP) where the agent-based installer read
 of the installer's services: a host booted with it does not install OpenShift.
 `;
 
-function file(path: string, mode: number, text: string): IgnitionFile {
-  return { path, mode, overwrite: true, user: { name: 'root' }, contents: { source: dataUrl(text) } };
-}
-
 /**
  * The SIMULATED generator: an Ignition 3.2.0 config (the version the installer writes) with the
  * inputs placed where the agent-based installer's unconfigured ignition places them (manifests
@@ -168,26 +163,26 @@ export function simulatedUnconfiguredIgnition(directory: InstallerDirectory): st
   // The documents are the ones unconfiguredIgnitionInputs wrote.
   const infraEnvSpec = objectField(YAML.parse(directory[INFRAENV_MANIFEST] ?? ''), 'spec');
   const agentConfig: unknown = directory[AGENT_CONFIG] ? YAML.parse(directory[AGENT_CONFIG]) : undefined;
-  const rendezvousIp = isJsonObject(agentConfig) ? text(agentConfig.rendezvousIP) : '';
-  const files: IgnitionFile[] = [file(SIMULATED_MARKER_PATH, 0o644, SIMULATED_NOTE)];
+  const rendezvousIp = isJsonObject(agentConfig) ? textOrEmpty(agentConfig.rendezvousIP) : '';
+  const files: IgnitionFile[] = [ignitionFile(SIMULATED_MARKER_PATH, 0o644, SIMULATED_NOTE)];
   for (const manifest of [INFRAENV_MANIFEST, PULL_SECRET_MANIFEST, NMSTATE_MANIFEST]) {
     const contents = directory[manifest];
-    if (contents !== undefined) files.push(file(`/etc/assisted/manifests/${manifest.split('/').pop()}`, 0o600, contents));
+    if (contents !== undefined) files.push(ignitionFile(`/etc/assisted/manifests/${manifest.split('/').pop()}`, 0o600, contents));
   }
-  if (directory[MIRROR_REGISTRIES]) files.push(file('/etc/containers/registries.conf', 0o644, directory[MIRROR_REGISTRIES]));
-  if (rendezvousIp) files.push(file('/etc/assisted/rendezvous-host.env', 0o600, `NODE_ZERO_IP=${rendezvousIp}\n`));
+  if (directory[MIRROR_REGISTRIES]) files.push(ignitionFile('/etc/containers/registries.conf', 0o644, directory[MIRROR_REGISTRIES]));
+  if (rendezvousIp) files.push(ignitionFile('/etc/assisted/rendezvous-host.env', 0o600, `NODE_ZERO_IP=${rendezvousIp}\n`));
   const nmState = directory[NMSTATE_MANIFEST]
     ? YAML.parseAllDocuments(directory[NMSTATE_MANIFEST]).map((document) => objectField(document.toJS(), 'spec'))
     : [];
   const entries: StaticNetworkEntry[] = nmState.map((spec) => ({
     network_yaml: YAML.stringify(spec.config),
     mac_interface_map: (Array.isArray(spec.interfaces) ? spec.interfaces : []).map((nic: unknown) => ({
-      mac_address: isJsonObject(nic) ? text(nic.macAddress) : '',
-      logical_nic_name: isJsonObject(nic) ? text(nic.name) : '',
+      mac_address: isJsonObject(nic) ? textOrEmpty(nic.macAddress) : '',
+      logical_nic_name: isJsonObject(nic) ? textOrEmpty(nic.name) : '',
     })),
   }));
-  files.push(...generatedStaticNetworkFiles(entries).map((generated) => file(generated.path, generated.mode, generated.contents)));
-  const sshKey = text(infraEnvSpec.sshAuthorizedKey).trim();
+  files.push(...generatedStaticNetworkFiles(entries).map((generated) => ignitionFile(generated.path, generated.mode, generated.contents)));
+  const sshKey = textOrEmpty(infraEnvSpec.sshAuthorizedKey).trim();
   return JSON.stringify({
     ignition: { version: '3.2.0' },
     passwd: {

@@ -76,17 +76,19 @@ export interface IgnitionConfig {
 
 export const dataUrl = (text: string): string => `data:text/plain;charset=utf-8;base64,${Buffer.from(text).toString('base64')}`;
 
-function file(path: string, mode: number, text: string): IgnitionFile {
+/** A root-owned file of an Ignition config, its contents inline. */
+export function ignitionFile(path: string, mode: number, text: string): IgnitionFile {
   return { path, mode, overwrite: true, user: { name: 'root' }, contents: { source: dataUrl(text) } };
 }
 
-interface ProxySettings {
+export interface ProxySettings {
   httpProxy: string;
   httpsProxy: string;
   noProxy: string;
 }
 
-function proxyOf(attributes: InfraEnvAttributes): ProxySettings {
+/** The infra-env's proxy settings, trimmed; no_proxy as one list without blanks. */
+export function proxyOf(attributes: InfraEnvAttributes): ProxySettings {
   const proxy = attributes.proxy ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   // One list without blanks: a space would split a systemd Environment= assignment.
@@ -99,7 +101,7 @@ function proxyOf(attributes: InfraEnvAttributes): ProxySettings {
 }
 
 /** systemd expands `%` specifiers in unit files; a literal one is written `%%`. */
-const systemdLiteral = (value: string) => value.replace(/%/g, '%%');
+export const systemdLiteral = (value: string): string => value.replace(/%/g, '%%');
 
 function agentUnit(input: DiscoveryIgnitionInput, proxy: ProxySettings): string {
   const image = input.agentImage;
@@ -372,25 +374,25 @@ export function discoveryIgnition(input: DiscoveryIgnitionInput): IgnitionConfig
   if (ntp.sources.length) units.push({ name: 'add-ntp-sources.service', enabled: true, contents: NTP_UNIT });
 
   const files: IgnitionFile[] = [
-    file(FIX_IMAGE_STORE_SCRIPT, 0o755, FIX_IMAGE_STORE),
-    file(PULL_IMAGE_SCRIPT, 0o755, PULL_IMAGE),
-    file('/etc/motd', 0o644, MOTD),
-    file('/etc/multipath.conf', 0o644, MULTIPATH_CONF),
-    file('/etc/NetworkManager/conf.d/01-ipv6.conf', 0o644, IPV6_DUID_CONF),
+    ignitionFile(FIX_IMAGE_STORE_SCRIPT, 0o755, FIX_IMAGE_STORE),
+    ignitionFile(PULL_IMAGE_SCRIPT, 0o755, PULL_IMAGE),
+    ignitionFile('/etc/motd', 0o644, MOTD),
+    ignitionFile('/etc/multipath.conf', 0o644, MULTIPATH_CONF),
+    ignitionFile('/etc/NetworkManager/conf.d/01-ipv6.conf', 0o644, IPV6_DUID_CONF),
     // Readable by root only, unlike upstream's 0644: it is the user's registry credential.
-    file(PULL_SECRET_PATH, 0o600, input.infraEnv.pullSecret),
-    file('/root/assisted.te', 0o644, SELINUX_POLICY),
+    ignitionFile(PULL_SECRET_PATH, 0o600, input.infraEnv.pullSecret),
+    ignitionFile('/root/assisted.te', 0o644, SELINUX_POLICY),
   ];
   const trustBundle = typeof attributes.additional_trust_bundle === 'string' ? attributes.additional_trust_bundle : '';
   // RHCOS refreshes the system trust store from the anchors directory at boot.
-  if (trustBundle) files.push(file(TRUST_BUNDLE_PATH, 0o644, trustBundle));
+  if (trustBundle) files.push(ignitionFile(TRUST_BUNDLE_PATH, 0o644, trustBundle));
   if (input.mirrorRegistries?.registriesConf) {
-    files.push(file(REGISTRIES_CONF_PATH, 0o644, input.mirrorRegistries.registriesConf));
-    if (input.mirrorRegistries.caBundle) files.push(file(MIRROR_CA_PATH, 0o644, input.mirrorRegistries.caBundle));
+    files.push(ignitionFile(REGISTRIES_CONF_PATH, 0o644, input.mirrorRegistries.registriesConf));
+    if (input.mirrorRegistries.caBundle) files.push(ignitionFile(MIRROR_CA_PATH, 0o644, input.mirrorRegistries.caBundle));
   }
-  files.push(...staticNetwork.map((generated) => file(generated.path, generated.mode, generated.contents)));
-  if (hasProxy) files.push(file('/etc/profile.d/proxy.sh', 0o644, profileProxy(proxy)));
-  if (ntp.sources.length) files.push(file(NTP_SCRIPT, 0o755, ntpScript(ntp.sources, ntp.replace)));
+  files.push(...staticNetwork.map((generated) => ignitionFile(generated.path, generated.mode, generated.contents)));
+  if (hasProxy) files.push(ignitionFile('/etc/profile.d/proxy.sh', 0o644, profileProxy(proxy)));
+  if (ntp.sources.length) files.push(ignitionFile(NTP_SCRIPT, 0o755, ntpScript(ntp.sources, ntp.replace)));
 
   const config: IgnitionConfig = {
     ignition: { version: DISCOVERY_IGNITION_VERSION },

@@ -3,7 +3,7 @@
  * and updating one. Pure: callers pass ids, time, keys and the resolved release.
  */
 import { X509Certificate } from 'node:crypto';
-import { badRequest } from '../core/errors.js';
+import { refuseIfProblem } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
@@ -73,10 +73,6 @@ function imageTypeProblem(type: string, cluster: InfraEnvClusterContext): string
 }
 const MAX_TRUST_BUNDLE = 65_535;
 
-function check(reason: string | undefined): void {
-  if (reason) throw badRequest(reason);
-}
-
 /** The first problem of the proxy's fields, each checked (a valid http_proxy does not excuse a malformed no_proxy). */
 function proxyProblem(proxy: Record<string, unknown>): string | undefined {
   const given = (field: string) => (typeof proxy[field] === 'string' && proxy[field] !== '' ? (proxy[field] as string) : undefined);
@@ -137,26 +133,26 @@ function kernelArgumentsProblem(args: readonly unknown[]): string | undefined {
 function attributesFrom(params: Params): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (isJsonObject(params.proxy)) {
-    check(proxyProblem(params.proxy));
+    refuseIfProblem(proxyProblem(params.proxy));
     out.proxy = params.proxy;
   }
   if (typeof params.ssh_authorized_key === 'string' && params.ssh_authorized_key.trim() !== '') {
-    check(sshPublicKeyProblem(params.ssh_authorized_key));
+    refuseIfProblem(sshPublicKeyProblem(params.ssh_authorized_key));
   }
   if (typeof params.additional_trust_bundle === 'string' && params.additional_trust_bundle !== '') {
-    check(trustBundleProblem(params.additional_trust_bundle));
+    refuseIfProblem(trustBundleProblem(params.additional_trust_bundle));
   }
   if (typeof params.ignition_config_override === 'string' && params.ignition_config_override !== '') {
-    check(ignitionOverrideProblem(params.ignition_config_override));
+    refuseIfProblem(ignitionOverrideProblem(params.ignition_config_override));
   }
-  if (typeof params.additional_ntp_sources === 'string') check(ntpSourcesProblem('additional_ntp_sources', params.additional_ntp_sources));
-  if (typeof params.ntp_sources === 'string') check(ntpSourcesProblem('ntp_sources', params.ntp_sources));
+  if (typeof params.additional_ntp_sources === 'string') refuseIfProblem(ntpSourcesProblem('additional_ntp_sources', params.additional_ntp_sources));
+  if (typeof params.ntp_sources === 'string') refuseIfProblem(ntpSourcesProblem('ntp_sources', params.ntp_sources));
   if (Array.isArray(params.static_network_config)) {
-    check(staticNetworkConfigProblem(params.static_network_config));
+    refuseIfProblem(staticNetworkConfigProblem(params.static_network_config));
     out.static_network_config = params.static_network_config.length ? JSON.stringify(params.static_network_config) : '';
   }
   if (Array.isArray(params.kernel_arguments)) {
-    check(kernelArgumentsProblem(params.kernel_arguments));
+    refuseIfProblem(kernelArgumentsProblem(params.kernel_arguments));
     out.kernel_arguments = JSON.stringify(params.kernel_arguments);
   }
   for (const field of [
@@ -202,8 +198,8 @@ function ntpFieldsProblem(current: Record<string, unknown>, params: Params): str
 function imageTypeAndRendezvous(params: Params, current: Record<string, unknown>, cluster: InfraEnvClusterContext): Record<string, unknown> {
   const requestedType = typeof params.image_type === 'string' && params.image_type !== '' ? params.image_type : undefined;
   const type = requestedType ?? (current.type as string | undefined) ?? (cluster.disconnectedCluster ? DISCONNECTED_ISO : DEFAULT_IMAGE_TYPE);
-  check(imageTypeProblem(type, cluster));
-  check(rendezvousIpProblem(type, params.rendezvous_ip));
+  refuseIfProblem(imageTypeProblem(type, cluster));
+  refuseIfProblem(rendezvousIpProblem(type, params.rendezvous_ip));
   const out: Record<string, unknown> = { type };
   if (type !== DISCONNECTED_ISO) out.rendezvous_ip = undefined;
   else if (typeof params.rendezvous_ip === 'string') out.rendezvous_ip = params.rendezvous_ip === '' ? undefined : params.rendezvous_ip;
@@ -237,9 +233,9 @@ export function createInfraEnvRecord(
     disconnectedClusterName?: string;
   },
 ): Omit<InfraEnv, 'version'> {
-  check(pullSecretProblem(params.pull_secret as string));
-  if (typeof params.name === 'string') check(displayTextProblem('name', params.name));
-  check(ntpFieldsProblem({}, params));
+  refuseIfProblem(pullSecretProblem(params.pull_secret as string));
+  if (typeof params.name === 'string') refuseIfProblem(displayTextProblem('name', params.name));
+  refuseIfProblem(ntpFieldsProblem({}, params));
   const attributes: Record<string, unknown> = {
     kind: 'InfraEnv',
     cpu_architecture: context.cpuArchitecture ?? (params.cpu_architecture as string | undefined) ?? 'x86_64',
@@ -278,12 +274,12 @@ export function applyInfraEnvUpdate(
   },
 ): InfraEnv {
   const next = structuredClone(infraEnv);
-  if (typeof params.name === 'string') check(displayTextProblem('name', params.name));
+  if (typeof params.name === 'string') refuseIfProblem(displayTextProblem('name', params.name));
   if (typeof params.pull_secret === 'string') {
-    check(pullSecretProblem(params.pull_secret));
+    refuseIfProblem(pullSecretProblem(params.pull_secret));
     next.pullSecret = params.pull_secret;
   }
-  check(ntpFieldsProblem(infraEnv.attributes, params));
+  refuseIfProblem(ntpFieldsProblem(infraEnv.attributes, params));
   Object.assign(next.attributes, attributesFrom(params));
   assignAttributes(next.attributes, imageTypeAndRendezvous(params, infraEnv.attributes, cluster));
   if (openshiftVersion) next.attributes.openshift_version = openshiftVersion;

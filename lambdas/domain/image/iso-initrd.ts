@@ -7,7 +7,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { InfraEnv, InfraEnvAttributes } from '../core/entities.js';
-import { generatedStaticNetworkFiles, staticNetworkEntries } from './discovery-ignition.js';
+import { generatedStaticNetworkFiles, proxyOf, staticNetworkEntries, systemdLiteral } from './discovery-ignition.js';
 import { badRequest } from '../core/errors.js';
 import { PRE_NETWORK_SCRIPT_PATH } from './static-network/static-network.js';
 
@@ -94,25 +94,15 @@ fi
 `;
 
 function proxyDropIn(attributes: InfraEnvAttributes): string | undefined {
-  const proxy = attributes.proxy ?? {};
-  const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
-  const http = text(proxy.http_proxy);
-  const https = text(proxy.https_proxy);
+  const { httpProxy: http, httpsProxy: https, noProxy } = proxyOf(attributes);
   if (!http && !https) return undefined;
-  const noProxy = text(proxy.no_proxy)
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .join(',');
-  // systemd expands '%' in unit files; a literal one is written '%%'.
-  const literal = (value: string) => value.replace(/%/g, '%%');
   const lines = ['[Service]'];
   for (const [name, value] of [
     ['HTTP_PROXY', http],
     ['HTTPS_PROXY', https],
     ['NO_PROXY', noProxy],
   ] as const) {
-    lines.push(`Environment=${name}=${literal(value)}`, `Environment=${name.toLowerCase()}=${literal(value)}`);
+    lines.push(`Environment=${name}=${systemdLiteral(value)}`, `Environment=${name.toLowerCase()}=${systemdLiteral(value)}`);
   }
   return `${lines.join('\n')}\n`;
 }

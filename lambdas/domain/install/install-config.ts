@@ -9,7 +9,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Address4, Address6 } from 'ip-address';
 import YAML from 'yaml';
-import { isJsonObject } from '../../../contracts/json-shapes.js';
+import { isJsonObject, textOrEmpty } from '../../../contracts/json-shapes.js';
 import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../core/entities.js';
 import { conflict } from '../core/errors.js';
 import { isBelow, majorMinor, parseBaseVersion } from '../core/ocp-version.js';
@@ -385,19 +385,18 @@ interface Network {
 }
 
 const inventoryOf = (host: Host): Inventory => hostInventory(host) ?? {};
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
 /** The cluster's networks of one kind that have a CIDR. */
 const networksOf = (networks: readonly { cidr?: string; host_prefix?: number }[] | null | undefined): Network[] =>
   (networks ?? []).filter((n): n is Network => typeof n?.cidr === 'string');
 
-const rawRole = (host: Host) => text(host.attributes.role) || 'auto-assign';
-const effectiveRole = (host: Host) => (rawRole(host) === 'auto-assign' && text(host.attributes.suggested_role)) || rawRole(host);
-const hostName = (host: Host) => text(host.attributes.requested_hostname) || inventoryOf(host).hostname || host.hostId;
+const rawRole = (host: Host) => textOrEmpty(host.attributes.role) || 'auto-assign';
+const effectiveRole = (host: Host) => (rawRole(host) === 'auto-assign' && textOrEmpty(host.attributes.suggested_role)) || rawRole(host);
+const hostName = (host: Host) => textOrEmpty(host.attributes.requested_hostname) || inventoryOf(host).hostname || host.hostId;
 const countRole = (hosts: Host[], role: string) => hosts.filter((h) => effectiveRole(h) === role).length;
 /** version < threshold; an unreadable version is treated as current (not below anything). */
 const versionBelow = (version: string, threshold: string) => !!parseBaseVersion(version) && isBelow(version, threshold);
 const splitList = (value: unknown) =>
-  text(value)
+  textOrEmpty(value)
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -434,16 +433,16 @@ function bootMac(host: Host, machineNetworks: Network[]): string {
 }
 
 function hyperthreading(setting: unknown, group: 'masters' | 'workers' | 'arbiters'): string {
-  const value = text(setting) || 'all';
+  const value = textOrEmpty(setting) || 'all';
   return value === 'all' || value.split(',').includes(group) ? 'Enabled' : 'Disabled';
 }
 
 function noProxy(attributes: ClusterAttributes, name: string): string {
-  const configured = text(attributes.no_proxy).trim();
+  const configured = textOrEmpty(attributes.no_proxy).trim();
   if (configured === '*') return configured;
   return [
     ...configured.split(',').filter((s) => s !== ''),
-    `.${name}.${text(attributes.base_dns_domain)}`,
+    `.${name}.${textOrEmpty(attributes.base_dns_domain)}`,
     ...[attributes.cluster_networks, attributes.service_networks, attributes.machine_networks].flatMap((networks) => networksOf(networks).map((n) => n.cidr)),
   ].join(',');
 }
@@ -459,7 +458,7 @@ interface InstallConfigDraft {
 
 function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfigOptions, doc: InstallConfigDraft): void {
   const a = cluster.attributes;
-  const type = text(a.platform?.type) || (a.user_managed_networking ? 'none' : 'baremetal');
+  const type = textOrEmpty(a.platform?.type) || (a.user_managed_networking ? 'none' : 'baremetal');
   const machineNetworks = networksOf(a.machine_networks);
   const vips = (list: readonly { ip?: string }[] | null | undefined) => (Array.isArray(list) ? list.map((v) => v.ip) : []);
   const userManagedLoadBalancer = a.load_balancer?.type === 'user-managed' ? { type: 'UserManaged' } : undefined;
@@ -502,14 +501,16 @@ function platformSection(cluster: Cluster, hosts: Host[], options: InstallConfig
     const external = a.platform?.external;
     doc.platform =
       type === 'external'
-        ? { external: { PlatformName: text(external?.platform_name), CloudControllerManager: text(external?.cloud_controller_manager) } }
+        ? { external: { PlatformName: textOrEmpty(external?.platform_name), CloudControllerManager: textOrEmpty(external?.cloud_controller_manager) } }
         : { none: {} };
     userManaged();
     if (a.control_plane_count === 1) {
       if (!doc.networking.networkType) doc.networking.networkType = 'OVNKubernetes';
       const bootstrap = hosts.find((h) => h.attributes.bootstrap === true);
       if (bootstrap)
-        doc.bootstrapInPlace = { installationDisk: text(bootstrap.attributes.installation_disk_id) || text(bootstrap.attributes.installation_disk_path) };
+        doc.bootstrapInPlace = {
+          installationDisk: textOrEmpty(bootstrap.attributes.installation_disk_id) || textOrEmpty(bootstrap.attributes.installation_disk_path),
+        };
     }
   }
 }
@@ -564,7 +565,7 @@ function fencing(cluster: Cluster, hosts: Host[], doc: InstallConfigDraft): void
     })),
   };
   // Two-node fencing is a tech preview before 4.22.
-  if (versionBelow(text(cluster.attributes.openshift_version), '4.22')) doc.featureSet = 'TechPreviewNoUpgrade';
+  if (versionBelow(textOrEmpty(cluster.attributes.openshift_version), '4.22')) doc.featureSet = 'TechPreviewNoUpgrade';
 }
 
 /**
@@ -582,23 +583,23 @@ function fencingCredentialsOf(host: Host): Record<'address' | 'username' | 'pass
   if (!credentials || typeof credentials !== 'object') return undefined;
   const fields = new Map<string, unknown>(Object.entries(credentials));
   return {
-    address: text(fields.get('address')),
-    username: text(fields.get('username')),
-    password: text(fields.get('password')),
-    certificate_verification: text(fields.get('certificate_verification')),
-    mac_address: text(fields.get('mac_address')),
+    address: textOrEmpty(fields.get('address')),
+    username: textOrEmpty(fields.get('username')),
+    password: textOrEmpty(fields.get('password')),
+    certificate_verification: textOrEmpty(fields.get('certificate_verification')),
+    mac_address: textOrEmpty(fields.get('mac_address')),
   };
 }
 
 /** The generated document before overrides, in upstream's typed form. */
 function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions): GoObject {
   const a = cluster.attributes;
-  const version = text(a.openshift_version);
+  const version = textOrEmpty(a.openshift_version);
   const listOrNil = <T>(items: T[]) => (items.length > 0 ? items : null);
-  const networkType = text(a.network_type) || 'OVNKubernetes';
+  const networkType = textOrEmpty(a.network_type) || 'OVNKubernetes';
   const doc: InstallConfigDraft = {
     apiVersion: 'v1',
-    baseDomain: text(a.base_dns_domain),
+    baseDomain: textOrEmpty(a.base_dns_domain),
     networking: {
       // With network type None the user brings the CNI, so the installer is told none.
       networkType: networkType === 'None' ? '' : networkType,
@@ -610,10 +611,10 @@ function generate(cluster: Cluster, hosts: Host[], options: InstallConfigOptions
     compute: [{ hyperthreading: hyperthreading(a.hyperthreading, 'workers'), name: 'worker', replicas: countRole(hosts, 'worker') }],
     controlPlane: { hyperthreading: hyperthreading(a.hyperthreading, 'masters'), name: 'master', replicas: countRole(hosts, 'master') },
     pullSecret: cluster.pullSecret ?? '',
-    sshKey: text(a.ssh_public_key),
+    sshKey: textOrEmpty(a.ssh_public_key),
   };
-  if (text(a.http_proxy) || text(a.https_proxy)) {
-    doc.proxy = { httpProxy: text(a.http_proxy), httpsProxy: text(a.https_proxy), noProxy: noProxy(a, cluster.name) };
+  if (textOrEmpty(a.http_proxy) || textOrEmpty(a.https_proxy)) {
+    doc.proxy = { httpProxy: textOrEmpty(a.http_proxy), httpsProxy: textOrEmpty(a.https_proxy), noProxy: noProxy(a, cluster.name) };
   }
   const mirrors = options.mirrors ?? [];
   if (mirrors.length > 0) {
@@ -669,7 +670,7 @@ export function installConfigOverridesProblem(cluster: Cluster, hosts: Host[], o
   if (overrides.length > MAX_OVERRIDES_LENGTH) return `install config overrides are longer than ${MAX_OVERRIDES_LENGTH} characters`;
   try {
     const merged = applyOverrides(generate(cluster, hosts, options), overrides);
-    const bundle = text(merged.additionalTrustBundle);
+    const bundle = textOrEmpty(merged.additionalTrustBundle);
     const problem = bundle ? trustBundleProblem(bundle) : undefined;
     return problem ? `install config overrides: ${problem}` : undefined;
   } catch (error) {
@@ -686,16 +687,16 @@ export function installConfigOverridesProblem(cluster: Cluster, hosts: Host[], o
 export function renderInstallConfig(cluster: Cluster, hosts: Host[], options: InstallConfigOptions = {}): InstallConfig {
   let merged: GoObject;
   try {
-    merged = applyOverrides(generate(cluster, hosts, options), options.overrides ?? text(cluster.attributes.install_config_overrides));
+    merged = applyOverrides(generate(cluster, hosts, options), options.overrides ?? textOrEmpty(cluster.attributes.install_config_overrides));
   } catch (error) {
     if (error instanceof OverrideError) throw conflict(`The cluster's install config overrides no longer apply (${error.message}); update or clear them`);
     throw error;
   }
   const bundles = [
-    text(merged.additionalTrustBundle),
+    textOrEmpty(merged.additionalTrustBundle),
     options.extraCa ?? '',
     options.mirrorCaBundle ?? '',
-    ...(options.infraEnvs ?? []).map((i) => text(i.attributes.additional_trust_bundle)),
+    ...(options.infraEnvs ?? []).map((i) => textOrEmpty(i.attributes.additional_trust_bundle)),
   ].filter((b) => b !== '');
   const bundle = bundles.join('\n').trim();
   if (bundle) merged = { ...merged, additionalTrustBundle: bundle };

@@ -377,14 +377,7 @@ export const FILES_DOWNLOAD_STATUSES: readonly string[] = [
   'installing-pending-user-action',
 ];
 /** The final kubeconfig exists only once finalizing (the ingress CA arrives then). */
-export const KUBECONFIG_DOWNLOAD_STATUSES: readonly string[] = [
-  'finalizing',
-  'installed',
-  'error',
-  'adding-hosts',
-  'cancelled',
-  'installing-pending-user-action',
-];
+export const KUBECONFIG_DOWNLOAD_STATUSES: readonly string[] = FILES_DOWNLOAD_STATUSES.filter((status) => status !== 'installing');
 
 /** Upstream's 409 text when a cluster's status does not allow a download yet. */
 export function downloadRefusal(cluster: Pick<Cluster, 'clusterId' | 'status'>, fileName: string): string | undefined {
@@ -421,37 +414,6 @@ export function consoleUrl(clusterName: string, baseDnsDomain: string | undefine
 export const PRESIGNED_URL_TTL_SECONDS = 600;
 
 // ---------------------------------------------------------------- per-host installation settings
-
-/** coreos-installer flags a user may add (upstream's allow-list); anything else could break the install. */
-export const ALLOWED_INSTALLER_FLAGS = [
-  '--append-karg',
-  '--delete-karg',
-  '-n',
-  '--copy-network',
-  '--network-dir',
-  '--save-partlabel',
-  '--save-partindex',
-  '--image-url',
-  '--image-file',
-] as const;
-/**
- * Characters a flag's value may hold: upstream's set (letters, digits, `@!#$%*()_` and the ASCII
- * run from `+` to `=`, plus `/.,";':{}[]`). No spaces: each value is one argv element.
- */
-const INSTALLER_ARG_VALUE = /^[A-Za-z0-9@!#$%*()_+,\-./:;<="'{}[\]]+$/;
-
-export function installerArgsProblem(args: readonly string[]): string | undefined {
-  for (const arg of args) {
-    if (arg.startsWith('-')) {
-      if (!(ALLOWED_INSTALLER_FLAGS as readonly string[]).includes(arg)) {
-        return `found unexpected flag ${arg} for installer - allowed flags are [${ALLOWED_INSTALLER_FLAGS.join(' ')}]`;
-      }
-      continue;
-    }
-    if (!INSTALLER_ARG_VALUE.test(arg)) return `found unexpected chars in value ${arg} for installer`;
-  }
-  return undefined;
-}
 
 /** Ignition versions the host's pointer ignition merges an override of (upstream parses 3.2.0, else 3.1.0). */
 export const HOST_IGNITION_OVERRIDE_VERSIONS = ['3.1.0', '3.2.0'];

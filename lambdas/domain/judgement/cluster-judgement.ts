@@ -78,10 +78,10 @@ function validationInput(host: Host): ValidationHostInput {
   return {
     ...summaryOf(host),
     id: host.hostId,
-    inventory: host.attributes.inventory as string | undefined,
-    freeAddresses: host.attributes.free_addresses as string | undefined,
-    timestamp: host.attributes.timestamp as number | undefined,
-    installationDiskId: host.attributes.installation_disk_id as string | undefined,
+    inventory: host.attributes.inventory,
+    freeAddresses: host.attributes.free_addresses,
+    timestamp: host.attributes.timestamp,
+    installationDiskId: host.attributes.installation_disk_id,
   };
 }
 
@@ -102,7 +102,7 @@ export function installationContext(cluster: Cluster): Partial<ClusterTransition
 
 /** The machine networks upstream's monitor derives from the VIPs and the hosts (cluster-machine-network). */
 function derivedMachineNetwork(cluster: Cluster, hosts: readonly Host[]): string[] | undefined {
-  const candidates = hosts.map((h) => ({ inventory: h.attributes.inventory as string | undefined }));
+  const candidates = hosts.map((h) => ({ inventory: h.attributes.inventory }));
   return derivedMachineNetworks(cluster.status, cluster.attributes, candidates);
 }
 
@@ -131,14 +131,14 @@ function progressOf(status: string, cluster: Cluster, hosts: readonly Host[]): R
 /** The verdict on this version of the cluster with these hosts (upstream's cluster RefreshStatus and its monitor's bookkeeping). */
 export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: ClusterJudgementOptions): ClusterJudgement {
   const { now } = options;
-  const controlPlaneCount = (cluster.attributes.control_plane_count as number | undefined) ?? 3;
+  const controlPlaneCount = cluster.attributes.control_plane_count ?? 3;
   const derived = derivedMachineNetwork(cluster, hosts);
   const machineNetworks = derived?.map((cidr) => ({ cluster_id: cluster.clusterId, cidr }));
   const subject = { ...cluster, attributes: { ...cluster.attributes } };
   if (machineNetworks) subject.attributes.machine_networks = machineNetworks;
   // The DHCP lease validation times the lease from when the machine network was set: not an API field.
   const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
-  const ignored = cluster.attributes.ignored_cluster_validations as string | undefined;
+  const ignored = cluster.attributes.ignored_cluster_validations;
   const results = validateCluster({
     cluster: view as never,
     hosts: hosts.map(validationInput),
@@ -148,12 +148,12 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
   // The machine reads the results in every status; they are recorded (and their changes announced)
   // only in the statuses upstream evaluates them in.
   const recordsValidations = validatesInStatus(cluster.status);
-  const info = recordsValidations ? clusterValidationsInfo(results, ignored) : (cluster.attributes.validations_info as string | undefined);
+  const info = recordsValidations ? clusterValidationsInfo(results, ignored) : cluster.attributes.validations_info;
   const transition = transitionCluster({ status: cluster.status }, 'RefreshStatus', {
     now,
-    statusInfo: cluster.attributes.status_info as string | undefined,
-    statusUpdatedAt: (cluster.attributes.status_updated_at as string | undefined) ?? cluster.updatedAt,
-    installStartedAt: cluster.attributes.install_started_at as string | undefined,
+    statusInfo: cluster.attributes.status_info,
+    statusUpdatedAt: cluster.attributes.status_updated_at ?? cluster.updatedAt,
+    installStartedAt: cluster.attributes.install_started_at,
     controlPlaneCount,
     hosts: hosts.map(summaryOf),
     validations: summarizeClusterValidations(results, ignored),
@@ -189,8 +189,7 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
         );
   const forcedSchedulableChanged = forcedSchedulable !== undefined && forcedSchedulable !== cluster.attributes.schedulable_masters_forced_true;
   const unchanged = !move && !infoChanged && !machineNetworks && !progressChanged && !addressBookChanged && !connectivityChanged && !forcedSchedulableChanged;
-  const validationEvents =
-    recordsValidations && !unchanged ? validationChanges((cluster.attributes.validations_info as string | undefined) ?? '{}', results) : [];
+  const validationEvents = recordsValidations && !unchanged ? validationChanges(cluster.attributes.validations_info ?? '{}', results) : [];
   const startsInstalling = move?.status === 'installing' && cluster.status === 'preparing-for-installation';
   const fails = move?.status === 'error' && cluster.status !== 'error';
   return {

@@ -106,7 +106,7 @@ export function monitorShardOf(hostId: string, shards: number): number {
 export function wouldSucceedWithoutHost(host: Host, cluster: Cluster, clusterHosts: readonly HostPeer[]): boolean {
   const isSelf = (peer: HostPeer) => peer.hostId === host.hostId && peer.infraEnvId === host.infraEnvId;
   const all = [...clusterHosts.filter((peer) => !isSelf(peer)), host].map(summaryOf);
-  return hasEnoughMastersAndWorkers(all, (cluster.attributes.control_plane_count as number | undefined) ?? 3, ['installed']);
+  return hasEnoughMastersAndWorkers(all, cluster.attributes.control_plane_count ?? 3, ['installed']);
 }
 
 /** What the host state machine reads of the host, its cluster and its validations. */
@@ -122,13 +122,13 @@ export function hostTransitionContext(
   return {
     now,
     hostName: hostDisplayName(host),
-    statusInfo: attributes.status_info as string | undefined,
-    statusUpdatedAt: (attributes.status_updated_at as string | undefined) ?? host.updatedAt,
+    statusInfo: attributes.status_info,
+    statusUpdatedAt: attributes.status_updated_at ?? host.updatedAt,
     bound: !!host.clusterId,
     day2: attributes.kind === 'AddToExistingClusterHost',
     role: (attributes.role === 'auto-assign' ? attributes.suggested_role : attributes.role) ?? 'auto-assign',
     bootstrap: !!attributes.bootstrap,
-    checkedInAt: attributes.checked_in_at as string | undefined,
+    checkedInAt: attributes.checked_in_at,
     mediaConnected: attributes.media_status !== 'disconnected',
     // Soft timeouts warn once: these flags say the warning was given.
     connectionTimedOut: attributes.connection_timed_out === true,
@@ -169,7 +169,7 @@ export function preparationResults(host: Host, cluster: Cluster | undefined): { 
   // A disk booted as is is not measured (upstream's persistent boot device).
   const persistentBoot = hostInventory(host)?.boot?.device_type === 'persistent';
   const diskSpeedCheckSucceeded = persistentBoot || (!!speed?.tested && (speed.exit_code ?? 0) === 0);
-  const image = cluster?.attributes.ocp_release_image as string | undefined;
+  const image = cluster?.attributes.ocp_release_image;
   let containerImagesAvailable = !image;
   try {
     const images: unknown = JSON.parse(attributes.images_status ?? '{}');
@@ -199,10 +199,10 @@ export function judgeHost(host: Host, surroundings: HostSurroundings, settings: 
   const suggested = cluster && host.attributes.role === 'auto-assign' && SUGGESTING_STATUSES.has(host.status) && role !== 'auto-assign';
   const suggestedRole = suggested && role !== host.attributes.suggested_role ? role : undefined;
   const info = validationsInfo(results);
-  const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations as string | undefined);
+  const summary = summarizeHostValidations(results, cluster?.attributes.ignored_host_validations);
   const transition = transitionHost({ status: host.status }, 'RefreshHost', hostTransitionContext(host, cluster, clusterHosts, now, summary));
   const move = !isNotAllowed(transition) && transition.changed ? transition : undefined;
-  const infoChanged = validationsInfoChanged(host.attributes.validations_info as string | undefined, info);
+  const infoChanged = validationsInfoChanged(host.attributes.validations_info, info);
   const shard = isWatchedHost(move ? move.status : host.status, host.attributes) ? monitorShardOf(host.hostId, activeShards) : undefined;
   return {
     version: host.version,
@@ -212,7 +212,7 @@ export function judgeHost(host: Host, surroundings: HostSurroundings, settings: 
     info,
     move,
     shard,
-    changes: validationChanges(host.attributes.validations_info as string | undefined, info),
+    changes: validationChanges(host.attributes.validations_info, info),
     unchanged: !move && !infoChanged && !suggestedRole && shard === host.monitorShard,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { isAtLeast } from '../../core/ocp-version.js';
 import { defaultRoute, disksOf, interfaceIps, parseIp, type Inventory, type InventoryDisk } from './host-validations-model.js';
+import { compareText } from '../../core/compare.js';
 
 const GB = 1000 ** 3;
 
@@ -130,8 +131,6 @@ export function eligibleDisks(input: DiskEligibilityInput): InventoryDisk[] {
   const eligible = disksOf(input.inventory).filter((disk) => diskNotEligibleReasons(disk, input).length === 0);
   return eligible.sort(byInstallationPreference);
 }
-
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Upstream's order of preference among eligible installation disks: bootable, not NVMe, drive type, smallest, HCTL. */
 export function byInstallationPreference(a: InventoryDisk, b: InventoryDisk): number {

@@ -11,6 +11,7 @@ import type { HostRole, HostStage } from '../host-states.js';
 import type { HostValidationCategory, HostValidationId } from '../../core/validation-ids.js';
 import { storedInventory } from '../inventory.js';
 import type { Inventory, InventoryDisk, InventoryInterface, InventoryRoute } from '../../../../contracts/step-replies.js';
+import { textOrEmpty } from '../../../../contracts/json-shapes.js';
 
 // ---------------------------------------------------------------- ids and results
 
@@ -133,9 +134,8 @@ export interface ClusterFacts {
   ignoredHostValidations?: string;
 }
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const cidrsOf = (networks: readonly { cidr?: string }[] | null | undefined): string[] =>
-  (networks ?? []).map((network) => str(network.cidr)).filter((cidr) => cidr !== '');
+  (networks ?? []).map((network) => textOrEmpty(network.cidr)).filter((cidr) => cidr !== '');
 
 export function clusterFacts(cluster: Cluster): ClusterFacts {
   const a = cluster.attributes;
@@ -147,9 +147,9 @@ export function clusterFacts(cluster: Cluster): ClusterFacts {
     id: cluster.clusterId,
     name: cluster.name,
     status: cluster.status,
-    baseDnsDomain: str(a.base_dns_domain),
-    openshiftVersion: str(a.openshift_version),
-    releaseImage: str(a.ocp_release_image),
+    baseDnsDomain: textOrEmpty(a.base_dns_domain),
+    openshiftVersion: textOrEmpty(a.openshift_version),
+    releaseImage: textOrEmpty(a.ocp_release_image),
     controlPlaneCount,
     singleNode: controlPlaneCount === 1,
     day2: a.kind === 'AddHostsCluster',
@@ -157,13 +157,13 @@ export function clusterFacts(cluster: Cluster): ClusterFacts {
     userManagedNetworking: a.user_managed_networking === true,
     vipDhcpAllocation: a.vip_dhcp_allocation === true,
     loadBalancerUserManaged: a.load_balancer?.type === 'user-managed',
-    platformType: str(platform?.type),
+    platformType: textOrEmpty(platform?.type),
     ociPlatform: platform?.type === 'external' && platform.external?.platform_name === 'oci',
     machineNetworks: cidrsOf(a.machine_networks),
     clusterNetworks: cidrsOf(a.cluster_networks),
     serviceNetworks: cidrsOf(a.service_networks),
-    diskEncryption: { enableOn: str(encryption?.enable_on) || 'none', mode: str(encryption?.mode) || 'tpmv2' },
-    proxied: str(a.http_proxy) !== '' || str(a.https_proxy) !== '',
+    diskEncryption: { enableOn: textOrEmpty(encryption?.enable_on) || 'none', mode: textOrEmpty(encryption?.mode) || 'tpmv2' },
+    proxied: textOrEmpty(a.http_proxy) !== '' || textOrEmpty(a.https_proxy) !== '',
     // Stored names follow the API's enum, which spells one operator differently from the catalogue.
     olmOperators: operators.filter((o) => o.operator_type === 'olm' && o.name).map((o) => o.name!),
     schedulableMasters: a.schedulable_masters === true,
