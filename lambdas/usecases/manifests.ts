@@ -27,6 +27,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
 import { ConcurrentModificationError, type ManifestKey, type Store } from '../ports/store.js';
 import { findCluster } from './access.js';
+import { refreshCluster } from './cluster-refresh.js';
 import type { Principal } from './principal.js';
 
 export interface ManifestDeps {
@@ -145,13 +146,22 @@ export async function createManifest(deps: ManifestDeps, principal: Principal, c
   return manifestView({ folder, fileName, source: 'user' });
 }
 
-/** The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom manifest"). */
+/**
+ * The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom
+ * manifest"). The custom-manifests and OCI validations read it: when it changes, the cluster is
+ * judged again now, as upstream's monitor does on its next pass (a cluster without hosts has no
+ * host news to bring it to judgement here).
+ */
 async function recordCustomManifestUsage(deps: ManifestDeps, cluster: Cluster, used: boolean): Promise<void> {
-  await deps.store.clusters.mutate({ orgId: cluster.orgId, clusterId: cluster.clusterId }, (current) => {
+  const key = { orgId: cluster.orgId, clusterId: cluster.clusterId };
+  let changed = false;
+  await deps.store.clusters.mutate(key, (current) => {
     const featureUsage = customManifestFeatureUsage(current.attributes.feature_usage, used);
+    changed = featureUsage !== current.attributes.feature_usage;
     // Unchanged usage writes nothing: most uploads follow the first.
-    return featureUsage === current.attributes.feature_usage ? undefined : { ...current, attributes: { ...current.attributes, feature_usage: featureUsage } };
+    return changed ? { ...current, attributes: { ...current.attributes, feature_usage: featureUsage } } : undefined;
   });
+  if (changed) await refreshCluster(deps, key);
 }
 
 /**

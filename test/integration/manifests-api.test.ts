@@ -125,6 +125,21 @@ describe('cluster manifests API', () => {
     });
   });
 
+  it("judges the cluster again when its first manifest arrives or its last goes: a third-party CNI's custom-manifests validation follows at once", async () => {
+    const created = await call('POST', '/clusters', { name: 'cni', openshift_version: version, pull_secret: PULL_SECRET, network_type: 'Cilium' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    const verdict = async () => {
+      const info = JSON.parse((await call('GET', `/clusters/${id}`)).body.validations_info as string);
+      return info.network.find((entry: Json) => entry.id === 'custom-manifests-requirements-satisfied');
+    };
+    expect(await verdict()).toMatchObject({ status: 'failure' });
+    expect((await call('POST', `/clusters/${id}/manifests`, { folder: 'manifests', file_name: 'cni.yaml', content: b64(CONFIG_MAP) })).status).toBe(201);
+    expect(await verdict()).toEqual({ id: 'custom-manifests-requirements-satisfied', status: 'success', message: 'Custom manifests are uploaded' });
+    expect((await call('DELETE', `/clusters/${id}/manifests?${query('cni.yaml', 'manifests')}`)).status).toBe(200);
+    expect(await verdict()).toMatchObject({ status: 'failure' });
+  });
+
   it('lists system-generated manifests only when asked', async () => {
     const id = await newCluster();
     const objectKey = `clusters/${id}/manifests/openshift/50-system.yaml`;

@@ -203,6 +203,9 @@ export function installConfigOverridesFeatureUsage(current: unknown, overrides: 
   return serializeFeatureUsage(usages);
 }
 
+/** Whether the user has manifests of their own on the cluster (what the custom-manifests and OCI validations ask). */
+export const usesCustomManifests = (featureUsage: unknown): boolean => featureName('customManifest') in parseFeatureUsage(featureUsage);
+
 /** The usages after a user's manifest is added (`used`) or the cluster's last manifest is deleted. */
 export function customManifestFeatureUsage(current: unknown, used: boolean): string {
   const usages = parseFeatureUsage(current);

@@ -23,6 +23,7 @@ import { applyClusterEffects } from '../cluster/cluster-effects.js';
 import { summarizeClusterValidations } from '../cluster/cluster-facts.js';
 import { summaryOf } from '../cluster/cluster-hosts.js';
 import { derivedMachineNetworks } from '../cluster/cluster-machine-network.js';
+import { usesCustomManifests } from '../cluster/feature-usage.js';
 import { clusterProgress, isNotAllowed, transitionCluster, type ClusterTransition, type ClusterTransitionContext } from '../cluster/cluster-state-machine.js';
 import { ADD_HOSTS_CLUSTER_KIND } from '../cluster/imported-cluster.js';
 import type { ClusterValidationResult, ValidationHostInput } from '../cluster/validations/cluster-validation-context.js';
@@ -138,7 +139,12 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
   // The DHCP lease validation times the lease from when the machine network was set: not an API field.
   const view = { ...clusterView(subject), machine_network_cidr_updated_at: subject.attributes.machine_network_cidr_updated_at };
   const ignored = cluster.attributes.ignored_cluster_validations as string | undefined;
-  const results = validateCluster({ cluster: view as never, hosts: hosts.map(validationInput), now });
+  const results = validateCluster({
+    cluster: view as never,
+    hosts: hosts.map(validationInput),
+    now,
+    customManifestsUploaded: usesCustomManifests(cluster.attributes.feature_usage),
+  });
   // The machine reads the results in every status; they are recorded (and their changes announced)
   // only in the statuses upstream evaluates them in.
   const recordsValidations = validatesInStatus(cluster.status);
