@@ -135,13 +135,16 @@ describe('GET /v2/events', () => {
     expect(none.eventCount).toBe(6);
   });
 
-  it('filters by severities after counting, comma-separated or repeated', async () => {
-    for (const query of ['severities=error,critical', 'severities=error&severities=critical']) {
-      const result = await get(`cluster_id=${CLUSTER}&${query}`);
-      expect(result.events.map((e) => e.severity)).toEqual(['error', 'critical']);
-      expect(result.eventCount).toBe(2);
-      expect(result.counts).toEqual([2, 2, 1, 1]);
-    }
+  it('filters by severities after counting, comma-separated; of a repeated parameter only the last counts, as upstream', async () => {
+    const result = await get(`cluster_id=${CLUSTER}&severities=error,critical`);
+    expect(result.events.map((e) => e.severity)).toEqual(['error', 'critical']);
+    expect(result.eventCount).toBe(2);
+    expect(result.counts).toEqual([2, 2, 1, 1]);
+    // Upstream's binding reads the last occurrence of a repeated array parameter.
+    const repeated = await get(`cluster_id=${CLUSTER}&severities=error&severities=critical`);
+    expect(repeated.events.map((e) => e.severity)).toEqual(['critical']);
+    expect(repeated.eventCount).toBe(1);
+    expect(repeated.counts).toEqual([2, 2, 1, 1]);
   });
 
   it('filters by message substring, case-insensitively, and counts only what matches', async () => {

@@ -11,15 +11,19 @@ function text(query: RawQuery, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Each occurrence of a query parameter as sent, before the router splits comma-separated ones. */
+type SentQuery = (name: string) => readonly string[] | undefined;
+
 /**
- * Upstream's array parameters are comma-separated (`style: form, explode: false`). The router
- * splits a single value but leaves a repeated parameter (`host_ids=a&host_ids=b`) as given and a
- * lone value may still arrive as a string, so accept every form.
+ * Upstream's array parameters are comma-separated (`style: form, explode: false`). A repeated
+ * parameter (`severities=warning&severities=error`) is not that format: upstream's generated
+ * binding reads only its last occurrence (asked with curl: `severities=warning&severities=error`
+ * lists the errors only, `categories=metrics&categories=user` the user events), and so does this.
  */
-function list(query: RawQuery, name: string): string[] | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  const items = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).filter((item) => item !== '');
+function list(sent: SentQuery, name: string): string[] | undefined {
+  const occurrences = sent(name);
+  if (!occurrences || occurrences.length === 0) return undefined;
+  const items = occurrences[occurrences.length - 1]!.split(',').filter((item) => item !== '');
   return items.length > 0 ? items : undefined;
 }
 
@@ -44,21 +48,25 @@ function order(query: RawQuery): EventQuery['order'] {
   return value === 'ascending' || value === 'descending' ? value : undefined;
 }
 
-export const v2ListEvents: Operation<'v2ListEvents'> = async ({ api, principal, ports }) => {
+export const v2ListEvents: Operation<'v2ListEvents'> = async ({ api, event, principal, ports }) => {
   const query: RawQuery = api.request.query;
+  const sent: SentQuery = (name) => {
+    const single = event.queryStringParameters?.[name];
+    return event.multiValueQueryStringParameters?.[name] ?? (single === undefined ? undefined : [single]);
+  };
   const eventQuery: EventQuery = {
     clusterId: text(query, 'cluster_id'),
     hostId: text(query, 'host_id'),
-    hostIds: list(query, 'host_ids'),
+    hostIds: list(sent, 'host_ids'),
     infraEnvId: text(query, 'infra_env_id'),
     limit: integer(query, 'limit'),
     offset: integer(query, 'offset'),
     order: order(query),
-    severities: list(query, 'severities'),
+    severities: list(sent, 'severities'),
     message: text(query, 'message'),
     deletedHosts: boolean(query, 'deleted_hosts'),
     clusterLevel: boolean(query, 'cluster_level'),
-    categories: list(query, 'categories'),
+    categories: list(sent, 'categories'),
   };
   const result = await listEvents(ports, principal, eventQuery);
   return json(200, result.events, {
