@@ -5,14 +5,18 @@ import { ignoredValidationsProblem, ignoredValidationsView, type IgnoredValidati
 import { preflightClusterOf, preflightRequirements, type PreflightHardwareRequirements } from '../domain/catalogues/preflight.js';
 import { clusterSupportedPlatforms } from '../domain/cluster/cluster-platform.js';
 import { hostInventory } from '../domain/host/inventory.js';
+import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
+import { rejudgeClusterHosts } from './host-changes.js';
 import type { Principal } from './principal.js';
 
 export interface ClusterSettingsDeps {
   store: Store;
   clock: Clock;
+  /** The agent settings hosts are judged with when a change of settings judges them again. */
+  config?: { agent?: AgentSettings };
 }
 
 export async function getIgnoredValidations(deps: ClusterSettingsDeps, principal: Principal, clusterId: string): Promise<IgnoredValidations> {
@@ -49,7 +53,16 @@ export async function setIgnoredValidations(
     }
     return { ...cluster, attributes, updatedAt: now };
   });
-  return ignoredValidationsView(stillThere(updated, `Cluster ${clusterId}`).attributes);
+  const stored = stillThere(updated, `Cluster ${clusterId}`);
+  // What is ignored decides the hosts' statuses, their suggested roles (an ignored role check no
+  // longer keeps a host from the control plane) and so the cluster's: judged again now, as
+  // upstream's monitor does on its next pass, rather than at the next news from an agent.
+  const agent = deps.config?.agent;
+  await rejudgeClusterHosts(
+    { store: deps.store, clock: deps.clock, ...(agent ? { config: { agent } } : {}) },
+    { orgId: stored.orgId, clusterId: stored.clusterId },
+  );
+  return ignoredValidationsView(stored.attributes);
 }
 
 export async function getPreflightRequirements(deps: ClusterSettingsDeps, principal: Principal, clusterId: string): Promise<PreflightHardwareRequirements> {

@@ -141,18 +141,21 @@ export async function createManifest(deps: ManifestDeps, principal: Principal, c
   return manifestView({ folder, fileName, source: 'user' });
 }
 
-/** The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom manifest"). */
+/**
+ * The cluster's feature usage says whether it has manifests of its user's (upstream's "Custom
+ * manifest"). The custom-manifests and OCI validations read it: when it changes, the cluster is
+ * judged again now, as upstream's monitor does on its next pass (a cluster without hosts has no
+ * host news to bring it to judgement here).
+ */
 async function recordCustomManifestUsage(deps: ManifestDeps, cluster: Cluster, used: boolean): Promise<void> {
   const key = { orgId: cluster.orgId, clusterId: cluster.clusterId };
   let changed = false;
   await deps.store.clusters.mutate(key, (current) => {
     const featureUsage = customManifestFeatureUsage(current.attributes.feature_usage, used);
-    // Unchanged usage writes nothing: most uploads follow the first.
     changed = featureUsage !== current.attributes.feature_usage;
+    // Unchanged usage writes nothing: most uploads follow the first.
     return changed ? { ...current, attributes: { ...current.attributes, feature_usage: featureUsage } } : undefined;
   });
-  // The custom-manifests validation reads that usage: judged again now, as upstream's next monitor
-  // pass would (a cluster without hosts is judged here only when something of its own changes).
   if (changed) await refreshCluster(deps, key);
 }
 

@@ -99,6 +99,29 @@ describe('host transitions through the REST endpoints', () => {
     });
   });
 
+  it('judges the hosts again when the user ignores their hardware checks: undersized hosts become control-plane candidates at once, as upstream', async () => {
+    const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    const hostIds = [await cluster.discover('undersized'), await cluster.discover('undersized'), await cluster.discover('undersized')];
+    for (const hostId of hostIds) {
+      const host = await cluster.host(hostId);
+      expect(host).toMatchObject({ status: 'insufficient', suggested_role: 'worker' });
+      expect(host.status_info).toMatch(/^Host does not meet the minimum hardware requirements/);
+    }
+    const ignored = await api.call(
+      'PUT',
+      `/clusters/${cluster.clusterId}/ignored-validations`,
+      { 'host-validation-ids': '["has-min-cpu-cores","has-min-memory","has-cpu-cores-for-role","has-memory-for-role"]' },
+      api.user(),
+    );
+    expect(ignored.status, ignored.text).toBe(201);
+    // No monitor pass and no agent news in between: the ignore itself judged them.
+    for (const hostId of hostIds) {
+      const host = await cluster.host(hostId);
+      expect(host).toMatchObject({ status: 'insufficient', suggested_role: 'master' });
+      expect(host.status_info).toMatch(/^Host cannot be installed due to following failing validation\(s\): .*for role master/);
+    }
+  });
+
   it('waits for input while the cluster lacks its network, and goes on once the user gives it (the monitor re-judges the changed cluster)', async () => {
     const cluster = await lab({});
     const hostId = await cluster.discover('master-0');

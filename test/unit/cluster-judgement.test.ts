@@ -3,6 +3,7 @@
  * no store, no runtime. The fixture is host-validation-lab's healthy five-host cluster.
  */
 import { describe, expect, it } from 'vitest';
+import { customManifestFeatureUsage } from '../../lambdas/domain/cluster/feature-usage.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import { applyClusterJudgement, judgeCluster } from '../../lambdas/domain/judgement/cluster-judgement.js';
 import { HEALTHY, hostRecord, NOW, world, type MachineName } from '../support/host-validation-lab.js';
@@ -68,6 +69,18 @@ describe('the verdict on a cluster', () => {
     const { cluster: record, hosts } = cluster();
     expect(judgeCluster(record, hosts, { now: NOW }).connectivity).toBeDefined();
     expect(judgeCluster(record, [], { now: NOW }).connectivity).toMatchObject({ ip_collisions: '{}' });
+  });
+
+  it("reads the user's manifests from the cluster's feature usage for a CNI that needs them (upstream's 'Custom manifest' usage)", () => {
+    const { cluster: record, hosts } = cluster();
+    record.attributes.network_type = 'Cilium';
+    const verdict = (featureUsage?: string) => {
+      record.attributes.feature_usage = featureUsage;
+      return judgeCluster(record, hosts, { now: NOW }).results.find((result) => result.id === 'custom-manifests-requirements-satisfied')?.status;
+    };
+    expect(verdict()).toBe('failure');
+    expect(verdict(customManifestFeatureUsage(undefined, true))).toBe('success');
+    expect(verdict(customManifestFeatureUsage(customManifestFeatureUsage(undefined, true), false))).toBe('failure');
   });
 
   it('asks for the prepared hosts to be judged again when the cluster starts installing', () => {

@@ -315,14 +315,17 @@ const CASES: Case[] = [
     name: "machine network differs from the hosts' subnet",
     input: ha({ machine_networks: [{ cidr: '192.168.0.0/16' }] }),
     expect: {
-      'machine-cidr-equals-to-calculated-cidr': ['failure', 'The Cluster Machine CIDR 192.168.0.0/16 is different than the calculated CIDR 192.168.127.0/24.'],
+      'machine-cidr-equals-to-calculated-cidr': [
+        'failure',
+        '1 error occurred:\n\t* The Cluster Machine CIDR 192.168.0.0/16 is different than the calculated CIDR 192.168.127.0/24.\n\n',
+      ],
     },
   },
   {
     name: 'VIP outside every host subnet',
     input: ha({ api_vips: [{ ip: '10.0.0.5' }], machine_networks: [{ cidr: '10.0.0.0/24' }] }),
     expect: {
-      'machine-cidr-equals-to-calculated-cidr': ['failure', 'No suitable matching CIDR found for VIP 10.0.0.5'],
+      'machine-cidr-equals-to-calculated-cidr': ['failure', '1 error occurred:\n\t* No suitable matching CIDR found for VIP 10.0.0.5\n\n'],
       'api-vips-valid': ['failure', /not verified yet/],
     },
   },

@@ -42,6 +42,8 @@ const NOT_PROJECT_FILES: Record<string, string> = {
   'agent-config.yaml': "a manifest of the agent-based installer's, which the user writes",
   'dist/assisted.mjs': 'the CLI bundle the build writes',
   'deploy/podman/configmap.yml': "upstream's on-premises configuration (the oracle's release list comes from it)",
+  'data/default_release_images.json': "upstream's default release list (the oracle's is the same)",
+  'data/default_release_sources.json': "upstream's default release sources (the stable channels it reads payloads from)",
   'hub.mjs': "the hub controller's bundle npm run build:hub writes into dist/hub-image/",
   'contracts/api.ts': 'generated from openapi.yaml (npm install and npm test run generate:contracts)',
   'test-results/console/first-load.json': 'what the console tests write',

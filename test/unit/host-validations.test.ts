@@ -45,6 +45,10 @@ import {
   unbound,
 } from '../support/host-validation-lab.js';
 
+/** disks_info with one measurement, stored under master-0's installation disk id (upstream's boot device key). */
+const measuredUnderInstallationDisk = (w: World, diskSpeed: Record<string, unknown>): string =>
+  JSON.stringify({ [w.attributes['master-0']!.installation_disk_id as string]: { disk_speed: diskSpeed } });
+
 interface Row {
   name: string;
   id: HostValidationId;
@@ -467,13 +471,23 @@ const ROWS: Row[] = [
     id: 'sufficient-installation-disk-speed',
     status: 'success',
     message: /^Speed of installation disk is sufficient$/,
-    setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 0, speed_ms: 25 } } })),
+    setup: (w) => (w.attributes['master-0']!.disks_info = measuredUnderInstallationDisk(w, { tested: true, exit_code: 0, speed_ms: 25 })),
+  },
+  {
+    name: 'a measurement stored under another name of the installation disk (its path, not its id) counts as none, as upstream',
+    id: 'sufficient-installation-disk-speed',
+    status: 'success',
+    message: /^Speed of installation disk has not yet been measured$/,
+    setup: (w) => {
+      const attributes = w.attributes['master-0']!;
+      attributes.disks_info = JSON.stringify({ [attributes.installation_disk_path as string]: { disk_speed: { tested: true, exit_code: 0, speed_ms: 2 } } });
+    },
   },
   {
     name: 'disk speed check failed',
     id: 'sufficient-installation-disk-speed',
     status: 'failure',
-    setup: (w) => (w.attributes['master-0']!.disks_info = JSON.stringify({ '/dev/sda': { disk_speed: { tested: true, exit_code: 1 } } })),
+    setup: (w) => (w.attributes['master-0']!.disks_info = measuredUnderInstallationDisk(w, { tested: true, exit_code: 1 })),
   },
   {
     name: 'disk speed never measured',

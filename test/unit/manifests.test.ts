@@ -185,7 +185,10 @@ function memoryPorts(status: ClusterStatus = 'ready') {
       return storedCluster;
     },
   };
-  const store = { clusters, manifests } as unknown as Store;
+  // A change of the cluster's custom-manifest usage judges it again: a cluster without hosts here.
+  const hosts = { listByCluster: async () => [] };
+  const events = { appendAll: async () => undefined };
+  const store = { clusters, manifests, hosts, events } as unknown as Store;
   const blobs = {
     put: async (_: string, key: string, body: Uint8Array) => void objects.set(key, body),
     get: async (_: string, key: string) => objects.get(key),

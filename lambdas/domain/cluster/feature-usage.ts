@@ -201,10 +201,10 @@ export function installConfigOverridesFeatureUsage(current: unknown, overrides: 
   return serializeFeatureUsage(usages);
 }
 
-/** The usages after a user's manifest is added (`used`) or the cluster's last manifest is deleted. */
-/** Whether the cluster's feature usage records manifests of its user's: what upstream's custom-manifests validation reads. */
+/** Whether the user has manifests of their own on the cluster (what the custom-manifests and OCI validations ask). */
 export const usesCustomManifests = (featureUsage: unknown): boolean => featureName('customManifest') in parseFeatureUsage(featureUsage);
 
+/** The usages after a user's manifest is added (`used`) or the cluster's last manifest is deleted. */
 export function customManifestFeatureUsage(current: unknown, used: boolean): string {
   const usages = parseFeatureUsage(current);
   setUsage(usages, used, featureName('customManifest'));

@@ -29,7 +29,13 @@ export interface StoredDiskSpeed {
   speed_ms?: number;
 }
 
-/** The stored disk speed result of the host's installation disk, if it was measured. */
+/**
+ * The stored disk speed result of the host's installation disk, if it was measured. disks_info is
+ * keyed by the path the check ran on; the disk is named as upstream's boot device names it: the
+ * stored installation disk id, else its path, else (none stored) the first of `alsoUnder` given.
+ * A measurement stored under another name of the same disk does not count, as upstream (asked
+ * with curl: a reply for /dev/sda leaves a host installing to /dev/disk/by-id/… "not yet measured").
+ */
 export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: readonly (string | undefined)[] = []): StoredDiskSpeed | undefined {
   let disks: Record<string, { disk_speed?: StoredDiskSpeed }> | null | undefined;
   try {
@@ -37,10 +43,9 @@ export function storedDiskSpeed(attributes: Record<string, unknown>, alsoUnder: 
   } catch {
     return undefined;
   }
-  for (const key of [attributes.installation_disk_id, attributes.installation_disk_path, ...alsoUnder]) {
-    if (typeof key === 'string' && disks?.[key]?.disk_speed) return disks[key]!.disk_speed;
-  }
-  return undefined;
+  const named = (key: unknown): key is string => typeof key === 'string' && key !== '';
+  const key = [attributes.installation_disk_id, attributes.installation_disk_path, ...alsoUnder].find(named);
+  return key === undefined ? undefined : (disks?.[key]?.disk_speed ?? undefined);
 }
 
 /**

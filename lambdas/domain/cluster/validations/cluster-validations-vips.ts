@@ -18,6 +18,15 @@ export function machineCidrDefined(ctx: ValidationContext): Verdict {
   return failure('The Machine Network CIDR is undefined; the Machine Network CIDR can be defined by setting either the API or Ingress virtual IPs.');
 }
 
+/**
+ * Problems as upstream words them when it gathers them in a Go multierror (its text, which this
+ * validation's message is): a count line, then each problem on a tab-indented bullet line.
+ */
+function goMultiError(problems: readonly string[]): string {
+  const count = problems.length === 1 ? '1 error occurred' : `${problems.length} errors occurred`;
+  return `${count}:\n${problems.map((problem) => `\t* ${problem}`).join('\n')}\n\n`;
+}
+
 export function machineCidrEqualsToCalculatedCidr(ctx: ValidationContext): Verdict {
   if (ctx.userManagedNetworking) return success('The Cluster Machine CIDR is not required: User Managed Networking');
   // The VIPs of an external load balancer may be outside every host subnet: nothing to calculate.
@@ -42,7 +51,7 @@ export function machineCidrEqualsToCalculatedCidr(ctx: ValidationContext): Verdi
     if (!normalized) problems.push(`failed to normalize user machine CIDR ${userCidr}`);
     else if (normalized !== calculated) problems.push(`The Cluster Machine CIDR ${userCidr} is different than the calculated CIDR ${calculated}.`);
   });
-  if (problems.length > 0) return failure(problems.join('; '));
+  if (problems.length > 0) return failure(goMultiError(problems));
   return success('The Cluster Machine CIDR is equivalent to the calculated CIDR.');
 }
 
