@@ -10,6 +10,7 @@ const STATUS: Record<ProblemKind, number> = {
   'not-found': 404,
   conflict: 409,
   'payload-too-large': 413,
+  unprocessable: 422,
   'unsupported-media-type': 415,
   unavailable: 503,
 };

@@ -6,13 +6,14 @@
  * object, which the next upload of that name overwrites.
  */
 import type { Cluster, Manifest } from '../domain/core/entities.js';
-import { badRequest, notFound, unauthorized, refuseIfProblem } from '../domain/core/errors.js';
+import { badRequest, notFound, unauthorized, refuseIfProblem, unprocessable } from '../domain/core/errors.js';
 import {
   contentProblem,
   decodeManifestContent,
   DEFAULT_FOLDER,
   editableProblem,
   fileNameProblem,
+  fileNameSpaceProblem,
   folderProblem,
   isManifestFolder,
   manifestPath,
@@ -71,12 +72,14 @@ function requireUser(principal: Principal): void {
   if (principal.kind !== 'user') throw unauthorized('Manifests are managed with a user API token');
 }
 
-/** The folder (upstream's default when absent) and file name, checked. */
-function resolve(folder: string | null | undefined, fileName: string): { folder: ManifestFolder; fileName: string } {
+/** The folder (upstream's default when absent) and file name of a manifest of `cluster`, checked. */
+function resolve(cluster: Cluster, folder: string | null | undefined, fileName: string): { folder: ManifestFolder; fileName: string } {
   const chosen = folder ?? DEFAULT_FOLDER;
   // folderProblem explains what isManifestFolder refused.
   if (!isManifestFolder(chosen)) throw badRequest(folderProblem(chosen) ?? `folder "${chosen}"`);
   refuseIfProblem(fileNameProblem(fileName));
+  const space = fileNameSpaceProblem(fileName, cluster.clusterId);
+  if (space) throw unprocessable(space);
   return { folder: chosen, fileName };
 }
 
@@ -131,7 +134,7 @@ export async function listManifests(
 /** Uploading a name that exists in the same folder replaces it, as upstream does; 201 either way. */
 export async function createManifest(deps: ManifestDeps, principal: Principal, clusterId: string, request: CreateManifestRequest): Promise<ManifestView> {
   const cluster = await editableCluster(deps, principal, clusterId);
-  const { folder, fileName } = resolve(request.folder, request.file_name);
+  const { folder, fileName } = resolve(cluster, request.folder, request.file_name);
   const path = manifestPath(folder, fileName);
   const content = decode(request.content, path);
   refuseIfProblem(contentProblem(content, path));
@@ -166,8 +169,8 @@ async function recordCustomManifestUsage(deps: ManifestDeps, cluster: Cluster, u
  */
 export async function updateManifest(deps: ManifestDeps, principal: Principal, clusterId: string, request: UpdateManifestRequest): Promise<ManifestView> {
   const cluster = await editableCluster(deps, principal, clusterId);
-  const source = resolve(request.folder, request.file_name);
-  const target = resolve(request.updated_folder ?? source.folder, request.updated_file_name ?? source.fileName);
+  const source = resolve(cluster, request.folder, request.file_name);
+  const target = resolve(cluster, request.updated_folder ?? source.folder, request.updated_file_name ?? source.fileName);
   const targetPath = manifestPath(target.folder, target.fileName);
 
   const existing = await deps.store.manifests.get(keyOf(cluster, source.folder, source.fileName));
@@ -196,7 +199,7 @@ export async function updateManifest(deps: ManifestDeps, principal: Principal, c
 /** As upstream, deleting a manifest that is not there succeeds: the caller's goal holds. */
 export async function deleteManifest(deps: ManifestDeps, principal: Principal, clusterId: string, ref: ManifestRef): Promise<void> {
   const cluster = await editableCluster(deps, principal, clusterId);
-  const { folder, fileName } = resolve(ref.folder, ref.fileName);
+  const { folder, fileName } = resolve(cluster, ref.folder, ref.fileName);
   const key = keyOf(cluster, folder, fileName);
   const existing = await deps.store.manifests.get(key);
   if (!existing) return;
@@ -209,7 +212,7 @@ export async function deleteManifest(deps: ManifestDeps, principal: Principal, c
 
 export async function downloadManifest(deps: ManifestDeps, principal: Principal, clusterId: string, ref: ManifestRef): Promise<ManifestFile> {
   const cluster = await visibleCluster(deps, principal, clusterId);
-  const { folder, fileName } = resolve(ref.folder, ref.fileName);
+  const { folder, fileName } = resolve(cluster, ref.folder, ref.fileName);
   const missing = () => notFound(`Cluster manifest ${manifestPath(folder, fileName)} doesn't exist in cluster ${clusterId}`);
   const record = await deps.store.manifests.get(keyOf(cluster, folder, fileName));
   if (!record) throw missing();

@@ -64,6 +64,16 @@ describe("cluster answers as upstream's", () => {
     },
   );
 
+  it.each([
+    ['4.9.59', true],
+    ['4.10', true],
+    ['4.18', false],
+  ])('registers a Nutanix cluster on %s only from 4.11, as upstream (refused: %s)', (version, refused) => {
+    const nutanix = () => create({ openshift_version: version, platform: { type: 'nutanix' } } as Partial<ClusterCreateParams>);
+    if (refused) expect(refusal(nutanix)).toBe(`Invalid OCP version (${version}) for Nutanix, Nutanix integration is supported for version 4.11 and above`);
+    else expect(nutanix().attributes.platform).toMatchObject({ type: 'nutanix' });
+  });
+
   it('refuses an API host name for a day-1 cluster', () => {
     expect(refusal(() => update(create(), { api_vip_dns_name: 'api.x.e.com' }))).toBe("Can't update api vip to api.x.e.com for day1 cluster c1");
   });

@@ -6,6 +6,7 @@ import {
   decodeManifestContent,
   editableProblem,
   fileNameProblem,
+  fileNameSpaceProblem,
   manifestKind,
   MAX_MANIFEST_BYTES,
 } from '../../lambdas/domain/install/manifests.js';
@@ -28,7 +29,6 @@ describe('manifest file names', () => {
     ['', /empty/],
     ['.yaml', /start with a dot/],
     ['.yaml.patch', /start with a dot/],
-    ['a b.yaml', /space/],
     ['openshift/99-x.yaml', /directory/],
     ['../../other/kubeconfig', /directory/],
     ['a\n.yaml', /control characters/],
@@ -36,6 +36,12 @@ describe('manifest file names', () => {
     [`${'a'.repeat(251)}.yaml`, /at most 255 bytes/],
   ])('refuses %j', (name, reason) => {
     expect(fileNameProblem(name)).toMatch(reason);
+  });
+
+  it("refuses a space apart, in upstream's words naming the cluster (it answers 422)", () => {
+    expect(fileNameProblem('a b.yaml')).toBeUndefined();
+    expect(fileNameSpaceProblem('a b.yaml', 'c1')).toBe('Cluster manifest a b.yaml for cluster c1 should not include a space in its name.');
+    expect(fileNameSpaceProblem('ab.yaml', 'c1')).toBeUndefined();
   });
 
   it('reads the kind from the last extension, as upstream', () => {

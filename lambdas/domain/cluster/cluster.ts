@@ -462,6 +462,14 @@ export function tagsProblem(tags: string): string | undefined {
  * name its scheme, http or https (any case), and a host made of URL host characters. Nothing more:
  * upstream takes "https:x" or "http:" as they are.
  */
+/** The first release with the Nutanix integration: upstream refuses to register a Nutanix cluster on an older one. */
+const NUTANIX_MINIMUM_VERSION = '4.11';
+
+export function nutanixVersionProblem(platformType: unknown, openshiftVersion: string): string | undefined {
+  if (platformType !== 'nutanix' || !isBelow(openshiftVersion, NUTANIX_MINIMUM_VERSION)) return undefined;
+  return `Invalid OCP version (${openshiftVersion}) for Nutanix, Nutanix integration is supported for version ${NUTANIX_MINIMUM_VERSION} and above`;
+}
+
 export function ignitionEndpointUrlProblem(url: string): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(url)) return `URL '${url}' format is not valid: invalid control character in URL`;
@@ -594,6 +602,7 @@ export function createClusterRecord(
   refuseIfProblem(ipFamilyOrderProblem(params));
   const name = params.name;
   const { count, mode } = createdControlPlane(params, context.release.openshiftVersion);
+  refuseIfProblem(nutanixVersionProblem(params.platform?.type, params.openshift_version ?? context.release.openshiftVersion));
   const singleNode = count === 1;
   const networkType = defaultNetworkType(params.openshift_version, count);
   const attributes: ClusterAttributes = {

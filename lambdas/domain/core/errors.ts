@@ -10,6 +10,7 @@ export type ProblemKind =
   | 'not-found'
   | 'conflict'
   | 'payload-too-large'
+  | 'unprocessable'
   | 'unsupported-media-type'
   | 'unavailable';
 
@@ -29,6 +30,8 @@ export function refuseIfProblem(reason: string | undefined): void {
   if (reason) throw badRequest(reason);
 }
 export const notFound = (message: string) => new DomainError('not-found', message);
+/** Well-formed but refused by a rule upstream answers 422 for (a manifest name with a space). */
+export const unprocessable = (message: string) => new DomainError('unprocessable', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const unauthorized = (message: string) => new DomainError('unauthorized', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);

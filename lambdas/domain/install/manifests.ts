@@ -86,13 +86,20 @@ export function fileNameProblem(fileName: string): Reason {
   if (fileName.includes('/')) return `Manifest file name "${fileName}" must not include a directory; choose the folder with "folder"`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this check refuses
   if (/[\u0000-\u001f\u007f]/.test(fileName)) return 'Manifest file name must not contain control characters (tabs, line breaks…)';
-  if (fileName.includes(' ')) return `Manifest file name "${fileName}" must not include a space`;
   const stem = fileName.slice(0, fileName.length - extension(fileName).length);
   if (fileName.startsWith('.') || stem.trim().length === 0) {
     return `Manifest file name "${fileName}" is invalid: it must not start with a dot and needs a name before its extension`;
   }
   if (Buffer.byteLength(fileName, 'utf8') > MAX_FILE_NAME_BYTES) return `Manifest file name must be at most ${MAX_FILE_NAME_BYTES} bytes long`;
   return undefined;
+}
+
+/**
+ * Upstream refuses a space in a manifest's name with 422, not 400, and names the cluster: a rule of
+ * its own apart from the others (fileNameProblem checks the rest).
+ */
+export function fileNameSpaceProblem(fileName: string, clusterId: string): Reason {
+  return fileName.includes(' ') ? `Cluster manifest ${fileName} for cluster ${clusterId} should not include a space in its name.` : undefined;
 }
 
 /** How the content is checked, by the last extension (upstream: .yaml/.yml, .json, .patch…). */
