@@ -5,7 +5,8 @@
  *
  * | id | operation | path | difference | reason |
  * - operation: operationIds (or the harness's `settle:cluster`, `settle:host`, `events`), comma-separated, `*` a wildcard;
- *   an operation may end with a condition on the request's body, `[field=a\|b]` (a dotted field path; the
+ *   an operation may end with a condition on the request's body, `[field=a\|b]` (a dotted field path, array
+ *   items by index; `[field=]` is the empty string; the
  *   row then matches only requests whose field holds one of the values), for a difference that only
  *   some requests of an operation show;
  * - path: the field path as the report prints it; `*` matches within one segment, `**` across segments;
@@ -50,7 +51,8 @@ export function pathPattern(glob: string): RegExp {
 const operationPattern = (glob: string) => new RegExp(`^${glob.split('*').map(escape).join('.*')}$`);
 
 function operationMatcher(text: string, rowId: string): OperationMatcher {
-  const conditional = /^([^[\]]+)\[([\w.]+)=([^\]]+)\]$/.exec(text);
+  // `[field=]` holds the empty string: a value may be empty.
+  const conditional = /^([^[\]]+)\[([\w.]+)=([^\]]*)\]$/.exec(text);
   if (!conditional) {
     if (/[[\]]/.test(text)) throw new Error(`compatibility row ${rowId}: a request condition is written op[field=a|b], not ${text}`);
     return { operation: operationPattern(text) };

@@ -166,6 +166,13 @@ describe('docs/compatibility.md', () => {
     expect(
       acceptingRow(rows, 'v2RegisterCluster', { ...status, path: '(status class ours 4xx, upstream 2xx)' }, { body: { cpu_architecture: 'ppc64le' } }),
     ).toBeUndefined();
+    const empty = parseCompatibilityTable(
+      '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| c3 | UpdateInfraEnv[kernel_arguments.0.value=] | (status* ours 4*, upstream 2*) | status | an empty value |\n',
+    );
+    const refused = { path: '(status class ours 4xx, upstream 2xx)', kind: 'status' as const };
+    expect(acceptingRow(empty, 'UpdateInfraEnv', refused, { body: { kernel_arguments: [{ value: '' }] } })?.id).toBe('c3');
+    expect(acceptingRow(empty, 'UpdateInfraEnv', refused, { body: { kernel_arguments: [{ value: 'a' }] } })).toBeUndefined();
+    expect(acceptingRow(empty, 'UpdateInfraEnv', refused, { body: { kernel_arguments: [] } })).toBeUndefined();
     expect(() =>
       parseCompatibilityTable(
         '## Deliberate differences\n\n| id | operation | path | difference | reason |\n|---|---|---|---|---|\n| c2 | op[cpu_architecture] | x | status | a condition without values |\n',
