@@ -51,7 +51,7 @@ import { activeClusterFeatures, clusterFeaturesProblem } from './cluster-feature
 import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.js';
 import { ipFamilyOrderProblem } from './cluster-ip-family-order.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
-import { ADD_HOSTS_CLUSTER_KIND } from './imported-cluster.js';
+import { ADD_HOSTS_CLUSTER_KIND, emptyNetworkLists } from './imported-cluster.js';
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
 export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
@@ -1020,12 +1020,7 @@ export function clusterWireView(cluster: Cluster, extras: Parameters<typeof clus
 function disconnectedClusterWireView(wire: Record<string, unknown>): Record<string, unknown> {
   const { ocp_release_image: _payload, cpu_architecture: _architecture, ...view } = wire;
   return {
-    api_vips: [],
-    ingress_vips: [],
-    cluster_networks: [],
-    service_networks: [],
-    machine_networks: [],
-    monitored_operators: [],
+    ...emptyNetworkLists(),
     disk_encryption: {},
     platform: { type: null, external: {} },
     load_balancer: { type: 'cluster-managed' },

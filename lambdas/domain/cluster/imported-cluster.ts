@@ -77,12 +77,7 @@ export function createImportedClusterRecord(
     platform: { type: 'baremetal', external: {} },
     disk_encryption: {},
     load_balancer: { type: 'cluster-managed' },
-    api_vips: [],
-    ingress_vips: [],
-    cluster_networks: [],
-    service_networks: [],
-    machine_networks: [],
-    monitored_operators: [],
+    ...emptyNetworkLists(),
     status_info: CLUSTER_STATUS_INFO.addingHosts,
     user_name: context.userName,
   };
@@ -133,4 +128,9 @@ export function importAnswer(view: Record<string, unknown>, importedAt: string):
   const imageInfo = answer.image_info;
   answer.image_info = { ...(imageInfo && typeof imageInfo === 'object' ? imageInfo : {}), created_at: importedAt };
   return answer;
+}
+
+/** The lists upstream answers empty for a cluster that has none of them (imported and disconnected clusters). */
+export function emptyNetworkLists(): Record<string, never[]> {
+  return { api_vips: [], ingress_vips: [], cluster_networks: [], service_networks: [], machine_networks: [], monitored_operators: [] };
 }
