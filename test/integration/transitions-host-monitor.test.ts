@@ -96,14 +96,18 @@ describe('host transitions driven by the host monitor', () => {
         const cluster = await seedCluster(l, 'preparing-for-installation');
         const image = cluster.attributes.ocp_release_image as string;
         const [a, b, c] = ready.hostIds as [string, string, string];
-        const measured = (exitCode: number, ms = 2) => JSON.stringify({ [diskPath]: { disk_speed: { tested: true, exit_code: exitCode, speed_ms: ms } } });
+        // The agent measures the disk under the name its boot device has: the installation disk's id (as upstream).
+        const measuredDisk = new Map<string, string>();
+        for (const hostId of ready.hostIds) measuredDisk.set(hostId, ((await hostOf(l, hostId)).installation_disk_id as string | undefined) || diskPath);
+        const measured = (hostId: string, exitCode: number, ms = 2) =>
+          JSON.stringify({ [measuredDisk.get(hostId)!]: { disk_speed: { tested: true, exit_code: exitCode, speed_ms: ms } } });
         const pulled = (result: string) => JSON.stringify({ [image]: { name: image, result } });
 
         // known hosts with a role start preparing.
         await monitor();
         expect((await hostOf(l, a)).status).toBe('preparing-for-installation');
         // Checks came back good: prepared, then waiting for the others.
-        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(0), images_status: pulled('success') });
+        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(a, 0), images_status: pulled('success') });
         await seedHost(l, b, 'preparing-successful');
         await seedCluster(l, 'preparing-for-installation');
         await monitor();
@@ -115,8 +119,8 @@ describe('host transitions driven by the host monitor', () => {
         await monitor();
         expect((await hostOf(l, c)).status).toBe('preparing-failed');
         // A disk whose measurement failed, from preparing, from preparing-failed: insufficient.
-        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(-1), images_status: undefined });
-        await seedHost(l, c, 'preparing-failed', { disks_info: measured(-1) });
+        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(a, -1), images_status: undefined });
+        await seedHost(l, c, 'preparing-failed', { disks_info: measured(c, -1) });
         await seedCluster(l, 'preparing-for-installation');
         await monitor();
         expect([(await hostOf(l, a)).status, (await hostOf(l, c)).status]).toEqual(['insufficient', 'insufficient']);
@@ -138,13 +142,13 @@ describe('host transitions driven by the host monitor', () => {
 
         // The cluster stopped preparing (cancelled meanwhile): every preparing host is known again.
         await seedCluster(l, 'ready');
-        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(0), images_status: pulled('success') });
+        await seedHost(l, a, 'preparing-for-installation', { disks_info: measured(a, 0), images_status: pulled('success') });
         await seedHost(l, b, 'preparing-successful');
-        await seedHost(l, c, 'preparing-failed', { disks_info: measured(0), images_status: pulled('success') });
+        await seedHost(l, c, 'preparing-failed', { disks_info: measured(c, 0), images_status: pulled('success') });
         await monitor();
         expect([(await hostOf(l, a)).status, (await hostOf(l, b)).status, (await hostOf(l, c)).status]).toEqual(['known', 'known', 'known']);
         // A known host whose last disk speed measurement failed, outside preparation.
-        await seedHost(l, a, 'known', { disks_info: measured(-1) });
+        await seedHost(l, a, 'known', { disks_info: measured(a, -1) });
         await monitor();
         expect((await hostOf(l, a)).status).toBe('insufficient');
 
