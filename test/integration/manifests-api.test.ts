@@ -260,9 +260,9 @@ describe('cluster manifests API', () => {
         name: 'update to a bad name',
         method: 'PATCH',
         path: base,
-        body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_file_name: 'a b.yaml' }),
+        body: JSON.stringify({ folder: 'manifests', file_name: 'keep.yaml', updated_file_name: '.yaml' }),
         expected: 400,
-        reason: /space/,
+        reason: /dot/,
       },
       {
         name: 'update to JSON keeping YAML content',
