@@ -12,9 +12,9 @@ function text(query: RawQuery, name: string): string | undefined {
 }
 
 /**
- * Upstream's array parameters are comma-separated (`style: form, explode: false`). The router
- * splits a single value but leaves a repeated parameter (`host_ids=a&host_ids=b`) as given and a
- * lone value may still arrive as a string, so accept every form.
+ * Upstream's array parameters are comma-separated (`style: form, explode: false`). A repeated one
+ * arrives as its last value (handlers/api/index.ts, as upstream reads it); the router may hand the
+ * value over split or as the one string, so accept both.
  */
 function list(query: RawQuery, name: string): string[] | undefined {
   const value = query[name];
