@@ -163,6 +163,25 @@ describe('console: an installation followed host by host (Chromium, simulated ho
     await expect.poll(ready, { timeout: 120_000, interval: 1_000 }).toBe('ready');
     await page.getByRole('button', { name: 'Host discovery' }).click();
     await page.getByText('master-2', { exact: true }).waitFor({ timeout: 30_000 });
+    // The library's host-discovery form saves itself 1 s after its schedulable-masters switch moves, and
+    // the switch moves when the page learns the fifth host lifted the forced value. Install only once the
+    // page has learnt it and saved: a save landing after the install starts is refused with 409 (upstream
+    // refuses it the same way), which is the test's race, not the console's.
+    await expect.poll(() => page.locator('#form-input-schedulableMasters-field').isDisabled(), { timeout: 30_000 }).toBe(false);
+    const saved = () => session.apiCalls.filter((call) => call.method === 'PATCH').length;
+    let settledSaves = -1;
+    await expect
+      .poll(
+        async () => {
+          const before = saved();
+          await page.waitForTimeout(1_500);
+          const unchanged = before === saved() && before === settledSaves;
+          settledSaves = before;
+          return unchanged;
+        },
+        { timeout: 30_000, intervals: [0] },
+      )
+      .toBe(true);
     await session.screenshot('discovery');
 
     expect((await api('POST', `/clusters/${clusterId}/actions/install`)).status).toBe(202);

@@ -328,6 +328,9 @@ describe('console: live updates over the WebSocket (Chromium, a simulated host)'
       // Until a look has seen it, so the looks hold the moment the page showed it.
       await expect.poll(() => looks.at(-1)?.completed, { timeout: 240_000, interval: 100 }).toBe(true);
       await stopWatching();
+      // The page can show Installed before the 200 ms reader's next read: one more read, so the records
+      // hold the cluster installed (its status_updated_at, not this read's time, dates the change).
+      records.push(await clusterStatus());
       await session.screenshot('installed');
 
       // When the service recorded each thing the page shows: a host's stage (its stage_started_at; the
