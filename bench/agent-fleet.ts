@@ -25,6 +25,7 @@ import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { spawnAgentInNetns, startBridge } from './support/netns-agent.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH_PULL_SECRET } from './support/fixtures.js';
+import { serviceAgentImage } from './support/agent-image.js';
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
@@ -205,7 +206,7 @@ async function fleetStep(url: string, infraEnvId: string, token: string, hosts: 
     url,
     infraEnvId,
     token,
-    agentVersion: 'bench',
+    agentVersion: serviceAgentImage(),
     profiles: Array(hosts).fill(loadProfile('worker')),
     network: '10.128.0.0/16',
     seed: `bench-${hosts}-${Date.now()}`,

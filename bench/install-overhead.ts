@@ -18,6 +18,7 @@ import { startRuntime } from '../bin/local/runtime.js';
 import { container } from '../lambdas/platform/container.js';
 import { issueAgentToken } from '../lambdas/usecases/agent-tokens.js';
 import { PULL_SECRET } from './support/fixtures.js';
+import { serviceAgentImage } from './support/agent-image.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The longest path a host walks, in stages the simulation sleeps through (bootstrap: installer 10 + the controller's). */
@@ -55,12 +56,12 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
       url: runtime.url,
       infraEnvId: infraEnv.id,
       token: agentToken,
-      agentVersion: 'bench',
+      agentVersion: serviceAgentImage(),
       profiles: ['master', 'master', 'master', 'worker', 'worker'].map((name) => loadProfile(name)),
       staggerMs: 10,
       timing: { maxPollIntervalMs: 1_000 },
       installDurationsMs: everyStageTaking(stageMs),
-      log: createLog({ level: 'error', sink: () => undefined }),
+      log: createLog({ level: 'error', sink: (line) => process.stderr.write(`${line}\n`) }),
     });
     const running = fleet.run(stop.signal);
     const deadline = Date.now() + 180_000;
@@ -69,7 +70,17 @@ async function oneInstall(stageMs: number): Promise<{ wallS: number; simulatedS:
       status = (await call('GET', `/clusters/${cluster.id}`)).status as string;
       await sleep(200);
     }
-    if (status !== 'ready') throw new Error(`cluster never became ready (${status})`);
+    if (status !== 'ready') {
+      const last = await call('GET', `/clusters/${cluster.id}`);
+      const failing = Object.values(JSON.parse(String(last.validations_info ?? '{}')) as Record<string, { id: string; status: string }[]>)
+        .flat()
+        .filter((validation) => validation.status !== 'success')
+        .map((validation) => `${validation.id} ${validation.status}`);
+      const hosts = ((last.hosts ?? []) as { requested_hostname?: string; status: string; status_info?: string }[]).map(
+        (host) => `${host.requested_hostname} ${host.status}: ${host.status_info}`,
+      );
+      throw new Error(`cluster never became ready (${status}; ${failing.join(', ')}); hosts: ${hosts.join('; ') || 'none'}`);
+    }
     const started = performance.now();
     await call('POST', `/clusters/${cluster.id}/actions/install`);
     while (!['installed', 'error', 'cancelled'].includes(status) && Date.now() < deadline) {

@@ -179,7 +179,7 @@ describe('console: an installation followed host by host (Chromium, simulated ho
           settledSaves = before;
           return unchanged;
         },
-        { timeout: 30_000, intervals: [0] },
+        { timeout: 30_000, interval: 1 },
       )
       .toBe(true);
     await session.screenshot('discovery');
