@@ -373,7 +373,7 @@ async function hostWriteByIndex(endpoint: string, key: { orgId: string; infraEnv
     const sizes = Object.entries(Item)
       .map(([name, value]) => [name, itemSizeBytes({ [name]: value })] as const)
       .sort((a, b) => b[1] - a[1]);
-    const packed = Item.packedAttributes?.M ?? {};
+    const packed = { ...(Item.packedAttributes?.M ?? {}), ...(Item.packedWithDictionary1?.M ?? {}) };
     const plain = Item.attributes?.M ?? {};
     console.log(
       `a steady host's item: ${itemSizeBytes(Item)} bytes; by attribute: ${sizes.map(([name, bytes]) => `${name} ${bytes}`).join(', ')}; packed: ${Object.entries(

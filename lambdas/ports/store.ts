@@ -242,10 +242,22 @@ export interface Store {
      * writes show at once.
      */
     getRecent(key: ClusterKey): Promise<Cluster | undefined>;
+    /**
+     * An eventually consistent read (half a strongly consistent one's read units): it may not show
+     * a write of the last second or so. For decisions that a copy that old leaves as they would be
+     * had the request come that much earlier, and that write nothing on this record.
+     */
+    getEventually(key: ClusterKey): Promise<Cluster | undefined>;
   };
   infraEnvs: EntityRepository<InfraEnv, InfraEnvKey> & {
     listByOrg(orgId: string): Promise<InfraEnv[]>;
     listByCluster(key: ClusterKey): Promise<InfraEnv[]>;
+    /**
+     * An eventually consistent read (half a strongly consistent one's read units): it may not show
+     * a write of the last second or so. For decisions that a copy that old leaves as they would be
+     * had the request come that much earlier, and that write nothing on this record.
+     */
+    getEventually(key: InfraEnvKey): Promise<InfraEnv | undefined>;
   };
   hosts: EntityRepository<Host, HostKey> & {
     listByInfraEnv(key: InfraEnvKey): Promise<Host[]>;

@@ -321,10 +321,16 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // wait another round of replies (with second-old copies an HA install took about twice as
   // long). Most replies repeat the last one: only an inventory (the
   // disk size its cluster's release requires) and VIP verdicts read them before that is known.
-  const readSurroundings = () =>
+  const readSurroundings = (consistency: 'strong' | 'eventual' = 'strong') =>
     Promise.all([
-      host.clusterId ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined,
-      deps.store.infraEnvs.get({ orgId: principal.orgId, infraEnvId }),
+      host.clusterId
+        ? consistency === 'strong'
+          ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId })
+          : deps.store.clusters.getEventually({ orgId: principal.orgId, clusterId: host.clusterId })
+        : undefined,
+      consistency === 'strong'
+        ? deps.store.infraEnvs.get({ orgId: principal.orgId, infraEnvId })
+        : deps.store.infraEnvs.getEventually({ orgId: principal.orgId, infraEnvId }),
     ]);
   const readFirst = reply.step_type === 'inventory' || reply.step_type === 'verify-vips';
   let [cluster, infraEnv] = readFirst ? await readSurroundings() : [undefined, undefined];
@@ -343,6 +349,25 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // A reply that moves the host by the table (a failed install step, lost media) is news even
   // when its text is the same as last time's.
   if (!preview && !rejudge && !replyTransition(host, reply, now)) return { markTaken: false };
+  // A connectivity report that moves neither who answered nor any verdict (a steady host's
+  // periodic report: its round-trip times moved) is recorded as answered, on the liveness item.
+  // Decided on the record read, which the answer leaves as it is: a host write made since by
+  // another reply stands as if it came after this one. Most periodic reports end so: they are
+  // judged against eventually consistent copies of the cluster and infra-env (half the reads). A
+  // copy a second old decides as the fresh one did had the report come a second earlier, and the
+  // answer writes neither; a report that does move something is judged again on fresh copies.
+  const answerable =
+    !!preview &&
+    reply.step_type === 'connectivity-check' &&
+    !replyTransition(host, reply, now) &&
+    connectivityReplyWrite(host, preview, new Date(now)) === 'answered';
+  if (answerable) {
+    const [clusterCopy, infraEnvCopy] = await readSurroundings('eventual');
+    if (!host.clusterId || clusterCopy) {
+      const judged = judgedWrite(deps, await loadSurroundings(deps.store, preview, { cluster: clusterCopy, infraEnv: infraEnvCopy }));
+      if (judged.judgeInto(preview) === preview) return { markTaken: await deps.store.hosts.answerConnectivityCheck(key, now) };
+    }
+  }
   if (!readFirst) [cluster, infraEnv] = await readSurroundings();
   const minimums = hardwareMinimums(cluster?.attributes.openshift_version ?? '');
   const role = isSingleNode(cluster) ? 'sno' : 'worker';
@@ -355,19 +380,8 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   const surroundings = await loadSurroundings(deps.store, preview ?? host, { cluster, infraEnv });
   // The reply and the verdict it leads to are one conditional write.
   const write = judgedWrite(deps, surroundings);
-  // A connectivity report that moves neither who answered nor any verdict (a steady host's
-  // periodic report: its round-trip times moved) is recorded as answered, on the liveness item.
-  // Decided on the record read, which the answer leaves as it is: a host write made since by
-  // another reply stands as if it came after this one.
-  if (
-    preview &&
-    reply.step_type === 'connectivity-check' &&
-    !replyTransition(host, reply, now) &&
-    connectivityReplyWrite(host, preview, new Date(now)) === 'answered' &&
-    write.judgeInto(preview) === preview
-  ) {
-    return { markTaken: await deps.store.hosts.answerConnectivityCheck(key, now) };
-  }
+  // Answered after all on the fresh copies (the eventual ones were missing or moved a verdict).
+  if (answerable && write.judgeInto(preview) === preview) return { markTaken: await deps.store.hosts.answerConnectivityCheck(key, now) };
   let moved: ReturnType<typeof replyTransition>;
   // The version the write replaced: what it knew may be newer than the peers this reply was judged with.
   let replaced = host;

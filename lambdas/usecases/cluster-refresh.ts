@@ -20,16 +20,18 @@ export interface ClusterRefreshDeps {
 /** Judgements of one cluster made again when others keep writing it between a read and the write. */
 const JUDGEMENTS_PER_REFRESH = 4;
 
+/** `connectivityNews: false`: the stream saw no host change its connectivity documents read (judgeCluster's option). */
 export async function refreshCluster(
   deps: ClusterRefreshDeps,
   key: { orgId: string; clusterId: string },
   preloadedHosts?: Host[],
+  options: { connectivityNews?: boolean } = {},
 ): Promise<Cluster | undefined> {
   const hosts = preloadedHosts ?? (await deps.store.hosts.listByCluster(key));
   for (let judgement = 1; ; judgement++) {
     const cluster = await deps.store.clusters.get(key);
     if (!cluster) return undefined;
-    const outcome = await judgeAndWrite(deps, key, cluster, hosts);
+    const outcome = await judgeAndWrite(deps, key, cluster, hosts, options);
     // Written, unchanged, or moved by someone else (their status stands): done. Otherwise the
     // cluster changed between the read and the write, and this verdict and its announcements were
     // made on a copy that is no longer the one written: judged again on the current record.
@@ -46,9 +48,10 @@ async function judgeAndWrite(
   key: { orgId: string; clusterId: string },
   cluster: Cluster,
   hosts: Host[],
+  options: { connectivityNews?: boolean },
 ): Promise<Cluster | undefined | typeof STALE> {
   const now = deps.clock.now();
-  const judged = judgeCluster(cluster, hosts, { now });
+  const judged = judgeCluster(cluster, hosts, { now, ...(options.connectivityNews === undefined ? {} : { connectivityNews: options.connectivityNews }) });
   if (judged.unchanged) return cluster;
   // Whether this judgement is the one written: judgements of one cluster run at once in several
   // instances (the stream's follow-up, the install workflow, the monitor), and only the one whose

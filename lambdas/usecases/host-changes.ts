@@ -71,14 +71,14 @@ async function recordNews(deps: RefreshDeps, changes: readonly HostChange[], out
  * hosts, the monitor's whole judgement does it within its minute.
  */
 export async function rejudgeClusterHosts(deps: RefreshDeps, cluster: ClusterFollowUp['cluster']): Promise<number> {
-  return followCluster(deps, { cluster, firstChangeId: 'cluster-update', peerNews: false, lostPeerVerdicts: [] }, { everyHost: true });
+  return followCluster(deps, { cluster, firstChangeId: 'cluster-update', peerNews: false, lostPeerVerdicts: [], connectivityNews: true }, { everyHost: true });
 }
 
 async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp, options: { everyHost?: boolean } = {}): Promise<number> {
   // Listed after the changes were written: it shows every one of them, and whatever came since.
   let hosts = await deps.store.hosts.listByCluster(followUp.cluster);
   // The cluster first: its judgement may derive the machine network its hosts are judged against.
-  const cluster = await refreshCluster(deps, followUp.cluster, hosts);
+  const cluster = await refreshCluster(deps, followUp.cluster, hosts, { connectivityNews: followUp.connectivityNews });
   if (!cluster) return 0;
   const isLost = (host: Host) => followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId);
   // In larger clusters a judgement per waiting host per batch would grow with the square of the
@@ -104,7 +104,7 @@ async function followCluster(deps: RefreshDeps, followUp: ClusterFollowUp, optio
   // changes still arrive, and find nothing more to do).
   if ([...written].some(([before, after]) => before.status !== after.status)) {
     hosts = hosts.map((host) => written.get(host) ?? host);
-    await refreshCluster(deps, followUp.cluster, hosts);
+    await refreshCluster(deps, followUp.cluster, hosts, { connectivityNews: followUp.connectivityNews });
   }
   return targets.length;
 }

@@ -3,11 +3,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
 import { CONNECTIVITY_FIGURES_REFRESH_MS } from '../../lambdas/domain/agent/step-replies.js';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
+import { postStepReply } from '../../lambdas/usecases/agent.js';
 import { inventory, PULL_SECRET } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
@@ -290,6 +291,28 @@ describe('agent endpoints', () => {
     expect((await view()).connectivity_checked_at).toBeUndefined();
     // The same report delivered twice: still nothing written to the host.
     await reply(report(0.9));
+    expect((await stored()).version).toBe(first.version);
+    // Such a report is judged against eventually consistent copies of its cluster and infra-env
+    // (half the read units): no strongly consistent read of either. Made in this process, whose
+    // store the spies watch.
+    const { store } = container();
+    const spies = [
+      vi.spyOn(store.clusters, 'get'),
+      vi.spyOn(store.infraEnvs, 'get'),
+      vi.spyOn(store.clusters, 'getEventually'),
+      vi.spyOn(store.infraEnvs, 'getEventually'),
+    ] as const;
+    try {
+      await postStepReply(container(), { kind: 'agent', orgId: 'default', infraEnvId: envId }, envId, hostId, {
+        step_type: 'connectivity-check',
+        step_id: 'connectivity-check-00000002',
+        exit_code: 0,
+        output: report(1.1),
+      });
+      expect(spies.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 1, 1]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
     expect((await stored()).version).toBe(first.version);
 
     // The figures move a verdict (the MTU check fails): written, judged.

@@ -156,7 +156,7 @@ describe('DynamoDB store (real SDK client, DynamoDB Local)', () => {
     const raw = (await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: keys.host(key).pk }, sk: { S: keys.host(key).sk } } }))).Item!;
     expect(raw.attributes!.M!.role).toEqual({ S: 'worker' });
     expect(raw.attributes!.M!.connectivity).toBeUndefined();
-    expect(raw.packedAttributes!.M!.connectivity!.B!.byteLength).toBeLessThan(connectivity.length / 5);
+    expect(raw.packedWithDictionary1!.M!.connectivity!.B!.byteLength).toBeLessThan(connectivity.length / 5);
   });
 
   it('declares in the table design exactly what the active index must hold for the monitor', () => {

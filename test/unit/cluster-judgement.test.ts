@@ -3,6 +3,7 @@
  * no store, no runtime. The fixture is host-validation-lab's healthy five-host cluster.
  */
 import { describe, expect, it } from 'vitest';
+import { CONNECTIVITY_DOCUMENTS_MARK } from '../../lambdas/domain/cluster/cluster-connectivity.js';
 import { customManifestFeatureUsage } from '../../lambdas/domain/cluster/feature-usage.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import { applyClusterJudgement, judgeCluster } from '../../lambdas/domain/judgement/cluster-judgement.js';
@@ -69,6 +70,27 @@ describe('the verdict on a cluster', () => {
     const { cluster: record, hosts } = cluster();
     expect(judgeCluster(record, hosts, { now: NOW }).connectivity).toBeDefined();
     expect(judgeCluster(record, [], { now: NOW }).connectivity).toMatchObject({ ip_collisions: '{}' });
+  });
+
+  it('reads no host report without connectivity news while the stored documents were computed at the status the cluster is in', () => {
+    const { cluster: record, hosts } = cluster();
+    const written = applyClusterJudgement(record, judgeCluster(record, hosts, { now: NOW }), NOW.toISOString());
+    expect(written.attributes[CONNECTIVITY_DOCUMENTS_MARK]).toBe(`ready@${NOW.toISOString()}`);
+    // Judged again as written, with news or without, nothing is left to change.
+    expect(judgeCluster(written, hosts, { now: NOW, connectivityNews: false }).unchanged).toBe(true);
+    expect(judgeCluster(written, hosts, { now: NOW }).unchanged).toBe(true);
+    // Reports that went silent (the stream would call it news): without news they are not read at all.
+    const silent = hosts.map((host) => ({ ...host, attributes: { ...host.attributes, connectivity: '{"remote_hosts":[]}' } }));
+    expect(judgeCluster(written, silent, { now: NOW, connectivityNews: false }).connectivity).toBeUndefined();
+    const recomputed = judgeCluster(written, silent, { now: NOW, connectivityNews: true }).connectivity;
+    expect(recomputed).toBeDefined();
+    expect(recomputed!.connectivity_majority_groups).not.toBe(written.attributes.connectivity_majority_groups);
+    // Back in a configuring state since another time (reports may have moved meanwhile, unread), or
+    // stored before the mark existed: computed, news or not.
+    const back: Cluster = { ...written, status: 'insufficient', attributes: { ...written.attributes, status_updated_at: '2030-01-01T00:00:00.000Z' } };
+    expect(judgeCluster(back, silent, { now: NOW, connectivityNews: false }).connectivity).toEqual(recomputed);
+    const { [CONNECTIVITY_DOCUMENTS_MARK]: _mark, ...unmarked } = written.attributes;
+    expect(judgeCluster({ ...written, attributes: unmarked }, silent, { now: NOW, connectivityNews: false }).connectivity).toEqual(recomputed);
   });
 
   it("reads the user's manifests from the cluster's feature usage for a CNI that needs them (upstream's 'Custom manifest' usage)", () => {

@@ -68,7 +68,7 @@ describe('host changes and their cluster', () => {
     const after = host({}, { fencing_credentials: '{"address":"https://bmc0.example.com"}' });
     expect(concernsCluster(before, after)).toBe(true);
     expect(followUps([{ id: '1', before, after }])).toEqual([
-      { cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] },
+      { cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [], connectivityNews: true },
     ]);
   });
 
@@ -76,8 +76,23 @@ describe('host changes and their cluster', () => {
     const before = host({}, { connectivity: '{"remote_hosts":[]}' });
     const after = host({}, { connectivity: '{"remote_hosts":[{"host_id":"h2"}]}' });
     expect(followUps([{ id: '1', before, after }])).toEqual([
-      { cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] },
+      { cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [], connectivityNews: true },
     ]);
+  });
+
+  it('says whether a change moved what the connectivity documents read: a host come or gone, its addresses, who answered, its role or fencing', () => {
+    const before = host({}, { inventory: '{"interfaces":[]}', connectivity: '{"remote_hosts":[]}' });
+    const newsOf = (after: Host | undefined, was: Host | undefined = before) =>
+      followUps([{ id: '1', ...(was ? { before: was } : {}), ...(after ? { after } : {}) }])[0]?.connectivityNews;
+    // A status moved: the cluster is judged, its documents are not recomputed.
+    expect(newsOf(host({ status: 'insufficient', version: 2 }, before.attributes))).toBe(false);
+    expect(newsOf(host({ version: 2 }, { ...before.attributes, inventory: '{"interfaces":[{"name":"eth1"}]}' }))).toBe(true);
+    expect(newsOf(host({ version: 2 }, { ...before.attributes, connectivity: '{"remote_hosts":[{"host_id":"h2"}]}' }))).toBe(true);
+    expect(newsOf(host({ version: 2 }, { ...before.attributes, role: 'worker' }))).toBe(true);
+    expect(newsOf(host({ version: 2 }, { ...before.attributes, fencing_credentials: '{"address":"https://bmc0.example.com"}' }))).toBe(true);
+    // Registered, or gone.
+    expect(followUps([{ id: '1', after: before }])[0]?.connectivityNews).toBe(true);
+    expect(newsOf(undefined)).toBe(true);
   });
 
   describe('connectivity reports: only who answered is news to peers', () => {
@@ -106,7 +121,7 @@ describe('host changes and their cluster', () => {
     it('a peer that stopped answering over L2 or L3, or answered from another MAC, is news', () => {
       for (const after of [report(0.4, { l2: false }), report(0.4, { l3: false }), report(0.4, { mac: 'aa:bb:cc:dd:ee:99' })]) {
         expect(followUpsOf(report(0.4), after)).toEqual([
-          { cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [] },
+          { cluster: { orgId: 'org', clusterId: 'c1' }, firstChangeId: '1', peerNews: true, lostPeerVerdicts: [], connectivityNews: true },
         ]);
       }
     });

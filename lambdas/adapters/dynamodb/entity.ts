@@ -108,6 +108,12 @@ export class DynamoEntity<T extends Versioned, K> implements EntityRepository<T,
     return read;
   }
 
+  /** An eventually consistent read: not remembered (getRecent serves copies known to be the latest). */
+  async getEventually(key: K): Promise<T | undefined> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.table, Key: this.spec.key(key) }));
+    return result.Item ? this.fromItem(result.Item) : undefined;
+  }
+
   async create(record: Omit<T, 'version'>): Promise<T> {
     const item = this.toItem(record, 1);
     try {

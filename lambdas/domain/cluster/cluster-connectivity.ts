@@ -24,6 +24,37 @@ export interface ConnectivityDocuments {
 }
 
 /**
+ * The cluster attribute saying at which status, entered when, its stored documents were last
+ * computed (`<status>@<status_updated_at>`). Internal: not part of the view.
+ */
+export const CONNECTIVITY_DOCUMENTS_MARK = 'connectivity_documents_mark';
+
+type MarkedCluster = { status: string; createdAt: string; attributes: Record<string, unknown> };
+
+/** The mark of documents written with this copy of the cluster (its status as the judgement leaves it). */
+export function connectivityDocumentsMark(cluster: MarkedCluster): string {
+  const since = cluster.attributes.status_updated_at;
+  return `${cluster.status}@${typeof since === 'string' ? since : cluster.createdAt}`;
+}
+
+/**
+ * Whether the documents stored on the cluster are those its hosts would give now, without reading
+ * any host's report: no host change since the last judgement moved what they read
+ * (`connectivityNews: false`, followUps' word), and they were computed at this very status. The
+ * documents are computed in every judgement made in a configuring state and left as they were in
+ * the others, so reports that moved in between (a cluster back from preparing) are read again:
+ * the mark differs.
+ */
+export function storedConnectivityDocumentsHold(cluster: MarkedCluster, connectivityNews: boolean): boolean {
+  return (
+    !connectivityNews &&
+    typeof cluster.attributes.connectivity_majority_groups === 'string' &&
+    typeof cluster.attributes.ip_collisions === 'string' &&
+    cluster.attributes[CONNECTIVITY_DOCUMENTS_MARK] === connectivityDocumentsMark(cluster)
+  );
+}
+
+/**
  * The two documents for the cluster's current hosts, or undefined in a state upstream does not
  * compute them in (the stored ones are kept as they were).
  */

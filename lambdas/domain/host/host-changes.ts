@@ -35,6 +35,12 @@ export interface ClusterFollowUp {
   peerNews: boolean;
   /** Hosts whose verdict lost a peer-dependent validation: judged again on a fresh listing of their peers. */
   lostPeerVerdicts: HostRef[];
+  /**
+   * A change moved what the cluster's connectivity documents read (a host came or went, its
+   * addresses, who its report says answered, its role or fencing): without one, its judgement
+   * reads no host's report (judgeCluster's connectivityNews).
+   */
+  connectivityNews: boolean;
 }
 
 /**
@@ -48,6 +54,13 @@ const READ_BY_CLUSTER = ['role', 'suggested_role', 'bootstrap', 'inventory', 'fr
  * who answered (reachabilityChanged): a report whose round-trip times alone moved is no news.
  */
 const READ_BY_PEERS = ['inventory', 'api_vip_connectivity', 'requested_hostname', 'fencing_credentials'] as const;
+
+/**
+ * What the cluster's connectivity documents read of a host besides its report's reachability
+ * (clusterConnectivityDocuments): its addresses, and the roles and fencing that make a two-node
+ * fencing cluster, whose majority is 2.
+ */
+const READ_BY_CONNECTIVITY_DOCUMENTS = ['inventory', 'role', 'suggested_role', 'fencing_credentials'] as const;
 
 const currentStage = (host: Host | undefined) => host?.attributes.progress?.current_stage;
 const changed = (before: Host | undefined, after: Host | undefined, names: readonly string[]) =>
@@ -74,6 +87,11 @@ const refOf = (host: Host): HostRef => ({ orgId: host.orgId, infraEnvId: host.in
  */
 const isPeerNews = (before: Host | undefined, after: Host | undefined) =>
   changed(before, after, READ_BY_PEERS) || reachabilityChanged(before?.attributes.connectivity, after?.attributes.connectivity);
+const isConnectivityNews = (before: Host | undefined, after: Host | undefined) =>
+  !before ||
+  !after ||
+  changed(before, after, READ_BY_CONNECTIVITY_DOCUMENTS) ||
+  reachabilityChanged(before.attributes.connectivity, after.attributes.connectivity);
 const lostPeerVerdict = (before: Host | undefined, after: Host | undefined) =>
   !!before && !!after && peerValidationLost(before.attributes.validations_info, after.attributes.validations_info);
 
@@ -97,10 +115,11 @@ export function followUps(changes: readonly HostChange[]): ClusterFollowUp[] {
     const key = `${host.orgId}/${clusterId}`;
     let followUp = byCluster.get(key);
     if (!followUp) {
-      followUp = { cluster: { orgId: host.orgId, clusterId }, firstChangeId: change.id, peerNews: false, lostPeerVerdicts: [] };
+      followUp = { cluster: { orgId: host.orgId, clusterId }, firstChangeId: change.id, peerNews: false, lostPeerVerdicts: [], connectivityNews: false };
       byCluster.set(key, followUp);
     }
     followUp.peerNews ||= peerNews;
+    followUp.connectivityNews ||= isConnectivityNews(before, after);
     if (lost && !followUp.lostPeerVerdicts.some((ref) => ref.hostId === host.hostId && ref.infraEnvId === host.infraEnvId))
       followUp.lostPeerVerdicts.push(refOf(host));
   };

@@ -18,7 +18,13 @@ import {
   storedAddressBook,
   type StoredAddressBook,
 } from '../cluster/cluster.js';
-import { clusterConnectivityDocuments, type ConnectivityDocuments } from '../cluster/cluster-connectivity.js';
+import {
+  CONNECTIVITY_DOCUMENTS_MARK,
+  clusterConnectivityDocuments,
+  connectivityDocumentsMark,
+  storedConnectivityDocumentsHold,
+  type ConnectivityDocuments,
+} from '../cluster/cluster-connectivity.js';
 import { applyClusterEffects } from '../cluster/cluster-effects.js';
 import { summarizeClusterValidations } from '../cluster/cluster-facts.js';
 import { summaryOf } from '../cluster/cluster-hosts.js';
@@ -51,7 +57,7 @@ export interface ClusterJudgement {
   machineNetworks: { cluster_id: string; cidr: string }[] | undefined;
   /** The progress percentages to merge in, when they changed. */
   progress: Record<string, number> | undefined;
-  /** The connectivity documents, when they changed. */
+  /** The connectivity documents, when they or their mark changed. */
   connectivity: ConnectivityDocuments | undefined;
   /** schedulable_masters_forced_true, when it changed. */
   forcedSchedulable: boolean | undefined;
@@ -71,6 +77,12 @@ export interface ClusterJudgement {
 
 export interface ClusterJudgementOptions {
   now: Date;
+  /**
+   * false: no host change since the cluster's last judgement moved what its connectivity documents
+   * read (followUps' connectivityNews), so the stored ones serve where they still hold
+   * (storedConnectivityDocumentsHold) and no host's report is read. Absent: computed.
+   */
+  connectivityNews?: boolean;
 }
 
 /** What the cluster validations read of a host. */
@@ -170,14 +182,24 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
   // Upstream's monitor stores them before it judges, from the status the cluster had. A new
   // cluster's first judgement here (at its registration) is that first pass: the monitor here only
   // visits clusters through their hosts, so a cluster without any would otherwise never have them.
-  const connectivity = clusterConnectivityDocuments(
-    { status: cluster.status, controlPlaneCount },
-    hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
-  );
+  const connectivity = storedConnectivityDocumentsHold(cluster, options.connectivityNews ?? true)
+    ? undefined
+    : clusterConnectivityDocuments(
+        { status: cluster.status, controlPlaneCount },
+        hosts.map((host) => ({ id: host.hostId, connectivity: host.attributes.connectivity, inventory: hostInventory(host), summary: summaryOf(host) })),
+      );
+  // The mark is written with unchanged documents too (the next judgement without news trusts
+  // them): the one applyClusterJudgement leaves, with the status this judgement moves to.
+  const documentsMark = connectivityDocumentsMark({
+    status: move?.status ?? cluster.status,
+    createdAt: cluster.createdAt,
+    attributes: { status_updated_at: move && move.status !== cluster.status ? now.toISOString() : cluster.attributes.status_updated_at },
+  });
   const connectivityChanged =
     !!connectivity &&
     (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups ||
-      connectivity.ip_collisions !== cluster.attributes.ip_collisions);
+      connectivity.ip_collisions !== cluster.attributes.ip_collisions ||
+      cluster.attributes[CONNECTIVITY_DOCUMENTS_MARK] !== documentsMark);
   // Refreshed from the hosts registered, as upstream does at each registration and departure (not
   // on a cluster adding hosts to an existing one: its import sets none).
   const forcedSchedulable =
@@ -226,7 +248,10 @@ export function applyClusterJudgement(current: Cluster, judged: ClusterJudgement
     applyClusterEffects(next, move.effects, now);
   }
   if (judged.progress) next.attributes.progress = { ...((next.attributes.progress as object | undefined) ?? {}), ...judged.progress };
-  if (judged.connectivity) Object.assign(next.attributes, judged.connectivity);
+  if (judged.connectivity) {
+    Object.assign(next.attributes, judged.connectivity);
+    next.attributes[CONNECTIVITY_DOCUMENTS_MARK] = connectivityDocumentsMark(next);
+  }
   if (judged.forcedSchedulable !== undefined) next.attributes.schedulable_masters_forced_true = judged.forcedSchedulable;
   if (judged.addressBook !== undefined) next.attributes[PEER_ADDRESS_BOOK] = { fingerprint: judged.addressBook, changed_at: now } satisfies StoredAddressBook;
   next.updatedAt = now;
