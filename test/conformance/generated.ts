@@ -33,6 +33,7 @@ import {
   AGENT_VERSION,
 } from './scenarios/common.js';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 
 type Schema = Record<string, any>;
 const OPENAPI = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
@@ -313,6 +314,34 @@ function withoutJudgements(value: unknown): unknown {
   );
 }
 
+/**
+ * Whether a new cluster's stored fields may change on its first judgement: machine networks given at
+ * creation, which both services re-derive from the VIPs and hosts when they judge it (ours at once,
+ * upstream's monitor on its first pass after the creation).
+ */
+export function rewrittenByFirstJudgement(body: unknown): boolean {
+  const networks = (body as { machine_networks?: unknown } | null)?.machine_networks;
+  return Array.isArray(networks) && networks.length > 0;
+}
+
+/** Longest wait for upstream's monitor to judge a new cluster (its period is 1 s in the harness), and the pause between reads. */
+const FIRST_JUDGEMENT_WAIT = { timeoutMs: 5_000, pauseMs: 200 };
+
+/**
+ * Waits, bounded, until upstream has judged the cluster at `path` once (its validations are set), so
+ * that the read-back compares what both services store after judging it, not a read that came before
+ * upstream's monitor did. A cluster still unjudged at the deadline is read back as it is.
+ */
+export async function upstreamFirstJudgement(harness: Pick<Harness, 'endpoints'>, path: string, wait = FIRST_JUDGEMENT_WAIT): Promise<void> {
+  const deadline = Date.now() + wait.timeoutMs;
+  for (;;) {
+    const answer = await harness.endpoints.upstream.send({ method: 'GET', path });
+    const validations = (answer.body as { validations_info?: unknown } | undefined)?.validations_info;
+    if (!is2xx(answer.status) || (typeof validations === 'string' && validations !== '') || Date.now() > deadline) return;
+    await delay(wait.pauseMs);
+  }
+}
+
 const is2xx = (status: number) => status >= 200 && status < 300;
 const statusClass = (status: number) => (status === 0 ? 'no answer' : `${Math.floor(status / 100)}xx`);
 
@@ -427,6 +456,8 @@ export async function runGeneratedCase(harness: Harness, generated: GeneratedCas
         states[side].ids.name(created, 'created');
       }
     }
+    if (generated.kind === 'create-cluster' && rewrittenByFirstJudgement(generated.body))
+      await upstreamFirstJudgement(harness, substitute(operation.readBack, states.upstream.vars));
     const stored = await Promise.all(
       SIDES.map((side) => harness.endpoints[side].send({ method: 'GET', path: substitute(operation.readBack!, states[side].vars) })),
     );

@@ -2,11 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { compareValues } from './compare.js';
 import { acceptingRow, loadCompatibilityTable, parseCompatibilityTable } from './compatibility.js';
-import { generatedCases } from './generated.js';
+import { generatedCases, rewrittenByFirstJudgement, upstreamFirstJudgement } from './generated.js';
 import { normalize, normalizeInstallConfig, Placeholders } from './normalize.js';
 import { Recorder } from './report.js';
 import { againstOpenDifferences, loadOpenDifferences, openDifferenceKey } from './open-differences.js';
 import { allScenarios } from './scenarios/index.js';
+import type { Answer, ServiceEndpoint } from './client.js';
 import { substitute, MissingVariable } from './scenario.js';
 
 describe('normalize', () => {
@@ -220,6 +221,43 @@ describe('corpus', () => {
     expect(generatedCases(50, 7)).toEqual(a);
     expect(generatedCases(50, 8)).not.toEqual(a);
     expect(new Set(a.map((c) => c.kind)).size).toBeGreaterThan(3);
+  });
+
+  it("reads a created cluster back only once upstream's monitor judged it, when its first judgement may rewrite what the request gave", async () => {
+    expect(rewrittenByFirstJudgement({ machine_networks: [{ cidr: 'fd2e:6f44:5dd8:c956::/120' }] })).toBe(true);
+    expect(rewrittenByFirstJudgement({ machine_networks: [] })).toBe(false);
+    expect(rewrittenByFirstJudgement({ name: 'x' })).toBe(false);
+    const upstreamAnswering = (bodies: unknown[]) => {
+      const paths: string[] = [];
+      const upstream = {
+        send: async (request: { path: string }) => {
+          paths.push(request.path);
+          return { status: 200, body: bodies[Math.min(paths.length - 1, bodies.length - 1)] } as Answer;
+        },
+      } as unknown as ServiceEndpoint;
+      return { paths, harness: { endpoints: { ours: upstream, upstream } } };
+    };
+    const judgedOnThird = upstreamAnswering([{}, { validations_info: '' }, { validations_info: '{"network":[]}' }]);
+    await upstreamFirstJudgement(judgedOnThird.harness, '/clusters/c', { timeoutMs: 5_000, pauseMs: 1 });
+    expect(judgedOnThird.paths).toEqual(['/clusters/c', '/clusters/c', '/clusters/c']);
+    // Bounded: a cluster never judged is read back as it is once the wait is over.
+    const neverJudged = upstreamAnswering([{}]);
+    const started = Date.now();
+    await upstreamFirstJudgement(neverJudged.harness, '/clusters/c', { timeoutMs: 50, pauseMs: 5 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(neverJudged.paths.length).toBeGreaterThan(1);
+  });
+
+  it('settles before comparing what our service judges at once and upstream on its first monitor pass', () => {
+    const steps = (id: string) => allScenarios().find((scenario) => scenario.id === id)!.steps;
+    const settledBefore = (id: string, op: string) => {
+      const all = steps(id);
+      const index = all.findIndex((step) => step.kind !== 'settle' && step.kind !== 'wait' && step.op === op && !step.setup);
+      return index > 0 && all.slice(0, index).some((step) => step.kind === 'settle');
+    };
+    expect(settledBefore('operations/agent-reports/complete', 'v2CompleteInstallation')).toBe(true);
+    expect(settledBefore('operations/agent-reports/host/install-progress', 'v2GetHost')).toBe(true);
+    expect(settledBefore('hosts/register/no-agent-version', 'v2ListHosts')).toBe(true);
   });
 
   it("substitutes each side's variables, and refuses a step whose variable is not set", () => {

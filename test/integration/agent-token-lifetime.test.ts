@@ -17,7 +17,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { ensureDiscoveryImage, imageReleaseOf, loadBaseImage } from '../../lambdas/usecases/discovery-image.js';
 import { apiClient } from '../support/cluster-lab.js';
-import { PULL_SECRET } from '../support/fixtures.js';
+import { PULL_SECRET, AGENT_VERSION_HEADER } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 import { captureTemplates, secretMarker, seedCluster, seedInstallationFiles, type Templates } from '../support/seeded-worlds.js';
 
@@ -28,7 +28,7 @@ describe('agent token lifetime and scope', () => {
   let env: Awaited<ReturnType<typeof testRuntime>>;
   let templates: Templates;
   const user = () => ({ Authorization: `Bearer ${env.adminToken}` });
-  const asAgent = (token: string) => ({ 'X-Secret-Key': token });
+  const asAgent = (token: string) => ({ ...AGENT_VERSION_HEADER, 'X-Secret-Key': token });
   /** A call through the API (as the admin unless told), or to a URL the service handed out (pre-signed). */
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = user()): Promise<Reply> => {
     if (!path.startsWith('http')) return apiClient(env.runtime.url, env.adminToken).call(method, path, body, headers);

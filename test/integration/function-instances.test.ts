@@ -11,7 +11,7 @@ import { toLambdaRecord } from '../../bin/local/streams-local.js';
 import { isHostRecord } from '../../lambdas/platform/stream-records.js';
 import { container } from '../../lambdas/platform/container.js';
 import { API_VIP, apiClient, INGRESS_VIP, inventoryFixture, readyCluster, type ApiClient } from '../support/cluster-lab.js';
-import { PULL_SECRET } from '../support/fixtures.js';
+import { PULL_SECRET, AGENT_VERSION_HEADER } from '../support/fixtures.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { testRuntime } from '../support/runtime.js';
 import { withRaceBeforeFirstClusterWrite } from '../support/store-races.js';
@@ -46,7 +46,10 @@ describe('function instances', () => {
     // (for up to a minute: agent-tokens EXISTENCE_TTL_MS). No other instance has seen it.
     const infraEnv = (await api.call('POST', '/infra-envs', { name: 'cache-probe', pull_secret: '{"auths":{"x":{"auth":"eDp5"}}}' }, api.user())).body
       .id as string;
-    const token = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv }) };
+    const token = {
+      ...AGENT_VERSION_HEADER,
+      'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: infraEnv }),
+    };
     const first = await api.call('POST', `/infra-envs/${infraEnv}/hosts`, { host_id: randomUUID() }, token);
     expect(first.status).toBe(201);
     const remembering = instanceOf(first)!;
@@ -268,7 +271,7 @@ describe('cluster judgement through the table stream', () => {
       );
       expect(cluster.status, cluster.text).toBe(201);
       const infraEnvId = (await api.call('POST', '/infra-envs', { name, pull_secret: PULL_SECRET, cluster_id: cluster.body.id }, api.user())).body.id as string;
-      const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+      const agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
       const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
       const inventories = { [a]: inventoryFixture('master-0'), [b]: inventoryFixture('master-1'), [c]: inventoryFixture('master-2') };
       const hostPath = (id: string) => `/infra-envs/${infraEnvId}/hosts/${id}`;

@@ -5,7 +5,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { refreshLoadedHost, loadSurroundings } from '../../lambdas/usecases/host-refresh.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
-import { inventory, PULL_SECRET } from '../support/fixtures.js';
+import { inventory, PULL_SECRET, AGENT_VERSION_HEADER } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
 describe('host monitor', () => {
@@ -29,7 +29,7 @@ describe('host monitor', () => {
     const version = Object.keys((await call('GET', '/openshift-versions', undefined, user)).body)[0];
     const cluster = (await call('POST', '/clusters', { name: 'monitored', openshift_version: version, pull_secret: PULL_SECRET }, user)).body;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'monitored', pull_secret: PULL_SECRET, cluster_id: cluster.id }, user)).body.id;
-    agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+    agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
   }, 180_000);
   afterAll(async () => env?.close());
 
@@ -164,7 +164,10 @@ describe('host monitor', () => {
   it('disconnects a pool host that stopped polling (disconnected-unbound) and brings it back when it polls', async () => {
     const user = { Authorization: `Bearer ${env.adminToken}` };
     const pool = (await call('POST', '/infra-envs', { name: 'pool', pull_secret: PULL_SECRET }, user)).body.id as string;
-    const poolAgent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: pool }) };
+    const poolAgent = {
+      ...AGENT_VERSION_HEADER,
+      'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: pool }),
+    };
     const hostId = randomUUID();
     expect((await call('POST', `/infra-envs/${pool}/hosts`, { host_id: hostId }, poolAgent)).status).toBe(201);
     expect(

@@ -24,6 +24,7 @@ import {
   type Json,
 } from '../support/cluster-lab.js';
 import { testRuntime } from '../support/runtime.js';
+import { AGENT_VERSION_HEADER } from '../support/fixtures.js';
 
 type Validation = { id: string; status: string; message: string };
 const validationsOf = (host: Json): Map<string, Validation> =>
@@ -198,7 +199,10 @@ describe('host transitions through the REST endpoints', () => {
     const names = ['master-0', 'master-1', 'master-2'];
     const ids: string[] = [];
     for (const name of names) ids.push(await cluster.discover(name));
-    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }) };
+    const agent = {
+      ...AGENT_VERSION_HEADER,
+      'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }),
+    };
     const inventories = names.map((name) => inventoryFixture(name));
     const ips = inventories.map((inventory) => (inventory.interfaces[0].ipv4_addresses[0] as string).split('/')[0]!);
     const majority = async (i: number) => validationsOf(await cluster.host(ids[i]!)).get('belongs-to-majority-group')?.status;
@@ -254,7 +258,10 @@ describe('host transitions through the REST endpoints', () => {
     const a = await cluster.discover('master-0');
     const b = await cluster.discover('master-1');
     const c = await cluster.discover('master-2');
-    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }) };
+    const agent = {
+      ...AGENT_VERSION_HEADER,
+      'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }),
+    };
     type Peer = { host_id: string; nics: { mac: string; ip_addresses: string[] }[] };
     const peersOfCheck = async (): Promise<Peer[]> => {
       const steps = (await api.call('GET', `${cluster.hostRoute(a)}/instructions`, undefined, agent)).body as Json;

@@ -16,7 +16,7 @@ import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
 import { apiClient, eventually, infraEnvWithAgent, defaultVersion, inventoryFixture, type ApiClient, type Json } from '../support/cluster-lab.js';
-import { PULL_SECRET } from '../support/fixtures.js';
+import { PULL_SECRET, AGENT_VERSION_HEADER } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 import { osImageVersionFor } from '../../lambdas/domain/catalogues/catalogues.js';
@@ -173,7 +173,7 @@ describe('imported clusters and agent events', () => {
       // An infra-env's version is its RHCOS image's minor, the latest when none is asked for (upstream's rule).
       expect(infraEnv.body.openshift_version).toBe(osImageVersionFor(undefined, 'x86_64'));
       const infraEnvId = infraEnv.body.id as string;
-      const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+      const agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
 
       const hostId = randomUUID();
       const register = await api.call('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId }, agent);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
-import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
+import { PULL_SECRET, sshPublicKey, AGENT_VERSION_HEADER } from '../support/fixtures.js';
 import { testRuntime } from '../support/runtime.js';
 
 type Json = Record<string, any>;
@@ -56,7 +56,7 @@ describe('host and cluster lifecycle through the agent endpoints', () => {
     expect(cluster.status, JSON.stringify(cluster.body)).toBe(201);
     clusterId = cluster.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'ocp', pull_secret: PULL_SECRET, cluster_id: clusterId }, user())).body.id;
-    agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+    agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
   }, 180_000);
   afterAll(async () => env?.close());
 

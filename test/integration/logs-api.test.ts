@@ -14,7 +14,7 @@ import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { createApiToken } from '../../lambdas/usecases/api-tokens.js';
 import { ensureOrganisation } from '../../lambdas/usecases/organisations.js';
-import { PULL_SECRET } from '../support/fixtures.js';
+import { PULL_SECRET, AGENT_VERSION_HEADER } from '../support/fixtures.js';
 import { expectMatchesSchema } from '../support/response-schema.js';
 import { testRuntime } from '../support/runtime.js';
 
@@ -115,14 +115,14 @@ describe('logs upload, progress and download', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     clusterId = created.body.id;
     infraEnvId = (await call('POST', '/infra-envs', { name: 'lab', pull_secret: PULL_SECRET, cluster_id: clusterId }, user())).body.id;
-    agent = { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId }) };
+    agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId }) };
     hostId = await registerWithInventory(infraEnvId, agent, 'master-0');
 
     const otherClusterId = (
       await call('POST', '/clusters', { name: 'other', openshift_version: version, pull_secret: PULL_SECRET, base_dns_domain: 'example.com' }, user())
     ).body.id;
     otherInfraEnvId = (await call('POST', '/infra-envs', { name: 'other', pull_secret: PULL_SECRET, cluster_id: otherClusterId }, user())).body.id;
-    otherAgent = { 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: otherInfraEnvId }) };
+    otherAgent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(key, { orgId: 'default', infraEnvId: otherInfraEnvId }) };
     otherHostId = await registerWithInventory(otherInfraEnvId, otherAgent, 'worker-0');
 
     await ensureOrganisation(container(), 'org-logs-b', 'Organisation B');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { container } from '../../lambdas/platform/container.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
-import { PULL_SECRET, sshPublicKey } from './fixtures.js';
+import { PULL_SECRET, sshPublicKey, AGENT_VERSION_HEADER } from './fixtures.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Json = Record<string, any>;
@@ -90,7 +90,7 @@ export async function infraEnvWithAgent(
   );
   expect(infraEnv.status, infraEnv.text).toBe(201);
   const infraEnvId = infraEnv.body.id as string;
-  const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+  const agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
   return { ...(clusterId ? { clusterId } : {}), infraEnvId, agent };
 }
 
@@ -129,7 +129,7 @@ export async function readyCluster(
   const infraEnv = await api.call('POST', '/infra-envs', { name: clusterName, pull_secret: PULL_SECRET, cluster_id: clusterId }, api.user());
   expect(infraEnv.status, JSON.stringify(infraEnv.body)).toBe(201);
   const infraEnvId = infraEnv.body.id as string;
-  const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
+  const agent = { ...AGENT_VERSION_HEADER, 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId }) };
   const hostIds = names.map(() => randomUUID());
   const inventories = names.map((name) => inventoryFixture(name));
   const ips = inventories.map((inv) => (inv.interfaces[0].ipv4_addresses[0] as string).split('/')[0]!);

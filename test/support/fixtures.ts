@@ -1,4 +1,12 @@
+import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
+
 export { PULL_SECRET, sshPublicKey } from '../../bench/support/fixtures.js';
+
+/**
+ * The header an agent sends its version in, naming the service's own agent image: a host that
+ * reports no version is judged incompatible and told to upgrade its agent, as upstream's are.
+ */
+export const AGENT_VERSION_HEADER = { discovery_agent_version: catalogueAgentImages().agent };
 
 /** An inventory as an agent reports it: two disks, one eligible. */
 export function inventory(hostname: string): string {

@@ -22,10 +22,12 @@ import {
 } from '../../lambdas/domain/agent/step-replies.js';
 import { withServiceEligibility } from '../../lambdas/domain/host/installation-disk.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
+import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 
 const now = new Date('2026-11-22T10:00:00Z');
+/** A host whose agent runs the service's own image (so no upgrade step), unless `attributes` say otherwise. */
 const host = (status: HostStatus, attributes: Record<string, unknown> = {}, clusterId: string | null = 'c1'): Host => ({
   orgId: 'o',
   infraEnvId: 'i',
@@ -35,7 +37,7 @@ const host = (status: HostStatus, attributes: Record<string, unknown> = {}, clus
   updatedAt: '',
   version: 1,
   ...(clusterId ? { clusterId } : {}),
-  attributes,
+  attributes: { discovery_agent_version: catalogueAgentImages().agent, ...attributes },
 });
 const cluster: Cluster = {
   orgId: 'o',
@@ -441,6 +443,9 @@ describe("preparation steps and upgrades, with upstream's arguments", () => {
     expect(
       types(nextSteps({ host: host('known', { inventory: vdb, discovery_agent_version: 'quay.io/x/agent:1' }), cluster, now, stepIdSuffix: suffix, images })),
     ).not.toContain('upgrade-agent');
+    // A host that never reported its agent's version is told to upgrade too, as upstream's service does.
+    const unreported = host('discovering', { discovery_agent_version: undefined });
+    expect(types(nextSteps({ host: unreported, cluster, now, stepIdSuffix: suffix, images }))).toEqual(['upgrade-agent']);
     // A cap on the poll interval (a lab setting) applies to every answer.
     expect(nextSteps({ host: old('known'), cluster, now, stepIdSuffix: suffix, images, maxNextInstructionSeconds: 2 }).next_instruction_seconds).toBe(2);
   });

@@ -610,6 +610,14 @@ const ROWS: Row[] = [
     config: { enableUpgradeAgent: true, agentImage: 'quay.io/edge-infrastructure/assisted-installer-agent:v2.40.0' },
   },
   {
+    name: 'agent that never reported its version (upstream fails it and asks for an upgrade)',
+    id: 'compatible-agent',
+    status: 'failure',
+    message: /being upgraded to a compatible version/,
+    config: { enableUpgradeAgent: true, agentImage: AGENT_IMAGE },
+    setup: (w) => delete w.attributes['master-0']!.discovery_agent_version,
+  },
+  {
     name: 'agent matches the service',
     id: 'compatible-agent',
     status: 'success',

@@ -502,10 +502,12 @@ const UPGRADABLE_STATUSES: ReadonlySet<string> = new Set([
   'known-unbound',
 ]);
 
-/** Whether the host's agent reported a version other than the one the service's hosts must run. */
+/**
+ * Whether the host's agent runs other than the image the service's hosts must run. A host that never
+ * reported its version counts as another one: upstream asks it to upgrade too (checked with its service).
+ */
 export function agentNeedsUpgrade(host: Host, agentImage: string): boolean {
-  const reported = host.attributes.discovery_agent_version;
-  return !!reported && !!agentImage && reported !== agentImage;
+  return !!agentImage && host.attributes.discovery_agent_version !== agentImage;
 }
 
 export function nextSteps(context: StepContext): Steps {

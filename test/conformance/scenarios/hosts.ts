@@ -285,6 +285,8 @@ export function hostScenarios(): Scenario[] {
       steps: [
         ...clusterWithInfraEnv(clusterBody()),
         post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', body, { agentOf: '{{infraEnv}}' }),
+        // Listed once both judged the host: ours at registration, upstream's monitor a pass later.
+        settle(),
         get('v2ListHosts', '/infra-envs/{{infraEnv}}/hosts'),
       ],
     });

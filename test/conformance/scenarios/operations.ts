@@ -128,8 +128,10 @@ export function operationScenarios(): Scenario[] {
     ],
     ['operator-report-invalid', put('v2ReportMonitoredOperatorStatus', '/clusters/{{cluster}}/monitored-operators', { name: 'console', status: 'bogus' })],
   ];
+  // Settled first: several answers are the whole cluster, which we judge at creation and upstream's
+  // monitor only on its first pass after it (a read before that pass finds it unjudged).
   for (const [name, step] of agentSteps)
-    withCluster(`agent-reports/${name}`, [{ ...step, agentOf: '{{infraEnv}}' }, get('v2GetCluster', '/clusters/{{cluster}}')]);
+    withCluster(`agent-reports/${name}`, [settle(), { ...step, agentOf: '{{infraEnv}}' }, get('v2GetCluster', '/clusters/{{cluster}}')]);
   withCluster('monitored-operators/by-name', [
     get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators?operator_name=console'),
     get('V2ListOfClusterOperators', '/clusters/{{cluster}}/monitored-operators?operator_name=nope'),
@@ -147,6 +149,8 @@ export function operationScenarios(): Scenario[] {
         ...clusterWithInfraEnv(clusterBody()),
         post('v2RegisterHost', '/infra-envs/{{infraEnv}}/hosts', { host_id: '{{host0}}' }, { agentOf: '{{infraEnv}}', setup: true }),
         { ...step, agentOf: '{{infraEnv}}' },
+        // The host as both services judged it: ours at registration, upstream's monitor a pass later.
+        settle(),
         get('v2GetHost', '/infra-envs/{{infraEnv}}/hosts/{{host0}}'),
       ],
       1,

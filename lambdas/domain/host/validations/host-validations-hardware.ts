@@ -260,9 +260,9 @@ function tpmProblem(version: string | undefined): string {
 
 const compatibleAgent: Check = (ctx) => {
   if (!ctx.config.enableUpgradeAgent) return success('Host agent compatibility checking is disabled');
-  const reported = ctx.attributes.discovery_agent_version;
-  // A host that never said which agent it runs is not told to upgrade either (see agentNeedsUpgrade).
-  if (!reported || reported === ctx.config.agentImage) return success('Host agent is compatible with the service');
+  // Only the service's own image is compatible: a host that never said which agent it runs fails too
+  // (and is told to upgrade, see agentNeedsUpgrade), as upstream judges it.
+  if (ctx.attributes.discovery_agent_version === ctx.config.agentImage) return success('Host agent is compatible with the service');
   return failure("This host's agent is in the process of being upgraded to a compatible version. This might take a few minutes");
 };
 
