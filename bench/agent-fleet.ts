@@ -26,14 +26,16 @@ import { spawnAgentInNetns, startBridge } from './support/netns-agent.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH_PULL_SECRET } from './support/fixtures.js';
 import { serviceAgentImage } from './support/agent-image.js';
+import { percentile } from './support/percentile.js';
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+/** The percentile of values in any order. */
+const percentileOf = (values: number[], p: number): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    p,
+  );
 
 /** VmRSS and VmHWM (peak) of a live process, bytes. */
 function memoryOf(pid: number): { rss: number; peak: number } | undefined {
@@ -158,7 +160,7 @@ async function inventoryFootprint(bundle: string, runs = 3): Promise<{ medianMs:
     times.push(performance.now() - started);
     peakRss = Math.max(peakRss, peak);
   }
-  return { medianMs: percentile(times, 50), peakRss };
+  return { medianMs: percentileOf(times, 50), peakRss };
 }
 
 async function realAgentFootprint(stack: Stack, bundle: string, workDir: string): Promise<{ inventoryPeakRss: number; idleRss: number } | string> {
@@ -182,7 +184,7 @@ async function realAgentFootprint(stack: Stack, bundle: string, workDir: string)
       samples.push(memoryOf(agent.child.pid!)?.rss ?? 0);
       await sleep(500);
     }
-    return { inventoryPeakRss, idleRss: percentile(samples, 50) };
+    return { inventoryPeakRss, idleRss: percentileOf(samples, 50) };
   } finally {
     await agent.stop(5_000);
     await new Promise<void>((resolve) => bridge.close(() => resolve()));
@@ -238,9 +240,9 @@ async function fleetStep(url: string, infraEnvId: string, token: string, hosts: 
       hosts,
       expectedPolls: Math.round((hosts * elapsed) / (pollSeconds * 1000)),
       polls,
-      lateP50: percentile(lateMs, 50),
-      lateP99: percentile(lateMs, 99),
-      pollP99: percentile(pollMs, 99),
+      lateP50: percentileOf(lateMs, 50),
+      lateP99: percentileOf(lateMs, 99),
+      pollP99: percentileOf(pollMs, 99),
       cpuMsPerPoll: polls ? cpuMs / polls : 0,
       cpuPercent: (100 * cpuMs) / elapsed,
       rss: process.memoryUsage().rss,

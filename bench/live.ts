@@ -20,6 +20,7 @@ import { container } from '../lambdas/platform/container.js';
 import { ensureConsoleBuilt, openBrowser, signIn } from './support/browser.js';
 import { replaceDocsSection } from './docs-sections.js';
 import { BENCH_PULL_SECRET } from './support/fixtures.js';
+import { percentile } from './support/percentile.js';
 
 const DOCS = path.resolve(import.meta.dirname, '../docs/performance.md');
 const BEGIN = '<!-- live-bench:begin -->';
@@ -50,8 +51,6 @@ interface Prices {
   perRequest: { apiGatewayRest: number; lambdaInvocation: number; dynamodbReadUnit: number; dynamodbWriteUnit: number };
   perGbSecond: { lambdaArm64: number };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function api(url: string, token: string, method: string, route: string, body?: unknown): Promise<any> {
   const response = await fetch(`${url}/api/assisted-install/v2${route}`, {

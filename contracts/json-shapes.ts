@@ -30,6 +30,8 @@ export function sortedKeys(value: unknown): unknown {
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
 
 export const text: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
+/** A string with something in it: '' reads as absent, as a Go zero value does. */
+export const nonEmptyText: Reader<string> = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
 /** The value when it is a string, else '' (upstream's Go reads a missing or mistyped string as its zero value). */
 export const textOrEmpty = (value: unknown): string => (typeof value === 'string' ? value : '');
 export const finite: Reader<number> = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);

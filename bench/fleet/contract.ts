@@ -1,4 +1,5 @@
 /** What bench/fleet.ts and its customer process (bench/fleet/customer.ts) tell each other, and the latency book both read. */
+import { percentile } from '../support/percentile.js';
 
 export type ClusterKind = 'sno' | 'compact';
 
@@ -71,10 +72,7 @@ export function callClass(method: string, route: string): string {
   return 'other agent and controller calls';
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+export { percentile };
 
 /** Latencies by class, kept per minute of the run so "throughout" can be judged (the worst minute's p99). */
 export class LatencyBook {

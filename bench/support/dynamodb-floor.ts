@@ -27,7 +27,7 @@ import { freePort } from '../../bin/local/net.js';
 import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
 import { ensureTable } from '../../lambdas/adapters/dynamodb/schema.js';
 import { eachBounded } from '../lifecycle/agents.js';
-import { descendantsOf } from './our-service.js';
+import { descendantsOf } from './process-tree.js';
 import { cpuMsBetween, cpuTicks } from './process-cpu.js';
 
 /** The kinds of call whose floor is measured; `large` is a host-sized item (~37 KB). */

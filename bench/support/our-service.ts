@@ -8,13 +8,14 @@
  * Run as a module it is the child: `node --import tsx bench/support/our-service.ts` with
  * OUR_SERVICE_DATA_DIR and OUR_SERVICE_DYNAMODB set; it sends `{url, orgId}` over IPC once ready.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../bin/local/net.js';
 import { startDynamoDbLocal } from '../../bin/local/dynamodb-local.js';
+import { descendantsOf } from './process-tree.js';
 
 export interface OurService {
   readonly url: string;
@@ -31,20 +32,6 @@ export interface OurService {
   /** The same by the function that asked, the operation and the kind of item (the proxy's tally). */
   dynamodbCallsByKind(): Promise<Record<string, number> | undefined>;
   stop(): Promise<void>;
-}
-
-export function descendantsOf(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    // None.
-  }
-  return children.flatMap((child) => [child, ...descendantsOf(child)]);
 }
 
 /** DynamoDB requests counted so far by a running proxy: it answers `GET /__count` itself. */

@@ -6,11 +6,12 @@
  *
  * Each start gets a fresh working directory (an empty database) that stop() removes.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childrenOf } from './process-tree.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 const POSTGRES_INITDB = '/usr/lib/postgresql/15/bin/initdb';
@@ -67,18 +68,6 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: nu
       else resolve({ stdout, stderr });
     });
   });
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 }
 
 export async function startUpstreamService(options: UpstreamServiceOptions = {}): Promise<UpstreamService> {

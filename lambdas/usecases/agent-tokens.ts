@@ -5,7 +5,7 @@
  * carries an expiry and the infra-env's token epoch (domain/auth/agent-token.ts has the rules;
  * docs/api.md, "Agent tokens", the model).
  */
-import { isJsonObject } from '../../contracts/json-shapes.js';
+import { isJsonObject, nonEmptyText } from '../../contracts/json-shapes.js';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT, compactVerify, errors, jwtVerify } from 'jose';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, agentCallNeeds, judgeAgentCall, type AgentCallContext, type TokenStanding } from '../domain/auth/agent-token.js';
@@ -165,8 +165,6 @@ export async function authenticateAgent(
   return principal;
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-
 /**
  * The host and cluster a call is about, as far as the rules need them: the host the path names in
  * the token's infra-env, and the infra-env's cluster (the host's, for an infra-env bound to none).
@@ -181,10 +179,10 @@ async function callSubjects(
   needs: { cluster: boolean; host: boolean },
 ): Promise<Pick<AgentCallContext, 'cluster' | 'host'>> {
   const params = call.params ?? {};
-  const pathInfraEnv = text(params.infra_env_id);
-  const pathCluster = text(params.cluster_id);
+  const pathInfraEnv = nonEmptyText(params.infra_env_id);
+  const pathCluster = nonEmptyText(params.cluster_id);
   if ((pathInfraEnv !== undefined && pathInfraEnv !== principal.infraEnvId) || (pathCluster !== undefined && pathCluster !== standing.clusterId)) return {};
-  const hostId = text(params.host_id) ?? (pathCluster ? text(call.query?.host_id) : undefined);
+  const hostId = nonEmptyText(params.host_id) ?? (pathCluster ? nonEmptyText(call.query?.host_id) : undefined);
   const subjects: Pick<AgentCallContext, 'cluster' | 'host'> = {};
   let hostClusterId: string | undefined;
   if (hostId && (needs.host || (needs.cluster && !standing.clusterId))) {

@@ -6,14 +6,14 @@
  * supersedes every agent token and image URL issued before (docs/api.md, "When a membership ends").
  * Installations already under way go on, as they do after any key regeneration.
  */
-import { randomBytes } from 'node:crypto';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { replacing, type Store, type StoreWrite } from '../ports/store.js';
 import { agentTokenEpochOf } from './agent-tokens.js';
+import { newSecret } from './credential-secrets.js';
 import type { Principal } from './principal.js';
 
-/** A new key for an infra-env's image URLs (HMAC). */
-export const newImageTokenKey = (): string => randomBytes(32).toString('base64url');
+/** A new key for an infra-env's image URLs (HMAC): 32 random bytes, made as every other secret of ours. */
+export const newImageTokenKey = newSecret;
 
 /** The member a caller acts for: a signed-in person, or a member's own API token. Automation tokens belong to no member. */
 export function memberActingFor(principal: Principal): string | undefined {

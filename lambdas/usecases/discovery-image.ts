@@ -5,16 +5,16 @@
  * object is built server-side by a multipart upload whose parts are byte-range copies of the
  * base plus the few MiB window around the rewritten areas, so building one costs the same for a
  * 100 MiB or a 1 GiB base. Objects are named by a hash of what went into them and reused.
+ * The base images (base-images.ts) and the image tokens (image-tokens.ts) have rooms of their
+ * own; this module re-exports both for its callers.
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { componentVersions, defaultOpenshiftVersion } from '../domain/catalogues/catalogues.js';
 import { discoveryIgnitionText, type DiscoveryIgnitionInput, type DiscoveryIsoType } from '../domain/image/discovery-ignition.js';
 import type { AgentSettings } from '../domain/agent/agent-protocol.js';
 import type { InfraEnv } from '../domain/core/entities.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
-import { badRequest, conflict, notFound, unauthorized } from '../domain/core/errors.js';
+import { conflict } from '../domain/core/errors.js';
 import {
   MIN_PART,
   applyKernelArguments,
@@ -22,21 +22,11 @@ import {
   kargsAreaBytes,
   planComposition,
   quoteKernelArgument,
-  type ByteRangeReader,
-  type IsoLayout,
   type KernelArgument,
   type Patch,
 } from '../domain/image/iso-image.js';
 import { fillArea, ignitionArchive, initrdArchive, minimalRamdisk, minimalRamdiskFiles, type CpioFile } from '../domain/image/iso-initrd.js';
-import { readIsoLayout } from '../domain/image/iso-image.js';
-import {
-  baseIsoInfoObjectKey,
-  baseIsoObjectKey,
-  bootArtifactObjectKey,
-  discoveryImageObjectKey,
-  infraEnvImagesPrefix,
-  retainedInfraEnvObjectKey,
-} from '../domain/core/object-keys.js';
+import { baseIsoInfoObjectKey, baseIsoObjectKey, discoveryImageObjectKey, infraEnvImagesPrefix } from '../domain/core/object-keys.js';
 import { majorMinor } from '../domain/core/ocp-version.js';
 import type { BlobStore, ComposePart } from '../ports/blobs.js';
 import type { Clock } from '../ports/clock.js';
@@ -50,16 +40,23 @@ import { agentTokenEpochOf, issueInfraEnvAgentToken } from './agent-tokens.js';
 import { DEFAULT_AGENT_TOKEN_TTL_SECONDS, imageTokenWindow } from '../domain/auth/agent-token.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
+import {
+  baseImageOrSynthetic,
+  bootArtifact,
+  importHint,
+  isImageType,
+  loadBaseImage,
+  readRange,
+  type BaseImageInfo,
+  type BootArtifact,
+  type ImageType,
+  type TransferMeter,
+} from './base-images.js';
 
-/** The base ISOs: RHCOS's full and minimal live ISOs, and the OVE ISO of disconnected-iso infra-envs. */
-export const IMAGE_TYPES = ['full-iso', 'minimal-iso', 'disconnected-iso'] as const;
-export type ImageType = (typeof IMAGE_TYPES)[number];
-export const BOOT_ARTIFACTS = ['kernel', 'initrd', 'rootfs'] as const;
-export type BootArtifact = (typeof BOOT_ARTIFACTS)[number];
+export * from './base-images.js';
+export * from './image-tokens.js';
 
 export const IMAGE_SERVICE_PATH = '/api/assisted-images';
-const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
-const MIN_PRESIGN_SECONDS = 60;
 /** Stands in for the agent token when hashing: tokens differ per signing, the image's meaning does not. */
 const TOKEN_PLACEHOLDER = 'agent-token';
 
@@ -86,195 +83,6 @@ export interface DiscoveryImageSettings {
   mirrorRegistries?: DiscoveryIgnitionInput['mirrorRegistries'];
   agentTokenTtlSeconds?: number;
   agent?: Pick<AgentSettings, 'image'>;
-}
-
-/** What one base image is, written next to it at import. */
-export interface BaseImageInfo {
-  version: string;
-  arch: string;
-  type: ImageType;
-  /** True for the synthetic stand-in built with xorriso: never RHCOS, never bootable. */
-  synthetic: boolean;
-  /** Where it was imported from (a path or URL, or "synthetic"). */
-  source: string;
-  size: number;
-  sha256: string;
-  importedAt: string;
-  layout: IsoLayout;
-}
-
-/** Bytes that passed through us while making an image; `copied` stayed inside S3. */
-export interface TransferMeter {
-  read: number;
-  written: number;
-  copied: number;
-}
-
-export const newMeter = (): TransferMeter => ({ read: 0, written: 0, copied: 0 });
-
-export function isImageType(value: string): value is ImageType {
-  return (IMAGE_TYPES as readonly string[]).includes(value);
-}
-
-export function importHint(version: string, arch: string, type: ImageType): string {
-  return (
-    `no base ISO imported for version ${version} arch ${arch} (${type}): run npm run import-iso -- --version ${version} --arch ${arch} --type ${type} --file <live ISO>` +
-    ` (or --synthetic for a SYNTHETIC, non-booting stand-in)`
-  );
-}
-
-// ---- image tokens
-
-/** The image token: HS256 over the infra-env's own key, naming it and its organisation, expiring. */
-export async function signImageToken(infraEnv: Pick<InfraEnv, 'infraEnvId' | 'orgId' | 'imageTokenKey'>, expires: Date): Promise<string> {
-  return new SignJWT({ sub: infraEnv.infraEnvId, org_id: infraEnv.orgId })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime(Math.floor(expires.getTime() / 1000))
-    .sign(Buffer.from(infraEnv.imageTokenKey, 'base64url'));
-}
-
-/**
- * The infra-env an image token opens, with when the token expires. The organisation is read from
- * the token before it is verified (to find the key), then the signature and expiry are checked
- * against that infra-env's key; a token for another infra-env is a 404 for this one.
- */
-export async function authorizeImageToken(
-  deps: { store: Store; blobs?: BlobStore },
-  infraEnvId: string,
-  token: string | undefined,
-): Promise<{ infraEnv: InfraEnv; expiresAt: Date }> {
-  if (!token) throw unauthorized('image_token is required: request an image URL with GET .../downloads/image-url');
-  let claims: Record<string, unknown>;
-  try {
-    claims = decodeJwt(token);
-  } catch {
-    throw unauthorized('The image token is not valid');
-  }
-  if (claims.sub !== infraEnvId) throw notFound(`Infra-env ${infraEnvId} not found`);
-  if (typeof claims.org_id !== 'string') throw unauthorized('The image token is not valid; request a new image URL');
-  const infraEnv =
-    (await deps.store.infraEnvs.get({ orgId: claims.org_id, infraEnvId })) ?? (deps.blobs && (await retainedInfraEnv(deps.blobs, claims.org_id, infraEnvId)));
-  if (!infraEnv) throw notFound(`Infra-env ${infraEnvId} not found`);
-  try {
-    const { payload } = await jwtVerify(token, Buffer.from(infraEnv.imageTokenKey, 'base64url'), { algorithms: ['HS256'] });
-    return { infraEnv, expiresAt: new Date((payload.exp ?? 0) * 1000) };
-  } catch (error) {
-    const expired = error instanceof errors.JWTExpired;
-    throw unauthorized(expired ? 'The image token has expired; request a new image URL' : 'The image token is not valid');
-  }
-}
-
-/**
- * A disconnected-iso infra-env being deleted leaves its record next to its images until every
- * image URL issued for it has expired, and the presigned downloads they led to with them: the
- * console deletes it right after starting the ISO's download, which may reach the image service
- * (or start composing) only after the deletion. Returns how long the images and the record must
- * stay. Nothing but authorizeImageToken reads the record, and only for a token signed by its key.
- */
-export async function retainForImageUrls(deps: { blobs: BlobStore; config: { imageUrlTtlSeconds: number } }, infraEnv: InfraEnv): Promise<number> {
-  await deps.blobs.put('images', retainedInfraEnvObjectKey(infraEnv.orgId, infraEnv.infraEnvId), JSON.stringify(infraEnv), 'application/json');
-  return deps.config.imageUrlTtlSeconds + MIN_PRESIGN_SECONDS;
-}
-
-async function retainedInfraEnv(blobs: BlobStore, orgId: string, infraEnvId: string): Promise<InfraEnv | undefined> {
-  const bytes = await blobs.get('images', retainedInfraEnvObjectKey(orgId, infraEnvId));
-  if (!bytes) return undefined;
-  const retained: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  if (!isRetainedInfraEnv(retained)) throw new Error(`the infra-env ${infraEnvId} retained for image URLs is not an infra-env record`);
-  return retained;
-}
-
-/** What retainForImageUrls wrote: an infra-env record, with the fields image URLs are authorized and built from. */
-function isRetainedInfraEnv(value: unknown): value is InfraEnv {
-  return (
-    isJsonObject(value) &&
-    typeof value.version === 'number' &&
-    ['orgId', 'infraEnvId', 'name', 'createdAt', 'updatedAt', 'pullSecret', 'imageTokenKey'].every((field) => typeof value[field] === 'string') &&
-    (value.clusterId === undefined || typeof value.clusterId === 'string') &&
-    (value.agentTokenEpoch === undefined || typeof value.agentTokenEpoch === 'number') &&
-    isJsonObject(value.attributes)
-  );
-}
-
-export function presignSeconds(expiresAt: Date, now: Date): number {
-  return Math.min(MAX_PRESIGN_SECONDS, Math.max(MIN_PRESIGN_SECONDS, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)));
-}
-
-// ---- base images
-
-async function readJson<T>(blobs: BlobStore, key: string, meter?: TransferMeter): Promise<T | undefined> {
-  const bytes = await blobs.get('images', key);
-  if (!bytes) return undefined;
-  if (meter) meter.read += bytes.length;
-  return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
-}
-
-/**
- * The base image, or, where the deployment offers them and none was imported, a SYNTHETIC one
- * made on first use (it never boots; the image's events and file name say so).
- */
-async function baseImageOrSynthetic(
-  deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages },
-  version: string,
-  arch: string,
-  type: ImageType,
-  meter?: TransferMeter,
-): Promise<BaseImageInfo | undefined> {
-  const base = await loadBaseImage(deps.blobs, version, arch, type, meter);
-  if (base || !deps.syntheticBaseImages) return base;
-  await deps.syntheticBaseImages.provide({ version, arch, type });
-  return loadBaseImage(deps.blobs, version, arch, type, meter);
-}
-
-export function loadBaseImage(blobs: BlobStore, version: string, arch: string, type: ImageType, meter?: TransferMeter): Promise<BaseImageInfo | undefined> {
-  return readJson<BaseImageInfo>(blobs, baseIsoInfoObjectKey(version, arch, type), meter);
-}
-
-/**
- * Records a base ISO already uploaded to its key: finds its embed areas through ranged reads and
- * writes its description. Refuses (IsoFormatError) an image that is not a CoreOS live ISO.
- */
-export async function recordBaseImage(
-  deps: { blobs: BlobStore; clock: Clock },
-  input: { version: string; arch: string; type: ImageType; size: number; sha256: string; synthetic: boolean; source: string; read: ByteRangeReader },
-): Promise<BaseImageInfo> {
-  const { layout } = await readIsoLayout(input.read);
-  if (input.type === 'minimal-iso' && !layout.kargs) {
-    throw badRequest('this ISO has no kernel argument embed areas (coreos/kargs.json): a minimal ISO needs them to be told where its rootfs is');
-  }
-  const info: BaseImageInfo = {
-    version: input.version,
-    arch: input.arch,
-    type: input.type,
-    synthetic: input.synthetic,
-    source: input.source,
-    size: input.size,
-    sha256: input.sha256,
-    importedAt: deps.clock.now().toISOString(),
-    layout,
-  };
-  await deps.blobs.put('images', baseIsoInfoObjectKey(input.version, input.arch, input.type), JSON.stringify(info, null, 2), 'application/json');
-  return info;
-}
-
-/** Reads a byte range of an object fully (ranges here are a few MiB at most). */
-async function readRange(blobs: BlobStore, key: string, start: number, length: number, meter?: TransferMeter): Promise<Buffer> {
-  if (length <= 0) return Buffer.alloc(0);
-  const stream: Readable | undefined = await blobs.stream('images', key, { start, end: start + length - 1 });
-  if (!stream) throw conflict(`${key} disappeared from the images bucket; import it again`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) {
-    if (!(chunk instanceof Uint8Array)) throw new Error(`${key}: the images bucket streamed text, not bytes`);
-    chunks.push(Buffer.from(chunk));
-  }
-  const bytes = Buffer.concat(chunks);
-  if (meter) meter.read += bytes.length;
-  return bytes;
-}
-
-/** A ByteRangeReader over an object of the images bucket. */
-export function objectRangeReader(blobs: BlobStore, key: string, size: number, meter?: TransferMeter): ByteRangeReader {
-  return (start, length) => readRange(blobs, key, start, Math.max(0, Math.min(length, size - start)), meter);
 }
 
 // ---- what goes into an image
@@ -516,29 +324,6 @@ export async function ensurePxeInitrd(
   await deps.blobs.compose('images', key, parts, 'application/octet-stream');
   await removeSuperseded(deps.blobs, infraEnv, stem, key);
   return { key, size: initrdSize + tail.length, fileName, created: true, synthetic: false };
-}
-
-export function bootArtifactHint(version: string, arch: string): string {
-  return `no boot artifacts imported for version ${version} arch ${arch}: importing the full live ISO (npm run import-iso -- --version ${version} --arch ${arch} --type full-iso --file <live ISO>) extracts its kernel, initrd and rootfs`;
-}
-
-/** Where a version's kernel, initrd or rootfs lives; 409 when it was never imported. */
-export async function bootArtifact(
-  deps: { blobs: BlobStore; syntheticBaseImages?: SyntheticBaseImages },
-  artifact: BootArtifact,
-  version: string,
-  arch: string,
-): Promise<{ key: string; size: number }> {
-  const key = bootArtifactObjectKey(version, arch, artifact);
-  let size = await deps.blobs.size('images', key);
-  if (size === undefined && deps.syntheticBaseImages) {
-    // Importing a full live ISO extracts its boot artifacts (a SYNTHETIC one's are placeholders);
-    // provide does nothing when a full ISO is imported already.
-    await deps.syntheticBaseImages.provide({ version, arch, type: 'full-iso' });
-    size = await deps.blobs.size('images', key);
-  }
-  if (size === undefined) throw conflict(bootArtifactHint(version, arch));
-  return { key, size };
 }
 
 /**

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDynamoStore } from '../../lambdas/adapters/dynamodb/store.js';
+import { descendantsOf } from '../../bench/support/process-tree.js';
 import { freePort, until } from '../support/net.js';
 import { exitCode, javaProcessesFor, killProcessGroups } from '../support/processes.js';
 
@@ -32,21 +33,6 @@ async function npmStart(port: number, dnsPort: number, directory = dataDir): Pro
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   return { child, output: () => output };
-}
-
-/** A process and all its descendants. */
-function processTree(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    // No children.
-  }
-  return [pid, ...children.flatMap(processTree)];
 }
 
 /** Every TCP and UDP socket the processes listen on (Unix sockets are local by nature), as `ss` lists them. */
@@ -97,7 +83,7 @@ describe('npm start', () => {
 
     // Nothing the runtime starts listens beyond loopback: the API, DNS (UDP and TCP), DynamoDB
     // Local (java), s3rver, the Step Functions stand-in.
-    const sockets = listeningSockets(processTree(first.child.pid!));
+    const sockets = listeningSockets([first.child.pid!, ...descendantsOf(first.child.pid!)]);
     const described = sockets.map((socket) => `${socket.protocol} ${socket.local} ${socket.process}`);
     expect(
       sockets.filter((socket) => !LOOPBACK.test(socket.local)),

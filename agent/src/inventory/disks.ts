@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { LSBLK_COLUMNS, parseLsblk, type BlockDevice } from './parse-lsblk.js';
-import type { InventoryProbe } from './probe.js';
+import { optional, type InventoryProbe } from './probe.js';
 
 export type DriveType = 'Unknown' | 'HDD' | 'FDD' | 'ODD' | 'SSD' | 'virtual' | 'Multipath' | 'iSCSI' | 'FC' | 'LVM' | 'RAID' | 'ECKD' | 'ECKD (ESE)' | 'FBA';
 
@@ -223,8 +223,4 @@ export async function collectDisks(probe: InventoryProbe): Promise<Disk[]> {
     });
   }
   return disks;
-}
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value ? ({ [key]: value } as Record<K, string>) : {};
 }

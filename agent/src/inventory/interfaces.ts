@@ -5,7 +5,7 @@
 import { networkInterfaces } from 'node:os';
 import { parseIpAddr, parseIpRoute, type IpLink, type IpRoute } from './parse-ip.js';
 import { parseProcIpv4Routes, parseProcIpv6Routes, parseProcIfInet6 } from './parse-proc-net.js';
-import type { InventoryProbe } from './probe.js';
+import { optional, type InventoryProbe } from './probe.js';
 
 export interface Interface {
   name: string;
@@ -194,8 +194,4 @@ export async function collectRoutes(probe: InventoryProbe): Promise<Route[]> {
     routes.push(...parsed);
   }
   return routes.flatMap((route) => toWireRoute(route) ?? []);
-}
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value ? ({ [key]: value } as Record<K, string>) : {};
 }

@@ -1,4 +1,5 @@
 /** `ip -j -d addr show` and `ip -j route show` (iproute2 JSON). */
+import { finite, nonEmptyText } from '../../../contracts/json-shapes.js';
 
 export interface IpAddress {
   readonly family: 4 | 6;
@@ -45,20 +46,17 @@ const list = (output: string, what: string): Record<string, unknown>[] => {
   return parsed.filter((entry): entry is Record<string, unknown> => !!entry && typeof entry === 'object');
 };
 
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-
 export function parseIpAddr(output: string): IpLink[] {
   return list(output, 'addr').flatMap((raw) => {
-    const name = str(raw.ifname);
-    const index = num(raw.ifindex);
+    const name = nonEmptyText(raw.ifname);
+    const index = finite(raw.ifindex);
     if (!name || index === undefined) return [];
     const addresses = (Array.isArray(raw.addr_info) ? (raw.addr_info as Record<string, unknown>[]) : []).flatMap((info): IpAddress[] => {
-      const address = str(info?.local);
-      const prefixLength = num(info?.prefixlen);
+      const address = nonEmptyText(info?.local);
+      const prefixLength = finite(info?.prefixlen);
       const family = info?.family === 'inet' ? 4 : info?.family === 'inet6' ? 6 : undefined;
       if (!address || prefixLength === undefined || !family) return [];
-      return [{ family, address, prefixLength, scope: str(info.scope) }];
+      return [{ family, address, prefixLength, scope: nonEmptyText(info.scope) }];
     });
     const linkinfo = raw.linkinfo as { info_kind?: unknown; info_slave_data?: { perm_hwaddr?: unknown } } | undefined;
     return [
@@ -66,12 +64,12 @@ export function parseIpAddr(output: string): IpLink[] {
         index,
         name,
         flags: Array.isArray(raw.flags) ? raw.flags.filter((flag): flag is string => typeof flag === 'string') : [],
-        mtu: num(raw.mtu),
-        operstate: str(raw.operstate),
-        linkType: str(raw.link_type),
-        macAddress: str(raw.address)?.toLowerCase(),
-        kind: str(linkinfo?.info_kind),
-        permanentMac: str(linkinfo?.info_slave_data?.perm_hwaddr)?.toLowerCase(),
+        mtu: finite(raw.mtu),
+        operstate: nonEmptyText(raw.operstate),
+        linkType: nonEmptyText(raw.link_type),
+        macAddress: nonEmptyText(raw.address)?.toLowerCase(),
+        kind: nonEmptyText(linkinfo?.info_kind),
+        permanentMac: nonEmptyText(linkinfo?.info_slave_data?.perm_hwaddr)?.toLowerCase(),
         addresses,
       },
     ];
@@ -80,18 +78,18 @@ export function parseIpAddr(output: string): IpLink[] {
 
 export function parseIpRoute(output: string, family: 4 | 6): IpRoute[] {
   return list(output, 'route').flatMap((raw) => {
-    const destination = str(raw.dst);
+    const destination = nonEmptyText(raw.dst);
     if (!destination) return [];
     return [
       {
         family,
         destination,
-        gateway: str(raw.gateway),
-        device: str(raw.dev),
-        metric: num(raw.metric),
-        protocol: str(raw.protocol),
-        scope: str(raw.scope),
-        preferredSource: str(raw.prefsrc),
+        gateway: nonEmptyText(raw.gateway),
+        device: nonEmptyText(raw.dev),
+        metric: finite(raw.metric),
+        protocol: nonEmptyText(raw.protocol),
+        scope: nonEmptyText(raw.scope),
+        preferredSource: nonEmptyText(raw.prefsrc),
       },
     ];
   });

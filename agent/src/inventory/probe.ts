@@ -43,3 +43,8 @@ export class InventoryProbe {
     return result.stdout;
   }
 }
+
+/** `{ [key]: value }` when the value says something, else nothing: spread into an inventory entry, a blank field is left out. */
+export function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value ? ({ [key]: value } as Record<K, string>) : {};
+}

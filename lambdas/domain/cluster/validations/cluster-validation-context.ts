@@ -23,10 +23,8 @@ export interface Verdict {
   message: string;
 }
 
-export const success = (message: string): Verdict => ({ status: 'success', message });
-export const failure = (message: string): Verdict => ({ status: 'failure', message });
-export const pending = (message: string): Verdict => ({ status: 'pending', message });
-export const error = (message: string): Verdict => ({ status: 'error', message });
+// A verdict is made as a host validation's outcome is (never `hidden`: every cluster check is shown).
+export { error, failure, pending, success } from '../../host/validations/host-validations-model.js';
 
 // ---------------------------------------------------------------- input
 
