@@ -42,11 +42,11 @@ import {
   FIRST_CALLS,
   largestPackages,
   loadedFiles,
-  median,
   secretsManagerStandIn,
   timeNode,
   type Timing,
 } from './bundles/measure.js';
+import { median } from './support/percentile.js';
 import { comparedBundles, floorBundle, lambdaEnvironment, synthesizedBundles, type Bundle } from './bundles/stack.js';
 
 const RUNS = Number(process.env.BUNDLE_INIT_RUNS ?? 7);

@@ -38,6 +38,7 @@ import { describeFloor, measureDynamoDbFloor, pathFloorMs, type DynamoDbFloor } 
 import { startOurService } from './support/our-service.js';
 import { cpuMsBetween, cpuTicks } from './support/process-cpu.js';
 import { startUpstreamService } from './support/upstream-service.js';
+import { median } from './support/percentile.js';
 
 export type Workload = 'registrations' | 'inventory-replies' | 'polls';
 export const WORKLOADS: readonly Workload[] = ['registrations', 'inventory-replies', 'polls'];
@@ -122,11 +123,6 @@ export function settingsFromEnvironment(env = process.env): VersusSettings {
 
 const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
 const OPENSHIFT_VERSION = '4.22.9';
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /** One side, as the client sees it: one pool of keep-alive sockets for every request. */
 interface Side {

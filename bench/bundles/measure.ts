@@ -92,8 +92,6 @@ export async function loadedFiles(bundle: Bundle, script: string, environment: R
 
 export const bytesOf = (files: string[]) => files.reduce((sum, file) => sum + statSync(file).size, 0);
 
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 /**
  * The largest packages of the code a bundle loads at init, from esbuild's metafile of the same
  * split build as the stack's: index.mjs and the chunks it imports statically.

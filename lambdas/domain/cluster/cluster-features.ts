@@ -16,9 +16,8 @@ import {
   isArchitectureSupported,
   type FeatureId,
 } from '../catalogues/feature-support.js';
-import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterAttributes } from '../core/entities.js';
-import { parseCidr } from '../../../contracts/input-checks.js';
+import { isDualStack } from './cluster-machine-network.js';
 
 const NETWORK_TYPE_FEATURES: Record<string, FeatureId> = {
   OpenShiftSDN: 'SDN_NETWORK_TYPE',
@@ -36,18 +35,6 @@ const PLATFORM_FEATURES: Record<string, FeatureId> = {
   vsphere: 'VSPHERE_INTEGRATION',
   external: 'EXTERNAL_PLATFORM',
 };
-
-const cidrsOf = (value: unknown): string[] =>
-  Array.isArray(value) ? value.flatMap((network) => (isJsonObject(network) && typeof network.cidr === 'string' ? [network.cidr] : [])) : [];
-const bothFamilies = (cidrs: readonly string[]): boolean => {
-  const families = new Set(cidrs.map((cidr) => parseCidr(cidr)?.family));
-  return families.has(4) && families.has(6);
-};
-
-/** Whether any of the cluster's network lists holds both IP families (upstream's CheckIfClusterIsDualStack). */
-function isDualStack(attributes: ClusterAttributes): boolean {
-  return [attributes.machine_networks, attributes.service_networks, attributes.cluster_networks].some((networks) => bothFamilies(cidrsOf(networks)));
-}
 
 /**
  * The features a cluster's settings use. On update, pass the stored settings too: a dual-stack

@@ -9,7 +9,7 @@
  *   while it has no machine network (see derivedSingleNodeMachineNetworks).
  * Pure.
  */
-import { calculateMachineNetworkCidr, cidrNetworkText, ipInCidr, type MachineNetworkHost } from '../network/machine-network.js';
+import { calculateMachineNetworkCidr, cidrNetworkText, ipInCidr, isIpv4Cidr, isIpv6Cidr, type MachineNetworkHost } from '../network/machine-network.js';
 import { parseCidr } from '../../../contracts/input-checks.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import type { ClusterAttributes } from '../core/entities.js';
@@ -22,11 +22,11 @@ export const cidrsOf = (networks: unknown): string[] =>
     .map((network) => (network as { cidr?: unknown })?.cidr)
     .filter((cidr): cidr is string => typeof cidr === 'string' && cidr !== '');
 
-/** Any of the machine, service or cluster networks holds both address families. */
+/** Any of the machine, service or cluster networks holds both address families (upstream's CheckIfClusterIsDualStack). */
 export function isDualStack(attributes: ClusterAttributes): boolean {
   return [attributes.machine_networks, attributes.service_networks, attributes.cluster_networks].some((networks) => {
     const cidrs = cidrsOf(networks);
-    return cidrs.some((cidr) => cidr.includes(':')) && cidrs.some((cidr) => !cidr.includes(':'));
+    return cidrs.some(isIpv6Cidr) && cidrs.some(isIpv4Cidr);
   });
 }
 

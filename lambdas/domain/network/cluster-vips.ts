@@ -10,9 +10,17 @@
  * non-interactive (kube-api controller) path, because every caller here is interactive.
  */
 import { featureSupportLevel } from '../catalogues/feature-support.js';
-import { calculateMachineNetworkCidr, ipInCidr, verifyVipInMachineNetwork, type MachineNetworkHost, type VipCheck } from './machine-network.js';
+import {
+  calculateMachineNetworkCidr,
+  ipInCidr,
+  isIpv4Cidr,
+  isIpv6Cidr,
+  verifyVipInMachineNetwork,
+  type MachineNetworkHost,
+  type VipCheck,
+} from './machine-network.js';
 import { isBelow } from '../core/ocp-version.js';
-import { ipFamily, parseCidr } from '../../../contracts/input-checks.js';
+import { ipFamily } from '../../../contracts/input-checks.js';
 
 /** The cluster as the VIP rules see it: the request's values, or the stored ones where upstream takes those. */
 export interface VipConfiguration {
@@ -34,8 +42,6 @@ const IPV6_PRIMARY_DUAL_STACK_VERSION = '4.12';
 
 const isIpv4 = (address: string) => ipFamily(address) === 4;
 const isIpv6 = (address: string) => ipFamily(address) === 6;
-const isIpv4Cidr = (cidr: string) => parseCidr(cidr)?.family === 4;
-const isIpv6Cidr = (cidr: string) => parseCidr(cidr)?.family === 6;
 
 /** More than one VIP of a kind is dual-stack, which some releases lack (feature DUAL_STACK_VIPS). */
 export function dualStackVipsProblem(

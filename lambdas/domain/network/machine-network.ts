@@ -49,7 +49,8 @@ export function normalizeCidr(text: string): string | undefined {
   return cidr ? cidrNetworkText(cidr) : undefined;
 }
 
-export const isIpv6Cidr = (text: string): boolean => text.includes(':');
+export const isIpv4Cidr = (text: string): boolean => parseCidr(text)?.family === 4;
+export const isIpv6Cidr = (text: string): boolean => parseCidr(text)?.family === 6;
 
 /**
  * The machine network CIDR implied by a VIP (the API VIP, else the ingress VIP): the network of
