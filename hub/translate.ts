@@ -11,6 +11,7 @@ import { PLATFORM_TYPES, releaseFromImage } from '../contracts/release-image.js'
 import { clusterSettingsUpdate } from '../contracts/cluster-differences.js';
 import { storedStaticNetworkConfig } from '../contracts/static-network-config.js';
 import { isJsonObject, text } from '../contracts/json-shapes.js';
+import { hyperthreadingOfModes } from '../contracts/hyperthreading.js';
 
 export { releaseFromImage };
 
@@ -31,10 +32,7 @@ function hyperthreading(spec: Record<string, any>): ClusterCreateParams['hyperth
   const workers = (Array.isArray(spec.compute) ? spec.compute : [])
     .map((pool: any) => pool?.hyperthreading as string | undefined)
     .find((mode: string | undefined) => mode);
-  if (!masters && !workers) return undefined;
-  const onMasters = masters !== 'Disabled';
-  const onWorkers = workers !== 'Disabled';
-  return onMasters && onWorkers ? 'all' : onMasters ? 'masters' : onWorkers ? 'workers' : 'none';
+  return hyperthreadingOfModes(masters || undefined, workers || undefined);
 }
 
 export interface ClusterInputs {

@@ -13,6 +13,7 @@ import type { ManifestDocument, ManifestError, ManifestKind } from './manifests.
 import { cidrList, FieldReader, key, proxyOf, pullSecretOf, staticNetworkEntry, vips } from './validate.js';
 import { isJsonObject } from '../../contracts/json-shapes.js';
 import { PLATFORM_TYPES, releaseFromImage } from '../../contracts/release-image.js';
+import { hyperthreadingOfModes } from '../../contracts/hyperthreading.js';
 
 export { releaseFromImage };
 
@@ -65,10 +66,7 @@ function hyperthreadingOf(reader: FieldReader): ClusterCreateParams['hyperthread
       return undefined;
     })
     .find((mode) => mode !== undefined);
-  if (masters === undefined && workers === undefined) return undefined;
-  const onMasters = masters !== 'Disabled';
-  const onWorkers = workers !== 'Disabled';
-  return onMasters && onWorkers ? 'all' : onMasters ? 'masters' : onWorkers ? 'workers' : 'none';
+  return hyperthreadingOfModes(masters, workers);
 }
 
 function clusterParams(
