@@ -1,17 +1,18 @@
 // Client-side CPU per DynamoDB call: lib-dynamodb's document client over the SDK as shipped, against
 // the store's document client over the container's client (plain JSON bodies, handlers kept).
-// usage (from the worktree): npx tsx bench/sdk-path.ts [iterations of 4 calls per round, 400] [rounds, 8]
+// usage (from the worktree): npx tsx bench/sdk-path.ts [iterations of 4 calls per slice, 25] [slices per variant, 30]
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deflateRawSync } from 'node:zlib';
 import { startDynamoDbLocal } from '../bin/local/dynamodb-local.js';
 import { ensureTable } from '../lambdas/adapters/dynamodb/schema.js';
-import { documentClient } from '../lambdas/adapters/dynamodb/store.js';
+import { documentClient } from '../lambdas/adapters/dynamodb/document-client.js';
 import { withPlainJsonBodies } from '../lambdas/adapters/dynamodb/plain-json-protocol.js';
-import { sdkLoggerWithoutPayloads } from '../lambdas/adapters/sdk-client.js';
+import { sdkLoggerWithoutPayloads, withSignersKept } from '../lambdas/adapters/sdk-client.js';
 import { unmeteredRetries } from '../lambdas/adapters/dynamodb/retries.js';
 
-const calls = Number(process.argv[2] ?? 400);
+const iterationsPerSlice = Number(process.argv[2] ?? 25);
+const slices = Number(process.argv[3] ?? 30);
 const dynamo = await startDynamoDbLocal({ port: 18000 + Math.floor(Math.random() * 1000) });
 const settings = {
   endpoint: dynamo.endpoint,
@@ -51,77 +52,86 @@ const hostItem = (id: string) => ({
   packed: deflateRawSync(inventoryText),
   free_addresses: inventoryText.slice(0, 4000),
 });
-async function run(label: string, doc: { send(command: unknown): Promise<unknown> }, table: string) {
-  const one = async (n: number) => {
-    const id = `h${n % 50}`;
-    await doc.send(new PutCommand({ TableName: table, Item: hostItem(id) }));
-    await doc.send(new GetCommand({ TableName: table, Key: { pk: 'ORG#o#INFRAENV#i', sk: `HOST#${id}` }, ConsistentRead: true }));
-    await doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
-        ExpressionAttributeValues: { ':pk': 'ORG#o#INFRAENV#i', ':h': 'HOST#h1' },
-        Limit: 3,
-      }),
-    );
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: 'ORG#o#INFRAENV#i', sk: `HOST#${id}` },
-        UpdateExpression: 'SET #v = #v + :one',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
-  };
-  for (let n = 0; n < 40; n++) await one(n); // warm-up
+/** One iteration: a host item written, read, listed with two others, and its version counted up (4 calls). */
+async function iteration(doc: { send(command: unknown): Promise<unknown> }, table: string, n: number): Promise<void> {
+  const id = `h${n % 50}`;
+  await doc.send(new PutCommand({ TableName: table, Item: hostItem(id) }));
+  await doc.send(new GetCommand({ TableName: table, Key: { pk: 'ORG#o#INFRAENV#i', sk: `HOST#${id}` }, ConsistentRead: true }));
+  await doc.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
+      ExpressionAttributeValues: { ':pk': 'ORG#o#INFRAENV#i', ':h': 'HOST#h1' },
+      Limit: 3,
+    }),
+  );
+  await doc.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: { pk: 'ORG#o#INFRAENV#i', sk: `HOST#${id}` },
+      UpdateExpression: 'SET #v = #v + :one',
+      ExpressionAttributeNames: { '#v': 'version' },
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
+  );
+}
+
+/** The client CPU `iterations` iterations take, 8 in flight. */
+async function slice(doc: { send(command: unknown): Promise<unknown> }, table: string, iterations: number): Promise<number> {
   const before = process.cpuUsage();
-  const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (next < calls) await one(next++);
+      while (next < iterations) await iteration(doc, table, next++);
     }),
   );
   const used = process.cpuUsage(before);
-  const ms = (used.user + used.system) / 1000;
-  console.log(
-    `${label}: ${calls * 4} calls, client CPU ${ms.toFixed(0)} ms = ${(ms / (calls * 4)).toFixed(3)} CPU-ms per call (wall ${(performance.now() - started).toFixed(0)} ms)`,
-  );
-  return ms / (calls * 4);
+  return (used.user + used.system) / 1000;
 }
-const variants: { label: string; make(): { send(command: unknown): Promise<unknown> }; client?: DynamoDBClient }[] = [
-  {
-    label: 'lib-dynamodb over the SDK as shipped',
-    make: () =>
-      DynamoDBDocumentClient.from(new DynamoDBClient(settings), { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } }),
-  },
+
+const libraryOptions = { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } };
+const allVariants: { label: string; make(): { send(command: unknown): Promise<unknown> } }[] = [
+  { label: 'lib-dynamodb over the SDK as shipped (before session 28)', make: () => DynamoDBDocumentClient.from(new DynamoDBClient(settings), libraryOptions) },
   { label: "the store's document client over the SDK as shipped", make: () => documentClient(new DynamoDBClient(settings)) },
   { label: "the store's document client, handlers kept", make: () => documentClient(new DynamoDBClient({ ...settings, cacheMiddleware: true })) },
   { label: "the store's document client, plain JSON bodies", make: () => documentClient(withPlainJsonBodies(new DynamoDBClient(settings))) },
   {
-    label: "the store's document client, plain JSON bodies, handlers kept (the container's)",
+    label: "the store's document client, plain JSON bodies, handlers kept",
     make: () => documentClient(withPlainJsonBodies(new DynamoDBClient({ ...settings, cacheMiddleware: true }))),
   },
+  {
+    label: "the store's document client, plain JSON bodies, handlers kept, one signer (the container's)",
+    make: () => documentClient(withSignersKept(withPlainJsonBodies(new DynamoDBClient({ ...settings, cacheMiddleware: true })))),
+  },
 ];
+
+/** SDK_PATH_VARIANTS=3,5 measures only those (0-based), for a profile of one path. */
+const chosen = process.env.SDK_PATH_VARIANTS?.split(',').map(Number);
+const variants = chosen ? allVariants.filter((_, index) => chosen.includes(index)) : allVariants;
+
 try {
   const tableMaker = new DynamoDBClient(settings);
-  const results = variants.map(() => [] as number[]);
-  const rounds = Number(process.argv[3] ?? 8);
-  for (let round = 0; round < rounds; round++) {
-    // Each round in another order, so that none is always first (JIT warm-up) or last.
-    const order = variants.map((_, index) => (index + round * 2) % variants.length);
-    for (const index of order) {
-      const table = `t-${round}-${index}`;
-      await ensureTable(tableMaker, table);
-      results[index]!.push(await run(`round ${round + 1} ${variants[index]!.label}`, variants[index]!.make(), table));
+  const prepared = [];
+  for (const [index, variant] of variants.entries()) {
+    const table = `t-${index}`;
+    await ensureTable(tableMaker, table);
+    const doc = variant.make();
+    await slice(doc, table, 60); // warm-up: the JIT and the connection pool
+    prepared.push({ doc, table, cpuMs: 0, calls: 0 });
+  }
+  // Short slices, interleaved in a rotating order: the machine's other load falls on every variant alike.
+  for (let round = 0; round < slices; round++) {
+    for (let step = 0; step < prepared.length; step++) {
+      const entry = prepared[(step + round) % prepared.length]!;
+      entry.cpuMs += await slice(entry.doc, entry.table, iterationsPerSlice);
+      entry.calls += iterationsPerSlice * 4;
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  // Other processes on the machine only ever add to a round's CPU: the least round is the cleanest figure.
+  const first = prepared[0]!.cpuMs / prepared[0]!.calls;
   for (const [index, variant] of variants.entries()) {
+    const perCall = prepared[index]!.cpuMs / prepared[index]!.calls;
     console.log(
-      `CPU-ms per call, least ${Math.min(...results[index]!).toFixed(3)}, median ${median(results[index]!).toFixed(3)} over ${rounds} rounds: ${variant.label}`,
+      `${perCall.toFixed(3)} client CPU-ms per call (${((100 * perCall) / first).toFixed(0)} % of the first; ${prepared[index]!.calls} calls): ${variant.label}`,
     );
   }
 } finally {
