@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStore } from '../adapters/dynamodb/store.js';
 import { unmeteredRetries } from '../adapters/dynamodb/retries.js';
-import { sdkLoggerWithoutPayloads } from '../adapters/sdk-client.js';
+import { withPlainJsonBodies } from '../adapters/dynamodb/plain-json-protocol.js';
+import { sdkLoggerWithoutPayloads, withSignersKept } from '../adapters/sdk-client.js';
 import type { BlobStore } from '../ports/blobs.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { DnsZones } from '../ports/dns.js';
@@ -65,14 +66,23 @@ function build(): Ports {
         tableName: config.tableName,
         auditRetentionDays: config.auditRetentionDays,
         // More attempts than the SDK's 3, with its backoff: throttling under a burst of agents (and
-        // DynamoDB Local's lock time-outs) pass instead of failing the request.
-        client: new DynamoDBClient({
-          region,
-          maxAttempts,
-          logger: sdkLoggerWithoutPayloads,
-          ...(process.env.DYNAMODB_RETRY_QUOTA === 'off' ? { retryStrategy: unmeteredRetries(maxAttempts) } : {}),
-          requestHandler: { httpAgent: pooled, httpsAgent: pooled },
-        }),
+        // DynamoDB Local's lock time-outs) pass instead of failing the request. Item operations'
+        // bodies are plain JSON (adapters/dynamodb/plain-json-protocol.ts): the SDK's schema walk
+        // was the largest part of its CPU. Each kind of command builds its middleware once
+        // (cacheMiddleware; the store's document client allows it: adapters/dynamodb/document-client.ts),
+        // and signs with one signer (withSignersKept), not one built per request.
+        client: withSignersKept(
+          withPlainJsonBodies(
+            new DynamoDBClient({
+              region,
+              maxAttempts,
+              cacheMiddleware: true,
+              logger: sdkLoggerWithoutPayloads,
+              ...(process.env.DYNAMODB_RETRY_QUOTA === 'off' ? { retryStrategy: unmeteredRetries(maxAttempts) } : {}),
+              requestHandler: { httpAgent: pooled, httpsAgent: pooled },
+            }),
+          ),
+        ),
       }),
     // Loaded on first use (platform/deferred.ts): the table is read by every invocation, these by few.
     blobs: provided.blobs ?? blobStore(config),

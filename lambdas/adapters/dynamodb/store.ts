@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../../domain/core/errors.js';
 import { DEFAULT_AUDIT_RETENTION_DAYS, matchesAuditFilter, type AuditEvent, type AuditFilter } from '../../domain/auth/audit.js';
 import type {
@@ -39,6 +39,7 @@ import {
 } from '../../ports/store.js';
 import { ensureClusterNamesIndexed } from './cluster-name-index.js';
 import { DynamoEntity, type EntitySpec } from './entity.js';
+import { documentClient } from './document-client.js';
 import { HostLivenessItems, livenessGuard, withLivenessItems } from './host-liveness.js';
 import { keys, stripKeys, userKeys, watchCopyOf, type Item } from './keys.js';
 import { unpackItem } from './packing.js';
@@ -140,11 +141,7 @@ async function auditPage(doc: DynamoDBDocumentClient, table: string, filter: Aud
   return { items, next: encodeCursor(start!) };
 }
 
-export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
-}
+export { documentClient };
 
 /** A host as the domain sees it, from its stored item (a read, or a stream record's image). */
 export function hostOfItem(item: Item): Host {
