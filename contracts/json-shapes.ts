@@ -12,6 +12,9 @@ export type Reader<T> = (value: unknown) => T | undefined;
 /** A JSON object (not a list, not null); what the readers below return of one is frozen. */
 export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The JSON kind of a parsed value: 'null', 'array', 'object', 'string', 'number' or 'boolean'. */
+export const jsonKind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
 /**
  * The value with every object's keys in sorted order, as Go's JSON encoder writes maps (upstream's
  * event props, feature usage). The store does not keep the order of a map's keys.

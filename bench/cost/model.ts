@@ -1,6 +1,6 @@
 /**
  * The monthly bill of a workload, from what each kind of request was measured to ask of each billed
- * component (bench/cost.ts measures; prices.json prices). Pure: no I/O, so the arithmetic is tested
+ * component (bench/cost/meter.ts and the measure-*.ts beside it measure; prices.json prices). Pure: no I/O, so the arithmetic is tested
  * on its own (test/unit/cost-model.test.ts).
  */
 

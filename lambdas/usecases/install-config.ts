@@ -9,19 +9,12 @@ import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../domain/core/
 import type { Schemas } from '../../contracts/wire.js';
 import { builtinOperators } from '../domain/catalogues/catalogues.js';
 import { badRequest, conflict } from '../domain/core/errors.js';
-import {
-  consoleEnabled,
-  installConfigJson,
-  installConfigOverridesProblem,
-  installConfigYaml,
-  renderInstallConfig,
-  withoutProxyCredentials,
-  withoutPullSecret,
-} from '../domain/install/install-config.js';
+import { consoleEnabled, installConfigOverridesProblem, renderInstallConfig } from '../domain/install/install-config.js';
+import { installConfigJson, installConfigYaml, withoutPullSecret } from '../domain/install/install-config-text.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { findCluster, stillThere } from './access.js';
-import { mayReadPullSecret, maySeeSecrets } from './secret-access.js';
+import { INSTALL_CONFIG_PROXY_FIELDS, mayReadPullSecret, maySeeSecrets, withoutProxyCredentials } from './secret-access.js';
 import { recordEvent } from './events.js';
 import type { Principal } from './principal.js';
 
@@ -70,7 +63,7 @@ export async function getInstallConfig(deps: InstallConfigDeps, principal: Princ
   const { hosts, infraEnvs } = await inputsOf(deps.store, cluster);
   const config = renderInstallConfig(cluster, hosts, { infraEnvs });
   const shown = mayReadPullSecret(principal) ? config : withoutPullSecret(config);
-  return installConfigJson(maySeeSecrets(principal) ? shown : withoutProxyCredentials(shown));
+  return installConfigJson(maySeeSecrets(principal) ? shown : withoutProxyCredentials(shown, INSTALL_CONFIG_PROXY_FIELDS));
 }
 
 /**

@@ -26,7 +26,7 @@ import {
 } from '../domain/install/installation-progress.js';
 import { installerArgsProblem } from '../../contracts/installer-args.js';
 import { parseDownloadLogsType } from '../domain/install/logs.js';
-import { installConfigYamlWithoutPullSecret } from '../domain/install/install-config.js';
+import { installConfigYamlWithoutPullSecret } from '../domain/install/install-config-text.js';
 import { contentDisposition, isManifestFolder } from '../domain/install/manifests.js';
 import { clusterObjectPrefix, hostIgnitionObjectKey, INSTALLATION_BUCKET, installationObjectKey } from '../domain/core/object-keys.js';
 import type { BlobStore } from '../ports/blobs.js';

@@ -19,13 +19,19 @@ export function maySeeSecrets(principal: Principal): boolean {
   return principal.kind === 'agent' || roleAllows(principal.role, 'write');
 }
 
+/** The proxy URL fields of a cluster or infra-env view (the wire's names). */
+const VIEW_PROXY_FIELDS = ['http_proxy', 'https_proxy'];
+/** The proxy URL fields of an install config (the installer's names, under `proxy`). */
+export const INSTALL_CONFIG_PROXY_FIELDS = ['httpProxy', 'httpsProxy'];
+
 /**
- * A cluster or infra-env view as a caller who may not see credentials gets it: proxy URLs keep
- * their host but not the user and password they carry (docs/api.md, read-only tokens).
+ * A cluster or infra-env view (or, given its field names, an install config) as a caller who may
+ * not see credentials gets it: proxy URLs, at the top and under `proxy`, keep their host but not
+ * the user and password they carry (docs/api.md, read-only tokens).
  */
-export function withoutProxyCredentials<T extends Record<string, unknown>>(view: T): T {
+export function withoutProxyCredentials<T extends Record<string, unknown>>(view: T, proxyFields: readonly string[] = VIEW_PROXY_FIELDS): T {
   const redact = (record: Record<string, unknown>) => {
-    for (const field of ['http_proxy', 'https_proxy']) {
+    for (const field of proxyFields) {
       const value = record[field];
       if (typeof value === 'string') record[field] = proxyUrlWithoutCredentials(value);
     }

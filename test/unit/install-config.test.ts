@@ -5,13 +5,8 @@ import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster, Host, InfraEnv } from '../../lambdas/domain/core/entities.js';
 import type { HostRole } from '../../lambdas/domain/host/host-states.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
-import {
-  consoleEnabled,
-  installConfigJson,
-  installConfigOverridesProblem,
-  installConfigYaml,
-  renderInstallConfig,
-} from '../../lambdas/domain/install/install-config.js';
+import { consoleEnabled, installConfigOverridesProblem, renderInstallConfig } from '../../lambdas/domain/install/install-config.js';
+import { installConfigJson, installConfigYaml } from '../../lambdas/domain/install/install-config-text.js';
 import { PULL_SECRET, sshPublicKey } from '../support/fixtures.js';
 
 const SSH_KEY = sshPublicKey();

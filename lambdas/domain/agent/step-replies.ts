@@ -14,7 +14,7 @@ import { withoutGoEmptyValues } from '../host/inventory.js';
 
 import { reachabilityChanged } from '../host/validations/host-validations-connectivity.js';
 import { MAX_INVENTORY_BYTES, MEDIA_DISCONNECTED_EXIT_CODE, type StepReply } from './agent-protocol.js';
-import { isJsonObject, recordOf, text, type Reader } from '../../../contracts/json-shapes.js';
+import { isJsonObject, jsonKind, recordOf, text, type Reader } from '../../../contracts/json-shapes.js';
 import { readImageStatuses, STEP_OUTPUT_READERS, type ContainerImageAvailability, type VerifiedVip } from '../../../contracts/step-replies.js';
 
 /** What a reply is judged with: the time, and the cluster (none: the infra-env) whose disk size and release an inventory's disks are judged for. */
@@ -123,8 +123,8 @@ const INVENTORY_FIELD_KINDS: Readonly<Record<string, { kind: 'string' | 'object'
   routes: { kind: 'array', goType: '[]*models.Route' },
 };
 
-const jsonKind = (value: unknown): string =>
-  Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value === 'object' ? 'object' : typeof value;
+/** A value's JSON kind in the words of Go's decoder errors ("bool" for a boolean). */
+const goJsonKind = (value: unknown): string => (jsonKind(value) === 'boolean' ? 'bool' : jsonKind(value));
 
 /**
  * Upstream decodes an inventory with Go's encoding/json and refuses the reply (400) when a field
@@ -134,8 +134,8 @@ const jsonKind = (value: unknown): string =>
 export function inventoryFieldTypeProblem(document: Readonly<Record<string, unknown>>): string | undefined {
   for (const [field, value] of Object.entries(document)) {
     const expected = INVENTORY_FIELD_KINDS[field];
-    if (!expected || value === null || value === undefined || jsonKind(value) === expected.kind) continue;
-    return `json: cannot unmarshal ${jsonKind(value)} into Go struct field Inventory.${field} of type ${expected.goType}`;
+    if (!expected || value === null || value === undefined || goJsonKind(value) === expected.kind) continue;
+    return `json: cannot unmarshal ${goJsonKind(value)} into Go struct field Inventory.${field} of type ${expected.goType}`;
   }
   return undefined;
 }

@@ -2,7 +2,7 @@
  * The infra-env (discovery environment) as the upstream API shows it, and the rules for creating
  * and updating one. Pure: callers pass ids, time, keys and the resolved release.
  */
-import { X509Certificate } from 'node:crypto';
+import { isX509Certificate, PEM_CERTIFICATE } from '../core/certificates.js';
 import { refuseIfProblem } from '../core/errors.js';
 import { staticNetworkConfigProblem } from './static-network/static-network.js';
 import type { InfraEnv } from '../core/entities.js';
@@ -89,16 +89,10 @@ function proxyProblem(proxy: Record<string, unknown>): string | undefined {
 /** PEM bundle of one or more X.509 certificates, each of which must parse. */
 export function trustBundleProblem(bundle: string): string | undefined {
   if (bundle.length > MAX_TRUST_BUNDLE) return `additional_trust_bundle is longer than ${MAX_TRUST_BUNDLE} characters`;
-  const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = bundle.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) return 'additional_trust_bundle must hold PEM certificates (-----BEGIN CERTIFICATE-----)';
-  for (const [index, block] of blocks.entries()) {
-    try {
-      new X509Certificate(block);
-    } catch {
-      return `additional_trust_bundle: certificate ${index + 1} is not a valid X.509 certificate`;
-    }
-  }
-  return undefined;
+  const invalid = blocks.findIndex((block) => !isX509Certificate(block));
+  return invalid === -1 ? undefined : `additional_trust_bundle: certificate ${invalid + 1} is not a valid X.509 certificate`;
 }
 
 /** An Ignition 3.x config whose fields merge over the discovery ignition. */

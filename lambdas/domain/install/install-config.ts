@@ -2,363 +2,18 @@
  * A cluster's install-config, as upstream's builder makes it: generated from the cluster and its
  * hosts, then the user's install_config_overrides decoded over it. Upstream decodes overrides
  * with Go's encoding/json into its typed model, so the merge and the refusals follow that
- * decoder: unknown keys and wrong types are refused, objects merge key by key, lists replace
- * (elements merging by index), null clears lists and optional objects, keys match
- * case-insensitively. The document carries the pull secret: never log it. Pure.
+ * decoder (install-config-model.ts); the document as text is install-config-text.ts. The
+ * document carries the pull secret: never log it. Pure.
  */
-import { X509Certificate } from 'node:crypto';
 import { Address4, Address6 } from 'ip-address';
-import YAML from 'yaml';
-import { isJsonObject, textOrEmpty } from '../../../contracts/json-shapes.js';
+import { textOrEmpty } from '../../../contracts/json-shapes.js';
+import { isX509Certificate } from '../core/certificates.js';
 import type { Cluster, ClusterAttributes, Host, InfraEnv } from '../core/entities.js';
 import { conflict } from '../core/errors.js';
 import { isBelow, majorMinor, parseBaseVersion } from '../core/ocp-version.js';
-import { overlaps, parseCidr, proxyUrlWithoutCredentials } from '../../../contracts/input-checks.js';
+import { overlaps, parseCidr } from '../../../contracts/input-checks.js';
 import { hostInventory, type Inventory } from '../host/inventory.js';
-
-// ---------------------------------------------------------------- upstream's typed model
-
-interface StructType {
-  kind: 'struct';
-  fields: GoField[];
-}
-type GoType = { kind: 'string' | 'bool' } | { kind: 'int'; bits: 32 | 64 } | StructType | { kind: 'pointer'; to: GoType } | { kind: 'slice'; of: GoType };
-interface GoField {
-  name: string;
-  type: GoType;
-  omitEmpty: boolean;
-}
-type GoValue = string | number | boolean | null | GoValue[] | GoObject;
-interface GoObject {
-  [field: string]: GoValue;
-}
-
-const isGoObject = (value: GoValue | undefined): value is GoObject => isJsonObject(value);
-
-const str: GoType = { kind: 'string' };
-const bool: GoType = { kind: 'bool' };
-const int: GoType = { kind: 'int', bits: 64 };
-const int32: GoType = { kind: 'int', bits: 32 };
-const slice = (of: GoType): GoType => ({ kind: 'slice', of });
-const pointer = (to: GoType): GoType => ({ kind: 'pointer', to });
-/** Fields named like Go JSON tags: `name` is always written, `name,omitempty` only when not empty. */
-const struct = (fields: [string, GoType][]): StructType => ({
-  kind: 'struct',
-  fields: fields.map(([tag, type]) => ({ name: tag.split(',')[0]!, type, omitEmpty: tag.endsWith(',omitempty') })),
-});
-
-const LOAD_BALANCER = pointer(struct([['type,omitempty', str]]));
-const BAREMETAL = struct([
-  ['provisioningNetwork', str],
-  ['apiVIPs,omitempty', slice(str)],
-  ['apiVIP,omitempty', str],
-  ['ingressVIPs,omitempty', slice(str)],
-  ['ingressVIP,omitempty', str],
-  [
-    'hosts',
-    slice(
-      struct([
-        ['name', str],
-        ['role', str],
-        ['bootMACAddress', str],
-        ['bootMode', str],
-        [
-          'bmc',
-          struct([
-            ['username', str],
-            ['password', str],
-            ['address', str],
-            ['disableCertificateVerification', bool],
-          ]),
-        ],
-        ['hardwareProfile', str],
-      ]),
-    ),
-  ],
-  ['clusterOSImage,omitempty', str],
-  ['clusterProvisioningIP,omitempty', str],
-  ['provisioningNetworkInterface,omitempty', str],
-  ['provisioningNetworkCIDR,omitempty', pointer(str)],
-  ['provisioningDHCPRange,omitempty', str],
-  ['additionalNTPServers,omitempty', slice(str)],
-  ['loadBalancer,omitempty', LOAD_BALANCER],
-]);
-const VSPHERE = struct([
-  ['vCenter,omitempty', str],
-  ['username,omitempty', str],
-  ['password,omitempty', str],
-  ['datacenter,omitempty', str],
-  ['defaultDatastore,omitempty', str],
-  ['folder,omitempty', str],
-  ['network,omitempty', str],
-  ['cluster,omitempty', str],
-  ['apiVIP,omitempty', str],
-  ['ingressVIP,omitempty', str],
-  ['ingressVIPs,omitempty', slice(str)],
-  ['apiVIPs,omitempty', slice(str)],
-  [
-    'failureDomains,omitempty',
-    slice(
-      struct([
-        ['name', str],
-        ['region', str],
-        ['server', str],
-        [
-          'topology',
-          struct([
-            ['computeCluster', str],
-            ['datacenter', str],
-            ['datastore', str],
-            ['folder,omitempty', str],
-            ['networks,omitempty', slice(str)],
-            ['resourcePool,omitempty', str],
-          ]),
-        ],
-        ['zone', str],
-      ]),
-    ),
-  ],
-  [
-    'vcenters,omitempty',
-    slice(
-      struct([
-        ['datacenters', slice(str)],
-        ['password', str],
-        ['port,omitempty', int32],
-        ['server', str],
-        ['user', str],
-      ]),
-    ),
-  ],
-  ['loadBalancer,omitempty', LOAD_BALANCER],
-]);
-const NUTANIX_ENDPOINT = struct([
-  ['address', str],
-  ['port', int32],
-]);
-const NUTANIX = struct([
-  ['apiVIPs,omitempty', slice(str)],
-  ['apiVIP,omitempty', str],
-  ['ingressVIPs,omitempty', slice(str)],
-  ['ingressVIP,omitempty', str],
-  [
-    'prismCentral',
-    struct([
-      ['endpoint', NUTANIX_ENDPOINT],
-      ['username', str],
-      ['password', str],
-    ]),
-  ],
-  [
-    'prismElements',
-    slice(
-      struct([
-        ['endpoint', NUTANIX_ENDPOINT],
-        ['uuid', str],
-        ['name', str],
-      ]),
-    ),
-  ],
-  ['subnetUUIDs', slice(str)],
-]);
-// Upstream tags this one for YAML only, so its JSON keys are the Go field names.
-const EXTERNAL = struct([
-  ['PlatformName', str],
-  ['CloudControllerManager', str],
-]);
-const MACHINE_POOL = struct([
-  ['hyperthreading,omitempty', str],
-  ['name', str],
-  ['replicas', int],
-]);
-const FENCING = struct([
-  [
-    'credentials,omitempty',
-    slice(
-      struct([
-        ['hostname,omitempty', str],
-        ['macAddress,omitempty', str],
-        ['address', str],
-        ['username', str],
-        ['password', str],
-        ['certificateVerification,omitempty', pointer(str)],
-      ]),
-    ),
-  ],
-]);
-const INSTALL_CONFIG = struct([
-  ['apiVersion', str],
-  ['baseDomain', str],
-  [
-    'proxy,omitempty',
-    pointer(
-      struct([
-        ['httpProxy,omitempty', str],
-        ['httpsProxy,omitempty', str],
-        ['noProxy,omitempty', str],
-      ]),
-    ),
-  ],
-  [
-    'networking',
-    struct([
-      ['networkType', str],
-      [
-        'clusterNetwork',
-        slice(
-          struct([
-            ['cidr', str],
-            ['hostPrefix', int],
-          ]),
-        ),
-      ],
-      ['machineNetwork,omitempty', slice(struct([['cidr', str]]))],
-      ['serviceNetwork', slice(str)],
-    ]),
-  ],
-  ['metadata', struct([['name', str]])],
-  ['compute', slice(MACHINE_POOL)],
-  [
-    'controlPlane',
-    struct([
-      ['hyperthreading,omitempty', str],
-      ['name', str],
-      ['replicas', int],
-      ['fencing,omitempty', pointer(FENCING)],
-    ]),
-  ],
-  ['arbiter,omitempty', pointer(MACHINE_POOL)],
-  [
-    'platform',
-    struct([
-      ['baremetal,omitempty', pointer(BAREMETAL)],
-      ['none,omitempty', pointer(struct([]))],
-      ['vsphere,omitempty', pointer(VSPHERE)],
-      ['nutanix,omitempty', pointer(NUTANIX)],
-      ['external,omitempty', pointer(EXTERNAL)],
-    ]),
-  ],
-  ['bootstrapInPlace,omitempty', pointer(struct([['installationDisk,omitempty', str]]))],
-  ['fips', bool],
-  ['cpuPartitioningMode,omitempty', str],
-  ['pullSecret', str],
-  ['sshKey', str],
-  ['additionalTrustBundle,omitempty', str],
-  ['additionalTrustBundlePolicy,omitempty', str],
-  [
-    'imageContentSources,omitempty',
-    slice(
-      struct([
-        ['mirrors', slice(str)],
-        ['source', str],
-      ]),
-    ),
-  ],
-  [
-    'imageDigestSources,omitempty',
-    slice(
-      struct([
-        ['source', str],
-        ['mirrors,omitempty', slice(str)],
-      ]),
-    ),
-  ],
-  [
-    'capabilities,omitempty',
-    pointer(
-      struct([
-        ['baselineCapabilitySet,omitempty', str],
-        ['additionalEnabledCapabilities,omitempty', slice(str)],
-      ]),
-    ),
-  ],
-  ['featureSet,omitempty', str],
-  ['featureGates,omitempty', slice(str)],
-  ['osImageStream,omitempty', str],
-]);
-
-function zero(type: GoType): GoValue {
-  if (type.kind === 'string') return '';
-  if (type.kind === 'bool') return false;
-  if (type.kind === 'int') return 0;
-  if (type.kind === 'struct') return zeroStruct(type);
-  return null;
-}
-
-const zeroStruct = (type: StructType): GoObject => Object.fromEntries(type.fields.map((f) => [f.name, zero(f.type)]));
-
-class OverrideError extends Error {}
-
-const MAX_KEY_SHOWN = 60;
-const jsonKind = (value: unknown) =>
-  value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-/** Where in the document; keys are the caller's own text, values are never shown (they may be secrets). */
-const at = (path: string) => (path === '' ? 'the overrides' : `"${path.length > MAX_KEY_SHOWN ? `${path.slice(0, MAX_KEY_SHOWN)}…` : path}"`);
-
-/** Go's encoding/json decoding `input` into `current` of `type`, with unknown fields disallowed. */
-function decode(type: GoType, current: GoValue, input: unknown, path: string): GoValue {
-  if (input === null) return type.kind === 'pointer' || type.kind === 'slice' ? null : current;
-  const refuse = (expected: string) => new OverrideError(`${at(path)} must be ${expected}, not ${jsonKind(input)}`);
-  switch (type.kind) {
-    case 'string':
-      if (typeof input !== 'string') throw refuse('a string');
-      return input;
-    case 'bool':
-      if (typeof input !== 'boolean') throw refuse('a boolean');
-      return input;
-    case 'int': {
-      const limit = type.bits === 32 ? 2 ** 31 : Number.MAX_SAFE_INTEGER;
-      if (typeof input !== 'number' || !Number.isInteger(input)) throw refuse('an integer');
-      if (input >= limit || input < -limit) throw new OverrideError(`${at(path)} is out of range`);
-      return input;
-    }
-    case 'pointer':
-      return decode(type.to, current ?? zero(type.to), input, path);
-    case 'slice': {
-      if (!Array.isArray(input)) throw refuse('a list');
-      // Go decodes each element into the element already at that index, so objects merge by index.
-      const existing = Array.isArray(current) ? current : [];
-      return input.map((item, i) => decode(type.of, i < existing.length ? existing[i]! : zero(type.of), item, `${path}[${i}]`));
-    }
-    case 'struct':
-      return decodeStruct(type, isGoObject(current) ? current : {}, input, path);
-  }
-}
-
-/** `decode` of a struct: a null input leaves it as it is. */
-function decodeStruct(type: StructType, current: GoObject, input: unknown, path: string): GoObject {
-  if (input === null) return current;
-  if (typeof input !== 'object' || Array.isArray(input)) throw new OverrideError(`${at(path)} must be an object, not ${jsonKind(input)}`);
-  const out = { ...current };
-  for (const [key, value] of Object.entries(input)) {
-    const field = type.fields.find((f) => f.name === key) ?? type.fields.find((f) => f.name.toLowerCase() === key.toLowerCase());
-    const where = path === '' ? key : `${path}.${key}`;
-    if (!field) throw new OverrideError(`${at(where)} is not an install-config field assisted installation supports`);
-    if (value !== undefined) out[field.name] = decode(field.type, out[field.name] ?? zero(field.type), value, where);
-  }
-  return out;
-}
-
-const isEmpty = (type: GoType, value: GoValue) =>
-  type.kind !== 'struct' && (value === '' || value === 0 || value === false || value === null || (Array.isArray(value) && value.length === 0));
-
-/** Go's encoding/json output shape: fields in declaration order, empty `omitempty` fields left out. */
-function encode(type: GoType, value: GoValue): unknown {
-  if (value === null) return null;
-  if (type.kind === 'pointer') return encode(type.to, value);
-  if (type.kind === 'slice' && Array.isArray(value)) return value.map((item) => encode(type.of, item));
-  if (type.kind !== 'struct' || !isGoObject(value)) return value;
-  return encodeStruct(type, value);
-}
-
-function encodeStruct(type: StructType, value: GoObject): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of type.fields) {
-    const fieldValue = value[field.name] ?? zero(field.type);
-    if (!(field.omitEmpty && isEmpty(field.type, fieldValue))) out[field.name] = encode(field.type, fieldValue);
-  }
-  return out;
-}
+import { decodeStruct, encodeStruct, type GoObject, INSTALL_CONFIG, isGoObject, OverrideError, zeroStruct } from './install-config-model.js';
 
 // ---------------------------------------------------------------- reading the cluster and hosts
 
@@ -643,20 +298,17 @@ function applyOverrides(base: GoObject, overrides: string): GoObject {
   return decodeStruct(INSTALL_CONFIG, base, input, '');
 }
 
-/** Upstream's check of an override's trust bundle: every PEM block must be an X.509 certificate. */
-function trustBundleProblem(bundle: string): string | undefined {
+/**
+ * Upstream's check of an override's trust bundle: only PEM blocks, of any type, each an X.509
+ * certificate (the infra-env's additional_trust_bundle has its own, image/infra-env.ts).
+ */
+function overrideTrustBundleProblem(bundle: string): string | undefined {
   const blocks = bundle.match(/-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----/g) ?? [];
   if (blocks.length === 0) return 'additionalTrustBundle holds no PEM block';
   const rest = blocks.reduce((remaining, block) => remaining.replace(block, ''), bundle);
   if (rest.trim() !== '') return 'additionalTrustBundle holds text outside its PEM blocks';
-  for (const [index, block] of blocks.entries()) {
-    try {
-      new X509Certificate(block);
-    } catch {
-      return `additionalTrustBundle: PEM block ${index + 1} is not a valid X.509 certificate`;
-    }
-  }
-  return undefined;
+  const invalid = blocks.findIndex((block) => !isX509Certificate(block));
+  return invalid === -1 ? undefined : `additionalTrustBundle: PEM block ${invalid + 1} is not a valid X.509 certificate`;
 }
 
 /** The overrides live in the cluster record, whose store caps a record's size (DynamoDB: 400 KB). */
@@ -671,7 +323,7 @@ export function installConfigOverridesProblem(cluster: Cluster, hosts: Host[], o
   try {
     const merged = applyOverrides(generate(cluster, hosts, options), overrides);
     const bundle = textOrEmpty(merged.additionalTrustBundle);
-    const problem = bundle ? trustBundleProblem(bundle) : undefined;
+    const problem = bundle ? overrideTrustBundleProblem(bundle) : undefined;
     return problem ? `install config overrides: ${problem}` : undefined;
   } catch (error) {
     if (error instanceof OverrideError) return `install config overrides: ${error.message}`;
@@ -718,47 +370,4 @@ export function consoleEnabled(openshiftVersion: string, overrides: string): boo
   } catch {
     return true;
   }
-}
-
-/** The document as upstream serialises it (Go's encoding/json, HTML-safe escapes): the GET body. */
-/** What stands for the pull secret in an install config shown to a caller who has no need of it. */
-export const REDACTED_PULL_SECRET = '<redacted: only the cluster owner may read the pull secret>';
-
-/** The install config without its pull secret. */
-export const withoutPullSecret = (config: InstallConfig): InstallConfig => ({ ...config, pullSecret: REDACTED_PULL_SECRET });
-
-/** The install config without the user and password of its proxies, for callers who may not see credentials. */
-export function withoutProxyCredentials(config: InstallConfig): InstallConfig {
-  if (!isJsonObject(config.proxy)) return config;
-  const proxy: Record<string, unknown> = { ...config.proxy };
-  for (const field of ['httpProxy', 'httpsProxy']) {
-    const value = proxy[field];
-    if (typeof value === 'string') proxy[field] = proxyUrlWithoutCredentials(value);
-  }
-  return { ...config, proxy };
-}
-
-/**
- * install-config.yaml as stored, with its pull secret replaced (the rest as written), and, for a
- * caller who may not see credentials, its proxies' user and password too.
- */
-export function installConfigYamlWithoutPullSecret(text: string, options: { proxyCredentials: boolean } = { proxyCredentials: true }): string {
-  const document = YAML.parseDocument(text);
-  if (document.has('pullSecret')) document.set('pullSecret', REDACTED_PULL_SECRET);
-  if (!options.proxyCredentials) {
-    for (const field of ['httpProxy', 'httpsProxy']) {
-      const value: unknown = document.getIn(['proxy', field]);
-      if (typeof value === 'string') document.setIn(['proxy', field], proxyUrlWithoutCredentials(value));
-    }
-  }
-  return document.toString({ lineWidth: 0 });
-}
-
-export function installConfigJson(config: InstallConfig): string {
-  return JSON.stringify(config).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** The document as install-config.yaml, for the installer; long lines (keys, secrets) stay unfolded. */
-export function installConfigYaml(config: InstallConfig): string {
-  return YAML.stringify(config, { lineWidth: 0 });
 }

@@ -5,11 +5,11 @@
  * may be downloaded when. Also the user's per-host installation settings (installer arguments,
  * ignition override). Pure: callers load, persist and emit.
  */
-import { X509Certificate } from 'node:crypto';
 import { parseDocument, stringify as stringifyYaml } from 'yaml';
 import type { ClusterTransitionContext } from '../cluster/cluster-facts.js';
 import { monitoredOperatorWireView } from '../cluster/cluster.js';
 import { FINALIZING_STAGES, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
+import { isX509Certificate, PEM_CERTIFICATE } from '../core/certificates.js';
 import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';
 import { badRequest, conflict, errorMessage, notFound } from '../core/errors.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
@@ -304,18 +304,9 @@ export function failedOperatorNames(data: unknown): string[] | undefined {
 
 // ---------------------------------------------------------------- ingress CA and kubeconfig
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
 /** Whether the text holds at least one parsable certificate (Go's AppendCertsFromPEM succeeding). */
 function holdsCertificate(pem: string): boolean {
-  return (pem.match(PEM_CERTIFICATE) ?? []).some((block) => {
-    try {
-      new X509Certificate(block);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return (pem.match(PEM_CERTIFICATE) ?? []).some(isX509Certificate);
 }
 
 /** The kubeconfig the installer wrote is unusable: ours to fix, not the caller's. */
