@@ -34,7 +34,7 @@ import {
   replyTransition,
   stepReplyEvents,
 } from '../domain/agent/step-replies.js';
-import { storedAddressBook } from '../domain/cluster/cluster.js';
+import { storedAddressBook } from '../domain/cluster/cluster-document.js';
 import { hostEffectiveRole } from '../domain/cluster/cluster-hosts.js';
 import { reconnectsOnPoll, waitsOnPeers } from '../domain/host/host-watch.js';
 import type { Cluster, Host } from '../domain/core/entities.js';

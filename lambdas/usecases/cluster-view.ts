@@ -3,7 +3,7 @@
  * counts) and its host networks. Reads the store and nothing else, so every use case that answers
  * with a cluster (get, update, install, import, logs) can call it without calling the others.
  */
-import { clusterWireView, isSingleNodeCluster } from '../domain/cluster/cluster.js';
+import { clusterWireView, isSingleNodeCluster } from '../domain/cluster/cluster-document.js';
 import { operatorBundlesOf } from '../domain/cluster/cluster-operators.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import { hostView, type ProgressStagesSource } from '../domain/host/host.js';

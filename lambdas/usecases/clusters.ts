@@ -4,13 +4,12 @@ import {
   applyClusterUpdate,
   proxySettingsChanged,
   BUSY_STATES,
-  disconnectedClusterRegistrationView,
-  clusterWireView,
   createClusterRecord,
   createDisconnectedClusterRecord,
   DISCONNECTED_CLUSTER_KIND,
   isDisconnectedCluster,
 } from '../domain/cluster/cluster.js';
+import { disconnectedClusterRegistrationView, clusterWireView } from '../domain/cluster/cluster-document.js';
 import { withoutNullFields, type Params } from '../../contracts/input-checks.js';
 import type { ClusterCreateParams, ClusterUpdateParams } from '../../contracts/wire.js';
 import type { Cluster, Host } from '../domain/core/entities.js';

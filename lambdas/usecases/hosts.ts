@@ -1,7 +1,7 @@
 import type { HostUpdateParams } from '../../contracts/wire.js';
 import { conflict } from '../domain/core/errors.js';
 import { withoutNullFields } from '../../contracts/input-checks.js';
-import { isSingleNodeCluster } from '../domain/cluster/cluster.js';
+import { isSingleNodeCluster } from '../domain/cluster/cluster-document.js';
 import type { Cluster, Host } from '../domain/core/entities.js';
 import {
   applyHostUpdate,

@@ -6,7 +6,8 @@
  * create makes (parsing and dual-stack shape) and which it leaves to the validations.
  */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, clusterWireView, createClusterRecord, proxySettingsChanged } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate, createClusterRecord, proxySettingsChanged } from '../../lambdas/domain/cluster/cluster.js';
+import { clusterWireView } from '../../lambdas/domain/cluster/cluster-document.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { Params } from '../../contracts/input-checks.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';

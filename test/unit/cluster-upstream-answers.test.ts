@@ -1,6 +1,7 @@
 /** Cluster rules where upstream's service answered otherwise than we did (issue 43's conformance runs). */
 import { describe, expect, it } from 'vitest';
-import { applyClusterUpdate, clusterWireView, createClusterRecord, schedulableMastersForcedTrue } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate, createClusterRecord, schedulableMastersForcedTrue } from '../../lambdas/domain/cluster/cluster.js';
+import { clusterWireView } from '../../lambdas/domain/cluster/cluster-document.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { noProxyProblem } from '../../contracts/input-checks.js';

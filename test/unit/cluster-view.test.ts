@@ -3,7 +3,8 @@
  * of the view is reverted for now: see the comment in clusterView.)
  */
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_FIELDS, clusterView, createClusterRecord, softTimeoutsEnabled } from '../../lambdas/domain/cluster/cluster.js';
+import { createClusterRecord, softTimeoutsEnabled } from '../../lambdas/domain/cluster/cluster.js';
+import { CLUSTER_FIELDS, clusterView } from '../../lambdas/domain/cluster/cluster-document.js';
 import { configFromEnvironment } from '../../lambdas/platform/config.js';
 import type { Cluster } from '../../lambdas/domain/core/entities.js';
 import { loadOpenApiDocument } from '../../lambdas/handlers/api/openapi-document.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../lambdas/domain/core/errors.js';
 import { apiHostnameParts, createImportedClusterRecord, importAnswer, importedClusterNameProblem } from '../../lambdas/domain/cluster/imported-cluster.js';
-import { applyClusterUpdate, clusterView, clusterWireView } from '../../lambdas/domain/cluster/cluster.js';
+import { applyClusterUpdate } from '../../lambdas/domain/cluster/cluster.js';
+import { clusterView, clusterWireView } from '../../lambdas/domain/cluster/cluster-document.js';
 
 const context = { orgId: 'o', clusterId: '0f9a1c52-1111-4e7a-9d3c-5b8e2f6a7c01', now: '2026-01-01T00:00:00.000Z', userName: 'u' };
 const params = (overrides: Partial<{ name: string; api_vip_dnsname: string; openshift_version: string }> = {}) => ({

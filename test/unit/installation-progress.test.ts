@@ -29,7 +29,7 @@ import {
 } from '../../lambdas/domain/install/installation-progress.js';
 import { installerArgsProblem } from '../../contracts/installer-args.js';
 import type { HostStatus } from '../../lambdas/domain/host/host-states.js';
-import { clusterWireView } from '../../lambdas/domain/cluster/cluster.js';
+import { clusterWireView } from '../../lambdas/domain/cluster/cluster-document.js';
 import { UNSET_TIME } from '../../lambdas/domain/core/entities.js';
 import type { ClusterStatus } from '../../lambdas/domain/cluster/cluster-facts.js';
 import { selfSignedCa } from '../../agent/src/controller/ingress-ca.js';

@@ -7,7 +7,7 @@
  */
 import { parseDocument, stringify as stringifyYaml } from 'yaml';
 import type { ClusterTransitionContext } from '../cluster/cluster-facts.js';
-import { monitoredOperatorWireView } from '../cluster/cluster.js';
+import { monitoredOperatorWireView } from '../cluster/cluster-document.js';
 import { FINALIZING_STAGES, type MonitoredOperatorSummary, type OperatorStatus } from '../cluster/cluster-hosts.js';
 import { isX509Certificate, PEM_CERTIFICATE } from '../core/certificates.js';
 import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';

@@ -10,14 +10,8 @@
  * and `results` holds each validation with its one-line message.
  */
 import { peerAddressBook } from '../agent/agent-protocol.js';
-import {
-  clusterView,
-  PEER_ADDRESS_BOOK,
-  schedulableMastersForcedTrue,
-  softTimeoutsEnabled,
-  storedAddressBook,
-  type StoredAddressBook,
-} from '../cluster/cluster.js';
+import { schedulableMastersForcedTrue, softTimeoutsEnabled } from '../cluster/cluster.js';
+import { clusterView, PEER_ADDRESS_BOOK, storedAddressBook, type StoredAddressBook } from '../cluster/cluster-document.js';
 import {
   CONNECTIVITY_DOCUMENTS_MARK,
   clusterConnectivityDocuments,
