@@ -52,6 +52,7 @@ import { registrationFeatureUsage, updatedFeatureUsage } from './feature-usage.j
 import { ipFamilyOrderProblem } from './cluster-ip-family-order.js';
 import { createdPlatform, singleNodePlatformProblem, updatedPlatform, type Platform, type PlatformOutcome } from './cluster-platform.js';
 import { ADD_HOSTS_CLUSTER_KIND, emptyNetworkLists } from './imported-cluster.js';
+import { CONNECTIVITY_GROUPS_FOR_FENCING } from '../host/validations/host-validations-model.js';
 
 /** States in which upstream lets a user change a cluster (VerifyClusterUpdatability). */
 export const UPDATABLE_STATES = new Set(['insufficient', 'ready', 'pending-for-input', 'adding-hosts']);
@@ -895,6 +896,7 @@ export function clusterView(
   // this service stopped writing them still hold them.
   const {
     [PEER_ADDRESS_BOOK]: _addressBook,
+    [CONNECTIVITY_GROUPS_FOR_FENCING]: _connectivityGroupsForFencing,
     [SERVICE_SOFT_TIMEOUTS]: _serviceSoftTimeouts,
     cluster_network_cidr: _clusterNetworkCidr,
     cluster_network_host_prefix: _clusterNetworkHostPrefix,
