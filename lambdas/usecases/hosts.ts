@@ -20,6 +20,7 @@ import { findCluster, findHost, findInfraEnv, stillThere } from './access.js';
 import { eventRequests, recordEvent, recordEvents } from './events.js';
 import type { EventIntent } from '../domain/core/state-rules.js';
 import { refreshHost } from './host-refresh.js';
+import { forgetPeersUnlessLarge } from './cluster-peer-listings.js';
 import { withRefreshedInventory } from '../domain/host/installation-disk.js';
 import type { Principal } from './principal.js';
 
@@ -91,6 +92,9 @@ export async function updateHost(deps: HostDeps, principal: Principal, infraEnvI
     }),
     `Host ${hostId}`,
   );
+  // What the user set may be read by the peers (a role, a name, fencing credentials): the
+  // judgement below must see the user's earlier updates of the other hosts too, as upstream's does.
+  if (host.clusterId) forgetPeersUnlessLarge(principal.orgId, host.clusterId);
   const updated = stillThere(await refreshHost(deps, key), `Host ${hostId}`);
   return hostChangeAnswer(updated, await ownStagesSource(deps.store, updated, cluster));
 }

@@ -7,8 +7,10 @@ import { normalize, normalizeInstallConfig, Placeholders } from './normalize.js'
 import { Recorder } from './report.js';
 import { againstOpenDifferences, loadOpenDifferences, openDifferenceKey } from './open-differences.js';
 import { allScenarios } from './scenarios/index.js';
-import type { Answer, ServiceEndpoint } from './client.js';
-import { substitute, MissingVariable } from './scenario.js';
+import type { Answer, ServiceEndpoint, Side } from './client.js';
+import { clusterJudged, substitute, MissingVariable } from './scenario.js';
+import { newSideStates, waitOnBothSides, type Harness } from './runner.js';
+import { clusterWithInfraEnv } from './scenarios/common.js';
 
 describe('normalize', () => {
   it('maps ids to placeholders, named ones first, others by first appearance; times, URLs and tokens to markers', () => {
@@ -258,6 +260,33 @@ describe('corpus', () => {
     expect(settledBefore('operations/agent-reports/complete', 'v2CompleteInstallation')).toBe(true);
     expect(settledBefore('operations/agent-reports/host/install-progress', 'v2GetHost')).toBe(true);
     expect(settledBefore('hosts/register/no-agent-version', 'v2ListHosts')).toBe(true);
+  });
+
+  it("waits for each side's first judgement of a cluster before its hosts register, and reports a side that never judged", async () => {
+    const setup = clusterWithInfraEnv({ name: 'c' });
+    expect(setup.findIndex((step) => step.kind === 'wait')).toBe(1);
+    // Each side answers validations_info empty until its (n+1)th read; upstream's never comes within the deadline.
+    const reads: Record<Side, number> = { ours: 0, upstream: 0 };
+    const judgedAfter: Record<Side, number> = { ours: 2, upstream: Number.POSITIVE_INFINITY };
+    const fake = (side: Side): ServiceEndpoint => ({
+      side,
+      url: side,
+      send: async () => {
+        reads[side]++;
+        const body = { validations_info: reads[side] > judgedAfter[side] ? '{"hosts-data":[]}' : side === 'ours' ? '' : undefined };
+        return { status: 200, body, text: JSON.stringify(body), ms: 1 };
+      },
+      close: async () => {},
+    });
+    const recorder = new Recorder([]);
+    const harness: Harness = { endpoints: { ours: fake('ours'), upstream: fake('upstream') }, recorder, settleTimeoutMs: 0, settleReads: 1, settlePauseMs: 1 };
+    const states = newSideStates();
+    for (const side of ['ours', 'upstream'] as const) states[side].vars.cluster = `${side}-cluster`;
+    await waitOnBothSides(harness, { area: 'a', scenario: 's', step: 1 }, { ...clusterJudged(), timeoutMs: 50 }, states);
+    expect(reads.ours).toBe(3);
+    expect(recorder.differing.flatMap((comparison) => comparison.differences.map((d) => [d.path, d.upstream]))).toEqual([
+      ['(reached) validations_info', 'undefined, still empty after 50 ms'],
+    ]);
   });
 
   it("substitutes each side's variables, and refuses a step whose variable is not set", () => {

@@ -243,8 +243,9 @@ export async function settleAndCompare(
 export const DEFAULT_WAIT_MS = 60_000;
 
 /**
- * Polls each side until the field holds one of the values (bounded). Which of the values each side
- * reached is not compared; a side that reached none by the deadline is a difference of its own.
+ * Polls each side until the field holds one of the values, or without values any non-empty text
+ * (bounded). Which of the values each side reached is not compared; a side that reached none by the
+ * deadline is a difference of its own.
  */
 export async function waitOnBothSides(
   harness: Harness,
@@ -260,12 +261,12 @@ export async function waitOnBothSides(
       for (;;) {
         const answer = await harness.endpoints[side].send({ method: 'GET', path });
         const value = is2xx(answer.status) ? pick(answer.body, step.field) : undefined;
-        if (typeof value === 'string' && step.values.includes(value)) return;
+        if (typeof value === 'string' && (step.values ? step.values.includes(value) : value !== '')) return;
         if (Date.now() > deadline) {
           differences.push({
             path: `(reached) ${step.field}`,
             kind: 'value',
-            [side]: `${JSON.stringify(value)}, not one of ${step.values.join(', ')} after ${step.timeoutMs ?? DEFAULT_WAIT_MS} ms`,
+            [side]: `${JSON.stringify(value)}, ${step.values ? `not one of ${step.values.join(', ')}` : 'still empty'} after ${step.timeoutMs ?? DEFAULT_WAIT_MS} ms`,
           });
           return;
         }

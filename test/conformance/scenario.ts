@@ -44,14 +44,15 @@ export interface SettleStep {
 /**
  * Waits, on each side on its own, until a GET answers with `field` holding one of `values` (or the
  * deadline passes); nothing is compared. For flows that move on each service's own schedule (an
- * installation's preparation) before the next request makes sense.
+ * installation's preparation, a cluster's first judgement) before the next request makes sense.
  */
 export interface WaitStep {
   kind: 'wait';
   /** Below /api/assisted-install/v2; `{{var}}` substituted. */
   path: string;
   field: string;
-  values: string[];
+  /** The values awaited; without them, any non-empty text (the field has been written at all). */
+  values?: string[];
   timeoutMs?: number;
 }
 
@@ -132,4 +133,13 @@ export const waitFor = (path: string, field: string, values: string[], timeoutMs
   values,
   ...(timeoutMs ? { timeoutMs } : {}),
 });
+/**
+ * Waits until each side has judged the cluster once (its validations_info is written). Upstream
+ * judges a new cluster only at its monitor's next pass, and compares each later judgement with the
+ * one before it: a host registered before that first pass is in the first judgement, so the
+ * validations it fails are never announced (cluster_validation_failed), whereas one registered
+ * after is. A user boots hosts minutes after creating the cluster, long after that pass; the
+ * corpus, quicker than the monitor under load, must wait for it too (ours judges at creation).
+ */
+export const clusterJudged = (cluster = '{{cluster}}'): WaitStep => ({ kind: 'wait', path: `/clusters/${cluster}`, field: 'validations_info' });
 export const settleInfraEnv = (infraEnv = '{{infraEnv}}'): SettleStep => ({ kind: 'settle', infraEnv });

@@ -253,6 +253,70 @@ describe('host transitions through the REST endpoints', () => {
     expect(await majority(2)).toBe('success');
   });
 
+  it("judges the master whose fencing credentials complete a two-node fencing cluster against the groups of the topology before, as upstream's update answers, and lifts both once the cluster is judged", async () => {
+    const cluster = await lab({ control_plane_count: 2, api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
+    const names = ['master-0', 'master-1'];
+    const ids: string[] = [];
+    for (const name of names) ids.push(await cluster.discover(name));
+    const agent = { 'X-Secret-Key': await issueAgentToken(container().config.agentSigningKeyPem, { orgId: 'default', infraEnvId: cluster.infraEnvId }) };
+    const inventories = names.map((name) => inventoryFixture(name));
+    const ips = inventories.map((inventory) => (inventory.interfaces[0].ipv4_addresses[0] as string).split('/')[0]!);
+    const majority = (host: Json) => validationsOf(host).get('belongs-to-majority-group');
+    for (const [i, id] of ids.entries()) {
+      const set = await api.call('PATCH', cluster.hostRoute(id), { host_role: 'master' }, api.user());
+      expect(set.status, set.text).toBe(201);
+      const j = 1 - i;
+      const remote_hosts = [
+        {
+          host_id: ids[j],
+          l2_connectivity: [
+            {
+              outgoing_nic: 'enp1s0',
+              outgoing_ip_address: ips[i],
+              remote_ip_address: ips[j],
+              remote_mac: inventories[j]!.interfaces[0].mac_address,
+              successful: true,
+            },
+          ],
+          l3_connectivity: [{ outgoing_nic: 'enp1s0', remote_ip_address: ips[j], successful: true, average_rtt_ms: 0.4, packet_loss_percentage: 0 }],
+        },
+      ];
+      const reply = await api.call(
+        'POST',
+        `${cluster.hostRoute(id)}/instructions`,
+        { step_type: 'connectivity-check', step_id: `connectivity-check-${i}`, output: JSON.stringify({ remote_hosts }) },
+        agent,
+      );
+      expect(reply.status, reply.text).toBe(204);
+    }
+    // Two masters without fencing: no majority of 3 to judge yet.
+    const before = await eventually(
+      () => cluster.host(ids[1]!),
+      (host) => majority(host)?.status === 'pending',
+      15_000,
+    );
+    expect(majority(before)?.message).toBe('Not enough hosts in cluster to calculate connectivity groups');
+    const fencing = (i: number) =>
+      api.call(
+        'PATCH',
+        cluster.hostRoute(ids[i]!),
+        { fencing_credentials: { address: `https://bmc${i}.example.com`, username: 'admin', password: 'secret', certificate_verification: 'Disabled' } },
+        api.user(),
+      );
+    expect((await fencing(0)).status).toBe(201);
+    const second = await fencing(1);
+    expect(second.status, second.text).toBe(201);
+    // Two-node fencing now (2 hosts are enough), judged against the groups of a majority of 3 (none).
+    expect(majority(second.body as Json)).toMatchObject({ status: 'failure', message: 'No connectivity to the majority of hosts in the cluster' });
+    // The cluster's judgement that follows computes the groups of a majority of 2, and its hosts are judged again.
+    for (const id of ids)
+      await eventually(
+        () => cluster.host(id),
+        (host) => majority(host)?.status === 'success',
+        15_000,
+      );
+  });
+
   it('hands out connectivity checks naming every other inventoried host of the cluster with its NICs, never the host itself, and not again until answered', async () => {
     const cluster = await lab({ api_vips: [{ ip: API_VIP }], ingress_vips: [{ ip: INGRESS_VIP }] });
     const a = await cluster.discover('master-0');

@@ -7,6 +7,8 @@ import { CONNECTIVITY_DOCUMENTS_MARK } from '../../lambdas/domain/cluster/cluste
 import { customManifestFeatureUsage } from '../../lambdas/domain/cluster/feature-usage.js';
 import type { Cluster, Host } from '../../lambdas/domain/core/entities.js';
 import { applyClusterJudgement, judgeCluster } from '../../lambdas/domain/judgement/cluster-judgement.js';
+import { clusterView } from '../../lambdas/domain/cluster/cluster-document.js';
+import { CONNECTIVITY_GROUPS_FOR_FENCING } from '../../lambdas/domain/host/validations/host-validations-model.js';
 import { HEALTHY, hostRecord, NOW, world, type MachineName } from '../support/host-validation-lab.js';
 
 /** The healthy cluster and its hosts, each host in the status given (known by default). */
@@ -91,6 +93,32 @@ describe('the verdict on a cluster', () => {
     expect(judgeCluster(back, silent, { now: NOW, connectivityNews: false }).connectivity).toEqual(recomputed);
     const { [CONNECTIVITY_DOCUMENTS_MARK]: _mark, ...unmarked } = written.attributes;
     expect(judgeCluster({ ...written, attributes: unmarked }, silent, { now: NOW, connectivityNews: false }).connectivity).toEqual(recomputed);
+  });
+
+  it('records the topology its connectivity groups were computed for (two-node fencing or not), and its change alone is one to write', () => {
+    const w = world(['master-0', 'master-1']);
+    const record: Cluster = { ...w.cluster!, pullSecret: 'redacted' };
+    record.attributes.control_plane_count = 2;
+    const hosts = (['master-0', 'master-1'] as const).map((name, index): Host => ({ ...hostRecord(w, name, index), status: 'insufficient' }));
+    const judged = judgeCluster(record, hosts, { now: NOW });
+    expect(judged.connectivityForFencing).toBe(false);
+    const written = applyClusterJudgement(record, judged, NOW.toISOString());
+    expect(written.attributes[CONNECTIVITY_GROUPS_FOR_FENCING]).toBe(false);
+    // Not in the API.
+    expect(clusterView(written)).not.toHaveProperty(CONNECTIVITY_GROUPS_FOR_FENCING);
+    // Both masters get fencing credentials: the groups are those of a majority of 2 from the next judgement.
+    for (const host of hosts)
+      host.attributes.fencing_credentials = JSON.stringify({ address: 'https://bmc.example.com', username: 'admin', password: 'secret' });
+    const next = judgeCluster(written, hosts, { now: NOW });
+    expect(next.connectivityForFencing).toBe(true);
+    const rewritten = applyClusterJudgement(written, next, NOW.toISOString());
+    expect(rewritten.attributes[CONNECTIVITY_GROUPS_FOR_FENCING]).toBe(true);
+    expect(judgeCluster(rewritten, hosts, { now: NOW }).unchanged).toBe(true);
+    // The same documents recorded for the other topology: the record alone is written again.
+    const recordedForThree = { ...rewritten, attributes: { ...rewritten.attributes, [CONNECTIVITY_GROUPS_FOR_FENCING]: false } };
+    const again = judgeCluster(recordedForThree, hosts, { now: NOW });
+    expect(again.unchanged).toBe(false);
+    expect(again.connectivityForFencing).toBe(true);
   });
 
   it("reads the user's manifests from the cluster's feature usage for a CNI that needs them (upstream's 'Custom manifest' usage)", () => {

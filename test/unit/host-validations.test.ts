@@ -14,7 +14,7 @@ import {
   type HostValidationConfig,
   type HostValidationId,
 } from '../../lambdas/domain/host/validations/host-validations.js';
-import { clusterFacts, type PeerHost } from '../../lambdas/domain/host/validations/host-validations-model.js';
+import { CONNECTIVITY_GROUPS_FOR_FENCING, clusterFacts, type PeerHost } from '../../lambdas/domain/host/validations/host-validations-model.js';
 import { hostWeight } from '../../lambdas/domain/host/validations/host-validations-roles.js';
 import { hardwareMinimums } from '../../lambdas/domain/catalogues/preflight.js';
 import { HOST_VALIDATION_IDS } from '../../lambdas/domain/core/validation-ids.js';
@@ -44,6 +44,13 @@ import {
   umn,
   unbound,
 } from '../support/host-validation-lab.js';
+
+/** Two masters, both with fencing credentials, in a cluster of two control-plane nodes. */
+function twoNodesWithFencing(w: World): void {
+  clusterAttrs(w).control_plane_count = 2;
+  for (const name of ['master-0', 'master-1'] as const)
+    w.attributes[name]!.fencing_credentials = JSON.stringify({ address: `https://bmc.${name}.example.com`, username: 'admin', password: 'secret' });
+}
 
 /** disks_info with one measurement, stored under master-0's installation disk id (upstream's boot device key). */
 const measuredUnderInstallationDisk = (w: World, diskSpeed: Record<string, unknown>): string =>
@@ -191,6 +198,37 @@ const ROWS: Row[] = [
     status: 'pending',
     message: /Not enough hosts/,
     machines: ['master-0', 'master-1'],
+  },
+  {
+    name: 'two masters with fencing form a majority of two',
+    id: 'belongs-to-majority-group',
+    status: 'success',
+    machines: ['master-0', 'master-1'],
+    setup: (w) => twoNodesWithFencing(w),
+  },
+  {
+    // Upstream: the groups its monitor stored before the second master's credentials (a majority
+    // of 3, so none) while the topology is already two-node fencing (2 hosts are enough to judge).
+    name: 'two masters with fencing, judged against the groups of the topology before (majority of 3)',
+    id: 'belongs-to-majority-group',
+    status: 'failure',
+    message: /^No connectivity to the majority of hosts in the cluster$/,
+    machines: ['master-0', 'master-1'],
+    setup: (w) => {
+      twoNodesWithFencing(w);
+      clusterAttrs(w)[CONNECTIVITY_GROUPS_FOR_FENCING] = false;
+    },
+  },
+  {
+    name: 'two masters whose fencing credentials went, still judged against the groups of two',
+    id: 'belongs-to-majority-group',
+    status: 'success',
+    machines: ['master-0', 'master-1'],
+    setup: (w) => {
+      twoNodesWithFencing(w);
+      clusterAttrs(w)[CONNECTIVITY_GROUPS_FOR_FENCING] = true;
+      delete w.attributes['master-1']!.fencing_credentials;
+    },
   },
   {
     name: 'no NTP source synced',

@@ -2,7 +2,8 @@
  * The connectivity facts upstream's cluster monitor stores on a cluster before each judgement
  * (connectivity_majority_groups, ip_collisions), only while the cluster is being configured: in
  * pending-for-input, insufficient and ready. The hosts' checks compute the same facts themselves
- * (host-validations-connectivity); these are the documents a client reads. Pure.
+ * (host-validations-connectivity), for the topology the cluster was last judged in (the judgement
+ * records it beside these, CONNECTIVITY_GROUPS_FOR_FENCING); these are the documents a client reads. Pure.
  */
 import { connectivityMajorityGroups, ipCollisions, type ConnectivityHost } from '../host/validations/host-validations-connectivity.js';
 import { isTwoNodesWithFencing } from './cluster-hosts.js';

@@ -8,6 +8,7 @@ import { UNSET_TIME, type Cluster } from '../core/entities.js';
 import { isJsonObject } from '../../../contracts/json-shapes.js';
 import { ADD_HOSTS_CLUSTER_KIND, emptyNetworkLists } from './imported-cluster.js';
 import { CONNECTIVITY_DOCUMENTS_MARK } from './cluster-connectivity.js';
+import { CONNECTIVITY_GROUPS_FOR_FENCING } from '../host/validations/host-validations-model.js';
 import { DISCONNECTED_CLUSTER_KIND, SERVICE_SOFT_TIMEOUTS } from './cluster.js';
 
 /** The properties of openapi.yaml's `cluster` definition (test/unit/cluster-view.test.ts keeps them equal). */
@@ -43,6 +44,7 @@ export function clusterView(
   const {
     [PEER_ADDRESS_BOOK]: _addressBook,
     [CONNECTIVITY_DOCUMENTS_MARK]: _connectivityDocumentsMark,
+    [CONNECTIVITY_GROUPS_FOR_FENCING]: _connectivityGroupsForFencing,
     [SERVICE_SOFT_TIMEOUTS]: _serviceSoftTimeouts,
     cluster_network_cidr: _clusterNetworkCidr,
     cluster_network_host_prefix: _clusterNetworkHostPrefix,

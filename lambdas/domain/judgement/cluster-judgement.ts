@@ -21,7 +21,7 @@ import {
 } from '../cluster/cluster-connectivity.js';
 import { applyClusterEffects } from '../cluster/cluster-effects.js';
 import { summarizeClusterValidations } from '../cluster/cluster-facts.js';
-import { summaryOf } from '../cluster/cluster-hosts.js';
+import { isTwoNodesWithFencing, summaryOf } from '../cluster/cluster-hosts.js';
 import { derivedMachineNetworks } from '../cluster/cluster-machine-network.js';
 import { usesCustomManifests } from '../cluster/feature-usage.js';
 import { clusterProgress, isNotAllowed, transitionCluster, type ClusterTransition, type ClusterTransitionContext } from '../cluster/cluster-state-machine.js';
@@ -31,6 +31,7 @@ import { clusterValidationsInfo, validateCluster, validatesInStatus, validationC
 import type { Cluster, ClusterAttributes, Host } from '../core/entities.js';
 import type { EventIntent } from '../core/state-rules.js';
 import { hostInventory } from '../host/inventory.js';
+import { CONNECTIVITY_GROUPS_FOR_FENCING } from '../host/validations/host-validations-model.js';
 import { installationTransitionContext } from '../install/installation-progress.js';
 
 /** The verdict on one version of a cluster. */
@@ -51,8 +52,10 @@ export interface ClusterJudgement {
   machineNetworks: { cluster_id: string; cidr: string }[] | undefined;
   /** The progress percentages to merge in, when they changed. */
   progress: Record<string, number> | undefined;
-  /** The connectivity documents, when they or their mark changed. */
+  /** The connectivity documents, when they, their mark or the topology they were computed for changed. */
   connectivity: ConnectivityDocuments | undefined;
+  /** Whether those documents were computed for a two-node cluster with fencing (CONNECTIVITY_GROUPS_FOR_FENCING), with them. */
+  connectivityForFencing: boolean | undefined;
   /** schedulable_masters_forced_true, when it changed. */
   forcedSchedulable: boolean | undefined;
   /** The fingerprint of the hosts' addresses, when it changed. */
@@ -189,11 +192,15 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
     createdAt: cluster.createdAt,
     attributes: { status_updated_at: move && move.status !== cluster.status ? now.toISOString() : cluster.attributes.status_updated_at },
   });
+  // The hosts read the groups of the topology they were computed for until the cluster is next
+  // judged (host-validations-model, CONNECTIVITY_GROUPS_FOR_FENCING).
+  const connectivityForFencing = connectivity ? isTwoNodesWithFencing(hosts.map(summaryOf), controlPlaneCount) : undefined;
   const connectivityChanged =
     !!connectivity &&
     (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups ||
       connectivity.ip_collisions !== cluster.attributes.ip_collisions ||
-      cluster.attributes[CONNECTIVITY_DOCUMENTS_MARK] !== documentsMark);
+      cluster.attributes[CONNECTIVITY_DOCUMENTS_MARK] !== documentsMark ||
+      connectivityForFencing !== cluster.attributes[CONNECTIVITY_GROUPS_FOR_FENCING]);
   // Refreshed from the hosts registered, as upstream does at each registration and departure (not
   // on a cluster adding hosts to an existing one: its import sets none).
   const forcedSchedulable =
@@ -218,6 +225,7 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
     machineNetworks,
     progress: progressChanged ? progress : undefined,
     connectivity: connectivityChanged ? connectivity : undefined,
+    connectivityForFencing: connectivityChanged ? connectivityForFencing : undefined,
     forcedSchedulable: forcedSchedulableChanged ? forcedSchedulable : undefined,
     addressBook: addressBookChanged ? addressBook : undefined,
     events: [...validationEvents, ...(move?.events ?? [])],
@@ -246,6 +254,7 @@ export function applyClusterJudgement(current: Cluster, judged: ClusterJudgement
     Object.assign(next.attributes, judged.connectivity);
     next.attributes[CONNECTIVITY_DOCUMENTS_MARK] = connectivityDocumentsMark(next);
   }
+  if (judged.connectivityForFencing !== undefined) next.attributes[CONNECTIVITY_GROUPS_FOR_FENCING] = judged.connectivityForFencing;
   if (judged.forcedSchedulable !== undefined) next.attributes.schedulable_masters_forced_true = judged.forcedSchedulable;
   if (judged.addressBook !== undefined) next.attributes[PEER_ADDRESS_BOOK] = { fingerprint: judged.addressBook, changed_at: now } satisfies StoredAddressBook;
   next.updatedAt = now;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { get, patch, post, settle, type RequestStep, type Step } from '../scenario.js';
+import { clusterJudged, get, patch, post, settle, type RequestStep, type Step } from '../scenario.js';
 
 /** The pull secret both services accept. */
 export const PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNz","email":"a@b.c"}}}';
@@ -85,10 +85,14 @@ export function clusterLifecycle(body: Json, more: Step[] = []): Step[] {
   ];
 }
 
-/** A cluster and its infra-env created as setup (compared by other scenarios). */
-export function clusterWithInfraEnv(body: Json, infraEnv: Json = {}): RequestStep[] {
+/**
+ * A cluster and its infra-env created as setup (compared by other scenarios), once both services
+ * judged the cluster (clusterJudged: hosts registered later are announced as upstream does).
+ */
+export function clusterWithInfraEnv(body: Json, infraEnv: Json = {}): Step[] {
   return [
     post('v2RegisterCluster', '/clusters', body, { save: { cluster: 'id' }, setup: true }),
+    clusterJudged(),
     post(
       'RegisterInfraEnv',
       '/infra-envs',

@@ -103,6 +103,15 @@ export interface DomainResolution {
 
 // ---------------------------------------------------------------- cluster facts
 
+/**
+ * A cluster attribute of this service's own (never in the API): whether the cluster's last
+ * judgement computed its connectivity groups for a two-node cluster with fencing (a majority of
+ * 2) rather than for a majority of 3. Upstream's hosts read the groups its cluster monitor stored,
+ * so between a change of that topology (the second master's fencing credentials) and the
+ * monitor's next pass they are judged against groups of the former one.
+ */
+export const CONNECTIVITY_GROUPS_FOR_FENCING = 'connectivity_groups_for_fencing';
+
 /** The cluster fields the checks read, normalised from the stored attributes. */
 export interface ClusterFacts {
   id: string;
@@ -132,6 +141,8 @@ export interface ClusterFacts {
   schedulableMasters: boolean;
   schedulableMastersForcedTrue: boolean;
   ignoredHostValidations?: string;
+  /** CONNECTIVITY_GROUPS_FOR_FENCING as the cluster's last judgement stored it; absent before it. */
+  connectivityGroupsForFencing?: boolean;
 }
 
 const cidrsOf = (networks: readonly { cidr?: string }[] | null | undefined): string[] =>
@@ -169,6 +180,7 @@ export function clusterFacts(cluster: Cluster): ClusterFacts {
     schedulableMasters: a.schedulable_masters === true,
     schedulableMastersForcedTrue: a.schedulable_masters_forced_true === true,
     ...(typeof a.ignored_host_validations === 'string' ? { ignoredHostValidations: a.ignored_host_validations } : {}),
+    ...(typeof a[CONNECTIVITY_GROUPS_FOR_FENCING] === 'boolean' ? { connectivityGroupsForFencing: a[CONNECTIVITY_GROUPS_FOR_FENCING] } : {}),
   };
 }
 

@@ -169,7 +169,9 @@ const belongsToMajorityGroup: Check = (ctx) => {
   if (ctx.day2Host) return success('Day2 host is not required to be connected to other hosts in the cluster');
   if (cluster.singleNode) return success('Host has connectivity to the majority of hosts in the cluster');
   const fencing = twoNodesWithFencing(ctx);
-  const groups = majorityGroupsOf(ctx, fencing ? 2 : 3, cluster.machineNetworks);
+  // The groups are those of the topology the cluster was last judged in, as upstream's stored
+  // ones; whether too few hosts make a failure pending follows the topology now, as upstream's does.
+  const groups = majorityGroupsOf(ctx, (cluster.connectivityGroupsForFencing ?? fencing) ? 2 : 3, cluster.machineNetworks);
   let passed: boolean | 'pending';
   if (cluster.userManagedNetworking || cluster.loadBalancerUserManaged) {
     // Without a shared L2 network, L3 reachability of each configured family is what counts.
