@@ -95,6 +95,26 @@ describe('the verdict on a cluster', () => {
     expect(judgeCluster({ ...written, attributes: unmarked }, silent, { now: NOW, connectivityNews: false }).connectivity).toEqual(recomputed);
   });
 
+  it("moves the held documents' mark with the judgement's own move between configuring statuses, so judging again writes nothing", () => {
+    const { cluster: record, hosts } = cluster();
+    const written = applyClusterJudgement(record, judgeCluster(record, hosts, { now: NOW }), NOW.toISOString());
+    const since = '2029-12-31T00:00:00.000Z';
+    // The same documents, computed while the cluster was insufficient: held without news, and the judgement moves it to ready.
+    const insufficient: Cluster = {
+      ...written,
+      status: 'insufficient',
+      attributes: { ...written.attributes, status_updated_at: since, [CONNECTIVITY_DOCUMENTS_MARK]: `insufficient@${since}` },
+    };
+    const judged = judgeCluster(insufficient, hosts, { now: NOW, connectivityNews: false });
+    expect(judged.move?.status).toBe('ready');
+    expect(judged.connectivity).toBeUndefined();
+    expect(judged.markFollowsMove).toBe(true);
+    const later = '2030-01-02T00:00:00.000Z';
+    const moved = applyClusterJudgement(insufficient, judged, later);
+    expect(moved.attributes[CONNECTIVITY_DOCUMENTS_MARK]).toBe(`ready@${later}`);
+    expect(judgeCluster(moved, hosts, { now: new Date(later), connectivityNews: false }).unchanged).toBe(true);
+  });
+
   it('records the topology its connectivity groups were computed for (two-node fencing or not), and its change alone is one to write', () => {
     const w = world(['master-0', 'master-1']);
     const record: Cluster = { ...w.cluster!, pullSecret: 'redacted' };

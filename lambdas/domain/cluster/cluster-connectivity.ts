@@ -38,6 +38,9 @@ export function connectivityDocumentsMark(cluster: MarkedCluster): string {
   return `${cluster.status}@${typeof since === 'string' ? since : cluster.createdAt}`;
 }
 
+/** Whether upstream computes the documents in this cluster status (the configuring ones). */
+export const computesConnectivityDocumentsIn = (status: string): boolean => CONFIGURING_STATES.has(status);
+
 /**
  * Whether the documents stored on the cluster are those its hosts would give now, without reading
  * any host's report: no host change since the last judgement moved what they read

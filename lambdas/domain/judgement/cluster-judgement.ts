@@ -15,6 +15,7 @@ import { clusterView, PEER_ADDRESS_BOOK, storedAddressBook, type StoredAddressBo
 import {
   CONNECTIVITY_DOCUMENTS_MARK,
   clusterConnectivityDocuments,
+  computesConnectivityDocumentsIn,
   connectivityDocumentsMark,
   storedConnectivityDocumentsHold,
   type ConnectivityDocuments,
@@ -56,6 +57,8 @@ export interface ClusterJudgement {
   connectivity: ConnectivityDocuments | undefined;
   /** Whether those documents were computed for a two-node cluster with fencing (CONNECTIVITY_GROUPS_FOR_FENCING), with them. */
   connectivityForFencing: boolean | undefined;
+  /** The stored documents were kept and the status moves to another configuring one: their mark moves with it. */
+  markFollowsMove: boolean;
   /** schedulable_masters_forced_true, when it changed. */
   forcedSchedulable: boolean | undefined;
   /** The fingerprint of the hosts' addresses, when it changed. */
@@ -179,7 +182,8 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
   // Upstream's monitor stores them before it judges, from the status the cluster had. A new
   // cluster's first judgement here (at its registration) is that first pass: the monitor here only
   // visits clusters through their hosts, so a cluster without any would otherwise never have them.
-  const connectivity = storedConnectivityDocumentsHold(cluster, options.connectivityNews ?? true)
+  const documentsHeld = storedConnectivityDocumentsHold(cluster, options.connectivityNews ?? true);
+  const connectivity = documentsHeld
     ? undefined
     : clusterConnectivityDocuments(
         { status: cluster.status, controlPlaneCount },
@@ -195,6 +199,11 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
   // The hosts read the groups of the topology they were computed for until the cluster is next
   // judged (host-validations-model, CONNECTIVITY_GROUPS_FOR_FENCING).
   const connectivityForFencing = connectivity ? isTwoNodesWithFencing(hosts.map(summaryOf), controlPlaneCount) : undefined;
+  // Held documents stay true across this judgement's own move to another configuring status (no
+  // report they read moved): their mark follows the status in the same write, or the next judgement
+  // would compute them again and write the cluster for the mark alone (a stream record delivered
+  // again must change nothing).
+  const markFollowsMove = documentsHeld && !!move && move.status !== cluster.status && computesConnectivityDocumentsIn(move.status);
   const connectivityChanged =
     !!connectivity &&
     (connectivity.connectivity_majority_groups !== cluster.attributes.connectivity_majority_groups ||
@@ -226,6 +235,7 @@ export function judgeCluster(cluster: Cluster, hosts: readonly Host[], options: 
     progress: progressChanged ? progress : undefined,
     connectivity: connectivityChanged ? connectivity : undefined,
     connectivityForFencing: connectivityChanged ? connectivityForFencing : undefined,
+    markFollowsMove,
     forcedSchedulable: forcedSchedulableChanged ? forcedSchedulable : undefined,
     addressBook: addressBookChanged ? addressBook : undefined,
     events: [...validationEvents, ...(move?.events ?? [])],
@@ -254,6 +264,7 @@ export function applyClusterJudgement(current: Cluster, judged: ClusterJudgement
     Object.assign(next.attributes, judged.connectivity);
     next.attributes[CONNECTIVITY_DOCUMENTS_MARK] = connectivityDocumentsMark(next);
   }
+  if (judged.markFollowsMove) next.attributes[CONNECTIVITY_DOCUMENTS_MARK] = connectivityDocumentsMark(next);
   if (judged.connectivityForFencing !== undefined) next.attributes[CONNECTIVITY_GROUPS_FOR_FENCING] = judged.connectivityForFencing;
   if (judged.forcedSchedulable !== undefined) next.attributes.schedulable_masters_forced_true = judged.forcedSchedulable;
   if (judged.addressBook !== undefined) next.attributes[PEER_ADDRESS_BOOK] = { fingerprint: judged.addressBook, changed_at: now } satisfies StoredAddressBook;
