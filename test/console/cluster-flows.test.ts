@@ -224,12 +224,13 @@ function failingValidations(host: Json): string[] {
 }
 
 /**
- * Next on the host discovery step, once the UI enables it: it follows the hosts' and the cluster's
- * verdicts, which the table's stream brings after the user's last change, and the page's alerts
+ * Next on a step that follows the hosts' verdicts (host discovery, storage), once the UI enables it:
+ * it follows the hosts' and the cluster's verdicts, which the table's stream brings after the
+ * user's last change (slower on a loaded machine), and the page's alerts
  * (any alert disables it). If it is not clicked within a minute, the failure tells the story of
  * that minute: each change of the button, the alerts shown, and the API's verdicts.
  */
-async function nextAfterHostDiscovery(flow: FlowContext, clusterId: string): Promise<void> {
+async function nextOnceVerdictsAllow(flow: FlowContext, clusterId: string): Promise<void> {
   const { page } = flow.session;
   const button = page.getByRole('button', { name: 'Next', exact: true });
   const started = Date.now();
@@ -369,10 +370,10 @@ describe.skipIf(missingOperations.length > 0)(title, { retry: 1 }, () => {
         .toContain('compute-1:worker');
       await flow.session.screenshot('host-fixed');
 
-      await nextAfterHostDiscovery(flow, clusterId!);
+      await nextOnceVerdictsAllow(flow, clusterId!);
       await page.getByRole('heading', { name: 'Storage' }).waitFor();
       await flow.session.screenshot('storage');
-      await next(page);
+      await nextOnceVerdictsAllow(flow, clusterId!);
       await page.getByRole('heading', { name: 'Networking' }).waitFor();
 
       // Until the VIPs are set every host is pending input; its status shows the API's reasons.
