@@ -4,6 +4,7 @@
  * steady hours of known hosts in small clusters on a stepped service clock, every request counted
  * by the meter (bench/cost/meter.ts).
  */
+import { serviceAgentImage } from '../support/agent-image.js';
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -17,7 +18,6 @@ import { container, provide } from '../../lambdas/platform/container.js';
 import { logger } from '../../lambdas/platform/observability.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
 import { monitorHosts } from '../../lambdas/usecases/host-monitor.js';
-import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
 import { agentClient, eachBounded } from '../lifecycle/agents.js';
 import { itemSizeBytes } from '../lifecycle/capacity.js';
 import { monitorBenchRuntime } from '../lifecycle/runtime.js';
@@ -151,7 +151,7 @@ export async function measureConnected(): Promise<Measurements> {
     const agents = agentClient(runtime.url, { 'X-Secret-Key': agentToken }, 64);
     clients.push(agents);
     const hostsRoute = `/infra-envs/${infraEnvId}/hosts`;
-    const agentImage = container().config.agent?.image ?? catalogueAgentImages().agent;
+    const agentImage = serviceAgentImage();
     const ids = Array.from({ length: hostCount }, () => crypto.randomUUID());
     /** An agent's poll and reply for the hosts of one infra-env, its clock reading the service's stepped one. */
     const agentCalls = (client: ReturnType<typeof agentClient>, route: string) => ({

@@ -4,6 +4,7 @@
  * (bench/cost/meter.ts), the local S3 server's requests by price class, and the install workflow's
  * states.
  */
+import { serviceAgentImage } from '../support/agent-image.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,6 @@ import { systemClock } from '../../lambdas/ports/clock.js';
 import { container, provide } from '../../lambdas/platform/container.js';
 import { logger } from '../../lambdas/platform/observability.js';
 import { issueAgentToken } from '../../lambdas/usecases/agent-tokens.js';
-import { catalogueAgentImages } from '../../lambdas/domain/catalogues/catalogues.js';
 import { agentClient } from '../lifecycle/agents.js';
 import { monitorBenchRuntime } from '../lifecycle/runtime.js';
 import { defaultOpenshiftVersion, registerCluster } from '../lifecycle/fleet.js';
@@ -178,7 +178,7 @@ export async function measureInstall(): Promise<InstallMeasurement> {
       url: runtime.url,
       infraEnvId,
       token,
-      agentVersion: container().config.agent?.image ?? catalogueAgentImages().agent,
+      agentVersion: serviceAgentImage(),
       profiles: ['master', 'master', 'master'].map((name) => loadProfile(name)),
       staggerMs: 20,
       timing: { maxPollIntervalMs: 1_000 },
