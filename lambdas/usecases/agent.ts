@@ -321,17 +321,13 @@ async function processStepReply(deps: AgentDeps, principal: Principal, infraEnvI
   // wait another round of replies (with second-old copies an HA install took about twice as
   // long). Most replies repeat the last one: only an inventory (the
   // disk size its cluster's release requires) and VIP verdicts read them before that is known.
-  const readSurroundings = (consistency: 'strong' | 'eventual' = 'strong') =>
-    Promise.all([
-      host.clusterId
-        ? consistency === 'strong'
-          ? deps.store.clusters.get({ orgId: principal.orgId, clusterId: host.clusterId })
-          : deps.store.clusters.getEventually({ orgId: principal.orgId, clusterId: host.clusterId })
-        : undefined,
-      consistency === 'strong'
-        ? deps.store.infraEnvs.get({ orgId: principal.orgId, infraEnvId })
-        : deps.store.infraEnvs.getEventually({ orgId: principal.orgId, infraEnvId }),
+  const readSurroundings = (consistency: 'strong' | 'eventual' = 'strong') => {
+    const read = consistency === 'strong' ? 'get' : 'getEventually';
+    return Promise.all([
+      host.clusterId ? deps.store.clusters[read]({ orgId: principal.orgId, clusterId: host.clusterId }) : undefined,
+      deps.store.infraEnvs[read]({ orgId: principal.orgId, infraEnvId }),
     ]);
+  };
   const readFirst = reply.step_type === 'inventory' || reply.step_type === 'verify-vips';
   let [cluster, infraEnv] = readFirst ? await readSurroundings() : [undefined, undefined];
   const now = deps.clock.now().toISOString();
